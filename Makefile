@@ -1,0 +1,139 @@
+# dmalab - every entry point.  `make help` lists them.
+#
+# Labs are discovered: labs/NN-name/lab.c (CPU) or labs/NN-name/lab.cu (CUDA).
+# A .cu lab is built with nvcc when it is found; otherwise it is compiled as C
+# with DMALAB_HAVE_CUDA=0 and its CUDA claims skip with not-built:no-nvcc.
+
+BUILD    ?= build
+RESULTS  ?= results
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Wno-unused-parameter
+CPPFLAGS := -Iharness/include -D_GNU_SOURCE
+LDLIBS   := -lnuma -ldl -lm -lpthread
+
+NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
+CUDA_GENCODE ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=[sm_80,compute_80]
+NVCCFLAGS ?= -O2 -g -std=c++17 $(CUDA_GENCODE) -Xcompiler -Wall,-Wno-unused-parameter
+ifneq ($(NVCC),)
+  NVCC_RELEASE := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+  CUDA_RT_VERSION := $(shell echo $(NVCC_RELEASE) | awk '{print $$1*1000+$$2*10}')
+  CUDA_LIBDIR := $(dir $(NVCC))../lib64
+  HAVE_NVCC := 1
+else
+  CUDA_RT_VERSION := 0
+  HAVE_NVCC := 0
+endif
+CPPFLAGS += -DDMALAB_HAVE_NVCC=$(HAVE_NVCC) -DDMALAB_CUDA_RT_VERSION=$(CUDA_RT_VERSION)
+
+LAB_DIRS := $(sort $(wildcard labs/[0-9][0-9]-*))
+LAB_IDS  := $(foreach d,$(LAB_DIRS),$(firstword $(subst -, ,$(notdir $(d)))))
+LAB_BINS := $(addprefix $(BUILD)/labs/lab-,$(LAB_IDS))
+SAB_BINS := $(addprefix $(BUILD)/sabotage/lab-,$(LAB_IDS))
+
+LIB_SRCS := $(wildcard harness/lib/*.c)
+LIB_OBJS := $(patsubst harness/lib/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRCS))
+LIB      := $(BUILD)/libdmalab.a
+RUN_SRCS := $(wildcard harness/runner/*.c)
+RUN_OBJS := $(patsubst harness/runner/%.c,$(BUILD)/obj/runner/%.o,$(RUN_SRCS))
+DMALAB   := $(BUILD)/dmalab
+HEADERS  := $(wildcard harness/include/*.h)
+
+UNIT_SRCS := $(wildcard harness/tests/unit/test_*.c)
+UNIT_BINS := $(patsubst harness/tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+FAKE_SRCS := $(wildcard harness/tests/fakelabs/lab-*.c)
+FAKE_BINS := $(patsubst harness/tests/fakelabs/%.c,$(BUILD)/fakelabs/%,$(FAKE_SRCS))
+
+.PHONY: all help deps test-deps check test unit selftest list sysinfo clean \
+	sabotage fakelabs $(addprefix lab-,$(LAB_IDS))
+.DEFAULT_GOAL := all
+
+all: deps $(DMALAB) $(LAB_BINS)
+
+help:
+	@echo "make check     build, run every lab, print the report card, write $(RESULTS)/results.json"
+	@echo "make test      unit tests (cmocka) and the harness self-tests"
+	@echo "make lab-NN    run one lab, narrated (labs: $(LAB_IDS))"
+	@echo "make list      every lab, its claims, and whether it will skip here"
+	@echo "make sysinfo   the machine facts the skips are decided on"
+	@echo "make selftest  sabotage builds must fail their claims; runner vs fake labs"
+	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
+	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json  LABS=\"01 04\"  QUICK=1"
+
+# Installs (as root) or names the Debian packages the build needs.
+deps:
+	@sh harness/deps.sh build
+
+test-deps:
+	@sh harness/deps.sh test
+
+$(BUILD)/obj/lib/%.o: harness/lib/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+
+$(BUILD)/obj/runner/%.o: harness/runner/%.c $(HEADERS) $(wildcard harness/runner/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(DMALAB): $(RUN_OBJS) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $(RUN_OBJS) $(LIB) $(LDLIBS)
+
+# One rule per lab, for the normal and the sabotage build.
+# $(1): lab id, $(2): lab dir, $(3): output dir, $(4): extra defines
+define lab_rule
+$(3)/lab-$(1): $(wildcard $(2)/*.c $(2)/*.cu $(2)/*.h) $(LIB) $(HEADERS)
+	@mkdir -p $(3)
+ifneq ($(wildcard $(2)/lab.cu),)
+ifeq ($(HAVE_NVCC),1)
+	$(NVCC) $(CPPFLAGS) $(4) -DDMALAB_HAVE_CUDA=1 $(NVCCFLAGS) -o $$@ $(2)/lab.cu $(LIB) $(LDLIBS)
+else
+	$(CC) $(CPPFLAGS) $(4) -DDMALAB_HAVE_CUDA=0 $(CFLAGS) $(WARN) -x c -o $$@ $(2)/lab.cu -x none $(LIB) $(LDLIBS)
+endif
+else
+	$(CC) $(CPPFLAGS) $(4) $(CFLAGS) $(WARN) -o $$@ $(2)/lab.c $(LIB) $(LDLIBS)
+endif
+endef
+$(foreach d,$(LAB_DIRS),$(eval $(call lab_rule,$(firstword $(subst -, ,$(notdir $(d)))),$(d),$(BUILD)/labs,)))
+$(foreach d,$(LAB_DIRS),$(eval $(call lab_rule,$(firstword $(subst -, ,$(notdir $(d)))),$(d),$(BUILD)/sabotage,-DLAB_SABOTAGE)))
+
+sabotage: $(SAB_BINS)
+
+$(BUILD)/fakelabs/%: harness/tests/fakelabs/%.c $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIB) $(LDLIBS)
+
+fakelabs: $(FAKE_BINS)
+
+$(BUILD)/tests/%: harness/tests/unit/%.c $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+
+RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--format $(FORMAT)) \
+	$(if $(QUICK),--quick) --results $(RESULTS)
+
+check: all
+	$(DMALAB) check $(RUN_FLAGS) $(LABS)
+
+$(addprefix lab-,$(LAB_IDS)): lab-%: all
+	$(DMALAB) run $(RUN_FLAGS) $*
+
+list: all
+	@$(DMALAB) list
+
+sysinfo: all
+	@$(DMALAB) sysinfo
+
+unit: test-deps $(UNIT_BINS)
+	@sh harness/tests/run-unit.sh $(UNIT_BINS)
+
+selftest: all sabotage fakelabs
+	@BUILD=$(BUILD) sh harness/tests/selftest.sh
+
+test: unit selftest
+
+clean:
+	rm -rf $(BUILD) $(RESULTS)

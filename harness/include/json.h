@@ -1,0 +1,91 @@
+/*
+ * json.h - a small JSON writer and reader for dmalab's records.
+ *
+ * Writer: appends to a growing buffer; strings are escaped (", \, control
+ * characters as \uXXXX; bytes >= 0x80 are copied, invalid UTF-8 is replaced
+ * by U+FFFD); non-finite numbers are written as null.  Commas are handled by
+ * the writer: callers only open, close and add members.
+ *
+ * Reader: parses a whole document into a tree (json_parse); numbers are
+ * doubles; objects keep their member order.  Errors come back with the line
+ * and column.  Used by the runner to read lab records and by `grade --from`.
+ */
+#ifndef DMALAB_JSON_H
+#define DMALAB_JSON_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct json_writer {
+	char *buf;
+	size_t len, cap;
+	int depth;
+	int need_comma[64]; /* per depth: a value was already written */
+	int pretty;         /* indent with 2 spaces per level */
+	int failed;         /* out of memory: buf is unusable */
+	int after_key;      /* a key was written; its value comes next */
+};
+
+void jw_init(struct json_writer *w, int pretty);
+void jw_release(struct json_writer *w);
+void jw_obj_begin(struct json_writer *w);
+void jw_obj_end(struct json_writer *w);
+void jw_arr_begin(struct json_writer *w);
+void jw_arr_end(struct json_writer *w);
+void jw_key(struct json_writer *w, const char *key); /* inside an object */
+void jw_str(struct json_writer *w, const char *s);  /* NULL -> null */
+void jw_num(struct json_writer *w, double v);       /* NaN/Inf -> null */
+void jw_int(struct json_writer *w, long long v);
+void jw_bool(struct json_writer *w, int v);
+void jw_null(struct json_writer *w);
+/* Insert an already-serialised JSON value verbatim. */
+void jw_raw(struct json_writer *w, const char *json);
+/* Convenience: key + value. */
+void jw_kstr(struct json_writer *w, const char *k, const char *s);
+void jw_knum(struct json_writer *w, const char *k, double v);
+void jw_kint(struct json_writer *w, const char *k, long long v);
+void jw_kbool(struct json_writer *w, const char *k, int v);
+/* Escape s as a JSON string (with quotes) into out; returns bytes needed. */
+size_t json_escape(const char *s, char *out, size_t outlen);
+/*
+ * Write the buffer to path atomically (path.tmp + fsync-free rename).
+ * Returns 0, or -1 with errno set.
+ */
+int jw_write_file(const struct json_writer *w, const char *path);
+
+enum json_type { JSON_NULL, JSON_BOOL, JSON_NUM, JSON_STR, JSON_ARR, JSON_OBJ };
+
+struct json {
+	enum json_type type;
+	double num;          /* JSON_NUM; JSON_BOOL as 0/1 */
+	char *str;           /* JSON_STR (NUL-terminated, UTF-8) */
+	char *key;           /* member name when inside an object */
+	struct json *child;  /* first element/member */
+	struct json *next;   /* next sibling */
+	size_t count;        /* number of children */
+};
+
+/*
+ * Parse text (len bytes).  Returns the tree, or NULL with a message
+ * "line L column C: what" in err (errlen bytes).  Depth is limited to 64.
+ */
+struct json *json_parse(const char *text, size_t len, char *err, size_t errlen);
+/* Read and parse a file; NULL with "path: message" in err on failure. */
+struct json *json_parse_file(const char *path, char *err, size_t errlen);
+void json_free(struct json *j);
+/* Member of an object by name, or NULL. */
+const struct json *json_get(const struct json *obj, const char *key);
+/* Accessors returning a default when the member is absent or mistyped. */
+const char *json_get_str(const struct json *obj, const char *key, const char *dflt);
+double json_get_num(const struct json *obj, const char *key, double dflt);
+/* Serialise a parsed value back (used to copy lab records verbatim). */
+void jw_value(struct json_writer *w, const struct json *v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

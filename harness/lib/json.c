@@ -1,0 +1,281 @@
+/*
+ * json.c - the JSON writer (json.h).  The reader is in json_parse.c.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+
+void jw_init(struct json_writer *w, int pretty)
+{
+	memset(w, 0, sizeof(*w));
+	w->pretty = pretty;
+}
+
+void jw_release(struct json_writer *w)
+{
+	free(w->buf);
+	memset(w, 0, sizeof(*w));
+}
+
+static void jw_append(struct json_writer *w, const char *s, size_t n)
+{
+	if (w->failed)
+		return;
+	if (w->len + n + 1 > w->cap) {
+		size_t cap = w->cap ? w->cap : 1024;
+		char *p;
+
+		while (cap < w->len + n + 1)
+			cap *= 2;
+		p = realloc(w->buf, cap);
+		if (!p) {
+			w->failed = 1;
+			return;
+		}
+		w->buf = p;
+		w->cap = cap;
+	}
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
+	w->buf[w->len] = '\0';
+}
+
+static void jw_puts(struct json_writer *w, const char *s)
+{
+	jw_append(w, s, strlen(s));
+}
+
+static void jw_newline(struct json_writer *w)
+{
+	int i;
+
+	if (!w->pretty)
+		return;
+	jw_puts(w, "\n");
+	for (i = 0; i < w->depth; i++)
+		jw_puts(w, "  ");
+}
+
+/* Called before every value or key: separates it from the previous one. */
+static void jw_before_value(struct json_writer *w)
+{
+	if (w->depth > 0 && w->depth < 64) {
+		if (w->need_comma[w->depth])
+			jw_puts(w, ",");
+		w->need_comma[w->depth] = 1;
+		jw_newline(w);
+	}
+}
+
+static void jw_value_start(struct json_writer *w)
+{
+	if (w->after_key) {
+		w->after_key = 0;
+		return;
+	}
+	jw_before_value(w);
+}
+
+static void jw_open(struct json_writer *w, const char *c)
+{
+	jw_value_start(w);
+	jw_puts(w, c);
+	if (w->depth < 63)
+		w->depth++;
+	w->need_comma[w->depth] = 0;
+}
+
+static void jw_close(struct json_writer *w, const char *c)
+{
+	int had = w->need_comma[w->depth];
+
+	if (w->depth > 0)
+		w->depth--;
+	if (had)
+		jw_newline(w);
+	jw_puts(w, c);
+}
+
+void jw_obj_begin(struct json_writer *w) { jw_open(w, "{"); }
+void jw_obj_end(struct json_writer *w) { jw_close(w, "}"); }
+void jw_arr_begin(struct json_writer *w) { jw_open(w, "["); }
+void jw_arr_end(struct json_writer *w) { jw_close(w, "]"); }
+
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not valid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+size_t json_escape(const char *s, char *out, size_t outlen)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t need = 0;
+	char tmp[8];
+
+#define EMIT(str, n) do { size_t n_ = (n); \
+		if (need + n_ < outlen) memcpy(out + need, (str), n_); \
+		need += n_; } while (0)
+	EMIT("\"", 1);
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {
+			EMIT("\\ufffd", 6);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			tmp[0] = '\\';
+			tmp[1] = (char)*p++;
+			EMIT(tmp, 2);
+		} else if (*p < 0x20) {
+			snprintf(tmp, sizeof(tmp), "\\u%04x", *p++);
+			EMIT(tmp, 6);
+		} else {
+			EMIT(p, n);
+			p += n;
+		}
+	}
+	EMIT("\"", 1);
+#undef EMIT
+	if (outlen)
+		out[need < outlen ? need : outlen - 1] = '\0';
+	return need;
+}
+
+void jw_str(struct json_writer *w, const char *s)
+{
+	char small[256];
+	size_t need;
+	char *big;
+
+	if (!s) {
+		jw_null(w);
+		return;
+	}
+	jw_value_start(w);
+	need = json_escape(s, small, sizeof(small));
+	if (need < sizeof(small)) {
+		jw_append(w, small, need);
+		return;
+	}
+	big = malloc(need + 1);
+	if (!big) {
+		w->failed = 1;
+		return;
+	}
+	json_escape(s, big, need + 1);
+	jw_append(w, big, need);
+	free(big);
+}
+
+void jw_key(struct json_writer *w, const char *key)
+{
+	jw_before_value(w);
+	w->after_key = 0;
+	{
+		char small[256];
+		size_t need = json_escape(key, small, sizeof(small));
+
+		jw_append(w, small, need < sizeof(small) ? need : sizeof(small) - 1);
+	}
+	jw_puts(w, w->pretty ? ": " : ":");
+	w->after_key = 1;
+}
+
+void jw_num(struct json_writer *w, double v)
+{
+	char b[40];
+
+	if (!isfinite(v)) {
+		jw_null(w);
+		return;
+	}
+	jw_value_start(w);
+	if (v == (double)(long long)v && fabs(v) < 1e15)
+		snprintf(b, sizeof(b), "%lld", (long long)v);
+	else
+		snprintf(b, sizeof(b), "%.9g", v);
+	jw_puts(w, b);
+}
+
+void jw_int(struct json_writer *w, long long v)
+{
+	char b[32];
+
+	jw_value_start(w);
+	snprintf(b, sizeof(b), "%lld", v);
+	jw_puts(w, b);
+}
+
+void jw_bool(struct json_writer *w, int v)
+{
+	jw_value_start(w);
+	jw_puts(w, v ? "true" : "false");
+}
+
+void jw_null(struct json_writer *w)
+{
+	jw_value_start(w);
+	jw_puts(w, "null");
+}
+
+void jw_raw(struct json_writer *w, const char *json)
+{
+	jw_value_start(w);
+	jw_puts(w, json);
+}
+
+void jw_kstr(struct json_writer *w, const char *k, const char *s) { jw_key(w, k); jw_str(w, s); }
+void jw_knum(struct json_writer *w, const char *k, double v) { jw_key(w, k); jw_num(w, v); }
+void jw_kint(struct json_writer *w, const char *k, long long v) { jw_key(w, k); jw_int(w, v); }
+void jw_kbool(struct json_writer *w, const char *k, int v) { jw_key(w, k); jw_bool(w, v); }
+
+int jw_write_file(const struct json_writer *w, const char *path)
+{
+	char tmp[4096];
+	FILE *f;
+	int ok;
+
+	if (w->failed) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	ok = fwrite(w->buf ? w->buf : "", 1, w->len, f) == w->len;
+	ok &= fputs("\n", f) >= 0;
+	ok &= fclose(f) == 0;
+	if (!ok || rename(tmp, path) != 0) {
+		int e = errno;
+
+		unlink(tmp);
+		errno = e ? e : EIO;
+		return -1;
+	}
+	return 0;
+}

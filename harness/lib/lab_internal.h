@@ -1,0 +1,85 @@
+/*
+ * lab_internal.h - the state behind `struct lab`, shared by the library's
+ * files (lab_main.c, claim.c, report.c, opts.c).  Not for labs.
+ */
+#ifndef DMALAB_LAB_INTERNAL_H
+#define DMALAB_LAB_INTERNAL_H
+
+#include "lab.h"
+
+#define LAB_MAX_EXTRA 16
+#define LAB_MAX_ATTACHED 8
+
+struct claim_rec {
+	const struct claim_spec *spec;
+	const char *status;      /* "pending", "pass", "fail", "skip", "inconclusive", "error" */
+	const char *op;          /* relation name, NULL for skips */
+	double got, want, lo, hi, abs_tol, rel_tol;
+	int has_got, has_want, has_range, has_tol;
+	char unit[32];
+	char got_name[64], want_name[64];
+	char reason[48];
+	char detail[256];
+	char note[512];
+	struct lab_stats *stats[LAB_MAX_ATTACHED]; /* owned copies */
+	int nstats;
+};
+
+struct lab_fact {
+	char key[64];
+	char unit[16];
+	char *str; /* NULL: numeric */
+	double num;
+};
+
+struct lab_point {
+	double x;
+	struct lab_stats *y; /* owned copy */
+};
+
+struct lab_series {
+	char name[64];
+	char x_unit[16];
+	struct lab_point *pts;
+	int npts, cap;
+};
+
+struct lab {
+	const struct lab_spec *spec;
+	struct lab_opts opt;
+	const char *self;
+	const char *extra_val[LAB_MAX_EXTRA];
+	struct claim_rec *claims;
+	int nclaims;
+	int tap_next;            /* next TAP test number */
+	const char *status;      /* "running", "pass", ... */
+	char skip_reason[48];
+	char skip_detail[256];
+	char error[512];
+	struct lab_stats *pending[LAB_MAX_ATTACHED];
+	int npending;
+	char pending_note[512];
+	struct lab_fact *facts;
+	int nfacts;
+	struct lab_series *series;
+	int nseries;
+	char **notes;
+	int nnotes;
+	double last_progress;
+	int build_flags;         /* LAB_BUILT_* */
+};
+
+/* report.c */
+void report_tap_header(struct lab *L);
+void report_tap_claim(struct lab *L, struct claim_rec *c);
+void report_json_write(struct lab *L);
+void report_describe(const struct lab_spec *spec, int build_flags, FILE *out);
+/* claim.c */
+struct claim_rec *claim_find(struct lab *L, const char *id);
+void claim_finish(struct lab *L, struct claim_rec *c, const char *status);
+/* opts.c: parse argv into L; returns 0, or the exit code (2 usage, 0 help). */
+int lab_parse_args(struct lab *L, int argc, char **argv, int *describe);
+/* lab_main.c */
+LAB_NORETURN void lab_finish_exit(struct lab *L, int code);
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * lab_main.c - a lab's life: options, plan, run, verdicts, exit code;
+ * plus the narrative, facts and series that go into its record.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lab_internal.h"
+
+static int count_claims(const struct lab_spec *spec)
+{
+	int n = 0;
+
+	while (spec->claims && spec->claims[n].id)
+		n++;
+	return n;
+}
+
+static void lab_init(struct lab *L, const struct lab_spec *spec, const char *self)
+{
+	int i;
+
+	memset(L, 0, sizeof(*L));
+	L->spec = spec;
+	L->self = self;
+	L->status = "running";
+	L->tap_next = 1;
+	L->opt.size = spec->default_size;
+	L->opt.iters = spec->default_iters >= 7 ? spec->default_iters : 7;
+	L->opt.seed = 1;
+	L->nclaims = count_claims(spec);
+	L->claims = calloc((size_t)L->nclaims + 1, sizeof(*L->claims));
+	if (!L->claims) {
+		fprintf(stderr, "lab-%s: out of memory\n", spec->id);
+		exit(99);
+	}
+	for (i = 0; i < L->nclaims; i++) {
+		L->claims[i].spec = &spec->claims[i];
+		L->claims[i].status = "pending";
+	}
+}
+
+static int count_status(const struct lab *L, const char *status)
+{
+	int i, n = 0;
+
+	for (i = 0; i < L->nclaims; i++)
+		n += strcmp(L->claims[i].status, status) == 0;
+	return n;
+}
+
+/* Whole-lab skip exits 77, except under a TAP harness that reads the stream. */
+static int skip_exit_code(void)
+{
+	const char *tap = getenv("DMALAB_TAP");
+
+	return tap && strcmp(tap, "1") == 0 ? 0 : 77;
+}
+
+void lab_finish_exit(struct lab *L, int code)
+{
+	if (code == 99)
+		L->status = "error";
+	else if (count_status(L, "fail"))
+		L->status = "fail", code = 1;
+	else if (count_status(L, "skip") == L->nclaims)
+		L->status = "skip", code = skip_exit_code();
+	else
+		L->status = "pass", code = 0;
+	report_json_write(L);
+	fflush(stdout);
+	exit(code);
+}
+
+static void vlab_error(struct lab *L, const char *fmt, va_list ap, int with_errno)
+{
+	int e = errno, i;
+
+	vsnprintf(L->error, sizeof(L->error), fmt, ap);
+	if (with_errno) {
+		size_t n = strlen(L->error);
+
+		snprintf(L->error + n, sizeof(L->error) - n, ": %s", strerror(e));
+	}
+	fprintf(stderr, "lab-%s: error: %s\n", L->spec->id, L->error);
+	if (L->opt.role)
+		exit(99);
+	for (i = 0; i < L->nclaims; i++) {
+		struct claim_rec *c = &L->claims[i];
+
+		if (strcmp(c->status, "pending") != 0)
+			continue;
+		snprintf(c->detail, sizeof(c->detail), "the lab broke before deciding it");
+		c->status = "error";
+		report_tap_claim(L, c);
+	}
+	printf("Bail out! %s\n", L->error);
+	lab_finish_exit(L, 99);
+}
+
+void lab_error(struct lab *L, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlab_error(L, fmt, ap, 0);
+	va_end(ap);
+	exit(99); /* not reached */
+}
+
+void lab_error_errno(struct lab *L, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlab_error(L, fmt, ap, 1);
+	va_end(ap);
+	exit(99); /* not reached */
+}
+
+static void add_note(struct lab *L, const char *text)
+{
+	char **n = realloc(L->notes, sizeof(*n) * (size_t)(L->nnotes + 1));
+
+	if (!n)
+		return;
+	L->notes = n;
+	L->notes[L->nnotes] = strdup(text);
+	if (L->notes[L->nnotes])
+		L->nnotes++;
+}
+
+/* One narrative line; embedded newlines start new comment lines. */
+static void print_comment(const char *text)
+{
+	const char *p = text;
+
+	printf("# ");
+	for (; *p; p++) {
+		putchar(*p);
+		if (*p == '\n' && p[1])
+			printf("# ");
+	}
+	putchar('\n');
+	fflush(stdout);
+}
+
+void lab_note(struct lab *L, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (L->opt.role) {
+		fprintf(stderr, "%s\n", buf);
+		return;
+	}
+	print_comment(buf);
+	add_note(L, buf);
+}
+
+void lab_progress(struct lab *L, const char *fmt, ...)
+{
+	char buf[256];
+	double now = lab_now();
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (isatty(STDERR_FILENO)) {
+		fprintf(stderr, "\r\033[K# %s", buf);
+		fflush(stderr);
+		return;
+	}
+	if (now - L->last_progress < 2.0 || L->opt.role)
+		return;
+	L->last_progress = now;
+	printf("# progress: %s\n", buf);
+	fflush(stdout);
+}
+
+static struct lab_fact *new_fact(struct lab *L, const char *key)
+{
+	struct lab_fact *f = realloc(L->facts, sizeof(*f) * (size_t)(L->nfacts + 1));
+
+	if (!f)
+		lab_error(L, "out of memory");
+	L->facts = f;
+	f = &L->facts[L->nfacts++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->key, sizeof(f->key), "%s", key);
+	return f;
+}
+
+void lab_fact_num(struct lab *L, const char *key, double v, const char *unit)
+{
+	struct lab_fact *f = new_fact(L, key);
+
+	f->num = v;
+	snprintf(f->unit, sizeof(f->unit), "%s", unit ? unit : "");
+	if (L->opt.verbose)
+		lab_note(L, "fact %s = %.6g %s", key, v, f->unit);
+}
+
+void lab_fact_str(struct lab *L, const char *key, const char *v)
+{
+	struct lab_fact *f = new_fact(L, key);
+
+	f->str = strdup(v ? v : "");
+	if (L->opt.verbose)
+		lab_note(L, "fact %s = %s", key, f->str ? f->str : "");
+}
+
+static struct lab_series *find_series(struct lab *L, const char *name, const char *x_unit)
+{
+	struct lab_series *s;
+	int i;
+
+	for (i = 0; i < L->nseries; i++)
+		if (strcmp(L->series[i].name, name) == 0)
+			return &L->series[i];
+	s = realloc(L->series, sizeof(*s) * (size_t)(L->nseries + 1));
+	if (!s)
+		lab_error(L, "out of memory");
+	L->series = s;
+	s = &L->series[L->nseries++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->x_unit, sizeof(s->x_unit), "%s", x_unit ? x_unit : "");
+	return s;
+}
+
+void lab_series_point(struct lab *L, const char *series, const char *x_unit,
+		      double x, const struct lab_stats *y)
+{
+	struct lab_series *s = find_series(L, series, x_unit);
+
+	if (s->npts == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 16;
+		struct lab_point *p = realloc(s->pts, sizeof(*p) * (size_t)cap);
+
+		if (!p)
+			lab_error(L, "out of memory");
+		s->pts = p;
+		s->cap = cap;
+	}
+	s->pts[s->npts].x = x;
+	s->pts[s->npts].y = malloc(sizeof(*y));
+	if (!s->pts[s->npts].y)
+		lab_error(L, "out of memory");
+	*s->pts[s->npts].y = *y;
+	s->npts++;
+}
+
+/* Every claim must have a verdict: an undecided one is a bug in the lab. */
+static void check_all_decided(struct lab *L)
+{
+	int i;
+
+	for (i = 0; i < L->nclaims; i++)
+		if (strcmp(L->claims[i].status, "pending") == 0)
+			lab_error(L, "BUG: claim %s was never decided (no verdict, no skip)",
+				  L->claims[i].spec->id);
+}
+
+int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
+	     int argc, char **argv, int build_flags)
+{
+	static struct lab lab;
+	struct lab *L = &lab;
+	int describe = 0, rc;
+
+	lab_init(L, spec, argv[0]);
+	L->build_flags = build_flags;
+	rc = lab_parse_args(L, argc, argv, &describe);
+	if (rc)
+		return rc;
+	if (describe) {
+		report_describe(spec, build_flags, stdout);
+		return 0;
+	}
+	if (L->opt.role) {
+		if (!spec->role) {
+			fprintf(stderr, "lab-%s: --role '%s': this lab has no helper roles\n",
+				spec->id, L->opt.role);
+			return 2;
+		}
+		return spec->role(L, L->opt.role);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	report_tap_header(L);
+	report_json_write(L);
+	run(L);
+	check_all_decided(L);
+	lab_finish_exit(L, 0);
+	return 0;
+}

@@ -1,0 +1,255 @@
+/*
+ * opts.c - the options every lab shares, number parsing, size formatting.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab_internal.h"
+
+int lab_parse_size(const char *s, uint64_t *out)
+{
+	const char *p = s;
+	uint64_t v = 0, mul = 1;
+
+	if (!s || !isdigit((unsigned char)*p)) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (v > (UINT64_MAX - d) / 10) {
+			errno = ERANGE;
+			return -1;
+		}
+		v = v * 10 + d;
+	}
+	switch (toupper((unsigned char)*p)) {
+	case 'K': mul = KiB; p++; break;
+	case 'M': mul = MiB; p++; break;
+	case 'G': mul = GiB; p++; break;
+	case 'T': mul = GiB * 1024; p++; break;
+	}
+	if (mul > 1 && (*p == 'i' || *p == 'I'))
+		p++;
+	if (*p == 'B' || *p == 'b')
+		p++;
+	if (*p != '\0' || v == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (v > UINT64_MAX / mul) {
+		errno = ERANGE;
+		return -1;
+	}
+	*out = v * mul;
+	return 0;
+}
+
+int lab_parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s || isspace((unsigned char)*s)) {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end != '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	if (errno == ERANGE || v < min || v > max) {
+		errno = ERANGE;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+const char *lab_fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int i = 0;
+
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	if (v == (double)(uint64_t)v)
+		snprintf(buf, len, "%llu %s", (unsigned long long)v, unit[i]);
+	else
+		snprintf(buf, len, "%.1f %s", v, unit[i]);
+	return buf;
+}
+
+enum { OPT_HELP = 256, OPT_DESCRIBE, OPT_QUICK, OPT_JSON, OPT_SIZE, OPT_ITERS,
+       OPT_DEVICE, OPT_SEED, OPT_VERBOSE, OPT_ROLE, OPT_EXTRA };
+
+static const struct option common_opts[] = {
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "describe", no_argument, NULL, OPT_DESCRIBE },
+	{ "quick", no_argument, NULL, OPT_QUICK },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "iters", required_argument, NULL, OPT_ITERS },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "role", required_argument, NULL, OPT_ROLE },
+};
+#define NCOMMON ((int)(sizeof(common_opts) / sizeof(common_opts[0])))
+
+static void print_help(const struct lab *L)
+{
+	const struct lab_spec *s = L->spec;
+	const struct lab_extra_opt *e;
+	const struct claim_spec *c;
+	char sz[32];
+
+	printf("usage: lab-%s [options]\n\n%s: %s\n", s->id, s->title, s->topic ? s->topic : "");
+	printf("\noptions:\n"
+	       "  --help          this text\n"
+	       "  --describe      print the lab's metadata and claims as JSON, measure nothing\n"
+	       "  --quick         small sizes and few steps (CI)\n"
+	       "  --json FILE     write the lab's record as JSON to FILE\n");
+	if (s->default_size)
+		printf("  --size N        bytes, with K, M, G or T suffix (default %s)\n",
+		       lab_fmt_size(s->default_size, sz, sizeof(sz)));
+	printf("  --iters N       samples per measurement, 7 to %d (default %d)\n"
+	       "  --device N      CUDA device ordinal (default 0)\n"
+	       "  --seed N        seed of the pseudo-random inputs (default 1)\n"
+	       "  --verbose       more narrative\n",
+	       LAB_MAX_SAMPLES, s->default_iters >= 7 ? s->default_iters : 7);
+	for (e = s->extra_opts; e && e->name; e++)
+		printf("  --%s%s%s\n                  %s\n", e->name, e->arg ? " " : "",
+		       e->arg ? e->arg : "", e->help);
+	printf("\nclaims:\n");
+	for (c = s->claims; c && c->id; c++)
+		printf("  %-5s [%s] %s\n", c->id, c->question, c->text);
+	printf("\nexit: 0 confirmed, 1 a claim failed, 77 skipped, 99 setup error, 2 usage\n");
+}
+
+static int usage_error(const struct lab *L, const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "lab-%s: ", L->spec->id);
+	fprintf(stderr, fmt, a, b);
+	fprintf(stderr, " (see --help)\n");
+	return 2;
+}
+
+static int parse_number_opt(struct lab *L, int code, const char *arg)
+{
+	uint64_t sz;
+	long v;
+
+	switch (code) {
+	case OPT_SIZE:
+		if (lab_parse_size(arg, &sz) < 0)
+			return usage_error(L, "--size '%s': %s", arg, errno == ERANGE ?
+					   "too large" : "not a size above 0 (digits with an optional K, M, G or T suffix)");
+		L->opt.size = sz;
+		L->opt.size_given = 1;
+		return 0;
+	case OPT_ITERS:
+		if (lab_parse_long(arg, 7, LAB_MAX_SAMPLES, &v) < 0)
+			return usage_error(L, "--iters '%s': %s", arg, "must be a whole number from 7 to 1024");
+		L->opt.iters = (int)v;
+		return 0;
+	case OPT_DEVICE:
+		if (lab_parse_long(arg, 0, 1023, &v) < 0)
+			return usage_error(L, "--device '%s': %s", arg, "must be a device ordinal from 0");
+		L->opt.device = (int)v;
+		return 0;
+	case OPT_SEED:
+		if (lab_parse_long(arg, 0, 0x7fffffffL, &v) < 0)
+			return usage_error(L, "--seed '%s': %s", arg, "must be a whole number from 0");
+		L->opt.seed = (uint64_t)v;
+		return 0;
+	}
+	return 0;
+}
+
+static int handle_opt(struct lab *L, int code, const char *arg, int *describe)
+{
+	switch (code) {
+	case OPT_HELP:
+		print_help(L);
+		exit(0);
+	case OPT_DESCRIBE: *describe = 1; return 0;
+	case OPT_QUICK: L->opt.quick = 1; return 0;
+	case OPT_JSON: L->opt.json_path = arg; return 0;
+	case OPT_VERBOSE: L->opt.verbose = 1; return 0;
+	case OPT_ROLE: L->opt.role = arg; return 0;
+	}
+	if (code >= OPT_EXTRA) {
+		L->extra_val[code - OPT_EXTRA] = arg ? arg : "1";
+		return 0;
+	}
+	return parse_number_opt(L, code, arg);
+}
+
+/* Common options followed by the lab's own; returns a malloc'd table. */
+static struct option *build_table(const struct lab *L)
+{
+	const struct lab_extra_opt *e = L->spec->extra_opts;
+	int n = 0, i;
+	struct option *t;
+
+	while (e && e[n].name && n < LAB_MAX_EXTRA)
+		n++;
+	t = calloc((size_t)(NCOMMON + n + 1), sizeof(*t));
+	if (!t)
+		return NULL;
+	memcpy(t, common_opts, sizeof(common_opts));
+	for (i = 0; i < n; i++) {
+		t[NCOMMON + i].name = e[i].name;
+		t[NCOMMON + i].has_arg = e[i].arg ? required_argument : no_argument;
+		t[NCOMMON + i].val = OPT_EXTRA + i;
+	}
+	return t;
+}
+
+int lab_parse_args(struct lab *L, int argc, char **argv, int *describe)
+{
+	struct option *table = build_table(L);
+	int code, rc = 0;
+
+	if (!table)
+		return usage_error(L, "%s%s", "out of memory", "");
+	opterr = 0;
+	optind = 1;
+	while (rc == 0 && (code = getopt_long(argc, argv, ":", table, NULL)) != -1) {
+		if (code == '?')
+			rc = usage_error(L, "unknown option '%s'%s", argv[optind - 1], "");
+		else if (code == ':')
+			rc = usage_error(L, "option '%s' needs a value%s", argv[optind - 1], "");
+		else
+			rc = handle_opt(L, code, optarg, describe);
+	}
+	if (rc == 0 && optind < argc)
+		rc = usage_error(L, "unexpected argument '%s'%s", argv[optind], "");
+	free(table);
+	return rc;
+}
+
+const char *lab_opt(const struct lab *L, const char *name)
+{
+	const struct lab_extra_opt *e = L->spec->extra_opts;
+	int i;
+
+	for (i = 0; e && e[i].name && i < LAB_MAX_EXTRA; i++)
+		if (strcmp(e[i].name, name) == 0)
+			return L->extra_val[i];
+	return NULL;
+}
+
+const struct lab_opts *lab_options(const struct lab *L) { return &L->opt; }
+const struct lab_spec *lab_spec_of(const struct lab *L) { return L->spec; }
+const char *lab_self_path(const struct lab *L) { return L->self; }

@@ -1,0 +1,349 @@
+/*
+ * report.c - a lab's TAP stream on stdout and its JSON record.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "lab_internal.h"
+
+/* TAP descriptions: '#' starts a directive and '\' escapes, so escape both. */
+static void tap_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '#' || *s == '\\')
+			fputc('\\', out);
+		fputc(*s == '\n' ? ' ' : *s, out);
+	}
+}
+
+/* A YAML double-quoted scalar; JSON escaping is valid YAML here. */
+static void yaml_str(FILE *out, const char *key, const char *v, int indent)
+{
+	char buf[1200];
+
+	json_escape(v, buf, sizeof(buf));
+	fprintf(out, "%*s%s: %s\n", indent, "", key, buf);
+}
+
+static void yaml_num(FILE *out, const char *key, double v, int indent)
+{
+	if (isfinite(v))
+		fprintf(out, "%*s%s: %.6g\n", indent, "", key, v);
+	else
+		fprintf(out, "%*s%s: null\n", indent, "", key);
+}
+
+void report_tap_header(struct lab *L)
+{
+	printf("TAP version 13\n# lab-%s: %s\n1..%d\n", L->spec->id, L->spec->title,
+	       L->nclaims);
+	fflush(stdout);
+}
+
+static void tap_directive(FILE *out, const struct claim_rec *c)
+{
+	if (strcmp(c->status, "skip") == 0 || strcmp(c->status, "inconclusive") == 0) {
+		fprintf(out, " # SKIP %s: ", c->reason);
+		tap_text(out, c->detail);
+	} else if (strcmp(c->status, "error") == 0) {
+		fprintf(out, " # error: ");
+		tap_text(out, c->detail);
+	}
+}
+
+static void tap_stats(FILE *out, const struct claim_rec *c)
+{
+	int i;
+
+	if (!c->nstats)
+		return;
+	fprintf(out, "  stats:\n");
+	for (i = 0; i < c->nstats; i++) {
+		const struct lab_stats *s = c->stats[i];
+
+		fprintf(out, "    %s: {n: %d, median: %.6g, min: %.6g, max: %.6g, cv: %.4f, unit: \"%s\"%s}\n",
+			s->name ? s->name : "series", s->n, s->median, s->min, s->max,
+			isfinite(s->cv) ? s->cv : 0.0, s->unit ? s->unit : "",
+			s->noisy ? ", noisy: true" : "");
+	}
+}
+
+static void tap_yaml(FILE *out, const struct claim_rec *c)
+{
+	fprintf(out, "  ---\n  status: %s\n", c->status);
+	if (c->op)
+		fprintf(out, "  op: %s\n", c->op);
+	if (c->has_got)
+		yaml_num(out, "got", c->got, 2);
+	if (c->got_name[0])
+		yaml_str(out, "got_name", c->got_name, 2);
+	if (c->has_want)
+		yaml_num(out, "want", c->want, 2);
+	if (c->want_name[0])
+		yaml_str(out, "want_name", c->want_name, 2);
+	if (c->has_range) {
+		yaml_num(out, "lo", c->lo, 2);
+		yaml_num(out, "hi", c->hi, 2);
+	}
+	if (c->has_tol)
+		fprintf(out, "  tol: {abs: %.6g, rel: %.6g}\n", c->abs_tol, c->rel_tol);
+	if (c->unit[0])
+		yaml_str(out, "unit", c->unit, 2);
+	if (c->reason[0])
+		yaml_str(out, "reason", c->reason, 2);
+	if (c->detail[0])
+		yaml_str(out, "detail", c->detail, 2);
+	if (c->note[0])
+		yaml_str(out, "note", c->note, 2);
+	tap_stats(out, c);
+	fprintf(out, "  ...\n");
+}
+
+void report_tap_claim(struct lab *L, struct claim_rec *c)
+{
+	int ok = strcmp(c->status, "fail") != 0 && strcmp(c->status, "error") != 0;
+
+	printf("%s %d - %s ", ok ? "ok" : "not ok", L->tap_next++, c->spec->id);
+	tap_text(stdout, c->spec->text);
+	printf(" [%s]", c->spec->question);
+	tap_directive(stdout, c);
+	printf("\n");
+	tap_yaml(stdout, c);
+	fflush(stdout);
+}
+
+static void json_stats(struct json_writer *w, const struct lab_stats *s)
+{
+	int i;
+
+	jw_obj_begin(w);
+	jw_kstr(w, "name", s->name);
+	jw_kstr(w, "unit", s->unit);
+	jw_kint(w, "n", s->n);
+	jw_kint(w, "warmup", s->warmup);
+	jw_knum(w, "median", s->median);
+	jw_knum(w, "min", s->min);
+	jw_knum(w, "max", s->max);
+	jw_knum(w, "mean", s->mean);
+	jw_knum(w, "cv", s->cv);
+	jw_knum(w, "cv_max", s->cv_max);
+	jw_kbool(w, "noisy", s->noisy);
+	jw_kbool(w, "too_short", s->too_short);
+	jw_key(w, "samples");
+	jw_arr_begin(w);
+	for (i = 0; i < s->n; i++)
+		jw_num(w, s->samples[i]);
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+static void json_opt_num(struct json_writer *w, const char *k, int has, double v)
+{
+	jw_key(w, k);
+	if (has)
+		jw_num(w, v);
+	else
+		jw_null(w);
+}
+
+static void json_opt_str(struct json_writer *w, const char *k, const char *v)
+{
+	jw_kstr(w, k, v && v[0] ? v : NULL);
+}
+
+static void json_claim(struct json_writer *w, const struct claim_rec *c)
+{
+	int i;
+
+	jw_obj_begin(w);
+	jw_kstr(w, "id", c->spec->id);
+	jw_kstr(w, "question", c->spec->question);
+	jw_kstr(w, "text", c->spec->text);
+	jw_kstr(w, "status", c->status);
+	jw_kstr(w, "op", c->op);
+	json_opt_num(w, "got", c->has_got, c->got);
+	json_opt_num(w, "want", c->has_want, c->want);
+	json_opt_num(w, "lo", c->has_range, c->lo);
+	json_opt_num(w, "hi", c->has_range, c->hi);
+	jw_key(w, "tol");
+	if (c->has_tol) {
+		jw_obj_begin(w);
+		jw_knum(w, "abs", c->abs_tol);
+		jw_knum(w, "rel", c->rel_tol);
+		jw_obj_end(w);
+	} else {
+		jw_null(w);
+	}
+	json_opt_str(w, "unit", c->unit);
+	json_opt_str(w, "got_name", c->got_name);
+	json_opt_str(w, "want_name", c->want_name);
+	json_opt_str(w, "reason", c->reason);
+	json_opt_str(w, "detail", c->detail);
+	json_opt_str(w, "note", c->note);
+	jw_kstr(w, "sabotage", c->spec->sabotage);
+	jw_key(w, "stats");
+	jw_arr_begin(w);
+	for (i = 0; i < c->nstats; i++)
+		json_stats(w, c->stats[i]);
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+static void json_facts(struct json_writer *w, const struct lab *L)
+{
+	int i;
+
+	jw_key(w, "facts");
+	jw_obj_begin(w);
+	for (i = 0; i < L->nfacts; i++) {
+		const struct lab_fact *f = &L->facts[i];
+
+		jw_key(w, f->key);
+		if (f->str) {
+			jw_str(w, f->str);
+			continue;
+		}
+		jw_obj_begin(w);
+		jw_knum(w, "value", f->num);
+		jw_kstr(w, "unit", f->unit);
+		jw_obj_end(w);
+	}
+	jw_obj_end(w);
+}
+
+static void json_series(struct json_writer *w, const struct lab *L)
+{
+	int i, j;
+
+	jw_key(w, "series");
+	jw_obj_begin(w);
+	for (i = 0; i < L->nseries; i++) {
+		const struct lab_series *s = &L->series[i];
+
+		jw_key(w, s->name);
+		jw_obj_begin(w);
+		jw_kstr(w, "x_unit", s->x_unit);
+		jw_kstr(w, "y_unit", s->npts ? s->pts[0].y->unit : NULL);
+		jw_key(w, "points");
+		jw_arr_begin(w);
+		for (j = 0; j < s->npts; j++) {
+			jw_obj_begin(w);
+			jw_knum(w, "x", s->pts[j].x);
+			jw_key(w, "stats");
+			json_stats(w, s->pts[j].y);
+			jw_obj_end(w);
+		}
+		jw_arr_end(w);
+		jw_obj_end(w);
+	}
+	jw_obj_end(w);
+}
+
+static void json_header(struct json_writer *w, const struct lab *L)
+{
+	jw_kstr(w, "schema", "dmalab-lab/1");
+	jw_kstr(w, "id", L->spec->id);
+	jw_kstr(w, "title", L->spec->title);
+	jw_kstr(w, "topic", L->spec->topic);
+	jw_kstr(w, "status", L->status);
+	jw_key(w, "skip");
+	if (L->skip_reason[0]) {
+		jw_obj_begin(w);
+		jw_kstr(w, "reason", L->skip_reason);
+		jw_kstr(w, "detail", L->skip_detail);
+		jw_obj_end(w);
+	} else {
+		jw_null(w);
+	}
+	json_opt_str(w, "error", L->error);
+	jw_kbool(w, "built_with_cuda", L->build_flags & LAB_BUILT_WITH_CUDA);
+	jw_kbool(w, "sabotage", L->build_flags & LAB_BUILT_SABOTAGE);
+	jw_key(w, "options");
+	jw_obj_begin(w);
+	jw_kbool(w, "quick", L->opt.quick);
+	jw_knum(w, "size", (double)L->opt.size);
+	jw_kint(w, "iters", L->opt.iters);
+	jw_kint(w, "device", L->opt.device);
+	jw_kint(w, "seed", (long long)L->opt.seed);
+	jw_obj_end(w);
+	jw_knum(w, "clock_resolution_s", lab_clock_resolution());
+}
+
+void report_json_write(struct lab *L)
+{
+	struct json_writer w;
+	int i;
+
+	if (!L->opt.json_path)
+		return;
+	jw_init(&w, 1);
+	jw_obj_begin(&w);
+	json_header(&w, L);
+	jw_key(&w, "claims");
+	jw_arr_begin(&w);
+	for (i = 0; i < L->nclaims; i++)
+		json_claim(&w, &L->claims[i]);
+	jw_arr_end(&w);
+	json_facts(&w, L);
+	json_series(&w, L);
+	jw_key(&w, "notes");
+	jw_arr_begin(&w);
+	for (i = 0; i < L->nnotes; i++)
+		jw_str(&w, L->notes[i]);
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	if (jw_write_file(&w, L->opt.json_path) < 0)
+		fprintf(stderr, "lab-%s: cannot write '%s': %s\n", L->spec->id,
+			L->opt.json_path, strerror(errno));
+	jw_release(&w);
+}
+
+void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
+{
+	const struct claim_spec *c;
+	const struct lab_extra_opt *e;
+	struct json_writer w;
+
+	jw_init(&w, 1);
+	jw_obj_begin(&w);
+	jw_kstr(&w, "schema", "dmalab-describe/1");
+	jw_kstr(&w, "id", spec->id);
+	jw_kstr(&w, "title", spec->title);
+	jw_kstr(&w, "topic", spec->topic);
+	jw_kint(&w, "timeout_s", spec->timeout_s > 0 ? spec->timeout_s : 60);
+	jw_key(&w, "needs");
+	jw_obj_begin(&w);
+	jw_kint(&w, "cuda_devices", spec->needs.cuda_devices);
+	jw_kint(&w, "numa_nodes", spec->needs.numa_nodes);
+	jw_kint(&w, "root", spec->needs.root);
+	jw_obj_end(&w);
+	jw_kbool(&w, "built_with_cuda", build_flags & LAB_BUILT_WITH_CUDA);
+	jw_kbool(&w, "sabotage", build_flags & LAB_BUILT_SABOTAGE);
+	jw_key(&w, "claims");
+	jw_arr_begin(&w);
+	for (c = spec->claims; c && c->id; c++) {
+		jw_obj_begin(&w);
+		jw_kstr(&w, "id", c->id);
+		jw_kstr(&w, "question", c->question);
+		jw_kstr(&w, "text", c->text);
+		jw_kstr(&w, "sabotage", c->sabotage);
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	jw_key(&w, "extra_options");
+	jw_arr_begin(&w);
+	for (e = spec->extra_opts; e && e->name; e++) {
+		jw_obj_begin(&w);
+		jw_kstr(&w, "name", e->name);
+		jw_kstr(&w, "arg", e->arg);
+		jw_kstr(&w, "help", e->help);
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	fprintf(out, "%s\n", w.buf ? w.buf : "{}");
+	jw_release(&w);
+}
