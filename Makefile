@@ -108,6 +108,11 @@ $(BUILD)/fakelabs/%: harness/tests/fakelabs/%.c $(LIB) $(HEADERS)
 
 fakelabs: $(FAKE_BINS)
 
+SABOTAGE_CHECK := $(BUILD)/tests/sabotage-check
+$(SABOTAGE_CHECK): harness/tests/tools/sabotage_check.c $(LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIB) $(LDLIBS)
+
 $(BUILD)/tests/%: harness/tests/unit/%.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
@@ -130,7 +135,7 @@ sysinfo: all
 unit: test-deps $(UNIT_BINS)
 	@sh harness/tests/run-unit.sh $(UNIT_BINS)
 
-selftest: all sabotage fakelabs
+selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
 test: unit selftest
