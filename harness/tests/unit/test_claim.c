@@ -127,8 +127,8 @@ static const struct claim_spec run_claims[] = {
 };
 
 static const struct lab_spec run_spec = {
-	"99", "claim unit test", "verdicts on edge inputs", 10, { 0, 1, 0 },
-	run_claims, NULL, NULL, 0, 7,
+	.id = "99", .title = "claim unit test", .topic = "verdicts on edge inputs",
+	.timeout_s = 10, .claims = run_claims, .default_iters = 7,
 };
 
 static void fill(struct lab_stats *s, const char *name, double v, int noisy)
