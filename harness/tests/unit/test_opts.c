@@ -1,0 +1,220 @@
+/*
+ * test_opts.c - number parsing for the command line (lab_parse_size,
+ * lab_parse_long) and size formatting (lab_fmt_size).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lab.h"
+
+/* Expect lab_parse_size(s) to succeed with want bytes. */
+static void size_ok(const char *s, uint64_t want)
+{
+	uint64_t v = 0;
+
+	if (lab_parse_size(s, &v) != 0)
+		fail_msg("lab_parse_size(\"%s\") failed: errno %d", s, errno);
+	if (v != want)
+		fail_msg("lab_parse_size(\"%s\") = %llu, want %llu", s,
+			 (unsigned long long)v, (unsigned long long)want);
+}
+
+/* Expect lab_parse_size(s) to fail with err, leaving the output alone. */
+static void size_bad(const char *s, int err)
+{
+	uint64_t v = 12345;
+
+	errno = 0;
+	if (lab_parse_size(s, &v) != -1)
+		fail_msg("lab_parse_size(\"%s\") accepted: %llu", s, (unsigned long long)v);
+	if (errno != err)
+		fail_msg("lab_parse_size(\"%s\"): errno %d, want %d", s, errno, err);
+	assert_int_equal(v, 12345);
+}
+
+static void test_lab_parse_size_plain(void **state)
+{
+	(void)state;
+	size_ok("1", 1);
+	size_ok("4096", 4096);
+	size_ok("18446744073709551615", UINT64_MAX);
+}
+
+static void test_lab_parse_size_suffixes(void **state)
+{
+	(void)state;
+	size_ok("4K", 4 * KiB);
+	size_ok("64M", 64 * MiB);
+	size_ok("2G", 2 * GiB);
+	size_ok("1T", 1024 * GiB);
+	size_ok("64m", 64 * MiB); /* case does not matter */
+}
+
+static void test_lab_parse_size_iec_and_bytes(void **state)
+{
+	(void)state;
+	size_ok("4KiB", 4 * KiB);
+	size_ok("64MiB", 64 * MiB);
+	size_ok("1GB", GiB); /* binary, as documented: G = 2^30 */
+	size_ok("512B", 512);
+}
+
+static void test_lab_parse_size_fraction_rejected(void **state)
+{
+	(void)state;
+	size_bad("1.5G", EINVAL);
+	size_bad("0.5M", EINVAL);
+	size_bad("1e3", EINVAL);
+}
+
+static void test_lab_parse_size_overflow(void **state)
+{
+	(void)state;
+	size_bad("99999999T", ERANGE);
+	size_bad("18446744073709551616", ERANGE);
+	size_bad("17179869184G", ERANGE); /* 2^34 GiB = 2^64 */
+	size_ok("16777215T", 16777215ULL * 1024 * GiB);
+}
+
+static void test_lab_parse_size_garbage(void **state)
+{
+	(void)state;
+	size_bad("abc", EINVAL);
+	size_bad("", EINVAL);
+	size_bad("K", EINVAL);
+	size_bad("12X", EINVAL);
+	size_bad("64MM", EINVAL);
+	size_bad("64 M", EINVAL);
+	size_bad(" 64", EINVAL);
+	size_bad("64M ", EINVAL);
+	size_bad("1iB", EINVAL); /* "iB" only after a K/M/G/T */
+	size_bad("0x10", EINVAL);
+}
+
+static void test_lab_parse_size_zero_and_negative(void **state)
+{
+	(void)state;
+	size_bad("0", EINVAL);
+	size_bad("0K", EINVAL);
+	size_bad("-1", EINVAL);
+	size_bad("+1", EINVAL);
+}
+
+static void test_lab_parse_size_null(void **state)
+{
+	(void)state;
+	size_bad(NULL, EINVAL);
+}
+
+/* ---- lab_parse_long ---- */
+
+static void test_lab_parse_long_in_range(void **state)
+{
+	long v = 0;
+
+	(void)state;
+	assert_int_equal(lab_parse_long("7", 7, 100, &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(lab_parse_long("100", 7, 100, &v), 0);
+	assert_int_equal(v, 100);
+	assert_int_equal(lab_parse_long("0", 0, 0, &v), 0);
+	assert_int_equal(v, 0);
+}
+
+static void test_lab_parse_long_out_of_range(void **state)
+{
+	long v = 5;
+
+	(void)state;
+	errno = 0;
+	assert_int_equal(lab_parse_long("6", 7, 100, &v), -1);
+	assert_int_equal(errno, ERANGE);
+	errno = 0;
+	assert_int_equal(lab_parse_long("101", 7, 100, &v), -1);
+	assert_int_equal(errno, ERANGE);
+	errno = 0;
+	assert_int_equal(lab_parse_long("99999999999999999999", 0, LONG_MAX, &v), -1);
+	assert_int_equal(errno, ERANGE);
+	errno = 0;
+	assert_int_equal(lab_parse_long("-1", 0, 10, &v), -1);
+	assert_true(errno == ERANGE || errno == EINVAL);
+	assert_int_equal(v, 5);
+}
+
+static void test_lab_parse_long_garbage(void **state)
+{
+	static const char *const bad[] = { "", "abc", "12abc", "1.0", " 5", "5 ", "0x10", "--3" };
+	long v = 5;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		if (lab_parse_long(bad[i], 0, 1000, &v) != -1)
+			fail_msg("lab_parse_long(\"%s\") accepted: %ld", bad[i], v);
+		if (errno != EINVAL)
+			fail_msg("lab_parse_long(\"%s\"): errno %d, want EINVAL", bad[i], errno);
+	}
+	errno = 0;
+	assert_int_equal(lab_parse_long(NULL, 0, 1000, &v), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(v, 5);
+}
+
+/* ---- lab_fmt_size ---- */
+
+static void test_lab_fmt_size_units(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(lab_fmt_size(0, buf, sizeof(buf)), "0 B");
+	assert_string_equal(lab_fmt_size(512, buf, sizeof(buf)), "512 B");
+	assert_string_equal(lab_fmt_size(4 * KiB, buf, sizeof(buf)), "4 KiB");
+	assert_string_equal(lab_fmt_size(64 * MiB, buf, sizeof(buf)), "64 MiB");
+	assert_string_equal(lab_fmt_size(3 * GiB / 2, buf, sizeof(buf)), "1.5 GiB");
+	assert_string_equal(lab_fmt_size(2048 * GiB, buf, sizeof(buf)), "2 TiB");
+}
+
+static void test_lab_fmt_size_round_trip(void **state)
+{
+	char buf[32];
+	uint64_t v = 0;
+	char *sp;
+
+	(void)state;
+	/* "64 MiB" without its space must parse back to the same bytes */
+	lab_fmt_size(64 * MiB, buf, sizeof(buf));
+	sp = strchr(buf, ' ');
+	assert_non_null(sp);
+	memmove(sp, sp + 1, strlen(sp));
+	assert_int_equal(lab_parse_size(buf, &v), 0);
+	assert_int_equal(v, 64 * MiB);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lab_parse_size_plain),
+		cmocka_unit_test(test_lab_parse_size_suffixes),
+		cmocka_unit_test(test_lab_parse_size_iec_and_bytes),
+		cmocka_unit_test(test_lab_parse_size_fraction_rejected),
+		cmocka_unit_test(test_lab_parse_size_overflow),
+		cmocka_unit_test(test_lab_parse_size_garbage),
+		cmocka_unit_test(test_lab_parse_size_zero_and_negative),
+		cmocka_unit_test(test_lab_parse_size_null),
+		cmocka_unit_test(test_lab_parse_long_in_range),
+		cmocka_unit_test(test_lab_parse_long_out_of_range),
+		cmocka_unit_test(test_lab_parse_long_garbage),
+		cmocka_unit_test(test_lab_fmt_size_units),
+		cmocka_unit_test(test_lab_fmt_size_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
