@@ -1,0 +1,889 @@
+/*
+ * lab-04: NUMA - pointer chase, bandwidth, first touch.
+ *
+ * Latency is measured the lmbench lat_mem_rd way: a cyclic chain of
+ * pointers, one per 64-byte cache line, visited in a random order so that
+ * every load waits for the previous one and no prefetcher can guess the next
+ * line or page.  The chase is unrolled and its last pointer goes to
+ * lab_sink().  A working-set sweep gives the cache staircase; its 32 KiB and
+ * 256 MiB points decide claim 04.1.
+ *
+ * Bandwidth is one thread summing 64-bit words sequentially (the prefetcher
+ * is welcome here).  Both run with the CPU on one node and the memory bound
+ * to each node that has memory, first touched from that CPU, and the
+ * placement is checked with move_pages() before anything is timed.
+ *
+ * First touch (04.4/04.6) and binding to the GPU's node (04.5/04.7) read
+ * where pages landed with move_pages().  The GPU's node comes from sysfs;
+ * DMALAB_SYSFS_ROOT replaces "/sys" for the topology (e.g. the two-node
+ * fixture), while placement always uses the real nodes libnuma sees.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <numa.h>
+#include <numaif.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lab.h"
+#include "numa_topo.h"
+
+#define LINE_BYTES 64		/* one chain node per cache line */
+#define SMALL_WS (32 * KiB)	/* fits in L1d: the fast end of 04.1 */
+#define PLACEMENT_PAGES 4096	/* pages sampled by move_pages() */
+#define WANT_PLACED 0.99	/* fraction of pages on the intended node */
+#define NVIDIA_VENDOR "0x10de"
+
+/*
+ * The sabotage build chains consecutive 8-byte words in address order: most
+ * loads hit a line already fetched and the prefetcher streams the rest, so
+ * the large working set looks almost as fast as L1 (04.1 must fail).
+ */
+#ifdef LAB_SABOTAGE
+#define SEQUENTIAL_CHAIN 1
+#define CHAIN_STRIDE sizeof(void *)
+#else
+#define SEQUENTIAL_CHAIN 0
+#define CHAIN_STRIDE LINE_BYTES
+#endif
+
+static const struct claim_spec claims[] = {
+	{ "04.1", "ch1.Q5",
+	  "a random pointer chase defeats the caches: latency at 256 MiB is several (>= 3) times the latency at 32 KiB",
+	  "the chain walks consecutive 8-byte words in address order: most loads hit a line already in L1 and the prefetcher streams the rest" },
+	{ "04.2", "ch1.Q5",
+	  "remote-node memory has higher load latency than local (doc: about +50 %, 121 vs 186 ns)",
+	  "local and remote node are swapped in the comparison" },
+	{ "04.3", "ch1.Q5",
+	  "remote-node memory has lower read bandwidth than local (doc: about -20 %, 17.7 vs 14.3 GB/s)",
+	  "local and remote node are swapped in the comparison" },
+	{ "04.4", "ch1.E3",
+	  "first touch: pages land on the node of the CPU that first writes them (toucher on the allocator's node)",
+	  "placement is read before the worker has touched the pages, so none is on its node yet" },
+	{ "04.5", "ch1.E3",
+	  "a worker bound (CPU and memory) to the GPU's NUMA node gets its buffers on that node",
+	  "placement is read before the worker has touched its buffer, so none is on the node yet" },
+	{ "04.6", "ch1.E3",
+	  "first touch, remote half: a buffer allocated on one node and first written from another node lands on the writer's node",
+	  "the toucher runs on the allocator's node instead of the other node" },
+	{ "04.7", "ch1.E3",
+	  "memory binding beats first touch: a worker running on another node but bound to the GPU's node gets its buffers on the GPU's node",
+	  "the worker's memory is bound to the node it runs on instead of the GPU's" },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static const struct lab_spec spec = {
+	.id = "04",
+	.title = "NUMA: pointer chase, bandwidth, first touch",
+	.topic = "how much slower is memory far from the CPU, and where do pages land",
+	.timeout_s = 120,
+	.needs = { .cuda_devices = 0, .numa_nodes = 2, .root = 0 },
+	.claims = claims,
+	.extra_opts = NULL,
+	.role = NULL,
+	.default_size = 1 * GiB,
+	.default_iters = 7,
+};
+
+struct numa_lab {
+	struct lab *L;
+	const char *sysfs_root;
+	struct numa_topo topo;
+	int topo_ok;
+	int cpu_node;                  /* the measuring thread runs here */
+	int mem_node[TOPO_MAX_NODES];  /* usable memory nodes, cpu_node first */
+	int nmem;
+	uint64_t max_ws, claim_ws;     /* bytes: sweep top, 04.1's large point */
+	uint64_t bw_bytes;             /* bytes read per bandwidth sample */
+	uint64_t touch_bytes;          /* buffer of the first-touch claims */
+	double sample_s;               /* aimed duration of one latency sample */
+	uint64_t rng;                  /* xorshift64 state, never 0 */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Seeded pseudo-random numbers (xorshift64*, Vigna)                         */
+
+static void rng_seed(struct numa_lab *X, uint64_t seed)
+{
+	X->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+}
+
+static uint64_t rng_next(struct numa_lab *X)
+{
+	X->rng ^= X->rng >> 12;
+	X->rng ^= X->rng << 25;
+	X->rng ^= X->rng >> 27;
+	return X->rng * 0x2545f4914f6cdd1dULL;
+}
+
+/* Uniform in [0, n) without the modulo bias (Lemire's multiply-shift). */
+static uint64_t rng_below(struct numa_lab *X, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)rng_next(X) * n) >> 64);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Placement                                                                 */
+
+/*
+ * Fraction of [buf, buf + len) on `node`, from move_pages() on up to
+ * PLACEMENT_PAGES evenly spaced pages.  A page not yet faulted in reports
+ * -ENOENT and counts as not on the node.  Returns -1 if move_pages fails.
+ */
+static double placement_fraction(void *buf, uint64_t len, int node)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t npages = len / page, step, i;
+	int n = (int)(npages < PLACEMENT_PAGES ? npages : PLACEMENT_PAGES);
+	void *pages[PLACEMENT_PAGES];
+	int status[PLACEMENT_PAGES], on_node = 0;
+
+	if (n == 0)
+		return -1;
+	step = npages / (uint64_t)n;
+	for (i = 0; i < (uint64_t)n; i++)
+		pages[i] = (char *)buf + i * step * page;
+	if (move_pages(0, (unsigned long)n, pages, NULL, status, 0))
+		return -1;
+	for (i = 0; i < (uint64_t)n; i++)
+		on_node += status[i] == node;
+	return (double)on_node / n;
+}
+
+/*
+ * Memory bound to `node` and first written by this thread; checked.
+ * huge: ask for transparent huge pages (only where the page size does not
+ * change what is measured: faulting 1 GiB in 4 KiB pages takes seconds).
+ */
+static void *alloc_on_node(struct numa_lab *X, uint64_t bytes, int node, int huge)
+{
+	char sz[32];
+	void *p = numa_alloc_onnode(bytes, node);
+	double frac;
+
+	if (!p)
+		lab_error(X->L, "numa_alloc_onnode(%s, node %d) failed",
+			  lab_fmt_size(bytes, sz, sizeof(sz)), node);
+	if (huge)
+		madvise(p, bytes, MADV_HUGEPAGE); /* a hint: failure is harmless */
+	memset(p, 0x5a, bytes);
+	frac = placement_fraction(p, bytes, node);
+	if (frac < WANT_PLACED)
+		lab_error(X->L, "memory bound to node %d: only %.1f %% of sampled pages are there",
+			  node, 100.0 * frac);
+	return p;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Latency: the pointer chase                                                */
+
+/*
+ * Link the first ws bytes of base into one cycle through every cache line.
+ * The visit order is a uniformly random permutation of the lines, so
+ * consecutive loads fall on random pages as well as random lines: neither
+ * the stride prefetchers nor the next-page prefetcher can follow it.
+ * order[] has room for ws / LINE_BYTES entries.
+ */
+static void build_chain(struct numa_lab *X, char *base, uint64_t ws, uint32_t *order)
+{
+	uint64_t n = ws / CHAIN_STRIDE, i;
+
+	if (SEQUENTIAL_CHAIN) {
+		for (i = 0; i < n; i++)
+			*(void **)(base + i * CHAIN_STRIDE) = base + (i + 1) % n * CHAIN_STRIDE;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	for (i = n - 1; i > 0; i--) {
+		uint64_t j = rng_below(X, i + 1);
+		uint32_t t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < n; i++) {
+		char *from = base + (uint64_t)order[i] * LINE_BYTES;
+		char *to = base + (uint64_t)order[(i + 1) % n] * LINE_BYTES;
+
+		*(void **)from = to;
+	}
+}
+
+struct chase {
+	void **p;        /* where the next sample continues */
+	uint64_t loads;  /* dependent loads per sample, a multiple of 16 */
+};
+
+#define HOP p = (void **)*p;
+#define HOP4 HOP HOP HOP HOP
+#define HOP16 HOP4 HOP4 HOP4 HOP4
+
+/* One sample: `loads` dependent loads; returns seconds. */
+static double chase_run(void *ctx)
+{
+	struct chase *c = (struct chase *)ctx;
+	void **p = c->p;
+	uint64_t i;
+	double t0 = lab_now(), t;
+
+	for (i = 0; i < c->loads; i += 16) {
+		HOP16
+	}
+	t = lab_now() - t0;
+	c->p = p;
+	lab_sink((uint64_t)(uintptr_t)p);
+	return t;
+}
+
+/* Pick loads per sample so that one sample lasts about target_s. */
+static void chase_calibrate(struct chase *c, double target_s)
+{
+	double t;
+
+	c->loads = 4096;
+	for (;;) {
+		t = chase_run(c);
+		if (t >= 2e-3 || c->loads >= (1ULL << 40))
+			break;
+		c->loads *= 4;
+	}
+	c->loads = (uint64_t)((double)c->loads * target_s / t);
+	c->loads = (c->loads + 15) & ~15ULL;
+	if (c->loads < 16)
+		c->loads = 16;
+}
+
+/* Static names: stats and series keep the pointer. */
+static const char *lat_stats_name(uint64_t ws, uint64_t claim_ws, int local)
+{
+	if (ws == SMALL_WS)
+		return local ? "latency_32KiB_local" : "latency_32KiB_remote";
+	if (ws == claim_ws)
+		return local ? "latency_large_local" : "latency_large_remote";
+	return local ? "latency_local" : "latency_remote";
+}
+
+static const char *series_name(int node)
+{
+	static char names[TOPO_MAX_NODES][24];
+
+	snprintf(names[node], sizeof(names[node]), "latency_node%d", node);
+	return names[node];
+}
+
+/*
+ * The working-set sweep with memory on `node`: one series point per size,
+ * in ns per load.  Keeps the 32 KiB and the claim-size points.
+ */
+static void latency_sweep(struct numa_lab *X, int node, struct lab_stats *small,
+			  struct lab_stats *large)
+{
+	struct lab_measure_cfg cfg = { 1, 0, 0.10 };
+	struct lab_stats *s = (struct lab_stats *)malloc(sizeof(*s));
+	uint32_t *order = (uint32_t *)malloc(X->max_ws / LINE_BYTES * sizeof(*order));
+	char *buf = (char *)alloc_on_node(X, X->max_ws, node, 0);
+	int local = node == X->cpu_node;
+	struct chase c;
+	uint64_t ws;
+
+	if (!s || !order)
+		lab_error(X->L, "out of memory for the chain order");
+	for (ws = 4 * KiB; ws <= X->max_ws; ws *= 2) {
+		build_chain(X, buf, ws, order);
+		c.p = (void **)buf;
+		chase_calibrate(&c, X->sample_s);
+		lab_progress(X->L, "latency, memory on node %d: %llu KiB", node,
+			     (unsigned long long)(ws / KiB));
+		lab_measure(X->L, lat_stats_name(ws, X->claim_ws, local), chase_run,
+			    &c, &cfg, s);
+		lab_stats_scale(s, 1e9 / (double)c.loads, "ns");
+		lab_series_point(X->L, series_name(node), "bytes", (double)ws, s);
+		if (ws == SMALL_WS)
+			*small = *s;
+		if (ws == X->claim_ws)
+			*large = *s;
+	}
+	numa_free(buf, X->max_ws);
+	free(order);
+	free(s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bandwidth: one thread reading                                             */
+
+struct reader {
+	const uint64_t *w;
+	uint64_t nwords; /* a multiple of 4 */
+};
+
+/* One sample: sum every word; four sums so the adds do not serialise. */
+static double read_run(void *ctx)
+{
+	const struct reader *r = (const struct reader *)ctx;
+	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, i;
+	double t0 = lab_now(), t;
+
+	for (i = 0; i < r->nwords; i += 4) {
+		s0 += r->w[i];
+		s1 += r->w[i + 1];
+		s2 += r->w[i + 2];
+		s3 += r->w[i + 3];
+	}
+	t = lab_now() - t0;
+	lab_sink(s0 + s1 + s2 + s3);
+	return t;
+}
+
+static void read_bandwidth(struct numa_lab *X, int node, struct lab_stats *rate)
+{
+	struct lab_stats *secs = (struct lab_stats *)malloc(sizeof(*secs));
+	struct reader r;
+	char sz[32];
+
+	if (!secs)
+		lab_error(X->L, "out of memory");
+	r.w = (const uint64_t *)alloc_on_node(X, X->bw_bytes, node, 1);
+	r.nwords = X->bw_bytes / 32 * 4;
+	lab_progress(X->L, "read bandwidth, memory on node %d: %s", node,
+		     lab_fmt_size(X->bw_bytes, sz, sizeof(sz)));
+	lab_measure(X->L, node == X->cpu_node ? "read_local" : "read_remote",
+		    read_run, &r, NULL, secs);
+	lab_stats_to_rate(secs, r.nwords * 8, rate);
+	numa_free((void *)r.w, X->bw_bytes);
+	free(secs);
+}
+
+/* ------------------------------------------------------------------------ */
+/* First touch and binding: worker threads                                   */
+
+/* The lowest CPU of `node` that this process may run on, or -1. */
+static int first_cpu_of(int node)
+{
+	struct bitmask *cpus = numa_allocate_cpumask();
+	int cpu, found = -1;
+
+	if (numa_node_to_cpus(node, cpus) == 0) {
+		for (cpu = 0; cpu < (int)cpus->size && found < 0; cpu++)
+			if (numa_bitmask_isbitset(cpus, cpu) &&
+			    numa_bitmask_isbitset(numa_all_cpus_ptr, cpu))
+				found = cpu;
+	}
+	numa_free_cpumask(cpus);
+	return found;
+}
+
+struct toucher {
+	char *buf;
+	uint64_t len;
+	int cpu;  /* pin here before the first write */
+	int err;  /* errno of a failed pin, 0 if fine */
+};
+
+static void *touch_worker(void *arg)
+{
+	struct toucher *t = (struct toucher *)arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	t->err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (!t->err)
+		memset(t->buf, 0xa5, t->len);
+	return NULL;
+}
+
+/*
+ * The buffer is mapped (not touched) by this thread, then first written by
+ * a worker pinned to a CPU of touch_node.  Returns the fraction of pages on
+ * want_node.  The sabotage build reads the placement before the worker ran.
+ */
+static double first_touch(struct numa_lab *X, int touch_node, int want_node)
+{
+	struct toucher t;
+	pthread_t tid;
+	double frac = -1;
+	int rc;
+
+	t.cpu = first_cpu_of(touch_node);
+	t.len = X->touch_bytes;
+	t.err = 0;
+	if (t.cpu < 0)
+		lab_error(X->L, "node %d has no CPU this process may use", touch_node);
+	t.buf = (char *)mmap(NULL, t.len, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t.buf == MAP_FAILED)
+		lab_error_errno(X->L, "mmap(%llu bytes)", (unsigned long long)t.len);
+#ifdef LAB_SABOTAGE
+	frac = placement_fraction(t.buf, t.len, want_node);
+#endif
+	rc = pthread_create(&tid, NULL, touch_worker, &t);
+	if (rc == 0)
+		pthread_join(tid, NULL);
+	if (rc == 0 && t.err == 0 && frac < 0)
+		frac = placement_fraction(t.buf, t.len, want_node);
+	munmap(t.buf, t.len);
+	if (rc || t.err)
+		lab_error(X->L, "first-touch worker on CPU %d: %s", t.cpu,
+			  strerror(rc ? rc : t.err));
+	if (frac < 0)
+		lab_error_errno(X->L, "move_pages");
+	lab_note(X->L, "first touch from CPU %d (node %d): %.1f %% of pages on node %d",
+		 t.cpu, touch_node, 100.0 * frac, want_node);
+	return frac;
+}
+
+struct binder {
+	int run_node;  /* CPU binding */
+	int mem_node;  /* memory binding (MPOL_BIND) */
+	uint64_t len;
+	double frac;   /* fraction of the buffer on want_node */
+	int want_node;
+	const char *failed; /* what failed, NULL if fine */
+	int err;
+};
+
+/* Bind this thread's CPU and memory, then allocate and use a buffer. */
+static void *bound_worker(void *arg)
+{
+	struct binder *b = (struct binder *)arg;
+	struct bitmask *mems = numa_allocate_nodemask();
+	char *buf;
+
+	b->frac = -1;
+	numa_bitmask_setbit(mems, (unsigned int)b->mem_node);
+	if (numa_run_on_node(b->run_node)) {
+		b->failed = "numa_run_on_node";
+		b->err = errno;
+	} else {
+		numa_set_membind(mems);	/* per thread: the main thread keeps its policy */
+	}
+	numa_free_nodemask(mems);
+	if (b->failed)
+		return NULL;
+	buf = (char *)mmap(NULL, b->len, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		b->failed = "mmap";
+		b->err = errno;
+		return NULL;
+	}
+#ifdef LAB_SABOTAGE
+	if (b->want_node == b->mem_node)
+		b->frac = placement_fraction(buf, b->len, b->want_node);
+#endif
+	memset(buf, 0x3c, b->len);
+	if (b->frac < 0)
+		b->frac = placement_fraction(buf, b->len, b->want_node);
+	munmap(buf, b->len);
+	return NULL;
+}
+
+/* Run a bound worker; the fraction of its buffer on want_node. */
+static double bound_placement(struct numa_lab *X, int run_node, int mem_node,
+			      int want_node)
+{
+	struct binder b;
+	pthread_t tid;
+	int rc;
+
+	memset(&b, 0, sizeof(b));
+	b.run_node = run_node;
+	b.mem_node = mem_node;
+	b.want_node = want_node;
+	b.len = X->touch_bytes;
+	rc = pthread_create(&tid, NULL, bound_worker, &b);
+	if (rc)
+		lab_error(X->L, "pthread_create: %s", strerror(rc));
+	pthread_join(tid, NULL);
+	if (b.failed)
+		lab_error(X->L, "bound worker: %s: %s", b.failed, strerror(b.err));
+	if (b.frac < 0)
+		lab_error(X->L, "bound worker: move_pages failed");
+	lab_note(X->L, "worker on node %d, memory bound to node %d: %.1f %% of its buffer on node %d",
+		 run_node, mem_node, 100.0 * b.frac, want_node);
+	return b.frac;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The GPU's node, from sysfs                                                */
+
+static int read_attr(const char *root, const char *bdf, const char *attr,
+		     char *buf, size_t len)
+{
+	char path[512];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", root, bdf, attr);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return ok ? 0 : -1;
+}
+
+/* A display or 3D controller (class 0x03xxxx) from NVIDIA. */
+static int is_nvidia_gpu(const char *root, const char *bdf)
+{
+	char vendor[16], cls[16];
+
+	return !read_attr(root, bdf, "vendor", vendor, sizeof(vendor)) &&
+	       !read_attr(root, bdf, "class", cls, sizeof(cls)) &&
+	       !strcmp(vendor, NVIDIA_VENDOR) && !strncmp(cls, "0x03", 4);
+}
+
+/*
+ * The index-th NVIDIA GPU in PCI address order (CUDA's default order for
+ * identical GPUs) into bdf; returns how many GPUs sysfs lists.
+ */
+static int find_gpu(const char *root, int index, char *bdf, size_t len)
+{
+	char path[512];
+	struct dirent **names;
+	int n, i, found = 0;
+
+	snprintf(path, sizeof(path), "%s/bus/pci/devices", root);
+	n = scandir(path, &names, NULL, alphasort);
+	if (n < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.' && is_nvidia_gpu(root, names[i]->d_name)) {
+			if (found == index)
+				snprintf(bdf, len, "%s", names[i]->d_name);
+			found++;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return found;
+}
+
+static int is_mem_node(const struct numa_lab *X, int node)
+{
+	int i;
+
+	for (i = 0; i < X->nmem; i++)
+		if (X->mem_node[i] == node)
+			return 1;
+	return 0;
+}
+
+/*
+ * The GPU's node if it is a memory node here, else -1 with the skip reason
+ * and detail (04.5 and 04.7 skip alike).
+ */
+static int gpu_node(struct numa_lab *X, const char **reason, char *detail, size_t len)
+{
+	int dev = lab_options(X->L)->device, ngpu, node;
+	char bdf[256] = "";
+
+	ngpu = find_gpu(X->sysfs_root, dev, bdf, sizeof(bdf));
+	if (ngpu <= dev) {
+		*reason = SKIP_NO_CUDA_DEVICE;
+		snprintf(detail, len, "no NVIDIA PCI device %d in %s/bus/pci (%d found)",
+			 dev, X->sysfs_root, ngpu);
+		return -1;
+	}
+	node = pci_numa_node(X->sysfs_root, bdf);
+	lab_fact_str(X->L, "gpu_bdf", bdf);
+	lab_fact_num(X->L, "gpu_numa_node", node, "");
+	*reason = SKIP_UNKNOWN_TOPOLOGY;
+	if (node == -1)
+		snprintf(detail, len, "GPU %s NUMA node -1 (typical in VMs)", bdf);
+	else if (node < 0)
+		snprintf(detail, len, "GPU %s has no numa_node in sysfs", bdf);
+	else if (!is_mem_node(X, node))
+		snprintf(detail, len, "sysfs (%s) puts GPU %s on node %d, but libnuma has no memory node %d here",
+			 X->sysfs_root, bdf, node, node);
+	else
+		return node;
+	return -1;
+}
+
+/* A node with CPUs other than `not`, or -1. */
+static int other_cpu_node(const struct numa_lab *X, int not_node)
+{
+	int i;
+
+	for (i = 0; i < X->nmem; i++)
+		if (X->mem_node[i] != not_node && first_cpu_of(X->mem_node[i]) >= 0)
+			return X->mem_node[i];
+	return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Claims                                                                    */
+
+static void check_latency_ratio(struct numa_lab *X, const struct lab_stats *small,
+				const struct lab_stats *large)
+{
+	char sz[32];
+
+	lab_fmt_size(X->claim_ws, sz, sizeof(sz));
+	lab_fact_num(X->L, "latency_32KiB_ns", small->median, "ns");
+	lab_fact_num(X->L, X->claim_ws == 256 * MiB ? "latency_256MiB_ns" :
+		     "latency_large_ns", large->median, "ns");
+	lab_note(X->L, "local latency: %.2f ns at 32 KiB, %.1f ns at %s", small->median,
+		 large->median, sz);
+	claim_note(X->L, "%.1f ns at %s vs %.2f ns at 32 KiB%s", large->median, sz,
+		   small->median, lab_options(X->L)->quick ?
+		   " (--quick: large point 64 MiB, not 256 MiB)" : "");
+	claim_ratio_ge(X->L, "04.1", large, small, 3.0);
+}
+
+/* 04.2 and 04.3: remote over local latency, local over remote bandwidth. */
+static void check_remote(struct numa_lab *X, int remote, const struct lab_stats *lat_l,
+			 const struct lab_stats *lat_r, const struct lab_stats *bw_l,
+			 const struct lab_stats *bw_r)
+{
+	int dist = 0, i;
+	const struct lab_stats *near_lat = lat_l, *far_lat = lat_r;
+	const struct lab_stats *near_bw = bw_l, *far_bw = bw_r;
+
+	for (i = 0; X->topo_ok && i < X->topo.nnodes; i++)
+		if (X->topo.node[i].id == X->cpu_node)
+			dist = X->topo.node[i].distance[remote];
+#ifdef LAB_SABOTAGE
+	near_lat = lat_r, far_lat = lat_l, near_bw = bw_r, far_bw = bw_l;
+#endif
+	claim_note(X->L, "CPU on node %d; %.0f ns local vs %.0f ns on node %d (SLIT distance %d); doc: 121 vs 186 ns",
+		   X->cpu_node, lat_l->median, lat_r->median, remote, dist);
+	claim_ratio_ge(X->L, "04.2", far_lat, near_lat, 1.2);
+	claim_note(X->L, "%.1f GB/s local vs %.1f GB/s on node %d; doc: 17.7 vs 14.3 GB/s",
+		   bw_l->median, bw_r->median, remote);
+	claim_ratio_ge(X->L, "04.3", near_bw, far_bw, 1.1);
+}
+
+/* Latency sweeps and read bandwidth on every memory node: 04.1-04.3. */
+static void check_latency_bandwidth(struct numa_lab *X)
+{
+	struct lab_stats *st = (struct lab_stats *)calloc(6, sizeof(*st));
+	struct lab_stats *lat_s = &st[0], *lat_l = &st[1], *lat_r = &st[2];
+	struct lab_stats *bw_l = &st[3], *bw_r = &st[4], *tmp = &st[5];
+	int i, remote = -1;
+
+	if (!st)
+		lab_error(X->L, "out of memory");
+	latency_sweep(X, X->cpu_node, lat_s, lat_l);
+	check_latency_ratio(X, lat_s, lat_l);
+	read_bandwidth(X, X->cpu_node, bw_l);
+	lab_fact_num(X->L, "read_bw_local_GBps", bw_l->median, "GB/s");
+	lab_note(X->L, "single-thread read bandwidth, local: %.1f GB/s", bw_l->median);
+	for (i = 1; i < X->nmem; i++) {
+		int node = X->mem_node[i];
+
+		latency_sweep(X, node, tmp, remote < 0 ? lat_r : tmp);
+		read_bandwidth(X, node, remote < 0 ? bw_r : tmp);
+		lab_note(X->L, "node %d: latency %.1f ns, read %.1f GB/s", node,
+			 (remote < 0 ? lat_r : tmp)->median, (remote < 0 ? bw_r : tmp)->median);
+		if (remote < 0)
+			remote = node;
+	}
+	if (remote < 0) {
+		claim_skip(X->L, "04.2", SKIP_SINGLE_NUMA_NODE, "%d memory node, need 2", X->nmem);
+		claim_skip(X->L, "04.3", SKIP_SINGLE_NUMA_NODE, "%d memory node, need 2", X->nmem);
+	} else {
+		lab_fact_num(X->L, "read_bw_remote_GBps", bw_r->median, "GB/s");
+		check_remote(X, remote, lat_l, lat_r, bw_l, bw_r);
+	}
+	free(st);
+}
+
+/* 04.4 local first touch; 04.6 the toucher on another node. */
+static void check_first_touch(struct numa_lab *X)
+{
+	int other = other_cpu_node(X, X->cpu_node);
+	double frac;
+
+	claim_note(X->L, "allocated by node %d, first written from node %d", X->cpu_node,
+		   X->cpu_node);
+	claim_ge(X->L, "04.4", first_touch(X, X->cpu_node, X->cpu_node), WANT_PLACED,
+		 "fraction");
+	if (other < 0) {
+		claim_skip(X->L, "04.6", SKIP_SINGLE_NUMA_NODE, "%d memory node, need 2",
+			   X->nmem);
+		return;
+	}
+#ifdef LAB_SABOTAGE
+	frac = first_touch(X, X->cpu_node, other);
+#else
+	frac = first_touch(X, other, other);
+#endif
+	claim_note(X->L, "allocated by node %d, first written from node %d", X->cpu_node,
+		   other);
+	claim_ge(X->L, "04.6", frac, WANT_PLACED, "fraction");
+}
+
+/* 04.5 a worker bound to the GPU's node; 04.7 running elsewhere. */
+static void check_gpu_binding(struct numa_lab *X)
+{
+	const char *reason = NULL;
+	char detail[512];
+	int g = gpu_node(X, &reason, detail, sizeof(detail));
+	int other;
+
+	if (g < 0) {
+		claim_skip(X->L, "04.5", reason, "%s", detail);
+		claim_skip(X->L, "04.7", reason, "%s", detail);
+		return;
+	}
+	lab_note(X->L, "GPU is on NUMA node %d", g);
+	claim_note(X->L, "worker's CPU and memory bound to the GPU's node %d", g);
+	claim_ge(X->L, "04.5", bound_placement(X, g, g, g), WANT_PLACED, "fraction");
+	other = other_cpu_node(X, g);
+	if (other < 0) {
+		claim_skip(X->L, "04.7", SKIP_SINGLE_NUMA_NODE, "%d memory node, need 2",
+			   X->nmem);
+		return;
+	}
+	claim_note(X->L, "worker runs on node %d, memory bound to the GPU's node %d", other, g);
+#ifdef LAB_SABOTAGE
+	claim_ge(X->L, "04.7", bound_placement(X, other, other, g), WANT_PLACED, "fraction");
+#else
+	claim_ge(X->L, "04.7", bound_placement(X, other, g, g), WANT_PLACED, "fraction");
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* Setup                                                                     */
+
+/* Memory nodes both sysfs (when readable) and libnuma agree on. */
+static void find_mem_nodes(struct numa_lab *X)
+{
+	int id, i, max = numa_max_node();
+
+	for (id = 0; id <= max && id < TOPO_MAX_NODES; id++) {
+		int in_sysfs = !X->topo_ok;
+
+		for (i = 0; i < X->topo.nnodes; i++)
+			if (X->topo.node[i].id == id && X->topo.node[i].mem_total > 0)
+				in_sysfs = 1;
+		if (in_sysfs && numa_bitmask_isbitset(numa_all_nodes_ptr, id) &&
+		    numa_node_size64(id, NULL) > 0)
+			X->mem_node[X->nmem++] = id;
+	}
+	if (X->topo_ok && X->topo.nmem_nodes != X->nmem)
+		lab_note(X->L, "sysfs (%s) lists %d memory nodes, libnuma can use %d here: the claims use the %d",
+			 X->sysfs_root, X->topo.nmem_nodes, X->nmem, X->nmem);
+}
+
+/* Run on the first memory node that has a CPU for us; move it to the front. */
+static void pick_cpu_node(struct numa_lab *X)
+{
+	int i;
+
+	for (i = 0; i < X->nmem; i++) {
+		if (numa_run_on_node(X->mem_node[i]) == 0) {
+			X->cpu_node = X->mem_node[i];
+			X->mem_node[i] = X->mem_node[0];
+			X->mem_node[0] = X->cpu_node;
+			return;
+		}
+	}
+	lab_error(X->L, "no memory node has a CPU this process may run on");
+}
+
+static void pick_sizes(struct numa_lab *X)
+{
+	const struct lab_opts *o = lab_options(X->L);
+	char sz[32];
+
+	X->max_ws = o->quick ? 64 * MiB : 512 * MiB;
+	X->claim_ws = o->quick ? 64 * MiB : 256 * MiB;
+	X->sample_s = o->quick ? 0.008 : 0.015;
+	X->touch_bytes = o->quick ? 16 * MiB : 64 * MiB;
+	X->bw_bytes = o->size_given || !o->quick ? o->size : 256 * MiB;
+	X->bw_bytes &= ~31ULL;
+	if (X->bw_bytes < 1 * MiB) {
+		fprintf(stderr, "lab-04: --size %s is too small for the bandwidth test (need >= 1 MiB)\n",
+			lab_fmt_size(o->size, sz, sizeof(sz)));
+		exit(2);
+	}
+}
+
+/* Enough free memory on the CPU's node for the largest buffer? */
+static void check_free_memory(struct numa_lab *X)
+{
+	uint64_t chain = X->max_ws + X->max_ws / LINE_BYTES * sizeof(uint32_t);
+	uint64_t need = (chain > X->bw_bytes ? chain : X->bw_bytes) + 64 * MiB;
+	long long free_b = 0;
+	char a[32], b[32];
+	int i;
+
+	for (i = 0; i < X->nmem; i++) {
+		numa_node_size64(X->mem_node[i], &free_b);
+		if ((uint64_t)free_b < need)
+			lab_skip(X->L, SKIP_NOT_ENOUGH_MEMORY, "node %d has %s free, need %s",
+				 X->mem_node[i], lab_fmt_size((uint64_t)free_b, a, sizeof(a)),
+				 lab_fmt_size(need, b, sizeof(b)));
+	}
+}
+
+static void report_topology(struct numa_lab *X)
+{
+	char line[1024] = "";
+	size_t off = 0;
+	int i, j;
+
+	lab_fact_num(X->L, "numa_nodes", X->topo_ok ? X->topo.nnodes : X->nmem, "");
+	lab_fact_num(X->L, "numa_memory_nodes", X->nmem, "");
+	lab_fact_num(X->L, "cpu_node", X->cpu_node, "");
+	for (i = 0; X->topo_ok && i < X->topo.nnodes && off < sizeof(line) - 64; i++) {
+		const struct numa_node_info *n = &X->topo.node[i];
+
+		off += (size_t)snprintf(line + off, sizeof(line) - off, "%snode%d:",
+					i ? "; " : "", n->id);
+		for (j = 0; j < X->topo.nnodes && off < sizeof(line) - 16; j++)
+			off += (size_t)snprintf(line + off, sizeof(line) - off, " %d",
+						n->distance[X->topo.node[j].id]);
+	}
+	if (off)
+		lab_fact_str(X->L, "numa_distances", line);
+	lab_note(X->L, "%d NUMA node(s), %d with memory usable here; CPU on node %d; distances: %s",
+		 X->topo_ok ? X->topo.nnodes : X->nmem, X->nmem, X->cpu_node,
+		 off ? line : "unknown");
+}
+
+static void setup(struct numa_lab *X, struct lab *L)
+{
+	const char *root = getenv("DMALAB_SYSFS_ROOT");
+
+	X->L = L;
+	X->sysfs_root = root && *root ? root : "/sys";
+	if (numa_available() < 0)
+		lab_skip(L, SKIP_NUMA_UNAVAILABLE, "numa_available() = -1: no NUMA support in this kernel");
+	X->topo_ok = numa_topo_read(X->sysfs_root, &X->topo) == 0;
+	if (!X->topo_ok)
+		lab_note(L, "cannot read the NUMA topology under %s (%s): using libnuma alone",
+			 X->sysfs_root, strerror(errno));
+	find_mem_nodes(X);
+	if (X->nmem == 0)
+		lab_skip(L, SKIP_NUMA_UNAVAILABLE, "libnuma sees no memory node");
+	pick_cpu_node(X);
+	pick_sizes(X);
+	check_free_memory(X);
+	rng_seed(X, lab_options(L)->seed);
+}
+
+static void run(struct lab *L)
+{
+	struct numa_lab *X = (struct numa_lab *)calloc(1, sizeof(*X));
+
+	if (!X)
+		lab_error(L, "out of memory");
+	setup(X, L);
+	report_topology(X);
+	check_latency_bandwidth(X);
+	check_first_touch(X);
+	check_gpu_binding(X);
+	free(X);
+}
+
+LAB_MAIN(spec, run)
