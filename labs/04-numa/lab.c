@@ -120,7 +120,7 @@ static uint64_t rng_next(struct numa_lab *X)
 	return X->rng * 0x2545f4914f6cdd1dULL;
 }
 
-/* Uniform in [0, n) without the modulo bias (Lemire's multiply-shift). */
+/* In [0, n) by multiply-shift (Lemire): no division; bias < n / 2^64. */
 static uint64_t rng_below(struct numa_lab *X, uint64_t n)
 {
 	return (uint64_t)(((unsigned __int128)rng_next(X) * n) >> 64);
