@@ -406,7 +406,9 @@ static void nvml_bind(struct nvml_api *api)
 	NVML_SYM(api, name, "nvmlDeviceGetName");
 	NVML_SYM(api, cc, "nvmlDeviceGetCudaComputeCapability");
 	NVML_SYM(api, memory, "nvmlDeviceGetMemoryInfo");
-	NVML_SYM(api, pci, "nvmlDeviceGetPciInfo_v3");
+	/* _v2 fills the same layout; the unversioned one does not. */
+	if (!NVML_SYM(api, pci, "nvmlDeviceGetPciInfo_v3"))
+		NVML_SYM(api, pci, "nvmlDeviceGetPciInfo_v2");
 	NVML_SYM(api, gen_cur, "nvmlDeviceGetCurrPcieLinkGeneration");
 	NVML_SYM(api, width_cur, "nvmlDeviceGetCurrPcieLinkWidth");
 	NVML_SYM(api, gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
@@ -537,13 +539,14 @@ static void collect_nvml(struct sysinfo *si, const char *sysfs_root)
 {
 	struct nvml_api api;
 	unsigned int n = 0;
+	char version[80] = "";
 
 	if (nvml_open(&api) < 0)
 		return;
 	si->nvml_loaded = 1;
-	if (api.driver_version &&
-	    api.driver_version(si->driver_version, sizeof(si->driver_version)) != NVML_OK)
-		si->driver_version[0] = '\0';
+	/* NVML asks for 80 bytes (NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE). */
+	if (api.driver_version && api.driver_version(version, sizeof(version)) == NVML_OK)
+		copy_str(si->driver_version, sizeof(si->driver_version), version);
 	if (api.cuda_driver_version &&
 	    api.cuda_driver_version(&si->cuda_driver_version) != NVML_OK)
 		si->cuda_driver_version = 0;
@@ -747,9 +750,23 @@ static void print_memory(const struct sysinfo *si, FILE *out)
 		lab_fmt_size(si->hugepage_size, a, sizeof(a)));
 }
 
+/* "gen5 x16", with "?" for what is unknown. */
+static const char *link_str(int gen, int width, char *buf, size_t len)
+{
+	char g[16] = "?", w[16] = "?";
+
+	if (gen > 0)
+		snprintf(g, sizeof(g), "%d", gen);
+	if (width > 0)
+		snprintf(w, sizeof(w), "%d", width);
+	snprintf(buf, len, "gen%s x%s", g, w);
+	return buf;
+}
+
 static void print_gpu(const struct gpu_info *g, FILE *out)
 {
-	char label[32], sz[32];
+	double rate = pcie_rate_gbs(g->pcie_gen_max, g->pcie_width_max);
+	char label[32], sz[32], cur[48], max[48];
 
 	snprintf(label, sizeof(label), "  gpu %d", g->index);
 	fprintf(out, LABEL "%s [%s]", label, g->name[0] ? g->name : "?", g->bdf);
@@ -759,9 +776,11 @@ static void print_gpu(const struct gpu_info *g, FILE *out)
 		fprintf(out, ", %s", lab_fmt_size(g->mem_total, sz, sizeof(sz)));
 	fprintf(out, ", numa node %d%s\n", g->numa_node,
 		g->numa_node == -1 ? " (unknown)" : g->numa_node == -2 ? " (no sysfs entry)" : "");
-	fprintf(out, LABEL "PCIe gen%d x%d now, gen%d x%d max (%.1f GB/s per direction)",
-		"", g->pcie_gen_cur, g->pcie_width_cur, g->pcie_gen_max, g->pcie_width_max,
-		pcie_rate_gbs(g->pcie_gen_max, g->pcie_width_max));
+	fprintf(out, LABEL "PCIe %s now, %s max", "",
+		link_str(g->pcie_gen_cur, g->pcie_width_cur, cur, sizeof(cur)),
+		link_str(g->pcie_gen_max, g->pcie_width_max, max, sizeof(max)));
+	if (rate > 0)
+		fprintf(out, " (%.1f GB/s per direction)", rate);
 	fprintf(out, ", NVLink %d active\n", g->nvlinks_active);
 }
 
