@@ -1,0 +1,1088 @@
+/*
+ * lab-01: mlock and VmLck.
+ *
+ * What does locking host memory do to the process and to the machine, what
+ * limits it, and is CUDA's pinned memory the same thing?  The CPU claims
+ * (01.1-01.5, 01.8) run everywhere; 01.6 and 01.7 need the CUDA runtime.
+ *
+ * The RLIMIT_MEMLOCK refusal (01.4) and the pinned allocation under that
+ * limit (01.6) run in children: fork+exec of this program with `--role`,
+ * which lower RLIMIT_MEMLOCK to CHILD_MEMLOCK_LIMIT and drop CAP_IPC_LOCK
+ * before trying.  The parent touches CUDA only after its last fork (01.7),
+ * since a process must not fork once CUDA is initialised.
+ *
+ * This file is C and C++ at once: nvcc builds it as C++17, and without nvcc
+ * gcc builds it as C with DMALAB_HAVE_CUDA=0 (01.6 and 01.7 then skip).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+
+#include "lab.h"
+#include "procfs.h"
+#if DMALAB_HAVE_CUDA
+#include "lab_cuda.h"
+#endif
+
+#define STATUS_REGION_BYTES (64 * MiB)  /* the region the chapter locks */
+#define MIN_REGION_BYTES (1 * MiB)      /* below this the deltas say little */
+#define CHILD_MEMLOCK_LIMIT (64 * KiB)  /* RLIMIT_MEMLOCK in the children */
+#define CHILD_OVER_LIMIT_BYTES (1 * MiB) /* what the 01.4 child tries to lock */
+#define MLOCK_CHILD_TIMEOUT_S 5.0
+#define PIN_CHILD_TIMEOUT_S 30.0        /* CUDA context creation can be slow */
+#define VMSTAT_THRESHOLD_PAGES 125      /* largest per-CPU vmstat drift */
+
+#ifdef LAB_SABOTAGE
+#define SABOTAGED 1
+#else
+#define SABOTAGED 0
+#endif
+
+#define ROLE_MLOCK "mlock-over-limit"
+#define ROLE_PIN "pin-over-limit"
+
+static const struct claim_spec claims[] = {
+	{ "01.1", "ch1.Q1", "mlock of a 64 MiB region raises VmLck in /proc/self/status by 64 MiB",
+	  "the mlock call is skipped, so VmLck does not move" },
+	{ "01.2", "ch1.Q1", "mlock faults every page in: VmRSS rises by about the locked amount",
+	  "the mlock call is skipped, so the untouched region stays out of RSS" },
+	{ "01.3", "ch1.Q1", "munlock brings VmLck back to where it was",
+	  "the munlock call is skipped, so VmLck stays raised" },
+	{ "01.4", "ch1.Q3", "without CAP_IPC_LOCK, locking more than RLIMIT_MEMLOCK fails with ENOMEM",
+	  "the child keeps its inherited RLIMIT_MEMLOCK instead of lowering it, so mlock succeeds" },
+	{ "01.5", "ch1.Q3", "locking is slow: tens of milliseconds or more per GiB",
+	  "the timed mlock is of memory that is already locked and resident, which costs almost nothing" },
+	{ "01.6", "ch1.Q3", "cudaHostAlloc is not bound by RLIMIT_MEMLOCK and does not show in VmLck",
+	  "the child calls mlock instead of cudaHostAlloc, which the lowered limit refuses" },
+	{ "01.7", "ch2.S2", "cudaHostAlloc memory is physically contiguous (one run of page frames)",
+	  NULL },
+	{ "01.8", "ch1.Q3", "locked memory is taken from the whole machine: /proc/meminfo Mlocked grows by the locked amount",
+	  "the mlock call is skipped, so Mlocked does not grow" },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static int run_role(struct lab *L, const char *role);
+static void run(struct lab *L);
+
+static const struct lab_spec spec = {
+	.id = "01",
+	.title = "mlock and VmLck",
+	.topic = "what locking host memory costs and shows in /proc, what limits it, "
+		 "and whether CUDA's pinned memory is the same thing",
+	.timeout_s = 60,
+	.needs = { 1, 1, 1 },
+	.claims = claims,
+	.extra_opts = NULL,
+	.role = run_role,
+	.default_size = 256 * MiB,
+	.default_iters = 7,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers                                                            */
+
+static double to_mib(double bytes)
+{
+	return bytes / (double)MiB;
+}
+
+static uint64_t page_bytes(void)
+{
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static uint64_t round_to_page(uint64_t bytes)
+{
+	uint64_t pg = page_bytes();
+
+	return (bytes + pg - 1) / pg * pg;
+}
+
+/* Fresh anonymous memory, never touched: no page is resident yet. */
+static void *map_fresh(uint64_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static uint64_t status_or_die(struct lab *L, const char *key)
+{
+	uint64_t v = 0;
+
+	if (proc_self_status(key, &v) < 0)
+		lab_error_errno(L, "reading %s from /proc/self/status", key);
+	return v;
+}
+
+static uint64_t meminfo_or_die(struct lab *L, const char *key)
+{
+	uint64_t v = 0;
+
+	if (proc_meminfo(key, &v) < 0)
+		lab_error_errno(L, "reading %s from /proc/meminfo", key);
+	return v;
+}
+
+/*
+ * /proc/meminfo sums per-CPU counters lazily, so it can lag by up to
+ * VMSTAT_THRESHOLD_PAGES per CPU.  Writing vm.stat_refresh (root) folds
+ * them in.  Returns 1 if the fold happened.
+ */
+static int vmstat_refresh(void)
+{
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = write(fd, "1\n", 2);
+	/* EINVAL means a counter was negative after the fold: it did fold. */
+	if (n < 0 && errno == EINVAL)
+		n = 2;
+	close(fd);
+	return n == 2;
+}
+
+/* The smallest tolerance /proc/meminfo deltas can be held to here (bytes). */
+static double meminfo_slack_bytes(int refreshed)
+{
+	double lag = (double)sysconf(_SC_NPROCESSORS_ONLN) *
+		     VMSTAT_THRESHOLD_PAGES * (double)page_bytes();
+
+	if (refreshed || lag < (double)MiB)
+		return (double)MiB;
+	return lag;
+}
+
+static int has_cap_ipc_lock(void)
+{
+	int has = 0;
+
+	if (procfs_cap_effective("/proc/self/status", CAP_IPC_LOCK, &has) < 0)
+		return 0;
+	return has;
+}
+
+/*
+ * Bytes this process may still lock: UINT64_MAX when nothing limits it
+ * (CAP_IPC_LOCK or an unlimited RLIMIT_MEMLOCK).
+ */
+static uint64_t lockable_bytes(void)
+{
+	struct rlimit rl;
+	uint64_t locked = 0;
+
+	if (has_cap_ipc_lock())
+		return UINT64_MAX;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	proc_self_status("VmLck", &locked);
+	return rl.rlim_cur > locked ? (uint64_t)rl.rlim_cur - locked : 0;
+}
+
+/* want, halved until it fits in budget; 0 when even MIN_REGION_BYTES does not. */
+static uint64_t fit_region(uint64_t want, uint64_t budget)
+{
+	while (want > budget && want / 2 >= MIN_REGION_BYTES)
+		want = round_to_page(want / 2);
+	return want <= budget ? want : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* 01.1, 01.2, 01.8: what one mlock shows in /proc                          */
+
+struct lock_snapshot {
+	uint64_t vmlck, vmrss;      /* this process, bytes */
+	uint64_t mlocked, unevict;  /* the whole machine, bytes */
+};
+
+static void take_snapshot(struct lab *L, struct lock_snapshot *s, int *refreshed)
+{
+	*refreshed = vmstat_refresh();
+	s->mlocked = meminfo_or_die(L, "Mlocked");
+	s->unevict = meminfo_or_die(L, "Unevictable");
+	s->vmlck = status_or_die(L, "VmLck");
+	s->vmrss = status_or_die(L, "VmRSS");
+}
+
+static void lock_region_or_die(struct lab *L, void *p, uint64_t bytes)
+{
+#ifdef LAB_SABOTAGE
+	(void)L;
+	(void)p;
+	(void)bytes;
+#else
+	if (mlock(p, bytes) < 0)
+		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
+#endif
+}
+
+static void decide_status_claims(struct lab *L, uint64_t bytes,
+				 const struct lock_snapshot *b,
+				 const struct lock_snapshot *a, int refreshed)
+{
+	double dlck = (double)a->vmlck - (double)b->vmlck;
+	double drss = (double)a->vmrss - (double)b->vmrss;
+	double dmlk = (double)a->mlocked - (double)b->mlocked;
+	double duev = (double)a->unevict - (double)b->unevict;
+	double slack = meminfo_slack_bytes(refreshed);
+
+	lab_fact_num(L, "vmlck_before", (double)b->vmlck, "bytes");
+	lab_fact_num(L, "vmlck_after_mlock", (double)a->vmlck, "bytes");
+	lab_fact_num(L, "vmrss_before", (double)b->vmrss, "bytes");
+	lab_fact_num(L, "vmrss_after_mlock", (double)a->vmrss, "bytes");
+	lab_fact_num(L, "meminfo_mlocked_delta", dmlk, "bytes");
+	lab_fact_num(L, "meminfo_unevictable_delta", duev, "bytes");
+	lab_note(L, "VmLck %+.1f MiB, VmRSS %+.1f MiB, Mlocked %+.1f MiB, Unevictable %+.1f MiB",
+		 to_mib(dlck), to_mib(drss), to_mib(dmlk), to_mib(duev));
+
+	if (bytes != STATUS_REGION_BYTES)
+		claim_note(L, "locked %.0f MiB, not 64 MiB: that is what RLIMIT_MEMLOCK allows here",
+			   to_mib((double)bytes));
+	claim_near(L, "01.1", to_mib(dlck), to_mib((double)bytes), 0, 0.01, "MiB");
+	claim_note(L, "the region was never touched before mlock, so every resident page came from mlock");
+	claim_near(L, "01.2", to_mib(drss), to_mib((double)bytes), 2.0, 0.05, "MiB");
+	claim_note(L, "Unevictable %+.1f MiB; meminfo %s", to_mib(duev), refreshed ?
+		   "folded with vm.stat_refresh before each read" :
+		   "not folded (needs root), tolerance covers per-CPU drift");
+	claim_near(L, "01.8", to_mib(dmlk), to_mib((double)bytes), to_mib(slack), 0.05, "MiB");
+}
+
+static void claim_status_deltas(struct lab *L, uint64_t bytes)
+{
+	struct lock_snapshot before, after;
+	char sz[32];
+	void *p = map_fresh(bytes);
+	int refreshed;
+
+	if (!p)
+		lab_error_errno(L, "mmap(%" PRIu64 " bytes)", bytes);
+	lab_fmt_size(bytes, sz, sizeof(sz));
+	lab_note(L, "mapping %s of fresh anonymous memory and leaving it untouched, then mlock on it;", sz);
+	lab_note(L, "watch VmLck and VmRSS (this process) and Mlocked (the whole machine)");
+	take_snapshot(L, &before, &refreshed);
+	lock_region_or_die(L, p, bytes);
+	take_snapshot(L, &after, &refreshed);
+	munmap(p, bytes); /* unmapping also unlocks */
+	decide_status_claims(L, bytes, &before, &after, refreshed);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 01.3: munlock                                                            */
+
+static void claim_munlock(struct lab *L, uint64_t bytes)
+{
+	void *p = map_fresh(bytes);
+	uint64_t base, locked, after;
+
+	if (!p)
+		lab_error_errno(L, "mmap(%" PRIu64 " bytes)", bytes);
+	lab_note(L, "a second fresh region: mlock it, then munlock it; VmLck should return to its start");
+	base = status_or_die(L, "VmLck");
+	if (mlock(p, bytes) < 0) {
+		munmap(p, bytes);
+		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
+	}
+	locked = status_or_die(L, "VmLck");
+#ifndef LAB_SABOTAGE
+	if (munlock(p, bytes) < 0) {
+		munmap(p, bytes);
+		lab_error_errno(L, "munlock(%" PRIu64 " bytes)", bytes);
+	}
+#endif
+	after = status_or_die(L, "VmLck");
+	munmap(p, bytes);
+	lab_fact_num(L, "vmlck_after_munlock", (double)after, "bytes");
+	claim_note(L, "VmLck %.1f MiB -> %.1f MiB (locked) -> %.1f MiB (after munlock)",
+		   to_mib((double)base), to_mib((double)locked), to_mib((double)after));
+	claim_near(L, "01.3", to_mib((double)after), to_mib((double)base), 0.004, 0, "MiB");
+}
+
+/* ------------------------------------------------------------------------ */
+/* 01.5: the cost of locking                                                */
+
+struct lock_timing {
+	uint64_t bytes;  /* locked per round */
+	int rounds;      /* rounds per sample: small regions are repeated */
+	void *prelocked; /* sabotage: a region locked once, before timing */
+};
+
+/* One round: map fresh memory (untimed), time mlock alone, unmap. */
+static double time_one_mlock(uint64_t bytes)
+{
+	void *p = map_fresh(bytes);
+	double t0, t1;
+	int rc;
+
+	if (!p)
+		return -1.0;
+	t0 = lab_now();
+	rc = mlock(p, bytes);
+	t1 = lab_now();
+	munmap(p, bytes);
+	return rc < 0 ? -1.0 : t1 - t0;
+}
+
+/* One sample: the summed mlock time of t->rounds fresh regions. */
+static double time_mlock_fresh(void *arg)
+{
+	struct lock_timing *t = (struct lock_timing *)arg;
+	double sum = 0;
+
+	for (int i = 0; i < t->rounds; i++) {
+		double s = time_one_mlock(t->bytes);
+
+		if (s < 0)
+			return -1.0;
+		sum += s;
+	}
+	return sum;
+}
+
+/* Sabotage: mlock of a region that is already locked has nothing to do. */
+static double time_mlock_again(void *arg)
+{
+	struct lock_timing *t = (struct lock_timing *)arg;
+	double sum = 0;
+
+	for (int i = 0; i < t->rounds; i++) {
+		double t0 = lab_now();
+		int rc = mlock(t->prelocked, t->bytes);
+
+		if (rc < 0)
+			return -1.0;
+		sum += lab_now() - t0;
+	}
+	return sum;
+}
+
+static void measure_lock_cost(struct lab *L, struct lock_timing *t, struct lab_stats *st)
+{
+	struct lab_measure_cfg cfg;
+	lab_run_fn fn = time_mlock_fresh;
+
+	cfg.warmup = 2;
+	cfg.samples = lab_options(L)->iters;
+	/*
+	 * Page-fault timing wanders (other tenants, the page allocator's
+	 * free lists); the claim has a wide margin, so allow a wide spread.
+	 */
+	cfg.cv_max = 0.5;
+	if (SABOTAGED) {
+		t->prelocked = map_fresh(t->bytes);
+		/* Huge pages, where THP allows, make the re-walk shorter still. */
+		if (t->prelocked)
+			madvise(t->prelocked, t->bytes, MADV_HUGEPAGE);
+		if (!t->prelocked || mlock(t->prelocked, t->bytes) < 0)
+			lab_error_errno(L, "mlock(%" PRIu64 " bytes)", t->bytes);
+		fn = time_mlock_again;
+	}
+	lab_measure(L, "mlock", fn, t, &cfg, st);
+	if (t->prelocked)
+		munmap(t->prelocked, t->bytes);
+}
+
+static void claim_lock_cost(struct lab *L, uint64_t bytes)
+{
+	struct lock_timing t;
+	struct lab_stats st;
+	char sz[32];
+
+	t.bytes = bytes;
+	/* Keep each sample at >= 64 MiB locked so it is long enough to time. */
+	t.rounds = bytes >= STATUS_REGION_BYTES ? 1 : (int)(STATUS_REGION_BYTES / bytes);
+	t.prelocked = NULL;
+	lab_fmt_size(bytes, sz, sizeof(sz));
+	lab_note(L, "timing mlock of %s, fresh memory each time: the cost is faulting in,", sz);
+	lab_note(L, "zeroing and locking every page (mmap and munmap are outside the timing)");
+	if (t.rounds > 1)
+		lab_note(L, "the region is small, so one sample sums %d such mlock calls", t.rounds);
+	measure_lock_cost(L, &t, &st);
+	lab_stats_scale(&st, 1e3 * (double)GiB / ((double)bytes * t.rounds), "ms/GiB");
+	lab_fact_num(L, "mlock_ms_per_gib", st.median, "ms/GiB");
+	lab_note(L, "mlock: median %.1f ms/GiB (min %.1f, max %.1f, cv %.2f)",
+		 st.median, st.min, st.max, st.cv);
+	claim_stats(L, &st);
+	claim_ge(L, "01.5", st.median, 10.0, "ms/GiB");
+}
+
+/* ------------------------------------------------------------------------ */
+/* The children: a lowered RLIMIT_MEMLOCK without CAP_IPC_LOCK              */
+
+/* Remove CAP_IPC_LOCK from the effective, permitted and inheritable sets. */
+static int drop_cap_ipc_lock(void)
+{
+	struct __user_cap_header_struct hdr;
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	int i = CAP_TO_INDEX(CAP_IPC_LOCK);
+	uint32_t mask = CAP_TO_MASK(CAP_IPC_LOCK);
+
+	memset(&hdr, 0, sizeof(hdr));
+	memset(data, 0, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -1;
+	data[i].effective &= ~mask;
+	data[i].permitted &= ~mask;
+	data[i].inheritable &= ~mask;
+	return (int)syscall(SYS_capset, &hdr, data);
+}
+
+/*
+ * Lower RLIMIT_MEMLOCK (soft and hard) and drop CAP_IPC_LOCK; then verify.
+ * Prints an "error ..." line and returns -1 when that cannot be arranged.
+ */
+static int child_arrange_limit(void)
+{
+	struct rlimit rl;
+
+#ifndef LAB_SABOTAGE
+	rl.rlim_cur = CHILD_MEMLOCK_LIMIT;
+	rl.rlim_max = CHILD_MEMLOCK_LIMIT;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
+		printf("error setrlimit(RLIMIT_MEMLOCK): %s\n", strerror(errno));
+		return -1;
+	}
+#endif
+	if (drop_cap_ipc_lock() < 0) {
+		printf("error capset (dropping CAP_IPC_LOCK): %s\n", strerror(errno));
+		return -1;
+	}
+	if (has_cap_ipc_lock()) {
+		printf("error CAP_IPC_LOCK still in CapEff after capset\n");
+		return -1;
+	}
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
+		printf("error getrlimit(RLIMIT_MEMLOCK): %s\n", strerror(errno));
+		return -1;
+	}
+	printf("limit=%lld ", rl.rlim_cur == RLIM_INFINITY ? -1LL : (long long)rl.rlim_cur);
+	return 0;
+}
+
+/* Role 01.4: try to lock --size bytes; report errno (0: it worked). */
+static int role_mlock_over_limit(struct lab *L)
+{
+	uint64_t bytes = round_to_page(lab_options(L)->size);
+	void *p = map_fresh(bytes);
+	int err = 0;
+
+	if (!p) {
+		printf("error mmap: %s\n", strerror(errno));
+		return 1;
+	}
+	if (child_arrange_limit() < 0)
+		return 1;
+	if (mlock(p, bytes) < 0)
+		err = errno;
+	printf("bytes=%llu errno=%d\n", (unsigned long long)bytes, err);
+	munmap(p, bytes);
+	return 0;
+}
+
+#if DMALAB_HAVE_CUDA
+struct pin_result {
+	int ok, code;
+	char name[64];
+};
+
+/* Sabotage: lock with mlock instead, which the lowered limit refuses. */
+static void *pin_alloc(uint64_t bytes, struct pin_result *r)
+{
+	void *p = NULL;
+#ifdef LAB_SABOTAGE
+	p = map_fresh(bytes);
+	r->ok = p && mlock(p, bytes) == 0;
+	r->code = r->ok ? 0 : errno;
+	snprintf(r->name, sizeof(r->name), "mlock:%s",
+		 r->ok ? "ok" : r->code == ENOMEM ? "ENOMEM" : "failed");
+#else
+	cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
+
+	r->ok = e == cudaSuccess;
+	r->code = (int)e;
+	snprintf(r->name, sizeof(r->name), "%s", cudaGetErrorName(e));
+#endif
+	return r->ok ? p : NULL;
+}
+
+static void pin_free(void *p, uint64_t bytes)
+{
+#ifdef LAB_SABOTAGE
+	munmap(p, bytes);
+#else
+	(void)bytes;
+	cudaFreeHost(p);
+#endif
+}
+
+/* This process's locked, pinned and resident bytes (0 where not reported). */
+struct vm_counters {
+	uint64_t lck, pin, rss;
+};
+
+static void read_vm_counters(struct vm_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	proc_self_status("VmLck", &c->lck);
+	proc_self_status("VmPin", &c->pin);
+	proc_self_status("VmRSS", &c->rss);
+}
+
+static long long delta(uint64_t before, uint64_t after)
+{
+	return (long long)after - (long long)before;
+}
+
+/* 0: CUDA context made; otherwise a "skip" or "error" line was printed. */
+static int child_start_cuda(struct lab *L)
+{
+	char detail[200];
+	const char *why = lab_cuda_unavailable(1, detail, sizeof(detail));
+	cudaError_t e;
+
+	if (why) {
+		printf("skip %s %s\n", why, detail);
+		return 1;
+	}
+	e = cudaSetDevice(lab_options(L)->device);
+	if (e == cudaSuccess)
+		e = cudaFree(0); /* create the context now, outside the deltas */
+	if (e != cudaSuccess) {
+		printf("error cudaSetDevice/cudaFree(0): %s\n", cudaGetErrorName(e));
+		return -1;
+	}
+	return 0;
+}
+
+/* Role 01.6: a pinned allocation under the lowered limit, and its VmLck. */
+static int role_pin_over_limit(struct lab *L)
+{
+	uint64_t bytes = round_to_page(lab_options(L)->size);
+	struct vm_counters before, after;
+	struct pin_result r;
+	int rc = child_start_cuda(L);
+	void *p;
+
+	if (rc != 0)
+		return rc < 0 ? 1 : 0;
+	if (child_arrange_limit() < 0)
+		return 1;
+	read_vm_counters(&before);
+	p = pin_alloc(bytes, &r);
+	read_vm_counters(&after);
+	if (p)
+		pin_free(p, bytes);
+	printf("bytes=%llu ok=%d code=%d name=%s vmlck=%lld vmpin=%lld vmrss=%lld\n",
+	       (unsigned long long)bytes, r.ok, r.code, r.name,
+	       delta(before.lck, after.lck), delta(before.pin, after.pin),
+	       delta(before.rss, after.rss));
+	return 0;
+}
+#endif
+
+static int run_role(struct lab *L, const char *role)
+{
+	int rc = 2;
+
+	if (strcmp(role, ROLE_MLOCK) == 0)
+		rc = role_mlock_over_limit(L);
+#if DMALAB_HAVE_CUDA
+	else if (strcmp(role, ROLE_PIN) == 0)
+		rc = role_pin_over_limit(L);
+#endif
+	else
+		fprintf(stderr, "lab-01: --role '%s': unknown role\n", role);
+	fflush(stdout);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Starting a child and collecting its one line                             */
+
+struct child_result {
+	char line[512]; /* first line of the child's stdout */
+	int status;     /* from waitpid */
+	int timed_out;  /* killed by us after the deadline */
+};
+
+/*
+ * While a child runs, Ctrl-C, SIGTERM and SIGHUP are held as a flag so the
+ * parent can kill and reap the child first, then die of the same signal.
+ */
+static volatile sig_atomic_t stop_signal;
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define NSTOP ((int)(sizeof(stop_signals) / sizeof(stop_signals[0])))
+
+static void note_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void hold_stop_signals(struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = note_stop_signal; /* no SA_RESTART: poll returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < NSTOP; i++) {
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN) /* keep what nohup ignored */
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+static void release_stop_signals(const struct sigaction *old)
+{
+	for (int i = 0; i < NSTOP; i++)
+		sigaction(stop_signals[i], &old[i], NULL);
+	if (stop_signal)
+		raise(stop_signal);
+}
+
+/* In the child, between fork and exec: async-signal-safe calls only. */
+static void exec_role(const char *self, char *const *argv, int out_fd, pid_t parent)
+{
+	/* Die with the parent, whichever way it goes (even SIGKILL). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	if (dup2(out_fd, STDOUT_FILENO) < 0)
+		_exit(127);
+	execv(self, argv);
+	_exit(127);
+}
+
+/* 1 when the child must be killed now: past the deadline or signalled. */
+static int must_stop(double deadline, struct child_result *r)
+{
+	if (lab_now() >= deadline)
+		r->timed_out = 1;
+	return r->timed_out || stop_signal;
+}
+
+/* Read the child's stdout until EOF, the deadline (lab_now() s) or a signal. */
+static void read_child(int fd, double deadline, struct child_result *r)
+{
+	size_t used = 0, room = sizeof(r->line) - 1;
+	char sink[256];
+
+	while (!must_stop(deadline, r)) {
+		struct pollfd pfd;
+		ssize_t k;
+
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 100) <= 0)
+			continue; /* EINTR or a quiet 100 ms: check again */
+		if (used < room)
+			k = read(fd, r->line + used, room - used);
+		else
+			k = read(fd, sink, sizeof(sink)); /* keep the pipe drained */
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		if (used < room)
+			used += (size_t)k;
+	}
+	r->line[used] = '\0';
+	r->line[strcspn(r->line, "\n")] = '\0';
+}
+
+/* Wait for pid until the deadline or a signal, then kill it; always reaps. */
+static void reap_child(pid_t pid, double deadline, struct child_result *r)
+{
+	while (!must_stop(deadline, r)) {
+		pid_t w = waitpid(pid, &r->status, WNOHANG);
+
+		if (w == pid || (w < 0 && errno != EINTR))
+			return;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * fork+exec this program as `--role role --size bytes --device D`, stdout on
+ * a pipe.  Returns 0 with r filled, or -1 (errno) if no child started.
+ */
+static int spawn_role(struct lab *L, const char *role, uint64_t bytes,
+		      double timeout_s, struct child_result *r)
+{
+	const char *self = lab_self_path(L);
+	char size_arg[32], dev_arg[16];
+	const char *argv[8];
+	struct sigaction old[NSTOP];
+	int fds[2], fork_errno;
+	pid_t pid, parent = getpid();
+	double deadline = lab_now() + timeout_s;
+
+	memset(r, 0, sizeof(*r));
+	if (!strchr(self, '/'))
+		self = "/proc/self/exe"; /* started through PATH */
+	snprintf(size_arg, sizeof(size_arg), "%llu", (unsigned long long)bytes);
+	snprintf(dev_arg, sizeof(dev_arg), "%d", lab_options(L)->device);
+	argv[0] = self; argv[1] = "--role"; argv[2] = role;
+	argv[3] = "--size"; argv[4] = size_arg;
+	argv[5] = "--device"; argv[6] = dev_arg; argv[7] = NULL;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	fflush(NULL);
+	hold_stop_signals(old);
+	pid = fork();
+	if (pid == 0)
+		exec_role(self, (char *const *)argv, fds[1], parent);
+	fork_errno = errno;
+	close(fds[1]);
+	if (pid > 0) {
+		read_child(fds[0], deadline, r);
+		reap_child(pid, deadline, r);
+	}
+	close(fds[0]);
+	release_stop_signals(old); /* dies here if a signal came */
+	errno = fork_errno;
+	return pid < 0 ? -1 : 0;
+}
+
+/* Start a role and insist on a clean exit and a line; lab_error otherwise. */
+static void spawn_role_or_die(struct lab *L, const char *role, uint64_t bytes,
+			      double timeout_s, struct child_result *r)
+{
+	if (spawn_role(L, role, bytes, timeout_s, r) < 0)
+		lab_error_errno(L, "starting the %s child", role);
+	if (r->timed_out)
+		lab_error(L, "the %s child did not finish within %.0f s (killed)", role, timeout_s);
+	if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0) {
+		if (strncmp(r->line, "error ", 6) == 0)
+			lab_error(L, "%s child: %s", role, r->line + 6);
+		lab_error(L, "the %s child ended badly (status 0x%x, said '%s')",
+			  role, r->status, r->line);
+	}
+}
+
+/* Value of " key=" in a child's line, as a number; -1 with errno if absent. */
+static int line_ll(const char *line, const char *key, long long *v)
+{
+	size_t n = strlen(key);
+	const char *p = line;
+	char *end;
+
+	while ((p = strstr(p, key)) != NULL) {
+		if ((p == line || p[-1] == ' ') && p[n] == '=')
+			break;
+		p += n;
+	}
+	if (!p) {
+		errno = ENOENT;
+		return -1;
+	}
+	errno = 0;
+	*v = strtoll(p + n + 1, &end, 10);
+	if (errno || end == p + n + 1)
+		return -1;
+	return 0;
+}
+
+static long long line_ll_or_die(struct lab *L, const char *line, const char *key)
+{
+	long long v = 0;
+
+	if (line_ll(line, key, &v) < 0)
+		lab_error(L, "child said '%s': no number for %s", line, key);
+	return v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* 01.4 and 01.6                                                            */
+
+static void claim_limit_refusal(struct lab *L)
+{
+	struct child_result r;
+	long long limit, err;
+	char lim[32], sz[32];
+
+	lab_note(L, "child (fork+exec, --role %s): lowers RLIMIT_MEMLOCK to %s, drops CAP_IPC_LOCK,",
+		 ROLE_MLOCK, lab_fmt_size(CHILD_MEMLOCK_LIMIT, lim, sizeof(lim)));
+	lab_note(L, "then asks mlock for %s: what an RDMA registration meets in a container",
+		 lab_fmt_size(CHILD_OVER_LIMIT_BYTES, sz, sizeof(sz)));
+	spawn_role_or_die(L, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES, MLOCK_CHILD_TIMEOUT_S, &r);
+	limit = line_ll_or_die(L, r.line, "limit");
+	err = line_ll_or_die(L, r.line, "errno");
+	lab_fact_num(L, "child_rlimit_memlock", (double)limit, "bytes");
+	if (limit < 0)
+		claim_note(L, "child: RLIMIT_MEMLOCK unlimited, no CAP_IPC_LOCK; mlock %s",
+			   err ? strerror((int)err) : "succeeded");
+	else
+		claim_note(L, "child: RLIMIT_MEMLOCK %s, no CAP_IPC_LOCK; mlock %s",
+			   lab_fmt_size((uint64_t)limit, lim, sizeof(lim)),
+			   err ? strerror((int)err) : "succeeded");
+	claim_errno_eq(L, "01.4", (int)err, ENOMEM);
+}
+
+#if DMALAB_HAVE_CUDA
+static int skip_from_child(struct lab *L, const char *id, const char *line)
+{
+	char reason[48];
+	int n = 0;
+
+	if (sscanf(line, "skip %47s %n", reason, &n) != 1 || n == 0)
+		return 0;
+	if (!lab_skip_reason_valid(reason))
+		lab_error(L, "child skipped with an unknown reason '%s'", reason);
+	claim_skip(L, id, reason, "%s", line + n);
+	return 1;
+}
+
+static void decide_pin_claim(struct lab *L, const char *line)
+{
+	long long bytes = line_ll_or_die(L, line, "bytes");
+	long long ok = line_ll_or_die(L, line, "ok");
+	long long code = line_ll_or_die(L, line, "code");
+	long long dlck = line_ll_or_die(L, line, "vmlck");
+	long long dpin = line_ll_or_die(L, line, "vmpin");
+	long long drss = line_ll_or_die(L, line, "vmrss");
+	const char *name = strstr(line, "name=");
+	char nm[64] = "?", sz[32];
+
+	if (name)
+		sscanf(name + 5, "%63s", nm);
+	lab_fmt_size((uint64_t)bytes, sz, sizeof(sz));
+	lab_fact_num(L, "pinned_vmlck_delta", (double)dlck, "bytes");
+	lab_fact_num(L, "pinned_vmpin_delta", (double)dpin, "bytes");
+	lab_fact_num(L, "pinned_vmrss_delta", (double)drss, "bytes");
+	lab_note(L, "child: pinned %s under a %llu KiB limit: %s; VmLck %+.1f MiB, VmPin %+.1f MiB, VmRSS %+.1f MiB",
+		 sz, (unsigned long long)(CHILD_MEMLOCK_LIMIT / KiB), nm,
+		 to_mib((double)dlck), to_mib((double)dpin), to_mib((double)drss));
+	if (!ok) {
+		claim_note(L, "the pinned allocation of %s was refused under the lowered limit", sz);
+		claim_cuda_err_eq(L, "01.6", (int)code, nm, 0, "cudaSuccess");
+		return;
+	}
+	claim_note(L, "cudaHostAlloc(%s) succeeded without CAP_IPC_LOCK; VmPin %+.1f MiB",
+		   sz, to_mib((double)dpin));
+	claim_int_eq(L, "01.6", dlck / (long long)KiB, 0, "KiB");
+}
+#endif
+
+static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
+{
+#if DMALAB_HAVE_CUDA
+	struct child_result r;
+
+	lab_note(L, "a second child, same limit and no CAP_IPC_LOCK (--role %s): cudaHostAlloc;", ROLE_PIN);
+	lab_note(L, "the driver pins pages itself, so look at VmLck and VmPin afterwards");
+	spawn_role_or_die(L, ROLE_PIN, bytes, PIN_CHILD_TIMEOUT_S, &r);
+	if (!skip_from_child(L, "01.6", r.line))
+		decide_pin_claim(L, r.line);
+#else
+	claim_skip(L, "01.6", SKIP_NOT_BUILT_NO_NVCC, "built without nvcc");
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* 01.7: physical contiguity through /proc/self/pagemap                     */
+
+/* Fills out; returns -1 (errno) if pagemap cannot be read. */
+static int count_runs(void *p, uint64_t bytes, struct pagemap_runs *out)
+{
+	return pagemap_count_runs(NULL, (uintptr_t)p, bytes, page_bytes(), out);
+}
+
+static void note_runs(struct lab *L, const char *what, const struct pagemap_runs *pr)
+{
+	char sz[32];
+
+	lab_note(L, "%s: %llu of %llu pages present, %llu physically contiguous runs, longest %s",
+		 what, (unsigned long long)pr->present, (unsigned long long)pr->pages,
+		 (unsigned long long)pr->runs,
+		 lab_fmt_size(pr->longest_run * page_bytes(), sz, sizeof(sz)));
+}
+
+/* The control: an mlock'd anonymous region.  Returns 0 if PFNs were hidden. */
+static int mlock_control_runs(struct lab *L, uint64_t bytes)
+{
+	struct pagemap_runs pr;
+	void *p = map_fresh(bytes);
+	int rc;
+
+	if (!p)
+		lab_error_errno(L, "mmap(%" PRIu64 " bytes)", bytes);
+	if (mlock(p, bytes) < 0) {
+		munmap(p, bytes);
+		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
+	}
+	rc = count_runs(p, bytes, &pr);
+	munmap(p, bytes);
+	if (rc < 0)
+		lab_error_errno(L, "reading /proc/self/pagemap");
+	if (!pr.pfn_visible)
+		return 0;
+	note_runs(L, "control, mlock'd anonymous memory", &pr);
+	lab_fact_num(L, "mlock_runs", (double)pr.runs, "runs");
+	lab_fact_num(L, "mlock_longest_run", (double)(pr.longest_run * page_bytes()), "bytes");
+	return 1;
+}
+
+#if DMALAB_HAVE_CUDA
+static void claim_pinned_runs(struct lab *L, uint64_t bytes)
+{
+	struct pagemap_runs pr;
+	char detail[200];
+	const char *why = lab_cuda_unavailable(1, detail, sizeof(detail));
+	void *p = NULL;
+	int rc;
+
+	if (why) {
+		claim_skip(L, "01.7", why, "%s", detail);
+		return;
+	}
+	CUDA_CHECK(L, cudaSetDevice(lab_options(L)->device));
+	CUDA_CHECK(L, cudaHostAlloc(&p, bytes, cudaHostAllocDefault));
+	memset(p, 0x5a, bytes); /* every page present before pagemap is read */
+	rc = count_runs(p, bytes, &pr);
+	cudaFreeHost(p);
+	if (rc < 0)
+		lab_error_errno(L, "reading /proc/self/pagemap");
+	if (pr.present == 0) {
+		/* pagemap treats a VM_PFNMAP driver mapping as a hole */
+		claim_skip(L, "01.7", SKIP_UNSUPPORTED,
+			   "/proc/self/pagemap shows none of the %llu pages as present",
+			   (unsigned long long)pr.pages);
+		return;
+	}
+	if (!pr.pfn_visible) {
+		claim_skip(L, "01.7", SKIP_NO_CAPABILITY,
+			   "/proc/self/pagemap shows PFN 0 (no CAP_SYS_ADMIN)");
+		return;
+	}
+	note_runs(L, "cudaHostAlloc", &pr);
+	lab_fact_num(L, "pinned_runs", (double)pr.runs, "runs");
+	lab_fact_num(L, "pinned_longest_run", (double)(pr.longest_run * page_bytes()), "bytes");
+	claim_note(L, "%llu pages, longest run %llu pages; guest-physical frames if this is a VM",
+		   (unsigned long long)pr.pages, (unsigned long long)pr.longest_run);
+	claim_int_eq(L, "01.7", (long long)pr.runs, 1, "runs");
+}
+#endif
+
+static void claim_contiguity(struct lab *L, uint64_t bytes, uint64_t budget)
+{
+	uint64_t control = fit_region(bytes, budget);
+
+	if (geteuid() != 0) {
+		claim_skip(L, "01.7", SKIP_NOT_ROOT,
+			   "euid %d: /proc/self/pagemap shows PFN 0 to non-root", (int)geteuid());
+		return;
+	}
+	lab_note(L, "page frame numbers from /proc/self/pagemap; in a VM they are guest-physical,");
+	lab_note(L, "so they say what the guest kernel did, not where the host put the memory");
+	if (control && !mlock_control_runs(L, control)) {
+		claim_skip(L, "01.7", SKIP_NO_CAPABILITY,
+			   "/proc/self/pagemap shows PFN 0 (no CAP_SYS_ADMIN)");
+		return;
+	}
+#if DMALAB_HAVE_CUDA
+	claim_pinned_runs(L, bytes);
+#else
+	claim_skip(L, "01.7", SKIP_NOT_BUILT_NO_NVCC, "built without nvcc");
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* The lab                                                                  */
+
+static void note_setting(struct lab *L, uint64_t budget)
+{
+	struct rlimit rl;
+	char lim[32];
+	int cap = has_cap_ipc_lock();
+
+	lab_fact_num(L, "euid", (double)geteuid(), "");
+	lab_fact_num(L, "cap_ipc_lock", cap, "");
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		lab_fact_num(L, "rlimit_memlock", (double)rl.rlim_cur, "bytes");
+		lab_fmt_size((uint64_t)rl.rlim_cur, lim, sizeof(lim));
+	} else {
+		lab_fact_str(L, "rlimit_memlock", "unlimited");
+		snprintf(lim, sizeof(lim), "unlimited");
+	}
+	lab_note(L, "this process: euid %d, RLIMIT_MEMLOCK %s, CAP_IPC_LOCK %s%s", (int)geteuid(),
+		 lim, cap ? "yes" : "no",
+		 budget == UINT64_MAX ? " (so nothing limits mlock here)" : "");
+}
+
+/* The timed and pinned size: --size, or 64 MiB with --quick. */
+static uint64_t chosen_size(struct lab *L)
+{
+	const struct lab_opts *o = lab_options(L);
+
+	if (o->quick && !o->size_given)
+		return 64 * MiB;
+	return round_to_page(o->size);
+}
+
+static void skip_lock_claims(struct lab *L, uint64_t budget)
+{
+	char b[32];
+	static const char *const ids[] = { "01.1", "01.2", "01.3", "01.5", "01.8" };
+
+	lab_fmt_size(budget, b, sizeof(b));
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		claim_skip(L, ids[i], SKIP_NO_CAPABILITY,
+			   "no CAP_IPC_LOCK and only %s lockable under RLIMIT_MEMLOCK, need 1 MiB", b);
+}
+
+static void run_lock_claims(struct lab *L, uint64_t budget, uint64_t timed)
+{
+	uint64_t region = fit_region(STATUS_REGION_BYTES, budget);
+	uint64_t avail = meminfo_or_die(L, "MemAvailable");
+	char a[32], b[32];
+
+	if (region != STATUS_REGION_BYTES)
+		lab_note(L, "RLIMIT_MEMLOCK leaves %s lockable: locking %s instead of 64 MiB",
+			 lab_fmt_size(budget, a, sizeof(a)), lab_fmt_size(region, b, sizeof(b)));
+	claim_status_deltas(L, region);
+	claim_munlock(L, region);
+	timed = fit_region(timed, budget);
+	if (timed > avail / 2)
+		claim_skip(L, "01.5", SKIP_NOT_ENOUGH_MEMORY, "--size %s, MemAvailable %s",
+			   lab_fmt_size(timed, a, sizeof(a)), lab_fmt_size(avail, b, sizeof(b)));
+	else
+		claim_lock_cost(L, timed);
+}
+
+static void run(struct lab *L)
+{
+	uint64_t budget = lockable_bytes();
+	uint64_t size = chosen_size(L);
+
+	note_setting(L, budget);
+	if (fit_region(STATUS_REGION_BYTES, budget))
+		run_lock_claims(L, budget, size);
+	else
+		skip_lock_claims(L, budget);
+	/* Children first: this process must not fork once CUDA is initialised. */
+	claim_limit_refusal(L);
+	claim_pinned_unlimited(L, size);
+	claim_contiguity(L, size, budget);
+}
+
+LAB_MAIN(spec, run)
