@@ -1,0 +1,288 @@
+/*
+ * main.c - `dmalab`: options, commands, signals.
+ *
+ *   dmalab list | run NN... | check [NN...] | sysinfo   [options]
+ *
+ * Exit codes: 0 no failure (known errata and skips allowed), 1 a claim
+ * failed or a lab broke, 2 usage or bad input, 130 interrupted.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+volatile sig_atomic_t runner_stop_signal;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dmalab list | run NN... | check [NN...] | sysinfo  [options]\n"
+		"  list            every lab, its claims, and whether it will skip here\n"
+		"  run NN...       run labs, narrated (prints the command line it runs)\n"
+		"  check [NN...]   run every lab (or those named): report card, results.json\n"
+		"  sysinfo         the machine facts the skips are decided on\n"
+		"options:\n"
+		"  --labs-dir DIR      where the lab-NN programs are (default: <dir of dmalab>/labs)\n"
+		"  --results DIR       where results.json and the logs go (default: results)\n"
+		"  --format FMT        human, tap or json (default: human on a terminal, else tap)\n"
+		"  --timeout-mul N     multiply every lab's timeout by N > 0 (env DMALAB_TIMEOUT_MUL)\n"
+		"  --quick             small sizes (passes --quick to the labs)\n"
+		"  --errata FILE       known errata (default: answers/errata.md, if present)\n"
+		"  --help              this text\n"
+		"exit: 0 no failure, 1 a claim failed or a lab broke, 2 usage, 130 interrupted\n");
+}
+
+static void die_usage(const char *fmt, const char *value)
+{
+	fprintf(stderr, "dmalab: ");
+	fprintf(stderr, fmt, value);
+	fprintf(stderr, " (see dmalab --help)\n");
+	exit(2);
+}
+
+/* A positive finite number up to 1000, the whole string. */
+static double parse_mul(const char *s, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v <= 0 || v > 1000) {
+		fprintf(stderr, "dmalab: bad %s '%s' (want a number > 0, at most 1000)\n",
+			what, s);
+		exit(2);
+	}
+	return v;
+}
+
+static enum out_format parse_format(const char *s)
+{
+	if (!strcmp(s, "human"))
+		return FMT_HUMAN;
+	if (!strcmp(s, "tap"))
+		return FMT_TAP;
+	if (!strcmp(s, "json"))
+		return FMT_JSON;
+	die_usage("bad --format '%s' (want human, tap or json)", s);
+	return FMT_TAP;
+}
+
+/* "2", "02", "lab-02" -> "02" (in place, at most 8 digits); else exit 2. */
+static char *normalise_id(char *arg)
+{
+	char *s = strncmp(arg, "lab-", 4) == 0 ? arg + 4 : arg;
+	size_t i, n = strlen(s);
+
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			break;
+	if (!n || i < n || n > 8)
+		die_usage("bad lab id '%s' (want a number like 02)", arg);
+	if (n == 1) {
+		static char padded[64][4];
+		static int used;
+
+		if (used == 64)
+			die_usage("too many lab ids, from '%s' on", arg);
+		snprintf(padded[used], sizeof(padded[used]), "0%c", s[0]);
+		return padded[used++];
+	}
+	return s;
+}
+
+/* <directory of the dmalab program>/labs */
+static void default_labs_dir(const char *argv0, char *out, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (strchr(argv0, '/')) {
+		snprintf(self, sizeof(self), "%s", argv0);
+	} else {
+		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		self[n > 0 ? n : 0] = '\0';
+	}
+	snprintf(out, len, "%s/labs", dirname(self));
+}
+
+static void parse_options(struct runner_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "labs-dir", required_argument, NULL, 'L' },
+		{ "results", required_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "timeout-mul", required_argument, NULL, 't' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "errata", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'L': snprintf(o->labs_dir, sizeof(o->labs_dir), "%s", optarg); break;
+		case 'r': o->results_dir = optarg; break;
+		case 'f': o->format = parse_format(optarg); break;
+		case 't': o->timeout_mul = parse_mul(optarg, "--timeout-mul"); break;
+		case 'q': o->quick = 1; break;
+		case 'e': o->errata_path = optarg; o->errata_explicit = 1; break;
+		case 'h': usage(stdout); exit(0);
+		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
+		default: die_usage("unknown option '%s'", argv[optind - 1]); break;
+		}
+	}
+}
+
+static void parse_command(struct runner_opts *o, int argc, char **argv)
+{
+	static const char *const cmds[] = { "list", "run", "check", "sysinfo" };
+	size_t i;
+	int k;
+
+	if (optind >= argc) {
+		usage(stderr);
+		exit(2);
+	}
+	o->command = argv[optind++];
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(o->command, cmds[i]))
+			break;
+	if (i == sizeof(cmds) / sizeof(cmds[0]))
+		die_usage("unknown command '%s' (want list, run, check or sysinfo)", o->command);
+	o->ids = argv + optind;
+	o->nids = argc - optind;
+	for (k = 0; k < o->nids; k++)
+		o->ids[k] = normalise_id(o->ids[k]);
+	if (!strcmp(o->command, "run") && !o->nids)
+		die_usage("'%s' needs at least one lab id, e.g. dmalab run 02", "run");
+	if ((!strcmp(o->command, "sysinfo")) && o->nids)
+		die_usage("'sysinfo' takes no lab id, got '%s'", o->ids[0]);
+}
+
+static void parse_args(struct runner_opts *o, int argc, char **argv)
+{
+	const char *env = getenv("DMALAB_TIMEOUT_MUL");
+
+	memset(o, 0, sizeof(*o));
+	o->results_dir = "results";
+	o->errata_path = "answers/errata.md";
+	o->timeout_mul = env && *env ? parse_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
+	o->format = isatty(STDOUT_FILENO) ? FMT_HUMAN : FMT_TAP;
+	default_labs_dir(argv[0], o->labs_dir, sizeof(o->labs_dir));
+	parse_options(o, argc, argv);
+	parse_command(o, argc, argv);
+	o->color = o->format == FMT_HUMAN && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+}
+
+static void on_stop(int sig)
+{
+	runner_stop_signal = sig;
+}
+
+/* Ctrl-C stops the running lab's group, and the run writes its results. */
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN); /* a closed stdout must not orphan a lab */
+	/* orphaned helpers of a lab are re-parented to us, so we can reap them */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+static void load_errata(struct run_state *rs)
+{
+	char err[512];
+
+	if (errata_load(rs->opt->errata_path, &rs->errata, err, sizeof(err)) == 0)
+		return;
+	if (errno == ENOENT && !rs->opt->errata_explicit)
+		return;
+	fprintf(stderr, "dmalab: %s\n", err);
+	exit(2);
+}
+
+static int make_results_dir(const char *dir)
+{
+	char path[PATH_MAX], *p;
+
+	snprintf(path, sizeof(path), "%s", dir);
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0777) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+static void start_clock(struct run_state *rs)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(rs->started, sizeof(rs->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	rs->t0 = mono_now();
+}
+
+static int run_command(struct run_state *rs)
+{
+	int rc;
+
+	if (!strcmp(rs->opt->command, "sysinfo")) {
+		sysinfo_print(&rs->si, stdout);
+		return 0;
+	}
+	rc = discover_labs(rs);
+	if (rc)
+		return rc == -2 ? 2 : 1;
+	if (!strcmp(rs->opt->command, "list"))
+		return cmd_list(rs);
+	if (make_results_dir(rs->opt->results_dir)) {
+		fprintf(stderr, "dmalab: cannot create '%s': %s\n", rs->opt->results_dir,
+			strerror(errno));
+		return 1;
+	}
+	return cmd_run(rs);
+}
+
+int main(int argc, char **argv)
+{
+	struct runner_opts opt;
+	struct run_state rs;
+	int rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	parse_args(&opt, argc, argv);
+	memset(&rs, 0, sizeof(rs));
+	rs.opt = &opt;
+	start_clock(&rs);
+	install_signals();
+	load_errata(&rs);
+	sysinfo_collect(&rs.si); /* no CUDA: NVML by dlopen, sysfs */
+	rc = run_command(&rs);
+	lab_entries_free(&rs);
+	errata_free(&rs.errata);
+	return rc;
+}

@@ -1,0 +1,425 @@
+/*
+ * output.c - what the user sees: the human format (narrative, one readable
+ * line per verdict, colour on a terminal), TAP 13 (one test point per lab,
+ * its claims as an indented subtest), the report card and the summary line,
+ * which is always the last line on stdout (on stderr in JSON format, so that
+ * stdout stays one JSON document).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runner.h"
+
+#define C_RED    "\033[31m"
+#define C_GREEN  "\033[32m"
+#define C_YELLOW "\033[33m"
+#define C_BLUE   "\033[34m"
+#define C_DIM    "\033[2m"
+#define C_BOLD   "\033[1m"
+#define C_OFF    "\033[0m"
+
+static const char *col(const struct run_state *rs, const char *c)
+{
+	return rs->opt->color ? c : "";
+}
+
+FILE *out_progress_stream(struct run_state *rs)
+{
+	return rs->opt->format == FMT_JSON ? stderr : stdout;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Words and numbers                                                         */
+
+/* The verdict as the human format says it: does the machine agree with
+ * the chapter? */
+static const char *verdict_word(const struct claim_res *c)
+{
+	static const struct { const char *status, *word; } words[] = {
+		{ "pass", "confirmed" }, { "fail", "CONTRADICTED" },
+		{ "skip", "skipped" }, { "inconclusive", "inconclusive" },
+		{ "error", "error" }, { "not_run", "not run" }, { "pending", "pending" },
+	};
+	size_t i;
+
+	if (c->erratum)
+		return "contradicted";
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(c->status, words[i].status))
+			return words[i].word;
+	return c->status;
+}
+
+static const char *verdict_color(const struct claim_res *c)
+{
+	if (!strcmp(c->status, "pass"))
+		return C_GREEN;
+	if (c->erratum)
+		return C_BLUE;
+	if (!strcmp(c->status, "fail") || !strcmp(c->status, "error") ||
+	    !strcmp(c->status, "not_run"))
+		return C_RED;
+	return C_YELLOW;
+}
+
+static const char *lab_color(const char *status)
+{
+	if (!strcmp(status, "pass"))
+		return C_GREEN;
+	if (!strcmp(status, "skip"))
+		return C_YELLOW;
+	return C_RED;
+}
+
+/* "7.9 GB/s", "4096 bytes", "0.0021 s": four significant digits. */
+static void fmt_num(double v, const char *unit, char *buf, size_t len)
+{
+	const char *sp = unit && *unit ? " " : "";
+
+	if (isnan(v))
+		snprintf(buf, len, "?");
+	else if (v == (double)(long long)v && fabs(v) < 1e15)
+		snprintf(buf, len, "%lld%s%s", (long long)v, sp, unit ? unit : "");
+	else
+		snprintf(buf, len, "%.4g%s%s", v, sp, unit ? unit : "");
+}
+
+static void fmt_tol(const struct claim_res *c, char *buf, size_t len)
+{
+	double a = isnan(c->tol_abs) ? 0 : c->tol_abs;
+	double r = isnan(c->tol_rel) ? 0 : c->tol_rel;
+	char abs_s[48];
+
+	fmt_num(a, c->unit, abs_s, sizeof(abs_s));
+	if (a && r)
+		snprintf(buf, len, " +-(%s + %.4g%%)", abs_s, r * 100);
+	else if (r)
+		snprintf(buf, len, " +-%.4g%%", r * 100);
+	else if (a)
+		snprintf(buf, len, " +-%s", abs_s);
+	else
+		buf[0] = '\0';
+}
+
+static const char *op_symbol(const char *op)
+{
+	static const struct { const char *op, *sym; } ops[] = {
+		{ "ge", ">= " }, { "gt", "> " }, { "le", "<= " }, { "lt", "< " },
+		{ "ratio_ge", ">= " }, { "ratio_le", "<= " }, { "int_eq", "= " },
+		{ "errno_eq", "= " }, { "cuda_err_eq", "= " }, { "near", "~ " },
+	};
+	size_t i;
+
+	for (i = 0; op && i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(op, ops[i].op))
+			return ops[i].sym;
+	return "";
+}
+
+static void fmt_want(const struct claim_res *c, char *buf, size_t len)
+{
+	char a[64], b[64], tol[96];
+
+	if (c->op && !strcmp(c->op, "in_range")) {
+		fmt_num(c->lo, NULL, a, sizeof(a));
+		fmt_num(c->hi, c->unit, b, sizeof(b));
+		snprintf(buf, len, "%s .. %s", a, b);
+		return;
+	}
+	if (c->want_name)
+		snprintf(a, sizeof(a), "%s", c->want_name);
+	else
+		fmt_num(c->want, c->unit, a, sizeof(a));
+	tol[0] = '\0';
+	if (c->op && !strcmp(c->op, "near"))
+		fmt_tol(c, tol, sizeof(tol));
+	snprintf(buf, len, "%s%s%s", op_symbol(c->op), a, tol);
+}
+
+/* "got 7.9 x, want >= 1.3 x", or the skip reason, into buf. */
+void fmt_got_want(const struct claim_res *c, char *buf, size_t len)
+{
+	char got[64], want[160];
+
+	buf[0] = '\0';
+	if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive")) {
+		int same = c->reason && !strcmp(c->reason, c->status); /* inconclusive */
+
+		snprintf(buf, len, "%s%s%s", same ? "" : c->reason ? c->reason : "no reason given",
+			 c->detail && !same ? ": " : "", c->detail ? c->detail : "");
+		return;
+	}
+	if (!claim_decided(c) || isnan(c->got))
+		return;
+	if (c->op && !strcmp(c->op, "true")) {
+		snprintf(buf, len, "got %s, want yes", c->got != 0 ? "yes" : "no");
+		return;
+	}
+	if (c->got_name)
+		snprintf(got, sizeof(got), "%s", c->got_name);
+	else
+		fmt_num(c->got, c->unit, got, sizeof(got));
+	fmt_want(c, want, sizeof(want));
+	snprintf(buf, len, "got %s, want %s", got, want);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Human format                                                              */
+
+static void human_claim(struct run_state *rs, const struct claim_res *c)
+{
+	char gw[512];
+
+	printf("  %s%-13s%s %s  %s\n", col(rs, verdict_color(c)), verdict_word(c),
+	       col(rs, C_OFF), c->id, c->text ? c->text : "");
+	fmt_got_want(c, gw, sizeof(gw));
+	if (c->erratum)
+		printf("  %-13s %s(known erratum: %s)%s\n", "", col(rs, C_BLUE),
+		       c->erratum->truth, col(rs, C_OFF));
+	if (gw[0])
+		printf("  %-13s %s\n", "", gw);
+	if (c->note)
+		printf("  %-13s %snote: %s%s\n", "", col(rs, C_DIM), c->note, col(rs, C_OFF));
+}
+
+static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
+{
+	int k;
+
+	for (k = 0; k < lab->nclaims; k++) {
+		if (!lab->claims[k].shown)
+			human_claim(rs, &lab->claims[k]);
+		lab->claims[k].shown = 1;
+	}
+	printf("%slab-%s: %s%s", col(rs, C_BOLD), lab->id, col(rs, lab_color(lab->status)),
+	       lab->status);
+	if (lab->error_kind)
+		printf(" (%s): %s", lab->error_kind, lab->error_msg);
+	else if (!strcmp(lab->status, "skip"))
+		printf(": %s%s%s", lab->skip_reason, lab->skip_detail[0] ? ": " : "",
+		       lab->skip_detail);
+	printf("%s", col(rs, C_OFF));
+	if (lab->log_path[0])
+		printf(", %.1f s, log %s", lab->duration_s, lab->log_path);
+	printf("\n\n");
+}
+
+/* ------------------------------------------------------------------------ */
+/* TAP format                                                                */
+
+/* A TAP description: '#' and '\' escaped, no line breaks. */
+static void tap_desc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '#' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	}
+}
+
+/* A YAMLish scalar: single-quoted, quotes doubled (TAP::Parser reads it). */
+static void yaml_str(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, "  %s: '", key);
+	for (; v && *v; v++) {
+		if (*v == '\'')
+			fputc('\'', f);
+		fputc(*v == '\n' ? ' ' : *v, f);
+	}
+	fputs("'\n", f);
+}
+
+static void tap_claim(const struct claim_res *c, int number)
+{
+	int ok = strcmp(c->status, "fail") && strcmp(c->status, "error") &&
+		 strcmp(c->status, "not_run") && strcmp(c->status, "pending");
+
+	printf("    %s %d - ", ok || c->erratum ? (ok ? "ok" : "not ok") : "not ok", number);
+	tap_desc(stdout, c->id);
+	printf(" ");
+	tap_desc(stdout, c->text);
+	printf(" [");
+	tap_desc(stdout, c->question);
+	printf("]");
+	if (c->erratum)
+		printf(" # TODO known erratum");
+	else if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive"))
+		printf(" # SKIP %s%s%s", c->reason ? c->reason : c->status,
+		       c->detail ? ": " : "", c->detail ? c->detail : "");
+	else if (!strcmp(c->status, "not_run"))
+		printf(" (not run)");
+	printf("\n");
+}
+
+static void tap_lab_yaml(const struct lab_entry *lab)
+{
+	printf("  ---\n");
+	yaml_str(stdout, "status", lab->status);
+	if (lab->error_kind) {
+		yaml_str(stdout, "error", lab->error_kind);
+		yaml_str(stdout, "message", lab->error_msg);
+	}
+	if (lab->exit_code >= 0)
+		printf("  exit: %d\n", lab->exit_code);
+	if (lab->signal)
+		yaml_str(stdout, "signal", signal_name(lab->signal));
+	printf("  duration_s: %.2f\n", lab->duration_s);
+	yaml_str(stdout, "log", lab->log_path);
+	printf("  ...\n");
+}
+
+static void tap_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
+{
+	int k, ok = !strcmp(lab->status, "pass") || !strcmp(lab->status, "skip");
+
+	printf("    # Subtest: lab-%s %s\n", lab->id, lab->title);
+	printf("    1..%d\n", lab->nclaims);
+	for (k = 0; k < lab->nclaims; k++)
+		tap_claim(&lab->claims[k], k + 1);
+	printf("%s %d - lab-%s ", ok ? "ok" : "not ok", number, lab->id);
+	tap_desc(stdout, lab->title);
+	if (!strcmp(lab->status, "skip"))
+		printf(" # SKIP %s%s%s", lab->skip_reason, lab->skip_detail[0] ? ": " : "",
+		       lab->skip_detail);
+	printf("\n");
+	tap_lab_yaml(lab);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                    */
+
+void out_run_begin(struct run_state *rs, int nlabs)
+{
+	if (rs->opt->format == FMT_TAP)
+		printf("TAP version 13\n1..%d\n", nlabs);
+}
+
+void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv[])
+{
+	FILE *f = out_progress_stream(rs);
+	int i;
+
+	fprintf(f, "%s# running lab-%s (timeout %.0f s): %s%s\n", col(rs, C_BOLD), lab->id,
+		lab->timeout_s * rs->opt->timeout_mul, lab->title, col(rs, C_OFF));
+	if (!strcmp(rs->opt->command, "run")) {
+		fputs(rs->opt->format == FMT_HUMAN ? "$" : "# $", f);
+		for (i = 0; argv[i]; i++)
+			fprintf(f, " %s", argv[i]);
+		fputc('\n', f);
+	}
+	fflush(f);
+}
+
+void out_lab_comment(struct run_state *rs, const char *text)
+{
+	if (rs->opt->format != FMT_HUMAN)
+		return;
+	printf("  %s%s%s\n", col(rs, C_DIM), text, col(rs, C_OFF));
+	fflush(stdout);
+}
+
+void out_lab_stderr(struct run_state *rs, const char *line)
+{
+	if (rs->opt->format != FMT_HUMAN || !line[0])
+		return;
+	printf("  %sstderr: %s%s\n", col(rs, C_DIM), line, col(rs, C_OFF));
+	fflush(stdout);
+}
+
+/* A verdict as the lab prints it, shown at once in the human format. */
+void out_lab_point(struct run_state *rs, struct lab_entry *lab, const struct tap_point *pt)
+{
+	struct claim_res *c;
+
+	if (rs->opt->format != FMT_HUMAN || !pt->id[0])
+		return;
+	c = lab_claim(lab, pt->id);
+	if (!c || c->shown)
+		return;
+	claim_from_point(c, pt);
+	if (!strcmp(c->status, "fail"))
+		c->erratum = errata_find(&rs->errata, c->id);
+	human_claim(rs, c);
+	c->shown = 1;
+	fflush(stdout);
+}
+
+void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
+{
+	if (rs->opt->format == FMT_HUMAN)
+		human_lab_end(rs, lab);
+	else if (rs->opt->format == FMT_TAP)
+		tap_lab_end(rs, lab, number);
+	fflush(stdout);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Report card and summary                                                   */
+
+static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
+		     const char *prefix)
+{
+	const char *status = lab->status ? lab->status : "not_run";
+	char gw[512];
+	int k;
+
+	fprintf(f, "%s  lab-%-4s %-40.40s %s%s%s", prefix, lab->id, lab->title,
+		col(rs, lab_color(status)), status, col(rs, C_OFF));
+	if (lab->error_kind)
+		fprintf(f, "%*s%s: %s", 7 - (int)strlen(status), "", lab->error_kind,
+			lab->error_msg);
+	else if (!strcmp(status, "skip"))
+		fprintf(f, "%*s%s%s%s", 7 - (int)strlen(status), "", lab->skip_reason,
+			lab->skip_detail[0] ? ": " : "", lab->skip_detail);
+	fputc('\n', f);
+	for (k = 0; k < lab->nclaims; k++) {
+		const struct claim_res *c = &lab->claims[k];
+
+		fmt_got_want(c, gw, sizeof(gw));
+		fprintf(f, "%s      %-8s %s%s%s", prefix, c->id, col(rs, verdict_color(c)),
+			verdict_word(c), col(rs, C_OFF));
+		if (gw[0] || c->erratum)
+			fprintf(f, "%*s%s%s", 14 - (int)strlen(verdict_word(c)), "", gw,
+				c->erratum ? " (known erratum)" : "");
+		fputc('\n', f);
+	}
+}
+
+void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
+{
+	int i;
+
+	fprintf(f, "%sreport card (%s/results.json):\n", prefix, rs->opt->results_dir);
+	for (i = 0; i < rs->nlabs; i++)
+		card_lab(rs, &rs->labs[i], f, prefix);
+}
+
+/* Counting labs; an error counts as failed. */
+static void summary_line(const struct totals *t, FILE *f)
+{
+	fprintf(f, "summary: %d passed, %d failed, %d skipped\n", t->lab_pass,
+		t->lab_fail + t->lab_error, t->lab_skip);
+}
+
+void out_run_end(struct run_state *rs)
+{
+	FILE *f = out_progress_stream(rs);
+	const char *prefix = rs->opt->format == FMT_HUMAN ? "" : "# ";
+	struct totals t;
+
+	totals_count(rs, &t);
+	if (rs->opt->format != FMT_JSON)
+		out_report_card(rs, f, prefix);
+	if (rs->aborted)
+		fprintf(f, "%sinterrupted: the labs not reached are marked not_run\n", prefix);
+	if (!t.pass && !t.fail && !t.erratum && !t.lab_error && !rs->aborted)
+		fprintf(f, "%snothing was evaluated: every claim was skipped on this "
+			"machine (reasons above)\n", prefix);
+	if (t.erratum)
+		fprintf(f, "%s%d failed claim(s) are known errata of the chapters "
+			"(%s): they do not fail the run\n", prefix, t.erratum,
+			rs->opt->errata_path);
+	summary_line(&t, f);
+	fflush(f);
+}

@@ -1,0 +1,333 @@
+/*
+ * record.c - what a lab decided, and the lab's status (PROTOCOL.md 4).
+ *
+ * The lab's JSON file is the record: the lab rewrites it after every claim,
+ * so it survives a crash.  If it is missing or corrupt, the TAP test points
+ * seen on stdout are used instead.  Claims planned by --describe that no
+ * record mentions were never reached: `not_run`.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+static void set_str(char **dst, const char *src)
+{
+	free(*dst);
+	*dst = src && *src ? strdup(src) : NULL;
+}
+
+static void set_status(struct claim_res *c, const char *s)
+{
+	snprintf(c->status, sizeof(c->status), "%s", s);
+}
+
+void claim_res_reset(struct claim_res *c)
+{
+	memset(c, 0, sizeof(*c));
+	set_status(c, "pending");
+	c->got = c->want = c->lo = c->hi = NAN;
+	c->tol_abs = c->tol_rel = NAN;
+}
+
+void claim_res_free(struct claim_res *c)
+{
+	char **strs[] = { &c->id, &c->question, &c->text, &c->op, &c->unit,
+			  &c->reason, &c->detail, &c->note, &c->got_name, &c->want_name };
+	size_t i;
+
+	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		free(*strs[i]);
+		*strs[i] = NULL;
+	}
+}
+
+int claim_decided(const struct claim_res *c)
+{
+	return strcmp(c->status, "pending") && strcmp(c->status, "not_run");
+}
+
+/* The claim with this id; a claim the plan did not list is appended. */
+struct claim_res *lab_claim(struct lab_entry *lab, const char *id)
+{
+	struct claim_res *cs;
+	int i;
+
+	for (i = 0; i < lab->nclaims; i++)
+		if (strcmp(lab->claims[i].id, id) == 0)
+			return &lab->claims[i];
+	cs = realloc(lab->claims, (size_t)(lab->nclaims + 1) * sizeof(*cs));
+	if (!cs)
+		return NULL;
+	lab->claims = cs;
+	claim_res_reset(&cs[lab->nclaims]);
+	cs[lab->nclaims].id = strdup(id);
+	return &cs[lab->nclaims++];
+}
+
+static void claim_from_json(struct claim_res *c, const struct json *o)
+{
+	const struct json *tol = json_get(o, "tol");
+
+	set_status(c, json_get_str(o, "status", "pending"));
+	if (!c->question)
+		set_str(&c->question, json_get_str(o, "question", NULL));
+	if (!c->text)
+		set_str(&c->text, json_get_str(o, "text", NULL));
+	set_str(&c->op, json_get_str(o, "op", NULL));
+	set_str(&c->unit, json_get_str(o, "unit", NULL));
+	set_str(&c->reason, json_get_str(o, "reason", NULL));
+	set_str(&c->detail, json_get_str(o, "detail", NULL));
+	set_str(&c->note, json_get_str(o, "note", NULL));
+	set_str(&c->got_name, json_get_str(o, "got_name", NULL));
+	set_str(&c->want_name, json_get_str(o, "want_name", NULL));
+	c->got = json_get_num(o, "got", NAN);
+	c->want = json_get_num(o, "want", NAN);
+	c->lo = json_get_num(o, "lo", NAN);
+	c->hi = json_get_num(o, "hi", NAN);
+	c->tol_abs = json_get_num(tol, "abs", NAN);
+	c->tol_rel = json_get_num(tol, "rel", NAN);
+	c->json = o;
+}
+
+static double yaml_num(const char *s)
+{
+	char *end;
+	double v;
+
+	if (!*s)
+		return NAN;
+	v = strtod(s, &end);
+	return end != s && !*end ? v : NAN;
+}
+
+static const char *point_status(const struct tap_point *pt)
+{
+	if (pt->yaml_status[0])
+		return pt->yaml_status;
+	if (strcmp(pt->directive, "SKIP") == 0)
+		return strncmp(pt->dir_text, "inconclusive", 12) ? "skip" : "inconclusive";
+	if (strstr(pt->dir_text, "error") == pt->dir_text)
+		return "error";
+	return pt->ok ? "pass" : "fail";
+}
+
+/* A test point as a claim result (when there is no JSON, and live). */
+void claim_from_point(struct claim_res *c, const struct tap_point *pt)
+{
+	set_status(c, point_status(pt));
+	set_str(&c->op, pt->op);
+	set_str(&c->unit, pt->unit);
+	set_str(&c->got_name, pt->got_name);
+	set_str(&c->want_name, pt->want_name);
+	c->got = yaml_num(pt->got);
+	c->want = yaml_num(pt->want);
+	c->lo = yaml_num(pt->lo);
+	c->hi = yaml_num(pt->hi);
+	if (sscanf(pt->tol, "{abs: %lf, rel: %lf}", &c->tol_abs, &c->tol_rel) != 2)
+		c->tol_abs = c->tol_rel = NAN;
+	if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive")) {
+		char reason[64] = "", *colon;
+
+		snprintf(reason, sizeof(reason), "%.63s", pt->reason[0] ? pt->reason : pt->dir_text);
+		colon = strchr(reason, ':');
+		if (colon)
+			*colon = '\0';
+		set_str(&c->reason, reason);
+		colon = strchr(pt->dir_text, ':');
+		set_str(&c->detail, pt->detail[0] ? pt->detail :
+			colon ? colon + 1 + (colon[1] == ' ') : NULL);
+	}
+}
+
+/* 0 if the lab's JSON file was read and its claims merged over the TAP's. */
+static int merge_json(struct lab_entry *lab)
+{
+	const struct json *claims, *c;
+
+	lab->record = json_parse_file(lab->json_path, lab->record_error,
+				      sizeof(lab->record_error));
+	if (!lab->record)
+		return -1;
+	claims = json_get(lab->record, "claims");
+	if (strcmp(json_get_str(lab->record, "schema", ""), "dmalab-lab/1") ||
+	    !claims || claims->type != JSON_ARR) {
+		snprintf(lab->record_error, sizeof(lab->record_error),
+			 "%.400s: not a dmalab-lab/1 record", lab->json_path);
+		json_free(lab->record);
+		lab->record = NULL;
+		return -1;
+	}
+	for (c = claims->child; c; c = c->next) {
+		struct claim_res *r = lab_claim(lab, json_get_str(c, "id", "?"));
+
+		/* "pending" in a file written just before a verdict the TAP
+		 * stream still carried: keep the verdict */
+		if (r && (!claim_decided(r) || strcmp(json_get_str(c, "status", ""), "pending")))
+			claim_from_json(r, c);
+	}
+	return 0;
+}
+
+static void merge_tap(struct lab_entry *lab, const struct tap_scan *ts)
+{
+	int i;
+
+	for (i = 0; i < ts->npoints; i++) {
+		struct claim_res *r = lab_claim(lab, ts->points[i].id);
+
+		if (r)
+			claim_from_point(r, &ts->points[i]);
+	}
+}
+
+struct claim_counts {
+	int decided, pass, fail, known, skipped, error;
+};
+
+/* Marks errata and unreached claims; counts what the status rules need. */
+static void settle_claims(struct run_state *rs, struct lab_entry *lab,
+			  struct claim_counts *n)
+{
+	int i;
+
+	memset(n, 0, sizeof(*n));
+	for (i = 0; i < lab->nclaims; i++) {
+		struct claim_res *c = &lab->claims[i];
+
+		if (!claim_decided(c)) {
+			set_status(c, "not_run");
+			continue;
+		}
+		n->decided++;
+		if (!strcmp(c->status, "fail")) {
+			c->erratum = errata_find(&rs->errata, c->id);
+			if (c->erratum)
+				n->known++;
+			else
+				n->fail++;
+		} else if (!strcmp(c->status, "pass")) {
+			n->pass++;
+		} else if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive")) {
+			n->skipped++;
+		} else {
+			n->error++;
+		}
+	}
+}
+
+static void lab_error(struct lab_entry *lab, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void lab_error(struct lab_entry *lab, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	lab->status = "error";
+	lab->error_kind = kind;
+	va_start(ap, fmt);
+	vsnprintf(lab->error_msg, sizeof(lab->error_msg), fmt, ap);
+	va_end(ap);
+}
+
+static void lab_skip_info(struct lab_entry *lab)
+{
+	const struct json *skip = json_get(lab->record, "skip");
+	int i;
+
+	lab->status = "skip";
+	if (skip && skip->type == JSON_OBJ) {
+		snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s",
+			 json_get_str(skip, "reason", ""));
+		snprintf(lab->skip_detail, sizeof(lab->skip_detail), "%s",
+			 json_get_str(skip, "detail", ""));
+		return;
+	}
+	for (i = 0; i < lab->nclaims; i++) {
+		const struct claim_res *c = &lab->claims[i];
+
+		if (c->reason) {
+			snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s", c->reason);
+			snprintf(lab->skip_detail, sizeof(lab->skip_detail), "%s",
+				 c->detail ? c->detail : "");
+			return;
+		}
+	}
+}
+
+/* What broke the lab's run, if anything: the first rule that applies. */
+static int classify_error(struct lab_entry *lab, const struct spawn_result *sr,
+			  const struct tap_scan *ts, const struct claim_counts *n)
+{
+	const char *why = lab->record ? json_get_str(lab->record, "error", NULL) : NULL;
+
+	if (sr->exec_errno)
+		lab_error(lab, "missing", "cannot run %.300s: %s", lab->path, strerror(sr->exec_errno));
+	else if (sr->aborted)
+		lab_error(lab, "aborted", "stopped: the run was interrupted, %d of %d claims decided",
+			  n->decided, lab->nclaims);
+	else if (sr->timed_out)
+		lab_error(lab, "timeout", "timed out after %.0f s, %d of %d claims decided; "
+			  "stopped with %s", sr->duration_s, n->decided, lab->nclaims,
+			  sr->signal ? signal_name(sr->signal) : "SIGTERM");
+	else if (sr->signal)
+		lab_error(lab, "signal", "killed by %s after %d of %d claims",
+			  signal_name(sr->signal), n->decided, lab->nclaims);
+	else if (sr->exit_code == 99)
+		lab_error(lab, "setup", "setup error (exit 99): %s",
+			  why ? why : ts->bail[0] ? ts->bail : "no message");
+	else if (sr->exit_code != 0 && sr->exit_code != 1 && sr->exit_code != 77)
+		lab_error(lab, "bad-exit", "exit code %d (a lab exits 0, 1, 77 or 99)",
+			  sr->exit_code);
+	else if (!lab->record && ts->plan < 0 && !ts->npoints)
+		lab_error(lab, "bad-output", "no usable record: %s; %d of %d stdout lines "
+			  "were not TAP", lab->record_error, ts->nother, ts->nlines);
+	else if (!n->decided)
+		lab_error(lab, "vacuous", "exited %d without deciding or skipping any of "
+			  "its %d claims", sr->exit_code, lab->nclaims);
+	else if (n->error)
+		lab_error(lab, "bad-output", "exited %d with %d claims in error",
+			  sr->exit_code, n->error);
+	else if (n->decided < lab->nclaims)
+		lab_error(lab, "bad-output", "exited %d with %d of %d claims never decided",
+			  sr->exit_code, lab->nclaims - n->decided, lab->nclaims);
+	else
+		return 0;
+	return 1;
+}
+
+void record_finish(struct run_state *rs, struct lab_entry *lab,
+		   const struct spawn_result *sr, const struct tap_scan *ts)
+{
+	struct claim_counts n;
+
+	lab->exit_code = sr->exit_code;
+	lab->signal = sr->signal;
+	lab->timed_out = sr->timed_out;
+	lab->duration_s = sr->duration_s;
+	merge_tap(lab, ts);
+	merge_json(lab);
+	settle_claims(rs, lab, &n);
+	if (classify_error(lab, sr, ts, &n))
+		return;
+	if (n.fail)
+		lab->status = "fail";
+	else if (!n.pass && !n.known)
+		lab_skip_info(lab);
+	else
+		lab->status = "pass";
+}
+
+/* A lab that never ran: every claim not_run, the lab an error. */
+void record_not_run(struct lab_entry *lab, const char *kind, const char *why)
+{
+	int i;
+
+	for (i = 0; i < lab->nclaims; i++)
+		if (!claim_decided(&lab->claims[i]))
+			set_status(&lab->claims[i], "not_run");
+	lab_error(lab, kind, "%s", why);
+}

@@ -1,0 +1,179 @@
+/*
+ * run.c - `dmalab run` and `dmalab check`: each lab in turn, its output
+ * shown and logged, its record read, results.json rewritten after every
+ * lab so that a run that dies still leaves one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+struct lab_ctx {
+	struct run_state *rs;
+	struct lab_entry *lab;
+	struct tap_scan ts;
+};
+
+static void on_comment(void *ctx, const char *text)
+{
+	struct lab_ctx *c = ctx;
+	size_t n = strlen(c->lab->id);
+
+	/* "lab-02: title" repeats the line the runner printed before it */
+	if (!strncmp(text, "lab-", 4) && !strncmp(text + 4, c->lab->id, n) &&
+	    text[4 + n] == ':')
+		return;
+	out_lab_comment(c->rs, text);
+}
+
+static void on_point(void *ctx, const struct tap_point *pt)
+{
+	struct lab_ctx *c = ctx;
+
+	out_lab_point(c->rs, c->lab, pt);
+}
+
+static void on_bail(void *ctx, const char *msg)
+{
+	struct lab_ctx *c = ctx;
+	char line[300];
+
+	snprintf(line, sizeof(line), "Bail out! %s", msg);
+	out_lab_comment(c->rs, line);
+}
+
+static void on_stdout(void *ctx, const char *line)
+{
+	struct lab_ctx *c = ctx;
+
+	tap_scan_line(&c->ts, line);
+}
+
+static void on_stderr(void *ctx, const char *line)
+{
+	struct lab_ctx *c = ctx;
+
+	out_lab_stderr(c->rs, line);
+}
+
+/* argv of the lab; strings live in lab (json_path) and static storage. */
+static void lab_argv(struct run_state *rs, struct lab_entry *lab, char *argv[5])
+{
+	int n = 0;
+
+	argv[n++] = lab->path;
+	argv[n++] = (char *)"--json";
+	argv[n++] = lab->json_path;
+	if (rs->opt->quick)
+		argv[n++] = (char *)"--quick";
+	argv[n] = NULL;
+}
+
+static FILE *open_log(struct lab_entry *lab, char *const argv[])
+{
+	FILE *log = fopen(lab->log_path, "w");
+	int i;
+
+	if (!log) {
+		fprintf(stderr, "dmalab: cannot write '%s': %s\n", lab->log_path,
+			strerror(errno));
+		return NULL;
+	}
+	fprintf(log, "$");
+	for (i = 0; argv[i]; i++)
+		fprintf(log, " %s", argv[i]);
+	fprintf(log, "\n");
+	fflush(log);
+	return log;
+}
+
+static void run_one(struct run_state *rs, struct lab_entry *lab)
+{
+	struct lab_ctx ctx;
+	struct tap_sink sink = { on_comment, on_point, on_bail, &ctx };
+	struct spawn_io io = { on_stdout, on_stderr, &ctx, NULL };
+	struct spawn_result sr;
+	char *argv[5];
+
+	snprintf(lab->json_path, sizeof(lab->json_path), "%s/lab-%s.json",
+		 rs->opt->results_dir, lab->id);
+	snprintf(lab->log_path, sizeof(lab->log_path), "%s/lab-%s.log",
+		 rs->opt->results_dir, lab->id);
+	unlink(lab->json_path); /* a stale record must never pass for this run's */
+	lab_argv(rs, lab, argv);
+	ctx.rs = rs;
+	ctx.lab = lab;
+	tap_scan_init(&ctx.ts, &sink);
+	out_lab_begin(rs, lab, argv);
+	io.log = open_log(lab, argv);
+	if (spawn_lab(argv, lab->timeout_s * rs->opt->timeout_mul, &io, &sr)) {
+		record_not_run(lab, "missing", strerror(errno));
+	} else {
+		tap_scan_end(&ctx.ts);
+		record_finish(rs, lab, &sr, &ctx.ts);
+	}
+	if (io.log) {
+		fprintf(io.log, "# dmalab: lab-%s %s%s%s\n", lab->id, lab->status,
+			lab->error_kind ? ": " : "", lab->error_msg);
+		fclose(io.log);
+	}
+	tap_scan_free(&ctx.ts);
+}
+
+/* A lab whose --describe failed is not run: its plan is unknown. */
+static void describe_error(struct run_state *rs, struct lab_entry *lab)
+{
+	FILE *f = out_progress_stream(rs);
+
+	fprintf(f, "# lab-%s: %s\n", lab->id, lab->desc_error);
+	record_not_run(lab, strstr(lab->desc_error, "cannot ") ? "missing" : "bad-output",
+		       lab->desc_error);
+}
+
+/* Labs not reached when the run was interrupted. */
+static void mark_rest(struct run_state *rs, int from)
+{
+	int i, k;
+
+	for (i = from; i < rs->nlabs; i++) {
+		struct lab_entry *lab = &rs->labs[i];
+
+		lab->status = "not_run";
+		for (k = 0; k < lab->nclaims; k++)
+			if (!claim_decided(&lab->claims[k]))
+				snprintf(lab->claims[k].status, sizeof(lab->claims[k].status),
+					 "not_run");
+	}
+}
+
+/* Runs every selected lab.  Returns the exit code of dmalab. */
+int cmd_run(struct run_state *rs)
+{
+	int i;
+
+	out_run_begin(rs, rs->nlabs);
+	for (i = 0; i < rs->nlabs && !runner_stop_signal; i++) {
+		struct lab_entry *lab = &rs->labs[i];
+
+		if (lab->desc_error[0])
+			describe_error(rs, lab);
+		else
+			run_one(rs, lab);
+		out_lab_end(rs, lab, i + 1);
+		results_save(rs, 0);
+	}
+	if (runner_stop_signal) {
+		rs->aborted = 1;
+		mark_rest(rs, i);
+		for (; i < rs->nlabs; i++)
+			out_lab_end(rs, &rs->labs[i], i + 1);
+	}
+	results_save(rs, rs->opt->format == FMT_JSON);
+	out_run_end(rs);
+	if (rs->aborted)
+		return 130;
+	return strcmp(run_status(rs), "pass") ? 1 : 0;
+}

@@ -1,0 +1,203 @@
+/*
+ * runner.h - the `dmalab` runner: shared types of its files.
+ *
+ *   main.c     options and commands (list, run, check, sysinfo)
+ *   discover.c finding built labs and asking each for --describe
+ *   spawn.c    fork+exec of one lab in its own process group, with timeout
+ *   tapscan.c  reading a lab's TAP stream line by line
+ *   record.c   a lab's outcome: its JSON record or TAP, and the status rules
+ *   results.c  results.json (questions, totals), written atomically
+ *   output.c   human and TAP presentation, report card, summary line
+ *   list.c     `dmalab list`: plans and predicted skips
+ *
+ * The runner never initialises CUDA: it forks labs, and a process that has
+ * touched CUDA must not fork.
+ */
+#ifndef DMALAB_RUNNER_H
+#define DMALAB_RUNNER_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+
+#include "errata.h"
+#include "json.h"
+#include "sysinfo.h"
+
+#define DMALAB_VERSION "0.1.0"
+#define KILL_GRACE_S 3.0 /* between SIGTERM and SIGKILL to a lab's group */
+
+enum out_format { FMT_HUMAN, FMT_TAP, FMT_JSON };
+
+struct runner_opts {
+	const char *command;    /* "list", "run", "check", "sysinfo" */
+	char labs_dir[PATH_MAX];
+	const char *results_dir;
+	enum out_format format;
+	double timeout_mul;     /* > 0 */
+	int quick;
+	const char *errata_path;
+	int errata_explicit;    /* --errata given: a missing file is an error */
+	char **ids;             /* lab ids asked for ("02"), NULL-terminated */
+	int nids;
+	int color;              /* human format on a tty without NO_COLOR */
+};
+
+/* One claim of a lab, as planned by --describe and then decided. */
+struct claim_res {
+	char *id, *question, *text;
+	char status[16];     /* pass fail skip inconclusive error not_run pending */
+	const struct erratum *erratum; /* set on a failed claim that is known */
+	char *op, *unit, *reason, *detail, *note, *got_name, *want_name;
+	double got, want, lo, hi, tol_abs, tol_rel; /* NaN when absent */
+	const struct json *json; /* the lab JSON's claim object, or NULL */
+	int shown;           /* already printed live (human format) */
+};
+
+struct lab_entry {
+	char id[16];          /* "02" */
+	char path[PATH_MAX];  /* the executable */
+	struct json *desc;    /* --describe document, NULL if it failed */
+	char desc_error[512];
+	const char *title;
+	int timeout_s;
+	int needs_gpus, needs_numa, needs_root, built_with_cuda;
+	struct claim_res *claims;
+	int nclaims;
+
+	/* outcome */
+	const char *status;   /* pass fail skip error not_run; NULL: not yet */
+	char skip_reason[64], skip_detail[256];
+	const char *error_kind; /* timeout signal bad-exit setup vacuous bad-output missing aborted */
+	char error_msg[512];
+	int exit_code;        /* -1: none (signal, not started) */
+	int signal;           /* 0: none */
+	int timed_out;
+	double duration_s;
+	char log_path[PATH_MAX];
+	char json_path[PATH_MAX];
+	struct json *record;  /* the lab JSON, NULL if absent or corrupt */
+	char record_error[512];
+};
+
+struct run_state {
+	struct runner_opts *opt;
+	struct sysinfo si;
+	struct errata errata;
+	struct lab_entry *labs;
+	int nlabs;
+	char started[32];     /* ISO 8601 UTC */
+	double t0;
+	int aborted;
+};
+
+/* main.c: set by the SIGINT/SIGTERM handler */
+extern volatile sig_atomic_t runner_stop_signal;
+
+/* discover.c */
+int discover_labs(struct run_state *rs);
+void lab_entries_free(struct run_state *rs);
+struct lab_entry *find_lab(struct run_state *rs, const char *id);
+
+/* tapscan.c */
+struct tap_point {
+	int ok;
+	int number;
+	char id[32];
+	char desc[512];
+	char directive[16];   /* "SKIP", "TODO" or "" */
+	char dir_text[256];   /* after the directive */
+	char yaml_status[16];
+	char got[64], want[64], lo[64], hi[64], op[24], unit[32], tol[64];
+	char got_name[64], want_name[64], reason[64], detail[256];
+};
+
+struct tap_sink {
+	void (*comment)(void *ctx, const char *text); /* without the "# " */
+	void (*point)(void *ctx, const struct tap_point *pt);
+	void (*bail)(void *ctx, const char *msg);
+	void *ctx;
+};
+
+struct tap_scan {
+	struct tap_sink sink;
+	int plan;             /* -1 none */
+	int nlines, ntap, nother; /* lines seen, TAP lines, other lines */
+	struct tap_point cur;
+	int have_cur, in_yaml;
+	struct tap_point *points;
+	int npoints;
+	char bail[256];
+};
+
+void tap_scan_init(struct tap_scan *ts, const struct tap_sink *sink);
+void tap_scan_line(struct tap_scan *ts, const char *line);
+void tap_scan_end(struct tap_scan *ts);
+void tap_scan_free(struct tap_scan *ts);
+
+/* spawn.c */
+struct spawn_io {
+	void (*out_line)(void *ctx, const char *line);
+	void (*err_line)(void *ctx, const char *line);
+	void *ctx;
+	FILE *log;            /* every byte of stdout and stderr, may be NULL */
+};
+
+struct spawn_result {
+	int exit_code;        /* -1 if killed by a signal */
+	int signal;
+	int timed_out;
+	int aborted;          /* the runner was asked to stop */
+	int exec_errno;       /* exec failed in the child (exit 127) */
+	int leftovers;        /* processes of the group still alive at the end */
+	double duration_s;
+};
+
+/* Run argv in a new process group; timeout_s <= 0: none.  0, or -1 (fork). */
+int spawn_lab(char *const argv[], double timeout_s, const struct spawn_io *io,
+	      struct spawn_result *res);
+/* Run argv and collect its stdout (at most cap-1 bytes) within timeout_s. */
+int spawn_capture(char *const argv[], double timeout_s, char *buf, size_t cap,
+		  struct spawn_result *res);
+double mono_now(void);
+const char *signal_name(int sig);
+
+/* record.c */
+void claim_res_reset(struct claim_res *c);
+void claim_res_free(struct claim_res *c);
+struct claim_res *lab_claim(struct lab_entry *lab, const char *id);
+void claim_from_point(struct claim_res *c, const struct tap_point *pt);
+void record_finish(struct run_state *rs, struct lab_entry *lab,
+		   const struct spawn_result *sr, const struct tap_scan *ts);
+void record_not_run(struct lab_entry *lab, const char *kind, const char *why);
+int claim_decided(const struct claim_res *c);
+
+/* results.c */
+struct totals {
+	int labs, lab_pass, lab_fail, lab_skip, lab_error, lab_not_run;
+	int claims, pass, fail, erratum, skip, inconclusive, error, not_run;
+};
+void totals_count(const struct run_state *rs, struct totals *t);
+const char *run_status(const struct run_state *rs);
+int results_write(struct run_state *rs, struct json_writer *w);
+int results_save(struct run_state *rs, int print_stdout);
+
+/* output.c */
+void out_run_begin(struct run_state *rs, int nlabs);
+void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv[]);
+void out_lab_comment(struct run_state *rs, const char *text);
+void out_lab_point(struct run_state *rs, struct lab_entry *lab, const struct tap_point *pt);
+void out_lab_stderr(struct run_state *rs, const char *line);
+void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number);
+void out_run_end(struct run_state *rs);
+void out_report_card(struct run_state *rs, FILE *f, const char *prefix);
+void fmt_got_want(const struct claim_res *c, char *buf, size_t len);
+FILE *out_progress_stream(struct run_state *rs);
+
+/* run.c */
+int cmd_run(struct run_state *rs);
+
+/* list.c */
+int cmd_list(struct run_state *rs);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * fake_raw.h - for fake labs that misbehave in ways the lab library would
+ * not allow: they print their own --describe and TAP with printf.
+ */
+#ifndef FAKE_RAW_H
+#define FAKE_RAW_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Prints a dmalab-describe/1 document for two claims and exits, when asked. */
+static inline void fake_describe(int argc, char **argv, const char *id, const char *title,
+			  const char *question)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--describe") != 0)
+			continue;
+		printf("{\"schema\": \"dmalab-describe/1\", \"id\": \"%s\", "
+		       "\"title\": \"%s\", \"topic\": \"runner test\", \"timeout_s\": 2, "
+		       "\"needs\": {\"cuda_devices\": 0, \"numa_nodes\": 1, \"root\": 0}, "
+		       "\"built_with_cuda\": false, \"sabotage\": false, \"claims\": ["
+		       "{\"id\": \"%s.1\", \"question\": \"%s\", \"text\": \"first fake claim\", \"sabotage\": null}, "
+		       "{\"id\": \"%s.2\", \"question\": \"%s\", \"text\": \"second fake claim\", \"sabotage\": null}], "
+		       "\"extra_options\": []}\n", id, title, id, question, id, question);
+		exit(0);
+	}
+}
+
+/* A passing test point with its YAML block, as the library prints it. */
+static inline void fake_pass_point(int number, const char *id, const char *question)
+{
+	printf("ok %d - %s first fake claim [%s]\n", number, id, question);
+	printf("  ---\n  status: pass\n  op: int_eq\n  got: 3\n  want: 3\n"
+	       "  unit: \"x\"\n  ...\n");
+}
+
+#endif

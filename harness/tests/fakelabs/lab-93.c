@@ -1,0 +1,24 @@
+/*
+ * lab-93 (fake): skips as a whole (exit 77), as a CUDA lab does without GPU.
+ */
+#include "lab.h"
+
+static const struct claim_spec claims[] = {
+	{ "93.1", "fq.Q4", "the fake GPU copies", NULL },
+	{ "93.2", "fq.Q4", "the fake GPU copies fast", NULL },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static const struct lab_spec spec = {
+	.id = "93", .title = "fake whole-lab skip",
+	.topic = "a missing precondition", .timeout_s = 2,
+	.needs = { 1, 1, 0 },
+	.claims = claims,
+};
+
+static void run(struct lab *L)
+{
+	lab_skip(L, SKIP_NO_CUDA_DEVICE, "0 devices (fake)");
+}
+
+LAB_MAIN(spec, run)
