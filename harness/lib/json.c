@@ -106,9 +106,13 @@ void jw_obj_end(struct json_writer *w) { jw_close(w, "}"); }
 void jw_arr_begin(struct json_writer *w) { jw_open(w, "["); }
 void jw_arr_end(struct json_writer *w) { jw_close(w, "]"); }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not valid. */
+/*
+ * Length of the valid UTF-8 sequence at s, or 0 if it is not valid
+ * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+ */
 static size_t utf8_len(const unsigned char *s)
 {
+	unsigned char lo = 0x80, hi = 0xbf;
 	size_t n, i;
 
 	if (s[0] < 0x80)
@@ -121,59 +125,78 @@ static size_t utf8_len(const unsigned char *s)
 		n = 4;
 	else
 		return 0;
-	for (i = 1; i < n; i++)
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 	return n;
 }
 
+/* Appends piece to out while it fits whole; `need` counts every byte. */
+struct esc_out {
+	char *out;
+	size_t outlen, need, written;
+	int full;
+};
+
+static void esc_emit(struct esc_out *e, const void *piece, size_t n)
+{
+	if (!e->full && e->written + n < e->outlen) {
+		memcpy(e->out + e->written, piece, n);
+		e->written += n;
+	} else {
+		e->full = 1;
+	}
+	e->need += n;
+}
+
 size_t json_escape(const char *s, char *out, size_t outlen)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t need = 0;
+	struct esc_out e = { out, outlen, 0, 0, 0 };
 	char tmp[8];
 
-#define EMIT(str, n) do { size_t n_ = (n); \
-		if (need + n_ < outlen) memcpy(out + need, (str), n_); \
-		need += n_; } while (0)
-	EMIT("\"", 1);
+	esc_emit(&e, "\"", 1);
 	while (*p) {
 		size_t n = utf8_len(p);
 
 		if (n == 0) {
-			EMIT("\\ufffd", 6);
+			esc_emit(&e, "\\ufffd", 6);
 			p++;
 		} else if (*p == '"' || *p == '\\') {
 			tmp[0] = '\\';
 			tmp[1] = (char)*p++;
-			EMIT(tmp, 2);
+			esc_emit(&e, tmp, 2);
 		} else if (*p < 0x20) {
 			snprintf(tmp, sizeof(tmp), "\\u%04x", *p++);
-			EMIT(tmp, 6);
+			esc_emit(&e, tmp, 6);
 		} else {
-			EMIT(p, n);
+			esc_emit(&e, p, n);
 			p += n;
 		}
 	}
-	EMIT("\"", 1);
-#undef EMIT
+	esc_emit(&e, "\"", 1);
 	if (outlen)
-		out[need < outlen ? need : outlen - 1] = '\0';
-	return need;
+		out[e.written] = '\0';
+	return e.need;
 }
 
-void jw_str(struct json_writer *w, const char *s)
+/* Appends s as an escaped JSON string, whatever its length. */
+static void jw_put_escaped(struct json_writer *w, const char *s)
 {
 	char small[256];
-	size_t need;
+	size_t need = json_escape(s, small, sizeof(small));
 	char *big;
 
-	if (!s) {
-		jw_null(w);
-		return;
-	}
-	jw_value_start(w);
-	need = json_escape(s, small, sizeof(small));
 	if (need < sizeof(small)) {
 		jw_append(w, small, need);
 		return;
@@ -188,16 +211,21 @@ void jw_str(struct json_writer *w, const char *s)
 	free(big);
 }
 
+void jw_str(struct json_writer *w, const char *s)
+{
+	if (!s) {
+		jw_null(w);
+		return;
+	}
+	jw_value_start(w);
+	jw_put_escaped(w, s);
+}
+
 void jw_key(struct json_writer *w, const char *key)
 {
 	jw_before_value(w);
 	w->after_key = 0;
-	{
-		char small[256];
-		size_t need = json_escape(key, small, sizeof(small));
-
-		jw_append(w, small, need < sizeof(small) ? need : sizeof(small) - 1);
-	}
+	jw_put_escaped(w, key);
 	jw_puts(w, w->pretty ? ": " : ":");
 	w->after_key = 1;
 }
@@ -211,7 +239,7 @@ void jw_num(struct json_writer *w, double v)
 		return;
 	}
 	jw_value_start(w);
-	if (v == (double)(long long)v && fabs(v) < 1e15)
+	if (fabs(v) < 1e15 && v == (double)(long long)v)
 		snprintf(b, sizeof(b), "%lld", (long long)v);
 	else
 		snprintf(b, sizeof(b), "%.9g", v);

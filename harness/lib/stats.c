@@ -37,6 +37,13 @@ void lab_stats_compute(struct lab_stats *s)
 		}
 		n = s->n;
 	}
+	for (i = 0; i < n; i++) {
+		if (!isfinite(s->samples[i])) {
+			/* qsort cannot order NaN: a broken series has no statistics */
+			s->median = s->min = s->max = s->mean = s->cv = NAN;
+			return;
+		}
+	}
 	memcpy(sorted, s->samples, sizeof(double) * (size_t)n);
 	s->median = lab_median(sorted, n);
 	s->min = sorted[0];
