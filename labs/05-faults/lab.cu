@@ -332,12 +332,20 @@ static int cpu_part(struct lab *L, size_t bytes, struct lab_stats *us_per_page)
 #define LAB05_HAVE_CUPTI 0
 #endif
 
+/* Why the driver moved data (CUPTI's CUpti_ActivityUnifiedMemoryMigrationCause). */
+enum um_cause {
+	UM_CAUSE_USER = 1,        /* cudaMemPrefetchAsync */
+	UM_CAUSE_COHERENCE = 2,   /* a fault: the data had to move */
+	UM_CAUSE_SPECULATIVE = 3, /* the driver's own prefetch around a fault */
+	UM_CAUSE_COUNT = 6
+};
+
 /* What CUPTI saw inside one window of its clock. */
 struct um_counts {
 	uint64_t gpu_faults;       /* GPU_PAGE_FAULT records */
 	uint64_t gpu_fault_groups; /* sum of their values */
 	uint64_t h2d_bytes, h2d_xfers;
-	uint64_t h2d_by_cause[6];  /* bytes, by CUpti_ActivityUnifiedMemoryMigrationCause */
+	uint64_t h2d_by_cause[UM_CAUSE_COUNT]; /* bytes, by enum um_cause */
 	uint64_t d2h_bytes, d2h_xfers;
 	uint64_t cpu_faults;       /* CPU_PAGE_FAULT_COUNT records */
 };
@@ -569,7 +577,7 @@ static void um_count_record(const struct um_record *r, struct um_counts *c)
 	case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD:
 		c->h2d_bytes += r->value;
 		c->h2d_xfers++;
-		if (r->flags < 6)
+		if (r->flags < UM_CAUSE_COUNT)
 			c->h2d_by_cause[r->flags] += r->value;
 		break;
 	case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH:
@@ -996,9 +1004,9 @@ static void um_counts_note(struct lab *L, const struct um_case *c, const struct 
 		 "driver prefetch %s, cudaMemPrefetchAsync %s); D2H %s; CPU faults %" PRIu64,
 		 c->name, k->gpu_faults, k->gpu_fault_groups, (double)k->gpu_faults / big_pages,
 		 lab_fmt_size(k->h2d_bytes, b1, sizeof(b1)), k->h2d_xfers,
-		 lab_fmt_size(k->h2d_by_cause[2], b2, sizeof(b2)),
-		 lab_fmt_size(k->h2d_by_cause[3], b3, sizeof(b3)),
-		 lab_fmt_size(k->h2d_by_cause[1], b4, sizeof(b4)),
+		 lab_fmt_size(k->h2d_by_cause[UM_CAUSE_COHERENCE], b2, sizeof(b2)),
+		 lab_fmt_size(k->h2d_by_cause[UM_CAUSE_SPECULATIVE], b3, sizeof(b3)),
+		 lab_fmt_size(k->h2d_by_cause[UM_CAUSE_USER], b4, sizeof(b4)),
 		 lab_fmt_size(k->d2h_bytes, b5, sizeof(b5)), k->cpu_faults);
 }
 
