@@ -52,17 +52,17 @@ static const struct claim_spec claims[] = {
 };
 
 static const struct lab_spec spec = {
-	"02",
-	"pinned vs pageable copies",
-	"how much faster pinned host memory copies to and from the GPU than "
-	"pageable memory, whether it fills the PCIe link, and when pinning pays",
-	120,
-	{ 1, 1, 0 },
-	claims,
-	NULL,
-	NULL,
-	1 * GiB,
-	7,
+	.id = "02",
+	.title = "pinned vs pageable copies",
+	.topic = "how much faster pinned host memory copies to and from the GPU than "
+		 "pageable memory, whether it fills the PCIe link, and when pinning pays",
+	.timeout_s = 120,
+	.needs = { 1, 1, 0 },
+	.claims = claims,
+	.extra_opts = NULL,
+	.role = NULL,
+	.default_size = 1 * GiB,
+	.default_iters = 7,
 };
 
 #if DMALAB_HAVE_CUDA
