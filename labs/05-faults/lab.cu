@@ -83,6 +83,7 @@ static const struct claim_spec claims[] = {
 
 static const struct lab_extra_opt extra_opts[] = {
 	{ "cpu-size", "N", "region for the CPU first-touch timing (default 256M, --quick 64M)" },
+	{ "no-counts", NULL, "do not load libcupti: no fault counts, CUPTI cannot disturb anything" },
 	{ NULL, NULL, NULL }
 };
 
@@ -1133,7 +1134,10 @@ static void gpu_part(struct lab *L, size_t bytes, const struct lab_stats *cpu_us
 	if (um_preflight(L, dev, bytes) < 0)
 		return;
 	memset(k, 0, sizeof(k));
-	cupti_setup(dev);
+	if (lab_opt(L, "no-counts"))
+		snprintf(cupti_why, sizeof(cupti_why), "--no-counts given");
+	else
+		cupti_setup(dev);
 	lab_note(L, "GPU: managed region of %s, initialised on the CPU, then touched by a "
 		 "kernel, one byte per stride", lab_fmt_size(bytes, b, sizeof(b)));
 	um_region_open(L, &r, dev, bytes);
