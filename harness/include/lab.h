@@ -111,6 +111,12 @@ struct lab_spec {
 	int (*role)(struct lab *L, const char *role);
 	uint64_t default_size; /* bytes, for --size; 0 if the lab takes none */
 	int default_iters;     /* samples per measurement; >= 7 */
+	/*
+	 * Optional: checks the parsed options before anything is printed.
+	 * Returns 0, or prints one line naming the bad value on stderr and
+	 * returns 2 (the exit code).
+	 */
+	int (*check_opts)(const struct lab *L);
 };
 
 /* ------------------------------------------------------------------------ */
@@ -260,7 +266,8 @@ void claim_true(struct lab *L, const char *id, int got, const char *what);
 int lab_relation_holds(const char *op, double got, double a, double b,
 		       double abs_tol, double rel_tol);
 
-/* Attach a measured series to the next claim decided (up to 8). */
+/* Attach a measured series to the next claim decided (up to 8); the
+ * ratio claims attach their two series themselves. */
 void claim_stats(struct lab *L, const struct lab_stats *s);
 /* Attach a one-line explanation to the next claim decided (printf). */
 void claim_note(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);

@@ -281,6 +281,11 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	rc = lab_parse_args(L, argc, argv, &describe);
 	if (rc)
 		return rc;
+	if (!describe && !L->opt.role && spec->check_opts) {
+		rc = spec->check_opts(L);
+		if (rc)
+			return rc;
+	}
 	if (describe) {
 		report_describe(spec, build_flags, stdout);
 		return 0;
