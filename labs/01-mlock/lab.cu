@@ -202,6 +202,19 @@ static uint64_t fit_region(uint64_t want, uint64_t budget)
 	return want <= budget ? want : 0;
 }
 
+/* Skip claim id (and return 1) when bytes exceed half of MemAvailable. */
+static int skip_if_too_big(struct lab *L, const char *id, uint64_t bytes)
+{
+	uint64_t avail = meminfo_or_die(L, "MemAvailable");
+	char a[32], b[32];
+
+	if (bytes <= avail / 2)
+		return 0;
+	claim_skip(L, id, SKIP_NOT_ENOUGH_MEMORY, "%s wanted, MemAvailable %s",
+		   lab_fmt_size(bytes, a, sizeof(a)), lab_fmt_size(avail, b, sizeof(b)));
+	return 1;
+}
+
 /* ------------------------------------------------------------------------ */
 /* 01.1, 01.2, 01.8: what one mlock shows in /proc                          */
 
@@ -888,6 +901,8 @@ static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 #if DMALAB_HAVE_CUDA
 	struct child_result r;
 
+	if (skip_if_too_big(L, "01.6", bytes))
+		return;
 	lab_note(L, "a second child, same limit and no CAP_IPC_LOCK (--role %s): cudaHostAlloc;", ROLE_PIN);
 	lab_note(L, "the driver pins pages itself, so look at VmLck and VmPin afterwards");
 	spawn_role_or_die(L, ROLE_PIN, bytes, PIN_CHILD_TIMEOUT_S, &r);
@@ -955,6 +970,8 @@ static void claim_pinned_runs(struct lab *L, uint64_t bytes)
 		claim_skip(L, "01.7", why, "%s", detail);
 		return;
 	}
+	if (skip_if_too_big(L, "01.7", bytes))
+		return;
 	CUDA_CHECK(L, cudaSetDevice(lab_options(L)->device));
 	CUDA_CHECK(L, cudaHostAlloc(&p, bytes, cudaHostAllocDefault));
 	memset(p, 0x5a, bytes); /* every page present before pagemap is read */
@@ -986,6 +1003,7 @@ static void claim_pinned_runs(struct lab *L, uint64_t bytes)
 static void claim_contiguity(struct lab *L, uint64_t bytes, uint64_t budget)
 {
 	uint64_t control = fit_region(bytes, budget);
+	uint64_t avail = meminfo_or_die(L, "MemAvailable");
 
 	if (geteuid() != 0) {
 		claim_skip(L, "01.7", SKIP_NOT_ROOT,
@@ -994,6 +1012,8 @@ static void claim_contiguity(struct lab *L, uint64_t bytes, uint64_t budget)
 	}
 	lab_note(L, "page frame numbers from /proc/self/pagemap; in a VM they are guest-physical,");
 	lab_note(L, "so they say what the guest kernel did, not where the host put the memory");
+	if (control > avail / 2)
+		control = 0; /* the control is optional: never squeeze the machine */
 	if (control && !mlock_control_runs(L, control)) {
 		claim_skip(L, "01.7", SKIP_NO_CAPABILITY,
 			   "/proc/self/pagemap shows PFN 0 (no CAP_SYS_ADMIN)");
@@ -1053,7 +1073,6 @@ static void skip_lock_claims(struct lab *L, uint64_t budget)
 static void run_lock_claims(struct lab *L, uint64_t budget, uint64_t timed)
 {
 	uint64_t region = fit_region(STATUS_REGION_BYTES, budget);
-	uint64_t avail = meminfo_or_die(L, "MemAvailable");
 	char a[32], b[32];
 
 	if (region != STATUS_REGION_BYTES)
@@ -1062,10 +1081,7 @@ static void run_lock_claims(struct lab *L, uint64_t budget, uint64_t timed)
 	claim_status_deltas(L, region);
 	claim_munlock(L, region);
 	timed = fit_region(timed, budget);
-	if (timed > avail / 2)
-		claim_skip(L, "01.5", SKIP_NOT_ENOUGH_MEMORY, "--size %s, MemAvailable %s",
-			   lab_fmt_size(timed, a, sizeof(a)), lab_fmt_size(avail, b, sizeof(b)));
-	else
+	if (!skip_if_too_big(L, "01.5", timed))
 		claim_lock_cost(L, timed);
 }
 
