@@ -7,6 +7,7 @@
 #ifndef DMALAB_LAB_CUDA_H
 #define DMALAB_LAB_CUDA_H
 
+#include <dlfcn.h>
 #include <cuda_runtime.h>
 #include "lab.h"
 
@@ -33,6 +34,18 @@
 			CUDA_CHECK(L, cudaDeviceSynchronize());     \
 	} while (0)
 
+/* 1 if the driver library can be loaded (it is absent on CPU machines). */
+static inline int lab_cuda_driver_present(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+
+	if (!h)
+		h = dlopen("libcuda.so.1", RTLD_LAZY);
+	if (h)
+		dlclose(h);
+	return h != NULL;
+}
+
 /*
  * Why CUDA cannot run here, as a skip reason code, or NULL when at least
  * `need` devices are usable.  detail receives what was detected.
@@ -47,8 +60,12 @@ static inline const char *lab_cuda_unavailable(int need, char *detail, size_t le
 		return SKIP_NO_CUDA_DEVICE;
 	}
 	if (e != cudaSuccess) {
-		snprintf(detail, len, "cudaGetDeviceCount: %s (%s)",
-			 cudaGetErrorName(e), cudaGetErrorString(e));
+		if (!lab_cuda_driver_present())
+			snprintf(detail, len, "no NVIDIA driver: libcuda.so.1 not found "
+				 "(cudaGetDeviceCount: %s)", cudaGetErrorName(e));
+		else
+			snprintf(detail, len, "cudaGetDeviceCount: %s (%s)",
+				 cudaGetErrorName(e), cudaGetErrorString(e));
 		return SKIP_NO_CUDA_DRIVER;
 	}
 	if (n < need) {

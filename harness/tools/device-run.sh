@@ -1,0 +1,34 @@
+#!/bin/bash
+# device-run.sh - what the developers run on a GPU machine in one batch:
+# build everything, record the machine, `make check`, the sabotage builds,
+# `--quick` timings and the chapter's large sizes.  Output goes to $OUT
+# (default /tmp/dmalab-out): log.txt, results-h200.json, results.tgz.
+set -u
+OUT=${OUT:-/tmp/dmalab-out}
+mkdir -p "$OUT"
+exec > >(tee "$OUT/log.txt") 2>&1
+JOBS=$(nproc)
+
+section() { printf '\n===== %s\n' "$*"; }
+
+section machine
+nvidia-smi --query-gpu=name,pci.bus_id,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv
+nvidia-smi topo -m
+nproc; free -g | head -2; ulimit -l; cat /sys/kernel/mm/transparent_hugepage/enabled
+section build
+time make -j"$JOBS" all sabotage fakelabs build/tests/sabotage-check 2>&1 | grep -Ev '^(nvcc|cc|gcc|ar|rm) ' | tail -20
+section sysinfo
+make -s sysinfo
+section "make check"
+time make check FORMAT=human; echo "make check exit=$?"
+cp results/results.json "$OUT/results-h200.json"
+section sabotage
+time build/tests/sabotage-check build/sabotage
+section "quick timings"
+for lab in build/labs/lab-*; do
+	/usr/bin/time -f "$(basename "$lab") --quick: %e s, exit %x" "$lab" --quick >/dev/null 2>"$OUT/quick.err" || true
+	tail -1 "$OUT/quick.err"
+done
+section extra
+"${EXTRA:-true}"
+tar czf "$OUT/results.tgz" results
