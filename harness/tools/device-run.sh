@@ -30,5 +30,5 @@ for lab in build/labs/lab-*; do
 	tail -1 "$OUT/quick.err"
 done
 section extra
-"${EXTRA:-true}"
+eval "${EXTRA:-true}"
 tar czf "$OUT/results.tgz" results
