@@ -178,6 +178,8 @@ static int read_describe(struct lab_entry *e, const char *text)
 	e->timeout_s = (int)json_get_num(e->desc, "timeout_s", 60);
 	e->needs_gpus = (int)json_get_num(needs, "cuda_devices", 0);
 	e->needs_numa = (int)json_get_num(needs, "numa_nodes", 1);
+	if (e->needs_numa < 1)
+		e->needs_numa = 1; /* 0 means "any machine" too */
 	e->needs_root = (int)json_get_num(needs, "root", 0);
 	e->built_with_cuda = (int)json_get_num(e->desc, "built_with_cuda", 0);
 	return plan_claims(e, claims);

@@ -264,8 +264,10 @@ static void tap_lab_yaml(const struct lab_entry *lab)
 		printf("  exit: %d\n", lab->exit_code);
 	if (lab->signal)
 		yaml_str(stdout, "signal", signal_name(lab->signal));
-	printf("  duration_s: %.2f\n", lab->duration_s);
-	yaml_str(stdout, "log", lab->log_path);
+	if (lab->log_path[0]) {
+		printf("  duration_s: %.2f\n", lab->duration_s);
+		yaml_str(stdout, "log", lab->log_path);
+	}
 	printf("  ...\n");
 }
 
@@ -300,7 +302,7 @@ void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv
 	FILE *f = out_progress_stream(rs);
 	int i;
 
-	fprintf(f, "%s# running lab-%s (timeout %.0f s): %s%s\n", col(rs, C_BOLD), lab->id,
+	fprintf(f, "%s# running lab-%s (timeout %g s): %s%s\n", col(rs, C_BOLD), lab->id,
 		lab->timeout_s * rs->opt->timeout_mul, lab->title, col(rs, C_OFF));
 	if (!strcmp(rs->opt->command, "run")) {
 		fputs(rs->opt->format == FMT_HUMAN ? "$" : "# $", f);
@@ -357,33 +359,41 @@ void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
 /* ------------------------------------------------------------------------ */
 /* Report card and summary                                                   */
 
+static void card_claim(struct run_state *rs, const struct claim_res *c, FILE *f,
+		       const char *prefix)
+{
+	const char *word = verdict_word(c);
+	char gw[512];
+
+	fmt_got_want(c, gw, sizeof(gw));
+	fprintf(f, "%s      %-7s %s%s%s", prefix, c->id, col(rs, verdict_color(c)), word,
+		col(rs, C_OFF));
+	if (gw[0] || c->erratum)
+		fprintf(f, "%*s%s%s", 14 - (int)strlen(word), "", gw,
+			c->erratum ? " (known erratum)" : "");
+	fputc('\n', f);
+}
+
+/* The lab's line, why it skipped or broke, then one line per claim (a lab
+ * skipped as a whole gives its reason once). */
 static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 		     const char *prefix)
 {
 	const char *status = lab->status ? lab->status : "not_run";
-	char gw[512];
 	int k;
 
-	fprintf(f, "%s  lab-%-4s %-40.40s %s%s%s", prefix, lab->id, lab->title,
-		col(rs, lab_color(status)), status, col(rs, C_OFF));
+	fprintf(f, "%s  lab-%-3s %s%-7s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
+		status, col(rs, C_OFF), lab->title);
 	if (lab->error_kind)
-		fprintf(f, "%*s%s: %s", 7 - (int)strlen(status), "", lab->error_kind,
-			lab->error_msg);
-	else if (!strcmp(status, "skip"))
-		fprintf(f, "%*s%s%s%s", 7 - (int)strlen(status), "", lab->skip_reason,
+		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
+	if (!strcmp(status, "skip")) {
+		fprintf(f, "%s              %s%s%s\n", prefix, lab->skip_reason,
 			lab->skip_detail[0] ? ": " : "", lab->skip_detail);
-	fputc('\n', f);
-	for (k = 0; k < lab->nclaims; k++) {
-		const struct claim_res *c = &lab->claims[k];
-
-		fmt_got_want(c, gw, sizeof(gw));
-		fprintf(f, "%s      %-8s %s%s%s", prefix, c->id, col(rs, verdict_color(c)),
-			verdict_word(c), col(rs, C_OFF));
-		if (gw[0] || c->erratum)
-			fprintf(f, "%*s%s%s", 14 - (int)strlen(verdict_word(c)), "", gw,
-				c->erratum ? " (known erratum)" : "");
-		fputc('\n', f);
+		fprintf(f, "%s              (all %d claims skipped)\n", prefix, lab->nclaims);
+		return;
 	}
+	for (k = 0; k < lab->nclaims; k++)
+		card_claim(rs, &lab->claims[k], f, prefix);
 }
 
 void out_report_card(struct run_state *rs, FILE *f, const char *prefix)

@@ -7,6 +7,7 @@
  * record mentions were never reached: `not_run`.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,19 +261,21 @@ static void lab_skip_info(struct lab_entry *lab)
 
 /* What broke the lab's run, if anything: the first rule that applies. */
 static int classify_error(struct lab_entry *lab, const struct spawn_result *sr,
-			  const struct tap_scan *ts, const struct claim_counts *n)
+			  const struct tap_scan *ts, const struct claim_counts *n,
+			  double limit_s)
 {
 	const char *why = lab->record ? json_get_str(lab->record, "error", NULL) : NULL;
 
 	if (sr->exec_errno)
 		lab_error(lab, "missing", "cannot run %.300s: %s", lab->path, strerror(sr->exec_errno));
 	else if (sr->aborted)
-		lab_error(lab, "aborted", "stopped: the run was interrupted, %d of %d claims decided",
-			  n->decided, lab->nclaims);
+		lab_error(lab, "aborted", "stopped: the run was interrupted (%s), %d of %d "
+			  "claims decided", signal_name(runner_stop_signal), n->decided,
+			  lab->nclaims);
 	else if (sr->timed_out)
-		lab_error(lab, "timeout", "timed out after %.0f s, %d of %d claims decided; "
-			  "stopped with %s", sr->duration_s, n->decided, lab->nclaims,
-			  sr->signal ? signal_name(sr->signal) : "SIGTERM");
+		lab_error(lab, "timeout", "still running after its %g s timeout, %d of %d "
+			  "claims decided; stopped with %s", limit_s, n->decided, lab->nclaims,
+			  sr->signal == SIGKILL ? "SIGKILL after the grace period" : "SIGTERM");
 	else if (sr->signal)
 		lab_error(lab, "signal", "killed by %s after %d of %d claims",
 			  signal_name(sr->signal), n->decided, lab->nclaims);
@@ -311,7 +314,7 @@ void record_finish(struct run_state *rs, struct lab_entry *lab,
 	merge_tap(lab, ts);
 	merge_json(lab);
 	settle_claims(rs, lab, &n);
-	if (classify_error(lab, sr, ts, &n))
+	if (classify_error(lab, sr, ts, &n, lab->timeout_s * rs->opt->timeout_mul))
 		return;
 	if (n.fail)
 		lab->status = "fail";

@@ -116,6 +116,8 @@ static void run_one(struct run_state *rs, struct lab_entry *lab)
 		record_finish(rs, lab, &sr, &ctx.ts);
 	}
 	if (io.log) {
+		if (sr.leftovers)
+			fprintf(io.log, "# dmalab: the lab left processes behind; killed them\n");
 		fprintf(io.log, "# dmalab: lab-%s %s%s%s\n", lab->id, lab->status,
 			lab->error_kind ? ": " : "", lab->error_msg);
 		fclose(io.log);

@@ -213,7 +213,7 @@ static void leader_exited(struct watch *w, double now)
 	w->leader_done = 1;
 	w->res->duration_s = now - w->start;
 	if (kill(-w->pid, 0) == 0) {
-		w->res->leftovers = 1;
+		w->res->leftovers = !w->res->timed_out && !w->res->aborted;
 		signal_group(w, SIGKILL);
 	}
 	if (WIFEXITED(w->status)) {

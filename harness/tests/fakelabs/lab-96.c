@@ -1,9 +1,11 @@
 /*
- * lab-96 (fake): decides one claim, then hangs past its 1 s timeout, with a
- * forked helper that ignores SIGTERM: the runner must SIGKILL the group and
- * leave no process behind.
+ * lab-96 (fake): decides one claim, then hangs past its 1 s timeout and
+ * ignores SIGTERM, so the runner must wait out the grace period and SIGKILL
+ * the group.  Its helper is orphaned (double fork) and ignores SIGTERM too:
+ * the runner must still kill and reap it, and leave no process behind.
  */
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lab.h"
@@ -25,12 +27,17 @@ static void run(struct lab *L)
 	pid_t pid;
 
 	claim_int_eq(L, "96.1", 1, 1, "");
+	signal(SIGTERM, SIG_IGN);
 	pid = fork();
 	if (pid == 0) {
-		signal(SIGTERM, SIG_IGN);
-		sleep(60);
+		if (fork() == 0) {
+			sleep(60); /* the orphaned helper */
+			_exit(0);
+		}
 		_exit(0);
 	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
 	sleep(60);
 }
 

@@ -1,0 +1,188 @@
+#!/bin/sh
+# test-runner.sh - the dmalab runner against the fake labs (lab-90..99):
+# golden TAP, human and JSON output, exit codes, prove, timeouts, Ctrl-C,
+# usage errors, and no process left behind.
+#
+#   BUILD=build sh harness/tests/test-runner.sh
+#   UPDATE_GOLDEN=1 BUILD=build sh harness/tests/test-runner.sh   (rewrite golden/)
+#
+# Needs $BUILD/dmalab and $BUILD/fakelabs (make fakelabs); python3 for the
+# JSON checks (skipped with a note when absent), prove for the TAP check.
+set -u
+BUILD=${BUILD:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+golden=$here/golden
+errata=$here/fixtures/errata-fake.md
+fakes=$BUILD/fakelabs
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-runner.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+npass=0
+nfail=0
+
+ok() { npass=$((npass + 1)); echo "ok: $1"; }
+bad() { nfail=$((nfail + 1)); echo "FAIL: $1"; }
+check() { if [ "$1" = "$2" ]; then ok "$3"; else bad "$3 (got $1, want $2)"; fi; }
+has_python() { command -v python3 >/dev/null 2>&1; }
+
+# Durations, dates and temporary paths differ between runs.
+normalise() {
+	sed -e "s|$tmp/[a-z0-9]*|<results>|g" -e "s|$fakes|<fakelabs>|g" -e "s|$here|<tests>|g" \
+	    -e 's/duration_s: [0-9.]*/duration_s: X/' \
+	    -e 's/, [0-9.]* s, log /, X s, log /'
+}
+
+normalise_json() {
+	python3 - "$1" "$tmp" <<'EOF'
+import json, re, sys
+text = open(sys.argv[1]).read()
+text = re.sub(re.escape(sys.argv[2]) + r"/[a-z0-9]*", "<results>", text)
+d = json.loads(text)
+d["started"] = "X"
+d["duration_s"] = 0
+d["machine"] = {}
+for lab in d["labs"]:
+    lab["duration_s"] = 0
+print(json.dumps(d, indent=1))
+EOF
+}
+
+# compare NAME FILE: FILE against golden/NAME, or rewrite it.
+compare() {
+	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$2" "$golden/$1"
+		ok "golden/$1 rewritten"
+	elif diff -u "$golden/$1" "$2" >"$tmp/diff"; then
+		ok "output matches golden/$1"
+	else
+		bad "output differs from golden/$1:"
+		head -n 40 "$tmp/diff"
+	fi
+}
+
+leftovers() {
+	ps -eo args= | grep -c "^$fakes/lab-"
+}
+
+run_dmalab() { "$BUILD/dmalab" --labs-dir "$fakes" --errata "$errata" "$@"; }
+
+if [ ! -x "$BUILD/dmalab" ] || [ ! -x "$fakes/lab-91" ]; then
+	echo "FAIL: build $BUILD/dmalab and the fake labs first (make fakelabs)"
+	exit 1
+fi
+mkdir -p "$golden"
+
+# 1. Every fake lab, TAP: the golden record, exit 1, prove accepts it.
+run_dmalab check --results "$tmp/all" --format tap >"$tmp/all.tap" 2>"$tmp/all.err"
+check $? 1 "check on every fake lab exits 1"
+normalise <"$tmp/all.tap" >"$tmp/all.norm"
+compare check-fakelabs.tap "$tmp/all.norm"
+check "$(tail -n 1 "$tmp/all.tap")" "summary: 2 passed, 7 failed, 1 skipped" \
+	"the last line is the summary"
+check "$(leftovers)" 0 "no fake lab process is left (hang and its orphaned helper killed)"
+if command -v prove >/dev/null 2>&1; then
+	prove -e cat "$tmp/all.tap" >"$tmp/prove.out" 2>&1
+	if grep -q "Parse errors" "$tmp/prove.out"; then
+		bad "prove reports parse errors"; cat "$tmp/prove.out"
+	else
+		check "$(grep -c 'Tests=10' "$tmp/prove.out")" 1 "prove parses the TAP: 10 tests"
+	fi
+else
+	echo "note: prove not found, TAP not checked with it"
+fi
+if has_python; then
+	if python3 -m json.tool "$tmp/all/results.json" >/dev/null; then
+		ok "results.json parses"
+		normalise_json "$tmp/all/results.json" >"$tmp/all.json"
+		compare check-fakelabs.json "$tmp/all.json"
+	else
+		bad "results.json does not parse"
+	fi
+else
+	echo "note: python3 not found, results.json not checked"
+fi
+
+# 2. Human format: narrative, claims, errata, no colour off a terminal.
+run_dmalab check 91 92 93 94 95 90 97 98 99 --results "$tmp/human" \
+	--format human >"$tmp/human.out" 2>&1
+check $? 1 "human format: exit 1"
+normalise <"$tmp/human.out" >"$tmp/human.norm"
+compare check-fakelabs.human "$tmp/human.norm"
+check "$(grep -c "$(printf '\033')" "$tmp/human.out")" 0 "no colour codes into a pipe"
+
+# 3. JSON format: stdout is exactly results.json; the summary goes to stderr.
+run_dmalab check 91 93 94 --results "$tmp/json" --format json >"$tmp/json.out" 2>"$tmp/json.err"
+check $? 0 "pass, skip and a known erratum: exit 0"
+if cmp -s "$tmp/json.out" "$tmp/json/results.json"; then
+	ok "--format json prints results.json"
+else
+	bad "--format json output differs from results.json"
+fi
+check "$(tail -n 1 "$tmp/json.err")" "summary: 2 passed, 0 failed, 1 skipped" \
+	"json format: summary on stderr"
+
+# 4. run NN: the command line first; only skips: exit 0, said so.
+run_dmalab run 93 --results "$tmp/run" --format human >"$tmp/run.out" 2>&1
+check $? 0 "run of a skipping lab exits 0"
+check "$(sed -n 2p "$tmp/run.out" | normalise)" \
+	"\$ <fakelabs>/lab-93 --json <results>/lab-93.json" "run prints the command line"
+check "$(grep -c 'nothing was evaluated' "$tmp/run.out")" 1 "all skipped: said so"
+
+# 5. Ctrl-C during a hang: the lab's group is stopped, results say aborted.
+"$BUILD/dmalab" check 96 99 --labs-dir "$fakes" --results "$tmp/int" --format tap \
+	>"$tmp/int.out" 2>&1 &
+pid=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do # until lab-96 runs (it hangs)
+	grep -q "running lab-96" "$tmp/int.out" && break
+	sleep 0.2
+done
+sleep 0.2
+kill -INT "$pid"
+wait "$pid"
+check $? 130 "SIGINT: exit 130"
+check "$(leftovers)" 0 "SIGINT: no fake lab process is left"
+if has_python; then
+	check "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["status"], [l["status"] for l in d["labs"]], d["totals"]["claims"]["not_run"])' \
+		"$tmp/int/results.json")" "aborted ['error', 'not_run'] 3" \
+		"SIGINT: results.json says aborted, the rest not_run"
+fi
+
+# 6. A lab whose --describe is garbage is an error, and is not run.
+mkdir -p "$tmp/badlabs"
+printf '#!/bin/sh\necho "not json"\n' >"$tmp/badlabs/lab-42"
+chmod +x "$tmp/badlabs/lab-42"
+"$BUILD/dmalab" check --labs-dir "$tmp/badlabs" --results "$tmp/bad" --format tap \
+	>"$tmp/bad.out" 2>&1
+check $? 1 "bad --describe: exit 1"
+check "$(grep -c 'error: .bad-output' "$tmp/bad.out")" 1 "bad --describe: a bad-output error"
+check "$(grep -c "message: '--describe: line 1 column 1" "$tmp/bad.out")" 1 \
+	"bad --describe: the parse error is shown"
+
+# 7. Usage errors: one line naming the value, exit 2.
+usage_case() {
+	want=$1
+	shift
+	"$@" >"$tmp/usage.out" 2>&1
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/usage.out")" -eq 1 ] &&
+	   grep -q -- "$want" "$tmp/usage.out"; then
+		ok "usage error names '$want'"
+	else
+		bad "usage: $* -> rc $rc: $(cat "$tmp/usage.out")"
+	fi
+}
+printf '## 91.3\nsays: x\ntruht: y\n' >"$tmp/bad-errata.md"
+usage_case "'xml'" run_dmalab check --format xml
+usage_case "'0'" run_dmalab check --timeout-mul 0
+usage_case "'2x'" run_dmalab check --timeout-mul 2x
+usage_case "'-1'" env DMALAB_TIMEOUT_MUL=-1 "$BUILD/dmalab" list
+usage_case "'--bogus'" run_dmalab check --bogus
+usage_case "'frobnicate'" run_dmalab frobnicate
+usage_case "'run'" run_dmalab run
+usage_case "'42'" run_dmalab run 42
+usage_case "'x1'" run_dmalab run x1
+usage_case "no-such-errata.md" "$BUILD/dmalab" --errata "$tmp/no-such-errata.md" list
+usage_case "bad-errata.md:3:" "$BUILD/dmalab" --errata "$tmp/bad-errata.md" list
+
+echo "test-runner: $npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]

@@ -1,0 +1,201 @@
+/*
+ * test_json_parse.c - the JSON reader: the grammar, the tree and accessors,
+ * errors with line and column, and the round trip through jw_value.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "json.h"
+
+static struct json *parse(const char *text, char *err, size_t errlen)
+{
+	return json_parse(text, strlen(text), err, errlen);
+}
+
+/* Parses text that must be rejected; the message must contain `where`. */
+static void assert_rejected(const char *text, const char *where)
+{
+	char err[256];
+	struct json *j = parse(text, err, sizeof(err));
+
+	if (j)
+		fail_msg("accepted: %s", text);
+	if (!strstr(err, where))
+		fail_msg("'%s': message '%s' lacks '%s'", text, err, where);
+}
+
+static void test_json_parse_scalars(void **state)
+{
+	char err[128];
+	struct json *j;
+
+	(void)state;
+	j = parse(" -12.5e1 ", err, sizeof(err));
+	assert_non_null(j);
+	assert_int_equal(j->type, JSON_NUM);
+	assert_true(j->num == -125.0);
+	json_free(j);
+	j = parse("true", err, sizeof(err));
+	assert_int_equal(j->type, JSON_BOOL);
+	assert_true(j->num == 1);
+	json_free(j);
+	j = parse("null", err, sizeof(err));
+	assert_int_equal(j->type, JSON_NULL);
+	json_free(j);
+	j = parse("\"a\\\"b\\\\c\\/\\n\"", err, sizeof(err));
+	assert_string_equal(j->str, "a\"b\\c/\n");
+	json_free(j);
+}
+
+static void test_json_parse_object_order_and_get(void **state)
+{
+	const char *text = "{\"b\": 1, \"a\": [1, 2, {\"x\": \"y\"}], \"c\": {}}";
+	struct json *j = parse(text, NULL, 0);
+	const struct json *a;
+
+	(void)state;
+	assert_non_null(j);
+	assert_int_equal(j->count, 3);
+	assert_string_equal(j->child->key, "b");
+	assert_string_equal(j->child->next->key, "a");
+	a = json_get(j, "a");
+	assert_int_equal(a->type, JSON_ARR);
+	assert_int_equal(a->count, 3);
+	assert_string_equal(json_get_str(a->child->next->next, "x", NULL), "y");
+	assert_null(json_get(j, "missing"));
+	assert_null(json_get(a, "x")); /* not an object */
+	assert_int_equal(json_get(j, "c")->count, 0);
+	json_free(j);
+}
+
+static void test_json_get_defaults_on_wrong_type(void **state)
+{
+	struct json *j = parse("{\"n\": 3, \"s\": \"t\", \"z\": null}", NULL, 0);
+
+	(void)state;
+	assert_string_equal(json_get_str(j, "n", "dflt"), "dflt");
+	assert_true(json_get_num(j, "s", 7) == 7);
+	assert_true(isnan(json_get_num(j, "z", NAN)));
+	assert_true(json_get_num(j, "n", 0) == 3);
+	assert_true(json_get_num(NULL, "n", 5) == 5);
+	json_free(j);
+}
+
+static void test_json_parse_unicode_escapes(void **state)
+{
+	struct json *j = parse("\"\\u00e9\\u20ac\\ud83d\\ude00\\udc00\"", NULL, 0);
+
+	(void)state;
+	assert_non_null(j);
+	/* e-acute, euro sign, an emoji from a surrogate pair, lone half -> U+FFFD */
+	assert_string_equal(j->str, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbd");
+	json_free(j);
+}
+
+static void test_json_parse_rejects_with_line_column(void **state)
+{
+	(void)state;
+	assert_rejected("{\"a\": 1,\n  \"b\" 2}", "line 2 column 7");
+	assert_rejected("[1, 2", "line 1 column 6");
+	assert_rejected("", "line 1 column 1");
+	assert_rejected("{} x", "line 1 column 4: unexpected text");
+}
+
+static void test_json_parse_rejects_bad_grammar(void **state)
+{
+	(void)state;
+	assert_rejected("[01]", "',' or ']' expected");
+	assert_rejected("[1.]", "digit expected");
+	assert_rejected("[-]", "digit expected");
+	assert_rejected("[1e]", "digit expected");
+	assert_rejected("{\"a\": tru}", "'true' expected");
+	assert_rejected("{a: 1}", "object key");
+	assert_rejected("[1,]", "unexpected character ']'");
+	assert_rejected("\"tab\there\"", "control character");
+	assert_rejected("\"\\x\"", "bad escape");
+	assert_rejected("\"\\u12g4\"", "bad hex digit");
+	assert_rejected("\"open", "unterminated string");
+	assert_rejected("NaN", "unexpected character 'N'");
+}
+
+/* n nested arrays: "[[...]]" */
+static struct json *nested(int n, char *err, size_t errlen)
+{
+	char text[512];
+
+	memset(text, '[', (size_t)n);
+	memset(text + n, ']', (size_t)n);
+	return json_parse(text, (size_t)(2 * n), err, errlen);
+}
+
+static void test_json_parse_depth_limit(void **state)
+{
+	char err[128];
+	struct json *j = nested(64, err, sizeof(err));
+
+	(void)state;
+	assert_non_null(j);
+	json_free(j);
+	assert_null(nested(65, err, sizeof(err)));
+	assert_non_null(strstr(err, "nesting deeper than 64"));
+}
+
+static void test_json_parse_file_names_path(void **state)
+{
+	char path[] = "/tmp/dmalab-json-XXXXXX";
+	char err[256];
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{\n\"a\": }", 8), 8);
+	close(fd);
+	assert_null(json_parse_file(path, err, sizeof(err)));
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "line 2 column 6: unexpected character"));
+	unlink(path);
+	assert_null(json_parse_file(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "No such file"));
+}
+
+static void test_jw_value_round_trip(void **state)
+{
+	const char *text = "{\"s\":\"a\\\"b\",\"n\":[1,2.5,-3e-07,null],"
+			   "\"t\":true,\"f\":false,\"o\":{}}";
+	struct json *j = parse(text, NULL, 0);
+	struct json_writer w;
+
+	(void)state;
+	assert_non_null(j);
+	jw_init(&w, 0);
+	jw_value(&w, j);
+	assert_string_equal(w.buf, text);
+	jw_release(&w);
+	json_free(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_parse_scalars),
+		cmocka_unit_test(test_json_parse_object_order_and_get),
+		cmocka_unit_test(test_json_get_defaults_on_wrong_type),
+		cmocka_unit_test(test_json_parse_unicode_escapes),
+		cmocka_unit_test(test_json_parse_rejects_with_line_column),
+		cmocka_unit_test(test_json_parse_rejects_bad_grammar),
+		cmocka_unit_test(test_json_parse_depth_limit),
+		cmocka_unit_test(test_json_parse_file_names_path),
+		cmocka_unit_test(test_jw_value_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
