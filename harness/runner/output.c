@@ -423,7 +423,7 @@ void out_run_end(struct run_state *rs)
 		out_report_card(rs, f, prefix);
 	if (rs->aborted)
 		fprintf(f, "%sinterrupted: the labs not reached are marked not_run\n", prefix);
-	if (!t.pass && !t.fail && !t.erratum && !t.lab_error && !rs->aborted)
+	if (t.labs && !t.pass && !t.fail && !t.erratum && !t.lab_error && !rs->aborted)
 		fprintf(f, "%snothing was evaluated: every claim was skipped on this "
 			"machine (reasons above)\n", prefix);
 	if (t.erratum)

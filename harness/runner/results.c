@@ -59,6 +59,8 @@ const char *run_status(const struct run_state *rs)
 
 	if (rs->aborted)
 		return "aborted";
+	if (!rs->finished)
+		return "running"; /* a file saved between two labs */
 	totals_count(rs, &t);
 	return t.lab_fail || t.lab_error ? "fail" : "pass";
 }

@@ -156,6 +156,9 @@ int cmd_run(struct run_state *rs)
 {
 	int i;
 
+	if (!rs->nlabs)
+		fprintf(stderr, "dmalab: no labs to run in '%s' (build them with make)\n",
+			rs->opt->labs_dir);
 	out_run_begin(rs, rs->nlabs);
 	for (i = 0; i < rs->nlabs && !runner_stop_signal; i++) {
 		struct lab_entry *lab = &rs->labs[i];
@@ -173,9 +176,10 @@ int cmd_run(struct run_state *rs)
 		for (; i < rs->nlabs; i++)
 			out_lab_end(rs, &rs->labs[i], i + 1);
 	}
+	rs->finished = !rs->aborted;
 	results_save(rs, rs->opt->format == FMT_JSON);
 	out_run_end(rs);
 	if (rs->aborted)
 		return 130;
-	return strcmp(run_status(rs), "pass") ? 1 : 0;
+	return strcmp(run_status(rs), "pass") || !rs->nlabs ? 1 : 0;
 }

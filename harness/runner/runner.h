@@ -89,6 +89,7 @@ struct run_state {
 	char started[32];     /* ISO 8601 UTC */
 	double t0;
 	int aborted;
+	int finished;         /* every lab ran: results.json is final */
 };
 
 /* main.c: set by the SIGINT/SIGTERM handler */

@@ -227,6 +227,7 @@ static void leader_exited(struct watch *w, double now)
 static void watch_loop(struct watch *w)
 {
 	double drain_until = 0, now;
+	int i;
 
 	for (;;) {
 		now = mono_now();
@@ -242,6 +243,19 @@ static void watch_loop(struct watch *w)
 		poll_pipes(w, POLL_MS);
 	}
 	reap_group(w->pid);
+	for (i = 0; i < 2; i++) /* held open by a process that left the group */
+		if (w->lb[i].fd >= 0)
+			close(w->lb[i].fd);
+}
+
+/* Reads both pipes until the lab and its group are gone. */
+static void watch_pipes(struct watch *w, int out_fd, int err_fd)
+{
+	w->lb[0].fd = out_fd;
+	w->lb[0].line = w->io->out_line;
+	w->lb[1].fd = err_fd;
+	w->lb[1].line = w->io->err_line;
+	watch_loop(w);
 }
 
 /* errno of a failed exec, 0 if the child exec'd (its end closed on exec). */
@@ -291,11 +305,7 @@ int spawn_lab(char *const argv[], double timeout_s, const struct spawn_io *io,
 	close(err[1]);
 	close(ex[1]);
 	res->exec_errno = read_exec_errno(ex[0]);
-	w.lb[0].fd = out[0];
-	w.lb[0].line = io->out_line;
-	w.lb[1].fd = err[0];
-	w.lb[1].line = io->err_line;
-	watch_loop(&w);
+	watch_pipes(&w, out[0], err[0]);
 	if (io->log)
 		fflush(io->log);
 	return 0;
