@@ -73,7 +73,7 @@ static const struct claim_spec claims[] = {
 	  "managed memory migrates in 64 KiB units: one byte per 4 KiB costs about the same as one byte per 64 KiB",
 	  "the 64 KiB-stride run touches memory already on the GPU, so it is far faster than the 4 KiB one" },
 	{ "05.4", "ch2.S4",
-	  "a GPU page fault costs more than a CPU page fault (compared per 4 KiB page made resident)",
+	  "a GPU page fault costs more than a CPU page fault (chapter: about 10 us per 64 KiB GPU page vs 1-2 us per 4 KiB CPU page)",
 	  "the GPU side is timed on memory already resident on the GPU, so it takes no fault" },
 	{ "05.5", "ch2.S4",
 	  "cudaMemPrefetchAsync moves the same data several times faster than demand faults",
@@ -1082,19 +1082,24 @@ static void claim_stride(struct lab *L, struct um_results *m)
 	claim_near(L, "05.3", ratio, 1.0, 0, DOC_STRIDE_REL, "x");
 }
 
+/*
+ * The chapter prices one fault on each side: a GPU fault brings in a 64 KiB
+ * page, a CPU fault a 4 KiB one.  Compare in those units; per byte made
+ * resident the GPU path is cheaper, which the note reports.
+ */
 static void claim_gpu_vs_cpu(struct lab *L, struct um_results *m, size_t bytes,
 			     const struct lab_stats *cpu_us)
 {
 	/* Sabotage 05.4: the GPU side takes no fault. */
-	struct lab_stats gpu = SABOTAGED ? m->s_resident : m->s_demand[0];
-	struct lab_stats big = m->s_demand[1];
-	double pages = (double)(bytes / TOUCH_UNIT);
+	struct lab_stats gpu = SABOTAGED ? m->s_resident : m->s_demand[1];
+	struct lab_stats per4k = m->s_demand[0];
 
-	lab_stats_scale(&gpu, 1e6 / pages, "us");
-	gpu.name = "gpu_us_per_4k";
-	lab_stats_scale(&big, 1e6 / (double)(bytes / UM_BIG_PAGE), "us");
-	claim_note(L, "per 4 KiB made resident; per the chapter's own page (GPU 64 KiB, CPU "
-		   "4 KiB) it is %.2f us vs %.2f us", big.median, cpu_us->median);
+	lab_stats_scale(&gpu, 1e6 / (double)(bytes / UM_BIG_PAGE), "us");
+	gpu.name = "gpu_us_per_64k_fault";
+	lab_stats_scale(&per4k, 1e6 / (double)(bytes / TOUCH_UNIT), "us");
+	claim_note(L, "GPU %.2f us per 64 KiB page (stride 64 KiB) vs CPU %.2f us per 4 KiB "
+		   "page; per 4 KiB made resident the GPU takes %.2f us", gpu.median,
+		   cpu_us->median, per4k.median);
 	claim_ratio_ge(L, "05.4", &gpu, cpu_us, 1.0);
 }
 
