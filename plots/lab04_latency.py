@@ -1,0 +1,62 @@
+"""lab-04: load latency of a random pointer chase vs working-set size, one
+line per memory node (the CPU stays on its node): the L1/L2/L3/DRAM
+staircase, with the chapter's local and remote DRAM latencies as marks."""
+import re
+import sys
+
+import common as C
+
+NAME = "lab04_latency"
+# ch1.Q5 (claims 04.2): about 121 ns local, 186 ns remote
+CHAPTER = [(121.0, "chapter: local DRAM 121 ns"), (186.0, "chapter: remote DRAM 186 ns")]
+
+
+def node_series(lab):
+    """[(node, name)] of the latency_nodeN series, by node number."""
+    found = []
+    for name in C.series_names(lab):
+        m = re.match(r"latency_node(\d+)$", name)
+        if m:
+            found.append((int(m.group(1)), name))
+    return sorted(found)
+
+
+def draw(res, outdir):
+    lab = C.find_lab(res, "04")
+    nodes = node_series(lab)
+    fig, axes = C.new_figure(1, width=8.4, height=5.2)
+    ax = axes[0]
+    cpu_node = C.fact(lab, "cpu_node")
+    xs, empty = [], []
+    for node, name in nodes:
+        pts = C.series(lab, name)
+        if not pts:
+            empty.append(name)
+            continue
+        where = "local" if cpu_node is not None and node == cpu_node else "remote"
+        label = "memory on node %d (%s)" % (node, where if cpu_node is not None else "?")
+        C.band(ax, pts, label)
+        xs += [p[0] for p in pts]
+    if not xs:
+        C.plt.close(fig)
+        raise C.NotDrawn(C.why_not(lab, ["04.1"], "lab-04 recorded no latency_nodeN series"))
+    for i, (y, text) in enumerate(CHAPTER):
+        C.ref_hline(ax, y, text, color="0.45", style=":", below=(i == 0))
+    C.plain_log_y(ax)
+    C.log2_bytes_axis(ax, xs)
+    ax.set_xlabel("working set (bytes, log2)")
+    ax.set_ylabel("latency per load (ns, log)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    notes = ["CPU on node %s; one 64-byte line per pointer, random order; "
+             "shaded: min-max of the samples" % ("?" if cpu_node is None else "%d" % cpu_node)]
+    if len(nodes) < 2:
+        notes.append("one memory node here: no remote line")
+    if empty:
+        notes.append("no finite points: " + ", ".join(empty))
+    C.finish(fig, res, "lab-04: pointer-chase latency vs working set", notes)
+    return C.save(fig, outdir, NAME)
+
+
+if __name__ == "__main__":
+    sys.exit(C.main_one(NAME, draw))
