@@ -1,0 +1,312 @@
+"""`make report`: one self-contained HTML page (results/report.html) to
+attach to a ticket, and a Markdown twin (results/report.md) to paste into an
+issue: the machine, the report card (per lab, per claim, per question), the
+known errata, and the figures.
+
+usage: report.py RESULTS.json [OUTDIR [ERRATA.md]]
+
+The HTML inlines its CSS and every PNG as a data: URI, so the file alone is
+the whole report; it needs no script (a small one only counts the decoded
+images, for the tests).  The Markdown links the PNGs in OUTDIR/plots/.
+Exit 0 when written, 2 when the results file cannot be used.
+"""
+import base64
+import html
+import os
+import sys
+
+import common as C
+import make_plots
+
+VERDICT_CLASS = {"pass": "ok", "confirmed": "ok", "fail": "bad", "contradicted": "bad",
+                 "error": "bad", "not_run": "bad", "aborted": "bad", "skip": "skip",
+                 "unverified": "skip", "inconclusive": "warn", "partial": "warn"}
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d232a;background:#fff}
+main{max-width:1100px;margin:0 auto;padding:16px 24px 48px}
+h1{font-size:24px;margin:8px 0}h2{border-bottom:2px solid #d0d7de;padding-bottom:4px;margin-top:32px}
+h3{margin:20px 0 6px}
+table{border-collapse:collapse;width:100%;margin:6px 0 12px;font-size:13px}
+th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f3f5f7}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;font-size:12px;color:#fff}
+.ok{background:#1a7f37}.bad{background:#cf222e}.skip{background:#8c959f}.warn{background:#bf8700}
+.erratum{background:#8250df}
+.totals span{margin-right:14px}
+figure{margin:18px 0;border:1px solid #d0d7de;padding:8px;border-radius:6px}
+figure img{max-width:100%;height:auto;display:block;margin:0 auto}
+figcaption{font-size:13px;color:#57606a;margin-top:4px}
+.muted{color:#57606a;font-size:12px}
+code{font-size:12px}
+"""
+
+SCRIPT = """window.addEventListener('load',function(){var i=document.images,n=0;
+for(var k=0;k<i.length;k++){if(i[k].complete&&i[k].naturalWidth>0)n++;}
+document.body.setAttribute('data-images-loaded',n+'/'+i.length);});"""
+
+
+def esc(v):
+    return html.escape("" if v is None else str(v))
+
+
+def badge(status, text=None):
+    cls = VERDICT_CLASS.get(status, "skip")
+    return '<span class="badge %s">%s</span>' % (cls, esc(text or status))
+
+
+def fmt_val(v, unit=None):
+    x = C.num(v)
+    if x is None:
+        return "" if v is None else str(v)
+    s = ("%.4g" % x) if abs(x) < 1e6 else ("%.0f" % x)
+    return s + ((" " + unit) if unit else "")
+
+
+# ---------------------------------------------------------------------------
+# Errata
+
+def read_errata(path):
+    """[{id, says, truth, source: [...]}] from answers/errata.md; [] if absent."""
+    out = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        if line.startswith("## "):
+            out.append({"id": line[3:].strip(), "source": []})
+        elif out and ":" in line and not line.startswith("#"):
+            key, _, val = line.partition(":")
+            key, val = key.strip(), val.strip()
+            if key == "source":
+                out[-1]["source"].append(val)
+            elif key:
+                out[-1][key] = val
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The parts, as (HTML, Markdown)
+
+def machine_rows(res):
+    m = res.get("machine") or {}
+    numa = m.get("numa") if isinstance(m.get("numa"), dict) else {}
+    mem = C.num(m.get("mem_total"))
+    rows = [("host", "%s (%s, %s)" % (m.get("hostname", "?"), m.get("arch", "?"),
+                                      m.get("virt") or "bare metal?")),
+            ("kernel", m.get("kernel")), ("CPUs online", m.get("cpus_online")),
+            ("memory", "%.1f GiB" % (mem / C.GiB) if mem else None),
+            ("NUMA nodes", "%s (%s with memory)" % (numa.get("nodes"), numa.get("mem_nodes"))
+             if numa else None),
+            ("THP", m.get("thp")), ("NVIDIA driver", m.get("driver_version") or "none seen"),
+            ("CUDA driver / runtime", "%s / %s" % (m.get("cuda_driver_version"),
+                                                    m.get("cuda_runtime_version"))
+             if "cuda_runtime_version" in m else None)]
+    for g in m.get("gpus") or []:
+        if isinstance(g, dict):
+            rows.append(("GPU %s" % g.get("index", "?"), gpu_text(g)))
+    if not m.get("gpus"):
+        rows.append(("GPUs", "none seen"))
+    return [(k, v) for k, v in rows if v not in (None, "")]
+
+
+def gpu_text(g):
+    mem = C.num(g.get("mem_total"))
+    rate = C.num(g.get("pcie_max_rate_gbs"))
+    return "%s at %s, cc %s.%s, %s, PCIe Gen%s x%s (%s), NUMA node %s" % (
+        g.get("name"), g.get("bdf"), g.get("cc_major"), g.get("cc_minor"),
+        "%.0f GiB" % (mem / C.GiB) if mem else "? GiB", g.get("pcie_gen_max"),
+        g.get("pcie_width_max"), "%.1f GB/s" % rate if rate else "rate ?",
+        g.get("numa_node"))
+
+
+def claim_cells(c):
+    """(verdict, got, want, why) of one claim, as plain text."""
+    status = c.get("status") or "?"
+    if c.get("erratum"):
+        status = "known erratum"
+    got = fmt_val(c.get("got"), c.get("unit")) or (c.get("got_name") or "")
+    want = c.get("want_name") or fmt_val(c.get("want"), c.get("unit"))
+    if C.num(c.get("lo")) is not None or C.num(c.get("hi")) is not None:
+        want = "[%s, %s] %s" % (fmt_val(c.get("lo")), fmt_val(c.get("hi")), c.get("unit") or "")
+    op = c.get("op") or ""
+    why = "; ".join(x for x in ("%s: %s" % (c["reason"], c.get("detail") or "")
+                                if c.get("reason") else "", c.get("note") or "") if x)
+    return status, got, ("%s %s" % (op, want)).strip() if want else "", why
+
+
+def lab_heading(lab):
+    why = C.lab_absence(lab)
+    dur = C.num(lab.get("duration_s"))
+    return "lab-%s: %s" % (lab.get("id"), lab.get("title") or ""), \
+        "%s%s" % (("%.1f s" % dur) if dur is not None else "", (" - " + why) if why else "")
+
+
+def html_card(res):
+    parts = []
+    for lab in res["labs"]:
+        title, sub = lab_heading(lab)
+        parts.append('<h3 id="lab-%s">%s %s</h3><p class="muted">%s</p>' % (
+            esc(lab.get("id")), esc(title), badge(lab.get("status") or "?"), esc(sub)))
+        rows = ["<tr><th>claim</th><th>question</th><th>statement</th><th>verdict</th>"
+                "<th>got</th><th>want</th><th>why / note</th></tr>"]
+        for c in lab.get("claims") or []:
+            status, got, want, why = claim_cells(c)
+            cls = "erratum" if c.get("erratum") else VERDICT_CLASS.get(c.get("status"), "skip")
+            rows.append("<tr><td>%s</td><td>%s</td><td>%s</td><td><span class=\"badge %s\">"
+                        "%s</span></td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
+                            esc(c.get("id")), esc(c.get("question")), esc(c.get("text")),
+                            cls, esc(status), esc(got), esc(want), esc(why)))
+        parts.append('<table class="claims">%s</table>' % "".join(rows))
+    return "\n".join(parts) or "<p>No lab in this results file.</p>"
+
+
+def html_questions(res):
+    rows = ["<tr><th>question</th><th>status</th><th>claims</th></tr>"]
+    for q in res.get("questions") or []:
+        if isinstance(q, dict):
+            rows.append("<tr><td>%s</td><td>%s</td><td>%s</td></tr>" % (
+                esc(q.get("id")), badge(q.get("status") or "?"),
+                esc(", ".join(q.get("claims") or []))))
+    return "<table>%s</table>" % "".join(rows) if len(rows) > 1 else "<p>No question graded.</p>"
+
+
+def claims_by_id(res):
+    return {c.get("id"): c for lab in res["labs"] for c in lab.get("claims") or []
+            if isinstance(c, dict)}
+
+
+def html_errata(res, errata):
+    if not errata:
+        return "<p>No known erratum is listed in answers/errata.md.</p>"
+    seen = claims_by_id(res)
+    items = []
+    for e in errata:
+        c = seen.get(e["id"])
+        here = "not in this run" if c is None else "this run: %s%s" % (
+            c.get("status"), " (reported as the known erratum)" if c.get("erratum") else "")
+        items.append("<li><b>%s</b> - <span class=\"muted\">%s</span><br>says: %s<br>"
+                     "truth: %s<br>source: %s</li>" % (
+                         esc(e["id"]), esc(here), esc(e.get("says")), esc(e.get("truth")),
+                         ", ".join(esc(s) for s in e["source"])))
+    return "<ul>%s</ul>" % "".join(items)
+
+
+def data_uri(path):
+    with open(path, "rb") as f:
+        return "data:image/png;base64," + base64.b64encode(f.read()).decode("ascii")
+
+
+def html_plots(figs):
+    out, absent = [], []
+    for name, caption, status, detail in figs:
+        if status == "drawn":
+            png = [p for p in detail if p.endswith(".png")][0]
+            out.append('<figure id="fig-%s"><img alt="%s" src="%s"><figcaption>%s</figcaption>'
+                       '</figure>' % (esc(name), esc(caption), data_uri(png), esc(caption)))
+        else:
+            absent.append("<li><b>%s</b>: %s</li>" % (esc(name), esc(detail)))
+    if absent:
+        out.append('<h3>Not drawn</h3><ul id="plots-not-drawn">%s</ul>' % "".join(absent))
+    return "\n".join(out)
+
+
+def html_totals(res):
+    t = (res.get("totals") or {}).get("claims") or {}
+    spans = "".join("<span>%s: <b>%s</b></span>" % (esc(k), esc(v)) for k, v in t.items())
+    return '<p class="totals">%s</p>' % spans if spans else ""
+
+
+def render_html(res, errata, figs):
+    title = "dmalab report - %s" % ((res.get("machine") or {}).get("hostname") or "?")
+    mrows = "".join("<tr><th>%s</th><td>%s</td></tr>" % (esc(k), esc(v))
+                    for k, v in machine_rows(res))
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        "<title>%s</title><style>%s</style><script>%s</script></head><body><main>" % (
+            esc(title), CSS, SCRIPT),
+        '<h1 id="title">%s</h1>' % esc(title),
+        '<p id="run">%s %s | %s | started %s | %s s</p>' % (
+            "run status", badge(res.get("status") or "?"), esc(res.get("command")),
+            esc(res.get("started")), esc(fmt_val(res.get("duration_s")))),
+        html_totals(res),
+        '<section id="machine"><h2>Machine</h2><table>%s</table></section>' % mrows,
+        '<section id="report-card"><h2>Report card</h2>%s</section>' % html_card(res),
+        '<section id="questions"><h2>Questions</h2>%s</section>' % html_questions(res),
+        '<section id="errata"><h2>Known errata</h2>%s</section>' % html_errata(res, errata),
+        '<section id="plots"><h2>Figures</h2>%s</section>' % html_plots(figs),
+        '<p class="muted">%s</p>' % esc(C.machine_line(res)),
+        "</main></body></html>", ""])
+
+
+# ---------------------------------------------------------------------------
+# Markdown
+
+def md(v):
+    return ("" if v is None else str(v)).replace("|", "\\|").replace("\n", " ")
+
+
+def render_md(res, errata, figs):
+    out = ["# dmalab report - %s" % md((res.get("machine") or {}).get("hostname")), "",
+           "Run status **%s**, `%s`, started %s." % (md(res.get("status")), md(res.get("command")),
+                                                     md(res.get("started"))), "",
+           "## Machine", "", "| fact | value |", "| --- | --- |"]
+    out += ["| %s | %s |" % (md(k), md(v)) for k, v in machine_rows(res)]
+    out += ["", "## Report card", ""]
+    for lab in res["labs"]:
+        title, sub = lab_heading(lab)
+        out += ["### %s - %s" % (md(title), md(lab.get("status"))), "", md(sub), "",
+                "| claim | question | verdict | got | want | statement |",
+                "| --- | --- | --- | --- | --- | --- |"]
+        for c in lab.get("claims") or []:
+            status, got, want, _ = claim_cells(c)
+            out.append("| %s | %s | %s | %s | %s | %s |" % (
+                md(c.get("id")), md(c.get("question")), md(status), md(got), md(want),
+                md(c.get("text"))))
+        out.append("")
+    out += ["## Questions", "", "| question | status | claims |", "| --- | --- | --- |"]
+    out += ["| %s | %s | %s |" % (md(q.get("id")), md(q.get("status")),
+                                  md(", ".join(q.get("claims") or [])))
+            for q in res.get("questions") or [] if isinstance(q, dict)]
+    out += ["", "## Known errata", ""]
+    out += ["- **%s**: says %s; truth: %s" % (md(e["id"]), md(e.get("says")), md(e.get("truth")))
+            for e in errata] or ["None listed."]
+    out += ["", "## Figures", ""]
+    for name, caption, status, detail in figs:
+        out.append("![%s](plots/%s.png)" % (md(caption), name) if status == "drawn"
+                   else "- %s not drawn: %s" % (name, md(detail)))
+    out += ["", "_%s_" % md(C.machine_line(res)), ""]
+    return "\n".join(out)
+
+
+def write(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv):
+    if not 2 <= len(argv) <= 4:
+        print("usage: report.py RESULTS.json [OUTDIR [ERRATA.md]]", file=sys.stderr)
+        return 2
+    outdir = argv[2] if len(argv) > 2 else (os.path.dirname(argv[1]) or ".")
+    errata = read_errata(argv[3] if len(argv) > 3 else "answers/errata.md")
+    try:
+        res = C.load(argv[1])
+    except C.BadResults as e:
+        print("report: %s" % e, file=sys.stderr)
+        return 2
+    figs = make_plots.run(res, os.path.join(outdir, "plots"))
+    os.makedirs(outdir, exist_ok=True)
+    write(os.path.join(outdir, "report.html"), render_html(res, errata, figs))
+    write(os.path.join(outdir, "report.md"), render_md(res, errata, figs))
+    print("report: wrote %s and %s" % (os.path.join(outdir, "report.html"),
+                                       os.path.join(outdir, "report.md")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
