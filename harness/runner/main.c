@@ -35,7 +35,8 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --labs-dir DIR      where the lab-NN programs are (default: <dir of dmalab>/labs)\n"
 		"  --results DIR       where results.json and the logs go (default: results)\n"
-		"  --format FMT        human, tap or json (default: human on a terminal, else tap)\n"
+		"  --format FMT        human, tap or json (default: human for run and on a terminal,\n"
+		"                      else tap)\n"
 		"  --timeout-mul N     multiply every lab's timeout by N > 0 (env DMALAB_TIMEOUT_MUL)\n"
 		"  --quick             small sizes (passes --quick to the labs)\n"
 		"  --errata FILE       known errata (default: answers/errata.md, if present)\n"
@@ -181,10 +182,14 @@ static void parse_args(struct runner_opts *o, int argc, char **argv)
 	o->results_dir = "results";
 	o->errata_path = "answers/errata.md";
 	o->timeout_mul = env && *env ? parse_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
-	o->format = isatty(STDOUT_FILENO) ? FMT_HUMAN : FMT_TAP;
+	o->format = FMT_UNSET;
 	default_labs_dir(argv[0], o->labs_dir, sizeof(o->labs_dir));
 	parse_options(o, argc, argv);
 	parse_command(o, argc, argv);
+	/* one lab is a lesson: narrate it even into a pipe or a log */
+	if (o->format == FMT_UNSET)
+		o->format = isatty(STDOUT_FILENO) || !strcmp(o->command, "run") ?
+			    FMT_HUMAN : FMT_TAP;
 	o->color = o->format == FMT_HUMAN && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 }
 

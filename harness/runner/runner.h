@@ -27,7 +27,7 @@
 #define DMALAB_VERSION "0.1.0"
 #define KILL_GRACE_S 3.0 /* between SIGTERM and SIGKILL to a lab's group */
 
-enum out_format { FMT_HUMAN, FMT_TAP, FMT_JSON };
+enum out_format { FMT_HUMAN, FMT_TAP, FMT_JSON, FMT_UNSET };
 
 struct runner_opts {
 	const char *command;    /* "list", "run", "check", "sysinfo" */
