@@ -45,6 +45,7 @@ FAKE_SRCS := $(wildcard harness/tests/fakelabs/lab-*.c)
 FAKE_BINS := $(patsubst harness/tests/fakelabs/%.c,$(BUILD)/fakelabs/%,$(FAKE_SRCS))
 
 .PHONY: all help deps test-deps check test unit selftest list sysinfo clean \
+	plots report test-plots \
 	sabotage fakelabs $(addprefix lab-,$(LAB_IDS))
 .DEFAULT_GOAL := all
 
@@ -57,6 +58,8 @@ help:
 	@echo "make list      every lab, its claims, and whether it will skip here"
 	@echo "make sysinfo   the machine facts the skips are decided on"
 	@echo "make selftest  sabotage builds must fail their claims; runner vs fake labs"
+	@echo "make plots     figures (PNG, SVG) from $(RESULTS)/results.json into $(RESULTS)/plots/"
+	@echo "make report    $(RESULTS)/report.html (self-contained) and $(RESULTS)/report.md"
 	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
 	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json  LABS=\"01 04\"  QUICK=1"
 
@@ -139,6 +142,20 @@ selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
 test: unit selftest
+
+# Figures and the shareable report from $(RESULTS)/results.json (plots/).
+plots:
+	@sh harness/deps.sh plots
+	@sh plots/run.sh make_plots.py $(RESULTS)/results.json $(RESULTS)/plots
+
+report:
+	@sh harness/deps.sh plots
+	@sh plots/run.sh report.py $(RESULTS)/results.json $(RESULTS) answers/errata.md
+
+# plots/ against every results file in plots/tests/fixtures, and the report in Chromium
+test-plots:
+	@sh harness/deps.sh plots-test
+	@sh plots/run.sh tests/test_plots.py
 
 clean:
 	rm -rf $(BUILD) $(RESULTS)

@@ -61,7 +61,7 @@ def as_results(doc):
     schema = doc.get("schema")
     if isinstance(schema, str) and schema.startswith(LAB_SCHEMA + "/"):
         schema_major(schema, [LAB_SCHEMA])
-        return {"schema": RESULTS_SCHEMA + "/1", "machine": {}, "labs": [doc],
+        return {"schema": RESULTS_SCHEMA + "/1", "machine": {}, "labs": [tidy_lab(doc)],
                 "questions": [], "totals": {}, "single_lab": True}
     major = schema_major(schema, [RESULTS_SCHEMA])
     labs = doc.get("labs")
@@ -69,11 +69,31 @@ def as_results(doc):
         labs = []
     if not isinstance(labs, list):
         raise BadResults("\"labs\" is not a list")
-    doc["labs"] = [lab for lab in labs if isinstance(lab, dict)]
+    doc["labs"] = [tidy_lab(lab) for lab in labs if isinstance(lab, dict)]
     if not isinstance(doc.get("machine"), dict):
         doc["machine"] = {}
+    m = doc["machine"]
+    m["gpus"] = dicts(m.get("gpus"))
+    doc["questions"] = dicts(doc.get("questions"))
     doc["schema_major"] = major
     return doc
+
+
+def dicts(v):
+    """The objects of a JSON array (anything else, or a non-array: none)."""
+    return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
+
+
+def tidy_lab(lab):
+    """Give a lab record the shapes the figures expect, whatever it holds:
+    a reader ignores what it does not understand instead of breaking."""
+    lab["claims"] = dicts(lab.get("claims"))
+    for c in lab["claims"]:
+        c["stats"] = dicts(c.get("stats"))
+    for key in ("facts", "series"):
+        if not isinstance(lab.get(key), dict):
+            lab[key] = {}
+    return lab
 
 
 def load(path):

@@ -301,8 +301,15 @@ def main(argv):
         return 2
     figs = make_plots.run(res, os.path.join(outdir, "plots"))
     os.makedirs(outdir, exist_ok=True)
-    write(os.path.join(outdir, "report.html"), render_html(res, errata, figs))
-    write(os.path.join(outdir, "report.md"), render_md(res, errata, figs))
+    try:
+        write(os.path.join(outdir, "report.html"), render_html(res, errata, figs))
+        write(os.path.join(outdir, "report.md"), render_md(res, errata, figs))
+    except Exception as e:  # a record shaped in a way nobody foresaw
+        if os.environ.get("DMALAB_PLOTS_DEBUG"):
+            raise
+        print("report: broke: %s: %s (DMALAB_PLOTS_DEBUG=1 shows where)" % (
+            type(e).__name__, e), file=sys.stderr)
+        return 1
     print("report: wrote %s and %s" % (os.path.join(outdir, "report.html"),
                                        os.path.join(outdir, "report.md")))
     return 0

@@ -1,0 +1,324 @@
+"""Tests of plots/: the figures and the report from every results file in
+plots/tests/fixtures (made by the kit), from a synthetic document for the
+GPU figures, and from broken input (NaN and null values, no labs, unknown
+schema, wrong types) that must give a clear message and never a traceback.
+The report is opened in headless Chromium: the screenshot must not be blank
+and the page must hold its sections and decoded images.
+
+Output is TAP; the last line is "plots tests: N passed, N failed".
+Run through `make test-plots` (which installs python3-matplotlib and
+chromium when it can).
+"""
+import copy
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLOTS = os.path.dirname(HERE)
+sys.path.insert(0, PLOTS)
+sys.path.insert(0, HERE)
+
+import matplotlib.image  # noqa: E402
+
+import common as C  # noqa: E402
+import make_plots  # noqa: E402
+import synth  # noqa: E402
+
+FIXTURES = sorted(glob.glob(os.path.join(HERE, "fixtures", "results-*.json")))
+SECTIONS = ["machine", "report-card", "questions", "errata", "plots"]
+TMP = tempfile.mkdtemp(prefix="dmalab-plots-test-")
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def write_json(name, doc, **kw):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        json.dump(doc, f, **kw)
+    return path
+
+
+def run_script(script, *args):
+    """(rc, stdout + stderr) of a plots/ script run as make runs it."""
+    p = subprocess.run([sys.executable, os.path.join(PLOTS, script)] + list(args),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True, timeout=300)
+    return p.returncode, p.stdout
+
+
+def no_traceback(out):
+    check("Traceback" not in out, "a traceback was printed:\n" + out[-2000:])
+
+
+def image_is_drawn(png, min_colours=8):
+    """The PNG decodes and is not one flat colour (nor nearly white)."""
+    check(os.path.getsize(png) > 2000, "%s is tiny" % png)
+    img = matplotlib.image.imread(png)
+    rgb = (img[:, :, :3] * 255).astype("uint8").reshape(-1, 3)
+    colours = len({tuple(px) for px in rgb[::7]})
+    not_white = float((rgb.min(axis=1) < 240).mean())
+    check(colours >= min_colours, "%s has %d colours" % (png, colours))
+    check(not_white > 0.01, "%s is %.1f %% non-white" % (png, not_white * 100))
+    return colours, not_white
+
+
+def check_figures(done, outdir):
+    for name, _, status, detail in done:
+        if status != "drawn":
+            check(isinstance(detail, str) and detail, "%s: not drawn without a reason" % name)
+            check("broke" not in detail, "%s broke: %s" % (name, detail))
+            check(not os.path.exists(os.path.join(outdir, name + ".png")),
+                  "%s: stale image left behind" % name)
+            continue
+        image_is_drawn(os.path.join(outdir, name + ".png"))
+        with open(os.path.join(outdir, name + ".svg")) as f:
+            check("<svg" in f.read(4000), "%s.svg is not SVG" % name)
+
+
+def quiet_run(res, outdir):
+    with open(os.devnull, "w") as null:
+        return make_plots.run(res, outdir, out=null)
+
+
+# ---------------------------------------------------------------------------
+
+@test
+def fixtures_present():
+    check(FIXTURES, "no plots/tests/fixtures/results-*.json")
+
+
+@test
+def every_fixture_draws():
+    for path in FIXTURES:
+        outdir = os.path.join(TMP, "fx-" + os.path.basename(path))
+        done = quiet_run(C.load(path), outdir)
+        check_figures(done, outdir)
+        drawn = [d[0] for d in done if d[2] == "drawn"]
+        check(drawn, "%s: no figure drawn" % path)
+        print("# %s: drawn %s" % (os.path.basename(path), ", ".join(drawn)))
+
+
+@test
+def synthetic_gpu_results_draw_every_figure():
+    outdir = os.path.join(TMP, "synth")
+    done = quiet_run(C.as_results(synth.results()), outdir)
+    check_figures(done, outdir)
+    missing = ["%s: %s" % (d[0], d[3]) for d in done if d[2] != "drawn"]
+    check(not missing, "not drawn: %s" % "; ".join(missing))
+
+
+@test
+def each_script_runs_alone():
+    for mod, _ in make_plots.FIGURES:
+        rc, out = run_script(mod.__name__ + ".py", FIXTURES[0], os.path.join(TMP, "alone"))
+        no_traceback(out)
+        check(rc == 0, "%s exit %d: %s" % (mod.__name__, rc, out))
+
+
+@test
+def nan_and_null_values_are_left_out():
+    doc = synth.results()
+    for lab in doc["labs"]:
+        for s in lab["series"].values():
+            for i, p in enumerate(s["points"]):
+                p["stats"]["median"] = None if i % 2 else float("nan")
+                p["stats"]["samples"] = [float("nan"), None]
+        for c in lab["claims"]:
+            for st in c["stats"]:
+                st["median"] = None
+        for k in lab["facts"]:
+            lab["facts"][k] = {"value": None, "unit": ""}
+    path = write_json("nan.json", doc)  # Python writes NaN, as a lenient writer would
+    rc, out = run_script("make_plots.py", path, os.path.join(TMP, "nan"))
+    no_traceback(out)
+    check(rc == 0, "exit %d: %s" % (rc, out))
+    check(out.count("not drawn:") == len(make_plots.FIGURES), "expected all not drawn:\n" + out)
+
+
+@test
+def partly_null_series_still_draws():
+    doc = synth.results()
+    pts = doc["labs"][0]["series"]["h2d_pinned"]["points"]
+    pts[0]["stats"]["median"] = None
+    pts[1]["x"] = None
+    outdir = os.path.join(TMP, "partnull")
+    done = quiet_run(C.as_results(json.loads(json.dumps(doc))), outdir)
+    check(done[0][2] == "drawn", "lab02 not drawn: %s" % done[0][3])
+
+
+@test
+def empty_lab_list_says_so():
+    path = write_json("empty.json", {"schema": "dmalab-results/1", "machine": {}, "labs": []})
+    rc, out = run_script("make_plots.py", path, os.path.join(TMP, "empty"))
+    no_traceback(out)
+    check(rc == 0 and "no labs" in out, "exit %d: %s" % (rc, out))
+
+
+@test
+def unknown_schema_is_refused_clearly():
+    cases = [({"schema": "dmalab-results/9", "labs": []}, "newer"),
+             ({"schema": "something-else/1", "labs": []}, "unknown schema"),
+             ({"labs": []}, "no schema"), ([1, 2], "not a JSON object")]
+    for i, (doc, want) in enumerate(cases):
+        path = write_json("schema%d.json" % i, doc)
+        for script in ("make_plots.py", "report.py"):
+            rc, out = run_script(script, path, os.path.join(TMP, "schema"))
+            no_traceback(out)
+            check(rc == 2 and want in out, "%s %r: exit %d: %s" % (script, doc, rc, out))
+
+
+@test
+def unreadable_files_are_refused_clearly():
+    bad = os.path.join(TMP, "bad.json")
+    with open(bad, "w") as f:
+        f.write("{not json")
+    for path, want in ((bad, "not valid JSON"), (os.path.join(TMP, "none.json"), "no such file")):
+        rc, out = run_script("make_plots.py", path)
+        no_traceback(out)
+        check(rc == 2 and want in out, "exit %d: %s" % (rc, out))
+
+
+@test
+def missing_labs_are_listed():
+    doc = synth.results()
+    doc["labs"] = [lab for lab in doc["labs"] if lab["id"] == "04"]
+    outdir = os.path.join(TMP, "only04")
+    done = {d[0]: d for d in quiet_run(C.as_results(doc), outdir)}
+    check(done["lab04_latency"][2] == "drawn", "lab04 not drawn")
+    check("lab-02 is not in the results" in done["lab02_bandwidth"][3], done["lab02_bandwidth"][3])
+
+
+@test
+def wrong_types_do_not_break():
+    doc = synth.results()
+    doc["labs"][0]["series"] = "oops"
+    doc["labs"][1]["claims"] = [None, 3, {"stats": "x"}]
+    doc["labs"][1]["facts"] = []
+    doc["labs"][2]["series"]["latency_node0"]["points"] = [None, {"x": "a"}, 5]
+    doc["labs"][3]["claims"][0]["stats"] = [{"name": "cpu_us_per_page", "median": "fast"}]
+    doc["machine"]["gpus"] = [None, "gpu"]
+    path = write_json("types.json", doc)
+    for script in ("make_plots.py", "report.py"):
+        rc, out = run_script(script, path, os.path.join(TMP, "types"))
+        no_traceback(out)
+        check(rc == 0 and "broke" not in out, "%s exit %d: %s" % (script, rc, out))
+
+
+@test
+def single_lab_json_is_accepted():
+    lab = synth.results()["labs"][0]
+    lab["schema"] = "dmalab-lab/1"
+    path = write_json("lab02.json", lab)
+    rc, out = run_script("make_plots.py", path, os.path.join(TMP, "single"))
+    check(rc == 0 and "lab02_bandwidth      drawn" in out, out)
+
+
+def make_report(path, name):
+    outdir = os.path.join(TMP, "report-" + name)
+    rc, out = run_script("report.py", path, outdir, os.path.join(PLOTS, "..", "answers",
+                                                                 "errata.md"))
+    no_traceback(out)
+    check(rc == 0, "report.py exit %d: %s" % (rc, out))
+    with open(os.path.join(outdir, "report.html"), encoding="utf-8") as f:
+        page = f.read()
+    with open(os.path.join(outdir, "report.md"), encoding="utf-8") as f:
+        mdown = f.read()
+    return outdir, page, mdown
+
+
+def report_inputs():
+    return [(p, os.path.basename(p)) for p in FIXTURES] + \
+        [(write_json("synth.json", synth.results()), "synthetic")]
+
+
+@test
+def report_is_self_contained():
+    for path, name in report_inputs():
+        outdir, page, mdown = make_report(path, name)
+        for sec in SECTIONS:
+            check('id="%s"' % sec, "%s: no section %s" % (name, sec))
+        drawn = len(glob.glob(os.path.join(outdir, "plots", "*.png")))
+        check(page.count('src="data:image/png;base64,') == drawn,
+              "%s: %d inlined images for %d figures" % (name, page.count("data:image"), drawn))
+        check(not re.search(r'(src|href)="(https?:|//|file:)', page), "%s: external link" % name)
+        check("## Report card" in mdown and "## Machine" in mdown, "%s: markdown sections" % name)
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser"):
+        if shutil.which(name):
+            return shutil.which(name)
+    raise Fail("chromium not found: `sh harness/deps.sh plots-test` installs it as root")
+
+
+def browser(page, *args):
+    profile = tempfile.mkdtemp(prefix="dmalab-chromium-", dir=TMP)
+    cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", "--user-data-dir=" + profile] + list(args) + ["file://" + page]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=180)
+    return p.returncode, p.stdout, p.stderr
+
+
+@test
+def report_renders_in_chromium():
+    for path, name in report_inputs():
+        outdir, page, _ = make_report(path, name)
+        html_path = os.path.abspath(os.path.join(outdir, "report.html"))
+        shot = os.path.join(outdir, "shot.png")
+        rc, _, err = browser(html_path, "--screenshot=" + shot, "--window-size=1200,3000")
+        check(rc == 0 and os.path.exists(shot), "%s: screenshot failed: %s" % (name, err[-800:]))
+        colours, ink = image_is_drawn(shot, min_colours=20)
+        rc, dom, err = browser(html_path, "--virtual-time-budget=5000", "--dump-dom")
+        check(rc == 0, "%s: --dump-dom failed: %s" % (name, err[-800:]))
+        for sec in SECTIONS:
+            check('id="%s"' % sec in dom, "%s: the browser's DOM lacks #%s" % (name, sec))
+        drawn = len(glob.glob(os.path.join(outdir, "plots", "*.png")))
+        want = 'data-images-loaded="%d/%d"' % (drawn, drawn)
+        check(want in dom, "%s: want %s in <body>, got %s" % (
+            name, want, re.findall(r"<body[^>]*>", dom)))
+        print("# %s: screenshot %d colours, %.0f %% ink; %d images decoded" % (
+            name, colours, ink * 100, drawn))
+
+
+def main():
+    print("1..%d" % len(TESTS))
+    failed = 0
+    for i, fn in enumerate(TESTS, 1):
+        try:
+            fn()
+            print("ok %d - %s" % (i, fn.__name__))
+        except (Fail, AssertionError) as e:
+            failed += 1
+            print("not ok %d - %s" % (i, fn.__name__))
+            print("# " + str(e).replace("\n", "\n# "))
+        except Exception as e:  # a bug in the test or the code under test
+            failed += 1
+            print("not ok %d - %s: %s: %s" % (i, fn.__name__, type(e).__name__, e))
+    shutil.rmtree(TMP, ignore_errors=True)
+    print("plots tests: %d passed, %d failed" % (len(TESTS) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
