@@ -9,6 +9,7 @@
  *	## 02.2
  *	says: what the chapter says
  *	truth: what holds instead, one line
+ *	why: the reason it holds, one line  (optional)
  *	source: https://...            (one or more)
  *
  * Blank lines and level-1 headings ("# ...") are allowed anywhere; any
@@ -30,6 +31,7 @@ struct erratum {
 	char id[32];     /* claim id, "02.2" */
 	char *says;      /* what the chapter says */
 	char *truth;     /* the corrected statement, one line */
+	char *why;       /* why it holds, one line; NULL when not given */
 	char *source[ERRATA_MAX_SOURCES];
 	int nsources;
 	int line;        /* line of the "## id" heading */

@@ -115,6 +115,8 @@ static int key_line(struct errata_parser *p, const char *key, const char *value)
 		return set_once(p, &c->says, key, value);
 	if (strcmp(key, "truth") == 0)
 		return set_once(p, &c->truth, key, value);
+	if (strcmp(key, "why") == 0)
+		return set_once(p, &c->why, key, value);
 	if (c->nsources == ERRATA_MAX_SOURCES)
 		return perr(p, p->line, "more than %d sources", ERRATA_MAX_SOURCES);
 	c->source[c->nsources] = strdup(value);
@@ -127,7 +129,7 @@ static int key_line(struct errata_parser *p, const char *key, const char *value)
 /* One line, without its newline and trailing blanks. */
 static int parse_line(struct errata_parser *p, const char *s)
 {
-	static const char *const keys[] = { "says", "truth", "source" };
+	static const char *const keys[] = { "says", "truth", "why", "source" };
 	size_t i, n;
 
 	if (!*s || (s[0] == '#' && (s[1] == ' ' || !s[1])))
@@ -147,7 +149,7 @@ static int parse_line(struct errata_parser *p, const char *s)
 		}
 	}
 	return perr(p, p->line, "unexpected line '%.40s' (want '## <claim id>', "
-		    "'says:', 'truth:' or 'source:')", s);
+		    "'says:', 'truth:', 'why:' or 'source:')", s);
 }
 
 int errata_parse(const char *text, const char *name, struct errata *e,
@@ -229,6 +231,7 @@ void errata_free(struct errata *e)
 	for (i = 0; i < e->n; i++) {
 		free(e->items[i].says);
 		free(e->items[i].truth);
+		free(e->items[i].why);
 		for (k = 0; k < e->items[i].nsources; k++)
 			free(e->items[i].source[k]);
 	}

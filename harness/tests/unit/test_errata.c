@@ -22,6 +22,7 @@ static const char good[] =
 	"## 02.2\n"
 	"says: pinned is about twice pageable\n"
 	"truth: the ratio depends on the link\n"
+	"why: the CPU stages pageable data\n"
 	"source: https://example.org/a\n"
 	"source: https://example.org/b\n"
 	"\n"
@@ -60,8 +61,10 @@ static void test_errata_parse_good(void **state)
 	assert_int_equal(x->nsources, 2);
 	assert_string_equal(x->source[1], "https://example.org/b");
 	assert_int_equal(x->line, 3);
+	assert_string_equal(x->why, "the CPU stages pageable data");
 	x = errata_find(&e, "10.3");
 	assert_string_equal(x->says, "x"); /* trailing blanks and \r dropped */
+	assert_null(x->why); /* optional */
 	assert_null(errata_find(&e, "02.1"));
 	errata_free(&e);
 	assert_int_equal(e.n, 0);
@@ -95,6 +98,8 @@ static void test_errata_parse_bad_lines(void **state)
 	assert_rejected("says: a\n", "errata.md:1: 'says:' before the first");
 	assert_rejected("## 02.2\nsays:\n", "errata.md:2: 'says:' has no value");
 	assert_rejected("## 02.2\nsays: a\nsays: b\n", "errata.md:3: second 'says:'");
+	assert_rejected("## 02.2\nwhy: a\nwhy: b\n", "errata.md:3: second 'why:'");
+	assert_rejected("## 02.2\nwhy:\n", "errata.md:2: 'why:' has no value");
 	assert_rejected("## two\n", "errata.md:1: 'two' is not a claim id");
 	assert_rejected("## 2.\n", "is not a claim id");
 	assert_rejected("plain text\n", "errata.md:1: unexpected line");
