@@ -275,7 +275,7 @@ def new_figure(ncols=1, width=None, height=4.6):
 def band(ax, pts, label, color=None, marker="o", linestyle="-"):
     """Median line with a min-max band over every sample of each point."""
     xs = [p[0] for p in pts]
-    line, = ax.plot(xs, [p[1]["median"] for p in pts], marker=marker, ms=3.5,
+    line, = ax.plot(xs, [p[1]["median"] for p in pts], marker=marker, ms=4,
                     linestyle=linestyle, color=color, label=label)
     ax.fill_between(xs, [p[1]["min"] for p in pts], [p[1]["max"] for p in pts],
                     color=line.get_color(), alpha=0.18, linewidth=0)

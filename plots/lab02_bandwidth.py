@@ -6,8 +6,9 @@ import sys
 import common as C
 
 NAME = "lab02_bandwidth"
-KINDS = [("pageable", "pageable (malloc)"), ("pinned", "pinned (cudaHostAlloc)"),
-         ("registered", "registered (cudaHostRegister)"), ("wc", "write-combined")]
+# a marker each: pinned, registered and write-combined often draw on top of each other
+KINDS = [("pageable", "pageable (malloc)", "o"), ("pinned", "pinned (cudaHostAlloc)", "s"),
+         ("registered", "registered (cudaHostRegister)", "^"), ("wc", "write-combined", "x")]
 DIRS = [("h2d", "host to device (H2D)"), ("d2h", "device to host (D2H)")]
 # ch2.S2 (claim 02.2): "pinned about 12 GB/s, pageable about 6 GB/s", H2D
 CHAPTER_H2D = [(12.0, "chapter: pinned 12 GB/s"), (6.0, "chapter: pageable 6 GB/s")]
@@ -42,12 +43,12 @@ def memcpy_rate(lab):
 
 def draw_direction(ax, lab, d, title, missing):
     xs = []
-    for kind, label in KINDS:
+    for kind, label, marker in KINDS:
         pts = C.series(lab, "%s_%s" % (d, kind))
         if not pts:
             missing.append("%s_%s" % (d, kind))
             continue
-        C.band(ax, pts, label)
+        C.band(ax, pts, label, marker=marker)
         xs += [p[0] for p in pts]
     C.log2_bytes_axis(ax, xs)
     ax.set_title(title, fontsize=10)

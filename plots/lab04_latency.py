@@ -43,6 +43,7 @@ def draw(res, outdir):
     for i, (y, text) in enumerate(CHAPTER):
         C.ref_hline(ax, y, text, color="0.45", style=":", below=(i == 0))
     C.plain_log_y(ax)
+    ax.set_ylim(top=max(ax.get_ylim()[1], CHAPTER[-1][0] * 1.8))  # room for the labels
     C.log2_bytes_axis(ax, xs)
     ax.set_xlabel("working set (bytes, log2)")
     ax.set_ylabel("latency per load (ns, log)")

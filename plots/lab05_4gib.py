@@ -43,8 +43,14 @@ def draw(res, outdir):
     ax.set_xticks(range(1, len(got) + 1))
     ax.set_xticklabels([b[0] for b in got], fontsize=8)
     C.ref_hline(ax, CHAPTER_MS, "chapter: 4 GB in about 655 ms", color="tab:red")
+    first = C.fact(lab, "um_first_touch_4k_s")
+    if first is not None and bytes_ and got[0][0].endswith("stride 4 KiB"):
+        ax.plot([1], [first * 1e3 * 4 * C.GiB / bytes_], marker="^", color="tab:orange",
+                linestyle="none", label="very first GPU touch after the CPU's memset (once)")
+        ax.legend(fontsize=8, loc="upper right", bbox_to_anchor=(1, 0.9))
     ax.set_ylabel("time for 4 GiB (ms)")
-    ax.set_ylim(bottom=0)
+    top = max([b[1]["max"] for b in got] + [CHAPTER_MS])
+    ax.set_ylim(0, top * 1.25)  # room for the chapter's label and the legend
     ax.grid(True, axis="y", alpha=0.3)
     notes = ["scaled from a %s region (x %.1f); boxes: every sample, whiskers min-max" % (
         C.fmt_bytes(bytes_), 4 * C.GiB / bytes_) if bytes_ else
