@@ -31,7 +31,7 @@ static void yaml_str(FILE *out, const char *key, const char *v, int indent)
 static void yaml_num(FILE *out, const char *key, double v, int indent)
 {
 	if (isfinite(v))
-		fprintf(out, "%*s%s: %.6g\n", indent, "", key, v);
+		fprintf(out, "%*s%s: %.10g\n", indent, "", key, v);
 	else
 		fprintf(out, "%*s%s: null\n", indent, "", key);
 }

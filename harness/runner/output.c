@@ -79,7 +79,7 @@ static void fmt_num(double v, const char *unit, char *buf, size_t len)
 
 	if (isnan(v))
 		snprintf(buf, len, "?");
-	else if (v == (double)(long long)v && fabs(v) < 1e15)
+	else if (fabs(v) < 1e15 && v == (double)(long long)v)
 		snprintf(buf, len, "%lld%s%s", (long long)v, sp, unit ? unit : "");
 	else
 		snprintf(buf, len, "%.4g%s%s", v, sp, unit ? unit : "");

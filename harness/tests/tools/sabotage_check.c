@@ -30,8 +30,11 @@ static int is_lab_name(const char *name)
 /* Runs `path --quick --json json` with stdout to log; kills it after limit_s. */
 static int run_lab(const char *path, const char *json, const char *log, int limit_s)
 {
-	pid_t pid = fork();
+	pid_t pid;
 	int status, waited = 0;
+
+	fflush(stdout); /* or the child's freopen would flush our buffer again */
+	pid = fork();
 
 	if (pid < 0)
 		return -1;
