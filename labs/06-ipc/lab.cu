@@ -316,33 +316,31 @@ static cudaError_t gpu_fill(void *p, uint64_t bytes, uint32_t seed)
 	return e != cudaSuccess ? e : cudaDeviceSynchronize();
 }
 
-/* The mismatch counter lives in mapped pinned host memory, so that reading
- * it back needs no device allocation and no copy. */
-static unsigned long long *bad_host, *bad_dev;
+/* The mismatch counter, in device memory: GPU atomics on mapped host memory
+ * need not be atomic across PCIe, and the count should be exact. */
+static unsigned long long *bad_dev;
 
 /* Count the words at p that differ from pattern `seed` (*bad, -1 on error). */
 static cudaError_t gpu_count_bad(const void *p, uint64_t bytes, uint32_t seed, long long *bad)
 {
+	unsigned long long n = 0;
 	cudaError_t e;
 
 	*bad = -1;
-	if (!bad_host) {
-		e = cudaHostAlloc((void **)&bad_host, sizeof(*bad_host), cudaHostAllocMapped);
-		if (e == cudaSuccess)
-			e = cudaHostGetDevicePointer((void **)&bad_dev, bad_host, 0);
-		if (e != cudaSuccess) {
-			bad_host = NULL;
-			return e;
-		}
+	if (!bad_dev && (e = cudaMalloc((void **)&bad_dev, sizeof(*bad_dev))) != cudaSuccess) {
+		bad_dev = NULL;
+		return e;
 	}
-	*(volatile unsigned long long *)bad_host = 0;
+	e = cudaMemset(bad_dev, 0, sizeof(*bad_dev));
+	if (e != cudaSuccess)
+		return e;
 	count_bad_kernel<<<grid_for(bytes / 4), THREADS>>>((const uint32_t *)p, bytes / 4,
 							    seed, bad_dev);
 	e = cudaGetLastError();
+	if (e == cudaSuccess) /* waits for the kernel and reports its fault */
+		e = cudaMemcpy(&n, bad_dev, sizeof(n), cudaMemcpyDeviceToHost);
 	if (e == cudaSuccess)
-		e = cudaDeviceSynchronize();
-	if (e == cudaSuccess)
-		*bad = (long long)*(volatile unsigned long long *)bad_host;
+		*bad = (long long)n;
 	return e;
 }
 
@@ -757,7 +755,9 @@ static int role_probe(struct lab *L, struct role_io *io)
 		   err_name(ae), (int)pa.type, (unsigned long long)(uintptr_t)own, err_name(re),
 		   bad);
 	role_expect(io, "quit");
-	return 0; /* after a fault the context is unusable: no cleanup calls */
+	/* After a fault the context is unusable: skip the runtime's teardown. */
+	fflush(NULL);
+	_exit(0);
 }
 
 /* 06.5: an exporter that the lab kills with SIGKILL once it is shared. */
@@ -856,6 +856,19 @@ static void check_free_memory(struct lab *L, const struct cfg *c)
 		 lab_fmt_size(free_b, f, sizeof(f)), lab_fmt_size(total, t, sizeof(t)),
 		 lab_fmt_size(need, n, sizeof(n)), lab_fmt_size(c->large_bytes, lg, sizeof(lg)),
 		 lab_fmt_size(c->pat_bytes, pt, sizeof(pt)));
+}
+
+/* Helpers need contexts of their own on the same GPU. */
+static void require_shared_device(struct lab *L)
+{
+	int mode = cudaComputeModeDefault;
+
+	CUDA_CHECK(L, cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode,
+					     lab_options(L)->device));
+	if (mode == cudaComputeModeExclusiveProcess || mode == cudaComputeModeProhibited)
+		lab_skip(L, SKIP_UNSUPPORTED, "GPU compute mode %d (%s): a second process "
+			 "cannot use this GPU", mode, mode == cudaComputeModeProhibited ?
+			 "prohibited" : "exclusive-process");
 }
 
 static void start_helper(struct lab *L, struct proc *p, const struct cfg *c, const char *role)
@@ -1015,7 +1028,7 @@ static void recv_stats(struct lab *L, struct exporter *x, const char *which,
 	char *m, *q, *end, w[16], cv[32];
 	int i;
 
-	m = proc_expect(L, p, "stats", x->msg, sizeof(x->msg), x->c->child_timeout_s * 4);
+	m = proc_expect(L, p, "stats", x->msg, sizeof(x->msg), x->c->child_timeout_s * 2);
 	memset(s, 0, sizeof(*s));
 	s->name = name;
 	s->unit = "s";
@@ -1094,8 +1107,7 @@ static void decide_vmm(struct lab *L, struct exporter *x)
 	long long bad, mine = -1;
 	const char *m;
 
-	if (v->skip[0] || v->fail[0]) {
-		proc_sendf(L, p, -1, "quit");
+	if (v->skip[0] || v->fail[0]) { /* proc_finish's "quit" answers the importer */
 		if (v->skip[0]) {
 			claim_skip(L, "06.6", SKIP_UNSUPPORTED, "%s", v->skip);
 		} else {
@@ -1142,7 +1154,7 @@ static void importer_phase(struct lab *L, struct exporter *x)
 struct crash_obs {
 	char read_err[64], write_err[64], verify_err[64], close_err[64];
 	long long read_bad, verify_bad;
-	int answered;   /* it sent "after" */
+	const char *ended; /* the step in which it ended on its own, or NULL */
 };
 
 /* Share the crash exporter's buffer with the crash importer. */
@@ -1178,40 +1190,66 @@ static void crash_kill_exporter(struct lab *L, struct exporter *x)
 			  proc_status_str(&x->cexp, st, sizeof(st)));
 }
 
-/* After the exporter's death: let the importer read, write, close. */
+/*
+ * Tell the crash importer `cmd`, then wait for `tag`.  Its death on the way
+ * is the finding, not a broken lab: it is reaped, o->ended names `step` and
+ * NULL comes back.  Only a hang (or nonsense) stops the lab.
+ */
+static const char *crash_step(struct lab *L, struct exporter *x, struct crash_obs *o,
+			      const char *cmd, const char *tag, const char *step)
+{
+	struct proc *p = &x->cimp;
+	double t = x->c->child_timeout_s;
+	int r = msg_send(p->ctl, -1, cmd) < 0 ? 0 : proc_recv(p, x->msg, sizeof(x->msg), t);
+
+	if (r == 0 || r == -2) {
+		proc_reap(p, t);
+		o->ended = step;
+		return NULL;
+	}
+	if (r == -1)
+		proc_fail(L, p, "sent no '%s' %s within %.0f s and was killed", tag, step, t);
+	if (!msg_is(x->msg, tag))
+		proc_fail(L, p, "sent '%.60s' where '%s' was expected", x->msg, tag);
+	return x->msg;
+}
+
+/* After the exporter's death: let the importer read, write, close, quit. */
 static void crash_observe(struct lab *L, struct exporter *x, struct crash_obs *o)
 {
-	const struct cfg *c = x->c;
 	struct proc *p = &x->cimp;
-	const char *m = x->msg;
+	const char *m;
 	int r;
 
 	memset(o, 0, sizeof(*o));
-	/* A signal from the exporter's death would end the importer here. */
+	o->read_bad = o->verify_bad = -1;
+	snprintf(o->close_err, sizeof(o->close_err), "not-run");
+	/* If the crash sent the importer a signal, it ends during this wait. */
 	r = proc_recv(p, x->msg, sizeof(x->msg), CRASH_SETTLE_S);
 	if (r == 1)
-		proc_fail(L, p, "sent '%.60s' unasked", m);
-	if (r == 0 || msg_send(p->ctl, -1, "go") < 0) {
-		proc_reap(p, c->child_timeout_s);
-		return;
-	}
-	r = proc_recv(p, x->msg, sizeof(x->msg), c->child_timeout_s);
+		proc_fail(L, p, "sent '%.60s' unasked", x->msg);
 	if (r == 0) {
-		proc_reap(p, c->child_timeout_s);
+		proc_reap(p, x->c->child_timeout_s);
+		o->ended = "while idle, right after the exporter's death";
 		return;
 	}
-	if (r != 1 || !msg_is(m, "after"))
-		proc_fail(L, p, "sent no 'after' once the exporter was dead (recv %d)", r);
-	o->answered = 1;
+	m = crash_step(L, x, o, "go", "after", "while reading and writing after the crash");
+	if (!m)
+		return;
 	proc_field_str(L, p, m, "read_err", o->read_err, sizeof(o->read_err));
 	proc_field_str(L, p, m, "write_err", o->write_err, sizeof(o->write_err));
 	proc_field_str(L, p, m, "verify_err", o->verify_err, sizeof(o->verify_err));
 	o->read_bad = proc_field(L, p, m, "read_bad");
 	o->verify_bad = proc_field(L, p, m, "verify_bad");
-	proc_sendf(L, p, -1, "close");
-	m = proc_expect(L, p, "closed", x->msg, sizeof(x->msg), c->child_timeout_s);
+	m = crash_step(L, x, o, "close", "closed", "in cudaIpcCloseMemHandle");
+	if (!m)
+		return;
 	proc_field_str(L, p, m, "err", o->close_err, sizeof(o->close_err));
-	proc_finish(L, p, c->child_timeout_s);
+	msg_send(p->ctl, -1, "quit");
+	if (!proc_reap(p, x->c->child_timeout_s))
+		proc_fail(L, p, "did not quit within %.0f s and was killed", x->c->child_timeout_s);
+	if (!WIFEXITED(p->status) || WEXITSTATUS(p->status) != 0)
+		o->ended = "at exit";
 }
 
 /* 06.5: kill the exporter while the importer holds its memory. */
@@ -1226,17 +1264,19 @@ static void crash_phase(struct lab *L, struct exporter *x)
 	crash_kill_exporter(L, x);
 	crash_observe(L, x, &o);
 	segv = WIFSIGNALED(p->status) && WTERMSIG(p->status) == SIGSEGV;
-	if (o.answered)
-		claim_note(L, "exporter killed (SIGKILL) and reaped, then after %.1f s the "
+	if (o.read_err[0])
+		claim_note(L, "exporter killed (SIGKILL) and reaped; %.1f s later the "
 			   "importer's read: %s, %lld of %llu words differ from the exporter's "
 			   "pattern (data %s); its write: %s; its re-read: %s, %lld differ; "
-			   "cudaIpcCloseMemHandle: %s; the importer %s", CRASH_SETTLE_S,
+			   "cudaIpcCloseMemHandle: %s; the importer %s%s%s", CRASH_SETTLE_S,
 			   o.read_err, o.read_bad, (unsigned long long)(x->c->crash_bytes / 4),
 			   o.read_bad == 0 ? "intact" : "not intact", o.write_err, o.verify_err,
-			   o.verify_bad, o.close_err, proc_status_str(p, st, sizeof(st)));
+			   o.verify_bad, o.close_err, proc_status_str(p, st, sizeof(st)),
+			   o.ended ? " " : "", o.ended ? o.ended : "");
 	else
-		claim_note(L, "exporter killed (SIGKILL); the importer ended before answering: "
-			   "%s", proc_status_str(p, st, sizeof(st)));
+		claim_note(L, "exporter killed (SIGKILL) and reaped; the importer ended %s, "
+			   "before reporting its read: %s", o.ended ? o.ended : "?",
+			   proc_status_str(p, st, sizeof(st)));
 	claim_true(L, "06.5", segv, "the importer died by SIGSEGV after the exporter was killed");
 }
 
@@ -1280,9 +1320,9 @@ static void release_buffers(struct exporter *x)
 	cudaFree(x->pat);
 	cudaFree(x->small);
 	cudaFree(x->large);
-	if (bad_host)
-		cudaFreeHost(bad_host);
-	bad_host = bad_dev = NULL;
+	if (bad_dev)
+		cudaFree(bad_dev);
+	bad_dev = NULL;
 	(void)cudaGetLastError();
 }
 
@@ -1297,6 +1337,7 @@ static void run(struct lab *L)
 		return;
 	}
 	lab_cuda_require(L, 1);
+	require_shared_device(L);
 	x.c = &c;
 	x.vmm.fd = -1;
 	check_free_memory(L, &c);
