@@ -26,8 +26,11 @@ section sabotage
 time build/tests/sabotage-check build/sabotage
 section "quick timings"
 for lab in build/labs/lab-*; do
-	/usr/bin/time -f "$(basename "$lab") --quick: %e s, exit %x" "$lab" --quick >/dev/null 2>"$OUT/quick.err" || true
-	tail -1 "$OUT/quick.err"
+	name=$(basename "$lab")
+	/usr/bin/time -f "$name --quick: %e s, exit %x" "$lab" --quick \
+		--json "results/quick-$name.json" >"results/quick-$name.tap" 2>"results/quick-$name.err" || true
+	tail -1 "results/quick-$name.err"
+	grep '^not ok' "results/quick-$name.tap" || true
 done
 section extra
 eval "${EXTRA:-true}"
