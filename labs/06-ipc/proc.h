@@ -109,6 +109,9 @@ static inline void proc_install_cleanup(void)
 			continue;
 		sigaction(proc_fatal_sigs[i], &sa, NULL);
 	}
+	/* An inherited SIG_IGN would reap helpers behind our back: their exit
+	 * status (did the importer die by SIGSEGV?) must reach waitpid. */
+	signal(SIGCHLD, SIG_DFL);
 	atexit(proc_kill_all); /* lab_error, lab_skip and the normal end exit() */
 }
 
