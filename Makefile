@@ -141,7 +141,7 @@ unit: test-deps $(UNIT_BINS)
 selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
-test: unit selftest
+test: unit selftest test-plots
 
 # Figures and the shareable report from $(RESULTS)/results.json (plots/).
 plots:
