@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "learn.h"
 #include "runner.h"
 
 volatile sig_atomic_t runner_stop_signal;
@@ -32,6 +33,7 @@ static void usage(FILE *f)
 		"  run NN...       run labs, narrated (prints the command line it runs)\n"
 		"  check [NN...]   run every lab (or those named): report card, results.json\n"
 		"  sysinfo         the machine facts the skips are decided on\n"
+		"  grade, quiz, hint NN, answers   the chapters' questions (dmalab grade --help)\n"
 		"options:\n"
 		"  --labs-dir DIR      where the lab-NN programs are (default: <dir of dmalab>/labs)\n"
 		"  --results DIR       where results.json and the logs go (default: results)\n"
@@ -279,6 +281,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && learn_is_command(argv[1]))
+		return learn_main(argc, argv); /* learn.c: its own options */
 	parse_args(&opt, argc, argv);
 	memset(&rs, 0, sizeof(rs));
 	rs.opt = &opt;

@@ -69,7 +69,7 @@ struct claim_res *lab_claim(struct lab_entry *lab, const char *id)
 	return &cs[lab->nclaims++];
 }
 
-static void claim_from_json(struct claim_res *c, const struct json *o)
+void claim_from_json(struct claim_res *c, const struct json *o)
 {
 	const struct json *tol = json_get(o, "tol");
 

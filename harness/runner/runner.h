@@ -168,6 +168,8 @@ void claim_res_reset(struct claim_res *c);
 void claim_res_free(struct claim_res *c);
 struct claim_res *lab_claim(struct lab_entry *lab, const char *id);
 void claim_from_point(struct claim_res *c, const struct tap_point *pt);
+/* A claim object of a lab record or results.json (also used by grade, quiz). */
+void claim_from_json(struct claim_res *c, const struct json *o);
 void record_finish(struct run_state *rs, struct lab_entry *lab,
 		   const struct spawn_result *sr, const struct tap_scan *ts);
 void record_not_run(struct lab_entry *lab, const char *kind, const char *why);

@@ -1,0 +1,383 @@
+/*
+ * grade.c - `dmalab grade`: every question of the chapters against this
+ * machine's verdicts.  A question's claims come from answers/, their
+ * verdicts from results.json (a fresh `dmalab check`, or --from FILE).
+ * Scores follow answers.h: only decided claims count, so a question that
+ * could not be checked here is left out of the maximum, never scored 0.
+ * Writes <results>/grade.json atomically (dmalab-grade/1).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "learn.h"
+
+struct question_grade {
+	const struct ans_question *q;
+	struct claim_view *views;
+	struct ans_tally t;
+	const char *status;
+	double points;
+	int counted;
+	int not_built;       /* every claim's lab is still to be built */
+};
+
+struct chapter_grade {
+	const struct ans_chapter *ch;
+	struct question_grade *qs;
+	double score;
+	int counted, unverified, not_built;
+};
+
+/* ------------------------------------------------------------------------ */
+/* One claim                                                                 */
+
+static int json_erratum(const struct claim_res *c)
+{
+	const struct json *e = c->json ? json_get(c->json, "erratum") : NULL;
+
+	return e && e->type == JSON_BOOL && e->num != 0;
+}
+
+/* The evidence of a measured claim: got vs want, or why there is none. */
+static void measured_evidence(const struct lab_entry *lab, const struct claim_res *c,
+			      char *buf, size_t len)
+{
+	char gw[512];
+
+	fmt_got_want(c, gw, sizeof(gw));
+	if (gw[0])
+		snprintf(buf, len, "%s", gw);
+	else if (!strcmp(c->status, "error") || (lab->error_kind && !claim_decided(c)))
+		snprintf(buf, len, "lab-%s broke before deciding it%s%s", lab->id,
+			 lab->error_msg[0] ? ": " : "", lab->error_msg);
+	else if (!claim_decided(c))
+		snprintf(buf, len, "not run: lab-%s ended before deciding it", lab->id);
+	else
+		snprintf(buf, len, "%s", c->status);
+}
+
+void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_view *v)
+{
+	const struct lab_entry *lab = NULL;
+	const struct ans_planned_claim *pc = ans_find_planned(&lc->ans, id);
+
+	memset(v, 0, sizeof(*v));
+	v->id = id;
+	ans_claim_lab(id, v->lab, sizeof(v->lab));
+	v->c = lc->have_results ? results_claim(&lc->res, id, &lab) : NULL;
+	v->state = ANS_UNVERIFIED;
+	v->status = "absent";
+	if (v->c) {
+		v->status = v->c->status;
+		v->state = ans_claim_state(v->c->status);
+		v->erratum = errata_find(&lc->errata, id);
+		v->known = v->state == ANS_CONTRADICTED && (v->erratum || json_erratum(v->c));
+		measured_evidence(lab, v->c, v->evidence, sizeof(v->evidence));
+	} else if (pc && !learn_lab_built(lc->opt, v->lab)) {
+		v->state = ANS_NOT_BUILT;
+		v->status = "not_built";
+		snprintf(v->evidence, sizeof(v->evidence), "planned: %s", pc->text);
+	} else {
+		snprintf(v->evidence, sizeof(v->evidence), "not in these results (run make lab-%s)",
+			 v->lab);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Computing                                                                 */
+
+static int grade_question(const struct learn_ctx *lc, const struct ans_question *q,
+			  struct question_grade *g)
+{
+	int k;
+
+	memset(g, 0, sizeof(*g));
+	g->q = q;
+	g->views = calloc((size_t)q->nclaims, sizeof(*g->views));
+	if (!g->views)
+		return -1;
+	for (k = 0; k < q->nclaims; k++) {
+		claim_view_make(lc, q->claims[k], &g->views[k]);
+		ans_tally_add(&g->t, g->views[k].state, g->views[k].known);
+	}
+	g->status = ans_question_status(&g->t);
+	g->counted = ans_question_points(&g->t, &g->points);
+	g->not_built = g->t.not_built == g->t.claims;
+	return 0;
+}
+
+static int grade_chapter(const struct learn_ctx *lc, const struct ans_chapter *ch,
+			 struct chapter_grade *cg)
+{
+	int i;
+
+	memset(cg, 0, sizeof(*cg));
+	cg->ch = ch;
+	cg->qs = calloc((size_t)ch->n, sizeof(*cg->qs));
+	if (!cg->qs)
+		return -1;
+	for (i = 0; i < ch->n; i++) {
+		struct question_grade *g = &cg->qs[i];
+
+		if (grade_question(lc, &ch->q[i], g))
+			return -1;
+		cg->score += g->counted ? g->points : 0;
+		cg->counted += g->counted;
+		cg->unverified += !g->counted;
+		cg->not_built += !g->counted && g->not_built;
+	}
+	return 0;
+}
+
+static void chapter_grade_free(struct chapter_grade *cg)
+{
+	int i;
+
+	for (i = 0; cg->qs && i < cg->ch->n; i++)
+		free(cg->qs[i].views);
+	free(cg->qs);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Human output                                                              */
+
+const char *claim_view_word(const struct claim_view *v)
+{
+	static const char *const words[] = { "confirmed", "contradicted", "unverified",
+					     "lab not built yet" };
+
+	if (v->state == ANS_UNVERIFIED && v->c && !strcmp(v->c->status, "skip"))
+		return "skipped";
+	return words[v->state];
+}
+
+static void print_erratum(const struct claim_view *v)
+{
+	int i;
+
+	if (!v->erratum) {
+		printf("                    known erratum (marked so in the results)\n");
+		return;
+	}
+	printf("                    known erratum: %s\n", v->erratum->truth);
+	if (v->erratum->why)
+		printf("                    why: %s\n", v->erratum->why);
+	for (i = 0; i < v->erratum->nsources; i++)
+		printf("                    source: %s\n", v->erratum->source[i]);
+}
+
+static void print_question(const struct learn_ctx *lc, const struct question_grade *g)
+{
+	const char *qual = "";
+	int k;
+
+	if (g->t.contradicted && g->t.known_errata == g->t.contradicted)
+		qual = " (known erratum)";
+	else if (!g->counted && g->not_built)
+		qual = " (lab not built yet)";
+	printf("  %-7s %s%s\n", g->q->id, g->status, qual);
+	printf("          %s\n", g->q->prompt[lc->opt->lang]);
+	for (k = 0; k < g->q->nclaims; k++) {
+		const struct claim_view *v = &g->views[k];
+
+		printf("      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(v), v->evidence, v->lab);
+		if (v->known)
+			print_erratum(v);
+	}
+}
+
+static void print_score(const char *what, double score, int counted, int unverified,
+			int not_built)
+{
+	printf("%s: %.2f of %d", what, score, counted);
+	if (counted)
+		printf(" (%.0f%%)", 100.0 * score / counted);
+	printf(" over the questions measured here; %d unverified", unverified);
+	if (not_built)
+		printf(" (%d wait for a lab not built yet)", not_built);
+	printf("\n");
+}
+
+static void print_chapter(const struct learn_ctx *lc, const struct chapter_grade *cg)
+{
+	char what[64];
+	int i;
+
+	printf("%s: %s\n", cg->ch->id, cg->ch->title);
+	for (i = 0; i < cg->ch->n; i++)
+		print_question(lc, &cg->qs[i]);
+	snprintf(what, sizeof(what), "score %s", cg->ch->id);
+	print_score(what, cg->score, cg->counted, cg->unverified, cg->not_built);
+	printf("\n");
+}
+
+/* ------------------------------------------------------------------------ */
+/* grade.json                                                                */
+
+static void json_view(struct json_writer *w, const struct claim_view *v)
+{
+	jw_obj_begin(w);
+	jw_kstr(w, "id", v->id);
+	jw_kstr(w, "lab", v->lab);
+	jw_kstr(w, "state", ans_state_name(v->state));
+	jw_kstr(w, "status", v->status);
+	jw_kbool(w, "known_erratum", v->known);
+	jw_knum(w, "got", v->c ? v->c->got : NAN);
+	jw_knum(w, "want", v->c ? v->c->want : NAN);
+	jw_kstr(w, "unit", v->c ? v->c->unit : NULL);
+	jw_kstr(w, "evidence", v->evidence);
+	if (v->known && v->erratum) {
+		jw_kstr(w, "truth", v->erratum->truth);
+		jw_kstr(w, "why", v->erratum->why);
+	}
+	jw_obj_end(w);
+}
+
+static void json_question(struct json_writer *w, const struct question_grade *g)
+{
+	int k;
+
+	jw_obj_begin(w);
+	jw_kstr(w, "id", g->q->id);
+	jw_kstr(w, "status", g->status);
+	jw_kbool(w, "counted", g->counted);
+	jw_knum(w, "points", g->counted ? g->points : NAN);
+	jw_kbool(w, "known_erratum", g->t.contradicted && g->t.known_errata == g->t.contradicted);
+	jw_kbool(w, "lab_not_built", g->not_built);
+	jw_key(w, "claims");
+	jw_arr_begin(w);
+	for (k = 0; k < g->q->nclaims; k++)
+		json_view(w, &g->views[k]);
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+static void json_score(struct json_writer *w, double score, int counted, int unverified,
+		       int not_built)
+{
+	jw_knum(w, "score", score);
+	jw_kint(w, "max", counted);
+	jw_knum(w, "percent", counted ? 100.0 * score / counted : NAN);
+	jw_kint(w, "unverified", unverified);
+	jw_kint(w, "lab_not_built", not_built);
+}
+
+static void json_chapter(struct json_writer *w, const struct chapter_grade *cg)
+{
+	int i;
+
+	jw_obj_begin(w);
+	jw_kstr(w, "id", cg->ch->id);
+	jw_kstr(w, "title", cg->ch->title);
+	json_score(w, cg->score, cg->counted, cg->unverified, cg->not_built);
+	jw_key(w, "questions");
+	jw_arr_begin(w);
+	for (i = 0; i < cg->ch->n; i++)
+		json_question(w, &cg->qs[i]);
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* Fresh results from a `dmalab check` child, or the --from file. */
+static int grade_results(struct learn_ctx *lc, char *path, size_t len)
+{
+	int rc;
+
+	if (lc->opt->from) {
+		snprintf(path, len, "%s", lc->opt->from);
+	} else {
+		snprintf(path, len, "%s/results.json", lc->opt->results_dir);
+		rc = learn_run_check(lc->opt, lc->opt->results_dir, NULL, 0);
+		if (rc < 0 || rc == 127) {
+			fprintf(stderr, "dmalab: could not run the labs (dmalab check)\n");
+			return 1;
+		}
+		if (rc == 130)
+			fprintf(stderr, "dmalab: the run was interrupted: grading what it "
+				"decided\n");
+		printf("\n");
+	}
+	if (results_load(path, &lc->res, lc->res_error, sizeof(lc->res_error))) {
+		fprintf(stderr, "dmalab: cannot grade: %s\n", lc->res_error);
+		if (lc->opt->from)
+			fprintf(stderr, "dmalab: make a results file with `make check`, or run "
+				"`make grade` without FROM to run the labs first\n");
+		return 1;
+	}
+	lc->have_results = 1;
+	return 0;
+}
+
+static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_grade *cgs,
+		       int n, double score, int counted, int unverified, int not_built)
+{
+	struct json_writer w;
+	char path[PATH_MAX + 16], now[32];
+	int i, rc;
+
+	learn_iso_now(now, sizeof(now));
+	jw_init(&w, 1);
+	jw_obj_begin(&w);
+	jw_kstr(&w, "schema", "dmalab-grade/1");
+	jw_kstr(&w, "graded", now);
+	jw_kstr(&w, "results", source);
+	jw_kstr(&w, "results_started", lc->res.started);
+	jw_kstr(&w, "chapter", lc->opt->chapter);
+	jw_key(&w, "chapters");
+	jw_arr_begin(&w);
+	for (i = 0; i < n; i++)
+		json_chapter(&w, &cgs[i]);
+	jw_arr_end(&w);
+	jw_key(&w, "overall");
+	jw_obj_begin(&w);
+	json_score(&w, score, counted, unverified, not_built);
+	jw_obj_end(&w);
+	jw_obj_end(&w);
+	snprintf(path, sizeof(path), "%s/grade.json", lc->opt->results_dir);
+	rc = w.failed || learn_mkdirs(lc->opt->results_dir) || jw_write_file(&w, path) ? -1 : 0;
+	if (rc)
+		fprintf(stderr, "dmalab: cannot write '%s': %s\n", path, strerror(errno));
+	else
+		printf("grade written to %s\n", path);
+	jw_release(&w);
+	return rc;
+}
+
+int cmd_grade(struct learn_ctx *lc)
+{
+	struct chapter_grade *cgs = calloc((size_t)lc->ans.nch + 1, sizeof(*cgs));
+	char source[PATH_MAX];
+	double score = 0;
+	int i, n = 0, counted = 0, unverified = 0, not_built = 0, rc;
+
+	if (!cgs)
+		return 1;
+	rc = grade_results(lc, source, sizeof(source));
+	for (i = 0; !rc && i < lc->ans.nch; i++) {
+		if (lc->opt->chapter && strcmp(lc->opt->chapter, lc->ans.ch[i].id))
+			continue;
+		if (grade_chapter(lc, &lc->ans.ch[i], &cgs[n++])) {
+			rc = 1;
+			break;
+		}
+		print_chapter(lc, &cgs[n - 1]);
+		score += cgs[n - 1].score;
+		counted += cgs[n - 1].counted;
+		unverified += cgs[n - 1].unverified;
+		not_built += cgs[n - 1].not_built;
+	}
+	if (!rc) {
+		printf("graded against %s (run started %s)\n", source, lc->res.started);
+		print_score("overall", score, counted, unverified, not_built);
+		rc = write_grade(lc, source, cgs, n, score, counted, unverified, not_built) ? 1 : 0;
+	}
+	for (i = 0; i < n; i++)
+		chapter_grade_free(&cgs[i]);
+	free(cgs);
+	return rc;
+}

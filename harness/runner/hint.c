@@ -1,0 +1,112 @@
+/*
+ * hint.c - `dmalab hint NN` (make hint-NN): the next hint of a lab, from
+ * answers/hints.md.  How many of each lab's hints were shown is kept in
+ * <results>/hints.json (dmalab-hints/1), rewritten atomically.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "learn.h"
+
+#define TR(lc, en, zh) ((lc)->opt->lang == ANS_ZH ? (zh) : (en))
+
+struct hint_count {
+	char lab[8];
+	int shown;
+};
+
+/* The counters of hints.json; a corrupt file counts as empty (it only
+ * holds counters, nothing a learner typed). */
+static int load_counts(const char *path, struct hint_count *c, int max)
+{
+	char err[300];
+	struct json *doc = json_parse_file(path, err, sizeof(err));
+	const struct json *shown, *m;
+	int n = 0;
+
+	if (!doc) {
+		if (errno != ENOENT)
+			fprintf(stderr, "dmalab: ignoring %s: %s\n", path, err);
+		return 0;
+	}
+	shown = json_get(doc, "shown");
+	for (m = shown && shown->type == JSON_OBJ ? shown->child : NULL; m && n < max; m = m->next) {
+		if (m->type != JSON_NUM || strlen(m->key) >= sizeof(c[n].lab))
+			continue;
+		snprintf(c[n].lab, sizeof(c[n].lab), "%s", m->key);
+		c[n++].shown = m->num > 0 && m->num < 1000 ? (int)m->num : 0;
+	}
+	json_free(doc);
+	return n;
+}
+
+static int save_counts(const struct learn_opts *o, const char *path,
+		       const struct hint_count *c, int n)
+{
+	struct json_writer w;
+	int i, rc;
+
+	jw_init(&w, 1);
+	jw_obj_begin(&w);
+	jw_kstr(&w, "schema", "dmalab-hints/1");
+	jw_key(&w, "shown");
+	jw_obj_begin(&w);
+	for (i = 0; i < n; i++)
+		jw_kint(&w, c[i].lab, c[i].shown);
+	jw_obj_end(&w);
+	jw_obj_end(&w);
+	rc = w.failed || learn_mkdirs(o->results_dir) || jw_write_file(&w, path);
+	if (rc)
+		fprintf(stderr, "dmalab: cannot write '%s': %s\n", path, strerror(errno));
+	jw_release(&w);
+	return rc ? -1 : 0;
+}
+
+static void list_labs(const struct ans_set *s)
+{
+	int i;
+
+	fprintf(stderr, "dmalab: hints exist for:");
+	for (i = 0; i < s->nhints; i++)
+		fprintf(stderr, " %s", s->hints[i].id);
+	fprintf(stderr, "\n");
+}
+
+int cmd_hint(struct learn_ctx *lc)
+{
+	const struct ans_hint_lab *h = ans_find_hints(&lc->ans, lc->opt->lab);
+	struct hint_count c[64];
+	char path[PATH_MAX + 16];
+	int n, i, k;
+
+	if (!h) {
+		fprintf(stderr, "dmalab: lab-%s has no hints in %s/hints.md\n", lc->opt->lab,
+			lc->opt->answers_dir);
+		list_labs(&lc->ans);
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s/hints.json", lc->opt->results_dir);
+	n = load_counts(path, c, 63);
+	for (i = 0; i < n && strcmp(c[i].lab, h->id); i++)
+		;
+	if (i == n) {
+		snprintf(c[n].lab, sizeof(c[n].lab), "%s", h->id);
+		c[n++].shown = 0;
+	}
+	if (lc->opt->reset)
+		c[i].shown = 0;
+	if (c[i].shown >= h->n) {
+		printf(TR(lc, "All %1$d hints of lab-%2$s were shown (--reset, make hint-%3$s RESET=1, "
+			  "starts over):\n", "lab-%2$s 的 %1$d 条提示都已显示过（--reset 或 make hint-%3$s RESET=1 "
+			  "重新开始）：\n"), h->n, h->id, h->id);
+		for (k = 0; k < h->n; k++)
+			printf("  %d. %s\n", k + 1, h->hint[lc->opt->lang][k]);
+		return 0;
+	}
+	k = c[i].shown++;
+	printf(TR(lc, "lab-%s hint %d of %d: %s\n", "lab-%s 提示 %d / %d：%s\n"), h->id, k + 1,
+	       h->n, h->hint[lc->opt->lang][k]);
+	return save_counts(lc->opt, path, c, n) ? 1 : 0;
+}

@@ -1,0 +1,403 @@
+/*
+ * learn.c - `dmalab grade | quiz | hint | answers`: options, loading the
+ * answers files and the errata, running `dmalab check` as a child when
+ * fresh results are needed, and the cross-check of the answers files
+ * against the built labs.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "learn.h"
+
+static const char *const learn_cmds[] = { "grade", "quiz", "hint", "answers" };
+
+int learn_is_command(const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(learn_cmds) / sizeof(learn_cmds[0]); i++)
+		if (!strcmp(arg, learn_cmds[i]))
+			return 1;
+	return 0;
+}
+
+static void learn_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dmalab grade [--from FILE] [--chapter CH] [options]\n"
+		"       dmalab quiz [--chapter CH] [--shuffle] [--lang en|zh] [--answers FILE] [--reset]\n"
+		"       dmalab hint NN [--reset] [--lang en|zh]\n"
+		"       dmalab answers           check answers/ against the built labs\n"
+		"  grade           run the labs (or read --from FILE), grade each question of the\n"
+		"                  chapters: confirmed, contradicted, partial, unverified; writes grade.json\n"
+		"  quiz            ask the questions, show the reference answer and this machine's\n"
+		"                  measurements, mark yourself; progress in quiz.json, resumes\n"
+		"  hint NN         the next hint of lab NN (counter in hints.json)\n"
+		"options:\n"
+		"  --from FILE         grade this results.json instead of running the labs\n"
+		"  --chapter CH        only chapter CH (ch1, ch2)\n"
+		"  --lang en|zh        language (default: zh when LC_ALL/LC_MESSAGES/LANG start with zh)\n"
+		"  --answers FILE      quiz: read the learner's input from FILE (scripted runs)\n"
+		"  --shuffle, --seed N quiz: random order (kept in quiz.json until --reset)\n"
+		"  --reset             quiz, hint: start over\n"
+		"  --answers-dir DIR   the answers files (default: answers)\n"
+		"  --results DIR       results.json, grade.json, quiz.json, hints.json (default: results)\n"
+		"  --labs-dir DIR      the built labs (default: <dir of dmalab>/labs)\n"
+		"  --errata FILE       known errata (default: <answers-dir>/errata.md)\n"
+		"  --quick, --timeout-mul N   passed to `dmalab check` when labs are run\n"
+		"exit: 0 done, 1 results or progress unusable, 2 usage or malformed answers, 130 interrupted\n");
+}
+
+static void learn_die(const char *fmt, const char *value)
+{
+	fprintf(stderr, "dmalab: ");
+	fprintf(stderr, fmt, value);
+	fprintf(stderr, " (see dmalab grade --help)\n");
+	exit(2);
+}
+
+static enum ans_lang lang_from_env(void)
+{
+	static const char *const vars[] = { "LC_ALL", "LC_MESSAGES", "LANG" };
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && *v)
+			return strncmp(v, "zh", 2) ? ANS_EN : ANS_ZH;
+	}
+	return ANS_EN;
+}
+
+static double parse_number(const char *s, const char *what, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+		fprintf(stderr, "dmalab: bad %s '%s' (want a number from %g to %g)\n",
+			what, s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+static void check_chapter(const char *ch)
+{
+	size_t n = strlen(ch);
+
+	if (n < 3 || n > 8 || strncmp(ch, "ch", 2) || strspn(ch + 2, "0123456789") != n - 2)
+		learn_die("bad chapter '%s' (want ch1, ch2, ...)", ch);
+}
+
+static void self_dir_labs(char *out, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	self[n > 0 ? n : 0] = '\0';
+	snprintf(out, len, "%s/labs", n > 0 ? dirname(self) : ".");
+}
+
+static void learn_option(struct learn_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'F': o->from = arg; break;
+	case 'C': check_chapter(arg); o->chapter = arg; break;
+	case 'A': o->script = arg; break;
+	case 'D': o->answers_dir = arg; break;
+	case 'r': o->results_dir = arg; break;
+	case 'L': snprintf(o->labs_dir, sizeof(o->labs_dir), "%s", arg); break;
+	case 'e': o->errata_path = arg; break;
+	case 's': o->shuffle = 1; break;
+	case 'S': o->seed = (unsigned)parse_number(arg, "--seed", 0, 4294967295.0); break;
+	case 'R': o->reset = 1; break;
+	case 'q': o->quick = 1; break;
+	case 't': o->timeout_mul = parse_number(arg, "--timeout-mul", 0.001, 1000); break;
+	case 'l':
+		if (strcmp(arg, "en") && strcmp(arg, "zh"))
+			learn_die("bad --lang '%s' (want en or zh)", arg);
+		o->lang = strcmp(arg, "zh") ? ANS_EN : ANS_ZH;
+		break;
+	case 'h': learn_usage(stdout); exit(0);
+	}
+}
+
+static void learn_parse(struct learn_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "from", required_argument, NULL, 'F' }, { "chapter", required_argument, NULL, 'C' },
+		{ "answers", required_argument, NULL, 'A' },
+		{ "answers-dir", required_argument, NULL, 'D' },
+		{ "results", required_argument, NULL, 'r' }, { "labs-dir", required_argument, NULL, 'L' },
+		{ "errata", required_argument, NULL, 'e' }, { "shuffle", no_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' }, { "reset", no_argument, NULL, 'R' },
+		{ "quick", no_argument, NULL, 'q' }, { "timeout-mul", required_argument, NULL, 't' },
+		{ "lang", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	optind = 2; /* argv[1] is the command */
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		if (c == ':')
+			learn_die("option '%s' needs a value", argv[optind - 1]);
+		if (c == '?')
+			learn_die("unknown option '%s'", argv[optind - 1]);
+		learn_option(o, c, optarg);
+	}
+}
+
+static void learn_defaults(struct learn_opts *o, char **argv)
+{
+	const char *env = getenv("DMALAB_TIMEOUT_MUL");
+
+	memset(o, 0, sizeof(*o));
+	o->command = argv[1];
+	o->answers_dir = "answers";
+	o->results_dir = "results";
+	o->lang = lang_from_env();
+	o->seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+	o->timeout_mul = env && *env ? parse_number(env, "DMALAB_TIMEOUT_MUL", 0.001, 1000) : 1;
+	self_dir_labs(o->labs_dir, sizeof(o->labs_dir));
+}
+
+/* The positional arguments: a lab id for hint, none for the others. */
+static void learn_args(struct learn_opts *o, int argc, char **argv)
+{
+	static char id[8];
+	const char *a;
+
+	if (strcmp(o->command, "hint")) {
+		if (optind < argc)
+			learn_die("unexpected argument '%s'", argv[optind]);
+		return;
+	}
+	if (optind + 1 != argc)
+		learn_die("%s", "'hint' needs one lab id, e.g. dmalab hint 03");
+	a = argv[optind];
+	if (!strncmp(a, "lab-", 4))
+		a += 4;
+	if (!*a || strlen(a) > 6 || strspn(a, "0123456789") != strlen(a))
+		learn_die("bad lab id '%s' (want a number like 03)", argv[optind]);
+	snprintf(id, sizeof(id), "%s%s", strlen(a) == 1 ? "0" : "", a);
+	o->lab = id;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Helpers for the commands                                                  */
+
+void learn_iso_now(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int learn_mkdirs(const char *dir)
+{
+	char path[PATH_MAX], *p;
+
+	snprintf(path, sizeof(path), "%s", dir);
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0777) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+int learn_lab_built(const struct learn_opts *o, const char *lab)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/lab-%s", o->labs_dir, lab);
+	return access(path, X_OK) == 0;
+}
+
+/* Waits for the child; Ctrl-C goes to it (same process group), we wait on. */
+static int wait_child(pid_t pid)
+{
+	struct sigaction ign, old_int, old_term;
+	int status = 0;
+	pid_t r;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGTERM, &ign, &old_term);
+	do
+		r = waitpid(pid, &status, 0);
+	while (r < 0 && errno == EINTR);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (r < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int learn_run_check(const struct learn_opts *o, const char *results_dir,
+		    char *const *ids, int nids)
+{
+	char mul[32], *argv[32];
+	int n = 0, i;
+	pid_t pid;
+
+	snprintf(mul, sizeof(mul), "%g", o->timeout_mul);
+	argv[n++] = (char *)"/proc/self/exe";
+	argv[n++] = (char *)"check";
+	argv[n++] = (char *)"--labs-dir", argv[n++] = (char *)o->labs_dir;
+	argv[n++] = (char *)"--results", argv[n++] = (char *)results_dir;
+	argv[n++] = (char *)"--errata", argv[n++] = (char *)o->errata_path;
+	argv[n++] = (char *)"--timeout-mul", argv[n++] = mul;
+	if (o->quick)
+		argv[n++] = (char *)"--quick";
+	for (i = 0; i < nids && n < 31; i++)
+		argv[n++] = ids[i];
+	argv[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execv(argv[0], argv);
+		fprintf(stderr, "dmalab: cannot run check: %s\n", strerror(errno));
+		_exit(127);
+	}
+	return wait_child(pid);
+}
+
+/* ------------------------------------------------------------------------ */
+/* `dmalab answers`: the answers files against the built labs                */
+
+static int collect_built(struct run_state *rs, struct ans_built **out)
+{
+	struct ans_built *b;
+	int i, k, n = 0, total = 0;
+
+	for (i = 0; i < rs->nlabs; i++)
+		total += rs->labs[i].nclaims;
+	b = calloc((size_t)total + 1, sizeof(*b));
+	if (!b)
+		return -1;
+	for (i = 0; i < rs->nlabs; i++)
+		for (k = 0; k < rs->labs[i].nclaims; k++, n++) {
+			b[n].lab = rs->labs[i].id;
+			b[n].claim = rs->labs[i].claims[k].id;
+			b[n].question = rs->labs[i].claims[k].question;
+		}
+	*out = b;
+	return n;
+}
+
+static int describe_errors(struct run_state *rs)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < rs->nlabs; i++)
+		if (rs->labs[i].desc_error[0]) {
+			printf("error: lab-%s: %s\n", rs->labs[i].id, rs->labs[i].desc_error);
+			bad++;
+		}
+	return bad;
+}
+
+static int cmd_answers(struct learn_ctx *lc)
+{
+	struct runner_opts ro;
+	struct run_state rs;
+	struct ans_built *b = NULL;
+	int nb, errors;
+
+	memset(&ro, 0, sizeof(ro));
+	memset(&rs, 0, sizeof(rs));
+	snprintf(ro.labs_dir, sizeof(ro.labs_dir), "%s", lc->opt->labs_dir);
+	ro.timeout_mul = lc->opt->timeout_mul;
+	rs.opt = &ro;
+	if (discover_labs(&rs))
+		return 1;
+	nb = collect_built(&rs, &b);
+	errors = nb < 0 ? 1 : describe_errors(&rs) + ans_cross_check(&lc->ans, b, nb, stdout);
+	printf("answers: %d chapter(s), %d built lab(s) with %d claim(s), %d planned lab(s): "
+	       "%d error(s)\n", lc->ans.nch, rs.nlabs, nb, lc->ans.nplanned, errors);
+	free(b);
+	lab_entries_free(&rs);
+	return errors ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int learn_load(struct learn_ctx *lc)
+{
+	static char path[PATH_MAX];
+	char err[600];
+
+	if (ans_load_dir(lc->opt->answers_dir, &lc->ans, err, sizeof(err))) {
+		fprintf(stderr, "dmalab: %s\n", err);
+		return 2;
+	}
+	if (!lc->opt->errata_path) {
+		snprintf(path, sizeof(path), "%s/errata.md", lc->opt->answers_dir);
+		lc->opt->errata_path = path;
+	}
+	if (errata_load(lc->opt->errata_path, &lc->errata, err, sizeof(err)) && errno != ENOENT) {
+		fprintf(stderr, "dmalab: %s\n", err);
+		return 2;
+	}
+	if (lc->opt->chapter && !ans_find_chapter(&lc->ans, lc->opt->chapter)) {
+		fprintf(stderr, "dmalab: no chapter '%s' in %s\n", lc->opt->chapter,
+			lc->opt->answers_dir);
+		return 2;
+	}
+	return 0;
+}
+
+int learn_main(int argc, char **argv)
+{
+	struct learn_opts o;
+	struct learn_ctx lc;
+	int rc;
+
+	learn_defaults(&o, argv);
+	learn_parse(&o, argc, argv);
+	learn_args(&o, argc, argv);
+	signal(SIGPIPE, SIG_IGN);
+	memset(&lc, 0, sizeof(lc));
+	lc.opt = &o;
+	rc = learn_load(&lc);
+	if (!rc) {
+		if (!strcmp(o.command, "grade"))
+			rc = cmd_grade(&lc);
+		else if (!strcmp(o.command, "quiz"))
+			rc = cmd_quiz(&lc);
+		else if (!strcmp(o.command, "hint"))
+			rc = cmd_hint(&lc);
+		else
+			rc = cmd_answers(&lc);
+	}
+	if (lc.have_results)
+		results_unload(&lc.res);
+	ans_set_free(&lc.ans);
+	errata_free(&lc.errata);
+	return rc;
+}

@@ -1,0 +1,105 @@
+/*
+ * learn.h - the commands that tie the labs' verdicts to the chapters'
+ * questions (answers/): grade, quiz, hint and answers.
+ *
+ *   learn.c    options, dispatch, running `dmalab check` as a child, the
+ *              answers cross-check against the built labs
+ *   resload.c  reading a results.json back into lab entries and claims
+ *   grade.c    `dmalab grade`: per question and chapter, grade.json
+ *   quiz.c     `dmalab quiz`: ask, compare, self-mark, quiz.json
+ *   hint.c     `dmalab hint NN`: a lab's hints one at a time, hints.json
+ *
+ * Exit codes: 0 done, 1 results or progress could not be used, 2 usage or a
+ * malformed answers file, 130 interrupted.
+ */
+#ifndef DMALAB_LEARN_H
+#define DMALAB_LEARN_H
+
+#include <limits.h>
+#include <stdio.h>
+
+#include "answers.h"
+#include "errata.h"
+#include "runner.h"
+
+struct learn_opts {
+	const char *command;       /* grade quiz hint answers */
+	const char *answers_dir;   /* default "answers" */
+	const char *results_dir;   /* default "results" */
+	const char *errata_path;   /* default <answers_dir>/errata.md */
+	char labs_dir[PATH_MAX];   /* default <dir of dmalab>/labs */
+	const char *from;          /* grade: read this results.json, run nothing */
+	const char *chapter;       /* only this chapter ("ch1"), or NULL */
+	const char *script;        /* quiz: read the learner's input from this file */
+	const char *lab;           /* hint: the lab id ("03") */
+	enum ans_lang lang;
+	int shuffle;
+	unsigned seed;
+	int reset;                 /* quiz, hint: start over */
+	int quick;                 /* passed to `dmalab check` */
+	double timeout_mul;
+};
+
+/* What a results.json holds, as the runner's own lab entries. */
+#define LEARN_MAX_MORE 16
+
+struct learn_results {
+	struct json *doc;
+	struct lab_entry *labs;
+	int nlabs;
+	const char *started;       /* from the file, "" if absent */
+	struct json *more[LEARN_MAX_MORE]; /* documents merged in (quiz runs) */
+	int nmore;
+};
+
+struct learn_ctx {
+	struct learn_opts *opt;
+	struct ans_set ans;
+	struct errata errata;
+	struct learn_results res;
+	int have_results;
+	char res_error[600];       /* why results could not be read */
+};
+
+/* learn.c */
+int learn_is_command(const char *arg);
+int learn_main(int argc, char **argv);
+/* Runs `dmalab check [ids]` writing into results_dir; its exit code, or
+ * -1 if it could not be started.  ids may be NULL. */
+int learn_run_check(const struct learn_opts *o, const char *results_dir,
+		    char *const *ids, int nids);
+/* 1 if <labs_dir>/lab-<id> is an executable. */
+int learn_lab_built(const struct learn_opts *o, const char *lab);
+void learn_iso_now(char *buf, size_t len);
+/* mkdir -p; 0 or -1 with errno. */
+int learn_mkdirs(const char *dir);
+
+/* resload.c */
+int results_load(const char *path, struct learn_results *r, char *err, size_t errlen);
+void results_unload(struct learn_results *r);
+/* Moves the labs of `more` that r does not have into r. */
+void results_merge(struct learn_results *r, struct learn_results *more);
+const struct claim_res *results_claim(const struct learn_results *r, const char *id,
+				      const struct lab_entry **lab);
+
+/* grade.c: a claim as the learner sees it */
+struct claim_view {
+	const char *id;
+	char lab[16];
+	enum ans_state state;
+	const char *status;        /* the verdict, "not_built", or "absent" */
+	int known;                 /* contradicted and a known erratum */
+	const struct erratum *erratum;
+	const struct claim_res *c; /* NULL when not measured */
+	char evidence[600];        /* got vs want, or why there is none */
+};
+void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_view *v);
+/* "confirmed", "contradicted", "skipped", "unverified", "lab not built yet" */
+const char *claim_view_word(const struct claim_view *v);
+int cmd_grade(struct learn_ctx *lc);
+
+/* quiz.c, hint.c */
+int cmd_quiz(struct learn_ctx *lc);
+int cmd_hint(struct learn_ctx *lc);
+
+#endif

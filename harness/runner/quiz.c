@@ -1,0 +1,606 @@
+/*
+ * quiz.c - `dmalab quiz`: for interview practice.  Each question is asked,
+ * the learner types an answer, then sees the reference answer beside what
+ * this machine measured for the question's claims, and marks themselves.
+ *
+ * Progress lives in <results>/quiz.json (dmalab-quiz/1), rewritten
+ * atomically after every answer and every mark, so Ctrl-C, Ctrl-D or a
+ * crash loses nothing; the next run resumes at the first unmarked
+ * question.  Input comes from the terminal or, with --answers FILE, from a
+ * file: answers end at an empty line, then one line for the mark.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "learn.h"
+
+#define QUIZ_MAX_ANSWER (64 * 1024) /* bytes kept of one typed answer */
+#define TR(lc, en, zh) ((lc)->opt->lang == ANS_ZH ? (zh) : (en))
+
+struct quiz_item {
+	char id[24];
+	char *answer;            /* as typed, NULL when not answered yet */
+	char mark[8];            /* "", "right", "wrong", "skip" */
+	char at[32];
+};
+
+struct quiz {
+	struct learn_ctx *lc;
+	struct quiz_item *items;
+	int n;
+	char path[PATH_MAX + 16];
+	FILE *in;
+	int stop;                /* 1: Ctrl-D or quit; 2: interrupted */
+	int echo;                /* input is not a terminal: show what was read */
+};
+
+static volatile sig_atomic_t quiz_interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	quiz_interrupted = 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* quiz.json                                                                 */
+
+static int save(struct quiz *z)
+{
+	struct json_writer w;
+	int i, rc;
+
+	jw_init(&w, 1);
+	jw_obj_begin(&w);
+	jw_kstr(&w, "schema", "dmalab-quiz/1");
+	jw_kstr(&w, "lang", z->lc->opt->lang == ANS_ZH ? "zh" : "en");
+	jw_key(&w, "questions");
+	jw_arr_begin(&w);
+	for (i = 0; i < z->n; i++) {
+		jw_obj_begin(&w);
+		jw_kstr(&w, "id", z->items[i].id);
+		jw_kstr(&w, "answer", z->items[i].answer);
+		jw_kstr(&w, "mark", z->items[i].mark[0] ? z->items[i].mark : NULL);
+		jw_kstr(&w, "at", z->items[i].at[0] ? z->items[i].at : NULL);
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	rc = w.failed || learn_mkdirs(z->lc->opt->results_dir) || jw_write_file(&w, z->path);
+	if (rc)
+		fprintf(stderr, "dmalab: cannot save the quiz progress to '%s': %s\n", z->path,
+			strerror(errno));
+	jw_release(&w);
+	return rc ? -1 : 0;
+}
+
+static struct quiz_item *add_item(struct quiz *z, const char *id)
+{
+	struct quiz_item *it = realloc(z->items, (size_t)(z->n + 1) * sizeof(*it));
+
+	if (!it)
+		return NULL;
+	z->items = it;
+	it = &z->items[z->n++];
+	memset(it, 0, sizeof(*it));
+	snprintf(it->id, sizeof(it->id), "%s", id);
+	return it;
+}
+
+static struct quiz_item *find_item(struct quiz *z, const char *id)
+{
+	int i;
+
+	for (i = 0; i < z->n; i++)
+		if (!strcmp(z->items[i].id, id))
+			return &z->items[i];
+	return NULL;
+}
+
+static int valid_mark(const char *m)
+{
+	return !strcmp(m, "right") || !strcmp(m, "wrong") || !strcmp(m, "skip");
+}
+
+static int load_items(struct quiz *z, const struct json *qs)
+{
+	const struct json *o;
+
+	for (o = qs->child; o; o = o->next) {
+		const char *id = json_get_str(o, "id", NULL), *mark = json_get_str(o, "mark", "");
+		const char *answer = json_get_str(o, "answer", NULL);
+		struct quiz_item *it;
+
+		if (!id || strlen(id) >= sizeof(it->id) || find_item(z, id) ||
+		    (*mark && !valid_mark(mark)))
+			return -1;
+		it = add_item(z, id);
+		if (!it)
+			return -1;
+		snprintf(it->mark, sizeof(it->mark), "%s", mark);
+		snprintf(it->at, sizeof(it->at), "%s", json_get_str(o, "at", ""));
+		it->answer = answer ? strdup(answer) : NULL;
+	}
+	return 0;
+}
+
+/* A corrupt progress file is kept aside, never overwritten. */
+static void set_aside(struct quiz *z, const char *why)
+{
+	char bad[PATH_MAX + 32];
+
+	snprintf(bad, sizeof(bad), "%s.corrupt", z->path);
+	if (rename(z->path, bad) == 0)
+		fprintf(stderr, "dmalab: %s is not a quiz progress file (%s): kept as %s, "
+			"starting a new quiz\n", z->path, why, bad);
+}
+
+static void free_items(struct quiz *z)
+{
+	int i;
+
+	for (i = 0; i < z->n; i++)
+		free(z->items[i].answer);
+	free(z->items);
+	z->items = NULL;
+	z->n = 0;
+}
+
+/* Reads the progress; 0 if none or set aside. */
+static void load_progress(struct quiz *z)
+{
+	char err[400];
+	struct json *doc;
+	const struct json *qs;
+
+	doc = json_parse_file(z->path, err, sizeof(err));
+	if (!doc) {
+		if (errno != ENOENT && access(z->path, F_OK) == 0)
+			set_aside(z, err);
+		return;
+	}
+	qs = json_get(doc, "questions");
+	if (strcmp(json_get_str(doc, "schema", ""), "dmalab-quiz/1") || !qs ||
+	    qs->type != JSON_ARR || load_items(z, qs)) {
+		free_items(z);
+		set_aside(z, "unexpected content");
+	}
+	json_free(doc);
+}
+
+/* Questions not in the progress yet, in chapter order or shuffled. */
+static int add_new_questions(struct quiz *z)
+{
+	const struct ans_set *s = &z->lc->ans;
+	int i, k, first = z->n;
+	unsigned seed = z->lc->opt->seed;
+
+	for (i = 0; i < s->nch; i++)
+		for (k = 0; k < s->ch[i].n; k++)
+			if (!find_item(z, s->ch[i].q[k].id) && !add_item(z, s->ch[i].q[k].id))
+				return -1;
+	if (!z->lc->opt->shuffle)
+		return 0;
+	for (i = z->n - 1; i > first; i--) {
+		struct quiz_item t;
+
+		seed = seed * 1103515245u + 12345u;
+		k = first + (int)((seed >> 8) % (unsigned)(i - first + 1));
+		t = z->items[i];
+		z->items[i] = z->items[k];
+		z->items[k] = t;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Input                                                                     */
+
+/*
+ * One line of input into buf (cap bytes, NUL-terminated, without the end
+ * of line); bytes beyond cap - 1 are counted in *dropped, never stored.
+ * Returns the stored length, or -1 at end of input or on Ctrl-C.
+ */
+static long read_line(struct quiz *z, char *buf, size_t cap, size_t *dropped)
+{
+	size_t n = 0;
+	int c, any = 0;
+
+	while ((c = getc(z->in)) != EOF) {
+		any = 1;
+		if (c == '\n')
+			break;
+		if (n + 1 < cap)
+			buf[n++] = (char)c;
+		else
+			(*dropped)++;
+	}
+	buf[n] = '\0';
+	if (quiz_interrupted)
+		z->stop = 2;
+	if (c == EOF && (!any || quiz_interrupted)) {
+		if (!z->stop)
+			z->stop = 1;
+		return -1;
+	}
+	if (n && buf[n - 1] == '\r')
+		buf[--n] = '\0';
+	if (z->echo)
+		printf("> %s\n", buf); /* a scripted session reads like a transcript */
+	return (long)n;
+}
+
+static int append_text(char **text, size_t *len, const char *s, size_t n)
+{
+	char *t = realloc(*text, *len + n + 2);
+
+	if (!t)
+		return -1;
+	if (*len)
+		t[(*len)++] = '\n';
+	memcpy(t + *len, s, n);
+	*len += n;
+	t[*len] = '\0';
+	*text = t;
+	return 0;
+}
+
+/* Lines up to an empty line or the end of input; NULL if nothing at all
+ * was read before the end.  Invalid UTF-8 and overlong input are noted. */
+static char *read_answer(struct quiz *z)
+{
+	char *line = malloc(QUIZ_MAX_ANSWER), *text = NULL;
+	size_t len = 0, dropped = 0, fixed = 0;
+	long n;
+
+	if (!line)
+		return NULL;
+	while ((n = read_line(z, line, QUIZ_MAX_ANSWER, &dropped)) > 0) {
+		fixed += ans_utf8_fix(line, (size_t)n);
+		if (len + (size_t)n + 1 >= QUIZ_MAX_ANSWER) {
+			dropped += (size_t)n;
+			continue;
+		}
+		if (append_text(&text, &len, line, (size_t)n))
+			break;
+	}
+	free(line);
+	if (n == 0 && !text)
+		text = strdup(""); /* an empty answer is an answer */
+	if (dropped)
+		printf("%s %zu\n", TR(z->lc, "(answer too long: bytes not kept:",
+				       "（答案过长，未保存的字节数："), dropped);
+	if (fixed)
+		printf("%s %zu\n", TR(z->lc, "(invalid UTF-8 bytes replaced by '?':",
+				       "（无效的 UTF-8 字节已替换为 '?'："), fixed);
+	return text;
+}
+
+/* y/n/s/q in a few spellings; 0 when not understood. */
+static char mark_of(const char *s)
+{
+	static const struct { const char *word; char mark; } words[] = {
+		{ "y", 'y' }, { "yes", 'y' }, { "n", 'n' }, { "no", 'n' }, { "s", 's' },
+		{ "skip", 's' }, { "q", 'q' }, { "quit", 'q' }, { "对", 'y' }, { "是", 'y' },
+		{ "错", 'n' }, { "否", 'n' }, { "跳过", 's' }, { "退出", 'q' },
+	};
+	char w[32];
+	size_t i, n;
+
+	s += strspn(s, " \t");
+	n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (n >= sizeof(w))
+		return 0;
+	for (i = 0; i < n; i++)
+		w[i] = (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] + 32 : s[i]);
+	w[n] = '\0';
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(w, words[i].word))
+			return words[i].mark;
+	return 0;
+}
+
+/* Asks until a mark is understood; 0 at the end of input. */
+static char ask_mark(struct quiz *z, const char *question, const char *choices)
+{
+	char line[256];
+	size_t dropped;
+	char m;
+
+	for (;;) {
+		printf("%s %s ", question, choices);
+		fflush(stdout);
+		dropped = 0;
+		if (read_line(z, line, sizeof(line), &dropped) < 0) {
+			printf("\n");
+			return 0;
+		}
+		m = dropped ? 0 : mark_of(line);
+		if (m && strchr(choices, m))
+			return m;
+		printf("%s\n", TR(z->lc, "(please answer with one of the letters shown)",
+				  "（请输入方括号里的一个字母）"));
+	}
+}
+
+static int yes_no(struct quiz *z, const char *question)
+{
+	return ask_mark(z, question, "[y/n]") == 'y';
+}
+
+/* ------------------------------------------------------------------------ */
+/* Results: loaded once, offered to run when missing                         */
+
+static void load_results(struct quiz *z)
+{
+	struct learn_ctx *lc = z->lc;
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/results.json", lc->opt->results_dir);
+	if (results_load(path, &lc->res, lc->res_error, sizeof(lc->res_error)) == 0) {
+		lc->have_results = 1;
+		return;
+	}
+	printf("%s\n  %s\n", TR(lc, "No usable results of this machine:",
+				"没有这台机器可用的测量结果："), lc->res_error);
+	if (!yes_no(z, TR(lc, "Run the labs now (dmalab check, a minute or two)?",
+			  "现在运行实验吗（dmalab check，一两分钟）？"))) {
+		printf("%s\n\n", TR(lc, "The quiz goes on without measurements (make check adds them).",
+				    "测验继续，但没有测量结果（之后可运行 make check）。"));
+		return;
+	}
+	if (learn_run_check(lc->opt, lc->opt->results_dir, NULL, 0) < 0 ||
+	    results_load(path, &lc->res, lc->res_error, sizeof(lc->res_error))) {
+		printf("%s %s\n\n", TR(lc, "Still no results:", "仍然没有结果："), lc->res_error);
+		return;
+	}
+	lc->have_results = 1;
+}
+
+/* Built labs of the question that the results lack, run on request into
+ * <results>/quiz-runs and merged in. */
+static void offer_missing_labs(struct quiz *z, const struct ans_question *q)
+{
+	struct learn_ctx *lc = z->lc;
+	struct claim_view v;
+	struct learn_results more;
+	char dir[PATH_MAX], path[PATH_MAX + 16], err[600], *ids[16];
+	static char labs[16][16];
+	int k, n = 0, i;
+
+	for (k = 0; k < q->nclaims && n < 16; k++) {
+		claim_view_make(lc, q->claims[k], &v);
+		if (strcmp(v.status, "absent") || !learn_lab_built(lc->opt, v.lab))
+			continue;
+		for (i = 0; i < n && strcmp(labs[i], v.lab); i++)
+			;
+		if (i == n)
+			snprintf(labs[n++], sizeof(labs[0]), "%s", v.lab);
+	}
+	if (!n || !lc->have_results)
+		return;
+	printf("%s lab-%s%s\n", TR(lc, "No results yet for", "还没有这些实验的结果："), labs[0],
+	       n > 1 ? " ..." : "");
+	if (!yes_no(z, TR(lc, "Run them now?", "现在运行吗？")))
+		return;
+	for (i = 0; i < n; i++)
+		ids[i] = labs[i];
+	snprintf(dir, sizeof(dir), "%s/quiz-runs", lc->opt->results_dir);
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	if (learn_run_check(lc->opt, dir, ids, n) < 0 || results_load(path, &more, err, sizeof(err)))
+		printf("%s\n", TR(lc, "(the run left no results)", "（运行没有留下结果）"));
+	else
+		results_merge(&lc->res, &more);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One question                                                              */
+
+static void print_block(const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+
+		printf("  %.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
+static void show_measured(struct quiz *z, const struct ans_question *q)
+{
+	struct learn_ctx *lc = z->lc;
+	struct claim_view v;
+	int k;
+
+	printf("--- %s ---\n", TR(lc, "what this machine measured", "这台机器的测量结果"));
+	if (!lc->have_results)
+		printf("  %s\n", TR(lc, "(no results: run make check)", "（没有结果：请运行 make check）"));
+	for (k = 0; k < q->nclaims; k++) {
+		claim_view_make(lc, q->claims[k], &v);
+		printf("  %-6s %-13s %s [lab-%s]\n", v.id, claim_view_word(&v), v.evidence, v.lab);
+		if (v.known && v.erratum)
+			printf("         %s %s\n", TR(lc, "known erratum:", "已知勘误："),
+			       v.erratum->truth);
+	}
+}
+
+static void set_mark(struct quiz_item *it, char m)
+{
+	snprintf(it->mark, sizeof(it->mark), "%s", m == 'y' ? "right" : m == 'n' ? "wrong" : "skip");
+	learn_iso_now(it->at, sizeof(it->at));
+}
+
+/* Asks one question; 0, or -1 when the quiz stops. */
+static int ask(struct quiz *z, struct quiz_item *it, const struct ans_question *q,
+	       int number, int total)
+{
+	struct learn_ctx *lc = z->lc;
+	enum ans_lang l = lc->opt->lang;
+	char *text;
+	char m;
+
+	printf("\n[%d/%d] %s\n%s\n", number, total, q->id, q->prompt[l]);
+	if (it->answer && *it->answer) {
+		printf("%s\n", TR(lc, "Your earlier answer:", "你之前的回答："));
+		print_block(it->answer);
+	}
+	printf("%s\n", TR(lc, "Your answer (end with an empty line; Ctrl-D stops, progress is kept):",
+			  "你的回答（空行结束；Ctrl-D 退出，进度会保存）："));
+	fflush(stdout);
+	text = read_answer(z);
+	if (text && (*text || !it->answer)) {
+		free(it->answer);
+		it->answer = text;
+	} else {
+		free(text);
+	}
+	if (save(z) || z->stop)
+		return -1;
+	printf("--- %s ---\n", TR(lc, "reference answer", "参考答案"));
+	print_block(q->answer[l]);
+	offer_missing_labs(z, q);
+	show_measured(z, q);
+	m = ask_mark(z, TR(lc, "Did you get it right? yes, no, skip, quit", "答对了吗？对、错、跳过、退出"),
+		     "[y/n/s/q]");
+	if (!m || m == 'q') {
+		if (!z->stop)
+			z->stop = 1;
+		return -1;
+	}
+	set_mark(it, m);
+	return save(z);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The session                                                               */
+
+static const char *chapter_of(const char *qid, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)strcspn(qid, "."), qid);
+	return buf;
+}
+
+/* An item this run asks about: a known question of the chosen chapter. */
+static const struct ans_question *selected(struct quiz *z, const struct quiz_item *it)
+{
+	char ch[16];
+
+	if (z->lc->opt->chapter && strcmp(chapter_of(it->id, ch, sizeof(ch)), z->lc->opt->chapter))
+		return NULL;
+	return ans_find_question(&z->lc->ans, it->id);
+}
+
+static void print_scores(struct quiz *z)
+{
+	const struct ans_set *s = &z->lc->ans;
+	int i, k, right, wrong, skip, open;
+
+	for (i = 0; i < s->nch; i++) {
+		if (z->lc->opt->chapter && strcmp(z->lc->opt->chapter, s->ch[i].id))
+			continue;
+		right = wrong = skip = open = 0;
+		for (k = 0; k < s->ch[i].n; k++) {
+			const struct quiz_item *it = find_item(z, s->ch[i].q[k].id);
+			const char *m = it ? it->mark : "";
+
+			right += !strcmp(m, "right");
+			wrong += !strcmp(m, "wrong");
+			skip += !strcmp(m, "skip");
+			open += !*m;
+		}
+		printf(TR(z->lc, "score %s: %d of %d marked right", "%s 得分：%d / %d 答对"),
+		       s->ch[i].id, right, right + wrong);
+		if (right + wrong)
+			printf(" (%.0f%%)", 100.0 * right / (right + wrong));
+		printf(TR(z->lc, ", %d skipped, %d still to answer\n", "，跳过 %d，未答 %d\n"),
+		       skip, open);
+	}
+}
+
+static int count_selected(struct quiz *z, int *open)
+{
+	int i, total = 0;
+
+	*open = 0;
+	for (i = 0; i < z->n; i++)
+		if (selected(z, &z->items[i])) {
+			total++;
+			*open += !z->items[i].mark[0];
+		}
+	return total;
+}
+
+static void run_session(struct quiz *z)
+{
+	int i, number = 0, open, total = count_selected(z, &open);
+
+	if (!open) {
+		printf("%s\n", TR(z->lc, "Every question is marked already; --reset (make quiz "
+				  "RESET=1) starts over.", "所有题目都已评分；用 --reset（make quiz "
+				  "RESET=1）重新开始。"));
+		return;
+	}
+	if (open < total)
+		printf(TR(z->lc, "Resuming: %d of %d questions still to answer.\n",
+			  "继续上次的测验：还有 %d / %d 题。\n"), open, total);
+	load_results(z);
+	for (i = 0; i < z->n && !z->stop; i++) {
+		const struct ans_question *q = selected(z, &z->items[i]);
+
+		if (!q)
+			continue;
+		number++;
+		if (!z->items[i].mark[0] && ask(z, &z->items[i], q, number, total))
+			break;
+	}
+}
+
+static int open_input(struct quiz *z)
+{
+	z->in = z->lc->opt->script ? fopen(z->lc->opt->script, "r") : stdin;
+	if (z->in) {
+		z->echo = !isatty(fileno(z->in));
+		return 0;
+	}
+	fprintf(stderr, "dmalab: cannot read --answers '%s': %s\n", z->lc->opt->script,
+		strerror(errno));
+	return -1;
+}
+
+int cmd_quiz(struct learn_ctx *lc)
+{
+	struct quiz z;
+	struct sigaction sa, old;
+
+	memset(&z, 0, sizeof(z));
+	z.lc = lc;
+	snprintf(z.path, sizeof(z.path), "%s/quiz.json", lc->opt->results_dir);
+	if (open_input(&z))
+		return 2;
+	if (!lc->opt->reset)
+		load_progress(&z);
+	if (add_new_questions(&z) || save(&z)) {
+		free_items(&z);
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt; /* no SA_RESTART: a read in progress returns */
+	sigaction(SIGINT, &sa, &old);
+	run_session(&z);
+	sigaction(SIGINT, &old, NULL);
+	if (z.stop)
+		printf("\n%s %s\n", TR(lc, "Stopped; progress saved in", "已停止；进度保存在"), z.path);
+	print_scores(&z);
+	if (z.in != stdin)
+		fclose(z.in);
+	free_items(&z);
+	return z.stop == 2 ? 130 : 0;
+}
