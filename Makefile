@@ -45,7 +45,7 @@ FAKE_SRCS := $(wildcard harness/tests/fakelabs/lab-*.c)
 FAKE_BINS := $(patsubst harness/tests/fakelabs/%.c,$(BUILD)/fakelabs/%,$(FAKE_SRCS))
 
 .PHONY: all help deps test-deps check test unit selftest list sysinfo clean \
-	plots report test-plots \
+	plots report test-plots grade quiz answers test-answers \
 	sabotage fakelabs $(addprefix lab-,$(LAB_IDS))
 .DEFAULT_GOAL := all
 
@@ -60,8 +60,13 @@ help:
 	@echo "make selftest  sabotage builds must fail their claims; runner vs fake labs"
 	@echo "make plots     figures (PNG, SVG) from $(RESULTS)/results.json into $(RESULTS)/plots/"
 	@echo "make report    $(RESULTS)/report.html (self-contained) and $(RESULTS)/report.md"
+	@echo "make grade     run the labs, grade each question of the chapters, write $(RESULTS)/grade.json"
+	@echo "make quiz      the chapters' questions for practice, with this machine's measurements"
+	@echo "make hint-NN   the next hint of lab NN"
+	@echo "make answers   check answers/ against the built labs"
 	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
 	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json  LABS=\"01 04\"  QUICK=1"
+	@echo "           grade, quiz, hint: CH=ch1  FROM=FILE  SHUFFLE=1  QUIZ_LANG=zh  RESET=1"
 
 # Installs (as root) or names the Debian packages the build needs.
 deps:
@@ -141,7 +146,28 @@ unit: test-deps $(UNIT_BINS)
 selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
-test: unit selftest test-plots
+test: unit selftest test-plots test-answers
+
+# The chapters' questions (answers/, harness/runner/learn.h).
+LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(if $(QUICK),--quick) \
+	$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(QUIZ_LANG),--lang $(QUIZ_LANG)) \
+	$(if $(RESET),--reset)
+
+grade: all
+	$(DMALAB) grade $(LEARN_FLAGS) $(if $(FROM),--from $(FROM))
+
+quiz: all
+	@$(DMALAB) quiz $(LEARN_FLAGS) $(if $(SHUFFLE),--shuffle)
+
+hint-%: $(DMALAB)
+	@$(DMALAB) hint $* $(LEARN_FLAGS)
+
+answers: all
+	@$(DMALAB) answers
+
+# answers/ against the built labs, grading rules, a scripted quiz (no cmocka needed)
+test-answers: all
+	@BUILD=$(BUILD) sh harness/tests/test-answers.sh
 
 # Figures and the shareable report from $(RESULTS)/results.json (plots/).
 plots:

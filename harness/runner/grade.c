@@ -149,8 +149,15 @@ const char *claim_view_word(const struct claim_view *v)
 	static const char *const words[] = { "confirmed", "contradicted", "unverified",
 					     "lab not built yet" };
 
-	if (v->state == ANS_UNVERIFIED && v->c && !strcmp(v->c->status, "skip"))
-		return "skipped";
+	static const struct { const char *status, *word; } undecided[] = {
+		{ "skip", "skipped" }, { "inconclusive", "inconclusive" },
+		{ "not_run", "not run" }, { "pending", "not run" }, { "error", "error" },
+	};
+	size_t i;
+
+	for (i = 0; v->state == ANS_UNVERIFIED && v->c && i < 5; i++)
+		if (!strcmp(v->c->status, undecided[i].status))
+			return undecided[i].word;
 	return words[v->state];
 }
 

@@ -36,6 +36,7 @@ struct quiz {
 	FILE *in;
 	int stop;                /* 1: Ctrl-D or quit; 2: interrupted */
 	int echo;                /* input is not a terminal: show what was read */
+	size_t fixed;            /* invalid UTF-8 bytes replaced so far */
 };
 
 static volatile sig_atomic_t quiz_interrupted;
@@ -229,6 +230,7 @@ static long read_line(struct quiz *z, char *buf, size_t cap, size_t *dropped)
 	}
 	if (n && buf[n - 1] == '\r')
 		buf[--n] = '\0';
+	z->fixed += ans_utf8_fix(buf, n);
 	if (z->echo)
 		printf("> %s\n", buf); /* a scripted session reads like a transcript */
 	return (long)n;
@@ -254,13 +256,12 @@ static int append_text(char **text, size_t *len, const char *s, size_t n)
 static char *read_answer(struct quiz *z)
 {
 	char *line = malloc(QUIZ_MAX_ANSWER), *text = NULL;
-	size_t len = 0, dropped = 0, fixed = 0;
+	size_t len = 0, dropped = 0, fixed = z->fixed;
 	long n;
 
 	if (!line)
 		return NULL;
 	while ((n = read_line(z, line, QUIZ_MAX_ANSWER, &dropped)) > 0) {
-		fixed += ans_utf8_fix(line, (size_t)n);
 		if (len + (size_t)n + 1 >= QUIZ_MAX_ANSWER) {
 			dropped += (size_t)n;
 			continue;
@@ -272,11 +273,11 @@ static char *read_answer(struct quiz *z)
 	if (n == 0 && !text)
 		text = strdup(""); /* an empty answer is an answer */
 	if (dropped)
-		printf("%s %zu\n", TR(z->lc, "(answer too long: bytes not kept:",
-				       "（答案过长，未保存的字节数："), dropped);
-	if (fixed)
-		printf("%s %zu\n", TR(z->lc, "(invalid UTF-8 bytes replaced by '?':",
-				       "（无效的 UTF-8 字节已替换为 '?'："), fixed);
+		printf(TR(z->lc, "(answer too long: bytes not kept: %zu)\n",
+			  "（答案过长，未保存的字节数：%zu）\n"), dropped);
+	if (z->fixed > fixed)
+		printf(TR(z->lc, "(invalid UTF-8 bytes replaced by '?': %zu)\n",
+			  "（无效的 UTF-8 字节已替换为 '?'：%zu）\n"), z->fixed - fixed);
 	return text;
 }
 

@@ -1,0 +1,130 @@
+#!/bin/sh
+# test-answers.sh - answers/ against the built labs, `dmalab grade` on a
+# results file the kit made and on hand-made rule-test inputs, a scripted
+# `dmalab quiz` session (resume, Ctrl-D, bad input), and `dmalab hint`.
+#
+#   BUILD=build sh harness/tests/test-answers.sh      (make test-answers)
+#
+# Needs $BUILD/dmalab and the built labs; no cmocka, no python, no GPU.
+set -u
+BUILD=${BUILD:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+fix=$here/fixtures/grade
+dmalab=$BUILD/dmalab
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-answers.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/nolabs" # a labs dir without labs: planned labs read "not built"
+npass=0
+nfail=0
+
+ok() { npass=$((npass + 1)); echo "ok: $1"; }
+bad() { nfail=$((nfail + 1)); echo "FAIL: $1"; }
+check() { if [ "$1" = "$2" ]; then ok "$3"; else bad "$3 (got $1, want $2)"; fi; }
+# has FILE TEXT WHAT: FILE holds the line fragment TEXT
+has() {
+	if grep -qF -- "$2" "$1"; then ok "$3"; else bad "$3: no '$2' in:"; head -n 30 "$1"; fi
+}
+
+echo "== answers/ against the built labs"
+"$dmalab" answers --labs-dir "$BUILD/labs" >"$tmp/answers.out" 2>&1
+check $? 0 "every claim named by a question exists, every claim backs a question"
+cat "$tmp/answers.out"
+
+echo "== grade a results file the kit made (make check QUICK=1, no GPU)"
+g() { "$dmalab" grade --labs-dir "$tmp/nolabs" "$@"; }
+g --from "$fix/results-kit.json" --results "$tmp/kit" >"$tmp/kit.out" 2>&1
+check $? 0 "grade --from exits 0"
+has "$tmp/kit.out" "  ch1.Q1  confirmed" "all claims passed: confirmed"
+has "$tmp/kit.out" "  ch1.Q3  partial" "passes and skips: partial"
+has "$tmp/kit.out" "  ch1.Q2  unverified" "all skipped: unverified"
+has "$tmp/kit.out" "  ch1.Q4  unverified (lab not built yet)" "planned lab: not built yet"
+has "$tmp/kit.out" "      01.1   confirmed     got 64 MiB, want ~ 64 MiB +-1% [lab-01]" \
+	"evidence: got vs want, unit, lab"
+has "$tmp/kit.out" "overall: 6.00 of 6 (100%) over the questions measured here; 11 unverified" \
+	"unverified questions are left out of the maximum"
+[ -s "$tmp/kit/grade.json" ] && ok "grade.json written" || bad "no grade.json"
+has "$tmp/kit/grade.json" '"schema": "dmalab-grade/1"' "grade.json schema"
+ls "$tmp/kit" | grep -q tmp && bad "a temporary file was left" || ok "written atomically (no temp left)"
+
+echo "== grading rules (hand-made rule-test input, not a measurement)"
+g --from "$fix/rules-mixed.json" --results "$tmp/rules" >"$tmp/rules.out" 2>&1
+check $? 0 "grade of the rule-test input exits 0"
+has "$tmp/rules.out" "  ch1.Q1  contradicted" "one failed claim: contradicted"
+has "$tmp/rules.out" "  ch1.Q5  partial" "pass + inconclusive + not run: partial"
+has "$tmp/rules.out" "lab-04 broke before deciding it: killed by SIGSEGV" "a crash is evidence"
+has "$tmp/rules.out" "  ch2.S2  contradicted (known erratum)" "known errata are named"
+has "$tmp/rules.out" "known erratum: pinned host memory is page-locked" "the erratum says what is true"
+has "$tmp/rules.out" "score ch1: 1.50 of 2 (75%)" "a question scores its share of decided claims"
+has "$tmp/rules.out" "score ch2: 2.33 of 3 (78%)" "a known erratum still scores 0"
+has "$tmp/rules.out" "overall: 3.83 of 5 (77%)" "overall score"
+has "$tmp/rules.out" "      04.3   not run       lab-04 broke" "a claim never reached reads not run"
+g --from "$fix/rules-mixed.json" --results "$tmp/rules" --chapter ch2 >"$tmp/ch2.out" 2>&1
+check "$(grep -c '^ch[0-9]:' "$tmp/ch2.out")" 1 "--chapter grades one chapter"
+
+echo "== grade: bad input"
+g --from "$tmp/none.json" --results "$tmp/x" >"$tmp/e1" 2>&1
+check $? 1 "missing results file: exit 1"
+has "$tmp/e1" "make a results file with \`make check\`" "missing results: says how to make one"
+g --from "$fix/rules-truncated.json" --results "$tmp/x" >"$tmp/e2" 2>&1
+check $? 1 "corrupt results file: exit 1"
+has "$tmp/e2" "cannot grade:" "corrupt results: a clear message"
+g --from "$fix/results-kit.json" --chapter ch9 >"$tmp/e3" 2>&1
+check $? 2 "unknown chapter: exit 2"
+"$dmalab" quiz --lang fr >"$tmp/e4" 2>&1
+check $? 2 "bad --lang: exit 2"
+has "$tmp/e4" "bad --lang 'fr'" "bad --lang named"
+cp -r answers "$tmp/answers"
+sed -i 's/^prompt.en: What is DMA/promt.en: What is DMA/' "$tmp/answers/ch1.md"
+g --from "$fix/results-kit.json" --answers-dir "$tmp/answers" >"$tmp/e5" 2>&1
+check $? 2 "malformed answers file: exit 2"
+has "$tmp/e5" "answers/ch1.md:5: unknown key 'promt.en'" "malformed answers: file:line: what"
+
+echo "== scripted quiz"
+q() { "$dmalab" quiz --labs-dir "$tmp/nolabs" --results "$tmp/q" --chapter ch1 "$@"; }
+mkdir "$tmp/q"
+cp "$fix/results-kit.json" "$tmp/q/results.json"
+printf 'A device moves the bytes itself.\nPages must stay put.\n\ny\nno idea\n\nn\n' >"$tmp/s1"
+q --answers "$tmp/s1" >"$tmp/q1.out" 2>&1
+check $? 0 "quiz exits 0 at the end of the script"
+has "$tmp/q1.out" "--- reference answer ---" "reference answer shown"
+has "$tmp/q1.out" "  01.1   confirmed     got 64 MiB" "this machine's measurement shown"
+has "$tmp/q1.out" "score ch1: 1 of 2 marked right (50%), 0 skipped, 6 still to answer" "score"
+has "$tmp/q/quiz.json" '"answer": "A device moves the bytes itself.\u000aPages must stay put."' \
+	"the typed answer is kept"
+# invalid UTF-8, a 100 KB line, then Ctrl-D in the middle of an answer
+{ printf 'bad \377 byte\n\ns\n'; head -c 100000 /dev/zero | tr '\0' x; printf '\n\ns\n'
+  printf 'half an answer'; } >"$tmp/s2"
+q --answers "$tmp/s2" >"$tmp/q2.out" 2>&1
+check $? 0 "quiz resumes and stops cleanly at Ctrl-D"
+has "$tmp/q2.out" "Resuming: 6 of 8 questions still to answer." "resumes where it stopped"
+has "$tmp/q2.out" "[3/8] ch1.Q3" "the next question is the first unmarked one"
+has "$tmp/q2.out" "(invalid UTF-8 bytes replaced by '?': 1)" "invalid UTF-8 handled"
+has "$tmp/q2.out" "(answer too long: bytes not kept:" "very long line handled"
+has "$tmp/q/quiz.json" '"answer": "bad ? byte"' "the answer with a bad byte is kept, repaired"
+has "$tmp/q/quiz.json" '"answer": "half an answer"' "an answer cut by Ctrl-D is kept"
+printf '\ny\n' | q >"$tmp/q3.out" 2>&1
+has "$tmp/q3.out" "Your earlier answer:" "an unmarked answer is shown again"
+printf 'garbage' >"$tmp/q/quiz.json"
+printf '' | q >"$tmp/q4.out" 2>&1
+has "$tmp/q4.out" "is not a quiz progress file" "corrupt progress: a clear message"
+[ -f "$tmp/q/quiz.json.corrupt" ] && ok "corrupt progress kept aside" || bad "corrupt progress lost"
+mkdir "$tmp/q5"
+printf 'n\n\ns\n' | "$dmalab" quiz --results "$tmp/q5" --chapter ch2 --lang zh >"$tmp/q5.out" 2>&1
+has "$tmp/q5.out" "没有这台机器可用的测量结果" "missing results: a clear message (zh)"
+has "$tmp/q5.out" "现在运行实验吗" "missing results: offers to run the labs"
+has "$tmp/q5.out" "（没有结果：请运行 make check）" "quiz goes on without results"
+LANG=zh_CN.UTF-8 "$dmalab" quiz --results "$tmp/q5" --chapter ch2 </dev/null >"$tmp/q6.out" 2>&1
+has "$tmp/q6.out" "继续上次的测验" "a Chinese locale switches language"
+
+echo "== hints"
+h() { "$dmalab" hint "$@" --results "$tmp/h"; }
+h 03 >"$tmp/h1" 2>&1 && h 3 >"$tmp/h2" 2>&1
+has "$tmp/h1" "lab-03 hint 1 of 3:" "first hint"
+has "$tmp/h2" "lab-03 hint 2 of 3:" "second hint, counter kept"
+h 03 --reset >"$tmp/h3" 2>&1
+has "$tmp/h3" "lab-03 hint 1 of 3:" "--reset starts over"
+h 99 >"$tmp/h4" 2>&1
+check $? 2 "a lab without hints: exit 2"
+
+echo "test-answers: $npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
