@@ -259,12 +259,18 @@ static int wait_child(pid_t pid)
 int learn_run_check(const struct learn_opts *o, const char *results_dir,
 		    char *const *ids, int nids)
 {
-	char mul[32], *argv[32];
+	char mul[32], self[PATH_MAX], *argv[32];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int n = 0, i;
 	pid_t pid;
 
+	/* the resolved path: tools such as valgrind refuse /proc/self/exe */
+	if (len > 0)
+		self[len] = '\0';
+	else
+		snprintf(self, sizeof(self), "/proc/self/exe");
 	snprintf(mul, sizeof(mul), "%g", o->timeout_mul);
-	argv[n++] = (char *)"/proc/self/exe";
+	argv[n++] = self;
 	argv[n++] = (char *)"check";
 	argv[n++] = (char *)"--labs-dir", argv[n++] = (char *)o->labs_dir;
 	argv[n++] = (char *)"--results", argv[n++] = (char *)results_dir;
