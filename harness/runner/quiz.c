@@ -338,6 +338,17 @@ static int yes_no(struct quiz *z, const char *question)
 /* ------------------------------------------------------------------------ */
 /* Results: loaded once, offered to run when missing                         */
 
+/* Labs the quiz ran earlier (offer_missing_labs) fill gaps of results.json. */
+static void merge_quiz_runs(struct learn_ctx *lc)
+{
+	struct learn_results more;
+	char path[PATH_MAX + 32], err[600];
+
+	snprintf(path, sizeof(path), "%s/quiz-runs/results.json", lc->opt->results_dir);
+	if (results_load(path, &more, err, sizeof(err)) == 0)
+		results_merge(&lc->res, &more);
+}
+
 static void load_results(struct quiz *z)
 {
 	struct learn_ctx *lc = z->lc;
@@ -346,6 +357,7 @@ static void load_results(struct quiz *z)
 	snprintf(path, sizeof(path), "%s/results.json", lc->opt->results_dir);
 	if (results_load(path, &lc->res, lc->res_error, sizeof(lc->res_error)) == 0) {
 		lc->have_results = 1;
+		merge_quiz_runs(lc);
 		return;
 	}
 	printf("%s\n  %s\n", TR(lc, "No usable results of this machine:",
