@@ -67,8 +67,8 @@ static const struct claim_spec claims[] = {
 	  "a CPU first-touch page fault costs about 1-2 us per 4 KiB page",
 	  "the pages are faulted in before the timed loop, so it times plain writes" },
 	{ "05.2", "ch2.S4",
-	  "a GPU fault on managed memory costs about 10 us per 64 KiB page (4 GB in about 655 ms)",
-	  "the region is prefetched to the GPU before the timed 64 KiB-stride run, so nothing faults" },
+	  "a GPU fault on managed memory costs about 10 us per 64 KiB page: 4 GB first touched by a kernel takes about 655 ms",
+	  "the kernel is timed on memory already resident on the GPU, so nothing faults" },
 	{ "05.3", "ch2.S4",
 	  "managed memory migrates in 64 KiB units: one byte per 4 KiB costs about the same as one byte per 64 KiB",
 	  "the 64 KiB-stride run touches memory already on the GPU, so it is far faster than the 4 KiB one" },
@@ -1048,25 +1048,33 @@ static void um_count_cases(struct lab *L, struct um_results *m, struct um_counts
 	m->counted = in_windows > 0;
 }
 
+/*
+ * The chapter's figure is the whole region first touched by a kernel (4 GB,
+ * 65,536 pages of 64 KiB): the stride-4 KiB run touches every page, so its
+ * time per 64 KiB of region is the cost to compare.  How the driver gets
+ * there (batched faults, prefetch) is what the CUPTI counts in the note show.
+ */
 static void claim_gpu_fault_cost(struct lab *L, struct um_results *m, size_t bytes,
-				 const struct um_counts *k64)
+				 const struct um_counts *k4)
 {
-	struct lab_stats us = m->s_demand[1];
+	/* Sabotage 05.2: the kernel runs on memory already on the GPU. */
+	struct lab_stats us = SABOTAGED ? m->s_resident : m->s_demand[0];
 	double pages = (double)(bytes / UM_BIG_PAGE);
 	double ms_4g = us.median * 1e3 * (double)(4 * GiB) / (double)bytes;
 
 	lab_stats_scale(&us, 1e6 / pages, "us");
 	us.name = "gpu_us_per_64k";
 	lab_fact_num(L, "um_4gib_extrapolated_ms", ms_4g, "ms");
+	lab_fact_num(L, "um_region_bytes", (double)bytes, "bytes");
 	claim_stats(L, &us);
 	if (m->counted)
-		claim_note(L, "4 GiB at this rate: %.0f ms (chapter %.0f ms); CUPTI: %" PRIu64
-			   " GPU fault records for %.0f 64 KiB pages, %.1f us per fault record",
-			   ms_4g, DOC_4G_MS, k64->gpu_faults, pages,
-			   k64->gpu_faults ? m->s_demand[1].median * 1e6 / (double)k64->gpu_faults : 0.0);
+		claim_note(L, "every 4 KiB page touched; 4 GiB at this rate: %.0f ms (chapter %.0f ms); "
+			   "CUPTI: %" PRIu64 " GPU fault records for %.0f 64 KiB pages, %.1f us per "
+			   "fault record", ms_4g, DOC_4G_MS, k4->gpu_faults, pages,
+			   k4->gpu_faults ? m->s_demand[0].median * 1e6 / (double)k4->gpu_faults : 0.0);
 	else
-		claim_note(L, "4 GiB at this rate: %.0f ms (chapter %.0f ms); fault counts "
-			   "unavailable: %s", ms_4g, DOC_4G_MS, cupti_why);
+		claim_note(L, "every 4 KiB page touched; 4 GiB at this rate: %.0f ms (chapter %.0f ms); "
+			   "fault counts unavailable: %s", ms_4g, DOC_4G_MS, cupti_why);
 	claim_near(L, "05.2", us.median, DOC_GPU_FAULT_US, 0, DOC_GPU_FAULT_REL, "us");
 }
 
@@ -1112,7 +1120,7 @@ static void claim_prefetch(struct lab *L, struct um_results *m)
 static void gpu_claims(struct lab *L, struct um_results *m, size_t bytes,
 		       const struct lab_stats *cpu_us, int cpu_ok, const struct um_counts *k)
 {
-	claim_gpu_fault_cost(L, m, bytes, &k[1]);
+	claim_gpu_fault_cost(L, m, bytes, &k[0]);
 	claim_stride(L, m);
 	if (cpu_ok)
 		claim_gpu_vs_cpu(L, m, bytes, cpu_us);
