@@ -32,6 +32,17 @@ for lab in build/labs/lab-*; do
 	tail -1 "results/quick-$name.err"
 	grep '^not ok' "results/quick-$name.tap" || true
 done
+section "grade, quiz, answers"
+make -s grade FROM=results/results.json | tail -40
+printf 'my answer\n\ny\n' | build/dmalab quiz --chapter ch2 2>&1 | tail -25
+make -s test-answers | tail -3
+section "runner self-test"
+BUILD=build sh harness/tests/test-runner.sh | tail -3
+section "plots and report"
+make -s plots && make -s report && ls -la results/plots results/report.html
+cp results/plots/lab02_bandwidth.png results/plots/lab05_4gib.png "$OUT"/ 2>/dev/null
+section "left-over processes"
+ps -eo pid,ppid,stat,cmd | grep -E 'lab-0[0-9]' | grep -v grep || echo "none"
 section extra
 eval "${EXTRA:-true}"
 tar czf "$OUT/results.tgz" results
