@@ -235,7 +235,9 @@ double lab_median(double *v, int n);
  * int_eq / errno_eq / cuda_err_eq: exact integer equality (errno and CUDA
  * errors are recorded with their names).
  * A NaN or infinite got (or want) fails.  A noisy attached series turns the
- * verdict into `inconclusive`.
+ * verdict into `inconclusive` when scaling got by the series' relative spread
+ * ((max - min) / median, summed over the noisy series) either way would
+ * change it.
  */
 void claim_near(struct lab *L, const char *id, double got, double want,
 		double abs_tol, double rel_tol, const char *unit);

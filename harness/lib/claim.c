@@ -101,26 +101,62 @@ void claim_note(struct lab *L, const char *fmt, ...)
 /* Moves the attached series and note onto c, sets its status, reports it. */
 void claim_finish(struct lab *L, struct claim_rec *c, const char *status)
 {
-	int i, noisy = 0;
+	int i;
 
-	for (i = 0; i < L->npending; i++) {
+	for (i = 0; i < L->npending; i++)
 		c->stats[c->nstats++] = L->pending[i];
-		noisy |= L->pending[i]->noisy;
-	}
 	L->npending = 0;
 	if (L->pending_note[0]) {
 		snprintf(c->note, sizeof(c->note), "%s", L->pending_note);
 		L->pending_note[0] = '\0';
 	}
-	if (noisy && (strcmp(status, "pass") == 0 || strcmp(status, "fail") == 0)) {
-		status = "inconclusive";
-		snprintf(c->reason, sizeof(c->reason), "inconclusive");
-		snprintf(c->detail, sizeof(c->detail),
-			 "a measured series stayed above its CV limit after a re-measure");
-	}
 	c->status = status;
 	report_tap_claim(L, c);
 	report_json_write(L);
+}
+
+/*
+ * Relative spread (max - min) / |median| summed over the attached series
+ * that stayed noisy; 0 when none did.
+ */
+static double noisy_spread(const struct lab *L)
+{
+	double spread = 0;
+	int i;
+
+	for (i = 0; i < L->npending; i++) {
+		const struct lab_stats *s = L->pending[i];
+
+		if (s->noisy)
+			spread += isfinite(s->median) && s->median != 0 ?
+				  (s->max - s->min) / fabs(s->median) : INFINITY;
+	}
+	return spread;
+}
+
+/*
+ * The verdict of a measured relation.  A noisy series makes it
+ * `inconclusive` only when the verdict would change somewhere inside the
+ * spread that was measured: a median fifty times outside the band is a
+ * failure however much the samples scatter.
+ */
+static const char *settle(struct lab *L, struct claim_rec *c, const char *op, double got,
+			  double a, double b, double abs_tol, double rel_tol)
+{
+	int ok = lab_relation_holds(op, got, a, b, abs_tol, rel_tol);
+	double spread = noisy_spread(L);
+
+	if (spread == 0)
+		return ok ? "pass" : "fail";
+	if (isfinite(spread) &&
+	    lab_relation_holds(op, got * (1 - spread), a, b, abs_tol, rel_tol) == ok &&
+	    lab_relation_holds(op, got * (1 + spread), a, b, abs_tol, rel_tol) == ok)
+		return ok ? "pass" : "fail";
+	snprintf(c->reason, sizeof(c->reason), "inconclusive");
+	snprintf(c->detail, sizeof(c->detail), "a measured series stayed above its CV limit "
+		 "after a re-measure, and the verdict changes within its spread (%.0f %%)",
+		 100 * spread);
+	return "inconclusive";
 }
 
 static void set_unit(struct claim_rec *c, const char *unit)
@@ -132,7 +168,7 @@ static void decide(struct lab *L, const char *id, const char *op, double got,
 		   double a, double b, double abs_tol, double rel_tol, const char *unit)
 {
 	struct claim_rec *c = claim_for_decision(L, id);
-	int ok = lab_relation_holds(op, got, a, b, abs_tol, rel_tol);
+	const char *verdict = settle(L, c, op, got, a, b, abs_tol, rel_tol);
 
 	c->op = op;
 	c->got = got;
@@ -151,7 +187,7 @@ static void decide(struct lab *L, const char *id, const char *op, double got,
 		c->has_tol = 1;
 	}
 	set_unit(c, unit);
-	claim_finish(L, c, ok ? "pass" : "fail");
+	claim_finish(L, c, verdict);
 }
 
 void claim_near(struct lab *L, const char *id, double got, double want,
@@ -200,7 +236,7 @@ static void decide_ratio(struct lab *L, const char *id, const char *op, const ch
 	c->want = k;
 	c->has_want = 1;
 	set_unit(c, "x");
-	claim_finish(L, c, lab_relation_holds(rel, got, k, NAN, 0, 0) ? "pass" : "fail");
+	claim_finish(L, c, settle(L, c, rel, got, k, NAN, 0, 0));
 }
 
 void claim_ratio_ge(struct lab *L, const char *id, const struct lab_stats *num,

@@ -269,6 +269,31 @@ static void check_all_decided(struct lab *L)
 				  L->claims[i].spec->id);
 }
 
+/* An unwritable --json path is a usage error, found before measuring. */
+static int check_json_path(const struct lab *L)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (!L->opt.json_path)
+		return 0;
+	if (!L->opt.json_path[0] ||
+	    snprintf(tmp, sizeof(tmp), "%s.tmp", L->opt.json_path) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "lab-%s: --json '%s': not a usable file name (see --help)\n",
+			L->spec->id, L->opt.json_path);
+		return 1;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "lab-%s: --json '%s': %s (see --help)\n", L->spec->id,
+			L->opt.json_path, strerror(errno));
+		return 1;
+	}
+	fclose(f);
+	unlink(tmp);
+	return 0;
+}
+
 int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	     int argc, char **argv, int build_flags)
 {
@@ -281,6 +306,8 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	rc = lab_parse_args(L, argc, argv, &describe);
 	if (rc)
 		return rc;
+	if (!describe && !L->opt.role && check_json_path(L))
+		return 2;
 	if (!describe && !L->opt.role && spec->check_opts) {
 		rc = spec->check_opts(L);
 		if (rc)

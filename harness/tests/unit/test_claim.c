@@ -122,7 +122,8 @@ static const struct claim_spec run_claims[] = {
 	{ "T.3", "t.Q2", "near with a NaN measurement", NULL },
 	{ "T.4", "t.Q2", "ge with an infinite measurement", NULL },
 	{ "T.5", "t.Q3", "ratio that holds", NULL },
-	{ "T.6", "t.Q3", "ratio on a noisy series", NULL },
+	{ "T.6", "t.Q3", "ratio on a noisy series, verdict inside the spread", NULL },
+	{ "T.7", "t.Q3", "ratio on a noisy series, far outside the band", NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -143,20 +144,31 @@ static void fill(struct lab_stats *s, const char *name, double v, int noisy)
 	s->noisy = noisy;
 }
 
+/* A series that stayed noisy: samples from (1 - h) v to (1 + h) v. */
+static void fill_noisy(struct lab_stats *s, const char *name, double v, double h)
+{
+	fill(s, name, v, 1);
+	s->samples[0] = (1 - h) * v;
+	s->samples[6] = (1 + h) * v;
+	lab_stats_compute(s);
+}
+
 static void run_edges(struct lab *L)
 {
-	static struct lab_stats a, zero, half, noisy;
+	static struct lab_stats a, zero, half, noisy, tiny;
 
 	fill(&a, "a", 4, 0);
 	fill(&zero, "zero", 0, 0);
 	fill(&half, "half", 2, 0);
-	fill(&noisy, "noisy", 2, 1);
+	fill_noisy(&noisy, "noisy", 2, 0.5);
+	fill_noisy(&tiny, "tiny", 0.01, 0.15);
 	claim_ratio_ge(L, "T.1", &a, &zero, 1);
 	claim_ratio_le(L, "T.2", &a, &zero, 1e300);
 	claim_near(L, "T.3", NAN, 1, 1e300, 1, "GB/s");
 	claim_ge(L, "T.4", INFINITY, 1, "GB/s");
 	claim_ratio_ge(L, "T.5", &a, &half, 1.5);
 	claim_ratio_ge(L, "T.6", &a, &noisy, 1.5);
+	claim_ratio_le(L, "T.7", &a, &tiny, 1.5);
 }
 
 /* Run the lab in a child with --json; returns its exit code, parses the record. */
@@ -227,6 +239,8 @@ static void test_claim_ratio_pass_and_noisy(void **state)
 	run_lab(&rec);
 	assert_string_equal(claim_status(rec, "T.5"), "pass");
 	assert_string_equal(claim_status(rec, "T.6"), "inconclusive");
+	/* 400x where <= 1.5 is wanted, 30 % spread: noise cannot rescue it */
+	assert_string_equal(claim_status(rec, "T.7"), "fail");
 	assert_string_equal(json_get_str(rec, "status", ""), "fail");
 	json_free(rec);
 }
