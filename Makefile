@@ -125,14 +125,16 @@ $(BUILD)/tests/%: harness/tests/unit/%.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
 
+# QUICK=1 (or yes/true) asks for small sizes; QUICK=0 does not.
+QUICK_FLAG := $(if $(filter 1 yes true,$(QUICK)),--quick)
 RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--format $(FORMAT)) \
-	$(if $(QUICK),--quick) --results $(RESULTS)
+	$(QUICK_FLAG) --results $(RESULTS)
 
 check: all
-	$(DMALAB) check $(RUN_FLAGS) $(LABS)
+	@$(DMALAB) check $(RUN_FLAGS) $(LABS)
 
 $(addprefix lab-,$(LAB_IDS)): lab-%: all
-	$(DMALAB) run $(RUN_FLAGS) $*
+	@$(DMALAB) run $(RUN_FLAGS) $*
 
 list: all
 	@$(DMALAB) list
@@ -149,7 +151,7 @@ selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 test: unit selftest test-plots test-answers
 
 # The chapters' questions (answers/, harness/runner/learn.h).
-LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(if $(QUICK),--quick) \
+LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \
 	$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(QUIZ_LANG),--lang $(QUIZ_LANG)) \
 	$(if $(RESET),--reset)
 
