@@ -37,6 +37,7 @@
 #endif
 
 #define STATUS_REGION_BYTES (64 * MiB)  /* the region the chapter locks */
+#define MIN_SIZE_BYTES (64 * MiB)       /* --size: 01.7 needs many 2 MiB blocks */
 #define MIN_REGION_BYTES (1 * MiB)      /* below this the deltas say little */
 #define CHILD_MEMLOCK_LIMIT (64 * KiB)  /* RLIMIT_MEMLOCK in the children */
 #define CHILD_OVER_LIMIT_BYTES (1 * MiB) /* what the 01.4 child tries to lock */
@@ -74,6 +75,7 @@ static const struct claim_spec claims[] = {
 };
 
 static int run_role(struct lab *L, const char *role);
+static int check_opts(const struct lab *L);
 static void run(struct lab *L);
 
 static const struct lab_spec spec = {
@@ -88,6 +90,7 @@ static const struct lab_spec spec = {
 	.role = run_role,
 	.default_size = 256 * MiB,
 	.default_iters = 7,
+	.check_opts = check_opts,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -108,6 +111,43 @@ static uint64_t round_to_page(uint64_t bytes)
 	uint64_t pg = page_bytes();
 
 	return (bytes + pg - 1) / pg * pg;
+}
+
+/* bytes in the syntax of --size, exact: "64M", "1536K", "1000000". */
+static const char *size_arg(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const suffix[] = { "", "K", "M", "G", "T" };
+	int i = 0;
+
+	while (i < 4 && bytes && bytes % 1024 == 0) {
+		bytes /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, suffix[i]);
+	return buf;
+}
+
+/*
+ * spec.check_opts: --size before anything is printed.  A pinned buffer of a
+ * few 2 MiB blocks can be one physical run by chance, which would make 01.7
+ * look confirmed; and a size next to 2^64 cannot be rounded to pages.
+ */
+static int check_opts(const struct lab *L)
+{
+	const struct lab_opts *o = lab_options(L);
+	char sz[32];
+
+	if (!o->size_given)
+		return 0;
+	size_arg(o->size, sz, sizeof(sz));
+	if (o->size > UINT64_MAX - page_bytes())
+		fprintf(stderr, "lab-01: --size '%s': too large (see --help)\n", sz);
+	else if (o->size < MIN_SIZE_BYTES)
+		fprintf(stderr, "lab-01: --size '%s': too small: need at least 64 MiB, "
+			"as 01.7's pinned buffer must span many 2 MiB blocks (see --help)\n", sz);
+	else
+		return 0;
+	return 2;
 }
 
 /* Fresh anonymous memory, never touched: no page is resident yet. */
