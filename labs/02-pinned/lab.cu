@@ -51,6 +51,8 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL }
 };
 
+static int check_opts(const struct lab *L);
+
 static const struct lab_spec spec = {
 	.id = "02",
 	.title = "pinned vs pageable copies",
@@ -63,7 +65,38 @@ static const struct lab_spec spec = {
 	.role = NULL,
 	.default_size = 1 * GiB,
 	.default_iters = 7,
+	.check_opts = check_opts,
 };
+
+#define MIN_LARGEST_BYTES (64 * MiB)   /* 02.1 is about copies of 64 MiB and more */
+
+/* bytes in the syntax of --size, exact: "64M", "1536K", "1000000". */
+static const char *size_arg(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const suffix[] = { "", "K", "M", "G", "T" };
+	int i = 0;
+
+	while (i < 4 && bytes && bytes % 1024 == 0) {
+		bytes /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, suffix[i]);
+	return buf;
+}
+
+/* spec.check_opts: --size before anything is printed (any build). */
+static int check_opts(const struct lab *L)
+{
+	const struct lab_opts *o = lab_options(L);
+	char sz[32];
+
+	if (!o->size_given || o->size >= MIN_LARGEST_BYTES)
+		return 0;
+	fprintf(stderr, "lab-02: --size '%s': too small: need at least 64 MiB, as the "
+		"claims compare copies of 64 MiB and more (see --help)\n",
+		size_arg(o->size, sz, sizeof(sz)));
+	return 2;
+}
 
 #if DMALAB_HAVE_CUDA
 #include "lab_cuda.h"
@@ -77,7 +110,6 @@ static const int sabotage = 0;
 
 #define SWEEP_FIRST_BYTES (4 * KiB)
 #define QUICK_LARGEST_BYTES (64 * MiB)
-#define MIN_LARGEST_BYTES (64 * MiB)   /* 02.1 is about copies of 64 MiB and more */
 #define MAX_POINTS 48
 #define GPU_SPARE_BYTES (256 * MiB)    /* left free on the GPU beside our buffer */
 #define STABLE_CV 0.02                 /* the pinned H2D figure must be this steady */
@@ -151,17 +183,11 @@ static void plan_init(struct lab *L, struct bench *b)
 {
 	const struct lab_opts *o = lab_options(L);
 	uint64_t largest = o->size;
-	char buf[32];
 	size_t s;
 
+	/* check_opts has refused a --size under MIN_LARGEST_BYTES */
 	if (o->quick && !o->size_given)
 		largest = QUICK_LARGEST_BYTES;
-	if (largest < MIN_LARGEST_BYTES) {
-		fprintf(stderr, "lab-02: --size %s: must be at least 64 MiB "
-			"(the claims compare copies of 64 MiB and more)\n",
-			lab_fmt_size(largest, buf, sizeof(buf)));
-		exit(2);
-	}
 	b->largest = (size_t)largest;
 	b->iters = o->iters;
 	for (s = SWEEP_FIRST_BYTES; s < b->largest && b->npoints < MAX_POINTS - 1; s *= 2)
