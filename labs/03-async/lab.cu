@@ -7,7 +7,9 @@
  *
  * Four parts, all H2D:
  *  1. Call time against copy time (03.1, 03.2), 4 KiB .. 512 MiB (--quick
- *     16 MiB): the host wall clock around the cudaMemcpyAsync call, paired
+ *     4 KiB .. 64 MiB), decided at 256 MiB (--quick 64 MiB): a pinned call
+ *     costs a fixed ~2-15 us, so a small copy would make 5 % a thin margin.
+ *     The host wall clock around the cudaMemcpyAsync call, paired
  *     with the copy's own duration from events around it.  Pageable copies
  *     are issued on an idle stream; pinned copies are queued behind a spin
  *     kernel on the same stream, so the call cannot have waited for the copy
@@ -36,6 +38,8 @@
  * This file is C and C++ at once: nvcc builds it as C++17, and without nvcc
  * gcc builds it as C with DMALAB_HAVE_CUDA=0 (every claim then skips).
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +53,7 @@ static const struct claim_spec claims[] = {
 	  "thread for most of the copy (>= 80 % of the copy's duration)",
 	  "the \"pageable\" source is pinned memory, so the call returns at once" },
 	{ "03.2", "ch1.Q2", "cudaMemcpyAsync from pinned memory returns at once "
-	  "(< 5 % of the copy's duration)",
+	  "(at most 5 % of the copy's duration)",
 	  "the \"pinned\" source is pageable memory, so the call stages the whole copy" },
 	{ "03.3", "ch1.Q2", "a pinned async copy overlaps a kernel on another stream "
 	  "(overlap fraction >= 0.8, in either issue order)",
@@ -75,6 +79,8 @@ static const struct lab_extra_opt extra_opts[] = {
 	{ NULL, NULL, NULL }
 };
 
+static int check_opts(const struct lab *L);
+
 static const struct lab_spec spec = {
 	"03",
 	"async copies and the buffer-reuse race",
@@ -87,7 +93,84 @@ static const struct lab_spec spec = {
 	NULL,
 	256 * MiB,
 	7,
+	check_opts,
 };
+
+#define MIN_CLAIM_BYTES (64 * MiB)       /* 03.1/03.2: copy >= ~1 ms */
+#define LOOP_STEPS 1000
+#define QUICK_LOOP_STEPS 200
+#define MIN_STEPS 10
+#define MAX_STEPS 1000000
+
+/* bytes in the syntax of --size, exact: "64M", "1536K", "1000000". */
+static const char *size_arg(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const suffix[] = { "", "K", "M", "G", "T" };
+	int i = 0;
+
+	while (i < 4 && bytes && bytes % 1024 == 0) {
+		bytes /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, suffix[i]);
+	return buf;
+}
+
+/* --steps N: 0 with *steps set (the default when absent), or 2 after saying why. */
+static int read_steps(const struct lab *L, int *steps)
+{
+	const char *s = lab_opt(L, "steps");
+	long v;
+
+	if (!s) {
+		*steps = lab_options(L)->quick ? QUICK_LOOP_STEPS : LOOP_STEPS;
+		return 0;
+	}
+	/* the widest range first, so that "-3" is out of range, not too large */
+	if (lab_parse_long(s, LONG_MIN, LONG_MAX, &v) < 0) {
+		fprintf(stderr, "lab-03: --steps '%s': %s (see --help)\n", s,
+			errno != ERANGE ? "not a whole number" :
+			s[0] == '-' ? "must be from 10 to 1000000" : "too large");
+		return 2;
+	}
+	if (v < MIN_STEPS || v > MAX_STEPS) {
+		fprintf(stderr, "lab-03: --steps '%s': must be from %d to %d (see --help)\n",
+			s, MIN_STEPS, MAX_STEPS);
+		return 2;
+	}
+	*steps = (int)v;
+	return 0;
+}
+
+/*
+ * spec.check_opts, before anything is printed (any build).  --size sets the
+ * size 03.1-03.3 are decided at: under 64 MiB a pinned call's fixed cost
+ * would come close to 5 % of the copy.
+ */
+static int check_opts(const struct lab *L)
+{
+	const struct lab_opts *o = lab_options(L);
+	char sz[32];
+	int steps;
+
+	if (read_steps(L, &steps))
+		return 2;
+	if (!o->size_given)
+		return 0;
+	size_arg(o->size, sz, sizeof(sz));
+	if (o->size < MIN_CLAIM_BYTES) {
+		fprintf(stderr, "lab-03: --size '%s': too small: need at least 64 MiB, so that "
+			"a pinned call's fixed cost stays far under 5 %% of the copy "
+			"(see --help)\n", sz);
+		return 2;
+	}
+	if (o->size % sizeof(uint32_t)) {
+		fprintf(stderr, "lab-03: --size '%s': must be a multiple of 4 bytes "
+			"(see --help)\n", sz);
+		return 2;
+	}
+	return 0;
+}
 
 #if DMALAB_HAVE_CUDA
 #include "lab_cuda.h"
@@ -99,11 +182,10 @@ static const int sabotage = 0;
 #endif
 
 #define CLAIM_BYTES (256 * MiB)          /* 03.1/03.2 size, and the overlap copy */
-#define QUICK_CLAIM_BYTES (16 * MiB)
+#define QUICK_CLAIM_BYTES MIN_CLAIM_BYTES
 #define QUICK_OVERLAP_BYTES (64 * MiB)
 #define SWEEP_MAX_BYTES (512 * MiB)
 #define QUICK_SWEEP_MAX_BYTES (16 * MiB)
-#define MIN_SIZE_BYTES (4 * KiB)
 #define MAX_POINTS 16
 #define QUEUE_SPIN_NS 5000000ULL         /* outlasts any pinned call by far */
 #define OVERLAP_SPIN_NS 20000000ULL
@@ -111,8 +193,6 @@ static const int sabotage = 0;
 #define RACE_SPIN_NS 20000000ULL         /* outlasts the host's rewrite */
 #define LOOP_BYTES (8 * MiB)
 #define LOOP_WORDS (LOOP_BYTES / sizeof(uint32_t))
-#define LOOP_STEPS 1000
-#define QUICK_LOOP_STEPS 200
 #define NATURAL_STEPS 200
 #define QUICK_NATURAL_STEPS 50
 #define CALL_WARMUP 2
@@ -227,41 +307,23 @@ static uint32_t *pinned_src(const struct rig *r)
 	return sabotage ? r->big_pageable : r->big_pinned;
 }
 
-static int parse_steps(struct lab *L, int quick)
-{
-	const char *s = lab_opt(L, "steps");
-	long v;
-
-	if (!s)
-		return quick ? QUICK_LOOP_STEPS : LOOP_STEPS;
-	if (lab_parse_long(s, 10, 1000000, &v) < 0) {
-		fprintf(stderr, "lab-03: --steps %s: want an integer from 10 to 1000000\n", s);
-		exit(2);
-	}
-	return (int)v;
-}
-
 static void plan_init(struct lab *L, struct rig *r)
 {
 	const struct lab_opts *o = lab_options(L);
-	char buf[32];
 
+	/* check_opts has refused a bad --size or --steps */
 	r->L = L;
 	r->quick = o->quick;
 	r->claim_bytes = o->size_given ? o->size : (o->quick ? QUICK_CLAIM_BYTES : CLAIM_BYTES);
 	r->overlap_bytes = o->size_given ? o->size : (o->quick ? QUICK_OVERLAP_BYTES : CLAIM_BYTES);
-	if (r->claim_bytes < MIN_SIZE_BYTES || r->claim_bytes % sizeof(uint32_t)) {
-		fprintf(stderr, "lab-03: --size %s: want at least 4 KiB, a multiple of 4 bytes\n",
-			lab_fmt_size(r->claim_bytes, buf, sizeof(buf)));
-		exit(2);
-	}
 	r->sweep_max = o->quick ? QUICK_SWEEP_MAX_BYTES : SWEEP_MAX_BYTES;
 	r->big_bytes = r->sweep_max;
 	if (r->claim_bytes > r->big_bytes)
 		r->big_bytes = r->claim_bytes;
 	if (r->overlap_bytes > r->big_bytes)
 		r->big_bytes = r->overlap_bytes;
-	r->loop_steps = parse_steps(L, o->quick);
+	if (read_steps(L, &r->loop_steps))
+		lab_error(L, "BUG: --steps passed check_opts but not read_steps");
 	r->natural_steps = o->quick ? QUICK_NATURAL_STEPS : NATURAL_STEPS;
 	r->nslots = 2 * (size_t)(r->loop_steps > r->natural_steps ?
 				 r->loop_steps : r->natural_steps);
