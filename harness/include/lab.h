@@ -158,6 +158,8 @@ int lab_parse_size(const char *s, uint64_t *out);
 int lab_parse_long(const char *s, long min, long max, long *out);
 /* Format bytes as "64 MiB", "4 KiB", "1.5 GiB" into buf (>= 32 bytes). */
 const char *lab_fmt_size(uint64_t bytes, char *buf, size_t len);
+/* Bytes in the syntax of --size, exact, for messages: "64M", "1536K", "1000". */
+const char *lab_size_arg(uint64_t bytes, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* Clock and timing                                                          */
@@ -339,6 +341,13 @@ void lab_series_point(struct lab *L, const char *series, const char *x_unit,
 
 /* ------------------------------------------------------------------------ */
 /* Entry point                                                               */
+
+/* 1 in a lab's -DLAB_SABOTAGE build (make sabotage / make selftest), else 0. */
+#ifdef LAB_SABOTAGE
+#define LAB_SABOTAGED 1
+#else
+#define LAB_SABOTAGED 0
+#endif
 
 /* How the lab's own file was compiled (LAB_MAIN passes it). */
 #define LAB_BUILT_WITH_CUDA 1

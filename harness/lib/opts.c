@@ -89,6 +89,19 @@ const char *lab_fmt_size(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+const char *lab_size_arg(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const suffix[] = { "", "K", "M", "G", "T" };
+	int i = 0;
+
+	while (i < 4 && bytes && bytes % 1024 == 0) {
+		bytes /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, suffix[i]);
+	return buf;
+}
+
 enum { OPT_HELP = 256, OPT_DESCRIBE, OPT_QUICK, OPT_JSON, OPT_SIZE, OPT_ITERS,
        OPT_DEVICE, OPT_SEED, OPT_VERBOSE, OPT_ROLE, OPT_EXTRA };
 
