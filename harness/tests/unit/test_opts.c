@@ -169,6 +169,21 @@ static void test_lab_parse_long_garbage(void **state)
 
 /* ---- lab_fmt_size ---- */
 
+static void test_lab_size_arg_exact(void **state)
+{
+	char b[32];
+	uint64_t back;
+
+	(void)state;
+	assert_string_equal(lab_size_arg(64 * MiB, b, sizeof(b)), "64M");
+	assert_string_equal(lab_size_arg(1536 * KiB, b, sizeof(b)), "1536K");
+	assert_string_equal(lab_size_arg(1000, b, sizeof(b)), "1000");
+	assert_string_equal(lab_size_arg(0, b, sizeof(b)), "0");
+	/* what it prints parses back to the same bytes */
+	assert_int_equal(lab_parse_size(lab_size_arg(3 * GiB + 4 * KiB, b, sizeof(b)), &back), 0);
+	assert_true(back == 3 * GiB + 4 * KiB);
+}
+
 static void test_lab_fmt_size_units(void **state)
 {
 	char buf[32];
@@ -212,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_lab_parse_long_in_range),
 		cmocka_unit_test(test_lab_parse_long_out_of_range),
 		cmocka_unit_test(test_lab_parse_long_garbage),
+		cmocka_unit_test(test_lab_size_arg_exact),
 		cmocka_unit_test(test_lab_fmt_size_units),
 		cmocka_unit_test(test_lab_fmt_size_round_trip),
 	};
