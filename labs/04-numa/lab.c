@@ -76,6 +76,8 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL }
 };
 
+static int check_opts(const struct lab *L);
+
 static const struct lab_spec spec = {
 	.id = "04",
 	.title = "NUMA: pointer chase, bandwidth, first touch",
@@ -87,7 +89,37 @@ static const struct lab_spec spec = {
 	.role = NULL,
 	.default_size = 1 * GiB,
 	.default_iters = 7,
+	.check_opts = check_opts,
 };
+
+#define MIN_BW_BYTES (1 * MiB)	/* --size: the bandwidth test's buffer */
+
+/* bytes in the syntax of --size, exact: "64M", "1536K", "1000000". */
+static const char *size_arg(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const suffix[] = { "", "K", "M", "G", "T" };
+	int i = 0;
+
+	while (i < 4 && bytes && bytes % 1024 == 0) {
+		bytes /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, suffix[i]);
+	return buf;
+}
+
+/* spec.check_opts: --size before anything is printed. */
+static int check_opts(const struct lab *L)
+{
+	const struct lab_opts *o = lab_options(L);
+	char sz[32];
+
+	if (!o->size_given || o->size >= MIN_BW_BYTES)
+		return 0;
+	fprintf(stderr, "lab-04: --size '%s': too small: need at least 1 MiB for the "
+		"bandwidth test (see --help)\n", size_arg(o->size, sz, sizeof(sz)));
+	return 2;
+}
 
 struct numa_lab {
 	struct lab *L;
@@ -793,19 +825,13 @@ static void pick_cpu_node(struct numa_lab *X)
 static void pick_sizes(struct numa_lab *X)
 {
 	const struct lab_opts *o = lab_options(X->L);
-	char sz[32];
 
 	X->max_ws = o->quick ? 64 * MiB : 512 * MiB;
 	X->claim_ws = o->quick ? 64 * MiB : 256 * MiB;
 	X->sample_s = o->quick ? 0.008 : 0.015;
 	X->touch_bytes = o->quick ? 16 * MiB : 64 * MiB;
 	X->bw_bytes = o->size_given || !o->quick ? o->size : 256 * MiB;
-	X->bw_bytes &= ~31ULL;
-	if (X->bw_bytes < 1 * MiB) {
-		fprintf(stderr, "lab-04: --size %s is too small for the bandwidth test (need >= 1 MiB)\n",
-			lab_fmt_size(o->size, sz, sizeof(sz)));
-		exit(2);
-	}
+	X->bw_bytes &= ~31ULL; /* check_opts has refused less than MIN_BW_BYTES */
 }
 
 /* Enough free memory on the CPU's node for the largest buffer? */
