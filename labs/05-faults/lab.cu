@@ -90,10 +90,25 @@ static const struct lab_extra_opt extra_opts[] = {
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                             */
 
-LAB_NORETURN static void usage_error(const char *opt, const char *val, const char *why)
+/* One line naming the bad option value, in the library's words; returns 2. */
+static int usage_error(const char *opt, const char *val, const char *why)
 {
-	fprintf(stderr, "lab-05: --%s %s: %s\n", opt, val, why);
-	exit(2);
+	fprintf(stderr, "lab-05: --%s '%s': %s (see --help)\n", opt, val, why);
+	return 2;
+}
+
+/* bytes in the syntax of --size, exact: "64M", "1536K", "1000000". */
+static const char *size_arg(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const suffix[] = { "", "K", "M", "G", "T" };
+	int i = 0;
+
+	while (i < 4 && bytes && bytes % 1024 == 0) {
+		bytes /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, suffix[i]);
+	return buf;
 }
 
 /* MemAvailable in bytes, or 0 when /proc/meminfo cannot say. */
@@ -253,31 +268,52 @@ static void cpu_thp_run(struct lab *L, size_t bytes, size_t page)
 			 s.median * 1e6 / (double)c.faults);
 }
 
-static size_t cpu_region_bytes(struct lab *L)
+/* --cpu-size: 0 with *out set (the default when absent), or 2 after saying why. */
+static int read_cpu_size(const struct lab *L, size_t *out)
 {
 	const char *arg = lab_opt(L, "cpu-size");
 	uint64_t v;
 
-	if (!arg)
-		return lab_options(L)->quick ? CPU_QUICK_BYTES : CPU_DEFAULT_BYTES;
+	if (!arg) {
+		*out = lab_options(L)->quick ? CPU_QUICK_BYTES : CPU_DEFAULT_BYTES;
+		return 0;
+	}
 	if (lab_parse_size(arg, &v) < 0)
-		usage_error("cpu-size", arg, "not a size (e.g. 256M)");
-	if (v < THP_PMD || v % THP_PMD)
-		usage_error("cpu-size", arg, "need a multiple of 2 MiB");
-	return (size_t)v;
+		return usage_error("cpu-size", arg, errno == ERANGE ? "too large" :
+				   "not a size above 0 (digits with an optional K, M, G or T suffix)");
+	if (v % THP_PMD)
+		return usage_error("cpu-size", arg, "must be a multiple of 2 MiB");
+	*out = (size_t)v;
+	return 0;
 }
 
-/* The managed region: --size (default 1 GiB, --quick 64 MiB), whole 2 MiB
- * blocks.  Parsed even without CUDA so bad input is refused everywhere. */
-static size_t gpu_region_bytes(struct lab *L)
+/* The managed region: --size (default 1 GiB, --quick 64 MiB), before rounding. */
+static uint64_t gpu_size_asked(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
-	uint64_t v = o->size_given ? o->size : (o->quick ? GPU_QUICK_BYTES : o->size);
-	char b[32];
 
-	if (v < GPU_MIN_BYTES)
-		usage_error("size", lab_fmt_size(v, b, sizeof(b)),
-			    "need at least 4 MiB of managed memory");
+	return o->size_given ? o->size : (o->quick ? GPU_QUICK_BYTES : o->size);
+}
+
+/* spec.check_opts: --cpu-size and --size before anything is printed (any build). */
+static int check_opts(const struct lab *L)
+{
+	char b[32];
+	size_t cpu_bytes;
+
+	if (read_cpu_size(L, &cpu_bytes))
+		return 2;
+	if (gpu_size_asked(L) < GPU_MIN_BYTES)
+		return usage_error("size", size_arg(gpu_size_asked(L), b, sizeof(b)),
+				   "too small: need at least 4 MiB of managed memory");
+	return 0;
+}
+
+/* The managed region in whole 2 MiB blocks (check_opts has taken --size). */
+static size_t gpu_region_bytes(struct lab *L)
+{
+	uint64_t v = gpu_size_asked(L);
+
 	if (v % UM_BLOCK)
 		lab_note(L, "--size rounded down to a multiple of 2 MiB");
 	return (size_t)(v - v % UM_BLOCK);
@@ -1169,9 +1205,12 @@ static void gpu_part(struct lab *L, size_t bytes, const struct lab_stats *cpu_us
 static void run(struct lab *L)
 {
 	static struct lab_stats cpu_us;
-	size_t cpu_bytes = cpu_region_bytes(L);
-	size_t gpu_bytes = gpu_region_bytes(L);
-	int cpu_ok = cpu_part(L, cpu_bytes, &cpu_us);
+	size_t cpu_bytes = 0, gpu_bytes = gpu_region_bytes(L);
+	int cpu_ok;
+
+	if (read_cpu_size(L, &cpu_bytes))
+		lab_error(L, "BUG: --cpu-size passed check_opts but not read_cpu_size");
+	cpu_ok = cpu_part(L, cpu_bytes, &cpu_us);
 
 #if DMALAB_HAVE_CUDA
 	gpu_part(L, gpu_bytes, &cpu_us, cpu_ok);
@@ -1195,6 +1234,7 @@ static const struct lab_spec spec = {
 	.role = NULL,
 	.default_size = 1 * GiB,
 	.default_iters = 7,
+	.check_opts = check_opts,
 };
 
 LAB_MAIN(spec, run)
