@@ -45,12 +45,6 @@
 #define PIN_CHILD_TIMEOUT_S 30.0        /* CUDA context creation can be slow */
 #define VMSTAT_THRESHOLD_PAGES 125      /* largest per-CPU vmstat drift */
 
-#ifdef LAB_SABOTAGE
-#define SABOTAGED 1
-#else
-#define SABOTAGED 0
-#endif
-
 #define ROLE_MLOCK "mlock-over-limit"
 #define ROLE_PIN "pin-over-limit"
 
@@ -113,20 +107,6 @@ static uint64_t round_to_page(uint64_t bytes)
 	return (bytes + pg - 1) / pg * pg;
 }
 
-/* bytes in the syntax of --size, exact: "64M", "1536K", "1000000". */
-static const char *size_arg(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const suffix[] = { "", "K", "M", "G", "T" };
-	int i = 0;
-
-	while (i < 4 && bytes && bytes % 1024 == 0) {
-		bytes /= 1024;
-		i++;
-	}
-	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, suffix[i]);
-	return buf;
-}
-
 /*
  * spec.check_opts: --size before anything is printed.  A pinned buffer of a
  * few 2 MiB blocks can be one physical run by chance, which would make 01.7
@@ -139,7 +119,7 @@ static int check_opts(const struct lab *L)
 
 	if (!o->size_given)
 		return 0;
-	size_arg(o->size, sz, sizeof(sz));
+	lab_size_arg(o->size, sz, sizeof(sz));
 	if (o->size > UINT64_MAX - page_bytes())
 		fprintf(stderr, "lab-01: --size '%s': too large (see --help)\n", sz);
 	else if (o->size < MIN_SIZE_BYTES)
@@ -435,7 +415,7 @@ static void measure_lock_cost(struct lab *L, struct lock_timing *t, struct lab_s
 	 * free lists); the claim has a wide margin, so allow a wide spread.
 	 */
 	cfg.cv_max = 0.5;
-	if (SABOTAGED) {
+	if (LAB_SABOTAGED) {
 		t->prelocked = map_fresh(t->bytes);
 		/* Huge pages, where THP allows, make the re-walk shorter still. */
 		if (t->prelocked)
