@@ -70,20 +70,6 @@ static const struct lab_spec spec = {
 
 #define MIN_LARGEST_BYTES (64 * MiB)   /* 02.1 is about copies of 64 MiB and more */
 
-/* bytes in the syntax of --size, exact: "64M", "1536K", "1000000". */
-static const char *size_arg(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const suffix[] = { "", "K", "M", "G", "T" };
-	int i = 0;
-
-	while (i < 4 && bytes && bytes % 1024 == 0) {
-		bytes /= 1024;
-		i++;
-	}
-	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, suffix[i]);
-	return buf;
-}
-
 /* spec.check_opts: --size before anything is printed (any build). */
 static int check_opts(const struct lab *L)
 {
@@ -94,19 +80,13 @@ static int check_opts(const struct lab *L)
 		return 0;
 	fprintf(stderr, "lab-02: --size '%s': too small: need at least 64 MiB, as the "
 		"claims compare copies of 64 MiB and more (see --help)\n",
-		size_arg(o->size, sz, sizeof(sz)));
+		lab_size_arg(o->size, sz, sizeof(sz)));
 	return 2;
 }
 
 #if DMALAB_HAVE_CUDA
 #include "lab_cuda.h"
 #include "sysinfo.h"
-
-#ifdef LAB_SABOTAGE
-static const int sabotage = 1;
-#else
-static const int sabotage = 0;
-#endif
 
 #define SWEEP_FIRST_BYTES (4 * KiB)
 #define QUICK_LARGEST_BYTES (64 * MiB)
@@ -351,9 +331,9 @@ static int host_buf_alloc(struct bench *b, enum host_kind kind, struct host_buf 
 	 * Swapping both kinds keeps the sabotage decisive: two pageable
 	 * series would be compared at the mercy of the staging path's noise.
 	 */
-	if (sabotage && kind == HOST_PINNED)
+	if (LAB_SABOTAGED && kind == HOST_PINNED)
 		kind = HOST_PAGEABLE;
-	else if (sabotage && kind == HOST_PAGEABLE)
+	else if (LAB_SABOTAGED && kind == HOST_PAGEABLE)
 		kind = HOST_PINNED;
 	switch (kind) {
 	case HOST_PINNED:
@@ -679,7 +659,7 @@ static double time_oneoff(void *arg)
 {
 	struct oneoff_job *j = (struct oneoff_job *)arg;
 	double t0 = lab_now();
-	int pin = j->pin_first && !sabotage;
+	int pin = j->pin_first && !LAB_SABOTAGED;
 	int i;
 
 	for (i = 0; i < ONEOFF_BATCH; i++) {
@@ -711,11 +691,11 @@ static void measure_oneoff(struct bench *b, void *host, size_t bytes, int pin_fi
 	j.stream = b->stream;
 	j.pin_first = pin_first;
 	/* the sabotage build pins once, outside the timing */
-	if (pin_first && sabotage)
+	if (pin_first && LAB_SABOTAGED)
 		CUDA_CHECK(b->L, cudaHostRegister(host, bytes, cudaHostRegisterDefault));
 	lab_measure(b->L, pin_first ? "oneoff_pin_then_copy" : "oneoff_pageable",
 		    time_oneoff, &j, &cfg, us);
-	if (pin_first && sabotage)
+	if (pin_first && LAB_SABOTAGED)
 		CUDA_CHECK(b->L, cudaHostUnregister(host));
 	lab_stats_scale(us, 1e6 / ONEOFF_BATCH, "us");
 }
