@@ -102,20 +102,6 @@ static const struct lab_spec spec = {
 #define MIN_STEPS 10
 #define MAX_STEPS 1000000
 
-/* bytes in the syntax of --size, exact: "64M", "1536K", "1000000". */
-static const char *size_arg(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const suffix[] = { "", "K", "M", "G", "T" };
-	int i = 0;
-
-	while (i < 4 && bytes && bytes % 1024 == 0) {
-		bytes /= 1024;
-		i++;
-	}
-	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, suffix[i]);
-	return buf;
-}
-
 /* --steps N: 0 with *steps set (the default when absent), or 2 after saying why. */
 static int read_steps(const struct lab *L, int *steps)
 {
@@ -157,7 +143,7 @@ static int check_opts(const struct lab *L)
 		return 2;
 	if (!o->size_given)
 		return 0;
-	size_arg(o->size, sz, sizeof(sz));
+	lab_size_arg(o->size, sz, sizeof(sz));
 	if (o->size < MIN_CLAIM_BYTES) {
 		fprintf(stderr, "lab-03: --size '%s': too small: need at least 64 MiB, so that "
 			"a pinned call's fixed cost stays far under 5 %% of the copy "
@@ -174,12 +160,6 @@ static int check_opts(const struct lab *L)
 
 #if DMALAB_HAVE_CUDA
 #include "lab_cuda.h"
-
-#ifdef LAB_SABOTAGE
-static const int sabotage = 1;
-#else
-static const int sabotage = 0;
-#endif
 
 #define CLAIM_BYTES (256 * MiB)          /* 03.1/03.2 size, and the overlap copy */
 #define QUICK_CLAIM_BYTES MIN_CLAIM_BYTES
@@ -298,13 +278,13 @@ struct rig {
 /* The source a "pageable" measurement copies from (sabotage: pinned). */
 static uint32_t *pageable_src(const struct rig *r)
 {
-	return sabotage ? r->big_pinned : r->big_pageable;
+	return LAB_SABOTAGED ? r->big_pinned : r->big_pageable;
 }
 
 /* The source a "pinned" measurement copies from (sabotage: pageable). */
 static uint32_t *pinned_src(const struct rig *r)
 {
-	return sabotage ? r->big_pageable : r->big_pinned;
+	return LAB_SABOTAGED ? r->big_pageable : r->big_pinned;
 }
 
 static void plan_init(struct lab *L, struct rig *r)
@@ -764,10 +744,10 @@ static void race_forced(struct rig *r)
 	int queued;
 
 	fill_step(h, LOOP_WORDS, 1);
-	if (!sabotage)
+	if (!LAB_SABOTAGED)
 		launch_spin(r, r->s, RACE_SPIN_NS);
 	CUDA_CHECK(L, cudaMemcpyAsync(d, h, LOOP_BYTES, cudaMemcpyHostToDevice, r->s));
-	if (sabotage)
+	if (LAB_SABOTAGED)
 		CUDA_CHECK(L, cudaStreamSynchronize(r->s));
 	t0 = lab_now();
 	fill_step(h, LOOP_WORDS, 2);
@@ -1007,8 +987,8 @@ static void loop_pinned(struct rig *r, const struct step_parts *p,
 	struct loop_cfg c;
 
 	c.h = r->loop_pinned;
-	c.nbuf = sabotage ? 1 : 2;
-	c.wait_before_rewrite = !sabotage;
+	c.nbuf = LAB_SABOTAGED ? 1 : 2;
+	c.wait_before_rewrite = !LAB_SABOTAGED;
 	c.spin_ns = p->spin_ns;
 	c.copy = 1;
 	lab_progress(r->L, "buffer-reuse loop, pinned, %d steps", r->loop_steps);
@@ -1055,7 +1035,7 @@ static void decide_pageable_loop(struct lab *L, const struct loop_result *pg,
 static void run_loops(struct rig *r)
 {
 	struct lab *L = r->L;
-	uint32_t **pageable = sabotage ? r->loop_pinned : r->loop_pageable;
+	uint32_t **pageable = LAB_SABOTAGED ? r->loop_pinned : r->loop_pageable;
 	struct step_parts *p = (struct step_parts *)calloc(1, sizeof(*p));
 	struct loop_result pin, pin_ctl, pg, pg_ctl;
 	double h_pin, h_pg;
@@ -1078,7 +1058,7 @@ static void run_loops(struct rig *r)
 		 p->compute.median * 1e6, p->copy_pinned.median * 1e6,
 		 p->copy_pageable.median * 1e6);
 	claim_note(L, "%d steps, %s: %llu torn words in %d steps", r->loop_steps,
-		   sabotage ? "one pinned buffer, no wait" : "two pinned buffers and events",
+		   LAB_SABOTAGED ? "one pinned buffer, no wait" : "two pinned buffers and events",
 		   pin.torn, pin.torn_steps);
 	claim_int_eq(L, "03.5", (long long)pin.torn, 0, "words");
 	decide_pageable_loop(L, &pg, &pg_ctl, p, h_pg);
@@ -1102,7 +1082,7 @@ static void run(struct lab *L)
 	lab_cuda_require(L, 1);
 	require_gpu_memory(L, &r);
 	require_host_memory(L, &r);
-	if (sabotage)
+	if (LAB_SABOTAGED)
 		lab_note(L, "sabotage build: pinned and pageable sources swapped, the "
 			 "race without its spin kernel, the fix with one buffer");
 	keep = (struct lab_stats *)calloc(2 * NWAYS, sizeof(*keep));
