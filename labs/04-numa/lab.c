@@ -94,20 +94,6 @@ static const struct lab_spec spec = {
 
 #define MIN_BW_BYTES (1 * MiB)	/* --size: the bandwidth test's buffer */
 
-/* bytes in the syntax of --size, exact: "64M", "1536K", "1000000". */
-static const char *size_arg(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const suffix[] = { "", "K", "M", "G", "T" };
-	int i = 0;
-
-	while (i < 4 && bytes && bytes % 1024 == 0) {
-		bytes /= 1024;
-		i++;
-	}
-	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, suffix[i]);
-	return buf;
-}
-
 /* spec.check_opts: --size before anything is printed. */
 static int check_opts(const struct lab *L)
 {
@@ -117,7 +103,7 @@ static int check_opts(const struct lab *L)
 	if (!o->size_given || o->size >= MIN_BW_BYTES)
 		return 0;
 	fprintf(stderr, "lab-04: --size '%s': too small: need at least 1 MiB for the "
-		"bandwidth test (see --help)\n", size_arg(o->size, sz, sizeof(sz)));
+		"bandwidth test (see --help)\n", lab_size_arg(o->size, sz, sizeof(sz)));
 	return 2;
 }
 
