@@ -34,12 +34,6 @@
 #include "lab_cuda.h"
 #endif
 
-#ifdef LAB_SABOTAGE
-#define SABOTAGED 1
-#else
-#define SABOTAGED 0
-#endif
-
 #define CPU_DEFAULT_BYTES (256 * MiB)  /* CPU first-touch region */
 #define CPU_QUICK_BYTES (64 * MiB)
 #define GPU_QUICK_BYTES (64 * MiB)     /* managed region with --quick */
@@ -95,20 +89,6 @@ static int usage_error(const char *opt, const char *val, const char *why)
 {
 	fprintf(stderr, "lab-05: --%s '%s': %s (see --help)\n", opt, val, why);
 	return 2;
-}
-
-/* bytes in the syntax of --size, exact: "64M", "1536K", "1000000". */
-static const char *size_arg(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const suffix[] = { "", "K", "M", "G", "T" };
-	int i = 0;
-
-	while (i < 4 && bytes && bytes % 1024 == 0) {
-		bytes /= 1024;
-		i++;
-	}
-	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, suffix[i]);
-	return buf;
 }
 
 /* MemAvailable in bytes, or 0 when /proc/meminfo cannot say. */
@@ -215,7 +195,7 @@ static double cpu_touch_sample(void *arg)
 	if (!p)
 		return -1;
 	c->advice_errno = madvise(p, c->bytes, c->advice) < 0 ? errno : 0;
-	if (SABOTAGED && c->advice == MADV_NOHUGEPAGE)
+	if (LAB_SABOTAGED && c->advice == MADV_NOHUGEPAGE)
 		write_each_page(p, c->bytes, c->page);
 	f0 = thread_minor_faults();
 	t = write_each_page(p, c->bytes, c->page);
@@ -304,7 +284,7 @@ static int check_opts(const struct lab *L)
 	if (read_cpu_size(L, &cpu_bytes))
 		return 2;
 	if (gpu_size_asked(L) < GPU_MIN_BYTES)
-		return usage_error("size", size_arg(gpu_size_asked(L), b, sizeof(b)),
+		return usage_error("size", lab_size_arg(gpu_size_asked(L), b, sizeof(b)),
 				   "too small: need at least 4 MiB of managed memory");
 	return 0;
 }
@@ -975,7 +955,7 @@ static void um_measure_demand(struct lab *L, struct um_region *r, struct um_resu
 	for (i = 0; i < 3; i++) {
 		um_case_init(&m->demand[i], r, demand_names[i], demand_strides[i]);
 		/* Sabotage 05.2/05.3: the 64 KiB run finds the data on the GPU. */
-		if (SABOTAGED && demand_strides[i] == UM_BIG_PAGE)
+		if (LAB_SABOTAGED && demand_strides[i] == UM_BIG_PAGE)
 			m->demand[i].resident = 1;
 		um_measure(L, &m->demand[i], um_gpu_sample, &m->s_demand[i]);
 		um_series_note(L, &m->demand[i], &m->s_demand[i]);
@@ -987,7 +967,7 @@ static void um_measure_prefetch(struct lab *L, struct um_region *r, struct um_re
 	double pf;
 
 	um_case_init(&m->prefetched, r, "um_prefetch_then_4k", TOUCH_UNIT);
-	m->prefetched.prefetch = !SABOTAGED; /* sabotage 05.5: no prefetch */
+	m->prefetched.prefetch = !LAB_SABOTAGED; /* sabotage 05.5: no prefetch */
 	um_measure(L, &m->prefetched, um_gpu_sample, &m->s_prefetched);
 	pf = lab_median(m->prefetched.prefetch_s, m->prefetched.nprefetch);
 	lab_note(L, "%s: %.2f ms in all, of which cudaMemPrefetchAsync %.2f ms (%.2f GB/s)",
@@ -1094,7 +1074,7 @@ static void claim_gpu_fault_cost(struct lab *L, struct um_results *m, size_t byt
 				 const struct um_counts *k4)
 {
 	/* Sabotage 05.2: the kernel runs on memory already on the GPU. */
-	struct lab_stats us = SABOTAGED ? m->s_resident : m->s_demand[0];
+	struct lab_stats us = LAB_SABOTAGED ? m->s_resident : m->s_demand[0];
 	double pages = (double)(bytes / UM_BIG_PAGE);
 	double ms_4g = us.median * 1e3 * (double)(4 * GiB) / (double)bytes;
 
@@ -1135,7 +1115,7 @@ static void claim_gpu_vs_cpu(struct lab *L, struct um_results *m, size_t bytes,
 			     const struct lab_stats *cpu_us)
 {
 	/* Sabotage 05.4: the GPU side takes no fault. */
-	struct lab_stats gpu = SABOTAGED ? m->s_resident : m->s_demand[1];
+	struct lab_stats gpu = LAB_SABOTAGED ? m->s_resident : m->s_demand[1];
 	struct lab_stats per4k = m->s_demand[0];
 
 	lab_stats_scale(&gpu, 1e6 / (double)(bytes / UM_BIG_PAGE), "us");
