@@ -152,8 +152,8 @@ static int cfg_read(const struct lab *L, struct cfg *c, char *err, size_t len)
 	}
 	c->large_bytes = o->size;
 	if (c->large_bytes < MIN_LARGE_BYTES) {
-		snprintf(err, len, "--size '%s': the large handle of 06.3 must be at least 64 MiB",
-			 lab_fmt_size(o->size, sz, sizeof(sz)));
+		snprintf(err, len, "--size '%s': too small: need at least 64 MiB for the large "
+			 "handle of 06.3", lab_size_arg(o->size, sz, sizeof(sz)));
 		return -1;
 	}
 	c->pat_bytes = o->quick ? 8 * MiB : 64 * MiB;
