@@ -428,6 +428,7 @@ static char *read_all(const char *path, size_t *len)
 	if (!f)
 		return NULL;
 	*len = 0;
+	errno = 0;
 	do {
 		if (*len + 4096 > cap) {
 			cap = cap ? cap * 2 : 8192;
@@ -444,9 +445,12 @@ static char *read_all(const char *path, size_t *len)
 		*len += n;
 	} while (n > 0);
 	if (ferror(f)) {
+		int e = errno ? errno : EIO; /* fread's reason: EISDIR for a directory */
+
 		free(buf);
-		buf = NULL;
-		errno = EIO;
+		fclose(f);
+		errno = e;
+		return NULL;
 	}
 	fclose(f);
 	return buf;
