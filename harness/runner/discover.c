@@ -62,7 +62,8 @@ static int add_entry(struct run_state *rs, const char *dir, const char *id)
 	return 0;
 }
 
-/* The executables lab-NN of the labs directory, sorted by id. */
+/* The executables lab-NN of the labs directory, sorted by id.  0; -2 when
+ * the directory does not exist (a usage error), -1 on other errors. */
 static int scan_dir(struct run_state *rs)
 {
 	const char *dir = rs->opt->labs_dir;
@@ -71,9 +72,11 @@ static int scan_dir(struct run_state *rs)
 	DIR *d = opendir(dir);
 
 	if (!d) {
+		int e = errno;
+
 		fprintf(stderr, "dmalab: cannot open labs directory '%s': %s\n",
-			dir, strerror(errno));
-		return -1;
+			dir, strerror(e));
+		return e == ENOENT || e == ENOTDIR ? -2 : -1;
 	}
 	while ((de = readdir(d))) {
 		const char *id = lab_name_id(de->d_name);
@@ -103,7 +106,19 @@ struct lab_entry *find_lab(struct run_state *rs, const char *id)
 	return NULL;
 }
 
-/* Keeps only the labs asked for, in the order asked; unknown id: -1. */
+/* One line: the id asked for, and the labs there are. */
+static void no_such_lab(const struct run_state *rs, const char *id)
+{
+	int i;
+
+	fprintf(stderr, "dmalab: no lab '%s' in '%s' (build it with make; built:", id,
+		rs->opt->labs_dir);
+	for (i = 0; i < rs->nlabs; i++)
+		fprintf(stderr, " %s", rs->labs[i].id);
+	fprintf(stderr, "%s)\n", rs->nlabs ? "" : " none");
+}
+
+/* Keeps only the labs asked for, in the order asked; unknown id: -2. */
 static int select_labs(struct run_state *rs)
 {
 	struct lab_entry *sel;
@@ -118,8 +133,7 @@ static int select_labs(struct run_state *rs)
 		struct lab_entry *e = find_lab(rs, rs->opt->ids[i]);
 
 		if (!e) {
-			fprintf(stderr, "dmalab: no lab '%s' in '%s' (build it with make)\n",
-				rs->opt->ids[i], rs->opt->labs_dir);
+			no_such_lab(rs, rs->opt->ids[i]);
 			free(sel);
 			return -2;
 		}
@@ -222,13 +236,15 @@ static void describe_lab(struct run_state *rs, struct lab_entry *e)
 		e->title = "(no title: --describe failed)";
 }
 
-/* 0; -1 on a system error; -2 when an asked-for lab does not exist. */
+/* 0; -1 on a system error; -2 when the labs directory or an asked-for lab
+ * does not exist. */
 int discover_labs(struct run_state *rs)
 {
 	int i, rc;
 
-	if (scan_dir(rs))
-		return -1;
+	rc = scan_dir(rs);
+	if (rc)
+		return rc;
 	rc = select_labs(rs);
 	if (rc)
 		return rc;

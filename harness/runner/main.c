@@ -4,9 +4,9 @@
  *   dmalab list | run NN... | check [NN...] | sysinfo   [options]
  *
  * Exit codes: 0 no failure (known errata and skips allowed), 1 a claim
- * failed or a lab broke, 2 usage or bad input, 130 interrupted.
+ * failed or a lab broke, 2 usage or bad input, 128 + N stopped by signal N
+ * (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -42,8 +42,9 @@ static void usage(FILE *f)
 		"  --timeout-mul N     multiply every lab's timeout by N > 0 (env DMALAB_TIMEOUT_MUL)\n"
 		"  --quick             small sizes (passes --quick to the labs)\n"
 		"  --errata FILE       known errata (default: answers/errata.md, if present)\n"
-		"  --help              this text\n"
-		"exit: 0 no failure, 1 a claim failed or a lab broke, 2 usage, 130 interrupted\n");
+		"  -h, --help          this text\n"
+		"exit: 0 no failure, 1 a claim failed or a lab broke, 2 usage,\n"
+		"      128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n");
 }
 
 static void die_usage(const char *fmt, const char *value)
@@ -82,27 +83,39 @@ static enum out_format parse_format(const char *s)
 	return FMT_TAP;
 }
 
-/* "2", "02", "lab-02" -> "02" (in place, at most 8 digits); else exit 2. */
-static char *normalise_id(char *arg)
+/* "2", "02", "002", "lab-02" -> "02": the value, at least two digits (labs
+ * are named lab-NN); at most 8 digits, else exit 2.  Static storage. */
+static char *normalise_id(const char *arg)
 {
-	char *s = strncmp(arg, "lab-", 4) == 0 ? arg + 4 : arg;
-	size_t i, n = strlen(s);
+	static char ids[64][12];
+	static int used;
+	const char *s = strncmp(arg, "lab-", 4) == 0 ? arg + 4 : arg;
+	size_t n = strlen(s);
 
-	for (i = 0; i < n; i++)
-		if (!isdigit((unsigned char)s[i]))
-			break;
-	if (!n || i < n || n > 8)
+	if (!n || n > 8 || strspn(s, "0123456789") != n)
 		die_usage("bad lab id '%s' (want a number like 02)", arg);
-	if (n == 1) {
-		static char padded[64][4];
-		static int used;
+	if (used == 64)
+		die_usage("too many lab ids, from '%s' on", arg);
+	while (n > 2 && *s == '0')
+		s++, n--;
+	snprintf(ids[used], sizeof(ids[used]), "%s%s", n == 1 ? "0" : "", s);
+	return ids[used++];
+}
 
-		if (used == 64)
-			die_usage("too many lab ids, from '%s' on", arg);
-		snprintf(padded[used], sizeof(padded[used]), "0%c", s[0]);
-		return padded[used++];
+/* Normalises the ids in place and drops repeats: `run 01 1` runs lab-01 once. */
+static int unique_ids(char **ids, int n)
+{
+	int i, k, kept = 0;
+
+	for (i = 0; i < n; i++) {
+		char *id = normalise_id(ids[i]);
+
+		for (k = 0; k < kept && strcmp(ids[k], id); k++)
+			;
+		if (k == kept)
+			ids[kept++] = id;
 	}
-	return s;
+	return kept;
 }
 
 /* <directory of the dmalab program>/labs */
@@ -118,6 +131,14 @@ static void default_labs_dir(const char *argv0, char *out, size_t len)
 		self[n > 0 ? n : 0] = '\0';
 	}
 	snprintf(out, len, "%s/labs", dirname(self));
+}
+
+/* The value of a directory option; an empty one is a usage error. */
+static const char *dir_arg(const char *option, const char *value)
+{
+	if (!*value)
+		die_usage("option '%s' needs a directory, got ''", option);
+	return value;
 }
 
 static void parse_options(struct runner_opts *o, int argc, char **argv)
@@ -137,8 +158,11 @@ static void parse_options(struct runner_opts *o, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
 		switch (c) {
-		case 'L': snprintf(o->labs_dir, sizeof(o->labs_dir), "%s", optarg); break;
-		case 'r': o->results_dir = optarg; break;
+		case 'L':
+			snprintf(o->labs_dir, sizeof(o->labs_dir), "%s",
+				 dir_arg("--labs-dir", optarg));
+			break;
+		case 'r': o->results_dir = dir_arg("--results", optarg); break;
 		case 'f': o->format = parse_format(optarg); break;
 		case 't': o->timeout_mul = parse_mul(optarg, "--timeout-mul"); break;
 		case 'q': o->quick = 1; break;
@@ -154,7 +178,6 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 {
 	static const char *const cmds[] = { "list", "run", "check", "sysinfo" };
 	size_t i;
-	int k;
 
 	if (optind >= argc) {
 		usage(stderr);
@@ -165,11 +188,10 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 		if (!strcmp(o->command, cmds[i]))
 			break;
 	if (i == sizeof(cmds) / sizeof(cmds[0]))
-		die_usage("unknown command '%s' (want list, run, check or sysinfo)", o->command);
+		die_usage("unknown command '%s' (want list, run, check, sysinfo, grade, quiz, "
+			  "hint or answers)", o->command);
 	o->ids = argv + optind;
-	o->nids = argc - optind;
-	for (k = 0; k < o->nids; k++)
-		o->ids[k] = normalise_id(o->ids[k]);
+	o->nids = unique_ids(o->ids, argc - optind);
 	if (!strcmp(o->command, "run") && !o->nids)
 		die_usage("'%s' needs at least one lab id, e.g. dmalab run 02", "run");
 	if ((!strcmp(o->command, "sysinfo")) && o->nids)
@@ -200,7 +222,8 @@ static void on_stop(int sig)
 	runner_stop_signal = sig;
 }
 
-/* Ctrl-C stops the running lab's group, and the run writes its results. */
+/* Ctrl-C, kill and a closed terminal stop the running lab's group, and the
+ * run writes its results. */
 static void install_signals(void)
 {
 	struct sigaction sa;
@@ -210,6 +233,7 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN); /* a closed stdout must not orphan a lab */
 	/* orphaned helpers of a lab are re-parented to us, so we can reap them */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -264,6 +288,12 @@ static int run_command(struct run_state *rs)
 	rc = discover_labs(rs);
 	if (rc)
 		return rc == -2 ? 2 : 1;
+	if (!rs->nlabs) { /* before results.json is touched */
+		fprintf(stderr, "dmalab: no labs found in '%s' (no lab-NN program there: build "
+			"them with make, or name their directory with --labs-dir)\n",
+			rs->opt->labs_dir);
+		return 2;
+	}
 	if (!strcmp(rs->opt->command, "list"))
 		return cmd_list(rs);
 	if (make_results_dir(rs->opt->results_dir)) {
@@ -281,6 +311,10 @@ int main(int argc, char **argv)
 	int rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
 	if (argc > 1 && learn_is_command(argv[1]))
 		return learn_main(argc, argv); /* learn.c: its own options */
 	parse_args(&opt, argc, argv);
