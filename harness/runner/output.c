@@ -422,7 +422,8 @@ void out_run_end(struct run_state *rs)
 	if (rs->opt->format != FMT_JSON)
 		out_report_card(rs, f, prefix);
 	if (rs->aborted)
-		fprintf(f, "%sinterrupted: the labs not reached are marked not_run\n", prefix);
+		fprintf(f, "%saborted (%s): %d lab%s not run\n", prefix,
+			signal_name(rs->aborted), t.lab_not_run, t.lab_not_run == 1 ? "" : "s");
 	if (t.labs && !t.pass && !t.fail && !t.erratum && !t.lab_error && !rs->aborted)
 		fprintf(f, "%snothing was evaluated: every claim was skipped on this "
 			"machine (reasons above)\n", prefix);

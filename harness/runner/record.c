@@ -259,6 +259,13 @@ static void lab_skip_info(struct lab_entry *lab)
 	}
 }
 
+/* How the runner ended a lab it stopped (exit.signal names what it died of). */
+static const char *stopped_with(const struct spawn_result *sr)
+{
+	return sr->signal == SIGKILL ? "SIGTERM, then SIGKILL after the grace period" :
+	       "SIGTERM";
+}
+
 /* What broke the lab's run, if anything: the first rule that applies. */
 static int classify_error(struct lab_entry *lab, const struct spawn_result *sr,
 			  const struct tap_scan *ts, const struct claim_counts *n,
@@ -269,13 +276,13 @@ static int classify_error(struct lab_entry *lab, const struct spawn_result *sr,
 	if (sr->exec_errno)
 		lab_error(lab, "missing", "cannot run %.300s: %s", lab->path, strerror(sr->exec_errno));
 	else if (sr->aborted)
-		lab_error(lab, "aborted", "stopped: the run was interrupted (%s), %d of %d "
-			  "claims decided", signal_name(runner_stop_signal), n->decided,
-			  lab->nclaims);
+		lab_error(lab, "aborted", "stopped: the runner got %s and sent the lab %s; "
+			  "%d of %d claims decided", signal_name(runner_stop_signal),
+			  stopped_with(sr), n->decided, lab->nclaims);
 	else if (sr->timed_out)
 		lab_error(lab, "timeout", "still running after its %g s timeout, %d of %d "
 			  "claims decided; stopped with %s", limit_s, n->decided, lab->nclaims,
-			  sr->signal == SIGKILL ? "SIGKILL after the grace period" : "SIGTERM");
+			  stopped_with(sr));
 	else if (sr->signal)
 		lab_error(lab, "signal", "killed by %s after %d of %d claims",
 			  signal_name(sr->signal), n->decided, lab->nclaims);

@@ -2,6 +2,8 @@
  * results.c - results/results.json (PROTOCOL.md 4), schema dmalab-results/1:
  * the machine, every lab with every claim and sample, the chapters'
  * questions and the totals.  Written atomically (temp file + rename).
+ * With `run`, the labs of the earlier file it did not run are kept (merge.c)
+ * and counted with this run's.
  */
 #include <errno.h>
 #include <math.h>
@@ -14,12 +16,24 @@
 /* ------------------------------------------------------------------------ */
 /* Totals and the run's status                                              */
 
-static void count_claim(const struct claim_res *c, struct totals *t)
+/* A failed claim that is a known erratum: judged by this run, or marked so
+ * in the earlier file a kept lab comes from. */
+static int claim_known(const struct claim_res *c, int kept)
+{
+	const struct json *e;
+
+	if (!kept)
+		return c->erratum != NULL;
+	e = c->json ? json_get(c->json, "erratum") : NULL;
+	return e && e->type == JSON_BOOL && e->num != 0;
+}
+
+static void count_claim(const struct claim_res *c, int known, struct totals *t)
 {
 	t->claims++;
 	if (!strcmp(c->status, "pass"))
 		t->pass++;
-	else if (!strcmp(c->status, "fail") && c->erratum)
+	else if (!strcmp(c->status, "fail") && known)
 		t->erratum++;
 	else if (!strcmp(c->status, "fail"))
 		t->fail++;
@@ -33,64 +47,82 @@ static void count_claim(const struct claim_res *c, struct totals *t)
 		t->not_run++;
 }
 
-void totals_count(const struct run_state *rs, struct totals *t)
+static void count_lab(const struct lab_entry *lab, int kept, struct totals *t)
 {
-	int i, k;
+	const char *s = lab->status ? lab->status : "not_run";
+	int k;
 
-	memset(t, 0, sizeof(*t));
-	for (i = 0; i < rs->nlabs; i++) {
-		const struct lab_entry *lab = &rs->labs[i];
-		const char *s = lab->status ? lab->status : "not_run";
-
-		t->labs++;
-		t->lab_pass += !strcmp(s, "pass");
-		t->lab_fail += !strcmp(s, "fail");
-		t->lab_skip += !strcmp(s, "skip");
-		t->lab_error += !strcmp(s, "error");
-		t->lab_not_run += !strcmp(s, "not_run");
-		for (k = 0; k < lab->nclaims; k++)
-			count_claim(&lab->claims[k], t);
-	}
+	t->labs++;
+	t->lab_pass += !strcmp(s, "pass");
+	t->lab_fail += !strcmp(s, "fail");
+	t->lab_skip += !strcmp(s, "skip");
+	t->lab_error += !strcmp(s, "error");
+	t->lab_not_run += !strcmp(s, "not_run");
+	for (k = 0; k < lab->nclaims; k++)
+		count_claim(&lab->claims[k], claim_known(&lab->claims[k], kept), t);
 }
 
-const char *run_status(const struct run_state *rs)
+/* This run's labs (the summary line and the exit code). */
+void totals_count(const struct run_state *rs, struct totals *t)
 {
-	struct totals t;
+	int i;
 
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < rs->nlabs; i++)
+		count_lab(&rs->labs[i], 0, t);
+}
+
+/* Every lab of the file, kept ones included. */
+static void file_totals(const struct file_lab *v, int n, struct totals *t)
+{
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < n; i++)
+		count_lab(v[i].lab, v[i].kept != NULL, t);
+}
+
+static const char *status_of(const struct run_state *rs, const struct totals *t)
+{
 	if (rs->aborted)
 		return "aborted";
 	if (!rs->finished)
 		return "running"; /* a file saved between two labs */
-	totals_count(rs, &t);
-	return t.lab_fail || t.lab_error ? "fail" : "pass";
+	return t->lab_fail || t->lab_error ? "fail" : "pass";
 }
 
-static void write_totals(const struct run_state *rs, struct json_writer *w)
+/* This run's status: the labs it ran. */
+const char *run_status(const struct run_state *rs)
 {
 	struct totals t;
 
 	totals_count(rs, &t);
+	return status_of(rs, &t);
+}
+
+static void write_totals(const struct totals *t, struct json_writer *w)
+{
 	jw_key(w, "totals");
 	jw_obj_begin(w);
 	jw_key(w, "labs");
 	jw_obj_begin(w);
-	jw_kint(w, "planned", t.labs);
-	jw_kint(w, "pass", t.lab_pass);
-	jw_kint(w, "fail", t.lab_fail);
-	jw_kint(w, "skip", t.lab_skip);
-	jw_kint(w, "error", t.lab_error);
-	jw_kint(w, "not_run", t.lab_not_run);
+	jw_kint(w, "planned", t->labs);
+	jw_kint(w, "pass", t->lab_pass);
+	jw_kint(w, "fail", t->lab_fail);
+	jw_kint(w, "skip", t->lab_skip);
+	jw_kint(w, "error", t->lab_error);
+	jw_kint(w, "not_run", t->lab_not_run);
 	jw_obj_end(w);
 	jw_key(w, "claims");
 	jw_obj_begin(w);
-	jw_kint(w, "planned", t.claims);
-	jw_kint(w, "pass", t.pass);
-	jw_kint(w, "fail", t.fail);
-	jw_kint(w, "known_erratum", t.erratum);
-	jw_kint(w, "skip", t.skip);
-	jw_kint(w, "inconclusive", t.inconclusive);
-	jw_kint(w, "error", t.error);
-	jw_kint(w, "not_run", t.not_run);
+	jw_kint(w, "planned", t->claims);
+	jw_kint(w, "pass", t->pass);
+	jw_kint(w, "fail", t->fail);
+	jw_kint(w, "known_erratum", t->erratum);
+	jw_kint(w, "skip", t->skip);
+	jw_kint(w, "inconclusive", t->inconclusive);
+	jw_kint(w, "error", t->error);
+	jw_kint(w, "not_run", t->not_run);
 	jw_obj_end(w);
 	jw_obj_end(w);
 }
@@ -126,7 +158,7 @@ static const char *question_status(const struct question *q)
 	return q->pass == q->claims ? "confirmed" : "partial";
 }
 
-static void write_question(const struct run_state *rs, const struct question *q,
+static void write_question(const struct file_lab *v, int n, const struct question *q,
 			   struct json_writer *w)
 {
 	int i, k;
@@ -135,11 +167,11 @@ static void write_question(const struct run_state *rs, const struct question *q,
 	jw_kstr(w, "id", q->id);
 	jw_key(w, "claims");
 	jw_arr_begin(w);
-	for (i = 0; i < rs->nlabs; i++)
-		for (k = 0; k < rs->labs[i].nclaims; k++)
-			if (rs->labs[i].claims[k].question &&
-			    !strcmp(rs->labs[i].claims[k].question, q->id))
-				jw_str(w, rs->labs[i].claims[k].id);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < v[i].lab->nclaims; k++)
+			if (v[i].lab->claims[k].question &&
+			    !strcmp(v[i].lab->claims[k].question, q->id))
+				jw_str(w, v[i].lab->claims[k].id);
 	jw_arr_end(w);
 	jw_kstr(w, "status", question_status(q));
 	if (q->known && !q->fail)
@@ -147,25 +179,16 @@ static void write_question(const struct run_state *rs, const struct question *q,
 	jw_obj_end(w);
 }
 
-static int total_claims(const struct run_state *rs)
+/* One question per distinct question id of the claims, in order of first
+ * appearance; qs has room for one per claim. */
+static int collect_questions(const struct file_lab *v, int n, struct question *qs)
 {
-	int i, n = 0;
-
-	for (i = 0; i < rs->nlabs; i++)
-		n += rs->labs[i].nclaims;
-	return n;
-}
-
-static void write_questions(const struct run_state *rs, struct json_writer *w)
-{
-	struct question *qs = calloc((size_t)total_claims(rs) + 1, sizeof(*qs));
 	int i, k, nq = 0;
 
-	jw_key(w, "questions");
-	jw_arr_begin(w);
-	for (i = 0; qs && i < rs->nlabs; i++) {
-		for (k = 0; k < rs->labs[i].nclaims; k++) {
-			const struct claim_res *c = &rs->labs[i].claims[k];
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < v[i].lab->nclaims; k++) {
+			const struct claim_res *c = &v[i].lab->claims[k];
+			int known = claim_known(c, v[i].kept != NULL);
 			struct question *q;
 
 			if (!c->question || !*c->question)
@@ -173,12 +196,23 @@ static void write_questions(const struct run_state *rs, struct json_writer *w)
 			q = question_of(qs, &nq, c->question);
 			q->claims++;
 			q->pass += !strcmp(c->status, "pass");
-			q->fail += !strcmp(c->status, "fail") && !c->erratum;
-			q->known += !strcmp(c->status, "fail") && c->erratum;
+			q->fail += !strcmp(c->status, "fail") && !known;
+			q->known += !strcmp(c->status, "fail") && known;
 		}
 	}
+	return nq;
+}
+
+static void write_questions(const struct file_lab *v, int n, const struct totals *t,
+			    struct json_writer *w)
+{
+	struct question *qs = calloc((size_t)t->claims + 1, sizeof(*qs));
+	int i, nq = qs ? collect_questions(v, n, qs) : 0;
+
+	jw_key(w, "questions");
+	jw_arr_begin(w);
 	for (i = 0; i < nq; i++)
-		write_question(rs, &qs[i], w);
+		write_question(v, n, &qs[i], w);
 	jw_arr_end(w);
 	free(qs);
 }
@@ -320,11 +354,8 @@ static void write_command(const struct run_state *rs, struct json_writer *w)
 	jw_kstr(w, "command", cmd);
 }
 
-int results_write(struct run_state *rs, struct json_writer *w)
+static void write_head(const struct run_state *rs, struct json_writer *w)
 {
-	int i;
-
-	jw_obj_begin(w);
 	jw_kstr(w, "schema", "dmalab-results/1");
 	jw_key(w, "dmalab");
 	jw_obj_begin(w);
@@ -336,16 +367,35 @@ int results_write(struct run_state *rs, struct json_writer *w)
 	jw_knum(w, "timeout_mul", rs->opt->timeout_mul);
 	jw_kbool(w, "quick", rs->opt->quick);
 	jw_key(w, "machine");
-	sysinfo_write_json(&rs->si, w);
+	sysinfo_write_json(&rs->si, w); /* this run's machine, also for kept labs */
+}
+
+/* The document: the head, every lab of the file, what is counted over them. */
+int results_write(struct run_state *rs, struct json_writer *w)
+{
+	struct file_lab *v;
+	struct totals t;
+	int i, n = results_file_labs(rs, &v);
+
+	if (n < 0)
+		return -1;
+	file_totals(v, n, &t);
+	jw_obj_begin(w);
+	write_head(rs, w);
 	jw_key(w, "labs");
 	jw_arr_begin(w);
-	for (i = 0; i < rs->nlabs; i++)
-		write_lab(&rs->labs[i], w);
+	for (i = 0; i < n; i++) {
+		if (v[i].kept)
+			jw_value(w, v[i].kept); /* as the earlier run wrote it */
+		else
+			write_lab(v[i].lab, w);
+	}
 	jw_arr_end(w);
-	write_questions(rs, w);
-	write_totals(rs, w);
-	jw_kstr(w, "status", run_status(rs));
+	write_questions(v, n, &t, w);
+	write_totals(&t, w);
+	jw_kstr(w, "status", status_of(rs, &t));
 	jw_obj_end(w);
+	free(v);
 	return w->failed ? -1 : 0;
 }
 

@@ -135,11 +135,12 @@ static void describe_error(struct run_state *rs, struct lab_entry *lab)
 		       lab->desc_error);
 }
 
-/* Labs not reached when the run was interrupted. */
-static void mark_rest(struct run_state *rs, int from)
+/* The run was stopped by a signal: labs not reached are marked not_run. */
+static void stop_rest(struct run_state *rs, int from)
 {
 	int i, k;
 
+	rs->aborted = runner_stop_signal;
 	for (i = from; i < rs->nlabs; i++) {
 		struct lab_entry *lab = &rs->labs[i];
 
@@ -148,17 +149,18 @@ static void mark_rest(struct run_state *rs, int from)
 			if (!claim_decided(&lab->claims[k]))
 				snprintf(lab->claims[k].status, sizeof(lab->claims[k].status),
 					 "not_run");
+		out_lab_end(rs, lab, i + 1);
 	}
 }
 
-/* Runs every selected lab.  Returns the exit code of dmalab. */
+/* Runs every selected lab.  Returns the exit code of dmalab: 0, 1, or
+ * 128 + the signal that stopped the run. */
 int cmd_run(struct run_state *rs)
 {
 	int i;
 
-	if (!rs->nlabs)
-		fprintf(stderr, "dmalab: no labs to run in '%s' (build them with make)\n",
-			rs->opt->labs_dir);
+	if (!strcmp(rs->opt->command, "run"))
+		results_keep_load(rs); /* results.json is updated, not replaced */
 	out_run_begin(rs, rs->nlabs);
 	for (i = 0; i < rs->nlabs && !runner_stop_signal; i++) {
 		struct lab_entry *lab = &rs->labs[i];
@@ -170,16 +172,13 @@ int cmd_run(struct run_state *rs)
 		out_lab_end(rs, lab, i + 1);
 		results_save(rs, 0);
 	}
-	if (runner_stop_signal) {
-		rs->aborted = 1;
-		mark_rest(rs, i);
-		for (; i < rs->nlabs; i++)
-			out_lab_end(rs, &rs->labs[i], i + 1);
-	}
+	if (runner_stop_signal)
+		stop_rest(rs, i);
 	rs->finished = !rs->aborted;
 	results_save(rs, rs->opt->format == FMT_JSON);
 	out_run_end(rs);
+	results_keep_free(rs);
 	if (rs->aborted)
-		return 130;
-	return strcmp(run_status(rs), "pass") || !rs->nlabs ? 1 : 0;
+		return 128 + rs->aborted;
+	return strcmp(run_status(rs), "pass") ? 1 : 0;
 }

@@ -7,6 +7,7 @@
  *   tapscan.c  reading a lab's TAP stream line by line
  *   record.c   a lab's outcome: its JSON record or TAP, and the status rules
  *   results.c  results.json (questions, totals), written atomically
+ *   merge.c    `run NN`: the labs of the earlier results.json it keeps
  *   output.c   human and TAP presentation, report card, summary line
  *   list.c     `dmalab list`: plans and predicted skips
  *
@@ -23,6 +24,8 @@
 #include "errata.h"
 #include "json.h"
 #include "sysinfo.h"
+
+struct learn_results; /* learn.h */
 
 #define DMALAB_VERSION "0.1.0"
 #define KILL_GRACE_S 3.0 /* between SIGTERM and SIGKILL to a lab's group */
@@ -88,11 +91,12 @@ struct run_state {
 	int nlabs;
 	char started[32];     /* ISO 8601 UTC */
 	double t0;
-	int aborted;
+	int aborted;          /* the signal that stopped the run, 0 if none */
 	int finished;         /* every lab ran: results.json is final */
+	struct learn_results *kept; /* `run`: the earlier results.json, or NULL */
 };
 
-/* main.c: set by the SIGINT/SIGTERM handler */
+/* main.c: set by the SIGINT/SIGTERM/SIGHUP handler */
 extern volatile sig_atomic_t runner_stop_signal;
 
 /* discover.c */
@@ -174,6 +178,18 @@ void record_finish(struct run_state *rs, struct lab_entry *lab,
 		   const struct spawn_result *sr, const struct tap_scan *ts);
 void record_not_run(struct lab_entry *lab, const char *kind, const char *why);
 int claim_decided(const struct claim_res *c);
+
+/* A lab of results.json: run now, or kept from the earlier file. */
+struct file_lab {
+	const struct lab_entry *lab;
+	const struct json *kept; /* its object in the earlier file; NULL: run now */
+};
+
+/* merge.c */
+void results_keep_load(struct run_state *rs);
+void results_keep_free(struct run_state *rs);
+/* The labs results.json lists; *out is malloc'ed.  Their number, or -1. */
+int results_file_labs(const struct run_state *rs, struct file_lab **out);
 
 /* results.c */
 struct totals {
