@@ -300,13 +300,14 @@ static int grade_results(struct learn_ctx *lc, char *path, size_t len)
 	} else {
 		snprintf(path, len, "%s/results.json", lc->opt->results_dir);
 		rc = learn_run_check(lc->opt, lc->opt->results_dir, NULL, 0);
-		if (rc < 0 || rc == 127) {
+		/* 2: check refused (it said why) and left any older file alone */
+		if (rc < 0 || rc == 127 || rc == 2) {
 			fprintf(stderr, "dmalab: could not run the labs (dmalab check)\n");
 			return 1;
 		}
-		if (rc == 130)
-			fprintf(stderr, "dmalab: the run was interrupted: grading what it "
-				"decided\n");
+		if (rc > 128)
+			fprintf(stderr, "dmalab: the run was stopped by %s: grading what it "
+				"decided\n", signal_name(rc - 128));
 		printf("\n");
 	}
 	if (results_load(path, &lc->res, lc->res_error, sizeof(lc->res_error))) {

@@ -120,7 +120,11 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 	case 'C': check_chapter(arg); o->chapter = arg; break;
 	case 'A': o->script = arg; break;
 	case 'D': o->answers_dir = arg; break;
-	case 'r': o->results_dir = arg; break;
+	case 'r':
+		if (!*arg)
+			learn_die("option '%s' needs a directory, got ''", "--results");
+		o->results_dir = arg;
+		break;
 	case 'L': snprintf(o->labs_dir, sizeof(o->labs_dir), "%s", arg); break;
 	case 'e': o->errata_path = arg; break;
 	case 's': o->shuffle = 1; break;
@@ -235,10 +239,11 @@ int learn_lab_built(const struct learn_opts *o, const char *lab)
 	return access(path, X_OK) == 0;
 }
 
-/* Waits for the child; Ctrl-C goes to it (same process group), we wait on. */
+/* Waits for the child; Ctrl-C and a closed terminal reach it too (same
+ * process group): it stops its lab and writes its results, we wait on. */
 static int wait_child(pid_t pid)
 {
-	struct sigaction ign, old_int, old_term;
+	struct sigaction ign, old_int, old_term, old_hup;
 	int status = 0;
 	pid_t r;
 
@@ -246,11 +251,13 @@ static int wait_child(pid_t pid)
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGTERM, &ign, &old_term);
+	sigaction(SIGHUP, &ign, &old_hup);
 	do
 		r = waitpid(pid, &status, 0);
 	while (r < 0 && errno == EINTR);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	if (r < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
