@@ -1,7 +1,8 @@
 #!/bin/sh
 # test-runner.sh - the dmalab runner against the fake labs (lab-90..99):
-# golden TAP, human and JSON output, exit codes, prove, timeouts, Ctrl-C,
-# usage errors, and no process left behind.
+# golden TAP, human and JSON output, exit codes, prove, timeouts, `run`
+# updating results.json, Ctrl-C/SIGTERM/SIGHUP, usage errors, and no process
+# left behind.
 #
 #   BUILD=build sh harness/tests/test-runner.sh
 #   UPDATE_GOLDEN=1 BUILD=build sh harness/tests/test-runner.sh   (rewrite golden/)
@@ -43,6 +44,39 @@ d["machine"] = {}
 for lab in d["labs"]:
     lab["duration_s"] = 0
 print(json.dumps(d, indent=1))
+EOF
+}
+
+# merge_summary OLD NEW ID: the labs of NEW, whether the others of OLD are
+# in it unchanged, whether its totals and questions fit its labs, its status,
+# command, and whether the known errata count stayed.
+merge_summary() {
+	python3 - "$@" <<'EOF'
+import json, sys
+old, new = (json.load(open(f)) for f in sys.argv[1:3])
+kept = [l for l in old["labs"] if l["id"] != sys.argv[3]]
+labs, t = new["labs"], new["totals"]
+claims = [c for l in labs for c in l["claims"]]
+fits = t["labs"]["planned"] == len(labs) and t["claims"]["planned"] == len(claims)
+for s in ("pass", "fail", "skip", "error", "not_run"):
+    fits &= t["labs"][s] == sum(l["status"] == s for l in labs)
+fits &= sorted(c for q in new["questions"] for c in q["claims"]) == \
+    sorted(c["id"] for c in claims if c.get("question"))
+print(" ".join(l["id"] for l in labs), all(l in labs for l in kept), fits,
+      new["status"], new["command"],
+      t["claims"]["known_erratum"] == old["totals"]["claims"]["known_erratum"])
+EOF
+}
+
+# aborted_summary FILE SIG: what an aborted run's results.json says.
+aborted_summary() {
+	python3 - "$@" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["labs"][0]
+named = "got SIG%s and sent the lab SIGTERM" % sys.argv[2] in e["error"]["message"]
+print(d["status"], [l["status"] for l in d["labs"]], d["totals"]["claims"]["not_run"],
+      e["error"]["kind"], named, e["exit"]["signal"])
 EOF
 }
 
@@ -127,25 +161,69 @@ check "$(sed -n 2p "$tmp/run.out" | normalise)" \
 	"\$ <fakelabs>/lab-93 --json <results>/lab-93.json" "run prints the command line"
 check "$(grep -c 'nothing was evaluated' "$tmp/run.out")" 1 "all skipped: said so"
 
-# 5. Ctrl-C during a hang: the lab's group is stopped, results say aborted.
-"$BUILD/dmalab" check 96 99 --labs-dir "$fakes" --results "$tmp/int" --format tap \
-	>"$tmp/int.out" 2>&1 &
-pid=$!
-for i in 1 2 3 4 5 6 7 8 9 10; do # until lab-96 runs (it hangs)
-	grep -q "running lab-96" "$tmp/int.out" && break
-	sleep 0.2
+# 4b. run NN updates results.json: it replaces its lab, keeps the others as
+# written (a known erratum stays known without --errata), recounts the rest.
+mkdir -p "$tmp/merge"
+cp "$tmp/all/results.json" "$tmp/merge/results.json"
+"$BUILD/dmalab" run 94 --labs-dir "$fakes" --results "$tmp/merge" --format tap \
+	>"$tmp/merge.out" 2>&1
+check $? 0 "run 94 into an existing results.json: exit 0 (its own lab passed)"
+if has_python; then
+	check "$(merge_summary "$tmp/all/results.json" "$tmp/merge/results.json" 94)" \
+		"90 91 92 93 94 95 96 97 98 99 True True fail dmalab run 94 True" \
+		"run merges: every other lab kept as written, totals and questions recounted"
+fi
+cp "$here/fixtures/grade/results-kit.json" "$tmp/merge/results.json"
+run_dmalab run 93 --results "$tmp/merge" --format tap >/dev/null 2>&1
+mkdir -p "$tmp/nolabs"
+"$BUILD/dmalab" grade --from "$tmp/merge/results.json" --labs-dir "$tmp/nolabs" \
+	--results "$tmp/merge-grade" >"$tmp/merge-grade.out" 2>&1
+check $? 0 "grade reads a merged results.json"
+check "$(grep -c '^overall: 6.00 of 6 (100%)' "$tmp/merge-grade.out")" 1 \
+	"grade of a merged file: the kept labs' verdicts count"
+echo "not json" >"$tmp/merge/results.json"
+run_dmalab run 93 --results "$tmp/merge" --format tap >/dev/null 2>"$tmp/merge.err"
+check "$?:$(wc -l <"$tmp/merge.err")" "0:1" "an unusable results.json: one line, exit 0"
+check "$(grep -c 'writing a fresh one' "$tmp/merge.err")" 1 "an unusable results.json: said so"
+if has_python; then
+	check "$(python3 -c 'import json, sys
+print([l["id"] for l in json.load(open(sys.argv[1]))["labs"]])' "$tmp/merge/results.json")" \
+		"['93']" "an unusable results.json: replaced by one with the lab run"
+fi
+
+# 5. A signal during a hang (Ctrl-C, kill, a closed terminal): the lab's
+# group is stopped, results say aborted, exit 128 + the signal.  In parallel.
+for sig in INT TERM HUP; do
+	"$BUILD/dmalab" check 96 99 --labs-dir "$fakes" --results "$tmp/$sig" --format tap \
+		>"$tmp/$sig.out" 2>&1 &
+	eval "pid_$sig=$!"
+done
+for sig in INT TERM HUP; do
+	for i in 1 2 3 4 5 6 7 8 9 10; do # until lab-96 runs (it hangs)
+		grep -q "running lab-96" "$tmp/$sig.out" && break
+		sleep 0.2
+	done
 done
 sleep 0.2
-kill -INT "$pid"
-wait "$pid"
-check $? 130 "SIGINT: exit 130"
-check "$(leftovers)" 0 "SIGINT: no fake lab process is left"
-if has_python; then
-	check "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
-print(d["status"], [l["status"] for l in d["labs"]], d["totals"]["claims"]["not_run"])' \
-		"$tmp/int/results.json")" "aborted ['error', 'not_run'] 3" \
-		"SIGINT: results.json says aborted, the rest not_run"
-fi
+for sig in INT TERM HUP; do
+	eval "kill -$sig \$pid_$sig"
+done
+for sig in INT TERM HUP; do
+	eval "wait \$pid_$sig"
+	rc=$?
+	case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; esac
+	check $rc $want "SIG$sig: exit $want (128 + the signal)"
+	check "$(grep -c "^# aborted (SIG$sig): 1 lab not run\$" "$tmp/$sig.out")" 1 \
+		"SIG$sig: the labs not run are counted"
+	check "$(tail -n 1 "$tmp/$sig.out")" "summary: 0 passed, 1 failed, 0 skipped" \
+		"SIG$sig: the summary is the last line"
+	if has_python; then
+		check "$(aborted_summary "$tmp/$sig/results.json" "$sig")" \
+			"aborted ['error', 'not_run'] 3 aborted True SIGKILL" \
+			"SIG$sig: results.json says aborted, names both signals, the rest not_run"
+	fi
+done
+check "$(leftovers)" 0 "after the signals: no fake lab process is left"
 
 # 6. A lab whose --describe is garbage is an error, and is not run.
 mkdir -p "$tmp/badlabs"
@@ -157,6 +235,34 @@ check $? 1 "bad --describe: exit 1"
 check "$(grep -c 'error: .bad-output' "$tmp/bad.out")" 1 "bad --describe: a bad-output error"
 check "$(grep -c "message: '--describe: line 1 column 1" "$tmp/bad.out")" 1 \
 	"bad --describe: the parse error is shown"
+
+# 6b. No labs in the labs directory: a usage error naming it, exit 2, and
+# the results.json of an earlier run is left alone.
+mkdir -p "$tmp/emptylabs"
+cp "$tmp/json/results.json" "$tmp/keep.json"
+"$BUILD/dmalab" check --labs-dir "$tmp/emptylabs" --results "$tmp/json" >"$tmp/empty.out" 2>&1
+check "$?:$(wc -l <"$tmp/empty.out")" "2:1" "no labs: exit 2, one line"
+check "$(grep -c "no labs found in '$tmp/emptylabs'" "$tmp/empty.out")" 1 \
+	"no labs: the directory searched is named"
+if cmp -s "$tmp/keep.json" "$tmp/json/results.json"; then
+	ok "no labs: results.json untouched"
+else
+	bad "no labs: results.json was rewritten"
+fi
+
+# 6c. Lab ids: repeats run once, leading zeros name the same lab.
+run_dmalab run 93 lab-93 093 --results "$tmp/dup" --format tap >"$tmp/dup.out" 2>&1
+check "$?:$(grep -c '^ok 1 - lab-93 ' "$tmp/dup.out"):$(grep -c '^1\.\.1$' "$tmp/dup.out")" \
+	"0:1:1" "run 93 lab-93 093: lab-93 runs once"
+
+# 6d. Help, and a results file that cannot be read.
+"$BUILD/dmalab" -h >"$tmp/help.out" 2>&1
+check "$?:$(head -c 7 "$tmp/help.out")" "0:usage: " "-h prints the usage, exit 0"
+"$BUILD/dmalab" grade --from "$tmp" --labs-dir "$tmp/emptylabs" >"$tmp/from.out" 2>&1
+check "$?:$(grep -c ': Is a directory$' "$tmp/from.out")" "1:1" "grade --from DIR: 'Is a directory'"
+"$BUILD/dmalab" grade --from "$tmp/none.json" --labs-dir "$tmp/emptylabs" >"$tmp/from.out" 2>&1
+check "$?:$(grep -c ': No such file or directory$' "$tmp/from.out")" "1:1" \
+	"grade --from a missing file: 'No such file or directory'"
 
 # 7. Usage errors: one line naming the value, exit 2.
 usage_case() {
@@ -178,8 +284,13 @@ usage_case "'2x'" run_dmalab check --timeout-mul 2x
 usage_case "'-1'" env DMALAB_TIMEOUT_MUL=-1 "$BUILD/dmalab" list
 usage_case "'--bogus'" run_dmalab check --bogus
 usage_case "'frobnicate'" run_dmalab frobnicate
+usage_case "sysinfo, grade, quiz, hint or answers" run_dmalab frobnicate
 usage_case "'run'" run_dmalab run
 usage_case "'42'" run_dmalab run 42
+usage_case "built: 90 91 92" run_dmalab run 42
+usage_case "'--results' needs a directory" run_dmalab check --results ''
+usage_case "'--labs-dir' needs a directory" "$BUILD/dmalab" list --labs-dir ''
+usage_case "'$tmp/no-such-dir'" "$BUILD/dmalab" list --labs-dir "$tmp/no-such-dir"
 usage_case "'x1'" run_dmalab run x1
 usage_case "no-such-errata.md" "$BUILD/dmalab" --errata "$tmp/no-such-errata.md" list
 usage_case "bad-errata.md:3:" "$BUILD/dmalab" --errata "$tmp/bad-errata.md" list
