@@ -113,7 +113,7 @@ printf 'n\n\ns\n' | "$dmalab" quiz --results "$tmp/q5" --chapter ch2 --lang zh >
 has "$tmp/q5.out" "没有这台机器可用的测量结果" "missing results: a clear message (zh)"
 has "$tmp/q5.out" "现在运行实验吗" "missing results: offers to run the labs"
 has "$tmp/q5.out" "（没有结果：请运行 make check）" "quiz goes on without results"
-LANG=zh_CN.UTF-8 "$dmalab" quiz --results "$tmp/q5" --chapter ch2 </dev/null >"$tmp/q6.out" 2>&1
+env -u LC_ALL -u LC_MESSAGES LANG=zh_CN.UTF-8 "$dmalab" quiz --results "$tmp/q5" --chapter ch2 </dev/null >"$tmp/q6.out" 2>&1
 has "$tmp/q6.out" "继续上次的测验" "a Chinese locale switches language"
 
 echo "== hints"
