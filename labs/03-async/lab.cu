@@ -69,8 +69,8 @@ static const struct claim_spec claims[] = {
 	{ "03.6", "ch1.E1", "with pageable buffers the same loop is correct but each "
 	  "step waits out its copy (<= 20 % of the copy hidden)",
 	  "the \"pageable\" loop uses pinned buffers, so the copy is hidden" },
-	{ "03.7", "ch1.E1", "the two-buffer pinned loop still overlaps: >= 80 % of the "
-	  "copy time is hidden from the step", NULL },
+	{ "03.7", "ch1.E1", "the two-buffer pinned loop still overlaps: the host waits for "
+	  "at most 20 % of the copy time (>= 80 % hidden)", NULL },
 	{ NULL, NULL, NULL, NULL }
 };
 
@@ -823,24 +823,31 @@ struct loop_cfg {
 
 struct loop_result {
 	double step_s;            /* loop time / steps */
+	double blocked_s;         /* host time per step spent in the copy's event
+				   * wait and in the cudaMemcpyAsync call */
 	unsigned long long torn;  /* words that were not their step's */
 	int torn_steps;
 };
 
-static void loop_step(struct rig *r, const struct loop_cfg *c, int k)
+/* One step; returns how long the host was held by the copy (s). */
+static double loop_step(struct rig *r, const struct loop_cfg *c, int k)
 {
 	struct lab *L = r->L;
 	int j = k % c->nbuf;
 	uint32_t step = c->base + (uint32_t)k + 1;
+	double t0 = lab_now(), blocked = 0;
 
 	if (c->wait_before_rewrite)
 		CUDA_CHECK(L, cudaEventSynchronize(r->copied[j]));
+	blocked += lab_now() - t0;
 	fill_step(c->h[j], LOOP_WORDS, step);
 	if (c->copy) {
 		/* the copy must not overwrite d[j] while step k-2 computes on it */
 		CUDA_CHECK(L, cudaStreamWaitEvent(r->s, r->computed[j], 0));
+		t0 = lab_now();
 		CUDA_CHECK(L, cudaMemcpyAsync(r->loop_d[j], c->h[j], LOOP_BYTES,
 					      cudaMemcpyHostToDevice, r->s));
+		blocked += lab_now() - t0;
 		CUDA_CHECK(L, cudaEventRecord(r->copied[j], r->s));
 		CUDA_CHECK(L, cudaStreamWaitEvent(r->s2, r->copied[j], 0));
 	}
@@ -848,6 +855,7 @@ static void loop_step(struct rig *r, const struct loop_cfg *c, int k)
 		step, c->spin_ns, r->d_slots + 2 * (size_t)k);
 	CUDA_CHECK_LAUNCH(L, 0);
 	CUDA_CHECK(L, cudaEventRecord(r->computed[j], r->s2));
+	return blocked;
 }
 
 static void run_loop(struct rig *r, const struct loop_cfg *c, struct loop_result *out)
@@ -863,12 +871,14 @@ static void run_loop(struct rig *r, const struct loop_cfg *c, struct loop_result
 		CUDA_CHECK(L, cudaEventRecord(r->computed[j], r->s2));
 	}
 	CUDA_CHECK(L, cudaDeviceSynchronize());
+	out->blocked_s = 0;
 	t0 = lab_now();
 	for (k = 0; k < n; k++)
-		loop_step(r, c, k);
+		out->blocked_s += loop_step(r, c, k);
 	CUDA_CHECK(L, cudaStreamSynchronize(r->s));
 	CUDA_CHECK(L, cudaStreamSynchronize(r->s2));
 	out->step_s = (lab_now() - t0) / n;
+	out->blocked_s /= n;
 	got = (unsigned long long *)malloc(2 * (size_t)n * sizeof(*got));
 	if (!got)
 		lab_error(L, "out of memory");
@@ -951,11 +961,17 @@ static void measure_parts(struct rig *r, uint32_t **pageable, struct step_parts 
 	lab_measure(r->L, "loop_compute", gpu_part_run, &c, NULL, &p->compute);
 }
 
-/* Share of the copy a step does not pay: 1 - (step - control) / copy. */
-static double hidden_fraction(const struct loop_result *loop,
-			      const struct loop_result *control, double copy_s)
+/*
+ * Share of the copy the host does not wait for: 1 - (time the host is held
+ * by the copy's event wait and its cudaMemcpyAsync call) / (copy time).
+ * The step-time difference against the control is not used: the DMA reads
+ * host memory while the host rewrites the other buffer, and on a host with
+ * little memory bandwidth that contention lengthens a step although nothing
+ * waits for the copy (the facts keep both step times).
+ */
+static double hidden_fraction(const struct loop_result *loop, double copy_s)
 {
-	return clamp01(1 - (loop->step_s - control->step_s) / copy_s);
+	return clamp01(1 - loop->blocked_s / copy_s);
 }
 
 /*
@@ -982,6 +998,8 @@ static void loop_facts(struct lab *L, const char *name, const struct loop_result
 	lab_fact_num(L, key, control->step_s, "s");
 	snprintf(key, sizeof(key), "loop_torn_%s", name);
 	lab_fact_num(L, key, (double)loop->torn, "words");
+	snprintf(key, sizeof(key), "loop_blocked_%s_s", name);
+	lab_fact_num(L, key, loop->blocked_s, "s");
 	snprintf(key, sizeof(key), "loop_hidden_%s", name);
 	lab_fact_num(L, key, hidden, "fraction");
 }
@@ -1013,11 +1031,12 @@ static void run_rounds(struct rig *r, struct loop_cfg *c, double copy_s,
 		c->copy = 0;
 		run_loop(r, c, &control);
 		out->loop.step_s += loop.step_s / LOOP_ROUNDS;
+		out->loop.blocked_s += loop.blocked_s / LOOP_ROUNDS;
 		out->control.step_s += control.step_s / LOOP_ROUNDS;
 		out->loop.torn += loop.torn;
 		out->loop.torn_steps += loop.torn_steps;
 		out->hidden.samples[out->hidden.n++] =
-			hidden_fraction(&loop, &control, copy_s);
+			hidden_fraction(&loop, copy_s);
 	}
 	out->steps = LOOP_ROUNDS * c->steps;
 	out->hidden.name = name;
@@ -1065,10 +1084,11 @@ static void decide_pageable_loop(struct lab *L, const struct loop_rounds *pg,
 		return;
 	}
 	claim_stats(L, &pg->hidden);
-	claim_note(L, "0 torn words; a step took %.1f us, %.1f us without its copy, "
-		   "and the copy alone takes %.1f us: median %.0f %% of it hidden over "
-		   "%d rounds", pg->loop.step_s * 1e6, pg->control.step_s * 1e6,
-		   p->copy_pageable.median * 1e6, pg->hidden.median * 100, LOOP_ROUNDS);
+	claim_note(L, "0 torn words; the copy held the host %.1f us a step of a %.1f us "
+		   "copy: median %.0f %% of it hidden over %d rounds (a step took %.1f us, "
+		   "%.1f us without its copy)", pg->loop.blocked_s * 1e6,
+		   p->copy_pageable.median * 1e6, pg->hidden.median * 100, LOOP_ROUNDS,
+		   pg->loop.step_s * 1e6, pg->control.step_s * 1e6);
 	claim_le(L, "03.6", pg->hidden.median, 0.2, "fraction");
 }
 
@@ -1109,10 +1129,11 @@ static void run_loops(struct rig *r)
 	decide_pageable_loop(L, pg, p);
 	claim_stats(L, &p->copy_pinned);
 	claim_stats(L, &pin->hidden);
-	claim_note(L, "a step took %.1f us, %.1f us without its copy, and the copy alone "
-		   "takes %.1f us: median %.0f %% of it hidden over %d rounds",
-		   pin->loop.step_s * 1e6, pin->control.step_s * 1e6,
-		   p->copy_pinned.median * 1e6, pin->hidden.median * 100, LOOP_ROUNDS);
+	claim_note(L, "the copy held the host %.1f us a step of a %.1f us copy: median "
+		   "%.0f %% of it hidden over %d rounds (a step took %.1f us, %.1f us "
+		   "without its copy)", pin->loop.blocked_s * 1e6,
+		   p->copy_pinned.median * 1e6, pin->hidden.median * 100, LOOP_ROUNDS,
+		   pin->loop.step_s * 1e6, pin->control.step_s * 1e6);
 	claim_ge(L, "03.7", pin->hidden.median, 0.8, "fraction");
 	free(p);
 	free(pin);
