@@ -63,6 +63,12 @@ void sysinfo_write_json(const struct sysinfo *si, struct json_writer *w);
 /* `dmalab sysinfo`: readable lines, the facts the skips are decided on. */
 void sysinfo_print(const struct sysinfo *si, FILE *out);
 /*
+ * A PCI bus id in the form sysfs uses: "00000000:3B:00.0" (NVML, CUDA) ->
+ * "0000:3b:00.0".  Returns 0, or -1 if `in` is not a bus id.
+ */
+int pci_bdf_normalise(const char *in, char *out, size_t len);
+
+/*
  * Theoretical one-direction rate of a PCIe link in GB/s (1e9 B/s), after
  * line encoding: gen 1-2 8b/10b, gen 3-5 128b/130b, gen 6 FLIT (242/256).
  * 0 for an unknown generation or width.  Gen5 x16 -> 63.0.

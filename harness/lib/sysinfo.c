@@ -440,8 +440,7 @@ static void nvml_close(struct nvml_api *api)
 	api->lib = NULL;
 }
 
-/* "00000000:3B:00.0" -> "0000:3b:00.0", the form sysfs uses. */
-static int bdf_normalise(const char *in, char *out, size_t len)
+int pci_bdf_normalise(const char *in, char *out, size_t len)
 {
 	unsigned int dom, bus, dev, fn;
 
@@ -508,7 +507,7 @@ static void nvml_device(const struct nvml_api *api, unsigned int idx,
 	if (api->handle(idx, &d) != NVML_OK || api->pci(d, &pci) != NVML_OK)
 		return;
 	pci.bus_id[sizeof(pci.bus_id) - 1] = '\0';
-	if (bdf_normalise(pci.bus_id, bdf, sizeof(bdf)) < 0)
+	if (pci_bdf_normalise(pci.bus_id, bdf, sizeof(bdf)) < 0)
 		return;
 	g = gpu_by_bdf(si, sysfs_root, bdf);
 	if (!g)

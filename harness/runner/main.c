@@ -251,22 +251,6 @@ static void load_errata(struct run_state *rs)
 	exit(2);
 }
 
-static int make_results_dir(const char *dir)
-{
-	char path[PATH_MAX], *p;
-
-	snprintf(path, sizeof(path), "%s", dir);
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0777) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
-}
-
 static void start_clock(struct run_state *rs)
 {
 	time_t now = time(NULL);
@@ -296,7 +280,7 @@ static int run_command(struct run_state *rs)
 	}
 	if (!strcmp(rs->opt->command, "list"))
 		return cmd_list(rs);
-	if (make_results_dir(rs->opt->results_dir)) {
+	if (learn_mkdirs(rs->opt->results_dir)) {
 		fprintf(stderr, "dmalab: cannot create '%s': %s\n", rs->opt->results_dir,
 			strerror(errno));
 		return 1;

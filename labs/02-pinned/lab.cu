@@ -197,17 +197,6 @@ static void require_memory(struct lab *L, size_t largest)
 /* ------------------------------------------------------------------------ */
 /* The PCIe link of this device                                              */
 
-/* "00000000:3B:00.0" or "0000:3b:00.0" -> "0000:3b:00.0"; -1 if not a BDF. */
-static int bdf_normalise(const char *in, char *out, size_t len)
-{
-	unsigned int dom, bus, dev, fn;
-
-	if (sscanf(in, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
-		return -1;
-	snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
-	return 0;
-}
-
 static void link_from_gpu(struct pcie_link *k, const struct gpu_info *g)
 {
 	k->gen_cur = g->pcie_gen_cur;
@@ -248,14 +237,14 @@ static void link_probe(struct lab *L, int dev, struct pcie_link *k)
 	if (!si)
 		lab_error(L, "out of memory for the machine facts");
 	CUDA_CHECK(L, cudaDeviceGetPCIBusId(raw, (int)sizeof(raw), dev));
-	if (bdf_normalise(raw, k->bdf, sizeof(k->bdf)) < 0)
+	if (pci_bdf_normalise(raw, k->bdf, sizeof(k->bdf)) < 0)
 		lab_error(L, "cudaDeviceGetPCIBusId gave '%s', not a PCI address", raw);
 	sysinfo_collect(si);
 	k->gen_cur = k->width_cur = k->gen_max = k->width_max = -1;
 	snprintf(k->seen, sizeof(k->seen), "no GPU with PCI bus id %s among the %d "
 		 "that NVML and sysfs list", k->bdf, si->ngpus);
 	for (i = 0; i < si->ngpus && i < SYSINFO_MAX_GPUS; i++) {
-		if (bdf_normalise(si->gpu[i].bdf, bdf, sizeof(bdf)) == 0 &&
+		if (pci_bdf_normalise(si->gpu[i].bdf, bdf, sizeof(bdf)) == 0 &&
 		    strcmp(bdf, k->bdf) == 0) {
 			link_from_gpu(k, &si->gpu[i]);
 			break;

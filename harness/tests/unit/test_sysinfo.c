@@ -402,9 +402,23 @@ static void test_sysinfo_collect_live(void **state)
 	free(si);
 }
 
+static void test_pci_bdf_normalise_forms(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_int_equal(pci_bdf_normalise("00000000:3B:00.0", b, sizeof(b)), 0);
+	assert_string_equal(b, "0000:3b:00.0");
+	assert_int_equal(pci_bdf_normalise("0000:00:06.0", b, sizeof(b)), 0);
+	assert_string_equal(b, "0000:00:06.0");
+	assert_int_equal(pci_bdf_normalise("not a bus id", b, sizeof(b)), -1);
+	assert_int_equal(pci_bdf_normalise("", b, sizeof(b)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pci_bdf_normalise_forms),
 		cmocka_unit_test(test_pcie_rate_gbs_gen5_x16),
 		cmocka_unit_test(test_pcie_rate_gbs_each_gen),
 		cmocka_unit_test(test_pcie_rate_gbs_unknown),
