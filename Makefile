@@ -32,7 +32,7 @@ LAB_BINS := $(addprefix $(BUILD)/labs/lab-,$(LAB_IDS))
 SAB_BINS := $(addprefix $(BUILD)/sabotage/lab-,$(LAB_IDS))
 
 LIB_SRCS := $(wildcard harness/lib/*.c)
-LIB_OBJS := $(patsubst harness/lib/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRCS))
+LIB_OBJS := $(patsubst harness/lib/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRCS)) $(BUILD)/obj/lib/errata_text.o
 LIB      := $(BUILD)/libdmalab.a
 RUN_SRCS := $(wildcard harness/runner/*.c)
 RUN_OBJS := $(patsubst harness/runner/%.c,$(BUILD)/obj/runner/%.o,$(RUN_SRCS))
@@ -78,6 +78,11 @@ test-deps:
 $(BUILD)/obj/lib/%.o: harness/lib/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+
+# The errata are built into the library (errata_text.S includes the file).
+$(BUILD)/obj/lib/errata_text.o: harness/lib/errata_text.S answers/errata.md
+	@mkdir -p $(dir $@)
+	$(CC) -c -o $@ $<
 
 $(BUILD)/obj/runner/%.o: harness/runner/%.c $(HEADERS) $(wildcard harness/runner/*.h)
 	@mkdir -p $(dir $@)

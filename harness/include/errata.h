@@ -1,25 +1,33 @@
 /*
  * errata.h - the known errata of the chapters (answers/errata.md).
  *
- * A claim the chapter gets wrong, and that this kit shows to be wrong, is
- * listed there; a failed claim with a listed id is reported as a known
- * erratum and does not fail `dmalab check`.  Format (PROTOCOL.md section 5):
+ * A claim the chapter gets wrong is listed there with the relation the
+ * erratum predicts for this run's measurement.  A contradicted claim is a
+ * known erratum only when its measured interval meets that relation
+ * (claim.c decides, in the lab; the runner reads the lab's word).
+ * Format (PROTOCOL.md section 5):
  *
  *	# Known errata
  *	## 02.2
  *	says: what the chapter says
+ *	expect: ge 3                 the relation the measurement must meet,
+ *	                             in the claim's unit (lab_want_parse)
+ *	when: pcie_gen_max ge 4      (optional) only where a lab fact meets this
  *	truth: what holds instead, one line
  *	why: the reason it holds, one line  (optional)
- *	source: https://...            (one or more)
+ *	source: https://... — what it shows   (one or more)
  *
  * Blank lines and level-1 headings ("# ...") are allowed anywhere; any
- * other line, a missing says/truth/source, a duplicate key (but source) or
- * a duplicate id is an error reported as "FILE:LINE: what".
+ * other line, a missing says/expect/truth/source, a bad relation, a
+ * duplicate key (but source) or a duplicate id is an error reported as
+ * "FILE:LINE: what".
  */
 #ifndef DMALAB_ERRATA_H
 #define DMALAB_ERRATA_H
 
 #include <stddef.h>
+
+#include "lab.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,7 +40,13 @@ struct erratum {
 	char *says;      /* what the chapter says */
 	char *truth;     /* the corrected statement, one line */
 	char *why;       /* why it holds, one line; NULL when not given */
-	char *source[ERRATA_MAX_SOURCES];
+	struct claim_want expect; /* the predicted relation on the claim's got */
+	char expect_name[64];     /* expect.name points here for "eq NAME" */
+	char *expect_text;        /* as written */
+	char when_fact[64];       /* "": the erratum holds everywhere */
+	struct claim_want when;   /* relation on that lab fact */
+	char *when_text;          /* as written, NULL when absent */
+	char *source[ERRATA_MAX_SOURCES]; /* "URL — what it shows" */
 	int nsources;
 	int line;        /* line of the "## id" heading */
 };
@@ -57,6 +71,22 @@ int errata_load(const char *path, struct errata *e, char *err, size_t errlen);
 /* The erratum for a claim id, or NULL. */
 const struct erratum *errata_find(const struct errata *e, const char *claim_id);
 void errata_free(struct errata *e);
+
+/*
+ * The errata a lab checks its contradictions against: the file named by
+ * DMALAB_ERRATA when set (the runner passes its --errata), else the copy of
+ * answers/errata.md built into the library.  Parsed once; NULL with the
+ * message in err when it cannot be read or parsed.
+ */
+const struct errata *errata_builtin(char *err, size_t errlen);
+
+/*
+ * Parse a relation written as text: "ge 3", "in_range 1.25 16", "near 2 0.5"
+ * (absolute tolerance), "eq 1", "eq cudaErrorInvalidValue", "eq true".
+ * A name is copied into name (namelen bytes) and w->name points there.
+ * Returns 0, or -1 for text that is not such a relation.
+ */
+int lab_want_parse(const char *text, struct claim_want *w, char *name, size_t namelen);
 
 #ifdef __cplusplus
 }

@@ -68,15 +68,60 @@ extern "C" {
 /* Metadata                                                                  */
 
 /*
+ * The relation a claim is decided by, as data: what the chapter says, turned
+ * into a relation by the rule in README.md ("How a verdict is made").  Write
+ * it with the WANT_* macros below, never by hand.
+ *
+ *   op        a (and b)               passes when the got interval [lo, hi]
+ *   near      want a, abs/rel tol     lies inside a +- (abs + rel*|a|)
+ *   ge gt     bound a                 lies at or above (above) a
+ *   le lt     bound a                 lies at or below (below) a
+ *   in_range  a = lo, b = hi          lies inside [a, b]
+ *   ratio_ge  k = a                   (a ratio of two medians) >= k
+ *   ratio_le  k = a                   (a ratio of two medians) <= k
+ *   eq        integer a, name         equals a exactly (an errno or CUDA
+ *                                     error: name is its symbol)
+ *   true      -                       the observation was made (got = 1)
+ */
+struct claim_want {
+	const char *op;
+	double a, b;
+	double abs_tol, rel_tol;
+	const char *unit; /* got's unit: "x", "ms", "GB/s", "fraction", "errno" */
+	const char *name; /* eq on a code: "ENOMEM", "cudaSuccess"; else NULL */
+};
+
+#define WANT_NEAR(v, rel, unit)         { "near", (v), 0, 0, (rel), (unit), NULL }
+#define WANT_NEAR_ABS(v, abs, unit)     { "near", (v), 0, (abs), 0, (unit), NULL }
+#define WANT_GE(v, unit)                { "ge", (v), 0, 0, 0, (unit), NULL }
+#define WANT_GT(v, unit)                { "gt", (v), 0, 0, 0, (unit), NULL }
+#define WANT_LE(v, unit)                { "le", (v), 0, 0, 0, (unit), NULL }
+#define WANT_LT(v, unit)                { "lt", (v), 0, 0, 0, (unit), NULL }
+#define WANT_RANGE(lo, hi, unit)        { "in_range", (lo), (hi), 0, 0, (unit), NULL }
+#define WANT_RATIO_GE(k)                { "ratio_ge", (k), 0, 0, 0, "x", NULL }
+#define WANT_RATIO_LE(k)                { "ratio_le", (k), 0, 0, 0, "x", NULL }
+#define WANT_INT(n, unit)               { "eq", (double)(n), 0, 0, 0, (unit), NULL }
+#define WANT_ERRNO(code, name)          { "eq", (double)(code), 0, 0, 0, "errno", (name) }
+#define WANT_CUDA_ERR(code, name)       { "eq", (double)(code), 0, 0, 0, "cudaError_t", (name) }
+#define WANT_TRUE                       { "true", 1, 0, 0, 0, "", "true" }
+
+/*
  * One checkable statement of a chapter.  `want` is what the chapter says,
- * never what this machine is expected to do.
+ * never what this machine is expected to do; `dmalab claims` prints every
+ * spec as one table (golden: harness/tests/golden/claims.txt).
  */
 struct claim_spec {
 	const char *id;       /* stable id "NN.k", e.g. "02.1" */
 	const char *question; /* chapter question it backs: "ch1.Q2", "ch2.S4" */
 	const char *text;     /* the claim as the chapter makes it, one line */
-	const char *sabotage; /* what the -DLAB_SABOTAGE build does so that this
-			       * claim must fail; NULL if the build leaves it */
+	const char *chapter;  /* the chapter's figure it translates, with its
+			       * section, in our words: "ch1 NUMA test: remote
+			       * latency 186 vs 121 ns (+50 %)" */
+	const char *rule;     /* the translation rule applied ("R3 +P %"), and
+			       * why if the want departs from it */
+	struct claim_want want;
+	const char *sabotage; /* the mechanism the -DLAB_SABOTAGE build breaks
+			       * so that this claim must fail; NULL if none */
 };
 
 /* Preconditions the runner shows in `dmalab list` and the lab re-checks. */
@@ -180,8 +225,9 @@ void lab_sink(uint64_t v);
 /*
  * Statistics of one measured series.  Samples are kept in the unit of
  * `unit` (seconds from lab_measure; GB/s after lab_stats_to_rate).  The
- * median is what claims compare.  `noisy` is set when cv stayed above the
- * limit after one re-measure: a claim using such stats is `inconclusive`.
+ * median is what claims compare, with its order-statistics interval
+ * (lab_est_median).  `noisy` records that cv stayed above cv_max after the
+ * re-measure; it is information, the verdict comes from the interval.
  */
 struct lab_stats {
 	const char *name; /* series name, e.g. "h2d_pinned" (static string) */
@@ -191,28 +237,47 @@ struct lab_stats {
 	double median, min, max, mean, cv; /* cv = stddev / mean */
 	double samples[LAB_MAX_SAMPLES];
 	int noisy;        /* cv > cv_max after the re-measure */
-	int too_short;    /* a sample was under 100 clock resolutions */
+	int remeasured;   /* cv was over cv_max once: the samples were doubled */
+	int too_short;    /* a sample was under 100 steps of its clock */
 	double cv_max;
+	double clock_res_s; /* the step of the clock that timed it (s) */
 };
 
 /* One timed run: returns its duration in seconds (> 0), or < 0 on error. */
 typedef double (*lab_run_fn)(void *ctx);
 
+/*
+ * Resolution of cudaEventElapsedTime, as the CUDA Runtime API reference
+ * states it ("around 0.5 microseconds"); pass it as clock_res_s for
+ * event-timed series.
+ */
+#define LAB_CUDA_EVENT_RES_S 0.5e-6
+
 struct lab_measure_cfg {
-	int warmup;    /* default 2 */
+	int warmup;    /* default 2; < 0 for none */
 	int samples;   /* default: --iters (>= 7) */
 	double cv_max; /* default 0.10 */
+	double clock_res_s; /* step of the clock fn times with; 0: lab_now's */
 };
 
 /*
  * Run fn warmup times (discarded), then `samples` times; compute the
- * statistics.  If cv > cv_max, measure once more and keep the second series;
- * if it is still over, set noisy.  A negative return from fn is a setup
- * error: lab_error().  cfg may be NULL for the defaults.
+ * statistics.  If cv > cv_max, take as many samples again and keep all of
+ * them (remeasured; noisy if cv is still over).  A sample under 100 clock
+ * steps sets too_short, and every claim decided on the series is then
+ * inconclusive: batch more work per sample instead.  A negative return from
+ * fn is a setup error: lab_error().  cfg may be NULL for the defaults.
  */
 void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 		 const struct lab_measure_cfg *cfg, struct lab_stats *out);
 
+/*
+ * A series a lab times by hand (a loop it cannot hand to lab_measure):
+ * names it, takes the n samples (unit `unit`, timed with a clock of step
+ * clock_res_s, 0 for lab_now's), sets too_short and the statistics.
+ */
+void lab_stats_from(struct lab_stats *s, const char *name, const char *unit,
+		    const double *samples, int n, double clock_res_s);
 /* Recompute n, median, min, max, mean, cv from out->samples[0..n). */
 void lab_stats_compute(struct lab_stats *s);
 /* Convert a series of durations (s) for `bytes` into GB/s (1e9 B/s). */
@@ -224,54 +289,96 @@ void lab_stats_scale(struct lab_stats *s, double k, const char *unit);
 double lab_median(double *v, int n);
 
 /* ------------------------------------------------------------------------ */
+/* Estimates: a value with its interval                                      */
+
+/*
+ * What a claim is decided on: a point value and an interval [lo, hi] that
+ * holds the true value with the stated confidence.  An exact observation
+ * (a counter, an errno) has lo = value = hi.  too_short marks an estimate
+ * built on a series timed too close to its clock's step.
+ */
+struct lab_est {
+	double value, lo, hi;
+	int too_short;
+};
+
+/* Confidence of every claim's interval (all its series together): 95 %. */
+#define LAB_CONFIDENCE 0.95
+
+/* An exact value: lo = value = hi. */
+struct lab_est lab_est_exact(double v);
+/*
+ * The median of s and a distribution-free interval on it from order
+ * statistics: the narrowest [x(j), x(n+1-j)] whose binomial coverage is at
+ * least 1 - (1 - LAB_CONFIDENCE) / nseries (Bonferroni: a claim built on
+ * nseries series keeps 95 % over all of them).  Fewer samples than that
+ * level allows give an infinite interval.  Source: the binomial interval
+ * for quantiles, e.g. Conover, Practical Nonparametric Statistics, 3.2.
+ */
+struct lab_est lab_est_median(const struct lab_stats *s, int nseries);
+/* num / den with [num.lo / den.hi, num.hi / den.lo] (both positive);
+ * NaN when den may be 0 or either may be negative. */
+struct lab_est lab_est_ratio(struct lab_est num, struct lab_est den);
+/* a - b with [a.lo - b.hi, a.hi - b.lo]. */
+struct lab_est lab_est_diff(struct lab_est a, struct lab_est b);
+/* a + b with [a.lo + b.lo, a.hi + b.hi]. */
+struct lab_est lab_est_sum(struct lab_est a, struct lab_est b);
+/* k * a (k may be negative: the ends swap). */
+struct lab_est lab_est_scale(struct lab_est a, double k);
+
+/* ------------------------------------------------------------------------ */
 /* Claims                                                                    */
 
 /*
- * Every claim function records the verdict of one claim of the spec.  `got`
- * is this run's value; `unit` names its unit ("GB/s", "x", "MiB", "errno").
- * Attach the series behind a claim with claim_stats() before deciding it.
+ * Every claim_check function records the verdict of one claim, by the
+ * relation in its spec's `want` (lab.h never takes a want from the code
+ * that measures).  Attach the series behind it with claim_stats() first.
  *
- * near:  pass iff |got - want| <= abs + rel * |want|   (numpy.isclose's rule)
- * ge/gt/le/lt: pass iff got >= want (etc.); in_range: lo <= got <= hi
- * ratio_ge/le: got = num->median / den->median, pass iff got >= k (<= k)
- * int_eq / errno_eq / cuda_err_eq: exact integer equality (errno and CUDA
- * errors are recorded with their names).
- * A NaN or infinite got (or want) fails.  A noisy attached series turns the
- * verdict into `inconclusive` when scaling got by the series' relative spread
- * ((max - min) / median, summed over the noisy series) either way would
- * change it.
+ * Verdict of a measured relation, from the interval of got:
+ *   the relation holds for every value in [lo, hi]  -> pass
+ *   it holds for none                                -> fail
+ *   it holds for some (the interval straddles)       -> inconclusive
+ *   got not finite                                   -> fail
+ *   an estimate marked too_short                     -> inconclusive
+ * A fail whose claim has an erratum (answers/errata.md, built into the
+ * library; DMALAB_ERRATA=FILE to read another) is then checked against the
+ * erratum's `expect:` relation on the same interval: holds -> a known
+ * erratum (the lab does not fail for it); holds for none -> an unexplained
+ * contradiction; straddles -> inconclusive.
  */
-void claim_near(struct lab *L, const char *id, double got, double want,
-		double abs_tol, double rel_tol, const char *unit);
-void claim_ge(struct lab *L, const char *id, double got, double want, const char *unit);
-void claim_gt(struct lab *L, const char *id, double got, double want, const char *unit);
-void claim_le(struct lab *L, const char *id, double got, double want, const char *unit);
-void claim_lt(struct lab *L, const char *id, double got, double want, const char *unit);
-void claim_in_range(struct lab *L, const char *id, double got, double lo, double hi,
-		    const char *unit);
-void claim_ratio_ge(struct lab *L, const char *id, const struct lab_stats *num,
-		    const struct lab_stats *den, double k);
-void claim_ratio_le(struct lab *L, const char *id, const struct lab_stats *num,
-		    const struct lab_stats *den, double k);
-void claim_int_eq(struct lab *L, const char *id, long long got, long long want,
-		  const char *unit);
-void claim_errno_eq(struct lab *L, const char *id, int got_errno, int want_errno);
-void claim_cuda_err_eq(struct lab *L, const char *id, int got, const char *got_name,
-		       int want, const char *want_name);
-/* A true/false observation ("the importer saw the exporter's pattern"). */
-void claim_true(struct lab *L, const char *id, int got, const char *what);
+void claim_check(struct lab *L, const char *id, struct lab_est got);
+/* got = the median of s, with its interval; attaches s. */
+void claim_check_median(struct lab *L, const char *id, const struct lab_stats *s);
+/* got = num->median / den->median with the interval from both; attaches both. */
+void claim_check_ratio(struct lab *L, const char *id, const struct lab_stats *num,
+		       const struct lab_stats *den);
+/* An exact integer observation (a count, bytes, a number of runs). */
+void claim_check_int(struct lab *L, const char *id, long long got);
+/* An errno or a CUDA error code, with its symbol ("ENOMEM", "cudaSuccess"). */
+void claim_check_code(struct lab *L, const char *id, long long got, const char *got_name);
+/* An errno, named with strerrorname_np. */
+void claim_check_errno(struct lab *L, const char *id, int got_errno);
+/* A true/false observation; `what` says what was observed and reaches
+ * the TAP line's note ("the importer saw the exporter's pattern"). */
+void claim_check_true(struct lab *L, const char *id, int got, const char *what);
+
+/* Result of a relation on an interval (lab_relation_verdict). */
+#define LAB_HOLDS 1
+#define LAB_FAILS 0
+#define LAB_STRADDLES (-1)
 
 /*
- * The relation behind every numeric claim, exposed for the unit tests:
- * op is "near" (a = want, abs/rel tolerances), "ge", "gt", "le", "lt"
- * (a = want), or "in_range" (a = lo, b = hi).  0 for NaN/Inf inputs or an
- * unknown op.
+ * The relation w on the estimate got (got_name for eq on named codes; may
+ * be NULL): LAB_HOLDS, LAB_FAILS or LAB_STRADDLES.  A non-finite value or
+ * an unknown op fails.  Exposed for the unit tests and the runner.
  */
-int lab_relation_holds(const char *op, double got, double a, double b,
-		       double abs_tol, double rel_tol);
+int lab_relation_verdict(const struct claim_want *w, struct lab_est got,
+			 const char *got_name);
+/* The relation as text: "near 2 +- 25 %", "ratio >= 3", "= ENOMEM". */
+const char *lab_want_text(const struct claim_want *w, char *buf, size_t len);
 
 /* Attach a measured series to the next claim decided (up to 8); the
- * ratio claims attach their two series themselves. */
+ * ratio and median checks attach their series themselves. */
 void claim_stats(struct lab *L, const struct lab_stats *s);
 /* Attach a one-line explanation to the next claim decided (printf). */
 void claim_note(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);

@@ -26,27 +26,6 @@ int lab_skip_reason_valid(const char *reason)
 	return 0;
 }
 
-int lab_relation_holds(const char *op, double got, double a, double b,
-		       double abs_tol, double rel_tol)
-{
-	if (!isfinite(got) || !isfinite(a))
-		return 0;
-	if (strcmp(op, "near") == 0)
-		return isfinite(abs_tol) && isfinite(rel_tol) &&
-		       fabs(got - a) <= abs_tol + rel_tol * fabs(a);
-	if (strcmp(op, "ge") == 0)
-		return got >= a;
-	if (strcmp(op, "gt") == 0)
-		return got > a;
-	if (strcmp(op, "le") == 0)
-		return got <= a;
-	if (strcmp(op, "lt") == 0)
-		return got < a;
-	if (strcmp(op, "in_range") == 0)
-		return isfinite(b) && got >= a && got <= b;
-	return 0;
-}
-
 /* A lab bug (unknown or twice-decided claim): not a finding, an error. */
 static struct claim_rec *claim_for_decision(struct lab *L, const char *id)
 {
@@ -115,162 +94,161 @@ void claim_finish(struct lab *L, struct claim_rec *c, const char *status)
 	report_json_write(L);
 }
 
-/*
- * Relative spread (max - min) / |median| summed over the attached series
- * that stayed noisy; 0 when none did.
- */
-static double noisy_spread(const struct lab *L)
-{
-	double spread = 0;
-	int i;
-
-	for (i = 0; i < L->npending; i++) {
-		const struct lab_stats *s = L->pending[i];
-
-		if (s->noisy)
-			spread += isfinite(s->median) && s->median != 0 ?
-				  (s->max - s->min) / fabs(s->median) : INFINITY;
-	}
-	return spread;
-}
-
-/*
- * The verdict of a measured relation.  A noisy series makes it
- * `inconclusive` only when the verdict would change somewhere inside the
- * spread that was measured: a median fifty times outside the band is a
- * failure however much the samples scatter.
- */
-static const char *settle(struct lab *L, struct claim_rec *c, const char *op, double got,
-			  double a, double b, double abs_tol, double rel_tol)
-{
-	int ok = lab_relation_holds(op, got, a, b, abs_tol, rel_tol);
-	double spread = noisy_spread(L);
-
-	if (spread == 0)
-		return ok ? "pass" : "fail";
-	if (isfinite(spread) &&
-	    lab_relation_holds(op, got * (1 - spread), a, b, abs_tol, rel_tol) == ok &&
-	    lab_relation_holds(op, got * (1 + spread), a, b, abs_tol, rel_tol) == ok)
-		return ok ? "pass" : "fail";
-	snprintf(c->reason, sizeof(c->reason), "inconclusive");
-	snprintf(c->detail, sizeof(c->detail), "a measured series stayed above its CV limit "
-		 "after a re-measure, and the verdict changes within its spread (%.0f %%)",
-		 100 * spread);
-	return "inconclusive";
-}
-
 static void set_unit(struct claim_rec *c, const char *unit)
 {
 	snprintf(c->unit, sizeof(c->unit), "%s", unit ? unit : "");
 }
 
-static void decide(struct lab *L, const char *id, const char *op, double got,
-		   double a, double b, double abs_tol, double rel_tol, const char *unit)
+/* Copies the spec's relation into the record, for TAP and JSON. */
+static void record_want(struct claim_rec *c)
 {
-	struct claim_rec *c = claim_for_decision(L, id);
-	const char *verdict = settle(L, c, op, got, a, b, abs_tol, rel_tol);
+	const struct claim_want *w = &c->spec->want;
 
-	c->op = op;
-	c->got = got;
-	c->has_got = 1;
-	if (strcmp(op, "in_range") == 0) {
-		c->lo = a;
-		c->hi = b;
+	c->op = w->op;
+	if (!strcmp(w->op, "in_range")) {
+		c->lo = w->a;
+		c->hi = w->b;
 		c->has_range = 1;
-	} else {
-		c->want = a;
+	} else if (strcmp(w->op, "true") != 0 && !(w->name && isnan(w->a))) {
+		c->want = w->a;
 		c->has_want = 1;
 	}
-	if (strcmp(op, "near") == 0) {
-		c->abs_tol = abs_tol;
-		c->rel_tol = rel_tol;
+	if (!strcmp(w->op, "near")) {
+		c->abs_tol = w->abs_tol;
+		c->rel_tol = w->rel_tol;
 		c->has_tol = 1;
 	}
-	set_unit(c, unit);
-	claim_finish(L, c, verdict);
+	if (w->name)
+		snprintf(c->want_name, sizeof(c->want_name), "%s", w->name);
+	set_unit(c, w->unit);
 }
 
-void claim_near(struct lab *L, const char *id, double got, double want,
-		double abs_tol, double rel_tol, const char *unit)
+static const struct lab_fact *fact_find(const struct lab *L, const char *key)
 {
-	decide(L, id, "near", got, want, NAN, abs_tol, rel_tol, unit);
+	int i;
+
+	for (i = 0; i < L->nfacts; i++)
+		if (!strcmp(L->facts[i].key, key))
+			return &L->facts[i];
+	return NULL;
 }
 
-void claim_ge(struct lab *L, const char *id, double got, double want, const char *unit)
+/* 1 when the erratum's when: line holds for this lab's recorded facts. */
+static int erratum_applies(const struct lab *L, const struct erratum *e)
 {
-	decide(L, id, "ge", got, want, NAN, 0, 0, unit);
+	const struct lab_fact *f;
+
+	if (!e->when_fact[0])
+		return 1;
+	f = fact_find(L, e->when_fact);
+	return f && !f->str &&
+	       lab_relation_verdict(&e->when, lab_est_exact(f->num), NULL) == LAB_HOLDS;
 }
 
-void claim_gt(struct lab *L, const char *id, double got, double want, const char *unit)
+static const char *inconclusive(struct claim_rec *c, const char *fmt, double a, double b)
 {
-	decide(L, id, "gt", got, want, NAN, 0, 0, unit);
+	snprintf(c->reason, sizeof(c->reason), "inconclusive");
+	snprintf(c->detail, sizeof(c->detail), fmt, a, b);
+	return "inconclusive";
 }
 
-void claim_le(struct lab *L, const char *id, double got, double want, const char *unit)
+/* A contradicted claim against its erratum, if one is listed. */
+static const char *settle_contradiction(struct lab *L, struct claim_rec *c,
+					struct lab_est got)
 {
-	decide(L, id, "le", got, want, NAN, 0, 0, unit);
+	char err[300];
+	const struct errata *all = errata_builtin(err, sizeof(err));
+	const struct erratum *e = all ? errata_find(all, c->spec->id) : NULL;
+	int v;
+
+	if (!all)
+		lab_error(L, "the errata cannot be read: %s", err);
+	if (!e)
+		return "fail";
+	c->erratum_rec = e;
+	if (!erratum_applies(L, e)) {
+		c->erratum = "not-applicable";
+		return "fail";
+	}
+	v = lab_relation_verdict(&e->expect, got, c->got_name);
+	if (v == LAB_STRADDLES) {
+		c->erratum = NULL;
+		return inconclusive(c, "the chapter is contradicted over the whole interval "
+				    "[%.4g, %.4g], but whether as the known erratum predicts "
+				    "changes within it", got.lo, got.hi);
+	}
+	c->erratum = v == LAB_HOLDS ? "predicted" : "not-predicted";
+	return "fail";
 }
 
-void claim_lt(struct lab *L, const char *id, double got, double want, const char *unit)
+/* The verdict of got against the spec's relation (lab.h, "Claims"). */
+static const char *settle(struct lab *L, struct claim_rec *c, struct lab_est got)
 {
-	decide(L, id, "lt", got, want, NAN, 0, 0, unit);
+	int v = lab_relation_verdict(&c->spec->want, got, c->got_name);
+
+	if (got.too_short && isfinite(got.value)) {
+		snprintf(c->reason, sizeof(c->reason), "inconclusive");
+		snprintf(c->detail, sizeof(c->detail), "a series behind it was timed in "
+			 "under 100 steps of its clock: too short to trust");
+		return "inconclusive";
+	}
+	if (v == LAB_HOLDS)
+		return "pass";
+	if (v == LAB_STRADDLES)
+		return inconclusive(c, "the interval of the measured value [%.4g, %.4g] "
+				    "straddles the relation's boundary", got.lo, got.hi);
+	return settle_contradiction(L, c, got);
 }
 
-void claim_in_range(struct lab *L, const char *id, double got, double lo, double hi,
-		    const char *unit)
+void claim_check(struct lab *L, const char *id, struct lab_est got)
 {
-	decide(L, id, "in_range", got, lo, hi, 0, 0, unit);
-}
-
-static void decide_ratio(struct lab *L, const char *id, const char *op, const char *rel,
-			 const struct lab_stats *num, const struct lab_stats *den, double k)
-{
-	double got = den->median != 0 ? num->median / den->median : NAN;
 	struct claim_rec *c = claim_for_decision(L, id);
 
+	record_want(c);
+	c->got = got.value;
+	c->has_got = 1;
+	if (strcmp(c->spec->want.op, "eq") != 0 && strcmp(c->spec->want.op, "true") != 0) {
+		c->got_lo = got.lo;
+		c->got_hi = got.hi;
+		c->has_interval = 1;
+	}
+	claim_finish(L, c, settle(L, c, got));
+}
+
+void claim_check_median(struct lab *L, const char *id, const struct lab_stats *s)
+{
+	claim_stats(L, s);
+	claim_check(L, id, lab_est_median(s, 1));
+}
+
+void claim_check_ratio(struct lab *L, const char *id, const struct lab_stats *num,
+		       const struct lab_stats *den)
+{
 	claim_stats(L, num);
 	claim_stats(L, den);
-	c->op = op;
-	c->got = got;
-	c->has_got = 1;
-	c->want = k;
-	c->has_want = 1;
-	set_unit(c, "x");
-	claim_finish(L, c, settle(L, c, rel, got, k, NAN, 0, 0));
+	claim_check(L, id, lab_est_ratio(lab_est_median(num, 2), lab_est_median(den, 2)));
 }
 
-void claim_ratio_ge(struct lab *L, const char *id, const struct lab_stats *num,
-		    const struct lab_stats *den, double k)
-{
-	decide_ratio(L, id, "ratio_ge", "ge", num, den, k);
-}
-
-void claim_ratio_le(struct lab *L, const char *id, const struct lab_stats *num,
-		    const struct lab_stats *den, double k)
-{
-	decide_ratio(L, id, "ratio_le", "le", num, den, k);
-}
-
-static void decide_exact(struct lab *L, const char *id, const char *op, long long got,
-			 long long want, const char *got_name, const char *want_name,
-			 const char *unit)
+/* Exact observations: the named code goes with the number. */
+static void check_exact(struct lab *L, const char *id, long long got, const char *got_name)
 {
 	struct claim_rec *c = claim_for_decision(L, id);
 
-	c->op = op;
-	c->got = (double)got;
-	c->want = (double)want;
-	c->has_got = c->has_want = 1;
 	snprintf(c->got_name, sizeof(c->got_name), "%s", got_name ? got_name : "");
-	snprintf(c->want_name, sizeof(c->want_name), "%s", want_name ? want_name : "");
-	set_unit(c, unit);
-	claim_finish(L, c, got == want ? "pass" : "fail");
+	record_want(c);
+	c->got = (double)got;
+	c->has_got = 1;
+	claim_finish(L, c, settle(L, c, lab_est_exact((double)got)));
 }
 
-void claim_int_eq(struct lab *L, const char *id, long long got, long long want,
-		  const char *unit)
+void claim_check_int(struct lab *L, const char *id, long long got)
 {
-	decide_exact(L, id, "int_eq", got, want, NULL, NULL, unit);
+	check_exact(L, id, got, NULL);
+}
+
+void claim_check_code(struct lab *L, const char *id, long long got, const char *got_name)
+{
+	check_exact(L, id, got, got_name);
 }
 
 static const char *errno_name(int e)
@@ -280,27 +258,25 @@ static const char *errno_name(int e)
 	return n ? n : "unknown errno";
 }
 
-void claim_errno_eq(struct lab *L, const char *id, int got_errno, int want_errno)
+void claim_check_errno(struct lab *L, const char *id, int got_errno)
 {
-	decide_exact(L, id, "errno_eq", got_errno, want_errno, errno_name(got_errno),
-		     errno_name(want_errno), "errno");
+	check_exact(L, id, got_errno, errno_name(got_errno));
 }
 
-void claim_cuda_err_eq(struct lab *L, const char *id, int got, const char *got_name,
-		       int want, const char *want_name)
+void claim_check_true(struct lab *L, const char *id, int got, const char *what)
 {
-	decide_exact(L, id, "cuda_err_eq", got, want, got_name, want_name, "cudaError_t");
-}
-
-void claim_true(struct lab *L, const char *id, int got, const char *what)
-{
-	decide_exact(L, id, "true", got != 0, 1, got ? "true" : "false", "true", "");
 	if (what && what[0]) {
-		struct claim_rec *c = claim_find(L, id);
+		char rest[sizeof(L->pending_note)];
+		size_t n;
 
-		if (!c->note[0])
-			snprintf(c->note, sizeof(c->note), "%s", what);
+		memcpy(rest, L->pending_note, sizeof(rest));
+		n = (size_t)snprintf(L->pending_note, sizeof(L->pending_note), "%s", what);
+		if (rest[0] && n + 2 < sizeof(L->pending_note)) {
+			strcat(L->pending_note, "; ");
+			strncat(L->pending_note, rest, sizeof(L->pending_note) - n - 3);
+		}
 	}
+	check_exact(L, id, got != 0, got ? "true" : "false");
 }
 
 static void skip_one(struct lab *L, struct claim_rec *c, const char *reason,

@@ -66,6 +66,9 @@ static int finish_entry(struct errata_parser *p)
 	p->cur = NULL;
 	if (!c->says)
 		return perr(p, c->line, "erratum %s has no 'says:' line", c->id);
+	if (!c->expect_text)
+		return perr(p, c->line, "erratum %s has no 'expect:' line (the relation it "
+			    "predicts)", c->id);
 	if (!c->truth)
 		return perr(p, c->line, "erratum %s has no 'truth:' line", c->id);
 	if (!c->nsources)
@@ -103,6 +106,34 @@ static int set_once(struct errata_parser *p, char **field, const char *key,
 	return *field ? 0 : perr(p, p->line, "out of memory");
 }
 
+static int expect_line(struct errata_parser *p, struct erratum *c, const char *value)
+{
+	if (set_once(p, &c->expect_text, "expect", value))
+		return -1;
+	if (lab_want_parse(value, &c->expect, c->expect_name, sizeof(c->expect_name)) < 0)
+		return perr(p, p->line, "'expect: %.60s' is not a relation (like 'ge 3', "
+			    "'in_range 1 2', 'near 2 0.5', 'eq ENOMEM', 'eq false')", value);
+	return 0;
+}
+
+/* "FACT OP NUMBER": the lab fact the erratum's applicability depends on. */
+static int when_line(struct errata_parser *p, struct erratum *c, const char *value)
+{
+	size_t n = strcspn(value, " \t");
+	char dummy[8];
+
+	if (set_once(p, &c->when_text, "when", value))
+		return -1;
+	if (n == 0 || n >= sizeof(c->when_fact) ||
+	    lab_want_parse(value + n + strspn(value + n, " \t"), &c->when, dummy,
+			   sizeof(dummy)) < 0 || c->when.name)
+		return perr(p, p->line, "'when: %.60s' is not 'FACT OP NUMBER' (like "
+			    "'pcie_gen_max ge 4')", value);
+	memcpy(c->when_fact, value, n);
+	c->when_fact[n] = '\0';
+	return 0;
+}
+
 static int key_line(struct errata_parser *p, const char *key, const char *value)
 {
 	struct erratum *c = p->cur;
@@ -117,6 +148,10 @@ static int key_line(struct errata_parser *p, const char *key, const char *value)
 		return set_once(p, &c->truth, key, value);
 	if (strcmp(key, "why") == 0)
 		return set_once(p, &c->why, key, value);
+	if (strcmp(key, "expect") == 0)
+		return expect_line(p, c, value);
+	if (strcmp(key, "when") == 0)
+		return when_line(p, c, value);
 	if (c->nsources == ERRATA_MAX_SOURCES)
 		return perr(p, p->line, "more than %d sources", ERRATA_MAX_SOURCES);
 	c->source[c->nsources] = strdup(value);
@@ -129,7 +164,7 @@ static int key_line(struct errata_parser *p, const char *key, const char *value)
 /* One line, without its newline and trailing blanks. */
 static int parse_line(struct errata_parser *p, const char *s)
 {
-	static const char *const keys[] = { "says", "truth", "why", "source" };
+	static const char *const keys[] = { "says", "expect", "when", "truth", "why", "source" };
 	size_t i, n;
 
 	if (!*s || (s[0] == '#' && (s[1] == ' ' || !s[1])))
@@ -149,7 +184,7 @@ static int parse_line(struct errata_parser *p, const char *s)
 		}
 	}
 	return perr(p, p->line, "unexpected line '%.40s' (want '## <claim id>', "
-		    "'says:', 'truth:', 'why:' or 'source:')", s);
+		    "'says:', 'expect:', 'when:', 'truth:', 'why:' or 'source:')", s);
 }
 
 int errata_parse(const char *text, const char *name, struct errata *e,
@@ -182,6 +217,9 @@ int errata_parse(const char *text, const char *name, struct errata *e,
 		rc = finish_entry(&p);
 	if (rc)
 		errata_free(e);
+	/* items moved while they grew: point each name at its own buffer */
+	for (int i = 0; !rc && i < e->n; i++)
+		e->items[i].expect.name = e->items[i].expect_name[0] ? e->items[i].expect_name : NULL;
 	return rc;
 }
 
@@ -232,10 +270,36 @@ void errata_free(struct errata *e)
 		free(e->items[i].says);
 		free(e->items[i].truth);
 		free(e->items[i].why);
+		free(e->items[i].expect_text);
+		free(e->items[i].when_text);
 		for (k = 0; k < e->items[i].nsources; k++)
 			free(e->items[i].source[k]);
 	}
 	free(e->items);
 	e->items = NULL;
 	e->n = 0;
+}
+
+/* answers/errata.md, built in by errata_text.S (NUL-terminated). */
+extern const char dmalab_errata_text[];
+
+const struct errata *errata_builtin(char *err, size_t errlen)
+{
+	static struct errata cached;
+	static int state; /* 0 not read, 1 ok, -1 failed */
+	static char why[512];
+	const char *path = getenv("DMALAB_ERRATA");
+
+	if (!state) {
+		if (path && path[0])
+			state = errata_load(path, &cached, why, sizeof(why)) ? -1 : 1;
+		else
+			state = errata_parse(dmalab_errata_text, "answers/errata.md (built in)",
+					     &cached, why, sizeof(why)) ? -1 : 1;
+	}
+	if (state < 0) {
+		snprintf(err, errlen, "%s", why);
+		return NULL;
+	}
+	return &cached;
 }

@@ -5,6 +5,7 @@
 #ifndef DMALAB_LAB_INTERNAL_H
 #define DMALAB_LAB_INTERNAL_H
 
+#include "errata.h"
 #include "lab.h"
 
 #define LAB_MAX_EXTRA 16
@@ -15,7 +16,11 @@ struct claim_rec {
 	const char *status;      /* "pending", "pass", "fail", "skip", "inconclusive", "error" */
 	const char *op;          /* relation name, NULL for skips */
 	double got, want, lo, hi, abs_tol, rel_tol;
-	int has_got, has_want, has_range, has_tol;
+	double got_lo, got_hi;   /* the interval the verdict was decided on */
+	int has_got, has_want, has_range, has_tol, has_interval;
+	const char *erratum;     /* NULL (none listed), "predicted", "not-predicted",
+				  * "not-applicable" (its when: fact fails) */
+	const struct erratum *erratum_rec;
 	char unit[32];
 	char got_name[64], want_name[64];
 	char reason[48];

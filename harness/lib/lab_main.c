@@ -52,6 +52,20 @@ static int count_status(const struct lab *L, const char *status)
 	return n;
 }
 
+/* Contradictions that are not the known erratum's predicted finding. */
+static int count_unexplained(const struct lab *L)
+{
+	int i, n = 0;
+
+	for (i = 0; i < L->nclaims; i++) {
+		const struct claim_rec *c = &L->claims[i];
+
+		n += !strcmp(c->status, "fail") &&
+		     !(c->erratum && !strcmp(c->erratum, "predicted"));
+	}
+	return n;
+}
+
 /* Whole-lab skip exits 77, except under a TAP harness that reads the stream. */
 static int skip_exit_code(void)
 {
@@ -64,10 +78,12 @@ void lab_finish_exit(struct lab *L, int code)
 {
 	if (code == 99)
 		L->status = "error";
-	else if (count_status(L, "fail"))
+	else if (count_unexplained(L))
 		L->status = "fail", code = 1;
 	else if (count_status(L, "skip") == L->nclaims)
 		L->status = "skip", code = skip_exit_code();
+	else if (!count_status(L, "pass") && !count_status(L, "fail"))
+		L->status = "inconclusive", code = 0; /* decided nothing either way */
 	else
 		L->status = "pass", code = 0;
 	report_json_write(L);

@@ -51,6 +51,9 @@ static void tap_directive(FILE *out, const struct claim_rec *c)
 	} else if (strcmp(c->status, "error") == 0) {
 		fprintf(out, " # error: ");
 		tap_text(out, c->detail);
+	} else if (c->erratum && strcmp(c->erratum, "predicted") == 0) {
+		/* TAP's TODO: an expected failure, which a harness does not count */
+		fprintf(out, " # TODO known erratum %s", c->spec->id);
 	}
 }
 
@@ -78,6 +81,10 @@ static void tap_yaml(FILE *out, const struct claim_rec *c)
 		fprintf(out, "  op: %s\n", c->op);
 	if (c->has_got)
 		yaml_num(out, "got", c->got, 2);
+	if (c->has_interval) {
+		yaml_num(out, "got_lo", c->got_lo, 2);
+		yaml_num(out, "got_hi", c->got_hi, 2);
+	}
 	if (c->got_name[0])
 		yaml_str(out, "got_name", c->got_name, 2);
 	if (c->has_want)
@@ -98,6 +105,10 @@ static void tap_yaml(FILE *out, const struct claim_rec *c)
 		yaml_str(out, "detail", c->detail, 2);
 	if (c->note[0])
 		yaml_str(out, "note", c->note, 2);
+	if (c->erratum) {
+		yaml_str(out, "erratum", c->erratum, 2);
+		yaml_str(out, "erratum_expect", c->erratum_rec->expect_text, 2);
+	}
 	tap_stats(out, c);
 	fprintf(out, "  ...\n");
 }
@@ -154,6 +165,22 @@ static void json_opt_str(struct json_writer *w, const char *k, const char *v)
 	jw_kstr(w, k, v && v[0] ? v : NULL);
 }
 
+/* null, or what the erratum predicted and whether this run met it. */
+static void json_erratum(struct json_writer *w, const struct claim_rec *c)
+{
+	jw_key(w, "erratum");
+	if (!c->erratum) {
+		jw_null(w);
+		return;
+	}
+	jw_obj_begin(w);
+	jw_kstr(w, "status", c->erratum);
+	jw_kstr(w, "expect", c->erratum_rec->expect_text);
+	jw_kstr(w, "when", c->erratum_rec->when_text);
+	jw_kstr(w, "truth", c->erratum_rec->truth);
+	jw_obj_end(w);
+}
+
 static void json_claim(struct json_writer *w, const struct claim_rec *c)
 {
 	int i;
@@ -165,6 +192,8 @@ static void json_claim(struct json_writer *w, const struct claim_rec *c)
 	jw_kstr(w, "status", c->status);
 	jw_kstr(w, "op", c->op);
 	json_opt_num(w, "got", c->has_got, c->got);
+	json_opt_num(w, "got_lo", c->has_interval, c->got_lo);
+	json_opt_num(w, "got_hi", c->has_interval, c->got_hi);
 	json_opt_num(w, "want", c->has_want, c->want);
 	json_opt_num(w, "lo", c->has_range, c->lo);
 	json_opt_num(w, "hi", c->has_range, c->hi);
@@ -184,6 +213,8 @@ static void json_claim(struct json_writer *w, const struct claim_rec *c)
 	json_opt_str(w, "detail", c->detail);
 	json_opt_str(w, "note", c->note);
 	jw_kstr(w, "sabotage", c->spec->sabotage);
+	jw_kstr(w, "chapter", c->spec->chapter);
+	json_erratum(w, c);
 	jw_key(w, "stats");
 	jw_arr_begin(w);
 	for (i = 0; i < c->nstats; i++)
@@ -301,6 +332,24 @@ void report_json_write(struct lab *L)
 	jw_release(&w);
 }
 
+/* The claim's relation as data and as text ("want" in --describe). */
+static void describe_want(struct json_writer *w, const struct claim_want *want)
+{
+	char text[96];
+
+	jw_key(w, "want");
+	jw_obj_begin(w);
+	jw_kstr(w, "op", want->op);
+	jw_knum(w, "a", want->a);
+	jw_knum(w, "b", want->b);
+	jw_knum(w, "abs_tol", want->abs_tol);
+	jw_knum(w, "rel_tol", want->rel_tol);
+	jw_kstr(w, "unit", want->unit);
+	jw_kstr(w, "name", want->name);
+	jw_kstr(w, "text", lab_want_text(want, text, sizeof(text)));
+	jw_obj_end(w);
+}
+
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 {
 	const struct claim_spec *c;
@@ -329,6 +378,9 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 		jw_kstr(&w, "id", c->id);
 		jw_kstr(&w, "question", c->question);
 		jw_kstr(&w, "text", c->text);
+		jw_kstr(&w, "chapter", c->chapter);
+		jw_kstr(&w, "rule", c->rule);
+		describe_want(&w, &c->want);
 		jw_kstr(&w, "sabotage", c->sabotage);
 		jw_obj_end(&w);
 	}

@@ -81,22 +81,40 @@ void lab_stats_scale(struct lab_stats *s, double k, const char *unit)
 	lab_stats_compute(s);
 }
 
-static void measure_once(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
+void lab_stats_from(struct lab_stats *s, const char *name, const char *unit,
+		    const double *samples, int n, double clock_res_s)
+{
+	double res = clock_res_s > 0 ? clock_res_s : lab_clock_resolution();
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->name = name;
+	s->unit = unit;
+	s->clock_res_s = res;
+	s->n = n < 0 ? 0 : (n > LAB_MAX_SAMPLES ? LAB_MAX_SAMPLES : n);
+	for (i = 0; i < s->n; i++) {
+		s->samples[i] = samples[i];
+		if (!(samples[i] >= 100 * res) && strcmp(unit, "s") == 0)
+			s->too_short = 1;
+	}
+	lab_stats_compute(s);
+}
+
+/* Appends `samples` runs of fn to out (after `warmup` discarded runs). */
+static void measure_more(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 			 int warmup, int samples, struct lab_stats *out)
 {
-	double floor_s = 100 * lab_clock_resolution();
+	double floor_s = 100 * out->clock_res_s;
 	int i;
 
 	for (i = 0; i < warmup; i++)
 		if (fn(ctx) < 0)
 			lab_error(L, "measurement '%s' failed in warm-up run %d", name, i + 1);
-	out->n = 0;
-	out->too_short = 0;
-	for (i = 0; i < samples; i++) {
+	for (i = 0; i < samples && out->n < LAB_MAX_SAMPLES; i++) {
 		double t = fn(ctx);
 
 		if (t < 0 || !isfinite(t))
-			lab_error(L, "measurement '%s' failed in sample %d", name, i + 1);
+			lab_error(L, "measurement '%s' failed in sample %d", name, out->n + 1);
 		if (t < floor_s)
 			out->too_short = 1;
 		out->samples[out->n++] = t;
@@ -113,20 +131,25 @@ void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 
 	if (cfg && cfg->warmup < 0)
 		warmup = 0;
-	if (samples > LAB_MAX_SAMPLES)
-		samples = LAB_MAX_SAMPLES;
+	if (samples > LAB_MAX_SAMPLES / 2)
+		samples = LAB_MAX_SAMPLES / 2;
 	memset(out, 0, sizeof(*out));
 	out->name = name;
 	out->unit = "s";
 	out->warmup = warmup;
 	out->cv_max = cv_max;
-	measure_once(L, name, fn, ctx, warmup, samples, out);
+	out->clock_res_s = cfg && cfg->clock_res_s > 0 ? cfg->clock_res_s : lab_clock_resolution();
+	measure_more(L, name, fn, ctx, warmup, samples, out);
 	if (!(out->cv <= cv_max)) {
-		lab_note(L, "%s: cv %.3f > %.2f, measuring once more", name, out->cv, cv_max);
-		measure_once(L, name, fn, ctx, warmup, samples, out);
+		/* more samples narrow the median's interval; a first series that
+		 * caught a slow stretch is kept, not thrown away */
+		lab_note(L, "%s: cv %.3f > %.2f, taking %d more samples", name, out->cv, cv_max,
+			 samples);
+		out->remeasured = 1;
+		measure_more(L, name, fn, ctx, warmup, samples, out);
 		out->noisy = !(out->cv <= cv_max);
 	}
 	if (out->too_short)
 		lab_note(L, "warning: %s: a sample took under 100 clock steps (%.0f ns); "
-			 "the timing is too short to trust", name, lab_clock_resolution() * 1e9);
+			 "its claims are inconclusive", name, out->clock_res_s * 1e9);
 }

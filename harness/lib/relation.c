@@ -1,0 +1,167 @@
+/*
+ * relation.c - a claim's relation (struct claim_want) decided on an
+ * interval, written as text, and read back from text (errata's expect:).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab_internal.h"
+
+/* The band of values a numeric relation accepts; strict ends are open. */
+struct band {
+	double lo, hi;
+	int lo_open, hi_open;
+};
+
+static int want_band(const struct claim_want *w, struct band *b)
+{
+	double tol;
+
+	b->lo = -INFINITY, b->hi = INFINITY, b->lo_open = b->hi_open = 0;
+	if (!strcmp(w->op, "near")) {
+		tol = w->abs_tol + w->rel_tol * fabs(w->a);
+		if (!isfinite(tol) || tol < 0)
+			return -1;
+		b->lo = w->a - tol, b->hi = w->a + tol;
+	} else if (!strcmp(w->op, "ge") || !strcmp(w->op, "ratio_ge")) {
+		b->lo = w->a;
+	} else if (!strcmp(w->op, "gt")) {
+		b->lo = w->a, b->lo_open = 1;
+	} else if (!strcmp(w->op, "le") || !strcmp(w->op, "ratio_le")) {
+		b->hi = w->a;
+	} else if (!strcmp(w->op, "lt")) {
+		b->hi = w->a, b->hi_open = 1;
+	} else if (!strcmp(w->op, "in_range")) {
+		if (!isfinite(w->b) || w->b < w->a)
+			return -1;
+		b->lo = w->a, b->hi = w->b;
+	} else {
+		return -1;
+	}
+	return isfinite(w->a) ? 0 : -1;
+}
+
+static int above_lo(const struct band *b, double x)
+{
+	return b->lo_open ? x > b->lo : x >= b->lo;
+}
+
+static int below_hi(const struct band *b, double x)
+{
+	return b->hi_open ? x < b->hi : x <= b->hi;
+}
+
+static int exact_verdict(const struct claim_want *w, struct lab_est got, const char *got_name)
+{
+	if (!isfinite(got.value))
+		return LAB_FAILS;
+	if (!strcmp(w->op, "true"))
+		return got.value != 0 ? LAB_HOLDS : LAB_FAILS;
+	if (w->name && got_name && got_name[0] && isnan(w->a))
+		return !strcmp(w->name, got_name) ? LAB_HOLDS : LAB_FAILS;
+	return got.value == w->a ? LAB_HOLDS : LAB_FAILS;
+}
+
+int lab_relation_verdict(const struct claim_want *w, struct lab_est got, const char *got_name)
+{
+	struct band b;
+	double lo = got.lo, hi = got.hi;
+
+	if (!w || !w->op)
+		return LAB_FAILS;
+	if (!strcmp(w->op, "eq") || !strcmp(w->op, "true"))
+		return exact_verdict(w, got, got_name);
+	if (!isfinite(got.value) || want_band(w, &b) < 0)
+		return LAB_FAILS;
+	/* an interval end that is missing or on the wrong side is unbounded */
+	if (!(lo <= got.value))
+		lo = -INFINITY;
+	if (!(hi >= got.value))
+		hi = INFINITY;
+	if (above_lo(&b, lo) && below_hi(&b, hi))
+		return LAB_HOLDS;
+	if (!below_hi(&b, lo) || !above_lo(&b, hi))
+		return LAB_FAILS;
+	return LAB_STRADDLES;
+}
+
+const char *lab_want_text(const struct claim_want *w, char *buf, size_t len)
+{
+	const char *op = w && w->op ? w->op : "?";
+
+	if (!strcmp(op, "near") && w->rel_tol > 0 && w->abs_tol == 0)
+		snprintf(buf, len, "near %g +- %g %%", w->a, 100 * w->rel_tol);
+	else if (!strcmp(op, "near") && w->rel_tol == 0)
+		snprintf(buf, len, "near %g +- %g", w->a, w->abs_tol);
+	else if (!strcmp(op, "near"))
+		snprintf(buf, len, "near %g +- (%g + %g %%)", w->a, w->abs_tol, 100 * w->rel_tol);
+	else if (!strcmp(op, "ge") || !strcmp(op, "gt") || !strcmp(op, "le") || !strcmp(op, "lt"))
+		snprintf(buf, len, "%s %g", op[0] == 'g' ? (op[1] == 'e' ? ">=" : ">") :
+			 (op[1] == 'e' ? "<=" : "<"), w->a);
+	else if (!strcmp(op, "ratio_ge") || !strcmp(op, "ratio_le"))
+		snprintf(buf, len, "ratio %s %g", op[6] == 'g' ? ">=" : "<=", w->a);
+	else if (!strcmp(op, "in_range"))
+		snprintf(buf, len, "in [%g, %g]", w->a, w->b);
+	else if (!strcmp(op, "eq") && w->name)
+		snprintf(buf, len, "= %s", w->name);
+	else if (!strcmp(op, "eq"))
+		snprintf(buf, len, "= %g", w->a);
+	else if (!strcmp(op, "true"))
+		snprintf(buf, len, "true");
+	else
+		snprintf(buf, len, "%s", op);
+	return buf;
+}
+
+static int parse_num(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return s[0] && !*end && !errno && isfinite(*out) ? 0 : -1;
+}
+
+/*
+ * "ge 3", "in_range 1.25 16", "near 2 0.5" (abs tolerance), "eq 1",
+ * "eq cudaErrorInvalidValue", "eq true", "eq false".  Names are copied into
+ * name (namelen bytes) and w->name points there.  0, or -1 on bad text.
+ */
+int lab_want_parse(const char *text, struct claim_want *w, char *name, size_t namelen)
+{
+	char op[16], x[64], y[64], extra[8];
+	int k = sscanf(text, "%15s %63s %63s %7s", op, x, y, extra);
+	static const char *const ops[] = { "ge", "gt", "le", "lt", "in_range", "near", "eq" };
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (k >= 2 && !strcmp(op, ops[i]))
+			w->op = ops[i];
+	if (!w->op || k > 3)
+		return -1;
+	if (!strcmp(w->op, "in_range") || !strcmp(w->op, "near")) {
+		if (k != 3 || parse_num(x, &w->a) || parse_num(y, !strcmp(w->op, "near") ?
+							       &w->abs_tol : &w->b))
+			return -1;
+		return !strcmp(w->op, "near") && w->abs_tol < 0 ? -1 : 0;
+	}
+	if (k != 2)
+		return -1;
+	if (!strcmp(w->op, "eq") && (!strcmp(x, "true") || !strcmp(x, "false"))) {
+		w->op = "eq";
+		w->a = !strcmp(x, "true");
+		return 0;
+	}
+	if (parse_num(x, &w->a) == 0)
+		return 0;
+	if (strcmp(w->op, "eq") != 0 || strlen(x) >= namelen)
+		return -1;
+	snprintf(name, namelen, "%s", x);
+	w->name = name;
+	w->a = NAN; /* compared by name */
+	return 0;
+}
