@@ -6,10 +6,12 @@
  * source of truth; `--describe` prints them without measuring), then its run
  * function measures and records one verdict per claim.
  *
- * Skeleton of a lab (see labs/01-mlock/lab.c for a real one):
+ * Skeleton of a lab (labs/README.md walks through a real one):
  *
  *	static const struct claim_spec claims[] = {
  *		{ "01.1", "ch1.Q1", "mlock of 64 MiB raises VmLck by 64 MiB",
+ *		  "ch1 Q1: locking shows in VmLck at once", "R11 exact counter",
+ *		  WANT_NEAR_ABS(1, 0.01, "fraction"),
  *		  "mlock is skipped, so VmLck does not move" },
  *		{ NULL }
  *	};
@@ -17,13 +19,15 @@
  *		.id = "01", .title = "mlock and VmLck", .timeout_s = 60,
  *		.claims = claims,
  *	};
- *	static void run(struct lab *L) { ... claim_near(L, "01.1", ...); ... }
+ *	static void run(struct lab *L)
+ *	{ ... claim_check(L, "01.1", lab_est_exact(dlck / bytes)); ... }
  *	LAB_MAIN(spec, run)
  *
  * Invariants the library enforces:
  *  - every claim in the spec gets exactly one verdict before run() returns;
  *    a claim left undecided is a bug in the lab: the lab exits 99 (error);
- *  - a verdict comes from a value measured in this run; a relation on a NaN or
+ *  - a verdict comes from a value measured in this run, by the relation in
+ *    the claim's spec (never a want written in the deciding code); a NaN or
  *    infinite value fails;
  *  - a skip names one of the fixed reason codes below plus what was detected.
  *
