@@ -122,10 +122,27 @@ def gpu_text(g):
         g.get("numa_node"))
 
 
+def known_erratum(c):
+    """True when the lab said the claim's contradiction is its known erratum:
+    erratum {"status": "predicted", ...} (or `true`, in older results)."""
+    e = c.get("erratum")
+    return e is True or (isinstance(e, dict) and e.get("status") == "predicted")
+
+
+def erratum_note(c):
+    """What a contradicted claim's erratum predicted, and whether this run met it."""
+    e = c.get("erratum")
+    if not isinstance(e, dict) or c.get("status") != "fail":
+        return ""
+    met = {"predicted": "met by this run", "not-predicted": "not met by this run",
+           "not-applicable": "not applicable here (when: %s)" % e.get("when")}
+    return "erratum predicts %s: %s" % (e.get("expect"), met.get(e.get("status"), e.get("status")))
+
+
 def claim_cells(c):
     """(verdict, got, want, why) of one claim, as plain text."""
     status = c.get("status") or "?"
-    if c.get("erratum"):
+    if known_erratum(c):
         status = "known erratum"
     got = fmt_val(c.get("got"), c.get("unit")) or (c.get("got_name") or "")
     want = c.get("want_name") or fmt_val(c.get("want"), c.get("unit"))
@@ -133,7 +150,8 @@ def claim_cells(c):
         want = "[%s, %s] %s" % (fmt_val(c.get("lo")), fmt_val(c.get("hi")), c.get("unit") or "")
     op = c.get("op") or ""
     why = "; ".join(x for x in ("%s: %s" % (c["reason"], c.get("detail") or "")
-                                if c.get("reason") else "", c.get("note") or "") if x)
+                                if c.get("reason") else "", erratum_note(c),
+                                c.get("note") or "") if x)
     return status, got, ("%s %s" % (op, want)).strip() if want else "", why
 
 
@@ -154,7 +172,7 @@ def html_card(res):
                 "<th>got</th><th>want</th><th>why / note</th></tr>"]
         for c in lab.get("claims") or []:
             status, got, want, why = claim_cells(c)
-            cls = "erratum" if c.get("erratum") else VERDICT_CLASS.get(c.get("status"), "skip")
+            cls = "erratum" if known_erratum(c) else VERDICT_CLASS.get(c.get("status"), "skip")
             rows.append("<tr><td>%s</td><td>%s</td><td>%s</td><td><span class=\"badge %s\">"
                         "%s</span></td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
                             esc(c.get("id")), esc(c.get("question")), esc(c.get("text")),
@@ -186,7 +204,8 @@ def html_errata(res, errata):
     for e in errata:
         c = seen.get(e["id"])
         here = "not in this run" if c is None else "this run: %s%s" % (
-            c.get("status"), " (reported as the known erratum)" if c.get("erratum") else "")
+            c.get("status"), " (reported as the known erratum)" if known_erratum(c) else
+            (" (%s)" % erratum_note(c) if erratum_note(c) else ""))
         items.append("<li><b>%s</b> - <span class=\"muted\">%s</span><br>says: %s<br>"
                      "truth: %s<br>source: %s</li>" % (
                          esc(e["id"]), esc(here), esc(e.get("says")), esc(e.get("truth")),

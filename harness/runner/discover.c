@@ -165,6 +165,10 @@ static int plan_claims(struct lab_entry *e, const struct json *claims)
 		r->id = dup_str(c, "id");
 		r->question = dup_str(c, "question");
 		r->text = dup_str(c, "text");
+		if (json_get_str(c, "chapter", NULL))
+			r->chapter = dup_str(c, "chapter");
+		if (json_get_str(json_get(c, "want"), "text", NULL))
+			r->want_text = strdup(json_get_str(json_get(c, "want"), "text", ""));
 	}
 	e->nclaims = i;
 	return 0;

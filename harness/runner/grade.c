@@ -34,13 +34,6 @@ struct chapter_grade {
 /* ------------------------------------------------------------------------ */
 /* One claim                                                                 */
 
-static int json_erratum(const struct claim_res *c)
-{
-	const struct json *e = c->json ? json_get(c->json, "erratum") : NULL;
-
-	return e && e->type == JSON_BOOL && e->num != 0;
-}
-
 /* The evidence of a measured claim: got vs want, or why there is none. */
 static void measured_evidence(const struct lab_entry *lab, const struct claim_res *c,
 			      char *buf, size_t len)
@@ -50,10 +43,10 @@ static void measured_evidence(const struct lab_entry *lab, const struct claim_re
 	fmt_got_want(c, gw, sizeof(gw));
 	if (gw[0])
 		snprintf(buf, len, "%s", gw);
-	else if (!strcmp(c->status, "error") || (lab->error_kind && !claim_decided(c)))
+	else if (!strcmp(c->status, "error") || (lab->error_kind && !claim_res_decided(c)))
 		snprintf(buf, len, "lab-%s broke before deciding it%s%s", lab->id,
 			 lab->error_msg[0] ? ": " : "", lab->error_msg);
-	else if (!claim_decided(c))
+	else if (!claim_res_decided(c))
 		snprintf(buf, len, "not run: lab-%s ended before deciding it", lab->id);
 	else
 		snprintf(buf, len, "%s", c->status);
@@ -73,8 +66,10 @@ void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_vi
 	if (v->c) {
 		v->status = v->c->status;
 		v->state = ans_claim_state(v->c->status);
-		v->erratum = errata_find(&lc->errata, id);
-		v->known = v->state == ANS_CONTRADICTED && (v->erratum || json_erratum(v->c));
+		/* the lab's word decides whether it is the known erratum; the
+		 * errata file gives its texts */
+		v->erratum = v->c->erratum_status[0] ? errata_find(&lc->errata, id) : NULL;
+		v->known = v->state == ANS_CONTRADICTED && claim_res_known(v->c);
 		measured_evidence(lab, v->c, v->evidence, sizeof(v->evidence));
 	} else if (pc && !learn_lab_built(lc->opt, v->lab)) {
 		v->state = ANS_NOT_BUILT;
@@ -163,13 +158,22 @@ const char *claim_view_word(const struct claim_view *v)
 
 static void print_erratum(const struct claim_view *v)
 {
+	const char *truth = v->c->erratum_truth ? v->c->erratum_truth :
+			    v->erratum ? v->erratum->truth : NULL;
+	char line[600];
 	int i;
 
-	if (!v->erratum) {
-		printf("                    known erratum (marked so in the results)\n");
+	fmt_erratum(v->c, line, sizeof(line));
+	if (line[0])
+		printf("                    %s\n", line);
+	if (!v->known)
 		return;
-	}
-	printf("                    known erratum: %s\n", v->erratum->truth);
+	if (truth)
+		printf("                    known erratum: %s\n", truth);
+	else
+		printf("                    known erratum (marked so in the results)\n");
+	if (!v->erratum)
+		return;
 	if (v->erratum->why)
 		printf("                    why: %s\n", v->erratum->why);
 	for (i = 0; i < v->erratum->nsources; i++)
@@ -191,7 +195,7 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 		const struct claim_view *v = &g->views[k];
 
 		printf("      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(v), v->evidence, v->lab);
-		if (v->known)
+		if (v->state == ANS_CONTRADICTED && v->c->erratum_status[0])
 			print_erratum(v);
 	}
 }
@@ -235,10 +239,22 @@ static void json_view(struct json_writer *w, const struct claim_view *v)
 	jw_knum(w, "got", v->c ? v->c->got : NAN);
 	jw_knum(w, "want", v->c ? v->c->want : NAN);
 	jw_kstr(w, "unit", v->c ? v->c->unit : NULL);
+	jw_kstr(w, "want_text", v->c ? v->c->want_text : NULL);
 	jw_kstr(w, "evidence", v->evidence);
-	if (v->known && v->erratum) {
-		jw_kstr(w, "truth", v->erratum->truth);
-		jw_kstr(w, "why", v->erratum->why);
+	if (v->known && (v->erratum || v->c->erratum_truth)) {
+		jw_kstr(w, "truth", v->c->erratum_truth ? v->c->erratum_truth : v->erratum->truth);
+		jw_kstr(w, "why", v->erratum ? v->erratum->why : NULL);
+	}
+	/* what the erratum predicted, and whether this run met it */
+	jw_key(w, "erratum");
+	if (v->c && v->state == ANS_CONTRADICTED && v->c->erratum_status[0]) {
+		jw_obj_begin(w);
+		jw_kstr(w, "status", v->c->erratum_status);
+		jw_kstr(w, "expect", v->c->erratum_expect);
+		jw_kstr(w, "when", v->c->erratum_when);
+		jw_obj_end(w);
+	} else {
+		jw_null(w);
 	}
 	jw_obj_end(w);
 }

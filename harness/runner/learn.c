@@ -20,6 +20,9 @@
 
 #include "learn.h"
 
+/* answers/errata.md as built into the library (errata_text.S). */
+extern const char dmalab_errata_text[];
+
 static const char *const learn_cmds[] = { "grade", "quiz", "hint", "answers" };
 
 int learn_is_command(const char *arg)
@@ -54,7 +57,8 @@ static void learn_usage(FILE *f)
 		"  --answers-dir DIR   the answers files (default: answers)\n"
 		"  --results DIR       results.json, grade.json, quiz.json, hints.json (default: results)\n"
 		"  --labs-dir DIR      the built labs (default: <dir of dmalab>/labs)\n"
-		"  --errata FILE       known errata (default: <answers-dir>/errata.md)\n"
+		"  --errata FILE       known errata (default: $DMALAB_ERRATA, else\n"
+		"                      <answers-dir>/errata.md, else the copy built in)\n"
 		"  --quick, --timeout-mul N   passed to `dmalab check` when labs are run\n"
 		"exit: 0 done, 1 results or progress unusable, 2 usage or malformed answers, 130 interrupted\n");
 }
@@ -281,7 +285,8 @@ int learn_run_check(const struct learn_opts *o, const char *results_dir,
 	argv[n++] = (char *)"check";
 	argv[n++] = (char *)"--labs-dir", argv[n++] = (char *)o->labs_dir;
 	argv[n++] = (char *)"--results", argv[n++] = (char *)results_dir;
-	argv[n++] = (char *)"--errata", argv[n++] = (char *)o->errata_path;
+	if (o->errata_path) /* NULL: no file, the built-in copy */
+		argv[n++] = (char *)"--errata", argv[n++] = (char *)o->errata_path;
 	argv[n++] = (char *)"--timeout-mul", argv[n++] = mul;
 	if (o->quick)
 		argv[n++] = (char *)"--quick";
@@ -364,18 +369,27 @@ static int learn_load(struct learn_ctx *lc)
 {
 	static char path[PATH_MAX];
 	char err[600];
+	int explicit;
 
 	if (ans_load_dir(lc->opt->answers_dir, &lc->ans, err, sizeof(err))) {
 		fprintf(stderr, "dmalab: %s\n", err);
 		return 2;
 	}
+	if (!lc->opt->errata_path && getenv("DMALAB_ERRATA") && *getenv("DMALAB_ERRATA"))
+		lc->opt->errata_path = getenv("DMALAB_ERRATA"); /* as the labs read it */
+	explicit = lc->opt->errata_path != NULL; /* a file named must exist */
 	if (!lc->opt->errata_path) {
 		snprintf(path, sizeof(path), "%s/errata.md", lc->opt->answers_dir);
 		lc->opt->errata_path = path;
 	}
-	if (errata_load(lc->opt->errata_path, &lc->errata, err, sizeof(err)) && errno != ENOENT) {
-		fprintf(stderr, "dmalab: %s\n", err);
-		return 2;
+	if (errata_load(lc->opt->errata_path, &lc->errata, err, sizeof(err))) {
+		/* no file: the copy built into the library, which the labs use too */
+		if (errno != ENOENT || explicit || errata_parse(dmalab_errata_text, "answers/errata.md "
+						   "(built in)", &lc->errata, err, sizeof(err))) {
+			fprintf(stderr, "dmalab: %s\n", err);
+			return 2;
+		}
+		lc->opt->errata_path = NULL;
 	}
 	if (lc->opt->chapter && !ans_find_chapter(&lc->ans, lc->opt->chapter)) {
 		fprintf(stderr, "dmalab: no chapter '%s' in %s\n", lc->opt->chapter,

@@ -1,7 +1,7 @@
 /*
  * main.c - `dmalab`: options, commands, signals.
  *
- *   dmalab list | run NN... | check [NN...] | sysinfo   [options]
+ *   dmalab list | claims | run NN... | check [NN...] | sysinfo   [options]
  *
  * Exit codes: 0 no failure (known errata and skips allowed), 1 a claim
  * failed or a lab broke, 2 usage or bad input, 128 + N stopped by signal N
@@ -28,8 +28,10 @@ volatile sig_atomic_t runner_stop_signal;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: dmalab list | run NN... | check [NN...] | sysinfo  [options]\n"
+		"usage: dmalab list | claims | run NN... | check [NN...] | sysinfo  [options]\n"
 		"  list            every lab, its claims, and whether it will skip here\n"
+		"  claims          every claim's relation, tolerance, rule and sabotage, from\n"
+		"                  the labs' --describe (--format human or json)\n"
 		"  run NN...       run labs, narrated (prints the command line it runs)\n"
 		"  check [NN...]   run every lab (or those named): report card, results.json\n"
 		"  sysinfo         the machine facts the skips are decided on\n"
@@ -41,7 +43,9 @@ static void usage(FILE *f)
 		"                      else tap)\n"
 		"  --timeout-mul N     multiply every lab's timeout by N > 0 (env DMALAB_TIMEOUT_MUL)\n"
 		"  --quick             small sizes (passes --quick to the labs)\n"
-		"  --errata FILE       known errata (default: answers/errata.md, if present)\n"
+		"  --errata FILE       known errata (default: $DMALAB_ERRATA, else answers/errata.md\n"
+		"                      if present, else the copy built in); the labs get it as\n"
+		"                      DMALAB_ERRATA and decide with it\n"
 		"  -h, --help          this text\n"
 		"exit: 0 no failure, 1 a claim failed or a lab broke, 2 usage,\n"
 		"      128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n");
@@ -176,7 +180,7 @@ static void parse_options(struct runner_opts *o, int argc, char **argv)
 
 static void parse_command(struct runner_opts *o, int argc, char **argv)
 {
-	static const char *const cmds[] = { "list", "run", "check", "sysinfo" };
+	static const char *const cmds[] = { "list", "run", "check", "sysinfo", "claims" };
 	size_t i;
 
 	if (optind >= argc) {
@@ -188,23 +192,31 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 		if (!strcmp(o->command, cmds[i]))
 			break;
 	if (i == sizeof(cmds) / sizeof(cmds[0]))
-		die_usage("unknown command '%s' (want list, run, check, sysinfo, grade, quiz, "
-			  "hint or answers)", o->command);
+		die_usage("unknown command '%s' (want list, claims, run, check, sysinfo, grade, "
+			  "quiz, hint or answers)", o->command);
 	o->ids = argv + optind;
 	o->nids = unique_ids(o->ids, argc - optind);
 	if (!strcmp(o->command, "run") && !o->nids)
 		die_usage("'%s' needs at least one lab id, e.g. dmalab run 02", "run");
 	if ((!strcmp(o->command, "sysinfo")) && o->nids)
 		die_usage("'sysinfo' takes no lab id, got '%s'", o->ids[0]);
+	if (!strcmp(o->command, "claims") && o->format == FMT_TAP)
+		die_usage("'claims' prints human or json, not '%s'", "tap");
 }
 
 static void parse_args(struct runner_opts *o, int argc, char **argv)
 {
-	const char *env = getenv("DMALAB_TIMEOUT_MUL");
+	const char *env;
 
 	memset(o, 0, sizeof(*o));
 	o->results_dir = "results";
 	o->errata_path = "answers/errata.md";
+	env = getenv("DMALAB_ERRATA"); /* as a lab reads it: a file that must exist */
+	if (env && *env) {
+		o->errata_path = env;
+		o->errata_explicit = 1;
+	}
+	env = getenv("DMALAB_TIMEOUT_MUL");
 	o->timeout_mul = env && *env ? parse_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
 	o->format = FMT_UNSET;
 	default_labs_dir(argv[0], o->labs_dir, sizeof(o->labs_dir));
@@ -212,8 +224,8 @@ static void parse_args(struct runner_opts *o, int argc, char **argv)
 	parse_command(o, argc, argv);
 	/* one lab is a lesson: narrate it even into a pipe or a log */
 	if (o->format == FMT_UNSET)
-		o->format = isatty(STDOUT_FILENO) || !strcmp(o->command, "run") ?
-			    FMT_HUMAN : FMT_TAP;
+		o->format = isatty(STDOUT_FILENO) || !strcmp(o->command, "run") ||
+			    !strcmp(o->command, "claims") ? FMT_HUMAN : FMT_TAP;
 	o->color = o->format == FMT_HUMAN && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 }
 
@@ -239,14 +251,34 @@ static void install_signals(void)
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
+/* answers/errata.md as built into the library (errata_text.S). */
+extern const char dmalab_errata_text[];
+
+/*
+ * The errata the runner reads its texts from (truth, why, sources) are the
+ * ones every lab decides with: the file is passed on as DMALAB_ERRATA (an
+ * absolute path, so a lab finds it from anywhere).  Without a file (no
+ * --errata, no DMALAB_ERRATA, no answers/errata.md here) both use the copy
+ * built into the library.
+ */
 static void load_errata(struct run_state *rs)
 {
-	char err[512];
+	char err[512], abs[PATH_MAX];
 
-	if (errata_load(rs->opt->errata_path, &rs->errata, err, sizeof(err)) == 0)
+	if (errata_load(rs->opt->errata_path, &rs->errata, err, sizeof(err)) == 0) {
+		if (!realpath(rs->opt->errata_path, abs))
+			snprintf(abs, sizeof(abs), "%s", rs->opt->errata_path);
+		setenv("DMALAB_ERRATA", abs, 1);
 		return;
-	if (errno == ENOENT && !rs->opt->errata_explicit)
-		return;
+	}
+	if (errno == ENOENT && !rs->opt->errata_explicit) {
+		unsetenv("DMALAB_ERRATA");
+		rs->opt->errata_builtin = 1;
+		rs->opt->errata_path = "answers/errata.md, built in";
+		if (errata_parse(dmalab_errata_text, "answers/errata.md (built in)",
+				 &rs->errata, err, sizeof(err)) == 0)
+			return;
+	}
 	fprintf(stderr, "dmalab: %s\n", err);
 	exit(2);
 }
@@ -280,6 +312,8 @@ static int run_command(struct run_state *rs)
 	}
 	if (!strcmp(rs->opt->command, "list"))
 		return cmd_list(rs);
+	if (!strcmp(rs->opt->command, "claims"))
+		return cmd_claims(rs);
 	if (learn_mkdirs(rs->opt->results_dir)) {
 		fprintf(stderr, "dmalab: cannot create '%s': %s\n", rs->opt->results_dir,
 			strerror(errno));

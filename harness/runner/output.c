@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "runner.h"
 
@@ -43,8 +44,8 @@ static const char *verdict_word(const struct claim_res *c)
 	};
 	size_t i;
 
-	if (c->erratum)
-		return "contradicted";
+	if (claim_res_known(c))
+		return "contradicted"; /* as the known erratum predicts */
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (!strcmp(c->status, words[i].status))
 			return words[i].word;
@@ -55,7 +56,7 @@ static const char *verdict_color(const struct claim_res *c)
 {
 	if (!strcmp(c->status, "pass"))
 		return C_GREEN;
-	if (c->erratum)
+	if (claim_res_known(c))
 		return C_BLUE;
 	if (!strcmp(c->status, "fail") || !strcmp(c->status, "error") ||
 	    !strcmp(c->status, "not_run"))
@@ -67,7 +68,7 @@ static const char *lab_color(const char *status)
 {
 	if (!strcmp(status, "pass"))
 		return C_GREEN;
-	if (!strcmp(status, "skip"))
+	if (!strcmp(status, "skip") || !strcmp(status, "inconclusive"))
 		return C_YELLOW;
 	return C_RED;
 }
@@ -108,6 +109,7 @@ static const char *op_symbol(const char *op)
 		{ "ge", ">= " }, { "gt", "> " }, { "le", "<= " }, { "lt", "< " },
 		{ "ratio_ge", ">= " }, { "ratio_le", "<= " }, { "int_eq", "= " },
 		{ "errno_eq", "= " }, { "cuda_err_eq", "= " }, { "near", "~ " },
+		{ "eq", "= " },
 	};
 	size_t i;
 
@@ -137,10 +139,79 @@ static void fmt_want(const struct claim_res *c, char *buf, size_t len)
 	snprintf(buf, len, "%s%s%s", op_symbol(c->op), a, tol);
 }
 
-/* "got 7.9 x, want >= 1.3 x", or the skip reason, into buf. */
+/* " [7.5, 8.2]": the interval the verdict was decided on, if it has one. */
+static void fmt_interval(const struct claim_res *c, char *buf, size_t len)
+{
+	char lo[48], hi[48];
+
+	buf[0] = '\0';
+	if (isnan(c->got_lo) || isnan(c->got_hi) || c->got_lo == c->got_hi || c->got_name)
+		return;
+	fmt_num(c->got_lo, NULL, lo, sizeof(lo));
+	fmt_num(c->got_hi, NULL, hi, sizeof(hi));
+	snprintf(buf, len, " [%s, %s]", isinf(c->got_lo) ? "-inf" : lo,
+		 isinf(c->got_hi) ? "inf" : hi);
+}
+
+void fmt_expect(const char *expect, char *buf, size_t len)
+{
+	struct claim_want w;
+	char name[64], word[16];
+
+	if (!expect || !*expect) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	if (sscanf(expect, "eq %15s", word) == 1 &&
+	    (!strcmp(word, "true") || !strcmp(word, "false")))
+		snprintf(buf, len, "= %s", word);
+	else if (lab_want_parse(expect, &w, name, sizeof(name)) == 0)
+		lab_want_text(&w, buf, len);
+	else
+		snprintf(buf, len, "%s", expect);
+}
+
+/* The erratum's relation with the claim's unit: "= 3", ">= 3 x". */
+static void fmt_prediction(const struct claim_res *c, char *buf, size_t len)
+{
+	struct claim_want w;
+	char rel[96], name[64];
+	int numeric = c->erratum_expect &&
+		      lab_want_parse(c->erratum_expect, &w, name, sizeof(name)) == 0 &&
+		      !w.name && !strstr(c->erratum_expect, "true") &&
+		      !strstr(c->erratum_expect, "false");
+	int unit = numeric && c->unit && *c->unit;
+
+	fmt_expect(c->erratum_expect, rel, sizeof(rel));
+	snprintf(buf, len, "%s%s%s", rel, unit ? " " : "", unit ? c->unit : "");
+}
+
+void fmt_erratum(const struct claim_res *c, char *buf, size_t len)
+{
+	char pred[160];
+
+	buf[0] = '\0';
+	if (!c->erratum_status[0] || strcmp(c->status, "fail"))
+		return;
+	fmt_prediction(c, pred, sizeof(pred));
+	if (!strcmp(c->erratum_status, "predicted") && !c->erratum_expect)
+		snprintf(buf, len, "known erratum %s (marked so in the results)", c->id);
+	else if (!strcmp(c->erratum_status, "predicted"))
+		snprintf(buf, len, "known erratum %s: it predicts %s, and this run meets it",
+			 c->id, pred);
+	else if (!strcmp(c->erratum_status, "not-applicable"))
+		snprintf(buf, len, "erratum %s predicts %s only when %s: not on this machine, "
+			 "so the contradiction is unexplained", c->id, pred,
+			 c->erratum_when ? c->erratum_when : "its when: holds");
+	else
+		snprintf(buf, len, "erratum %s predicts %s: this run does not meet it, so the "
+			 "contradiction is unexplained", c->id, pred);
+}
+
+/* "got 7.9 x [7.5, 8.2], want >= 1.3 x", or the skip reason, into buf. */
 void fmt_got_want(const struct claim_res *c, char *buf, size_t len)
 {
-	char got[64], want[160];
+	char got[64], want[160], iv[112];
 
 	buf[0] = '\0';
 	if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive")) {
@@ -150,7 +221,7 @@ void fmt_got_want(const struct claim_res *c, char *buf, size_t len)
 			 c->detail && !same ? ": " : "", c->detail ? c->detail : "");
 		return;
 	}
-	if (!claim_decided(c) || isnan(c->got))
+	if (!claim_res_decided(c) || isnan(c->got))
 		return;
 	if (c->op && !strcmp(c->op, "true")) {
 		snprintf(buf, len, "got %s, want yes", c->got != 0 ? "yes" : "no");
@@ -161,7 +232,11 @@ void fmt_got_want(const struct claim_res *c, char *buf, size_t len)
 	else
 		fmt_num(c->got, c->unit, got, sizeof(got));
 	fmt_want(c, want, sizeof(want));
-	snprintf(buf, len, "got %s, want %s", got, want);
+	fmt_interval(c, iv, sizeof(iv));
+	/* beside an erratum's prediction, the want is named for what it is */
+	snprintf(buf, len, "got %s%s, %s %s", got, iv,
+		 c->erratum_status[0] && !strcmp(c->status, "fail") ? "the chapter says" : "want",
+		 want);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -169,16 +244,20 @@ void fmt_got_want(const struct claim_res *c, char *buf, size_t len)
 
 static void human_claim(struct run_state *rs, const struct claim_res *c)
 {
-	char gw[512];
+	char gw[512], er[512];
 
 	printf("  %s%-13s%s %s  %s\n", col(rs, verdict_color(c)), verdict_word(c),
 	       col(rs, C_OFF), c->id, c->text ? c->text : "");
 	fmt_got_want(c, gw, sizeof(gw));
-	if (c->erratum)
-		printf("  %-13s %s(known erratum: %s)%s\n", "", col(rs, C_BLUE),
-		       c->erratum->truth, col(rs, C_OFF));
+	fmt_erratum(c, er, sizeof(er));
 	if (gw[0])
 		printf("  %-13s %s\n", "", gw);
+	if (er[0])
+		printf("  %-13s %s%s%s\n", "", col(rs, claim_res_known(c) ? C_BLUE : C_RED),
+		       er, col(rs, C_OFF));
+	if (er[0] && claim_res_known(c) && c->erratum_truth)
+		printf("  %-13s %struth: %s%s\n", "", col(rs, C_BLUE), c->erratum_truth,
+		       col(rs, C_OFF));
 	if (c->note)
 		printf("  %-13s %snote: %s%s\n", "", col(rs, C_DIM), c->note, col(rs, C_OFF));
 }
@@ -199,6 +278,8 @@ static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
 	else if (!strcmp(lab->status, "skip"))
 		printf(": %s%s%s", lab->skip_reason, lab->skip_detail[0] ? ": " : "",
 		       lab->skip_detail);
+	else if (!strcmp(lab->status, "inconclusive"))
+		printf(": no claim decided either way");
 	printf("%s", col(rs, C_OFF));
 	if (lab->log_path[0])
 		printf(", %.1f s, log %s", lab->duration_s, lab->log_path);
@@ -234,22 +315,29 @@ static void tap_claim(const struct claim_res *c, int number)
 {
 	int ok = strcmp(c->status, "fail") && strcmp(c->status, "error") &&
 		 strcmp(c->status, "not_run") && strcmp(c->status, "pending");
+	char gw[512], er[512];
 
-	printf("    %s %d - ", ok || c->erratum ? (ok ? "ok" : "not ok") : "not ok", number);
+	printf("    %s %d - ", ok ? "ok" : "not ok", number);
 	tap_desc(stdout, c->id);
 	printf(" ");
 	tap_desc(stdout, c->text);
 	printf(" [");
 	tap_desc(stdout, c->question);
 	printf("]");
-	if (c->erratum)
-		printf(" # TODO known erratum");
+	if (claim_res_known(c))
+		printf(" # TODO known erratum %s", c->id);
 	else if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive"))
 		printf(" # SKIP %s%s%s", c->reason ? c->reason : c->status,
 		       c->detail ? ": " : "", c->detail ? c->detail : "");
 	else if (!strcmp(c->status, "not_run"))
 		printf(" (not run)");
 	printf("\n");
+	if (strcmp(c->status, "fail"))
+		return;
+	/* a contradiction: what the chapter says, and what its erratum predicts */
+	fmt_got_want(c, gw, sizeof(gw));
+	fmt_erratum(c, er, sizeof(er));
+	printf("    # %s: %s%s%s\n", c->id, gw[0] ? gw : "contradicted", er[0] ? "; " : "", er);
 }
 
 static void tap_lab_yaml(const struct lab_entry *lab)
@@ -273,7 +361,8 @@ static void tap_lab_yaml(const struct lab_entry *lab)
 
 static void tap_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
 {
-	int k, ok = !strcmp(lab->status, "pass") || !strcmp(lab->status, "skip");
+	int k, ok = !strcmp(lab->status, "pass") || !strcmp(lab->status, "skip") ||
+		    !strcmp(lab->status, "inconclusive");
 
 	printf("    # Subtest: lab-%s %s\n", lab->id, lab->title);
 	printf("    1..%d\n", lab->nclaims);
@@ -284,6 +373,8 @@ static void tap_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
 	if (!strcmp(lab->status, "skip"))
 		printf(" # SKIP %s%s%s", lab->skip_reason, lab->skip_detail[0] ? ": " : "",
 		       lab->skip_detail);
+	else if (!strcmp(lab->status, "inconclusive"))
+		printf(" # SKIP inconclusive: no claim decided either way");
 	printf("\n");
 	tap_lab_yaml(lab);
 }
@@ -340,8 +431,13 @@ void out_lab_point(struct run_state *rs, struct lab_entry *lab, const struct tap
 	if (!c || c->shown)
 		return;
 	claim_from_point(c, pt);
-	if (!strcmp(c->status, "fail"))
-		c->erratum = errata_find(&rs->errata, c->id);
+	c->erratum = c->erratum_status[0] ? errata_find(&rs->errata, c->id) : NULL;
+	if (c->erratum && !c->erratum_truth && c->erratum->truth)
+		c->erratum_truth = strdup(c->erratum->truth);
+	if (c->erratum && !c->erratum_expect && c->erratum->expect_text)
+		c->erratum_expect = strdup(c->erratum->expect_text);
+	if (c->erratum && !c->erratum_when && c->erratum->when_text)
+		c->erratum_when = strdup(c->erratum->when_text);
 	human_claim(rs, c);
 	c->shown = 1;
 	fflush(stdout);
@@ -363,14 +459,15 @@ static void card_claim(struct run_state *rs, const struct claim_res *c, FILE *f,
 		       const char *prefix)
 {
 	const char *word = verdict_word(c);
-	char gw[512];
+	char gw[512], er[512];
 
 	fmt_got_want(c, gw, sizeof(gw));
+	fmt_erratum(c, er, sizeof(er));
 	fprintf(f, "%s      %-7s %s%s%s", prefix, c->id, col(rs, verdict_color(c)), word,
 		col(rs, C_OFF));
-	if (gw[0] || c->erratum)
-		fprintf(f, "%*s%s%s", 14 - (int)strlen(word), "", gw,
-			c->erratum ? " (known erratum)" : "");
+	if (gw[0] || er[0])
+		fprintf(f, "%*s%s%s%s", 14 - (int)strlen(word), "", gw,
+			gw[0] && er[0] ? "; " : "", er);
 	fputc('\n', f);
 }
 
@@ -386,6 +483,8 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 		status, col(rs, C_OFF), lab->title);
 	if (lab->error_kind)
 		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
+	if (!strcmp(status, "inconclusive"))
+		fprintf(f, "%s              no claim decided either way\n", prefix);
 	if (!strcmp(status, "skip")) {
 		fprintf(f, "%s              %s%s%s\n", prefix, lab->skip_reason,
 			lab->skip_detail[0] ? ": " : "", lab->skip_detail);
@@ -405,11 +504,30 @@ void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
 		card_lab(rs, &rs->labs[i], f, prefix);
 }
 
-/* Counting labs; an error counts as failed. */
+/* Counting labs; an error counts as failed; inconclusive labs apart, named
+ * only when there are some. */
 static void summary_line(const struct totals *t, FILE *f)
 {
-	fprintf(f, "summary: %d passed, %d failed, %d skipped\n", t->lab_pass,
+	fprintf(f, "summary: %d passed, %d failed, %d skipped", t->lab_pass,
 		t->lab_fail + t->lab_error, t->lab_skip);
+	if (t->lab_inconclusive)
+		fprintf(f, ", %d inconclusive", t->lab_inconclusive);
+	fputc('\n', f);
+}
+
+/* Contradicted claims whose erratum this run did not bear out. */
+static int unexplained_errata(const struct run_state *rs)
+{
+	int i, k, n = 0;
+
+	for (i = 0; i < rs->nlabs; i++)
+		for (k = 0; k < rs->labs[i].nclaims; k++) {
+			const struct claim_res *c = &rs->labs[i].claims[k];
+
+			n += !strcmp(c->status, "fail") && c->erratum_status[0] &&
+			     !claim_res_known(c);
+		}
+	return n;
 }
 
 void out_run_end(struct run_state *rs)
@@ -425,12 +543,17 @@ void out_run_end(struct run_state *rs)
 		fprintf(f, "%saborted (%s): %d lab%s not run\n", prefix,
 			signal_name(rs->aborted), t.lab_not_run, t.lab_not_run == 1 ? "" : "s");
 	if (t.labs && !t.pass && !t.fail && !t.erratum && !t.lab_error && !rs->aborted)
-		fprintf(f, "%snothing was evaluated: every claim was skipped on this "
-			"machine (reasons above)\n", prefix);
+		fprintf(f, "%snothing was evaluated: every claim was skipped%s on this "
+			"machine (reasons above)\n", prefix,
+			t.inconclusive ? " or inconclusive" : "");
 	if (t.erratum)
 		fprintf(f, "%s%d failed claim(s) are known errata of the chapters "
-			"(%s): they do not fail the run\n", prefix, t.erratum,
-			rs->opt->errata_path);
+			"(%s): each lab measured what its erratum predicts, so they do not "
+			"fail the run\n", prefix, t.erratum, rs->opt->errata_path);
+	if (unexplained_errata(rs))
+		fprintf(f, "%s%d contradicted claim(s) have an erratum whose prediction "
+			"this run did not meet: they fail the run\n", prefix,
+			unexplained_errata(rs));
 	summary_line(&t, f);
 	fflush(f);
 }

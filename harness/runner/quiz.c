@@ -439,9 +439,15 @@ static void show_measured(struct quiz *z, const struct ans_question *q)
 	for (k = 0; k < q->nclaims; k++) {
 		claim_view_make(lc, q->claims[k], &v);
 		printf("  %-6s %-13s %s [lab-%s]\n", v.id, claim_view_word(&v), v.evidence, v.lab);
-		if (v.known && v.erratum)
+		if (v.state == ANS_CONTRADICTED && v.c->erratum_status[0]) {
+			char line[600];
+
+			fmt_erratum(v.c, line, sizeof(line));
+			printf("         %s\n", line);
+		}
+		if (v.known && (v.c->erratum_truth || v.erratum))
 			printf("         %s %s\n", TR(lc, "known erratum:", "已知勘误："),
-			       v.erratum->truth);
+			       v.c->erratum_truth ? v.c->erratum_truth : v.erratum->truth);
 	}
 }
 

@@ -30,14 +30,16 @@ void claim_res_reset(struct claim_res *c)
 {
 	memset(c, 0, sizeof(*c));
 	set_status(c, "pending");
-	c->got = c->want = c->lo = c->hi = NAN;
+	c->got = c->got_lo = c->got_hi = c->want = c->lo = c->hi = NAN;
 	c->tol_abs = c->tol_rel = NAN;
 }
 
 void claim_res_free(struct claim_res *c)
 {
 	char **strs[] = { &c->id, &c->question, &c->text, &c->op, &c->unit,
-			  &c->reason, &c->detail, &c->note, &c->got_name, &c->want_name };
+			  &c->reason, &c->detail, &c->note, &c->got_name, &c->want_name,
+			  &c->chapter, &c->want_text, &c->erratum_expect, &c->erratum_when,
+			  &c->erratum_truth };
 	size_t i;
 
 	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -46,9 +48,35 @@ void claim_res_free(struct claim_res *c)
 	}
 }
 
-int claim_decided(const struct claim_res *c)
+int claim_res_decided(const struct claim_res *c)
 {
 	return strcmp(c->status, "pending") && strcmp(c->status, "not_run");
+}
+
+int claim_res_known(const struct claim_res *c)
+{
+	return !strcmp(c->status, "fail") && !strcmp(c->erratum_status, "predicted");
+}
+
+static void set_erratum_status(struct claim_res *c, const char *s)
+{
+	snprintf(c->erratum_status, sizeof(c->erratum_status), "%.15s", s ? s : "");
+}
+
+void claim_erratum_from_json(struct claim_res *c, const struct json *e)
+{
+	set_erratum_status(c, NULL);
+	set_str(&c->erratum_expect, NULL);
+	set_str(&c->erratum_when, NULL);
+	set_str(&c->erratum_truth, NULL);
+	if (e && e->type == JSON_BOOL && e->num != 0) {
+		set_erratum_status(c, "predicted"); /* results.json before the lab decided */
+	} else if (e && e->type == JSON_OBJ) {
+		set_erratum_status(c, json_get_str(e, "status", NULL));
+		set_str(&c->erratum_expect, json_get_str(e, "expect", NULL));
+		set_str(&c->erratum_when, json_get_str(e, "when", NULL));
+		set_str(&c->erratum_truth, json_get_str(e, "truth", NULL));
+	}
 }
 
 /* The claim with this id; a claim the plan did not list is appended. */
@@ -78,6 +106,10 @@ void claim_from_json(struct claim_res *c, const struct json *o)
 		set_str(&c->question, json_get_str(o, "question", NULL));
 	if (!c->text)
 		set_str(&c->text, json_get_str(o, "text", NULL));
+	if (json_get_str(o, "chapter", NULL))
+		set_str(&c->chapter, json_get_str(o, "chapter", NULL));
+	if (json_get_str(o, "want_text", NULL))
+		set_str(&c->want_text, json_get_str(o, "want_text", NULL));
 	set_str(&c->op, json_get_str(o, "op", NULL));
 	set_str(&c->unit, json_get_str(o, "unit", NULL));
 	set_str(&c->reason, json_get_str(o, "reason", NULL));
@@ -86,11 +118,14 @@ void claim_from_json(struct claim_res *c, const struct json *o)
 	set_str(&c->got_name, json_get_str(o, "got_name", NULL));
 	set_str(&c->want_name, json_get_str(o, "want_name", NULL));
 	c->got = json_get_num(o, "got", NAN);
+	c->got_lo = json_get_num(o, "got_lo", NAN);
+	c->got_hi = json_get_num(o, "got_hi", NAN);
 	c->want = json_get_num(o, "want", NAN);
 	c->lo = json_get_num(o, "lo", NAN);
 	c->hi = json_get_num(o, "hi", NAN);
 	c->tol_abs = json_get_num(tol, "abs", NAN);
 	c->tol_rel = json_get_num(tol, "rel", NAN);
+	claim_erratum_from_json(c, json_get(o, "erratum"));
 	c->json = o;
 }
 
@@ -124,12 +159,23 @@ void claim_from_point(struct claim_res *c, const struct tap_point *pt)
 	set_str(&c->unit, pt->unit);
 	set_str(&c->got_name, pt->got_name);
 	set_str(&c->want_name, pt->want_name);
+	if (pt->note[0])
+		set_str(&c->note, pt->note);
 	c->got = yaml_num(pt->got);
+	c->got_lo = yaml_num(pt->got_lo);
+	c->got_hi = yaml_num(pt->got_hi);
 	c->want = yaml_num(pt->want);
 	c->lo = yaml_num(pt->lo);
 	c->hi = yaml_num(pt->hi);
 	if (sscanf(pt->tol, "{abs: %lf, rel: %lf}", &c->tol_abs, &c->tol_rel) != 2)
 		c->tol_abs = c->tol_rel = NAN;
+	/* the erratum's status is in the YAML; "# TODO known erratum NN.k"
+	 * alone (a stream without YAML) says predicted */
+	set_erratum_status(c, pt->erratum);
+	if (!pt->erratum[0] && !strcmp(pt->directive, "TODO") &&
+	    !strncmp(pt->dir_text, "known erratum", 13))
+		set_erratum_status(c, "predicted");
+	set_str(&c->erratum_expect, pt->erratum_expect);
 	if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive")) {
 		char reason[64] = "", *colon;
 
@@ -167,7 +213,7 @@ static int merge_json(struct lab_entry *lab)
 
 		/* "pending" in a file written just before a verdict the TAP
 		 * stream still carried: keep the verdict */
-		if (r && (!claim_decided(r) || strcmp(json_get_str(c, "status", ""), "pending")))
+		if (r && (!claim_res_decided(r) || strcmp(json_get_str(c, "status", ""), "pending")))
 			claim_from_json(r, c);
 	}
 	return 0;
@@ -186,10 +232,15 @@ static void merge_tap(struct lab_entry *lab, const struct tap_scan *ts)
 }
 
 struct claim_counts {
-	int decided, pass, fail, known, skipped, error;
+	int decided, pass, fail, known, skipped, inconclusive, error;
 };
 
-/* Marks errata and unreached claims; counts what the status rules need. */
+/*
+ * Marks unreached claims; counts what the status rules need.  A failed
+ * claim is a known erratum only when the lab says its erratum predicted
+ * this run's value (PROTOCOL.md 5); the runner's errata file gives the
+ * texts (truth, why, sources) of any erratum the lab named.
+ */
 static void settle_claims(struct run_state *rs, struct lab_entry *lab,
 			  struct claim_counts *n)
 {
@@ -199,20 +250,28 @@ static void settle_claims(struct run_state *rs, struct lab_entry *lab,
 	for (i = 0; i < lab->nclaims; i++) {
 		struct claim_res *c = &lab->claims[i];
 
-		if (!claim_decided(c)) {
+		if (!claim_res_decided(c)) {
 			set_status(c, "not_run");
 			continue;
 		}
 		n->decided++;
+		c->erratum = c->erratum_status[0] ? errata_find(&rs->errata, c->id) : NULL;
+		if (c->erratum && !c->erratum_truth)
+			set_str(&c->erratum_truth, c->erratum->truth);
+		if (c->erratum && !c->erratum_expect)
+			set_str(&c->erratum_expect, c->erratum->expect_text);
+		if (c->erratum && !c->erratum_when)
+			set_str(&c->erratum_when, c->erratum->when_text);
 		if (!strcmp(c->status, "fail")) {
-			c->erratum = errata_find(&rs->errata, c->id);
-			if (c->erratum)
+			if (claim_res_known(c))
 				n->known++;
 			else
 				n->fail++;
 		} else if (!strcmp(c->status, "pass")) {
 			n->pass++;
-		} else if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive")) {
+		} else if (!strcmp(c->status, "inconclusive")) {
+			n->inconclusive++;
+		} else if (!strcmp(c->status, "skip")) {
 			n->skipped++;
 		} else {
 			n->error++;
@@ -220,10 +279,10 @@ static void settle_claims(struct run_state *rs, struct lab_entry *lab,
 	}
 }
 
-static void lab_error(struct lab_entry *lab, const char *kind, const char *fmt, ...)
+static void lab_set_error(struct lab_entry *lab, const char *kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void lab_error(struct lab_entry *lab, const char *kind, const char *fmt, ...)
+static void lab_set_error(struct lab_entry *lab, const char *kind, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -274,35 +333,35 @@ static int classify_error(struct lab_entry *lab, const struct spawn_result *sr,
 	const char *why = lab->record ? json_get_str(lab->record, "error", NULL) : NULL;
 
 	if (sr->exec_errno)
-		lab_error(lab, "missing", "cannot run %.300s: %s", lab->path, strerror(sr->exec_errno));
+		lab_set_error(lab, "missing", "cannot run %.300s: %s", lab->path, strerror(sr->exec_errno));
 	else if (sr->aborted)
-		lab_error(lab, "aborted", "stopped: the runner got %s and sent the lab %s; "
+		lab_set_error(lab, "aborted", "stopped: the runner got %s and sent the lab %s; "
 			  "%d of %d claims decided", signal_name(runner_stop_signal),
 			  stopped_with(sr), n->decided, lab->nclaims);
 	else if (sr->timed_out)
-		lab_error(lab, "timeout", "still running after its %g s timeout, %d of %d "
+		lab_set_error(lab, "timeout", "still running after its %g s timeout, %d of %d "
 			  "claims decided; stopped with %s", limit_s, n->decided, lab->nclaims,
 			  stopped_with(sr));
 	else if (sr->signal)
-		lab_error(lab, "signal", "killed by %s after %d of %d claims",
+		lab_set_error(lab, "signal", "killed by %s after %d of %d claims",
 			  signal_name(sr->signal), n->decided, lab->nclaims);
 	else if (sr->exit_code == 99)
-		lab_error(lab, "setup", "setup error (exit 99): %s",
+		lab_set_error(lab, "setup", "setup error (exit 99): %s",
 			  why ? why : ts->bail[0] ? ts->bail : "no message");
 	else if (sr->exit_code != 0 && sr->exit_code != 1 && sr->exit_code != 77)
-		lab_error(lab, "bad-exit", "exit code %d (a lab exits 0, 1, 77 or 99)",
+		lab_set_error(lab, "bad-exit", "exit code %d (a lab exits 0, 1, 77 or 99)",
 			  sr->exit_code);
 	else if (!lab->record && ts->plan < 0 && !ts->npoints)
-		lab_error(lab, "bad-output", "no usable record: %s; %d of %d stdout lines "
+		lab_set_error(lab, "bad-output", "no usable record: %s; %d of %d stdout lines "
 			  "were not TAP", lab->record_error, ts->nother, ts->nlines);
 	else if (!n->decided)
-		lab_error(lab, "vacuous", "exited %d without deciding or skipping any of "
+		lab_set_error(lab, "vacuous", "exited %d without deciding or skipping any of "
 			  "its %d claims", sr->exit_code, lab->nclaims);
 	else if (n->error)
-		lab_error(lab, "bad-output", "exited %d with %d claims in error",
+		lab_set_error(lab, "bad-output", "exited %d with %d claims in error",
 			  sr->exit_code, n->error);
 	else if (n->decided < lab->nclaims)
-		lab_error(lab, "bad-output", "exited %d with %d of %d claims never decided",
+		lab_set_error(lab, "bad-output", "exited %d with %d of %d claims never decided",
 			  sr->exit_code, lab->nclaims - n->decided, lab->nclaims);
 	else
 		return 0;
@@ -325,6 +384,8 @@ void record_finish(struct run_state *rs, struct lab_entry *lab,
 		return;
 	if (n.fail)
 		lab->status = "fail";
+	else if (!n.pass && !n.known && n.inconclusive)
+		lab->status = "inconclusive"; /* decided nothing either way */
 	else if (!n.pass && !n.known)
 		lab_skip_info(lab);
 	else
@@ -337,7 +398,7 @@ void record_not_run(struct lab_entry *lab, const char *kind, const char *why)
 	int i;
 
 	for (i = 0; i < lab->nclaims; i++)
-		if (!claim_decided(&lab->claims[i]))
+		if (!claim_res_decided(&lab->claims[i]))
 			set_status(&lab->claims[i], "not_run");
-	lab_error(lab, kind, "%s", why);
+	lab_set_error(lab, kind, "%s", why);
 }

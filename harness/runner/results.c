@@ -16,16 +16,13 @@
 /* ------------------------------------------------------------------------ */
 /* Totals and the run's status                                              */
 
-/* A failed claim that is a known erratum: judged by this run, or marked so
- * in the earlier file a kept lab comes from. */
+/* A failed claim that is a known erratum: its lab said its erratum
+ * predicted the value (this run, or the earlier file a kept lab comes from,
+ * read by claim_from_json). */
 static int claim_known(const struct claim_res *c, int kept)
 {
-	const struct json *e;
-
-	if (!kept)
-		return c->erratum != NULL;
-	e = c->json ? json_get(c->json, "erratum") : NULL;
-	return e && e->type == JSON_BOOL && e->num != 0;
+	(void)kept;
+	return claim_res_known(c);
 }
 
 static void count_claim(const struct claim_res *c, int known, struct totals *t)
@@ -56,6 +53,7 @@ static void count_lab(const struct lab_entry *lab, int kept, struct totals *t)
 	t->lab_pass += !strcmp(s, "pass");
 	t->lab_fail += !strcmp(s, "fail");
 	t->lab_skip += !strcmp(s, "skip");
+	t->lab_inconclusive += !strcmp(s, "inconclusive");
 	t->lab_error += !strcmp(s, "error");
 	t->lab_not_run += !strcmp(s, "not_run");
 	for (k = 0; k < lab->nclaims; k++)
@@ -110,6 +108,7 @@ static void write_totals(const struct totals *t, struct json_writer *w)
 	jw_kint(w, "pass", t->lab_pass);
 	jw_kint(w, "fail", t->lab_fail);
 	jw_kint(w, "skip", t->lab_skip);
+	jw_kint(w, "inconclusive", t->lab_inconclusive);
 	jw_kint(w, "error", t->lab_error);
 	jw_kint(w, "not_run", t->lab_not_run);
 	jw_obj_end(w);
@@ -225,6 +224,24 @@ static void knum_or_null(struct json_writer *w, const char *k, double v)
 	jw_knum(w, k, v); /* NaN is written as null */
 }
 
+/* The lab's word on the claim's erratum, from its TAP YAML when there is no
+ * JSON record: null, or {status, expect, when, truth}. */
+static void write_erratum(const struct claim_res *c, struct json_writer *w)
+{
+	jw_key(w, "erratum");
+	if (!c->erratum_status[0]) {
+		jw_null(w);
+		return;
+	}
+	jw_obj_begin(w);
+	jw_kstr(w, "status", c->erratum_status);
+	jw_kstr(w, "expect", c->erratum_expect);
+	jw_kstr(w, "when", c->erratum_when ? c->erratum_when :
+		c->erratum ? c->erratum->when_text : NULL);
+	jw_kstr(w, "truth", c->erratum_truth);
+	jw_obj_end(w);
+}
+
 /* A claim only the TAP stream or the plan knows about. */
 static void write_claim_fields(const struct claim_res *c, struct json_writer *w)
 {
@@ -234,6 +251,8 @@ static void write_claim_fields(const struct claim_res *c, struct json_writer *w)
 	jw_kstr(w, "status", c->status);
 	jw_kstr(w, "op", c->op);
 	knum_or_null(w, "got", c->got);
+	knum_or_null(w, "got_lo", c->got_lo);
+	knum_or_null(w, "got_hi", c->got_hi);
 	knum_or_null(w, "want", c->want);
 	knum_or_null(w, "lo", c->lo);
 	knum_or_null(w, "hi", c->hi);
@@ -243,12 +262,15 @@ static void write_claim_fields(const struct claim_res *c, struct json_writer *w)
 	jw_kstr(w, "reason", c->reason);
 	jw_kstr(w, "detail", c->detail);
 	jw_kstr(w, "note", c->note);
+	jw_kstr(w, "chapter", c->chapter);
+	write_erratum(c, w);
 	jw_key(w, "stats");
 	jw_arr_begin(w);
 	jw_arr_end(w);
 }
 
-/* The lab's claim object verbatim (every sample), with the runner's status. */
+/* The lab's claim object verbatim (every sample, its erratum object), with
+ * the runner's status and the chapter's relation as text (--describe). */
 static void write_claim(const struct claim_res *c, struct json_writer *w)
 {
 	const struct json *m;
@@ -258,7 +280,7 @@ static void write_claim(const struct claim_res *c, struct json_writer *w)
 		write_claim_fields(c, w);
 	} else {
 		for (m = c->json->child; m; m = m->next) {
-			if (!strcmp(m->key, "erratum"))
+			if (!strcmp(m->key, "want_text"))
 				continue;
 			if (!strcmp(m->key, "status")) {
 				jw_kstr(w, "status", c->status);
@@ -268,8 +290,7 @@ static void write_claim(const struct claim_res *c, struct json_writer *w)
 			jw_value(w, m);
 		}
 	}
-	if (c->erratum)
-		jw_kbool(w, "erratum", 1);
+	jw_kstr(w, "want_text", c->want_text);
 	jw_obj_end(w);
 }
 

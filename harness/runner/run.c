@@ -146,7 +146,7 @@ static void stop_rest(struct run_state *rs, int from)
 
 		lab->status = "not_run";
 		for (k = 0; k < lab->nclaims; k++)
-			if (!claim_decided(&lab->claims[k]))
+			if (!claim_res_decided(&lab->claims[k]))
 				snprintf(lab->claims[k].status, sizeof(lab->claims[k].status),
 					 "not_run");
 		out_lab_end(rs, lab, i + 1);

@@ -10,6 +10,7 @@
  *   merge.c    `run NN`: the labs of the earlier results.json it keeps
  *   output.c   human and TAP presentation, report card, summary line
  *   list.c     `dmalab list`: plans and predicted skips
+ *   claims.c   `dmalab claims`: every claim's relation, from --describe
  *
  * The runner never initialises CUDA: it forks labs, and a process that has
  * touched CUDA must not fork.
@@ -39,8 +40,10 @@ struct runner_opts {
 	enum out_format format;
 	double timeout_mul;     /* > 0 */
 	int quick;
-	const char *errata_path;
-	int errata_explicit;    /* --errata given: a missing file is an error */
+	const char *errata_path; /* the errata file the runner reads; the labs
+				  * get it as DMALAB_ERRATA (main.c) */
+	int errata_explicit;    /* --errata or DMALAB_ERRATA: a missing file is an error */
+	int errata_builtin;     /* no file: the copy built into the library */
 	char **ids;             /* lab ids asked for ("02"), NULL-terminated */
 	int nids;
 	int color;              /* human format on a tty without NO_COLOR */
@@ -50,9 +53,17 @@ struct runner_opts {
 struct claim_res {
 	char *id, *question, *text;
 	char status[16];     /* pass fail skip inconclusive error not_run pending */
-	const struct erratum *erratum; /* set on a failed claim that is known */
+	char *chapter;       /* the chapter's figure (--describe or the record) */
+	char *want_text;     /* the chapter's relation as text (--describe) */
+	/* The lab's word on a contradicted claim's erratum (its JSON record,
+	 * or the TAP YAML): "" none listed, "predicted" (a known erratum),
+	 * "not-predicted", "not-applicable" (its when: does not hold here). */
+	char erratum_status[16];
+	char *erratum_expect, *erratum_when, *erratum_truth; /* as the lab said */
+	const struct erratum *erratum; /* the runner's errata text for the id
+					* (truth, why, sources); NULL if none */
 	char *op, *unit, *reason, *detail, *note, *got_name, *want_name;
-	double got, want, lo, hi, tol_abs, tol_rel; /* NaN when absent */
+	double got, got_lo, got_hi, want, lo, hi, tol_abs, tol_rel; /* NaN when absent */
 	const struct json *json; /* the lab JSON's claim object, or NULL */
 	int shown;           /* already printed live (human format) */
 };
@@ -69,7 +80,7 @@ struct lab_entry {
 	int nclaims;
 
 	/* outcome */
-	const char *status;   /* pass fail skip error not_run; NULL: not yet */
+	const char *status;   /* pass fail skip inconclusive error not_run; NULL: not yet */
 	char skip_reason[64], skip_detail[256];
 	const char *error_kind; /* timeout signal bad-exit setup vacuous bad-output missing aborted */
 	char error_msg[512];
@@ -115,6 +126,8 @@ struct tap_point {
 	char yaml_status[16];
 	char got[64], want[64], lo[64], hi[64], op[24], unit[32], tol[64];
 	char got_name[64], want_name[64], reason[64], detail[256];
+	char got_lo[64], got_hi[64], note[256];
+	char erratum[32], erratum_expect[128]; /* the lab's erratum status, expect */
 };
 
 struct tap_sink {
@@ -177,7 +190,17 @@ void claim_from_json(struct claim_res *c, const struct json *o);
 void record_finish(struct run_state *rs, struct lab_entry *lab,
 		   const struct spawn_result *sr, const struct tap_scan *ts);
 void record_not_run(struct lab_entry *lab, const char *kind, const char *why);
-int claim_decided(const struct claim_res *c);
+int claim_res_decided(const struct claim_res *c);
+/* A failed claim the lab called its known erratum (erratum "predicted"). */
+int claim_res_known(const struct claim_res *c);
+/* The lab's erratum object of a claim: {status, expect, when, truth} (or
+ * `true`, the older results.json) into c's erratum fields. */
+void claim_erratum_from_json(struct claim_res *c, const struct json *e);
+/* One line on a contradicted claim's erratum, or "" when none is listed:
+ * "known erratum 02.2: predicts >= 3, and this run meets it". */
+void fmt_erratum(const struct claim_res *c, char *buf, size_t len);
+/* A relation as written in errata.md ("ge 3") in lab_want_text's words. */
+void fmt_expect(const char *expect, char *buf, size_t len);
 
 /* A lab of results.json: run now, or kept from the earlier file. */
 struct file_lab {
@@ -193,7 +216,7 @@ int results_file_labs(const struct run_state *rs, struct file_lab **out);
 
 /* results.c */
 struct totals {
-	int labs, lab_pass, lab_fail, lab_skip, lab_error, lab_not_run;
+	int labs, lab_pass, lab_fail, lab_skip, lab_inconclusive, lab_error, lab_not_run;
 	int claims, pass, fail, erratum, skip, inconclusive, error, not_run;
 };
 void totals_count(const struct run_state *rs, struct totals *t);
@@ -218,5 +241,8 @@ int cmd_run(struct run_state *rs);
 
 /* list.c */
 int cmd_list(struct run_state *rs);
+
+/* claims.c */
+int cmd_claims(struct run_state *rs);
 
 #endif

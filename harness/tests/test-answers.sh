@@ -44,6 +44,9 @@ has "$tmp/kit.out" "overall: 6.00 of 6 (100%) over the questions measured here; 
 	"unverified questions are left out of the maximum"
 [ -s "$tmp/kit/grade.json" ] && ok "grade.json written" || bad "no grade.json"
 has "$tmp/kit/grade.json" '"schema": "dmalab-grade/1"' "grade.json schema"
+g --from "$fix/rules-mixed.json" --results "$tmp/rules" >/dev/null 2>&1
+has "$tmp/rules/grade.json" '"status": "not-predicted"' "grade.json: the erratum's status"
+has "$tmp/rules/grade.json" '"expect": "ge 3"' "grade.json: the erratum's prediction"
 ls "$tmp/kit" | grep -q tmp && bad "a temporary file was left" || ok "written atomically (no temp left)"
 
 echo "== grading rules (hand-made rule-test input, not a measurement)"
@@ -53,7 +56,13 @@ has "$tmp/rules.out" "  ch1.Q1  contradicted" "one failed claim: contradicted"
 has "$tmp/rules.out" "  ch1.Q5  partial" "pass + inconclusive + not run: partial"
 has "$tmp/rules.out" "lab-04 broke before deciding it: killed by SIGSEGV" "a crash is evidence"
 has "$tmp/rules.out" "  ch2.S2  contradicted (known erratum)" "known errata are named"
-has "$tmp/rules.out" "known erratum: pinned host memory is page-locked" "the erratum says what is true"
+has "$tmp/rules.out" "known erratum: pinned host memory is only page-locked" "the erratum says what is true"
+has "$tmp/rules.out" "      02.2   contradicted  got 6.7 x [6.5, 6.9], the chapter says ~ 2 x +-25% [lab-02]" \
+	"a known erratum: the chapter's relation and the interval"
+has "$tmp/rules.out" "known erratum 02.2: it predicts >= 3 x, and this run meets it" \
+	"a known erratum: what it predicts (the lab's word)"
+has "$tmp/rules.out" "erratum 01.2 predicts >= 32 MiB: this run does not meet it, so the contradiction is unexplained" \
+	"a not-predicted erratum: what it predicted, and not met"
 has "$tmp/rules.out" "score ch1: 1.50 of 2 (75%)" "a question scores its share of decided claims"
 has "$tmp/rules.out" "score ch2: 2.33 of 3 (78%)" "a known erratum still scores 0"
 has "$tmp/rules.out" "overall: 3.83 of 5 (77%)" "overall score"
@@ -115,6 +124,15 @@ has "$tmp/q5.out" "现在运行实验吗" "missing results: offers to run the la
 has "$tmp/q5.out" "（没有结果：请运行 make check）" "quiz goes on without results"
 env -u LC_ALL -u LC_MESSAGES LANG=zh_CN.UTF-8 "$dmalab" quiz --results "$tmp/q5" --chapter ch2 </dev/null >"$tmp/q6.out" 2>&1
 has "$tmp/q6.out" "继续上次的测验" "a Chinese locale switches language"
+
+mkdir "$tmp/q7"
+cp "$fix/rules-mixed.json" "$tmp/q7/results.json"
+printf 'x\n\ns\nx\n\ns\n' | "$dmalab" quiz --labs-dir "$tmp/nolabs" --results "$tmp/q7" --chapter ch2 \
+	>"$tmp/q7.out" 2>&1
+has "$tmp/q7.out" "  02.2   contradicted  got 6.7 x [6.5, 6.9], the chapter says ~ 2 x +-25% [lab-02]" \
+	"quiz: a contradicted claim shows the chapter's relation"
+has "$tmp/q7.out" "         known erratum 02.2: it predicts >= 3 x, and this run meets it" \
+	"quiz: and what its erratum predicts"
 
 echo "== hints"
 h() { "$dmalab" hint "$@" --results "$tmp/h"; }

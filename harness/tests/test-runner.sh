@@ -1,8 +1,9 @@
 #!/bin/sh
-# test-runner.sh - the dmalab runner against the fake labs (lab-90..99):
+# test-runner.sh - the dmalab runner against the fake labs (lab-88..99):
 # golden TAP, human and JSON output, exit codes, prove, timeouts, `run`
 # updating results.json, Ctrl-C/SIGTERM/SIGHUP, usage errors, and no process
-# left behind.
+# left behind; known errata only as the lab predicts them, inconclusive labs,
+# DMALAB_ERRATA, and `dmalab claims` with its golden check.
 #
 #   BUILD=build sh harness/tests/test-runner.sh
 #   UPDATE_GOLDEN=1 BUILD=build sh harness/tests/test-runner.sh   (rewrite golden/)
@@ -11,7 +12,7 @@
 # JSON checks (skipped with a note when absent), prove for the TAP check.
 set -u
 BUILD=${BUILD:-build}
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")" && pwd -P) # as realpath(3) gives DMALAB_ERRATA
 golden=$here/golden
 errata=$here/fixtures/errata-fake.md
 fakes=$BUILD/fakelabs
@@ -58,7 +59,7 @@ kept = [l for l in old["labs"] if l["id"] != sys.argv[3]]
 labs, t = new["labs"], new["totals"]
 claims = [c for l in labs for c in l["claims"]]
 fits = t["labs"]["planned"] == len(labs) and t["claims"]["planned"] == len(claims)
-for s in ("pass", "fail", "skip", "error", "not_run"):
+for s in ("pass", "fail", "skip", "inconclusive", "error", "not_run"):
     fits &= t["labs"][s] == sum(l["status"] == s for l in labs)
 fits &= sorted(c for q in new["questions"] for c in q["claims"]) == \
     sorted(c["id"] for c in claims if c.get("question"))
@@ -110,15 +111,15 @@ run_dmalab check --results "$tmp/all" --format tap >"$tmp/all.tap" 2>"$tmp/all.e
 check $? 1 "check on every fake lab exits 1"
 normalise <"$tmp/all.tap" >"$tmp/all.norm"
 compare check-fakelabs.tap "$tmp/all.norm"
-check "$(tail -n 1 "$tmp/all.tap")" "summary: 2 passed, 7 failed, 1 skipped" \
-	"the last line is the summary"
+check "$(tail -n 1 "$tmp/all.tap")" "summary: 2 passed, 8 failed, 1 skipped, 1 inconclusive" \
+	"the last line is the summary, inconclusive labs counted apart"
 check "$(leftovers)" 0 "no fake lab process is left (hang and its orphaned helper killed)"
 if command -v prove >/dev/null 2>&1; then
 	prove -e cat "$tmp/all.tap" >"$tmp/prove.out" 2>&1
 	if grep -q "Parse errors" "$tmp/prove.out"; then
 		bad "prove reports parse errors"; cat "$tmp/prove.out"
 	else
-		check "$(grep -c 'Tests=10' "$tmp/prove.out")" 1 "prove parses the TAP: 10 tests"
+		check "$(grep -c 'Tests=12' "$tmp/prove.out")" 1 "prove parses the TAP: 12 tests"
 	fi
 else
 	echo "note: prove not found, TAP not checked with it"
@@ -136,7 +137,7 @@ else
 fi
 
 # 2. Human format: narrative, claims, errata, no colour off a terminal.
-run_dmalab check 91 92 93 94 95 90 97 98 99 --results "$tmp/human" \
+run_dmalab check 91 89 88 92 93 94 95 90 97 98 99 --results "$tmp/human" \
 	--format human >"$tmp/human.out" 2>&1
 check $? 1 "human format: exit 1"
 normalise <"$tmp/human.out" >"$tmp/human.norm"
@@ -170,7 +171,7 @@ cp "$tmp/all/results.json" "$tmp/merge/results.json"
 check $? 0 "run 94 into an existing results.json: exit 0 (its own lab passed)"
 if has_python; then
 	check "$(merge_summary "$tmp/all/results.json" "$tmp/merge/results.json" 94)" \
-		"90 91 92 93 94 95 96 97 98 99 True True fail dmalab run 94 True" \
+		"88 89 90 91 92 93 94 95 96 97 98 99 True True fail dmalab run 94 True" \
 		"run merges: every other lab kept as written, totals and questions recounted"
 fi
 cp "$here/fixtures/grade/results-kit.json" "$tmp/merge/results.json"
@@ -287,13 +288,109 @@ usage_case "'frobnicate'" run_dmalab frobnicate
 usage_case "sysinfo, grade, quiz, hint or answers" run_dmalab frobnicate
 usage_case "'run'" run_dmalab run
 usage_case "'42'" run_dmalab run 42
-usage_case "built: 90 91 92" run_dmalab run 42
+usage_case "built: 88 89 90 91" run_dmalab run 42
+usage_case "'claims' prints human or json" run_dmalab claims --format tap
 usage_case "'--results' needs a directory" run_dmalab check --results ''
 usage_case "'--labs-dir' needs a directory" "$BUILD/dmalab" list --labs-dir ''
 usage_case "'$tmp/no-such-dir'" "$BUILD/dmalab" list --labs-dir "$tmp/no-such-dir"
 usage_case "'x1'" run_dmalab run x1
 usage_case "no-such-errata.md" "$BUILD/dmalab" --errata "$tmp/no-such-errata.md" list
 usage_case "bad-errata.md:3:" "$BUILD/dmalab" --errata "$tmp/bad-errata.md" list
+
+# 8. Known errata come from the lab's word: a contradiction is known only
+# when the lab measured what its erratum predicts (lab-89, TAP-only lab-90).
+if has_python; then
+	check "$(python3 - "$tmp/all/results.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cs = {c["id"]: c for l in d["labs"] for c in l["claims"]}
+print(" ".join("%s:%s:%s" % (i, cs[i]["status"], (cs[i]["erratum"] or {}).get("status"))
+               for i in ("91.3", "89.1", "89.2", "89.3", "89.4", "90.2")),
+      d["totals"]["claims"]["known_erratum"], d["totals"]["labs"]["inconclusive"],
+      [q["status"] + str(q.get("known_erratum", "")) for q in d["questions"] if q["id"] == "fq.Q13"])
+EOF
+)" "91.3:fail:predicted 89.1:fail:not-predicted 89.2:fail:not-applicable 89.3:fail:predicted \
+89.4:inconclusive:None 90.2:fail:predicted 3 1 ['contradicted']" \
+		"results.json: known only when predicted (the lab's erratum object kept), counted"
+fi
+run_dmalab check 89 --results "$tmp/np" --format human >"$tmp/np.out" 2>&1
+check $? 1 "a not-predicted erratum fails the run"
+check "$(grep -c '89.1    CONTRADICTED  got 7, the chapter says = 5; erratum 89.1 predicts = 3: this run does not meet it' "$tmp/np.out")" 1 \
+	"not-predicted: the card says what the chapter says, what the erratum predicted, not met"
+check "$(grep -c 'only when fake_gen ge 4: not on this machine' "$tmp/np.out")" 2 \
+	"not-applicable: its when: is named (live and on the card)"
+check "$(grep -c '^2 contradicted claim(s) have an erratum whose prediction this run did not meet' "$tmp/np.out")" 1 \
+	"unexplained errata are counted on their own line"
+run_dmalab check 91 --results "$tmp/pr" --format tap >"$tmp/pr.out" 2>&1
+check $? 0 "a predicted erratum does not fail the run"
+check "$(grep -c '^    not ok 3 - 91.3 .* # TODO known erratum 91.3$' "$tmp/pr.out")" 1 \
+	"TAP: a predicted erratum is a TODO naming it"
+check "$(grep -c '^    # 91.3: got 3, the chapter says = 5; known erratum 91.3: it predicts = 3' "$tmp/pr.out")" 1 \
+	"TAP: the chapter's relation and the erratum's prediction"
+
+# 9. A lab whose claims are all inconclusive: its own status, exit 0,
+# counted apart, in every output.
+run_dmalab check 88 --results "$tmp/inc" --format tap >"$tmp/inc.tap" 2>&1
+check $? 0 "all inconclusive: exit 0"
+check "$(grep -c '^ok 1 - lab-88 fake all inconclusive # SKIP inconclusive: no claim decided either way$' "$tmp/inc.tap")" 1 \
+	"TAP: an inconclusive lab is a skip that says so"
+check "$(grep -c "^  status: 'inconclusive'$" "$tmp/inc.tap")" 1 "TAP: its status is inconclusive"
+check "$(tail -n 1 "$tmp/inc.tap")" "summary: 0 passed, 0 failed, 0 skipped, 1 inconclusive" \
+	"summary: inconclusive counted apart"
+check "$(grep -c 'every claim was skipped or inconclusive on this machine' "$tmp/inc.tap")" 1 \
+	"nothing decided: said so"
+run_dmalab check 88 --results "$tmp/inc" --format human >"$tmp/inc.out" 2>&1
+check "$(grep -c '^lab-88: inconclusive: no claim decided either way' "$tmp/inc.out"):$(grep -c '^  lab-88  inconclusive ' "$tmp/inc.out")" \
+	"1:1" "human: the lab line and the card say inconclusive"
+if has_python; then
+	check "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["labs"][0]["status"], d["totals"]["labs"]["inconclusive"], d["totals"]["labs"]["skip"], d["status"])' "$tmp/inc/results.json")" \
+		"inconclusive 1 0 pass" "results.json: lab status inconclusive, counted apart, run passes"
+fi
+
+# 10. DMALAB_ERRATA: the runner hands its errata file to every lab, so the
+# fixture errata reach the fake labs; without a file both use the built-in.
+run_dmalab run 89 --results "$tmp/env" --format human >"$tmp/env.out" 2>&1
+check "$(grep -c "^  errata: $errata\$" "$tmp/env.out")" 1 "--errata reaches the lab as DMALAB_ERRATA (absolute)"
+dm=$(cd "$BUILD" && pwd -P)/dmalab
+fk=$(cd "$fakes" && pwd -P)
+mkdir -p "$tmp/elsewhere"
+(cd "$tmp/elsewhere" && env -u DMALAB_ERRATA "$dm" run 89 91 --labs-dir "$fk" --results r \
+	--format human) >"$tmp/builtin.out" 2>&1
+check "$?:$(grep -c '^  errata: (built in)$' "$tmp/builtin.out")" "1:1" \
+	"no errata file: the lab decides with the built-in copy (91.3 is not in it: exit 1)"
+check "$(grep -c '^      91.3    CONTRADICTED  got 3, want = 5$' "$tmp/builtin.out")" 1 \
+	"built-in errata: 91.3 is an unexplained contradiction"
+(cd "$tmp/elsewhere" && DMALAB_ERRATA=$errata "$dm" run 91 --labs-dir "$fk" --results r \
+	--format tap) >"$tmp/envset.out" 2>&1
+check "$?:$(grep -c '# TODO known erratum 91.3' "$tmp/envset.out")" "0:1" \
+	"DMALAB_ERRATA in the environment: runner and lab read it"
+
+# 11. dmalab claims: every claim's relation from --describe, human and json,
+# and the golden check that notices a changed relation.
+run_dmalab claims >"$tmp/claims.txt" 2>&1
+check $? 0 "claims exits 0"
+compare claims-fakelabs.txt "$tmp/claims.txt"
+check "$(grep -c '^92.2 \[fq.Q1\] the ratio is about 2x$' "$tmp/claims.txt"):$(grep -c '^  tolerance: +- 25 %$' "$tmp/claims.txt")" \
+	"1:2" "claims: one block per claim, with its tolerance"
+run_dmalab claims --format json >"$tmp/claims.json" 2>&1
+check $? 0 "claims --format json exits 0"
+if has_python; then
+	check "$(python3 -c 'import json, sys
+a = json.load(open(sys.argv[1]))
+c = {x["id"]: x for x in a}
+print(len(a), c["92.2"]["relation"], c["92.2"]["want"]["rel_tol"], c["92.2"]["rule"],
+      c["91.2"]["sabotage"], c["89.2"]["unit"], c["94.2"]["tolerance"])' "$tmp/claims.json")" \
+		"28 near 2 +- 25 % 0.25 R4 N times the fake copy is not slowed down GB/s none" \
+		"claims json: an array of every claim with want, relation, rule, sabotage"
+fi
+sh "$here/test-claims.sh" "$tmp/claims.txt" "$fakes" >"$tmp/tc.out" 2>&1
+check "$?:$(grep -c '^test-claims: ok, 28 claims' "$tmp/tc.out")" "0:1" "test-claims: the same table passes"
+sed '0,/^  relation:  = 5$/s//  relation:  = 6/' "$tmp/claims.txt" >"$tmp/claims-bad.txt"
+sh "$here/test-claims.sh" "$tmp/claims-bad.txt" "$fakes" >"$tmp/tc.out" 2>&1
+check "$?:$(grep -c '^-  relation:  = 6$' "$tmp/tc.out"):$(grep -c 'make claims-golden' "$tmp/tc.out")" \
+	"1:1:1" "test-claims: a changed relation fails with the diff and says how to update"
 
 echo "test-runner: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

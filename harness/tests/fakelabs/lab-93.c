@@ -4,9 +4,11 @@
 #include "lab.h"
 
 static const struct claim_spec claims[] = {
-	{ "93.1", "fq.Q4", "the fake GPU copies", NULL },
-	{ "93.2", "fq.Q4", "the fake GPU copies fast", NULL },
-	{ NULL, NULL, NULL, NULL }
+	{ "93.1", "fq.Q4", "the fake GPU copies", "fake ch0: the GPU copies",
+	  "R11 a behaviour", WANT_TRUE, "the fake copy is not made" },
+	{ "93.2", "fq.Q4", "the fake GPU copies fast", "fake ch0: at 20 GB/s or more",
+	  "R10 a stated bound", WANT_GE(20, "GB/s"), NULL },
+	{ NULL }
 };
 
 static const struct lab_spec spec = {
