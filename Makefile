@@ -44,8 +44,9 @@ UNIT_BINS := $(patsubst harness/tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 FAKE_SRCS := $(wildcard harness/tests/fakelabs/lab-*.c)
 FAKE_BINS := $(patsubst harness/tests/fakelabs/%.c,$(BUILD)/fakelabs/%,$(FAKE_SRCS))
 
-.PHONY: all help deps test-deps check test unit selftest list sysinfo clean \
+.PHONY: all help deps test-deps check test unit mutants selftest list sysinfo clean \
 	plots report test-plots grade quiz answers test-answers \
+	claims claims-golden test-claims \
 	sabotage fakelabs $(addprefix lab-,$(LAB_IDS))
 .DEFAULT_GOAL := all
 
@@ -56,8 +57,10 @@ help:
 	@echo "make test      unit tests (cmocka) and the harness self-tests"
 	@echo "make lab-NN    run one lab, narrated (labs: $(LAB_IDS))"
 	@echo "make list      every lab, its claims, and whether it will skip here"
+	@echo "make claims    every claim's relation, tolerance, rule and sabotage (FORMAT=json)"
 	@echo "make sysinfo   the machine facts the skips are decided on"
 	@echo "make selftest  sabotage builds must fail their claims; runner vs fake labs"
+	@echo "make mutants   break the statistics and relations on purpose; the unit tests must fail"
 	@echo "make plots     figures (PNG, SVG) from $(RESULTS)/results.json into $(RESULTS)/plots/"
 	@echo "make report    $(RESULTS)/report.html (self-contained) and $(RESULTS)/report.md"
 	@echo "make grade     run the labs, grade each question of the chapters, write $(RESULTS)/grade.json"
@@ -126,7 +129,7 @@ $(SABOTAGE_CHECK): harness/tests/tools/sabotage_check.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIB) $(LDLIBS)
 
-$(BUILD)/tests/%: harness/tests/unit/%.c $(LIB) $(HEADERS)
+$(BUILD)/tests/%: harness/tests/unit/%.c $(LIB) $(HEADERS) $(wildcard harness/tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
 
@@ -150,10 +153,27 @@ sysinfo: all
 unit: test-deps $(UNIT_BINS)
 	@sh harness/tests/run-unit.sh $(UNIT_BINS)
 
+# Each mutant (harness/tests/mutants.def) must make the unit tests fail;
+# built in a scratch copy, so build/ is untouched.
+mutants: test-deps
+	@sh harness/tests/mutants.sh
+
 selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
-test: unit selftest test-plots test-answers
+test: unit mutants selftest test-plots test-answers test-claims
+
+# Every claim's relation as a reviewed diff (README.md, "How a verdict is made").
+CLAIMS_GOLDEN := harness/tests/golden/claims.txt
+
+claims: all
+	@$(DMALAB) claims $(if $(FORMAT),--format $(FORMAT))
+
+claims-golden: all
+	$(DMALAB) claims --format human >$(CLAIMS_GOLDEN).tmp && mv $(CLAIMS_GOLDEN).tmp $(CLAIMS_GOLDEN)
+
+test-claims: all
+	@BUILD=$(BUILD) sh harness/tests/test-claims.sh $(CLAIMS_GOLDEN) $(BUILD)/labs
 
 # The chapters' questions (answers/, harness/runner/learn.h).
 LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \

@@ -266,8 +266,8 @@ struct lab_measure_cfg {
 
 /*
  * Run fn warmup times (discarded), then `samples` times; compute the
- * statistics.  If cv > cv_max, take as many samples again and keep all of
- * them (remeasured; noisy if cv is still over).  A sample under 100 clock
+ * statistics.  If cv > cv_max, warm up again, take as many samples again
+ * and keep all of them (remeasured; noisy if cv is still over).  A sample under 100 clock
  * steps sets too_short, and every claim decided on the series is then
  * inconclusive: batch more work per sample instead.  A negative return from
  * fn is a setup error: lab_error().  cfg may be NULL for the defaults.
@@ -279,6 +279,8 @@ void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
  * A series a lab times by hand (a loop it cannot hand to lab_measure):
  * names it, takes the n samples (unit `unit`, timed with a clock of step
  * clock_res_s, 0 for lab_now's), sets too_short and the statistics.
+ * too_short is judged only when unit is "s": pass durations in seconds and
+ * scale afterwards (lab_stats_scale).
  */
 void lab_stats_from(struct lab_stats *s, const char *name, const char *unit,
 		    const double *samples, int n, double clock_res_s);
@@ -320,8 +322,10 @@ struct lab_est lab_est_exact(double v);
  * for quantiles, e.g. Conover, Practical Nonparametric Statistics, 3.2.
  */
 struct lab_est lab_est_median(const struct lab_stats *s, int nseries);
-/* num / den with [num.lo / den.hi, num.hi / den.lo] (both positive);
- * NaN when den may be 0 or either may be negative. */
+/* num / den with [num.lo / den.hi, num.hi / den.lo] (both positive).  When
+ * den's interval reaches 0 or num's goes below 0 the interval is infinite
+ * (a claim on it is inconclusive); the value is NaN when den.value <= 0 or
+ * num.value < 0. */
 struct lab_est lab_est_ratio(struct lab_est num, struct lab_est den);
 /* a - b with [a.lo - b.hi, a.hi - b.lo]. */
 struct lab_est lab_est_diff(struct lab_est a, struct lab_est b);

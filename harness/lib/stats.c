@@ -94,7 +94,7 @@ void lab_stats_from(struct lab_stats *s, const char *name, const char *unit,
 	s->n = n < 0 ? 0 : (n > LAB_MAX_SAMPLES ? LAB_MAX_SAMPLES : n);
 	for (i = 0; i < s->n; i++) {
 		s->samples[i] = samples[i];
-		if (!(samples[i] >= 100 * res) && strcmp(unit, "s") == 0)
+		if (!(samples[i] >= 100 * res) && unit && strcmp(unit, "s") == 0)
 			s->too_short = 1;
 	}
 	lab_stats_compute(s);

@@ -1,10 +1,14 @@
 /*
- * test_claim.c - the relation behind every claim (lab_relation_holds), and
- * verdicts of a small in-process lab run with --json for what only the
- * claim functions decide (ratios, noisy series).
+ * test_claim.c - claims decided end to end: small labs run in-process (a
+ * forked child, --json) and their records read back.  Pass, fail and
+ * inconclusive from the interval; errata predicted, not predicted,
+ * straddling and not applicable (when:); the lab's status and exit code;
+ * claim_check_true's text in the TAP note.
+ *
+ * The errata come from a file of this test's own (DMALAB_ERRATA, set before
+ * the first lab runs; every lab runs in a child, which reads it afresh).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,253 +17,522 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "json.h"
 #include "lab.h"
+#include "unit_lab.h"
 
-static int holds(const char *op, double got, double want)
+static const char errata_text[] =
+	"# Known errata (test)\n"
+	"\n"
+	"## 98.1\n"
+	"says: pinned is about twice pageable\n"
+	"expect: ge 3\n"
+	"truth: several times\n"
+	"source: https://example.org/1\n"
+	"\n"
+	"## 98.2\n"
+	"says: twice, on any link\n"
+	"expect: ge 3\n"
+	"when: pcie_gen_max ge 4\n"
+	"truth: several times on Gen4 and later\n"
+	"source: https://example.org/2\n"
+	"\n"
+	"## 98.3\n"
+	"says: the call succeeds\n"
+	"expect: eq cudaErrorInvalidValue\n"
+	"truth: it fails with cudaErrorInvalidValue\n"
+	"source: https://example.org/3\n"
+	"\n"
+	"## 98.4\n"
+	"says: the importer sees the pattern\n"
+	"expect: eq false\n"
+	"truth: it does not\n"
+	"source: https://example.org/4\n";
+
+static char errata_path[64];
+
+static struct lab_est iv(double lo, double v, double hi)
 {
-	return lab_relation_holds(op, got, want, NAN, 0, 0);
+	struct lab_est e = { v, lo, hi, 0 };
+
+	return e;
 }
 
-static int near(double got, double want, double abs_tol, double rel_tol)
-{
-	return lab_relation_holds("near", got, want, NAN, abs_tol, rel_tol);
-}
+/* ---- a lab whose claims have errata; one run function per scenario ---- */
 
-/* ---- lab_relation_holds ---- */
-
-static void test_lab_relation_holds_near_want_zero(void **state)
-{
-	(void)state;
-	assert_true(near(0, 0, 0, 0));
-	assert_false(near(1e-12, 0, 0, 0.5)); /* rel of 0 is 0: needs abs */
-	assert_true(near(1e-12, 0, 1e-9, 0));
-	assert_true(near(-1e-9, 0, 1e-9, 0)); /* edge is inclusive */
-}
-
-static void test_lab_relation_holds_near_negative(void **state)
-{
-	(void)state;
-	assert_true(near(-11, -10, 0, 0.1)); /* |-1| <= 0.1 * |-10| */
-	assert_true(near(-9, -10, 0, 0.1));
-	assert_false(near(-11.01, -10, 0, 0.1));
-	assert_false(near(10, -10, 0, 0.5)); /* sign matters */
-}
-
-static void test_lab_relation_holds_near_abs_plus_rel(void **state)
-{
-	(void)state;
-	/* tolerance 1 + 0.05 * 100 = 6 */
-	assert_true(near(106, 100, 1, 0.05));
-	assert_true(near(94, 100, 1, 0.05));
-	assert_false(near(106.01, 100, 1, 0.05));
-	assert_false(near(93.99, 100, 1, 0.05));
-}
-
-static void test_lab_relation_holds_nan(void **state)
-{
-	static const char *const ops[] = { "near", "ge", "gt", "le", "lt", "in_range" };
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		assert_false(lab_relation_holds(ops[i], NAN, 0, 1e300, 1e300, 1));
-		assert_false(lab_relation_holds(ops[i], 0, NAN, 1e300, 1e300, 1));
-	}
-	assert_false(near(1, 1, NAN, 0));
-	assert_false(near(1, 1, 0, NAN));
-}
-
-static void test_lab_relation_holds_inf(void **state)
-{
-	(void)state;
-	assert_false(holds("ge", INFINITY, 1)); /* a division by zero is no pass */
-	assert_false(holds("le", -INFINITY, 1));
-	assert_false(holds("ge", 1, -INFINITY));
-	assert_false(near(INFINITY, INFINITY, 0, 0));
-	assert_false(near(1, 1, INFINITY, 0)); /* an infinite tolerance accepts anything */
-	assert_false(lab_relation_holds("in_range", 5, -INFINITY, 10, 0, 0));
-	assert_false(lab_relation_holds("in_range", 5, 0, INFINITY, 0, 0));
-}
-
-static void test_lab_relation_holds_order_edges(void **state)
-{
-	(void)state;
-	assert_true(holds("ge", 2, 2));
-	assert_false(holds("gt", 2, 2));
-	assert_true(holds("le", 2, 2));
-	assert_false(holds("lt", 2, 2));
-	assert_true(holds("gt", 2.000001, 2));
-	assert_true(holds("lt", -3, -2));
-}
-
-static void test_lab_relation_holds_in_range(void **state)
-{
-	(void)state;
-	assert_true(lab_relation_holds("in_range", 1, 1, 3, 0, 0));
-	assert_true(lab_relation_holds("in_range", 3, 1, 3, 0, 0));
-	assert_false(lab_relation_holds("in_range", 3.5, 1, 3, 0, 0));
-	assert_false(lab_relation_holds("in_range", 2, 3, 1, 0, 0)); /* lo > hi */
-	assert_false(lab_relation_holds("in_range", 2, 1, NAN, 0, 0));
-}
-
-static void test_lab_relation_holds_unknown_op(void **state)
-{
-	(void)state;
-	assert_false(holds("eq", 1, 1));
-	assert_false(holds("", 1, 1));
-}
-
-/* ---- verdicts from a lab run ---- */
-
-static const struct claim_spec run_claims[] = {
-	{ "T.1", "t.Q1", "ratio over a zero denominator", NULL },
-	{ "T.2", "t.Q1", "ratio_le over a zero denominator", NULL },
-	{ "T.3", "t.Q2", "near with a NaN measurement", NULL },
-	{ "T.4", "t.Q2", "ge with an infinite measurement", NULL },
-	{ "T.5", "t.Q3", "ratio that holds", NULL },
-	{ "T.6", "t.Q3", "ratio on a noisy series, verdict inside the spread", NULL },
-	{ "T.7", "t.Q3", "ratio on a noisy series, far outside the band", NULL },
-	{ NULL, NULL, NULL, NULL },
+static const struct claim_spec errata_claims[] = {
+	{ "98.1", "t.Q1", "pinned is about twice pageable", "test", "R4",
+	  WANT_NEAR(2, 0.25, "x"), "pageable where it should pin" },
+	{ "98.2", "t.Q1", "twice on any link", "test", "R4", WANT_NEAR(2, 0.25, "x"), NULL },
+	{ "98.3", "t.Q2", "the call succeeds", "test", "R11",
+	  WANT_CUDA_ERR(0, "cudaSuccess"), NULL },
+	{ "98.4", "t.Q2", "the importer sees the pattern", "test", "R11", WANT_TRUE, NULL },
+	{ "98.5", "t.Q3", "no erratum listed", "test", "R10", WANT_GE(3, "x"), NULL },
+	{ NULL },
 };
 
-static const struct lab_spec run_spec = {
+static const struct lab_spec errata_spec = {
+	.id = "98", .title = "errata unit test", .topic = "contradictions vs errata",
+	.timeout_s = 10, .claims = errata_claims, .default_iters = 7,
+};
+
+static void rest(struct lab *L)
+{
+	claim_skip_rest(L, SKIP_UNSUPPORTED, "not in this scenario");
+}
+
+static void run_predicted(struct lab *L)
+{
+	claim_check(L, "98.1", iv(5, 5.5, 6)); /* not near 2; meets ge 3 */
+	rest(L);
+}
+
+static void run_not_predicted(struct lab *L)
+{
+	claim_check(L, "98.1", iv(1, 1.1, 1.2)); /* not near 2; not ge 3 either */
+	rest(L);
+}
+
+static void run_straddling(struct lab *L)
+{
+	claim_check(L, "98.1", iv(2.6, 3.1, 3.5)); /* not near 2; ge 3 in part */
+	rest(L);
+}
+
+static void run_passes(struct lab *L)
+{
+	claim_check(L, "98.1", iv(1.9, 2, 2.1));
+	rest(L);
+}
+
+static void run_when_gen3(struct lab *L)
+{
+	lab_fact_num(L, "pcie_gen_max", 3, "");
+	claim_check(L, "98.2", iv(5, 5.5, 6));
+	rest(L);
+}
+
+static void run_when_gen5(struct lab *L)
+{
+	lab_fact_num(L, "pcie_gen_max", 5, "");
+	claim_check(L, "98.2", iv(5, 5.5, 6));
+	rest(L);
+}
+
+static void run_when_no_fact(struct lab *L)
+{
+	claim_check(L, "98.2", iv(5, 5.5, 6));
+	rest(L);
+}
+
+static void run_when_string_fact(struct lab *L)
+{
+	lab_fact_str(L, "pcie_gen_max", "5");
+	claim_check(L, "98.2", iv(5, 5.5, 6));
+	rest(L);
+}
+
+static void run_codes_predicted(struct lab *L)
+{
+	claim_check_code(L, "98.3", 1, "cudaErrorInvalidValue");
+	claim_check_true(L, "98.4", 0, "the importer saw zeros");
+	rest(L);
+}
+
+static void run_codes_not_predicted(struct lab *L)
+{
+	claim_check_code(L, "98.3", 2, "cudaErrorMemoryAllocation");
+	rest(L);
+}
+
+static void run_no_erratum(struct lab *L)
+{
+	claim_check(L, "98.5", iv(1, 1.5, 2));
+	rest(L);
+}
+
+static void run_predicted_and_pass(struct lab *L)
+{
+	claim_check(L, "98.1", iv(5, 5.5, 6));
+	claim_check(L, "98.5", iv(3, 4, 5));
+	rest(L);
+}
+
+static void test_erratum_predicted(void **state)
+{
+	struct unit_lab u;
+	const struct json *e;
+
+	(void)state;
+	unit_run_lab(&errata_spec, run_predicted, &u);
+	assert_string_equal(unit_status(&u, "98.1"), "fail");
+	assert_string_equal(unit_erratum(&u, "98.1"), "predicted");
+	e = json_get(unit_claim(&u, "98.1"), "erratum");
+	assert_string_equal(json_get_str(e, "expect", ""), "ge 3");
+	assert_string_equal(json_get_str(e, "truth", ""), "several times");
+	/* a predicted erratum does not fail the lab */
+	assert_int_equal(u.exit_code, 0);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "pass");
+	assert_non_null(strstr(u.tap, "# TODO known erratum 98.1"));
+	unit_lab_free(&u);
+	unit_run_lab(&errata_spec, run_predicted_and_pass, &u);
+	assert_int_equal(u.exit_code, 0);
+	assert_string_equal(unit_status(&u, "98.5"), "pass");
+	unit_lab_free(&u);
+}
+
+static void test_erratum_not_predicted(void **state)
+{
+	struct unit_lab u;
+
+	(void)state;
+	unit_run_lab(&errata_spec, run_not_predicted, &u);
+	assert_string_equal(unit_status(&u, "98.1"), "fail");
+	assert_string_equal(unit_erratum(&u, "98.1"), "not-predicted");
+	assert_int_equal(u.exit_code, 1);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "fail");
+	assert_null(strstr(u.tap, "# TODO"));
+	unit_lab_free(&u);
+}
+
+static void test_erratum_straddling(void **state)
+{
+	struct unit_lab u;
+	const struct json *c;
+
+	(void)state;
+	unit_run_lab(&errata_spec, run_straddling, &u);
+	c = unit_claim(&u, "98.1");
+	assert_string_equal(unit_status(&u, "98.1"), "inconclusive");
+	assert_string_equal(unit_erratum(&u, "98.1"), "null");
+	assert_non_null(strstr(json_get_str(c, "detail", ""), "known erratum"));
+	/* nothing decided either way: the lab is inconclusive and exits 0 */
+	assert_int_equal(u.exit_code, 0);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "inconclusive");
+	unit_lab_free(&u);
+}
+
+static void test_erratum_not_consulted_on_pass(void **state)
+{
+	struct unit_lab u;
+
+	(void)state;
+	unit_run_lab(&errata_spec, run_passes, &u);
+	assert_string_equal(unit_status(&u, "98.1"), "pass");
+	assert_string_equal(unit_erratum(&u, "98.1"), "null");
+	assert_int_equal(u.exit_code, 0);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "pass");
+	unit_lab_free(&u);
+}
+
+static void test_erratum_when(void **state)
+{
+	struct unit_lab u;
+
+	(void)state;
+	unit_run_lab(&errata_spec, run_when_gen3, &u);
+	assert_string_equal(unit_status(&u, "98.2"), "fail");
+	assert_string_equal(unit_erratum(&u, "98.2"), "not-applicable");
+	assert_string_equal(json_get_str(json_get(unit_claim(&u, "98.2"), "erratum"), "when", ""),
+			    "pcie_gen_max ge 4");
+	assert_int_equal(u.exit_code, 1);
+	unit_lab_free(&u);
+
+	unit_run_lab(&errata_spec, run_when_gen5, &u);
+	assert_string_equal(unit_erratum(&u, "98.2"), "predicted");
+	assert_int_equal(u.exit_code, 0);
+	unit_lab_free(&u);
+
+	unit_run_lab(&errata_spec, run_when_no_fact, &u);
+	assert_string_equal(unit_erratum(&u, "98.2"), "not-applicable");
+	assert_int_equal(u.exit_code, 1);
+	unit_lab_free(&u);
+
+	unit_run_lab(&errata_spec, run_when_string_fact, &u);
+	assert_string_equal(unit_erratum(&u, "98.2"), "not-applicable");
+	assert_int_equal(u.exit_code, 1);
+	unit_lab_free(&u);
+}
+
+static void test_erratum_on_codes_and_true(void **state)
+{
+	struct unit_lab u;
+	const struct json *c;
+
+	(void)state;
+	unit_run_lab(&errata_spec, run_codes_predicted, &u);
+	c = unit_claim(&u, "98.3");
+	assert_string_equal(unit_status(&u, "98.3"), "fail");
+	assert_string_equal(json_get_str(c, "got_name", ""), "cudaErrorInvalidValue");
+	assert_string_equal(json_get_str(c, "want_name", ""), "cudaSuccess");
+	assert_string_equal(unit_erratum(&u, "98.3"), "predicted");
+	assert_string_equal(unit_status(&u, "98.4"), "fail");
+	assert_string_equal(unit_erratum(&u, "98.4"), "predicted");
+	assert_int_equal(u.exit_code, 0);
+	unit_lab_free(&u);
+
+	unit_run_lab(&errata_spec, run_codes_not_predicted, &u);
+	assert_string_equal(unit_erratum(&u, "98.3"), "not-predicted");
+	assert_int_equal(u.exit_code, 1);
+	unit_lab_free(&u);
+}
+
+static void test_fail_without_erratum(void **state)
+{
+	struct unit_lab u;
+
+	(void)state;
+	unit_run_lab(&errata_spec, run_no_erratum, &u);
+	assert_string_equal(unit_status(&u, "98.5"), "fail");
+	assert_string_equal(unit_erratum(&u, "98.5"), "null");
+	assert_int_equal(u.exit_code, 1);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "fail");
+	unit_lab_free(&u);
+}
+
+/* Errata that cannot be read are a setup error, never a silent fail. */
+static void test_errata_unreadable_is_error(void **state)
+{
+	struct unit_lab u;
+
+	(void)state;
+	setenv("DMALAB_ERRATA", "/nonexistent/dmalab-errata.md", 1);
+	unit_run_lab(&errata_spec, run_no_erratum, &u);
+	setenv("DMALAB_ERRATA", errata_path, 1);
+	assert_int_equal(u.exit_code, 99);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "error");
+	unit_lab_free(&u);
+}
+
+/* ---- verdicts without errata ---- */
+
+static const struct claim_spec plain_claims[] = {
+	{ "99.1", "t.Q1", "ratio over a zero denominator", "test", "R5", WANT_RATIO_GE(1), NULL },
+	{ "99.2", "t.Q1", "near with a NaN measurement", "test", "R1",
+	  WANT_NEAR(1, 1e300, "x"), NULL },
+	{ "99.3", "t.Q1", "ge with an infinite measurement", "test", "R10",
+	  WANT_GE(1, "GB/s"), NULL },
+	{ "99.4", "t.Q2", "32 KiB loads are several times faster than 256 MiB", "test",
+	  "R5", WANT_RATIO_GE(3), NULL },
+	{ "99.5", "t.Q2", "a ratio near its boundary", "test", "R5", WANT_RATIO_GE(3), NULL },
+	{ "99.6", "t.Q2", "a ratio far from its band", "test", "R4", WANT_NEAR(2, 0.25, "x"),
+	  NULL },
+	{ "99.7", "t.Q3", "an observation", "test", "R11", WANT_TRUE, NULL },
+	{ "99.8", "t.Q3", "a counter", "test", "R11", WANT_INT(64, "MiB"), NULL },
+	{ "99.9", "t.Q3", "an errno", "test", "R11", WANT_ERRNO(ENOMEM, "ENOMEM"), NULL },
+	{ NULL },
+};
+
+static const struct lab_spec plain_spec = {
 	.id = "99", .title = "claim unit test", .topic = "verdicts on edge inputs",
-	.timeout_s = 10, .claims = run_claims, .default_iters = 7,
+	.timeout_s = 10, .claims = plain_claims, .default_iters = 7,
 };
 
-static void fill(struct lab_stats *s, const char *name, double v, int noisy)
+static void fill(struct lab_stats *s, const char *name, const double *v, int n)
 {
-	memset(s, 0, sizeof(*s));
-	s->name = name;
-	s->unit = "GB/s";
-	s->n = 7;
-	for (int i = 0; i < 7; i++)
-		s->samples[i] = v;
-	lab_stats_compute(s);
-	s->noisy = noisy;
+	lab_stats_from(s, name, "ns", v, n, 1e-9);
 }
 
-/* A series that stayed noisy: samples from (1 - h) v to (1 + h) v. */
-static void fill_noisy(struct lab_stats *s, const char *name, double v, double h)
+static void run_plain(struct lab *L)
 {
-	fill(s, name, v, 1);
-	s->samples[0] = (1 - h) * v;
-	s->samples[6] = (1 + h) * v;
-	lab_stats_compute(s);
+	static struct lab_stats a, zero, small, large, num, den;
+	static const double four[] = { 4, 4, 4, 4, 4, 4, 4 }, zeros[] = { 0, 0, 0, 0, 0, 0, 0 };
+	static const double small_v[] = { 1.85, 1.84, 11.0, 1.86, 1.85, 1.85, 1.86 };
+	static const double large_v[] = { 280, 278, 283, 279, 281, 285, 276 };
+	static const double num_v[] = { 2.7, 2.9, 3.0, 3.05, 3.1, 3.2, 3.3 };
+	static const double den_v[] = { 0.98, 0.99, 1.0, 1.0, 1.0, 1.01, 1.02 };
+
+	fill(&a, "a", four, 7);
+	fill(&zero, "zero", zeros, 7);
+	fill(&small, "lat_32k", small_v, 7);
+	fill(&large, "lat_256m", large_v, 7);
+	fill(&num, "num", num_v, 7);
+	fill(&den, "den", den_v, 7);
+	claim_check_ratio(L, "99.1", &a, &zero);
+	claim_check(L, "99.2", lab_est_exact(NAN));
+	claim_check(L, "99.3", iv(1, INFINITY, INFINITY));
+	claim_check_ratio(L, "99.4", &large, &small);
+	claim_check_ratio(L, "99.5", &num, &den);
+	claim_check_ratio(L, "99.6", &large, &small);
+	claim_note(L, "checked twice");
+	claim_check_true(L, "99.7", 1, "the importer saw the exporter's pattern");
+	claim_check_int(L, "99.8", 64);
+	claim_check_errno(L, "99.9", ENOMEM);
 }
 
-static void run_edges(struct lab *L)
+static void test_plain_verdicts(void **state)
 {
-	static struct lab_stats a, zero, half, noisy, tiny;
-
-	fill(&a, "a", 4, 0);
-	fill(&zero, "zero", 0, 0);
-	fill(&half, "half", 2, 0);
-	fill_noisy(&noisy, "noisy", 2, 0.5);
-	fill_noisy(&tiny, "tiny", 0.01, 0.15);
-	claim_ratio_ge(L, "T.1", &a, &zero, 1);
-	claim_ratio_le(L, "T.2", &a, &zero, 1e300);
-	claim_near(L, "T.3", NAN, 1, 1e300, 1, "GB/s");
-	claim_ge(L, "T.4", INFINITY, 1, "GB/s");
-	claim_ratio_ge(L, "T.5", &a, &half, 1.5);
-	claim_ratio_ge(L, "T.6", &a, &noisy, 1.5);
-	claim_ratio_le(L, "T.7", &a, &tiny, 1.5);
-}
-
-/* Run the lab in a child with --json; returns its exit code, parses the record. */
-static int run_lab(struct json **rec)
-{
-	char path[] = "/tmp/dmalab-claim-XXXXXX", err[256];
-	int fd = mkstemp(path), status;
-	pid_t pid;
-
-	assert_true(fd >= 0);
-	close(fd);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char *argv[] = { (char *)"lab-99", (char *)"--json", path, NULL };
-		int devnull = open("/dev/null", O_WRONLY);
-
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		_exit(lab_main(&run_spec, run_edges, 3, argv, 0));
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	*rec = json_parse_file(path, err, sizeof(err));
-	unlink(path);
-	if (!*rec)
-		fail_msg("lab record: %s", err);
-	assert_true(WIFEXITED(status));
-	return WEXITSTATUS(status);
-}
-
-static const char *claim_status(const struct json *rec, const char *id)
-{
-	const struct json *c = json_get(rec, "claims");
-
-	for (c = c ? c->child : NULL; c; c = c->next)
-		if (strcmp(json_get_str(c, "id", ""), id) == 0)
-			return json_get_str(c, "status", "?");
-	return "missing";
-}
-
-static void test_claim_ratio_zero_denominator(void **state)
-{
-	struct json *rec;
+	struct unit_lab u;
+	const struct json *c;
 
 	(void)state;
-	assert_int_equal(run_lab(&rec), 1);
-	assert_string_equal(claim_status(rec, "T.1"), "fail");
-	assert_string_equal(claim_status(rec, "T.2"), "fail");
-	json_free(rec);
+	unit_run_lab(&plain_spec, run_plain, &u);
+	assert_string_equal(unit_status(&u, "99.1"), "fail");
+	assert_string_equal(unit_status(&u, "99.2"), "fail");
+	assert_string_equal(unit_status(&u, "99.3"), "fail");
+	assert_string_equal(unit_status(&u, "99.5"), "inconclusive");
+	c = unit_claim(&u, "99.5");
+	assert_non_null(strstr(json_get_str(c, "detail", ""), "straddles"));
+	assert_string_equal(json_get_str(c, "reason", ""), "inconclusive");
+	assert_string_equal(unit_status(&u, "99.6"), "fail");
+	assert_string_equal(unit_status(&u, "99.7"), "pass");
+	assert_string_equal(unit_status(&u, "99.8"), "pass");
+	assert_string_equal(unit_status(&u, "99.9"), "pass");
+	assert_string_equal(json_get_str(unit_claim(&u, "99.9"), "got_name", ""), "ENOMEM");
+	assert_int_equal(u.exit_code, 1);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "fail");
+	unit_lab_free(&u);
 }
 
-static void test_claim_near_nan_and_inf_fail(void **state)
+/* The issue: one 11 ns sample in a 1.85 ns series must not sink a 150x ratio. */
+static void test_issue_outlier_ratio_passes(void **state)
 {
-	struct json *rec;
+	struct unit_lab u;
+	const struct json *c, *s;
 
 	(void)state;
-	run_lab(&rec);
-	assert_string_equal(claim_status(rec, "T.3"), "fail");
-	assert_string_equal(claim_status(rec, "T.4"), "fail");
-	json_free(rec);
+	unit_run_lab(&plain_spec, run_plain, &u);
+	c = unit_claim(&u, "99.4");
+	assert_string_equal(unit_status(&u, "99.4"), "pass");
+	assert_true(fabs(json_get_num(c, "got", 0) - 280 / 1.85) < 1e-6);
+	assert_true(fabs(json_get_num(c, "got_lo", 0) - 276 / 11.0) < 1e-6);
+	assert_true(fabs(json_get_num(c, "got_hi", 0) - 285 / 1.84) < 1e-6);
+	/* both series are attached, numerator first */
+	s = unit_stats(&u, "99.4", 0);
+	assert_string_equal(json_get_str(s, "name", ""), "lat_256m");
+	s = unit_stats(&u, "99.4", 1);
+	assert_string_equal(json_get_str(s, "name", ""), "lat_32k");
+	unit_lab_free(&u);
 }
 
-static void test_claim_ratio_pass_and_noisy(void **state)
+static void test_check_true_text_in_note(void **state)
 {
-	struct json *rec;
+	struct unit_lab u;
+	const struct json *c;
 
 	(void)state;
-	run_lab(&rec);
-	assert_string_equal(claim_status(rec, "T.5"), "pass");
-	assert_string_equal(claim_status(rec, "T.6"), "inconclusive");
-	/* 400x where <= 1.5 is wanted, 30 % spread: noise cannot rescue it */
-	assert_string_equal(claim_status(rec, "T.7"), "fail");
-	assert_string_equal(json_get_str(rec, "status", ""), "fail");
-	json_free(rec);
+	unit_run_lab(&plain_spec, run_plain, &u);
+	c = unit_claim(&u, "99.7");
+	assert_string_equal(json_get_str(c, "note", ""),
+			    "the importer saw the exporter's pattern; checked twice");
+	assert_non_null(strstr(u.tap, "  note: \"the importer saw the exporter's pattern; "
+				      "checked twice\""));
+	/* the note went with 99.7 only */
+	assert_null(json_get_str(unit_claim(&u, "99.8"), "note", NULL));
+	unit_lab_free(&u);
+}
+
+/* ---- the lab's status ---- */
+
+static const struct claim_spec two_claims[] = {
+	{ "96.1", "t.Q1", "first", "test", "R10", WANT_GE(3, "x"), NULL },
+	{ "96.2", "t.Q1", "second", "test", "R10", WANT_GE(3, "x"), NULL },
+	{ NULL },
+};
+
+static const struct lab_spec two_spec = {
+	.id = "96", .title = "status unit test", .topic = "the lab's status",
+	.timeout_s = 10, .claims = two_claims, .default_iters = 7,
+};
+
+static void run_all_inconclusive(struct lab *L)
+{
+	claim_check(L, "96.1", iv(2, 3, 4));
+	claim_check(L, "96.2", iv(2.9, 3.5, 4));
+}
+
+static void run_pass_and_inconclusive(struct lab *L)
+{
+	claim_check(L, "96.1", iv(3, 3.5, 4));
+	claim_check(L, "96.2", iv(2.9, 3.5, 4));
+}
+
+static void run_inconclusive_and_skip(struct lab *L)
+{
+	claim_check(L, "96.1", iv(2, 3, 4));
+	claim_skip(L, "96.2", SKIP_SINGLE_NUMA_NODE, "1 node");
+}
+
+static void run_all_skip(struct lab *L)
+{
+	lab_skip(L, SKIP_NO_CUDA_DEVICE, "no GPU");
+}
+
+static void run_undecided(struct lab *L)
+{
+	claim_check(L, "96.1", iv(3, 3.5, 4));
+}
+
+static void test_lab_status(void **state)
+{
+	struct unit_lab u;
+
+	(void)state;
+	unit_run_lab(&two_spec, run_all_inconclusive, &u);
+	assert_string_equal(unit_status(&u, "96.1"), "inconclusive");
+	assert_string_equal(unit_status(&u, "96.2"), "inconclusive");
+	assert_int_equal(u.exit_code, 0);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "inconclusive");
+	unit_lab_free(&u);
+
+	unit_run_lab(&two_spec, run_inconclusive_and_skip, &u);
+	assert_int_equal(u.exit_code, 0);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "inconclusive");
+	unit_lab_free(&u);
+
+	unit_run_lab(&two_spec, run_pass_and_inconclusive, &u);
+	assert_int_equal(u.exit_code, 0);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "pass");
+	unit_lab_free(&u);
+
+	unsetenv("DMALAB_TAP");
+	unit_run_lab(&two_spec, run_all_skip, &u);
+	assert_int_equal(u.exit_code, 77);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "skip");
+	unit_lab_free(&u);
+
+	unit_run_lab(&two_spec, run_undecided, &u);
+	assert_int_equal(u.exit_code, 99);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "error");
+	assert_string_equal(unit_status(&u, "96.2"), "error");
+	unit_lab_free(&u);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	unit_write_temp(errata_text, errata_path, sizeof(errata_path));
+	setenv("DMALAB_ERRATA", errata_path, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(errata_path);
+	return 0;
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lab_relation_holds_near_want_zero),
-		cmocka_unit_test(test_lab_relation_holds_near_negative),
-		cmocka_unit_test(test_lab_relation_holds_near_abs_plus_rel),
-		cmocka_unit_test(test_lab_relation_holds_nan),
-		cmocka_unit_test(test_lab_relation_holds_inf),
-		cmocka_unit_test(test_lab_relation_holds_order_edges),
-		cmocka_unit_test(test_lab_relation_holds_in_range),
-		cmocka_unit_test(test_lab_relation_holds_unknown_op),
-		cmocka_unit_test(test_claim_ratio_zero_denominator),
-		cmocka_unit_test(test_claim_near_nan_and_inf_fail),
-		cmocka_unit_test(test_claim_ratio_pass_and_noisy),
+		cmocka_unit_test(test_erratum_predicted),
+		cmocka_unit_test(test_erratum_not_predicted),
+		cmocka_unit_test(test_erratum_straddling),
+		cmocka_unit_test(test_erratum_not_consulted_on_pass),
+		cmocka_unit_test(test_erratum_when),
+		cmocka_unit_test(test_erratum_on_codes_and_true),
+		cmocka_unit_test(test_fail_without_erratum),
+		cmocka_unit_test(test_errata_unreadable_is_error),
+		cmocka_unit_test(test_plain_verdicts),
+		cmocka_unit_test(test_issue_outlier_ratio_passes),
+		cmocka_unit_test(test_check_true_text_in_note),
+		cmocka_unit_test(test_lab_status),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }

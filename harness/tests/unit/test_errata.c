@@ -1,6 +1,8 @@
 /*
  * test_errata.c - the answers/errata.md parser: the format of PROTOCOL.md
- * section 5, and every malformed input rejected with file:line.
+ * section 5 (expect: and when: relations included), every malformed input
+ * rejected with file:line, and errata_builtin (the built-in copy, or the
+ * file DMALAB_ERRATA names).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -21,6 +24,8 @@ static const char good[] =
 	"\n"
 	"## 02.2\n"
 	"says: pinned is about twice pageable\n"
+	"expect: ge 3\n"
+	"when: pcie_gen_max ge 4\n"
 	"truth: the ratio depends on the link\n"
 	"why: the CPU stages pageable data\n"
 	"source: https://example.org/a\n"
@@ -28,6 +33,7 @@ static const char good[] =
 	"\n"
 	"## 10.3\r\n"
 	"says: x   \n"
+	"expect: eq cudaErrorInvalidValue\t \n"
 	"truth: y\n"
 	"source: z\n";
 
@@ -62,9 +68,23 @@ static void test_errata_parse_good(void **state)
 	assert_string_equal(x->source[1], "https://example.org/b");
 	assert_int_equal(x->line, 3);
 	assert_string_equal(x->why, "the CPU stages pageable data");
+	assert_string_equal(x->expect_text, "ge 3");
+	assert_string_equal(x->expect.op, "ge");
+	assert_true(x->expect.a == 3);
+	assert_null(x->expect.name);
+	assert_string_equal(x->when_fact, "pcie_gen_max");
+	assert_string_equal(x->when_text, "pcie_gen_max ge 4");
+	assert_string_equal(x->when.op, "ge");
+	assert_true(x->when.a == 4);
 	x = errata_find(&e, "10.3");
 	assert_string_equal(x->says, "x"); /* trailing blanks and \r dropped */
 	assert_null(x->why); /* optional */
+	assert_string_equal(x->expect_text, "eq cudaErrorInvalidValue");
+	assert_string_equal(x->expect.op, "eq");
+	assert_ptr_equal(x->expect.name, x->expect_name);
+	assert_string_equal(x->expect.name, "cudaErrorInvalidValue");
+	assert_string_equal(x->when_fact, ""); /* no when: applies everywhere */
+	assert_null(x->when_text);
 	assert_null(errata_find(&e, "02.1"));
 	errata_free(&e);
 	assert_int_equal(e.n, 0);
@@ -85,10 +105,18 @@ static void test_errata_parse_header_only(void **state)
 static void test_errata_parse_missing_fields(void **state)
 {
 	(void)state;
-	assert_rejected("## 02.2\nsays: a\nsource: s\n", "errata.md:1: erratum 02.2 has no 'truth:'");
-	assert_rejected("## 02.2\ntruth: a\nsource: s\n", "errata.md:1: erratum 02.2 has no 'says:'");
-	assert_rejected("# t\n## 02.2\nsays: a\ntruth: b\n## 02.3\n",
+	assert_rejected("## 02.2\nsays: a\nexpect: ge 3\nsource: s\n",
+			"errata.md:1: erratum 02.2 has no 'truth:'");
+	assert_rejected("## 02.2\nexpect: ge 3\ntruth: a\nsource: s\n",
+			"errata.md:1: erratum 02.2 has no 'says:'");
+	assert_rejected("# t\n## 02.2\nsays: a\nexpect: ge 3\ntruth: b\n## 02.3\n",
 			"errata.md:2: erratum 02.2 has no 'source:'");
+	/* an erratum without the relation it predicts cannot be checked */
+	assert_rejected("## 02.2\nsays: a\ntruth: b\nsource: c\n",
+			"errata.md:1: erratum 02.2 has no 'expect:' line");
+	assert_rejected("## 02.1\nsays: a\nexpect: ge 3\ntruth: b\nsource: c\n"
+			"## 02.2\nsays: a\ntruth: b\nsource: c\n",
+			"errata.md:6: erratum 02.2 has no 'expect:'");
 }
 
 static void test_errata_parse_bad_lines(void **state)
@@ -108,9 +136,9 @@ static void test_errata_parse_bad_lines(void **state)
 static void test_errata_parse_duplicate_id(void **state)
 {
 	(void)state;
-	assert_rejected("## 02.2\nsays: a\ntruth: b\nsource: c\n"
-			"## 02.2\nsays: a\ntruth: b\nsource: c\n",
-			"errata.md:5: erratum 02.2 is listed twice");
+	assert_rejected("## 02.2\nsays: a\nexpect: ge 3\ntruth: b\nsource: c\n"
+			"## 02.2\nsays: a\nexpect: ge 3\ntruth: b\nsource: c\n",
+			"errata.md:6: erratum 02.2 is listed twice");
 }
 
 static void test_errata_load_missing_file(void **state)
@@ -142,6 +170,154 @@ static void test_errata_load_file(void **state)
 	unlink(path);
 }
 
+static void test_errata_parse_bad_relations(void **state)
+{
+	(void)state;
+	assert_rejected("## 02.2\nsays: a\nexpect: about 3\n",
+			"errata.md:3: 'expect: about 3' is not a relation");
+	assert_rejected("# h\n\n## 02.2\nsays: a\nexpect: ge\n", "errata.md:5: 'expect: ge'");
+	assert_rejected("## 02.2\nsays: a\nexpect: in_range 1\n", "errata.md:3: 'expect:");
+	assert_rejected("## 02.2\nsays: a\nexpect: ratio_ge 3\n", "errata.md:3: 'expect:");
+	assert_rejected("## 02.2\nsays: a\nexpect:\n", "errata.md:3: 'expect:' has no value");
+	assert_rejected("## 02.2\nsays: a\nexpect: ge 3\nexpect: ge 4\n",
+			"errata.md:4: second 'expect:'");
+	assert_rejected("## 02.2\nsays: a\nexpect: ge 3\nwhen: pcie_gen_max\n",
+			"errata.md:4: 'when: pcie_gen_max' is not 'FACT OP NUMBER'");
+	assert_rejected("## 02.2\nsays: a\nexpect: ge 3\nwhen: ge 4\n", "errata.md:4: 'when:");
+	assert_rejected("## 02.2\nsays: a\nexpect: ge 3\nwhen: gpu eq H200\n",
+			"errata.md:4: 'when:");
+	assert_rejected("## 02.2\nsays: a\nexpect: ge 3\nwhen: gpu eq NVIDIA_H200_NVL\n",
+			"errata.md:4: 'when:");
+	assert_rejected("## 02.2\nsays: a\nexpect: ge 3\nwhen: gen ge 4\nwhen: gen ge 5\n",
+			"errata.md:5: second 'when:'");
+}
+
+static void test_errata_parse_relations(void **state)
+{
+	static const char text[] =
+		"## 05.3\nsays: a\nexpect: in_range 1.25 16\ntruth: b\nsource: c\n"
+		"## 05.6\nsays: a\nexpect: near 2 0.5\nwhen: gpus ge 2\ntruth: b\nsource: c\n"
+		"## 06.5\nsays: a\nexpect: eq false\ntruth: b\nsource: c\n";
+	struct errata e;
+	char err[256];
+	const struct erratum *x;
+
+	(void)state;
+	assert_int_equal(errata_parse(text, "f", &e, err, sizeof(err)), 0);
+	x = errata_find(&e, "05.3");
+	assert_true(!strcmp(x->expect.op, "in_range") && x->expect.a == 1.25 && x->expect.b == 16);
+	x = errata_find(&e, "05.6");
+	assert_true(!strcmp(x->expect.op, "near") && x->expect.a == 2 && x->expect.abs_tol == 0.5);
+	assert_string_equal(x->when_fact, "gpus");
+	assert_true(x->when.a == 2);
+	x = errata_find(&e, "06.5");
+	assert_true(!strcmp(x->expect.op, "eq") && x->expect.a == 0 && !x->expect.name);
+	errata_free(&e);
+}
+
+/* The items array grows by realloc: every name must still point into its
+ * own entry after it moved. */
+static void test_errata_parse_names_survive_growth(void **state)
+{
+	char *text = malloc(200 * 200), *p = text;
+	struct errata e;
+	char err[256], id[16], name[64];
+
+	(void)state;
+	assert_non_null(text);
+	for (int i = 0; i < 150; i++)
+		p += sprintf(p, "## 07.%d\nsays: s%d\nexpect: eq cudaErrorNumber%d\ntruth: t\n"
+			     "source: u%d\n\n", i, i, i, i);
+	assert_int_equal(errata_parse(text, "f", &e, err, sizeof(err)), 0);
+	assert_int_equal(e.n, 150);
+	for (int i = 0; i < 150; i++) {
+		const struct erratum *x;
+
+		snprintf(id, sizeof(id), "07.%d", i);
+		snprintf(name, sizeof(name), "cudaErrorNumber%d", i);
+		x = errata_find(&e, id);
+		assert_non_null(x);
+		assert_ptr_equal(x->expect.name, x->expect_name);
+		assert_string_equal(x->expect.name, name);
+		assert_int_equal(lab_relation_verdict(&x->expect, lab_est_exact(1), name), LAB_HOLDS);
+	}
+	errata_free(&e);
+	free(text);
+}
+
+/* errata_builtin caches: each case runs in a child of its own.  The child
+ * exits 0 when check(err, errata) holds. */
+static int in_child(const char *env, int (*check)(const struct errata *all, const char *err))
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char err[512] = "";
+		const struct errata *all;
+
+		if (env)
+			setenv("DMALAB_ERRATA", env, 1);
+		else
+			unsetenv("DMALAB_ERRATA");
+		all = errata_builtin(err, sizeof(err));
+		_exit(check(all, err));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int from_file(const struct errata *all, const char *err)
+{
+	const struct erratum *x = all ? errata_find(all, "42.1") : NULL;
+
+	(void)err;
+	return all && all->n == 1 && x && !strcmp(x->truth, "from the file") ? 0 : 1;
+}
+
+static int missing_file(const struct errata *all, const char *err)
+{
+	return !all && strstr(err, "/nonexistent/errata.md") ? 0 : 1;
+}
+
+static int bad_file(const struct errata *all, const char *err)
+{
+	return !all && strstr(err, ":2: unexpected line") ? 0 : 1;
+}
+
+static int built_in(const struct errata *all, const char *err)
+{
+	(void)err;
+	/* answers/errata.md, as built into the library */
+	return all && all->n > 0 && errata_find(all, "02.2") ? 0 : 1;
+}
+
+static void test_errata_builtin(void **state)
+{
+	char good_path[] = "/tmp/dmalab-errata-XXXXXX", bad_path[] = "/tmp/dmalab-errata-XXXXXX";
+	static const char one[] = "## 42.1\nsays: a\nexpect: ge 3\ntruth: from the file\nsource: s\n";
+	static const char bad[] = "## 42.1\nnonsense\n";
+	int fd;
+
+	(void)state;
+	fd = mkstemp(good_path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, one, strlen(one)), (ssize_t)strlen(one));
+	close(fd);
+	fd = mkstemp(bad_path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bad, strlen(bad)), (ssize_t)strlen(bad));
+	close(fd);
+	assert_int_equal(in_child(good_path, from_file), 0);
+	assert_int_equal(in_child("/nonexistent/errata.md", missing_file), 0);
+	assert_int_equal(in_child(bad_path, bad_file), 0);
+	assert_int_equal(in_child(NULL, built_in), 0);
+	assert_int_equal(in_child("", built_in), 0); /* empty: the built-in copy */
+	unlink(good_path);
+	unlink(bad_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +328,10 @@ int main(void)
 		cmocka_unit_test(test_errata_parse_duplicate_id),
 		cmocka_unit_test(test_errata_load_missing_file),
 		cmocka_unit_test(test_errata_load_file),
+		cmocka_unit_test(test_errata_parse_bad_relations),
+		cmocka_unit_test(test_errata_parse_relations),
+		cmocka_unit_test(test_errata_parse_names_survive_growth),
+		cmocka_unit_test(test_errata_builtin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,9 @@
 /*
  * test_stats.c - medians, CV, NaN samples, and the seconds -> GB/s and unit
- * conversions of measured series (harness/lib/stats.c).
+ * conversions of measured series (harness/lib/stats.c); lab_stats_from;
+ * lab_measure in a lab run: the second batch pooled when cv > cv_max,
+ * warm-up discarded, too_short against the clock's step (host or CUDA
+ * events) making the claims inconclusive.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -13,6 +16,7 @@
 #include <cmocka.h>
 
 #include "lab.h"
+#include "unit_lab.h"
 
 /* A series with the given samples, statistics computed; free() it. */
 static struct lab_stats *series(const double *v, int n, const char *unit)
@@ -215,6 +219,216 @@ static void test_lab_stats_scale_s_to_ns(void **state)
 	free(s);
 }
 
+/* ---- lab_stats_from ---- */
+
+static void test_lab_stats_from_basic(void **state)
+{
+	double v[] = { 3e-3, 1e-3, 2e-3, 5e-3, 4e-3, 6e-3, 7e-3 };
+	struct lab_stats *s = calloc(1, sizeof(*s));
+
+	(void)state;
+	assert_non_null(s);
+	s->noisy = s->remeasured = 1; /* stale fields are cleared */
+	lab_stats_from(s, "by_hand", "s", v, 7, 1e-9);
+	assert_string_equal(s->name, "by_hand");
+	assert_string_equal(s->unit, "s");
+	assert_int_equal(s->n, 7);
+	assert_true(s->median == 4e-3 && s->min == 1e-3 && s->max == 7e-3);
+	assert_true(s->samples[0] == 3e-3); /* measurement order kept */
+	assert_true(s->clock_res_s == 1e-9);
+	assert_int_equal(s->too_short, 0);
+	assert_int_equal(s->noisy, 0);
+	assert_int_equal(s->remeasured, 0);
+	free(s);
+}
+
+static void test_lab_stats_from_too_short(void **state)
+{
+	double v[] = { 60e-6, 70e-6, 49e-6, 80e-6, 65e-6, 61e-6, 62e-6 };
+	double ok[] = { 50e-6, 70e-6, 51e-6, 80e-6, 65e-6, 61e-6, 62e-6 };
+	struct lab_stats *s = calloc(1, sizeof(*s));
+
+	(void)state;
+	assert_non_null(s);
+	/* CUDA events step 0.5 us: 100 steps are 50 us; one sample of 49 us */
+	lab_stats_from(s, "ev", "s", v, 7, LAB_CUDA_EVENT_RES_S);
+	assert_int_equal(s->too_short, 1);
+	assert_true(s->clock_res_s == LAB_CUDA_EVENT_RES_S);
+	lab_stats_from(s, "ev", "s", ok, 7, LAB_CUDA_EVENT_RES_S);
+	assert_int_equal(s->too_short, 0); /* exactly 100 steps is enough */
+	/* with the host clock's step the same 49 us are long enough */
+	lab_stats_from(s, "host", "s", v, 7, 1e-9);
+	assert_int_equal(s->too_short, 0);
+	/* clock_res_s 0: lab_now's own step */
+	lab_stats_from(s, "host", "s", v, 7, 0);
+	assert_true(s->clock_res_s == lab_clock_resolution());
+	assert_true(s->clock_res_s > 0);
+	free(s);
+}
+
+static void test_lab_stats_from_bounds(void **state)
+{
+	static double v[LAB_MAX_SAMPLES + 10];
+	struct lab_stats *s = calloc(1, sizeof(*s));
+
+	(void)state;
+	assert_non_null(s);
+	for (int i = 0; i < LAB_MAX_SAMPLES + 10; i++)
+		v[i] = 1 + i;
+	lab_stats_from(s, "big", "s", v, LAB_MAX_SAMPLES + 10, 1e-9);
+	assert_int_equal(s->n, LAB_MAX_SAMPLES);
+	assert_true(s->max == LAB_MAX_SAMPLES);
+	lab_stats_from(s, "none", "s", v, -3, 1e-9);
+	assert_int_equal(s->n, 0);
+	assert_true(isnan(s->median));
+	free(s);
+}
+
+/* ---- lab_measure inside a lab ---- */
+
+/* A run function whose "durations" come from a script, in order. */
+struct script {
+	const double *v;
+	int n, next;
+};
+
+static double scripted(void *ctx)
+{
+	struct script *sc = ctx;
+
+	return sc->next < sc->n ? sc->v[sc->next++] : -1; /* ran off: an error */
+}
+
+static const double batch_noisy[] = {
+	1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 3e-3,     /* cv 0.5 */
+	1.1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3,   /* the second batch */
+};
+static const double batch_clean[] = {
+	9, 9,                                          /* warm-up, discarded */
+	1e-3, 1.01e-3, 0.99e-3, 1e-3, 1e-3, 1.02e-3, 1e-3,
+	5, 5, 5, 5, 5, 5, 5, 5, 5,                     /* never taken */
+};
+static const double batch_event_short[] = { 20e-6, 21e-6, 20e-6, 22e-6, 20e-6, 21e-6, 20e-6 };
+static const double batch_event_long[] = { 60e-6, 61e-6, 60e-6, 62e-6, 60e-6, 61e-6, 60e-6 };
+static const double batch_host[] = { 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3 };
+
+static const struct claim_spec measure_claims[] = {
+	{ "97.1", "t.Q1", "a noisy first batch is pooled with a second", NULL, "test",
+	  WANT_NEAR(1e-3, 0.25, "s"), NULL },
+	{ "97.2", "t.Q1", "a clean first batch is kept alone", NULL, "test",
+	  WANT_NEAR(1e-3, 0.25, "s"), NULL },
+	{ "97.3", "t.Q2", "event-timed 20 us samples are too short", NULL, "test",
+	  WANT_NEAR(20e-6, 0.5, "s"), NULL },
+	{ "97.4", "t.Q2", "event-timed 60 us samples are long enough", NULL, "test",
+	  WANT_NEAR(60e-6, 0.5, "s"), NULL },
+	{ "97.5", "t.Q2", "a ratio on a too-short series is inconclusive", NULL, "test",
+	  WANT_RATIO_GE(3), NULL },
+	{ "97.6", "t.Q2", "a hand-timed too-short series is inconclusive", NULL, "test",
+	  WANT_NEAR(20e-6, 0.5, "s"), NULL },
+	{ "97.7", "t.Q1", "remeasured is set for the noisy series only", NULL, "test",
+	  WANT_INT(1, "flags"), NULL },
+	{ NULL },
+};
+
+static const struct lab_spec measure_spec = {
+	.id = "97", .title = "lab_measure unit test", .topic = "pooling and too_short",
+	.timeout_s = 10, .claims = measure_claims, .default_iters = 7,
+};
+
+static void run_measure(struct lab *L)
+{
+	static struct lab_stats noisy, clean, ev_short, ev_long, host, by_hand;
+	struct script s1 = { batch_noisy, 14, 0 }, s2 = { batch_clean, 18, 0 };
+	struct script s3 = { batch_event_short, 7, 0 }, s4 = { batch_event_long, 7, 0 };
+	struct script s5 = { batch_host, 7, 0 };
+	struct lab_measure_cfg none = { -1, 7, 0.10, 1e-9 };
+	struct lab_measure_cfg dflt = { 0, 7, 0.10, 1e-9 };
+	struct lab_measure_cfg ev = { -1, 7, 0.10, LAB_CUDA_EVENT_RES_S };
+
+	lab_measure(L, "noisy", scripted, &s1, &none, &noisy);
+	claim_check_median(L, "97.1", &noisy);
+	lab_measure(L, "clean", scripted, &s2, &dflt, &clean);
+	claim_check_median(L, "97.2", &clean);
+	lab_measure(L, "ev_short", scripted, &s3, &ev, &ev_short);
+	claim_check_median(L, "97.3", &ev_short);
+	lab_measure(L, "ev_long", scripted, &s4, &ev, &ev_long);
+	claim_check_median(L, "97.4", &ev_long);
+	lab_measure(L, "host", scripted, &s5, &none, &host);
+	claim_check_ratio(L, "97.5", &host, &ev_short); /* 50x, but too short */
+	lab_stats_from(&by_hand, "by_hand", "s", batch_event_short, 7, LAB_CUDA_EVENT_RES_S);
+	claim_check_median(L, "97.6", &by_hand);
+	claim_check_int(L, "97.7",
+			noisy.remeasured + 10 * clean.remeasured + 100 * by_hand.remeasured);
+}
+
+static void test_lab_measure_pools_second_batch(void **state)
+{
+	struct unit_lab u;
+	const struct json *s, *x;
+	int i;
+
+	(void)state;
+	unit_run_lab(&measure_spec, run_measure, &u);
+	s = unit_stats(&u, "97.1", 0);
+	assert_non_null(s);
+	assert_string_equal(json_get_str(s, "name", ""), "noisy");
+	assert_int_equal((int)json_get_num(s, "n", 0), 14); /* 7 + 7, all kept */
+	x = json_get(s, "samples");
+	assert_non_null(x);
+	for (i = 0, x = x->child; x; x = x->next, i++)
+		assert_true(fabs(x->num - batch_noisy[i]) < 1e-15);
+	assert_int_equal(i, 14);
+	assert_true(json_get_num(s, "noisy", -1) == 1); /* still over cv_max */
+	assert_string_equal(unit_status(&u, "97.1"), "pass");
+	assert_string_equal(unit_status(&u, "97.7"), "pass"); /* remeasured: noisy only */
+	/* the lab narrates the re-measure */
+	assert_non_null(strstr(u.tap, "noisy: cv"));
+	unit_lab_free(&u);
+}
+
+static void test_lab_measure_clean_batch_alone(void **state)
+{
+	struct unit_lab u;
+	const struct json *s, *x;
+
+	(void)state;
+	unit_run_lab(&measure_spec, run_measure, &u);
+	s = unit_stats(&u, "97.2", 0);
+	assert_non_null(s);
+	assert_int_equal((int)json_get_num(s, "n", 0), 7);
+	assert_int_equal((int)json_get_num(s, "warmup", 0), 2);
+	x = json_get(s, "samples");
+	assert_true(x && x->child && x->child->num == 1e-3); /* the warm-up runs dropped */
+	assert_true(json_get_num(s, "max", 0) < 1); /* no warm-up value, no batch 2 */
+	assert_true(json_get_num(s, "noisy", -1) == 0);
+	assert_true(json_get_num(s, "too_short", -1) == 0);
+	assert_string_equal(unit_status(&u, "97.2"), "pass");
+	unit_lab_free(&u);
+}
+
+static void test_lab_measure_too_short_is_inconclusive(void **state)
+{
+	struct unit_lab u;
+	const struct json *c;
+
+	(void)state;
+	unit_run_lab(&measure_spec, run_measure, &u);
+	/* 20 us under a 0.5 us clock: 40 steps; the relation itself would hold */
+	assert_true(json_get_num(unit_stats(&u, "97.3", 0), "too_short", -1) == 1);
+	assert_string_equal(unit_status(&u, "97.3"), "inconclusive");
+	c = unit_claim(&u, "97.3");
+	assert_non_null(strstr(json_get_str(c, "detail", ""), "100 steps"));
+	assert_true(json_get_num(unit_stats(&u, "97.4", 0), "too_short", -1) == 0);
+	assert_string_equal(unit_status(&u, "97.4"), "pass");
+	assert_string_equal(unit_status(&u, "97.5"), "inconclusive");
+	assert_string_equal(unit_status(&u, "97.6"), "inconclusive");
+	assert_non_null(strstr(u.tap, "ev_short: a sample took under 100 clock steps"));
+	/* passes and inconclusives only: the lab passes */
+	assert_int_equal(u.exit_code, 0);
+	assert_string_equal(json_get_str(u.rec, "status", ""), "pass");
+	unit_lab_free(&u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +447,12 @@ int main(void)
 		cmocka_unit_test(test_lab_stats_to_rate_in_place),
 		cmocka_unit_test(test_lab_stats_to_rate_zero_duration),
 		cmocka_unit_test(test_lab_stats_scale_s_to_ns),
+		cmocka_unit_test(test_lab_stats_from_basic),
+		cmocka_unit_test(test_lab_stats_from_too_short),
+		cmocka_unit_test(test_lab_stats_from_bounds),
+		cmocka_unit_test(test_lab_measure_pools_second_batch),
+		cmocka_unit_test(test_lab_measure_clean_batch_alone),
+		cmocka_unit_test(test_lab_measure_too_short_is_inconclusive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

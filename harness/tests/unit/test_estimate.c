@@ -1,0 +1,483 @@
+/*
+ * test_estimate.c - the median's order-statistics interval (lab_est_median:
+ * ranks, Bonferroni, coverage by simulation, outliers and odd shapes) and
+ * intervals carried through ratios, differences, sums and scales.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lab.h"
+
+/* A series of n samples (in the order given), statistics computed. */
+static struct lab_stats *series(const double *v, int n, const char *unit)
+{
+	struct lab_stats *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	s->name = "t";
+	s->unit = unit;
+	if (n)
+		memcpy(s->samples, v, sizeof(*v) * (size_t)n);
+	s->n = n;
+	lab_stats_compute(s);
+	return s;
+}
+
+/* Samples 1..n in a scrambled order: the rank of a sample is its value. */
+static struct lab_stats *ranks(int n)
+{
+	double v[LAB_MAX_SAMPLES], t;
+	uint32_t x = 12345;
+	int i, k;
+
+	for (i = 0; i < n; i++)
+		v[i] = i + 1;
+	for (i = n - 1; i > 0; i--) { /* Fisher-Yates with a fixed LCG */
+		x = x * 1664525u + 1013904223u;
+		k = (int)(x % (uint32_t)(i + 1));
+		t = v[i], v[i] = v[k], v[k] = t;
+	}
+	return series(v, n, "s");
+}
+
+static void assert_est(struct lab_est e, double lo, double v, double hi)
+{
+	if (!(e.lo == lo && e.value == v && e.hi == hi))
+		fail_msg("got [%g, %g, %g], want [%g, %g, %g]", e.lo, e.value, e.hi, lo, v, hi);
+}
+
+/* P(B <= k), B ~ Binomial(n, 1/2), by the recurrence C(n, i+1) = C(n, i) (n-i)/(i+1). */
+static double binom_cdf(int n, int k)
+{
+	double c = 1, sum = 0;
+	int i;
+
+	for (i = 0; i <= k; i++) {
+		sum += c;
+		c = c * (n - i) / (i + 1);
+	}
+	return sum / pow(2, n);
+}
+
+/* ---- ranks ---- */
+
+static void test_median_n7_is_min_max(void **state)
+{
+	double v[] = { 5, 1, 7, 3, 2, 6, 4 };
+	struct lab_stats *s = series(v, 7, "s");
+
+	(void)state;
+	/* n = 7: P(B <= 0) = 1/128, coverage 0.984; rank 2 would give 0.875 */
+	assert_est(lab_est_median(s, 1), 1, 4, 7);
+	assert_est(lab_est_median(s, 2), 1, 4, 7); /* 0.984 >= 0.975 too */
+	free(s);
+}
+
+static void test_median_small_n_is_infinite(void **state)
+{
+	(void)state;
+	for (int n = 1; n <= 5; n++) {
+		struct lab_stats *s = ranks(n);
+		struct lab_est e = lab_est_median(s, 1);
+
+		/* even [min, max] covers the median with 1 - 2^(1-n) < 95 % */
+		assert_true(isinf(e.lo) && e.lo < 0);
+		assert_true(isinf(e.hi) && e.hi > 0);
+		assert_true(e.value == s->median);
+		free(s);
+	}
+}
+
+static void test_median_n6_bonferroni(void **state)
+{
+	struct lab_stats *s = ranks(6);
+	struct lab_est one = lab_est_median(s, 1), two = lab_est_median(s, 2);
+
+	(void)state;
+	assert_est(one, 1, 3.5, 6);   /* 0.969 >= 0.95 */
+	assert_true(isinf(two.lo) && isinf(two.hi)); /* 0.969 < 0.975 */
+	assert_true(two.value == 3.5);
+	free(s);
+}
+
+static void test_median_even_n(void **state)
+{
+	struct lab_stats *s8 = ranks(8), *s10 = ranks(10);
+
+	(void)state;
+	assert_est(lab_est_median(s8, 1), 1, 4.5, 8);
+	assert_est(lab_est_median(s10, 1), 2, 5.5, 9); /* rank 2: 0.979 */
+	free(s8);
+	free(s10);
+}
+
+static void test_median_known_ranks(void **state)
+{
+	static const struct { int n, nseries, j; } cases[] = {
+		{ 15, 1, 4 }, { 15, 2, 3 }, { 31, 1, 10 }, { 31, 2, 9 },
+		{ 61, 1, 23 }, { 61, 2, 22 }, { 14, 1, 3 }, { 14, 2, 3 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lab_stats *s = ranks(cases[i].n);
+		struct lab_est e = lab_est_median(s, cases[i].nseries);
+
+		if (e.lo != cases[i].j || e.hi != cases[i].n + 1 - cases[i].j)
+			fail_msg("n %d, %d series: [%g, %g], want ranks [%d, %d]", cases[i].n,
+				 cases[i].nseries, e.lo, e.hi, cases[i].j,
+				 cases[i].n + 1 - cases[i].j);
+		free(s);
+	}
+}
+
+/* For every n: the rank is the narrowest whose binomial coverage reaches
+ * 1 - 0.05 / k, and more series never narrow the interval. */
+static void test_median_rank_is_narrowest_with_coverage(void **state)
+{
+	(void)state;
+	for (int n = 6; n <= 300; n++) {
+		struct lab_stats *s = ranks(n);
+
+		for (int k = 1; k <= 4; k++) {
+			double level = 1 - (1 - LAB_CONFIDENCE) / k;
+			struct lab_est e = lab_est_median(s, k), wider = lab_est_median(s, k + 1);
+			int j = isfinite(e.lo) ? (int)e.lo : 0;
+
+			if (j) {
+				assert_true(e.hi == n + 1 - j);
+				if (!(1 - 2 * binom_cdf(n, j - 1) >= level - 1e-12))
+					fail_msg("n %d k %d: rank %d covers only %.4f", n, k, j,
+						 1 - 2 * binom_cdf(n, j - 1));
+			}
+			if (j < (n + 1) / 2 && 1 - 2 * binom_cdf(n, j) >= level + 1e-12)
+				fail_msg("n %d k %d: rank %d is not the narrowest", n, k, j);
+			assert_true(wider.lo <= e.lo && wider.hi >= e.hi);
+		}
+		free(s);
+	}
+}
+
+/* ---- shapes ---- */
+
+static void test_median_constant(void **state)
+{
+	double v[9];
+	struct lab_stats *s;
+
+	(void)state;
+	for (int i = 0; i < 9; i++)
+		v[i] = 2.5;
+	s = series(v, 9, "s");
+	assert_est(lab_est_median(s, 1), 2.5, 2.5, 2.5);
+	assert_est(lab_est_median(s, 3), 2.5, 2.5, 2.5);
+	free(s);
+}
+
+/* One outlier moves an end by at most one rank, never the whole interval. */
+static void test_median_one_outlier(void **state)
+{
+	struct lab_stats *s = ranks(15);
+	struct lab_est clean = lab_est_median(s, 1), dirty;
+
+	(void)state;
+	assert_est(clean, 4, 8, 12);
+	/* the largest sample becomes 1000: nothing moves */
+	for (int i = 0; i < 15; i++)
+		if (s->samples[i] == 15)
+			s->samples[i] = 1000;
+	lab_stats_compute(s);
+	assert_est(lab_est_median(s, 1), 4, 8, 12);
+	/* a middle sample becomes 1000: the upper end moves by one rank */
+	for (int i = 0; i < 15; i++)
+		if (s->samples[i] == 8)
+			s->samples[i] = 1000;
+	lab_stats_compute(s);
+	dirty = lab_est_median(s, 1);
+	assert_est(dirty, 4, 9, 13);
+	assert_true(s->mean > 70); /* the mean is dragged along; the interval is not */
+	free(s);
+}
+
+static void test_median_heavy_tail(void **state)
+{
+	double v[31];
+	struct lab_stats *s;
+	struct lab_est e;
+
+	(void)state;
+	/* 26 samples near 10, five from a heavy tail up to 1e6 */
+	for (int i = 0; i < 26; i++)
+		v[i] = 10 + 0.01 * i;
+	v[26] = 1e3, v[27] = 5e3, v[28] = 2e4, v[29] = 1e5, v[30] = 1e6;
+	s = series(v, 31, "ns");
+	e = lab_est_median(s, 1);
+	assert_true(e.lo == v[9] && e.hi == v[21]); /* ranks 10 and 22 */
+	assert_true(e.hi < 11);
+	assert_true(s->cv > 3);                      /* noisy by cv, tight by rank */
+	free(s);
+}
+
+static void test_median_bimodal(void **state)
+{
+	double v[14];
+	struct lab_stats *s;
+	struct lab_est e;
+	struct claim_want near = WANT_NEAR(5.5, 0.25, "ms");
+
+	(void)state;
+	for (int i = 0; i < 7; i++) {
+		v[2 * i] = 1 + 0.01 * i;
+		v[2 * i + 1] = 10 + 0.01 * i;
+	}
+	s = series(v, 14, "ms");
+	e = lab_est_median(s, 1);
+	/* the median falls between the modes; its interval spans both */
+	assert_true(e.lo < 1.1 && e.hi > 10);
+	assert_int_equal(lab_relation_verdict(&near, e, NULL), LAB_STRADDLES);
+	free(s);
+}
+
+static void test_median_degenerate_series(void **state)
+{
+	double v[] = { 1, 2, NAN, 4, 5, 6, 7 };
+	struct lab_stats *s = series(v, 7, "s"), *empty = series(NULL, 0, "s");
+	struct lab_est e = lab_est_median(s, 1);
+
+	(void)state;
+	assert_true(isnan(e.value) && isinf(e.lo) && isinf(e.hi));
+	e = lab_est_median(empty, 1);
+	assert_true(isnan(e.value));
+	/* nseries <= 0 counts as one */
+	free(s);
+	s = ranks(7);
+	assert_est(lab_est_median(s, 0), 1, 4, 7);
+	free(s);
+	free(empty);
+}
+
+static void test_median_keeps_too_short(void **state)
+{
+	struct lab_stats *s = ranks(7);
+
+	(void)state;
+	assert_int_equal(lab_est_median(s, 1).too_short, 0);
+	s->too_short = 1;
+	assert_int_equal(lab_est_median(s, 1).too_short, 1);
+	s->n = 3;
+	assert_int_equal(lab_est_median(s, 1).too_short, 1);
+	free(s);
+}
+
+/* ---- coverage by simulation ---- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static double uniform01(void) /* splitmix64 */
+{
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* Fraction of `trials` intervals that hold the true median of Exp(1), ln 2. */
+static double coverage(int n, int nseries, int trials)
+{
+	struct lab_stats *s = calloc(1, sizeof(*s));
+	int hit = 0;
+
+	assert_non_null(s);
+	s->name = "exp";
+	s->unit = "s";
+	for (int t = 0; t < trials; t++) {
+		struct lab_est e;
+
+		s->n = n;
+		for (int i = 0; i < n; i++)
+			s->samples[i] = -log(uniform01());
+		lab_stats_compute(s);
+		e = lab_est_median(s, nseries);
+		hit += e.lo <= M_LN2 && M_LN2 <= e.hi;
+	}
+	free(s);
+	return (double)hit / trials;
+}
+
+static void test_median_coverage_simulated(void **state)
+{
+	double c7, c31, c31b;
+
+	(void)state;
+	rng = 20240601;
+	c7 = coverage(7, 1, 2000);
+	c31 = coverage(31, 1, 2000);
+	c31b = coverage(31, 2, 2000);
+	if (!(c7 >= 0.95 && c31 >= 0.95 && c31b >= 0.975))
+		fail_msg("coverage n=7 %.4f, n=31 %.4f (want >= 0.95), n=31 with 2 series %.4f "
+			 "(want >= 0.975)", c7, c31, c31b);
+	/* and not vacuous: the n=31 interval is not [min, max] */
+	assert_true(c31 < 0.995);
+}
+
+/* ---- carried intervals ---- */
+
+static struct lab_est est(double lo, double v, double hi)
+{
+	struct lab_est e = { v, lo, hi, 0 };
+
+	return e;
+}
+
+static void test_ratio_ends(void **state)
+{
+	struct lab_est r = lab_est_ratio(est(8, 10, 12), est(2, 4, 5));
+
+	(void)state;
+	assert_true(r.value == 2.5);
+	assert_true(r.lo == 8.0 / 5 && r.hi == 12.0 / 2); /* [num.lo/den.hi, num.hi/den.lo] */
+	r = lab_est_ratio(lab_est_exact(6), lab_est_exact(3));
+	assert_est(r, 2, 2, 2);
+	r = lab_est_ratio(est(0, 1, 2), est(1, 2, 4));
+	assert_true(r.lo == 0 && r.hi == 2);
+}
+
+static void test_ratio_den_may_be_zero_or_negative(void **state)
+{
+	struct lab_est r;
+	struct claim_want ge = WANT_RATIO_GE(1);
+
+	(void)state;
+	/* den.lo = 0: the ratio may be unbounded; no finite interval */
+	r = lab_est_ratio(est(8, 10, 12), est(0, 4, 5));
+	assert_true(r.value == 2.5 && isinf(r.lo) && isinf(r.hi));
+	assert_int_equal(lab_relation_verdict(&ge, r, NULL), LAB_STRADDLES);
+	r = lab_est_ratio(est(8, 10, 12), est(-1, 4, 5));
+	assert_true(isinf(r.lo) && isinf(r.hi));
+	r = lab_est_ratio(est(-1, 10, 12), est(3, 4, 5));   /* num may be negative */
+	assert_true(isinf(r.lo) && isinf(r.hi));
+	/* den = 0 or a negative value: no ratio at all, and no pass */
+	r = lab_est_ratio(lab_est_exact(1), lab_est_exact(0));
+	assert_true(isnan(r.value));
+	assert_int_equal(lab_relation_verdict(&ge, r, NULL), LAB_FAILS);
+	r = lab_est_ratio(est(-3, -2, -1), est(-3, -2, -1));
+	assert_true(isnan(r.value));
+	r = lab_est_ratio(est(NAN, 1, 2), est(1, 1, 1));
+	assert_true(isinf(r.lo));
+}
+
+static void test_ratio_too_short(void **state)
+{
+	struct lab_est a = est(1, 2, 3), b = est(1, 2, 3);
+
+	(void)state;
+	assert_int_equal(lab_est_ratio(a, b).too_short, 0);
+	b.too_short = 1;
+	assert_int_equal(lab_est_ratio(a, b).too_short, 1);
+	assert_int_equal(lab_est_ratio(b, a).too_short, 1);
+	assert_int_equal(lab_est_diff(a, b).too_short, 1);
+	assert_int_equal(lab_est_sum(b, a).too_short, 1);
+	assert_int_equal(lab_est_scale(b, -1).too_short, 1);
+}
+
+static void test_diff_sum_ends(void **state)
+{
+	(void)state;
+	assert_est(lab_est_diff(est(8, 10, 12), est(1, 2, 4)), 4, 8, 11);
+	assert_est(lab_est_diff(est(1, 2, 3), est(1, 2, 3)), -2, 0, 2);
+	assert_est(lab_est_sum(est(8, 10, 12), est(1, 2, 4)), 9, 12, 16);
+	assert_est(lab_est_diff(lab_est_exact(5), lab_est_exact(3)), 2, 2, 2);
+}
+
+static void test_scale_ends(void **state)
+{
+	(void)state;
+	assert_est(lab_est_scale(est(1, 2, 4), 3), 3, 6, 12);
+	assert_est(lab_est_scale(est(1, 2, 4), -2), -8, -4, -2); /* the ends swap */
+	assert_est(lab_est_scale(est(1, 2, 4), 0), 0, 0, 0);
+	assert_est(lab_est_scale(est(-INFINITY, 2, INFINITY), -1), -INFINITY, -2, INFINITY);
+}
+
+/* ---- ratios of medians as claim_check_ratio builds them ---- */
+
+static struct lab_est ratio_of(const struct lab_stats *num, const struct lab_stats *den)
+{
+	return lab_est_ratio(lab_est_median(num, 2), lab_est_median(den, 2));
+}
+
+/*
+ * The issue: a 32 KiB series of 1.85 ns loads with one 11 ns sample (an
+ * interrupt) against 256 MiB at ~280 ns.  The outlier widens one end of the
+ * small series' interval; the ratio's interval still lies far above 3.
+ */
+static void test_ratio_issue_outlier_still_passes(void **state)
+{
+	double small_v[] = { 1.85, 1.84, 11.0, 1.86, 1.85, 1.85, 1.86 };
+	double large_v[] = { 280, 278, 283, 279, 281, 285, 276 };
+	struct lab_stats *small = series(small_v, 7, "ns"), *large = series(large_v, 7, "ns");
+	struct claim_want w = WANT_RATIO_GE(3);
+	struct lab_est r = ratio_of(large, small);
+
+	(void)state;
+	assert_true(fabs(r.value - 280 / 1.85) < 1e-9);
+	assert_true(fabs(r.lo - 276 / 11.0) < 1e-9);
+	assert_int_equal(lab_relation_verdict(&w, r, NULL), LAB_HOLDS);
+	free(small);
+	free(large);
+}
+
+static void test_ratio_near_boundary_is_inconclusive(void **state)
+{
+	double num_v[] = { 2.7, 2.9, 3.0, 3.05, 3.1, 3.2, 3.3 };
+	double den_v[] = { 0.98, 0.99, 1.0, 1.0, 1.0, 1.01, 1.02 };
+	double far_v[] = { 1.5, 1.6, 1.55, 1.58, 1.52, 1.6, 1.57 };
+	struct lab_stats *num = series(num_v, 7, "s"), *den = series(den_v, 7, "s");
+	struct lab_stats *far = series(far_v, 7, "s");
+	struct claim_want w = WANT_RATIO_GE(3);
+
+	(void)state;
+	/* median ratio 3.05 >= 3, but the interval [2.65, 3.37] crosses 3 */
+	assert_true(ratio_of(num, den).value >= 3);
+	assert_int_equal(lab_relation_verdict(&w, ratio_of(num, den), NULL), LAB_STRADDLES);
+	assert_int_equal(lab_relation_verdict(&w, ratio_of(far, den), NULL), LAB_FAILS);
+	free(num);
+	free(den);
+	free(far);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_median_n7_is_min_max),
+		cmocka_unit_test(test_median_small_n_is_infinite),
+		cmocka_unit_test(test_median_n6_bonferroni),
+		cmocka_unit_test(test_median_even_n),
+		cmocka_unit_test(test_median_known_ranks),
+		cmocka_unit_test(test_median_rank_is_narrowest_with_coverage),
+		cmocka_unit_test(test_median_constant),
+		cmocka_unit_test(test_median_one_outlier),
+		cmocka_unit_test(test_median_heavy_tail),
+		cmocka_unit_test(test_median_bimodal),
+		cmocka_unit_test(test_median_degenerate_series),
+		cmocka_unit_test(test_median_keeps_too_short),
+		cmocka_unit_test(test_median_coverage_simulated),
+		cmocka_unit_test(test_ratio_ends),
+		cmocka_unit_test(test_ratio_den_may_be_zero_or_negative),
+		cmocka_unit_test(test_ratio_too_short),
+		cmocka_unit_test(test_diff_sum_ends),
+		cmocka_unit_test(test_scale_ends),
+		cmocka_unit_test(test_ratio_issue_outlier_still_passes),
+		cmocka_unit_test(test_ratio_near_boundary_is_inconclusive),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
