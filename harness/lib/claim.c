@@ -133,16 +133,22 @@ static const struct lab_fact *fact_find(const struct lab *L, const char *key)
 	return NULL;
 }
 
-/* 1 when the erratum's when: line holds for this lab's recorded facts. */
-static int erratum_applies(const struct lab *L, const struct erratum *e)
+/*
+ * 1 when the erratum's when: line holds for this lab's recorded facts.  A
+ * fact the lab never recorded (a misspelt name, or recorded too late) is a
+ * bug, not a reason to turn the erratum off without a word.
+ */
+static int erratum_applies(struct lab *L, const struct erratum *e)
 {
 	const struct lab_fact *f;
 
 	if (!e->when_fact[0])
 		return 1;
 	f = fact_find(L, e->when_fact);
-	return f && !f->str &&
-	       lab_relation_verdict(&e->when, lab_est_exact(f->num), NULL) == LAB_HOLDS;
+	if (!f || f->str)
+		lab_error(L, "BUG: erratum %s's 'when: %s' names a numeric fact the lab has "
+			  "not recorded before deciding the claim", e->id, e->when_text);
+	return lab_relation_verdict(&e->when, lab_est_exact(f->num), NULL) == LAB_HOLDS;
 }
 
 static const char *inconclusive(struct claim_rec *c, const char *fmt, double a, double b)

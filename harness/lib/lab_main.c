@@ -310,6 +310,21 @@ static int check_json_path(const struct lab *L)
 	return 0;
 }
 
+/*
+ * The errata are read before anything is measured: a file named by
+ * DMALAB_ERRATA that is missing or malformed is bad input, reported as the
+ * runner reports its --errata (one line, exit 2), not after a contradiction.
+ */
+static int check_errata(const struct lab *L)
+{
+	char err[300];
+
+	if (errata_builtin(err, sizeof(err)))
+		return 0;
+	fprintf(stderr, "lab-%s: errata: %s\n", L->spec->id, err);
+	return 1;
+}
+
 int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	     int argc, char **argv, int build_flags)
 {
@@ -323,6 +338,8 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	if (rc)
 		return rc;
 	if (!describe && !L->opt.role && check_json_path(L))
+		return 2;
+	if (!describe && !L->opt.role && check_errata(L))
 		return 2;
 	if (!describe && !L->opt.role && spec->check_opts) {
 		rc = spec->check_opts(L);

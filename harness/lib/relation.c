@@ -147,7 +147,9 @@ int lab_want_parse(const char *text, struct claim_want *w, char *name, size_t na
 		if (k != 3 || parse_num(x, &w->a) || parse_num(y, !strcmp(w->op, "near") ?
 							       &w->abs_tol : &w->b))
 			return -1;
-		return !strcmp(w->op, "near") && w->abs_tol < 0 ? -1 : 0;
+		if (!strcmp(w->op, "near"))
+			return w->abs_tol < 0 ? -1 : 0;
+		return w->b < w->a ? -1 : 0; /* in_range with lo above hi */
 	}
 	if (k != 2)
 		return -1;

@@ -371,6 +371,9 @@ static void test_want_parse_decides_like_spec(void **state)
 	(void)state;
 	assert_int_equal(lab_want_parse("in_range 1.25 16", &w, name, sizeof(name)), 0);
 	assert_int_equal(lab_relation_verdict(&w, iv(1.9, 2, 2.3), NULL), LAB_HOLDS);
+	/* a range written backwards is bad text, not an erratum no value meets */
+	assert_int_equal(lab_want_parse("in_range 16 1.25", &w, name, sizeof(name)), -1);
+	assert_int_equal(lab_want_parse("in_range 1.25 16", &w, name, sizeof(name)), 0);
 	assert_int_equal(lab_relation_verdict(&w, iv(1.1, 1.3, 1.5), NULL), LAB_STRADDLES);
 	assert_int_equal(lab_want_parse("near 2 0.5", &w, name, sizeof(name)), 0);
 	assert_int_equal(lab_relation_verdict(&w, iv(1.5, 2, 2.5), NULL), LAB_HOLDS);

@@ -95,6 +95,29 @@ static UNIT_UNUSED void unit_run_lab(const struct lab_spec *spec, void (*run)(st
 	assert_non_null(u->tap);
 }
 
+/* Runs lab_main(spec, run) in a child and returns its exit code alone (for
+ * runs that stop before any record is written). */
+static UNIT_UNUSED int unit_run_lab_exit(const struct lab_spec *spec, void (*run)(struct lab *L))
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *argv[] = { (char *)"lab-unit", NULL };
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		_exit(lab_main(spec, run, 1, argv, 0));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 static UNIT_UNUSED void unit_lab_free(struct unit_lab *u)
 {
 	json_free(u->rec);
