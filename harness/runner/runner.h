@@ -3,7 +3,7 @@
  *
  *   main.c     options and commands (list, run, check, sysinfo)
  *   discover.c finding built labs and asking each for --describe
- *   spawn.c    fork+exec of one lab in its own process group, with timeout
+ *   spawn.c    one lab in its own process group, with timeout (on proc.h)
  *   tapscan.c  reading a lab's TAP stream line by line
  *   record.c   a lab's outcome: its JSON record or TAP, and the status rules
  *   results.c  results.json (questions, totals), written atomically
@@ -12,8 +12,9 @@
  *   list.c     `dmalab list`: plans and predicted skips
  *   claims.c   `dmalab claims`: every claim's relation, from --describe
  *
- * The runner never initialises CUDA: it forks labs, and a process that has
- * touched CUDA must not fork.
+ * The runner never initialises CUDA while it still starts labs (a process
+ * that has touched CUDA must not fork): only `list` asks the driver, through
+ * gpu_topo.h, after every lab's --describe has been read.
  */
 #ifndef DMALAB_RUNNER_H
 #define DMALAB_RUNNER_H

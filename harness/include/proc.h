@@ -1,0 +1,284 @@
+/*
+ * proc.h - child processes: start one, talk to it, time it out, kill it and
+ * reap it, on every path.
+ *
+ * Two kinds of children, one mechanism:
+ *  - any program (the runner starts each lab): proc_spawn() with an argv,
+ *    its stdout and stderr on pipes read line by line, proc_run() until it
+ *    ends or its deadline passes (SIGTERM, a grace period, SIGKILL);
+ *  - the lab itself again as a helper (`--role NAME`, lab_spec.role):
+ *    proc_spawn_role().  A helper either prints a one-line report and exits
+ *    (proc_run_role()), or talks with the lab in messages over a socketpair
+ *    (PROC_CTL: `--ctl-fd N`, proc_sendf/proc_expect here, role_sendf/
+ *    role_expect on its side), a descriptor passed along when needed.
+ *
+ * Children are started with posix_spawn, never with a bare fork(): a lab may
+ * already hold a CUDA context, and a forked copy of such a process is not
+ * usable (glibc's posix_spawn goes straight to exec without copying the
+ * address space).  posix_spawn also reports a failed exec as its return
+ * value (the errno of execve), which is what proc_spawn returns.
+ *
+ * Every child is reaped on every path.  A started child is in a registry
+ * until it is reaped; exit() (the normal end, lab_error, lab_skip) kills and
+ * reaps what is left (atexit), and so does SIGINT, SIGTERM or SIGHUP, after
+ * which the process dies by that same signal (unless PROC_OWN_SIGNALS: the
+ * runner stops its labs itself, through proc_opts.stop).  A helper asks to
+ * die with its parent (proc_child_init), so that even a SIGKILL of the lab
+ * leaves nothing behind.  A child in its own process group (PROC_GROUP) is
+ * killed as a group, and what is left of the group when its leader exits is
+ * killed and reaped too (the caller is a child subreaper, as the runner is,
+ * to reap the leader's orphans).
+ *
+ * Messages (SOCK_SEQPACKET: one send is one receive, never merged or split)
+ * are text: a tag, then `key=value` words ("ready pid=42").  A one-line
+ * report uses the same words without a tag ("bytes=4096 errno=12"), or
+ * "error TEXT" (the helper's setup broke) or "skip REASON DETAIL".
+ *
+ * Times are seconds (double, lab_now()'s clock); a timeout <= 0 means none
+ * where a function says so.  Plain C, used by the runner and by labs (also
+ * from C++: lab.cu built by nvcc).
+ */
+#ifndef DMALAB_PROC_H
+#define DMALAB_PROC_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "lab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PROC_MSG_MAX 32768   /* bytes of one message, NUL included */
+#define PROC_OUT_KEEP 2000   /* bytes of a child's output kept (the tail) */
+#define PROC_LINE_MAX 8192   /* longer output lines are handed on in pieces */
+#define PROC_REPORT_MAX 512  /* bytes of the first line of stdout kept */
+#define PROC_MAX 16          /* children alive at once, per process */
+
+/* proc_opts.flags (and proc_spawn_role's flags) */
+#define PROC_GROUP       0x01 /* own process group: kills reach the group */
+#define PROC_OUT_PIPE    0x02 /* stdout to a pipe read by us (else ours) */
+#define PROC_ERR_PIPE    0x04 /* stderr to a second pipe (else ours) */
+#define PROC_MERGE_ERR   0x08 /* stderr into the stdout pipe (with OUT_PIPE) */
+#define PROC_CTL         0x10 /* a message socket; roles only: --ctl-fd N */
+#define PROC_OWN_SIGNALS 0x20 /* the caller handles SIGINT/TERM/HUP itself */
+/* A helper that talks in messages; what it prints is kept for errors. */
+#define PROC_HELPER (PROC_CTL | PROC_OUT_PIPE | PROC_MERGE_ERR)
+
+struct proc_opts {
+	int flags;                                    /* PROC_* */
+	/* Each line of the stdout (stderr) pipe, '\n' stripped; may be NULL. */
+	void (*out_line)(void *ctx, const char *line);
+	void (*err_line)(void *ctx, const char *line);
+	void *ctx;                                    /* for the callbacks */
+	FILE *log;                                    /* every byte read; may be NULL */
+	/* Nonzero *stop: proc_run ends the child as at its deadline (aborted). */
+	const volatile sig_atomic_t *stop;
+};
+
+/* One pipe from the child, assembled into lines. */
+struct proc_stream {
+	int fd;                       /* read end; -1 at EOF or when not piped */
+	size_t len;                   /* bytes of the line being assembled */
+	void (*line)(void *ctx, const char *line);
+	char buf[PROC_LINE_MAX];
+};
+
+/* A child.  Fields are read by callers; only the functions below write them. */
+struct proc {
+	const char *name;  /* the role, or argv[0]: for messages */
+	pid_t pid;         /* 0 if none was started; kept after reaping */
+	int flags;
+	int ctl;           /* our end of the message socket; -1 if none/closed */
+	int rx_fd;         /* descriptor that came with the last message, or -1 */
+	int reaped;        /* 1 once waited for: status is valid */
+	int status;        /* wait status (WIFEXITED, WTERMSIG ...) */
+	int exec_errno;    /* the program could not be started (ENOENT ...) */
+	int timed_out;     /* proc_run: stopped at its deadline */
+	int aborted;       /* proc_run: stopped because *stop was set */
+	int leftovers;     /* PROC_GROUP: the group outlived its leader (killed) */
+	double start;      /* lab_now() when it was started */
+	double duration_s; /* start to the leader's exit (proc_run) */
+	struct proc_stream out, err;
+	void *ctx;
+	FILE *log;
+	const volatile sig_atomic_t *stop;
+	size_t outlen;     /* bytes in outbuf */
+	int out_cut;       /* 1 if the start of the output was dropped */
+	char outbuf[PROC_OUT_KEEP + 1]; /* the tail of everything piped */
+	int have_report;
+	char report[PROC_REPORT_MAX];   /* first line of the stdout pipe */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Starting, waiting, killing                                                */
+
+/*
+ * Start argv[0] (a path: no PATH search) with argv, stdin /dev/null, its
+ * signal mask empty and SIGPIPE, SIGINT, SIGTERM, SIGCHLD and SIGQUIT at
+ * their defaults; stdout and stderr as o->flags say (o may be NULL: both
+ * inherited).  Returns 0, or -1 with errno: p->exec_errno is set when the
+ * program could not be run (ENOENT, EACCES, ENOEXEC ...); EAGAIN when
+ * PROC_MAX children are alive.  PROC_CTL is refused here (EINVAL).
+ */
+int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o);
+
+/*
+ * Start this program as a helper: `self --role ROLE [--ctl-fd N] extra...`
+ * (extra: NULL-terminated, at most 16 words; may be NULL).  self is
+ * lab_self_path(); one without a '/' (started through PATH) is replaced by
+ * /proc/self/exe.  flags: PROC_HELPER for a helper that talks in messages,
+ * PROC_OUT_PIPE for one that prints a report.  0, or -1 with errno.
+ */
+int proc_spawn_role(struct proc *p, const char *self, const char *role,
+		    const char *const extra[], int flags);
+
+/*
+ * Wait for p to end, reading its output meanwhile.  timeout_s after its
+ * start (<= 0: no deadline), or as soon as *stop is set, it is sent SIGTERM
+ * and after grace_s SIGKILL (grace_s <= 0: SIGKILL at once), the group with
+ * PROC_GROUP.  Then the pipes are read to their end (1 s at most), what is
+ * left of the group is killed and reaped, and every descriptor closed.
+ * Returns 0 if it ended on its own, 1 if it was stopped (timed_out or
+ * aborted set).
+ */
+int proc_run(struct proc *p, double timeout_s, double grace_s);
+
+/* Results of proc_recv. */
+#define PROC_RECV_MSG 1      /* a message in buf; a passed descriptor in rx_fd */
+#define PROC_RECV_CLOSED 0   /* the child closed its end (it exited) */
+#define PROC_RECV_TIMEOUT (-1)
+#define PROC_RECV_ERROR (-2) /* errno */
+
+/*
+ * Wait up to timeout_s for a message from p, keeping its output meanwhile.
+ * buf gets the NUL-terminated text (len bytes at most); a descriptor that
+ * came with it replaces (and closes) the previous p->rx_fd.
+ */
+int proc_recv(struct proc *p, char *buf, size_t len, double timeout_s);
+
+/*
+ * Wait up to timeout_s (0: not at all) for p to exit, then SIGKILL it and
+ * wait.  Closes our descriptors.  Returns 1 if it exited on its own (or was
+ * already reaped, or never started), 0 if it had to be killed.
+ */
+int proc_reap(struct proc *p, double timeout_s);
+
+/* Send sig to p (its whole group with PROC_GROUP).  0, or -1 with errno. */
+int proc_kill(struct proc *p, int sig);
+
+/* SIGKILL and reap every child still alive.  Async-signal-safe; also run
+ * at exit and on SIGINT/SIGTERM/SIGHUP (see the top of this file). */
+void proc_kill_all(void);
+
+/* "exited with code 3", "killed by SIGSEGV (11)", "still running", "not
+ * started" or "could not start: No such file or directory". */
+const char *proc_status_text(const struct proc *p, char *buf, size_t len);
+/* "SIGKILL", or "signal 40" for one without a name here (static buffer). */
+const char *proc_signal_name(int sig);
+/* The last max bytes of p's kept output on one line ("a | b"), or
+ * "(nothing)"; control characters become '?'. */
+const char *proc_output_line(const struct proc *p, char *buf, size_t len, size_t max);
+
+/*
+ * First thing in a helper (its role function): die by SIGKILL when the
+ * process that started it dies, whichever way.  Returns -1 if that process
+ * is gone already (the helper should exit at once), else 0.
+ */
+int proc_child_init(void);
+
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                  */
+
+/* Send one message, with a descriptor when pass_fd >= 0.  0, or -1 + errno
+ * (EPIPE or ECONNRESET: the peer is gone; never SIGPIPE). */
+int proc_msg_send(int sock, int pass_fd, const char *text);
+/*
+ * Receive one message into buf (NUL-terminated).  *fd gets a descriptor that
+ * came with it, or -1 (any others are closed).  Returns the length, 0 when
+ * the peer closed its end, -1 on error (EMSGSIZE: longer than len - 1).
+ */
+ssize_t proc_msg_recv(int sock, char *buf, size_t len, int *fd);
+/* 1 if msg's first word is tag. */
+int proc_msg_is(const char *msg, const char *tag);
+/* The value of the word `key=...` in msg (any word, the first too), copied
+ * into out (len bytes); NULL if absent or longer. */
+const char *proc_msg_str(const char *msg, const char *key, char *out, size_t len);
+/* Integer value of `key=` (decimal, or hex with 0x): 0, or -1 if absent or
+ * not a whole number. */
+int proc_msg_ll(const char *msg, const char *key, long long *v);
+
+/* ------------------------------------------------------------------------ */
+/* The lab's side: each of these stops the lab (lab_error) when p misbehaves */
+
+/*
+ * p broke the lab's setup: kill and reap it, show its kept output as
+ * narrative, and stop the lab with lab_error naming what happened:
+ * "helper 'ROLE' (pid N) WHY; exited with code 3; it printed: ...".
+ */
+LAB_NORETURN void proc_fail(struct lab *L, struct proc *p, const char *fmt, ...)
+	LAB_PRINTF(3, 4);
+/* Send a message (printf), with a descriptor when pass_fd >= 0. */
+void proc_sendf(struct lab *L, struct proc *p, int pass_fd, const char *fmt, ...)
+	LAB_PRINTF(4, 5);
+/* Wait up to timeout_s for the message `tag`: a timeout kills p, an early
+ * exit or another message is reported with what p printed.  Returns buf. */
+char *proc_expect(struct lab *L, struct proc *p, const char *tag, char *buf,
+		  size_t len, double timeout_s);
+/* An integer field of p's message (or report line). */
+long long proc_field(struct lab *L, struct proc *p, const char *msg, const char *key);
+/* A text field of p's message (or report line), copied into out. */
+const char *proc_field_str(struct lab *L, struct proc *p, const char *msg,
+			   const char *key, char *out, size_t len);
+/* Send "quit" and reap p within timeout_s; it must exit with code 0. */
+void proc_finish(struct lab *L, struct proc *p, double timeout_s);
+
+/*
+ * Run a reporting helper to its end: `self --role ROLE extra...` with its
+ * stdout on a pipe (its stderr is the lab's), SIGKILL after timeout_s.  It
+ * must exit with code 0; a first line "error TEXT" names what broke.
+ * Returns its first line of stdout ('\n' stripped; "" if none), in p.
+ */
+const char *proc_run_role(struct lab *L, struct proc *p, const char *role,
+			  const char *const extra[], double timeout_s);
+/* A report "skip REASON DETAIL" skips claim id with them: 1; else 0.  A
+ * reason that is not one of lab.h's codes stops the lab. */
+int proc_report_skip(struct lab *L, const char *id, const char *line);
+
+/* ------------------------------------------------------------------------ */
+/* The helper's side (in its role function, after proc_child_init)          */
+
+struct role_io {
+	int ctl; /* the socket to the lab */
+	int fd;  /* descriptor that came with the last message, or -1 */
+	char msg[PROC_MSG_MAX];
+};
+
+/* The lab's extra option that carries the socket (a lab with PROC_CTL
+ * helpers lists it in its extra_opts). */
+#define PROC_CTL_OPT { "ctl-fd", "N", "(helpers only) the socket to the lab that started this helper" }
+
+/*
+ * Open the socket named by --ctl-fd's value s: 0, or -1 when s is missing,
+ * not a number >= 3, or not a SOCK_SEQPACKET socket (the helper was not
+ * started by the lab).
+ */
+int role_io_open(struct role_io *io, const char *s);
+/* Send a message to the lab; a lab that went away ends the helper (exit 3). */
+void role_sendf(struct role_io *io, int pass_fd, const char *fmt, ...) LAB_PRINTF(3, 4);
+/*
+ * Wait for the next message; it must be `tag` (or "quit", which ends the
+ * helper with 0, as does the lab closing its end); anything else ends it
+ * with 3.  Returns io->msg; a passed descriptor is in io->fd.
+ */
+const char *role_expect(struct role_io *io, const char *tag);
+/* Integer field of the lab's last message, or end the helper (exit 3). */
+long long role_field(const struct role_io *io, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DMALAB_PROC_H */

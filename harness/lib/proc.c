@@ -1,0 +1,1009 @@
+/*
+ * proc.c - child processes (proc.h): posix_spawn, pipes and a message
+ * socket, deadlines with SIGTERM/grace/SIGKILL, a registry of live children
+ * that exit() and fatal signals empty, and the message protocol.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lab.h"
+#include "proc.h"
+
+extern char **environ;
+
+#define POLL_MS 50     /* longest sleep while waiting: deadlines are checked */
+#define IDLE_MS 5      /* sleep while no pipe is open but the child lives */
+#define DRAIN_S 1.0    /* reading what is left in the pipes after the exit */
+#define REAP_S 2.0     /* waiting for killed group members to disappear */
+#define PARENT_ENV "DMALAB_PROC_PARENT" /* helper's check that its parent lives */
+
+/* ------------------------------------------------------------------------ */
+/* The registry: children not reaped yet (read by the signal handler)        */
+
+/*
+ * One thread starts and reaps children.  reg_owner is the process that
+ * started each: a process forked from it inherits the table and its atexit,
+ * and must not kill children that are not its own.
+ */
+static volatile pid_t reg_pid[PROC_MAX], reg_owner[PROC_MAX];
+static volatile int reg_group[PROC_MAX];
+
+void proc_kill_all(void)
+{
+	int i, saved = errno;
+	pid_t self = getpid();
+
+	for (i = 0; i < PROC_MAX; i++)
+		if (reg_pid[i] > 0 && reg_owner[i] == self)
+			kill(reg_group[i] ? -reg_pid[i] : reg_pid[i], SIGKILL);
+	for (i = 0; i < PROC_MAX; i++) {
+		pid_t pid = reg_pid[i];
+
+		if (pid <= 0 || reg_owner[i] != self)
+			continue;
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		/* the group's other members, where they are ours (subreaper) */
+		while (reg_group[i] && (waitpid(-pid, NULL, 0) > 0 || errno == EINTR))
+			;
+		reg_pid[i] = 0;
+	}
+	errno = saved;
+}
+
+static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+#define NFATAL ((int)(sizeof(fatal_sigs) / sizeof(fatal_sigs[0])))
+
+static void on_fatal_signal(int sig)
+{
+	proc_kill_all();
+	signal(sig, SIG_DFL);
+	raise(sig); /* delivered when the handler returns: we die by it */
+}
+
+/* atexit always; the fatal-signal handler unless the caller has its own. */
+static void install_cleanup(int own_signals)
+{
+	static int at_exit, handler;
+	struct sigaction sa;
+	int i;
+
+	if (!at_exit) {
+		at_exit = 1;
+		/* An inherited SIG_IGN would reap children behind our back: their
+		 * exit status (did the importer die by SIGSEGV?) must reach us. */
+		signal(SIGCHLD, SIG_DFL);
+		atexit(proc_kill_all); /* lab_error, lab_skip and the normal end exit() */
+	}
+	if (own_signals || handler)
+		return;
+	handler = 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < NFATAL; i++)
+		sigaddset(&sa.sa_mask, fatal_sigs[i]);
+	for (i = 0; i < NFATAL; i++) {
+		struct sigaction old;
+
+		/* A signal the shell told us to ignore (a background job) stays so. */
+		if (sigaction(fatal_sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(fatal_sigs[i], &sa, NULL);
+	}
+}
+
+/* Hold off SIGINT, SIGTERM and SIGHUP; *old gets the mask to restore.
+ * Between a spawn and its tracking, and between a reap and its untracking,
+ * so the handler never misses a child nor signals a reused pid. */
+static void block_fatal(sigset_t *old)
+{
+	sigset_t s;
+	int i;
+
+	sigemptyset(&s);
+	for (i = 0; i < NFATAL; i++)
+		sigaddset(&s, fatal_sigs[i]);
+	sigprocmask(SIG_BLOCK, &s, old);
+}
+
+static int reg_slot(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < PROC_MAX; i++)
+		if (reg_pid[i] == pid)
+			return i;
+	return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output: pipes into lines, the kept tail, the first line                   */
+
+/* Keep the last PROC_OUT_KEEP bytes: the end says why a child stopped. */
+static void keep_tail(struct proc *p, const char *b, size_t n)
+{
+	if (n > PROC_OUT_KEEP) {
+		b += n - PROC_OUT_KEEP;
+		n = PROC_OUT_KEEP;
+		p->outlen = 0;
+		p->out_cut = 1;
+	}
+	if (p->outlen + n > PROC_OUT_KEEP) {
+		size_t drop = p->outlen + n - PROC_OUT_KEEP;
+
+		memmove(p->outbuf, p->outbuf + drop, p->outlen - drop);
+		p->outlen -= drop;
+		p->out_cut = 1;
+	}
+	memcpy(p->outbuf + p->outlen, b, n);
+	p->outlen += n;
+	p->outbuf[p->outlen] = '\0';
+}
+
+static void deliver(struct proc *p, struct proc_stream *s)
+{
+	s->buf[s->len] = '\0';
+	if (s == &p->out && !p->have_report) {
+		size_t n = s->len < sizeof(p->report) - 1 ? s->len : sizeof(p->report) - 1;
+
+		p->have_report = 1;
+		memcpy(p->report, s->buf, n);
+		p->report[n] = '\0';
+	}
+	if (s->line)
+		s->line(p->ctx, s->buf);
+	s->len = 0;
+}
+
+/* Read what is there (never blocks); hand complete lines on; close at EOF. */
+static void pump(struct proc *p, struct proc_stream *s)
+{
+	char chunk[4096];
+
+	while (s->fd >= 0) {
+		ssize_t n = read(s->fd, chunk, sizeof(chunk)), i;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			if (s->len)
+				deliver(p, s);
+			close(s->fd);
+			s->fd = -1;
+			return;
+		}
+		if (p->log)
+			fwrite(chunk, 1, (size_t)n, p->log);
+		keep_tail(p, chunk, (size_t)n);
+		for (i = 0; i < n; i++) {
+			if (chunk[i] == '\n') {
+				deliver(p, s);
+				continue;
+			}
+			s->buf[s->len++] = chunk[i];
+			if (s->len == sizeof(s->buf) - 1)
+				deliver(p, s);
+		}
+	}
+}
+
+/*
+ * Wait up to timeout_ms for output (read it) or for the message socket (when
+ * want_ctl).  Returns 1 when the socket is readable, 0 otherwise, -1 on a
+ * poll error other than EINTR.  With nothing to watch it just sleeps.
+ */
+static int wait_io(struct proc *p, int want_ctl, int timeout_ms)
+{
+	struct pollfd pf[3];
+	struct proc_stream *map[3] = { NULL, NULL, NULL };
+	int n = 0, r, ctl_at = -1, i;
+
+	if (want_ctl && p->ctl >= 0) {
+		ctl_at = n;
+		pf[n].fd = p->ctl;
+		pf[n++].events = POLLIN;
+	}
+	if (p->out.fd >= 0) {
+		map[n] = &p->out;
+		pf[n].fd = p->out.fd;
+		pf[n++].events = POLLIN;
+	}
+	if (p->err.fd >= 0) {
+		map[n] = &p->err;
+		pf[n].fd = p->err.fd;
+		pf[n++].events = POLLIN;
+	}
+	if (n == 0) {
+		poll(NULL, 0, timeout_ms < IDLE_MS ? timeout_ms : IDLE_MS);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		pf[i].revents = 0;
+	r = poll(pf, (nfds_t)n, timeout_ms);
+	if (r < 0)
+		return errno == EINTR ? 0 : -1;
+	for (i = 0; i < n; i++)
+		if (map[i] && pf[i].revents)
+			pump(p, map[i]);
+	return ctl_at >= 0 && pf[ctl_at].revents ? 1 : 0;
+}
+
+static void drain(struct proc *p)
+{
+	pump(p, &p->out);
+	pump(p, &p->err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Starting                                                                  */
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* environ with PARENT_ENV=<our pid> (the helper's proc_child_init reads it). */
+static char **env_with_parent(char *var, size_t len)
+{
+	size_t n = 0, k = 0, plen = strlen(PARENT_ENV);
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = (char **)malloc((n + 2) * sizeof(*env));
+	if (!env)
+		return NULL;
+	for (n = 0; environ[n]; n++)
+		if (strncmp(environ[n], PARENT_ENV, plen) != 0 || environ[n][plen] != '=')
+			env[k++] = environ[n];
+	snprintf(var, len, "%s=%d", PARENT_ENV, (int)getpid());
+	env[k++] = var;
+	env[k] = NULL;
+	return env;
+}
+
+/* The spawn itself; ctl_child is the helper's end of the socket or -1. */
+static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
+		 int ctl_child, char **envp)
+{
+	static const int dfl_sigs[] = { SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGQUIT };
+	int flags = o ? o->flags : 0;
+	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, rc, slot;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, dfl, old;
+	size_t i;
+
+	install_cleanup(flags & PROC_OWN_SIGNALS);
+	if ((slot = reg_slot(0)) < 0)
+		rc = EAGAIN;
+	else if ((flags & PROC_OUT_PIPE) && pipe2(op, O_CLOEXEC) < 0)
+		rc = errno;
+	else if ((flags & PROC_ERR_PIPE) && !(flags & PROC_MERGE_ERR) && pipe2(ep, O_CLOEXEC) < 0)
+		rc = errno;
+	else
+		rc = 0;
+	if (rc) {
+		close_fd(&op[0]);
+		close_fd(&op[1]);
+		close_fd(&ctl_child);
+		close_fd(&p->ctl);
+		errno = rc;
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (op[1] >= 0)
+		posix_spawn_file_actions_adddup2(&fa, op[1], 1);
+	if (op[1] >= 0 && (flags & PROC_MERGE_ERR))
+		posix_spawn_file_actions_adddup2(&fa, op[1], 2);
+	if (ep[1] >= 0)
+		posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
+	posix_spawnattr_init(&at);
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&at, &none);
+	/* Undo what we changed for ourselves: ignored signals survive exec. */
+	sigemptyset(&dfl);
+	for (i = 0; i < sizeof(dfl_sigs) / sizeof(dfl_sigs[0]); i++)
+		sigaddset(&dfl, dfl_sigs[i]);
+	posix_spawnattr_setsigdefault(&at, &dfl);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+				 ((flags & PROC_GROUP) ? POSIX_SPAWN_SETPGROUP : 0));
+
+	p->start = lab_now();
+	fflush(NULL); /* our narrative before anything the child prints */
+	block_fatal(&old);
+	rc = posix_spawn(&p->pid, argv[0], &fa, &at, argv, envp ? envp : environ);
+	if (rc == 0) {
+		reg_group[slot] = (flags & PROC_GROUP) != 0;
+		reg_owner[slot] = getpid();
+		reg_pid[slot] = p->pid;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close_fd(&op[1]);
+	close_fd(&ep[1]);
+	close_fd(&ctl_child);
+	if (rc) {
+		p->pid = 0;
+		p->exec_errno = rc;
+		close_fd(&op[0]);
+		close_fd(&ep[0]);
+		close_fd(&p->ctl);
+		errno = rc;
+		return -1;
+	}
+	p->out.fd = op[0];
+	p->err.fd = ep[0];
+	if (op[0] >= 0)
+		fcntl(op[0], F_SETFL, O_NONBLOCK);
+	if (ep[0] >= 0)
+		fcntl(ep[0], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+static void proc_init(struct proc *p, const char *name, const struct proc_opts *o)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	p->ctl = p->rx_fd = p->out.fd = p->err.fd = -1;
+	if (!o)
+		return;
+	p->flags = o->flags;
+	p->out.line = o->out_line;
+	p->err.line = o->err_line;
+	p->ctx = o->ctx;
+	p->log = o->log;
+	p->stop = o->stop;
+}
+
+int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o)
+{
+	proc_init(p, argv[0], o);
+	if (p->flags & PROC_CTL) {
+		errno = EINVAL;
+		return -1;
+	}
+	return spawn(p, argv, o, -1, NULL);
+}
+
+int proc_spawn_role(struct proc *p, const char *self, const char *role,
+		    const char *const extra[], int flags)
+{
+	struct proc_opts o;
+	int sv[2] = { -1, -1 }, n = 0, rc;
+	char fdarg[16], var[64];
+	char *argv[24], **env;
+
+	memset(&o, 0, sizeof(o));
+	o.flags = flags;
+	proc_init(p, role, &o);
+	if (!strchr(self, '/'))
+		self = "/proc/self/exe"; /* started through PATH: this very binary */
+	argv[n++] = (char *)self;
+	argv[n++] = (char *)"--role";
+	argv[n++] = (char *)role;
+	if (flags & PROC_CTL) {
+		/* The helper's end must survive exec; ours must not leak into others. */
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0)
+			return -1;
+		if (fcntl(sv[0], F_SETFD, FD_CLOEXEC) < 0) {
+			rc = errno;
+			close(sv[0]);
+			close(sv[1]);
+			errno = rc;
+			return -1;
+		}
+		p->ctl = sv[0];
+		snprintf(fdarg, sizeof(fdarg), "%d", sv[1]);
+		argv[n++] = (char *)"--ctl-fd";
+		argv[n++] = fdarg;
+	}
+	while (extra && *extra && n < 23)
+		argv[n++] = (char *)*extra++;
+	argv[n] = NULL;
+	env = env_with_parent(var, sizeof(var));
+	if (!env) {
+		close_fd(&p->ctl);
+		close_fd(&sv[1]);
+		errno = ENOMEM;
+		return -1;
+	}
+	rc = spawn(p, argv, &o, sv[1], env);
+	free(env);
+	return rc;
+}
+
+int proc_child_init(void)
+{
+	const char *s = getenv(PARENT_ENV);
+	pid_t parent = s ? (pid_t)atoi(s) : 0;
+
+	/* Die with the parent, whichever way it goes (even SIGKILL). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	unsetenv(PARENT_ENV); /* ours alone, not for what we may run */
+	/* It may have gone before the prctl: then nobody waits for us. */
+	return parent && parent != getppid() ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Waiting and killing                                                       */
+
+int proc_kill(struct proc *p, int sig)
+{
+	if (p->pid <= 0 || p->reaped) {
+		errno = ESRCH;
+		return -1;
+	}
+	return kill((p->flags & PROC_GROUP) ? -p->pid : p->pid, sig);
+}
+
+/* waitpid with the untracking in one step; 1 when p is reaped now. */
+static int try_reap(struct proc *p, int options)
+{
+	sigset_t old;
+	pid_t r;
+	int slot;
+
+	block_fatal(&old);
+	do
+		r = waitpid(p->pid, &p->status, options);
+	while (r < 0 && errno == EINTR && !(options & WNOHANG));
+	if (r == p->pid || (r < 0 && errno != EINTR)) {
+		if (r < 0)
+			p->status = 0; /* not ours to wait for (someone else reaped it) */
+		p->reaped = 1;
+		/* a group is untracked only once its members are gone (end_group) */
+		if (!(p->flags & PROC_GROUP) && (slot = reg_slot(p->pid)) >= 0)
+			reg_pid[slot] = 0;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return p->reaped;
+}
+
+/* The leader is reaped: kill what is left of its group (a child must reap
+ * its own helpers, and none may outlive it). */
+static void leader_exited(struct proc *p)
+{
+	p->duration_s = lab_now() - p->start;
+	if ((p->flags & PROC_GROUP) && kill(-p->pid, 0) == 0) {
+		p->leftovers = !p->timed_out && !p->aborted;
+		kill(-p->pid, SIGKILL);
+	}
+}
+
+/* Wait until no process of the group is left (or REAP_S passed). */
+static void end_group(struct proc *p)
+{
+	double until = lab_now() + REAP_S;
+	sigset_t old;
+	int slot;
+
+	if (!(p->flags & PROC_GROUP))
+		return;
+	for (;;) {
+		if (waitpid(-p->pid, NULL, WNOHANG) > 0)
+			continue;
+		if (kill(-p->pid, 0) != 0 || lab_now() > until)
+			break;
+		poll(NULL, 0, IDLE_MS);
+	}
+	block_fatal(&old);
+	if ((slot = reg_slot(p->pid)) >= 0)
+		reg_pid[slot] = 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static void close_all(struct proc *p)
+{
+	drain(p);
+	close_fd(&p->out.fd); /* held open by a process that left the group */
+	close_fd(&p->err.fd);
+	close_fd(&p->ctl);
+	close_fd(&p->rx_fd);
+}
+
+int proc_run(struct proc *p, double timeout_s, double grace_s)
+{
+	double deadline = timeout_s > 0 ? p->start + timeout_s : 0, kill_at = 0;
+	double drain_until = 0, now;
+
+	if (p->pid <= 0)
+		return 0;
+	for (;;) {
+		now = lab_now();
+		if (!p->reaped) {
+			int stop = p->stop && *p->stop;
+
+			if (!kill_at && (stop || (deadline > 0 && now >= deadline))) {
+				if (stop)
+					p->aborted = 1;
+				else
+					p->timed_out = 1;
+				if (grace_s > 0)
+					proc_kill(p, SIGTERM);
+				kill_at = grace_s > 0 ? now + grace_s : now;
+			}
+			if (kill_at && now >= kill_at) {
+				proc_kill(p, SIGKILL);
+				kill_at = now + 3600; /* sent once */
+			}
+			if (try_reap(p, WNOHANG)) {
+				leader_exited(p);
+				drain_until = now + DRAIN_S;
+			}
+		} else if ((p->out.fd < 0 && p->err.fd < 0) || now >= drain_until) {
+			break;
+		}
+		wait_io(p, 0, POLL_MS);
+	}
+	end_group(p);
+	close_all(p);
+	if (p->log)
+		fflush(p->log);
+	return p->timed_out || p->aborted;
+}
+
+int proc_recv(struct proc *p, char *buf, size_t len, double timeout_s)
+{
+	double end = lab_now() + timeout_s;
+
+	for (;;) {
+		double left = end - lab_now();
+		ssize_t n;
+		int r, fd;
+
+		if (p->ctl < 0) {
+			errno = EBADF;
+			return PROC_RECV_ERROR;
+		}
+		if (left <= 0)
+			return PROC_RECV_TIMEOUT;
+		r = wait_io(p, 1, (int)(left * 1e3) + 1);
+		if (r < 0)
+			return PROC_RECV_ERROR;
+		if (r == 0)
+			continue;
+		n = proc_msg_recv(p->ctl, buf, len, &fd);
+		if (n < 0)
+			return PROC_RECV_ERROR;
+		if (n == 0)
+			return PROC_RECV_CLOSED;
+		close_fd(&p->rx_fd);
+		p->rx_fd = fd;
+		return PROC_RECV_MSG;
+	}
+}
+
+int proc_reap(struct proc *p, double timeout_s)
+{
+	double end = lab_now() + timeout_s;
+	int own = 1;
+
+	if (p->reaped || p->pid <= 0) {
+		close_all(p);
+		return 1;
+	}
+	while (!try_reap(p, WNOHANG)) {
+		if (lab_now() >= end) {
+			own = 0;
+			proc_kill(p, SIGKILL);
+			try_reap(p, 0);
+			break;
+		}
+		drain(p);
+		poll(NULL, 0, IDLE_MS);
+	}
+	leader_exited(p);
+	end_group(p);
+	close_all(p);
+	return own;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Words                                                                     */
+
+const char *proc_signal_name(int sig)
+{
+	static const struct { int sig; const char *name; } names[] = {
+		{ SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" }, { SIGQUIT, "SIGQUIT" },
+		{ SIGILL, "SIGILL" }, { SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" },
+		{ SIGBUS, "SIGBUS" }, { SIGFPE, "SIGFPE" }, { SIGKILL, "SIGKILL" },
+		{ SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
+		{ SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" },
+		{ SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" }, { SIGSYS, "SIGSYS" },
+	};
+	static char other[24];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	snprintf(other, sizeof(other), "signal %d", sig);
+	return other;
+}
+
+const char *proc_status_text(const struct proc *p, char *buf, size_t len)
+{
+	if (p->exec_errno)
+		snprintf(buf, len, "could not start: %s", strerror(p->exec_errno));
+	else if (p->pid <= 0)
+		snprintf(buf, len, "not started");
+	else if (!p->reaped)
+		snprintf(buf, len, "still running");
+	else if (WIFEXITED(p->status))
+		snprintf(buf, len, "exited with code %d", WEXITSTATUS(p->status));
+	else if (WIFSIGNALED(p->status))
+		snprintf(buf, len, "killed by %s (%d)", proc_signal_name(WTERMSIG(p->status)),
+			 WTERMSIG(p->status));
+	else
+		snprintf(buf, len, "wait status 0x%x", p->status);
+	return buf;
+}
+
+const char *proc_output_line(const struct proc *p, char *buf, size_t len, size_t max)
+{
+	const char *s = p->outbuf;
+	size_t n = p->outlen, o = 0;
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		n--;
+	if (n > max) {
+		s += n - max;
+		n = max;
+	}
+	if (n == 0) {
+		snprintf(buf, len, "(nothing)");
+		return buf;
+	}
+	if ((p->out_cut || s != p->outbuf) && o + 4 < len)
+		o += (size_t)snprintf(buf + o, len - o, "...");
+	for (; n && o + 4 < len; s++, n--) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n') {
+			memcpy(buf + o, " | ", 3);
+			o += 3;
+		} else {
+			buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                  */
+
+/* One message: its text in one piece, room for up to 4 descriptors. */
+struct msg_frame {
+	struct msghdr m;
+	struct iovec iov;
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+};
+
+static void frame_init(struct msg_frame *f, void *text, size_t len, size_t ctl_len)
+{
+	memset(f, 0, sizeof(*f));
+	f->iov.iov_base = text;
+	f->iov.iov_len = len;
+	f->m.msg_iov = &f->iov;
+	f->m.msg_iovlen = 1;
+	if (ctl_len) {
+		f->m.msg_control = f->u.buf;
+		f->m.msg_controllen = ctl_len;
+	}
+}
+
+int proc_msg_send(int sock, int pass_fd, const char *text)
+{
+	struct msg_frame f;
+	ssize_t n;
+
+	/* never 0 bytes: every message has a tag */
+	frame_init(&f, (void *)text, strlen(text), pass_fd >= 0 ? CMSG_SPACE(sizeof(int)) : 0);
+	if (pass_fd >= 0) {
+		struct cmsghdr *c = CMSG_FIRSTHDR(&f.m);
+
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &f.m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)f.iov.iov_len ? 0 : -1;
+}
+
+/* Take the first descriptor a message carried; close any others. */
+static int take_fd(struct msghdr *m)
+{
+	struct cmsghdr *c;
+	int fd = -1;
+
+	for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		size_t i, k;
+		int v;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < k; i++) {
+			memcpy(&v, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (fd < 0)
+				fd = v;
+			else
+				close(v);
+		}
+	}
+	return fd;
+}
+
+ssize_t proc_msg_recv(int sock, char *buf, size_t len, int *fd)
+{
+	struct msg_frame f;
+	ssize_t n;
+
+	frame_init(&f, buf, len - 1, sizeof(f.u.buf));
+	do
+		n = recvmsg(sock, &f.m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	*fd = n > 0 ? take_fd(&f.m) : -1;
+	if (n < 0)
+		return -1;
+	if (f.m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		errno = EMSGSIZE;
+		return -1;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+int proc_msg_is(const char *msg, const char *tag)
+{
+	size_t n = strlen(tag);
+
+	return strncmp(msg, tag, n) == 0 && (msg[n] == ' ' || msg[n] == '\0');
+}
+
+const char *proc_msg_str(const char *msg, const char *key, char *out, size_t len)
+{
+	size_t k = strlen(key);
+	const char *p = msg;
+
+	for (; *p; p += strcspn(p, " "), p += *p == ' ') {
+		size_t n;
+
+		if (strncmp(p, key, k) != 0 || p[k] != '=')
+			continue;
+		p += k + 1;
+		n = strcspn(p, " ");
+		if (n >= len)
+			return NULL;
+		memcpy(out, p, n);
+		out[n] = '\0';
+		return out;
+	}
+	return NULL;
+}
+
+int proc_msg_ll(const char *msg, const char *key, long long *v)
+{
+	char s[64], *end;
+
+	if (!proc_msg_str(msg, key, s, sizeof(s)) || !s[0])
+		return -1;
+	errno = 0;
+	*v = strtoll(s, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The lab's side                                                            */
+
+void proc_fail(struct lab *L, struct proc *p, const char *fmt, ...)
+{
+	char why[256], st[128], out[PROC_OUT_KEEP * 2];
+	const char *line, *next;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (!p->reaped)
+		proc_reap(p, 0);
+	for (line = p->outbuf; p->outlen && *line; line = next) {
+		const char *nl = strchr(line, '\n');
+
+		next = nl ? nl + 1 : line + strlen(line);
+		lab_note(L, "%s helper printed: %.*s", p->name,
+			 (int)((nl ? nl : next) - line), line);
+	}
+	lab_error(L, "helper '%s' (pid %d) %s; %s; it printed: %s", p->name, (int)p->pid,
+		  why, proc_status_text(p, st, sizeof(st)),
+		  proc_output_line(p, out, sizeof(out), 220));
+}
+
+void proc_sendf(struct lab *L, struct proc *p, int pass_fd, const char *fmt, ...)
+{
+	static char msg[PROC_MSG_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		lab_error(L, "BUG: message to helper '%s' too long (%d bytes)", p->name, n);
+	if (proc_msg_send(p->ctl, pass_fd, msg) < 0)
+		proc_fail(L, p, "could not be sent '%.40s' (%s)", msg, strerror(errno));
+}
+
+char *proc_expect(struct lab *L, struct proc *p, const char *tag, char *buf,
+		  size_t len, double timeout_s)
+{
+	int r = proc_recv(p, buf, len, timeout_s);
+
+	if (r == PROC_RECV_TIMEOUT)
+		proc_fail(L, p, "sent no '%s' within %.0f s and was killed", tag, timeout_s);
+	if (r == PROC_RECV_CLOSED) {
+		proc_reap(p, 2.0);
+		proc_fail(L, p, "ended before sending '%s'", tag);
+	}
+	if (r < 0)
+		proc_fail(L, p, "could not be read (%s)", strerror(errno));
+	if (!proc_msg_is(buf, tag))
+		proc_fail(L, p, "sent '%.60s' where '%s' was expected", buf, tag);
+	return buf;
+}
+
+long long proc_field(struct lab *L, struct proc *p, const char *msg, const char *key)
+{
+	long long v;
+
+	if (proc_msg_ll(msg, key, &v) < 0)
+		proc_fail(L, p, "sent '%.60s' without a valid %s=", msg, key);
+	return v;
+}
+
+const char *proc_field_str(struct lab *L, struct proc *p, const char *msg,
+			   const char *key, char *out, size_t len)
+{
+	if (!proc_msg_str(msg, key, out, len))
+		proc_fail(L, p, "sent '%.60s' without %s=", msg, key);
+	return out;
+}
+
+void proc_finish(struct lab *L, struct proc *p, double timeout_s)
+{
+	char st[128];
+
+	if (proc_msg_send(p->ctl, -1, "quit") < 0 && errno != EPIPE && errno != ECONNRESET)
+		proc_fail(L, p, "could not be told to quit (%s)", strerror(errno));
+	if (!proc_reap(p, timeout_s))
+		proc_fail(L, p, "did not quit within %.0f s and was killed", timeout_s);
+	if (!WIFEXITED(p->status) || WEXITSTATUS(p->status) != 0)
+		proc_fail(L, p, "ended badly (%s)", proc_status_text(p, st, sizeof(st)));
+}
+
+const char *proc_run_role(struct lab *L, struct proc *p, const char *role,
+			  const char *const extra[], double timeout_s)
+{
+	char st[128];
+
+	if (proc_spawn_role(p, lab_self_path(L), role, extra, PROC_OUT_PIPE) < 0)
+		lab_error_errno(L, "cannot start helper '%s' from '%s'", role, lab_self_path(L));
+	if (proc_run(p, timeout_s, 0))
+		proc_fail(L, p, "did not finish within %.0f s and was killed", timeout_s);
+	if (!WIFEXITED(p->status) || WEXITSTATUS(p->status) != 0) {
+		if (strncmp(p->report, "error ", 6) == 0)
+			proc_fail(L, p, "reported: %s", p->report + 6);
+		proc_fail(L, p, "ended badly (%s)", proc_status_text(p, st, sizeof(st)));
+	}
+	return p->report;
+}
+
+int proc_report_skip(struct lab *L, const char *id, const char *line)
+{
+	char reason[48];
+	int n = 0;
+
+	if (sscanf(line, "skip %47s %n", reason, &n) != 1 || n == 0)
+		return 0;
+	if (!lab_skip_reason_valid(reason))
+		lab_error(L, "helper skipped %s with an unknown reason '%s'", id, reason);
+	claim_skip(L, id, reason, "%s", line + n);
+	return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The helper's side                                                         */
+
+int role_io_open(struct role_io *io, const char *s)
+{
+	int type = 0;
+	socklen_t len = sizeof(type);
+	long fd;
+
+	io->ctl = io->fd = -1;
+	if (!s || lab_parse_long(s, 3, INT_MAX, &fd) < 0)
+		return -1;
+	if (getsockopt((int)fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_SEQPACKET)
+		return -1;
+	io->ctl = (int)fd;
+	return 0;
+}
+
+void role_sendf(struct role_io *io, int pass_fd, const char *fmt, ...)
+{
+	char msg[PROC_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (proc_msg_send(io->ctl, pass_fd, msg) < 0) {
+		fprintf(stderr, "helper: cannot send to the lab: %s\n", strerror(errno));
+		exit(3);
+	}
+}
+
+const char *role_expect(struct role_io *io, const char *tag)
+{
+	ssize_t n;
+
+	if (io->fd >= 0)
+		close(io->fd);
+	n = proc_msg_recv(io->ctl, io->msg, sizeof(io->msg), &io->fd);
+	if (n == 0)
+		exit(0);
+	if (n < 0) {
+		fprintf(stderr, "helper: cannot read from the lab: %s\n", strerror(errno));
+		exit(3);
+	}
+	if (proc_msg_is(io->msg, "quit") && strcmp(tag, "quit") != 0)
+		exit(0);
+	if (!proc_msg_is(io->msg, tag)) {
+		fprintf(stderr, "helper: got '%.60s', expected '%s'\n", io->msg, tag);
+		exit(3);
+	}
+	return io->msg;
+}
+
+long long role_field(const struct role_io *io, const char *key)
+{
+	long long v;
+
+	if (proc_msg_ll(io->msg, key, &v) < 0) {
+		fprintf(stderr, "helper: message '%.60s' lacks %s=\n", io->msg, key);
+		exit(3);
+	}
+	return v;
+}

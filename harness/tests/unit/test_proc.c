@@ -1,0 +1,536 @@
+/*
+ * test_proc.c - child processes (proc.h): spawn and reap, the deadline's
+ * group kill, exec errors, messages with a passed descriptor, a helper that
+ * dies mid-conversation, the registry's cleanup at exit and on a signal,
+ * and no zombie left behind (checked in /proc after every test).
+ *
+ * The helpers are this test binary again: `--role NAME [--ctl-fd N]` runs
+ * the helper side (main below) instead of the tests.  /bin/sh plays the
+ * programs that fork a grandchild.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "proc.h"
+
+#define SELF "/proc/self/exe"
+
+/* ---- the helper side ---- */
+
+static int helper_main(int argc, char **argv)
+{
+	static struct role_io io;
+	const char *role = argv[2];
+	long long n;
+
+	if (strcmp(role, "report") == 0) {
+		printf("limit=65536 errno=12\nsecond line\n");
+		return 0;
+	}
+	if (strcmp(role, "hang") == 0 && argc < 5) {
+		for (;;)
+			pause();
+	}
+	if (argc < 5 || role_io_open(&io, argv[4]) < 0 || proc_child_init() < 0)
+		return 2;
+	if (strcmp(role, "hang") == 0) {
+		for (;;)
+			pause();
+	}
+	if (strcmp(role, "die") == 0) {
+		fprintf(stderr, "die helper: going down\n");
+		role_sendf(&io, open("/dev/null", O_RDONLY), "ready pid=%d", (int)getpid());
+		abort(); /* before the answer the lab waits for */
+	}
+	role_sendf(&io, -1, "ready pid=%d", (int)getpid());
+	role_expect(&io, "ping");
+	if (io.fd < 0)
+		return 3;
+	n = role_field(&io, "n");
+	dprintf(io.fd, "pong %lld\n", n);
+	role_sendf(&io, -1, "pong n=%lld", n + 1);
+	role_expect(&io, "quit");
+	return 0;
+}
+
+/* ---- checks ---- */
+
+/* Processes whose parent is this one, alive or zombie. */
+static int count_children(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		char path[300], buf[512], *rp;
+		int ppid = 0;
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) != NULL &&
+		    sscanf(rp + 1, " %*c %d", &ppid) == 1 && ppid == (int)getpid())
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/* pid no longer exists at all (not even as a zombie). */
+static int gone(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return stat(path, &st) < 0 && errno == ENOENT;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	assert_int_equal(count_children(), 0);
+	return 0;
+}
+
+/* Lines of one stream, joined by '|'. */
+struct lines {
+	char text[512];
+};
+
+static void add_line(void *ctx, const char *line)
+{
+	struct lines *l = ctx;
+	size_t n = strlen(l->text);
+
+	snprintf(l->text + n, sizeof(l->text) - n, "%s|", line);
+}
+
+static struct lines out_lines, err_lines;
+
+static void out_cb(void *ctx, const char *line) { (void)ctx; add_line(&out_lines, line); }
+static void err_cb(void *ctx, const char *line) { (void)ctx; add_line(&err_lines, line); }
+
+static struct proc p; /* large: not on the stack */
+
+static void run_sh(const char *script, int flags, double timeout_s, double grace_s, int want_rc)
+{
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)script, NULL };
+	struct proc_opts o = { flags, out_cb, err_cb, NULL, NULL, NULL };
+
+	memset(&out_lines, 0, sizeof(out_lines));
+	memset(&err_lines, 0, sizeof(err_lines));
+	assert_int_equal(proc_spawn(&p, argv, &o), 0);
+	assert_true(p.pid > 0);
+	assert_int_equal(proc_run(&p, timeout_s, grace_s), want_rc);
+	assert_true(p.reaped);
+	assert_int_equal(p.out.fd, -1);
+	assert_int_equal(p.err.fd, -1);
+}
+
+static void status_is(const char *want)
+{
+	char st[128];
+
+	assert_string_equal(proc_status_text(&p, st, sizeof(st)), want);
+}
+
+/* ---- spawning, running, reaping ---- */
+
+static void test_spawn_and_reap(void **state)
+{
+	(void)state;
+	run_sh("echo out1; echo err1 >&2; printf tail; exit 3",
+	       PROC_OUT_PIPE | PROC_ERR_PIPE, 10, 1, 0);
+	status_is("exited with code 3");
+	assert_string_equal(out_lines.text, "out1|tail|");
+	assert_string_equal(err_lines.text, "err1|");
+	assert_string_equal(p.report, "out1");
+	assert_false(p.timed_out);
+	assert_true(p.duration_s >= 0 && p.duration_s < 10);
+}
+
+static void test_merged_output_is_kept(void **state)
+{
+	char line[256];
+
+	(void)state;
+	run_sh("echo one; echo two >&2; kill -SEGV $$", PROC_OUT_PIPE | PROC_MERGE_ERR, 10, 1, 0);
+	status_is("killed by SIGSEGV (11)");
+	assert_string_equal(out_lines.text, "one|two|");
+	assert_string_equal(err_lines.text, "");
+	assert_string_equal(proc_output_line(&p, line, sizeof(line), 100), "one | two");
+}
+
+/* A child that forks a grandchild that sleeps: the deadline takes both. */
+static void test_timeout_kills_group(void **state)
+{
+	pid_t grandchild;
+
+	(void)state;
+	run_sh("sleep 60 & echo $!; wait", PROC_GROUP | PROC_OUT_PIPE, 0.3, 0.5, 1);
+	assert_true(p.timed_out);
+	status_is("killed by SIGTERM (15)");
+	grandchild = (pid_t)atoi(p.report);
+	assert_true(grandchild > 0);
+	assert_true(gone(grandchild));
+	assert_true(gone(p.pid));
+}
+
+/* SIGTERM goes to the whole group: the leader ignores it, yet its child
+ * dies of it and the leader ends on its own within the grace period. */
+static void test_term_reaches_group(void **state)
+{
+	(void)state;
+	run_sh("sleep 60 & trap '' TERM; wait $!; exit 5", PROC_GROUP | PROC_OUT_PIPE, 0.3, 5, 1);
+	assert_true(p.timed_out);
+	status_is("exited with code 5");
+	assert_true(p.duration_s < 3);
+}
+
+/* SIGTERM ignored: SIGKILL after the grace period. */
+static void test_grace_then_sigkill(void **state)
+{
+	double t0 = lab_now();
+
+	(void)state;
+	run_sh("trap '' TERM; echo ready; while :; do sleep 0.05; done",
+	       PROC_GROUP | PROC_OUT_PIPE, 0.3, 0.4, 1);
+	status_is("killed by SIGKILL (9)");
+	assert_true(lab_now() - t0 >= 0.7);
+}
+
+/* Without a group a deadline with no grace is SIGKILL at once. */
+static void test_timeout_without_grace(void **state)
+{
+	(void)state;
+	run_sh("exec sleep 60", PROC_OUT_PIPE, 0.2, 0, 1);
+	status_is("killed by SIGKILL (9)");
+}
+
+/* The leader exits, its background child stays: killed and reaped. */
+static void test_leftovers_killed(void **state)
+{
+	pid_t grandchild;
+
+	(void)state;
+	run_sh("sleep 60 >/dev/null & echo $!", PROC_GROUP | PROC_OUT_PIPE, 10, 1, 0);
+	status_is("exited with code 0");
+	assert_true(p.leftovers);
+	grandchild = (pid_t)atoi(p.report);
+	assert_true(grandchild > 0 && gone(grandchild));
+}
+
+/* *stop set: ended as at a deadline, marked aborted. */
+static void test_stop_flag(void **state)
+{
+	static volatile sig_atomic_t stop = 1;
+	char *argv[] = { (char *)"/bin/sleep", (char *)"60", NULL };
+	struct proc_opts o = { PROC_GROUP, NULL, NULL, NULL, NULL, &stop };
+
+	(void)state;
+	assert_int_equal(proc_spawn(&p, argv, &o), 0);
+	assert_int_equal(proc_run(&p, 0, 0.5), 1);
+	assert_true(p.aborted);
+	assert_false(p.timed_out);
+	status_is("killed by SIGTERM (15)");
+}
+
+static void test_exec_failure_errno(void **state)
+{
+	char *missing[] = { (char *)"/nonexistent/dmalab-prog", NULL };
+	char path[] = "/tmp/dmalab-noexec-XXXXXX";
+	char *noexec[] = { path, NULL };
+	int fd;
+
+	(void)state;
+	errno = 0;
+	assert_int_equal(proc_spawn(&p, missing, NULL), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(p.exec_errno, ENOENT);
+	assert_int_equal(p.pid, 0);
+	status_is("could not start: No such file or directory");
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd); /* mode 0600: not executable */
+	assert_int_equal(proc_spawn(&p, noexec, NULL), -1);
+	assert_int_equal(p.exec_errno, EACCES);
+	unlink(path);
+	assert_int_equal(proc_run(&p, 1, 0), 0); /* nothing to wait for */
+	assert_int_equal(proc_reap(&p, 0), 1);
+}
+
+/* ---- helpers and messages ---- */
+
+static void test_message_round_trip_with_fd(void **state)
+{
+	char msg[256], got[64];
+	long long pid = 0;
+	int pfd[2];
+	ssize_t n;
+
+	(void)state;
+	assert_int_equal(proc_spawn_role(&p, SELF, "echo", NULL, PROC_HELPER), 0);
+	assert_int_equal(proc_recv(&p, msg, sizeof(msg), 10), PROC_RECV_MSG);
+	assert_true(proc_msg_is(msg, "ready"));
+	assert_int_equal(proc_msg_ll(msg, "pid", &pid), 0);
+	assert_int_equal(pid, p.pid);
+	assert_int_equal(pipe2(pfd, O_CLOEXEC), 0);
+	assert_int_equal(proc_msg_send(p.ctl, pfd[1], "ping n=41"), 0);
+	close(pfd[1]);
+	assert_int_equal(proc_recv(&p, msg, sizeof(msg), 10), PROC_RECV_MSG);
+	assert_string_equal(msg, "pong n=42");
+	n = read(pfd[0], got, sizeof(got) - 1);
+	close(pfd[0]);
+	got[n > 0 ? n : 0] = '\0';
+	assert_string_equal(got, "pong 41\n");
+	assert_int_equal(proc_msg_send(p.ctl, -1, "quit"), 0);
+	assert_int_equal(proc_reap(&p, 10), 1);
+	status_is("exited with code 0");
+	assert_int_equal(p.ctl, -1);
+}
+
+/* The helper sends one message (with a descriptor) and dies before the
+ * next: the message still arrives, then the end, then its cause. */
+static void test_child_dies_mid_conversation(void **state)
+{
+	char msg[256], line[256];
+
+	(void)state;
+	assert_int_equal(proc_spawn_role(&p, SELF, "die", NULL, PROC_HELPER), 0);
+	assert_int_equal(proc_recv(&p, msg, sizeof(msg), 10), PROC_RECV_MSG);
+	assert_true(proc_msg_is(msg, "ready"));
+	assert_true(p.rx_fd >= 0);
+	assert_int_equal(proc_recv(&p, msg, sizeof(msg), 10), PROC_RECV_CLOSED);
+	assert_int_equal(proc_reap(&p, 10), 1);
+	status_is("killed by SIGABRT (6)");
+	assert_non_null(strstr(proc_output_line(&p, line, sizeof(line), 200),
+			       "die helper: going down"));
+	assert_int_equal(p.rx_fd, -1);
+}
+
+/* A helper that never answers: the wait times out, the reap kills it. */
+static void test_recv_timeout_then_kill(void **state)
+{
+	char msg[64];
+
+	(void)state;
+	assert_int_equal(proc_spawn_role(&p, SELF, "hang", NULL, PROC_HELPER), 0);
+	assert_int_equal(proc_recv(&p, msg, sizeof(msg), 0.2), PROC_RECV_TIMEOUT);
+	assert_int_equal(proc_reap(&p, 0), 0);
+	status_is("killed by SIGKILL (9)");
+}
+
+static void test_report_line(void **state)
+{
+	long long v = 0;
+
+	(void)state;
+	assert_int_equal(proc_spawn_role(&p, SELF, "report", NULL, PROC_OUT_PIPE), 0);
+	assert_int_equal(proc_run(&p, 10, 0), 0);
+	status_is("exited with code 0");
+	assert_string_equal(p.report, "limit=65536 errno=12");
+	assert_int_equal(proc_msg_ll(p.report, "limit", &v), 0);
+	assert_int_equal(v, 65536);
+}
+
+/* ---- every child reaped on every path ---- */
+
+/*
+ * In a forked process: start a hanging helper, tell us its pid, then end
+ * with exit(7) (atexit, as lab_error) or SIGTERM (the handler).  The helper
+ * must be gone, not even a zombie, once that process is.
+ */
+static void end_with_helper(int by_signal)
+{
+	int pfd[2], status = 0;
+	pid_t helper = 0, tester;
+
+	assert_int_equal(pipe(pfd), 0);
+	fflush(NULL); /* nothing buffered twice */
+	tester = fork();
+	assert_true(tester >= 0);
+	if (tester == 0) {
+		static struct proc h;
+
+		close(pfd[0]);
+		if (proc_spawn_role(&h, SELF, "hang", NULL, PROC_HELPER) < 0)
+			_exit(90);
+		if (write(pfd[1], &h.pid, sizeof(h.pid)) != sizeof(h.pid))
+			_exit(91);
+		if (by_signal)
+			raise(SIGTERM);
+		exit(7);
+	}
+	close(pfd[1]);
+	assert_int_equal(read(pfd[0], &helper, sizeof(helper)), sizeof(helper));
+	close(pfd[0]);
+	assert_int_equal(waitpid(tester, &status, 0), tester);
+	if (by_signal) {
+		assert_true(WIFSIGNALED(status));
+		assert_int_equal(WTERMSIG(status), SIGTERM);
+	} else {
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 7);
+	}
+	assert_true(helper > 0);
+	assert_true(gone(helper));
+}
+
+static void test_exit_reaps_children(void **state)
+{
+	(void)state;
+	end_with_helper(0);
+}
+
+static void test_signal_reaps_children(void **state)
+{
+	(void)state;
+	end_with_helper(1);
+}
+
+static void test_kill_all(void **state)
+{
+	static struct proc a, b;
+	pid_t pa, pb;
+
+	(void)state;
+	assert_int_equal(proc_spawn_role(&a, SELF, "hang", NULL, PROC_OUT_PIPE), 0);
+	assert_int_equal(proc_spawn_role(&b, SELF, "hang", NULL, PROC_HELPER), 0);
+	pa = a.pid;
+	pb = b.pid;
+	proc_kill_all();
+	assert_true(gone(pa));
+	assert_true(gone(pb));
+	proc_reap(&a, 0); /* closes what is left; the pids are no longer ours */
+	proc_reap(&b, 0);
+}
+
+/* A forked copy inherits the registry and its atexit: its exit must leave
+ * the children of the process it was forked from alone. */
+static void test_fork_leaves_parents_children(void **state)
+{
+	int status = 0;
+	pid_t copy;
+
+	(void)state;
+	assert_int_equal(proc_spawn_role(&p, SELF, "hang", NULL, PROC_HELPER), 0);
+	fflush(NULL);
+	copy = fork();
+	assert_true(copy >= 0);
+	if (copy == 0)
+		exit(0);
+	assert_int_equal(waitpid(copy, &status, 0), copy);
+	assert_int_equal(kill(p.pid, 0), 0);
+	assert_int_equal(proc_reap(&p, 0.2), 0); /* still hanging: we kill it */
+	status_is("killed by SIGKILL (9)");
+}
+
+/* ---- words ---- */
+
+static void test_msg_fields(void **state)
+{
+	char out[16];
+	long long v = 0;
+
+	(void)state;
+	assert_true(proc_msg_is("ready pid=4", "ready"));
+	assert_true(proc_msg_is("quit", "quit"));
+	assert_false(proc_msg_is("readyx pid=4", "ready"));
+	assert_string_equal(proc_msg_str("tag a=1 bb=xyz", "bb", out, sizeof(out)), "xyz");
+	assert_string_equal(proc_msg_str("limit=-1 errno=12", "limit", out, sizeof(out)), "-1");
+	assert_null(proc_msg_str("tag xa=1", "a", out, sizeof(out)));
+	assert_null(proc_msg_str("tag a=0123456789abcdefgh", "a", out, sizeof(out)));
+	assert_int_equal(proc_msg_ll("h raw=0x7f00", "raw", &v), 0);
+	assert_int_equal(v, 0x7f00);
+	assert_int_equal(proc_msg_ll("h n=-12", "n", &v), 0);
+	assert_int_equal(v, -12);
+	assert_int_equal(proc_msg_ll("h n=12x", "n", &v), -1);
+	assert_int_equal(proc_msg_ll("h n=", "n", &v), -1);
+	assert_int_equal(proc_msg_ll("h m=1", "n", &v), -1);
+}
+
+/* A message longer than the buffer is refused whole, never cut. */
+static void test_msg_too_long(void **state)
+{
+	char buf[8];
+	int sv[2], fd = 7;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	assert_int_equal(proc_msg_send(sv[0], -1, "stats n=123456"), 0);
+	assert_int_equal(proc_msg_send(sv[0], -1, "ok"), 0);
+	errno = 0;
+	assert_int_equal(proc_msg_recv(sv[1], buf, sizeof(buf), &fd), -1);
+	assert_int_equal(errno, EMSGSIZE);
+	assert_int_equal(fd, -1);
+	assert_int_equal(proc_msg_recv(sv[1], buf, sizeof(buf), &fd), 2);
+	assert_string_equal(buf, "ok");
+	close(sv[0]);
+	assert_int_equal(proc_msg_recv(sv[1], buf, sizeof(buf), &fd), 0);
+	close(sv[1]);
+}
+
+static void test_signal_names(void **state)
+{
+	(void)state;
+	assert_string_equal(proc_signal_name(SIGKILL), "SIGKILL");
+	assert_string_equal(proc_signal_name(SIGSEGV), "SIGSEGV");
+	assert_string_equal(proc_signal_name(40), "signal 40");
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_spawn_and_reap, teardown),
+		cmocka_unit_test_teardown(test_merged_output_is_kept, teardown),
+		cmocka_unit_test_teardown(test_timeout_kills_group, teardown),
+		cmocka_unit_test_teardown(test_term_reaches_group, teardown),
+		cmocka_unit_test_teardown(test_grace_then_sigkill, teardown),
+		cmocka_unit_test_teardown(test_timeout_without_grace, teardown),
+		cmocka_unit_test_teardown(test_leftovers_killed, teardown),
+		cmocka_unit_test_teardown(test_stop_flag, teardown),
+		cmocka_unit_test_teardown(test_exec_failure_errno, teardown),
+		cmocka_unit_test_teardown(test_message_round_trip_with_fd, teardown),
+		cmocka_unit_test_teardown(test_child_dies_mid_conversation, teardown),
+		cmocka_unit_test_teardown(test_recv_timeout_then_kill, teardown),
+		cmocka_unit_test_teardown(test_report_line, teardown),
+		cmocka_unit_test_teardown(test_exit_reaps_children, teardown),
+		cmocka_unit_test_teardown(test_signal_reaps_children, teardown),
+		cmocka_unit_test_teardown(test_kill_all, teardown),
+		cmocka_unit_test_teardown(test_fork_leaves_parents_children, teardown),
+		cmocka_unit_test(test_msg_fields),
+		cmocka_unit_test(test_msg_too_long),
+		cmocka_unit_test(test_signal_names),
+	};
+
+	if (argc >= 3 && strcmp(argv[1], "--role") == 0)
+		return helper_main(argc, argv);
+	/* as the runner: the group's orphans come to us to be reaped */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
