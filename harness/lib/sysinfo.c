@@ -1,17 +1,16 @@
 /*
  * sysinfo.c - the machine facts behind every skip decision and report.
  *
- * Nothing here initialises CUDA: GPUs are found in sysfs (PCI vendor 0x10de,
- * display class) and, when the driver is installed, NVML is loaded with
- * dlopen for names, memory sizes and NVLink state.  A process that called
- * this can still fork+exec labs that use CUDA.
+ * Nothing here initialises CUDA: the GPU list is gpu_topo's scan of sysfs
+ * (PCI vendor 0x10de, display class) and, when the driver is installed, of
+ * NVML (loaded with dlopen) for names, memory sizes and NVLink state, without
+ * the CUDA driver.  A process that called this can still fork+exec labs that
+ * use CUDA.
  *
  * Every file is read below a sysfs root and a proc root, so the unit tests
  * run the same code on the fixture trees in harness/tests/fixtures/.
  */
 #include <ctype.h>
-#include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <numa.h>
@@ -22,6 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "gpu_topo.h"
 #include "lab.h"
 #include "procfs.h"
 #include "sysinfo.h"
@@ -35,9 +35,6 @@
 #endif
 
 #define CAP_IPC_LOCK_BIT 14
-#define PCI_VENDOR_NVIDIA 0x10de
-#define PCI_CLASS_VGA 0x0300  /* display controller, VGA compatible */
-#define PCI_CLASS_3D 0x0302   /* 3D controller: data-centre GPUs */
 #define PATH_LEN 4096
 
 /* ------------------------------------------------------------------------ */
@@ -62,15 +59,6 @@ static int read_str_at(const char *root, const char *rel, char *buf, size_t len)
 	if (join_path(path, sizeof(path), root, rel) < 0)
 		return -1;
 	return sysfs_read_str(path, buf, len);
-}
-
-static int read_long_at(const char *root, const char *rel, long *v)
-{
-	char path[PATH_LEN];
-
-	if (join_path(path, sizeof(path), root, rel) < 0)
-		return -1;
-	return sysfs_read_long(path, v);
 }
 
 static int read_kb_at(const char *root, const char *rel, const char *key, uint64_t *v)
@@ -244,7 +232,7 @@ static void collect_virt(struct sysinfo *si, const char *sysfs_root, const char 
 }
 
 /* ------------------------------------------------------------------------ */
-/* GPUs from sysfs                                                          */
+/* GPUs (gpu_topo)                                                          */
 
 double pcie_rate_gbs(int gen, int width)
 {
@@ -258,188 +246,6 @@ double pcie_rate_gbs(int gen, int width)
 	return gts[gen] * eff[gen] / 8 * width;
 }
 
-/* "32.0 GT/s PCIe" -> 5; 0 for "Unknown" or a rate no generation has. */
-static int link_speed_gen(const char *s)
-{
-	static const double gts[] = { 2.5, 5.0, 8.0, 16.0, 32.0, 64.0 };
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s)
-		return 0;
-	for (int i = 0; i < 6; i++)
-		if (v > gts[i] - 0.01 && v < gts[i] + 0.01)
-			return i + 1;
-	return 0;
-}
-
-static void gpu_defaults(struct gpu_info *g, const char *bdf)
-{
-	memset(g, 0, sizeof(*g));
-	g->index = -1;
-	g->cc_major = g->cc_minor = -1;
-	g->numa_node = -2;
-	copy_str(g->bdf, sizeof(g->bdf), bdf);
-}
-
-static int pci_is_nvidia_gpu(const char *devdir)
-{
-	long vendor, class_code;
-
-	if (read_long_at(devdir, "vendor", &vendor) < 0 || vendor != PCI_VENDOR_NVIDIA)
-		return 0;
-	if (read_long_at(devdir, "class", &class_code) < 0)
-		return 0;
-	class_code >>= 8; /* drop the programming interface byte */
-	return class_code == PCI_CLASS_VGA || class_code == PCI_CLASS_3D;
-}
-
-static void read_pci_link(const char *devdir, struct gpu_info *g)
-{
-	char buf[64];
-	long v;
-
-	if (read_str_at(devdir, "current_link_speed", buf, sizeof(buf)) == 0)
-		g->pcie_gen_cur = link_speed_gen(buf);
-	if (read_str_at(devdir, "max_link_speed", buf, sizeof(buf)) == 0)
-		g->pcie_gen_max = link_speed_gen(buf);
-	if (read_long_at(devdir, "current_link_width", &v) == 0 && v > 0)
-		g->pcie_width_cur = (int)v;
-	if (read_long_at(devdir, "max_link_width", &v) == 0 && v > 0)
-		g->pcie_width_max = (int)v;
-}
-
-static void add_sysfs_gpu(struct sysinfo *si, const char *sysfs_root,
-			  const char *devdir, const char *bdf)
-{
-	struct gpu_info *g = &si->gpu[si->ngpus++];
-	long device;
-
-	gpu_defaults(g, bdf);
-	if (read_long_at(devdir, "device", &device) == 0)
-		snprintf(g->name, sizeof(g->name), "NVIDIA device 0x%04lx", device);
-	read_pci_link(devdir, g);
-	g->numa_node = pci_numa_node(sysfs_root, bdf);
-}
-
-static int cmp_gpu_bdf(const void *a, const void *b)
-{
-	return strcmp(((const struct gpu_info *)a)->bdf, ((const struct gpu_info *)b)->bdf);
-}
-
-static void collect_gpus_sysfs(struct sysinfo *si, const char *sysfs_root)
-{
-	char dirpath[PATH_LEN], devdir[PATH_LEN];
-	struct dirent *de;
-	DIR *d;
-
-	if (join_path(dirpath, sizeof(dirpath), sysfs_root, "bus/pci/devices") < 0)
-		return;
-	d = opendir(dirpath);
-	if (!d)
-		return;
-	while ((de = readdir(d)) != NULL && si->ngpus < SYSINFO_MAX_GPUS) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(si->gpu[0].bdf))
-			continue;
-		if (join_path(devdir, sizeof(devdir), dirpath, de->d_name) == 0 &&
-		    pci_is_nvidia_gpu(devdir))
-			add_sysfs_gpu(si, sysfs_root, devdir, de->d_name);
-	}
-	closedir(d);
-	/* NVML numbers GPUs in PCI bus order; until it speaks, do the same. */
-	qsort(si->gpu, (size_t)si->ngpus, sizeof(si->gpu[0]), cmp_gpu_bdf);
-	for (int i = 0; i < si->ngpus; i++)
-		si->gpu[i].index = i;
-}
-
-/* ------------------------------------------------------------------------ */
-/* NVML, loaded at run time (no nvml.h needed to build)                     */
-
-typedef int nvml_ret;                 /* nvmlReturn_t: 0 = NVML_SUCCESS */
-typedef struct nvml_dev_st *nvml_dev; /* nvmlDevice_t */
-
-#define NVML_OK 0
-#define NVML_FEATURE_ENABLED 1
-#define NVML_NVLINK_MAX_LINKS 18
-
-struct nvml_memory {       /* nvmlMemory_t (v1) */
-	unsigned long long total, free, used; /* bytes */
-};
-
-struct nvml_pci_info {     /* nvmlPciInfo_t as filled by nvmlDeviceGetPciInfo_v3 */
-	char bus_id_legacy[16];
-	unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
-	char bus_id[32];   /* "00000000:3B:00.0" */
-};
-
-struct nvml_api {
-	void *lib;
-	nvml_ret (*init)(void);
-	nvml_ret (*shutdown)(void);
-	nvml_ret (*driver_version)(char *buf, unsigned int len);
-	nvml_ret (*cuda_driver_version)(int *v);
-	nvml_ret (*count)(unsigned int *n);
-	nvml_ret (*handle)(unsigned int i, nvml_dev *d);
-	nvml_ret (*name)(nvml_dev d, char *buf, unsigned int len);
-	nvml_ret (*cc)(nvml_dev d, int *major, int *minor);
-	nvml_ret (*memory)(nvml_dev d, struct nvml_memory *m);
-	nvml_ret (*pci)(nvml_dev d, struct nvml_pci_info *p);
-	nvml_ret (*gen_cur)(nvml_dev d, unsigned int *v);
-	nvml_ret (*width_cur)(nvml_dev d, unsigned int *v);
-	nvml_ret (*gen_max)(nvml_dev d, unsigned int *v);
-	nvml_ret (*width_max)(nvml_dev d, unsigned int *v);
-	nvml_ret (*nvlink_state)(nvml_dev d, unsigned int link, int *state);
-};
-
-/* POSIX's way to turn dlsym's void * into a function pointer. */
-#define NVML_SYM(api, field, sym) (*(void **)&(api)->field = dlsym((api)->lib, sym))
-
-static void nvml_bind(struct nvml_api *api)
-{
-	NVML_SYM(api, init, "nvmlInit_v2");
-	NVML_SYM(api, shutdown, "nvmlShutdown");
-	NVML_SYM(api, driver_version, "nvmlSystemGetDriverVersion");
-	if (!NVML_SYM(api, cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2"))
-		NVML_SYM(api, cuda_driver_version, "nvmlSystemGetCudaDriverVersion");
-	NVML_SYM(api, count, "nvmlDeviceGetCount_v2");
-	NVML_SYM(api, handle, "nvmlDeviceGetHandleByIndex_v2");
-	NVML_SYM(api, name, "nvmlDeviceGetName");
-	NVML_SYM(api, cc, "nvmlDeviceGetCudaComputeCapability");
-	NVML_SYM(api, memory, "nvmlDeviceGetMemoryInfo");
-	/* _v2 fills the same layout; the unversioned one does not. */
-	if (!NVML_SYM(api, pci, "nvmlDeviceGetPciInfo_v3"))
-		NVML_SYM(api, pci, "nvmlDeviceGetPciInfo_v2");
-	NVML_SYM(api, gen_cur, "nvmlDeviceGetCurrPcieLinkGeneration");
-	NVML_SYM(api, width_cur, "nvmlDeviceGetCurrPcieLinkWidth");
-	NVML_SYM(api, gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
-	NVML_SYM(api, width_max, "nvmlDeviceGetMaxPcieLinkWidth");
-	NVML_SYM(api, nvlink_state, "nvmlDeviceGetNvLinkState");
-}
-
-/* 0 with NVML initialised, -1 when the library or its core entry points are missing. */
-static int nvml_open(struct nvml_api *api)
-{
-	memset(api, 0, sizeof(*api));
-	api->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!api->lib)
-		return -1;
-	nvml_bind(api);
-	if (!api->init || !api->shutdown || !api->count || !api->handle ||
-	    !api->pci || api->init() != NVML_OK) {
-		dlclose(api->lib);
-		api->lib = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-static void nvml_close(struct nvml_api *api)
-{
-	api->shutdown();
-	dlclose(api->lib);
-	api->lib = NULL;
-}
-
 int pci_bdf_normalise(const char *in, char *out, size_t len)
 {
 	unsigned int dom, bus, dev, fn;
@@ -450,113 +256,51 @@ int pci_bdf_normalise(const char *in, char *out, size_t len)
 	return 0;
 }
 
-/* The entry for bdf, appended (with its sysfs NUMA node) if sysfs lacked it. */
-static struct gpu_info *gpu_by_bdf(struct sysinfo *si, const char *sysfs_root,
-				   const char *bdf)
-{
-	struct gpu_info *g;
-
-	for (int i = 0; i < si->ngpus; i++)
-		if (strcmp(si->gpu[i].bdf, bdf) == 0)
-			return &si->gpu[i];
-	if (si->ngpus >= SYSINFO_MAX_GPUS)
-		return NULL;
-	g = &si->gpu[si->ngpus++];
-	gpu_defaults(g, bdf);
-	g->numa_node = pci_numa_node(sysfs_root, bdf);
-	return g;
-}
-
-/* Overwrite with NVML's value only where NVML answers. */
-static void nvml_link(const struct nvml_api *api, nvml_dev d, struct gpu_info *g)
-{
-	unsigned int v;
-
-	if (api->gen_cur && api->gen_cur(d, &v) == NVML_OK && v > 0)
-		g->pcie_gen_cur = (int)v;
-	if (api->width_cur && api->width_cur(d, &v) == NVML_OK && v > 0)
-		g->pcie_width_cur = (int)v;
-	if (api->gen_max && api->gen_max(d, &v) == NVML_OK && v > 0)
-		g->pcie_gen_max = (int)v;
-	if (api->width_max && api->width_max(d, &v) == NVML_OK && v > 0)
-		g->pcie_width_max = (int)v;
-}
-
-static int nvml_active_links(const struct nvml_api *api, nvml_dev d)
-{
-	int active = 0, state;
-
-	if (!api->nvlink_state)
-		return 0;
-	for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS; link++)
-		if (api->nvlink_state(d, link, &state) == NVML_OK &&
-		    state == NVML_FEATURE_ENABLED)
-			active++;
-	return active;
-}
-
-static void nvml_device(const struct nvml_api *api, unsigned int idx,
-			struct sysinfo *si, const char *sysfs_root)
-{
-	struct nvml_pci_info pci;
-	struct nvml_memory mem;
-	struct gpu_info *g;
-	char bdf[32], name[96];
-	nvml_dev d;
-
-	if (api->handle(idx, &d) != NVML_OK || api->pci(d, &pci) != NVML_OK)
-		return;
-	pci.bus_id[sizeof(pci.bus_id) - 1] = '\0';
-	if (pci_bdf_normalise(pci.bus_id, bdf, sizeof(bdf)) < 0)
-		return;
-	g = gpu_by_bdf(si, sysfs_root, bdf);
-	if (!g)
-		return;
-	g->index = (int)idx;
-	if (api->name && api->name(d, name, sizeof(name)) == NVML_OK)
-		copy_str(g->name, sizeof(g->name), name);
-	if (api->cc && api->cc(d, &g->cc_major, &g->cc_minor) != NVML_OK)
-		g->cc_major = g->cc_minor = -1;
-	if (api->memory && api->memory(d, &mem) == NVML_OK)
-		g->mem_total = mem.total;
-	nvml_link(api, d, g);
-	g->nvlinks_active = nvml_active_links(api, d);
-}
-
 static int cmp_gpu_index(const void *a, const void *b)
 {
-	int ia = ((const struct gpu_info *)a)->index;
-	int ib = ((const struct gpu_info *)b)->index;
+	const struct gpu_info *ga = a, *gb = b;
 
-	/* GPUs NVML does not list (index -1) go last. */
-	if (ia < 0 || ib < 0)
-		return (ia < 0) - (ib < 0);
-	return (ia > ib) - (ia < ib);
+	/* GPUs NVML does not list (index -1) go last, in bus order. */
+	if (ga->index < 0 || gb->index < 0)
+		return ga->index == gb->index ? strcmp(ga->bdf, gb->bdf)
+					      : (ga->index < 0) - (gb->index < 0);
+	return (ga->index > gb->index) - (ga->index < gb->index);
 }
 
-static void collect_nvml(struct sysinfo *si, const char *sysfs_root)
+/*
+ * Every GPU of the machine from gpu_topo (sysfs, and NVML on the live /sys),
+ * numbered as NVML numbers them.  CUDA is not asked: the runner forks labs
+ * after this, and a process that ran cuInit must not fork.
+ */
+static void collect_gpus(struct sysinfo *si, const char *sysfs_root)
 {
-	struct nvml_api api;
-	unsigned int n = 0;
-	char version[80] = "";
+	struct gpu_topo t;
 
-	if (nvml_open(&api) < 0)
+	if (gpu_topo_scan(sysfs_root, GPU_TOPO_NVML, &t) < 0)
 		return;
-	si->nvml_loaded = 1;
-	/* NVML asks for 80 bytes (NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE). */
-	if (api.driver_version && api.driver_version(version, sizeof(version)) == NVML_OK)
-		copy_str(si->driver_version, sizeof(si->driver_version), version);
-	if (api.cuda_driver_version &&
-	    api.cuda_driver_version(&si->cuda_driver_version) != NVML_OK)
-		si->cuda_driver_version = 0;
-	/* From here NVML numbers the GPUs; sysfs-only ones get -1. */
-	for (int i = 0; i < si->ngpus; i++)
-		si->gpu[i].index = -1;
-	if (api.count(&n) == NVML_OK)
-		for (unsigned int i = 0; i < n; i++)
-			nvml_device(&api, i, si, sysfs_root);
-	nvml_close(&api);
-	qsort(si->gpu, (size_t)si->ngpus, sizeof(si->gpu[0]), cmp_gpu_index);
+	si->nvml_loaded = t.nvml_loaded;
+	copy_str(si->driver_version, sizeof(si->driver_version), t.driver_version);
+	si->cuda_driver_version = t.cuda_driver_version;
+	for (int i = 0; i < t.n && si->ngpus < SYSINFO_MAX_GPUS; i++) {
+		const struct gpu_topo_dev *d = &t.dev[i];
+		struct gpu_info *g = &si->gpu[si->ngpus++];
+
+		/* until NVML speaks, GPUs are numbered in PCI bus order */
+		g->index = t.nvml_loaded ? d->nvml_index : i;
+		copy_str(g->name, sizeof(g->name), d->name);
+		copy_str(g->bdf, sizeof(g->bdf), d->bdf);
+		g->cc_major = d->cc_major;
+		g->cc_minor = d->cc_minor;
+		g->mem_total = d->mem_total;
+		g->pcie_gen_cur = d->pcie_gen_cur;
+		g->pcie_width_cur = d->pcie_width_cur;
+		g->pcie_gen_max = d->pcie_gen_max;
+		g->pcie_width_max = d->pcie_width_max;
+		g->numa_node = d->numa_node;
+		g->nvlinks_active = d->nvlinks_active;
+	}
+	if (t.nvml_loaded)
+		qsort(si->gpu, (size_t)si->ngpus, sizeof(si->gpu[0]), cmp_gpu_index);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -571,13 +315,8 @@ void sysinfo_collect_at(struct sysinfo *si, const char *sysfs_root, const char *
 	collect_memory(si, sysfs_root, proc_root);
 	collect_numa(si, sysfs_root);
 	collect_virt(si, sysfs_root, proc_root);
-	collect_gpus_sysfs(si, sysfs_root);
-	/*
-	 * NVML describes the live machine: merging it into a fixture tree
-	 * would mix two machines, so it is asked only about the real /sys.
-	 */
-	if (strcmp(sysfs_root, "/sys") == 0)
-		collect_nvml(si, sysfs_root);
+	/* NVML describes the live machine: gpu_topo asks it only about /sys. */
+	collect_gpus(si, sysfs_root);
 }
 
 void sysinfo_collect(struct sysinfo *si)

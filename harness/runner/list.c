@@ -2,12 +2,12 @@
  * list.c - `dmalab list`: every built lab, its plan, and whether it will
  * skip on this machine and why, predicted from its needs and sysinfo.
  * The lab decides for itself at run time; this is a forecast, in the skip
- * reasons of lab.h.
+ * reasons of lab.h.  GPUs are counted and numbered as CUDA does (gpu_topo).
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "gpu_topo.h"
 #include "runner.h"
 
 static void print_needs(const struct lab_entry *lab)
@@ -24,47 +24,42 @@ static void print_needs(const struct lab_entry *lab)
 }
 
 /*
- * 1 if an NVIDIA driver is installed: libcuda.so.1 loads.  Nothing in it is
- * called, so CUDA is not initialised; and `list` starts no lab after this.
+ * The skip a lab's CUDA claims will give (lab.h reasons); 0 lines if none.
+ * The count is CUDA's (CUDA_VISIBLE_DEVICES applies), as the lab's will be.
  */
-static int have_cuda_driver(void)
-{
-	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-
-	if (!h)
-		return 0;
-	dlclose(h);
-	return 1;
-}
-
-/* The skip a lab's CUDA claims will give (lab.h reasons); 0 lines if none. */
-static int cuda_forecast(const struct sysinfo *si, const struct lab_entry *lab, int driver)
+static int cuda_forecast(const struct gpu_topo *t, const struct lab_entry *lab)
 {
 	if (lab->needs_gpus <= 0)
 		return 0;
 	if (!lab->built_with_cuda)
 		return printf("  here:    its CUDA claims skip: not-built:no-nvcc "
 			      "(built without nvcc)\n") > 0;
-	if (!driver)
+	if (!t->cuda_loaded)
 		return printf("  here:    its CUDA claims skip: no-cuda-driver "
 			      "(no NVIDIA driver: libcuda.so.1 not found)\n") > 0;
-	if (si->ngpus == 0)
+	if (t->order != GPU_ORDER_CUDA)
+		return printf("  here:    its CUDA claims skip: no-cuda-driver (%s)\n",
+			      t->cuda_note) > 0;
+	if (t->n == 0)
 		return printf("  here:    its CUDA claims skip: no-cuda-device "
-			      "(a driver, but no GPU found)\n") > 0;
-	if (lab->needs_gpus > si->ngpus)
+			      "(a driver, but CUDA lists no GPU; %d NVIDIA GPU%s in sysfs)\n",
+			      t->not_in_cuda, t->not_in_cuda == 1 ? "" : "s") > 0;
+	if (lab->needs_gpus > t->n)
 		return printf("  here:    some CUDA claims skip: too-few-gpus (%d GPU%s, "
-			      "needs %d)\n", si->ngpus, si->ngpus == 1 ? "" : "s",
+			      "needs %d)\n", t->n, t->n == 1 ? "" : "s",
 			      lab->needs_gpus) > 0;
 	return 0;
 }
 
 /*
  * A CPU-only lab may still have claims about where the GPU sits (lab-04: the
- * GPU's NUMA node, read from sysfs).  --describe has no per-claim needs, so
- * the claims that name the GPU are the ones forecast to skip.
+ * NUMA node of its --device, 0 by default, in CUDA's order when the driver
+ * answers).  --describe has no per-claim needs, so the claims that name the
+ * GPU are the ones forecast to skip.
  */
-static int gpu_place_forecast(const struct sysinfo *si, const struct lab_entry *lab)
+static int gpu_place_forecast(const struct gpu_topo *t, const struct lab_entry *lab)
 {
+	const struct gpu_topo_dev *g = gpu_topo_device(t, 0);
 	char ids[128] = "";
 	size_t n = 0;
 	int k;
@@ -77,21 +72,22 @@ static int gpu_place_forecast(const struct sysinfo *si, const struct lab_entry *
 					      lab->claims[k].id);
 	if (!n)
 		return 0;
-	if (si->ngpus == 0)
-		return printf("  here:    claims %s skip: no-cuda-device (no NVIDIA PCI "
-			      "device)\n", ids) > 0;
-	if (si->gpu[0].numa_node < 0)
-		return printf("  here:    claims %s skip: unknown-topology (GPU 0 NUMA node %d)\n",
-			      ids, si->gpu[0].numa_node) > 0;
+	if (!g)
+		return printf("  here:    claims %s skip: no-cuda-device (%s)\n", ids,
+			      t->order == GPU_ORDER_CUDA ? "CUDA lists no GPU"
+							 : "no NVIDIA PCI device") > 0;
+	if (g->numa_node < 0)
+		return printf("  here:    claims %s skip: unknown-topology (GPU 0 %s NUMA "
+			      "node %d)\n", ids, g->bdf, g->numa_node) > 0;
 	return 0;
 }
 
 /* One line per precondition this machine lacks; "runs fully" if none. */
 static void print_forecast(const struct run_state *rs, const struct lab_entry *lab,
-			   int driver)
+			   const struct gpu_topo *t)
 {
 	const struct sysinfo *si = &rs->si;
-	int n = cuda_forecast(si, lab, driver) + gpu_place_forecast(si, lab);
+	int n = cuda_forecast(t, lab) + gpu_place_forecast(t, lab);
 
 	if (lab->needs_numa > si->numa.nmem_nodes)
 		n += printf("  here:    some claims skip: single-numa-node (%d node%s with "
@@ -103,7 +99,8 @@ static void print_forecast(const struct run_state *rs, const struct lab_entry *l
 		printf("  here:    every precondition is met\n");
 }
 
-static void list_lab(const struct run_state *rs, const struct lab_entry *lab, int driver)
+static void list_lab(const struct run_state *rs, const struct lab_entry *lab,
+		     const struct gpu_topo *t)
 {
 	int k;
 
@@ -118,7 +115,7 @@ static void list_lab(const struct run_state *rs, const struct lab_entry *lab, in
 		       lab->timeout_s * rs->opt->timeout_mul);
 	printf("\n");
 	print_needs(lab);
-	print_forecast(rs, lab, driver);
+	print_forecast(rs, lab, t);
 	for (k = 0; k < lab->nclaims; k++)
 		printf("  %-7s [%s] %s\n", lab->claims[k].id, lab->claims[k].question,
 		       lab->claims[k].text);
@@ -127,10 +124,17 @@ static void list_lab(const struct run_state *rs, const struct lab_entry *lab, in
 
 int cmd_list(struct run_state *rs)
 {
-	int i, bad = 0, driver = have_cuda_driver(); /* after every --describe */
+	struct gpu_topo t;
+	int i, bad = 0;
 
+	/*
+	 * CUDA's device list, from the driver API: this runs cuInit, which the
+	 * runner must not do before it forks a lab.  Here every --describe has
+	 * been run and `list` starts nothing after this.
+	 */
+	gpu_topo_scan("/sys", GPU_TOPO_CUDA, &t);
 	for (i = 0; i < rs->nlabs; i++) {
-		list_lab(rs, &rs->labs[i], driver);
+		list_lab(rs, &rs->labs[i], &t);
 		bad += rs->labs[i].desc_error[0] != '\0';
 	}
 	printf("%d lab%s", rs->nlabs, rs->nlabs == 1 ? "" : "s");

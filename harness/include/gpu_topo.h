@@ -1,0 +1,150 @@
+/*
+ * gpu_topo.h - one GPU scan: which CUDA device is which PCI device, where it
+ * sits (NUMA node) and how it is attached (PCIe generation and width).
+ *
+ * Three sources, joined by PCI bus id:
+ *   CUDA   the driver API, loaded with dlopen("libcuda.so.1") (no CUDA
+ *          runtime link): the device order, which honours CUDA_VISIBLE_DEVICES
+ *          and CUDA_DEVICE_ORDER, and the device names;
+ *   sysfs  <root>/bus/pci/devices/<bdf>/: numa_node, current_link_speed,
+ *          current_link_width, max_link_speed, max_link_width, device;
+ *   NVML   dlopen("libnvidia-ml.so.1"): names, compute capability, memory,
+ *          PCIe generation and width, NVLink state.
+ * Every field says which source it came from (struct gpu_topo_src).  Where
+ * NVML answers, its PCIe link replaces sysfs's (the driver's view over the
+ * kernel's, as sysinfo has always reported it); CUDA's name wins over NVML's,
+ * NVML's over sysfs's device id.
+ *
+ * CUDA and NVML describe the live machine, so they are asked only when the
+ * sysfs root is "/sys": a fixture tree is never mixed with this machine.
+ * Without CUDA's answer (no driver, cuInit failing, CUDA not asked) the list
+ * is the NVIDIA display and 3D controllers sysfs lists, in PCI bus order, and
+ * gpu_topo.order says the order is not CUDA's.
+ *
+ * Asking CUDA runs cuInit in the calling process: a process that has done so
+ * must not fork (without exec) and then use CUDA in the child.  The library
+ * is kept loaded afterwards, as the driver's threads run code in it.
+ */
+#ifndef DMALAB_GPU_TOPO_H
+#define DMALAB_GPU_TOPO_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPU_TOPO_MAX_GPUS 64 /* devices kept; more are counted in left_out */
+#define GPU_BDF_LEN 32       /* "0000:3b:00.0" and a NUL, with room */
+#define GPU_NAME_LEN 96
+
+/* Where a field's value came from; GPU_SRC_NONE: unknown, left at its default. */
+enum gpu_src { GPU_SRC_NONE, GPU_SRC_CUDA, GPU_SRC_SYSFS, GPU_SRC_NVML };
+
+/* The order of gpu_topo.dev[]. */
+enum gpu_order {
+	GPU_ORDER_CUDA,    /* dev[i] is CUDA device i (the driver answered) */
+	GPU_ORDER_PCI_BUS  /* NVIDIA PCI devices by bus id: maybe not CUDA's */
+};
+
+struct gpu_topo_src {
+	enum gpu_src name, numa_node;
+	enum gpu_src gen_cur, width_cur, gen_max, width_max;
+};
+
+struct gpu_topo_dev {
+	int cuda_ordinal;    /* CUDA's device number; -1 when CUDA did not list it */
+	int nvml_index;      /* NVML's index; -1 when NVML did not list it */
+	char bdf[GPU_BDF_LEN]; /* "0000:3b:00.0", sysfs's form; "" if CUDA's id did not parse */
+	char name[GPU_NAME_LEN]; /* "NVIDIA H200", or "NVIDIA device 0x2335" from sysfs */
+	int numa_node;       /* >= 0; -1 sysfs says unknown (typical in VMs); -2 no numa_node file */
+	int pcie_gen_cur, pcie_width_cur; /* the link now (idle links down-train); 0 unknown */
+	int pcie_gen_max, pcie_width_max; /* what device and slot support; 0 unknown */
+	int cc_major, cc_minor; /* compute capability (NVML); -1 unknown */
+	uint64_t mem_total;  /* bytes (NVML); 0 unknown */
+	int nvlinks_active;  /* active NVLink links (NVML); 0 none or unknown */
+	struct gpu_topo_src src;
+};
+
+struct gpu_topo {
+	enum gpu_order order;
+	char order_note[240];  /* how the order was found, e.g. "NVIDIA PCI devices in
+				* PCI bus order, which need not be CUDA's: no NVIDIA
+				* driver (libcuda.so.1 not found)" */
+	int cuda_loaded;       /* libcuda.so.1 was found (a driver is installed) */
+	char cuda_note[160];   /* the driver's word when it listed nothing or failed,
+				* e.g. "cuInit/cuDeviceGetCount: CUDA_ERROR_UNKNOWN (999)" */
+	int nvml_loaded;       /* libnvidia-ml.so.1 loaded and initialised */
+	char driver_version[32]; /* NVML's "580.159.04", or "" */
+	int cuda_driver_version; /* NVML's 13000, or 0 */
+	int n;                 /* entries in dev[] */
+	int not_in_cuda;       /* order CUDA: NVIDIA GPUs in sysfs that CUDA does not
+				* list (CUDA_VISIBLE_DEVICES, or unusable) */
+	int left_out;          /* devices past GPU_TOPO_MAX_GPUS, not in dev[] */
+	struct gpu_topo_dev dev[GPU_TOPO_MAX_GPUS];
+};
+
+/* gpu_topo_scan flags: the live sources to ask (only with root "/sys"). */
+#define GPU_TOPO_CUDA 1u /* the driver API: runs cuInit in this process */
+#define GPU_TOPO_NVML 2u /* NVML: names, link, memory; does not initialise CUDA */
+
+/*
+ * The GPUs of this machine (sysfs_root "/sys", or a fixture tree such as
+ * harness/tests/fixtures/gpus/sys), asking the live sources in `flags`.
+ * Never fails for a missing or partial tree: what cannot be read stays
+ * unknown.  Returns 0, or -1 with errno = EINVAL for a NULL argument.
+ */
+int gpu_topo_scan(const char *sysfs_root, unsigned flags, struct gpu_topo *t);
+
+/* What the CUDA driver says, in its device order. */
+struct gpu_cuda_list {
+	int loaded;            /* libcuda.so.1 was found */
+	int ok;                /* cuInit and cuDeviceGetCount answered (n may be 0) */
+	char why[160];         /* when !ok, or n == 0: what the driver said */
+	int n;                 /* devices CUDA lists (kept: at most GPU_TOPO_MAX_GPUS) */
+	int left_out;          /* devices past GPU_TOPO_MAX_GPUS */
+	char bus_id[GPU_TOPO_MAX_GPUS][GPU_BDF_LEN]; /* cuDeviceGetPCIBusId: "0000:3B:00.0"; "" unknown */
+	char name[GPU_TOPO_MAX_GPUS][GPU_NAME_LEN];  /* cuDeviceGetName; "" unknown */
+};
+
+/*
+ * Ask the driver API (cuInit, cuDeviceGetCount, cuDeviceGet,
+ * cuDeviceGetPCIBusId, cuDeviceGetName).  0 with c->ok = 1 (CUDA_ERROR_NO_DEVICE
+ * counts: n = 0); -1 with c->why and errno = ENOENT (no libcuda.so.1),
+ * ENOSYS (an entry point is missing) or EIO (cuInit or a query failed).
+ */
+int gpu_cuda_list_read(struct gpu_cuda_list *c);
+
+/*
+ * The sysfs part of gpu_topo_scan, on CUDA's answer (tests pass a made-up
+ * one): cuda with ok = 1 gives CUDA's order, NULL or ok = 0 the PCI bus order
+ * (cuda->why, when given, says why in order_note).  NVML is not asked.
+ * 0, or -1 with errno = EINVAL for a NULL root or t.
+ */
+int gpu_topo_build(const char *sysfs_root, const struct gpu_cuda_list *cuda,
+		   struct gpu_topo *t);
+
+/*
+ * The device a lab's --device N names: dev[N] (CUDA device N when the order
+ * is CUDA's, else the N-th NVIDIA PCI device by bus id).  NULL when N < 0 or
+ * N >= t->n.
+ */
+const struct gpu_topo_dev *gpu_topo_device(const struct gpu_topo *t, int ordinal);
+
+/* The entry with PCI bus id bus_id (any case, 4- or 8-digit domain), or NULL. */
+const struct gpu_topo_dev *gpu_topo_find(const struct gpu_topo *t, const char *bus_id);
+
+/*
+ * The PCIe generation of a sysfs link speed: "2.5 GT/s PCIe" -> 1, 5 -> 2,
+ * 8 -> 3, 16 -> 4, 32 -> 5, "64.0 GT/s PCIe" -> 6; 0 for "Unknown", "" or a
+ * rate no generation has.
+ */
+int gpu_link_speed_gen(const char *speed);
+
+/* "cuda", "sysfs", "nvml", "none": for notes and reports. */
+const char *gpu_src_name(enum gpu_src s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
