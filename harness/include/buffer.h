@@ -1,0 +1,156 @@
+/*
+ * buffer.h - host buffers for the labs: anonymous memory on a page or
+ * huge-page boundary, touched now or left untouched; a seeded data pattern
+ * to fill a buffer with and count the words that lost it; and a registry
+ * that gives every buffer back on every path, the exit after lab_error()
+ * or lab_skip() included.
+ *
+ * Plain C, no CUDA: the CUDA kinds (pinned, registered, write-combined,
+ * device, managed memory) and the pattern's GPU kernels are in
+ * lab_buffers_cuda.h, built on the registry here.
+ *
+ * Why a registry: a lab that stops half-way (lab_error exits 99) must still
+ * give back what it holds.  Process exit frees memory anyway, but pinned
+ * and device memory go back to the driver only through the CUDA calls, and
+ * a lab that releases by hand forgets one path sooner or later.  Each
+ * allocation pushes an "undo" (munmap, cudaFreeHost, cudaHostUnregister,
+ * ...) keyed by its first byte; buf_free() runs a buffer's undos, newest
+ * first; at exit the rest run, newest first, in the process that made them.
+ *
+ * Sizes in bytes.  Errors: NULL or -1 with errno set (EINVAL, ENOMEM, or
+ * mmap's own), or lab_error() in the *_or_die forms.
+ */
+#ifndef DMALAB_BUFFER_H
+#define DMALAB_BUFFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lab.h"
+
+/*
+ * Word i (32 bits) of the pattern `seed`: seed x an odd constant, XOR the
+ * index.  The constant is odd, so two different seeds give different words
+ * at every index: a count of words that differ from one seed finds any
+ * mix-up with another, and a word left over from the last fill (seed s)
+ * never passes for the next (seed s + 1).  An XOR with the index, no
+ * multiply per word, so a fill runs at the speed of the stores.  Shared by
+ * the host fill below and the GPU kernels of lab_buffers_cuda.h, hence
+ * callable from device code under nvcc.
+ */
+#ifdef __CUDACC__
+#define BUF_HOST_DEVICE __host__ __device__
+#else
+#define BUF_HOST_DEVICE
+#endif
+static inline BUF_HOST_DEVICE uint32_t buf_pattern_word(uint32_t seed, uint64_t i)
+{
+	return (seed * 0x9E3779B1u) ^ (uint32_t)i;
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Host memory                                                               */
+
+/* Flags of buf_map (or them together). */
+#define BUF_TOUCH     0x01u /* write every byte (0) now, so no page faults later */
+#define BUF_HUGE      0x02u /* madvise(MADV_HUGEPAGE): THP where "madvise" mode */
+#define BUF_NOHUGE    0x04u /* madvise(MADV_NOHUGEPAGE): 4 KiB pages only */
+#define BUF_NORESERVE 0x08u /* MAP_NORESERVE: no swap space is reserved */
+#define BUF_UNTRACKED 0x10u /* not in the registry: the caller munmaps (p, bytes) */
+
+/*
+ * A private anonymous mapping of `bytes` (> 0) whose first byte lies on an
+ * `align` boundary: 0 for the page size, or a power of two >= it (2 MiB, so
+ * that transparent huge pages can back the buffer from its first byte and
+ * no huge page reaches below it; the extra is unmapped again).  Untouched
+ * unless BUF_TOUCH: a fresh mapping has no page resident.  A madvise that
+ * BUF_HUGE or BUF_NOHUGE asks for and the kernel refuses is not an error:
+ * its errno goes to *advice_errno (0 when taken; may be NULL).
+ * Returns the buffer (tracked: buf_free() it), or NULL with errno: EINVAL
+ * for bytes 0 or a bad align, ENOMEM when bytes + align passes 2^64 - 1,
+ * or mmap's errno.
+ */
+void *buf_map(uint64_t bytes, uint64_t align, unsigned flags, int *advice_errno);
+/* buf_map, or lab_error "mmap(N bytes): strerror" when it fails. */
+void *buf_map_or_die(struct lab *L, uint64_t bytes, uint64_t align, unsigned flags);
+
+/* ------------------------------------------------------------------------ */
+/* The registry                                                              */
+
+/* Gives back one step of a buffer (munmap, cudaFreeHost, ...); p, bytes as tracked. */
+typedef void (*buf_undo_fn)(void *p, uint64_t bytes);
+
+/*
+ * Record that `undo` must run on (p, bytes) when p is freed or at exit.
+ * Several undos on one p run newest first (a registration before the
+ * munmap of the memory it pins).  Returns 0, or -1 with errno ENOMEM.
+ */
+int buf_track(void *p, uint64_t bytes, buf_undo_fn undo);
+/*
+ * Forget the newest record of `undo` on p without running it: the caller
+ * has undone that step itself (e.g. unregistered before timing).
+ * Returns 0, or -1 with errno ENOENT when there is none.
+ */
+int buf_untrack(void *p, buf_undo_fn undo);
+/*
+ * Run every undo recorded on p, newest first, and forget them: the buffer
+ * is gone.  free(NULL)'s rule: NULL is a no-op that returns 0.  Returns 0,
+ * or -1 with errno ENOENT when p is not tracked (BUF_UNTRACKED: munmap it).
+ */
+int buf_free(void *p);
+/*
+ * Run every recorded undo, newest first, and forget them.  Only in the
+ * process that recorded them: a forked child never releases its parent's
+ * buffers (a CUDA call there would be wrong, and the parent frees them).
+ * The registry calls it at exit on its own.
+ */
+void buf_release_all(void);
+/*
+ * Arrange for buf_release_all to run at exit before every atexit handler
+ * registered so far (atexit runs the last registered first).  The CUDA
+ * side calls it once after its first allocation, when the runtime has set
+ * up its own teardown, so that pinned and device buffers go back while the
+ * runtime can still take them.  Calling it again is harmless.
+ */
+void buf_release_at_exit(void);
+/* Records in the registry now (the unit tests, and a lab checking it freed all). */
+size_t buf_tracked(void);
+
+/* ------------------------------------------------------------------------ */
+/* The pattern                                                               */
+
+/*
+ * Fill `bytes` at p (4-byte aligned) with pattern `seed`: word i gets
+ * buf_pattern_word(seed, i); a tail of bytes % 4 gets the first bytes of
+ * word bytes / 4.  buf_fill goes front to back; buf_fill_down from the last
+ * word to the first, which meets a DMA engine reading front to back instead
+ * of trailing behind it (a rewrite racing a copy).
+ */
+void buf_fill(void *p, uint64_t bytes, uint32_t seed);
+void buf_fill_down(void *p, uint64_t bytes, uint32_t seed);
+
+/* What buf_verify read and found. */
+struct buf_check {
+	uint64_t words;     /* words read (a tail counts as one) */
+	uint64_t bad;       /* of them, words with any byte not the pattern's */
+	uint64_t first_bad; /* byte offset of the first such byte; UINT64_MAX: none */
+};
+
+/*
+ * Count the words of `bytes` at p that differ from pattern `seed`.  With
+ * stride > 1 only every stride-th word is read, plus the last whole word
+ * and the tail (for memory the CPU reads slowly, such as write-combined:
+ * one word per page is stride = page / 4).  stride 0 counts as 1.
+ * Returns the bad words; out (may be NULL) receives the details.
+ */
+uint64_t buf_verify(const void *p, uint64_t bytes, uint32_t seed, uint64_t stride,
+		    struct buf_check *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DMALAB_BUFFER_H */

@@ -1,0 +1,326 @@
+/*
+ * lab_buffers_cuda.h - the CUDA side of buffer.h and preflight.h: the kinds
+ * of memory a copy can come from or go to, the pattern filled and counted
+ * on the GPU, and the GPU's free memory.
+ *
+ * Include after lab.h, inside `#if DMALAB_HAVE_CUDA` (nvcc only).
+ * Header-only, so the harness library never links the CUDA runtime; every
+ * buffer goes into buffer.h's registry, so lab_error() and lab_skip() give
+ * it back on their way out.
+ *
+ * Each kind is one CUDA call, always the same one, so a lab that moves here
+ * keeps its calls and sizes:
+ *   LAB_BUF_PAGEABLE  buf_map: page-aligned anonymous memory, untouched
+ *   LAB_BUF_PINNED    cudaHostAlloc(cudaHostAllocDefault)
+ *   LAB_BUF_WC        cudaHostAlloc(cudaHostAllocWriteCombined)
+ *   LAB_BUF_DEVICE    cudaMalloc
+ *   LAB_BUF_MANAGED   cudaMallocManaged(cudaMemAttachGlobal)
+ * and a registration on host memory the lab has (lab_cuda_register:
+ * cudaHostRegister(cudaHostRegisterDefault)).
+ */
+#ifndef DMALAB_LAB_BUFFERS_CUDA_H
+#define DMALAB_LAB_BUFFERS_CUDA_H
+
+#include <stdint.h>
+#include <cuda_runtime.h>
+
+#include "buffer.h"
+#include "lab.h"
+#include "lab_cuda.h"
+#include "preflight.h"
+
+enum lab_buf_kind {
+	LAB_BUF_PAGEABLE,
+	LAB_BUF_PINNED,
+	LAB_BUF_WC,
+	LAB_BUF_DEVICE,
+	LAB_BUF_MANAGED,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Allocation and release                                                    */
+
+/* The first CUDA error of the undos run by the current lab_cuda_free. */
+static cudaError_t lab_buf_undo_err_;
+
+static inline void lab_buf_note_(cudaError_t e)
+{
+	if (e != cudaSuccess && lab_buf_undo_err_ == cudaSuccess)
+		lab_buf_undo_err_ = e;
+}
+
+static inline void lab_buf_undo_free_host_(void *p, uint64_t bytes)
+{
+	lab_buf_note_(cudaFreeHost(p));
+}
+
+static inline void lab_buf_undo_free_(void *p, uint64_t bytes)
+{
+	lab_buf_note_(cudaFree(p));
+}
+
+static inline void lab_buf_undo_unregister_(void *p, uint64_t bytes)
+{
+	lab_buf_note_(cudaHostUnregister(p));
+}
+
+/*
+ * Pinned and device buffers must go back before the runtime's own teardown
+ * at exit: once, after the first CUDA allocation (the runtime is up by
+ * then), the registry's exit handler is put in front of it.
+ */
+static inline void lab_buf_arm_exit_(void)
+{
+	static int armed;
+
+	if (!armed) {
+		buf_release_at_exit();
+		armed = 1;
+	}
+}
+
+/* Tracks p with undo, or undoes it at once when the registry has no memory. */
+static inline cudaError_t lab_buf_track_(void *p, uint64_t bytes, buf_undo_fn undo)
+{
+	if (buf_track(p, bytes, undo) < 0) {
+		undo(p, bytes);
+		return cudaErrorMemoryAllocation;
+	}
+	lab_buf_arm_exit_();
+	return cudaSuccess;
+}
+
+/*
+ * `bytes` of one kind into *out (NULL on failure), tracked; the CUDA error
+ * comes back instead of stopping the lab, for a kind the lab can do
+ * without (write-combined memory).  A pageable buffer that cannot be mapped
+ * gives cudaErrorMemoryAllocation.  The error is the allocation's own: the
+ * caller clears it with cudaGetLastError() if it goes on.
+ */
+static inline cudaError_t lab_cuda_try_alloc(enum lab_buf_kind kind, uint64_t bytes, void **out)
+{
+	void *p = NULL;
+	cudaError_t e;
+	buf_undo_fn undo = lab_buf_undo_free_;
+
+	*out = NULL;
+	switch (kind) {
+	case LAB_BUF_PAGEABLE:
+		p = buf_map(bytes, 0, 0, NULL);
+		if (!p)
+			return cudaErrorMemoryAllocation;
+		*out = p;
+		return cudaSuccess;
+	case LAB_BUF_PINNED:
+		e = cudaHostAlloc(&p, (size_t)bytes, cudaHostAllocDefault);
+		undo = lab_buf_undo_free_host_;
+		break;
+	case LAB_BUF_WC:
+		e = cudaHostAlloc(&p, (size_t)bytes, cudaHostAllocWriteCombined);
+		undo = lab_buf_undo_free_host_;
+		break;
+	case LAB_BUF_DEVICE:
+		e = cudaMalloc(&p, (size_t)bytes);
+		break;
+	case LAB_BUF_MANAGED:
+		e = cudaMallocManaged(&p, (size_t)bytes, cudaMemAttachGlobal);
+		break;
+	default:
+		return cudaErrorInvalidValue;
+	}
+	if (e == cudaSuccess)
+		e = lab_buf_track_(p, bytes, undo);
+	if (e == cudaSuccess)
+		*out = p;
+	return e;
+}
+
+/* The kind's name in messages. */
+static inline const char *lab_buf_kind_name(enum lab_buf_kind kind)
+{
+	static const char *const names[] = { "pageable", "pinned", "write-combined",
+					     "device", "managed" };
+
+	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+/* lab_cuda_try_alloc, or lab_error naming the kind, the size and the error. */
+static inline void *lab_cuda_alloc(struct lab *L, enum lab_buf_kind kind, uint64_t bytes)
+{
+	void *p;
+	cudaError_t e = lab_cuda_try_alloc(kind, bytes, &p);
+	char sz[32];
+
+	if (e != cudaSuccess)
+		lab_error(L, "allocating %s of %s memory: %s (%s)",
+			  lab_fmt_size(bytes, sz, sizeof(sz)), lab_buf_kind_name(kind),
+			  cudaGetErrorName(e), cudaGetErrorString(e));
+	return p;
+}
+
+/*
+ * Give back a buffer of this file's kinds (or of buf_map): every undo
+ * recorded on p, newest first (a registration before the memory under it).
+ * NULL is a no-op.  lab_error when p is not tracked or a CUDA call of the
+ * release fails (a broken setup, as CUDA_CHECK treats it).
+ */
+static inline void lab_cuda_free(struct lab *L, void *p)
+{
+	lab_buf_undo_err_ = cudaSuccess;
+	if (buf_free(p) < 0)
+		lab_error(L, "BUG: lab_cuda_free(%p): not a buffer this process holds", p);
+	if (lab_buf_undo_err_ != cudaSuccess)
+		lab_error(L, "releasing the buffer at %p: %s (%s)", p,
+			  cudaGetErrorName(lab_buf_undo_err_),
+			  cudaGetErrorString(lab_buf_undo_err_));
+}
+
+/*
+ * cudaHostRegister(p, bytes, cudaHostRegisterDefault) on host memory the
+ * lab holds; tracked, so lab_cuda_free(p) unregisters before it unmaps a
+ * buf_map buffer (memory from elsewhere, e.g. malloc, it only unregisters:
+ * free that afterwards).  Returns the CUDA error (the lab decides whether
+ * that is fatal).
+ */
+static inline cudaError_t lab_cuda_register(void *p, uint64_t bytes)
+{
+	cudaError_t e = cudaHostRegister(p, (size_t)bytes, cudaHostRegisterDefault);
+
+	return e == cudaSuccess ? lab_buf_track_(p, bytes, lab_buf_undo_unregister_) : e;
+}
+
+/* cudaHostUnregister(p) now (CUDA_CHECK), and forget the registration. */
+static inline void lab_cuda_unregister(struct lab *L, void *p)
+{
+	buf_untrack(p, lab_buf_undo_unregister_);
+	CUDA_CHECK(L, cudaHostUnregister(p));
+}
+
+/* ------------------------------------------------------------------------ */
+/* The pattern on the GPU                                                    */
+
+#define LAB_BUF_THREADS 256
+
+static __global__ void lab_buf_fill_kernel(uint32_t *p, uint64_t n, uint32_t seed)
+{
+	uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	uint64_t step = (uint64_t)gridDim.x * blockDim.x;
+
+	for (; i < n; i += step)
+		p[i] = buf_pattern_word(seed, i);
+}
+
+static __global__ void lab_buf_count_bad_kernel(const uint32_t *p, uint64_t n, uint32_t seed,
+						unsigned long long *bad)
+{
+	uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	uint64_t step = (uint64_t)gridDim.x * blockDim.x;
+	unsigned long long mine = 0;
+
+	for (; i < n; i += step)
+		mine += p[i] != buf_pattern_word(seed, i);
+	if (mine)
+		atomicAdd(bad, mine);
+}
+
+/* Blocks for `words` words: one word a thread, at most 4096 blocks (grid-stride). */
+static inline unsigned int lab_buf_grid(uint64_t words)
+{
+	uint64_t blocks = (words + LAB_BUF_THREADS - 1) / LAB_BUF_THREADS;
+
+	return blocks > 4096 ? 4096 : (blocks ? (unsigned int)blocks : 1);
+}
+
+/*
+ * Fill the bytes / 4 whole words at p (device-accessible memory) with
+ * pattern `seed` on the default stream and wait.  Returns the CUDA error
+ * rather than stopping: a lab may write through a pointer that is not
+ * valid in this process, and that error is its finding.
+ */
+static inline cudaError_t lab_gpu_fill(void *p, uint64_t bytes, uint32_t seed)
+{
+	cudaError_t e;
+
+	lab_buf_fill_kernel<<<lab_buf_grid(bytes / 4), LAB_BUF_THREADS>>>((uint32_t *)p,
+									 bytes / 4, seed);
+	e = cudaGetLastError();
+	return e != cudaSuccess ? e : cudaDeviceSynchronize();
+}
+
+/*
+ * The mismatch counter, in device memory (allocated on first use and kept):
+ * GPU atomics on mapped host memory need not be atomic across PCIe, and the
+ * count should be exact.
+ */
+static unsigned long long *lab_buf_bad_dev;
+
+/*
+ * Count the words of the bytes / 4 at p that differ from pattern `seed`
+ * into *bad (-1 on error); waits.  Returns the CUDA error, as lab_gpu_fill.
+ */
+static inline cudaError_t lab_gpu_count_bad(const void *p, uint64_t bytes, uint32_t seed,
+					    long long *bad)
+{
+	unsigned long long n = 0;
+	cudaError_t e;
+
+	*bad = -1;
+	if (!lab_buf_bad_dev &&
+	    (e = cudaMalloc((void **)&lab_buf_bad_dev, sizeof(*lab_buf_bad_dev))) != cudaSuccess) {
+		lab_buf_bad_dev = NULL;
+		return e;
+	}
+	e = cudaMemset(lab_buf_bad_dev, 0, sizeof(*lab_buf_bad_dev));
+	if (e != cudaSuccess)
+		return e;
+	lab_buf_count_bad_kernel<<<lab_buf_grid(bytes / 4), LAB_BUF_THREADS>>>(
+		(const uint32_t *)p, bytes / 4, seed, lab_buf_bad_dev);
+	e = cudaGetLastError();
+	if (e == cudaSuccess) /* waits for the kernel and reports its fault */
+		e = cudaMemcpy(&n, lab_buf_bad_dev, sizeof(n), cudaMemcpyDeviceToHost);
+	if (e == cudaSuccess)
+		*bad = (long long)n;
+	return e;
+}
+
+/* Free the mismatch counter, unchecked: after a fault the GPU may report
+ * errors, and the lab is giving everything back anyway. */
+static inline void lab_gpu_count_release(void)
+{
+	if (lab_buf_bad_dev)
+		cudaFree(lab_buf_bad_dev);
+	lab_buf_bad_dev = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* GPU memory                                                                */
+
+/* Free and total bytes of the current device (cudaMemGetInfo, CUDA_CHECK). */
+static inline void lab_cuda_mem_info(struct lab *L, uint64_t *free_b, uint64_t *total_b)
+{
+	size_t f = 0, t = 0;
+
+	CUDA_CHECK(L, cudaMemGetInfo(&f, &t));
+	*free_b = f;
+	if (total_b)
+		*total_b = t;
+}
+
+/*
+ * Skip the whole lab (gpu-too-small) unless `need` bytes are free on the
+ * current device; build need with preflight_need, so that it cannot wrap.
+ * The detail: "<free> free on the GPU, need <need><what>" (what may be "").
+ */
+static inline void lab_cuda_require_free(struct lab *L, uint64_t need, const char *what)
+{
+	uint64_t free_b;
+	char a[32], b[32];
+
+	lab_cuda_mem_info(L, &free_b, NULL);
+	if (free_b < need)
+		lab_skip(L, SKIP_GPU_TOO_SMALL, "%s free on the GPU, need %s%s",
+			 lab_fmt_size(free_b, a, sizeof(a)), lab_fmt_size(need, b, sizeof(b)),
+			 what ? what : "");
+}
+
+#endif /* DMALAB_LAB_BUFFERS_CUDA_H */

@@ -1,0 +1,375 @@
+/*
+ * buffer.c - aligned anonymous mappings, the buffer registry, the pattern.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "buffer.h"
+
+/* ------------------------------------------------------------------------ */
+/* The registry: a stack of undos, newest first                              */
+
+struct undo_rec {
+	void *p;
+	uint64_t bytes;
+	buf_undo_fn undo;
+	struct undo_rec *next;
+};
+
+/* Labs map and free from worker threads too (lab-04's first touch). */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct undo_rec *reg_top;
+static size_t reg_count;
+static pid_t reg_owner;   /* the process whose buffers these are */
+static int reg_armed;     /* atexit done once */
+
+static void release_at_exit(void)
+{
+	buf_release_all();
+}
+
+/*
+ * A forked child's registry starts empty: the records it inherited are its
+ * parent's to run, never its own (a CUDA call in the child would be wrong).
+ * Called with the lock held, on the child's first use.
+ */
+static void forget_inherited(void)
+{
+	while (reg_top) {
+		struct undo_rec *next = reg_top->next;
+
+		free(reg_top);
+		reg_top = next;
+	}
+	reg_count = 0;
+	reg_owner = getpid();
+}
+
+int buf_track(void *p, uint64_t bytes, buf_undo_fn undo)
+{
+	struct undo_rec *r = malloc(sizeof(*r));
+
+	if (!r) {
+		errno = ENOMEM;
+		return -1;
+	}
+	r->p = p;
+	r->bytes = bytes;
+	r->undo = undo;
+	pthread_mutex_lock(&reg_lock);
+	if (!reg_armed && atexit(release_at_exit) == 0)
+		reg_armed = 1;
+	if (reg_owner != getpid())
+		forget_inherited();
+	r->next = reg_top;
+	reg_top = r;
+	reg_count++;
+	pthread_mutex_unlock(&reg_lock);
+	return 0;
+}
+
+/* Unlink the records on p (all, or the newest of `undo`); returns them, newest first. */
+static struct undo_rec *unlink_records(void *p, buf_undo_fn undo)
+{
+	struct undo_rec **at = &reg_top, *got = NULL, **tail = &got;
+
+	while (*at) {
+		struct undo_rec *r = *at;
+
+		if (r->p != p || (undo && r->undo != undo)) {
+			at = &r->next;
+			continue;
+		}
+		*at = r->next;
+		r->next = NULL;
+		*tail = r;
+		tail = &r->next;
+		reg_count--;
+		if (undo)
+			break;
+	}
+	return got;
+}
+
+/* Run and free a list of records, in its order. */
+static void run_records(struct undo_rec *r)
+{
+	while (r) {
+		struct undo_rec *next = r->next;
+
+		r->undo(r->p, r->bytes);
+		free(r);
+		r = next;
+	}
+}
+
+/* Takes p's records out of the registry (see unlink_records); ENOENT when none. */
+static struct undo_rec *take_records(void *p, buf_undo_fn undo)
+{
+	struct undo_rec *r;
+
+	pthread_mutex_lock(&reg_lock);
+	if (reg_owner != getpid())
+		forget_inherited();
+	r = unlink_records(p, undo);
+	pthread_mutex_unlock(&reg_lock);
+	if (!r)
+		errno = ENOENT;
+	return r;
+}
+
+int buf_untrack(void *p, buf_undo_fn undo)
+{
+	struct undo_rec *r = take_records(p, undo);
+
+	if (!r)
+		return -1;
+	free(r);
+	return 0;
+}
+
+int buf_free(void *p)
+{
+	struct undo_rec *r;
+
+	if (!p)
+		return 0;
+	r = take_records(p, NULL);
+	if (!r)
+		return -1;
+	/* outside the lock: an undo may take long (cudaFreeHost of GiBs) */
+	run_records(r);
+	return 0;
+}
+
+void buf_release_all(void)
+{
+	struct undo_rec *r = NULL;
+
+	pthread_mutex_lock(&reg_lock);
+	if (reg_owner == getpid()) {
+		r = reg_top;
+		reg_top = NULL;
+		reg_count = 0;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	run_records(r);
+}
+
+void buf_release_at_exit(void)
+{
+	/* a second entry for the same handler: it runs earlier, and the later
+	 * one finds nothing left */
+	if (atexit(release_at_exit) == 0) {
+		pthread_mutex_lock(&reg_lock);
+		reg_armed = 1;
+		pthread_mutex_unlock(&reg_lock);
+	}
+}
+
+size_t buf_tracked(void)
+{
+	size_t n;
+
+	pthread_mutex_lock(&reg_lock);
+	n = reg_owner == getpid() ? reg_count : 0;
+	pthread_mutex_unlock(&reg_lock);
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Mappings                                                                  */
+
+static void undo_munmap(void *p, uint64_t bytes)
+{
+	munmap(p, (size_t)bytes);
+}
+
+/*
+ * Map len + align (when align is above the page size) and unmap the head
+ * below the first aligned byte and the tail past len: what is left is
+ * exactly [start, start + len), which munmap(start, len) gives back.
+ */
+static void *map_aligned(uint64_t len, uint64_t align, int mflags)
+{
+	uint64_t span = align ? len + align : len;
+	uintptr_t base, start;
+	void *m = mmap(NULL, (size_t)span, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | mflags, -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	if (!align)
+		return m;
+	base = (uintptr_t)m;
+	start = (base + align - 1) & ~(uintptr_t)(align - 1);
+	if (start > base)
+		munmap(m, start - base);
+	if (base + span > start + len)
+		munmap((void *)(start + len), base + span - (start + len));
+	return (void *)start;
+}
+
+void *buf_map(uint64_t bytes, uint64_t align, unsigned flags, int *advice_errno)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), len;
+	void *p;
+	int advice = flags & BUF_HUGE ? MADV_HUGEPAGE : MADV_NOHUGEPAGE;
+
+	if (advice_errno)
+		*advice_errno = 0;
+	if (bytes == 0 || (align && (align < page || (align & (align - 1))))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* the mapping's length, whole pages; align = page needs no extra */
+	if (bytes > UINT64_MAX - (page - 1)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	len = (bytes + page - 1) / page * page;
+	if (align == page)
+		align = 0;
+	if (align && len > UINT64_MAX - align) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = map_aligned(len, align, flags & BUF_NORESERVE ? MAP_NORESERVE : 0);
+	if (!p)
+		return NULL;
+	if ((flags & (BUF_HUGE | BUF_NOHUGE)) && madvise(p, (size_t)len, advice) < 0 &&
+	    advice_errno)
+		*advice_errno = errno;
+	if (flags & BUF_TOUCH)
+		memset(p, 0, (size_t)bytes);
+	if (!(flags & BUF_UNTRACKED) && buf_track(p, len, undo_munmap) < 0) {
+		munmap(p, (size_t)len);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+void *buf_map_or_die(struct lab *L, uint64_t bytes, uint64_t align, unsigned flags)
+{
+	void *p = buf_map(bytes, align, flags, NULL);
+
+	if (!p)
+		lab_error_errno(L, "mmap(%llu bytes)", (unsigned long long)bytes);
+	return p;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The pattern                                                               */
+
+/* The tail of bytes % 4 bytes after word n: word n's first bytes, in memory order. */
+static void fill_tail(unsigned char *p, uint64_t bytes, uint32_t seed)
+{
+	uint32_t w = buf_pattern_word(seed, bytes / 4);
+
+	memcpy(p + bytes / 4 * 4, &w, (size_t)(bytes % 4));
+}
+
+/*
+ * Words per step of the fills: the fixed count lets the compiler make one
+ * vector store of each step at -O2, as it did in the labs' own fill loops
+ * over sizes it knew.  The speed matters: a lab times its refills, and a
+ * rewrite racing a copy must be as fast as before (lab-03).
+ */
+#define FILL_BLOCK 4
+
+/*
+ * Words [base, base + FILL_BLOCK) of w, last word first.  The pattern takes
+ * the index modulo 2^32, so 32-bit lanes compute it (no 64-bit unpacking).
+ */
+static inline void fill_block_down(uint32_t *w, uint64_t base, uint32_t seed)
+{
+	uint32_t *b = w + base, lo = (uint32_t)base;
+	unsigned k;
+
+	for (k = FILL_BLOCK; k-- > 0;)
+		b[k] = buf_pattern_word(seed, (uint32_t)(lo + k));
+}
+
+static inline void fill_block_up(uint32_t *w, uint64_t base, uint32_t seed)
+{
+	uint32_t *b = w + base, lo = (uint32_t)base;
+	unsigned k;
+
+	for (k = 0; k < FILL_BLOCK; k++)
+		b[k] = buf_pattern_word(seed, (uint32_t)(lo + k));
+}
+
+void buf_fill(void *p, uint64_t bytes, uint32_t seed)
+{
+	uint32_t *w = (uint32_t *)p;
+	uint64_t i, n = bytes / 4, whole = n - n % FILL_BLOCK;
+
+	for (i = 0; i < whole; i += FILL_BLOCK)
+		fill_block_up(w, i, seed);
+	for (i = whole; i < n; i++)
+		w[i] = buf_pattern_word(seed, i);
+	fill_tail((unsigned char *)p, bytes, seed);
+}
+
+void buf_fill_down(void *p, uint64_t bytes, uint32_t seed)
+{
+	uint32_t *w = (uint32_t *)p;
+	uint64_t i, n = bytes / 4, whole = n - n % FILL_BLOCK;
+
+	fill_tail((unsigned char *)p, bytes, seed);
+	for (i = n; i-- > whole;)
+		w[i] = buf_pattern_word(seed, i);
+	for (i = whole; i > 0; i -= FILL_BLOCK)
+		fill_block_down(w, i - FILL_BLOCK, seed);
+}
+
+/* Checks len (<= 4) bytes at byte offset off against word i; counts into c. */
+static void check_word(const unsigned char *p, uint64_t i, uint64_t off, size_t len,
+		       uint32_t seed, struct buf_check *c)
+{
+	uint32_t w = buf_pattern_word(seed, i);
+	unsigned char want[4];
+	size_t k;
+
+	memcpy(want, &w, sizeof(want));
+	c->words++;
+	for (k = 0; k < len; k++) {
+		if (p[off + k] != want[k]) {
+			c->bad++;
+			if (c->first_bad == UINT64_MAX)
+				c->first_bad = off + k;
+			return;
+		}
+	}
+}
+
+uint64_t buf_verify(const void *p, uint64_t bytes, uint32_t seed, uint64_t stride,
+		    struct buf_check *out)
+{
+	const unsigned char *b = (const unsigned char *)p;
+	const uint32_t *w = (const uint32_t *)p;
+	uint64_t i, n = bytes / 4;
+	struct buf_check c = { 0, 0, UINT64_MAX };
+
+	if (stride == 0)
+		stride = 1;
+	for (i = 0; i < n; i += stride) {
+		/* the common case first: a whole word that matches */
+		if (w[i] == buf_pattern_word(seed, i))
+			c.words++;
+		else
+			check_word(b, i, i * 4, 4, seed, &c);
+	}
+	if (stride > 1 && n > 0 && (n - 1) % stride != 0)
+		check_word(b, n - 1, (n - 1) * 4, 4, seed, &c);
+	if (bytes % 4)
+		check_word(b, n, n * 4, (size_t)(bytes % 4), seed, &c);
+	if (out)
+		*out = c;
+	return c.bad;
+}

@@ -1,0 +1,470 @@
+/*
+ * test_buffer.c - buffer.h: aligned mappings, the registry (release by
+ * pointer, newest first, at exit after lab_error, never in a forked child),
+ * the pattern's fill and verify.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "buffer.h"
+#include "unit_lab.h"
+
+#define HUGE_SPAN (2 * MiB)
+
+static uint64_t page(void)
+{
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Pages of [p, p + len) resident now; -1 when some of it is not mapped. */
+static long resident_pages(void *p, uint64_t len)
+{
+	size_t n = (size_t)((len + page() - 1) / page()), i;
+	unsigned char *vec = malloc(n);
+	long in = 0;
+
+	assert_non_null(vec);
+	if (mincore(p, (size_t)len, vec) < 0) {
+		free(vec);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		in += vec[i] & 1;
+	free(vec);
+	return in;
+}
+
+static int mapped(void *p, uint64_t len)
+{
+	return resident_pages(p, len) >= 0;
+}
+
+/* ---- buf_map ---- */
+
+static void test_map_untouched_page_aligned(void **state)
+{
+	size_t before = buf_tracked();
+	uint64_t bytes = 64 * page();
+	unsigned char *p = buf_map(bytes, 0, 0, NULL);
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal((uintptr_t)p % page(), 0);
+	assert_int_equal(resident_pages(p, bytes), 0); /* nothing faulted in yet */
+	assert_int_equal(buf_tracked(), before + 1);
+	p[0] = 1;
+	p[bytes - 1] = 2;
+	assert_int_equal(buf_free(p), 0);
+	assert_int_equal(buf_tracked(), before);
+	assert_false(mapped(p, page())); /* given back */
+}
+
+static void test_map_touch_writes_every_page(void **state)
+{
+	uint64_t bytes = 16 * page() + 100, i;
+	unsigned char *p = buf_map(bytes, 0, BUF_TOUCH, NULL);
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(resident_pages(p, bytes), 17);
+	for (i = 0; i < bytes; i++)
+		assert_int_equal(p[i], 0);
+	assert_int_equal(buf_free(p), 0);
+}
+
+static void test_map_huge_aligned_nothing_around(void **state)
+{
+	uint64_t bytes = 2 * HUGE_SPAN;
+	int advice = -1;
+	char *p = buf_map(bytes, HUGE_SPAN, BUF_HUGE | BUF_NORESERVE, &advice);
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal((uintptr_t)p % HUGE_SPAN, 0);
+	/* taken, or refused where THP is compiled out; never left at -1 */
+	assert_true(advice == 0 || advice == EINVAL);
+	assert_true(mapped(p, bytes));
+	assert_false(mapped(p + bytes, page())); /* the extra tail is unmapped */
+	assert_int_equal(buf_free(p), 0);
+	assert_false(mapped(p, page()));
+}
+
+static void test_map_rounds_mapping_to_pages(void **state)
+{
+	/* an odd size with a huge alignment: the tail trim must stay page-aligned */
+	uint64_t bytes = HUGE_SPAN + 1;
+	char *p = buf_map(bytes, HUGE_SPAN, 0, NULL);
+
+	(void)state;
+	assert_non_null(p);
+	assert_true(mapped(p, bytes));
+	assert_false(mapped(p + HUGE_SPAN + page(), page()));
+	assert_int_equal(buf_free(p), 0);
+}
+
+static void test_map_bad_arguments(void **state)
+{
+	size_t before = buf_tracked();
+
+	(void)state;
+	errno = 0;
+	assert_null(buf_map(0, 0, 0, NULL));
+	assert_int_equal(errno, EINVAL);
+	assert_null(buf_map(page(), 3 * page(), 0, NULL)); /* not a power of two */
+	assert_int_equal(errno, EINVAL);
+	assert_null(buf_map(page(), page() / 2, 0, NULL)); /* below a page */
+	assert_int_equal(errno, EINVAL);
+	/* sizes near 2^64 must fail cleanly, never wrap to a small mapping */
+	assert_null(buf_map(UINT64_MAX, 0, 0, NULL));
+	assert_int_equal(errno, ENOMEM);
+	assert_null(buf_map(UINT64_MAX - 2 * page() + 1, 0, 0, NULL));
+	assert_null(buf_map(UINT64_MAX - HUGE_SPAN, HUGE_SPAN, 0, NULL));
+	assert_int_equal(errno, ENOMEM);
+	assert_int_equal(buf_tracked(), before);
+}
+
+static void test_map_untracked(void **state)
+{
+	size_t before = buf_tracked();
+	void *p = buf_map(page(), 0, BUF_UNTRACKED, NULL);
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(buf_tracked(), before);
+	errno = 0;
+	assert_int_equal(buf_free(p), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_true(mapped(p, page()));
+	assert_int_equal(munmap(p, page()), 0);
+}
+
+/* ---- the registry ---- */
+
+static char undo_log[64];
+
+static void log_undo(void *p, uint64_t bytes)
+{
+	char c[2] = { (char)bytes, '\0' };
+
+	(void)p;
+	strncat(undo_log, c, sizeof(undo_log) - strlen(undo_log) - 1);
+}
+
+static void log_other(void *p, uint64_t bytes)
+{
+	char c[2] = { (char)(bytes + 'A' - 'a'), '\0' };
+
+	(void)p;
+	strncat(undo_log, c, sizeof(undo_log) - strlen(undo_log) - 1);
+}
+
+static void test_free_runs_newest_first(void **state)
+{
+	static int x, y;
+
+	(void)state;
+	undo_log[0] = '\0';
+	assert_int_equal(buf_track(&x, 'a', log_undo), 0);
+	assert_int_equal(buf_track(&y, 'b', log_undo), 0);
+	assert_int_equal(buf_track(&x, 'c', log_undo), 0); /* e.g. a registration on x */
+	assert_int_equal(buf_free(&x), 0);
+	assert_string_equal(undo_log, "ca"); /* only x's, newest first */
+	assert_int_equal(buf_free(&y), 0);
+	assert_string_equal(undo_log, "cab");
+	errno = 0;
+	assert_int_equal(buf_free(&x), -1); /* gone */
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(buf_free(NULL), 0);
+}
+
+static void test_untrack_forgets_one_step(void **state)
+{
+	static int x;
+
+	(void)state;
+	undo_log[0] = '\0';
+	assert_int_equal(buf_track(&x, 'a', log_undo), 0);
+	assert_int_equal(buf_track(&x, 'b', log_other), 0);
+	assert_int_equal(buf_untrack(&x, log_other), 0); /* undone by hand */
+	assert_int_equal(buf_untrack(&x, log_other), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(buf_free(&x), 0);
+	assert_string_equal(undo_log, "a");
+}
+
+static void test_release_all_newest_first(void **state)
+{
+	static int x, y, z;
+
+	(void)state;
+	undo_log[0] = '\0';
+	buf_track(&x, 'a', log_undo);
+	buf_track(&y, 'b', log_undo);
+	buf_track(&z, 'c', log_other);
+	buf_release_all();
+	assert_string_equal(undo_log, "Cba");
+	assert_int_equal(buf_tracked(), 0);
+	buf_release_all(); /* nothing left: harmless */
+	assert_string_equal(undo_log, "Cba");
+}
+
+/* An undo that proves it ran by writing one byte to a pipe. */
+static int undo_fd = -1;
+
+static void undo_to_pipe(void *p, uint64_t bytes)
+{
+	char c = (char)bytes;
+
+	(void)p;
+	if (write(undo_fd, &c, 1) != 1)
+		abort();
+}
+
+/* A pipe for undo_to_pipe; returns its read end. */
+static int pipe_open(void)
+{
+	int fds[2];
+
+	assert_int_equal(pipe(fds), 0);
+	undo_fd = fds[1];
+	return fds[0];
+}
+
+/* Everything the undos wrote (their ends closed, so none is left), as a string. */
+static void pipe_take(int rd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	close(undo_fd);
+	undo_fd = -1;
+	n = read(rd, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(rd);
+}
+
+/* Forks; the child runs body and exits (atexit handlers and all); reaps it. */
+static void fork_and_exit(void (*body)(void))
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		body();
+		exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void track_two_and_rearm(void)
+{
+	static int x, y;
+
+	buf_track(&x, 'x', undo_to_pipe);
+	buf_track(&y, 'y', undo_to_pipe);
+	buf_release_at_exit(); /* twice in the handler list: still once each */
+}
+
+static void test_exit_releases_the_rest(void **state)
+{
+	char got[16];
+	int rd = pipe_open();
+
+	(void)state;
+	fork_and_exit(track_two_and_rearm);
+	pipe_take(rd, got, sizeof(got));
+	assert_string_equal(got, "yx");
+}
+
+static void track_own(void)
+{
+	static int y;
+
+	buf_track(&y, 'c', undo_to_pipe); /* the child's own */
+	if (buf_tracked() != 1)
+		_exit(1);
+}
+
+static void test_forked_child_leaves_parents_buffers(void **state)
+{
+	static int x;
+	char got[16];
+	int rd = pipe_open();
+
+	(void)state;
+	buf_track(&x, 'p', undo_to_pipe); /* the parent's */
+	fork_and_exit(track_own);
+	assert_int_equal(buf_free(&x), 0); /* the parent's undo runs here, not there */
+	pipe_take(rd, got, sizeof(got));
+	assert_string_equal(got, "cp");
+}
+
+static void run_error_holding_a_buffer(struct lab *L)
+{
+	static int x;
+
+	buf_track(&x, 'e', undo_to_pipe);
+	lab_error(L, "the setup broke with a buffer held");
+}
+
+static void run_skip_holding_a_buffer(struct lab *L)
+{
+	static int x;
+
+	buf_track(&x, 's', undo_to_pipe);
+	lab_skip(L, SKIP_UNSUPPORTED, "no such feature here");
+}
+
+static const struct claim_spec one_claim[] = {
+	{ "99.1", "ch1.Q1", "a claim", "ch1", "R11", WANT_TRUE, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
+};
+static const struct lab_spec one_spec = {
+	.id = "99", .title = "buffer test", .timeout_s = 10, .claims = one_claim,
+	.default_iters = 7,
+};
+
+static void check_lab_exit_releases(void (*run)(struct lab *), int code, const char *want)
+{
+	struct unit_lab u;
+	char got[16];
+	int rd = pipe_open();
+
+	unit_run_lab(&one_spec, run, &u);
+	pipe_take(rd, got, sizeof(got));
+	assert_int_equal(u.exit_code, code);
+	assert_string_equal(got, want);
+	unit_lab_free(&u);
+}
+
+static void test_lab_error_releases(void **state)
+{
+	(void)state;
+	check_lab_exit_releases(run_error_holding_a_buffer, 99, "e");
+}
+
+static void test_lab_skip_releases(void **state)
+{
+	(void)state;
+	check_lab_exit_releases(run_skip_holding_a_buffer, 77, "s");
+}
+
+/* ---- the pattern ---- */
+
+static void test_pattern_seeds_differ_everywhere(void **state)
+{
+	uint64_t i;
+
+	(void)state;
+	for (i = 0; i < 100000; i += 7) {
+		assert_int_not_equal(buf_pattern_word(1, i), buf_pattern_word(2, i));
+		assert_int_not_equal(buf_pattern_word(0, i), buf_pattern_word(0xffffffffu, i));
+	}
+	/* and within one seed the words are not one repeated value */
+	assert_int_not_equal(buf_pattern_word(5, 0), buf_pattern_word(5, 1));
+}
+
+static void test_fill_verify_round_trip(void **state)
+{
+	static const uint64_t sizes[] = { 4, 5, 6, 7, 4096, 4099, 1 };
+	unsigned char *p = malloc(8192);
+	struct buf_check c;
+	size_t k;
+
+	(void)state;
+	assert_non_null(p);
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		memset(p, 0xee, 8192);
+		buf_fill(p, sizes[k], 42);
+		assert_int_equal(buf_verify(p, sizes[k], 42, 1, &c), 0);
+		assert_int_equal(c.words, (sizes[k] + 3) / 4);
+		assert_true(c.first_bad == UINT64_MAX);
+		assert_int_equal(p[sizes[k]], 0xee); /* nothing written past the end */
+		assert_true(buf_verify(p, sizes[k], 43, 1, NULL) > 0); /* another seed */
+	}
+	free(p);
+}
+
+static void test_fill_down_same_words(void **state)
+{
+	uint32_t a[1031], b[1031];
+
+	(void)state;
+	buf_fill(a, sizeof(a) - 2, 9);
+	buf_fill_down(b, sizeof(b) - 2, 9);
+	assert_memory_equal(a, b, sizeof(a) - 2);
+	assert_int_equal(a[17], buf_pattern_word(9, 17));
+}
+
+static void test_verify_counts_and_locates(void **state)
+{
+	unsigned char p[4003];
+	struct buf_check c;
+
+	(void)state;
+	buf_fill(p, sizeof(p), 7);
+	p[401] ^= 1;          /* word 100, its second byte */
+	p[402] ^= 1;          /* the same word: still one bad word */
+	p[2000] ^= 0x80;      /* word 500 */
+	p[4002] ^= 0x10;      /* the tail */
+	assert_int_equal(buf_verify(p, sizeof(p), 7, 1, &c), 3);
+	assert_int_equal(c.bad, 3);
+	assert_int_equal(c.first_bad, 401);
+	assert_int_equal(c.words, 1001);
+}
+
+static void test_verify_stride_reads_the_ends(void **state)
+{
+	uint32_t w[4096];
+	struct buf_check c;
+
+	(void)state;
+	buf_fill(w, sizeof(w), 3);
+	w[1] ^= 1;                 /* not read with stride 1024 */
+	assert_int_equal(buf_verify(w, sizeof(w), 3, 1024, &c), 0);
+	assert_int_equal(c.words, 5); /* 0, 1024, 2048, 3072 and the last */
+	w[4095] ^= 1;              /* the last word always is */
+	assert_int_equal(buf_verify(w, sizeof(w), 3, 1024, &c), 1);
+	assert_int_equal(c.first_bad, 4095 * 4);
+	assert_int_equal(buf_verify(w, sizeof(w), 3, 0, NULL), 2); /* 0 means 1 */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_map_untouched_page_aligned),
+		cmocka_unit_test(test_map_touch_writes_every_page),
+		cmocka_unit_test(test_map_huge_aligned_nothing_around),
+		cmocka_unit_test(test_map_rounds_mapping_to_pages),
+		cmocka_unit_test(test_map_bad_arguments),
+		cmocka_unit_test(test_map_untracked),
+		cmocka_unit_test(test_free_runs_newest_first),
+		cmocka_unit_test(test_untrack_forgets_one_step),
+		cmocka_unit_test(test_release_all_newest_first),
+		cmocka_unit_test(test_exit_releases_the_rest),
+		cmocka_unit_test(test_forked_child_leaves_parents_buffers),
+		cmocka_unit_test(test_lab_error_releases),
+		cmocka_unit_test(test_lab_skip_releases),
+		cmocka_unit_test(test_pattern_seeds_differ_everywhere),
+		cmocka_unit_test(test_fill_verify_round_trip),
+		cmocka_unit_test(test_fill_down_same_words),
+		cmocka_unit_test(test_verify_counts_and_locates),
+		cmocka_unit_test(test_verify_stride_reads_the_ends),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
