@@ -71,8 +71,8 @@ def draw_ceilings(ax, res, lab, d):
     return rate, mc
 
 
-def draw(res, outdir):
-    lab = C.find_lab(res, "02")
+def draw(res, outdir, decl=None):
+    lab = C.find_lab(res, decl["lab"] if decl else "02")
     fig, axes = C.new_figure(2)
     missing, drawn = [], 0
     rate = mc = None
@@ -82,7 +82,8 @@ def draw(res, outdir):
             rate, mc = draw_ceilings(ax, res, lab, d)
     if not drawn:
         C.plt.close(fig)
-        raise C.NotDrawn(C.why_not(lab, ["02.1", "02.3"], "lab-02 recorded no h2d_*/d2h_* series"))
+        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["02.1", "02.3"]),
+                                   "lab-02 recorded no h2d_*/d2h_* series"))
     axes[0].legend(fontsize=8, loc="upper left")
     notes = ["shaded: min-max of every sample at each size; line: median"]
     if not rate:
@@ -91,7 +92,7 @@ def draw(res, outdir):
         notes.append("one-thread memcpy rate not recorded (host_memcpy)")
     if missing:
         notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, "lab-02: copy bandwidth vs transfer size", notes)
+    C.finish(fig, res, C.decl_title(decl, "lab-02: copy bandwidth vs transfer size"), notes)
     return C.save(fig, outdir, NAME)
 
 

@@ -13,8 +13,8 @@ WAYS = [("pageable", "pageable, idle stream", "tab:red"),
         ("pageable_queued", "pageable, queued behind a kernel", "tab:orange")]
 
 
-def draw(res, outdir):
-    lab = C.find_lab(res, "03")
+def draw(res, outdir, decl=None):
+    lab = C.find_lab(res, decl["lab"] if decl else "03")
     fig, axes = C.new_figure(1, width=8.4, height=5.4)
     ax = axes[0]
     missing, xs = [], []
@@ -30,7 +30,8 @@ def draw(res, outdir):
             xs += [p[0] for p in pts]
     if not xs:
         C.plt.close(fig)
-        raise C.NotDrawn(C.why_not(lab, ["03.1", "03.2"], "lab-03 recorded no call_*/copy_* series"))
+        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["03.1", "03.2"]),
+                                   "lab-03 recorded no call_*/copy_* series"))
     C.plain_log_y(ax)
     C.log2_bytes_axis(ax, xs)
     ax.set_xlabel("transfer size (bytes, log2)")
@@ -42,7 +43,8 @@ def draw(res, outdir):
              "chapter (ch1.Q2): a pageable async copy blocks the caller, a pinned one returns at once"]
     if missing:
         notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, "lab-03: cudaMemcpyAsync call time vs copy time (H2D)", notes)
+    title = C.decl_title(decl, "lab-03: cudaMemcpyAsync call time vs copy time (H2D)")
+    C.finish(fig, res, title, notes)
     return C.save(fig, outdir, NAME)
 
 

@@ -142,11 +142,11 @@ def draw_case(ax, case):
     ax.grid(True, axis="x", alpha=0.3)
 
 
-def draw(res, outdir):
-    lab = C.find_lab(res, "03")
+def draw(res, outdir, decl=None):
+    lab = C.find_lab(res, decl["lab"] if decl else "03")
     got, missing = cases(lab)
     if not got:
-        raise C.NotDrawn(C.why_not(lab, ["03.1", "03.3", "03.4", "03.5"],
+        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["03.1", "03.3", "03.4", "03.5"]),
                                    "lab-03 recorded none of: " + "; ".join(missing)))
     fig, axes = C.plt.subplots(len(got), 1, figsize=(9, 1.9 * len(got) + 1.6), squeeze=False)
     for ax, case in zip(axes[:, 0], got):
@@ -156,7 +156,8 @@ def draw(res, outdir):
     notes += [c["note"] for c in got if c.get("note")]
     if missing:
         notes.append("not drawn: " + "; ".join(missing))
-    C.finish(fig, res, "lab-03: who waits for whom - host thread, copy, kernel", notes)
+    C.finish(fig, res, C.decl_title(decl, "lab-03: who waits for whom - host thread, copy, "
+                                        "kernel"), notes)
     return C.save(fig, outdir, NAME)
 
 

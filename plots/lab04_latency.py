@@ -21,8 +21,8 @@ def node_series(lab):
     return sorted(found)
 
 
-def draw(res, outdir):
-    lab = C.find_lab(res, "04")
+def draw(res, outdir, decl=None):
+    lab = C.find_lab(res, decl["lab"] if decl else "04")
     nodes = node_series(lab)
     fig, axes = C.new_figure(1, width=8.4, height=5.2)
     ax = axes[0]
@@ -39,7 +39,8 @@ def draw(res, outdir):
         xs += [p[0] for p in pts]
     if not xs:
         C.plt.close(fig)
-        raise C.NotDrawn(C.why_not(lab, ["04.1"], "lab-04 recorded no latency_nodeN series"))
+        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["04.1"]),
+                                   "lab-04 recorded no latency_nodeN series"))
     for i, (y, text) in enumerate(CHAPTER):
         C.ref_hline(ax, y, text, color="0.45", style=":", below=(i == 0))
     C.plain_log_y(ax)
@@ -55,7 +56,7 @@ def draw(res, outdir):
         notes.append("one memory node here: no remote line")
     if empty:
         notes.append("no finite points: " + ", ".join(empty))
-    C.finish(fig, res, "lab-04: pointer-chase latency vs working set", notes)
+    C.finish(fig, res, C.decl_title(decl, "lab-04: pointer-chase latency vs working set"), notes)
     return C.save(fig, outdir, NAME)
 
 

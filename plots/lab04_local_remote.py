@@ -32,18 +32,18 @@ def draw_panel(ax, local, remote, title, unit, chapter):
     ax.grid(True, axis="y", alpha=0.3)
 
 
-def draw(res, outdir):
-    lab = C.find_lab(res, "04")
+def draw(res, outdir, decl=None):
+    lab = C.find_lab(res, decl["lab"] if decl else "04")
     have = [(p, pair(lab, p[0])) for p in PANELS]
     have = [(p, st) for p, st in have if st[0] and st[1]]
     if not have:
         raise C.NotDrawn("no remote node measured: " + C.why_not(
-            lab, ["04.2", "04.3"], "no *_local/*_remote statistics recorded"))
+            lab, C.decl_claims(decl, ["04.2", "04.3"]), "no *_local/*_remote statistics recorded"))
     fig, axes = C.new_figure(len(have), width=5.2 * len(have))
     for ax, ((_, title, unit, chapter), (local, remote)) in zip(axes, have):
         draw_panel(ax, local, remote, title, unit, chapter)
     notes = ["boxes: quartiles of every sample, whiskers min-max; dotted: the chapter's figure"]
-    C.finish(fig, res, "lab-04: local vs remote NUMA node", notes)
+    C.finish(fig, res, C.decl_title(decl, "lab-04: local vs remote NUMA node"), notes)
     return C.save(fig, outdir, NAME)
 
 

@@ -27,12 +27,13 @@ def boxes(lab, missing):
     return [], None
 
 
-def draw(res, outdir):
-    lab = C.find_lab(res, "05")
+def draw(res, outdir, decl=None):
+    lab = C.find_lab(res, decl["lab"] if decl else "05")
     missing = []
     got, bytes_ = boxes(lab, missing)
     if not got:
-        raise C.NotDrawn(C.why_not(lab, ["05.2"], "lab-05 recorded no GPU fault timings "
+        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["05.2"]),
+                                   "lab-05 recorded no GPU fault timings "
                                    "(%s)" % ", ".join(missing)))
     fig, axes = C.new_figure(1, width=max(6.5, 1.8 * len(got) + 2.5), height=5.2)
     ax = axes[0]
@@ -57,7 +58,8 @@ def draw(res, outdir):
         "the lab's extrapolated figure only"]
     if missing:
         notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, "lab-05: 4 GiB of managed memory to the GPU vs the chapter", notes)
+    C.finish(fig, res, C.decl_title(decl, "lab-05: 4 GiB of managed memory to the GPU vs the "
+                                        "chapter"), notes)
     return C.save(fig, outdir, NAME)
 
 

@@ -42,12 +42,13 @@ def draw_marks(ax, labels):
                 linestyle=":", label="chapter: GPU fault 10 us per 64 KiB\n(= 0.625 us per 4 KiB)")
 
 
-def draw(res, outdir):
-    lab = C.find_lab(res, "05")
+def draw(res, outdir, decl=None):
+    lab = C.find_lab(res, decl["lab"] if decl else "05")
     missing = []
     boxes = cpu_boxes(lab) + gpu_boxes(lab, missing)
     if not boxes:
-        raise C.NotDrawn(C.why_not(lab, ["05.1", "05.2"], "lab-05 recorded neither "
+        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["05.1", "05.2"]),
+                                   "lab-05 recorded neither "
                                    "cpu_us_per_page nor GPU fault timings"))
     labels = [b[0] for b in boxes]
     fig, axes = C.new_figure(1, width=max(6.5, 1.6 * len(boxes) + 2), height=5.4)
@@ -68,7 +69,7 @@ def draw(res, outdir):
              "kernel's time over the whole managed region / its 4 KiB pages"]
     if missing:
         notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, "lab-05: first-touch cost per page, CPU and GPU", notes)
+    C.finish(fig, res, C.decl_title(decl, "lab-05: first-touch cost per page, CPU and GPU"), notes)
     return C.save(fig, outdir, NAME)
 
 

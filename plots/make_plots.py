@@ -2,34 +2,38 @@
 
 usage: make_plots.py RESULTS.json [OUTDIR]
 
+Which figures there are is each lab's word: its spec declares them (lab.h,
+struct lab_figure) and --describe prints them; this script asks the built
+labs ($DMALAB_LABS_DIR, else build/labs) and keeps no list of its own.  A
+figure of kind "lines" or "boxes" is drawn by kinds.py; any other kind names
+a module of plots/ with a draw(res, outdir, decl) of its own.
+
 Prints one line per figure, drawn or not drawn with the reason, and a
 totals line.  Exit 0 when the file could be read (even if no figure could be
 drawn), 2 when it cannot be used (missing, not JSON, unknown schema).
 Set DMALAB_PLOTS_DEBUG=1 to see the traceback of a figure that broke.
 """
+import importlib
 import os
 import sys
 import traceback
 
 import common as C
-import lab02_bandwidth
-import lab03_calls
-import lab03_timeline
-import lab04_latency
-import lab04_local_remote
-import lab05_4gib
-import lab05_faults
+import kinds
 
-# (module, one-line caption): the order of the report
-FIGURES = [
-    (lab02_bandwidth, "lab-02: H2D and D2H bandwidth by transfer size and kind of host memory"),
-    (lab03_calls, "lab-03: time in the cudaMemcpyAsync call vs the copy's own time"),
-    (lab03_timeline, "lab-03: when the host thread, the copy and the kernel ran, per case"),
-    (lab04_latency, "lab-04: pointer-chase latency vs working set, per memory node"),
-    (lab04_local_remote, "lab-04: local vs remote node, latency and read bandwidth"),
-    (lab05_faults, "lab-05: first-touch cost per 4 KiB page, CPU and GPU"),
-    (lab05_4gib, "lab-05: 4 GiB of managed memory to the GPU vs the chapter's 655 ms"),
-]
+
+def drawer(kind):
+    """The draw function of a kind, or None: kinds.py's, or a plots/ module's."""
+    if kind in kinds.DRAWERS:
+        return kinds.DRAWERS[kind]
+    if not C.NAME_RE.match(kind) or not os.path.exists(os.path.join(C.PLOTS_DIR, kind + ".py")):
+        return None
+    return getattr(importlib.import_module(kind), "draw", None)
+
+
+def figures(res):
+    """The figures the labs declare for this results file (common.py)."""
+    return C.declared_figures(res)[0]
 
 
 def remove_old(outdir, name):
@@ -41,10 +45,15 @@ def remove_old(outdir, name):
             pass
 
 
-def draw_one(mod, res, outdir):
+def draw_one(decl, res, outdir):
     """(status, detail): ("drawn", [paths]) or ("not drawn", reason)."""
     try:
-        return "drawn", mod.draw(res, outdir)
+        draw = drawer(decl["kind"])
+        if not draw:
+            raise C.NotDrawn("lab-%s declares kind %r, which plots/ does not draw (lines, "
+                             "boxes, or a module plots/%s.py)" % (decl["lab"], decl["kind"],
+                                                                decl["kind"]))
+        return "drawn", draw(res, outdir, decl)
     except C.NotDrawn as e:
         reason = str(e)
     except Exception as e:  # a bug in a figure must not stop the others
@@ -52,7 +61,7 @@ def draw_one(mod, res, outdir):
             traceback.print_exc()
         reason = "broke: %s: %s (DMALAB_PLOTS_DEBUG=1 shows where)" % (type(e).__name__, e)
     C.plt.close("all")
-    remove_old(outdir, mod.NAME)
+    remove_old(outdir, decl["name"])
     return "not drawn", reason
 
 
@@ -60,14 +69,17 @@ def run(res, outdir, out=sys.stdout):
     """Draw every figure; return [(name, caption, status, detail)]."""
     if not res.get("labs"):
         print("plots: the results list no labs: nothing to draw", file=out)
+    decls, notes = C.declared_figures(res)
+    for note in notes:
+        print("plots: %s" % note, file=out)
     done = []
-    for mod, caption in FIGURES:
-        status, detail = draw_one(mod, res, outdir)
-        done.append((mod.NAME, caption, status, detail))
+    for decl in decls:
+        status, detail = draw_one(decl, res, outdir)
+        done.append((decl["name"], decl["title"], status, detail))
         if status == "drawn":
-            print("plots: %-20s drawn: %s" % (mod.NAME, ", ".join(detail)), file=out)
+            print("plots: %-20s drawn: %s" % (decl["name"], ", ".join(detail)), file=out)
         else:
-            print("plots: %-20s not drawn: %s" % (mod.NAME, detail), file=out)
+            print("plots: %-20s not drawn: %s" % (decl["name"], detail), file=out)
     n = sum(1 for d in done if d[2] == "drawn")
     print("plots: %d drawn, %d not drawn, into %s" % (n, len(done) - n, outdir), file=out)
     return done

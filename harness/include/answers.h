@@ -15,11 +15,18 @@
  * is an error "FILE:LINE: what".  All strings are UTF-8; values keep their
  * line breaks (leading blanks of continuation lines are dropped, and a run
  * of blank lines inside a value becomes one empty line).
+ *
+ * Which claims back a question is not written in these files: each claim
+ * names its questions in its lab's spec (lab.h, claim_spec.question), and the
+ * runner maps them from the labs' --describe (ans_map_claim); a planned claim
+ * names them in planned-claims.md.  One registry, so a new lab touches only
+ * its own folder.
  */
 #ifndef DMALAB_ANSWERS_H
 #define DMALAB_ANSWERS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -31,7 +38,9 @@ enum ans_lang { ANS_EN = 0, ANS_ZH = 1, ANS_NLANGS = 2 };
 /* ch*.md: "# chN: title", then "## chN.Q1" sections */
 struct ans_question {
 	char id[24];             /* "ch1.Q2" */
-	char **claims;           /* claim ids as listed ("02.1") */
+	char **claims;           /* the claims that back it ("02.1"), in id order:
+				  * filled by ans_map_claim and ans_map_planned,
+				  * empty after parsing */
 	int nclaims;
 	char *prompt[ANS_NLANGS];
 	char *answer[ANS_NLANGS];
@@ -46,9 +55,11 @@ struct ans_chapter {
 	int n;
 };
 
-/* planned-claims.md: "## NN" per lab not built yet, "title:", "claim: NN.k text" */
+/* planned-claims.md: "## NN" per lab not built yet, "title:",
+ * "claim: NN.k [chN.Q1 chM.S2] text" */
 struct ans_planned_claim {
 	char id[24];
+	char *questions;         /* what is in the brackets: "ch1.Q4 ch2.S5" */
 	char *text;
 };
 
@@ -75,6 +86,8 @@ struct ans_set {
 	int nplanned;
 	struct ans_hint_lab *hints;
 	int nhints;
+	char (*mapped)[8];       /* labs whose claims ans_map_claim mapped */
+	int nmapped;
 };
 
 /*
@@ -115,20 +128,80 @@ void ans_claim_lab(const char *claim, char *out, size_t outlen);
 int ans_utf8_valid(const char *s, size_t len, size_t *bad);
 size_t ans_utf8_fix(char *s, size_t len);
 
+/* 1 if s is a question id of any chapter: "ch1.Q2", "ch2.S10". */
+int ans_question_id_ok(const char *s);
+
 /*
- * Cross-check against the built labs (from their --describe): every claim a
- * question names must be a claim of a built lab, or a planned claim of a lab
- * not built; every built claim and every planned claim of an unbuilt lab
- * must back at least one question.  Problems are printed to out as
- * "error: ..." or "warning: ..." lines; returns the number of errors.
+ * The question -> claims map.  ans_map_claim adds claim (of lab) to every
+ * question of s that `questions` names (blank-separated ids, as a claim's
+ * spec or a planned claim writes them; words that name no question of s are
+ * left to ans_cross_check), keeping each question's claims in id order, and
+ * records the lab as mapped: its planned claims, if any were mapped, are
+ * dropped.  Returns the number of questions it backs now, or -1 when out of
+ * memory.  ans_map_planned maps the planned claims of every lab not mapped
+ * (0, or -1 out of memory); ans_map_lab says whether a lab is mapped;
+ * ans_map_clear empties the map.
+ */
+int ans_map_claim(struct ans_set *s, const char *lab, const char *claim,
+		  const char *questions);
+int ans_map_planned(struct ans_set *s);
+int ans_map_lab(const struct ans_set *s, const char *lab);
+void ans_map_clear(struct ans_set *s);
+
+/*
+ * Cross-check against the built labs (from their --describe): each word of
+ * a built claim's questions, and of a planned claim's of a lab not built,
+ * must be a question of s (only a built claim's first word may be a section
+ * that is no question id, "ch1.table"); every such claim must back at least
+ * one question, and every question must be backed by one.  Problems are
+ * printed to out as "error: ..." or "warning: ..." lines; returns the number
+ * of errors.
  */
 struct ans_built {
 	const char *lab;         /* "02" */
 	const char *claim;       /* "02.1" */
-	const char *question;    /* the lab's own tag, "ch1.Q2"; may be NULL */
+	const char *questions;   /* its spec's list, "ch1.Q2 ch2.S9"; may be NULL */
 };
 int ans_cross_check(const struct ans_set *s, const struct ans_built *b, int nb,
 		    FILE *out);
+/* Maps every built claim (ans_map_claim), then the planned claims of the
+ * labs not built (ans_map_planned), after ans_map_clear.  0, or -1 out of
+ * memory. */
+int ans_map_built(struct ans_set *s, const struct ans_built *b, int nb);
+
+/*
+ * Text the chapters wrote, to keep the answers in their own words: a run
+ * of at least `min` Chinese characters (CJK ideographs) that an answer shares
+ * with a chapter is a copy.  Only ideographs count; everything else (Latin
+ * letters, so code and API names, digits, punctuation, blanks, line breaks)
+ * is left out of both texts before they are compared, so a run goes on
+ * across "cudaMemcpyAsync" or a comma.
+ */
+struct ans_seed {
+	char name[256];          /* for messages: the file's name */
+	uint32_t *cp;            /* its ideographs, in order */
+	size_t n;
+	size_t *at;              /* every start of a min-long run, sorted by
+				  * the run's text (for bsearch) */
+	size_t nat;
+	size_t min;
+};
+/* Reads a chapter's text (UTF-8; invalid bytes are skipped).  0, or -1 with
+ * "path: why" in err. */
+int ans_seed_load(const char *path, size_t min, struct ans_seed *sd, char *err,
+		  size_t errlen);
+/* The same from text in memory; 0, or -1 out of memory (err says so). */
+int ans_seed_init(const char *name, const char *text, size_t len, size_t min,
+		  struct ans_seed *sd, char *err, size_t errlen);
+void ans_seed_free(struct ans_seed *sd);
+/*
+ * The longest run of at least sd->min ideographs that text (len bytes,
+ * UTF-8) shares with the seed: its length in ideographs, or 0 when there is
+ * none; the run itself into run (runlen bytes, UTF-8, cut to fit), when run
+ * is not NULL.
+ */
+size_t ans_seed_shared(const struct ans_seed *sd, const char *text, size_t len,
+		       char *run, size_t runlen);
 
 /*
  * Grading.  A claim's state comes from its verdict (results.json status):

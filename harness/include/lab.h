@@ -116,7 +116,12 @@ struct claim_want {
  */
 struct claim_spec {
 	const char *id;       /* stable id "NN.k", e.g. "02.1" */
-	const char *question; /* chapter question it backs: "ch1.Q2", "ch2.S4" */
+	const char *question; /* the chapter questions it backs, blank-separated:
+			       * "ch1.Q2 ch2.S9".  The first is the claim's own
+			       * (the claims table, TAP and JSON show it; it may
+			       * be a section that is no question: "ch1.table");
+			       * every one of them counts for `dmalab grade` and
+			       * quiz (answers/README.md) */
 	const char *text;     /* the claim as the chapter makes it, one line */
 	const char *chapter;  /* the chapter's figure it translates, with its
 			       * section, in our words: "ch1 NUMA test: remote
@@ -137,6 +142,31 @@ struct lab_needs {
 
 struct lab;
 
+/*
+ * A figure that plots/ draws from the lab's record (`make plots`, `make
+ * report`).  plots/ keeps no list of its own: it reads these from
+ * --describe, so a lab adds a figure in its own folder.  `kind` is how it
+ * is drawn:
+ *   "lines"  each series named in `series` as its median against x, with
+ *            the min-max band of its samples (a log-2 axis when x_unit is
+ *            "bytes"); each fact in `facts` as a dashed horizontal line
+ *   "boxes"  each statistics object named in `series` (attached to any
+ *            claim) as a box of every sample; `facts` as dashed lines
+ *   NAME     a drawing of its own, plots/NAME.py, which reads what `series`
+ *            and `facts` name
+ * Lists are blank-separated; a name ending in '*' stands for every name that
+ * starts with the rest ("latency_node*").
+ */
+struct lab_figure {
+	const char *name;   /* its image files, NAME.png and NAME.svg: a-z, 0-9, _ */
+	const char *kind;   /* "lines", "boxes", or a module of plots/ */
+	const char *series; /* the series (lines) or claim statistics (boxes) */
+	const char *facts;  /* facts it reads; may be NULL */
+	const char *claims; /* the claims whose skip or error says why it is
+			     * missing; may be NULL */
+	const char *title;  /* its title and the report's caption, one line */
+};
+
 /* A lab-specific option, parsed with the common ones. */
 struct lab_extra_opt {
 	const char *name; /* long option name without dashes */
@@ -154,8 +184,9 @@ struct lab_spec {
 	const struct lab_extra_opt *extra_opts; /* terminated by { NULL }; may be NULL */
 	/*
 	 * Called instead of the lab when `--role NAME` is given: a helper
-	 * process that the lab starts with fork+exec of itself (never fork
-	 * after CUDA is initialised).  Prints no TAP; returns the exit code.
+	 * process that the lab starts as itself with --role (proc.h:
+	 * proc_spawn_role; posix_spawn, safe after CUDA is initialised).
+	 * Prints no TAP; returns the exit code.
 	 */
 	int (*role)(struct lab *L, const char *role);
 	uint64_t default_size; /* bytes, for --size; 0 if the lab takes none */
@@ -166,6 +197,7 @@ struct lab_spec {
 	 * returns 2 (the exit code).
 	 */
 	int (*check_opts)(const struct lab *L);
+	const struct lab_figure *figures; /* terminated by { NULL }; may be NULL */
 };
 
 /* ------------------------------------------------------------------------ */

@@ -122,6 +122,17 @@ static int question_id_ok(const char *s, const char *prefix)
 	return all_digits(s + i, strlen(s + i)) && strlen(s) < 24;
 }
 
+int ans_question_id_ok(const char *s)
+{
+	char prefix[16];
+	size_t n = strspn(s + (strncmp(s, "ch", 2) ? 0 : 2), "0123456789");
+
+	if (strncmp(s, "ch", 2) || !n || n + 2 >= sizeof(prefix))
+		return 0;
+	snprintf(prefix, sizeof(prefix), "%.*s", (int)(n + 2), s);
+	return question_id_ok(s, prefix);
+}
+
 void ans_claim_lab(const char *claim, char *out, size_t outlen)
 {
 	size_t n = strcspn(claim, ".");
@@ -318,6 +329,9 @@ static int key_line(struct doc *d, const char *s, size_t n)
 	if (end_field(d))
 		return -1;
 	key = find_key(d->kind, s, n);
+	if (key < 0 && d->kind->id_ok == question_id_ok && n == 6 && !strncmp(s, "claims", 6))
+		return derr(d, d->line, "'claims:' is not written here any more: a claim names "
+			    "its questions in its lab's spec (answers/README.md)");
 	if (key < 0) {
 		want_keys(d->kind, want, sizeof(want));
 		return derr(d, d->line, "unknown key '%.*s' (want %s)", (int)n, s, want);
@@ -503,10 +517,9 @@ static char *take(struct field *f)
 /* ------------------------------------------------------------------------ */
 /* Chapters: questions                                                       */
 
-enum { Q_CLAIMS, Q_PROMPT_EN, Q_PROMPT_ZH, Q_ANSWER_EN, Q_ANSWER_ZH };
+enum { Q_PROMPT_EN, Q_PROMPT_ZH, Q_ANSWER_EN, Q_ANSWER_ZH };
 
 static const struct key_spec question_keys[] = {
-	[Q_CLAIMS] = { "claims", KEY_REQUIRED },
 	[Q_PROMPT_EN] = { "prompt.en", KEY_REQUIRED },
 	[Q_PROMPT_ZH] = { "prompt.zh", KEY_REQUIRED },
 	[Q_ANSWER_EN] = { "answer.en", KEY_REQUIRED },
@@ -514,60 +527,20 @@ static const struct key_spec question_keys[] = {
 };
 
 static const struct kind question_kind = {
-	"question", question_keys, 5, question_id_ok, "<chapter>.<letters><digits>, like ch1.Q1"
+	"question", question_keys, 4, question_id_ok, "<chapter>.<letters><digits>, like ch1.Q1"
 };
-
-static int add_claim(struct doc *d, struct ans_question *q, const char *id, int line)
-{
-	char **c;
-	int i;
-
-	if (!claim_id_ok(id))
-		return derr(d, line, "'%.40s' is not a claim id (like 02.1)", id);
-	for (i = 0; i < q->nclaims; i++)
-		if (!strcmp(q->claims[i], id))
-			return derr(d, line, "claim %s is listed twice in %s", id, q->id);
-	c = realloc(q->claims, (size_t)(q->nclaims + 1) * sizeof(*c));
-	if (!c)
-		return derr(d, line, "out of memory");
-	q->claims = c;
-	c[q->nclaims] = strdup(id);
-	if (!c[q->nclaims])
-		return derr(d, line, "out of memory");
-	q->nclaims++;
-	return 0;
-}
-
-/* "01.1, 01.2 01.3": commas and blanks separate the ids. */
-static int parse_claims(struct doc *d, struct ans_question *q, const struct field *f)
-{
-	const char *sep = ", \t\n";
-	const char *p = f->value;
-	char id[64];
-	size_t n;
-
-	while (*(p += strspn(p, sep))) {
-		n = strcspn(p, sep);
-		snprintf(id, sizeof(id), "%.*s", (int)(n < 63 ? n : 63), p);
-		if (add_claim(d, q, id, f->line))
-			return -1;
-		p += n;
-	}
-	return q->nclaims ? 0 : derr(d, f->line, "'claims:' names no claim");
-}
 
 static int to_question(struct doc *d, struct section *s, struct ans_question *q)
 {
 	int i;
 
+	(void)d;
 	snprintf(q->id, sizeof(q->id), "%s", s->id);
 	q->line = s->line;
 	for (i = 0; i < s->nf; i++) {
 		struct field *f = &s->f[i];
 
-		if (f->key == Q_CLAIMS && parse_claims(d, q, f))
-			return -1;
-		else if (f->key == Q_PROMPT_EN || f->key == Q_PROMPT_ZH)
+		if (f->key == Q_PROMPT_EN || f->key == Q_PROMPT_ZH)
 			q->prompt[f->key == Q_PROMPT_ZH] = take(f);
 		else if (f->key == Q_ANSWER_EN || f->key == Q_ANSWER_ZH)
 			q->answer[f->key == Q_ANSWER_ZH] = take(f);
@@ -662,12 +635,42 @@ static const struct kind hint_kind = {
 	"lab", hint_keys, 2, lab_id_ok, "the lab's number, like 03"
 };
 
-/* "07.1 text": the id must belong to the section's lab. */
+/* "[ch1.Q4 ch2.S5]" at v: the question ids it backs, into pc->questions;
+ * returns the length of the brackets and what they hold, or -1. */
+static int planned_questions(struct doc *d, struct field *f, const char *v,
+			     struct ans_planned_claim *pc)
+{
+	const char *close = *v == '[' ? strchr(v, ']') : NULL;
+	const char *p = v + 1;
+	char word[64];
+	size_t n;
+
+	if (!close || memchr(v, '\n', (size_t)(close - v)))
+		return derr(d, f->line, "claim %s: want the questions it backs in brackets "
+			    "after its id: '%s [ch1.Q1] text'", pc->id, pc->id);
+	while ((p += strspn(p, " \t")) < close) {
+		n = strcspn(p, " \t]");
+		snprintf(word, sizeof(word), "%.*s", (int)(n < 63 ? n : 63), p);
+		if (!ans_question_id_ok(word))
+			return derr(d, f->line, "claim %s: '%.40s' is not a question id (like "
+				    "ch1.Q1)", pc->id, word);
+		p += n;
+	}
+	pc->questions = strndup(v + 1, (size_t)(close - v - 1));
+	if (!pc->questions)
+		return derr(d, f->line, "out of memory");
+	if (!pc->questions[strspn(pc->questions, " \t")])
+		return derr(d, f->line, "claim %s backs no question: '[]'", pc->id);
+	return (int)(close - v + 1);
+}
+
+/* "07.1 [ch2.S1] text": the id must belong to the section's lab. */
 static int planned_claim(struct doc *d, const struct ans_set *s, const char *lab,
 			 struct field *f, struct ans_planned_claim *pc)
 {
 	size_t n = strcspn(f->value, " \t\n");
 	char owner[16], id[sizeof(pc->id)];
+	int qlen;
 
 	snprintf(id, sizeof(id), "%.*s", (int)(n < 23 ? n : 23), f->value);
 	if (n >= sizeof(id) || !claim_id_ok(id))
@@ -678,6 +681,11 @@ static int planned_claim(struct doc *d, const struct ans_set *s, const char *lab
 	if (ans_find_planned(s, id))
 		return derr(d, f->line, "claim %s is planned twice", id);
 	memcpy(pc->id, id, sizeof(id));
+	n += strspn(f->value + n, " \t\n");
+	qlen = planned_questions(d, f, f->value + n, pc);
+	if (qlen < 0)
+		return -1;
+	n += (size_t)qlen;
 	n += strspn(f->value + n, " \t\n");
 	if (!f->value[n])
 		return derr(d, f->line, "claim %s has no text", pc->id);
@@ -735,8 +743,10 @@ static void planned_free(struct ans_planned_lab *l)
 {
 	int k;
 
-	for (k = 0; k < l->n; k++)
+	for (k = 0; k < l->n; k++) {
 		free(l->claims[k].text);
+		free(l->claims[k].questions);
+	}
 	free(l->claims);
 	free(l->title);
 }
@@ -812,6 +822,7 @@ void ans_set_free(struct ans_set *s)
 	free(s->ch);
 	free(s->planned);
 	free(s->hints);
+	free(s->mapped);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -1,11 +1,213 @@
 /*
- * answers_check.c - the answers files against the built labs, and the rules
- * that grade a question from its claims (answers.h).
+ * answers_check.c - which claims back which question (from the labs' specs,
+ * through --describe, and planned-claims.md), the answers files checked
+ * against the built labs, and the rules that grade a question from its
+ * claims (answers.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "answers.h"
+
+/* ------------------------------------------------------------------------ */
+/* The question -> claims map                                                */
+
+/* Calls fn on each blank-separated word of list (cut to 63 bytes) until it
+ * returns non-zero; returns that, or 0. */
+static int each_word(const char *list, int (*fn)(const char *word, int first, void *ctx),
+		     void *ctx)
+{
+	char word[64];
+	size_t n;
+	int rc, first = 1;
+
+	while (list && *(list += strspn(list, " \t\n"))) {
+		n = strcspn(list, " \t\n");
+		snprintf(word, sizeof(word), "%.*s", (int)(n < 63 ? n : 63), list);
+		rc = fn(word, first, ctx);
+		if (rc)
+			return rc;
+		first = 0;
+		list += n;
+	}
+	return 0;
+}
+
+/* Claim ids in the order of their numbers: "02.10" after "02.9". */
+static int claim_cmp(const char *a, const char *b)
+{
+	long la = strtol(a, NULL, 10), lb = strtol(b, NULL, 10);
+	const char *da = strchr(a, '.'), *db = strchr(b, '.');
+	long ka = da ? strtol(da + 1, NULL, 10) : 0, kb = db ? strtol(db + 1, NULL, 10) : 0;
+
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return strcmp(a, b);
+}
+
+/* Adds claim to q in id order; 1 added, 0 already there, -1 out of memory. */
+static int question_add(struct ans_question *q, const char *claim)
+{
+	char **c, *dup;
+	int i, at = q->nclaims;
+
+	for (i = 0; i < q->nclaims; i++) {
+		int cmp = claim_cmp(claim, q->claims[i]);
+
+		if (!cmp)
+			return 0;
+		if (cmp < 0 && at == q->nclaims)
+			at = i;
+	}
+	c = realloc(q->claims, (size_t)(q->nclaims + 1) * sizeof(*c));
+	if (!c)
+		return -1;
+	q->claims = c;
+	dup = strdup(claim);
+	if (!dup)
+		return -1;
+	memmove(&c[at + 1], &c[at], (size_t)(q->nclaims - at) * sizeof(*c));
+	c[at] = dup;
+	q->nclaims++;
+	return 1;
+}
+
+/* Drops every claim of lab from every question. */
+static void unmap_lab(struct ans_set *s, const char *lab)
+{
+	char owner[16];
+	int i, k, j, n;
+
+	for (i = 0; i < s->nch; i++)
+		for (k = 0; k < s->ch[i].n; k++) {
+			struct ans_question *q = &s->ch[i].q[k];
+
+			for (j = 0, n = 0; j < q->nclaims; j++) {
+				ans_claim_lab(q->claims[j], owner, sizeof(owner));
+				if (strcmp(owner, lab))
+					q->claims[n++] = q->claims[j];
+				else
+					free(q->claims[j]);
+			}
+			q->nclaims = n;
+		}
+}
+
+int ans_map_lab(const struct ans_set *s, const char *lab)
+{
+	int i;
+
+	for (i = 0; i < s->nmapped; i++)
+		if (!strcmp(s->mapped[i], lab))
+			return 1;
+	return 0;
+}
+
+/* Records lab as mapped; what was mapped of it before (its planned claims)
+ * goes.  0, or -1 out of memory. */
+static int mark_mapped(struct ans_set *s, const char *lab)
+{
+	char (*m)[8];
+
+	if (ans_map_lab(s, lab))
+		return 0;
+	m = realloc(s->mapped, (size_t)(s->nmapped + 1) * sizeof(*m));
+	if (!m)
+		return -1;
+	s->mapped = m;
+	snprintf(m[s->nmapped++], sizeof(*m), "%.7s", lab);
+	unmap_lab(s, lab);
+	return 0;
+}
+
+struct map_ctx {
+	struct ans_set *s;
+	const char *claim;
+	int backed;
+};
+
+static int map_word(const char *word, int first, void *ctx)
+{
+	struct map_ctx *m = ctx;
+	struct ans_question *q = (struct ans_question *)ans_find_question(m->s, word);
+	int rc;
+
+	(void)first;
+	if (!q)
+		return 0;
+	rc = question_add(q, m->claim);
+	if (rc < 0)
+		return -1;
+	m->backed++;
+	return 0;
+}
+
+int ans_map_claim(struct ans_set *s, const char *lab, const char *claim,
+		  const char *questions)
+{
+	struct map_ctx m = { s, claim, 0 };
+
+	if (mark_mapped(s, lab) || each_word(questions, map_word, &m))
+		return -1;
+	return m.backed;
+}
+
+int ans_map_planned(struct ans_set *s)
+{
+	struct map_ctx m;
+	int i, k;
+
+	for (i = 0; i < s->nplanned; i++) {
+		const struct ans_planned_lab *l = &s->planned[i];
+
+		if (ans_map_lab(s, l->id))
+			continue;
+		for (k = 0; k < l->n; k++) {
+			m.s = s;
+			m.claim = l->claims[k].id;
+			m.backed = 0;
+			if (each_word(l->claims[k].questions, map_word, &m))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+void ans_map_clear(struct ans_set *s)
+{
+	int i, k, j;
+
+	for (i = 0; i < s->nch; i++)
+		for (k = 0; k < s->ch[i].n; k++) {
+			struct ans_question *q = &s->ch[i].q[k];
+
+			for (j = 0; j < q->nclaims; j++)
+				free(q->claims[j]);
+			free(q->claims);
+			q->claims = NULL;
+			q->nclaims = 0;
+		}
+	free(s->mapped);
+	s->mapped = NULL;
+	s->nmapped = 0;
+}
+
+int ans_map_built(struct ans_set *s, const struct ans_built *b, int nb)
+{
+	int i;
+
+	ans_map_clear(s);
+	for (i = 0; i < nb; i++)
+		if (ans_map_claim(s, b[i].lab, b[i].claim, b[i].questions) < 0)
+			return -1;
+	return ans_map_planned(s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cross-check                                                               */
 
 static int built_lab(const struct ans_built *b, int nb, const char *lab)
 {
@@ -17,89 +219,67 @@ static int built_lab(const struct ans_built *b, int nb, const char *lab)
 	return 0;
 }
 
-static const struct ans_built *built_claim(const struct ans_built *b, int nb,
-					   const char *claim)
+/* What one claim's list of questions names, for the messages. */
+struct check_ctx {
+	const struct ans_set *s;
+	FILE *out;
+	const char *claim;
+	const char *whose;       /* "lab-02" or "planned-claims.md" */
+	int tag_allowed;         /* its first word may be a section ("ch1.table") */
+	int backed, errors;
+};
+
+static int check_word(const char *word, int first, void *ctx)
 {
-	int i;
+	struct check_ctx *c = ctx;
 
-	for (i = 0; i < nb; i++)
-		if (!strcmp(b[i].claim, claim))
-			return &b[i];
-	return NULL;
-}
-
-static int question_names(const struct ans_question *q, const char *claim)
-{
-	int i;
-
-	for (i = 0; i < q->nclaims; i++)
-		if (!strcmp(q->claims[i], claim))
-			return 1;
+	if (ans_find_question(c->s, word)) {
+		c->backed++;
+		return 0;
+	}
+	if (first && c->tag_allowed && !ans_question_id_ok(word))
+		return 0; /* the claim's own section, shown in the claims table */
+	fprintf(c->out, "error: claim %s of %s names question %s, which %s\n", c->claim,
+		c->whose, word, ans_question_id_ok(word) ? "no answers file has"
+		: "is not a question id (like ch1.Q2)");
+	c->errors++;
 	return 0;
 }
 
-/* The first question naming the claim, or NULL. */
-static const struct ans_question *backed(const struct ans_set *s, const char *claim)
+static int check_claim(struct check_ctx *c, const char *questions)
 {
-	int i, k;
-
-	for (i = 0; i < s->nch; i++)
-		for (k = 0; k < s->ch[i].n; k++)
-			if (question_names(&s->ch[i].q[k], claim))
-				return &s->ch[i].q[k];
-	return NULL;
-}
-
-/* Every claim a question names exists, built or planned. */
-static int check_named(const struct ans_set *s, const struct ans_built *b, int nb, FILE *out)
-{
-	char lab[16];
-	int i, k, j, errors = 0;
-
-	for (i = 0; i < s->nch; i++) {
-		for (k = 0; k < s->ch[i].n; k++) {
-			const struct ans_question *q = &s->ch[i].q[k];
-
-			for (j = 0; j < q->nclaims; j++) {
-				ans_claim_lab(q->claims[j], lab, sizeof(lab));
-				if (built_lab(b, nb, lab) ? built_claim(b, nb, q->claims[j]) != NULL
-							  : ans_find_planned(s, q->claims[j]) != NULL)
-					continue;
-				fprintf(out, "error: %s:%d: %s names claim %s, which %s\n",
-					s->ch[i].path, q->line, q->id, q->claims[j],
-					built_lab(b, nb, lab) ? "the built lab does not have"
-							      : "no lab has and none plans");
-				errors++;
-			}
-		}
+	c->backed = 0;
+	c->errors = 0;
+	each_word(questions, check_word, c);
+	if (!c->backed && !c->errors) {
+		fprintf(c->out, "error: claim %s of %s backs no question: name one in %s\n",
+			c->claim, c->whose, c->tag_allowed ? "its spec's question"
+			: "its brackets");
+		c->errors++;
 	}
-	return errors;
+	return c->errors;
 }
 
-/* Every built claim backs a question; its lab's own tag should agree. */
+/* Every built claim names questions that exist, at least one. */
 static int check_built(const struct ans_set *s, const struct ans_built *b, int nb, FILE *out)
 {
-	const struct ans_question *tagged;
+	struct check_ctx c = { s, out, NULL, NULL, 1, 0, 0 };
+	char whose[32];
 	int i, errors = 0;
 
 	for (i = 0; i < nb; i++) {
-		if (!backed(s, b[i].claim)) {
-			fprintf(out, "error: claim %s of lab-%s backs no question: add it to "
-				"the 'claims:' of one\n", b[i].claim, b[i].lab);
-			errors++;
-			continue;
-		}
-		tagged = b[i].question ? ans_find_question(s, b[i].question) : NULL;
-		if (tagged && !question_names(tagged, b[i].claim))
-			fprintf(out, "warning: lab-%s tags claim %s with %s, but %s does not "
-				"list it\n", b[i].lab, b[i].claim, b[i].question, tagged->id);
+		snprintf(whose, sizeof(whose), "lab-%.20s", b[i].lab);
+		c.claim = b[i].claim;
+		c.whose = whose;
+		errors += check_claim(&c, b[i].questions);
 	}
 	return errors;
 }
 
-/* Every planned claim of a lab not built backs a question. */
+/* So does every planned claim of a lab not built. */
 static int check_planned(const struct ans_set *s, const struct ans_built *b, int nb, FILE *out)
 {
+	struct check_ctx c = { s, out, NULL, "planned-claims.md", 0, 0, 0 };
 	int i, k, errors = 0;
 
 	for (i = 0; i < s->nplanned; i++) {
@@ -111,19 +291,57 @@ static int check_planned(const struct ans_set *s, const struct ans_built *b, int
 			continue;
 		}
 		for (k = 0; k < l->n; k++) {
-			if (backed(s, l->claims[k].id))
-				continue;
-			fprintf(out, "error: planned claim %s backs no question\n", l->claims[k].id);
-			errors++;
+			c.claim = l->claims[k].id;
+			errors += check_claim(&c, l->claims[k].questions);
 		}
 	}
 	return errors;
 }
 
+/* 1 if the claim's list names the question. */
+static int names(const char *questions, const char *id)
+{
+	size_t n = strlen(id);
+
+	while (questions && *(questions += strspn(questions, " \t\n"))) {
+		size_t w = strcspn(questions, " \t\n");
+
+		if (w == n && !strncmp(questions, id, n))
+			return 1;
+		questions += w;
+	}
+	return 0;
+}
+
+/* Every question is backed by a built claim or a planned one of a lab not built. */
+static int check_backed(const struct ans_set *s, const struct ans_built *b, int nb, FILE *out)
+{
+	int i, k, j, p, errors = 0, backed;
+
+	for (i = 0; i < s->nch; i++)
+		for (k = 0; k < s->ch[i].n; k++) {
+			const struct ans_question *q = &s->ch[i].q[k];
+
+			for (j = 0, backed = 0; j < nb && !backed; j++)
+				backed = names(b[j].questions, q->id);
+			for (j = 0; j < s->nplanned && !backed; j++)
+				for (p = 0; !built_lab(b, nb, s->planned[j].id) &&
+					    p < s->planned[j].n && !backed; p++)
+					backed = names(s->planned[j].claims[p].questions, q->id);
+			if (backed)
+				continue;
+			fprintf(out, "error: %s:%d: no claim backs %s: a lab's claim must name it "
+				"in its spec (or a planned claim in its brackets)\n",
+				s->ch[i].path, q->line, q->id);
+			errors++;
+		}
+	return errors;
+}
+
 int ans_cross_check(const struct ans_set *s, const struct ans_built *b, int nb, FILE *out)
 {
-	return check_named(s, b, nb, out) + check_built(s, b, nb, out) +
-	       check_planned(s, b, nb, out);
+	return check_built(s, b, nb, out) + check_planned(s, b, nb, out) +
+	       check_backed(s, b, nb, out);
 }
 
 /* ------------------------------------------------------------------------ */

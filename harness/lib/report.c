@@ -36,6 +36,33 @@ static void yaml_num(FILE *out, const char *key, double v, int indent)
 		fprintf(out, "%*s%s: null\n", indent, "", key);
 }
 
+/* The claim's own question: the first of its spec's blank-separated list
+ * (lab.h), into buf; "" when there is none. */
+static const char *own_question(const struct claim_spec *c, char *buf, size_t len)
+{
+	const char *q = c->question ? c->question + strspn(c->question, " \t") : "";
+
+	snprintf(buf, len, "%.*s", (int)strcspn(q, " \t"), q);
+	return buf;
+}
+
+/* The words of a blank-separated list as a JSON array of strings. */
+static void json_words(struct json_writer *w, const char *key, const char *list)
+{
+	char word[128];
+	size_t n;
+
+	jw_key(w, key);
+	jw_arr_begin(w);
+	while (list && *(list += strspn(list, " \t"))) {
+		n = strcspn(list, " \t");
+		snprintf(word, sizeof(word), "%.*s", (int)n, list);
+		jw_str(w, word);
+		list += n;
+	}
+	jw_arr_end(w);
+}
+
 void report_tap_header(struct lab *L)
 {
 	printf("TAP version 13\n# lab-%s: %s\n1..%d\n", L->spec->id, L->spec->title,
@@ -116,10 +143,11 @@ static void tap_yaml(FILE *out, const struct claim_rec *c)
 void report_tap_claim(struct lab *L, struct claim_rec *c)
 {
 	int ok = strcmp(c->status, "fail") != 0 && strcmp(c->status, "error") != 0;
+	char q[64];
 
 	printf("%s %d - %s ", ok ? "ok" : "not ok", L->tap_next++, c->spec->id);
 	tap_text(stdout, c->spec->text);
-	printf(" [%s]", c->spec->question);
+	printf(" [%s]", own_question(c->spec, q, sizeof(q)));
 	tap_directive(stdout, c);
 	printf("\n");
 	tap_yaml(stdout, c);
@@ -183,11 +211,12 @@ static void json_erratum(struct json_writer *w, const struct claim_rec *c)
 
 static void json_claim(struct json_writer *w, const struct claim_rec *c)
 {
+	char q[64];
 	int i;
 
 	jw_obj_begin(w);
 	jw_kstr(w, "id", c->spec->id);
-	jw_kstr(w, "question", c->spec->question);
+	jw_kstr(w, "question", own_question(c->spec, q, sizeof(q)));
 	jw_kstr(w, "text", c->spec->text);
 	jw_kstr(w, "status", c->status);
 	jw_kstr(w, "op", c->op);
@@ -350,11 +379,37 @@ static void describe_want(struct json_writer *w, const struct claim_want *want)
 	jw_obj_end(w);
 }
 
+/* The figures plots/ draws from the record (lab.h, struct lab_figure). */
+static void describe_figures(struct json_writer *w, const struct lab_figure *f)
+{
+	jw_key(w, "figures");
+	jw_arr_begin(w);
+	for (; f && f->name; f++) {
+		/* three strings, then three lists of names */
+		const char *const field[6][2] = {
+			{ "name", f->name }, { "kind", f->kind }, { "title", f->title },
+			{ "series", f->series }, { "facts", f->facts }, { "claims", f->claims },
+		};
+		int i;
+
+		jw_obj_begin(w);
+		for (i = 0; i < 6; i++) {
+			if (i < 3)
+				jw_kstr(w, field[i][0], field[i][1]);
+			else
+				json_words(w, field[i][0], field[i][1]);
+		}
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 {
 	const struct claim_spec *c;
 	const struct lab_extra_opt *e;
 	struct json_writer w;
+	char q[64];
 
 	jw_init(&w, 1);
 	jw_obj_begin(&w);
@@ -376,7 +431,8 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 	for (c = spec->claims; c && c->id; c++) {
 		jw_obj_begin(&w);
 		jw_kstr(&w, "id", c->id);
-		jw_kstr(&w, "question", c->question);
+		jw_kstr(&w, "question", own_question(c, q, sizeof(q)));
+		json_words(&w, "questions", c->question);
 		jw_kstr(&w, "text", c->text);
 		jw_kstr(&w, "chapter", c->chapter);
 		jw_kstr(&w, "rule", c->rule);
@@ -395,6 +451,7 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
+	describe_figures(&w, spec->figures);
 	jw_obj_end(&w);
 	fprintf(out, "%s\n", w.buf ? w.buf : "{}");
 	jw_release(&w);

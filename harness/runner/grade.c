@@ -1,7 +1,8 @@
 /*
  * grade.c - `dmalab grade`: every question of the chapters against this
- * machine's verdicts.  A question's claims come from answers/, their
- * verdicts from results.json (a fresh `dmalab check`, or --from FILE).
+ * machine's verdicts.  A question's claims are those whose spec names it
+ * (the labs' --describe, learn_map), their verdicts from results.json (a
+ * fresh `dmalab check`, or --from FILE).
  * Scores follow answers.h: only decided claims count, so a question that
  * could not be checked here is left out of the maximum, never scored 0.
  * Writes <results>/grade.json atomically (dmalab-grade/1).
@@ -100,7 +101,7 @@ static int grade_question(const struct learn_ctx *lc, const struct ans_question 
 	}
 	g->status = ans_question_status(&g->t);
 	g->counted = ans_question_points(&g->t, &g->points);
-	g->not_built = g->t.not_built == g->t.claims;
+	g->not_built = g->t.claims && g->t.not_built == g->t.claims;
 	return 0;
 }
 
@@ -189,6 +190,8 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 		qual = " (known erratum)";
 	else if (!g->counted && g->not_built)
 		qual = " (lab not built yet)";
+	else if (!g->q->nclaims) /* its labs neither built here nor in the results */
+		qual = " (no claim of these labs backs it)";
 	printf("  %-7s %s%s\n", g->q->id, g->status, qual);
 	printf("          %s\n", g->q->prompt[lc->opt->lang]);
 	for (k = 0; k < g->q->nclaims; k++) {
@@ -334,7 +337,8 @@ static int grade_results(struct learn_ctx *lc, char *path, size_t len)
 		return 1;
 	}
 	lc->have_results = 1;
-	return 0;
+	/* the claims of a lab in the results that is not built here */
+	return learn_map(lc) ? 1 : 0;
 }
 
 static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_grade *cgs,

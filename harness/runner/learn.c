@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <glob.h>
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
@@ -25,6 +26,9 @@ extern const char dmalab_errata_text[];
 
 static const char *const learn_cmds[] = { "grade", "quiz", "hint", "answers" };
 
+/* A run of this many Chinese characters shared with a chapter is a copy. */
+#define LEARN_SEED_RUN 12
+
 int learn_is_command(const char *arg)
 {
 	size_t i;
@@ -41,7 +45,7 @@ static void learn_usage(FILE *f)
 		"usage: dmalab grade [--from FILE] [--chapter CH] [options]\n"
 		"       dmalab quiz [--chapter CH] [--shuffle] [--lang en|zh] [--answers FILE] [--reset]\n"
 		"       dmalab hint NN [--reset] [--lang en|zh]\n"
-		"       dmalab answers           check answers/ against the built labs\n"
+		"       dmalab answers [--seeds DIR]   check answers/ against the built labs\n"
 		"  grade           run the labs (or read --from FILE), grade each question of the\n"
 		"                  chapters: confirmed, contradicted, partial, unverified; writes grade.json\n"
 		"  quiz            ask the questions, show the reference answer and this machine's\n"
@@ -59,8 +63,11 @@ static void learn_usage(FILE *f)
 		"  --labs-dir DIR      the built labs (default: <dir of dmalab>/labs)\n"
 		"  --errata FILE       known errata (default: $DMALAB_ERRATA, else\n"
 		"                      <answers-dir>/errata.md, else the copy built in)\n"
+		"  --seeds DIR         answers: also flag any run of %d or more Chinese characters\n"
+		"                      an answer shares with a chapter's text (DIR/*.txt)\n"
 		"  --quick, --timeout-mul N   passed to `dmalab check` when labs are run\n"
-		"exit: 0 done, 1 results or progress unusable, 2 usage or malformed answers, 130 interrupted\n");
+		"exit: 0 done, 1 results or progress unusable, 2 usage or malformed answers, 130 interrupted\n",
+		LEARN_SEED_RUN);
 }
 
 static void learn_die(const char *fmt, const char *value)
@@ -131,6 +138,7 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 		break;
 	case 'L': snprintf(o->labs_dir, sizeof(o->labs_dir), "%s", arg); break;
 	case 'e': o->errata_path = arg; break;
+	case 'E': o->seeds_dir = arg; break;
 	case 's': o->shuffle = 1; break;
 	case 'S': o->seed = (unsigned)parse_number(arg, "--seed", 0, 4294967295.0); break;
 	case 'R': o->reset = 1; break;
@@ -153,6 +161,7 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 		{ "answers-dir", required_argument, NULL, 'D' },
 		{ "results", required_argument, NULL, 'r' }, { "labs-dir", required_argument, NULL, 'L' },
 		{ "errata", required_argument, NULL, 'e' }, { "shuffle", no_argument, NULL, 's' },
+		{ "seeds", required_argument, NULL, 'E' },
 		{ "seed", required_argument, NULL, 'S' }, { "reset", no_argument, NULL, 'R' },
 		{ "quick", no_argument, NULL, 'q' }, { "timeout-mul", required_argument, NULL, 't' },
 		{ "lang", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
@@ -306,24 +315,115 @@ int learn_run_check(const struct learn_opts *o, const char *results_dir,
 }
 
 /* ------------------------------------------------------------------------ */
+/* The question -> claims map, from the built labs' --describe               */
+
+/* The built labs and their --describe, once; 0, or -1 when the labs
+ * directory cannot be read (it said why). */
+static int learn_discover(struct learn_ctx *lc)
+{
+	if (lc->have_labs)
+		return 0;
+	memset(&lc->labs_opt, 0, sizeof(lc->labs_opt));
+	memset(&lc->labs, 0, sizeof(lc->labs));
+	snprintf(lc->labs_opt.labs_dir, sizeof(lc->labs_opt.labs_dir), "%s", lc->opt->labs_dir);
+	lc->labs_opt.timeout_mul = lc->opt->timeout_mul;
+	lc->labs.opt = &lc->labs_opt;
+	if (discover_labs(&lc->labs)) {
+		lab_entries_free(&lc->labs);
+		return -1;
+	}
+	lc->have_labs = 1;
+	return 0;
+}
+
+/* A claim's questions from its --describe or record object: its
+ * "questions" joined by blanks, else its "question" (an older lab). */
+static const char *claim_questions(const struct json *c, char *buf, size_t len)
+{
+	const struct json *qs = json_get(c, "questions"), *q;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (!qs || qs->type != JSON_ARR || !qs->count)
+		return json_get_str(c, "question", "");
+	for (q = qs->child; q && n < len; q = q->next)
+		if (q->type == JSON_STR)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", q->str);
+	return buf;
+}
+
+/* Every claim of a describe or results document's claims array. */
+static int map_claims(struct learn_ctx *lc, const char *lab, const struct json *claims)
+{
+	const struct json *c;
+	char qs[512];
+
+	for (c = claims && claims->type == JSON_ARR ? claims->child : NULL; c; c = c->next)
+		if (json_get_str(c, "id", NULL) &&
+		    ans_map_claim(&lc->ans, lab, json_get_str(c, "id", ""),
+				  claim_questions(c, qs, sizeof(qs))) < 0)
+			return -1;
+	return 0;
+}
+
+int learn_map(struct learn_ctx *lc)
+{
+	const struct lab_entry *lab;
+	int i, k;
+
+	ans_map_clear(&lc->ans);
+	for (i = 0; lc->have_labs && i < lc->labs.nlabs; i++) {
+		lab = &lc->labs.labs[i];
+		if (lab->desc && map_claims(lc, lab->id, json_get(lab->desc, "claims")))
+			return -1;
+	}
+	/* results of a lab not built here: the questions its record names */
+	for (i = 0; lc->have_results && i < lc->res.nlabs; i++) {
+		lab = &lc->res.labs[i];
+		if (ans_map_lab(&lc->ans, lab->id))
+			continue;
+		for (k = 0; k < lab->nclaims; k++) {
+			const struct claim_res *c = &lab->claims[k];
+			char qs[512];
+
+			if (ans_map_claim(&lc->ans, lab->id, c->id, c->json ?
+					  claim_questions(c->json, qs, sizeof(qs)) :
+					  c->question) < 0)
+				return -1;
+		}
+	}
+	return ans_map_planned(&lc->ans);
+}
+
+/* ------------------------------------------------------------------------ */
 /* `dmalab answers`: the answers files against the built labs                */
 
-static int collect_built(struct run_state *rs, struct ans_built **out)
+/* The built claims with their questions, as --describe names them; the
+ * strings live in the labs' describe documents or in *strs. */
+static int collect_built(struct run_state *rs, struct ans_built **out, char ***strs)
 {
+	const struct json *claims, *c;
 	struct ans_built *b;
-	int i, k, n = 0, total = 0;
+	char qs[512];
+	int i, n = 0, total = 0;
 
 	for (i = 0; i < rs->nlabs; i++)
 		total += rs->labs[i].nclaims;
 	b = calloc((size_t)total + 1, sizeof(*b));
-	if (!b)
+	*strs = calloc((size_t)total + 1, sizeof(**strs));
+	if (!b || !*strs) {
+		free(b);
 		return -1;
-	for (i = 0; i < rs->nlabs; i++)
-		for (k = 0; k < rs->labs[i].nclaims; k++, n++) {
+	}
+	for (i = 0; i < rs->nlabs; i++) {
+		claims = rs->labs[i].desc ? json_get(rs->labs[i].desc, "claims") : NULL;
+		for (c = claims ? claims->child : NULL; c && n < total; c = c->next, n++) {
 			b[n].lab = rs->labs[i].id;
-			b[n].claim = rs->labs[i].claims[k].id;
-			b[n].question = rs->labs[i].claims[k].question;
+			b[n].claim = json_get_str(c, "id", "?");
+			(*strs)[n] = strdup(claim_questions(c, qs, sizeof(qs)));
+			b[n].questions = (*strs)[n];
 		}
+	}
 	*out = b;
 	return n;
 }
@@ -340,26 +440,94 @@ static int describe_errors(struct run_state *rs)
 	return bad;
 }
 
+/* One chapter's text against every zh field of the answers; the number of
+ * copied runs found. */
+static int seed_check(const struct learn_ctx *lc, const struct ans_seed *sd)
+{
+	char run[LEARN_SEED_RUN * 40 + 64];
+	const char *fields[2] = { "prompt.zh", "answer.zh" };
+	int i, k, f, found = 0;
+	size_t n;
+
+	for (i = 0; i < lc->ans.nch; i++)
+		for (k = 0; k < lc->ans.ch[i].n; k++) {
+			const struct ans_question *q = &lc->ans.ch[i].q[k];
+			const char *text[2] = { q->prompt[ANS_ZH], q->answer[ANS_ZH] };
+
+			for (f = 0; f < 2; f++) {
+				n = ans_seed_shared(sd, text[f], strlen(text[f]), run, sizeof(run));
+				if (!n)
+					continue;
+				printf("error: %s:%d: %s %s shares %zu Chinese characters in a row "
+				       "with %s: %s\n", lc->ans.ch[i].path, q->line, q->id,
+				       fields[f], n, sd->name, run);
+				found++;
+			}
+		}
+	for (i = 0; i < lc->ans.nhints; i++)
+		for (k = 0; k < lc->ans.hints[i].n; k++) {
+			const char *t = lc->ans.hints[i].hint[ANS_ZH][k];
+
+			n = ans_seed_shared(sd, t, strlen(t), run, sizeof(run));
+			if (!n)
+				continue;
+			printf("error: hints.md:%d: lab %s hint.zh %d shares %zu Chinese characters "
+			       "in a row with %s: %s\n", lc->ans.hints[i].line, lc->ans.hints[i].id,
+			       k + 1, n, sd->name, run);
+			found++;
+		}
+	return found;
+}
+
+/* The answers against every chapter text DIR/NAME.txt: errors (a missing
+ * directory is one). */
+static int seeds_check(const struct learn_ctx *lc, const char *dir)
+{
+	char pattern[PATH_MAX], err[PATH_MAX + 64];
+	struct ans_seed sd;
+	glob_t g;
+	size_t i;
+	int errors = 0;
+
+	snprintf(pattern, sizeof(pattern), "%s/*.txt", dir);
+	if (glob(pattern, 0, NULL, &g) != 0) {
+		printf("error: --seeds %s: no chapter text (*.txt) there\n", dir);
+		return 1;
+	}
+	for (i = 0; i < g.gl_pathc; i++) {
+		if (ans_seed_load(g.gl_pathv[i], LEARN_SEED_RUN, &sd, err, sizeof(err))) {
+			printf("error: %s\n", err);
+			errors++;
+			continue;
+		}
+		errors += seed_check(lc, &sd);
+		ans_seed_free(&sd);
+	}
+	printf("answers: %zu chapter text(s) in %s: %d run(s) of %d or more Chinese "
+	       "characters copied\n", g.gl_pathc, dir, errors, LEARN_SEED_RUN);
+	globfree(&g);
+	return errors;
+}
+
 static int cmd_answers(struct learn_ctx *lc)
 {
-	struct runner_opts ro;
-	struct run_state rs;
+	struct run_state *rs = &lc->labs;
 	struct ans_built *b = NULL;
-	int nb, errors;
+	char **strs = NULL;
+	int nb, errors, i;
 
-	memset(&ro, 0, sizeof(ro));
-	memset(&rs, 0, sizeof(rs));
-	snprintf(ro.labs_dir, sizeof(ro.labs_dir), "%s", lc->opt->labs_dir);
-	ro.timeout_mul = lc->opt->timeout_mul;
-	rs.opt = &ro;
-	if (discover_labs(&rs))
+	if (!lc->have_labs)
 		return 1;
-	nb = collect_built(&rs, &b);
-	errors = nb < 0 ? 1 : describe_errors(&rs) + ans_cross_check(&lc->ans, b, nb, stdout);
+	nb = collect_built(rs, &b, &strs);
+	errors = nb < 0 ? 1 : describe_errors(rs) + ans_cross_check(&lc->ans, b, nb, stdout);
 	printf("answers: %d chapter(s), %d built lab(s) with %d claim(s), %d planned lab(s): "
-	       "%d error(s)\n", lc->ans.nch, rs.nlabs, nb, lc->ans.nplanned, errors);
+	       "%d error(s)\n", lc->ans.nch, rs->nlabs, nb, lc->ans.nplanned, errors);
+	if (lc->opt->seeds_dir)
+		errors += seeds_check(lc, lc->opt->seeds_dir);
+	for (i = 0; strs && i < nb; i++)
+		free(strs[i]);
+	free(strs);
 	free(b);
-	lab_entries_free(&rs);
 	return errors ? 1 : 0;
 }
 
@@ -396,6 +564,16 @@ static int learn_load(struct learn_ctx *lc)
 			lc->opt->answers_dir);
 		return 2;
 	}
+	if (!strcmp(lc->opt->command, "hint"))
+		return 0; /* hints need no claims */
+	/* a labs directory that cannot be read leaves the built claims out:
+	 * grade and quiz still read the results (learn_map) */
+	if (learn_discover(lc) && !strcmp(lc->opt->command, "answers"))
+		return 1;
+	if (learn_map(lc)) {
+		fprintf(stderr, "dmalab: out of memory\n");
+		return 1;
+	}
 	return 0;
 }
 
@@ -424,6 +602,8 @@ int learn_main(int argc, char **argv)
 	}
 	if (lc.have_results)
 		results_unload(&lc.res);
+	if (lc.have_labs)
+		lab_entries_free(&lc.labs);
 	ans_set_free(&lc.ans);
 	errata_free(&lc.errata);
 	return rc;

@@ -32,6 +32,7 @@ struct learn_opts {
 	const char *chapter;       /* only this chapter ("ch1"), or NULL */
 	const char *script;        /* quiz: read the learner's input from this file */
 	const char *lab;           /* hint: the lab id ("03") */
+	const char *seeds_dir;     /* answers: the chapters' texts, or NULL */
 	enum ans_lang lang;
 	int shuffle;
 	unsigned seed;
@@ -59,6 +60,9 @@ struct learn_ctx {
 	struct learn_results res;
 	int have_results;
 	char res_error[600];       /* why results could not be read */
+	struct runner_opts labs_opt;
+	struct run_state labs;     /* the built labs, with their --describe */
+	int have_labs;
 };
 
 /* learn.c */
@@ -73,6 +77,14 @@ int learn_lab_built(const struct learn_opts *o, const char *lab);
 void learn_iso_now(char *buf, size_t len);
 /* mkdir -p; 0 or -1 with errno. */
 int learn_mkdirs(const char *dir);
+/*
+ * The question -> claims map (answers.h): the claims of the built labs as
+ * their --describe names them, then those of labs in the results that are
+ * not built here (as the results name them), then the planned claims of the
+ * labs neither built nor in the results.  Call again after loading results.
+ * 0, or -1 out of memory.
+ */
+int learn_map(struct learn_ctx *lc);
 
 /* resload.c */
 int results_load(const char *path, struct learn_results *r, char *err, size_t errlen);

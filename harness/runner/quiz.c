@@ -358,6 +358,7 @@ static void load_results(struct quiz *z)
 	if (results_load(path, &lc->res, lc->res_error, sizeof(lc->res_error)) == 0) {
 		lc->have_results = 1;
 		merge_quiz_runs(lc);
+		learn_map(lc); /* the claims of labs not built here */
 		return;
 	}
 	printf("%s\n  %s\n", TR(lc, "No usable results of this machine:",
@@ -374,6 +375,7 @@ static void load_results(struct quiz *z)
 		return;
 	}
 	lc->have_results = 1;
+	learn_map(lc);
 }
 
 /* Built labs of the question that the results lack, run on request into

@@ -1,9 +1,13 @@
 #!/bin/sh
-# test-answers.sh - answers/ against the built labs, `dmalab grade` on a
+# test-answers.sh - answers/ against the built labs (which claims back which
+# question comes from the labs' --describe), the answers in their own words
+# (no run of 12 Chinese characters shared with the chapters' texts in
+# ../shared/seeds, when that directory is there), `dmalab grade` on a
 # results file the kit made and on hand-made rule-test inputs, a scripted
 # `dmalab quiz` session (resume, Ctrl-D, bad input), and `dmalab hint`.
 #
 #   BUILD=build sh harness/tests/test-answers.sh      (make test-answers)
+#   SEEDS=DIR: the chapters' texts (default ../shared/seeds)
 #
 # Needs $BUILD/dmalab and the built labs; no cmocka, no python, no GPU.
 set -u
@@ -13,7 +17,8 @@ fix=$here/fixtures/grade
 dmalab=$BUILD/dmalab
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-answers.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/nolabs" # a labs dir without labs: planned labs read "not built"
+mkdir "$tmp/nolabs" # a labs dir without labs: only the results say which claims back what
+seeds=${SEEDS:-../shared/seeds}
 npass=0
 nfail=0
 
@@ -30,8 +35,51 @@ echo "== answers/ against the built labs"
 check $? 0 "every claim named by a question exists, every claim backs a question"
 cat "$tmp/answers.out"
 
+echo "== the question -> claims map comes from the labs' specs"
+sed -n 's/^claims:/&/p' answers/ch*.md >"$tmp/claims-lines"
+check "$(wc -l <"$tmp/claims-lines")" 0 "answers/ch*.md list no claims by hand"
+mkdir "$tmp/alab"
+cp answers/*.md "$tmp/alab/"
+sed -i 's/^claim: 11\.5 \[ch2\.S2\]/claim: 11.5 [ch2.S2 ch2.Q99]/' "$tmp/alab/planned-claims.md"
+"$dmalab" answers --labs-dir "$BUILD/labs" --answers-dir "$tmp/alab" >"$tmp/a2.out" 2>&1
+check $? 1 "a planned claim naming a question no file has: exit 1"
+has "$tmp/a2.out" "error: claim 11.5 of planned-claims.md names question ch2.Q99, which no answers file has" \
+	"the unknown question is named"
+cp answers/*.md "$tmp/alab/"
+printf '\n## ch2.S99\nprompt.en: p\nprompt.zh: p\nanswer.en: a\nanswer.zh: a\n' >>"$tmp/alab/ch2.md"
+"$dmalab" answers --labs-dir "$BUILD/labs" --answers-dir "$tmp/alab" >"$tmp/a3.out" 2>&1
+check $? 1 "a question no claim backs: exit 1"
+has "$tmp/a3.out" "no claim backs ch2.S99" "the question without a claim is named"
+cp answers/*.md "$tmp/alab/"
+sed -i 's/^prompt.en: What is DMA/claims: 01.1\nprompt.en: What is DMA/' "$tmp/alab/ch1.md"
+"$dmalab" answers --labs-dir "$BUILD/labs" --answers-dir "$tmp/alab" >"$tmp/a4.out" 2>&1
+check $? 2 "a 'claims:' line in a chapter file: exit 2"
+has "$tmp/a4.out" "'claims:' is not written here any more" "and it says where claims are named now"
+
+echo "== the answers in their own words (no run of 12 Chinese characters from a chapter)"
+if [ -d "$seeds" ]; then
+	"$dmalab" answers --labs-dir "$BUILD/labs" --seeds "$seeds" >"$tmp/s.out" 2>&1
+	check $? 0 "no answer shares 12 Chinese characters in a row with $seeds"
+	grep -E '^(error|answers:)' "$tmp/s.out"
+else
+	echo "skip: no chapter texts in $seeds (SEEDS=DIR): the copied-run check is skipped"
+fi
+mkdir "$tmp/seed"
+printf '# 第一章\n锁页内存不能被换出，所以设备可以放心地读写它。\n' >"$tmp/seed/fake.txt"
+cp answers/*.md "$tmp/alab/"
+sed -i '0,/^prompt.zh: .*/s//prompt.zh: 为什么说锁页内存（pinned）不能被换出所以设备可以读？/' "$tmp/alab/ch1.md"
+"$dmalab" answers --labs-dir "$BUILD/labs" --answers-dir "$tmp/alab" --seeds "$tmp/seed" \
+	>"$tmp/s2.out" 2>&1
+check $? 1 "a copied run of 15 characters (across code and punctuation) is flagged"
+has "$tmp/s2.out" "ch1.Q1 prompt.zh shares 15 Chinese characters in a row with fake.txt: 锁页内存不能被换出所以设备可以" \
+	"the copied run is named, with its length and the chapter"
+sed -i "s/^prompt.zh: 为什么说.*/prompt.zh: 它锁页内存不能被换出所以，它/" "$tmp/alab/ch1.md"
+"$dmalab" answers --labs-dir "$BUILD/labs" --answers-dir "$tmp/alab" --seeds "$tmp/seed" \
+	>"$tmp/s3.out" 2>&1
+check $? 0 "a shared run of 11 characters is not a copy"
+
 echo "== grade a results file the kit made (make check QUICK=1, no GPU)"
-g() { "$dmalab" grade --labs-dir "$tmp/nolabs" "$@"; }
+g() { "$dmalab" grade --labs-dir "$BUILD/labs" "$@"; }
 g --from "$fix/results-kit.json" --results "$tmp/kit" >"$tmp/kit.out" 2>&1
 check $? 0 "grade --from exits 0"
 has "$tmp/kit.out" "  ch1.Q1  confirmed" "all claims passed: confirmed"
@@ -86,7 +134,15 @@ cp -r answers "$tmp/answers"
 sed -i 's/^prompt.en: What is DMA/promt.en: What is DMA/' "$tmp/answers/ch1.md"
 g --from "$fix/results-kit.json" --answers-dir "$tmp/answers" >"$tmp/e5" 2>&1
 check $? 2 "malformed answers file: exit 2"
-has "$tmp/e5" "answers/ch1.md:5: unknown key 'promt.en'" "malformed answers: file:line: what"
+has "$tmp/e5" "answers/ch1.md:4: unknown key 'promt.en'" "malformed answers: file:line: what"
+
+echo "== grade without the labs built: the results name the claims' questions"
+"$dmalab" grade --labs-dir "$tmp/nolabs" --from "$fix/results-kit.json" --results "$tmp/nl" \
+	>"$tmp/nl.out" 2>&1
+check $? 0 "grade --from with no lab built exits 0"
+has "$tmp/nl.out" "  ch1.Q1  confirmed" "a claim backs the question its results name"
+has "$tmp/nl.out" "  ch2.S7  unverified (no claim of these labs backs it)" \
+	"a question backed only through the labs' specs says so"
 
 echo "== scripted quiz"
 q() { "$dmalab" quiz --labs-dir "$tmp/nolabs" --results "$tmp/q" --chapter ch1 "$@"; }

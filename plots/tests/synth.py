@@ -110,6 +110,44 @@ def lab05():
     return lab("05", "page faults", claims, facts, {})
 
 
+# The labs' figure declarations (lab.h, struct lab_figure), as their
+# --describe prints them: used by the tests only when no lab is built (a
+# fresh clone running `make test-plots` alone); with the labs built, the
+# tests read the labs' own and check that each of these is among them.
+FIGURES = {
+    "02": [{"name": "lab02_bandwidth", "kind": "lab02_bandwidth", "title": "synthetic: lab-02",
+            "series": ["h2d_*", "d2h_*", "host_memcpy"], "facts": [], "claims": ["02.1"]}],
+    "03": [{"name": "lab03_calls", "kind": "lab03_calls", "title": "synthetic: lab-03 calls",
+            "series": ["call_*", "copy_*"], "facts": [], "claims": ["03.1"]},
+           {"name": "lab03_timeline", "kind": "lab03_timeline", "title": "synthetic: timeline",
+            "series": [], "facts": [], "claims": ["03.1"]}],
+    "04": [{"name": "lab04_latency", "kind": "lab04_latency", "title": "synthetic: lab-04",
+            "series": ["latency_node*"], "facts": ["cpu_node"], "claims": ["04.1"]},
+           {"name": "lab04_local_remote", "kind": "lab04_local_remote",
+            "title": "synthetic: local/remote", "series": [], "facts": [], "claims": ["04.2"]}],
+    "05": [{"name": "lab05_faults", "kind": "lab05_faults", "title": "synthetic: faults",
+            "series": [], "facts": [], "claims": ["05.1"]},
+           {"name": "lab05_4gib", "kind": "lab05_4gib", "title": "synthetic: 4 GiB",
+            "series": [], "facts": [], "claims": ["05.2"]}],
+}
+
+
+def new_lab():
+    """A lab plots/ has never heard of, lab-90, with the two figures any lab
+    can declare without code in plots/: its record and its declarations."""
+    sizes = [4 * KiB * 2 ** i for i in range(8)]
+    ser = {"scan_seq": series("scan_seq", "GB/s", "bytes", sizes, sweep_rate(20.0, 64 * KiB)),
+           "scan_rand": series("scan_rand", "GB/s", "bytes", sizes, sweep_rate(4.0, 64 * KiB))}
+    st = [stats("step_small", "ns", 80), stats("step_large", "ns", 300)]
+    rec = lab("90", "a new lab", [claim("90.1", st=st)], {"peak_gbs": {"value": 22.0,
+                                                                          "unit": "GB/s"}}, ser)
+    figs = [{"name": "lab90_scan", "kind": "lines", "title": "lab-90: read rate by size",
+             "series": ["scan_*"], "facts": ["peak_gbs"], "claims": ["90.1"]},
+            {"name": "lab90_steps", "kind": "boxes", "title": "lab-90: one step",
+             "series": ["step_small", "step_large"], "facts": [], "claims": ["90.1"]}]
+    return rec, figs
+
+
 def results():
     return {"schema": "dmalab-results/1", "dmalab": {"version": "synthetic"},
             "command": "synthetic (plots/tests/synth.py)", "started": "2000-01-01T00:00:00Z",
