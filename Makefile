@@ -26,6 +26,20 @@ else
 endif
 CPPFLAGS += -DDMALAB_HAVE_NVCC=$(HAVE_NVCC) -DDMALAB_CUDA_RT_VERSION=$(CUDA_RT_VERSION)
 
+# The CUDA mode this build was made in.  `make NVCC=` builds the stubs on
+# purpose; installing nvcc after a stub build, or `make NVCC=` after a CUDA
+# build, changes the mode.  The stamp is rewritten only when the mode changes,
+# and every .cu lab (and every object, since CPPFLAGS carries the mode)
+# depends on it, so a change of mode rebuilds them.
+CUDA_MODE  := $(if $(filter 1,$(HAVE_NVCC)),nvcc $(NVCC) $(CUDA_RT_VERSION),stub)
+CUDA_STAMP := $(BUILD)/cuda-mode
+
+# Header dependencies: each compile writes the headers it read to
+# $(BUILD)/dep/<target>.d (-MMD; -MP: a deleted header is no error), which
+# are included below.  gcc and nvcc take the same flags.
+depfile  = $(patsubst $(BUILD)/%,$(BUILD)/dep/%.d,$(1))
+DEPFLAGS = -MMD -MP -MF $(call depfile,$@) -MT $@
+
 LAB_DIRS := $(sort $(wildcard labs/[0-9][0-9]-*))
 LAB_IDS  := $(foreach d,$(LAB_DIRS),$(firstword $(subst -, ,$(notdir $(d)))))
 LAB_BINS := $(addprefix $(BUILD)/labs/lab-,$(LAB_IDS))
@@ -37,7 +51,6 @@ LIB      := $(BUILD)/libdmalab.a
 RUN_SRCS := $(wildcard harness/runner/*.c)
 RUN_OBJS := $(patsubst harness/runner/%.c,$(BUILD)/obj/runner/%.o,$(RUN_SRCS))
 DMALAB   := $(BUILD)/dmalab
-HEADERS  := $(wildcard harness/include/*.h)
 
 UNIT_SRCS := $(wildcard harness/tests/unit/test_*.c)
 UNIT_BINS := $(patsubst harness/tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -46,7 +59,7 @@ FAKE_BINS := $(patsubst harness/tests/fakelabs/%.c,$(BUILD)/fakelabs/%,$(FAKE_SR
 
 .PHONY: all help deps test-deps check test unit mutants selftest list sysinfo clean \
 	plots report test-plots grade quiz answers test-answers \
-	claims claims-golden test-claims \
+	claims claims-golden test-claims test-example FORCE \
 	sabotage fakelabs $(addprefix lab-,$(LAB_IDS))
 .DEFAULT_GOAL := all
 
@@ -58,6 +71,7 @@ help:
 	@echo "make lab-NN    run one lab, narrated (labs: $(LAB_IDS))"
 	@echo "make list      every lab, its claims, and whether it will skip here"
 	@echo "make claims    every claim's relation, tolerance, rule and sabotage (FORMAT=json)"
+	@echo "make NVCC=     build the CUDA labs as stubs on purpose (their claims skip: not-built:no-nvcc)"
 	@echo "make sysinfo   the machine facts the skips are decided on"
 	@echo "make selftest  sabotage builds must fail their claims; runner vs fake labs"
 	@echo "make mutants   break the statistics and relations on purpose; the unit tests must fail"
@@ -78,18 +92,18 @@ deps:
 test-deps:
 	@sh harness/deps.sh test
 
-$(BUILD)/obj/lib/%.o: harness/lib/%.c $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+$(BUILD)/obj/lib/%.o: harness/lib/%.c $(CUDA_STAMP)
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
 # The errata are built into the library (errata_text.S includes the file).
 $(BUILD)/obj/lib/errata_text.o: harness/lib/errata_text.S answers/errata.md
 	@mkdir -p $(dir $@)
 	$(CC) -c -o $@ $<
 
-$(BUILD)/obj/runner/%.o: harness/runner/%.c $(HEADERS) $(wildcard harness/runner/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+$(BUILD)/obj/runner/%.o: harness/runner/%.c $(CUDA_STAMP)
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -101,37 +115,46 @@ $(DMALAB): $(RUN_OBJS) $(LIB)
 # One rule per lab, for the normal and the sabotage build.
 # $(1): lab id, $(2): lab dir, $(3): output dir, $(4): extra defines
 define lab_rule
-$(3)/lab-$(1): $(wildcard $(2)/*.c $(2)/*.cu $(2)/*.h) $(LIB) $(HEADERS)
-	@mkdir -p $(3)
+$(3)/lab-$(1): $(wildcard $(2)/*.c $(2)/*.cu $(2)/*.h) $(LIB) $(if $(wildcard $(2)/lab.cu),$(CUDA_STAMP))
+	@mkdir -p $(3) $$(dir $$(call depfile,$$@))
 ifneq ($(wildcard $(2)/lab.cu),)
 ifeq ($(HAVE_NVCC),1)
-	$(NVCC) $(CPPFLAGS) $(4) -DDMALAB_HAVE_CUDA=1 $(NVCCFLAGS) -o $$@ $(2)/lab.cu $(LIB) $(LDLIBS)
+	$(NVCC) $(CPPFLAGS) $(4) -DDMALAB_HAVE_CUDA=1 $(NVCCFLAGS) $$(DEPFLAGS) -o $$@ $(2)/lab.cu $(LIB) $(LDLIBS)
 else
-	$(CC) $(CPPFLAGS) $(4) -DDMALAB_HAVE_CUDA=0 $(CFLAGS) $(WARN) -x c -o $$@ $(2)/lab.cu -x none $(LIB) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(4) -DDMALAB_HAVE_CUDA=0 $(CFLAGS) $(WARN) $$(DEPFLAGS) -x c -o $$@ $(2)/lab.cu -x none $(LIB) $(LDLIBS)
 endif
 else
-	$(CC) $(CPPFLAGS) $(4) $(CFLAGS) $(WARN) -o $$@ $(2)/lab.c $(LIB) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(4) $(CFLAGS) $(WARN) $$(DEPFLAGS) -o $$@ $(2)/lab.c $(LIB) $(LDLIBS)
 endif
 endef
 $(foreach d,$(LAB_DIRS),$(eval $(call lab_rule,$(firstword $(subst -, ,$(notdir $(d)))),$(d),$(BUILD)/labs,)))
 $(foreach d,$(LAB_DIRS),$(eval $(call lab_rule,$(firstword $(subst -, ,$(notdir $(d)))),$(d),$(BUILD)/sabotage,-DLAB_SABOTAGE)))
 
+# The example lab of labs/README.md, built like a lab but in no lab list;
+# make test-example (part of make test) runs both builds.
+EXAMPLE_BINS := $(BUILD)/example/lab-example $(BUILD)/example/sabotage/lab-example
+$(eval $(call lab_rule,example,labs/example,$(BUILD)/example,))
+$(eval $(call lab_rule,example,labs/example,$(BUILD)/example/sabotage,-DLAB_SABOTAGE))
+
+test-example: $(EXAMPLE_BINS)
+	@sh labs/example/check.sh $(EXAMPLE_BINS)
+
 sabotage: $(SAB_BINS)
 
-$(BUILD)/fakelabs/%: harness/tests/fakelabs/%.c $(LIB) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/fakelabs/%: harness/tests/fakelabs/%.c $(LIB)
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 fakelabs: $(FAKE_BINS)
 
 SABOTAGE_CHECK := $(BUILD)/tests/sabotage-check
-$(SABOTAGE_CHECK): harness/tests/tools/sabotage_check.c $(LIB) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIB) $(LDLIBS)
+$(SABOTAGE_CHECK): harness/tests/tools/sabotage_check.c $(LIB)
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-$(BUILD)/tests/%: harness/tests/unit/%.c $(LIB) $(HEADERS) $(wildcard harness/tests/unit/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+$(BUILD)/tests/%: harness/tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
 
 # QUICK=1 (or yes/true) asks for small sizes; QUICK=0 does not.
 QUICK_FLAG := $(if $(filter 1 yes true,$(QUICK)),--quick)
@@ -161,7 +184,13 @@ mutants: test-deps
 selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
-test: unit mutants selftest test-plots test-answers test-claims
+test: unit mutants selftest test-plots test-answers test-claims test-example test-numa
+
+# The two-node claims in an emulated two-node guest (QEMU, TCG; about 80 s):
+# static labs and runner, built into $(BUILD)/numa/ (harness/tests/numa/run.sh).
+.PHONY: test-numa
+test-numa: deps
+	@BUILD=$(BUILD) MAKE='$(MAKE)' CC='$(CC)' sh harness/tests/numa/run.sh
 
 # Every claim's relation as a reviewed diff (README.md, "How a verdict is made").
 CLAIMS_GOLDEN := harness/tests/golden/claims.txt
@@ -209,6 +238,17 @@ report:
 test-plots:
 	@sh harness/deps.sh plots-test
 	@sh plots/run.sh tests/test_plots.py
+
+# Rewritten only when the mode differs (make then sees it unchanged).
+$(CUDA_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(CUDA_MODE)" ]; then \
+		echo "CUDA mode: $(CUDA_MODE)"; echo "$(CUDA_MODE)" >$@; fi
+
+FORCE:
+
+# The headers each object and program was built from (see DEPFLAGS).
+-include $(shell find $(BUILD)/dep -name '*.d' 2>/dev/null)
 
 clean:
 	rm -rf $(BUILD) $(RESULTS)
