@@ -6,10 +6,10 @@
  * (01.1-01.5, 01.8) run everywhere; 01.6, 01.7 and 01.9 need the CUDA runtime.
  *
  * The RLIMIT_MEMLOCK refusal (01.4) and the pinned allocation under that
- * limit (01.6) run in children: fork+exec of this program with `--role`,
+ * limit (01.6) run in children: this program again with `--role` (proc.h),
  * which lower RLIMIT_MEMLOCK to CHILD_MEMLOCK_LIMIT and drop CAP_IPC_LOCK
- * before trying.  The parent touches CUDA only after its last fork (01.7,
- * 01.9), since a process must not fork once CUDA is initialised.
+ * before trying and print a one-line report.  The parent touches CUDA only
+ * after its last child (01.7, 01.9), so no child inherits a CUDA context.
  *
  * This file is C and C++ at once: nvcc builds it as C++17, and without nvcc
  * gcc builds it as C with DMALAB_HAVE_CUDA=0 (the CUDA claims then skip).
@@ -17,20 +17,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <linux/capability.h>
 
+#include "buffer.h"
 #include "lab.h"
+#include "preflight.h"
+#include "proc.h"
 #include "procfs.h"
 #if DMALAB_HAVE_CUDA
 #include "lab_cuda.h"
@@ -158,26 +157,21 @@ static int check_opts(const struct lab *L)
 	const struct lab_opts *o = lab_options(L);
 	char sz[32];
 
+	uint64_t rounded;
+
 	if (!o->size_given)
 		return 0;
-	lab_size_arg(o->size, sz, sizeof(sz));
-	if (o->size > UINT64_MAX - page_bytes())
-		fprintf(stderr, "lab-01: --size '%s': too large (see --help)\n", sz);
-	else if (o->size < MIN_SIZE_BYTES)
-		fprintf(stderr, "lab-01: --size '%s': too small: need at least 64 MiB, "
-			"as 01.7's pinned buffer must span many 2 MiB blocks (see --help)\n", sz);
-	else
-		return 0;
-	return 2;
+	if (preflight_add(o->size, page_bytes(), &rounded) < 0)
+		return preflight_usage(L, "size", lab_size_arg(o->size, sz, sizeof(sz)),
+				       "too large");
+	return preflight_size_floor(L, "size", o->size, MIN_SIZE_BYTES, ", as 01.7's "
+				    "pinned buffer must span many 2 MiB blocks");
 }
 
 /* Fresh anonymous memory, never touched: no page is resident yet. */
 static void *map_fresh(uint64_t bytes)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
+	return buf_map(bytes, 0, BUF_UNTRACKED, NULL); /* munmap(p, bytes) gives it back */
 }
 
 static uint64_t status_or_die(struct lab *L, const char *key)
@@ -311,16 +305,28 @@ static uint64_t fit_region(uint64_t want, uint64_t budget)
 	return want <= budget ? want : 0;
 }
 
-/* Skip claim id (and return 1) when bytes exceed half of MemAvailable. */
-static int skip_if_too_big(struct lab *L, const char *id, uint64_t bytes)
+/* 1 (and why in detail) when bytes exceed half of the memory available. */
+static int too_big(struct lab *L, uint64_t bytes, char *detail, size_t len)
 {
-	uint64_t avail = meminfo_or_die(L, "MemAvailable");
+	const char *what;
+	uint64_t avail = preflight_available(L, &what);
 	char a[32], b[32];
 
-	if (bytes <= avail / 2)
+	if (preflight_fits(2, bytes, avail))
 		return 0;
-	claim_skip(L, id, SKIP_NOT_ENOUGH_MEMORY, "%s wanted, MemAvailable %s",
-		   lab_fmt_size(bytes, a, sizeof(a)), lab_fmt_size(avail, b, sizeof(b)));
+	snprintf(detail, len, "%s wanted, %s %s", lab_fmt_size(bytes, a, sizeof(a)), what,
+		 lab_fmt_size(avail, b, sizeof(b)));
+	return 1;
+}
+
+/* Skip claim id (and return 1) when bytes exceed half of the memory available. */
+static int skip_if_too_big(struct lab *L, const char *id, uint64_t bytes)
+{
+	char detail[200];
+
+	if (!too_big(L, bytes, detail, sizeof(detail)))
+		return 0;
+	claim_skip(L, id, SKIP_NOT_ENOUGH_MEMORY, "%s", detail);
 	return 1;
 }
 
@@ -628,7 +634,11 @@ static int child_arrange_limit(uint64_t limit)
 
 	rl.rlim_cur = (rlim_t)limit;
 	rl.rlim_max = (rlim_t)limit;
-	if (setrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
+	/* A hard limit below ours cannot be raised without CAP_SYS_RESOURCE
+	 * (EPERM): keep it as the soft limit too; "limit=" says what it is. */
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) < 0 && (errno != EPERM ||
+	    getrlimit(RLIMIT_MEMLOCK, &rl) < 0 || rl.rlim_max >= (rlim_t)limit ||
+	    (rl.rlim_cur = rl.rlim_max, setrlimit(RLIMIT_MEMLOCK, &rl) < 0))) {
 		printf("error setrlimit(RLIMIT_MEMLOCK, %llu): %s\n", (unsigned long long)limit,
 		       strerror(errno));
 		return -1;
@@ -777,6 +787,8 @@ static int run_role(struct lab *L, const char *role)
 {
 	int rc = 2;
 
+	if (proc_child_init() < 0)
+		return 127; /* the lab is gone already */
 	if (strcmp(role, ROLE_MLOCK) == 0)
 		rc = role_mlock_over_limit(L);
 #if DMALAB_HAVE_CUDA
@@ -790,203 +802,18 @@ static int run_role(struct lab *L, const char *role)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Starting a child and collecting its one line                             */
+/* Running a child to its end and reading its one-line report (proc.h)      */
 
-struct child_result {
-	char line[512]; /* first line of the child's stdout */
-	int status;     /* from waitpid */
-	int timed_out;  /* killed by us after the deadline */
-};
-
-/*
- * While a child runs, Ctrl-C, SIGTERM and SIGHUP are held as a flag so the
- * parent can kill and reap the child first, then die of the same signal.
- */
-static volatile sig_atomic_t stop_signal;
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
-#define NSTOP ((int)(sizeof(stop_signals) / sizeof(stop_signals[0])))
-
-static void note_stop_signal(int sig)
+/* `--role ROLE --size BYTES --device D`; its report line, kept in p. */
+static const char *run_child(struct lab *L, struct proc *p, const char *role,
+			     uint64_t bytes, double timeout_s)
 {
-	stop_signal = sig;
-}
-
-static void hold_stop_signals(struct sigaction *old)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = note_stop_signal; /* no SA_RESTART: poll returns EINTR */
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < NSTOP; i++) {
-		sigaction(stop_signals[i], NULL, &old[i]);
-		if (old[i].sa_handler != SIG_IGN) /* keep what nohup ignored */
-			sigaction(stop_signals[i], &sa, NULL);
-	}
-}
-
-static void release_stop_signals(const struct sigaction *old)
-{
-	for (int i = 0; i < NSTOP; i++)
-		sigaction(stop_signals[i], &old[i], NULL);
-	if (stop_signal)
-		raise(stop_signal);
-}
-
-/* In the child, between fork and exec: async-signal-safe calls only. */
-static void exec_role(const char *self, char *const *argv, int out_fd, pid_t parent)
-{
-	/* Die with the parent, whichever way it goes (even SIGKILL). */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127);
-	if (dup2(out_fd, STDOUT_FILENO) < 0)
-		_exit(127);
-	execv(self, argv);
-	_exit(127);
-}
-
-/* 1 when the child must be killed now: past the deadline or signalled. */
-static int must_stop(double deadline, struct child_result *r)
-{
-	if (lab_now() >= deadline)
-		r->timed_out = 1;
-	return r->timed_out || stop_signal;
-}
-
-/* Read the child's stdout until EOF, the deadline (lab_now() s) or a signal. */
-static void read_child(int fd, double deadline, struct child_result *r)
-{
-	size_t used = 0, room = sizeof(r->line) - 1;
-	char sink[256];
-
-	while (!must_stop(deadline, r)) {
-		struct pollfd pfd;
-		ssize_t k;
-
-		pfd.fd = fd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		if (poll(&pfd, 1, 100) <= 0)
-			continue; /* EINTR or a quiet 100 ms: check again */
-		if (used < room)
-			k = read(fd, r->line + used, room - used);
-		else
-			k = read(fd, sink, sizeof(sink)); /* keep the pipe drained */
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		if (used < room)
-			used += (size_t)k;
-	}
-	r->line[used] = '\0';
-	r->line[strcspn(r->line, "\n")] = '\0';
-}
-
-/* Wait for pid until the deadline or a signal, then kill it; always reaps. */
-static void reap_child(pid_t pid, double deadline, struct child_result *r)
-{
-	while (!must_stop(deadline, r)) {
-		pid_t w = waitpid(pid, &r->status, WNOHANG);
-
-		if (w == pid || (w < 0 && errno != EINTR))
-			return;
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
-		;
-}
-
-/*
- * fork+exec this program as `--role role --size bytes --device D`, stdout on
- * a pipe.  Returns 0 with r filled, or -1 (errno) if no child started.
- */
-static int spawn_role(struct lab *L, const char *role, uint64_t bytes,
-		      double timeout_s, struct child_result *r)
-{
-	const char *self = lab_self_path(L);
 	char size_arg[32], dev_arg[16];
-	const char *argv[8];
-	struct sigaction old[NSTOP];
-	int fds[2], fork_errno;
-	pid_t pid, parent = getpid();
-	double deadline = lab_now() + timeout_s;
+	const char *extra[] = { "--size", size_arg, "--device", dev_arg, NULL };
 
-	memset(r, 0, sizeof(*r));
-	if (!strchr(self, '/'))
-		self = "/proc/self/exe"; /* started through PATH */
 	snprintf(size_arg, sizeof(size_arg), "%llu", (unsigned long long)bytes);
 	snprintf(dev_arg, sizeof(dev_arg), "%d", lab_options(L)->device);
-	argv[0] = self; argv[1] = "--role"; argv[2] = role;
-	argv[3] = "--size"; argv[4] = size_arg;
-	argv[5] = "--device"; argv[6] = dev_arg; argv[7] = NULL;
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -1;
-	fflush(NULL);
-	hold_stop_signals(old);
-	pid = fork();
-	if (pid == 0)
-		exec_role(self, (char *const *)argv, fds[1], parent);
-	fork_errno = errno;
-	close(fds[1]);
-	if (pid > 0) {
-		read_child(fds[0], deadline, r);
-		reap_child(pid, deadline, r);
-	}
-	close(fds[0]);
-	release_stop_signals(old); /* dies here if a signal came */
-	errno = fork_errno;
-	return pid < 0 ? -1 : 0;
-}
-
-/* Start a role and insist on a clean exit and a line; lab_error otherwise. */
-static void spawn_role_or_die(struct lab *L, const char *role, uint64_t bytes,
-			      double timeout_s, struct child_result *r)
-{
-	if (spawn_role(L, role, bytes, timeout_s, r) < 0)
-		lab_error_errno(L, "starting the %s child", role);
-	if (r->timed_out)
-		lab_error(L, "the %s child did not finish within %.0f s (killed)", role, timeout_s);
-	if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0) {
-		if (strncmp(r->line, "error ", 6) == 0)
-			lab_error(L, "%s child: %s", role, r->line + 6);
-		lab_error(L, "the %s child ended badly (status 0x%x, said '%s')",
-			  role, r->status, r->line);
-	}
-}
-
-/* Value of " key=" in a child's line, as a number; -1 with errno if absent. */
-static int line_ll(const char *line, const char *key, long long *v)
-{
-	size_t n = strlen(key);
-	const char *p = line;
-	char *end;
-
-	while ((p = strstr(p, key)) != NULL) {
-		if ((p == line || p[-1] == ' ') && p[n] == '=')
-			break;
-		p += n;
-	}
-	if (!p) {
-		errno = ENOENT;
-		return -1;
-	}
-	errno = 0;
-	*v = strtoll(p + n + 1, &end, 10);
-	if (errno || end == p + n + 1)
-		return -1;
-	return 0;
-}
-
-static long long line_ll_or_die(struct lab *L, const char *line, const char *key)
-{
-	long long v = 0;
-
-	if (line_ll(line, key, &v) < 0)
-		lab_error(L, "child said '%s': no number for %s", line, key);
-	return v;
+	return proc_run_role(L, p, role, extra, timeout_s);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -994,7 +821,8 @@ static long long line_ll_or_die(struct lab *L, const char *line, const char *key
 
 static void claim_limit_refusal(struct lab *L)
 {
-	struct child_result r;
+	struct proc p;
+	const char *line;
 	long long limit, err;
 	char lim[32], sz[32];
 
@@ -1002,10 +830,18 @@ static void claim_limit_refusal(struct lab *L)
 		 ROLE_MLOCK, lab_fmt_size(MLOCK_CHILD_LIMIT, lim, sizeof(lim)));
 	lab_note(L, "then asks mlock for %s: what an RDMA registration meets in a container",
 		 lab_fmt_size(CHILD_OVER_LIMIT_BYTES, sz, sizeof(sz)));
-	spawn_role_or_die(L, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES, MLOCK_CHILD_TIMEOUT_S, &r);
-	limit = line_ll_or_die(L, r.line, "limit");
-	err = line_ll_or_die(L, r.line, "errno");
+	line = run_child(L, &p, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES, MLOCK_CHILD_TIMEOUT_S);
+	limit = proc_field(L, &p, line, "limit");
+	err = proc_field(L, &p, line, "errno");
 	lab_fact_num(L, "child_rlimit_memlock", (double)limit, "bytes");
+	if (limit == 0) { /* a hard limit of 0 B: nothing to exceed */
+		claim_skip(L, "01.4", SKIP_NO_CAPABILITY,
+			   "hard RLIMIT_MEMLOCK 0 B: raising it to %s needs CAP_SYS_RESOURCE (setrlimit: EPERM); "
+			   "under a 0 B limit mlock refuses any size with %s, not the over-limit ENOMEM",
+			   lab_fmt_size(MLOCK_CHILD_LIMIT, lim, sizeof(lim)),
+			   err == EPERM ? "EPERM" : err ? strerror((int)err) : "nothing (it succeeded)");
+		return;
+	}
 	if (limit < 0)
 		claim_note(L, "child: RLIMIT_MEMLOCK unlimited, no CAP_IPC_LOCK; mlock %s",
 			   err ? strerror((int)err) : "succeeded");
@@ -1017,32 +853,17 @@ static void claim_limit_refusal(struct lab *L)
 }
 
 #if DMALAB_HAVE_CUDA
-static int skip_from_child(struct lab *L, const char *id, const char *line)
+static void decide_pin_claim(struct lab *L, struct proc *p, const char *line)
 {
-	char reason[48];
-	int n = 0;
-
-	if (sscanf(line, "skip %47s %n", reason, &n) != 1 || n == 0)
-		return 0;
-	if (!lab_skip_reason_valid(reason))
-		lab_error(L, "child skipped with an unknown reason '%s'", reason);
-	claim_skip(L, id, reason, "%s", line + n);
-	return 1;
-}
-
-static void decide_pin_claim(struct lab *L, const char *line)
-{
-	long long bytes = line_ll_or_die(L, line, "bytes");
-	long long ok = line_ll_or_die(L, line, "ok");
-	long long code = line_ll_or_die(L, line, "code");
-	long long dlck = line_ll_or_die(L, line, "vmlck");
-	long long dpin = line_ll_or_die(L, line, "vmpin");
-	long long drss = line_ll_or_die(L, line, "vmrss");
-	const char *name = strstr(line, "name=");
+	long long bytes = proc_field(L, p, line, "bytes");
+	long long ok = proc_field(L, p, line, "ok");
+	long long code = proc_field(L, p, line, "code");
+	long long dlck = proc_field(L, p, line, "vmlck");
+	long long dpin = proc_field(L, p, line, "vmpin");
+	long long drss = proc_field(L, p, line, "vmrss");
 	char nm[64] = "?", sz[32];
 
-	if (name)
-		sscanf(name + 5, "%63s", nm);
+	proc_msg_str(line, "name", nm, sizeof(nm));
 	lab_fmt_size((uint64_t)bytes, sz, sizeof(sz));
 	lab_fact_num(L, "pinned_vmlck_delta", (double)dlck, "bytes");
 	lab_fact_num(L, "pinned_vmpin_delta", (double)dpin, "bytes");
@@ -1062,15 +883,16 @@ static void decide_pin_claim(struct lab *L, const char *line)
 static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 {
 #if DMALAB_HAVE_CUDA
-	struct child_result r;
+	struct proc p;
+	const char *line;
 
 	if (skip_if_too_big(L, "01.6", bytes))
 		return;
 	lab_note(L, "a second child, same limit and no CAP_IPC_LOCK (--role %s): cudaHostAlloc;", ROLE_PIN);
 	lab_note(L, "the driver pins pages itself, so look at VmLck and VmPin afterwards");
-	spawn_role_or_die(L, ROLE_PIN, bytes, PIN_CHILD_TIMEOUT_S, &r);
-	if (!skip_from_child(L, "01.6", r.line))
-		decide_pin_claim(L, r.line);
+	line = run_child(L, &p, ROLE_PIN, bytes, PIN_CHILD_TIMEOUT_S);
+	if (!proc_report_skip(L, "01.6", line))
+		decide_pin_claim(L, &p, line);
 #else
 	claim_skip(L, "01.6", SKIP_NOT_BUILT_NO_NVCC, "built without nvcc");
 #endif
@@ -1127,7 +949,7 @@ static int mlock_control_runs(struct lab *L, uint64_t bytes)
 static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
 {
 	uint64_t control = fit_region(bytes, budget);
-	uint64_t avail = meminfo_or_die(L, "MemAvailable");
+	uint64_t avail = preflight_available(L, NULL);
 
 	if (geteuid() != 0) {
 		claim_skip(L, "01.7", SKIP_NOT_ROOT,
@@ -1136,7 +958,7 @@ static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
 	}
 	lab_note(L, "page frame numbers from /proc/self/pagemap; in a VM they are guest-physical,");
 	lab_note(L, "so they say what the guest kernel did, not where the host put the memory");
-	if (control > avail / 2)
+	if (!preflight_fits(2, control, avail))
 		control = 0; /* the control is optional: never squeeze the machine */
 	if (control && !mlock_control_runs(L, control)) {
 		claim_skip(L, "01.7", SKIP_NO_CAPABILITY,
@@ -1226,18 +1048,16 @@ static void decide_pinned_runs(struct lab *L, void *p, uint64_t bytes)
 /* 01.9 and (contig) 01.7 on one cudaHostAlloc buffer in this process. */
 static void pinned_here(struct lab *L, uint64_t bytes, uint64_t budget, int contig)
 {
-	char detail[200], a[32], b[32];
+	char detail[200];
 	const char *why = lab_cuda_unavailable(1, detail, sizeof(detail));
-	uint64_t avail = meminfo_or_die(L, "MemAvailable"), before, after;
+	uint64_t before, after;
 	void *p;
 
 	if (why) {
 		skip_pinned(L, contig, why, detail);
 		return;
 	}
-	if (bytes > avail / 2) {
-		snprintf(detail, sizeof(detail), "%s wanted, MemAvailable %s",
-			 lab_fmt_size(bytes, a, sizeof(a)), lab_fmt_size(avail, b, sizeof(b)));
+	if (too_big(L, bytes, detail, sizeof(detail))) {
 		skip_pinned(L, contig, SKIP_NOT_ENOUGH_MEMORY, detail);
 		return;
 	}

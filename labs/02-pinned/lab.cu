@@ -20,8 +20,8 @@
  * (which moves pageable copies by tens of per cent) hits both alike and the
  * per-pair ratio is what is compared.
  *
- * Link facts come from sysinfo (NVML or sysfs), matched to this CUDA device
- * by PCI bus id.
+ * Link facts come from gpu_topo (sysfs, NVML over it), matched to this CUDA
+ * device by PCI bus id.
  *
  * This file is C and C++ at once: nvcc builds it as C++17, and without nvcc
  * gcc builds it as C with DMALAB_HAVE_CUDA=0 (every claim then skips).
@@ -33,9 +33,10 @@
 #include <unistd.h>
 
 #include "lab.h"
+#include "preflight.h"
 
 static const struct claim_spec claims[] = {
-	{ "02.1", "ch1.Q2",
+	{ "02.1", "ch1.Q2 ch2.S2 ch2.S9",
 	  "pinned H2D is faster than pageable H2D for copies of 64 MiB and more",
 	  "ch1 Q2: a pageable copy is first copied by the calling thread into the driver's "
 	  "pinned staging buffer, then DMA'd; a pinned one is DMA'd directly (no figure)",
@@ -51,7 +52,7 @@ static const struct claim_spec claims[] = {
 	  WANT_NEAR(2, 0.25, "x"),
 	  "the 'pinned' buffer of the claim pair is pageable malloc memory, so both "
 	  "copies take the staging path" },
-	{ "02.3", "ch1.table",
+	{ "02.3", "ch1.table ch2.S2 ch2.S8",
 	  "pinned H2D reaches the PCIe link's theoretical rate (generation x width)",
 	  "ch1 bandwidth table: pinned copies run at what the link delivers (Gen4 x16 "
 	  "25 GB/s, Gen5 x16 50 GB/s); ch2 sec. 2: pinned is near the theoretical peak",
@@ -59,7 +60,7 @@ static const struct claim_spec claims[] = {
 	  WANT_GE(80, "%"),
 	  "the 'pinned' buffer of the claim pair is pageable malloc memory, so the copy "
 	  "runs at the CPU's staging rate" },
-	{ "02.4", "ch1.table",
+	{ "02.4", "ch1.table ch1.E2",
 	  "16 GB of weights over this link take the chapter's time for its generation",
 	  "ch1 bandwidth table: 16 GB from pinned memory take 640 ms on PCIe Gen4 x16 "
 	  "and 320 ms on Gen5 x16",
@@ -76,7 +77,7 @@ static const struct claim_spec claims[] = {
 	  WANT_NEAR(1, 0.10, "x"),
 	  "the registered buffer is unregistered (cudaHostUnregister) before the timed "
 	  "copies, so they run at pageable speed" },
-	{ "02.6", "ch2.S9",
+	{ "02.6", "ch2.S9 ch1.Q3",
 	  "for a one-off 1 MiB H2D transfer, pinning first (register, copy, unregister) "
 	  "costs more than a pageable copy",
 	  "ch2 sec. 9 decision tree: small transfers need no pinning, malloc is enough; "
@@ -89,6 +90,16 @@ static const struct claim_spec claims[] = {
 };
 
 static int check_opts(const struct lab *L);
+
+/* What plots/ draws from the record (lab.h, struct lab_figure). */
+static const struct lab_figure figures[] = {
+	{ "lab02_bandwidth", "lab02_bandwidth",
+	  "h2d_pageable h2d_pinned h2d_registered h2d_wc d2h_pageable d2h_pinned "
+	  "d2h_registered d2h_wc host_memcpy",
+	  "pcie_theoretical_gbs pcie_gen_max pcie_width_max gpu_pci_bus_id host_memcpy_gbs",
+	  "02.1 02.3", "lab-02: H2D and D2H bandwidth by transfer size and kind of host memory" },
+	{ NULL }
+};
 
 static const struct lab_spec spec = {
 	.id = "02",
@@ -103,6 +114,7 @@ static const struct lab_spec spec = {
 	.default_size = 1 * GiB,
 	.default_iters = 7,
 	.check_opts = check_opts,
+	.figures = figures,
 };
 
 #define MIN_LARGEST_BYTES (64 * MiB)   /* 02.1 is about copies of 64 MiB and more */
@@ -111,18 +123,16 @@ static const struct lab_spec spec = {
 static int check_opts(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
-	char sz[32];
 
-	if (!o->size_given || o->size >= MIN_LARGEST_BYTES)
+	if (!o->size_given)
 		return 0;
-	fprintf(stderr, "lab-02: --size '%s': too small: need at least 64 MiB, as the "
-		"claims compare copies of 64 MiB and more (see --help)\n",
-		lab_size_arg(o->size, sz, sizeof(sz)));
-	return 2;
+	return preflight_size_floor(L, "size", o->size, MIN_LARGEST_BYTES, ", as the claims "
+				    "compare copies of 64 MiB and more");
 }
 
 #if DMALAB_HAVE_CUDA
-#include "lab_cuda.h"
+#include "gpu_topo.h"
+#include "lab_buffers_cuda.h"
 #include "sysinfo.h"
 
 #define SWEEP_FIRST_BYTES (4 * KiB)
@@ -141,8 +151,6 @@ static int check_opts(const struct lab *L)
 
 enum host_kind { HOST_PAGEABLE, HOST_PINNED, HOST_REGISTERED, HOST_WC, HOST_NKINDS };
 enum copy_dir { DIR_H2D, DIR_D2H, DIR_N };
-/* How a host buffer was obtained, hence how it is given back. */
-enum host_how { HOW_MALLOC, HOW_REGISTERED, HOW_CUDA_HOST };
 
 static const char *const kind_name[HOST_NKINDS] = {
 	"pageable", "pinned", "registered", "write-combined"
@@ -160,9 +168,9 @@ static const char *const fact_name[HOST_NKINDS][DIR_N] = {
 	{ "h2d_wc_gbs", "d2h_wc_gbs" },
 };
 
+/* Given back with lab_cuda_free, which knows how it was obtained. */
 struct host_buf {
 	enum host_kind kind;
-	enum host_how how;
 	void *p;
 	size_t bytes;
 };
@@ -221,27 +229,24 @@ static void plan_init(struct lab *L, struct bench *b)
 /* Skips the lab when the GPU or the host cannot hold the buffers. */
 static void require_memory(struct lab *L, size_t largest)
 {
-	size_t free_b = 0, total_b = 0;
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	double host = (double)pages * (double)page;
+	const char *what;
+	uint64_t ram = preflight_ram(L, &what);
 	char a[32], c[32];
 
-	CUDA_CHECK(L, cudaMemGetInfo(&free_b, &total_b));
-	if (free_b < largest + GPU_SPARE_BYTES)
-		lab_skip(L, SKIP_GPU_TOO_SMALL, "%s free on the GPU, need %s + 256 MiB",
-			 lab_fmt_size(free_b, a, sizeof(a)), lab_fmt_size(largest, c, sizeof(c)));
+	lab_cuda_require_free(L, preflight_need(1, largest, GPU_SPARE_BYTES),
+			      " (the largest copy + 256 MiB)");
 	/* three host buffers of `largest` live at once (the claim pair and the
 	 * check buffer); leave half the RAM */
-	if (pages > 0 && page > 0 && host < 6.0 * (double)largest)
-		lab_skip(L, SKIP_NOT_ENOUGH_MEMORY, "%s of RAM, need 6 x %s",
-			 lab_fmt_size((uint64_t)host, a, sizeof(a)),
+	if (!preflight_fits(6, largest, ram))
+		lab_skip(L, SKIP_NOT_ENOUGH_MEMORY, "%s of %s, need 6 x %s",
+			 lab_fmt_size(ram, a, sizeof(a)), what,
 			 lab_fmt_size(largest, c, sizeof(c)));
 }
 
 /* ------------------------------------------------------------------------ */
 /* The PCIe link of this device                                              */
 
-static void link_from_gpu(struct pcie_link *k, const struct gpu_info *g)
+static void link_from_gpu(struct pcie_link *k, const struct gpu_topo_dev *g)
 {
 	k->gen_cur = g->pcie_gen_cur;
 	k->width_cur = g->pcie_width_cur;
@@ -251,8 +256,9 @@ static void link_from_gpu(struct pcie_link *k, const struct gpu_info *g)
 	k->theo_gbs = pcie_rate_gbs(k->gen_max, k->width_max);
 	k->known = k->theo_gbs > 0;
 	snprintf(k->seen, sizeof(k->seen),
-		 "%s (%s): max gen %d width %d, now gen %d width %d (<= 0: unknown)",
-		 k->bdf, g->name, k->gen_max, k->width_max, k->gen_cur, k->width_cur);
+		 "%s (%s): max gen %d width %d (%s), now gen %d width %d (%s) (<= 0: unknown)",
+		 k->bdf, g->name, k->gen_max, k->width_max, gpu_src_name(g->src.gen_max),
+		 k->gen_cur, k->width_cur, gpu_src_name(g->src.gen_cur));
 }
 
 static void link_report(struct lab *L, const struct pcie_link *k)
@@ -272,62 +278,56 @@ static void link_report(struct lab *L, const struct pcie_link *k)
 		 k->gen_cur, k->width_cur);
 }
 
+/*
+ * The link of CUDA device dev: its bus id from the runtime, then its entry
+ * in gpu_topo's scan (sysfs, with NVML's word over it where NVML answers).
+ */
 static void link_probe(struct lab *L, int dev, struct pcie_link *k)
 {
-	struct sysinfo *si = (struct sysinfo *)calloc(1, sizeof(*si));
-	char raw[64], bdf[32];
-	int i;
+	struct gpu_topo *t = (struct gpu_topo *)calloc(1, sizeof(*t));
+	const struct gpu_topo_dev *g;
+	char raw[64];
 
-	if (!si)
-		lab_error(L, "out of memory for the machine facts");
+	if (!t)
+		lab_error(L, "out of memory for the GPU list");
 	CUDA_CHECK(L, cudaDeviceGetPCIBusId(raw, (int)sizeof(raw), dev));
 	if (pci_bdf_normalise(raw, k->bdf, sizeof(k->bdf)) < 0)
 		lab_error(L, "cudaDeviceGetPCIBusId gave '%s', not a PCI address", raw);
-	sysinfo_collect(si);
+	gpu_topo_scan("/sys", GPU_TOPO_CUDA | GPU_TOPO_NVML, t);
 	k->gen_cur = k->width_cur = k->gen_max = k->width_max = -1;
 	snprintf(k->seen, sizeof(k->seen), "no GPU with PCI bus id %s among the %d "
-		 "that NVML and sysfs list", k->bdf, si->ngpus);
-	for (i = 0; i < si->ngpus && i < SYSINFO_MAX_GPUS; i++) {
-		if (pci_bdf_normalise(si->gpu[i].bdf, bdf, sizeof(bdf)) == 0 &&
-		    strcmp(bdf, k->bdf) == 0) {
-			link_from_gpu(k, &si->gpu[i]);
-			break;
-		}
-	}
-	free(si);
+		 "that CUDA, NVML and sysfs list", k->bdf, t->n);
+	g = gpu_topo_find(t, k->bdf);
+	if (g)
+		link_from_gpu(k, g);
+	free(t);
 	link_report(L, k);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Buffers                                                                   */
 
-/* Page-aligned malloc memory, every page written so none faults later. */
+/* Page-aligned pageable memory, every page written so none faults later. */
 static void *page_alloc(struct lab *L, size_t bytes)
 {
-	void *p = NULL;
-
-	if (posix_memalign(&p, PAGE_BYTES, bytes) != 0)
-		lab_error(L, "posix_memalign of %zu bytes failed", bytes);
-	memset(p, 0, bytes);
-	return p;
+	return buf_map_or_die(L, bytes, 0, BUF_TOUCH);
 }
 
-/* cudaHostAlloc with flags; 0, or -1 with b->why_not set. */
-static int host_alloc_cuda(struct bench *b, struct host_buf *hb, unsigned int flags,
+/* cudaHostAlloc of a kind (pinned or write-combined); 0, or -1 with b->why_not set. */
+static int host_alloc_cuda(struct bench *b, struct host_buf *hb, enum lab_buf_kind kind,
 			   const char *fact)
 {
 	double t0 = lab_now();
-	cudaError_t e = cudaHostAlloc(&hb->p, hb->bytes, flags);
+	cudaError_t e = lab_cuda_try_alloc(kind, hb->bytes, &hb->p);
 
 	if (e != cudaSuccess) {
 		cudaGetLastError();
-		hb->p = NULL;
 		snprintf(b->why_not[hb->kind], sizeof(b->why_not[0]),
-			 "cudaHostAlloc(%zu, %#x): %s", hb->bytes, flags, cudaGetErrorName(e));
+			 "cudaHostAlloc(%zu bytes, %s): %s", hb->bytes, lab_buf_kind_name(kind),
+			 cudaGetErrorName(e));
 		return -1;
 	}
 	lab_fact_num(b->L, fact, lab_now() - t0, "s");
-	hb->how = HOW_CUDA_HOST;
 	return 0;
 }
 
@@ -339,22 +339,20 @@ static int host_alloc_registered(struct bench *b, struct host_buf *hb)
 
 	hb->p = page_alloc(b->L, hb->bytes);
 	t0 = lab_now();
-	e = cudaHostRegister(hb->p, hb->bytes, cudaHostRegisterDefault);
+	e = lab_cuda_register(hb->p, hb->bytes);
 	if (e != cudaSuccess) {
 		cudaGetLastError();
-		free(hb->p);
+		lab_cuda_free(b->L, hb->p);
 		hb->p = NULL;
 		snprintf(b->why_not[hb->kind], sizeof(b->why_not[0]),
 			 "cudaHostRegister(%zu bytes): %s", hb->bytes, cudaGetErrorName(e));
 		return -1;
 	}
 	lab_fact_num(b->L, "host_register_s", lab_now() - t0, "s");
-	hb->how = HOW_REGISTERED;
 	if (LAB_SABOTAGED) {
 		/* registered, then unregistered before any timed copy: the
 		 * "registered" series copies from plain pageable memory */
-		CUDA_CHECK(b->L, cudaHostUnregister(hb->p));
-		hb->how = HOW_MALLOC;
+		lab_cuda_unregister(b->L, hb->p);
 	}
 	return 0;
 }
@@ -363,18 +361,17 @@ static int host_alloc_registered(struct bench *b, struct host_buf *hb)
 static int host_buf_alloc(struct bench *b, enum host_kind kind, struct host_buf *hb)
 {
 	hb->kind = kind;
-	hb->how = HOW_MALLOC;
 	hb->bytes = b->largest;
 	hb->p = NULL;
 	switch (kind) {
 	case HOST_PINNED:
-		if (host_alloc_cuda(b, hb, cudaHostAllocDefault, "host_alloc_s") < 0)
+		if (host_alloc_cuda(b, hb, LAB_BUF_PINNED, "host_alloc_s") < 0)
 			lab_error(b->L, "%s", b->why_not[HOST_PINNED]);
 		return 0;
 	case HOST_REGISTERED:
 		return host_alloc_registered(b, hb);
 	case HOST_WC:
-		return host_alloc_cuda(b, hb, cudaHostAllocWriteCombined, "host_alloc_wc_s");
+		return host_alloc_cuda(b, hb, LAB_BUF_WC, "host_alloc_wc_s");
 	default:
 		hb->p = page_alloc(b->L, hb->bytes);
 		return 0;
@@ -383,21 +380,13 @@ static int host_buf_alloc(struct bench *b, enum host_kind kind, struct host_buf 
 
 static void host_buf_free(struct lab *L, struct host_buf *hb)
 {
-	if (!hb->p)
-		return;
-	if (hb->how == HOW_CUDA_HOST) {
-		CUDA_CHECK(L, cudaFreeHost(hb->p));
-	} else {
-		if (hb->how == HOW_REGISTERED)
-			CUDA_CHECK(L, cudaHostUnregister(hb->p));
-		free(hb->p);
-	}
+	lab_cuda_free(L, hb->p); /* a registration goes first, then the memory */
 	hb->p = NULL;
 }
 
 static void bench_setup(struct lab *L, struct bench *b)
 {
-	CUDA_CHECK(L, cudaMalloc(&b->dev, b->largest));
+	b->dev = lab_cuda_alloc(L, LAB_BUF_DEVICE, b->largest);
 	CUDA_CHECK(L, cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
 	cuda_timer_init(L, &b->timer);
 	b->check = page_alloc(L, b->largest);
@@ -407,8 +396,8 @@ static void bench_teardown(struct lab *L, struct bench *b)
 {
 	cuda_timer_release(&b->timer);
 	CUDA_CHECK(L, cudaStreamDestroy(b->stream));
-	CUDA_CHECK(L, cudaFree(b->dev));
-	free(b->check);
+	lab_cuda_free(L, b->dev);
+	lab_cuda_free(L, b->check);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -566,55 +555,6 @@ static void measure_host_memcpy(struct bench *b, const struct host_buf *src)
 /* ------------------------------------------------------------------------ */
 /* Verification                                                              */
 
-static uint64_t pattern_word(uint64_t seed, size_t i)
-{
-	return ((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ULL) ^ seed;
-}
-
-static void pattern_fill(void *buf, size_t bytes, uint64_t seed)
-{
-	uint64_t *w = (uint64_t *)buf;
-	size_t i, n = bytes / 8;
-	uint64_t last;
-
-	for (i = 0; i < n; i++)
-		w[i] = pattern_word(seed, i);
-	last = pattern_word(seed, n);
-	memcpy((char *)buf + n * 8, &last, bytes % 8);
-}
-
-/* Byte offset of the first byte of word i (len bytes) that differs, or SIZE_MAX. */
-static size_t word_mismatch(const unsigned char *p, size_t i, size_t len, uint64_t seed)
-{
-	uint64_t w = pattern_word(seed, i);
-	unsigned char want[8];
-	size_t k;
-
-	memcpy(want, &w, sizeof(want));
-	for (k = 0; k < len; k++)
-		if (p[i * 8 + k] != want[k])
-			return i * 8 + k;
-	return SIZE_MAX;
-}
-
-/*
- * Byte offset of the first byte that differs from the pattern, or SIZE_MAX.
- * With stride > 1 only every stride-th word, the last word and the tail are
- * read.
- */
-static size_t pattern_mismatch(const void *buf, size_t bytes, uint64_t seed, size_t stride)
-{
-	const unsigned char *p = (const unsigned char *)buf;
-	size_t i, bad, n = bytes / 8;
-
-	for (i = 0; i < n; i += stride)
-		if ((bad = word_mismatch(p, i, 8, seed)) != SIZE_MAX)
-			return bad;
-	if (stride > 1 && n > 0 && (bad = word_mismatch(p, n - 1, 8, seed)) != SIZE_MAX)
-		return bad;
-	return word_mismatch(p, n, bytes % 8, seed);
-}
-
 static void copy_sync(struct bench *b, void *dst, const void *src, enum cudaMemcpyKind dir)
 {
 	CUDA_CHECK(b->L, cudaMemcpyAsync(dst, src, b->largest, dir, b->stream));
@@ -631,27 +571,29 @@ static void copy_sync(struct bench *b, void *dst, const void *src, enum cudaMemc
 static void verify_kind(struct bench *b, const struct host_buf *hb)
 {
 	struct lab *L = b->L;
-	size_t n = b->largest, bad;
-	size_t stride = hb->kind == HOST_WC ? PAGE_BYTES / 8 : 1;
+	size_t n = b->largest;
+	size_t stride = hb->kind == HOST_WC ? PAGE_BYTES / 4 : 1; /* words */
 	/* a different pattern per kind: stale data of the last kind cannot pass */
-	uint64_t seed = lab_options(L)->seed ^ ((uint64_t)(hb->kind + 1) << 56);
+	uint32_t seed = (uint32_t)lab_options(L)->seed ^ ((uint32_t)(hb->kind + 1) << 24);
+	struct buf_check c;
 	char sz[32];
 
 	lab_progress(L, "%s: verifying %s", kind_name[hb->kind], lab_fmt_size(n, sz, sizeof(sz)));
-	pattern_fill(hb->p, n, seed);
+	buf_fill(hb->p, n, seed);
 	CUDA_CHECK(L, cudaMemsetAsync(b->dev, 0, n, b->stream));
 	copy_sync(b, b->dev, hb->p, cudaMemcpyHostToDevice);
 	copy_sync(b, b->check, b->dev, cudaMemcpyDeviceToHost);
-	bad = pattern_mismatch(b->check, n, seed, 1);
-	if (bad != SIZE_MAX)
-		lab_error(L, "H2D from %s memory: the data differs at byte offset %zu of %zu",
-			  kind_name[hb->kind], bad, n);
+	if (buf_verify(b->check, n, seed, 1, &c))
+		lab_error(L, "H2D from %s memory: %llu words differ, the first at byte offset "
+			  "%llu of %zu", kind_name[hb->kind], (unsigned long long)c.bad,
+			  (unsigned long long)c.first_bad, n);
 	memset(hb->p, 0, n);
 	copy_sync(b, hb->p, b->dev, cudaMemcpyDeviceToHost);
-	bad = pattern_mismatch(hb->p, n, seed, stride);
-	if (bad != SIZE_MAX)
-		lab_error(L, "D2H into %s memory: the data differs at byte offset %zu of %zu",
-			  kind_name[hb->kind], bad, n);
+	if (buf_verify(hb->p, n, seed, stride, &c))
+		lab_error(L, "D2H into %s memory: %llu of the %llu words read differ, the first "
+			  "at byte offset %llu of %zu", kind_name[hb->kind],
+			  (unsigned long long)c.bad, (unsigned long long)c.words,
+			  (unsigned long long)c.first_bad, n);
 	lab_note(L, "verified: %s of %s memory, H2D and D2H%s", sz, kind_name[hb->kind],
 		 stride > 1 ? " (D2H read back one word per 4 KiB page)" : "");
 }
@@ -758,7 +700,7 @@ static void measure_oneoffs(struct bench *b)
 			b->oneoff_pin = pin;
 		}
 	}
-	free(host);
+	lab_cuda_free(b->L, host);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -769,15 +711,13 @@ static void measure_oneoffs(struct bench *b)
 static void pair_alloc(struct bench *b, struct host_buf *pin, struct host_buf *page)
 {
 	page->kind = HOST_PAGEABLE;
-	page->how = HOW_MALLOC;
 	page->bytes = b->largest;
 	page->p = page_alloc(b->L, b->largest);
 	pin->kind = HOST_PINNED;
 	pin->bytes = b->largest;
-	pin->how = HOW_MALLOC;
 	if (LAB_SABOTAGED)
 		pin->p = page_alloc(b->L, b->largest);
-	else if (host_alloc_cuda(b, pin, cudaHostAllocDefault, "pair_host_alloc_s") < 0)
+	else if (host_alloc_cuda(b, pin, LAB_BUF_PINNED, "pair_host_alloc_s") < 0)
 		lab_error(b->L, "%s", b->why_not[HOST_PINNED]);
 }
 

@@ -52,7 +52,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buffer.h"
 #include "lab.h"
+#include "preflight.h"
 
 static const struct claim_spec claims[] = {
 	{ "03.1", "ch1.Q2",
@@ -73,7 +75,7 @@ static const struct claim_spec claims[] = {
 	  "call costs a fixed 2-15 us, 4 % of a 16 MiB copy on H200",
 	  WANT_RATIO_LE(0.05),
 	  "the \"pinned\" source is pageable memory, so the call stages the whole copy" },
-	{ "03.3", "ch1.Q2",
+	{ "03.3", "ch1.Q2 ch2.S8",
 	  "a pinned async copy overlaps a kernel on another stream: both take about as "
 	  "long as the longer of the two",
 	  "ch1 pinned-memory table: a copy from pinned memory is truly asynchronous and "
@@ -138,6 +140,18 @@ static const struct lab_extra_opt extra_opts[] = {
 };
 static int check_opts(const struct lab *L);
 
+/* What plots/ draws from the record (lab.h, struct lab_figure). */
+static const struct lab_figure figures[] = {
+	{ "lab03_calls", "lab03_calls", "call_* copy_*", NULL, "03.1 03.2",
+	  "lab-03: time in the cudaMemcpyAsync call vs the copy's own time" },
+	{ "lab03_timeline", "lab03_timeline",
+	  "call_pageable copy_pageable call_pinned_idle copy_pinned_idle overlap_* loop_copy_*",
+	  "race_rewrite_s race_torn_words race_spin_s loop_step_* loop_hidden_*",
+	  "03.1 03.3 03.4 03.5",
+	  "lab-03: when the host thread, the copy and the kernel ran, per case" },
+	{ NULL }
+};
+
 static const struct lab_spec spec = {
 	"03",
 	"async copies and the buffer-reuse race",
@@ -151,6 +165,7 @@ static const struct lab_spec spec = {
 	256 * MiB,
 	7,
 	check_opts,
+	figures,
 };
 
 #define MIN_CLAIM_BYTES (64 * MiB)       /* 03.1/03.2: copy >= ~1 ms */
@@ -177,17 +192,13 @@ static int read_steps(const struct lab *L, int *steps)
 		return 0;
 	}
 	/* the widest range first, so that "-3" is out of range, not too large */
-	if (lab_parse_long(s, LONG_MIN, LONG_MAX, &v) < 0) {
-		fprintf(stderr, "lab-03: --steps '%s': %s (see --help)\n", s,
-			errno != ERANGE ? "not a whole number" :
-			s[0] == '-' ? "must be from 10 to 1000000" : "too large");
-		return 2;
-	}
-	if (v < MIN_STEPS || v > MAX_STEPS) {
-		fprintf(stderr, "lab-03: --steps '%s': must be from %d to %d (see --help)\n",
-			s, MIN_STEPS, MAX_STEPS);
-		return 2;
-	}
+	if (lab_parse_long(s, LONG_MIN, LONG_MAX, &v) < 0)
+		return preflight_usage(L, "steps", s, "%s", errno != ERANGE ?
+				       "not a whole number" : s[0] == '-' ?
+				       "must be from 10 to 1000000" : "too large");
+	if (v < MIN_STEPS || v > MAX_STEPS)
+		return preflight_usage(L, "steps", s, "must be from %d to %d", MIN_STEPS,
+				       MAX_STEPS);
 	*steps = (int)v;
 	return 0;
 }
@@ -207,24 +218,18 @@ static int check_opts(const struct lab *L)
 		return 2;
 	if (!o->size_given)
 		return 0;
-	lab_size_arg(o->size, sz, sizeof(sz));
-	if (o->size < MIN_CLAIM_BYTES) {
-		fprintf(stderr, "lab-03: --size '%s': too small: need at least 64 MiB, so that "
-			"a pinned call's fixed cost stays far under 5 %% of the copy "
-			"(see --help)\n", sz);
+	if (preflight_size_floor(L, "size", o->size, MIN_CLAIM_BYTES, ", so that a pinned "
+				 "call's fixed cost stays far under 5 % of the copy"))
 		return 2;
-	}
-	if (o->size % sizeof(uint32_t)) {
-		fprintf(stderr, "lab-03: --size '%s': must be a multiple of 4 bytes "
-			"(see --help)\n", sz);
-		return 2;
-	}
+	if (o->size % sizeof(uint32_t))
+		return preflight_usage(L, "size", lab_size_arg(o->size, sz, sizeof(sz)),
+				       "must be a multiple of 4 bytes");
 	return 0;
 }
 
 
 #if DMALAB_HAVE_CUDA
-#include "lab_cuda.h"
+#include "lab_buffers_cuda.h"
 
 #define CLAIM_BYTES (256 * MiB)          /* 03.1/03.2 size, and the overlap copy */
 #define QUICK_CLAIM_BYTES MIN_CLAIM_BYTES
@@ -251,19 +256,9 @@ static int check_opts(const struct lab *L)
 #define CHECK_THREADS 256
 #define VERIFY_STEP 7u                   /* pattern of the sweep buffers */
 #define GPU_SPARE_BYTES (256 * MiB)
-#define PAGE_BYTES 4096
 
 /* ------------------------------------------------------------------------ */
-/* Kernels and the data pattern                                              */
-
-/*
- * Word i of step s.  The multiplier is odd, so two steps never agree on any
- * word: a device word either holds the step it should or a different one.
- */
-__host__ __device__ static inline uint32_t step_word(uint32_t step, size_t i)
-{
-	return (step * 0x9E3779B1u) ^ (uint32_t)i;
-}
+/* Kernels and the data                                                      */
 
 __device__ static inline uint64_t gpu_clock_ns(void)
 {
@@ -297,8 +292,8 @@ __global__ static void step_kernel(const uint32_t *d, size_t n, uint32_t step,
 	for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
 		uint32_t v = d[i];
 
-		bad += v != step_word(step, i);
-		next += v == step_word(step + 1, i);
+		bad += v != buf_pattern_word(step, i);
+		next += v == buf_pattern_word(step + 1, i);
 	}
 	for (off = 16; off > 0; off >>= 1) {
 		bad += __shfl_down_sync(0xffffffffu, bad, off);
@@ -316,13 +311,15 @@ __global__ static void step_kernel(const uint32_t *d, size_t n, uint32_t step,
 	}
 }
 
-/* Back to front, so that a rewrite racing a copy meets it (see the top). */
-static void fill_step(uint32_t *h, size_t words, uint32_t step)
+/*
+ * Step s's data is buffer.h's pattern with seed s: two steps never agree on
+ * any word, so a device word either holds the step it should or another.
+ * Written back to front, so that a rewrite racing a copy meets it (see the
+ * top).
+ */
+static void fill_step(uint32_t *h, uint64_t bytes, uint32_t step)
 {
-	size_t i;
-
-	for (i = words; i-- > 0;)
-		h[i] = step_word(step, i);
+	buf_fill_down(h, bytes, step);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -383,55 +380,31 @@ static void plan_init(struct lab *L, struct rig *r)
 		r->nslots = 2 * MIN_ROUND_STEPS;
 }
 
+/* The big buffer, the loop's two, and a spare must fit on the GPU. */
 static void require_gpu_memory(struct lab *L, const struct rig *r)
 {
-	size_t free_b = 0, total_b = 0;
-	uint64_t need = r->big_bytes + 2 * LOOP_BYTES + GPU_SPARE_BYTES;
-	char a[32], b[32];
-
-	CUDA_CHECK(L, cudaMemGetInfo(&free_b, &total_b));
-	if (free_b < need)
-		lab_skip(L, SKIP_GPU_TOO_SMALL, "%s free on the GPU, need %s",
-			 lab_fmt_size(free_b, a, sizeof(a)), lab_fmt_size(need, b, sizeof(b)));
+	lab_cuda_require_free(L, preflight_need(1, r->big_bytes,
+						2 * LOOP_BYTES + GPU_SPARE_BYTES), "");
 }
 
 /* Two host buffers of big_bytes live at once; leave at least half the RAM. */
 static void require_host_memory(struct lab *L, const struct rig *r)
 {
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	double ram = (double)pages * (double)page;
+	const char *what;
+	uint64_t ram = preflight_ram(L, &what);
 	char a[32], b[32];
 
-	if (pages > 0 && page > 0 && ram < 4.0 * (double)r->big_bytes)
-		lab_skip(L, SKIP_NOT_ENOUGH_MEMORY, "%s of RAM, need 4 x %s",
-			 lab_fmt_size((uint64_t)ram, a, sizeof(a)),
+	if (!preflight_fits(4, r->big_bytes, ram))
+		lab_skip(L, SKIP_NOT_ENOUGH_MEMORY, "%s of %s, need 4 x %s",
+			 lab_fmt_size(ram, a, sizeof(a)), what,
 			 lab_fmt_size(r->big_bytes, b, sizeof(b)));
 }
 
-static uint32_t *pinned_alloc(struct lab *L, uint64_t bytes)
+/* A buffer of one kind (lab_buffers_cuda.h); pageable ones are page-aligned
+ * like the pinned ones, so alignment is not what differs. */
+static uint32_t *alloc_words(struct lab *L, enum lab_buf_kind kind, uint64_t bytes)
 {
-	void *p = NULL;
-
-	CUDA_CHECK(L, cudaHostAlloc(&p, bytes, cudaHostAllocDefault));
-	return (uint32_t *)p;
-}
-
-/* Page-aligned like the pinned buffers, so alignment is not what differs. */
-static uint32_t *pageable_alloc(struct lab *L, uint64_t bytes)
-{
-	void *p = NULL;
-
-	if (posix_memalign(&p, PAGE_BYTES, bytes) != 0)
-		lab_error(L, "posix_memalign of %llu bytes failed", (unsigned long long)bytes);
-	return (uint32_t *)p;
-}
-
-static uint32_t *device_alloc(struct lab *L, uint64_t bytes)
-{
-	void *p = NULL;
-
-	CUDA_CHECK(L, cudaMalloc(&p, bytes));
-	return (uint32_t *)p;
+	return (uint32_t *)lab_cuda_alloc(L, kind, bytes);
 }
 
 /* Buffers (every host page written, so none faults while timed), streams, events. */
@@ -439,21 +412,22 @@ static void rig_setup(struct lab *L, struct rig *r)
 {
 	int j;
 
-	r->big_pinned = pinned_alloc(L, r->big_bytes);
-	r->big_pageable = pageable_alloc(L, r->big_bytes);
-	r->big_d = device_alloc(L, r->big_bytes);
-	fill_step(r->big_pinned, r->big_bytes / sizeof(uint32_t), VERIFY_STEP);
-	fill_step(r->big_pageable, r->big_bytes / sizeof(uint32_t), VERIFY_STEP);
+	r->big_pinned = alloc_words(L, LAB_BUF_PINNED, r->big_bytes);
+	r->big_pageable = alloc_words(L, LAB_BUF_PAGEABLE, r->big_bytes);
+	r->big_d = alloc_words(L, LAB_BUF_DEVICE, r->big_bytes);
+	fill_step(r->big_pinned, r->big_bytes, VERIFY_STEP);
+	fill_step(r->big_pageable, r->big_bytes, VERIFY_STEP);
 	for (j = 0; j < 2; j++) {
-		r->loop_pinned[j] = pinned_alloc(L, LOOP_BYTES);
-		r->loop_pageable[j] = pageable_alloc(L, LOOP_BYTES);
-		r->loop_d[j] = device_alloc(L, LOOP_BYTES);
-		fill_step(r->loop_pinned[j], LOOP_WORDS, 0);
-		fill_step(r->loop_pageable[j], LOOP_WORDS, 0);
+		r->loop_pinned[j] = alloc_words(L, LAB_BUF_PINNED, LOOP_BYTES);
+		r->loop_pageable[j] = alloc_words(L, LAB_BUF_PAGEABLE, LOOP_BYTES);
+		r->loop_d[j] = alloc_words(L, LAB_BUF_DEVICE, LOOP_BYTES);
+		fill_step(r->loop_pinned[j], LOOP_BYTES, 0);
+		fill_step(r->loop_pageable[j], LOOP_BYTES, 0);
 		CUDA_CHECK(L, cudaEventCreateWithFlags(&r->copied[j], cudaEventDisableTiming));
 		CUDA_CHECK(L, cudaEventCreateWithFlags(&r->computed[j], cudaEventDisableTiming));
 	}
-	CUDA_CHECK(L, cudaMalloc((void **)&r->d_slots, r->nslots * sizeof(*r->d_slots)));
+	r->d_slots = (unsigned long long *)lab_cuda_alloc(L, LAB_BUF_DEVICE,
+							  r->nslots * sizeof(*r->d_slots));
 	CUDA_CHECK(L, cudaStreamCreateWithFlags(&r->s, cudaStreamNonBlocking));
 	CUDA_CHECK(L, cudaStreamCreateWithFlags(&r->s2, cudaStreamNonBlocking));
 	cuda_timer_init(L, &r->timer);
@@ -472,14 +446,14 @@ static void rig_release(struct lab *L, struct rig *r)
 	for (j = 0; j < 2; j++) {
 		CUDA_CHECK(L, cudaEventDestroy(r->copied[j]));
 		CUDA_CHECK(L, cudaEventDestroy(r->computed[j]));
-		CUDA_CHECK(L, cudaFreeHost(r->loop_pinned[j]));
-		free(r->loop_pageable[j]);
-		CUDA_CHECK(L, cudaFree(r->loop_d[j]));
+		lab_cuda_free(L, r->loop_pinned[j]);
+		lab_cuda_free(L, r->loop_pageable[j]);
+		lab_cuda_free(L, r->loop_d[j]);
 	}
-	CUDA_CHECK(L, cudaFree(r->d_slots));
-	CUDA_CHECK(L, cudaFreeHost(r->big_pinned));
-	free(r->big_pageable);
-	CUDA_CHECK(L, cudaFree(r->big_d));
+	lab_cuda_free(L, r->d_slots);
+	lab_cuda_free(L, r->big_pinned);
+	lab_cuda_free(L, r->big_pageable);
+	lab_cuda_free(L, r->big_d);
 }
 
 static void launch_spin(struct rig *r, cudaStream_t s, uint64_t ns)
@@ -852,11 +826,11 @@ static void race_forced(struct rig *r)
 	double t0, rewrite_s;
 	int queued;
 
-	fill_step(h, LOOP_WORDS, 1);
+	fill_step(h, LOOP_BYTES, 1);
 	launch_spin(r, r->s, RACE_SPIN_NS);
 	CUDA_CHECK(L, cudaMemcpyAsync(d, h, LOOP_BYTES, cudaMemcpyHostToDevice, r->s));
 	t0 = lab_now();
-	fill_step(h, LOOP_WORDS, 2);
+	fill_step(h, LOOP_BYTES, 2);
 	rewrite_s = lab_now() - t0;
 	queued = stream_busy(L, r->s);
 	check_now(r, r->s, d, LOOP_WORDS, 1, got);
@@ -920,7 +894,7 @@ static double chapter_loop(struct rig *r, uint32_t *h, int n, uint32_t base,
 	for (k = 0; k < n; k++) {
 		uint32_t step = base + (uint32_t)k + 1;
 
-		fill_step(h, LOOP_WORDS, step);
+		fill_step(h, LOOP_BYTES, step);
 		t0 = lab_now();
 		CUDA_CHECK(L, cudaMemcpyAsync(d, h, LOOP_BYTES, cudaMemcpyHostToDevice, r->s));
 		call_s += lab_now() - t0;
@@ -966,7 +940,7 @@ static double fill_run(void *p)
 	struct part_ctx *c = (struct part_ctx *)p;
 	double t0 = lab_now();
 
-	fill_step(c->r->loop_pinned[1], LOOP_WORDS, ++c->step);
+	fill_step(c->r->loop_pinned[1], LOOP_BYTES, ++c->step);
 	return lab_now() - t0;
 }
 
@@ -1049,7 +1023,7 @@ static void sample_fix_parts(struct rig *r, uint64_t spin_ns, double *copy, int 
 	memset(&c, 0, sizeof(c));
 	c.r = r;
 	c.queue_front = 1;
-	fill_step(r->loop_pinned[1], LOOP_WORDS, PART_STEP);
+	fill_step(r->loop_pinned[1], LOOP_BYTES, PART_STEP);
 	c.src = r->loop_pinned[1];
 	sample_part(&c, copy, ncopy);
 	c.src = NULL;
@@ -1081,7 +1055,7 @@ static double loop_step(struct rig *r, const struct loop_cfg *c, int k)
 	if (c->wait_before_rewrite)
 		CUDA_CHECK(L, cudaEventSynchronize(r->copied[j]));
 	blocked = lab_now() - t0;
-	fill_step(c->h[j], LOOP_WORDS, step);
+	fill_step(c->h[j], LOOP_BYTES, step);
 	/* the copy must not overwrite d[j] while step k-2 computes on it */
 	CUDA_CHECK(L, cudaStreamWaitEvent(cs, r->computed[j], 0));
 	t0 = lab_now();

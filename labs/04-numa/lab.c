@@ -16,11 +16,11 @@
  * First touch (04.4/04.6) and binding to the GPU's node (04.5/04.7) read
  * where pages landed with move_pages().  All four need a second node: on
  * one node every page lands on node 0 whatever the code does, so they
- * could not fail there and skip.  The GPU's node comes from sysfs;
- * DMALAB_SYSFS_ROOT replaces "/sys" for the topology (e.g. the two-node
- * fixture), while placement always uses the real nodes libnuma sees.
+ * could not fail there and skip.  The GPU is --device in CUDA's order and
+ * its node comes from sysfs (gpu_topo.h); DMALAB_SYSFS_ROOT replaces "/sys"
+ * for the topology (e.g. the two-node fixture, GPUs then in bus order),
+ * while placement always uses the real nodes libnuma sees.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <numa.h>
 #include <numaif.h>
@@ -31,15 +31,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "buffer.h"
+#include "gpu_topo.h"
 #include "lab.h"
 #include "numa_topo.h"
+#include "preflight.h"
+#include "procfs.h"
 
 #define LINE_BYTES 64		/* one chain node per cache line */
 #define SMALL_WS (32 * KiB)	/* fits in L1d: the fast end of 04.1 */
 #define PLACEMENT_CHUNK 4096	/* pages per move_pages() call */
 #define MOVED_READ_PASSES 4	/* 04.6: reads of the buffer after the move */
 #define HUGE_SPAN (2 * MiB)	/* what one transparent huge page covers (x86-64 PMD) */
-#define NVIDIA_VENDOR "0x10de"
 
 /*
  * The sabotage build chains consecutive 8-byte words in address order: most
@@ -55,7 +58,7 @@
 #endif
 
 static const struct claim_spec claims[] = {
-	{ "04.1", "ch1.Q5",
+	{ "04.1", "ch1.Q5 ch2.S7",
 	  "a random pointer chase defeats the caches: latency at 256 MiB is several times the latency at 32 KiB",
 	  "ch1 NUMA section: a random chase over 256 MiB costs 121 ns a load, a DRAM access; ch2 sec. 7 ladder puts the CPU caches far above DRAM",
 	  "R5 'several times' -> ratio >= 3",
@@ -102,6 +105,16 @@ static const struct claim_spec claims[] = {
 
 static int check_opts(const struct lab *L);
 
+/* What plots/ draws from the record (lab.h, struct lab_figure). */
+static const struct lab_figure figures[] = {
+	{ "lab04_latency", "lab04_latency", "latency_node*", "cpu_node", "04.1",
+	  "lab-04: pointer-chase latency vs working set, per memory node" },
+	{ "lab04_local_remote", "lab04_local_remote",
+	  "latency_large_local latency_large_remote read_local read_remote", NULL, "04.2 04.3",
+	  "lab-04: local vs remote node, latency and read bandwidth" },
+	{ NULL }
+};
+
 static const struct lab_spec spec = {
 	.id = "04",
 	.title = "NUMA: pointer chase, bandwidth, first touch",
@@ -114,6 +127,7 @@ static const struct lab_spec spec = {
 	.default_size = 1 * GiB,
 	.default_iters = 7,
 	.check_opts = check_opts,
+	.figures = figures,
 };
 
 #define MIN_BW_BYTES (1 * MiB)	/* --size: the bandwidth test's buffer */
@@ -122,13 +136,10 @@ static const struct lab_spec spec = {
 static int check_opts(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
-	char sz[32];
 
-	if (!o->size_given || o->size >= MIN_BW_BYTES)
+	if (!o->size_given)
 		return 0;
-	fprintf(stderr, "lab-04: --size '%s': too small: need at least 1 MiB for the "
-		"bandwidth test (see --help)\n", lab_size_arg(o->size, sz, sizeof(sz)));
-	return 2;
+	return preflight_size_floor(L, "size", o->size, MIN_BW_BYTES, " for the bandwidth test");
 }
 
 struct numa_lab {
@@ -143,6 +154,7 @@ struct numa_lab {
 	uint64_t bw_bytes;             /* bytes read per bandwidth sample */
 	uint64_t touch_bytes;          /* buffer of the first-touch claims */
 	double sample_s;               /* aimed duration of one latency sample */
+	long balancing;                /* /proc/sys/kernel/numa_balancing, -1 absent */
 	uint64_t rng;                  /* xorshift64 state, never 0 */
 };
 
@@ -428,28 +440,17 @@ static void read_bandwidth(struct numa_lab *X, int node, struct lab_stats *rate)
 
 /*
  * An untouched anonymous mapping of len bytes (a multiple of HUGE_SPAN)
- * that starts on a HUGE_SPAN boundary, or NULL.  Why aligned: with THP
- * "always", a fault just below an unaligned buffer can bring in one huge
- * page that covers the buffer's head as well, placed by whoever faulted.
+ * that starts on a HUGE_SPAN boundary, or NULL; buf_free() it.  Why
+ * aligned: with THP "always", a fault just below an unaligned buffer can
+ * bring in one huge page that covers the buffer's head as well, placed by
+ * whoever faulted.
  * Seen on an emulated two-node guest: glibc writes a new thread's
  * descriptor at the top of its stack, mapped right below the buffer, from
  * the creating thread; 349 head pages of 04.4's buffer were on its node.
  */
 static char *map_aligned(uint64_t len)
 {
-	uint64_t span = len + HUGE_SPAN;
-	char *p = (char *)mmap(NULL, span, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uintptr_t a;
-
-	if (p == MAP_FAILED)
-		return NULL;
-	a = ((uintptr_t)p + HUGE_SPAN - 1) & ~(uintptr_t)(HUGE_SPAN - 1);
-	if (a > (uintptr_t)p)
-		munmap(p, a - (uintptr_t)p);
-	if ((uintptr_t)p + span > a + len)
-		munmap((char *)(a + len), (uintptr_t)p + span - (a + len));
-	return (char *)a;
+	return (char *)buf_map(len, HUGE_SPAN, 0, NULL);
 }
 
 /* The lowest CPU of `node` that this process may run on, or -1. */
@@ -551,7 +552,7 @@ static long first_touch(struct numa_lab *X, int write_node, int read_node,
 		pthread_join(tid, NULL);
 	if (rc == 0 && t.err == 0)
 		off = pages_off_node(t.buf, t.len, want_node, npages);
-	munmap(t.buf, t.len);
+	buf_free(t.buf);
 	if (rc || t.err)
 		lab_error(X->L, "first-touch worker on CPU %d: %s", t.write_cpu,
 			  strerror(rc ? rc : t.err));
@@ -601,7 +602,7 @@ static void *bound_worker(void *arg)
 	}
 	memset(buf, 0x3c, b->len);
 	b->off = pages_off_node(buf, b->len, b->want_node, &b->npages);
-	munmap(buf, b->len);
+	buf_free(buf);
 	return NULL;
 }
 
@@ -632,60 +633,7 @@ static long bound_placement(struct numa_lab *X, int run_node, int mem_node,
 }
 
 /* ------------------------------------------------------------------------ */
-/* The GPU's node, from sysfs                                                */
-
-static int read_attr(const char *root, const char *bdf, const char *attr,
-		     char *buf, size_t len)
-{
-	char path[512];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", root, bdf, attr);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return ok ? 0 : -1;
-}
-
-/* A display or 3D controller (class 0x03xxxx) from NVIDIA. */
-static int is_nvidia_gpu(const char *root, const char *bdf)
-{
-	char vendor[16], cls[16];
-
-	return !read_attr(root, bdf, "vendor", vendor, sizeof(vendor)) &&
-	       !read_attr(root, bdf, "class", cls, sizeof(cls)) &&
-	       !strcmp(vendor, NVIDIA_VENDOR) && !strncmp(cls, "0x03", 4);
-}
-
-/*
- * The index-th NVIDIA GPU in PCI address order (CUDA's default order for
- * identical GPUs) into bdf; returns how many GPUs sysfs lists.
- */
-static int find_gpu(const char *root, int index, char *bdf, size_t len)
-{
-	char path[512];
-	struct dirent **names;
-	int n, i, found = 0;
-
-	snprintf(path, sizeof(path), "%s/bus/pci/devices", root);
-	n = scandir(path, &names, NULL, alphasort);
-	if (n < 0)
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (names[i]->d_name[0] != '.' && is_nvidia_gpu(root, names[i]->d_name)) {
-			if (found == index)
-				snprintf(bdf, len, "%s", names[i]->d_name);
-			found++;
-		}
-		free(names[i]);
-	}
-	free(names);
-	return found;
-}
+/* The GPU's node (gpu_topo: CUDA's device, sysfs's numa_node)               */
 
 static int is_mem_node(const struct numa_lab *X, int node)
 {
@@ -698,22 +646,34 @@ static int is_mem_node(const struct numa_lab *X, int node)
 }
 
 /*
- * The GPU's node if it is a memory node here, else -1 with the skip reason
- * and detail (04.5 and 04.7 skip alike).
+ * The node of the GPU --device names, in CUDA's order (the driver API; the
+ * lab stays a CPU lab: no runtime is linked), if it is a memory node here;
+ * else -1 with the skip reason and detail (04.5 and 04.7 skip alike).
+ * Without the driver, or on a DMALAB_SYSFS_ROOT tree, --device N is the N-th
+ * NVIDIA PCI device by bus id, and a note says so.
  */
 static int gpu_node(struct numa_lab *X, const char **reason, char *detail, size_t len)
 {
-	int dev = lab_options(X->L)->device, ngpu, node;
-	char bdf[256] = "";
+	int dev = lab_options(X->L)->device, node;
+	const struct gpu_topo_dev *g;
+	const char *bdf;
+	struct gpu_topo t;
 
-	ngpu = find_gpu(X->sysfs_root, dev, bdf, sizeof(bdf));
-	if (ngpu <= dev) {
+	gpu_topo_scan(X->sysfs_root, GPU_TOPO_CUDA, &t);
+	if (t.order != GPU_ORDER_CUDA)
+		lab_note(X->L, "GPU order: %s", t.order_note);
+	g = gpu_topo_device(&t, dev);
+	if (!g) {
 		*reason = SKIP_NO_CUDA_DEVICE;
-		snprintf(detail, len, "no NVIDIA PCI device %d in %s/bus/pci (%d found)",
-			 dev, X->sysfs_root, ngpu);
+		if (t.order == GPU_ORDER_CUDA)
+			snprintf(detail, len, "no CUDA device %d (CUDA lists %d)", dev, t.n);
+		else
+			snprintf(detail, len, "no NVIDIA PCI device %d in %s/bus/pci (%d found)",
+				 dev, X->sysfs_root, t.n);
 		return -1;
 	}
-	node = pci_numa_node(X->sysfs_root, bdf);
+	bdf = g->bdf;
+	node = g->numa_node;
 	lab_fact_str(X->L, "gpu_bdf", bdf);
 	lab_fact_num(X->L, "gpu_numa_node", node, "");
 	*reason = SKIP_UNKNOWN_TOPOLOGY;
@@ -763,6 +723,59 @@ static void skip_one_node(struct numa_lab *X, const char *id, int besides)
 		claim_skip(X->L, id, SKIP_SINGLE_NUMA_NODE,
 			   "%d memory nodes, but none besides node %d has CPUs this process may use",
 			   X->nmem, besides);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Automatic NUMA balancing: pages may move between the touch and the check  */
+
+/* Pages automatic NUMA balancing has migrated (/proc/vmstat, whole system). */
+static long long pages_migrated(void)
+{
+	FILE *f = fopen("/proc/vmstat", "re");
+	char key[64];
+	long long v, n = 0;
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (!strcmp(key, "numa_pages_migrated"))
+			n = v;
+	fclose(f);
+	return n;
+}
+
+/* The note's tail when balancing is on (empty otherwise). */
+static const char *moved_note(const struct numa_lab *X, long long moved, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (X->balancing > 0)
+		snprintf(buf, len, "; NUMA balancing on, %lld pages migrated meanwhile", moved);
+	return buf;
+}
+
+/*
+ * Decide a placement claim on `off` pages off their node (as_fraction:
+ * on the fraction of npages still in place, 04.6).  With balancing on, the
+ * `moved` pages it migrated while the claim ran may be off their node
+ * because of it, not of the policy under test: the interval reaches down to
+ * off - moved, so such a claim is inconclusive rather than failed.
+ */
+static void check_placement(struct numa_lab *X, const char *id, long off, long npages,
+			    long long moved, int as_fraction)
+{
+	double lo = X->balancing > 0 && moved > 0 ? (off > moved ? (double)(off - moved) : 0) : (double)off;
+	struct lab_est e = lab_est_exact((double)off);
+
+	if (!as_fraction && lo == (double)off) {
+		claim_check_int(X->L, id, off);
+		return;
+	}
+	e.lo = lo;
+	if (as_fraction) {
+		e = lab_est_exact((double)(npages - off) / (double)npages);
+		e.hi = ((double)npages - lo) / (double)npages;
+	}
+	claim_check(X->L, id, e);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -852,21 +865,29 @@ static void check_first_touch(struct numa_lab *X)
 {
 	int here = X->cpu_node, other = other_cpu_node(X, here);
 	long off, npages;
+	long long moved;
+	char mv[96];
 
 	if (other < 0) {
 		skip_one_node(X, "04.4", here);
 		skip_one_node(X, "04.6", here);
 		return;
 	}
+	moved = pages_migrated();
 	off = first_touch(X, LAB_SABOTAGED ? here : other, -1, other, &npages);
-	claim_note(X->L, "mapped by a thread on node %d, written from node %d: %ld of %ld pages off node %d",
-		   here, LAB_SABOTAGED ? here : other, off, npages, other);
-	claim_check_int(X->L, "04.4", off);
+	moved = pages_migrated() - moved;
+	claim_note(X->L, "mapped by a thread on node %d, written from node %d: %ld of %ld pages off node %d%s",
+		   here, LAB_SABOTAGED ? here : other, off, npages, other,
+		   moved_note(X, moved, mv, sizeof(mv)));
+	check_placement(X, "04.4", off, npages, moved, 0);
 
+	moved = pages_migrated();
 	off = first_touch(X, LAB_SABOTAGED ? other : here, other, here, &npages);
-	claim_note(X->L, "written from node %d, then read from node %d: %ld of %ld pages still on node %d",
-		   LAB_SABOTAGED ? other : here, other, npages - off, npages, here);
-	claim_check(X->L, "04.6", lab_est_exact((double)(npages - off) / (double)npages));
+	moved = pages_migrated() - moved;
+	claim_note(X->L, "written from node %d, then read from node %d: %ld of %ld pages still on node %d%s",
+		   LAB_SABOTAGED ? other : here, other, npages - off, npages, here,
+		   moved_note(X, moved, mv, sizeof(mv)));
+	check_placement(X, "04.6", off, npages, moved, 1);
 }
 
 /*
@@ -880,6 +901,9 @@ static void check_gpu_binding(struct numa_lab *X)
 	char detail[512];
 	int g = gpu_node(X, &reason, detail, sizeof(detail));
 	int other, mem;
+	long off;
+	long long moved;
+	char mv[96];
 
 	if (g < 0) {
 		claim_skip(X->L, "04.5", reason, "%s", detail);
@@ -895,17 +919,24 @@ static void check_gpu_binding(struct numa_lab *X)
 		return;
 	}
 	mem = LAB_SABOTAGED ? other : g;
-	claim_note(X->L, "worker's CPU bound to the GPU's node %d, memory to node %d", g, mem);
-	claim_check_int(X->L, "04.5", bound_placement(X, g, mem, g));
+	moved = pages_migrated();
+	off = bound_placement(X, g, mem, g);
+	moved = pages_migrated() - moved;
+	claim_note(X->L, "worker's CPU bound to the GPU's node %d, memory to node %d%s", g, mem,
+		   moved_note(X, moved, mv, sizeof(mv)));
+	check_placement(X, "04.5", off, 0, moved, 0);
 	other = other_cpu_node(X, g);
 	if (other < 0) {
 		skip_one_node(X, "04.7", g);
 		return;
 	}
 	mem = LAB_SABOTAGED ? other : g;
-	claim_note(X->L, "worker runs on node %d, memory bound to node %d (the GPU's: %d)",
-		   other, mem, g);
-	claim_check_int(X->L, "04.7", bound_placement(X, other, mem, g));
+	moved = pages_migrated();
+	off = bound_placement(X, other, mem, g);
+	moved = pages_migrated() - moved;
+	claim_note(X->L, "worker runs on node %d, memory bound to node %d (the GPU's: %d)%s",
+		   other, mem, g, moved_note(X, moved, mv, sizeof(mv)));
+	check_placement(X, "04.7", off, 0, moved, 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -986,6 +1017,8 @@ static void report_topology(struct numa_lab *X)
 	lab_fact_num(X->L, "numa_nodes", X->topo_ok ? X->topo.nnodes : X->nmem, "");
 	lab_fact_num(X->L, "numa_memory_nodes", X->nmem, "");
 	lab_fact_num(X->L, "cpu_node", X->cpu_node, "");
+	/* 0 off, 1 on (pages may move to the node that uses them), 2/3 tiering; absent: -1 */
+	lab_fact_num(X->L, "numa_balancing", (double)X->balancing, "");
 	for (i = 0; X->topo_ok && i < X->topo.nnodes && off < sizeof(line) - 64; i++) {
 		const struct numa_node_info *n = &X->topo.node[i];
 
@@ -997,9 +1030,9 @@ static void report_topology(struct numa_lab *X)
 	}
 	if (off)
 		lab_fact_str(X->L, "numa_distances", line);
-	lab_note(X->L, "%d NUMA node(s), %d with memory usable here; CPU on node %d; distances: %s",
+	lab_note(X->L, "%d NUMA node(s), %d with memory usable here; CPU on node %d; distances: %s; numa_balancing %ld",
 		 X->topo_ok ? X->topo.nnodes : X->nmem, X->nmem, X->cpu_node,
-		 off ? line : "unknown");
+		 off ? line : "unknown", X->balancing);
 }
 
 static void setup(struct numa_lab *X, struct lab *L)
@@ -1011,6 +1044,8 @@ static void setup(struct numa_lab *X, struct lab *L)
 	if (numa_available() < 0)
 		lab_skip(L, SKIP_NUMA_UNAVAILABLE, "numa_available() = -1: no NUMA support in this kernel");
 	X->topo_ok = numa_topo_read(X->sysfs_root, &X->topo) == 0;
+	if (sysfs_read_long("/proc/sys/kernel/numa_balancing", &X->balancing))
+		X->balancing = -1;
 	if (!X->topo_ok)
 		lab_note(L, "cannot read the NUMA topology under %s (%s): using libnuma alone",
 			 X->sysfs_root, strerror(errno));

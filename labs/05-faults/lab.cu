@@ -29,15 +29,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 
+#include "buffer.h"
 #include "lab.h"
+#include "preflight.h"
 #include "procfs.h"
 #if DMALAB_HAVE_CUDA
 #include <dlfcn.h>
 #include <pthread.h>
-#include "lab_cuda.h"
+#include "lab_buffers_cuda.h"
 #endif
 
 #define CPU_DEFAULT_BYTES (256 * MiB)  /* CPU first-touch region */
@@ -54,7 +55,7 @@
 #define CHAPTER_REGION (4 * GiB)       /* the chapter's "4 GB": 65,536 x 64 KiB */
 
 static const struct claim_spec claims[] = {
-	{ "05.1", "ch2.S4",
+	{ "05.1", "ch2.S4 ch2.S7",
 	  "a CPU first-touch page fault costs about 1-2 us per 4 KiB page",
 	  "ch2 S4: the kernel handles a CPU page fault in about 1-2 us",
 	  "R2 'about 1-2 us' -> [0.75, 2.5] us per 4 KiB page (one fault per page, counted)",
@@ -72,13 +73,13 @@ static const struct claim_spec claims[] = {
 	  "R7 'about the same' -> time(stride 4 KiB) / time(stride 64 KiB) near 1 +-25 %",
 	  WANT_NEAR(1, 0.25, "x"),
 	  "the 4 KiB-stride run is prefetched to the GPU before its timed window, so it migrates nothing" },
-	{ "05.4", "ch2.S4",
+	{ "05.4", "ch2.S4 ch2.S7",
 	  "a GPU page fault costs more than a CPU page fault",
 	  "ch2 S4: a GPU (Unified Memory) fault is handled in about 10 us, a CPU fault in about 1-2 us",
 	  "R6 'costs more' -> ratio >= 1.1, per fault as the chapter counts faults (GPU: one per 64 KiB page, CPU: one per 4 KiB page); per byte the GPU is cheaper (note)",
 	  WANT_RATIO_GE(1.1),
 	  "the GPU's first touch is prefetched to the GPU before its timed window, so it takes no fault" },
-	{ "05.5", "ch2.S4",
+	{ "05.5", "ch2.S4 ch1.E2 ch2.S8",
 	  "cudaMemPrefetchAsync moves the same data several times faster than demand faults",
 	  "ch2 S4 with ch1 E2: demand faults price 4 GB at 655 ms (~6.5 GB/s), a bulk copy runs near PCIe 5's ~50 GB/s",
 	  "R5 'several times' -> demand time / (prefetch + the same kernel) >= 3",
@@ -101,23 +102,6 @@ static const struct lab_extra_opt extra_opts[] = {
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                             */
-
-/* One line naming the bad option value, in the library's words; returns 2. */
-static int usage_error(const char *opt, const char *val, const char *why)
-{
-	fprintf(stderr, "lab-05: --%s '%s': %s (see --help)\n", opt, val, why);
-	return 2;
-}
-
-/* MemAvailable in bytes, or 0 when /proc/meminfo cannot say. */
-static uint64_t host_mem_available(void)
-{
-	uint64_t avail = 0;
-
-	if (proc_meminfo("MemAvailable", &avail) < 0)
-		return 0;
-	return avail;
-}
 
 /* Minor faults this thread has taken so far (RUSAGE_THREAD: CUDA's helper
  * threads must not be counted). */
@@ -165,31 +149,12 @@ struct cpu_touch {
 	struct lab *L;
 	size_t bytes;      /* region per sample */
 	size_t page;       /* base page size (bytes) */
-	int advice;        /* MADV_NOHUGEPAGE or MADV_HUGEPAGE */
+	unsigned advice;   /* BUF_NOHUGE or BUF_HUGE (madvise) */
 	int advice_errno;  /* errno of a refused madvise, 0 if it was taken */
 	int prefault;      /* sabotage 05.1: fault the pages in before timing */
 	long faults;       /* minor faults taken in the last timed loop */
 	uint64_t thp_bytes; /* AnonHugePages of the region after the last loop */
 };
-
-/* A fresh private anonymous mapping aligned to 2 MiB (so THP can apply). */
-static unsigned char *map_fresh(size_t bytes)
-{
-	size_t span = bytes + THP_PMD;
-	uintptr_t base, start;
-	void *m = mmap(NULL, span, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	if (m == MAP_FAILED)
-		return NULL;
-	base = (uintptr_t)m;
-	start = (base + THP_PMD - 1) & ~(uintptr_t)(THP_PMD - 1);
-	if (start > base)
-		munmap(m, start - base);
-	if (base + span > start + bytes)
-		munmap((void *)(start + bytes), base + span - (start + bytes));
-	return (unsigned char *)start;
-}
 
 /* One write per page; returns the seconds the loop took. */
 static double write_each_page(unsigned char *p, size_t bytes, size_t page)
@@ -203,17 +168,21 @@ static double write_each_page(unsigned char *p, size_t bytes, size_t page)
 	return lab_now() - t0;
 }
 
-/* lab_run_fn: fault in a fresh region once; mapping and unmapping untimed. */
+/*
+ * lab_run_fn: fault in a fresh region once; mapping and unmapping untimed.
+ * The region starts on a 2 MiB boundary, so THP can apply.
+ */
 static double cpu_touch_sample(void *arg)
 {
 	struct cpu_touch *c = (struct cpu_touch *)arg;
-	unsigned char *p = map_fresh(c->bytes);
+	unsigned char *p = (unsigned char *)buf_map(c->bytes, THP_PMD,
+						    BUF_NORESERVE | c->advice,
+						    &c->advice_errno);
 	long f0, f1;
 	double t;
 
 	if (!p)
 		return -1;
-	c->advice_errno = madvise(p, c->bytes, c->advice) < 0 ? errno : 0;
 	if (c->prefault)
 		write_each_page(p, c->bytes, c->page);
 	f0 = thread_minor_faults();
@@ -222,7 +191,7 @@ static double cpu_touch_sample(void *arg)
 	c->faults = f1 - f0;
 	if (smaps_anon_huge((uintptr_t)p, c->bytes, &c->thp_bytes) < 0)
 		c->thp_bytes = 0;
-	munmap(p, c->bytes);
+	buf_free(p);
 	return t;
 }
 
@@ -251,7 +220,7 @@ static void cpu_thp_run(struct lab *L, size_t bytes, size_t page)
 	c.L = L;
 	c.bytes = bytes;
 	c.page = page;
-	c.advice = MADV_HUGEPAGE;
+	c.advice = BUF_HUGE;
 	lab_measure(L, "cpu_first_touch_thp", cpu_touch_sample, &c, NULL, &s);
 	us_per_page = s.median * 1e6 / (double)(bytes / page);
 	lab_fact_num(L, "cpu_thp_fraction", (double)c.thp_bytes / (double)bytes, "");
@@ -278,10 +247,11 @@ static int read_cpu_size(const struct lab *L, size_t *out)
 		return 0;
 	}
 	if (lab_parse_size(arg, &v) < 0)
-		return usage_error("cpu-size", arg, errno == ERANGE ? "too large" :
-				   "not a size above 0 (digits with an optional K, M, G or T suffix)");
+		return preflight_usage(L, "cpu-size", arg, "%s", errno == ERANGE ? "too large" :
+				       "not a size above 0 (digits with an optional K, M, G "
+				       "or T suffix)");
 	if (v % THP_PMD)
-		return usage_error("cpu-size", arg, "must be a multiple of 2 MiB");
+		return preflight_usage(L, "cpu-size", arg, "must be a multiple of 2 MiB");
 	*out = (size_t)v;
 	return 0;
 }
@@ -297,15 +267,12 @@ static uint64_t gpu_size_asked(const struct lab *L)
 /* spec.check_opts: --cpu-size and --size before anything is printed (any build). */
 static int check_opts(const struct lab *L)
 {
-	char b[32];
 	size_t cpu_bytes;
 
 	if (read_cpu_size(L, &cpu_bytes))
 		return 2;
-	if (gpu_size_asked(L) < GPU_MIN_BYTES)
-		return usage_error("size", lab_size_arg(gpu_size_asked(L), b, sizeof(b)),
-				   "too small: need at least 4 MiB of managed memory");
-	return 0;
+	return preflight_size_floor(L, "size", gpu_size_asked(L), GPU_MIN_BYTES,
+				    " of managed memory");
 }
 
 /* The managed region in whole 2 MiB blocks (check_opts has taken --size). */
@@ -330,7 +297,7 @@ static void cpu_fault_series(struct lab *L, const char *name, size_t bytes, size
 	c->L = L;
 	c->bytes = bytes;
 	c->page = page;
-	c->advice = MADV_NOHUGEPAGE;
+	c->advice = BUF_NOHUGE;
 	c->prefault = prefault;
 	lab_measure(L, name, cpu_touch_sample, c, NULL, us_per_page);
 	lab_stats_scale(us_per_page, 1e6 / (double)(bytes / page), "us");
@@ -346,15 +313,17 @@ static int cpu_part(struct lab *L, size_t bytes, struct lab_stats *cpu_ref)
 {
 	static struct lab_stats us_per_page;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	uint64_t avail = host_mem_available();
+	const char *what;
+	uint64_t avail = preflight_available(L, &what);
 	struct cpu_touch c;
 	char b1[32], b2[32];
 
 	cpu_thp_facts(L);
 	lab_fact_num(L, "page_size", (double)page, "bytes");
-	if (avail && avail < 2 * (uint64_t)bytes) {
-		claim_skip(L, "05.1", SKIP_NOT_ENOUGH_MEMORY, "need %s twice over, MemAvailable %s",
-			   lab_fmt_size(bytes, b1, sizeof(b1)), lab_fmt_size(avail, b2, sizeof(b2)));
+	if (!preflight_fits(2, bytes, avail)) {
+		claim_skip(L, "05.1", SKIP_NOT_ENOUGH_MEMORY, "need %s twice over, %s %s",
+			   lab_fmt_size(bytes, b1, sizeof(b1)), what,
+			   lab_fmt_size(avail, b2, sizeof(b2)));
 		return 0;
 	}
 	lab_note(L, "CPU: write one byte per %zu-byte page of a fresh %s mapping, "
@@ -815,16 +784,14 @@ static double um_populate_sample(void *arg)
 {
 	struct um_case *c = (struct um_case *)arg;
 	struct um_region fresh = *c->r;
-	void *q = NULL;
 	double t;
 
-	CUDA_CHECK(fresh.L, cudaMallocManaged(&q, c->bytes, cudaMemAttachGlobal));
-	fresh.p = (unsigned char *)q;
+	fresh.p = (unsigned char *)lab_cuda_alloc(fresh.L, LAB_BUF_MANAGED, c->bytes);
 	t = lab_now();
 	um_launch_touch(&fresh, c->bytes, c->stride);
 	CUDA_CHECK(fresh.L, cudaStreamSynchronize(fresh.stream));
 	t = lab_now() - t;
-	CUDA_CHECK(fresh.L, cudaFree(q));
+	lab_cuda_free(fresh.L, fresh.p);
 	return t;
 }
 
@@ -895,8 +862,9 @@ static void um_device_facts(struct lab *L, int dev)
 static int um_preflight(struct lab *L, int dev, size_t bytes)
 {
 	int managed = 0, concurrent = 0;
-	size_t free_b = 0, total_b = 0;
-	uint64_t avail = host_mem_available();
+	uint64_t free_b, total_b;
+	const char *what;
+	uint64_t avail = preflight_available(L, &what);
 	char b1[32], b2[32], b3[32];
 
 	CUDA_CHECK(L, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev));
@@ -907,16 +875,16 @@ static int um_preflight(struct lab *L, int dev, size_t bytes)
 				"no GPU page faults on managed memory here", managed, concurrent);
 		return -1;
 	}
-	CUDA_CHECK(L, cudaMemGetInfo(&free_b, &total_b));
-	if (bytes > free_b / 2) {
+	lab_cuda_mem_info(L, &free_b, &total_b);
+	if (!preflight_fits(2, bytes, free_b)) {
 		claim_skip_rest(L, SKIP_GPU_TOO_SMALL, "managed region %s > half of the free GPU "
 				"memory (%s free of %s)", lab_fmt_size(bytes, b1, sizeof(b1)),
 				lab_fmt_size(free_b, b2, sizeof(b2)), lab_fmt_size(total_b, b3, sizeof(b3)));
 		return -1;
 	}
-	if (avail && avail < 2 * (uint64_t)bytes) {
+	if (!preflight_fits(2, bytes, avail)) {
 		claim_skip_rest(L, SKIP_NOT_ENOUGH_MEMORY, "managed region %s needs twice that in "
-				"host memory, MemAvailable %s", lab_fmt_size(bytes, b1, sizeof(b1)),
+				"host memory, %s %s", lab_fmt_size(bytes, b1, sizeof(b1)), what,
 				lab_fmt_size(avail, b2, sizeof(b2)));
 		return -1;
 	}
@@ -926,7 +894,6 @@ static int um_preflight(struct lab *L, int dev, size_t bytes)
 /* Allocate the region and initialise it on the CPU (every byte written). */
 static void um_region_open(struct lab *L, struct um_region *r, int dev, size_t bytes)
 {
-	void *p = NULL;
 	double t;
 	int i;
 
@@ -937,8 +904,7 @@ static void um_region_open(struct lab *L, struct um_region *r, int dev, size_t b
 	CUDA_CHECK(L, cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
 	for (i = 0; i < 3; i++)
 		CUDA_CHECK(L, cudaEventCreate(&r->ev[i]));
-	CUDA_CHECK(L, cudaMallocManaged(&p, bytes, cudaMemAttachGlobal));
-	r->p = (unsigned char *)p;
+	r->p = (unsigned char *)lab_cuda_alloc(L, LAB_BUF_MANAGED, bytes);
 	t = lab_now();
 	memset(r->p, 0x5a, bytes);
 	t = lab_now() - t;
@@ -949,8 +915,7 @@ static void um_region_open(struct lab *L, struct um_region *r, int dev, size_t b
 /* Free the managed memory; the stream and events stay for later cases. */
 static void um_region_free(struct um_region *r)
 {
-	if (r->p)
-		CUDA_CHECK(r->L, cudaFree(r->p));
+	lab_cuda_free(r->L, r->p);
 	r->p = NULL;
 }
 
@@ -1291,6 +1256,17 @@ static void run(struct lab *L)
 #endif
 }
 
+/* What plots/ draws from the record (lab.h, struct lab_figure). */
+static const struct lab_figure figures[] = {
+	{ "lab05_faults", "lab05_faults", "cpu_us_per_page um_*",
+	  "cpu_thp_us_per_4k um_region_bytes", "05.1 05.2",
+	  "lab-05: first-touch cost per 4 KiB page, CPU and GPU" },
+	{ "lab05_4gib", "lab05_4gib", "um_demand_* um_prefetch_then_4k",
+	  "um_region_bytes um_4gib_extrapolated_ms um_first_touch_4k_s", "05.2",
+	  "lab-05: 4 GiB of managed memory to the GPU vs the chapter's 655 ms" },
+	{ NULL }
+};
+
 static const struct lab_spec spec = {
 	.id = "05",
 	.title = "page faults and Unified Memory",
@@ -1304,6 +1280,7 @@ static const struct lab_spec spec = {
 	.default_size = 1 * GiB,
 	.default_iters = 7,
 	.check_opts = check_opts,
+	.figures = figures,
 };
 
 LAB_MAIN(spec, run)

@@ -19,20 +19,24 @@
  * that are the finding come back as messages; a broken helper stops the lab
  * with lab_error and what it printed.
  */
-#include <limits.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "lab.h"
+#include "preflight.h"
 #include "proc.h"
 
 #if DMALAB_HAVE_CUDA
 /* Driver API types and PFN_ typedefs only: the binary must start without a
  * driver, so it does not link libcuda; entry points come from the runtime. */
 #include <cudaTypedefs.h>
-#include "lab_cuda.h"
+#include "lab_buffers_cuda.h"
 #endif
 
 static const struct claim_spec claims[] = {
@@ -88,7 +92,7 @@ static const struct claim_spec claims[] = {
 };
 
 static const struct lab_extra_opt extra_opts[] = {
-	{ "ctl-fd", "N", "(helpers only) the socket to the lab that started this helper" },
+	PROC_CTL_OPT,
 	{ "child-timeout", "S", "seconds to wait for a helper's answer before killing it "
 	  "(default 20)" },
 	{ "plumbing-test", "MODE", "test only the helper plumbing, no GPU needed: ok, hang, "
@@ -112,6 +116,7 @@ static const struct lab_spec spec = {
 	/* .default_size = */ 1 * GiB,
 	/* .default_iters = */ 9,
 	/* .check_opts = */ check_opts,
+	/* .figures = */ NULL,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -152,7 +157,6 @@ static int cfg_read(const struct lab *L, struct cfg *c, char *err, size_t len)
 {
 	const struct lab_opts *o = lab_options(L);
 	const char *s;
-	char sz[32];
 	long v;
 	int i;
 
@@ -178,8 +182,8 @@ static int cfg_read(const struct lab *L, struct cfg *c, char *err, size_t len)
 	}
 	c->large_bytes = o->size;
 	if (c->large_bytes < MIN_LARGE_BYTES) {
-		snprintf(err, len, "--size '%s': too small: need at least 64 MiB for the large "
-			 "handle of 06.3", lab_size_arg(o->size, sz, sizeof(sz)));
+		preflight_too_small(err, len, "size", o->size, MIN_LARGE_BYTES,
+				    " for the large handle of 06.3");
 		return -1;
 	}
 	c->pat_bytes = o->quick ? 8 * MiB : 64 * MiB;
@@ -230,7 +234,7 @@ static void plumbing_test(struct lab *L, const struct cfg *c)
 	int pfd[2];
 	ssize_t n;
 
-	if (proc_spawn(&p, lab_self_path(L), "echo", extra) < 0)
+	if (proc_spawn_role(&p, lab_self_path(L), "echo", extra, PROC_HELPER) < 0)
 		lab_error_errno(L, "cannot start helper 'echo' from '%s'", lab_self_path(L));
 	proc_expect(L, &p, "ready", msg, sizeof(msg), c->child_timeout_s);
 	if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -290,85 +294,14 @@ static int role_echo(struct lab *L, struct role_io *io)
 #if DMALAB_HAVE_CUDA
 /* GPU helpers shared by the lab and its helpers                            */
 
-#define THREADS 256
-
-/* Word i of pattern `seed`.  0x85EBCA77 is odd, so two different seeds give
- * different words at every index: a mismatch count finds any mix-up. */
-__host__ __device__ static inline uint32_t pattern_word(uint64_t i, uint32_t seed)
-{
-	return (uint32_t)i * 0x9E3779B1u + seed * 0x85EBCA77u + 0x27D4EB2Fu;
-}
-
-__global__ void fill_kernel(uint32_t *p, uint64_t n, uint32_t seed)
-{
-	uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-	uint64_t step = (uint64_t)gridDim.x * blockDim.x;
-
-	for (; i < n; i += step)
-		p[i] = pattern_word(i, seed);
-}
-
-__global__ void count_bad_kernel(const uint32_t *p, uint64_t n, uint32_t seed,
-				 unsigned long long *bad)
-{
-	uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-	uint64_t step = (uint64_t)gridDim.x * blockDim.x;
-	unsigned long long mine = 0;
-
-	for (; i < n; i += step)
-		mine += p[i] != pattern_word(i, seed);
-	if (mine)
-		atomicAdd(bad, mine);
-}
-
-static unsigned int grid_for(uint64_t words)
-{
-	uint64_t blocks = (words + THREADS - 1) / THREADS;
-
-	return blocks > 4096 ? 4096 : (blocks ? (unsigned int)blocks : 1);
-}
-
 /*
- * Fill `bytes` at p with pattern `seed` and wait.  Returns the CUDA error
- * rather than stopping: the helpers write through pointers that may not be
- * valid there, and that error is the finding.
+ * The pattern filled and counted on the GPU (lab_buffers_cuda.h): each
+ * returns the CUDA error rather than stopping, since the helpers write
+ * through pointers that may not be valid there, and that error is the
+ * finding.  Short names for the many calls below.
  */
-static cudaError_t gpu_fill(void *p, uint64_t bytes, uint32_t seed)
-{
-	cudaError_t e;
-
-	fill_kernel<<<grid_for(bytes / 4), THREADS>>>((uint32_t *)p, bytes / 4, seed);
-	e = cudaGetLastError();
-	return e != cudaSuccess ? e : cudaDeviceSynchronize();
-}
-
-/* The mismatch counter, in device memory: GPU atomics on mapped host memory
- * need not be atomic across PCIe, and the count should be exact. */
-static unsigned long long *bad_dev;
-
-/* Count the words at p that differ from pattern `seed` (*bad, -1 on error). */
-static cudaError_t gpu_count_bad(const void *p, uint64_t bytes, uint32_t seed, long long *bad)
-{
-	unsigned long long n = 0;
-	cudaError_t e;
-
-	*bad = -1;
-	if (!bad_dev && (e = cudaMalloc((void **)&bad_dev, sizeof(*bad_dev))) != cudaSuccess) {
-		bad_dev = NULL;
-		return e;
-	}
-	e = cudaMemset(bad_dev, 0, sizeof(*bad_dev));
-	if (e != cudaSuccess)
-		return e;
-	count_bad_kernel<<<grid_for(bytes / 4), THREADS>>>((const uint32_t *)p, bytes / 4,
-							    seed, bad_dev);
-	e = cudaGetLastError();
-	if (e == cudaSuccess) /* waits for the kernel and reports its fault */
-		e = cudaMemcpy(&n, bad_dev, sizeof(n), cudaMemcpyDeviceToHost);
-	if (e == cudaSuccess)
-		*bad = (long long)n;
-	return e;
-}
+#define gpu_fill lab_gpu_fill
+#define gpu_count_bad lab_gpu_count_bad
 
 static const char *err_name(cudaError_t e)
 {
@@ -544,7 +477,7 @@ static void role_handle(const struct role_io *io, const char *key, cudaIpcMemHan
 {
 	char hex[HANDLE_HEX + 1];
 
-	if (!msg_str(io->msg, key, hex, sizeof(hex)) || hex_decode(hex, h, sizeof(*h)) < 0) {
+	if (!proc_msg_str(io->msg, key, hex, sizeof(hex)) || hex_decode(hex, h, sizeof(*h)) < 0) {
 		fprintf(stderr, "helper: no valid handle %s= in '%.60s'\n", key, io->msg);
 		exit(3);
 	}
@@ -888,12 +821,14 @@ struct exporter {
 /* Skip the lab unless every buffer and the helpers' contexts fit. */
 static void check_free_memory(struct lab *L, const struct cfg *c)
 {
-	uint64_t need = c->large_bytes + SMALL_HANDLE_BYTES + 3 * c->pat_bytes +
-			c->crash_bytes + c->vmm_bytes + MANAGED_BYTES + 4 * HELPER_CONTEXT_BYTES;
+	/* only --size is the user's: it must not wrap the sum around */
+	uint64_t need = preflight_need(1, c->large_bytes, SMALL_HANDLE_BYTES + 3 * c->pat_bytes +
+				       c->crash_bytes + c->vmm_bytes + MANAGED_BYTES +
+				       4 * HELPER_CONTEXT_BYTES);
 	char f[32], t[32], n[32], lg[32], pt[32];
-	size_t free_b = 0, total = 0;
+	uint64_t free_b, total;
 
-	CUDA_CHECK(L, cudaMemGetInfo(&free_b, &total));
+	lab_cuda_mem_info(L, &free_b, &total);
 	lab_fact_num(L, "gpu_free_bytes", (double)free_b, "bytes");
 	if (free_b >= need)
 		return;
@@ -921,7 +856,7 @@ static void start_helper(struct lab *L, struct proc *p, const struct cfg *c, con
 {
 	const char *extra[] = { "--device", c->devarg, NULL };
 
-	if (proc_spawn(p, lab_self_path(L), role, extra) < 0)
+	if (proc_spawn_role(p, lab_self_path(L), role, extra, PROC_HELPER) < 0)
 		lab_error_errno(L, "cannot start helper '%s' from '%s'", role, lab_self_path(L));
 }
 
@@ -1250,7 +1185,7 @@ static void crash_kill_exporter(struct lab *L, struct exporter *x)
 	proc_reap(&x->cexp, x->c->child_timeout_s);
 	if (!WIFSIGNALED(x->cexp.status) || WTERMSIG(x->cexp.status) != SIGKILL)
 		proc_fail(L, &x->cexp, "did not die by SIGKILL (%s)",
-			  proc_status_str(&x->cexp, st, sizeof(st)));
+			  proc_status_text(&x->cexp, st, sizeof(st)));
 }
 
 /*
@@ -1263,7 +1198,7 @@ static const char *crash_step(struct lab *L, struct exporter *x, struct crash_ob
 {
 	struct proc *p = &x->cimp;
 	double t = x->c->child_timeout_s;
-	int r = msg_send(p->ctl, -1, cmd) < 0 ? 0 : proc_recv(p, x->msg, sizeof(x->msg), t);
+	int r = proc_msg_send(p->ctl, -1, cmd) < 0 ? 0 : proc_recv(p, x->msg, sizeof(x->msg), t);
 
 	if (r == 0 || r == -2) {
 		proc_reap(p, t);
@@ -1272,7 +1207,7 @@ static const char *crash_step(struct lab *L, struct exporter *x, struct crash_ob
 	}
 	if (r == -1)
 		proc_fail(L, p, "sent no '%s' %s within %.0f s and was killed", tag, step, t);
-	if (!msg_is(x->msg, tag))
+	if (!proc_msg_is(x->msg, tag))
 		proc_fail(L, p, "sent '%.60s' where '%s' was expected", x->msg, tag);
 	return x->msg;
 }
@@ -1308,7 +1243,7 @@ static void crash_observe(struct lab *L, struct exporter *x, struct crash_obs *o
 	if (!m)
 		return;
 	proc_field_str(L, p, m, "err", o->close_err, sizeof(o->close_err));
-	msg_send(p->ctl, -1, "quit");
+	proc_msg_send(p->ctl, -1, "quit");
 	if (!proc_reap(p, x->c->child_timeout_s))
 		proc_fail(L, p, "did not quit within %.0f s and was killed", x->c->child_timeout_s);
 	if (!WIFEXITED(p->status) || WEXITSTATUS(p->status) != 0)
@@ -1334,12 +1269,12 @@ static void crash_phase(struct lab *L, struct exporter *x)
 			   "cudaIpcCloseMemHandle: %s; the importer %s%s%s", CRASH_SETTLE_S,
 			   o.read_err, o.read_bad, (unsigned long long)(x->c->crash_bytes / 4),
 			   o.read_bad == 0 ? "intact" : "not intact", o.write_err, o.verify_err,
-			   o.verify_bad, o.close_err, proc_status_str(p, st, sizeof(st)),
+			   o.verify_bad, o.close_err, proc_status_text(p, st, sizeof(st)),
 			   o.ended ? " " : "", o.ended ? o.ended : "");
 	else
 		claim_note(L, "exporter killed (SIGKILL) and reaped; the importer ended %s, "
 			   "before reporting its read: %s", o.ended ? o.ended : "?",
-			   proc_status_str(p, st, sizeof(st)));
+			   proc_status_text(p, st, sizeof(st)));
 	claim_check_true(L, "06.5", segv, segv ? "the importer died by SIGSEGV after the exporter "
 			 "was killed" : "the importer did not die by SIGSEGV after the exporter was killed");
 }
@@ -1386,9 +1321,7 @@ static void release_buffers(struct exporter *x)
 	cudaFree(x->pat);
 	cudaFree(x->small);
 	cudaFree(x->large);
-	if (bad_dev)
-		cudaFree(bad_dev);
-	bad_dev = NULL;
+	lab_gpu_count_release();
 	(void)cudaGetLastError();
 }
 
@@ -1442,31 +1375,20 @@ static void run(struct lab *L)
 /* ------------------------------------------------------------------------ */
 /* Role dispatch                                                             */
 
-/* 1 if fd is an open SOCK_SEQPACKET socket (what the lab hands a helper). */
-static int is_ctl_socket(int fd)
-{
-	int type = 0;
-	socklen_t len = sizeof(type);
-
-	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_SEQPACKET;
-}
-
 static int lab_role(struct lab *L, const char *role)
 {
 	static struct role_io io;
 	const char *s = lab_opt(L, "ctl-fd");
-	long fd;
 
-	if (!s || lab_parse_long(s, 3, INT_MAX, &fd) < 0 || !is_ctl_socket((int)fd)) {
+	if (role_io_open(&io, s) < 0) {
 		fprintf(stderr, "lab-06: --role %s needs --ctl-fd N, a socket from the lab "
 			"(got '%s'); helpers are started by the lab itself (see --help)\n",
 			role, s ? s : "");
 		return 2;
 	}
 	/* A helper must not outlive a lab that was killed outright. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	io.ctl = (int)fd;
-	io.fd = -1;
+	if (proc_child_init() < 0)
+		return 3;
 	if (strcmp(role, "echo") == 0)
 		return role_echo(L, &io);
 #if DMALAB_HAVE_CUDA
