@@ -75,6 +75,7 @@ help:
 	@echo "make sysinfo   the machine facts the skips are decided on"
 	@echo "make selftest  sabotage builds must fail their claims; runner vs fake labs"
 	@echo "make mutants   break the statistics and relations on purpose; the unit tests must fail"
+	@echo "make test-leaks  under valgrind: no leak, samples storage freed at exit"
 	@echo "make plots     figures (PNG, SVG) from $(RESULTS)/results.json into $(RESULTS)/plots/"
 	@echo "make report    $(RESULTS)/report.html (self-contained) and $(RESULTS)/report.md"
 	@echo "make grade     run the labs, grade each question of the chapters, write $(RESULTS)/grade.json"
@@ -184,7 +185,15 @@ mutants: test-deps
 selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
-test: unit mutants selftest test-plots test-answers test-claims test-example test-numa
+test: unit mutants selftest test-plots test-answers test-claims test-example test-numa \
+	test-leaks
+
+# Under valgrind (when installed): no leak, and the statistics' samples
+# storage freed at exit (harness/tests/test-leaks.sh).
+.PHONY: test-leaks
+test-leaks: $(BUILD)/tests/test_stats $(BUILD)/tests/test_claim $(BUILD)/fakelabs/lab-88 \
+	$(BUILD)/example/lab-example
+	@BUILD=$(BUILD) sh harness/tests/test-leaks.sh
 
 # The two-node claims in an emulated two-node guest (QEMU, TCG; about 80 s):
 # static labs and runner, built into $(BUILD)/numa/ (harness/tests/numa/run.sh).

@@ -256,7 +256,7 @@ void lab_sink(uint64_t v);
 /* ------------------------------------------------------------------------ */
 /* Measurement                                                               */
 
-#define LAB_MAX_SAMPLES 1024
+#define LAB_MAX_SAMPLES 1024 /* the most samples a series keeps (n) */
 
 /*
  * Statistics of one measured series.  Samples are kept in the unit of
@@ -264,14 +264,22 @@ void lab_sink(uint64_t v);
  * median is what claims compare, with its order-statistics interval
  * (lab_est_median).  `noisy` records that cv stayed above cv_max after the
  * re-measure; it is information, the verdict comes from the interval.
+ *
+ * A small value: copy it freely (b = a, an array of them, a struct member).
+ * `samples` points at n values in storage the library owns until the
+ * program exits, and nothing writes them once the series is made:
+ * lab_measure, lab_stats_from, lab_stats_scale and lab_stats_to_rate each
+ * give the result a new array, so after `b = a; lab_stats_scale(&b, ...)`
+ * a still has its own samples and statistics.  Read s->samples[i]; never
+ * cast the const away.
  */
 struct lab_stats {
 	const char *name; /* series name, e.g. "h2d_pinned" (static string) */
 	const char *unit; /* "s", "GB/s", "ns", ... (static string) */
-	int n;            /* samples kept */
+	int n;            /* samples kept, <= LAB_MAX_SAMPLES */
 	int warmup;       /* runs discarded before sampling */
 	double median, min, max, mean, cv; /* cv = stddev / mean */
-	double samples[LAB_MAX_SAMPLES];
+	const double *samples; /* [0..n), in measurement order; library-owned */
 	int noisy;        /* cv > cv_max after the re-measure */
 	int remeasured;   /* cv was over cv_max once: the samples were doubled */
 	int too_short;    /* a sample was under 100 steps of its clock */
@@ -303,6 +311,8 @@ struct lab_measure_cfg {
  * steps sets too_short, and every claim decided on the series is then
  * inconclusive: batch more work per sample instead.  A negative return from
  * fn is a setup error: lab_error().  cfg may be NULL for the defaults.
+ * `samples` is at most LAB_MAX_SAMPLES / 2, so the pooled series fits; *out
+ * is overwritten, with samples in a new array.
  */
 void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 		 const struct lab_measure_cfg *cfg, struct lab_stats *out);
@@ -312,16 +322,29 @@ void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
  * names it, takes the n samples (unit `unit`, timed with a clock of step
  * clock_res_s, 0 for lab_now's), sets too_short and the statistics.
  * too_short is judged only when unit is "s": pass durations in seconds and
- * scale afterwards (lab_stats_scale).
+ * scale afterwards (lab_stats_scale).  The samples are copied (at most
+ * LAB_MAX_SAMPLES): the caller's array may be reused or freed at once.
  */
 void lab_stats_from(struct lab_stats *s, const char *name, const char *unit,
 		    const double *samples, int n, double clock_res_s);
-/* Recompute n, median, min, max, mean, cv from out->samples[0..n). */
+/*
+ * Recompute median, min, max, mean, cv from s->samples[0..n) (n clamped to
+ * [0, LAB_MAX_SAMPLES]); reads the samples, never writes them.  A lab makes
+ * its series with the functions around it; one whose samples it points at
+ * by hand (a test) keeps that storage alive while the stats are used (a
+ * claim or series point keeps a copy of the samples).
+ */
 void lab_stats_compute(struct lab_stats *s);
-/* Convert a series of durations (s) for `bytes` into GB/s (1e9 B/s). */
+/*
+ * Convert a series of durations (s) for `bytes` into GB/s (1e9 B/s): rate
+ * gets a new array; secs is left as it was (rate == secs converts in place).
+ */
 void lab_stats_to_rate(const struct lab_stats *secs, uint64_t bytes,
 		       struct lab_stats *rate);
-/* Scale every sample by k and set the unit (e.g. s -> ns with 1e9). */
+/*
+ * Scale every sample by k and set the unit (e.g. s -> ns with 1e9): s gets a
+ * new array; a copy of s taken before keeps the old samples.
+ */
 void lab_stats_scale(struct lab_stats *s, double k, const char *unit);
 /* Median of v[0..n) (v is reordered). NaN for n == 0. */
 double lab_median(double *v, int n);

@@ -3,12 +3,27 @@
  *
  * Include after lab.h, inside `#if DMALAB_HAVE_CUDA`.  Header-only so the
  * harness library itself never links the CUDA runtime.
+ *
+ * What is here: CUDA_CHECK and the device preflight (lab_cuda_require);
+ * streams and events made in one call each and released on every path
+ * (buffer.h's registry); whether host memory is pinned; event timers
+ * (struct cuda_timer, lab_cuda_event_seconds); the spin kernel, which holds
+ * a stream for a set time of the GPU's own clock, so that work queued behind
+ * it has not started when the host looks (a call that returns while its copy
+ * waits behind the kernel cannot have waited for the copy), or so that a
+ * kernel lasts as long as the copy it is to overlap; and a job, work timed
+ * between events behind such a spin, with the host's time issuing it.
+ *
+ * Units: seconds (double) and nanoseconds (uint64_t, names say _ns).  Every
+ * function that takes `struct lab *L` treats a failing CUDA call as a
+ * broken setup: lab_error (exit 99), never a failed claim.
  */
 #ifndef DMALAB_LAB_CUDA_H
 #define DMALAB_LAB_CUDA_H
 
 #include <dlfcn.h>
 #include <cuda_runtime.h>
+#include "buffer.h"
 #include "lab.h"
 
 /*
@@ -104,31 +119,282 @@ static inline void lab_cuda_require(struct lab *L, int need)
 		 p.major, p.minor, (double)p.totalGlobalMem / (double)GiB);
 }
 
-/* A pair of events timing work on one stream (cudaEventElapsedTime, ms). */
+/* ------------------------------------------------------------------------ */
+/* Streams and events                                                        */
+
+/*
+ * Streams and events go into buffer.h's registry as buffers do, so that
+ * they are destroyed on every path: by the _free calls below (never
+ * cudaStreamDestroy or cudaEventDestroy on them: the registry would destroy
+ * the handle again), or at exit (after lab_error and lab_skip too), newest
+ * first, before the runtime's own teardown, unchecked.  A lab that keeps
+ * them to the end need not free them.
+ */
+static inline void lab_cuda_undo_stream_(void *p, uint64_t bytes)
+{
+	cudaStreamDestroy((cudaStream_t)p);
+}
+
+static inline void lab_cuda_undo_event_(void *p, uint64_t bytes)
+{
+	cudaEventDestroy((cudaEvent_t)p);
+}
+
+static inline void lab_cuda_track_(struct lab *L, void *p, buf_undo_fn undo)
+{
+	static int armed;
+
+	if (buf_track(p, 0, undo) < 0) {
+		undo(p, 0);
+		lab_error(L, "out of memory for the buffer registry");
+	}
+	if (!armed) { /* the runtime is up: release before its teardown */
+		buf_release_at_exit();
+		armed = 1;
+	}
+}
+
+/*
+ * A new stream that never waits for the legacy default stream
+ * (cudaStreamCreateWithFlags(cudaStreamNonBlocking)): two of them run side
+ * by side, and a cudaMemcpy elsewhere does not serialise them.  Tracked.
+ */
+static inline cudaStream_t lab_cuda_stream_new(struct lab *L)
+{
+	cudaStream_t s;
+
+	CUDA_CHECK(L, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	lab_cuda_track_(L, (void *)s, lab_cuda_undo_stream_);
+	return s;
+}
+
+/* cudaStreamDestroy(s) now (work queued on it still completes: CUDA's rule). */
+static inline void lab_cuda_stream_free(struct lab *L, cudaStream_t s)
+{
+	buf_untrack((void *)s, lab_cuda_undo_stream_);
+	CUDA_CHECK(L, cudaStreamDestroy(s));
+}
+
+/*
+ * 1 while work queued on s has not finished, 0 when s is idle
+ * (cudaStreamQuery).  cudaErrorNotReady is the answer, not an error: it is
+ * cleared so that a later cudaGetLastError does not see it.
+ */
+static inline int lab_cuda_stream_busy(struct lab *L, cudaStream_t s)
+{
+	cudaError_t e = cudaStreamQuery(s);
+
+	if (e == cudaErrorNotReady) {
+		cudaGetLastError();
+		return 1;
+	}
+	CUDA_CHECK(L, e);
+	return 0;
+}
+
+/*
+ * What the driver says host memory at p is (cudaPointerGetAttributes): 1
+ * pinned or registered (cudaMemoryTypeHost), 0 not (pageable), -1 when it
+ * cannot tell (that error is cleared).  The memory a copy really reads,
+ * whatever the lab meant it to be: a sabotage build's swapped buffers too.
+ */
+static inline int lab_cuda_host_pinned(const void *p)
+{
+	struct cudaPointerAttributes a;
+
+	if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return -1;
+	}
+	return a.type == cudaMemoryTypeHost;
+}
+
+/*
+ * A new event, cudaEventCreateWithFlags(flags): cudaEventDefault for one
+ * that times (lab_cuda_event_seconds), cudaEventDisableTiming for one that
+ * is only waited on (cudaEventSynchronize, cudaStreamWaitEvent), which
+ * costs less to record.  Tracked.
+ */
+static inline cudaEvent_t lab_cuda_event_new(struct lab *L, unsigned int flags)
+{
+	cudaEvent_t e;
+
+	CUDA_CHECK(L, cudaEventCreateWithFlags(&e, flags));
+	lab_cuda_track_(L, (void *)e, lab_cuda_undo_event_);
+	return e;
+}
+
+/* cudaEventDestroy(e) now. */
+static inline void lab_cuda_event_free(struct lab *L, cudaEvent_t e)
+{
+	buf_untrack((void *)e, lab_cuda_undo_event_);
+	CUDA_CHECK(L, cudaEventDestroy(e));
+}
+
+/*
+ * Seconds of GPU time from event a to event b, both recorded and made for
+ * timing; waits until b has happened (cudaEventSynchronize, then
+ * cudaEventElapsedTime).  Steps of about LAB_CUDA_EVENT_RES_S: pass that as
+ * the clock_res_s of a series timed this way.
+ */
+static inline double lab_cuda_event_seconds(struct lab *L, cudaEvent_t a, cudaEvent_t b)
+{
+	float ms = 0;
+
+	CUDA_CHECK(L, cudaEventSynchronize(b));
+	CUDA_CHECK(L, cudaEventElapsedTime(&ms, a, b));
+	return ms / 1e3;
+}
+
+/*
+ * A pair of events that time GPU work: cuda_timer_start before the work,
+ * cuda_timer_stop after it (each a cudaEventRecord on stream s, not waited
+ * for), then cuda_timer_seconds.  Start and stop may be recorded far apart
+ * (a period over many steps of a loop).
+ */
 struct cuda_timer {
 	cudaEvent_t start, stop;
 };
 
+/* Both events, cudaEventCreate (timing on); tracked as lab_cuda_event_new's. */
 static inline void cuda_timer_init(struct lab *L, struct cuda_timer *t)
 {
 	CUDA_CHECK(L, cudaEventCreate(&t->start));
+	lab_cuda_track_(L, (void *)t->start, lab_cuda_undo_event_);
 	CUDA_CHECK(L, cudaEventCreate(&t->stop));
+	lab_cuda_track_(L, (void *)t->stop, lab_cuda_undo_event_);
 }
 
+/* Both events destroyed now, unchecked (for teardown on any path). */
 static inline void cuda_timer_release(struct cuda_timer *t)
 {
+	buf_untrack((void *)t->start, lab_cuda_undo_event_);
+	buf_untrack((void *)t->stop, lab_cuda_undo_event_);
 	cudaEventDestroy(t->start);
 	cudaEventDestroy(t->stop);
 }
 
-/* Seconds between the two events (waits for stop). */
+/* cudaEventRecord(t->start, s). */
+static inline void cuda_timer_start(struct lab *L, struct cuda_timer *t, cudaStream_t s)
+{
+	CUDA_CHECK(L, cudaEventRecord(t->start, s));
+}
+
+/* cudaEventRecord(t->stop, s). */
+static inline void cuda_timer_stop(struct lab *L, struct cuda_timer *t, cudaStream_t s)
+{
+	CUDA_CHECK(L, cudaEventRecord(t->stop, s));
+}
+
+/* Seconds between the two events (waits for stop): lab_cuda_event_seconds. */
 static inline double cuda_timer_seconds(struct lab *L, struct cuda_timer *t)
 {
-	float ms = 0;
+	return lab_cuda_event_seconds(L, t->start, t->stop);
+}
 
-	CUDA_CHECK(L, cudaEventSynchronize(t->stop));
-	CUDA_CHECK(L, cudaEventElapsedTime(&ms, t->start, t->stop));
-	return ms / 1e3;
+/* ------------------------------------------------------------------------ */
+/* The spin kernel: holding a stream for a set time                          */
+
+/*
+ * The GPU's global timer in ns (%globaltimer): one clock for every SM,
+ * independent of the SM's clock rate, so a spin lasts the same wall time
+ * whatever the GPU's boost.  Device code only.
+ */
+static __device__ inline uint64_t lab_gpu_now_ns(void)
+{
+	uint64_t t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+/* The calling GPU thread busy-waits ns nanoseconds (a kernel's tail of work). */
+static __device__ inline void lab_gpu_spin(uint64_t ns)
+{
+	uint64_t t0 = lab_gpu_now_ns();
+
+	while (lab_gpu_now_ns() - t0 < ns)
+		;
+}
+
+/* lab_gpu_spin(ns) in every thread; lab_cuda_spin launches it as <<<1, 1>>>. */
+static __global__ void lab_spin_kernel(uint64_t ns)
+{
+	lab_gpu_spin(ns);
+}
+
+/*
+ * Queue on s a kernel of one block of one thread that spins ns nanoseconds
+ * of GPU time (it keeps one SM, so a kernel on another stream still runs
+ * beside it).  Work queued on s after it starts when it ends.  The launch is
+ * checked, the kernel not waited for.
+ */
+static inline void lab_cuda_spin(struct lab *L, cudaStream_t s, uint64_t ns)
+{
+	lab_spin_kernel<<<1, 1, 0, s>>>(ns);
+	CUDA_CHECK_LAUNCH(L, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One timed run of GPU work                                                 */
+
+/* Queues the work of a job on stream s (CUDA_CHECK on each call). */
+typedef void (*lab_cuda_issue_fn)(void *ctx, cudaStream_t s);
+
+/*
+ * Work timed on the GPU's clock and the host's at once: lab_cuda_job_run
+ * queues a spin of front_ns (0: none), records timer->start, calls
+ * issue(ctx, stream), records timer->stop, and returns the GPU seconds
+ * between the two events (it waits for the work).  The spin in front makes
+ * the events time the GPU doing the work and not the host issuing it, and
+ * shows whether issue() waits for the GPU: host_s is the host's seconds
+ * inside issue().  A job is a lab_run_fn context: lab_measure(L, name,
+ * lab_cuda_job_run, &job, &cfg, &s) with cfg.clock_res_s =
+ * LAB_CUDA_EVENT_RES_S.
+ */
+struct lab_cuda_job {
+	struct lab *L;             /* for CUDA_CHECK */
+	cudaStream_t stream;
+	struct cuda_timer *timer;  /* made by cuda_timer_init */
+	uint64_t front_ns;         /* spin queued before the start event; 0: none */
+	lab_cuda_issue_fn issue;
+	void *ctx;                 /* issue's */
+	double host_s;             /* out: seconds inside issue(), the last run */
+};
+
+static inline double lab_cuda_job_run(void *job)
+{
+	struct lab_cuda_job *j = (struct lab_cuda_job *)job;
+	double t0;
+
+	if (j->front_ns)
+		lab_cuda_spin(j->L, j->stream, j->front_ns);
+	cuda_timer_start(j->L, j->timer, j->stream);
+	t0 = lab_now();
+	j->issue(j->ctx, j->stream);
+	j->host_s = lab_now() - t0;
+	cuda_timer_stop(j->L, j->timer, j->stream);
+	return cuda_timer_seconds(j->L, j->timer);
+}
+
+/* n copies of `bytes` from src to dst, one after the other, as a job's work. */
+struct lab_cuda_copies {
+	struct lab *L;
+	void *dst;
+	const void *src;
+	uint64_t bytes;
+	int n;                      /* >= 1 */
+	enum cudaMemcpyKind kind;   /* cudaMemcpyHostToDevice, ... */
+};
+
+/* lab_cuda_issue_fn of struct lab_cuda_copies: n cudaMemcpyAsync on s (CUDA_CHECK). */
+static inline void lab_cuda_issue_copies(void *copies, cudaStream_t s)
+{
+	const struct lab_cuda_copies *c = (const struct lab_cuda_copies *)copies;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		CUDA_CHECK(c->L, cudaMemcpyAsync(c->dst, c->src, (size_t)c->bytes, c->kind, s));
 }
 
 #endif

@@ -32,7 +32,15 @@
  * Messages (SOCK_SEQPACKET: one send is one receive, never merged or split)
  * are text: a tag, then `key=value` words ("ready pid=42").  A one-line
  * report uses the same words without a tag ("bytes=4096 errno=12"), or
- * "error TEXT" (the helper's setup broke) or "skip REASON DETAIL".
+ * "error TEXT" (the helper's setup broke) or "skip REASON DETAIL".  Several
+ * fields are read at once with a scanf-like list (proc_scan, role_scan);
+ * binary values travel as hex, a measured series as its samples
+ * (role_send_stats, proc_expect_stats).
+ *
+ * A lab with such helpers names them in a table and lets proc_role_main
+ * run them (spec.role), and gets a self-test of this machinery that needs
+ * no GPU: proc_plumbing_test, with a built-in "echo" helper that can hang,
+ * crash, exit early or answer garbage.
  *
  * Times are seconds (double, lab_now()'s clock); a timeout <= 0 means none
  * where a function says so.  Plain C, used by the runner and by labs (also
@@ -42,6 +50,7 @@
 #define DMALAB_PROC_H
 
 #include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -57,6 +66,13 @@ extern "C" {
 #define PROC_LINE_MAX 8192   /* longer output lines are handed on in pieces */
 #define PROC_REPORT_MAX 512  /* bytes of the first line of stdout kept */
 #define PROC_MAX 16          /* children alive at once, per process */
+#define PROC_WORD_MAX 64     /* bytes of a %s field of proc_msg_scan, NUL included */
+
+#if defined(__GNUC__)
+#define PROC_SCANF(f, a) __attribute__((format(scanf, f, a)))
+#else
+#define PROC_SCANF(f, a)
+#endif
 
 /* proc_opts.flags (and proc_spawn_role's flags) */
 #define PROC_GROUP       0x01 /* own process group: kills reach the group */
@@ -211,6 +227,43 @@ const char *proc_msg_str(const char *msg, const char *key, char *out, size_t len
  * not a whole number. */
 int proc_msg_ll(const char *msg, const char *key, long long *v);
 
+/*
+ * Several fields of msg at once.  fmt is a list of `key=%CONV` words, the
+ * words that made the message (its tag left out), each CONV one of
+ *   %s    a word into a char[PROC_WORD_MAX]   %Ns  into a char[N + 1]
+ *   %d    int          %u    unsigned (32 bits)    %zu  size_t
+ *   %lld  long long    %llu  unsigned long long    %llx the same, in hex
+ *         (%d %u %zu %lld %llu: decimal, or hex with 0x)   %lg  double
+ * and the arguments are pointers to them, in that order, as for scanf (the
+ * compiler checks their types).  A field must be there and whole: a number
+ * in range, no sign on an unsigned one, a word that fits.  Returns NULL,
+ * or the word of fmt that failed (a pointer into fmt; the fields before it
+ * are written): a missing or bad field, or a word of fmt that is not
+ * `key=%CONV` (a bug in the caller).
+ */
+const char *proc_msg_scan(const char *msg, const char *fmt, ...) PROC_SCANF(2, 3);
+const char *proc_msg_vscan(const char *msg, const char *fmt, va_list ap);
+
+/* n bytes at p as 2n lowercase hex digits into out (2n + 1 bytes): binary
+ * values in a message (a CUDA IPC handle).  Returns out. */
+char *proc_hex(const void *p, size_t n, char *out);
+/* Exactly 2n lowercase hex digits of s into the n bytes at p: 0, or -1
+ * (another length, another character; p may be partly written). */
+int proc_unhex(const char *s, void *p, size_t n);
+
+/*
+ * A series measured in a helper, as a message: `stats which=WHICH n=N
+ * warmup= noisy= remeasured= too_short= cv_max= res= s=v1,v2,...` (seconds,
+ * %.9g; as many samples as fit in one message, about 1,800).  proc_msg_stats
+ * rebuilds it as series `name` (a static string; unit "s") with
+ * lab_stats_from, so that its interval and too_short hold as for a series
+ * measured here, with the helper's warmup, noisy, remeasured, cv_max and
+ * too_short kept.  0, or -1 with why (a line) when msg is not the stats of
+ * `which` or is garbled.
+ */
+int proc_msg_stats(const char *msg, const char *which, const char *name,
+		   struct lab_stats *s, char *why, size_t len);
+
 /* ------------------------------------------------------------------------ */
 /* The lab's side: each of these stops the lab (lab_error) when p misbehaves */
 
@@ -221,9 +274,19 @@ int proc_msg_ll(const char *msg, const char *key, long long *v);
  */
 LAB_NORETURN void proc_fail(struct lab *L, struct proc *p, const char *fmt, ...)
 	LAB_PRINTF(3, 4);
+/* proc_spawn_role of this program (lab_self_path) with extra and flags, or
+ * stop the lab: lab_error_errno "cannot start helper 'ROLE' from 'PATH'". */
+void proc_start_role(struct lab *L, struct proc *p, const char *role,
+		     const char *const extra[], int flags);
 /* Send a message (printf), with a descriptor when pass_fd >= 0. */
 void proc_sendf(struct lab *L, struct proc *p, int pass_fd, const char *fmt, ...)
 	LAB_PRINTF(4, 5);
+/*
+ * proc_sendf, then proc_expect of the answer `tag` within timeout_s: p's
+ * answer, in a buffer of this module that the next proc_call reuses.
+ */
+const char *proc_call(struct lab *L, struct proc *p, int pass_fd, const char *tag,
+		      double timeout_s, const char *fmt, ...) LAB_PRINTF(6, 7);
 /* Wait up to timeout_s for the message `tag`: a timeout kills p, an early
  * exit or another message is reported with what p printed.  Returns buf. */
 char *proc_expect(struct lab *L, struct proc *p, const char *tag, char *buf,
@@ -233,8 +296,40 @@ long long proc_field(struct lab *L, struct proc *p, const char *msg, const char 
 /* A text field of p's message (or report line), copied into out. */
 const char *proc_field_str(struct lab *L, struct proc *p, const char *msg,
 			   const char *key, char *out, size_t len);
+/* proc_msg_scan on p's message (or report line): a missing or bad field
+ * stops the lab, naming it. */
+void proc_scan(struct lab *L, struct proc *p, const char *msg, const char *fmt, ...)
+	PROC_SCANF(4, 5);
 /* Send "quit" and reap p within timeout_s; it must exit with code 0. */
 void proc_finish(struct lab *L, struct proc *p, double timeout_s);
+
+/*
+ * For a helper whose death is a finding (an importer whose exporter was
+ * killed): send cmd (NULL: nothing), then wait up to timeout_s for the
+ * message `tag`.  When the send fails or the socket closes or breaks, the
+ * helper is gone: it is reaped (SIGKILL after timeout_s), NULL comes back
+ * and p->status says how it ended.  A timeout or another message stops the
+ * lab as proc_expect does.  Returns buf, or NULL.
+ */
+char *proc_ask(struct lab *L, struct proc *p, const char *cmd, const char *tag,
+	       char *buf, size_t len, double timeout_s);
+
+/*
+ * Give p timeout_s to end on its own (a helper that something done
+ * elsewhere may have killed), keeping its output meanwhile.  Returns 0 once
+ * it ended (its socket closed) and was reaped, waiting up to reap_s (then
+ * SIGKILL; p->status says how it ended), or 1 when it is still there.  A
+ * message from it stops the lab: it was not asked anything.
+ */
+int proc_linger(struct lab *L, struct proc *p, double timeout_s, double reap_s);
+
+/*
+ * Wait up to timeout_s for p's `stats which=WHICH` (role_send_stats) and
+ * rebuild the series into s as `name` (proc_msg_stats); a garbled message
+ * stops the lab.
+ */
+void proc_expect_stats(struct lab *L, struct proc *p, const char *which, const char *name,
+		       struct lab_stats *s, double timeout_s);
 
 /*
  * Run a reporting helper to its end: `self --role ROLE extra...` with its
@@ -277,6 +372,73 @@ void role_sendf(struct role_io *io, int pass_fd, const char *fmt, ...) LAB_PRINT
 const char *role_expect(struct role_io *io, const char *tag);
 /* Integer field of the lab's last message, or end the helper (exit 3). */
 long long role_field(const struct role_io *io, const char *key);
+/* proc_msg_scan on the lab's last message, or end the helper (exit 3). */
+void role_scan(const struct role_io *io, const char *fmt, ...) PROC_SCANF(2, 3);
+/* The hex field `key` of the lab's last message into the n bytes at p
+ * (proc_unhex), or end the helper (exit 3). */
+void role_field_hex(const struct role_io *io, const char *key, void *p, size_t n);
+/* Send series s (measured here, in seconds) as `stats which=WHICH ...`. */
+void role_send_stats(struct role_io *io, const char *which, const struct lab_stats *s);
+
+/* ------------------------------------------------------------------------ */
+/* A lab's helpers by name, and the plumbing self-test                       */
+
+/* One helper of a lab: its --role name and its body (returns the exit code;
+ * it starts after proc_child_init, with the socket open). */
+struct proc_role {
+	const char *name;
+	int (*fn)(struct lab *L, struct role_io *io);
+};
+
+/*
+ * spec.role of a lab whose helpers talk in messages (PROC_HELPER): open the
+ * socket of --ctl-fd (none, or not a socket: a usage line on stderr, 2), die
+ * with the lab (proc_child_init: 3 if it is gone already), then run the
+ * entry of roles (terminated by { NULL, NULL }) named role, or the built-in
+ * "echo" of proc_plumbing_test.  An unknown role: a line naming the known
+ * ones, 2.  Returns the helper's exit code.
+ */
+int proc_role_main(struct lab *L, const char *role, const struct proc_role *roles);
+
+/* The option of the lab's wait for each answer of a helper (extra_opts),
+ * read with proc_child_timeout. */
+#define PROC_TIMEOUT_OPT { "child-timeout", "S", "seconds to wait for a helper's " \
+	"answer before killing it (default 20)" }
+#define PROC_TIMEOUT_DEFAULT_S 20
+
+/* --child-timeout in seconds (whole, 1 to 600), or PROC_TIMEOUT_DEFAULT_S
+ * when it is not given (or not valid: proc_check_opts refuses that). */
+double proc_child_timeout(const struct lab *L);
+
+/* The option of the self-test (a lab lists it in its extra_opts). */
+#define PROC_PLUMBING_OPT { "plumbing-test", "MODE", "test only the helper plumbing, " \
+	"no GPU needed: ok, hang, crash, exit or garbage (the helper's behaviour)" }
+
+/* 1 if mode is one of the self-test's: ok, hang, crash, exit, garbage. */
+int proc_plumbing_mode_valid(const char *mode);
+
+/*
+ * For check_opts of a lab with PROC_CTL_OPT (and PROC_TIMEOUT_OPT,
+ * PROC_PLUMBING_OPT): --child-timeout is whole seconds from 1 to 600,
+ * --plumbing-test one of the modes, --ctl-fd for helpers only.  Returns 0,
+ * or 2 after one line on stderr, as preflight_usage writes it:
+ *   lab-06: --ctl-fd '5': only helpers take it (the lab starts them itself) (see --help)
+ */
+int proc_check_opts(const struct lab *L);
+
+/*
+ * The self-test of this machinery, no GPU needed, when --plumbing-test MODE
+ * is given (else it returns 0 at once): start this program's "echo" helper
+ * (`--role echo --plumbing-test MODE`, PROC_HELPER), pass it a pipe with its
+ * first message, check its answer and what it wrote into the pipe, make it
+ * quit and reap it; each wait is proc_child_timeout at most.  Mode ok: a
+ * note, every claim not yet decided skips (SKIP_UNSUPPORTED: only the
+ * plumbing was tested), and it returns 1: the lab's run() is done.  hang,
+ * crash, exit and garbage make the helper misbehave (wait forever, abort,
+ * exit 3 early, send nonsense): that must end in lab_error quoting what it
+ * printed, leaving no process behind.
+ */
+int proc_plumbing_test(struct lab *L);
 
 #ifdef __cplusplus
 }

@@ -1,14 +1,20 @@
 /*
- * procfs.h - readers for the /proc and /sys files dmalab decides on.
+ * procfs.h - readers for the /proc and /sys files dmalab decides on, and
+ * what they say about locked memory: this process's VmLck, VmPin and VmRSS,
+ * the machine's Mlocked read exactly (or with its drift), and this
+ * process's right to lock (CAP_IPC_LOCK, RLIMIT_MEMLOCK), which a helper
+ * lowers before it tries.
  *
  * Every reader takes the path (or a root directory) so the tests can point it
  * at fixture trees under harness/tests/fixtures/.  Values are returned in
  * bytes even where the file says kB.  On error: -1 and errno set (ENOENT for a
- * missing file or key, EINVAL for a line that does not parse).
+ * missing file or key, EINVAL for a line that does not parse).  Physical
+ * page frames (/proc/self/pagemap) are in pagemap.h.
  */
 #ifndef DMALAB_PROCFS_H
 #define DMALAB_PROCFS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -31,24 +37,115 @@ int sysfs_thp_mode(const char *path, char *mode, size_t len);
 int sysfs_read_str(const char *path, char *buf, size_t len);
 int sysfs_read_long(const char *path, long *v);
 
-/*
- * Physical contiguity of [addr, addr+len) from /proc/self/pagemap (needs
- * root for PFNs; without CAP_SYS_ADMIN the kernel reports PFN 0).  Counts
- * pages present, runs of consecutive PFNs, and the longest run (in pages).
- * pagemap_path lets tests feed a fixture; NULL means /proc/self/pagemap.
- */
-struct pagemap_runs {
-	uint64_t pages;       /* pages in the range */
-	uint64_t present;     /* pages with the present bit */
-	uint64_t runs;        /* maximal runs of physically consecutive pages */
-	uint64_t longest_run; /* pages in the longest run */
-	int pfn_visible;      /* 0 if every PFN read as 0 (no privilege) */
-};
-int pagemap_count_runs(const char *pagemap_path, uintptr_t addr, size_t len,
-		       size_t page_size, struct pagemap_runs *out);
-
 /* Capability bit (e.g. CAP_IPC_LOCK = 14) in CapEff of a status file. */
 int procfs_cap_effective(const char *status_path, int cap, int *has);
+
+/* ------------------------------------------------------------------------ */
+/* Locked memory, as this process and the machine count it                   */
+
+/* This process's counters in a status file, bytes. */
+struct procfs_vm {
+	uint64_t lck; /* VmLck: pages locked by mlock and mlockall */
+	uint64_t pin; /* VmPin: pages pinned in mm->pinned_vm (an RDMA
+		       * registration); 0 where the file has no VmPin */
+	uint64_t rss; /* VmRSS: pages resident */
+};
+/* VmLck and VmRSS (both must be there) and VmPin of a status file (NULL:
+ * /proc/self/status).  0, or -1 with errno (ENOENT: a key is missing). */
+int procfs_vm_read(const char *status_path, struct procfs_vm *v);
+
+/*
+ * /proc/meminfo's page counters (Mlocked, Unevictable ...) are sums that
+ * each CPU updates only when its own diff for a zone passes a threshold
+ * (mm/vmstat.c; at most PROCFS_VMSTAT_THRESHOLD_MAX pages), so a read can
+ * miss up to that many pages per CPU and zone.  Writing vm.stat_refresh
+ * (root) folds every diff in at once.
+ */
+#define PROCFS_VMSTAT_THRESHOLD_MAX 125
+
+/*
+ * Write "1" to path (NULL: /proc/sys/vm/stat_refresh).  Returns 1 if the
+ * counters were folded (EINVAL also says so: a counter was negative after
+ * the fold), 0 if not (not root, no such file).
+ */
+int procfs_stat_refresh(const char *path);
+/* Zones with managed pages ("managed N", N > 0) in a zoneinfo file (NULL:
+ * /proc/zoneinfo): each keeps its own per-CPU diffs.  -1 with errno. */
+int procfs_zones_populated(const char *zoneinfo_path);
+/*
+ * How far the change between two reads of a /proc/meminfo page counter
+ * that were not folded can be from the true change, in bytes: each read
+ * may miss PROCFS_VMSTAT_THRESHOLD_MAX pages per CPU and populated zone,
+ * 2 x ncpus x zones x 125 x page_size.  zoneinfo_path NULL: /proc/zoneinfo
+ * (unreadable or no zone found: 8 zones, more than any machine here has);
+ * ncpus <= 0: the CPUs online; page_size 0: the system's.  Other processes
+ * locking at the same moment are not covered.
+ */
+uint64_t procfs_meminfo_slack(const char *zoneinfo_path, long ncpus, uint64_t page_size);
+
+/*
+ * Munlocked pages wait in per-CPU batches (mm/mlock.c) and leave Mlocked
+ * only when a batch drains, so an earlier munmap of locked memory (another
+ * run, another process) can drain inside a measured window.  mlock drains
+ * every CPU's batches before it starts, so locking again one page that is
+ * locked already empties them and changes nothing else (measured on
+ * lab-01: without it a 64 MiB rise read 64 KiB short in most of 12 tries).
+ *
+ * procfs_mlock_drain_setup locks that page (a second call does nothing).
+ * Call it only where nothing limits locking: under RLIMIT_MEMLOCK the page
+ * comes out of the budget.  0, or -1 with errno (then nothing is drained).
+ * procfs_mlock_drain locks it again; without the setup it does nothing.
+ */
+int procfs_mlock_drain_setup(void);
+void procfs_mlock_drain(void);
+
+/* What a locking step changes, read at one moment. */
+struct procfs_lock_snapshot {
+	struct procfs_vm self;         /* this process: /proc/self/status */
+	uint64_t mlocked, unevictable; /* the machine: /proc/meminfo, bytes */
+	int folded;                    /* 1: vm.stat_refresh folded just before */
+};
+/*
+ * Drain the mlock batches, fold the counters (procfs_stat_refresh), then
+ * read Mlocked and Unevictable, then VmLck, VmPin and VmRSS.  Files under
+ * root (NULL or "": the live ones; tests: a directory holding
+ * proc/meminfo, proc/self/status and proc/sys/vm/stat_refresh).  0, or -1
+ * with errno (ENOENT: a counter is missing).
+ */
+int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s);
+
+/* ------------------------------------------------------------------------ */
+/* This process's right to lock memory                                       */
+
+/* 1 if cap (CAP_IPC_LOCK ...) is in CapEff of /proc/self/status; 0 if not,
+ * or when that cannot be read. */
+int procfs_self_has_cap(int cap);
+/* The soft RLIMIT_MEMLOCK in bytes; -1 when unlimited (or unreadable). */
+int64_t procfs_memlock_limit(void);
+/* A limit of procfs_memlock_limit's kind as text: "64 KiB", "0 B", or
+ * "unlimited" when negative.  Returns buf (>= 32 bytes). */
+const char *procfs_limit_text(int64_t limit, char *buf, size_t len);
+/*
+ * Bytes this process may still lock: UINT64_MAX when nothing limits it
+ * (CAP_IPC_LOCK in CapEff of status_path, NULL: /proc/self/status, or an
+ * unlimited RLIMIT_MEMLOCK); else the soft limit minus the file's VmLck
+ * (0 at or past it; a VmLck that cannot be read counts as 0).
+ */
+uint64_t procfs_lockable_bytes(const char *status_path);
+/* Take cap out of this process's effective, permitted and inheritable sets
+ * (capset): for good, and for what it execs.  0, or -1 with errno (EINVAL:
+ * cap outside 0-63). */
+int procfs_drop_cap(int cap);
+/*
+ * Put this process under a locking limit, as a container does: soft and
+ * hard RLIMIT_MEMLOCK to limit bytes, then CAP_IPC_LOCK dropped and its
+ * absence checked in CapEff.  A hard limit already below limit cannot be
+ * raised without CAP_SYS_RESOURCE (EPERM): it then becomes the soft limit
+ * too.  *now (may be NULL) gets the soft limit in force (-1: unlimited).
+ * Returns 0, or -1 with errno and *what (may be NULL) naming the step that
+ * failed ("setrlimit(RLIMIT_MEMLOCK)", "capset (dropping CAP_IPC_LOCK)", ...).
+ */
+int procfs_memlock_confine(uint64_t limit, int64_t *now, const char **what);
 
 #ifdef __cplusplus
 }

@@ -57,15 +57,9 @@ int claim_decided(const struct lab *L, const char *id)
 
 void claim_stats(struct lab *L, const struct lab_stats *s)
 {
-	struct lab_stats *copy;
-
 	if (L->npending >= LAB_MAX_ATTACHED)
 		return;
-	copy = malloc(sizeof(*copy));
-	if (!copy)
-		lab_error(L, "out of memory");
-	*copy = *s;
-	L->pending[L->npending++] = copy;
+	L->pending[L->npending++] = stats_kept(s);
 }
 
 void claim_note(struct lab *L, const char *fmt, ...)

@@ -26,7 +26,7 @@ struct claim_rec {
 	char reason[48];
 	char detail[256];
 	char note[512];
-	struct lab_stats *stats[LAB_MAX_ATTACHED]; /* owned copies */
+	struct lab_stats stats[LAB_MAX_ATTACHED]; /* copies (stats_kept) */
 	int nstats;
 };
 
@@ -39,7 +39,7 @@ struct lab_fact {
 
 struct lab_point {
 	double x;
-	struct lab_stats *y; /* owned copy */
+	struct lab_stats y; /* a copy (stats_kept) */
 };
 
 struct lab_series {
@@ -61,7 +61,7 @@ struct lab {
 	char skip_reason[48];
 	char skip_detail[256];
 	char error[512];
-	struct lab_stats *pending[LAB_MAX_ATTACHED];
+	struct lab_stats pending[LAB_MAX_ATTACHED];
 	int npending;
 	char pending_note[512];
 	struct lab_fact *facts;
@@ -84,6 +84,12 @@ struct claim_rec *claim_find(struct lab *L, const char *id);
 void claim_finish(struct lab *L, struct claim_rec *c, const char *status);
 /* opts.c: parse argv into L; returns 0, or the exit code (2 usage, 0 help). */
 int lab_parse_args(struct lab *L, int argc, char **argv, int *describe);
+/* stats.c */
+/* A copy of *s whose samples are in the library's storage (copied there if
+ * they were not): what a claim or a series point keeps until exit. */
+struct lab_stats stats_kept(const struct lab_stats *s);
+/* The running lab, for lab_error when the samples' storage runs out. */
+void stats_storage_owner(struct lab *L);
 /* lab_main.c */
 LAB_NORETURN void lab_finish_exit(struct lab *L, int code);
 

@@ -267,10 +267,7 @@ void lab_series_point(struct lab *L, const char *series, const char *x_unit,
 		s->cap = cap;
 	}
 	s->pts[s->npts].x = x;
-	s->pts[s->npts].y = malloc(sizeof(*y));
-	if (!s->pts[s->npts].y)
-		lab_error(L, "out of memory");
-	*s->pts[s->npts].y = *y;
+	s->pts[s->npts].y = stats_kept(y);
 	s->npts++;
 }
 
@@ -333,6 +330,7 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	int describe = 0, rc;
 
 	lab_init(L, spec, argv[0]);
+	stats_storage_owner(L);
 	L->build_flags = build_flags;
 	rc = lab_parse_args(L, argc, argv, &describe);
 	if (rc)

@@ -1,7 +1,8 @@
 /*
  * proc.c - child processes (proc.h): posix_spawn, pipes and a message
  * socket, deadlines with SIGTERM/grace/SIGKILL, a registry of live children
- * that exit() and fatal signals empty, and the message protocol.
+ * that exit() and fatal signals empty, the message protocol (fields, hex,
+ * series), a lab's helpers by name and the plumbing self-test.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "lab.h"
+#include "preflight.h"
 #include "proc.h"
 
 extern char **environ;
@@ -825,6 +828,197 @@ int proc_msg_ll(const char *msg, const char *key, long long *v)
 	return errno || *end ? -1 : 0;
 }
 
+/* One word of a scan format: `key=%CONV`.  0, or -1 if it is not one. */
+enum scan_kind { SCAN_STR, SCAN_INT, SCAN_UINT, SCAN_SIZE, SCAN_LL, SCAN_ULL, SCAN_HEX, SCAN_DBL };
+
+static int scan_word(const char *w, size_t n, char *key, size_t klen, int *kind, size_t *width)
+{
+	static const struct { const char *conv; int kind; } convs[] = {
+		{ "s", SCAN_STR }, { "d", SCAN_INT }, { "u", SCAN_UINT }, { "zu", SCAN_SIZE },
+		{ "lld", SCAN_LL }, { "llu", SCAN_ULL }, { "llx", SCAN_HEX }, { "lg", SCAN_DBL },
+	};
+	const char *eq = memchr(w, '=', n), *c, *end = w + n;
+	size_t i;
+
+	if (!eq || eq == w || (size_t)(eq - w) >= klen || end - eq < 3 || eq[1] != '%')
+		return -1;
+	memcpy(key, w, (size_t)(eq - w));
+	key[eq - w] = '\0';
+	*width = 0;
+	for (c = eq + 2; c < end && *c >= '0' && *c <= '9' && *width < PROC_MSG_MAX; c++)
+		*width = *width * 10 + (size_t)(*c - '0');
+	for (i = 0; i < sizeof(convs) / sizeof(convs[0]); i++) {
+		if (strlen(convs[i].conv) != (size_t)(end - c) ||
+		    strncmp(c, convs[i].conv, (size_t)(end - c)) != 0)
+			continue;
+		*kind = convs[i].kind;
+		return *width && *kind != SCAN_STR ? -1 : 0;
+	}
+	return -1;
+}
+
+/* The value of key in msg into the destination of its kind: 0 or -1. */
+static int scan_value(const char *msg, const char *key, int kind, size_t width, va_list *ap)
+{
+	unsigned long long u;
+	char v[64], *end;
+	long long ll;
+	double d;
+
+	if (kind == SCAN_STR) {
+		char *out = va_arg(*ap, char *);
+
+		return proc_msg_str(msg, key, out, width ? width + 1 : PROC_WORD_MAX) ? 0 : -1;
+	}
+	if (!proc_msg_str(msg, key, v, sizeof(v)) || !v[0])
+		return -1;
+	errno = 0;
+	if (kind == SCAN_DBL) {
+		d = strtod(v, &end);
+		if (*end)
+			return -1;
+		*va_arg(*ap, double *) = d;
+		return 0;
+	}
+	if (kind == SCAN_INT || kind == SCAN_LL) {
+		ll = strtoll(v, &end, 0);
+		if (errno || *end || (kind == SCAN_INT && (ll < INT_MIN || ll > INT_MAX)))
+			return -1;
+		if (kind == SCAN_INT)
+			*va_arg(*ap, int *) = (int)ll;
+		else
+			*va_arg(*ap, long long *) = ll;
+		return 0;
+	}
+	if (v[0] == '-' || v[0] == '+')
+		return -1;
+	u = strtoull(v, &end, kind == SCAN_HEX ? 16 : 0);
+	if (errno || *end || (kind == SCAN_UINT && u > UINT_MAX) ||
+	    (kind == SCAN_SIZE && u > SIZE_MAX))
+		return -1;
+	if (kind == SCAN_UINT)
+		*va_arg(*ap, unsigned *) = (unsigned)u;
+	else if (kind == SCAN_SIZE)
+		*va_arg(*ap, size_t *) = (size_t)u;
+	else
+		*va_arg(*ap, unsigned long long *) = u;
+	return 0;
+}
+
+const char *proc_msg_vscan(const char *msg, const char *fmt, va_list ap)
+{
+	const char *w = fmt + strspn(fmt, " ");
+	va_list aq;
+
+	va_copy(aq, ap);
+	for (; *w; w += strspn(w, " ")) {
+		size_t n = strcspn(w, " "), width;
+		char key[64];
+		int kind;
+
+		if (scan_word(w, n, key, sizeof(key), &kind, &width) < 0 ||
+		    scan_value(msg, key, kind, width, &aq) < 0) {
+			va_end(aq);
+			return w;
+		}
+		w += n;
+	}
+	va_end(aq);
+	return NULL;
+}
+
+const char *proc_msg_scan(const char *msg, const char *fmt, ...)
+{
+	const char *bad;
+	va_list ap;
+
+	va_start(ap, fmt);
+	bad = proc_msg_vscan(msg, fmt, ap);
+	va_end(ap);
+	return bad;
+}
+
+char *proc_hex(const void *p, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *b = (const unsigned char *)p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+	return out;
+}
+
+static int hex_nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int proc_unhex(const char *s, void *p, size_t n)
+{
+	unsigned char *b = (unsigned char *)p;
+	size_t i;
+
+	if (strlen(s) != 2 * n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		int hi = hex_nibble(s[2 * i]), lo = hex_nibble(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		b[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+int proc_msg_stats(const char *msg, const char *which, const char *name,
+		   struct lab_stats *s, char *why, size_t len)
+{
+	static char list[PROC_MSG_MAX];
+	static double v[LAB_MAX_SAMPLES];
+	char w[16], *q, *end;
+	int i, n, warmup, noisy, remeasured, too_short;
+	double res, cv_max;
+	const char *bad;
+
+	if (!proc_msg_is(msg, "stats")) {
+		snprintf(why, len, "sent '%.60s' where 'stats' was expected", msg);
+		return -1;
+	}
+	bad = proc_msg_scan(msg, "which=%15s n=%d res=%lg", w, &n, &res);
+	if (bad || strcmp(w, which) != 0 || n < 1 || n > LAB_MAX_SAMPLES || !(res > 0)) {
+		snprintf(why, len, "sent stats '%.60s', expected which=%s with 1 to %d samples "
+			 "and res > 0", msg, which, LAB_MAX_SAMPLES);
+		return -1;
+	}
+	bad = proc_msg_scan(msg, "warmup=%d noisy=%d remeasured=%d too_short=%d cv_max=%lg",
+			    &warmup, &noisy, &remeasured, &too_short, &cv_max);
+	if (bad || !proc_msg_str(msg, "s", list, sizeof(list))) {
+		snprintf(why, len, "sent stats without a valid %.*s", bad ? (int)strcspn(bad, "=") + 1 : 2,
+			 bad ? bad : "s=");
+		return -1;
+	}
+	for (i = 0, q = list; i < n; i++, q = end + (*end == ',')) {
+		v[i] = strtod(q, &end);
+		if (end == q || !(v[i] > 0)) {
+			snprintf(why, len, "sent a bad sample %d in '%.60s'", i, msg);
+			return -1;
+		}
+	}
+	lab_stats_from(s, name, "s", v, n, res);
+	s->too_short |= too_short;
+	s->warmup = warmup;
+	s->noisy = noisy;
+	s->remeasured = remeasured;
+	s->cv_max = cv_max;
+	return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The lab's side                                                            */
 
@@ -851,19 +1045,43 @@ void proc_fail(struct lab *L, struct proc *p, const char *fmt, ...)
 		  proc_output_line(p, out, sizeof(out), 220));
 }
 
-void proc_sendf(struct lab *L, struct proc *p, int pass_fd, const char *fmt, ...)
+void proc_start_role(struct lab *L, struct proc *p, const char *role,
+		     const char *const extra[], int flags)
+{
+	if (proc_spawn_role(p, lab_self_path(L), role, extra, flags) < 0)
+		lab_error_errno(L, "cannot start helper '%s' from '%s'", role, lab_self_path(L));
+}
+
+static void vsendf(struct lab *L, struct proc *p, int pass_fd, const char *fmt, va_list ap)
 {
 	static char msg[PROC_MSG_MAX];
-	va_list ap;
-	int n;
+	int n = vsnprintf(msg, sizeof(msg), fmt, ap);
 
-	va_start(ap, fmt);
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(msg))
 		lab_error(L, "BUG: message to helper '%s' too long (%d bytes)", p->name, n);
 	if (proc_msg_send(p->ctl, pass_fd, msg) < 0)
 		proc_fail(L, p, "could not be sent '%.40s' (%s)", msg, strerror(errno));
+}
+
+void proc_sendf(struct lab *L, struct proc *p, int pass_fd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsendf(L, p, pass_fd, fmt, ap);
+	va_end(ap);
+}
+
+const char *proc_call(struct lab *L, struct proc *p, int pass_fd, const char *tag,
+		      double timeout_s, const char *fmt, ...)
+{
+	static char answer[PROC_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsendf(L, p, pass_fd, fmt, ap);
+	va_end(ap);
+	return proc_expect(L, p, tag, answer, sizeof(answer), timeout_s);
 }
 
 char *proc_expect(struct lab *L, struct proc *p, const char *tag, char *buf,
@@ -901,6 +1119,61 @@ const char *proc_field_str(struct lab *L, struct proc *p, const char *msg,
 	return out;
 }
 
+void proc_scan(struct lab *L, struct proc *p, const char *msg, const char *fmt, ...)
+{
+	const char *bad;
+	va_list ap;
+
+	va_start(ap, fmt);
+	bad = proc_msg_vscan(msg, fmt, ap);
+	va_end(ap);
+	if (bad)
+		proc_fail(L, p, "sent '%.60s' without a valid %.*s", msg,
+			  (int)strcspn(bad, "=") + 1, bad);
+}
+
+char *proc_ask(struct lab *L, struct proc *p, const char *cmd, const char *tag,
+	       char *buf, size_t len, double timeout_s)
+{
+	int r = PROC_RECV_CLOSED;
+
+	if (!cmd || proc_msg_send(p->ctl, -1, cmd) == 0)
+		r = proc_recv(p, buf, len, timeout_s);
+	if (r == PROC_RECV_CLOSED || r == PROC_RECV_ERROR) {
+		proc_reap(p, timeout_s);
+		return NULL;
+	}
+	if (r == PROC_RECV_TIMEOUT)
+		proc_fail(L, p, "sent no '%s' within %.0f s and was killed", tag, timeout_s);
+	if (!proc_msg_is(buf, tag))
+		proc_fail(L, p, "sent '%.60s' where '%s' was expected", buf, tag);
+	return buf;
+}
+
+int proc_linger(struct lab *L, struct proc *p, double timeout_s, double reap_s)
+{
+	static char msg[PROC_MSG_MAX];
+	int r = proc_recv(p, msg, sizeof(msg), timeout_s);
+
+	if (r == PROC_RECV_MSG)
+		proc_fail(L, p, "sent '%.60s' unasked", msg);
+	if (r != PROC_RECV_CLOSED)
+		return 1;
+	proc_reap(p, reap_s);
+	return 0;
+}
+
+void proc_expect_stats(struct lab *L, struct proc *p, const char *which, const char *name,
+		       struct lab_stats *s, double timeout_s)
+{
+	static char msg[PROC_MSG_MAX];
+	char why[256];
+
+	proc_expect(L, p, "stats", msg, sizeof(msg), timeout_s);
+	if (proc_msg_stats(msg, which, name, s, why, sizeof(why)) < 0)
+		proc_fail(L, p, "%s", why);
+}
+
 void proc_finish(struct lab *L, struct proc *p, double timeout_s)
 {
 	char st[128];
@@ -918,8 +1191,7 @@ const char *proc_run_role(struct lab *L, struct proc *p, const char *role,
 {
 	char st[128];
 
-	if (proc_spawn_role(p, lab_self_path(L), role, extra, PROC_OUT_PIPE) < 0)
-		lab_error_errno(L, "cannot start helper '%s' from '%s'", role, lab_self_path(L));
+	proc_start_role(L, p, role, extra, PROC_OUT_PIPE);
 	if (proc_run(p, timeout_s, 0))
 		proc_fail(L, p, "did not finish within %.0f s and was killed", timeout_s);
 	if (!WIFEXITED(p->status) || WEXITSTATUS(p->status) != 0) {
@@ -1006,4 +1278,178 @@ long long role_field(const struct role_io *io, const char *key)
 		exit(3);
 	}
 	return v;
+}
+
+void role_scan(const struct role_io *io, const char *fmt, ...)
+{
+	const char *bad;
+	va_list ap;
+
+	va_start(ap, fmt);
+	bad = proc_msg_vscan(io->msg, fmt, ap);
+	va_end(ap);
+	if (bad) {
+		fprintf(stderr, "helper: message '%.60s' lacks a valid %.*s\n", io->msg,
+			(int)strcspn(bad, "=") + 1, bad);
+		exit(3);
+	}
+}
+
+void role_field_hex(const struct role_io *io, const char *key, void *p, size_t n)
+{
+	char hex[PROC_MSG_MAX];
+
+	if (!proc_msg_str(io->msg, key, hex, sizeof(hex)) || proc_unhex(hex, p, n) < 0) {
+		fprintf(stderr, "helper: no valid %zu-byte hex %s= in '%.60s'\n", n, key, io->msg);
+		exit(3);
+	}
+}
+
+void role_send_stats(struct role_io *io, const char *which, const struct lab_stats *s)
+{
+	static char list[PROC_MSG_MAX - 256];
+	size_t o = 0;
+	int i;
+
+	list[0] = '\0';
+	for (i = 0; i < s->n && o + 32 < sizeof(list); i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%.9g", i ? "," : "",
+				      s->samples[i]);
+	role_sendf(io, -1, "stats which=%s n=%d warmup=%d noisy=%d remeasured=%d too_short=%d "
+		   "cv_max=%.6g res=%.6g s=%s", which, i, s->warmup, s->noisy, s->remeasured,
+		   s->too_short, s->cv_max, s->clock_res_s, list);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A lab's helpers by name, and the plumbing self-test                       */
+
+static const char *const plumbing_modes[] = { "ok", "hang", "crash", "exit", "garbage", NULL };
+
+int proc_plumbing_mode_valid(const char *mode)
+{
+	int i;
+
+	for (i = 0; plumbing_modes[i]; i++)
+		if (strcmp(mode, plumbing_modes[i]) == 0)
+			return 1;
+	return 0;
+}
+
+double proc_child_timeout(const struct lab *L)
+{
+	const char *s = lab_opt(L, "child-timeout");
+	long t;
+
+	return s && lab_parse_long(s, 1, 600, &t) == 0 ? (double)t : PROC_TIMEOUT_DEFAULT_S;
+}
+
+int proc_check_opts(const struct lab *L)
+{
+	const char *mode = lab_opt(L, "plumbing-test"), *ctl = lab_opt(L, "ctl-fd");
+	const char *t = lab_opt(L, "child-timeout");
+	long v;
+
+	if (t && lab_parse_long(t, 1, 600, &v) < 0)
+		return preflight_usage(L, "child-timeout", t, "must be whole seconds from 1 to 600");
+	if (mode && !proc_plumbing_mode_valid(mode))
+		return preflight_usage(L, "plumbing-test", mode, "must be ok, hang, crash, exit or garbage");
+	if (ctl && !lab_options(L)->role)
+		return preflight_usage(L, "ctl-fd", ctl, "only helpers take it (the lab starts them itself)");
+	return 0;
+}
+
+/* The self-test's helper: answers (ok) or misbehaves as mode says. */
+static int role_echo(struct role_io *io, const char *mode)
+{
+	long long n;
+
+	mode = mode ? mode : "ok";
+	fprintf(stderr, "echo helper: pid %d, mode %s\n", (int)getpid(), mode);
+	if (strcmp(mode, "hang") == 0)
+		for (;;)
+			pause();
+	if (strcmp(mode, "crash") == 0)
+		abort();
+	if (strcmp(mode, "exit") == 0)
+		return 3;
+	if (strcmp(mode, "garbage") == 0) {
+		role_sendf(io, -1, "nonsense 1");
+		role_expect(io, "quit");
+		return 0;
+	}
+	role_sendf(io, -1, "ready pid=%d", (int)getpid());
+	role_expect(io, "ping");
+	if (io->fd < 0) {
+		fprintf(stderr, "echo helper: no descriptor came with ping\n");
+		return 3;
+	}
+	n = role_field(io, "n");
+	dprintf(io->fd, "pong %lld\n", n);
+	close(io->fd);
+	io->fd = -1;
+	role_sendf(io, -1, "pong n=%lld", n + 1);
+	role_expect(io, "quit");
+	return 0;
+}
+
+int proc_role_main(struct lab *L, const char *role, const struct proc_role *roles)
+{
+	static struct role_io io;
+	const char *id = lab_spec_of(L)->id, *s = lab_opt(L, "ctl-fd");
+	char known[256] = "";
+	size_t o = 0;
+	int i;
+
+	if (role_io_open(&io, s) < 0) {
+		fprintf(stderr, "lab-%s: --role %s needs --ctl-fd N, a socket from the lab "
+			"(got '%s'); helpers are started by the lab itself (see --help)\n",
+			id, role, s ? s : "");
+		return 2;
+	}
+	if (proc_child_init() < 0) /* the lab is gone already */
+		return 3;
+	if (strcmp(role, "echo") == 0)
+		return role_echo(&io, lab_opt(L, "plumbing-test"));
+	for (i = 0; roles && roles[i].name; i++) {
+		if (strcmp(role, roles[i].name) == 0)
+			return roles[i].fn(L, &io);
+		if (o < sizeof(known))
+			o += (size_t)snprintf(known + o, sizeof(known) - o, "%s, ", roles[i].name);
+	}
+	fprintf(stderr, "lab-%s: --role '%s': unknown here (helpers: %secho)\n", id, role, known);
+	return 2;
+}
+
+int proc_plumbing_test(struct lab *L)
+{
+	const char *mode = lab_opt(L, "plumbing-test");
+	const char *extra[] = { "--plumbing-test", mode, NULL };
+	double timeout_s = proc_child_timeout(L);
+	char msg[256], got[64];
+	const char *m;
+	struct proc p;
+	int pfd[2];
+	ssize_t n;
+
+	if (!mode)
+		return 0;
+	proc_start_role(L, &p, "echo", extra, PROC_HELPER);
+	proc_expect(L, &p, "ready", msg, sizeof(msg), timeout_s);
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		lab_error_errno(L, "pipe2");
+	m = proc_call(L, &p, pfd[1], "pong", timeout_s, "ping n=41");
+	close(pfd[1]);
+	if (proc_field(L, &p, m, "n") != 42)
+		proc_fail(L, &p, "answered '%s' to n=41", m);
+	n = read(pfd[0], got, sizeof(got) - 1);
+	close(pfd[0]);
+	got[n > 0 ? n : 0] = '\0';
+	if (strcmp(got, "pong 41\n") != 0)
+		proc_fail(L, &p, "wrote '%s' into the pipe it was passed", got);
+	proc_finish(L, &p, timeout_s);
+	lab_note(L, "plumbing test: helper pid %d answered, wrote into the passed pipe, "
+		 "quit and was reaped", (int)p.pid);
+	claim_skip_rest(L, SKIP_UNSUPPORTED, "--plumbing-test ok: only the helper plumbing "
+			"was tested, and it worked");
+	return 1;
 }

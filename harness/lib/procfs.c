@@ -1,5 +1,6 @@
 /*
- * procfs.c - readers for the /proc and /sys files dmalab bases decisions on.
+ * procfs.c - readers for the /proc and /sys files dmalab bases decisions on,
+ * and this process's right to lock memory (procfs.h).
  *
  * Every reader takes its path so the unit tests can feed fixture files.
  * Errors: -1 with errno (ENOENT: file or key missing, EINVAL: a value that
@@ -13,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 
+#include "lab.h"
 #include "procfs.h"
-
-/* Pagemap entry layout (Documentation/admin-guide/mm/pagemap.rst). */
-#define PAGEMAP_PRESENT (1ULL << 63)
-#define PAGEMAP_PFN_MASK ((1ULL << 55) - 1)
-#define PAGEMAP_CHUNK 512 /* entries read per pread */
 
 static const char *skip_blanks(const char *p)
 {
@@ -233,93 +234,262 @@ int procfs_cap_effective(const char *status_path, int cap, int *has)
 	return 0;
 }
 
-/* Running state of the contiguity scan, one pagemap entry at a time. */
-struct run_scan {
-	uint64_t prev_pfn; /* PFN of the previous page, 0: no run open */
-	uint64_t cur_run;  /* pages in the run now open */
-};
+/* ------------------------------------------------------------------------ */
+/* Locked memory                                                             */
 
-static void scan_entry(struct run_scan *s, uint64_t e, struct pagemap_runs *out)
+int procfs_vm_read(const char *status_path, struct procfs_vm *v)
 {
-	uint64_t pfn = e & PAGEMAP_PFN_MASK;
+	static const char *const keys[] = { "VmLck", "VmPin", "VmRSS" };
+	uint64_t *dst[3];
+	char line[512];
+	unsigned found = 0;
+	int saved = 0;
+	FILE *f;
 
-	/* Without the present bit the PFN field holds swap data, not a frame. */
-	if (!(e & PAGEMAP_PRESENT)) {
-		s->prev_pfn = 0;
-		return;
+	if (!v) {
+		errno = EINVAL;
+		return -1;
 	}
-	out->present++;
-	if (pfn == 0) { /* hidden by the kernel (no CAP_SYS_ADMIN) */
-		s->prev_pfn = 0;
-		return;
+	memset(v, 0, sizeof(*v));
+	dst[0] = &v->lck;
+	dst[1] = &v->pin;
+	dst[2] = &v->rss;
+	f = fopen(status_path ? status_path : "/proc/self/status", "re");
+	if (!f)
+		return -1;
+	while (!saved && fgets(line, sizeof(line), f)) {
+		for (unsigned i = 0; i < 3; i++) {
+			const char *rest = match_key(line, keys[i]);
+
+			if (!rest || (found & (1u << i)))
+				continue;
+			if (parse_kb_value(rest, dst[i]) < 0)
+				saved = errno;
+			found |= 1u << i;
+		}
 	}
-	out->pfn_visible = 1;
-	if (s->prev_pfn && pfn == s->prev_pfn + 1) {
-		s->cur_run++;
-	} else {
-		out->runs++;
-		s->cur_run = 1;
-	}
-	if (s->cur_run > out->longest_run)
-		out->longest_run = s->cur_run;
-	s->prev_pfn = pfn;
+	fclose(f);
+	if (!saved && (found & 5u) != 5u) /* VmLck and VmRSS */
+		saved = ENOENT;
+	errno = saved;
+	return saved ? -1 : 0;
 }
 
-/* Read entries [first, first + n) of the pagemap and feed them to the scan. */
-static int scan_pagemap(int fd, uint64_t first, uint64_t n, struct pagemap_runs *out)
+int procfs_stat_refresh(const char *path)
 {
-	uint64_t buf[PAGEMAP_CHUNK];
-	struct run_scan s = { 0, 0 };
-	uint64_t done = 0;
+	int fd = open(path ? path : "/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	ssize_t n;
 
-	while (done < n) {
-		uint64_t want = n - done < PAGEMAP_CHUNK ? n - done : PAGEMAP_CHUNK;
-		off_t off = (off_t)((first + done) * sizeof(uint64_t));
-		ssize_t got = pread(fd, buf, want * sizeof(uint64_t), off);
+	if (fd < 0)
+		return 0;
+	n = write(fd, "1\n", 2);
+	/* EINVAL means a counter was negative after the fold: it did fold. */
+	if (n < 0 && errno == EINVAL)
+		n = 2;
+	close(fd);
+	return n == 2;
+}
 
-		if (got < 0)
-			return -1;
-		if (got == 0 || got % sizeof(uint64_t)) {
-			errno = EINVAL; /* the file ends inside the range */
-			return -1;
-		}
-		for (uint64_t i = 0; i < (uint64_t)got / sizeof(uint64_t); i++)
-			scan_entry(&s, buf[i], out);
-		done += (uint64_t)got / sizeof(uint64_t);
+int procfs_zones_populated(const char *zoneinfo_path)
+{
+	FILE *f = fopen(zoneinfo_path ? zoneinfo_path : "/proc/zoneinfo", "re");
+	char line[256];
+	unsigned long long managed;
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " managed %llu", &managed) == 1 && managed > 0)
+			n++;
+	fclose(f);
+	return n;
+}
+
+uint64_t procfs_meminfo_slack(const char *zoneinfo_path, long ncpus, uint64_t page_size)
+{
+	int zones = procfs_zones_populated(zoneinfo_path);
+
+	if (zones <= 0)
+		zones = 8;
+	if (ncpus <= 0)
+		ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpus <= 0)
+		ncpus = 1;
+	if (page_size == 0)
+		page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	return 2 * (uint64_t)ncpus * (uint64_t)zones * PROCFS_VMSTAT_THRESHOLD_MAX * page_size;
+}
+
+static void *drain_page; /* the page procfs_mlock_drain locks again */
+
+int procfs_mlock_drain_setup(void)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	void *p;
+	int saved;
+
+	if (drain_page)
+		return 0;
+	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	if (mlock(p, pg) < 0) {
+		saved = errno;
+		munmap(p, pg);
+		errno = saved;
+		return -1;
+	}
+	drain_page = p;
+	return 0;
+}
+
+void procfs_mlock_drain(void)
+{
+	if (drain_page)
+		(void)mlock(drain_page, (size_t)sysconf(_SC_PAGESIZE));
+}
+
+/* root + rel into buf ("" or NULL root: rel itself); -1 ENAMETOOLONG. */
+static int under_root(char *buf, size_t len, const char *root, const char *rel)
+{
+	int n = snprintf(buf, len, "%s%s", root ? root : "", rel);
+
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
 	}
 	return 0;
 }
 
-/*
- * Runs are counted only over visible PFNs: when every PFN reads as 0 the
- * physical layout is unknown, so runs and longest_run stay 0.
- */
-int pagemap_count_runs(const char *pagemap_path, uintptr_t addr, size_t len,
-		       size_t page_size, struct pagemap_runs *out)
+int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s)
 {
-	uint64_t first, last;
-	int fd, rc, saved;
+	char path[4096];
 
-	if (!out || page_size == 0 || (page_size & (page_size - 1))) {
+	if (!s) {
 		errno = EINVAL;
 		return -1;
 	}
-	memset(out, 0, sizeof(*out));
-	if (len == 0)
+	memset(s, 0, sizeof(*s));
+	procfs_mlock_drain();
+	if (under_root(path, sizeof(path), root, "/proc/sys/vm/stat_refresh") < 0)
+		return -1;
+	s->folded = procfs_stat_refresh(path);
+	if (under_root(path, sizeof(path), root, "/proc/meminfo") < 0 ||
+	    procfs_read_kb_field(path, "Mlocked", &s->mlocked) < 0 ||
+	    procfs_read_kb_field(path, "Unevictable", &s->unevictable) < 0 ||
+	    under_root(path, sizeof(path), root, "/proc/self/status") < 0)
+		return -1;
+	return procfs_vm_read(path, &s->self);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The right to lock                                                         */
+
+int procfs_self_has_cap(int cap)
+{
+	int has = 0;
+
+	if (procfs_cap_effective("/proc/self/status", cap, &has) < 0)
 		return 0;
-	if (addr + len < addr) {
+	return has;
+}
+
+int64_t procfs_memlock_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return -1;
+	return rl.rlim_cur > (rlim_t)INT64_MAX ? INT64_MAX : (int64_t)rl.rlim_cur;
+}
+
+const char *procfs_limit_text(int64_t limit, char *buf, size_t len)
+{
+	if (limit < 0) {
+		snprintf(buf, len, "unlimited");
+		return buf;
+	}
+	return lab_fmt_size((uint64_t)limit, buf, len);
+}
+
+uint64_t procfs_lockable_bytes(const char *status_path)
+{
+	const char *path = status_path ? status_path : "/proc/self/status";
+	uint64_t locked = 0;
+	int64_t limit;
+	int has = 0;
+
+	if (procfs_cap_effective(path, CAP_IPC_LOCK, &has) == 0 && has)
+		return UINT64_MAX;
+	limit = procfs_memlock_limit();
+	if (limit < 0)
+		return UINT64_MAX;
+	if (procfs_read_kb_field(path, "VmLck", &locked) < 0)
+		locked = 0;
+	return (uint64_t)limit > locked ? (uint64_t)limit - locked : 0;
+}
+
+int procfs_drop_cap(int cap)
+{
+	struct __user_cap_header_struct hdr;
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	uint32_t mask;
+	int i;
+
+	if (cap < 0 || CAP_TO_INDEX(cap) >= _LINUX_CAPABILITY_U32S_3) {
 		errno = EINVAL;
 		return -1;
 	}
-	first = addr / page_size;
-	last = (addr + len - 1) / page_size;
-	out->pages = last - first + 1;
-	fd = open(pagemap_path ? pagemap_path : "/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	i = CAP_TO_INDEX(cap);
+	mask = CAP_TO_MASK(cap);
+	memset(&hdr, 0, sizeof(hdr));
+	memset(data, 0, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capget, &hdr, data) < 0)
 		return -1;
-	rc = scan_pagemap(fd, first, out->pages, out);
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return rc;
+	data[i].effective &= ~mask;
+	data[i].permitted &= ~mask;
+	data[i].inheritable &= ~mask;
+	return (int)syscall(SYS_capset, &hdr, data);
+}
+
+int procfs_memlock_confine(uint64_t limit, int64_t *now, const char **what)
+{
+	const char *step = "setrlimit(RLIMIT_MEMLOCK)";
+	struct rlimit rl;
+
+	rl.rlim_cur = (rlim_t)limit;
+	rl.rlim_max = (rlim_t)limit;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
+		/* EPERM: the hard limit is lower; keep it, as the soft one too. */
+		if (errno != EPERM || getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
+			goto fail;
+		if (rl.rlim_max >= (rlim_t)limit) {
+			errno = EPERM;
+			goto fail;
+		}
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) < 0)
+			goto fail;
+	}
+	step = "capset (dropping CAP_IPC_LOCK)";
+	if (procfs_drop_cap(CAP_IPC_LOCK) < 0)
+		goto fail;
+	step = "CAP_IPC_LOCK still in CapEff after capset";
+	if (procfs_self_has_cap(CAP_IPC_LOCK)) {
+		errno = EPERM;
+		goto fail;
+	}
+	step = "getrlimit(RLIMIT_MEMLOCK)";
+	errno = 0;
+	if (now)
+		*now = procfs_memlock_limit();
+	if (errno)
+		goto fail;
+	return 0;
+fail:
+	if (what)
+		*what = step;
+	return -1;
 }

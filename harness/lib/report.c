@@ -92,7 +92,7 @@ static void tap_stats(FILE *out, const struct claim_rec *c)
 		return;
 	fprintf(out, "  stats:\n");
 	for (i = 0; i < c->nstats; i++) {
-		const struct lab_stats *s = c->stats[i];
+		const struct lab_stats *s = &c->stats[i];
 
 		fprintf(out, "    %s: {n: %d, median: %.6g, min: %.6g, max: %.6g, cv: %.4f, unit: \"%s\"%s}\n",
 			s->name ? s->name : "series", s->n, s->median, s->min, s->max,
@@ -247,7 +247,7 @@ static void json_claim(struct json_writer *w, const struct claim_rec *c)
 	jw_key(w, "stats");
 	jw_arr_begin(w);
 	for (i = 0; i < c->nstats; i++)
-		json_stats(w, c->stats[i]);
+		json_stats(w, &c->stats[i]);
 	jw_arr_end(w);
 	jw_obj_end(w);
 }
@@ -286,14 +286,14 @@ static void json_series(struct json_writer *w, const struct lab *L)
 		jw_key(w, s->name);
 		jw_obj_begin(w);
 		jw_kstr(w, "x_unit", s->x_unit);
-		jw_kstr(w, "y_unit", s->npts ? s->pts[0].y->unit : NULL);
+		jw_kstr(w, "y_unit", s->npts ? s->pts[0].y.unit : NULL);
 		jw_key(w, "points");
 		jw_arr_begin(w);
 		for (j = 0; j < s->npts; j++) {
 			jw_obj_begin(w);
 			jw_knum(w, "x", s->pts[j].x);
 			jw_key(w, "stats");
-			json_stats(w, s->pts[j].y);
+			json_stats(w, &s->pts[j].y);
 			jw_obj_end(w);
 		}
 		jw_arr_end(w);

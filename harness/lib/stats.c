@@ -1,11 +1,129 @@
 /*
  * stats.c - statistics of measured series and the measuring helper.
+ *
+ * A series' samples live in storage this file owns: chunks that are only
+ * ever appended to, freed together at exit.  An array is written once, while
+ * its series is made, and never again: lab_stats_scale, lab_stats_to_rate,
+ * lab_stats_from and lab_measure each take a fresh one.  So `struct
+ * lab_stats` is a small value; a copy keeps its samples whatever is done to
+ * the original afterwards.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lab_internal.h"
+
+/* ---- the samples' storage ---- */
+
+#define CHUNK_DOUBLES 8192 /* 64 KiB; a larger request gets a chunk of its own */
+
+struct chunk {
+	struct chunk *next;
+	size_t cap, used; /* doubles */
+	double v[];
+};
+
+static struct chunk *chunks; /* the newest first: the one appended to */
+static pthread_mutex_t chunks_lock = PTHREAD_MUTEX_INITIALIZER;
+static int chunks_armed;     /* atexit done */
+static struct lab *chunks_lab; /* the running lab, for lab_error; NULL in tests */
+
+static void chunks_free(void)
+{
+	struct chunk *c, *next;
+
+	pthread_mutex_lock(&chunks_lock);
+	for (c = chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	chunks = NULL;
+	pthread_mutex_unlock(&chunks_lock);
+}
+
+void stats_storage_owner(struct lab *L)
+{
+	chunks_lab = L;
+}
+
+/*
+ * n doubles that stay valid until exit (NULL for n <= 0).  Out of memory is
+ * the lab's error (exit 99): a series cannot be made without its samples.
+ */
+static double *samples_alloc(int n)
+{
+	struct chunk *c;
+	double *p = NULL;
+	size_t want = n > 0 ? (size_t)n : 0;
+
+	if (!want)
+		return NULL;
+	pthread_mutex_lock(&chunks_lock);
+	c = chunks;
+	if (!c || c->cap - c->used < want) {
+		int own = want > CHUNK_DOUBLES / 2;
+		size_t cap = own ? want : CHUNK_DOUBLES;
+
+		c = malloc(sizeof(*c) + sizeof(double) * cap);
+		if (c) {
+			c->cap = cap;
+			c->used = 0;
+			if (own && chunks) {
+				/* a big one is filled at once: keep appending to the head */
+				c->next = chunks->next;
+				chunks->next = c;
+			} else {
+				c->next = chunks;
+				chunks = c;
+			}
+			if (!chunks_armed && atexit(chunks_free) == 0)
+				chunks_armed = 1;
+		}
+	}
+	if (c) {
+		p = c->v + c->used;
+		c->used += want;
+	}
+	pthread_mutex_unlock(&chunks_lock);
+	if (!p) {
+		if (chunks_lab)
+			lab_error(chunks_lab, "out of memory for a series of %d samples", n);
+		fprintf(stderr, "dmalab: out of memory for a series of %d samples\n", n);
+		exit(99);
+	}
+	return p;
+}
+
+/* 1 if p points into the storage above. */
+static int samples_owned(const double *p)
+{
+	const struct chunk *c;
+	int owned = 0;
+
+	pthread_mutex_lock(&chunks_lock);
+	for (c = chunks; c && !owned; c = c->next)
+		owned = p >= c->v && p < c->v + c->used;
+	pthread_mutex_unlock(&chunks_lock);
+	return owned;
+}
+
+struct lab_stats stats_kept(const struct lab_stats *s)
+{
+	struct lab_stats k = *s;
+
+	if (k.n > 0 && k.samples && !samples_owned(k.samples)) {
+		double *v = samples_alloc(k.n);
+
+		memcpy(v, k.samples, sizeof(double) * (size_t)k.n);
+		k.samples = v;
+	}
+	return k;
+}
+
+/* ---- statistics ---- */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -29,8 +147,8 @@ void lab_stats_compute(struct lab_stats *s)
 	double sorted[LAB_MAX_SAMPLES], sum = 0, var = 0;
 	int i, n = s->n;
 
-	if (n <= 0 || n > LAB_MAX_SAMPLES) {
-		s->n = n < 0 ? 0 : (n > LAB_MAX_SAMPLES ? LAB_MAX_SAMPLES : n);
+	if (n <= 0 || n > LAB_MAX_SAMPLES || !s->samples) {
+		s->n = n < 0 || !s->samples ? 0 : (n > LAB_MAX_SAMPLES ? LAB_MAX_SAMPLES : n);
 		if (s->n == 0) {
 			s->median = s->min = s->max = s->mean = s->cv = NAN;
 			return;
@@ -60,23 +178,28 @@ void lab_stats_compute(struct lab_stats *s)
 void lab_stats_to_rate(const struct lab_stats *secs, uint64_t bytes,
 		       struct lab_stats *rate)
 {
-	int i;
+	int i, n = secs->n > 0 && secs->samples ? secs->n : 0;
+	double *v = samples_alloc(n); /* rate's own: secs and its copies keep theirs */
 
+	for (i = 0; i < n; i++)
+		v[i] = secs->samples[i] > 0 ? (double)bytes / secs->samples[i] / 1e9 : NAN;
 	if (rate != secs)
 		*rate = *secs;
-	for (i = 0; i < rate->n; i++)
-		rate->samples[i] = secs->samples[i] > 0 ?
-			(double)bytes / secs->samples[i] / 1e9 : NAN;
+	rate->n = n;
+	rate->samples = v;
 	rate->unit = "GB/s";
 	lab_stats_compute(rate);
 }
 
 void lab_stats_scale(struct lab_stats *s, double k, const char *unit)
 {
-	int i;
+	int i, n = s->n > 0 && s->samples ? s->n : 0;
+	double *v = samples_alloc(n); /* a new array: copies of s keep the old one */
 
-	for (i = 0; i < s->n; i++)
-		s->samples[i] *= k;
+	for (i = 0; i < n; i++)
+		v[i] = s->samples[i] * k;
+	s->n = n;
+	s->samples = v;
 	s->unit = unit;
 	lab_stats_compute(s);
 }
@@ -85,24 +208,33 @@ void lab_stats_from(struct lab_stats *s, const char *name, const char *unit,
 		    const double *samples, int n, double clock_res_s)
 {
 	double res = clock_res_s > 0 ? clock_res_s : lab_clock_resolution();
-	int i;
+	int i, too_short = 0;
+	double *v;
 
+	n = n < 0 || !samples ? 0 : (n > LAB_MAX_SAMPLES ? LAB_MAX_SAMPLES : n);
+	v = samples_alloc(n); /* before *s is cleared: samples may be s->samples */
+	for (i = 0; i < n; i++) {
+		v[i] = samples[i];
+		if (!(samples[i] >= 100 * res) && unit && strcmp(unit, "s") == 0)
+			too_short = 1;
+	}
 	memset(s, 0, sizeof(*s));
 	s->name = name;
 	s->unit = unit;
 	s->clock_res_s = res;
-	s->n = n < 0 ? 0 : (n > LAB_MAX_SAMPLES ? LAB_MAX_SAMPLES : n);
-	for (i = 0; i < s->n; i++) {
-		s->samples[i] = samples[i];
-		if (!(samples[i] >= 100 * res) && unit && strcmp(unit, "s") == 0)
-			s->too_short = 1;
-	}
+	s->n = n;
+	s->samples = v;
+	s->too_short = too_short;
 	lab_stats_compute(s);
 }
 
-/* Appends `samples` runs of fn to out (after `warmup` discarded runs). */
+/*
+ * Appends up to `samples` runs of fn to buf[out->n ..) (after `warmup`
+ * discarded runs), buf holding `cap`; then out's samples are buf.
+ */
 static void measure_more(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
-			 int warmup, int samples, struct lab_stats *out)
+			 int warmup, int samples, double *buf, int cap,
+			 struct lab_stats *out)
 {
 	double floor_s = 100 * out->clock_res_s;
 	int i;
@@ -110,15 +242,16 @@ static void measure_more(struct lab *L, const char *name, lab_run_fn fn, void *c
 	for (i = 0; i < warmup; i++)
 		if (fn(ctx) < 0)
 			lab_error(L, "measurement '%s' failed in warm-up run %d", name, i + 1);
-	for (i = 0; i < samples && out->n < LAB_MAX_SAMPLES; i++) {
+	for (i = 0; i < samples && out->n < cap; i++) {
 		double t = fn(ctx);
 
 		if (t < 0 || !isfinite(t))
 			lab_error(L, "measurement '%s' failed in sample %d", name, out->n + 1);
 		if (t < floor_s)
 			out->too_short = 1;
-		out->samples[out->n++] = t;
+		buf[out->n++] = t;
 	}
+	out->samples = buf;
 	lab_stats_compute(out);
 }
 
@@ -128,6 +261,7 @@ void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 	int warmup = cfg && cfg->warmup > 0 ? cfg->warmup : 2;
 	int samples = cfg && cfg->samples > 0 ? cfg->samples : L->opt.iters;
 	double cv_max = cfg && cfg->cv_max > 0 ? cfg->cv_max : 0.10;
+	double *buf;
 
 	if (cfg && cfg->warmup < 0)
 		warmup = 0;
@@ -139,14 +273,18 @@ void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 	out->warmup = warmup;
 	out->cv_max = cv_max;
 	out->clock_res_s = cfg && cfg->clock_res_s > 0 ? cfg->clock_res_s : lab_clock_resolution();
-	measure_more(L, name, fn, ctx, warmup, samples, out);
+	buf = samples_alloc(samples);
+	measure_more(L, name, fn, ctx, warmup, samples, buf, samples, out);
 	if (!(out->cv <= cv_max)) {
 		/* more samples narrow the median's interval; a first series that
-		 * caught a slow stretch is kept, not thrown away */
+		 * caught a slow stretch is kept, not thrown away (the first
+		 * array stays as it was: the pooled series gets a new one) */
 		lab_note(L, "%s: cv %.3f > %.2f, taking %d more samples", name, out->cv, cv_max,
 			 samples);
 		out->remeasured = 1;
-		measure_more(L, name, fn, ctx, warmup, samples, out);
+		buf = samples_alloc(2 * samples); /* the first batch's copies keep theirs */
+		memcpy(buf, out->samples, sizeof(double) * (size_t)out->n);
+		measure_more(L, name, fn, ctx, warmup, samples, buf, 2 * samples, out);
 		out->noisy = !(out->cv <= cv_max);
 	}
 	if (out->too_short)

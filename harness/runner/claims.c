@@ -150,8 +150,7 @@ int cmd_claims(struct run_state *rs)
 
 	for (i = 0; i < rs->nlabs; i++)
 		if (rs->labs[i].desc_error[0]) {
-			fprintf(stderr, "dmalab: lab-%s: %s\n", rs->labs[i].id,
-				rs->labs[i].desc_error);
+			error("lab-%s: %s", rs->labs[i].id, rs->labs[i].desc_error);
 			bad++;
 		}
 	if (rs->opt->format == FMT_JSON) {

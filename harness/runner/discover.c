@@ -72,11 +72,8 @@ static int scan_dir(struct run_state *rs)
 	DIR *d = opendir(dir);
 
 	if (!d) {
-		int e = errno;
-
-		fprintf(stderr, "dmalab: cannot open labs directory '%s': %s\n",
-			dir, strerror(e));
-		return e == ENOENT || e == ENOTDIR ? -2 : -1;
+		error_errno("cannot open labs directory '%s'", dir);
+		return errno == ENOENT || errno == ENOTDIR ? -2 : -1;
 	}
 	while ((de = readdir(d))) {
 		const char *id = lab_name_id(de->d_name);
@@ -109,13 +106,14 @@ struct lab_entry *find_lab(struct run_state *rs, const char *id)
 /* One line: the id asked for, and the labs there are. */
 static void no_such_lab(const struct run_state *rs, const char *id)
 {
+	char built[1024] = " none";
+	size_t n = 0;
 	int i;
 
-	fprintf(stderr, "dmalab: no lab '%s' in '%s' (build it with make; built:", id,
-		rs->opt->labs_dir);
-	for (i = 0; i < rs->nlabs; i++)
-		fprintf(stderr, " %s", rs->labs[i].id);
-	fprintf(stderr, "%s)\n", rs->nlabs ? "" : " none");
+	for (i = 0; i < rs->nlabs && n < sizeof(built); i++)
+		n += (size_t)snprintf(built + n, sizeof(built) - n, " %s", rs->labs[i].id);
+	error("no lab '%s' in '%s' (build it with make; built:%s)", id, rs->opt->labs_dir,
+	      built);
 }
 
 /* Keeps only the labs asked for, in the order asked; unknown id: -2. */

@@ -321,19 +321,19 @@ static int grade_results(struct learn_ctx *lc, char *path, size_t len)
 		rc = learn_run_check(lc->opt, lc->opt->results_dir, NULL, 0);
 		/* 2: check refused (it said why) and left any older file alone */
 		if (rc < 0 || rc == 127 || rc == 2) {
-			fprintf(stderr, "dmalab: could not run the labs (dmalab check)\n");
+			error("could not run the labs (dmalab check)");
 			return 1;
 		}
 		if (rc > 128)
-			fprintf(stderr, "dmalab: the run was stopped by %s: grading what it "
-				"decided\n", signal_name(rc - 128));
+			warning("the run was stopped by %s: grading what it decided",
+				signal_name(rc - 128));
 		printf("\n");
 	}
 	if (results_load(path, &lc->res, lc->res_error, sizeof(lc->res_error))) {
-		fprintf(stderr, "dmalab: cannot grade: %s\n", lc->res_error);
+		error("cannot grade: %s", lc->res_error);
 		if (lc->opt->from)
-			fprintf(stderr, "dmalab: make a results file with `make check`, or run "
-				"`make grade` without FROM to run the labs first\n");
+			advise("make a results file with `make check`, or run `make grade` "
+			       "without FROM to run the labs first");
 		return 1;
 	}
 	lc->have_results = 1;
@@ -369,7 +369,7 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	snprintf(path, sizeof(path), "%s/grade.json", lc->opt->results_dir);
 	rc = w.failed || learn_mkdirs(lc->opt->results_dir) || jw_write_file(&w, path) ? -1 : 0;
 	if (rc)
-		fprintf(stderr, "dmalab: cannot write '%s': %s\n", path, strerror(errno));
+		error_errno("cannot write '%s'", path);
 	else
 		printf("grade written to %s\n", path);
 	jw_release(&w);

@@ -28,7 +28,7 @@ static int load_counts(const char *path, struct hint_count *c, int max)
 
 	if (!doc) {
 		if (errno != ENOENT)
-			fprintf(stderr, "dmalab: ignoring %s: %s\n", path, err);
+			warning("ignoring %s", err); /* err: "PATH: why" */
 		return 0;
 	}
 	shown = json_get(doc, "shown");
@@ -59,19 +59,21 @@ static int save_counts(const struct learn_opts *o, const char *path,
 	jw_obj_end(&w);
 	rc = w.failed || learn_mkdirs(o->results_dir) || jw_write_file(&w, path);
 	if (rc)
-		fprintf(stderr, "dmalab: cannot write '%s': %s\n", path, strerror(errno));
+		error_errno("cannot write '%s'", path);
 	jw_release(&w);
 	return rc ? -1 : 0;
 }
 
-static void list_labs(const struct ans_set *s)
+/* After "no hints": the labs that have some. */
+static void advise_labs(const struct ans_set *s)
 {
+	char ids[1024] = "";
+	size_t n = 0;
 	int i;
 
-	fprintf(stderr, "dmalab: hints exist for:");
-	for (i = 0; i < s->nhints; i++)
-		fprintf(stderr, " %s", s->hints[i].id);
-	fprintf(stderr, "\n");
+	for (i = 0; i < s->nhints && n < sizeof(ids); i++)
+		n += (size_t)snprintf(ids + n, sizeof(ids) - n, " %s", s->hints[i].id);
+	advise("hints exist for:%s", ids);
 }
 
 int cmd_hint(struct learn_ctx *lc)
@@ -82,9 +84,8 @@ int cmd_hint(struct learn_ctx *lc)
 	int n, i, k;
 
 	if (!h) {
-		fprintf(stderr, "dmalab: lab-%s has no hints in %s/hints.md\n", lc->opt->lab,
-			lc->opt->answers_dir);
-		list_labs(&lc->ans);
+		error("lab-%s has no hints in '%s/hints.md'", lc->opt->lab, lc->opt->answers_dir);
+		advise_labs(&lc->ans);
 		return 2;
 	}
 	snprintf(path, sizeof(path), "%s/hints.json", lc->opt->results_dir);

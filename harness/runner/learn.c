@@ -70,14 +70,6 @@ static void learn_usage(FILE *f)
 		LEARN_SEED_RUN);
 }
 
-static void learn_die(const char *fmt, const char *value)
-{
-	fprintf(stderr, "dmalab: ");
-	fprintf(stderr, fmt, value);
-	fprintf(stderr, " (see dmalab grade --help)\n");
-	exit(2);
-}
-
 static enum ans_lang lang_from_env(void)
 {
 	static const char *const vars[] = { "LC_ALL", "LC_MESSAGES", "LANG" };
@@ -99,11 +91,8 @@ static double parse_number(const char *s, const char *what, double lo, double hi
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi) {
-		fprintf(stderr, "dmalab: bad %s '%s' (want a number from %g to %g)\n",
-			what, s, lo, hi);
-		exit(2);
-	}
+	if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi)
+		die_usage("bad %s '%s' (want a number from %.10g to %.10g)", what, s, lo, hi);
 	return v;
 }
 
@@ -112,7 +101,7 @@ static void check_chapter(const char *ch)
 	size_t n = strlen(ch);
 
 	if (n < 3 || n > 8 || strncmp(ch, "ch", 2) || strspn(ch + 2, "0123456789") != n - 2)
-		learn_die("bad chapter '%s' (want ch1, ch2, ...)", ch);
+		die_usage("bad chapter '%s' (want ch1, ch2, ...)", ch);
 }
 
 static void self_dir_labs(char *out, size_t len)
@@ -133,7 +122,7 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 	case 'D': o->answers_dir = arg; break;
 	case 'r':
 		if (!*arg)
-			learn_die("option '%s' needs a directory, got ''", "--results");
+			die_usage("option '--results' needs a directory, got ''");
 		o->results_dir = arg;
 		break;
 	case 'L': snprintf(o->labs_dir, sizeof(o->labs_dir), "%s", arg); break;
@@ -143,10 +132,10 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 	case 'S': o->seed = (unsigned)parse_number(arg, "--seed", 0, 4294967295.0); break;
 	case 'R': o->reset = 1; break;
 	case 'q': o->quick = 1; break;
-	case 't': o->timeout_mul = parse_number(arg, "--timeout-mul", 0.001, 1000); break;
+	case 't': o->timeout_mul = parse_timeout_mul(arg, "--timeout-mul"); break;
 	case 'l':
 		if (strcmp(arg, "en") && strcmp(arg, "zh"))
-			learn_die("bad --lang '%s' (want en or zh)", arg);
+			die_usage("bad --lang '%s' (want en or zh)", arg);
 		o->lang = strcmp(arg, "zh") ? ANS_EN : ANS_ZH;
 		break;
 	case 'h': learn_usage(stdout); exit(0);
@@ -173,9 +162,9 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 	optind = 2; /* argv[1] is the command */
 	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
 		if (c == ':')
-			learn_die("option '%s' needs a value", argv[optind - 1]);
+			die_usage("option '%s' needs a value", argv[optind - 1]);
 		if (c == '?')
-			learn_die("unknown option '%s'", argv[optind - 1]);
+			die_usage("unknown option '%s'", argv[optind - 1]);
 		learn_option(o, c, optarg);
 	}
 }
@@ -190,7 +179,7 @@ static void learn_defaults(struct learn_opts *o, char **argv)
 	o->results_dir = "results";
 	o->lang = lang_from_env();
 	o->seed = (unsigned)time(NULL) ^ (unsigned)getpid();
-	o->timeout_mul = env && *env ? parse_number(env, "DMALAB_TIMEOUT_MUL", 0.001, 1000) : 1;
+	o->timeout_mul = env && *env ? parse_timeout_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
 	self_dir_labs(o->labs_dir, sizeof(o->labs_dir));
 }
 
@@ -202,16 +191,16 @@ static void learn_args(struct learn_opts *o, int argc, char **argv)
 
 	if (strcmp(o->command, "hint")) {
 		if (optind < argc)
-			learn_die("unexpected argument '%s'", argv[optind]);
+			die_usage("unexpected argument '%s'", argv[optind]);
 		return;
 	}
 	if (optind + 1 != argc)
-		learn_die("%s", "'hint' needs one lab id, e.g. dmalab hint 03");
+		die_usage("'hint' needs one lab id, e.g. dmalab hint 03");
 	a = argv[optind];
 	if (!strncmp(a, "lab-", 4))
 		a += 4;
 	if (!*a || strlen(a) > 6 || strspn(a, "0123456789") != strlen(a))
-		learn_die("bad lab id '%s' (want a number like 03)", argv[optind]);
+		die_usage("bad lab id '%s' (want a number like 03)", argv[optind]);
 	snprintf(id, sizeof(id), "%s%s", strlen(a) == 1 ? "0" : "", a);
 	o->lab = id;
 }
@@ -308,7 +297,7 @@ int learn_run_check(const struct learn_opts *o, const char *results_dir,
 		return -1;
 	if (pid == 0) {
 		execv(argv[0], argv);
-		fprintf(stderr, "dmalab: cannot run check: %s\n", strerror(errno));
+		error_errno("cannot run check");
 		_exit(127);
 	}
 	return wait_child(pid);
@@ -540,7 +529,7 @@ static int learn_load(struct learn_ctx *lc)
 	int explicit;
 
 	if (ans_load_dir(lc->opt->answers_dir, &lc->ans, err, sizeof(err))) {
-		fprintf(stderr, "dmalab: %s\n", err);
+		error("%s", err);
 		return 2;
 	}
 	if (!lc->opt->errata_path && getenv("DMALAB_ERRATA") && *getenv("DMALAB_ERRATA"))
@@ -554,14 +543,13 @@ static int learn_load(struct learn_ctx *lc)
 		/* no file: the copy built into the library, which the labs use too */
 		if (errno != ENOENT || explicit || errata_parse(dmalab_errata_text, "answers/errata.md "
 						   "(built in)", &lc->errata, err, sizeof(err))) {
-			fprintf(stderr, "dmalab: %s\n", err);
+			error("%s", err);
 			return 2;
 		}
 		lc->opt->errata_path = NULL;
 	}
 	if (lc->opt->chapter && !ans_find_chapter(&lc->ans, lc->opt->chapter)) {
-		fprintf(stderr, "dmalab: no chapter '%s' in %s\n", lc->opt->chapter,
-			lc->opt->answers_dir);
+		error("no chapter '%s' in '%s'", lc->opt->chapter, lc->opt->answers_dir);
 		return 2;
 	}
 	if (!strcmp(lc->opt->command, "hint"))
@@ -571,7 +559,7 @@ static int learn_load(struct learn_ctx *lc)
 	if (learn_discover(lc) && !strcmp(lc->opt->command, "answers"))
 		return 1;
 	if (learn_map(lc)) {
-		fprintf(stderr, "dmalab: out of memory\n");
+		error("out of memory");
 		return 1;
 	}
 	return 0;
@@ -583,6 +571,7 @@ int learn_main(int argc, char **argv)
 	struct learn_ctx lc;
 	int rc;
 
+	usage_set_help("dmalab grade");
 	learn_defaults(&o, argv);
 	learn_parse(&o, argc, argv);
 	learn_args(&o, argc, argv);

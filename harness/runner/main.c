@@ -51,27 +51,15 @@ static void usage(FILE *f)
 		"      128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n");
 }
 
-static void die_usage(const char *fmt, const char *value)
-{
-	fprintf(stderr, "dmalab: ");
-	fprintf(stderr, fmt, value);
-	fprintf(stderr, " (see dmalab --help)\n");
-	exit(2);
-}
-
-/* A positive finite number up to 1000, the whole string. */
-static double parse_mul(const char *s, const char *what)
+double parse_timeout_mul(const char *s, const char *what)
 {
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v) || v <= 0 || v > 1000) {
-		fprintf(stderr, "dmalab: bad %s '%s' (want a number > 0, at most 1000)\n",
-			what, s);
-		exit(2);
-	}
+	if (!*s || *end || errno || !isfinite(v) || v <= 0 || v > 1000)
+		die_usage("bad %s '%s' (want a number > 0, at most 1000)", what, s);
 	return v;
 }
 
@@ -84,7 +72,6 @@ static enum out_format parse_format(const char *s)
 	if (!strcmp(s, "json"))
 		return FMT_JSON;
 	die_usage("bad --format '%s' (want human, tap or json)", s);
-	return FMT_TAP;
 }
 
 /* "2", "02", "002", "lab-02" -> "02": the value, at least two digits (labs
@@ -168,7 +155,7 @@ static void parse_options(struct runner_opts *o, int argc, char **argv)
 			break;
 		case 'r': o->results_dir = dir_arg("--results", optarg); break;
 		case 'f': o->format = parse_format(optarg); break;
-		case 't': o->timeout_mul = parse_mul(optarg, "--timeout-mul"); break;
+		case 't': o->timeout_mul = parse_timeout_mul(optarg, "--timeout-mul"); break;
 		case 'q': o->quick = 1; break;
 		case 'e': o->errata_path = optarg; o->errata_explicit = 1; break;
 		case 'h': usage(stdout); exit(0);
@@ -197,11 +184,11 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 	o->ids = argv + optind;
 	o->nids = unique_ids(o->ids, argc - optind);
 	if (!strcmp(o->command, "run") && !o->nids)
-		die_usage("'%s' needs at least one lab id, e.g. dmalab run 02", "run");
+		die_usage("'run' needs at least one lab id, e.g. dmalab run 02");
 	if ((!strcmp(o->command, "sysinfo")) && o->nids)
 		die_usage("'sysinfo' takes no lab id, got '%s'", o->ids[0]);
 	if (!strcmp(o->command, "claims") && o->format == FMT_TAP)
-		die_usage("'claims' prints human or json, not '%s'", "tap");
+		die_usage("'claims' prints human or json, not 'tap'");
 }
 
 static void parse_args(struct runner_opts *o, int argc, char **argv)
@@ -217,7 +204,7 @@ static void parse_args(struct runner_opts *o, int argc, char **argv)
 		o->errata_explicit = 1;
 	}
 	env = getenv("DMALAB_TIMEOUT_MUL");
-	o->timeout_mul = env && *env ? parse_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
+	o->timeout_mul = env && *env ? parse_timeout_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
 	o->format = FMT_UNSET;
 	default_labs_dir(argv[0], o->labs_dir, sizeof(o->labs_dir));
 	parse_options(o, argc, argv);
@@ -279,8 +266,7 @@ static void load_errata(struct run_state *rs)
 				 &rs->errata, err, sizeof(err)) == 0)
 			return;
 	}
-	fprintf(stderr, "dmalab: %s\n", err);
-	exit(2);
+	die("%s", err);
 }
 
 static void start_clock(struct run_state *rs)
@@ -305,9 +291,8 @@ static int run_command(struct run_state *rs)
 	if (rc)
 		return rc == -2 ? 2 : 1;
 	if (!rs->nlabs) { /* before results.json is touched */
-		fprintf(stderr, "dmalab: no labs found in '%s' (no lab-NN program there: build "
-			"them with make, or name their directory with --labs-dir)\n",
-			rs->opt->labs_dir);
+		error("no labs found in '%s' (no lab-NN program there: build them with make, "
+		      "or name their directory with --labs-dir)", rs->opt->labs_dir);
 		return 2;
 	}
 	if (!strcmp(rs->opt->command, "list"))
@@ -315,8 +300,7 @@ static int run_command(struct run_state *rs)
 	if (!strcmp(rs->opt->command, "claims"))
 		return cmd_claims(rs);
 	if (learn_mkdirs(rs->opt->results_dir)) {
-		fprintf(stderr, "dmalab: cannot create '%s': %s\n", rs->opt->results_dir,
-			strerror(errno));
+		error_errno("cannot create '%s'", rs->opt->results_dir);
 		return 1;
 	}
 	return cmd_run(rs);

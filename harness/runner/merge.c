@@ -25,11 +25,11 @@ void results_keep_load(struct run_state *rs)
 		return;
 	prev = calloc(1, sizeof(*prev));
 	if (!prev) {
-		fprintf(stderr, "dmalab: %s: %s: writing a fresh one\n", path, strerror(ENOMEM));
+		warning("%s: %s: writing a fresh one", path, strerror(ENOMEM));
 		return;
 	}
 	if (results_load(path, prev, err, sizeof(err))) {
-		fprintf(stderr, "dmalab: %s: writing a fresh one with this run's labs\n", err);
+		warning("%s: writing a fresh one with this run's labs", err);
 		free(prev);
 		return;
 	}

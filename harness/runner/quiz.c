@@ -73,8 +73,7 @@ static int save(struct quiz *z)
 	jw_obj_end(&w);
 	rc = w.failed || learn_mkdirs(z->lc->opt->results_dir) || jw_write_file(&w, z->path);
 	if (rc)
-		fprintf(stderr, "dmalab: cannot save the quiz progress to '%s': %s\n", z->path,
-			strerror(errno));
+		error_errno("cannot save the quiz progress to '%s'", z->path);
 	jw_release(&w);
 	return rc ? -1 : 0;
 }
@@ -136,8 +135,8 @@ static void set_aside(struct quiz *z, const char *why)
 
 	snprintf(bad, sizeof(bad), "%s.corrupt", z->path);
 	if (rename(z->path, bad) == 0)
-		fprintf(stderr, "dmalab: %s is not a quiz progress file (%s): kept as %s, "
-			"starting a new quiz\n", z->path, why, bad);
+		warning("'%s' is not a quiz progress file (%s): kept as '%s', starting a new quiz",
+			z->path, why, bad);
 }
 
 static void free_items(struct quiz *z)
@@ -591,9 +590,7 @@ static int open_input(struct quiz *z)
 		z->echo = !isatty(fileno(z->in));
 		return 0;
 	}
-	fprintf(stderr, "dmalab: cannot read --answers '%s': %s\n", z->lc->opt->script,
-		strerror(errno));
-	return -1;
+	return error_errno("cannot read --answers '%s'", z->lc->opt->script);
 }
 
 int cmd_quiz(struct learn_ctx *lc)

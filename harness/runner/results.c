@@ -433,7 +433,7 @@ int results_save(struct run_state *rs, int print_stdout)
 	if (rc == 0 && jw_write_file(&w, path) != 0)
 		rc = -1;
 	if (rc)
-		fprintf(stderr, "dmalab: cannot write '%s': %s\n", path, strerror(errno));
+		error_errno("cannot write '%s'", path);
 	if (print_stdout && !w.failed) {
 		fwrite(w.buf, 1, w.len, stdout);
 		fputc('\n', stdout);

@@ -78,8 +78,7 @@ static FILE *open_log(struct lab_entry *lab, char *const argv[])
 	int i;
 
 	if (!log) {
-		fprintf(stderr, "dmalab: cannot write '%s': %s\n", lab->log_path,
-			strerror(errno));
+		error_errno("cannot write '%s'", lab->log_path);
 		return NULL;
 	}
 	fprintf(log, "$");

@@ -11,6 +11,7 @@
  *   output.c   human and TAP presentation, report card, summary line
  *   list.c     `dmalab list`: plans and predicted skips
  *   claims.c   `dmalab claims`: every claim's relation, from --describe
+ *   usage.c    die, error, warning: every message on stderr (usage.h)
  *
  * The runner never initialises CUDA while it still starts labs (a process
  * that has touched CUDA must not fork): only `list` asks the driver, through
@@ -26,6 +27,7 @@
 #include "errata.h"
 #include "json.h"
 #include "sysinfo.h"
+#include "usage.h"
 
 struct learn_results; /* learn.h */
 
@@ -110,6 +112,9 @@ struct run_state {
 
 /* main.c: set by the SIGINT/SIGTERM/SIGHUP handler */
 extern volatile sig_atomic_t runner_stop_signal;
+/* main.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
+ * > 0, at most 1000, the whole string; else die_usage(). */
+double parse_timeout_mul(const char *s, const char *what);
 
 /* discover.c */
 int discover_labs(struct run_state *rs);

@@ -89,8 +89,8 @@ expect() { # expect PATTERN WHAT
 }
 expect '^proven   lab-81 81.1: normal build passes; the sabotage makes it fail' 'pass / fail is proven'
 expect '^proven   lab-81 81.2: normal build fails as the predicted erratum' 'predicted / fail is proven'
-expect '^DEFECT   lab-81 81.3: the normal build fails it (erratum: not-predicted): the sabotage proves nothing' 'an unexplained normal fail is a defect'
-expect '^DEFECT   lab-81 81.12: the normal build fails it (erratum: none listed)' 'a normal fail without erratum is a defect'
+expect '^unproven lab-81 81.3: cannot be proven here: the normal build fails it (erratum: not-predicted): the sabotage proves nothing' 'an unexplained normal fail proves nothing'
+expect '^unproven lab-81 81.12: cannot be proven here: the normal build fails it (erratum: none listed)' 'a normal fail without erratum proves nothing'
 expect '^unproven lab-81 81.4: cannot be proven here: normal build: inconclusive (the interval straddles)' 'a normal inconclusive cannot be proven'
 expect "^DEFECT   lab-81 81.5: with the sabotage the claim is 'pass', not 'fail' (sabotage: s)" 'a sabotage pass is a defect'
 expect '^DEFECT   lab-81 81.6: with the sabotage it fails only as the predicted erratum' 'a sabotage fail as the predicted erratum is a defect'
@@ -101,7 +101,7 @@ expect '^unproven lab-81 81.11: cannot be proven here: both builds: skip' 'both 
 expect '^DEFECT   lab-82: the sabotage build.s record says sabotage: false' 'a sabotage dir holding a normal build is a defect'
 expect '^DEFECT   lab-83: the sabotage build left no record' 'a lab without a record is a defect'
 expect '^DEFECT   lab-84: no sabotage build in' 'a lab without a sabotage build is a defect'
-expect '^sabotage: 2 proven to fail, 3 cannot be proven on this machine, 9 defects (records in ' 'the totals'
+expect '^sabotage: 2 proven to fail, 5 cannot be proven on this machine, 7 defects (records in ' 'the totals'
 checks=$((checks + 2))
 if grep -q '81\.9' "$tmp/out"; then
 	echo "test-sabotage-check: FAIL: a claim without a sabotage text was judged"

@@ -6,28 +6,22 @@
  * (01.1-01.5, 01.8) run everywhere; 01.6, 01.7 and 01.9 need the CUDA runtime.
  *
  * The RLIMIT_MEMLOCK refusal (01.4) and the pinned allocation under that
- * limit (01.6) run in children: this program again with `--role` (proc.h),
- * which lower RLIMIT_MEMLOCK to CHILD_MEMLOCK_LIMIT and drop CAP_IPC_LOCK
- * before trying and print a one-line report.  The parent touches CUDA only
- * after its last child (01.7, 01.9), so no child inherits a CUDA context.
- *
- * This file is C and C++ at once: nvcc builds it as C++17, and without nvcc
- * gcc builds it as C with DMALAB_HAVE_CUDA=0 (the CUDA claims then skip).
+ * limit (01.6) run in children (this program with `--role`), which lower
+ * the limit and drop CAP_IPC_LOCK before they try, as a container would,
+ * and print a one-line report.  The parent touches CUDA only after its
+ * last child (01.7, 01.9).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <linux/capability.h>
 
 #include "buffer.h"
 #include "lab.h"
+#include "pagemap.h"
 #include "preflight.h"
 #include "proc.h"
 #include "procfs.h"
@@ -41,11 +35,9 @@
 #define CHILD_MEMLOCK_LIMIT (64 * KiB)  /* RLIMIT_MEMLOCK in the children */
 #define CHILD_OVER_LIMIT_BYTES (1 * MiB) /* what the 01.4 child tries to lock */
 #define SABOTAGE_LIMIT (2 * MiB)        /* sabotaged 01.4 limit: above the request */
-/* The 01.4 child's RLIMIT_MEMLOCK: below its request, or above it (sabotage). */
-#define MLOCK_CHILD_LIMIT (LAB_SABOTAGED ? SABOTAGE_LIMIT : CHILD_MEMLOCK_LIMIT)
+#define MLOCK_CHILD_LIMIT (LAB_SABOTAGED ? SABOTAGE_LIMIT : CHILD_MEMLOCK_LIMIT) /* 01.4's */
 #define MLOCK_CHILD_TIMEOUT_S 5.0
 #define PIN_CHILD_TIMEOUT_S 30.0        /* CUDA context creation can be slow */
-#define VMSTAT_THRESHOLD_PAGES 125      /* largest per-CPU, per-zone vmstat drift */
 #define MIN_SAMPLE_S 1e-3               /* 01.5: a sample at least this long */
 #define MAX_ROUNDS 100000               /* 01.5: mlock calls per sample, at most */
 
@@ -113,27 +105,16 @@ static int check_opts(const struct lab *L);
 static void run(struct lab *L);
 
 static const struct lab_spec spec = {
-	.id = "01",
-	.title = "mlock and VmLck",
+	.id = "01", .title = "mlock and VmLck",
 	.topic = "what locking host memory costs and shows in /proc, what limits it, "
 		 "and whether CUDA's pinned memory is the same thing",
-	.timeout_s = 60,
-	.needs = { 1, 1, 1 },
-	.claims = claims,
-	.extra_opts = NULL,
-	.role = run_role,
-	.default_size = 256 * MiB,
-	.default_iters = 7,
-	.check_opts = check_opts,
+	.timeout_s = 60, .needs = { 1, 1, 1 }, .claims = claims, .role = run_role,
+	.default_size = 256 * MiB, .default_iters = 7, .check_opts = check_opts,
 };
 
-/* ------------------------------------------------------------------------ */
-/* Small helpers                                                            */
+/* ---- Sizes, and what may be locked ----------------------------------- */
 
-static double to_mib(double bytes)
-{
-	return bytes / (double)MiB;
-}
+#define TO_MIB(bytes) ((double)(bytes) / (double)MiB)
 
 static uint64_t page_bytes(void)
 {
@@ -142,22 +123,16 @@ static uint64_t page_bytes(void)
 
 static uint64_t round_to_page(uint64_t bytes)
 {
-	uint64_t pg = page_bytes();
-
-	return (bytes + pg - 1) / pg * pg;
+	return (bytes + page_bytes() - 1) / page_bytes() * page_bytes();
 }
 
-/*
- * spec.check_opts: --size before anything is printed.  A pinned buffer of a
- * few 2 MiB blocks can be one physical run by chance, which would make 01.7
- * look confirmed; and a size next to 2^64 cannot be rounded to pages.
- */
+/* A pinned buffer of a few 2 MiB blocks can be one physical run by chance,
+ * and 01.7 would look confirmed; a size next to 2^64 has no page rounding. */
 static int check_opts(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
-	char sz[32];
-
 	uint64_t rounded;
+	char sz[32];
 
 	if (!o->size_given)
 		return 0;
@@ -174,127 +149,13 @@ static void *map_fresh(uint64_t bytes)
 	return buf_map(bytes, 0, BUF_UNTRACKED, NULL); /* munmap(p, bytes) gives it back */
 }
 
-static uint64_t status_or_die(struct lab *L, const char *key)
+static uint64_t vmlck(struct lab *L)
 {
-	uint64_t v = 0;
+	struct procfs_vm v;
 
-	if (proc_self_status(key, &v) < 0)
-		lab_error_errno(L, "reading %s from /proc/self/status", key);
-	return v;
-}
-
-static uint64_t meminfo_or_die(struct lab *L, const char *key)
-{
-	uint64_t v = 0;
-
-	if (proc_meminfo(key, &v) < 0)
-		lab_error_errno(L, "reading %s from /proc/meminfo", key);
-	return v;
-}
-
-/*
- * /proc/meminfo sums per-CPU counters lazily, so it can lag by up to
- * VMSTAT_THRESHOLD_PAGES per CPU.  Writing vm.stat_refresh (root) folds
- * them in.  Returns 1 if the fold happened.
- */
-static int vmstat_refresh(void)
-{
-	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	n = write(fd, "1\n", 2);
-	/* EINVAL means a counter was negative after the fold: it did fold. */
-	if (n < 0 && errno == EINVAL)
-		n = 2;
-	close(fd);
-	return n == 2;
-}
-
-/*
- * Munlocked pages wait in per-CPU batches (mm/mlock.c) and leave Mlocked
- * only when a batch drains; an earlier munmap of locked memory (another run,
- * another process) would then drain inside the measured window.  mlock
- * drains every CPU's batches before it starts, so re-locking one page that
- * is already locked empties them and changes nothing else.  Measured here:
- * without it a 64 MiB rise read 64 KiB short in most of 12 tries.
- */
-static void *drain_page;
-
-/* Lock the drain page once, where nothing limits locking. */
-static void setup_drain_page(void)
-{
-	void *p = map_fresh(page_bytes());
-
-	if (p && mlock(p, page_bytes()) == 0)
-		drain_page = p;
-	else if (p)
-		munmap(p, page_bytes());
-}
-
-static void drain_mlock_batches(void)
-{
-	if (drain_page)
-		(void)mlock(drain_page, page_bytes());
-}
-
-/* Zones with managed pages: each keeps its own per-CPU vmstat diffs. */
-static int populated_zones(void)
-{
-	FILE *f = fopen("/proc/zoneinfo", "re");
-	char line[256];
-	unsigned long long managed;
-	int n = 0;
-
-	if (!f)
-		return 8; /* a generous guess: more zones than any machine here has */
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, " managed %llu", &managed) == 1 && managed > 0)
-			n++;
-	fclose(f);
-	return n > 0 ? n : 8;
-}
-
-/*
- * How far a /proc/meminfo delta can be from the true change (bytes): 0 once
- * vm.stat_refresh has folded every per-CPU diff into the totals; otherwise
- * each CPU may hold up to VMSTAT_THRESHOLD_PAGES per zone, per read.  Other
- * processes locking at the same moment are not covered: on a quiet machine
- * there are none.
- */
-static double meminfo_slack_bytes(int refreshed)
-{
-	if (refreshed)
-		return 0;
-	return 2.0 * (double)sysconf(_SC_NPROCESSORS_ONLN) * populated_zones() *
-	       VMSTAT_THRESHOLD_PAGES * (double)page_bytes();
-}
-
-static int has_cap_ipc_lock(void)
-{
-	int has = 0;
-
-	if (procfs_cap_effective("/proc/self/status", CAP_IPC_LOCK, &has) < 0)
-		return 0;
-	return has;
-}
-
-/*
- * Bytes this process may still lock: UINT64_MAX when nothing limits it
- * (CAP_IPC_LOCK or an unlimited RLIMIT_MEMLOCK).
- */
-static uint64_t lockable_bytes(void)
-{
-	struct rlimit rl;
-	uint64_t locked = 0;
-
-	if (has_cap_ipc_lock())
-		return UINT64_MAX;
-	if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-		return UINT64_MAX;
-	proc_self_status("VmLck", &locked);
-	return rl.rlim_cur > locked ? (uint64_t)rl.rlim_cur - locked : 0;
+	if (procfs_vm_read(NULL, &v) < 0)
+		lab_error_errno(L, "reading /proc/self/status");
+	return v.lck;
 }
 
 /* want, halved until it fits in budget; 0 when even MIN_REGION_BYTES does not. */
@@ -305,293 +166,158 @@ static uint64_t fit_region(uint64_t want, uint64_t budget)
 	return want <= budget ? want : 0;
 }
 
-/* 1 (and why in detail) when bytes exceed half of the memory available. */
-static int too_big(struct lab *L, uint64_t bytes, char *detail, size_t len)
+/* SKIP_NOT_ENOUGH_MEMORY (why in detail) past half of the memory available. */
+static const char *too_big(struct lab *L, uint64_t bytes, char *detail, size_t len)
 {
 	const char *what;
 	uint64_t avail = preflight_available(L, &what);
 	char a[32], b[32];
 
 	if (preflight_fits(2, bytes, avail))
-		return 0;
+		return NULL;
 	snprintf(detail, len, "%s wanted, %s %s", lab_fmt_size(bytes, a, sizeof(a)), what,
 		 lab_fmt_size(avail, b, sizeof(b)));
-	return 1;
+	return SKIP_NOT_ENOUGH_MEMORY;
 }
 
-/* Skip claim id (and return 1) when bytes exceed half of the memory available. */
-static int skip_if_too_big(struct lab *L, const char *id, uint64_t bytes)
+/* ---- 01.1, 01.2, 01.8: what one mlock shows in /proc ----------------- */
+
+static void snapshot(struct lab *L, struct procfs_lock_snapshot *s)
 {
-	char detail[200];
-
-	if (!too_big(L, bytes, detail, sizeof(detail)))
-		return 0;
-	claim_skip(L, id, SKIP_NOT_ENOUGH_MEMORY, "%s", detail);
-	return 1;
-}
-
-/* ------------------------------------------------------------------------ */
-/* 01.1, 01.2, 01.8: what one mlock shows in /proc                          */
-
-struct lock_snapshot {
-	uint64_t vmlck, vmrss;      /* this process, bytes */
-	uint64_t mlocked, unevict;  /* the whole machine, bytes */
-};
-
-/* Returns 1 if /proc/meminfo was folded (vm.stat_refresh) just before. */
-static int take_snapshot(struct lab *L, struct lock_snapshot *s)
-{
-	int refreshed;
-
-	drain_mlock_batches();
-	refreshed = vmstat_refresh();
-
-	s->mlocked = meminfo_or_die(L, "Mlocked");
-	s->unevict = meminfo_or_die(L, "Unevictable");
-	s->vmlck = status_or_die(L, "VmLck");
-	s->vmrss = status_or_die(L, "VmRSS");
-	return refreshed;
-}
-
-static void lock_region_or_die(struct lab *L, void *p, uint64_t bytes)
-{
-#ifdef LAB_SABOTAGE
-	(void)L;
-	(void)p;
-	(void)bytes;
-#else
-	if (mlock(p, bytes) < 0)
-		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
-#endif
-}
-
-/* An exact counter rise as a fraction of the bytes locked. */
-static struct lab_est rise_fraction(double rise, uint64_t bytes)
-{
-	return lab_est_exact(rise / (double)bytes);
-}
-
-/* A /proc/meminfo rise as a fraction, its interval the counter's drift. */
-static struct lab_est meminfo_fraction(double rise, double slack, uint64_t bytes)
-{
-	struct lab_est e;
-
-	e.value = rise / (double)bytes;
-	e.lo = (rise - slack) / (double)bytes;
-	e.hi = (rise + slack) / (double)bytes;
-	e.too_short = 0;
-	return e;
-}
-
-static void decide_status_claims(struct lab *L, uint64_t bytes,
-				 const struct lock_snapshot *b,
-				 const struct lock_snapshot *a, int refreshed)
-{
-	double dlck = (double)a->vmlck - (double)b->vmlck;
-	double drss = (double)a->vmrss - (double)b->vmrss;
-	double dmlk = (double)a->mlocked - (double)b->mlocked;
-	double duev = (double)a->unevict - (double)b->unevict;
-	double slack = meminfo_slack_bytes(refreshed);
-
-	lab_fact_num(L, "locked_bytes", (double)bytes, "bytes");
-	lab_fact_num(L, "vmlck_before", (double)b->vmlck, "bytes");
-	lab_fact_num(L, "vmlck_after_mlock", (double)a->vmlck, "bytes");
-	lab_fact_num(L, "vmrss_before", (double)b->vmrss, "bytes");
-	lab_fact_num(L, "vmrss_after_mlock", (double)a->vmrss, "bytes");
-	lab_fact_num(L, "meminfo_mlocked_delta", dmlk, "bytes");
-	lab_fact_num(L, "meminfo_unevictable_delta", duev, "bytes");
-	lab_fact_num(L, "meminfo_slack_bytes", slack, "bytes");
-	lab_note(L, "VmLck %+.1f MiB, VmRSS %+.1f MiB, Mlocked %+.1f MiB, Unevictable %+.1f MiB",
-		 to_mib(dlck), to_mib(drss), to_mib(dmlk), to_mib(duev));
-
-	if (bytes != STATUS_REGION_BYTES)
-		claim_note(L, "locked %.0f MiB, not 64 MiB: that is what RLIMIT_MEMLOCK allows here",
-			   to_mib((double)bytes));
-	claim_note(L, "VmLck %+.0f KiB for %.0f KiB locked", dlck / KiB, (double)bytes / KiB);
-	claim_check(L, "01.1", rise_fraction(dlck, bytes));
-	claim_note(L, "VmRSS %+.0f KiB for %.0f KiB locked; the region was never touched "
-		   "before mlock, so every resident page came from mlock",
-		   drss / KiB, (double)bytes / KiB);
-	claim_check(L, "01.2", rise_fraction(drss, bytes));
-	claim_note(L, "Mlocked %+.0f KiB for %.0f KiB locked (Unevictable %+.0f KiB); %s",
-		   dmlk / KiB, (double)bytes / KiB, duev / KiB, refreshed ?
-		   "folded with vm.stat_refresh before each read, so exact" :
-		   "not folded (needs root): the interval is the per-CPU drift");
-	claim_check(L, "01.8", meminfo_fraction(dmlk, slack, bytes));
+	if (procfs_lock_snapshot(NULL, s) < 0)
+		lab_error_errno(L, "reading /proc/meminfo and /proc/self/status");
 }
 
 static void claim_status_deltas(struct lab *L, uint64_t bytes)
 {
-	struct lock_snapshot before, after;
+	struct procfs_lock_snapshot b, a; /* before and after mlock */
+	void *p = buf_map_or_die(L, bytes, 0, 0);
+	double n = (double)bytes, dlck, drss, dmlk, duev, slack;
+	struct lab_est mlk;
 	char sz[32];
-	void *p = map_fresh(bytes);
-	int refreshed;
 
-	if (!p)
-		lab_error_errno(L, "mmap(%" PRIu64 " bytes)", bytes);
-	lab_fmt_size(bytes, sz, sizeof(sz));
-	lab_note(L, "mapping %s of fresh anonymous memory and leaving it untouched, then mlock on it;", sz);
+	lab_note(L, "mapping %s of fresh anonymous memory and leaving it untouched, then mlock on it;",
+		 lab_fmt_size(bytes, sz, sizeof(sz)));
 	lab_note(L, "watch VmLck and VmRSS (this process) and Mlocked (the whole machine)");
-	refreshed = take_snapshot(L, &before);
-	lock_region_or_die(L, p, bytes);
-	refreshed &= take_snapshot(L, &after);
-	munmap(p, bytes); /* unmapping also unlocks */
-	decide_status_claims(L, bytes, &before, &after, refreshed);
+	snapshot(L, &b);
+	if (!LAB_SABOTAGED && mlock(p, bytes) < 0)
+		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
+	snapshot(L, &a);
+	buf_free(p); /* unmapping also unlocks */
+	dlck = (double)a.self.lck - (double)b.self.lck;
+	drss = (double)a.self.rss - (double)b.self.rss;
+	dmlk = (double)a.mlocked - (double)b.mlocked;
+	duev = (double)a.unevictable - (double)b.unevictable;
+	slack = b.folded && a.folded ? 0 : (double)procfs_meminfo_slack(NULL, 0, 0);
+	mlk = lab_est_exact(dmlk / n); /* not folded: the interval is the drift */
+	mlk.lo = (dmlk - slack) / n;
+	mlk.hi = (dmlk + slack) / n;
+	lab_fact_num(L, "locked_bytes", n, "bytes");
+	lab_fact_num(L, "vmlck_before", (double)b.self.lck, "bytes");
+	lab_fact_num(L, "vmlck_after_mlock", (double)a.self.lck, "bytes");
+	lab_fact_num(L, "vmrss_before", (double)b.self.rss, "bytes");
+	lab_fact_num(L, "vmrss_after_mlock", (double)a.self.rss, "bytes");
+	lab_fact_num(L, "meminfo_mlocked_delta", dmlk, "bytes");
+	lab_fact_num(L, "meminfo_unevictable_delta", duev, "bytes");
+	lab_fact_num(L, "meminfo_slack_bytes", slack, "bytes");
+	lab_note(L, "VmLck %+.1f MiB, VmRSS %+.1f MiB, Mlocked %+.1f MiB, Unevictable %+.1f MiB",
+		 TO_MIB(dlck), TO_MIB(drss), TO_MIB(dmlk), TO_MIB(duev));
+
+	claim_note(L, "VmLck %+.0f KiB for %.0f KiB locked", dlck / KiB, n / KiB);
+	claim_check(L, "01.1", lab_est_exact(dlck / n));
+	claim_note(L, "VmRSS %+.0f KiB for %.0f KiB locked; the region was never touched "
+		   "before mlock, so every resident page came from mlock", drss / KiB, n / KiB);
+	claim_check(L, "01.2", lab_est_exact(drss / n));
+	claim_note(L, "Mlocked %+.0f KiB for %.0f KiB locked (Unevictable %+.0f KiB); %s",
+		   dmlk / KiB, n / KiB, duev / KiB, slack == 0 ?
+		   "folded with vm.stat_refresh before each read, so exact" :
+		   "not folded (needs root): the interval is the per-CPU drift");
+	claim_check(L, "01.8", mlk);
 }
 
-/* ------------------------------------------------------------------------ */
-/* 01.3: munlock                                                            */
+/* ---- 01.3: munlock --------------------------------------------------- */
 
 static void claim_munlock(struct lab *L, uint64_t bytes)
 {
-	void *p = map_fresh(bytes);
+	void *p = buf_map_or_die(L, bytes, 0, 0);
 	uint64_t base, locked, after;
 
-	if (!p)
-		lab_error_errno(L, "mmap(%" PRIu64 " bytes)", bytes);
 	lab_note(L, "a second fresh region: mlock it, then munlock it; VmLck should return to its start");
-	base = status_or_die(L, "VmLck");
-	if (mlock(p, bytes) < 0) {
-		munmap(p, bytes);
+	base = vmlck(L);
+	if (mlock(p, bytes) < 0)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
-	}
-	locked = status_or_die(L, "VmLck");
-#ifndef LAB_SABOTAGE
-	if (munlock(p, bytes) < 0) {
-		munmap(p, bytes);
+	locked = vmlck(L);
+	if (!LAB_SABOTAGED && munlock(p, bytes) < 0)
 		lab_error_errno(L, "munlock(%" PRIu64 " bytes)", bytes);
-	}
-#endif
-	after = status_or_die(L, "VmLck");
-	munmap(p, bytes);
+	after = vmlck(L);
+	buf_free(p);
 	lab_fact_num(L, "vmlck_after_munlock", (double)after, "bytes");
 	claim_note(L, "VmLck %.1f MiB -> %.1f MiB (locked) -> %.1f MiB (after munlock)",
-		   to_mib((double)base), to_mib((double)locked), to_mib((double)after));
-	claim_check(L, "01.3", rise_fraction((double)after - (double)base, bytes));
+		   TO_MIB(base), TO_MIB(locked), TO_MIB(after));
+	claim_check(L, "01.3", lab_est_exact(((double)after - (double)base) / (double)bytes));
 }
 
-/* ------------------------------------------------------------------------ */
-/* 01.5: the cost of locking                                                */
+/* ---- 01.5: the cost of locking --------------------------------------- */
 
 struct lock_timing {
 	uint64_t bytes;  /* locked per round */
-	int rounds;      /* rounds per sample: small regions are repeated */
-	void *prelocked; /* sabotage: a region locked once, before timing */
+	int rounds;      /* rounds per sample */
+	void *prelocked; /* sabotage: one region, locked once before timing */
 };
 
-/* One round: map fresh memory (untimed), time mlock alone, unmap. */
-static double time_one_mlock(uint64_t bytes)
+/*
+ * One sample: t->rounds mlock calls, each on fresh memory mapped and
+ * unmapped outside the timing, so that each faults in, zeroes and locks
+ * its pages.  The sabotage locks its prelocked region again: nothing to do.
+ */
+static double time_mlock(void *arg)
 {
-	void *p = map_fresh(bytes);
-	double t0, t1;
+	struct lock_timing *t = (struct lock_timing *)arg;
+	double sum = 0, t0;
 	int rc;
 
-	if (!p)
-		return -1.0;
-	t0 = lab_now();
-	rc = mlock(p, bytes);
-	t1 = lab_now();
-	munmap(p, bytes);
-	return rc < 0 ? -1.0 : t1 - t0;
-}
-
-/* One sample: the summed mlock time of t->rounds fresh regions. */
-static double time_mlock_fresh(void *arg)
-{
-	struct lock_timing *t = (struct lock_timing *)arg;
-	double sum = 0;
-
 	for (int i = 0; i < t->rounds; i++) {
-		double s = time_one_mlock(t->bytes);
+		void *p = t->prelocked ? t->prelocked : map_fresh(t->bytes);
 
-		if (s < 0)
+		if (!p)
 			return -1.0;
-		sum += s;
-	}
-	return sum;
-}
-
-/* Sabotage: mlock of a region that is already locked has nothing to do. */
-static double time_mlock_again(void *arg)
-{
-	struct lock_timing *t = (struct lock_timing *)arg;
-	double sum = 0;
-
-	for (int i = 0; i < t->rounds; i++) {
-		double t0 = lab_now();
-		int rc = mlock(t->prelocked, t->bytes);
-
+		t0 = lab_now();
+		rc = mlock(p, t->bytes);
+		sum += lab_now() - t0;
+		if (p != t->prelocked)
+			munmap(p, t->bytes);
 		if (rc < 0)
 			return -1.0;
-		sum += lab_now() - t0;
 	}
 	return sum;
-}
-
-/* Sabotage: one region, locked once before timing, that every round re-locks. */
-static void prelock(struct lab *L, struct lock_timing *t)
-{
-	t->prelocked = map_fresh(t->bytes);
-	/* Huge pages, where THP allows, make the re-walk shorter still. */
-	if (t->prelocked)
-		madvise(t->prelocked, t->bytes, MADV_HUGEPAGE);
-	if (!t->prelocked || mlock(t->prelocked, t->bytes) < 0)
-		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", t->bytes);
-}
-
-/*
- * More rounds per sample when one round is under MIN_SAMPLE_S, so that no
- * sample comes near the clock's step (a series that does is inconclusive).
- */
-static void fit_rounds(struct lab *L, lab_run_fn fn, struct lock_timing *t)
-{
-	double target = MIN_SAMPLE_S, one;
-	int rounds = t->rounds;
-
-	if (target < 1000 * lab_clock_resolution())
-		target = 1000 * lab_clock_resolution();
-	t->rounds = 1;
-	one = fn(t);
-	if (one < 0)
-		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", t->bytes);
-	if (one < target / rounds)
-		rounds = one > 0 && target / one < MAX_ROUNDS ? (int)(target / one) + 1 : MAX_ROUNDS;
-	t->rounds = rounds;
-}
-
-static void measure_lock_cost(struct lab *L, struct lock_timing *t, struct lab_stats *st)
-{
-	struct lab_measure_cfg cfg;
-	lab_run_fn fn = time_mlock_fresh;
-
-	cfg.warmup = 2;
-	cfg.samples = lab_options(L)->iters;
-	cfg.cv_max = 0.10;
-	cfg.clock_res_s = 0;
-	if (LAB_SABOTAGED) {
-		prelock(L, t);
-		fn = time_mlock_again;
-	}
-	fit_rounds(L, fn, t);
-	lab_measure(L, "mlock", fn, t, &cfg, st);
-	if (t->prelocked)
-		munmap(t->prelocked, t->bytes);
 }
 
 static void claim_lock_cost(struct lab *L, uint64_t bytes)
 {
-	struct lock_timing t;
+	struct lock_timing t = { bytes, 1, NULL };
+	/* A sample locks >= 64 MiB in all and lasts >= MIN_SAMPLE_S and 1000 clock
+	 * steps: far from the clock's step (a series near it is inconclusive). */
+	int rounds = bytes < STATUS_REGION_BYTES ? (int)(STATUS_REGION_BYTES / bytes) : 1;
+	double one, target = MIN_SAMPLE_S > 1000 * lab_clock_resolution() ?
+			     MIN_SAMPLE_S : 1000 * lab_clock_resolution();
 	struct lab_stats st;
 	char sz[32];
 
-	t.bytes = bytes;
-	/* Keep each sample at >= 64 MiB locked so it is long enough to time. */
-	t.rounds = bytes >= STATUS_REGION_BYTES ? 1 : (int)(STATUS_REGION_BYTES / bytes);
-	t.prelocked = NULL;
-	lab_fmt_size(bytes, sz, sizeof(sz));
-	lab_note(L, "timing mlock of %s, fresh memory each time: the cost is faulting in,", sz);
+	lab_note(L, "timing mlock of %s, fresh memory each time: the cost is faulting in,",
+		 lab_fmt_size(bytes, sz, sizeof(sz)));
 	lab_note(L, "zeroing and locking every page (mmap and munmap are outside the timing)");
-	measure_lock_cost(L, &t, &st);
+	if (LAB_SABOTAGED) { /* huge pages, where THP allows, shorten the re-walk */
+		t.prelocked = buf_map_or_die(L, bytes, 0, BUF_HUGE);
+		if (mlock(t.prelocked, bytes) < 0)
+			lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
+	}
+	if ((one = time_mlock(&t)) < 0) /* one round sizes the samples */
+		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
+	if (one < target / rounds)
+		rounds = one > 0 && target / one < MAX_ROUNDS ? (int)(target / one) + 1 : MAX_ROUNDS;
+	t.rounds = rounds;
+	lab_measure(L, "mlock", time_mlock, &t, NULL, &st); /* 2 warm-up, --iters, cv 0.10 */
+	buf_free(t.prelocked);
 	if (t.rounds > 1)
 		lab_note(L, "one sample sums %d such mlock calls, to be long enough to time", t.rounds);
 	lab_stats_scale(&st, 1e3 * (double)GiB / ((double)bytes * t.rounds), "ms/GiB");
@@ -601,68 +327,24 @@ static void claim_lock_cost(struct lab *L, uint64_t bytes)
 	claim_check_median(L, "01.5", &st);
 }
 
-/* ------------------------------------------------------------------------ */
-/* The children: a lowered RLIMIT_MEMLOCK without CAP_IPC_LOCK              */
+/* ---- The children: a lowered RLIMIT_MEMLOCK without CAP_IPC_LOCK ----- */
 
-/* Remove CAP_IPC_LOCK from the effective, permitted and inheritable sets. */
-static int drop_cap_ipc_lock(void)
-{
-	struct __user_cap_header_struct hdr;
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	int i = CAP_TO_INDEX(CAP_IPC_LOCK);
-	uint32_t mask = CAP_TO_MASK(CAP_IPC_LOCK);
-
-	memset(&hdr, 0, sizeof(hdr));
-	memset(data, 0, sizeof(data));
-	hdr.version = _LINUX_CAPABILITY_VERSION_3;
-	if (syscall(SYS_capget, &hdr, data) < 0)
-		return -1;
-	data[i].effective &= ~mask;
-	data[i].permitted &= ~mask;
-	data[i].inheritable &= ~mask;
-	return (int)syscall(SYS_capset, &hdr, data);
-}
-
-/*
- * Set RLIMIT_MEMLOCK (soft and hard) to limit and drop CAP_IPC_LOCK; then
- * verify.  Prints an "error ..." line and returns -1 when that cannot be
- * arranged.
- */
+/* Prints "limit=N " (-1: unlimited), or an "error" line and returns -1. */
 static int child_arrange_limit(uint64_t limit)
 {
-	struct rlimit rl;
+	const char *what = "?";
+	int64_t now = -1;
 
-	rl.rlim_cur = (rlim_t)limit;
-	rl.rlim_max = (rlim_t)limit;
-	/* A hard limit below ours cannot be raised without CAP_SYS_RESOURCE
-	 * (EPERM): keep it as the soft limit too; "limit=" says what it is. */
-	if (setrlimit(RLIMIT_MEMLOCK, &rl) < 0 && (errno != EPERM ||
-	    getrlimit(RLIMIT_MEMLOCK, &rl) < 0 || rl.rlim_max >= (rlim_t)limit ||
-	    (rl.rlim_cur = rl.rlim_max, setrlimit(RLIMIT_MEMLOCK, &rl) < 0))) {
-		printf("error setrlimit(RLIMIT_MEMLOCK, %llu): %s\n", (unsigned long long)limit,
+	if (procfs_memlock_confine(limit, &now, &what) < 0) {
+		printf("error %s (limit %llu): %s\n", what, (unsigned long long)limit,
 		       strerror(errno));
 		return -1;
 	}
-	if (drop_cap_ipc_lock() < 0) {
-		printf("error capset (dropping CAP_IPC_LOCK): %s\n", strerror(errno));
-		return -1;
-	}
-	if (has_cap_ipc_lock()) {
-		printf("error CAP_IPC_LOCK still in CapEff after capset\n");
-		return -1;
-	}
-	if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
-		printf("error getrlimit(RLIMIT_MEMLOCK): %s\n", strerror(errno));
-		return -1;
-	}
-	printf("limit=%lld ", rl.rlim_cur == RLIM_INFINITY ? -1LL : (long long)rl.rlim_cur);
+	printf("limit=%lld ", (long long)now);
 	return 0;
 }
 
-/*
- * Role 01.4: try to lock --size bytes; report errno (0: it worked).  The
- * sabotage sets the limit above the request, so nothing stops the lock.
- */
+/* Role 01.4: lock --size bytes under the limit; report errno (0: it worked). */
 static int role_mlock_over_limit(struct lab *L)
 {
 	uint64_t bytes = round_to_page(lab_options(L)->size);
@@ -683,102 +365,68 @@ static int role_mlock_over_limit(struct lab *L)
 }
 
 #if DMALAB_HAVE_CUDA
-struct pin_result {
-	int ok, code;
-	char name[64];
-};
-
-/* Sabotage: lock with mlock instead, which the lowered limit refuses. */
-static void *pin_alloc(uint64_t bytes, struct pin_result *r)
+/*
+ * cudaHostAlloc(bytes), its result's code and name; NULL when it fails.
+ * The sabotage maps ordinary memory and mlocks its first `lock` bytes
+ * instead, which a lowered limit refuses and VmLck counts.
+ */
+static void *pin(uint64_t bytes, uint64_t lock, int *code, char *name, size_t len)
 {
 	void *p = NULL;
 #ifdef LAB_SABOTAGE
 	p = map_fresh(bytes);
-	r->ok = p && mlock(p, bytes) == 0;
-	r->code = r->ok ? 0 : errno;
-	snprintf(r->name, sizeof(r->name), "mlock:%s",
-		 r->ok ? "ok" : r->code == ENOMEM ? "ENOMEM" : "failed");
+	*code = p && (!lock || mlock(p, lock) == 0) ? 0 : errno;
+	snprintf(name, len, "mlock:%s", !*code ? "ok" : *code == ENOMEM ? "ENOMEM" : "failed");
 #else
 	cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
 
-	r->ok = e == cudaSuccess;
-	r->code = (int)e;
-	snprintf(r->name, sizeof(r->name), "%s", cudaGetErrorName(e));
+	(void)lock;
+	*code = (int)e;
+	snprintf(name, len, "%s", cudaGetErrorName(e));
 #endif
-	return r->ok ? p : NULL;
+	return *code ? NULL : p;
 }
 
-static void pin_free(void *p, uint64_t bytes)
+static void unpin(void *p, uint64_t bytes)
 {
-#ifdef LAB_SABOTAGE
-	munmap(p, bytes);
-#else
-	(void)bytes;
-	cudaFreeHost(p);
-#endif
+	if (LAB_SABOTAGED)
+		munmap(p, bytes);
+	else
+		cudaFreeHost(p);
 }
 
-/* This process's locked, pinned and resident bytes (0 where not reported). */
-struct vm_counters {
-	uint64_t lck, pin, rss;
-};
-
-static void read_vm_counters(struct vm_counters *c)
-{
-	memset(c, 0, sizeof(*c));
-	proc_self_status("VmLck", &c->lck);
-	proc_self_status("VmPin", &c->pin);
-	proc_self_status("VmRSS", &c->rss);
-}
-
-static long long delta(uint64_t before, uint64_t after)
-{
-	return (long long)after - (long long)before;
-}
-
-/* 0: CUDA context made; otherwise a "skip" or "error" line was printed. */
-static int child_start_cuda(struct lab *L)
-{
-	char detail[200];
-	const char *why = lab_cuda_unavailable(1, detail, sizeof(detail));
-	cudaError_t e;
-
-	if (why) {
-		printf("skip %s %s\n", why, detail);
-		return 1;
-	}
-	e = cudaSetDevice(lab_options(L)->device);
-	if (e == cudaSuccess)
-		e = cudaFree(0); /* create the context now, outside the deltas */
-	if (e != cudaSuccess) {
-		printf("error cudaSetDevice/cudaFree(0): %s\n", cudaGetErrorName(e));
-		return -1;
-	}
-	return 0;
-}
-
-/* Role 01.6: a pinned allocation under the lowered limit, and its VmLck. */
+/* Role 01.6: a pinned allocation under the lowered limit, and what it moved. */
 static int role_pin_over_limit(struct lab *L)
 {
 	uint64_t bytes = round_to_page(lab_options(L)->size);
-	struct vm_counters before, after;
-	struct pin_result r;
-	int rc = child_start_cuda(L);
+	struct procfs_vm b, a; /* a counter that cannot be read stays 0 */
+	char detail[200], name[64];
+	const char *why = lab_cuda_unavailable(1, detail, sizeof(detail));
+	cudaError_t e;
+	int code;
 	void *p;
 
-	if (rc != 0)
-		return rc < 0 ? 1 : 0;
+	if (why) {
+		printf("skip %s %s\n", why, detail);
+		return 0;
+	}
+	e = cudaSetDevice(lab_options(L)->device);
+	if (e == cudaSuccess)
+		e = cudaFree(0); /* the context now, outside the deltas */
+	if (e != cudaSuccess) {
+		printf("error cudaSetDevice/cudaFree(0): %s\n", cudaGetErrorName(e));
+		return 1;
+	}
 	if (child_arrange_limit(CHILD_MEMLOCK_LIMIT) < 0)
 		return 1;
-	read_vm_counters(&before);
-	p = pin_alloc(bytes, &r);
-	read_vm_counters(&after);
+	procfs_vm_read(NULL, &b);
+	p = pin(bytes, bytes, &code, name, sizeof(name));
+	procfs_vm_read(NULL, &a);
 	if (p)
-		pin_free(p, bytes);
+		unpin(p, bytes);
 	printf("bytes=%llu ok=%d code=%d name=%s vmlck=%lld vmpin=%lld vmrss=%lld\n",
-	       (unsigned long long)bytes, r.ok, r.code, r.name,
-	       delta(before.lck, after.lck), delta(before.pin, after.pin),
-	       delta(before.rss, after.rss));
+	       (unsigned long long)bytes, p != NULL, code, name, (long long)(a.lck - b.lck),
+	       (long long)(a.pin - b.pin), (long long)(a.rss - b.rss));
 	return 0;
 }
 #endif
@@ -797,14 +445,11 @@ static int run_role(struct lab *L, const char *role)
 #endif
 	else
 		fprintf(stderr, "lab-01: --role '%s': unknown role\n", role);
-	fflush(stdout);
+	fflush(stdout); /* the report, before the exit handlers (CUDA's teardown) run */
 	return rc;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Running a child to its end and reading its one-line report (proc.h)      */
-
-/* `--role ROLE --size BYTES --device D`; its report line, kept in p. */
+/* `--role ROLE --size BYTES --device D` to its end; its report line, kept in p. */
 static const char *run_child(struct lab *L, struct proc *p, const char *role,
 			     uint64_t bytes, double timeout_s)
 {
@@ -816,8 +461,7 @@ static const char *run_child(struct lab *L, struct proc *p, const char *role,
 	return proc_run_role(L, p, role, extra, timeout_s);
 }
 
-/* ------------------------------------------------------------------------ */
-/* 01.4 and 01.6                                                            */
+/* ---- 01.4 and 01.6: what the children found -------------------------- */
 
 static void claim_limit_refusal(struct lab *L)
 {
@@ -831,336 +475,207 @@ static void claim_limit_refusal(struct lab *L)
 	lab_note(L, "then asks mlock for %s: what an RDMA registration meets in a container",
 		 lab_fmt_size(CHILD_OVER_LIMIT_BYTES, sz, sizeof(sz)));
 	line = run_child(L, &p, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES, MLOCK_CHILD_TIMEOUT_S);
-	limit = proc_field(L, &p, line, "limit");
-	err = proc_field(L, &p, line, "errno");
+	proc_scan(L, &p, line, "limit=%lld errno=%lld", &limit, &err);
 	lab_fact_num(L, "child_rlimit_memlock", (double)limit, "bytes");
 	if (limit == 0) { /* a hard limit of 0 B: nothing to exceed */
 		claim_skip(L, "01.4", SKIP_NO_CAPABILITY,
 			   "hard RLIMIT_MEMLOCK 0 B: raising it to %s needs CAP_SYS_RESOURCE (setrlimit: EPERM); "
 			   "under a 0 B limit mlock refuses any size with %s, not the over-limit ENOMEM",
-			   lab_fmt_size(MLOCK_CHILD_LIMIT, lim, sizeof(lim)),
-			   err == EPERM ? "EPERM" : err ? strerror((int)err) : "nothing (it succeeded)");
+			   lim, err == EPERM ? "EPERM" : err ? strerror((int)err) : "nothing (it succeeded)");
 		return;
 	}
-	if (limit < 0)
-		claim_note(L, "child: RLIMIT_MEMLOCK unlimited, no CAP_IPC_LOCK; mlock %s",
-			   err ? strerror((int)err) : "succeeded");
-	else
-		claim_note(L, "child: RLIMIT_MEMLOCK %s, no CAP_IPC_LOCK; mlock %s",
-			   lab_fmt_size((uint64_t)limit, lim, sizeof(lim)),
-			   err ? strerror((int)err) : "succeeded");
+	claim_note(L, "child: RLIMIT_MEMLOCK %s, no CAP_IPC_LOCK; mlock %s",
+		   procfs_limit_text(limit, lim, sizeof(lim)), err ? strerror((int)err) : "succeeded");
 	claim_check_errno(L, "01.4", (int)err);
 }
 
 #if DMALAB_HAVE_CUDA
-static void decide_pin_claim(struct lab *L, struct proc *p, const char *line)
-{
-	long long bytes = proc_field(L, p, line, "bytes");
-	long long ok = proc_field(L, p, line, "ok");
-	long long code = proc_field(L, p, line, "code");
-	long long dlck = proc_field(L, p, line, "vmlck");
-	long long dpin = proc_field(L, p, line, "vmpin");
-	long long drss = proc_field(L, p, line, "vmrss");
-	char nm[64] = "?", sz[32];
-
-	proc_msg_str(line, "name", nm, sizeof(nm));
-	lab_fmt_size((uint64_t)bytes, sz, sizeof(sz));
-	lab_fact_num(L, "pinned_vmlck_delta", (double)dlck, "bytes");
-	lab_fact_num(L, "pinned_vmpin_delta", (double)dpin, "bytes");
-	lab_fact_num(L, "pinned_vmrss_delta", (double)drss, "bytes");
-	lab_note(L, "child: pinned %s under a %llu KiB limit: %s; VmLck %+.1f MiB, VmPin %+.1f MiB, VmRSS %+.1f MiB",
-		 sz, (unsigned long long)(CHILD_MEMLOCK_LIMIT / KiB), nm,
-		 to_mib((double)dlck), to_mib((double)dpin), to_mib((double)drss));
-	if (ok)
-		claim_note(L, "cudaHostAlloc(%s) succeeded without CAP_IPC_LOCK; VmLck %+.1f MiB, "
-			   "VmPin %+.1f MiB", sz, to_mib((double)dlck), to_mib((double)dpin));
-	else
-		claim_note(L, "the pinned allocation of %s was refused under the lowered limit", sz);
-	claim_check_code(L, "01.6", code, nm);
-}
-#endif
-
 static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 {
-#if DMALAB_HAVE_CUDA
+	char nm[PROC_WORD_MAX], sz[32], detail[200];
+	const char *line, *why = too_big(L, bytes, detail, sizeof(detail));
+	long long size, ok, code, dlck, dpin, drss;
 	struct proc p;
-	const char *line;
 
-	if (skip_if_too_big(L, "01.6", bytes))
+	if (why) {
+		claim_skip(L, "01.6", why, "%s", detail);
 		return;
+	}
 	lab_note(L, "a second child, same limit and no CAP_IPC_LOCK (--role %s): cudaHostAlloc;", ROLE_PIN);
 	lab_note(L, "the driver pins pages itself, so look at VmLck and VmPin afterwards");
 	line = run_child(L, &p, ROLE_PIN, bytes, PIN_CHILD_TIMEOUT_S);
-	if (!proc_report_skip(L, "01.6", line))
-		decide_pin_claim(L, &p, line);
-#else
-	claim_skip(L, "01.6", SKIP_NOT_BUILT_NO_NVCC, "built without nvcc");
-#endif
+	if (proc_report_skip(L, "01.6", line))
+		return;
+	proc_scan(L, &p, line, "bytes=%lld ok=%lld code=%lld name=%s vmlck=%lld vmpin=%lld vmrss=%lld",
+		  &size, &ok, &code, nm, &dlck, &dpin, &drss);
+	lab_fmt_size((uint64_t)size, sz, sizeof(sz));
+	lab_fact_num(L, "pinned_vmlck_delta", (double)dlck, "bytes");
+	lab_fact_num(L, "pinned_vmpin_delta", (double)dpin, "bytes");
+	lab_fact_num(L, "pinned_vmrss_delta", (double)drss, "bytes");
+	claim_note(L, "child: cudaHostAlloc(%s) under a %llu KiB limit without CAP_IPC_LOCK: %s%s; "
+		   "VmLck %+.1f MiB, VmPin %+.1f MiB, VmRSS %+.1f MiB", sz,
+		   (unsigned long long)(CHILD_MEMLOCK_LIMIT / KiB), nm, ok ? "" : " (refused)",
+		   TO_MIB(dlck), TO_MIB(dpin), TO_MIB(drss));
+	claim_check_code(L, "01.6", code, nm);
 }
 
-/* ------------------------------------------------------------------------ */
-/* 01.7: physical contiguity through /proc/self/pagemap                     */
-
-/* Fills out; returns -1 (errno) if pagemap cannot be read. */
-static int count_runs(void *p, uint64_t bytes, struct pagemap_runs *out)
-{
-	return pagemap_count_runs(NULL, (uintptr_t)p, bytes, page_bytes(), out);
-}
+/* ---- 01.7 and 01.9: a pinned buffer in this process ------------------ */
 
 static void note_runs(struct lab *L, const char *what, const struct pagemap_runs *pr)
 {
-	char sz[32];
+	char line[160];
 
-	lab_note(L, "%s: %llu of %llu pages present, %llu physically contiguous runs, longest %s",
-		 what, (unsigned long long)pr->present, (unsigned long long)pr->pages,
-		 (unsigned long long)pr->runs,
-		 lab_fmt_size(pr->longest_run * page_bytes(), sz, sizeof(sz)));
+	lab_note(L, "%s: %s", what, pagemap_runs_text(pr, page_bytes(), line, sizeof(line)));
 }
 
-/* The control: an mlock'd anonymous region.  Returns 0 if PFNs were hidden. */
-static int mlock_control_runs(struct lab *L, uint64_t bytes)
+/*
+ * 1 when this process sees page frames, after the control (an mlock'd
+ * anonymous region of the pinned buffer's size, no verdict) where memory
+ * allows; else 01.7 is skipped.
+ */
+static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
 {
+	uint64_t control = fit_region(bytes, budget), avail = preflight_available(L, NULL);
 	struct pagemap_runs pr;
-	void *p = map_fresh(bytes);
-	int rc;
+	char detail[200];
+	const char *why = pagemap_pfns_denied(detail, sizeof(detail));
 
-	if (!p)
-		lab_error_errno(L, "mmap(%" PRIu64 " bytes)", bytes);
-	if (mlock(p, bytes) < 0) {
-		munmap(p, bytes);
-		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
-	}
-	rc = count_runs(p, bytes, &pr);
-	munmap(p, bytes);
-	if (rc < 0)
-		lab_error_errno(L, "reading /proc/self/pagemap");
-	if (!pr.pfn_visible)
-		return 0;
+	if (why)
+		goto skip;
+	lab_note(L, "page frame numbers from /proc/self/pagemap; in a VM they are guest-physical,");
+	lab_note(L, "so they say what the guest kernel did, not where the host put the memory");
+	if (!control || !preflight_fits(2, control, avail)) /* never squeeze the machine */
+		return 1;
+	if (pagemap_runs_mlocked(control, &pr) < 0)
+		lab_error_errno(L, "mlock(%" PRIu64 " bytes) and /proc/self/pagemap", control);
+	if ((why = pagemap_runs_unknown(&pr, detail, sizeof(detail))))
+		goto skip;
 	note_runs(L, "control, mlock'd anonymous memory", &pr);
 	lab_fact_num(L, "mlock_runs", (double)pr.runs, "runs");
 	lab_fact_num(L, "mlock_longest_run", (double)(pr.longest_run * page_bytes()), "bytes");
 	return 1;
+skip:
+	claim_skip(L, "01.7", why, "%s", detail);
+	return 0;
 }
 
 /*
- * Root and a readable PFN: the control is measured and 1 comes back (01.7
- * can be decided); otherwise 01.7 is skipped here and 0 comes back.
+ * 01.9, and 01.7 unless contiguity_ready skipped it, on one pinned buffer in
+ * this process.  The sabotage mlocks as much of it as this process may.
  */
-static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
+static void claim_pinned_here(struct lab *L, uint64_t bytes, uint64_t budget)
 {
-	uint64_t control = fit_region(bytes, budget);
-	uint64_t avail = preflight_available(L, NULL);
-
-	if (geteuid() != 0) {
-		claim_skip(L, "01.7", SKIP_NOT_ROOT,
-			   "euid %d: /proc/self/pagemap shows PFN 0 to non-root", (int)geteuid());
-		return 0;
-	}
-	lab_note(L, "page frame numbers from /proc/self/pagemap; in a VM they are guest-physical,");
-	lab_note(L, "so they say what the guest kernel did, not where the host put the memory");
-	if (!preflight_fits(2, control, avail))
-		control = 0; /* the control is optional: never squeeze the machine */
-	if (control && !mlock_control_runs(L, control)) {
-		claim_skip(L, "01.7", SKIP_NO_CAPABILITY,
-			   "/proc/self/pagemap shows PFN 0 (no CAP_SYS_ADMIN)");
-		return 0;
-	}
-	return 1;
-}
-
-/* Skip 01.9, and 01.7 when it is still open (contig), for one reason. */
-static void skip_pinned(struct lab *L, int contig, const char *reason, const char *detail)
-{
-	claim_skip(L, "01.9", reason, "%s", detail);
-	if (contig)
-		claim_skip(L, "01.7", reason, "%s", detail);
-}
-
-#if DMALAB_HAVE_CUDA
-/*
- * The pinned buffer of 01.7 and 01.9.  The sabotage mlocks ordinary memory
- * instead (as much as this process may lock), which VmLck counts.
- */
-static void *parent_pin(struct lab *L, uint64_t bytes, uint64_t budget)
-{
-	void *p = NULL;
-#ifdef LAB_SABOTAGE
-	uint64_t n = budget < bytes ? budget / page_bytes() * page_bytes() : bytes;
-
-	p = map_fresh(bytes);
-	if (!p || (n && mlock(p, n) < 0))
-		lab_error_errno(L, "mmap and mlock(%" PRIu64 " bytes)", n);
-#else
-	(void)budget;
-	CUDA_CHECK(L, cudaHostAlloc(&p, bytes, cudaHostAllocDefault));
-#endif
-	return p;
-}
-
-static void parent_unpin(void *p, uint64_t bytes)
-{
-#ifdef LAB_SABOTAGE
-	munmap(p, bytes);
-#else
-	(void)bytes;
-	cudaFreeHost(p);
-#endif
-}
-
-static void decide_pinned_vmlck(struct lab *L, uint64_t bytes, uint64_t before, uint64_t after)
-{
-	char sz[32];
-	long long rise_kib = ((long long)after - (long long)before) / (long long)KiB;
-
-	lab_fact_num(L, "parent_pinned_vmlck_delta", (double)after - (double)before, "bytes");
-	claim_note(L, "cudaHostAlloc(%s) in this process: VmLck %.0f KiB -> %.0f KiB",
-		   lab_fmt_size(bytes, sz, sizeof(sz)), (double)before / KiB, (double)after / KiB);
-	claim_check_int(L, "01.9", rise_kib);
-}
-
-static void decide_pinned_runs(struct lab *L, void *p, uint64_t bytes)
-{
-	struct pagemap_runs pr;
-
-	memset(p, 0x5a, bytes); /* every page present before pagemap is read */
-	if (count_runs(p, bytes, &pr) < 0)
-		lab_error_errno(L, "reading /proc/self/pagemap");
-	if (pr.present == 0) {
-		/* pagemap treats a VM_PFNMAP driver mapping as a hole */
-		claim_skip(L, "01.7", SKIP_UNSUPPORTED,
-			   "/proc/self/pagemap shows none of the %llu pages as present",
-			   (unsigned long long)pr.pages);
-		return;
-	}
-	if (!pr.pfn_visible) {
-		claim_skip(L, "01.7", SKIP_NO_CAPABILITY,
-			   "/proc/self/pagemap shows PFN 0 (no CAP_SYS_ADMIN)");
-		return;
-	}
-	note_runs(L, "cudaHostAlloc", &pr);
-	lab_fact_num(L, "pinned_runs", (double)pr.runs, "runs");
-	lab_fact_num(L, "pinned_longest_run", (double)(pr.longest_run * page_bytes()), "bytes");
-	claim_note(L, "%llu pages, longest run %llu pages; guest-physical frames if this is a VM",
-		   (unsigned long long)pr.pages, (unsigned long long)pr.longest_run);
-	claim_check_int(L, "01.7", (long long)pr.runs);
-}
-
-/* 01.9 and (contig) 01.7 on one cudaHostAlloc buffer in this process. */
-static void pinned_here(struct lab *L, uint64_t bytes, uint64_t budget, int contig)
-{
-	char detail[200];
-	const char *why = lab_cuda_unavailable(1, detail, sizeof(detail));
+	int contig = contiguity_ready(L, bytes, budget), code;
+	uint64_t lock = budget < bytes ? budget / page_bytes() * page_bytes() : bytes;
 	uint64_t before, after;
+	struct pagemap_runs pr;
+	char detail[200], name[64], sz[32];
+	const char *why = lab_cuda_unavailable(1, detail, sizeof(detail));
 	void *p;
 
+	if (!why)
+		why = too_big(L, bytes, detail, sizeof(detail));
 	if (why) {
-		skip_pinned(L, contig, why, detail);
-		return;
-	}
-	if (too_big(L, bytes, detail, sizeof(detail))) {
-		skip_pinned(L, contig, SKIP_NOT_ENOUGH_MEMORY, detail);
+		claim_skip(L, "01.9", why, "%s", detail);
+		if (contig) /* 01.7 still open */
+			claim_skip(L, "01.7", why, "%s", detail);
 		return;
 	}
 	CUDA_CHECK(L, cudaSetDevice(lab_options(L)->device));
 	CUDA_CHECK(L, cudaFree(0)); /* the context first, outside the VmLck reads */
-	before = status_or_die(L, "VmLck");
-	p = parent_pin(L, bytes, budget);
-	after = status_or_die(L, "VmLck");
-	decide_pinned_vmlck(L, bytes, before, after);
-	if (contig)
-		decide_pinned_runs(L, p, bytes);
-	parent_unpin(p, bytes);
-}
-#endif
+	lab_fmt_size(bytes, sz, sizeof(sz));
+	before = vmlck(L);
+	if (!(p = pin(bytes, lock, &code, name, sizeof(name))))
+		lab_error(L, "pinning %s: %s (%d)", sz, name, code);
+	after = vmlck(L);
+	lab_fact_num(L, "parent_pinned_vmlck_delta", (double)after - (double)before, "bytes");
+	claim_note(L, "cudaHostAlloc(%s) in this process: VmLck %.0f KiB -> %.0f KiB",
+		   sz, (double)before / KiB, (double)after / KiB);
+	claim_check_int(L, "01.9", ((long long)after - (long long)before) / (long long)KiB);
 
-static void claim_pinned_here(struct lab *L, uint64_t bytes, uint64_t budget)
-{
-	int contig = contiguity_ready(L, bytes, budget);
-
-#if DMALAB_HAVE_CUDA
-	pinned_here(L, bytes, budget, contig);
-#else
-	(void)budget;
-	skip_pinned(L, contig, SKIP_NOT_BUILT_NO_NVCC, "built without nvcc");
-#endif
-}
-
-/* ------------------------------------------------------------------------ */
-/* The lab                                                                  */
-
-static void note_setting(struct lab *L, uint64_t budget)
-{
-	struct rlimit rl;
-	char lim[32];
-	int cap = has_cap_ipc_lock();
-
-	lab_fact_num(L, "euid", (double)geteuid(), "");
-	lab_fact_num(L, "cap_ipc_lock", cap, "");
-	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-		lab_fact_num(L, "rlimit_memlock", (double)rl.rlim_cur, "bytes");
-		lab_fmt_size((uint64_t)rl.rlim_cur, lim, sizeof(lim));
-	} else {
-		lab_fact_str(L, "rlimit_memlock", "unlimited");
-		snprintf(lim, sizeof(lim), "unlimited");
+	if (contig) {
+		memset(p, 0x5a, bytes); /* every page present before pagemap is read */
+		if (pagemap_runs_of(p, bytes, &pr) < 0)
+			lab_error_errno(L, "reading /proc/self/pagemap");
+		why = pagemap_runs_unknown(&pr, detail, sizeof(detail)); /* VM_PFNMAP: a hole */
 	}
-	lab_note(L, "this process: euid %d, RLIMIT_MEMLOCK %s, CAP_IPC_LOCK %s%s", (int)geteuid(),
-		 lim, cap ? "yes" : "no",
-		 budget == UINT64_MAX ? " (so nothing limits mlock here)" : "");
+	if (contig && why)
+		claim_skip(L, "01.7", why, "%s", detail);
+	if (contig && !why) {
+		note_runs(L, "cudaHostAlloc", &pr);
+		lab_fact_num(L, "pinned_runs", (double)pr.runs, "runs");
+		lab_fact_num(L, "pinned_longest_run", (double)(pr.longest_run * page_bytes()), "bytes");
+		claim_note(L, "%llu pages, longest run %llu pages; guest-physical frames if this is a VM",
+			   (unsigned long long)pr.pages, (unsigned long long)pr.longest_run);
+		claim_check_int(L, "01.7", (long long)pr.runs);
+	}
+	unpin(p, bytes);
 }
+#endif
 
-/* The timed and pinned size: --size, or 64 MiB with --quick. */
-static uint64_t chosen_size(struct lab *L)
-{
-	const struct lab_opts *o = lab_options(L);
-
-	if (o->quick && !o->size_given)
-		return 64 * MiB;
-	return round_to_page(o->size);
-}
-
-static void skip_lock_claims(struct lab *L, uint64_t budget)
-{
-	char b[32];
-	static const char *const ids[] = { "01.1", "01.2", "01.3", "01.5", "01.8" };
-
-	lab_fmt_size(budget, b, sizeof(b));
-	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-		claim_skip(L, ids[i], SKIP_NO_CAPABILITY,
-			   "no CAP_IPC_LOCK and only %s lockable under RLIMIT_MEMLOCK, need 1 MiB", b);
-}
+/* ---- The lab --------------------------------------------------------- */
 
 static void run_lock_claims(struct lab *L, uint64_t budget, uint64_t timed)
 {
+	static const char *const ids[] = { "01.1", "01.2", "01.3", "01.5", "01.8" };
 	uint64_t region = fit_region(STATUS_REGION_BYTES, budget);
-	char a[32], b[32];
+	char a[32], b[200];
+	const char *why;
 
+	lab_fmt_size(budget, a, sizeof(a));
+	for (size_t i = 0; !region && i < sizeof(ids) / sizeof(ids[0]); i++)
+		claim_skip(L, ids[i], SKIP_NO_CAPABILITY, "no CAP_IPC_LOCK and only %s "
+			   "lockable under RLIMIT_MEMLOCK, need 1 MiB", a);
+	if (!region)
+		return;
 	if (region != STATUS_REGION_BYTES)
 		lab_note(L, "RLIMIT_MEMLOCK leaves %s lockable: locking %s instead of 64 MiB",
-			 lab_fmt_size(budget, a, sizeof(a)), lab_fmt_size(region, b, sizeof(b)));
+			 a, lab_fmt_size(region, b, sizeof(b)));
 	claim_status_deltas(L, region);
 	claim_munlock(L, region);
 	timed = fit_region(timed, budget);
-	if (!skip_if_too_big(L, "01.5", timed))
+	if ((why = too_big(L, timed, b, sizeof(b))))
+		claim_skip(L, "01.5", why, "%s", b);
+	else
 		claim_lock_cost(L, timed);
+}
+
+static void note_setting(struct lab *L, uint64_t budget)
+{
+	int64_t limit = procfs_memlock_limit();
+	int cap = procfs_self_has_cap(CAP_IPC_LOCK);
+	char lim[32];
+
+	lab_fact_num(L, "euid", (double)geteuid(), "");
+	lab_fact_num(L, "cap_ipc_lock", cap, "");
+	if (limit >= 0)
+		lab_fact_num(L, "rlimit_memlock", (double)limit, "bytes");
+	else
+		lab_fact_str(L, "rlimit_memlock", "unlimited");
+	lab_note(L, "this process: euid %d, RLIMIT_MEMLOCK %s, CAP_IPC_LOCK %s%s", (int)geteuid(),
+		 procfs_limit_text(limit, lim, sizeof(lim)), cap ? "yes" : "no",
+		 budget == UINT64_MAX ? " (so nothing limits mlock here)" : "");
 }
 
 static void run(struct lab *L)
 {
-	uint64_t budget, size = chosen_size(L);
+	const struct lab_opts *o = lab_options(L);
+	/* the timed and pinned size: --size, or 64 MiB with --quick */
+	uint64_t size = o->quick && !o->size_given ? 64 * MiB : round_to_page(o->size);
+	uint64_t budget = procfs_lockable_bytes(NULL);
 
-	budget = lockable_bytes();
 	if (budget == UINT64_MAX) /* under a limit, one page would halve the region */
-		setup_drain_page();
-
+		procfs_mlock_drain_setup();
 	note_setting(L, budget);
-	if (fit_region(STATUS_REGION_BYTES, budget))
-		run_lock_claims(L, budget, size);
-	else
-		skip_lock_claims(L, budget);
+	run_lock_claims(L, budget, size);
 	/* Children first: this process must not fork once CUDA is initialised. */
 	claim_limit_refusal(L);
+#if DMALAB_HAVE_CUDA
 	claim_pinned_unlimited(L, size);
 	claim_pinned_here(L, size, budget);
+#else
+	claim_skip_rest(L, SKIP_NOT_BUILT_NO_NVCC, "built without nvcc");
+#endif
 }
 
 LAB_MAIN(spec, run)

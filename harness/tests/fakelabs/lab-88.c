@@ -21,7 +21,7 @@ static const struct lab_spec spec = {
 
 static void run(struct lab *L)
 {
-	static struct lab_stats wide, fast;
+	struct lab_stats wide, fast;
 
 	fake_series(&wide, "fake_wide", "GB/s", 7, 1.0, 1.0); /* [1, 7] around 4 */
 	claim_check_median(L, "88.1", &wide);

@@ -23,7 +23,7 @@ static const struct lab_spec spec = {
 
 static void run(struct lab *L)
 {
-	static struct lab_stats rate;
+	struct lab_stats rate;
 
 	lab_note(L, "a narrative line, shown by dmalab run");
 	claim_check_int(L, "91.1", 2 + 2);

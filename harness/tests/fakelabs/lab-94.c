@@ -23,7 +23,7 @@ static const struct lab_spec spec = {
 
 static void run(struct lab *L)
 {
-	static struct lab_stats noisy;
+	struct lab_stats noisy;
 
 	claim_check(L, "94.1", lab_est_exact(80));
 	claim_skip(L, "94.2", SKIP_SINGLE_NUMA_NODE, "1 node, need 2 (fake)");

@@ -7,8 +7,10 @@
  * text:
  *
  *   normal build   pass, or fail as the predicted erratum  -> as it should
- *                  fail otherwise -> DEFECT: the sabotage build proves
- *                                    nothing by failing it again
+ *                  fail otherwise -> not proven: the sabotage build proves
+ *                                    nothing by failing it again; the
+ *                                    contradiction is this machine's finding,
+ *                                    which `make check` reports and fails on
  *                  skip, inconclusive -> cannot be proven here
  *                  anything else (error) -> DEFECT
  *   sabotage build fail, not as the predicted erratum       -> it failed
@@ -121,8 +123,9 @@ static enum outcome judge_normal(const struct json *c, char *buf, size_t len)
 	}
 	if (strcmp(status, "fail") == 0) {
 		snprintf(buf, len, "the normal build fails it (erratum: %s): the sabotage proves "
-			 "nothing by failing it again", e ? e : "none listed");
-		return DEFECT;
+			 "nothing by failing it again (a finding on this machine: see make check)",
+			 e ? e : "none listed");
+		return CANNOT_HERE;
 	}
 	if (strcmp(status, "skip") == 0 || strcmp(status, "inconclusive") == 0) {
 		snprintf(buf, len, "normal build: %s", why_undecided(c, why, sizeof(why)));

@@ -339,7 +339,7 @@ static void fill(struct lab_stats *s, const char *name, const double *v, int n)
 
 static void run_plain(struct lab *L)
 {
-	static struct lab_stats a, zero, small, large, num, den;
+	struct lab_stats a, zero, small, large, num, den;
 	static const double four[] = { 4, 4, 4, 4, 4, 4, 4 }, zeros[] = { 0, 0, 0, 0, 0, 0, 0 };
 	static const double small_v[] = { 1.85, 1.84, 11.0, 1.86, 1.85, 1.85, 1.86 };
 	static const double large_v[] = { 280, 278, 283, 279, 281, 285, 276 };

@@ -15,18 +15,13 @@
 
 #include "lab.h"
 
-/* A series of n samples (in the order given), statistics computed. */
+/* A series of n samples (in the order given), statistics computed; free() it. */
 static struct lab_stats *series(const double *v, int n, const char *unit)
 {
 	struct lab_stats *s = calloc(1, sizeof(*s));
 
 	assert_non_null(s);
-	s->name = "t";
-	s->unit = unit;
-	if (n)
-		memcpy(s->samples, v, sizeof(*v) * (size_t)n);
-	s->n = n;
-	lab_stats_compute(s);
+	lab_stats_from(s, "t", unit, v, n, 1e-12);
 	return s;
 }
 
@@ -186,20 +181,22 @@ static void test_median_one_outlier(void **state)
 {
 	struct lab_stats *s = ranks(15);
 	struct lab_est clean = lab_est_median(s, 1), dirty;
+	double v[15];
 
 	(void)state;
 	assert_est(clean, 4, 8, 12);
 	/* the largest sample becomes 1000: nothing moves */
+	memcpy(v, s->samples, sizeof(v));
 	for (int i = 0; i < 15; i++)
-		if (s->samples[i] == 15)
-			s->samples[i] = 1000;
-	lab_stats_compute(s);
+		if (v[i] == 15)
+			v[i] = 1000;
+	lab_stats_from(s, "t", "s", v, 15, 1e-12);
 	assert_est(lab_est_median(s, 1), 4, 8, 12);
 	/* a middle sample becomes 1000: the upper end moves by one rank */
 	for (int i = 0; i < 15; i++)
-		if (s->samples[i] == 8)
-			s->samples[i] = 1000;
-	lab_stats_compute(s);
+		if (v[i] == 8)
+			v[i] = 1000;
+	lab_stats_from(s, "t", "s", v, 15, 1e-12);
 	dirty = lab_est_median(s, 1);
 	assert_est(dirty, 4, 9, 13);
 	assert_true(s->mean > 70); /* the mean is dragged along; the interval is not */
@@ -293,23 +290,20 @@ static double uniform01(void) /* splitmix64 */
 /* Fraction of `trials` intervals that hold the true median of Exp(1), ln 2. */
 static double coverage(int n, int nseries, int trials)
 {
-	struct lab_stats *s = calloc(1, sizeof(*s));
+	double v[LAB_MAX_SAMPLES];
+	struct lab_stats s;
 	int hit = 0;
 
-	assert_non_null(s);
-	s->name = "exp";
-	s->unit = "s";
+	assert_true(n <= LAB_MAX_SAMPLES);
 	for (int t = 0; t < trials; t++) {
 		struct lab_est e;
 
-		s->n = n;
 		for (int i = 0; i < n; i++)
-			s->samples[i] = -log(uniform01());
-		lab_stats_compute(s);
-		e = lab_est_median(s, nseries);
+			v[i] = -log(uniform01());
+		lab_stats_from(&s, "exp", "s", v, n, 1e-12);
+		e = lab_est_median(&s, nseries);
 		hit += e.lo <= M_LN2 && M_LN2 <= e.hi;
 	}
-	free(s);
 	return (double)hit / trials;
 }
 

@@ -3,7 +3,9 @@
  * conversions of measured series (harness/lib/stats.c); lab_stats_from;
  * lab_measure in a lab run: the second batch pooled when cv > cv_max,
  * warm-up discarded, too_short against the clock's step (host or CUDA
- * events) making the claims inconclusive.
+ * events) making the claims inconclusive; struct lab_stats as a value:
+ * copies keep their samples through scale and to_rate, a claim keeps its
+ * own, a series of LAB_MAX_SAMPLES.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -24,11 +26,7 @@ static struct lab_stats *series(const double *v, int n, const char *unit)
 	struct lab_stats *s = calloc(1, sizeof(*s));
 
 	assert_non_null(s);
-	s->name = "t";
-	s->unit = unit;
-	memcpy(s->samples, v, sizeof(*v) * (size_t)n);
-	s->n = n;
-	lab_stats_compute(s);
+	lab_stats_from(s, "t", unit, v, n, 1e-12);
 	return s;
 }
 
@@ -284,6 +282,129 @@ static void test_lab_stats_from_bounds(void **state)
 	free(s);
 }
 
+/* ---- struct lab_stats as a value ---- */
+
+static void assert_samples(const struct lab_stats *s, const double *want, int n)
+{
+	assert_int_equal(s->n, n);
+	for (int i = 0; i < n; i++)
+		if (s->samples[i] != want[i])
+			fail_msg("%s sample %d: %g, want %g", s->name, i, s->samples[i], want[i]);
+}
+
+/* b = a, then b scaled or turned into a rate: a keeps samples and statistics. */
+static void test_copies_independent(void **state)
+{
+	double v[] = { 4e-3, 1e-3, 2e-3, 8e-3, 5e-3 }, ns[5], gbs[5];
+	struct lab_stats a, b, c, d, e;
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		ns[i] = v[i] * 1e9;
+		gbs[i] = 1e6 / v[i] / 1e9;
+	}
+	lab_stats_from(&a, "a", "s", v, 5, 1e-9);
+	b = a;
+	lab_stats_scale(&b, 1e9, "ns");
+	assert_samples(&a, v, 5);
+	assert_true(a.median == 4e-3 && a.max == 8e-3);
+	assert_string_equal(a.unit, "s");
+	assert_samples(&b, ns, 5);
+	assert_true(b.median == 4e6);
+	assert_ptr_not_equal(a.samples, b.samples);
+	/* in place: c was a copy of a */
+	c = a;
+	lab_stats_to_rate(&c, 1000000, &c);
+	assert_samples(&c, gbs, 5);
+	assert_string_equal(c.unit, "GB/s");
+	assert_samples(&a, v, 5);
+	assert_true(a.median == 4e-3);
+	/* into a copy of another series: that one's samples stay too */
+	d = b;
+	e = b;
+	lab_stats_to_rate(&a, 1000000, &d);
+	assert_samples(&d, gbs, 5);
+	assert_samples(&b, ns, 5);
+	assert_samples(&e, ns, 5);
+	assert_true(e.median == 4e6);
+	/* a copy of a result survives the result being scaled again */
+	e = c;
+	lab_stats_scale(&c, 2, "x");
+	assert_samples(&e, gbs, 5);
+	assert_true(c.samples[0] == 2 * gbs[0]);
+	assert_samples(&a, v, 5);
+}
+
+/* lab_stats_from copies: the caller's array may change; it may be s's own. */
+static void test_from_copies(void **state)
+{
+	double v[] = { 3, 1, 2, 5, 4, 7, 6 }, w[7];
+	struct lab_stats a, b;
+
+	(void)state;
+	memcpy(w, v, sizeof(w));
+	lab_stats_from(&a, "a", "x", w, 7, 1e-9);
+	w[0] = 100;
+	assert_samples(&a, v, 7);
+	b = a;
+	lab_stats_from(&a, "again", "x", a.samples, a.n, 1e-9); /* its own samples */
+	assert_samples(&a, v, 7);
+	assert_samples(&b, v, 7);
+	assert_true(a.median == 4);
+	assert_ptr_not_equal(a.samples, b.samples);
+	/* lab_stats_compute only reads */
+	lab_stats_compute(&b);
+	assert_samples(&b, v, 7);
+	assert_true(b.median == 4);
+}
+
+/* A series of LAB_MAX_SAMPLES: from, scale, rate, interval, all of it kept. */
+static void test_max_samples_series(void **state)
+{
+	static double v[LAB_MAX_SAMPLES];
+	struct lab_stats s, k, r;
+	struct lab_est e;
+
+	(void)state;
+	for (int i = 0; i < LAB_MAX_SAMPLES; i++)
+		v[i] = (double)((i * 37) % LAB_MAX_SAMPLES + 1) * 1e-3; /* 1..1024 ms, shuffled */
+	lab_stats_from(&s, "big", "s", v, LAB_MAX_SAMPLES, 1e-9);
+	assert_samples(&s, v, LAB_MAX_SAMPLES);
+	assert_true(s.min == 1e-3 && s.max == LAB_MAX_SAMPLES * 1e-3);
+	assert_true(fabs(s.median - 512.5e-3) < 1e-12);
+	e = lab_est_median(&s, 1);
+	assert_true(e.lo < s.median && s.median < e.hi);
+	assert_true(e.lo > 400e-3 && e.hi < 625e-3);
+	k = s;
+	lab_stats_scale(&k, 1e3, "ms");
+	lab_stats_to_rate(&s, 1000000000ULL, &r);
+	assert_int_equal(k.n, LAB_MAX_SAMPLES);
+	assert_int_equal(r.n, LAB_MAX_SAMPLES);
+	assert_true(fabs(k.samples[LAB_MAX_SAMPLES - 1] - v[LAB_MAX_SAMPLES - 1] * 1e3) < 1e-9);
+	assert_true(fabs(r.samples[LAB_MAX_SAMPLES - 1] - 1 / v[LAB_MAX_SAMPLES - 1]) < 1e-9);
+	assert_true(fabs(k.max - LAB_MAX_SAMPLES) < 1e-9);
+	assert_samples(&s, v, LAB_MAX_SAMPLES);
+}
+
+/* Many series: the storage grows past one chunk, earlier series stay put. */
+static void test_many_series(void **state)
+{
+	static struct lab_stats s[400];
+	double v[100];
+
+	(void)state;
+	for (int j = 0; j < 400; j++) {
+		for (int i = 0; i < 100; i++)
+			v[i] = j * 1000 + i;
+		lab_stats_from(&s[j], "many", "x", v, 100, 1e-9);
+	}
+	for (int j = 0; j < 400; j++) {
+		for (int i = 0; i < 100; i++)
+			v[i] = j * 1000 + i;
+		assert_samples(&s[j], v, 100);
+	}
+}
+
 /* ---- lab_measure inside a lab ---- */
 
 /* A run function whose "durations" come from a script, in order. */
@@ -327,6 +448,10 @@ static const struct claim_spec measure_claims[] = {
 	  WANT_NEAR(20e-6, 0.5, "s"), NULL },
 	{ "97.7", "t.Q1", "remeasured is set for the noisy series only", NULL, "test",
 	  WANT_INT(1, "flags"), NULL },
+	{ "97.8", "t.Q1", "a noisy series pools to LAB_MAX_SAMPLES", NULL, "test",
+	  WANT_INT(LAB_MAX_SAMPLES, "samples"), NULL },
+	{ "97.9", "t.Q1", "claims keep their series' samples", NULL, "test",
+	  WANT_INT(7, "samples"), NULL },
 	{ NULL },
 };
 
@@ -335,9 +460,46 @@ static const struct lab_spec measure_spec = {
 	.timeout_s = 10, .claims = measure_claims, .default_iters = 7,
 };
 
+/* Durations 1 ms and 3 ms in turn: cv 0.5 however many are taken. */
+static double alternating(void *ctx)
+{
+	int *k = ctx;
+
+	return (*k)++ % 2 ? 3e-3 : 1e-3;
+}
+
+/*
+ * 97.8: the largest series lab_measure makes, attached, then the lab's own
+ * copy scaled.  97.9: a series pointing at the lab's stack array, attached
+ * and a point of the series "kept", then the array overwritten and the
+ * function returned: the claim and the point report the values given.
+ */
+static void run_measure_values(struct lab *L)
+{
+	struct lab_measure_cfg big = { -1, LAB_MAX_SAMPLES, 0.10, 1e-9 };
+	struct lab_stats s, hand = { 0 };
+	double v[7] = { 1e-3, 2e-3, 3e-3, 4e-3, 5e-3, 6e-3, 7e-3 };
+	int k = 0;
+
+	lab_measure(L, "alternating", alternating, &k, &big, &s);
+	claim_stats(L, &s);
+	lab_stats_scale(&s, 1e3, "ms");
+	claim_check_int(L, "97.8", s.n);
+	hand.name = "by_pointer";
+	hand.unit = "s";
+	hand.n = 7;
+	hand.samples = v;
+	lab_stats_compute(&hand);
+	claim_stats(L, &hand);
+	lab_series_point(L, "kept", "x", 1, &hand);
+	claim_check_int(L, "97.9", hand.n);
+	for (int i = 0; i < 7; i++)
+		v[i] = -1;
+}
+
 static void run_measure(struct lab *L)
 {
-	static struct lab_stats noisy, clean, ev_short, ev_long, host, by_hand;
+	struct lab_stats noisy, clean, ev_short, ev_long, host, by_hand;
 	struct script s1 = { batch_noisy, 14, 0 }, s2 = { batch_clean, 18, 0 };
 	struct script s3 = { batch_event_short, 7, 0 }, s4 = { batch_event_long, 7, 0 };
 	struct script s5 = { batch_host, 7, 0 };
@@ -359,6 +521,7 @@ static void run_measure(struct lab *L)
 	claim_check_median(L, "97.6", &by_hand);
 	claim_check_int(L, "97.7",
 			noisy.remeasured + 10 * clean.remeasured + 100 * by_hand.remeasured);
+	run_measure_values(L);
 }
 
 static void test_lab_measure_pools_second_batch(void **state)
@@ -406,6 +569,44 @@ static void test_lab_measure_clean_batch_alone(void **state)
 	unit_lab_free(&u);
 }
 
+static void test_lab_measure_values_kept(void **state)
+{
+	struct unit_lab u;
+	const struct json *s, *x;
+	int i;
+
+	(void)state;
+	unit_run_lab(&measure_spec, run_measure, &u);
+	assert_string_equal(unit_status(&u, "97.8"), "pass");
+	s = unit_stats(&u, "97.8", 0);
+	assert_non_null(s);
+	/* --iters' bound is half of it: the second batch fills it */
+	assert_int_equal((int)json_get_num(s, "n", 0), LAB_MAX_SAMPLES);
+	assert_string_equal(json_get_str(s, "unit", ""), "s"); /* attached before the scale */
+	assert_true(json_get_num(s, "noisy", -1) == 1);
+	x = json_get(s, "samples");
+	assert_non_null(x);
+	for (i = 0, x = x->child; x; x = x->next, i++)
+		assert_true(x->num == (i % 2 ? 3e-3 : 1e-3));
+	assert_int_equal(i, LAB_MAX_SAMPLES);
+	assert_string_equal(unit_status(&u, "97.9"), "pass");
+	s = unit_stats(&u, "97.9", 0);
+	assert_non_null(s);
+	x = json_get(s, "samples");
+	assert_non_null(x);
+	for (i = 0, x = x->child; x; x = x->next, i++)
+		assert_true(x->num == (i + 1) * 1e-3);
+	assert_int_equal(i, 7);
+	x = json_get(json_get(json_get(u.rec, "series"), "kept"), "points");
+	assert_true(x && x->child);
+	x = json_get(json_get(x->child, "stats"), "samples");
+	assert_non_null(x);
+	for (i = 0, x = x->child; x; x = x->next, i++)
+		assert_true(x->num == (i + 1) * 1e-3);
+	assert_int_equal(i, 7);
+	unit_lab_free(&u);
+}
+
 static void test_lab_measure_too_short_is_inconclusive(void **state)
 {
 	struct unit_lab u;
@@ -450,8 +651,13 @@ int main(void)
 		cmocka_unit_test(test_lab_stats_from_basic),
 		cmocka_unit_test(test_lab_stats_from_too_short),
 		cmocka_unit_test(test_lab_stats_from_bounds),
+		cmocka_unit_test(test_copies_independent),
+		cmocka_unit_test(test_from_copies),
+		cmocka_unit_test(test_max_samples_series),
+		cmocka_unit_test(test_many_series),
 		cmocka_unit_test(test_lab_measure_pools_second_batch),
 		cmocka_unit_test(test_lab_measure_clean_batch_alone),
+		cmocka_unit_test(test_lab_measure_values_kept),
 		cmocka_unit_test(test_lab_measure_too_short_is_inconclusive),
 	};
 

@@ -1,0 +1,522 @@
+/*
+ * lab_copy_cuda.h - timed copies between one host buffer and the GPU: a
+ * series of cudaMemcpyAsync timed with CUDA events, small copies batched
+ * until a sample is long enough to time, two host buffers timed in
+ * alternation (a claim pair), the copied data verified, and the PCIe link
+ * the copies cross.
+ *
+ * A lab that asks how fast memory of one kind copies writes, after
+ * lab_cuda_require:
+ *
+ *	struct lab_copy_rig r;
+ *	struct lab_host h;
+ *	struct lab_stats rate;
+ *
+ *	lab_copy_rig_open(L, bytes, LAB_COPY_CHECK, &r);
+ *	if (lab_host_alloc(L, LAB_HOST_PINNED, bytes, 0, BUF_TOUCH, &h) < 0)
+ *		lab_error(L, "%s", h.why_not);
+ *	lab_copy_rate(&r, "h2d_pinned", h.p, LAB_COPY_H2D, bytes, iters, &rate);
+ *	lab_copy_verify(&r, &h, seed);
+ *	lab_host_free(L, &h);
+ *	lab_copy_rig_close(&r);
+ *
+ * Why batches: cudaEventElapsedTime steps in about 0.5 us, and lab.h calls
+ * a sample under 100 steps too short to trust; a 4 KiB copy takes a few us.
+ * A sample of a small size is therefore a batch of back-to-back copies,
+ * grown until it lasts LAB_COPY_FLOOR_S; its rate is the batch's bytes over
+ * its time, so the per-call cost is spread over copies that overlap their
+ * launch.  From a few MiB up a sample is one copy.
+ *
+ * Why a pair: a host's copy rate drifts over a run (pageable copies by tens
+ * of per cent).  Two buffers copied in alternation, one sample of each per
+ * pair, meet the same drift, and the per-pair ratio cancels it.
+ *
+ * Two halves.  The plain-C half (the batch arithmetic, the pair's order and
+ * statistics, the link) is built by gcc as well, and
+ * harness/tests/unit/test_lab_copy.c tests it without a GPU.  The CUDA half
+ * is compiled under nvcc only (__CUDACC__): include this file after lab.h,
+ * inside `#if DMALAB_HAVE_CUDA`.  Header-only, so the harness library never
+ * links the CUDA runtime.  Buffers come from buffer.h and
+ * lab_buffers_cuda.h, whose registry gives them back on every path.
+ *
+ * Units: bytes (uint64_t), seconds, GB/s = 1e9 B/s.  Errors: a CUDA call
+ * that fails is a broken setup (CUDA_CHECK: lab_error, exit 99); only the
+ * pinning of a host buffer comes back to the lab, which decides.
+ */
+#ifndef DMALAB_LAB_COPY_CUDA_H
+#define DMALAB_LAB_COPY_CUDA_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_topo.h"
+#include "lab.h"
+#include "sysinfo.h"
+
+/* A sample lasts at least 200 event steps (100 us), twice what lab.h trusts. */
+#define LAB_COPY_FLOOR_S (200 * LAB_CUDA_EVENT_RES_S)
+/* The most copies one batched sample holds. */
+#define LAB_COPY_MAX_REPS 4096
+
+/* ------------------------------------------------------------------------ */
+/* Batches (plain C)                                                         */
+
+/*
+ * One step of growing a batch: a sample of `reps` copies took t seconds.
+ * Returns 0 when the batch is done (t >= floor_s, or reps is already
+ * max_reps), else the copies for the next try: 1.25 x floor_s / t times as
+ * many, plus one, at most max_reps.  Grown on timed batches, not on one copy
+ * timed alone: back-to-back copies overlap their launch, so a batch is
+ * shorter than its copies timed one by one.
+ */
+static inline int lab_copy_next_reps(int reps, double t, double floor_s, int max_reps)
+{
+	double want;
+
+	if (t >= floor_s || reps >= max_reps)
+		return 0;
+	want = reps * (1.25 * floor_s / t) + 1;
+	return want >= max_reps ? max_reps : (int)want;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The claim pair (plain C)                                                  */
+
+/* Two buffers timed in alternation; the caller names the three series. */
+struct lab_copy_pair {
+	const char *name_a, *name_b; /* the buffers' series (static strings) */
+	const char *name_ratio;      /* the per-pair ratio's series (static string) */
+	struct lab_stats a, b;       /* GB/s, one sample per pair */
+	struct lab_stats ratio;      /* "x": a's rate / b's rate within each pair */
+};
+
+/*
+ * Times fn(a) and fn(b) in n pairs into sa[i] and sb[i] (seconds), after two
+ * warm-up pairs (b, then a).  The order within a pair alternates, b first in
+ * the even ones, so that neither always runs right after the other.
+ */
+static inline void lab_copy_pair_run(lab_run_fn fn, void *a, void *b, int n,
+				     double *sa, double *sb)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		fn(b);
+		fn(a);
+	}
+	for (i = 0; i < n; i++) {
+		if (i % 2 == 0) {
+			sb[i] = fn(b);
+			sa[i] = fn(a);
+		} else {
+			sa[i] = fn(a);
+			sb[i] = fn(b);
+		}
+	}
+}
+
+/*
+ * The pair's series from n event-timed pairs of copies of `bytes` each (sa,
+ * sb in seconds, n <= LAB_MAX_SAMPLES): p->a and p->b in GB/s, p->ratio =
+ * sb[i] / sa[i].  A ratio is as trustworthy as the timings it divides: it is
+ * too_short when either series is.
+ */
+static inline void lab_copy_pair_stats(struct lab_copy_pair *p, const double *sa,
+				       const double *sb, int n, uint64_t bytes)
+{
+	double ratio[LAB_MAX_SAMPLES];
+	struct lab_stats secs;
+	int i;
+
+	lab_stats_from(&secs, p->name_a, "s", sa, n, LAB_CUDA_EVENT_RES_S);
+	lab_stats_to_rate(&secs, bytes, &p->a);
+	lab_stats_from(&secs, p->name_b, "s", sb, n, LAB_CUDA_EVENT_RES_S);
+	lab_stats_to_rate(&secs, bytes, &p->b);
+	for (i = 0; i < n; i++)
+		ratio[i] = sb[i] / sa[i];
+	lab_stats_from(&p->ratio, p->name_ratio, "x", ratio, n, LAB_CUDA_EVENT_RES_S);
+	p->ratio.too_short = p->a.too_short || p->b.too_short;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The PCIe link of a CUDA device (plain C)                                  */
+
+struct lab_copy_link {
+	int known;               /* theo_gbs is usable */
+	int gen_cur, width_cur;  /* now (an idle link may be trained down); -1 unknown */
+	int gen_max, width_max;  /* what device and slot support; -1 unknown */
+	double theo_gbs;         /* GB/s one direction after line encoding, from the max */
+	char bdf[GPU_BDF_LEN];   /* the device's PCI bus id, sysfs's form */
+	char seen[200];          /* what was found, for a skip's detail */
+};
+
+/*
+ * The link of the device with bus id bdf (sysfs's form) in the scan t.
+ * Judged by the maximum generation and width: the current link may be
+ * down-trained while idle.  Not in t: gen and width -1, known 0, and seen
+ * says so; a link gpu_topo could not read (0) is unknown too.
+ */
+static inline void lab_copy_link_find(const struct gpu_topo *t, const char *bdf,
+				      struct lab_copy_link *k)
+{
+	const struct gpu_topo_dev *g = gpu_topo_find(t, bdf);
+
+	memset(k, 0, sizeof(*k));
+	snprintf(k->bdf, sizeof(k->bdf), "%s", bdf);
+	k->gen_cur = k->width_cur = k->gen_max = k->width_max = -1;
+	snprintf(k->seen, sizeof(k->seen), "no GPU with PCI bus id %s among the %d "
+		 "that CUDA, NVML and sysfs list", k->bdf, t->n);
+	if (!g)
+		return;
+	k->gen_cur = g->pcie_gen_cur;
+	k->width_cur = g->pcie_width_cur;
+	k->gen_max = g->pcie_gen_max;
+	k->width_max = g->pcie_width_max;
+	k->theo_gbs = pcie_rate_gbs(k->gen_max, k->width_max);
+	k->known = k->theo_gbs > 0;
+	snprintf(k->seen, sizeof(k->seen),
+		 "%s (%s): max gen %d width %d (%s), now gen %d width %d (%s) (<= 0: unknown)",
+		 k->bdf, g->name, k->gen_max, k->width_max, gpu_src_name(g->src.gen_max),
+		 k->gen_cur, k->width_cur, gpu_src_name(g->src.gen_cur));
+}
+
+/*
+ * Records the link: facts gpu_pci_bus_id, pcie_gen_max, pcie_width_max
+ * (lanes), pcie_gen_cur, pcie_width_cur, and pcie_theoretical_gbs when
+ * known; a note either way.
+ */
+static inline void lab_copy_link_report(struct lab *L, const struct lab_copy_link *k)
+{
+	lab_fact_str(L, "gpu_pci_bus_id", k->bdf);
+	lab_fact_num(L, "pcie_gen_max", k->gen_max, "");
+	lab_fact_num(L, "pcie_width_max", k->width_max, "lanes");
+	lab_fact_num(L, "pcie_gen_cur", k->gen_cur, "");
+	lab_fact_num(L, "pcie_width_cur", k->width_cur, "lanes");
+	if (!k->known) {
+		lab_note(L, "PCIe link unknown: %s", k->seen);
+		return;
+	}
+	lab_fact_num(L, "pcie_theoretical_gbs", k->theo_gbs, "GB/s");
+	lab_note(L, "PCIe link: Gen%d x%d, %.1f GB/s per direction in theory "
+		 "(now Gen%d x%d)", k->gen_max, k->width_max, k->theo_gbs,
+		 k->gen_cur, k->width_cur);
+}
+
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+
+#include "buffer.h"
+#include "lab_buffers_cuda.h"
+#include "lab_cuda.h"
+
+/* ------------------------------------------------------------------------ */
+/* Host buffers of a kind                                                    */
+
+/* The host side of a copy.  The order is the labs' table order: keep it. */
+enum lab_host_kind {
+	LAB_HOST_PAGEABLE,   /* buf_map */
+	LAB_HOST_PINNED,     /* cudaHostAlloc(cudaHostAllocDefault) */
+	LAB_HOST_REGISTERED, /* buf_map, then cudaHostRegister(cudaHostRegisterDefault) */
+	LAB_HOST_WC,         /* cudaHostAlloc(cudaHostAllocWriteCombined) */
+	LAB_HOST_NKINDS
+};
+
+struct lab_host {
+	enum lab_host_kind kind;
+	void *p;            /* NULL when lab_host_alloc failed */
+	uint64_t bytes;
+	double pin_s;       /* seconds the cudaHostAlloc or cudaHostRegister took; 0 pageable */
+	char why_not[160];  /* after a failure: the call and its error */
+};
+
+/* "pageable", "pinned", "registered", "write-combined". */
+static inline const char *lab_host_kind_name(enum lab_host_kind kind)
+{
+	static const char *const names[] = { "pageable", "pinned", "registered",
+					     "write-combined" };
+
+	return (unsigned)kind < LAB_HOST_NKINDS ? names[kind] : "?";
+}
+
+/*
+ * `bytes` of host memory of `kind` into h.  Pageable and registered memory
+ * is buf_map(bytes, align, map_flags) (BUF_TOUCH so no page faults while
+ * timing; BUF_HUGE with align 2 MiB for huge pages), and its mapping failing
+ * is lab_error; align and map_flags do not apply to cudaHostAlloc.  The
+ * pinning call is timed into h->pin_s.  Returns 0, or -1 when the pinning
+ * failed: h->p NULL (the mapping under a failed registration is given
+ * back), the CUDA error cleared, h->why_not naming the call and its error.
+ */
+static inline int lab_host_alloc(struct lab *L, enum lab_host_kind kind, uint64_t bytes,
+				 uint64_t align, unsigned map_flags, struct lab_host *h)
+{
+	enum lab_buf_kind cuda_kind = kind == LAB_HOST_WC ? LAB_BUF_WC : LAB_BUF_PINNED;
+	double t0;
+	cudaError_t e;
+
+	memset(h, 0, sizeof(*h));
+	h->kind = kind;
+	h->bytes = bytes;
+	if (kind == LAB_HOST_PINNED || kind == LAB_HOST_WC) {
+		t0 = lab_now();
+		e = lab_cuda_try_alloc(cuda_kind, bytes, &h->p);
+		if (e != cudaSuccess) {
+			cudaGetLastError();
+			snprintf(h->why_not, sizeof(h->why_not), "cudaHostAlloc(%llu bytes, %s): %s",
+				 (unsigned long long)bytes, lab_buf_kind_name(cuda_kind),
+				 cudaGetErrorName(e));
+			return -1;
+		}
+		h->pin_s = lab_now() - t0;
+		return 0;
+	}
+	h->p = buf_map_or_die(L, bytes, align, map_flags);
+	if (kind != LAB_HOST_REGISTERED)
+		return 0;
+	t0 = lab_now();
+	e = lab_cuda_register(h->p, bytes);
+	if (e != cudaSuccess) {
+		cudaGetLastError();
+		lab_cuda_free(L, h->p);
+		h->p = NULL;
+		snprintf(h->why_not, sizeof(h->why_not), "cudaHostRegister(%llu bytes): %s",
+			 (unsigned long long)bytes, cudaGetErrorName(e));
+		return -1;
+	}
+	h->pin_s = lab_now() - t0;
+	return 0;
+}
+
+/* Gives h back, a registration before the memory under it; NULL p is a no-op. */
+static inline void lab_host_free(struct lab *L, struct lab_host *h)
+{
+	lab_cuda_free(L, h->p);
+	h->p = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The rig: device buffer, stream, events                                    */
+
+/* lab_copy_rig_open flags */
+#define LAB_COPY_CHECK 1u /* a pageable buffer for lab_copy_verify to read back into */
+
+struct lab_copy_rig {
+	struct lab *L;
+	uint64_t bytes;           /* of dev (and check): the largest copy */
+	void *dev;                /* cudaMalloc */
+	void *check;              /* pageable, touched; NULL without LAB_COPY_CHECK */
+	cudaStream_t stream;      /* non-blocking, idle but for the copies */
+	struct cuda_timer timer;
+};
+
+/* Device buffer of `bytes`, stream, events, and (LAB_COPY_CHECK) the check buffer. */
+static inline void lab_copy_rig_open(struct lab *L, uint64_t bytes, unsigned flags,
+				     struct lab_copy_rig *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->L = L;
+	r->bytes = bytes;
+	r->dev = lab_cuda_alloc(L, LAB_BUF_DEVICE, bytes);
+	CUDA_CHECK(L, cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
+	cuda_timer_init(L, &r->timer);
+	if (flags & LAB_COPY_CHECK)
+		r->check = buf_map_or_die(L, bytes, 0, BUF_TOUCH);
+}
+
+static inline void lab_copy_rig_close(struct lab_copy_rig *r)
+{
+	cuda_timer_release(&r->timer);
+	CUDA_CHECK(r->L, cudaStreamDestroy(r->stream));
+	lab_cuda_free(r->L, r->dev);
+	lab_cuda_free(r->L, r->check);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Timed copies                                                              */
+
+enum lab_copy_dir { LAB_COPY_H2D, LAB_COPY_D2H };
+
+/* One timed sample's work: `reps` copies of `bytes` between host and dev. */
+struct lab_copy {
+	struct lab *L;
+	void *dst;
+	const void *src;
+	uint64_t bytes;
+	int reps;
+	enum cudaMemcpyKind kind;
+	cudaStream_t stream;
+	struct cuda_timer *timer;
+};
+
+/* A copy of `bytes` (<= r->bytes) between host and the rig's device buffer; reps 1. */
+static inline void lab_copy_init(struct lab_copy *c, struct lab_copy_rig *r, void *host,
+				 enum lab_copy_dir d, uint64_t bytes)
+{
+	c->L = r->L;
+	c->bytes = bytes;
+	c->reps = 1;
+	c->stream = r->stream;
+	c->timer = &r->timer;
+	c->dst = d == LAB_COPY_H2D ? r->dev : host;
+	c->src = d == LAB_COPY_H2D ? host : r->dev;
+	c->kind = d == LAB_COPY_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+}
+
+/*
+ * A lab_run_fn: c->reps copies between two events on the idle stream, in
+ * seconds.  A pageable H2D copy stages its data with the CPU inside the
+ * call, after the start event has fired: the staging is timed, as it is
+ * part of what the caller waits for.
+ */
+static inline double lab_copy_time(void *arg)
+{
+	struct lab_copy *c = (struct lab_copy *)arg;
+	int i;
+
+	CUDA_CHECK(c->L, cudaEventRecord(c->timer->start, c->stream));
+	for (i = 0; i < c->reps; i++)
+		CUDA_CHECK(c->L, cudaMemcpyAsync(c->dst, c->src, (size_t)c->bytes, c->kind,
+						 c->stream));
+	CUDA_CHECK(c->L, cudaEventRecord(c->timer->stop, c->stream));
+	CUDA_CHECK(c->L, cudaStreamSynchronize(c->stream));
+	return cuda_timer_seconds(c->L, c->timer);
+}
+
+/* Sets c->reps so a sample lasts LAB_COPY_FLOOR_S (one warm-up sample first). */
+static inline int lab_copy_batch(struct lab_copy *c)
+{
+	int next;
+
+	c->reps = 1;
+	lab_copy_time(c);
+	while ((next = lab_copy_next_reps(c->reps, lab_copy_time(c), LAB_COPY_FLOOR_S,
+					  LAB_COPY_MAX_REPS)) > 0)
+		c->reps = next;
+	return c->reps;
+}
+
+/*
+ * The series `name` (static string) of copies of `bytes` between host and
+ * the device buffer: batched, then lab_measure (2 warm-up samples,
+ * `samples` kept, re-measured over a CV of 0.10, event resolution) into
+ * *rate in GB/s.  Returns the copies per sample.
+ */
+static inline int lab_copy_rate(struct lab_copy_rig *r, const char *name, void *host,
+				enum lab_copy_dir d, uint64_t bytes, int samples,
+				struct lab_stats *rate)
+{
+	struct lab_measure_cfg cfg = { 2, samples, 0.10, LAB_CUDA_EVENT_RES_S };
+	struct lab_stats secs;
+	struct lab_copy c;
+
+	lab_copy_init(&c, r, host, d, bytes);
+	lab_copy_batch(&c);
+	lab_measure(r->L, name, lab_copy_time, &c, &cfg, &secs);
+	lab_stats_to_rate(&secs, bytes * (uint64_t)c.reps, rate);
+	return c.reps;
+}
+
+/*
+ * The claim pair: n (at most LAB_MAX_SAMPLES) pairs of one copy of `bytes`
+ * from or to host_a and host_b, in lab_copy_pair_run's order, into p's
+ * series (lab_copy_pair_stats).  p's names are set by the caller.
+ */
+static inline void lab_copy_pair_measure(struct lab_copy_rig *r, struct lab_copy_pair *p,
+					 void *host_a, void *host_b, enum lab_copy_dir d,
+					 uint64_t bytes, int n)
+{
+	double sa[LAB_MAX_SAMPLES], sb[LAB_MAX_SAMPLES];
+	struct lab_copy ca, cb;
+
+	if (n > LAB_MAX_SAMPLES)
+		n = LAB_MAX_SAMPLES;
+	lab_copy_init(&ca, r, host_a, d, bytes);
+	lab_copy_init(&cb, r, host_b, d, bytes);
+	lab_copy_pair_run(lab_copy_time, &ca, &cb, n, sa, sb);
+	lab_copy_pair_stats(p, sa, sb, n, bytes);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Verification                                                              */
+
+/* One word per 4 KiB page: CPU reads of write-combined memory are uncached. */
+#define LAB_COPY_WC_STRIDE (4096 / 4)
+
+static inline void lab_copy_sync_(struct lab_copy_rig *r, void *dst, const void *src,
+				  uint64_t bytes, enum cudaMemcpyKind kind)
+{
+	CUDA_CHECK(r->L, cudaMemcpyAsync(dst, src, (size_t)bytes, kind, r->stream));
+	CUDA_CHECK(r->L, cudaStreamSynchronize(r->stream));
+}
+
+/*
+ * Checks h (h->bytes <= r->bytes; the rig opened with LAB_COPY_CHECK) as a
+ * source and as a destination: pattern `seed` H2D into the zeroed device
+ * buffer and D2H into the check buffer, compared word by word; then h
+ * cleared and the device data copied D2H into it, compared again (one word
+ * per page for write-combined memory).  Give each buffer its own seed, so
+ * that stale data of the one before cannot pass.  A mismatch is lab_error
+ * with the first bad byte offset; success a note.
+ */
+static inline void lab_copy_verify(struct lab_copy_rig *r, const struct lab_host *h,
+				   uint32_t seed)
+{
+	struct lab *L = r->L;
+	uint64_t n = h->bytes;
+	uint64_t stride = h->kind == LAB_HOST_WC ? LAB_COPY_WC_STRIDE : 1; /* words */
+	const char *what = lab_host_kind_name(h->kind);
+	struct buf_check c;
+	char sz[32];
+
+	if (!r->check || n > r->bytes)
+		lab_error(L, "BUG: lab_copy_verify: no check buffer, or %llu bytes > the rig's %llu",
+			  (unsigned long long)n, (unsigned long long)r->bytes);
+	lab_progress(L, "%s: verifying %s", what, lab_fmt_size(n, sz, sizeof(sz)));
+	buf_fill(h->p, n, seed);
+	CUDA_CHECK(L, cudaMemsetAsync(r->dev, 0, (size_t)n, r->stream));
+	lab_copy_sync_(r, r->dev, h->p, n, cudaMemcpyHostToDevice);
+	lab_copy_sync_(r, r->check, r->dev, n, cudaMemcpyDeviceToHost);
+	if (buf_verify(r->check, n, seed, 1, &c))
+		lab_error(L, "H2D from %s memory: %llu words differ, the first at byte offset "
+			  "%llu of %llu", what, (unsigned long long)c.bad,
+			  (unsigned long long)c.first_bad, (unsigned long long)n);
+	memset(h->p, 0, (size_t)n);
+	lab_copy_sync_(r, h->p, r->dev, n, cudaMemcpyDeviceToHost);
+	if (buf_verify(h->p, n, seed, stride, &c))
+		lab_error(L, "D2H into %s memory: %llu of the %llu words read differ, the first "
+			  "at byte offset %llu of %llu", what, (unsigned long long)c.bad,
+			  (unsigned long long)c.words, (unsigned long long)c.first_bad,
+			  (unsigned long long)n);
+	lab_note(L, "verified: %s of %s memory, H2D and D2H%s", sz, what,
+		 stride > 1 ? " (D2H read back one word per 4 KiB page)" : "");
+}
+
+/* ------------------------------------------------------------------------ */
+/* The link                                                                  */
+
+/*
+ * The link of CUDA device dev: its bus id from the runtime
+ * (cudaDeviceGetPCIBusId), its entry in gpu_topo's scan (sysfs, NVML's
+ * word over it), recorded with lab_copy_link_report.  lab_error when the
+ * runtime gives no PCI address.
+ */
+static inline void lab_copy_link_probe(struct lab *L, int dev, struct lab_copy_link *k)
+{
+	struct gpu_topo *t = (struct gpu_topo *)calloc(1, sizeof(*t));
+	char raw[64], bdf[GPU_BDF_LEN];
+
+	if (!t)
+		lab_error(L, "out of memory for the GPU list");
+	CUDA_CHECK(L, cudaDeviceGetPCIBusId(raw, (int)sizeof(raw), dev));
+	if (pci_bdf_normalise(raw, bdf, sizeof(bdf)) < 0)
+		lab_error(L, "cudaDeviceGetPCIBusId gave '%s', not a PCI address", raw);
+	gpu_topo_scan("/sys", GPU_TOPO_CUDA | GPU_TOPO_NVML, t);
+	lab_copy_link_find(t, bdf, k);
+	free(t);
+	lab_copy_link_report(L, k);
+}
+
+#endif /* __CUDACC__ */
+#endif /* DMALAB_LAB_COPY_CUDA_H */

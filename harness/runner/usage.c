@@ -1,0 +1,77 @@
+/*
+ * usage.c - die, die_usage, error, error_errno, warning, advise (usage.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "usage.h"
+
+static const char *help_command = "dmalab";
+
+void usage_set_help(const char *command)
+{
+	help_command = command;
+}
+
+/* "dmalab: " message tail, one line in one write; errno kept. */
+static void vreport(const char *tail, const char *fmt, va_list ap)
+{
+	char msg[8192];
+	int saved = errno;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "dmalab: %s%s\n", msg, tail);
+	errno = saved;
+}
+
+/* The body of each function below: report fmt and its arguments. */
+#define REPORT(tail)                           \
+	do {                                   \
+		va_list ap;                    \
+		va_start(ap, fmt);             \
+		vreport((tail), fmt, ap);      \
+		va_end(ap);                    \
+	} while (0)
+
+void die(const char *fmt, ...)
+{
+	REPORT("");
+	exit(2); /* usage or bad input */
+}
+
+void die_usage(const char *fmt, ...)
+{
+	char tail[128];
+
+	snprintf(tail, sizeof(tail), " (see %s --help)", help_command);
+	REPORT(tail);
+	exit(2);
+}
+
+int error(const char *fmt, ...)
+{
+	REPORT("");
+	return -1;
+}
+
+int error_errno(const char *fmt, ...)
+{
+	char tail[256];
+
+	snprintf(tail, sizeof(tail), ": %s", strerror(errno));
+	REPORT(tail);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	REPORT("");
+}
+
+void advise(const char *fmt, ...)
+{
+	REPORT("");
+}

@@ -1,0 +1,36 @@
+/*
+ * usage.h - the runner's error vocabulary, after git's usage.c.  Every
+ * message the runner itself writes to stderr goes through these: one line,
+ * "dmalab: <message>", lowercase, no trailing period, paths quoted
+ * ('results/quiz.json'), except as the "PATH: what" that opens a library's
+ * error text (json_parse_file, errata_load, ans_load_dir).
+ *
+ *   die(fmt, ...)          bad input before any lab runs (the environment,
+ *                          the errata file): exit 2
+ *   die_usage(fmt, ...)    die() about the command line, with
+ *                          " (see dmalab --help)" (usage_set_help) appended
+ *   error(fmt, ...)        a failure its caller handles: returns -1, so that
+ *                          `return error(...)` says why and fails at once
+ *   error_errno(fmt, ...)  error() with ": <strerror(errno)>" appended
+ *   warning(fmt, ...)      said, and the command goes on
+ *   advise(fmt, ...)       a line after an error that says what to do next
+ *
+ * Once labs run the runner does not die: results.json must still be
+ * written, so a failure there is error() and an exit code on the return
+ * path (main.c, learn.h).  None of these changes errno.
+ */
+#ifndef DMALAB_USAGE_H
+#define DMALAB_USAGE_H
+
+/* The command whose --help die_usage() points to: "dmalab" (the default)
+ * or "dmalab grade" (the learn commands, learn.c). */
+void usage_set_help(const char *command);
+
+__attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
+__attribute__((noreturn, format(printf, 1, 2))) void die_usage(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) int error_errno(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void advise(const char *fmt, ...);
+
+#endif
