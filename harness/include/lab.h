@@ -237,6 +237,14 @@ const char *lab_self_path(const struct lab *L);
 int lab_parse_size(const char *s, uint64_t *out);
 /* Parse a non-negative decimal integer in [min, max]: 0 or -1 as above. */
 int lab_parse_long(const char *s, long min, long max, long *out);
+/*
+ * The extra integer option --NAME: *out = def when it is absent, else its
+ * value in [min, max].  Returns 0, or 2 after one line on stderr in
+ * preflight_usage's format: "not a whole number", "too large" (beyond a
+ * long) or "must be from MIN to MAX".
+ */
+int lab_opt_long(const struct lab *L, const char *name, long min, long max, long def,
+		 long *out);
 /* Format bytes as "64 MiB", "4 KiB", "1.5 GiB" into buf (>= 32 bytes). */
 const char *lab_fmt_size(uint64_t bytes, char *buf, size_t len);
 /* Bytes in the syntax of --size, exact, for messages: "64M", "1536K", "1000". */
@@ -388,6 +396,15 @@ struct lab_est lab_est_diff(struct lab_est a, struct lab_est b);
 struct lab_est lab_est_sum(struct lab_est a, struct lab_est b);
 /* k * a (k may be negative: the ends swap). */
 struct lab_est lab_est_scale(struct lab_est a, double k);
+/* max(a, b): each end the max of the two ends (max is monotone in both). */
+struct lab_est lab_est_max(struct lab_est a, struct lab_est b);
+/*
+ * x / d for an x of either sign over a positive d (lab_est_ratio refuses an
+ * x that may be negative, such as a share near 0).  The interval is
+ * [x.lo / (x.lo >= 0 ? d.hi : d.lo), x.hi / (x.hi >= 0 ? d.lo : d.hi)], or
+ * infinite when d's reaches 0; the value is NaN when d.value <= 0.
+ */
+struct lab_est lab_est_over(struct lab_est x, struct lab_est d);
 
 /* ------------------------------------------------------------------------ */
 /* Claims                                                                    */

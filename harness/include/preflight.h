@@ -84,6 +84,17 @@ int preflight_host_read(const char *root, struct preflight_host *h);
  */
 uint64_t preflight_available(struct lab *L, const char **name);
 uint64_t preflight_ram(struct lab *L, const char **name);
+/*
+ * A claim's buffers against the host memory have (bytes; what names it, as
+ * "MemAvailable"): NULL when k x bytes fits (preflight_fits), else
+ * SKIP_NOT_ENOUGH_MEMORY, with detail "<bytes> wanted, <what> <have>"
+ * ("256 MiB wanted, MemAvailable 100 MiB") written into detail (len bytes).
+ */
+const char *preflight_shortfall(uint64_t k, uint64_t bytes, uint64_t have, const char *what,
+				char *detail, size_t len);
+/* preflight_shortfall against preflight_available(L) (lab_error if unreadable). */
+const char *preflight_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *detail,
+				 size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* Usage errors                                                              */

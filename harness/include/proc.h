@@ -52,6 +52,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -339,6 +340,10 @@ void proc_expect_stats(struct lab *L, struct proc *p, const char *which, const c
  */
 const char *proc_run_role(struct lab *L, struct proc *p, const char *role,
 			  const char *const extra[], double timeout_s);
+/* proc_run_role with extra `--size BYTES --device D` (D: the lab's --device),
+ * for a helper that works on a buffer of that size. */
+const char *proc_run_role_sized(struct lab *L, struct proc *p, const char *role,
+				uint64_t bytes, double timeout_s);
 /* A report "skip REASON DETAIL" skips claim id with them: 1; else 0.  A
  * reason that is not one of lab.h's codes stops the lab. */
 int proc_report_skip(struct lab *L, const char *id, const char *line);
@@ -389,6 +394,23 @@ struct proc_role {
 	const char *name;
 	int (*fn)(struct lab *L, struct role_io *io);
 };
+
+/* One reporting helper of a lab (proc_run_role): its --role name and its
+ * body, which prints the one-line report and returns the exit code. */
+struct proc_report_role {
+	const char *name;
+	int (*fn)(struct lab *L);
+};
+
+/*
+ * spec.role of a lab whose helpers print a report: die with the lab
+ * (proc_child_init: 127 if it is gone already), run the entry of roles
+ * (terminated by { NULL, NULL }) named role, then flush stdout, so that the
+ * report is out before exit handlers (CUDA's teardown) run.  An unknown
+ * role: "lab-NN: --role 'ROLE': unknown role" on stderr, 2.  Returns the
+ * helper's exit code.
+ */
+int proc_report_main(struct lab *L, const char *role, const struct proc_report_role *roles);
 
 /*
  * spec.role of a lab whose helpers talk in messages (PROC_HELPER): open the

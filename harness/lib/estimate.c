@@ -121,3 +121,23 @@ struct lab_est lab_est_scale(struct lab_est a, double k)
 	}
 	return e;
 }
+
+struct lab_est lab_est_max(struct lab_est a, struct lab_est b)
+{
+	struct lab_est m = { a.value > b.value ? a.value : b.value, a.lo > b.lo ? a.lo : b.lo,
+			     a.hi > b.hi ? a.hi : b.hi, a.too_short || b.too_short };
+
+	return m;
+}
+
+struct lab_est lab_est_over(struct lab_est x, struct lab_est d)
+{
+	struct lab_est q = { d.value > 0 ? x.value / d.value : NAN, -INFINITY, INFINITY,
+			     x.too_short || d.too_short };
+
+	if (d.lo > 0) {
+		q.lo = x.lo / (x.lo >= 0 ? d.hi : d.lo);
+		q.hi = x.hi / (x.hi >= 0 ? d.lo : d.hi);
+	}
+	return q;
+}

@@ -4,10 +4,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lab_internal.h"
+#include "preflight.h"
 
 int lab_parse_size(const char *s, uint64_t *out)
 {
@@ -261,6 +263,27 @@ const char *lab_opt(const struct lab *L, const char *name)
 		if (strcmp(e[i].name, name) == 0)
 			return L->extra_val[i];
 	return NULL;
+}
+
+int lab_opt_long(const struct lab *L, const char *name, long min, long max, long def,
+		 long *out)
+{
+	const char *s = lab_opt(L, name);
+	long v = 0;
+	int bad;
+
+	*out = def;
+	if (!s)
+		return 0;
+	bad = lab_parse_long(s, LONG_MIN, LONG_MAX, &v) < 0; /* beyond a long: ERANGE */
+	if (bad && errno != ERANGE)
+		return preflight_usage(L, name, s, "not a whole number");
+	if (bad && s[0] != '-')
+		return preflight_usage(L, name, s, "too large");
+	if (bad || v < min || v > max)
+		return preflight_usage(L, name, s, "must be from %ld to %ld", min, max);
+	*out = v;
+	return 0;
 }
 
 const struct lab_opts *lab_options(const struct lab *L) { return &L->opt; }

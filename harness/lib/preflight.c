@@ -226,6 +226,27 @@ uint64_t preflight_ram(struct lab *L, const char **name)
 	return live_figure(L, 1, name);
 }
 
+const char *preflight_shortfall(uint64_t k, uint64_t bytes, uint64_t have, const char *what,
+				char *detail, size_t len)
+{
+	char a[32], b[32];
+
+	if (preflight_fits(k, bytes, have))
+		return NULL;
+	snprintf(detail, len, "%s wanted, %s %s", lab_fmt_size(bytes, a, sizeof(a)), what,
+		 lab_fmt_size(have, b, sizeof(b)));
+	return SKIP_NOT_ENOUGH_MEMORY;
+}
+
+const char *preflight_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *detail,
+				 size_t len)
+{
+	const char *what;
+	uint64_t have = preflight_available(L, &what);
+
+	return preflight_shortfall(k, bytes, have, what, detail, len);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Usage errors                                                              */
 

@@ -1202,6 +1202,33 @@ const char *proc_run_role(struct lab *L, struct proc *p, const char *role,
 	return p->report;
 }
 
+const char *proc_run_role_sized(struct lab *L, struct proc *p, const char *role,
+				uint64_t bytes, double timeout_s)
+{
+	char size_arg[32], dev_arg[16];
+	const char *extra[] = { "--size", size_arg, "--device", dev_arg, NULL };
+
+	snprintf(size_arg, sizeof(size_arg), "%llu", (unsigned long long)bytes);
+	snprintf(dev_arg, sizeof(dev_arg), "%d", lab_options(L)->device);
+	return proc_run_role(L, p, role, extra, timeout_s);
+}
+
+int proc_report_main(struct lab *L, const char *role, const struct proc_report_role *roles)
+{
+	int rc = 2;
+
+	if (proc_child_init() < 0)
+		return 127; /* the lab is gone already */
+	while (roles->name && strcmp(roles->name, role) != 0)
+		roles++;
+	if (roles->name)
+		rc = roles->fn(L);
+	else
+		fprintf(stderr, "lab-%s: --role '%s': unknown role\n", lab_spec_of(L)->id, role);
+	fflush(stdout);
+	return rc;
+}
+
 int proc_report_skip(struct lab *L, const char *id, const char *line)
 {
 	char reason[48];

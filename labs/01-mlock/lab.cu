@@ -1,15 +1,9 @@
 /*
- * lab-01: mlock and VmLck.
- *
- * What does locking host memory do to the process and to the machine, what
- * limits it, and is CUDA's pinned memory the same thing?  The CPU claims
- * (01.1-01.5, 01.8) run everywhere; 01.6, 01.7 and 01.9 need the CUDA runtime.
- *
- * The RLIMIT_MEMLOCK refusal (01.4) and the pinned allocation under that
- * limit (01.6) run in children (this program with `--role`), which lower
- * the limit and drop CAP_IPC_LOCK before they try, as a container would,
- * and print a one-line report.  The parent touches CUDA only after its
- * last child (01.7, 01.9).
+ * lab-01: mlock and VmLck.  What does locking host memory do to the process
+ * and to the machine, what limits it, and is CUDA's pinned memory the same
+ * thing?  01.4 and 01.6 run in children (`--role`) that lower RLIMIT_MEMLOCK
+ * and drop CAP_IPC_LOCK first, as a container would; the parent touches CUDA
+ * only after its last child (01.7, 01.9).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -116,10 +110,7 @@ static const struct lab_spec spec = {
 
 #define TO_MIB(bytes) ((double)(bytes) / (double)MiB)
 
-static uint64_t page_bytes(void)
-{
-	return (uint64_t)sysconf(_SC_PAGESIZE);
-}
+static uint64_t page_bytes(void) { return (uint64_t)sysconf(_SC_PAGESIZE); }
 
 static uint64_t round_to_page(uint64_t bytes)
 {
@@ -143,11 +134,8 @@ static int check_opts(const struct lab *L)
 				    "pinned buffer must span many 2 MiB blocks");
 }
 
-/* Fresh anonymous memory, never touched: no page is resident yet. */
-static void *map_fresh(uint64_t bytes)
-{
-	return buf_map(bytes, 0, BUF_UNTRACKED, NULL); /* munmap(p, bytes) gives it back */
-}
+/* Fresh anonymous memory, never touched: no page is resident yet (munmap frees it). */
+static void *map_fresh(uint64_t bytes) { return buf_map(bytes, 0, BUF_UNTRACKED, NULL); }
 
 static uint64_t vmlck(struct lab *L)
 {
@@ -166,20 +154,6 @@ static uint64_t fit_region(uint64_t want, uint64_t budget)
 	return want <= budget ? want : 0;
 }
 
-/* SKIP_NOT_ENOUGH_MEMORY (why in detail) past half of the memory available. */
-static const char *too_big(struct lab *L, uint64_t bytes, char *detail, size_t len)
-{
-	const char *what;
-	uint64_t avail = preflight_available(L, &what);
-	char a[32], b[32];
-
-	if (preflight_fits(2, bytes, avail))
-		return NULL;
-	snprintf(detail, len, "%s wanted, %s %s", lab_fmt_size(bytes, a, sizeof(a)), what,
-		 lab_fmt_size(avail, b, sizeof(b)));
-	return SKIP_NOT_ENOUGH_MEMORY;
-}
-
 /* ---- 01.1, 01.2, 01.8: what one mlock shows in /proc ----------------- */
 
 static void snapshot(struct lab *L, struct procfs_lock_snapshot *s)
@@ -196,9 +170,8 @@ static void claim_status_deltas(struct lab *L, uint64_t bytes)
 	struct lab_est mlk;
 	char sz[32];
 
-	lab_note(L, "mapping %s of fresh anonymous memory and leaving it untouched, then mlock on it;",
+	lab_note(L, "mlock of %s of fresh, untouched memory: VmLck, VmRSS and the machine's Mlocked",
 		 lab_fmt_size(bytes, sz, sizeof(sz)));
-	lab_note(L, "watch VmLck and VmRSS (this process) and Mlocked (the whole machine)");
 	snapshot(L, &b);
 	if (!LAB_SABOTAGED && mlock(p, bytes) < 0)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
@@ -303,9 +276,8 @@ static void claim_lock_cost(struct lab *L, uint64_t bytes)
 	struct lab_stats st;
 	char sz[32];
 
-	lab_note(L, "timing mlock of %s, fresh memory each time: the cost is faulting in,",
+	lab_note(L, "timing mlock of %s of fresh memory: faulting in, zeroing and locking every page",
 		 lab_fmt_size(bytes, sz, sizeof(sz)));
-	lab_note(L, "zeroing and locking every page (mmap and munmap are outside the timing)");
 	if (LAB_SABOTAGED) { /* huge pages, where THP allows, shorten the re-walk */
 		t.prelocked = buf_map_or_die(L, bytes, 0, BUF_HUGE);
 		if (mlock(t.prelocked, bytes) < 0)
@@ -389,10 +361,7 @@ static void *pin(uint64_t bytes, uint64_t lock, int *code, char *name, size_t le
 
 static void unpin(void *p, uint64_t bytes)
 {
-	if (LAB_SABOTAGED)
-		munmap(p, bytes);
-	else
-		cudaFreeHost(p);
+	LAB_SABOTAGED ? (void)munmap(p, bytes) : (void)cudaFreeHost(p);
 }
 
 /* Role 01.6: a pinned allocation under the lowered limit, and what it moved. */
@@ -431,35 +400,15 @@ static int role_pin_over_limit(struct lab *L)
 }
 #endif
 
-static int run_role(struct lab *L, const char *role)
-{
-	int rc = 2;
-
-	if (proc_child_init() < 0)
-		return 127; /* the lab is gone already */
-	if (strcmp(role, ROLE_MLOCK) == 0)
-		rc = role_mlock_over_limit(L);
+static const struct proc_report_role roles[] = {
+	{ ROLE_MLOCK, role_mlock_over_limit },
 #if DMALAB_HAVE_CUDA
-	else if (strcmp(role, ROLE_PIN) == 0)
-		rc = role_pin_over_limit(L);
+	{ ROLE_PIN, role_pin_over_limit },
 #endif
-	else
-		fprintf(stderr, "lab-01: --role '%s': unknown role\n", role);
-	fflush(stdout); /* the report, before the exit handlers (CUDA's teardown) run */
-	return rc;
-}
+	{ NULL, NULL }
+};
 
-/* `--role ROLE --size BYTES --device D` to its end; its report line, kept in p. */
-static const char *run_child(struct lab *L, struct proc *p, const char *role,
-			     uint64_t bytes, double timeout_s)
-{
-	char size_arg[32], dev_arg[16];
-	const char *extra[] = { "--size", size_arg, "--device", dev_arg, NULL };
-
-	snprintf(size_arg, sizeof(size_arg), "%llu", (unsigned long long)bytes);
-	snprintf(dev_arg, sizeof(dev_arg), "%d", lab_options(L)->device);
-	return proc_run_role(L, p, role, extra, timeout_s);
-}
+static int run_role(struct lab *L, const char *role) { return proc_report_main(L, role, roles); }
 
 /* ---- 01.4 and 01.6: what the children found -------------------------- */
 
@@ -474,7 +423,7 @@ static void claim_limit_refusal(struct lab *L)
 		 ROLE_MLOCK, lab_fmt_size(MLOCK_CHILD_LIMIT, lim, sizeof(lim)));
 	lab_note(L, "then asks mlock for %s: what an RDMA registration meets in a container",
 		 lab_fmt_size(CHILD_OVER_LIMIT_BYTES, sz, sizeof(sz)));
-	line = run_child(L, &p, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES, MLOCK_CHILD_TIMEOUT_S);
+	line = proc_run_role_sized(L, &p, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES, MLOCK_CHILD_TIMEOUT_S);
 	proc_scan(L, &p, line, "limit=%lld errno=%lld", &limit, &err);
 	lab_fact_num(L, "child_rlimit_memlock", (double)limit, "bytes");
 	if (limit == 0) { /* a hard limit of 0 B: nothing to exceed */
@@ -493,7 +442,7 @@ static void claim_limit_refusal(struct lab *L)
 static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 {
 	char nm[PROC_WORD_MAX], sz[32], detail[200];
-	const char *line, *why = too_big(L, bytes, detail, sizeof(detail));
+	const char *line, *why = preflight_host_short(L, 2, bytes, detail, sizeof(detail));
 	long long size, ok, code, dlck, dpin, drss;
 	struct proc p;
 
@@ -501,9 +450,8 @@ static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 		claim_skip(L, "01.6", why, "%s", detail);
 		return;
 	}
-	lab_note(L, "a second child, same limit and no CAP_IPC_LOCK (--role %s): cudaHostAlloc;", ROLE_PIN);
-	lab_note(L, "the driver pins pages itself, so look at VmLck and VmPin afterwards");
-	line = run_child(L, &p, ROLE_PIN, bytes, PIN_CHILD_TIMEOUT_S);
+	lab_note(L, "a second child, same limit (--role %s): cudaHostAlloc; VmLck and VmPin after", ROLE_PIN);
+	line = proc_run_role_sized(L, &p, ROLE_PIN, bytes, PIN_CHILD_TIMEOUT_S);
 	if (proc_report_skip(L, "01.6", line))
 		return;
 	proc_scan(L, &p, line, "bytes=%lld ok=%lld code=%lld name=%s vmlck=%lld vmpin=%lld vmrss=%lld",
@@ -542,8 +490,7 @@ static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
 
 	if (why)
 		goto skip;
-	lab_note(L, "page frame numbers from /proc/self/pagemap; in a VM they are guest-physical,");
-	lab_note(L, "so they say what the guest kernel did, not where the host put the memory");
+	lab_note(L, "page frames from /proc/self/pagemap (in a VM: guest-physical, the guest's doing)");
 	if (!control || !preflight_fits(2, control, avail)) /* never squeeze the machine */
 		return 1;
 	if (pagemap_runs_mlocked(control, &pr) < 0)
@@ -574,7 +521,7 @@ static void claim_pinned_here(struct lab *L, uint64_t bytes, uint64_t budget)
 	void *p;
 
 	if (!why)
-		why = too_big(L, bytes, detail, sizeof(detail));
+		why = preflight_host_short(L, 2, bytes, detail, sizeof(detail));
 	if (why) {
 		claim_skip(L, "01.9", why, "%s", detail);
 		if (contig) /* 01.7 still open */
@@ -634,7 +581,7 @@ static void run_lock_claims(struct lab *L, uint64_t budget, uint64_t timed)
 	claim_status_deltas(L, region);
 	claim_munlock(L, region);
 	timed = fit_region(timed, budget);
-	if ((why = too_big(L, timed, b, sizeof(b))))
+	if ((why = preflight_host_short(L, 2, timed, b, sizeof(b))))
 		claim_skip(L, "01.5", why, "%s", b);
 	else
 		claim_lock_cost(L, timed);

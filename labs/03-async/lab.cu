@@ -2,23 +2,16 @@
  * lab-03: async copies and the buffer-reuse race.
  *
  * Does cudaMemcpyAsync give the calling thread back before the copy is done,
- * does a copy overlap a kernel, and what goes wrong when the host rewrites the
- * source buffer of a copy that has not run yet?  All copies are H2D, in four
- * parts (README.md, "Method", says why each is built as it is):
- *  1. the host's time inside the call against the copy's own (03.1, 03.2),
- *     pinned copies queued behind a spin kernel so the call cannot wait for them;
- *  2. a copy and a kernel as long on two streams, together against the
- *     longer alone: 1 when they overlap, 2 when they do not (03.3);
- *  3. the race: the host rewrites a pinned buffer while its copy waits (03.4);
- *  4. two loops of steps (refill, copy, a compute that checks every word):
- *     the chapter's on one pageable buffer (03.6, 03.8), and the fix, two
- *     pinned buffers and an event wait before each rewrite (03.5, 03.7).
- * The host rewrites a buffer from its last word to its first: the DMA engine
- * reads front to back, so a rewrite going the same way would trail behind it
- * and hide the race.  Without nvcc the file is built as C and every claim skips.
+ * does a copy overlap a kernel, and what does the GPU read when the host
+ * rewrites a copy's source too early?  All copies H2D, in four parts
+ * (README.md, "Method"): 1. the call's host time against the copy's (03.1,
+ * 03.2); 2. a copy and an equally long kernel on two streams (03.3); 3. the
+ * race on a pinned buffer (03.4); 4. loops of refill, copy, check: the
+ * chapter's on one pageable buffer (03.6, 03.8) and the fix, two pinned
+ * buffers and events (03.5, 03.7).  Rewrites run from the last word to the
+ * first: a DMA reads front to back, so a rewrite the same way would trail it
+ * and hide the race.  Without nvcc every claim skips.
  */
-#include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,36 +88,17 @@ static const struct lab_spec spec = {
 #define MAX_STEPS 1000000
 #define LOOP_ROUNDS 11                   /* drops the slowest and fastest round at 1 - 0.05/3 */
 #define MIN_ROUND_STEPS 30
+#define READ_STEPS(L, out) lab_opt_long(L, "steps", MIN_STEPS, MAX_STEPS, \
+					lab_options(L)->quick ? 200 : 1000, out)
 
-/* --steps N into *steps (1000, --quick 200, when absent): 0, or 2 after saying why. */
-static int read_steps(const struct lab *L, int *steps)
-{
-	const char *s = lab_opt(L, "steps");
-	long v;
-	int bad;
-
-	*steps = lab_options(L)->quick ? 200 : 1000;
-	if (!s)
-		return 0;
-	bad = lab_parse_long(s, LONG_MIN, LONG_MAX, &v) < 0; /* "-3": out of range */
-	if (bad && errno != ERANGE)
-		return preflight_usage(L, "steps", s, "not a whole number");
-	if (bad && s[0] != '-')
-		return preflight_usage(L, "steps", s, "too large");
-	if (bad || v < MIN_STEPS || v > MAX_STEPS)
-		return preflight_usage(L, "steps", s, "must be from %d to %d", MIN_STEPS, MAX_STEPS);
-	*steps = (int)v;
-	return 0;
-}
-
-/* spec.check_opts: --steps, and --size, the size 03.1-03.3 are decided at. */
+/* --steps, and --size, the size 03.1-03.3 are decided at. */
 static int check_opts(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
 	char sz[32];
-	int steps;
+	long steps;
 
-	if (read_steps(L, &steps))
+	if (READ_STEPS(L, &steps))
 		return 2;
 	if (o->size_given && preflight_size_floor(L, "size", o->size, MIN_CLAIM_BYTES,
 		", so that a pinned call's fixed cost stays far under 5 % of the copy"))
@@ -154,11 +128,8 @@ static int check_opts(const struct lab *L)
 #define CHECK_BLOCKS 256
 #define CHECK_THREADS 256
 
-/*
- * A step's compute: counts into slot[0] the words of d that are not step
- * `step`'s (buffer.h's pattern: two steps differ in every word) and into
- * slot[1] those that are step+1's, then one thread spins spin_ns.
- */
+/* A step's compute: slot[0] += words of d not step's, slot[1] += words that
+ * are step+1's (buffer.h: two steps differ in every word); then a spin. */
 __global__ static void step_kernel(const uint32_t *d, size_t n, uint32_t step,
 				   uint64_t spin_ns, unsigned long long *slot)
 {
@@ -189,8 +160,7 @@ struct rig {
 	uint32_t *loop_pinned[2], *loop_pageable[2], *loop_d[2]; /* LOOP_BYTES each */
 	unsigned long long *slots;   /* two counters a step, on the GPU */
 	cudaStream_t s, s2;          /* copies and kernels in front of them; the other */
-	struct cuda_timer timer;     /* one copy or kernel, or a batch of calls */
-	struct cuda_timer period;    /* a loop's compute stream, step W to the last */
+	struct cuda_timer timer, period; /* one job; a loop's compute stream, step W on */
 	cudaEvent_t copied[2], computed[2];
 	int round_steps, natural_steps;
 	uint64_t spin_ns;            /* the fix's compute beyond the check */
@@ -202,27 +172,25 @@ static const uint32_t *big_src(const struct rig *r, int pinned)
 	return pinned != LAB_SABOTAGED ? r->big_pinned : r->big_pageable;
 }
 
-/*
- * Sizes; on the GPU the big buffer, the loops' and 256 MiB to spare, 4 x the
- * big buffer in RAM, or a skip; then buffers (every host page written, so
- * none faults while timed), events and streams, all released at exit.
- */
+/* Sizes, memory or a skip, buffers (every host page written: none faults
+ * while timed), events and streams, all released at exit. */
 static void rig_setup(struct lab *L, struct rig *r)
 {
 	const struct lab_opts *o = lab_options(L);
 	const char *what;
 	uint64_t ram;
 	char a[32], b[32];
-	int j, steps, most;
+	long steps;
+	int j, most;
 
 	r->L = L;
 	r->bytes = o->size_given ? o->size : o->quick ? 64 * MiB : 256 * MiB;
 	r->sweep_max = o->quick ? 16 * MiB : 512 * MiB;
 	r->big_bytes = r->sweep_max > r->bytes ? r->sweep_max : r->bytes;
 	r->natural_steps = o->quick ? 50 : 200;
-	read_steps(L, &steps); /* check_opts has refused a bad one */
-	r->round_steps = steps / LOOP_ROUNDS > MIN_ROUND_STEPS ? steps / LOOP_ROUNDS : MIN_ROUND_STEPS;
-	most = steps > r->natural_steps ? steps : r->natural_steps;
+	READ_STEPS(L, &steps); /* check_opts has refused a bad one */
+	r->round_steps = steps / LOOP_ROUNDS > MIN_ROUND_STEPS ? (int)steps / LOOP_ROUNDS : MIN_ROUND_STEPS;
+	most = steps > r->natural_steps ? (int)steps : r->natural_steps;
 	most = most > MIN_ROUND_STEPS ? most : MIN_ROUND_STEPS;
 	lab_cuda_require(L, 1);
 	lab_cuda_require_free(L, preflight_need(1, r->big_bytes, 2 * LOOP_BYTES + 256 * MiB), "");
@@ -231,9 +199,8 @@ static void rig_setup(struct lab *L, struct rig *r)
 		lab_skip(L, SKIP_NOT_ENOUGH_MEMORY, "%s of %s, need 4 x %s", lab_fmt_size(ram, a,
 			 sizeof(a)), what, lab_fmt_size(r->big_bytes, b, sizeof(b)));
 	if (LAB_SABOTAGED)
-		lab_note(L, "sabotage build: pinned and pageable sources swapped (the race's and "
-			 "the chapter loop's too), the fix with one buffer (03.5) and with its "
-			 "copies on the compute stream (03.7)");
+		lab_note(L, "sabotage: pinned and pageable swapped; the fix with one buffer (03.5), "
+			 "its copies on the compute stream (03.7)");
 	r->big_pinned = (uint32_t *)lab_cuda_alloc(L, LAB_BUF_PINNED, r->big_bytes);
 	r->big_pageable = (uint32_t *)lab_cuda_alloc(L, LAB_BUF_PAGEABLE, r->big_bytes);
 	r->big_d = (uint32_t *)lab_cuda_alloc(L, LAB_BUF_DEVICE, r->big_bytes);
@@ -273,31 +240,7 @@ static void check_now(struct rig *r, const uint32_t *d, size_t words, uint32_t s
 	CUDA_CHECK(r->L, cudaMemcpy(out, r->slots, 2 * sizeof(*r->slots), cudaMemcpyDeviceToHost));
 }
 
-/* max(a, b): each end is the max of the ends (max is monotone in both). */
-static struct lab_est est_max(struct lab_est a, struct lab_est b)
-{
-	struct lab_est e = { a.value > b.value ? a.value : b.value, a.lo > b.lo ? a.lo : b.lo,
-			     a.hi > b.hi ? a.hi : b.hi, a.too_short || b.too_short };
-
-	return e;
-}
-
-/* x / d for a positive d and an x of either sign (lab_est_ratio refuses an x
- * that may be negative; a hidden share near 0 is one). */
-static struct lab_est est_over_pos(struct lab_est x, struct lab_est d)
-{
-	struct lab_est e = { d.value > 0 ? x.value / d.value : NAN, -INFINITY, INFINITY,
-			     x.too_short || d.too_short };
-
-	if (d.lo > 0) {
-		e.lo = x.lo / (x.lo >= 0 ? d.hi : d.lo);
-		e.hi = x.hi / (x.hi >= 0 ? d.lo : d.hi);
-	}
-	return e;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Part 1: how long the call holds the thread (03.1, 03.2)                   */
+/* Part 1: how long the call holds the thread (03.1, 03.2) */
 
 enum { WAY_PAGEABLE, WAY_PINNED, WAY_PINNED_IDLE, WAY_PAGEABLE_QUEUED, NWAYS };
 
@@ -312,12 +255,9 @@ static const struct call_way {
 	{ "call_pageable_queued", "copy_pageable_queued", 0, QUEUE_SPIN_NS },
 };
 
-/*
- * Paired samples of the host's time inside the calls and the copies' on the
- * GPU, by hand: a re-measure of one series would break the pairing.  Memory
- * the driver calls pinned (the sabotage's too) is timed PINNED_BATCH calls a
- * sample, too_short judged on the batch, then scaled to one call.
- */
+/* Paired call and copy samples, by hand (a re-measure of one would break the
+ * pairing); memory the driver calls pinned is timed PINNED_BATCH calls a
+ * sample, too_short judged on the batch, then scaled to one call. */
 static void measure_way(struct rig *r, const struct call_way *w, uint64_t bytes,
 			struct lab_stats *call, struct lab_stats *copy)
 {
@@ -342,8 +282,8 @@ static void measure_way(struct rig *r, const struct call_way *w, uint64_t bytes,
 	}
 }
 
-/* The sweep's size after `prev` (0: the first; 0 after the last): 4 KiB,
- * 64 KiB, ... to sweep_max, sweep_max itself, and the claim size. */
+/* The sweep's size after prev (0: the first; 0 after the last): 4 KiB x 16^k
+ * up to sweep_max, sweep_max itself, and the claim size, in order. */
 static uint64_t size_after(const struct rig *r, uint64_t prev)
 {
 	uint64_t g = 4 * KiB, x = 0;
@@ -363,6 +303,7 @@ static void calls(struct rig *r)
 {
 	struct lab_stats at[NWAYS][2], other[2]; /* call, copy; at: at the claim size */
 	const struct lab_stats *pg = at[WAY_PAGEABLE], *pin = at[WAY_PINNED];
+	const struct lab_stats *q = at[WAY_PAGEABLE_QUEUED];
 	struct lab *L = r->L;
 	uint64_t b;
 	char sz[32];
@@ -381,21 +322,18 @@ static void calls(struct rig *r)
 	lab_fmt_size(r->bytes, sz, sizeof(sz));
 	lab_fact_num(L, "pageable_call_over_copy", pg[0].median / pg[1].median, "x");
 	lab_fact_num(L, "pinned_call_over_copy", pin[0].median / pin[1].median, "x");
-	lab_note(L, "%s pageable behind a %.0f ms kernel on the same stream: the call returned "
-		 "after %.2f ms, the copy took %.2f ms", sz, QUEUE_SPIN_NS / 1e6,
-		 at[WAY_PAGEABLE_QUEUED][0].median * 1e3, at[WAY_PAGEABLE_QUEUED][1].median * 1e3);
-	claim_note(L, "%s from pageable memory on an idle stream: the call held the thread "
-		   "%.2f ms of a %.2f ms copy", sz, pg[0].median * 1e3, pg[1].median * 1e3);
+	lab_note(L, "%s pageable behind a kernel: call %.2f ms, copy %.2f ms", sz,
+		 q[0].median * 1e3, q[1].median * 1e3);
+	claim_note(L, "%s pageable, idle stream: call %.2f ms, copy %.2f ms", sz,
+		   pg[0].median * 1e3, pg[1].median * 1e3);
 	claim_check_ratio(L, "03.1", &pg[0], &pg[1]);
-	claim_note(L, "%s from pinned memory behind a %.0f ms kernel, %d calls a sample: a call "
-		   "took %.1f us (slowest %.1f us) of a %.2f ms copy; on an idle stream %.1f us",
-		   sz, QUEUE_SPIN_NS / 1e6, PINNED_BATCH, pin[0].median * 1e6, pin[0].max * 1e6,
+	claim_note(L, "%s pinned behind a kernel: call %.1f us (max %.1f), copy %.2f ms; idle "
+		   "stream call %.1f us", sz, pin[0].median * 1e6, pin[0].max * 1e6,
 		   pin[1].median * 1e3, at[WAY_PINNED_IDLE][0].median * 1e6);
 	claim_check_ratio(L, "03.2", &pin[0], &pin[1]);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Part 2: a copy and a kernel on two streams (03.3)                         */
+/* Part 2: a copy and a kernel on two streams (03.3) */
 
 enum { OV_COPY, OV_KERNEL, OV_COPY_FIRST, OV_KERNEL_FIRST, OV_N };
 
@@ -432,12 +370,9 @@ static const char *const ov_names[2][OV_N] = {
 	  "overlap_both_pinned_kernel_first" },
 };
 
-/*
- * The copy alone first; the kernel then spins as long as the copy took, so
- * that one after the other they take twice the longer, overlapped about the
- * longer (beside a much longer kernel a serial run would hide in +25 %).
- * x[0], x[1]: together over the longer alone, copy issued first, kernel first.
- */
+/* The kernel spins as long as the copy alone took: serial then gives 2 x the
+ * longer, overlapped 1 x (beside a much longer kernel serial would hide in
+ * +25 %).  x[0], x[1]: together / the longer, copy issued first, kernel first. */
 static void overlap(struct rig *r, int pinned, struct lab_stats *s, struct lab_est *x)
 {
 	struct ov_ctx c = { r, big_src(r, pinned), 0, OV_COPY };
@@ -449,7 +384,7 @@ static void overlap(struct rig *r, int pinned, struct lab_stats *s, struct lab_e
 		lab_measure(r->L, ov_names[pinned][c.what], ov_run, &c, &cfg, &s[c.what]);
 		c.spin_ns = (uint64_t)(s[OV_COPY].median * 1e9);
 	}
-	longer = est_max(lab_est_median(&s[OV_COPY], OV_N), lab_est_median(&s[OV_KERNEL], OV_N));
+	longer = lab_est_max(lab_est_median(&s[OV_COPY], OV_N), lab_est_median(&s[OV_KERNEL], OV_N));
 	x[0] = lab_est_ratio(lab_est_median(&s[OV_COPY_FIRST], OV_N), longer);
 	x[1] = lab_est_ratio(lab_est_median(&s[OV_KERNEL_FIRST], OV_N), longer);
 }
@@ -461,10 +396,8 @@ static void overlaps(struct rig *r)
 	struct lab *L = r->L;
 	size_t words = r->bytes / sizeof(uint32_t);
 	unsigned long long got[2];
-	char sz[32];
 	int i;
 
-	lab_fmt_size(r->bytes, sz, sizeof(sz));
 	lab_progress(L, "overlap of a copy and a kernel on two streams");
 	overlap(r, 1, pin, xpin);
 	overlap(r, 0, pg, xpg);
@@ -472,30 +405,22 @@ static void overlaps(struct rig *r)
 	lab_fact_num(L, "overlap_pinned_kernel_first", xpin[1].value, "x");
 	lab_fact_num(L, "overlap_pageable_copy_first", xpg[0].value, "x");
 	lab_fact_num(L, "overlap_pageable_kernel_first", xpg[1].value, "x");
-	lab_note(L, "pageable %s copy (%.2f ms) and a kernel as long: together %.2f x the longer "
-		 "copy first, %.2f x kernel first (staged chunks copy beside a queued kernel)",
-		 sz, pg[OV_COPY].median * 1e3, xpg[0].value, xpg[1].value);
+	lab_note(L, "pageable copy %.2f ms and a kernel as long: %.2f x the longer copy first, "
+		 "%.2f x kernel first", pg[OV_COPY].median * 1e3, xpg[0].value, xpg[1].value);
 	for (i = 0; i < OV_N; i++)
 		claim_stats(L, &pin[i]);
-	claim_note(L, "pinned %s copy (%.2f ms) and a %.2f ms kernel: together %.3f x the longer "
-		   "copy first, %.3f x kernel first; the larger is compared", sz,
-		   pin[OV_COPY].median * 1e3, pin[OV_KERNEL].median * 1e3, xpin[0].value,
-		   xpin[1].value);
-	claim_check(L, "03.3", est_max(xpin[0], xpin[1]));
+	claim_note(L, "pinned copy %.2f ms, kernel %.2f ms: %.3f x the longer copy first, %.3f x "
+		   "kernel first; the larger counts", pin[OV_COPY].median * 1e3,
+		   pin[OV_KERNEL].median * 1e3, xpin[0].value, xpin[1].value);
+	claim_check(L, "03.3", lab_est_max(xpin[0], xpin[1]));
 	check_now(r, r->big_d, words, VERIFY_STEP, got); /* the copies' data arrived */
 	if (got[0] != 0)
 		lab_error(L, "the copied data is wrong: %llu of %zu words differ from the host "
 			  "buffer", got[0], words);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Part 3: the race (03.4)                                                   */
-
-/*
- * Step 1's data goes into the buffer, its copy waits behind a spin kernel,
- * and the host writes step 2's data while the kernel spins.  The buffer is
- * pinned (sabotage: pageable, which the call stages before it returns).
- */
+/* Part 3: the race (03.4): step 1's copy waits behind a spin kernel while
+ * the host writes step 2's data into its pinned source. */
 static void race(struct rig *r)
 {
 	struct lab *L = r->L;
@@ -514,23 +439,17 @@ static void race(struct rig *r)
 	check_now(r, r->loop_d[0], LOOP_WORDS, 1, got);
 	lab_fact_num(L, "race_torn_words", (double)got[1], "words");
 	lab_fact_num(L, "race_rewrite_s", rewrite_s, "s");
-	claim_note(L, "%llu of %zu words (%.1f %%) held step 2's data, %llu were not step 1's; "
-		   "the rewrite took %.2f ms and the copy was %s when it ended", got[1],
-		   (size_t)LOOP_WORDS, 100.0 * (double)got[1] / (double)LOOP_WORDS, got[0],
-		   rewrite_s * 1e3, queued ? "still queued" : "already done");
+	claim_note(L, "%llu of %zu words held step 2's data, %llu not step 1's; rewrite %.2f ms, "
+		   "copy then %s", got[1], (size_t)LOOP_WORDS, got[0], rewrite_s * 1e3,
+		   queued ? "still queued" : "done");
 	claim_check_int(L, "03.4", (long long)got[1]);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Part 4: the loops (03.5 - 03.8)                                           */
-
-/*
- * A loop of steps: refill a host buffer with the step's data, copy it, check
- * it on the GPU.  The chapter's: one buffer, the copy and the check on one
- * stream (as .to() and model() on the current stream).  The fix: two pinned
- * buffers in turn, the check on the other stream after the copy's event,
- * and before a rewrite the host waits on the buffer's last copy.
- */
+/* Part 4: the loops (03.5 - 03.8).  A step refills a host buffer, copies it
+ * and checks it on the GPU.  The chapter's: one buffer, copy and check on one
+ * stream (as .to() and model()).  The fix: two pinned buffers in turn, the
+ * check on the other stream after the copy's event, and the host waits on a
+ * buffer's last copy before rewriting it. */
 struct loop {
 	uint32_t *h[2];      /* host buffers, used in turn; h[1] NULL: one */
 	int fix;             /* the fix's events and streams; 0: the chapter's loop */
@@ -585,11 +504,9 @@ static double fix_step(struct rig *r, const struct loop *c, int k, uint32_t step
 	return held;
 }
 
-/*
- * Runs the loop once and counts its torn words; returns the fix's compute
- * stream time from step WARM_STEPS to the last (the pipeline's filling and
- * draining left out), or the chapter loop's host time inside the calls.
- */
+/* Runs the loop once, counting torn words; returns the fix's compute stream
+ * time from step WARM_STEPS to the last (pipeline fill and drain left out),
+ * or the chapter loop's host time inside the calls. */
 static double loop_run(struct rig *r, struct loop *c)
 {
 	struct lab *L = r->L;
@@ -648,13 +565,10 @@ static void sample_part(struct rig *r, const void *src, uint64_t front_ns, doubl
 		v[(*n)++] = lab_cuda_job_run(&job);
 }
 
-/*
- * The loop in LOOP_ROUNDS rounds, each followed by its parts alone, so that a
- * slow stretch of the machine reaches both: the copy, and for the fix the
- * compute on words that match (mismatches would add atomics), each behind a
- * short spin so that their events time the GPU, not the host's launch.
- * s[0]: the loop per step, s[1] one copy, s[2] (the fix) one compute; names[3].
- */
+/* The loop in LOOP_ROUNDS rounds, each followed by its parts alone (so a slow
+ * stretch reaches both): the copy, and for the fix the compute on matching
+ * words (mismatches would add atomics), behind a short spin so their events
+ * time the GPU, not the launch.  s[0]: per step, s[1] copy, s[2] compute. */
 static void rounds(struct rig *r, struct loop *c, const char *const *names, struct lab_stats *s)
 {
 	double loop[LOOP_ROUNDS], t[2][LOOP_ROUNDS * PART_SAMPLES], held = 0;
@@ -683,6 +597,15 @@ static void rounds(struct rig *r, struct loop *c, const char *const *names, stru
 		lab_stats_from(&s[2], names[2], "s", t[1], n[1], LAB_CUDA_EVENT_RES_S);
 }
 
+/* "%d steps in %d rounds, <how>: N torn words in M steps", and the claim. */
+static void torn_claim(struct lab *L, const char *id, const struct loop *c, const char *how)
+{
+	claim_note(L, "%d steps in %d rounds, %s: %llu torn words in %d steps (worst %.2f %%)",
+		   LOOP_ROUNDS * c->steps, LOOP_ROUNDS, how, c->torn, c->torn_steps,
+		   100.0 * (double)c->most / (double)LOOP_WORDS);
+	claim_check_int(L, id, (long long)c->torn);
+}
+
 /* The unforced race: the chapter's loop on a pinned buffer (a record). */
 static void race_natural(struct rig *r)
 {
@@ -692,9 +615,9 @@ static void race_natural(struct rig *r)
 	lab_fact_num(r->L, "natural_race_steps", c.steps, "steps");
 	lab_fact_num(r->L, "natural_race_torn_steps", c.torn_steps, "steps");
 	lab_fact_num(r->L, "natural_race_torn_words", (double)c.torn, "words");
-	lab_note(r->L, "unforced race, %d steps from one pinned buffer rewritten right after "
-		 "each call: %d steps tore, %llu words in all, at most %.2f %% of a step",
-		 c.steps, c.torn_steps, c.torn, 100.0 * (double)c.most / (double)LOOP_WORDS);
+	lab_note(r->L, "unforced race, %d steps on one pinned buffer: %d tore, %llu words, "
+		 "worst %.2f %% of a step", c.steps, c.torn_steps, c.torn,
+		 100.0 * (double)c.most / (double)LOOP_WORDS);
 }
 
 static double fill_run(void *rig)
@@ -706,14 +629,11 @@ static double fill_run(void *rig)
 	return lab_now() - t0;
 }
 
-/*
- * The fix's compute spins COMPUTE_OVER_PARTS x the longer of the host's
- * refill and the pinned copy, each timed alone: a step then takes the
- * compute alone when the copy overlaps it and copy + compute when not, even
- * when host memory contention slows the refill and the copy.  The sabotage
- * tears the fix (one buffer, no wait: 03.5) and runs it again with the
- * copies on the compute stream, each waiting for the step before (03.7).
- */
+/* The fix's compute spins COMPUTE_OVER_PARTS x the longer of the refill and
+ * the pinned copy alone: a step then takes the compute alone when the copy
+ * overlaps it and copy + compute when not, even under memory contention.
+ * The sabotage tears the fix (one buffer, no wait: 03.5) and reruns it with
+ * the copies on the compute stream, each behind the step before (03.7). */
 static void loops(struct rig *r)
 {
 	static const char *const fix_names[] = { "fix_loop_step", "fix_copy_alone",
@@ -735,10 +655,8 @@ static void loops(struct rig *r)
 	r->spin_ns = (uint64_t)(COMPUTE_OVER_PARTS * (fill.median > copy.median ? fill.median :
 						      copy.median) * 1e9);
 	rounds(r, &fix, fix_names, fx);
-	claim_note(L, "%d steps in %d rounds, %s: %llu torn words in %d steps", LOOP_ROUNDS *
-		   fix.steps, LOOP_ROUNDS, LAB_SABOTAGED ? "one pinned buffer, no wait" :
-		   "two pinned buffers and events", fix.torn, fix.torn_steps);
-	claim_check_int(L, "03.5", (long long)fix.torn);
+	torn_claim(L, "03.5", &fix, LAB_SABOTAGED ? "one pinned buffer, no wait" :
+		   "two pinned buffers and events");
 	if (LAB_SABOTAGED) {
 		struct loop serial = { { r->loop_pinned[0], r->loop_pinned[1] }, 1, 1, 1 };
 
@@ -747,7 +665,7 @@ static void loops(struct rig *r)
 	}
 	/* 03.7: the share of the copy hidden, (copy + compute alone - step) / copy alone */
 	c = lab_est_median(&fx[1], 3);
-	hidden = est_over_pos(lab_est_diff(lab_est_sum(c, lab_est_median(&fx[2], 3)),
+	hidden = lab_est_over(lab_est_diff(lab_est_sum(c, lab_est_median(&fx[2], 3)),
 					   lab_est_median(&fx[0], 3)), c);
 	lab_fact_num(L, "loop_fill_s", fill.median, "s");
 	lab_fact_num(L, "loop_step_pinned_s", fx[0].median, "s");
@@ -758,30 +676,26 @@ static void loops(struct rig *r)
 	claim_stats(L, &fx[1]);
 	claim_stats(L, &fx[2]);
 	claim_stats(L, &fx[0]);
-	claim_note(L, "a step took %.1f us; alone the copy %.1f us, the compute %.1f us, the "
-		   "refill %.1f us; the host was held %.1f us a step: %.0f %% of the copy hidden",
-		   fx[0].median * 1e6, fx[1].median * 1e6, fx[2].median * 1e6, fill.median * 1e6,
-		   fix.held_s * 1e6, hidden.value * 100);
+	claim_note(L, "step %.1f us; alone copy %.1f us, compute %.1f us, refill %.1f us; host "
+		   "held %.1f us a step: %.0f %% of the copy hidden", fx[0].median * 1e6,
+		   fx[1].median * 1e6, fx[2].median * 1e6, fill.median * 1e6, fix.held_s * 1e6,
+		   hidden.value * 100);
 	claim_check(L, "03.7", hidden);
 
 	rounds(r, &chapter, ch_names, ch);
 	/* 03.6: the share of the copy the host does not wait out, (copy - call) / copy */
 	c = lab_est_median(&ch[1], 2);
-	free_share = est_over_pos(lab_est_diff(c, lab_est_median(&ch[0], 2)), c);
+	free_share = lab_est_over(lab_est_diff(c, lab_est_median(&ch[0], 2)), c);
 	lab_fact_num(L, "chapter_loop_call_s", ch[0].median, "s");
 	lab_fact_num(L, "chapter_copy_s", ch[1].median, "s");
 	lab_fact_num(L, "chapter_loop_torn", (double)chapter.torn, "words");
 	claim_stats(L, &ch[0]);
 	claim_stats(L, &ch[1]);
-	claim_note(L, "one %s buffer: the call held the host %.1f us a step of a %.1f us copy, "
-		   "%.1f %% of it not waited out", LAB_SABOTAGED ? "pinned (sabotage)" : "pageable",
-		   ch[0].median * 1e6, ch[1].median * 1e6, free_share.value * 100);
+	claim_note(L, "one %s buffer: call %.1f us a step, copy %.1f us, %.1f %% not waited out",
+		   LAB_SABOTAGED ? "pinned (sabotage)" : "pageable", ch[0].median * 1e6,
+		   ch[1].median * 1e6, free_share.value * 100);
 	claim_check(L, "03.6", free_share);
-	claim_note(L, "%d steps in %d rounds, each refilled right after its call: %llu torn "
-		   "words in %d steps (at most %.2f %% of a step)", LOOP_ROUNDS * chapter.steps,
-		   LOOP_ROUNDS, chapter.torn, chapter.torn_steps,
-		   100.0 * (double)chapter.most / (double)LOOP_WORDS);
-	claim_check_int(L, "03.8", (long long)chapter.torn);
+	torn_claim(L, "03.8", &chapter, "refilled right after each call");
 }
 
 static void run(struct lab *L)

@@ -401,6 +401,32 @@ static void test_scale_ends(void **state)
 	assert_est(lab_est_scale(est(-INFINITY, 2, INFINITY), -1), -INFINITY, -2, INFINITY);
 }
 
+static void test_max_ends(void **state)
+{
+	struct lab_est a = est(1, 5, 6), b = est(2, 3, 9);
+
+	(void)state;
+	assert_est(lab_est_max(a, b), 2, 5, 9); /* each end the larger */
+	assert_est(lab_est_max(b, a), 2, 5, 9);
+	b.too_short = 1;
+	assert_true(lab_est_max(a, b).too_short);
+	assert_false(lab_est_max(a, a).too_short);
+}
+
+static void test_over_signed_numerator(void **state)
+{
+	struct lab_est d = est(2, 4, 8);
+
+	(void)state;
+	assert_est(lab_est_over(est(4, 8, 16), d), 0.5, 2, 8);   /* positive: lo / d.hi, hi / d.lo */
+	assert_est(lab_est_over(est(-4, 2, 8), d), -2, 0.5, 4);  /* straddling 0: lo / d.lo */
+	assert_est(lab_est_over(est(-16, -8, -4), d), -8, -2, -0.5); /* negative: hi / d.hi */
+	assert_est(lab_est_over(est(1, 2, 3), est(0, 1, 2)), -INFINITY, 2, INFINITY);
+	assert_true(isnan(lab_est_over(est(1, 2, 3), est(-1, 0, 1)).value));
+	d.too_short = 1;
+	assert_true(lab_est_over(est(1, 2, 3), d).too_short);
+}
+
 /* ---- ratios of medians as claim_check_ratio builds them ---- */
 
 static struct lab_est ratio_of(const struct lab_stats *num, const struct lab_stats *den)
@@ -469,6 +495,8 @@ int main(void)
 		cmocka_unit_test(test_ratio_too_short),
 		cmocka_unit_test(test_diff_sum_ends),
 		cmocka_unit_test(test_scale_ends),
+		cmocka_unit_test(test_max_ends),
+		cmocka_unit_test(test_over_signed_numerator),
 		cmocka_unit_test(test_ratio_issue_outlier_still_passes),
 		cmocka_unit_test(test_ratio_near_boundary_is_inconclusive),
 	};

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "lab.h"
+#include "../../lib/lab_internal.h"
 
 /* Expect lab_parse_size(s) to succeed with want bytes. */
 static void size_ok(const char *s, uint64_t want)
@@ -213,6 +214,43 @@ static void test_lab_fmt_size_round_trip(void **state)
 	assert_int_equal(v, 64 * MiB);
 }
 
+/* lab_opt_long on --steps VALUE (NULL: absent) into *out; its return. */
+static int opt_long(const char *value, long *out)
+{
+	static const struct lab_extra_opt extra[] = { { "steps", "N", "" }, { NULL, NULL, NULL } };
+	struct lab_spec spec;
+	struct lab L;
+
+	memset(&spec, 0, sizeof(spec));
+	memset(&L, 0, sizeof(L));
+	spec.id = "99";
+	spec.extra_opts = extra;
+	L.spec = &spec;
+	L.extra_val[0] = value;
+	return lab_opt_long(&L, "steps", 10, 1000, 200, out);
+}
+
+static void test_lab_opt_long(void **state)
+{
+	long v = -1;
+
+	(void)state;
+	assert_int_equal(opt_long(NULL, &v), 0);
+	assert_int_equal(v, 200);           /* absent: the default */
+	assert_int_equal(opt_long("10", &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(opt_long("1000", &v), 0);
+	assert_int_equal(v, 1000);
+	v = -1;
+	assert_int_equal(opt_long("9", &v), 2);
+	assert_int_equal(v, 200);           /* a refused value leaves the default */
+	assert_int_equal(opt_long("1001", &v), 2);
+	assert_int_equal(opt_long("-3", &v), 2);
+	assert_int_equal(opt_long("abc", &v), 2);
+	assert_int_equal(opt_long("99999999999999999999", &v), 2);
+	assert_int_equal(opt_long("-99999999999999999999", &v), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_lab_parse_long_in_range),
 		cmocka_unit_test(test_lab_parse_long_out_of_range),
 		cmocka_unit_test(test_lab_parse_long_garbage),
+		cmocka_unit_test(test_lab_opt_long),
 		cmocka_unit_test(test_lab_size_arg_exact),
 		cmocka_unit_test(test_lab_fmt_size_units),
 		cmocka_unit_test(test_lab_fmt_size_round_trip),

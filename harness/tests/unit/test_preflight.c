@@ -275,6 +275,19 @@ static void test_host_live_is_sane(void **state)
 	assert_true(h.available > 0 && h.available <= h.ram);
 }
 
+static void test_shortfall(void **state)
+{
+	char d[128] = "untouched";
+
+	(void)state;
+	assert_null(preflight_shortfall(2, 64 * MiB, 128 * MiB, "MemAvailable", d, sizeof(d)));
+	assert_string_equal(d, "untouched");
+	assert_string_equal(preflight_shortfall(2, 64 * MiB, 100 * MiB, "MemAvailable", d,
+						sizeof(d)), SKIP_NOT_ENOUGH_MEMORY);
+	assert_string_equal(d, "64 MiB wanted, MemAvailable 100 MiB");
+	assert_non_null(preflight_shortfall(2, UINT64_MAX, UINT64_MAX, "RAM", d, sizeof(d)));
+}
+
 /* ---- usage errors ---- */
 
 static void test_too_small_text(void **state)
@@ -378,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_host_garbage_limit_ignored),
 		cmocka_unit_test(test_host_missing_memavailable),
 		cmocka_unit_test(test_host_live_is_sane),
+		cmocka_unit_test(test_shortfall),
 		cmocka_unit_test(test_too_small_text),
 		cmocka_unit_test(test_size_floor_message),
 	};

@@ -841,6 +841,35 @@ static void test_role_main_refuses(void **state)
 	assert_non_null(strstr(line, "lab-97: --role 'nope': unknown here (helpers: answer, dier, leaver, echo)"));
 }
 
+/* ---- proc_report_main: a reporting helper by name ---- */
+
+static int report_five(struct lab *L) { (void)L; printf("five=5"); return 5; }
+static int report_six(struct lab *L) { (void)L; return 6; }
+static const struct proc_report_role report_roles[] = {
+	{ "five", report_five }, { "six", report_six }, { NULL, NULL }
+};
+static const char *report_role_name;
+static void run_report_role(struct lab *L) { exit(proc_report_main(L, report_role_name, report_roles)); }
+static const struct claim_spec report_claims[] = {
+	{ "96.1", "ch1.Q1", "a claim", "ch1", "R11", WANT_TRUE, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
+};
+static const struct lab_spec report_spec = {
+	.id = "96", .title = "report roles", .timeout_s = 10, .claims = report_claims,
+	.default_iters = 7,
+};
+
+static void test_report_main(void **state)
+{
+	(void)state;
+	report_role_name = "five";
+	assert_int_equal(unit_run_lab_exit(&report_spec, run_report_role), 5);
+	report_role_name = "six";
+	assert_int_equal(unit_run_lab_exit(&report_spec, run_report_role), 6);
+	report_role_name = "seven";
+	assert_int_equal(unit_run_lab_exit(&report_spec, run_report_role), 2);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -861,6 +890,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_signal_reaps_children, teardown),
 		cmocka_unit_test_teardown(test_kill_all, teardown),
 		cmocka_unit_test_teardown(test_fork_leaves_parents_children, teardown),
+		cmocka_unit_test(test_report_main),
 		cmocka_unit_test(test_msg_fields),
 		cmocka_unit_test(test_msg_too_long),
 		cmocka_unit_test(test_signal_names),
