@@ -96,7 +96,6 @@ static const struct claim_spec claims[] = {
 
 static int run_role(struct lab *L, const char *role);
 static int check_opts(const struct lab *L);
-static void run(struct lab *L);
 
 static const struct lab_spec spec = {
 	.id = "01", .title = "mlock and VmLck",
@@ -112,10 +111,7 @@ static const struct lab_spec spec = {
 
 static uint64_t page_bytes(void) { return (uint64_t)sysconf(_SC_PAGESIZE); }
 
-static uint64_t round_to_page(uint64_t bytes)
-{
-	return (bytes + page_bytes() - 1) / page_bytes() * page_bytes();
-}
+static uint64_t round_to_page(uint64_t n) { return (n + page_bytes() - 1) / page_bytes() * page_bytes(); }
 
 /* A pinned buffer of a few 2 MiB blocks can be one physical run by chance,
  * and 01.7 would look confirmed; a size next to 2^64 has no page rounding. */
@@ -154,7 +150,7 @@ static uint64_t fit_region(uint64_t want, uint64_t budget)
 	return want <= budget ? want : 0;
 }
 
-/* ---- 01.1, 01.2, 01.8: what one mlock shows in /proc ----------------- */
+/* ---- 01.1, 01.2, 01.8 and 01.3: what mlock and munlock show in /proc - */
 
 static void snapshot(struct lab *L, struct procfs_lock_snapshot *s)
 {
@@ -167,7 +163,6 @@ static void claim_status_deltas(struct lab *L, uint64_t bytes)
 	struct procfs_lock_snapshot b, a; /* before and after mlock */
 	void *p = buf_map_or_die(L, bytes, 0, 0);
 	double n = (double)bytes, dlck, drss, dmlk, duev, slack;
-	struct lab_est mlk;
 	char sz[32];
 
 	lab_note(L, "mlock of %s of fresh, untouched memory: VmLck, VmRSS and the machine's Mlocked",
@@ -182,17 +177,16 @@ static void claim_status_deltas(struct lab *L, uint64_t bytes)
 	dmlk = (double)a.mlocked - (double)b.mlocked;
 	duev = (double)a.unevictable - (double)b.unevictable;
 	slack = b.folded && a.folded ? 0 : (double)procfs_meminfo_slack(NULL, 0, 0);
-	mlk = lab_est_exact(dmlk / n); /* not folded: the interval is the drift */
-	mlk.lo = (dmlk - slack) / n;
-	mlk.hi = (dmlk + slack) / n;
-	lab_fact_num(L, "locked_bytes", n, "bytes");
-	lab_fact_num(L, "vmlck_before", (double)b.self.lck, "bytes");
-	lab_fact_num(L, "vmlck_after_mlock", (double)a.self.lck, "bytes");
-	lab_fact_num(L, "vmrss_before", (double)b.self.rss, "bytes");
-	lab_fact_num(L, "vmrss_after_mlock", (double)a.self.rss, "bytes");
-	lab_fact_num(L, "meminfo_mlocked_delta", dmlk, "bytes");
-	lab_fact_num(L, "meminfo_unevictable_delta", duev, "bytes");
-	lab_fact_num(L, "meminfo_slack_bytes", slack, "bytes");
+	const struct { const char *name; double v; } facts[] = {
+		{ "locked_bytes", n }, { "vmlck_before", (double)b.self.lck },
+		{ "vmlck_after_mlock", (double)a.self.lck }, { "vmrss_before", (double)b.self.rss },
+		{ "vmrss_after_mlock", (double)a.self.rss }, { "meminfo_mlocked_delta", dmlk },
+		{ "meminfo_unevictable_delta", duev }, { "meminfo_slack_bytes", slack } };
+	/* not folded: the interval is the per-CPU drift */
+	struct lab_est mlk = { dmlk / n, (dmlk - slack) / n, (dmlk + slack) / n, 0 };
+
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
+		lab_fact_num(L, facts[i].name, facts[i].v, "bytes");
 	lab_note(L, "VmLck %+.1f MiB, VmRSS %+.1f MiB, Mlocked %+.1f MiB, Unevictable %+.1f MiB",
 		 TO_MIB(dlck), TO_MIB(drss), TO_MIB(dmlk), TO_MIB(duev));
 
@@ -207,8 +201,6 @@ static void claim_status_deltas(struct lab *L, uint64_t bytes)
 		   "not folded (needs root): the interval is the per-CPU drift");
 	claim_check(L, "01.8", mlk);
 }
-
-/* ---- 01.3: munlock --------------------------------------------------- */
 
 static void claim_munlock(struct lab *L, uint64_t bytes)
 {
@@ -238,11 +230,8 @@ struct lock_timing {
 	void *prelocked; /* sabotage: one region, locked once before timing */
 };
 
-/*
- * One sample: t->rounds mlock calls, each on fresh memory mapped and
- * unmapped outside the timing, so that each faults in, zeroes and locks
- * its pages.  The sabotage locks its prelocked region again: nothing to do.
- */
+/* One sample: t->rounds mlock calls, each on fresh memory mapped outside the timing, so
+ * each faults in, zeroes and locks its pages; the sabotage relocks `prelocked`: no work. */
 static double time_mlock(void *arg)
 {
 	struct lock_timing *t = (struct lock_timing *)arg;
@@ -299,7 +288,7 @@ static void claim_lock_cost(struct lab *L, uint64_t bytes)
 	claim_check_median(L, "01.5", &st);
 }
 
-/* ---- The children: a lowered RLIMIT_MEMLOCK without CAP_IPC_LOCK ----- */
+/* ---- 01.4, 01.6: children under a lowered RLIMIT_MEMLOCK, no CAP_IPC_LOCK */
 
 /* Prints "limit=N " (-1: unlimited), or an "error" line and returns -1. */
 static int child_arrange_limit(uint64_t limit)
@@ -321,7 +310,7 @@ static int role_mlock_over_limit(struct lab *L)
 {
 	uint64_t bytes = round_to_page(lab_options(L)->size);
 	void *p = map_fresh(bytes);
-	int err = 0;
+	int err;
 
 	if (!p) {
 		printf("error mmap: %s\n", strerror(errno));
@@ -329,19 +318,15 @@ static int role_mlock_over_limit(struct lab *L)
 	}
 	if (child_arrange_limit(MLOCK_CHILD_LIMIT) < 0)
 		return 1;
-	if (mlock(p, bytes) < 0)
-		err = errno;
+	err = mlock(p, bytes) < 0 ? errno : 0;
 	printf("bytes=%llu errno=%d\n", (unsigned long long)bytes, err);
 	munmap(p, bytes);
 	return 0;
 }
 
 #if DMALAB_HAVE_CUDA
-/*
- * cudaHostAlloc(bytes), its result's code and name; NULL when it fails.
- * The sabotage maps ordinary memory and mlocks its first `lock` bytes
- * instead, which a lowered limit refuses and VmLck counts.
- */
+/* cudaHostAlloc(bytes), its result's code and name; NULL when it fails.  The sabotage
+ * mmaps and mlocks the first `lock` bytes instead: a lowered limit refuses it, VmLck counts it. */
 static void *pin(uint64_t bytes, uint64_t lock, int *code, char *name, size_t len)
 {
 	void *p = NULL;
@@ -359,10 +344,7 @@ static void *pin(uint64_t bytes, uint64_t lock, int *code, char *name, size_t le
 	return *code ? NULL : p;
 }
 
-static void unpin(void *p, uint64_t bytes)
-{
-	LAB_SABOTAGED ? (void)munmap(p, bytes) : (void)cudaFreeHost(p);
-}
+static void unpin(void *p, uint64_t n) { LAB_SABOTAGED ? (void)munmap(p, n) : (void)cudaFreeHost(p); }
 
 /* Role 01.6: a pinned allocation under the lowered limit, and what it moved. */
 static int role_pin_over_limit(struct lab *L)
@@ -410,8 +392,6 @@ static const struct proc_report_role roles[] = {
 
 static int run_role(struct lab *L, const char *role) { return proc_report_main(L, role, roles); }
 
-/* ---- 01.4 and 01.6: what the children found -------------------------- */
-
 static void claim_limit_refusal(struct lab *L)
 {
 	struct proc p;
@@ -456,31 +436,31 @@ static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 		return;
 	proc_scan(L, &p, line, "bytes=%lld ok=%lld code=%lld name=%s vmlck=%lld vmpin=%lld vmrss=%lld",
 		  &size, &ok, &code, nm, &dlck, &dpin, &drss);
-	lab_fmt_size((uint64_t)size, sz, sizeof(sz));
 	lab_fact_num(L, "pinned_vmlck_delta", (double)dlck, "bytes");
 	lab_fact_num(L, "pinned_vmpin_delta", (double)dpin, "bytes");
 	lab_fact_num(L, "pinned_vmrss_delta", (double)drss, "bytes");
 	claim_note(L, "child: cudaHostAlloc(%s) under a %llu KiB limit without CAP_IPC_LOCK: %s%s; "
-		   "VmLck %+.1f MiB, VmPin %+.1f MiB, VmRSS %+.1f MiB", sz,
-		   (unsigned long long)(CHILD_MEMLOCK_LIMIT / KiB), nm, ok ? "" : " (refused)",
+		   "VmLck %+.1f MiB, VmPin %+.1f MiB, VmRSS %+.1f MiB", lab_fmt_size((uint64_t)size, sz,
+		   sizeof(sz)), (unsigned long long)(CHILD_MEMLOCK_LIMIT / KiB), nm, ok ? "" : " (refused)",
 		   TO_MIB(dlck), TO_MIB(dpin), TO_MIB(drss));
 	claim_check_code(L, "01.6", code, nm);
 }
 
 /* ---- 01.7 and 01.9: a pinned buffer in this process ------------------ */
 
-static void note_runs(struct lab *L, const char *what, const struct pagemap_runs *pr)
+/* The runs in a note, their count and longest (bytes) as the facts named. */
+static void note_runs(struct lab *L, const char *what, const struct pagemap_runs *pr,
+		      const char *runs_fact, const char *longest_fact)
 {
 	char line[160];
 
 	lab_note(L, "%s: %s", what, pagemap_runs_text(pr, page_bytes(), line, sizeof(line)));
+	lab_fact_num(L, runs_fact, (double)pr->runs, "runs");
+	lab_fact_num(L, longest_fact, (double)(pr->longest_run * page_bytes()), "bytes");
 }
 
-/*
- * 1 when this process sees page frames, after the control (an mlock'd
- * anonymous region of the pinned buffer's size, no verdict) where memory
- * allows; else 01.7 is skipped.
- */
+/* 1 when this process sees page frames, after the control (an mlock'd anonymous region
+ * of the pinned buffer's size, no verdict) where memory allows; else 01.7 is skipped. */
 static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
 {
 	uint64_t control = fit_region(bytes, budget), avail = preflight_available(L, NULL);
@@ -497,19 +477,15 @@ static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes) and /proc/self/pagemap", control);
 	if ((why = pagemap_runs_unknown(&pr, detail, sizeof(detail))))
 		goto skip;
-	note_runs(L, "control, mlock'd anonymous memory", &pr);
-	lab_fact_num(L, "mlock_runs", (double)pr.runs, "runs");
-	lab_fact_num(L, "mlock_longest_run", (double)(pr.longest_run * page_bytes()), "bytes");
+	note_runs(L, "control, mlock'd anonymous memory", &pr, "mlock_runs", "mlock_longest_run");
 	return 1;
 skip:
 	claim_skip(L, "01.7", why, "%s", detail);
 	return 0;
 }
 
-/*
- * 01.9, and 01.7 unless contiguity_ready skipped it, on one pinned buffer in
- * this process.  The sabotage mlocks as much of it as this process may.
- */
+/* 01.9, and 01.7 unless contiguity_ready skipped it, on one pinned buffer in this
+ * process.  The sabotage mlocks as much of it as this process may. */
 static void claim_pinned_here(struct lab *L, uint64_t bytes, uint64_t budget)
 {
 	int contig = contiguity_ready(L, bytes, budget), code;
@@ -544,14 +520,11 @@ static void claim_pinned_here(struct lab *L, uint64_t bytes, uint64_t budget)
 		memset(p, 0x5a, bytes); /* every page present before pagemap is read */
 		if (pagemap_runs_of(p, bytes, &pr) < 0)
 			lab_error_errno(L, "reading /proc/self/pagemap");
-		why = pagemap_runs_unknown(&pr, detail, sizeof(detail)); /* VM_PFNMAP: a hole */
 	}
-	if (contig && why)
+	if (contig && (why = pagemap_runs_unknown(&pr, detail, sizeof(detail)))) /* VM_PFNMAP */
 		claim_skip(L, "01.7", why, "%s", detail);
-	if (contig && !why) {
-		note_runs(L, "cudaHostAlloc", &pr);
-		lab_fact_num(L, "pinned_runs", (double)pr.runs, "runs");
-		lab_fact_num(L, "pinned_longest_run", (double)(pr.longest_run * page_bytes()), "bytes");
+	else if (contig) {
+		note_runs(L, "cudaHostAlloc", &pr, "pinned_runs", "pinned_longest_run");
 		claim_note(L, "%llu pages, longest run %llu pages; guest-physical frames if this is a VM",
 			   (unsigned long long)pr.pages, (unsigned long long)pr.longest_run);
 		claim_check_int(L, "01.7", (long long)pr.runs);
@@ -607,7 +580,6 @@ static void note_setting(struct lab *L, uint64_t budget)
 static void run(struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
-	/* the timed and pinned size: --size, or 64 MiB with --quick */
 	uint64_t size = o->quick && !o->size_given ? 64 * MiB : round_to_page(o->size);
 	uint64_t budget = procfs_lockable_bytes(NULL);
 

@@ -12,15 +12,14 @@
  * first: a DMA reads front to back, so a rewrite the same way would trail it
  * and hide the race.  Without nvcc every claim skips.
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "buffer.h"
 #include "lab.h"
 #include "preflight.h"
+#include "sizes.h"
 
 static const struct claim_spec claims[] = {
 	{ "03.1", "ch1.Q2", "cudaMemcpyAsync from pageable memory keeps the calling thread for most of the copy's duration",
@@ -84,10 +83,8 @@ static const struct lab_spec spec = {
 };
 
 #define MIN_CLAIM_BYTES (64 * MiB)       /* 03.1-03.3: a pinned call << 5 % of the copy */
-#define MIN_STEPS 10
-#define MAX_STEPS 1000000
 #define LOOP_ROUNDS 11                   /* drops the slowest and fastest round at 1 - 0.05/3 */
-#define MIN_ROUND_STEPS 30
+enum { MIN_STEPS = 10, MAX_STEPS = 1000000, MIN_ROUND_STEPS = 30 };
 #define READ_STEPS(L, out) lab_opt_long(L, "steps", MIN_STEPS, MAX_STEPS, \
 					lab_options(L)->quick ? 200 : 1000, out)
 
@@ -117,7 +114,6 @@ static int check_opts(const struct lab *L)
 #define PART_FRONT_NS 100000ULL          /* in front of a part of the fix timed alone */
 #define LOOP_BYTES (8 * MiB)
 #define LOOP_WORDS (LOOP_BYTES / sizeof(uint32_t))
-#define CALL_WARMUP 2
 #define PINNED_BATCH 8                   /* one pinned call is near the host clock's step */
 #define OV_MIN_SAMPLES 11                /* fewer give 03.3's 4 series infinite intervals */
 #define PART_SAMPLES 3                   /* copy and compute alone, per round */
@@ -125,8 +121,7 @@ static int check_opts(const struct lab *L)
 #define COMPUTE_OVER_PARTS 2.0           /* compute / the longer of refill and copy */
 #define PART_STEP 0x5eedu                /* pattern of the parts timed alone */
 #define VERIFY_STEP 7u                   /* pattern of the sweep and overlap copies */
-#define CHECK_BLOCKS 256
-#define CHECK_THREADS 256
+enum { CALL_WARMUP = 2, CHECK_BLOCKS = 256, CHECK_THREADS = 256 };
 
 /* A step's compute: slot[0] += words of d not step's, slot[1] += words that
  * are step+1's (buffer.h: two steps differ in every word); then a spin. */
@@ -282,22 +277,8 @@ static void measure_way(struct rig *r, const struct call_way *w, uint64_t bytes,
 	}
 }
 
-/* The sweep's size after prev (0: the first; 0 after the last): 4 KiB x 16^k
- * up to sweep_max, sweep_max itself, and the claim size, in order. */
-static uint64_t size_after(const struct rig *r, uint64_t prev)
-{
-	uint64_t g = 4 * KiB, x = 0;
-
-	while (g <= prev)
-		g *= 16;
-	if (g <= r->sweep_max)
-		x = g;
-	if (r->sweep_max > prev && (!x || r->sweep_max < x))
-		x = r->sweep_max;
-	if (r->bytes > prev && (!x || r->bytes < x))
-		x = r->bytes;
-	return x;
-}
+/* The sweep: 4 KiB x 16^k up to sweep_max, sweep_max, and the claim size. */
+#define SIZE_AFTER(r, b) sizes_next(b, 4 * KiB, 16, (r)->sweep_max, &(r)->bytes, 1)
 
 static void calls(struct rig *r)
 {
@@ -309,7 +290,7 @@ static void calls(struct rig *r)
 	char sz[32];
 	int w;
 
-	for (b = size_after(r, 0); b; b = size_after(r, b)) {
+	for (b = SIZE_AFTER(r, 0); b; b = SIZE_AFTER(r, b)) {
 		lab_progress(L, "call vs copy time: %s", lab_fmt_size(b, sz, sizeof(sz)));
 		for (w = 0; w < NWAYS; w++) {
 			struct lab_stats *st = b == r->bytes ? at[w] : other;
@@ -462,40 +443,31 @@ struct loop {
 	int torn_steps;
 };
 
-/* A step of the chapter's loop; returns the host's time inside the call. */
-static double chapter_step(struct rig *r, const struct loop *c, int k, uint32_t step)
-{
-	double t0;
-
-	buf_fill_down(c->h[0], LOOP_BYTES, step);
-	t0 = lab_now();
-	CUDA_CHECK(r->L, cudaMemcpyAsync(r->loop_d[0], c->h[0], LOOP_BYTES,
-					 cudaMemcpyHostToDevice, r->s));
-	t0 = lab_now() - t0;
-	launch_step(r, r->s, r->loop_d[0], LOOP_WORDS, step, 0, r->slots + 2 * (size_t)k);
-	return t0;
-}
-
-/* A step of the fix; returns the host's time in the wait and the call. */
-static double fix_step(struct rig *r, const struct loop *c, int k, uint32_t step)
+/* A step of either loop; returns the host's time in the fix's wait and the call. */
+static double loop_step(struct rig *r, const struct loop *c, int k, uint32_t step)
 {
 	struct lab *L = r->L;
-	cudaStream_t cs = c->copy_s2 ? r->s2 : r->s;
+	cudaStream_t cs = c->copy_s2 ? r->s2 : r->s, ks = c->fix ? r->s2 : r->s;
 	int j = c->h[1] ? k % 2 : 0;
 	double t0 = lab_now(), held;
 
 	if (c->wait)
 		CUDA_CHECK(L, cudaEventSynchronize(r->copied[j]));
-	held = lab_now() - t0;
+	held = c->fix ? lab_now() - t0 : 0;
 	buf_fill_down(c->h[j], LOOP_BYTES, step);
-	/* the copy must not overwrite d[j] while step k-2 computes on it */
-	CUDA_CHECK(L, cudaStreamWaitEvent(cs, r->computed[j], 0));
+	if (c->fix) /* the copy must not overwrite d[j] while step k-2 computes on it */
+		CUDA_CHECK(L, cudaStreamWaitEvent(cs, r->computed[j], 0));
 	t0 = lab_now();
 	CUDA_CHECK(L, cudaMemcpyAsync(r->loop_d[j], c->h[j], LOOP_BYTES, cudaMemcpyHostToDevice, cs));
-	CUDA_CHECK(L, cudaEventRecord(r->copied[j], cs));
+	if (c->fix)
+		CUDA_CHECK(L, cudaEventRecord(r->copied[j], cs));
 	held += lab_now() - t0;
-	CUDA_CHECK(L, cudaStreamWaitEvent(r->s2, r->copied[j], 0));
-	launch_step(r, r->s2, r->loop_d[j], LOOP_WORDS, step, r->spin_ns, r->slots + 2 * (size_t)k);
+	if (c->fix)
+		CUDA_CHECK(L, cudaStreamWaitEvent(r->s2, r->copied[j], 0));
+	launch_step(r, ks, r->loop_d[j], LOOP_WORDS, step, c->fix ? r->spin_ns : 0,
+		    r->slots + 2 * (size_t)k);
+	if (!c->fix)
+		return held;
 	CUDA_CHECK(L, cudaEventRecord(r->computed[j], r->s2));
 	if (k == WARM_STEPS)
 		cuda_timer_start(L, &r->period, r->s2);
@@ -526,7 +498,7 @@ static double loop_run(struct rig *r, struct loop *c)
 	if (c->fix)
 		CUDA_CHECK(L, cudaDeviceSynchronize());
 	for (k = 0; k < c->steps; k++)
-		c->held_s += (c->fix ? fix_step : chapter_step)(r, c, k, c->base + (uint32_t)k + 1);
+		c->held_s += loop_step(r, c, k, c->base + (uint32_t)k + 1);
 	CUDA_CHECK(L, cudaStreamSynchronize(r->s));
 	if (c->fix)
 		CUDA_CHECK(L, cudaStreamSynchronize(r->s2));
