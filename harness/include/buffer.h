@@ -133,6 +133,15 @@ size_t buf_tracked(void);
 void buf_fill(void *p, uint64_t bytes, uint32_t seed);
 void buf_fill_down(void *p, uint64_t bytes, uint32_t seed);
 
+/* A host refill to time: buf_fill_down of bytes at p with seed + 1, +2, ... */
+struct buf_refill {
+	void *p;
+	uint64_t bytes;
+	uint32_t seed;      /* the last seed written; advanced before each fill */
+};
+/* A lab_run_fn: one refill of (struct buf_refill *)job, in host seconds. */
+double buf_refill_sample(void *job);
+
 /* What buf_verify read and found. */
 struct buf_check {
 	uint64_t words;     /* words read (a tail counts as one) */

@@ -210,17 +210,36 @@ static __global__ void lab_buf_fill_kernel(uint32_t *p, uint64_t n, uint32_t see
 		p[i] = buf_pattern_word(seed, i);
 }
 
-static __global__ void lab_buf_count_bad_kernel(const uint32_t *p, uint64_t n, uint32_t seed,
-						unsigned long long *bad)
+/*
+ * Counts into slot[0] the words of p[0..n) that differ from pattern `seed`
+ * and into slot[1] those equal to pattern `other` (buffer.h: two seeds
+ * differ in every word, so slot[1] says how many words came from a later
+ * write), then, if spin_ns, holds the stream that long (one thread): a
+ * check that stands for a step's compute.  Sums per warp before the atomics.
+ */
+static __global__ void lab_buf_count_kernel(const uint32_t *p, uint64_t n, uint32_t seed,
+					    uint32_t other, uint64_t spin_ns,
+					    unsigned long long *slot)
 {
 	uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
 	uint64_t step = (uint64_t)gridDim.x * blockDim.x;
-	unsigned long long mine = 0;
+	unsigned long long bad = 0, hit = 0;
+	int off;
 
-	for (; i < n; i += step)
-		mine += p[i] != buf_pattern_word(seed, i);
-	if (mine)
-		atomicAdd(bad, mine);
+	for (; i < n; i += step) {
+		bad += p[i] != buf_pattern_word(seed, i);
+		hit += p[i] == buf_pattern_word(other, i);
+	}
+	for (off = 16; off > 0; off >>= 1) {
+		bad += __shfl_down_sync(0xffffffffu, bad, off);
+		hit += __shfl_down_sync(0xffffffffu, hit, off);
+	}
+	if ((threadIdx.x & 31) == 0 && (bad || hit)) {
+		atomicAdd(&slot[0], bad);
+		atomicAdd(&slot[1], hit);
+	}
+	if (spin_ns && blockIdx.x == 0 && threadIdx.x == 0)
+		lab_gpu_spin(spin_ns);
 }
 
 /* Blocks for `words` words: one word a thread, at most 4096 blocks (grid-stride). */
@@ -248,38 +267,86 @@ static inline cudaError_t lab_gpu_fill(void *p, uint64_t bytes, uint32_t seed)
 }
 
 /*
- * The mismatch counter, in device memory (allocated on first use and kept):
+ * Queue lab_buf_count_kernel on stream s over the bytes / 4 words at p:
+ * slot (device memory, two counters the caller has zeroed) gets the words
+ * not of pattern `seed` and the words of pattern `other`; the kernel then
+ * spins spin_ns.  Launch errors are the return value; nothing waits.
+ */
+static inline cudaError_t lab_gpu_count_async(cudaStream_t s, const void *p, uint64_t bytes,
+					      uint32_t seed, uint32_t other, uint64_t spin_ns,
+					      unsigned long long *slot)
+{
+	lab_buf_count_kernel<<<lab_buf_grid(bytes / 4), LAB_BUF_THREADS, 0, s>>>(
+		(const uint32_t *)p, bytes / 4, seed, other, spin_ns, slot);
+	return cudaGetLastError();
+}
+
+/*
+ * The two counters, in device memory (allocated on first use and kept):
  * GPU atomics on mapped host memory need not be atomic across PCIe, and the
  * count should be exact.
  */
 static unsigned long long *lab_buf_bad_dev;
 
 /*
+ * After whatever stream s holds, count the words of the bytes / 4 at p not
+ * of pattern `seed` into out[0] and those of pattern `other` into out[1]
+ * (both -1 on error); waits.  Returns the CUDA error, as lab_gpu_fill.
+ */
+static inline cudaError_t lab_gpu_count_on(cudaStream_t s, const void *p, uint64_t bytes,
+					   uint32_t seed, uint32_t other, long long out[2])
+{
+	unsigned long long n[2] = { 0, 0 };
+	cudaError_t e;
+
+	out[0] = out[1] = -1;
+	if (!lab_buf_bad_dev &&
+	    (e = cudaMalloc((void **)&lab_buf_bad_dev, sizeof(n))) != cudaSuccess) {
+		lab_buf_bad_dev = NULL;
+		return e;
+	}
+	e = cudaMemsetAsync(lab_buf_bad_dev, 0, sizeof(n), s);
+	if (e == cudaSuccess)
+		e = lab_gpu_count_async(s, p, bytes, seed, other, 0, lab_buf_bad_dev);
+	if (e == cudaSuccess) /* waits for the kernel and reports its fault */
+		e = cudaStreamSynchronize(s);
+	if (e == cudaSuccess)
+		e = cudaMemcpy(n, lab_buf_bad_dev, sizeof(n), cudaMemcpyDeviceToHost);
+	if (e == cudaSuccess) {
+		out[0] = (long long)n[0];
+		out[1] = (long long)n[1];
+	}
+	return e;
+}
+
+/*
+ * After whatever stream s holds, the bytes / 4 words at p must be pattern
+ * `seed` (data a copy brought): lab_error naming `what` and the count of
+ * words that differ, or the CUDA error, otherwise nothing.
+ */
+static inline void lab_gpu_verify(struct lab *L, cudaStream_t s, const void *p, uint64_t bytes,
+				  uint32_t seed, const char *what)
+{
+	long long got[2];
+
+	CUDA_CHECK(L, lab_gpu_count_on(s, p, bytes, seed, seed + 1, got));
+	if (got[0] != 0)
+		lab_error(L, "%s is wrong on the GPU: %lld of %llu words differ from pattern %u",
+			  what, got[0], (unsigned long long)(bytes / 4), seed);
+}
+
+/*
  * Count the words of the bytes / 4 at p that differ from pattern `seed`
- * into *bad (-1 on error); waits.  Returns the CUDA error, as lab_gpu_fill.
+ * into *bad (-1 on error), on the default stream; waits.  Returns the CUDA
+ * error, as lab_gpu_fill.
  */
 static inline cudaError_t lab_gpu_count_bad(const void *p, uint64_t bytes, uint32_t seed,
 					    long long *bad)
 {
-	unsigned long long n = 0;
-	cudaError_t e;
+	long long out[2];
+	cudaError_t e = lab_gpu_count_on(0, p, bytes, seed, seed + 1, out);
 
-	*bad = -1;
-	if (!lab_buf_bad_dev &&
-	    (e = cudaMalloc((void **)&lab_buf_bad_dev, sizeof(*lab_buf_bad_dev))) != cudaSuccess) {
-		lab_buf_bad_dev = NULL;
-		return e;
-	}
-	e = cudaMemset(lab_buf_bad_dev, 0, sizeof(*lab_buf_bad_dev));
-	if (e != cudaSuccess)
-		return e;
-	lab_buf_count_bad_kernel<<<lab_buf_grid(bytes / 4), LAB_BUF_THREADS>>>(
-		(const uint32_t *)p, bytes / 4, seed, lab_buf_bad_dev);
-	e = cudaGetLastError();
-	if (e == cudaSuccess) /* waits for the kernel and reports its fault */
-		e = cudaMemcpy(&n, lab_buf_bad_dev, sizeof(n), cudaMemcpyDeviceToHost);
-	if (e == cudaSuccess)
-		*bad = (long long)n;
+	*bad = out[0];
 	return e;
 }
 

@@ -338,63 +338,45 @@ static inline void lab_copy_rig_close(struct lab_copy_rig *r)
 
 enum lab_copy_dir { LAB_COPY_H2D, LAB_COPY_D2H };
 
-/* One timed sample's work: `reps` copies of `bytes` between host and dev. */
+/*
+ * One timed sample's work: copies.n copies of `bytes` between host and
+ * device, as a lab_cuda_job on the rig's idle stream with nothing in front
+ * (lab_cuda_job_run is the sample function; &c->job its context).  A
+ * pageable H2D copy stages its data with the CPU inside the call, after the
+ * start event has fired: the staging is timed, as it is part of what the
+ * caller waits for.  job.ctx points at copies: initialise in place.
+ */
 struct lab_copy {
-	struct lab *L;
-	void *dst;
-	const void *src;
-	uint64_t bytes;
-	int reps;
-	enum cudaMemcpyKind kind;
-	cudaStream_t stream;
-	struct cuda_timer *timer;
+	struct lab_cuda_copies copies;
+	struct lab_cuda_job job;
 };
 
-/* A copy of `bytes` (<= r->bytes) between host and the rig's device buffer; reps 1. */
+/* A copy of `bytes` (<= r->bytes) between host and the rig's device buffer; n 1. */
 static inline void lab_copy_init(struct lab_copy *c, struct lab_copy_rig *r, void *host,
 				 enum lab_copy_dir d, uint64_t bytes)
 {
-	c->L = r->L;
-	c->bytes = bytes;
-	c->reps = 1;
-	c->stream = r->stream;
-	c->timer = &r->timer;
-	c->dst = d == LAB_COPY_H2D ? r->dev : host;
-	c->src = d == LAB_COPY_H2D ? host : r->dev;
-	c->kind = d == LAB_COPY_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+	struct lab_cuda_copies cp = { r->L, d == LAB_COPY_H2D ? r->dev : host,
+				      d == LAB_COPY_H2D ? host : r->dev, bytes, 1,
+				      d == LAB_COPY_H2D ? cudaMemcpyHostToDevice
+							: cudaMemcpyDeviceToHost };
+	struct lab_cuda_job job = { r->L, r->stream, &r->timer, 0, lab_cuda_issue_copies,
+				    &c->copies, 0 };
+
+	c->copies = cp;
+	c->job = job;
 }
 
-/*
- * A lab_run_fn: c->reps copies between two events on the idle stream, in
- * seconds.  A pageable H2D copy stages its data with the CPU inside the
- * call, after the start event has fired: the staging is timed, as it is
- * part of what the caller waits for.
- */
-static inline double lab_copy_time(void *arg)
-{
-	struct lab_copy *c = (struct lab_copy *)arg;
-	int i;
-
-	CUDA_CHECK(c->L, cudaEventRecord(c->timer->start, c->stream));
-	for (i = 0; i < c->reps; i++)
-		CUDA_CHECK(c->L, cudaMemcpyAsync(c->dst, c->src, (size_t)c->bytes, c->kind,
-						 c->stream));
-	CUDA_CHECK(c->L, cudaEventRecord(c->timer->stop, c->stream));
-	CUDA_CHECK(c->L, cudaStreamSynchronize(c->stream));
-	return cuda_timer_seconds(c->L, c->timer);
-}
-
-/* Sets c->reps so a sample lasts LAB_COPY_FLOOR_S (one warm-up sample first). */
+/* Sets c->copies.n so a sample lasts LAB_COPY_FLOOR_S (one warm-up sample first). */
 static inline int lab_copy_batch(struct lab_copy *c)
 {
 	int next;
 
-	c->reps = 1;
-	lab_copy_time(c);
-	while ((next = lab_copy_next_reps(c->reps, lab_copy_time(c), LAB_COPY_FLOOR_S,
-					  LAB_COPY_MAX_REPS)) > 0)
-		c->reps = next;
-	return c->reps;
+	c->copies.n = 1;
+	lab_cuda_job_run(&c->job);
+	while ((next = lab_copy_next_reps(c->copies.n, lab_cuda_job_run(&c->job),
+					  LAB_COPY_FLOOR_S, LAB_COPY_MAX_REPS)) > 0)
+		c->copies.n = next;
+	return c->copies.n;
 }
 
 /*
@@ -413,9 +395,9 @@ static inline int lab_copy_rate(struct lab_copy_rig *r, const char *name, void *
 
 	lab_copy_init(&c, r, host, d, bytes);
 	lab_copy_batch(&c);
-	lab_measure(r->L, name, lab_copy_time, &c, &cfg, &secs);
-	lab_stats_to_rate(&secs, bytes * (uint64_t)c.reps, rate);
-	return c.reps;
+	lab_measure(r->L, name, lab_cuda_job_run, &c.job, &cfg, &secs);
+	lab_stats_to_rate(&secs, bytes * (uint64_t)c.copies.n, rate);
+	return c.copies.n;
 }
 
 /*
@@ -434,7 +416,7 @@ static inline void lab_copy_pair_measure(struct lab_copy_rig *r, struct lab_copy
 		n = LAB_MAX_SAMPLES;
 	lab_copy_init(&ca, r, host_a, d, bytes);
 	lab_copy_init(&cb, r, host_b, d, bytes);
-	lab_copy_pair_run(lab_copy_time, &ca, &cb, n, sa, sb);
+	lab_copy_pair_run(lab_cuda_job_run, &ca.job, &cb.job, n, sa, sb);
 	lab_copy_pair_stats(p, sa, sb, n, bytes);
 }
 

@@ -377,6 +377,51 @@ static inline double lab_cuda_job_run(void *job)
 	return cuda_timer_seconds(j->L, j->timer);
 }
 
+/*
+ * Runs a job `warmup` times unkept, then n times, keeping the GPU seconds
+ * of run i in gpu_s[i] and its host seconds in host_s[i] (host_s may be
+ * NULL): paired samples of one run each, for series made by hand
+ * (lab_stats_from), where a re-measure of one would break the pairing.
+ */
+static inline void lab_cuda_job_samples(struct lab_cuda_job *job, int warmup, int n,
+					double *gpu_s, double *host_s)
+{
+	int i;
+
+	for (i = -warmup; i < n; i++) {
+		double g = lab_cuda_job_run(job);
+
+		if (i >= 0) {
+			gpu_s[i] = g;
+			if (host_s)
+				host_s[i] = job->host_s;
+		}
+	}
+}
+
+/*
+ * lab_cuda_job_samples made into two paired series: host_name (host clock)
+ * and gpu_name (event clock), n samples (at most LAB_MAX_SAMPLES) after
+ * `warmup`, each divided by `per` (>= 1, the operations a run makes: a
+ * batch's too_short is judged on the whole run, before the division).
+ */
+static inline void lab_cuda_job_series(struct lab_cuda_job *job, int warmup, int n, int per,
+				       const char *host_name, const char *gpu_name,
+				       struct lab_stats *host, struct lab_stats *gpu)
+{
+	double h[LAB_MAX_SAMPLES], g[LAB_MAX_SAMPLES];
+
+	n = n < LAB_MAX_SAMPLES ? n : LAB_MAX_SAMPLES;
+	lab_cuda_job_samples(job, warmup, n, g, h);
+	lab_stats_from(host, host_name, "s", h, n, 0);
+	lab_stats_from(gpu, gpu_name, "s", g, n, LAB_CUDA_EVENT_RES_S);
+	host->warmup = gpu->warmup = warmup;
+	if (per > 1) {
+		lab_stats_scale(host, 1.0 / per, "s");
+		lab_stats_scale(gpu, 1.0 / per, "s");
+	}
+}
+
 /* n copies of `bytes` from src to dst, one after the other, as a job's work. */
 struct lab_cuda_copies {
 	struct lab *L;

@@ -92,6 +92,12 @@ uint64_t preflight_ram(struct lab *L, const char **name);
  */
 const char *preflight_shortfall(uint64_t k, uint64_t bytes, uint64_t have, const char *what,
 				char *detail, size_t len);
+/*
+ * A whole lab's host buffers, k x bytes, against the machine's RAM
+ * (preflight_ram, capped by the cgroup): returns when they fit, else
+ * lab_skip(SKIP_NOT_ENOUGH_MEMORY, "<ram> of <what>, need k x <bytes>").
+ */
+void preflight_ram_require(struct lab *L, uint64_t k, uint64_t bytes);
 /* preflight_shortfall against preflight_available(L) (lab_error if unreadable). */
 const char *preflight_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *detail,
 				 size_t len);

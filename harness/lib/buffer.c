@@ -328,6 +328,15 @@ void buf_fill_down(void *p, uint64_t bytes, uint32_t seed)
 		fill_block_down(w, i - FILL_BLOCK, seed);
 }
 
+double buf_refill_sample(void *job)
+{
+	struct buf_refill *f = (struct buf_refill *)job;
+	double t0 = lab_now();
+
+	buf_fill_down(f->p, f->bytes, ++f->seed);
+	return lab_now() - t0;
+}
+
 /* Checks len (<= 4) bytes at byte offset off against word i; counts into c. */
 static void check_word(const unsigned char *p, uint64_t i, uint64_t off, size_t len,
 		       uint32_t seed, struct buf_check *c)

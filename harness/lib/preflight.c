@@ -2,6 +2,7 @@
  * preflight.c - checked sizes, host memory with the cgroup's limit, usage
  * errors.
  */
+#include <inttypes.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -236,6 +237,17 @@ const char *preflight_shortfall(uint64_t k, uint64_t bytes, uint64_t have, const
 	snprintf(detail, len, "%s wanted, %s %s", lab_fmt_size(bytes, a, sizeof(a)), what,
 		 lab_fmt_size(have, b, sizeof(b)));
 	return SKIP_NOT_ENOUGH_MEMORY;
+}
+
+void preflight_ram_require(struct lab *L, uint64_t k, uint64_t bytes)
+{
+	const char *what;
+	uint64_t ram = preflight_ram(L, &what);
+	char a[32], b[32];
+
+	if (!preflight_fits(k, bytes, ram))
+		lab_skip(L, SKIP_NOT_ENOUGH_MEMORY, "%s of %s, need %" PRIu64 " x %s",
+			 lab_fmt_size(ram, a, sizeof(a)), what, k, lab_fmt_size(bytes, b, sizeof(b)));
 }
 
 const char *preflight_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *detail,

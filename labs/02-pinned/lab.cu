@@ -189,18 +189,11 @@ static void plan_init(struct lab *L, struct bench *b)
 /* Skips the lab when the GPU or the host cannot hold the buffers. */
 static void require_memory(struct lab *L, uint64_t largest)
 {
-	const char *what;
-	uint64_t ram = preflight_ram(L, &what);
-	char a[32], c[32];
-
 	lab_cuda_require_free(L, preflight_need(1, largest, GPU_SPARE_BYTES),
 			      " (the largest copy + 256 MiB)");
 	/* three host buffers of `largest` live at once (the claim pair and the
 	 * check buffer); leave half the RAM */
-	if (!preflight_fits(6, largest, ram))
-		lab_skip(L, SKIP_NOT_ENOUGH_MEMORY, "%s of %s, need 6 x %s",
-			 lab_fmt_size(ram, a, sizeof(a)), what,
-			 lab_fmt_size(largest, c, sizeof(c)));
+	preflight_ram_require(L, 6, largest);
 }
 
 /* A different pattern per kind: stale data of the kind before cannot pass. */

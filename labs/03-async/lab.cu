@@ -1,16 +1,13 @@
 /*
  * lab-03: async copies and the buffer-reuse race.
  *
- * Does cudaMemcpyAsync give the calling thread back before the copy is done,
- * does a copy overlap a kernel, and what does the GPU read when the host
- * rewrites a copy's source too early?  All copies H2D, in four parts
- * (README.md, "Method"): 1. the call's host time against the copy's (03.1,
- * 03.2); 2. a copy and an equally long kernel on two streams (03.3); 3. the
- * race on a pinned buffer (03.4); 4. loops of refill, copy, check: the
- * chapter's on one pageable buffer (03.6, 03.8) and the fix, two pinned
- * buffers and events (03.5, 03.7).  Rewrites run from the last word to the
- * first: a DMA reads front to back, so a rewrite the same way would trail it
- * and hide the race.  Without nvcc every claim skips.
+ * Does cudaMemcpyAsync give the thread back before the copy is done, does a
+ * copy overlap a kernel, and what does the GPU read when the host rewrites a
+ * copy's source too early?  H2D copies in four parts (README.md, "Method"):
+ * call vs copy time (03.1, 03.2); copy and kernel on two streams (03.3); the
+ * race (03.4); refill-copy-check loops, the chapter's (03.6, 03.8) and the
+ * fix (03.5, 03.7).  Rewrites run last word to first: a DMA reads front to
+ * back, and a rewrite trailing it would hide the race.  No nvcc: all skip.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -62,25 +59,6 @@ static const struct lab_extra_opt extra_opts[] = {
 	  "--quick 200; at least 30 a round)" },
 	{ NULL, NULL, NULL }
 };
-static int check_opts(const struct lab *L);
-
-static const struct lab_figure figures[] = {
-	{ "lab03_calls", "lab03_calls", "call_* copy_*", NULL, "03.1 03.2",
-	  "lab-03: time in the cudaMemcpyAsync call vs the copy's own time" },
-	{ "lab03_timeline", "lab03_timeline",
-	  "call_pageable copy_pageable call_pinned_idle copy_pinned_idle overlap_* loop_copy_*",
-	  "race_rewrite_s race_torn_words race_spin_s loop_step_* loop_hidden_*",
-	  "03.1 03.3 03.4 03.5", "lab-03: when the host thread, the copy and the kernel ran, per case" },
-	{ NULL }
-};
-
-static const struct lab_spec spec = {
-	"03", "async copies and the buffer-reuse race",
-	"when cudaMemcpyAsync returns, whether a copy overlaps a kernel, and what "
-	"the GPU reads when the host reuses a copy's source buffer too early",
-	120, { 1, 1, 0 }, claims, extra_opts, NULL, /* timeout_s, needs, claims, opts, role */
-	256 * MiB, 7, check_opts, figures,          /* --size, --iters */
-};
 
 #define MIN_CLAIM_BYTES (64 * MiB)       /* 03.1-03.3: a pinned call << 5 % of the copy */
 #define LOOP_ROUNDS 11                   /* drops the slowest and fastest round at 1 - 0.05/3 */
@@ -106,6 +84,24 @@ static int check_opts(const struct lab *L)
 	return 0;
 }
 
+static const struct lab_figure figures[] = {
+	{ "lab03_calls", "lab03_calls", "call_* copy_*", NULL, "03.1 03.2",
+	  "lab-03: time in the cudaMemcpyAsync call vs the copy's own time" },
+	{ "lab03_timeline", "lab03_timeline",
+	  "call_pageable copy_pageable call_pinned_idle copy_pinned_idle overlap_* loop_copy_*",
+	  "race_rewrite_s race_torn_words race_spin_s loop_step_* loop_hidden_*",
+	  "03.1 03.3 03.4 03.5", "lab-03: when the host thread, the copy and the kernel ran, per case" },
+	{ NULL }
+};
+
+static const struct lab_spec spec = {
+	"03", "async copies and the buffer-reuse race",
+	"when cudaMemcpyAsync returns, whether a copy overlaps a kernel, and what "
+	"the GPU reads when the host reuses a copy's source buffer too early",
+	120, { 1, 1, 0 }, claims, extra_opts, NULL, /* timeout_s, needs, claims, opts, role */
+	256 * MiB, 7, check_opts, figures,          /* --size, --iters */
+};
+
 #if DMALAB_HAVE_CUDA
 #include "lab_buffers_cuda.h"
 
@@ -121,39 +117,14 @@ static int check_opts(const struct lab *L)
 #define COMPUTE_OVER_PARTS 2.0           /* compute / the longer of refill and copy */
 #define PART_STEP 0x5eedu                /* pattern of the parts timed alone */
 #define VERIFY_STEP 7u                   /* pattern of the sweep and overlap copies */
-enum { CALL_WARMUP = 2, CHECK_BLOCKS = 256, CHECK_THREADS = 256 };
-
-/* A step's compute: slot[0] += words of d not step's, slot[1] += words that
- * are step+1's (buffer.h: two steps differ in every word); then a spin. */
-__global__ static void step_kernel(const uint32_t *d, size_t n, uint32_t step,
-				   uint64_t spin_ns, unsigned long long *slot)
-{
-	unsigned long long bad = 0, next = 0;
-	size_t i, stride = (size_t)gridDim.x * blockDim.x;
-	int off;
-
-	for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-		bad += d[i] != buf_pattern_word(step, i);
-		next += d[i] == buf_pattern_word(step + 1, i);
-	}
-	for (off = 16; off > 0; off >>= 1) {
-		bad += __shfl_down_sync(0xffffffffu, bad, off);
-		next += __shfl_down_sync(0xffffffffu, next, off);
-	}
-	if ((threadIdx.x & 31) == 0 && (bad || next)) {
-		atomicAdd(&slot[0], bad);
-		atomicAdd(&slot[1], next);
-	}
-	if (spin_ns && blockIdx.x == 0 && threadIdx.x == 0)
-		lab_gpu_spin(spin_ns);
-}
+enum { CALL_WARMUP = 2 };
 
 struct rig {
 	struct lab *L;
 	uint64_t bytes, sweep_max, big_bytes;  /* 03.1-03.3's copy; the sweep's largest */
 	uint32_t *big_pinned, *big_pageable, *big_d;             /* big_bytes each */
 	uint32_t *loop_pinned[2], *loop_pageable[2], *loop_d[2]; /* LOOP_BYTES each */
-	unsigned long long *slots;   /* two counters a step, on the GPU */
+	unsigned long long *slots, *got; /* two counters a step, on the GPU; their copy */
 	cudaStream_t s, s2;          /* copies and kernels in front of them; the other */
 	struct cuda_timer timer, period; /* one job; a loop's compute stream, step W on */
 	cudaEvent_t copied[2], computed[2];
@@ -167,14 +138,11 @@ static const uint32_t *big_src(const struct rig *r, int pinned)
 	return pinned != LAB_SABOTAGED ? r->big_pinned : r->big_pageable;
 }
 
-/* Sizes, memory or a skip, buffers (every host page written: none faults
- * while timed), events and streams, all released at exit. */
+/* Sizes, memory or a skip, buffers (every host page written: none faults while
+ * timed), events and streams, all released at exit. */
 static void rig_setup(struct lab *L, struct rig *r)
 {
 	const struct lab_opts *o = lab_options(L);
-	const char *what;
-	uint64_t ram;
-	char a[32], b[32];
 	long steps;
 	int j, most;
 
@@ -185,14 +153,10 @@ static void rig_setup(struct lab *L, struct rig *r)
 	r->natural_steps = o->quick ? 50 : 200;
 	READ_STEPS(L, &steps); /* check_opts has refused a bad one */
 	r->round_steps = steps / LOOP_ROUNDS > MIN_ROUND_STEPS ? (int)steps / LOOP_ROUNDS : MIN_ROUND_STEPS;
-	most = steps > r->natural_steps ? (int)steps : r->natural_steps;
-	most = most > MIN_ROUND_STEPS ? most : MIN_ROUND_STEPS;
+	most = r->round_steps > r->natural_steps ? r->round_steps : r->natural_steps;
 	lab_cuda_require(L, 1);
 	lab_cuda_require_free(L, preflight_need(1, r->big_bytes, 2 * LOOP_BYTES + 256 * MiB), "");
-	ram = preflight_ram(L, &what);
-	if (!preflight_fits(4, r->big_bytes, ram))
-		lab_skip(L, SKIP_NOT_ENOUGH_MEMORY, "%s of %s, need 4 x %s", lab_fmt_size(ram, a,
-			 sizeof(a)), what, lab_fmt_size(r->big_bytes, b, sizeof(b)));
+	preflight_ram_require(L, 4, r->big_bytes);
 	if (LAB_SABOTAGED)
 		lab_note(L, "sabotage: pinned and pageable swapped; the fix with one buffer (03.5), "
 			 "its copies on the compute stream (03.7)");
@@ -210,33 +174,15 @@ static void rig_setup(struct lab *L, struct rig *r)
 		r->copied[j] = lab_cuda_event_new(L, cudaEventDisableTiming);
 		r->computed[j] = lab_cuda_event_new(L, cudaEventDisableTiming);
 	}
-	r->slots = (unsigned long long *)lab_cuda_alloc(L, LAB_BUF_DEVICE,
-							2 * (size_t)most * sizeof(*r->slots));
+	r->slots = (unsigned long long *)lab_cuda_alloc(L, LAB_BUF_DEVICE, 2 * most * sizeof(*r->slots));
+	r->got = (unsigned long long *)lab_cuda_alloc(L, LAB_BUF_PAGEABLE, 2 * most * sizeof(*r->got));
 	r->s = lab_cuda_stream_new(L);
 	r->s2 = lab_cuda_stream_new(L);
 	cuda_timer_init(L, &r->timer);
 	cuda_timer_init(L, &r->period);
 }
 
-static void launch_step(struct rig *r, cudaStream_t s, const uint32_t *d, size_t words,
-			uint32_t step, uint64_t spin_ns, unsigned long long *slot)
-{
-	step_kernel<<<CHECK_BLOCKS, CHECK_THREADS, 0, s>>>(d, words, step, spin_ns, slot);
-	CUDA_CHECK_LAUNCH(r->L, 0);
-}
-
-/* After whatever r->s holds, step_kernel's two counts on `words` words of d (waits). */
-static void check_now(struct rig *r, const uint32_t *d, size_t words, uint32_t step,
-		      unsigned long long out[2])
-{
-	CUDA_CHECK(r->L, cudaMemsetAsync(r->slots, 0, 2 * sizeof(*r->slots), r->s));
-	launch_step(r, r->s, d, words, step, 0, r->slots);
-	CUDA_CHECK(r->L, cudaStreamSynchronize(r->s));
-	CUDA_CHECK(r->L, cudaMemcpy(out, r->slots, 2 * sizeof(*r->slots), cudaMemcpyDeviceToHost));
-}
-
 /* Part 1: how long the call holds the thread (03.1, 03.2) */
-
 enum { WAY_PAGEABLE, WAY_PINNED, WAY_PINNED_IDLE, WAY_PAGEABLE_QUEUED, NWAYS };
 
 static const struct call_way {
@@ -250,31 +196,19 @@ static const struct call_way {
 	{ "call_pageable_queued", "copy_pageable_queued", 0, QUEUE_SPIN_NS },
 };
 
-/* Paired call and copy samples, by hand (a re-measure of one would break the
- * pairing); memory the driver calls pinned is timed PINNED_BATCH calls a
- * sample, too_short judged on the batch, then scaled to one call. */
+/* Paired call and copy samples (lab_cuda_job_series); memory the driver
+ * calls pinned is timed PINNED_BATCH calls a sample, then scaled to one. */
 static void measure_way(struct rig *r, const struct call_way *w, uint64_t bytes,
 			struct lab_stats *call, struct lab_stats *copy)
 {
-	double c[LAB_MAX_SAMPLES], p[LAB_MAX_SAMPLES];
 	struct lab_cuda_copies cp = { r->L, r->big_d, big_src(r, w->pinned), bytes, 1,
 				      cudaMemcpyHostToDevice };
 	struct lab_cuda_job job = { r->L, r->s, &r->timer, w->spin_ns, lab_cuda_issue_copies, &cp };
-	int i, n = lab_options(r->L)->iters, pinned = lab_cuda_host_pinned(cp.src);
+	int pinned = lab_cuda_host_pinned(cp.src);
 
-	n = n < LAB_MAX_SAMPLES ? n : LAB_MAX_SAMPLES;
 	cp.n = (pinned < 0 ? w->pinned : pinned) ? PINNED_BATCH : 1;
-	for (i = -CALL_WARMUP; i < n; i++) {
-		p[i < 0 ? 0 : i] = lab_cuda_job_run(&job);
-		c[i < 0 ? 0 : i] = job.host_s;
-	}
-	lab_stats_from(call, w->call, "s", c, n, 0);
-	lab_stats_from(copy, w->copy, "s", p, n, LAB_CUDA_EVENT_RES_S);
-	call->warmup = copy->warmup = CALL_WARMUP;
-	if (cp.n > 1) {
-		lab_stats_scale(call, 1.0 / cp.n, "s");
-		lab_stats_scale(copy, 1.0 / cp.n, "s");
-	}
+	lab_cuda_job_series(&job, CALL_WARMUP, lab_options(r->L)->iters, cp.n, w->call, w->copy,
+			    call, copy);
 }
 
 /* The sweep: 4 KiB x 16^k up to sweep_max, sweep_max, and the claim size. */
@@ -283,8 +217,7 @@ static void measure_way(struct rig *r, const struct call_way *w, uint64_t bytes,
 static void calls(struct rig *r)
 {
 	struct lab_stats at[NWAYS][2], other[2]; /* call, copy; at: at the claim size */
-	const struct lab_stats *pg = at[WAY_PAGEABLE], *pin = at[WAY_PINNED];
-	const struct lab_stats *q = at[WAY_PAGEABLE_QUEUED];
+	const struct lab_stats *pg = at[WAY_PAGEABLE], *pin = at[WAY_PINNED], *q = at[WAY_PAGEABLE_QUEUED];
 	struct lab *L = r->L;
 	uint64_t b;
 	char sz[32];
@@ -315,7 +248,6 @@ static void calls(struct rig *r)
 }
 
 /* Part 2: a copy and a kernel on two streams (03.3) */
-
 enum { OV_COPY, OV_KERNEL, OV_COPY_FIRST, OV_KERNEL_FIRST, OV_N };
 
 struct ov_ctx {
@@ -344,11 +276,14 @@ static double ov_run(void *p)
 	return lab_now() - t0;
 }
 
-static const char *const ov_names[2][OV_N] = {
+/* Series names [pinned][OV_*], then the facts of x[0] and x[1]. */
+static const char *const ov_names[2][OV_N + 2] = {
 	{ "overlap_copy_pageable", "overlap_kernel_pageable",
-	  "overlap_both_pageable_copy_first", "overlap_both_pageable_kernel_first" },
+	  "overlap_both_pageable_copy_first", "overlap_both_pageable_kernel_first",
+	  "overlap_pageable_copy_first", "overlap_pageable_kernel_first" },
 	{ "overlap_copy_pinned", "overlap_kernel_pinned", "overlap_both_pinned_copy_first",
-	  "overlap_both_pinned_kernel_first" },
+	  "overlap_both_pinned_kernel_first", "overlap_pinned_copy_first",
+	  "overlap_pinned_kernel_first" },
 };
 
 /* The kernel spins as long as the copy alone took: serial then gives 2 x the
@@ -368,6 +303,8 @@ static void overlap(struct rig *r, int pinned, struct lab_stats *s, struct lab_e
 	longer = lab_est_max(lab_est_median(&s[OV_COPY], OV_N), lab_est_median(&s[OV_KERNEL], OV_N));
 	x[0] = lab_est_ratio(lab_est_median(&s[OV_COPY_FIRST], OV_N), longer);
 	x[1] = lab_est_ratio(lab_est_median(&s[OV_KERNEL_FIRST], OV_N), longer);
+	lab_fact_num(r->L, ov_names[pinned][OV_N], x[0].value, "x");
+	lab_fact_num(r->L, ov_names[pinned][OV_N + 1], x[1].value, "x");
 }
 
 static void overlaps(struct rig *r)
@@ -375,17 +312,11 @@ static void overlaps(struct rig *r)
 	struct lab_stats pin[OV_N], pg[OV_N];
 	struct lab_est xpin[2], xpg[2];
 	struct lab *L = r->L;
-	size_t words = r->bytes / sizeof(uint32_t);
-	unsigned long long got[2];
 	int i;
 
 	lab_progress(L, "overlap of a copy and a kernel on two streams");
 	overlap(r, 1, pin, xpin);
 	overlap(r, 0, pg, xpg);
-	lab_fact_num(L, "overlap_pinned_copy_first", xpin[0].value, "x");
-	lab_fact_num(L, "overlap_pinned_kernel_first", xpin[1].value, "x");
-	lab_fact_num(L, "overlap_pageable_copy_first", xpg[0].value, "x");
-	lab_fact_num(L, "overlap_pageable_kernel_first", xpg[1].value, "x");
 	lab_note(L, "pageable copy %.2f ms and a kernel as long: %.2f x the longer copy first, "
 		 "%.2f x kernel first", pg[OV_COPY].median * 1e3, xpg[0].value, xpg[1].value);
 	for (i = 0; i < OV_N; i++)
@@ -394,10 +325,7 @@ static void overlaps(struct rig *r)
 		   "kernel first; the larger counts", pin[OV_COPY].median * 1e3,
 		   pin[OV_KERNEL].median * 1e3, xpin[0].value, xpin[1].value);
 	claim_check(L, "03.3", lab_est_max(xpin[0], xpin[1]));
-	check_now(r, r->big_d, words, VERIFY_STEP, got); /* the copies' data arrived */
-	if (got[0] != 0)
-		lab_error(L, "the copied data is wrong: %llu of %zu words differ from the host "
-			  "buffer", got[0], words);
+	lab_gpu_verify(L, r->s, r->big_d, r->bytes, VERIFY_STEP, "the copies' data");
 }
 
 /* Part 3: the race (03.4): step 1's copy waits behind a spin kernel while
@@ -406,7 +334,7 @@ static void race(struct rig *r)
 {
 	struct lab *L = r->L;
 	uint32_t *h = LAB_SABOTAGED ? r->loop_pageable[0] : r->loop_pinned[0];
-	unsigned long long got[2];
+	long long got[2];
 	double t0, rewrite_s;
 	int queued;
 
@@ -417,20 +345,19 @@ static void race(struct rig *r)
 	buf_fill_down(h, LOOP_BYTES, 2);
 	rewrite_s = lab_now() - t0;
 	queued = lab_cuda_stream_busy(L, r->s);
-	check_now(r, r->loop_d[0], LOOP_WORDS, 1, got);
+	CUDA_CHECK(L, lab_gpu_count_on(r->s, r->loop_d[0], LOOP_BYTES, 1, 2, got));
 	lab_fact_num(L, "race_torn_words", (double)got[1], "words");
 	lab_fact_num(L, "race_rewrite_s", rewrite_s, "s");
-	claim_note(L, "%llu of %zu words held step 2's data, %llu not step 1's; rewrite %.2f ms, "
+	claim_note(L, "%lld of %zu words held step 2's data, %lld not step 1's; rewrite %.2f ms, "
 		   "copy then %s", got[1], (size_t)LOOP_WORDS, got[0], rewrite_s * 1e3,
 		   queued ? "still queued" : "done");
 	claim_check_int(L, "03.4", (long long)got[1]);
 }
 
-/* Part 4: the loops (03.5 - 03.8).  A step refills a host buffer, copies it
- * and checks it on the GPU.  The chapter's: one buffer, copy and check on one
- * stream (as .to() and model()).  The fix: two pinned buffers in turn, the
- * check on the other stream after the copy's event, and the host waits on a
- * buffer's last copy before rewriting it. */
+/* Part 4: the loops (03.5 - 03.8).  A step refills a host buffer, copies it and
+ * checks it on the GPU.  The chapter's: one buffer, copy and check on one stream
+ * (as .to() and model()).  The fix: two pinned buffers in turn, the check on the
+ * other stream after the copy's event, a buffer rewritten after its last copy. */
 struct loop {
 	uint32_t *h[2];      /* host buffers, used in turn; h[1] NULL: one */
 	int fix;             /* the fix's events and streams; 0: the chapter's loop */
@@ -464,8 +391,9 @@ static double loop_step(struct rig *r, const struct loop *c, int k, uint32_t ste
 	held += lab_now() - t0;
 	if (c->fix)
 		CUDA_CHECK(L, cudaStreamWaitEvent(r->s2, r->copied[j], 0));
-	launch_step(r, ks, r->loop_d[j], LOOP_WORDS, step, c->fix ? r->spin_ns : 0,
-		    r->slots + 2 * (size_t)k);
+	/* the step's compute: its words not step's, those already step+1's, a spin */
+	CUDA_CHECK(L, lab_gpu_count_async(ks, r->loop_d[j], LOOP_BYTES, step, step + 1,
+					  c->fix ? r->spin_ns : 0, r->slots + 2 * (size_t)k));
 	if (!c->fix)
 		return held;
 	CUDA_CHECK(L, cudaEventRecord(r->computed[j], r->s2));
@@ -476,19 +404,16 @@ static double loop_step(struct rig *r, const struct loop *c, int k, uint32_t ste
 	return held;
 }
 
-/* Runs the loop once, counting torn words; returns the fix's compute stream
- * time from step WARM_STEPS to the last (pipeline fill and drain left out),
- * or the chapter loop's host time inside the calls. */
+/* Runs the loop once, counting torn words; returns the fix's compute stream time
+ * from step WARM_STEPS to the last, or the chapter loop's host time in the calls. */
 static double loop_run(struct rig *r, struct loop *c)
 {
 	struct lab *L = r->L;
 	size_t bytes = 2 * (size_t)c->steps * sizeof(*r->slots);
-	unsigned long long *got = (unsigned long long *)malloc(bytes);
+	unsigned long long *got = r->got;
 	double sample;
 	int j, k;
 
-	if (!got)
-		lab_error(L, "out of memory");
 	c->held_s = 0;
 	CUDA_CHECK(L, cudaMemset(r->slots, 0, bytes));
 	for (j = 0; c->fix && j < 2; j++) {
@@ -509,7 +434,6 @@ static double loop_run(struct rig *r, struct loop *c)
 		c->torn_steps += got[2 * k] != 0;
 		c->most = got[2 * k] > c->most ? got[2 * k] : c->most;
 	}
-	free(got);
 	return sample;
 }
 
@@ -518,29 +442,27 @@ static void issue_compute(void *rig, cudaStream_t s)
 {
 	struct rig *r = (struct rig *)rig;
 
-	launch_step(r, s, r->loop_d[1], LOOP_WORDS, PART_STEP, r->spin_ns, r->slots);
+	CUDA_CHECK(r->L, lab_gpu_count_async(s, r->loop_d[1], LOOP_BYTES, PART_STEP, PART_STEP + 1,
+					     r->spin_ns, r->slots));
 }
 
 /* PART_SAMPLES GPU times of a copy of src alone (NULL: of the compute), at v[*n]. */
 static void sample_part(struct rig *r, const void *src, uint64_t front_ns, double *v, int *n)
 {
-	struct lab_cuda_copies cp = { r->L, r->loop_d[1], src, LOOP_BYTES, 1,
-				      cudaMemcpyHostToDevice };
+	struct lab_cuda_copies cp = { r->L, r->loop_d[1], src, LOOP_BYTES, 1, cudaMemcpyHostToDevice };
 	struct lab_cuda_job job = { r->L, r->s, &r->timer, front_ns, lab_cuda_issue_copies, &cp };
-	int i;
 
 	if (!src) {
 		job.issue = issue_compute;
 		job.ctx = r;
 	}
-	for (i = 0; i < PART_SAMPLES; i++)
-		v[(*n)++] = lab_cuda_job_run(&job);
+	lab_cuda_job_samples(&job, 0, PART_SAMPLES, v + *n, NULL);
+	*n += PART_SAMPLES;
 }
 
-/* The loop in LOOP_ROUNDS rounds, each followed by its parts alone (so a slow
- * stretch reaches both): the copy, and for the fix the compute on matching
- * words (mismatches would add atomics), behind a short spin so their events
- * time the GPU, not the launch.  s[0]: per step, s[1] copy, s[2] compute. */
+/* LOOP_ROUNDS rounds, each followed by its parts alone (a slow stretch reaches
+ * both): the copy, for the fix the compute on matching words (no atomics), behind
+ * a spin so events time the GPU, not the launch.  s[]: step, copy, compute. */
 static void rounds(struct rig *r, struct loop *c, const char *const *names, struct lab_stats *s)
 {
 	double loop[LOOP_ROUNDS], t[2][LOOP_ROUNDS * PART_SAMPLES], held = 0;
@@ -592,24 +514,13 @@ static void race_natural(struct rig *r)
 		 100.0 * (double)c.most / (double)LOOP_WORDS);
 }
 
-static double fill_run(void *rig)
-{
-	static uint32_t step;
-	double t0 = lab_now();
-
-	buf_fill_down(((struct rig *)rig)->loop_pinned[1], LOOP_BYTES, ++step);
-	return lab_now() - t0;
-}
-
-/* The fix's compute spins COMPUTE_OVER_PARTS x the longer of the refill and
- * the pinned copy alone: a step then takes the compute alone when the copy
- * overlaps it and copy + compute when not, even under memory contention.
- * The sabotage tears the fix (one buffer, no wait: 03.5) and reruns it with
- * the copies on the compute stream, each behind the step before (03.7). */
+/* The fix's compute spins COMPUTE_OVER_PARTS x the longer of the refill and the
+ * pinned copy alone: a step takes the compute alone if the copy overlaps it, copy
+ * + compute if not.  The sabotage tears the fix (one buffer, no wait: 03.5) and
+ * reruns it with the copies on the compute stream, behind the step before (03.7). */
 static void loops(struct rig *r)
 {
-	static const char *const fix_names[] = { "fix_loop_step", "fix_copy_alone",
-						 "fix_compute_alone" };
+	static const char *const fix_names[] = { "fix_loop_step", "fix_copy_alone", "fix_compute_alone" };
 	static const char *const ch_names[] = { "chapter_loop_call", "chapter_copy_alone" };
 	struct lab *L = r->L;
 	struct lab_stats fill, copy, fx[3], ch[2];
@@ -620,9 +531,10 @@ static void loops(struct rig *r)
 	struct loop fix = { { r->loop_pinned[0], LAB_SABOTAGED ? NULL : r->loop_pinned[1] },
 			    1, !LAB_SABOTAGED };
 	struct loop chapter = { { LAB_SABOTAGED ? r->loop_pinned[0] : r->loop_pageable[0] } };
+	struct buf_refill refill = { r->loop_pinned[1], LOOP_BYTES, 0 };
 	struct lab_est hidden, free_share, c;
 
-	lab_measure(L, "loop_fill", fill_run, r, NULL, &fill);
+	lab_measure(L, "loop_fill", buf_refill_sample, &refill, NULL, &fill);
 	lab_measure(L, "loop_copy_pinned_sizing", lab_cuda_job_run, &job, &ev, &copy);
 	r->spin_ns = (uint64_t)(COMPUTE_OVER_PARTS * (fill.median > copy.median ? fill.median :
 						      copy.median) * 1e9);
@@ -645,9 +557,8 @@ static void loops(struct rig *r)
 	lab_fact_num(L, "loop_compute_s", fx[2].median, "s");
 	lab_fact_num(L, "loop_blocked_pinned_s", fix.held_s, "s");
 	lab_fact_num(L, "loop_hidden_pinned", hidden.value, "fraction");
-	claim_stats(L, &fx[1]);
-	claim_stats(L, &fx[2]);
-	claim_stats(L, &fx[0]);
+	for (int i = 0; i < 3; i++)
+		claim_stats(L, &fx[i]);
 	claim_note(L, "step %.1f us; alone copy %.1f us, compute %.1f us, refill %.1f us; host "
 		   "held %.1f us a step: %.0f %% of the copy hidden", fx[0].median * 1e6,
 		   fx[1].median * 1e6, fx[2].median * 1e6, fill.median * 1e6, fix.held_s * 1e6,

@@ -410,6 +410,20 @@ static void test_fill_down_same_words(void **state)
 	assert_int_equal(a[17], buf_pattern_word(9, 17));
 }
 
+/* Each refill sample writes the next seed, the whole buffer, and takes time. */
+static void test_refill_sample_advances_the_seed(void **state)
+{
+	uint32_t w[4096];
+	struct buf_refill f = { w, sizeof(w), 41 };
+
+	(void)state;
+	assert_true(buf_refill_sample(&f) > 0);
+	assert_int_equal(f.seed, 42);
+	assert_int_equal(buf_verify(w, sizeof(w), 42, 1, NULL), 0);
+	assert_true(buf_refill_sample(&f) > 0);
+	assert_int_equal(buf_verify(w, sizeof(w), 43, 1, NULL), 0);
+}
+
 static void test_verify_counts_and_locates(void **state)
 {
 	unsigned char p[4003];
@@ -462,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_pattern_seeds_differ_everywhere),
 		cmocka_unit_test(test_fill_verify_round_trip),
 		cmocka_unit_test(test_fill_down_same_words),
+		cmocka_unit_test(test_refill_sample_advances_the_seed),
 		cmocka_unit_test(test_verify_counts_and_locates),
 		cmocka_unit_test(test_verify_stride_reads_the_ends),
 	};

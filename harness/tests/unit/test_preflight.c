@@ -375,6 +375,38 @@ static void test_size_floor_message(void **state)
 				 "(see --help)\n");
 }
 
+/* preflight_ram_require: a KiB fits and the lab goes on; 2^63 bytes skip it. */
+static void run_ram_small(struct lab *L)
+{
+	preflight_ram_require(L, 4, 1024);
+	claim_check_true(L, "98.1", 1, "went on");
+}
+
+static void run_ram_huge(struct lab *L)
+{
+	preflight_ram_require(L, 2, UINT64_C(1) << 63);
+	claim_check_true(L, "98.1", 1, "should not get here");
+}
+
+static void test_ram_require(void **state)
+{
+	struct unit_lab u;
+	const struct json *c;
+
+	(void)state;
+	unit_run_lab(&floor_spec, run_ram_small, &u);
+	assert_int_equal(u.exit_code, 0);
+	assert_string_equal(unit_status(&u, "98.1"), "pass");
+	unit_lab_free(&u);
+	unit_run_lab(&floor_spec, run_ram_huge, &u);
+	assert_int_equal(u.exit_code, 77);
+	assert_string_equal(unit_status(&u, "98.1"), "skip");
+	c = unit_claim(&u, "98.1");
+	assert_string_equal(json_get_str(c, "reason", ""), SKIP_NOT_ENOUGH_MEMORY);
+	assert_non_null(strstr(json_get_str(c, "detail", ""), "need 2 x 8388608 TiB"));
+	unit_lab_free(&u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_shortfall),
 		cmocka_unit_test(test_too_small_text),
 		cmocka_unit_test(test_size_floor_message),
+		cmocka_unit_test(test_ram_require),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
