@@ -116,6 +116,14 @@ struct gpu_cuda_list {
 int gpu_cuda_list_read(struct gpu_cuda_list *c);
 
 /*
+ * Whether --device `ordinal` names a GPU CUDA lists.  0 when it does, and
+ * when CUDA lists none or did not answer (the lab's own skip says why);
+ * else -1 with msg (len bytes) "CUDA lists N device(s), 0 to N-1" -- one
+ * rule for every lab: a usage error before anything is measured.
+ */
+int gpu_ordinal_check(int ordinal, const struct gpu_cuda_list *c, char *msg, size_t len);
+
+/*
  * The sysfs part of gpu_topo_scan, on CUDA's answer (tests pass a made-up
  * one): cuda with ok = 1 gives CUDA's order, NULL or ok = 0 the PCI bus order
  * (cuda->why, when given, says why in order_note).  NVML is not asked.
@@ -143,6 +151,24 @@ int gpu_link_speed_gen(const char *speed);
 
 /* "cuda", "sysfs", "nvml", "none": for notes and reports. */
 const char *gpu_src_name(enum gpu_src s);
+
+/* One GPU's memory as NVML reports it (nvmlMemory_t v1), bytes. */
+struct gpu_nvml_memory {
+	uint64_t total, free, used; /* used: by every process and the driver */
+	int processes;  /* compute processes with a context on it; -1 unknown */
+	char why[160];  /* on failure: what went wrong */
+};
+
+/*
+ * Read NVML's memory figures and compute-process count of the GPU at PCI
+ * bus id bus_id (any spelling gpu_topo_find takes).  NVML is loaded,
+ * initialised and shut down within the call; it makes no CUDA context, so
+ * a process can read its GPU's memory before and after making its own.
+ * Returns 0, or -1 with m->why and errno EINVAL (NULL or a bad bus id),
+ * ENOENT (no NVML), ENODEV (NVML lists no such GPU) or EIO (the query
+ * failed).
+ */
+int gpu_nvml_memory(const char *bus_id, struct gpu_nvml_memory *m);
 
 #ifdef __cplusplus
 }

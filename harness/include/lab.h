@@ -67,6 +67,9 @@ extern "C" {
 #define KiB (1024ULL)
 #define MiB (1024ULL * 1024ULL)
 #define GiB (1024ULL * 1024ULL * 1024ULL)
+/* The largest --size a lab takes, 1 PiB: far past any machine, and far enough
+ * under 2^64 that "size + spare" and "k x size" cannot wrap. */
+#define LAB_SIZE_MAX (1024ULL * 1024ULL * GiB)
 
 /* ------------------------------------------------------------------------ */
 /* Metadata                                                                  */
@@ -216,6 +219,7 @@ struct lab_opts {
 	int size_given;       /* 1 if --size was on the command line */
 	int iters;            /* samples per measurement */
 	int device;           /* CUDA device ordinal */
+	int device_given;     /* 1 if --device was on the command line */
 	uint64_t seed;        /* for pseudo-random inputs; recorded */
 	int verbose;
 	const char *json_path; /* NULL: no JSON */

@@ -328,6 +328,19 @@ static int cuda_devices(const struct cuda_api *api, struct gpu_cuda_list *c, int
 	return 0;
 }
 
+int gpu_ordinal_check(int ordinal, const struct gpu_cuda_list *c, char *msg, size_t len)
+{
+	int n = c->n + c->left_out;
+
+	if (!c->ok || n == 0 || (ordinal >= 0 && ordinal < n))
+		return 0;
+	if (n == 1)
+		snprintf(msg, len, "CUDA lists 1 device, 0");
+	else
+		snprintf(msg, len, "CUDA lists %d devices, 0 to %d", n, n - 1);
+	return -1;
+}
+
 int gpu_cuda_list_read(struct gpu_cuda_list *c)
 {
 	struct cuda_api api;
@@ -414,6 +427,7 @@ struct nvml_api {
 	nvml_ret (*gen_max)(nvml_dev d, unsigned int *v);
 	nvml_ret (*width_max)(nvml_dev d, unsigned int *v);
 	nvml_ret (*nvlink_state)(nvml_dev d, unsigned int link, int *state);
+	nvml_ret (*procs)(nvml_dev d, unsigned int *count, void *infos); /* count only */
 };
 
 #define NVML_SYM(api, field, sym) DL_SYM((api)->lib, api, field, sym)
@@ -438,6 +452,10 @@ static void nvml_bind(struct nvml_api *api)
 	NVML_SYM(api, gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
 	NVML_SYM(api, width_max, "nvmlDeviceGetMaxPcieLinkWidth");
 	NVML_SYM(api, nvlink_state, "nvmlDeviceGetNvLinkState");
+	/* asked with an empty list, every version answers the count alike */
+	if (!NVML_SYM(api, procs, "nvmlDeviceGetComputeRunningProcesses_v3") &&
+	    !NVML_SYM(api, procs, "nvmlDeviceGetComputeRunningProcesses_v2"))
+		NVML_SYM(api, procs, "nvmlDeviceGetComputeRunningProcesses");
 }
 
 /* 0 with NVML initialised, -1 when the library or its core entry points are missing. */
@@ -581,4 +599,75 @@ int gpu_topo_scan(const char *sysfs_root, unsigned flags, struct gpu_topo *t)
 	if (rc == 0 && live && (flags & GPU_TOPO_NVML))
 		nvml_merge(t, sysfs_root);
 	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One GPU's memory as NVML reports it                                      */
+
+#define NVML_INSUFFICIENT_SIZE 7 /* NVML_ERROR_INSUFFICIENT_SIZE: the count came back */
+
+/* NVML's device whose PCI bus id is bdf (normalised), or -1. */
+static int nvml_find(const struct nvml_api *api, const char *bdf, nvml_dev *out)
+{
+	struct nvml_pci_info pci;
+	char got[GPU_BDF_LEN];
+	unsigned int n = 0;
+
+	if (api->count(&n) != NVML_OK)
+		return -1;
+	for (unsigned int i = 0; i < n; i++) {
+		if (api->handle(i, out) != NVML_OK || api->pci(*out, &pci) != NVML_OK)
+			continue;
+		pci.bus_id[sizeof(pci.bus_id) - 1] = '\0';
+		if (pci_bdf_normalise(pci.bus_id, got, sizeof(got)) == 0 && !strcmp(got, bdf))
+			return 0;
+	}
+	return -1;
+}
+
+int gpu_nvml_memory(const char *bus_id, struct gpu_nvml_memory *m)
+{
+	struct nvml_memory mem;
+	struct nvml_api api;
+	char bdf[GPU_BDF_LEN];
+	unsigned int count = 0;
+	nvml_dev d;
+	nvml_ret e;
+
+	if (!bus_id || !m) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(m, 0, sizeof(*m));
+	m->processes = -1;
+	if (pci_bdf_normalise(bus_id, bdf, sizeof(bdf)) < 0) {
+		snprintf(m->why, sizeof(m->why), "'%.40s' is not a PCI bus id", bus_id);
+		errno = EINVAL;
+		return -1;
+	}
+	if (nvml_open(&api) < 0) {
+		snprintf(m->why, sizeof(m->why), "NVML unavailable (libnvidia-ml.so.1 not found, "
+			 "or nvmlInit failed)");
+		errno = ENOENT;
+		return -1;
+	}
+	if (nvml_find(&api, bdf, &d) < 0 || !api.memory) {
+		snprintf(m->why, sizeof(m->why), "NVML lists no GPU at %s", bdf);
+		nvml_close(&api);
+		errno = ENODEV;
+		return -1;
+	}
+	if ((e = api.memory(d, &mem)) != NVML_OK) {
+		snprintf(m->why, sizeof(m->why), "nvmlDeviceGetMemoryInfo(%s): NVML error %d",
+			 bdf, e);
+		nvml_close(&api);
+		errno = EIO;
+		return -1;
+	}
+	m->total = mem.total, m->free = mem.free, m->used = mem.used;
+	if (api.procs && ((e = api.procs(d, &count, NULL)) == NVML_OK ||
+			  e == NVML_INSUFFICIENT_SIZE))
+		m->processes = (int)count;
+	nvml_close(&api);
+	return 0;
 }

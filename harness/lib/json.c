@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -239,8 +240,10 @@ void jw_num(struct json_writer *w, double v)
 		return;
 	}
 	jw_value_start(w);
-	if (fabs(v) < 1e15 && v == (double)(long long)v)
-		snprintf(b, sizeof(b), "%lld", (long long)v);
+	/* a whole number (a byte count) is written exactly, however large: every
+	 * double under 2^63 that is whole has an exact decimal, "%.0f" gives it */
+	if (fabs(v) < 9.2e18 && v == floor(v))
+		snprintf(b, sizeof(b), "%.0f", v + 0.0); /* -0 -> 0 */
 	else
 		snprintf(b, sizeof(b), "%.9g", v);
 	jw_puts(w, b);
@@ -282,19 +285,29 @@ int jw_write_file(const struct json_writer *w, const char *path)
 {
 	char tmp[4096];
 	FILE *f;
-	int ok;
+	int ok, fd;
 
 	if (w->failed) {
 		errno = ENOMEM;
 		return -1;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	f = fopen(tmp, "w");
-	if (!f)
+	/* a temporary name of its own beside path (never a fixed FILE.tmp that a
+	 * second writer, or a file the user has, would share), then rename */
+	fd = mkstemp(tmp);
+	if (fd < 0)
 		return -1;
+	if (fchmod(fd, 0644) != 0 || !(f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		close(fd);
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
 	ok = fwrite(w->buf ? w->buf : "", 1, w->len, f) == w->len;
 	ok &= fputs("\n", f) >= 0;
 	ok &= fclose(f) == 0;

@@ -3,11 +3,14 @@
  * plus the narrative, facts and series that go into its record.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpu_topo.h"
 #include "lab_internal.h"
 
 static int count_claims(const struct lab_spec *spec)
@@ -282,29 +285,57 @@ static void check_all_decided(struct lab *L)
 				  L->claims[i].spec->id);
 }
 
-/* An unwritable --json path is a usage error, found before measuring. */
+/*
+ * An unusable --json path is a usage error, found before measuring: a
+ * directory or a device, or a directory where no file can be made (the
+ * record is written to a temporary file there, then renamed over FILE).
+ */
 static int check_json_path(const struct lab *L)
 {
-	char tmp[4096];
-	FILE *f;
+	const char *path = L->opt.json_path, *why = NULL;
+	char tmp[4096], dir[4096];
+	struct stat st;
+	int fd;
 
-	if (!L->opt.json_path)
+	if (!path)
 		return 0;
-	if (!L->opt.json_path[0] ||
-	    snprintf(tmp, sizeof(tmp), "%s.tmp", L->opt.json_path) >= (int)sizeof(tmp)) {
-		fprintf(stderr, "lab-%s: --json '%s': not a usable file name (see --help)\n",
-			L->spec->id, L->opt.json_path);
-		return 1;
+	if (!path[0] || snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		why = "not a usable file name";
+	else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		why = "is a directory";
+	else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		why = "not a regular file";
+	if (!why && (fd = mkstemp(tmp)) < 0) {
+		snprintf(dir, sizeof(dir), "%s", path);
+		snprintf(tmp, sizeof(tmp), "cannot create a file in %s: %s", dirname(dir),
+			 strerror(errno));
+		why = tmp;
+	} else if (!why) {
+		close(fd);
+		unlink(tmp);
 	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "lab-%s: --json '%s': %s (see --help)\n", L->spec->id,
-			L->opt.json_path, strerror(errno));
-		return 1;
-	}
-	fclose(f);
-	unlink(tmp);
-	return 0;
+	if (why)
+		fprintf(stderr, "lab-%s: --json '%s': %s (see --help)\n", L->spec->id, path, why);
+	return why != NULL;
+}
+
+/*
+ * --device past the last GPU is a usage error in every lab, found before
+ * measuring (asked only when --device was given: it runs cuInit here).
+ */
+static int check_device(const struct lab *L)
+{
+	struct gpu_cuda_list c;
+	char msg[80];
+
+	if (!L->opt.device_given)
+		return 0;
+	gpu_cuda_list_read(&c);
+	if (gpu_ordinal_check(L->opt.device, &c, msg, sizeof(msg)) == 0)
+		return 0;
+	fprintf(stderr, "lab-%s: --device '%d': no such GPU: %s (see --help)\n", L->spec->id,
+		L->opt.device, msg);
+	return 1;
 }
 
 /*
@@ -338,6 +369,8 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	if (!describe && !L->opt.role && check_json_path(L))
 		return 2;
 	if (!describe && !L->opt.role && check_errata(L))
+		return 2;
+	if (!describe && !L->opt.role && check_device(L))
 		return 2;
 	if (!describe && !L->opt.role && spec->check_opts) {
 		rc = spec->check_opts(L);

@@ -169,6 +169,9 @@ static int parse_number_opt(struct lab *L, int code, const char *arg)
 		if (lab_parse_size(arg, &sz) < 0)
 			return usage_error(L, "--size '%s': %s", arg, errno == ERANGE ?
 					   "too large" : "not a size above 0 (digits with an optional K, M, G or T suffix)");
+		if (sz > LAB_SIZE_MAX)
+			return usage_error(L, "--size '%s': %s", arg,
+					   "larger than 1 PiB (1024T), the most a lab takes");
 		L->opt.size = sz;
 		L->opt.size_given = 1;
 		return 0;
@@ -181,6 +184,7 @@ static int parse_number_opt(struct lab *L, int code, const char *arg)
 		if (lab_parse_long(arg, 0, 1023, &v) < 0)
 			return usage_error(L, "--device '%s': %s", arg, "must be a device ordinal from 0");
 		L->opt.device = (int)v;
+		L->opt.device_given = 1;
 		return 0;
 	case OPT_SEED:
 		if (lab_parse_long(arg, 0, 0x7fffffffL, &v) < 0)

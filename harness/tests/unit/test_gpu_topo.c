@@ -411,9 +411,70 @@ static void test_live_scan(void **state)
 	free(c);
 }
 
+/* ---- gpu_nvml_memory ---- */
+
+static void test_nvml_memory_refuses_bad_input(void **state)
+{
+	struct gpu_nvml_memory m;
+
+	(void)state;
+	errno = 0;
+	assert_int_equal(gpu_nvml_memory(NULL, &m), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(gpu_nvml_memory("0000:3b:00.0", NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(gpu_nvml_memory("not-a-bus-id", &m), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(m.why, "not a PCI bus id"));
+	assert_int_equal(m.processes, -1);
+}
+
+/* No NVML here (ENOENT), or NVML without a GPU at a bus id no GPU has (ENODEV). */
+static void test_nvml_memory_absent_gpu(void **state)
+{
+	struct gpu_nvml_memory m;
+	void *h = dlopen("libnvidia-ml.so.1", RTLD_LAZY);
+
+	(void)state;
+	assert_int_equal(gpu_nvml_memory("0000:ff:1f.7", &m), -1);
+	if (!h) {
+		assert_int_equal(errno, ENOENT);
+		assert_non_null(strstr(m.why, "NVML unavailable"));
+	} else {
+		assert_true(errno == ENODEV || errno == ENOENT);
+		dlclose(h);
+	}
+	assert_true(m.why[0] != '\0');
+	assert_int_equal(m.processes, -1);
+	assert_true(m.used == 0 && m.total == 0);
+}
+
+/* --device against what CUDA lists: one rule, a usage error past the last. */
+static void test_ordinal_check(void **state)
+{
+	struct gpu_cuda_list c;
+	char msg[80] = "";
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(gpu_ordinal_check(5, &c, msg, sizeof(msg)), 0); /* no answer */
+	c.ok = 1;
+	assert_int_equal(gpu_ordinal_check(5, &c, msg, sizeof(msg)), 0); /* none: lab skips */
+	c.n = 1;
+	assert_int_equal(gpu_ordinal_check(0, &c, msg, sizeof(msg)), 0);
+	assert_int_equal(gpu_ordinal_check(1, &c, msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "CUDA lists 1 device, 0");
+	c.n = 8;
+	assert_int_equal(gpu_ordinal_check(7, &c, msg, sizeof(msg)), 0);
+	assert_int_equal(gpu_ordinal_check(8, &c, msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "CUDA lists 8 devices, 0 to 7");
+	assert_int_equal(gpu_ordinal_check(-1, &c, msg, sizeof(msg)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ordinal_check),
 		cmocka_unit_test(test_link_speed_each_generation),
 		cmocka_unit_test(test_link_speed_unknown),
 		cmocka_unit_test(test_no_driver_bus_order),
@@ -430,6 +491,8 @@ int main(void)
 		cmocka_unit_test(test_two_node_and_one_node_trees),
 		cmocka_unit_test(test_more_gpus_than_fit),
 		cmocka_unit_test(test_live_scan),
+		cmocka_unit_test(test_nvml_memory_refuses_bad_input),
+		cmocka_unit_test(test_nvml_memory_absent_gpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -175,6 +175,23 @@ static void test_jw_num_extremes_parse(void **state)
 	jw_release(&w);
 }
 
+/* Byte counts past 1e15 stay exact integers (a 9-digit %g would round them). */
+static void test_jw_num_large_whole_numbers_exact(void **state)
+{
+	struct json_writer w;
+
+	(void)state;
+	jw_init(&w, 0);
+	jw_arr_begin(&w);
+	jw_num(&w, 1125899906842624.0);          /* 1 PiB */
+	jw_num(&w, 4611686018427389952.0);       /* 2^62 + 2048, whole */
+	jw_num(&w, -4503599627370497.0);         /* 2^52 + 1 */
+	jw_num(&w, 1e300);                       /* too large for %.0f: %g */
+	jw_arr_end(&w);
+	assert_string_equal(w.buf, "[1125899906842624,4611686018427389952,-4503599627370497,1e+300]");
+	jw_release(&w);
+}
+
 static void test_jw_nesting_commas(void **state)
 {
 	struct json_writer w;
@@ -284,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_jw_key_long),
 		cmocka_unit_test(test_jw_num_non_finite_is_null),
 		cmocka_unit_test(test_jw_num_extremes_parse),
+		cmocka_unit_test(test_jw_num_large_whole_numbers_exact),
 		cmocka_unit_test(test_jw_nesting_commas),
 		cmocka_unit_test(test_jw_pretty_parses_same),
 		cmocka_unit_test(test_json_escape_small_buffer),

@@ -330,8 +330,8 @@ static const struct lab_spec floor_spec = {
 	.default_size = 256 * MiB, .default_iters = 7, .check_opts = floor_check,
 };
 
-/* lab_main with --size arg in a child; its exit code, its stderr in err. */
-static int run_with_size(const char *arg, char *err, size_t len)
+/* lab_main with `opt arg` in a child; its exit code, its stderr in err. */
+static int run_with(const char *opt, const char *arg, char *err, size_t len)
 {
 	char path[] = "/tmp/dmalab-preflight-err-XXXXXX";
 	int fd = mkstemp(path), status;
@@ -343,7 +343,7 @@ static int run_with_size(const char *arg, char *err, size_t len)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		char *argv[] = { (char *)"lab-98", (char *)"--size", (char *)arg, NULL };
+		char *argv[] = { (char *)"lab-98", (char *)opt, (char *)arg, NULL };
 		int devnull = open("/dev/null", O_WRONLY);
 
 		dup2(devnull, 1);
@@ -358,6 +358,54 @@ static int run_with_size(const char *arg, char *err, size_t len)
 	snprintf(err, len, "%s", text);
 	free(text);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int run_with_size(const char *arg, char *err, size_t len)
+{
+	return run_with("--size", arg, err, len);
+}
+
+/* --size past 1 PiB: a usage error naming it, before any arithmetic on it. */
+static void test_size_ceiling(void **state)
+{
+	char err[512];
+
+	(void)state;
+	assert_int_equal(run_with_size("18446744073709551615", err, sizeof(err)), 2);
+	assert_string_equal(err, "lab-98: --size '18446744073709551615': larger than 1 PiB "
+				 "(1024T), the most a lab takes (see --help)\n");
+	assert_int_equal(run_with_size("1025T", err, sizeof(err)), 2);
+	assert_int_equal(run_with_size("1024T", err, sizeof(err)), 77); /* accepted; skips */
+}
+
+/* --json: a directory, a place no file can be made, and a good path (no
+ * FILE.tmp of the user's is touched: the probe's name is its own). */
+static void test_json_path_checked(void **state)
+{
+	char err[512], dir[] = "/tmp/dmalab-json-XXXXXX", path[600], mine[640];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(run_with("--json", dir, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "is a directory"));
+	assert_int_equal(run_with("--json", "/proc/version", err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "cannot create a file in /proc"));
+	snprintf(path, sizeof(path), "%s/rec.json", dir);
+	snprintf(mine, sizeof(mine), "%s.tmp", path);
+	f = fopen(mine, "w");
+	assert_non_null(f);
+	fputs("the user's own file\n", f);
+	fclose(f);
+	assert_int_equal(run_with("--json", path, err, sizeof(err)), 77);
+	f = fopen(mine, "r");
+	assert_non_null(f);      /* still there, still the user's */
+	assert_non_null(fgets(err, sizeof(err), f));
+	assert_string_equal(err, "the user's own file\n");
+	fclose(f);
+	assert_int_equal(unlink(mine), 0);
+	assert_int_equal(unlink(path), 0); /* the record was written */
+	assert_int_equal(rmdir(dir), 0);   /* and nothing else left */
 }
 
 static void test_size_floor_message(void **state)
@@ -427,6 +475,8 @@ int main(void)
 		cmocka_unit_test(test_too_small_text),
 		cmocka_unit_test(test_size_floor_message),
 		cmocka_unit_test(test_ram_require),
+		cmocka_unit_test(test_size_ceiling),
+		cmocka_unit_test(test_json_path_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
