@@ -157,7 +157,11 @@ $(BUILD)/tests/%: harness/tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
 
-# QUICK=1 (or yes/true) asks for small sizes; QUICK=0 does not.
+# QUICK=1 (or yes/true) asks for small sizes; QUICK=0 (no/false) does not;
+# anything else is a mistake, said before anything is built.
+ifneq ($(strip $(filter-out 0 1 yes true no false,$(QUICK))),)
+  $(error QUICK='$(QUICK)': use QUICK=1 (or yes, true) or QUICK=0 (no, false))
+endif
 QUICK_FLAG := $(if $(filter 1 yes true,$(QUICK)),--quick)
 RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--format $(FORMAT)) \
 	$(QUICK_FLAG) --results $(RESULTS)
@@ -167,6 +171,12 @@ check: all
 
 $(addprefix lab-,$(LAB_IDS)): lab-%: all
 	@$(DMALAB) run $(RUN_FLAGS) $*
+
+# A lab that does not exist (lab-99, lab-): the list, not make's own error.
+lab-%:
+	@echo "make lab-$*: no lab '$*'; the labs are: $(LAB_IDS) (make lab-NN)" >&2; exit 2
+lab- hint-:
+	@echo "make $@: which lab? the labs are: $(LAB_IDS) (make $@NN)" >&2; exit 2
 
 list: all
 	@$(DMALAB) list
@@ -186,7 +196,12 @@ selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
 test: unit mutants selftest test-plots test-answers test-claims test-example test-numa \
-	test-leaks
+	test-leaks test-make
+
+# The Makefile's own usage errors (QUICK=maybe, make lab-99, make hint-).
+.PHONY: test-make
+test-make:
+	@sh harness/tests/test-make.sh
 
 # Under valgrind (when installed): no leak, and the statistics' samples
 # storage freed at exit (harness/tests/test-leaks.sh).
