@@ -4,7 +4,9 @@
  * (the labs' --describe, learn_map), their verdicts from results.json (a
  * fresh `dmalab check`, or --from FILE).
  * Scores follow answers.h: only decided claims count, so a question that
- * could not be checked here is left out of the maximum, never scored 0.
+ * could not be checked here is left out of the maximum, never scored 0; so
+ * every score says beside it how many of its claims were decided (a 100 %
+ * on 1 claim of 11 reads as such).  An interrupted check grades nothing.
  * Writes <results>/grade.json atomically (dmalab-grade/1).
  */
 #include <errno.h>
@@ -25,12 +27,33 @@ struct question_grade {
 	int not_built;       /* every claim's lab is still to be built */
 };
 
+/* A chapter's or the whole grade's sums. */
+struct score {
+	double points;       /* over the questions counted */
+	int counted, unverified, not_built; /* questions */
+	int decided, planned; /* claim verdicts behind the questions: decided, all */
+};
+
 struct chapter_grade {
 	const struct ans_chapter *ch;
 	struct question_grade *qs;
-	double score;
-	int counted, unverified, not_built;
+	struct score sc;
 };
+
+static int question_decided(const struct question_grade *g)
+{
+	return g->t.confirmed + g->t.contradicted;
+}
+
+static void score_add(struct score *to, const struct score *s)
+{
+	to->points += s->points;
+	to->counted += s->counted;
+	to->unverified += s->unverified;
+	to->not_built += s->not_built;
+	to->decided += s->decided;
+	to->planned += s->planned;
+}
 
 /* ------------------------------------------------------------------------ */
 /* One claim                                                                 */
@@ -120,10 +143,12 @@ static int grade_chapter(const struct learn_ctx *lc, const struct ans_chapter *c
 
 		if (grade_question(lc, &ch->q[i], g))
 			return -1;
-		cg->score += g->counted ? g->points : 0;
-		cg->counted += g->counted;
-		cg->unverified += !g->counted;
-		cg->not_built += !g->counted && g->not_built;
+		cg->sc.points += g->counted ? g->points : 0;
+		cg->sc.counted += g->counted;
+		cg->sc.unverified += !g->counted;
+		cg->sc.not_built += !g->counted && g->not_built;
+		cg->sc.decided += question_decided(g);
+		cg->sc.planned += g->t.claims;
 	}
 	return 0;
 }
@@ -192,7 +217,11 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 		qual = " (lab not built yet)";
 	else if (!g->q->nclaims) /* its labs neither built here nor in the results */
 		qual = " (no claim of these labs backs it)";
-	printf("  %-7s %s%s\n", g->q->id, g->status, qual);
+	printf("  %-7s %s%s", g->q->id, g->status, qual);
+	if (g->t.claims)
+		printf("; %d of %d claim%s decided", question_decided(g), g->t.claims,
+		       g->t.claims == 1 ? "" : "s");
+	printf("\n");
 	printf("          %s\n", g->q->prompt[lc->opt->lang]);
 	for (k = 0; k < g->q->nclaims; k++) {
 		const struct claim_view *v = &g->views[k];
@@ -203,15 +232,17 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 	}
 }
 
-static void print_score(const char *what, double score, int counted, int unverified,
-			int not_built)
+static void print_score(const char *what, const struct score *s)
 {
-	printf("%s: %.2f of %d", what, score, counted);
-	if (counted)
-		printf(" (%.0f%%)", 100.0 * score / counted);
-	printf(" over the questions measured here; %d unverified", unverified);
-	if (not_built)
-		printf(" (%d wait for a lab not built yet)", not_built);
+	printf("%s: %.2f of %d", what, s->points, s->counted);
+	if (s->counted)
+		printf(" (%.0f%%)", 100.0 * s->points / s->counted);
+	printf(" over the questions measured here; %d unverified", s->unverified);
+	if (s->not_built)
+		printf(" (%d wait for a lab not built yet)", s->not_built);
+	printf("; measured: %d of %d claim verdicts decided", s->decided, s->planned);
+	if (s->planned)
+		printf(" (%.0f%%)", 100.0 * s->decided / s->planned);
 	printf("\n");
 }
 
@@ -224,7 +255,7 @@ static void print_chapter(const struct learn_ctx *lc, const struct chapter_grade
 	for (i = 0; i < cg->ch->n; i++)
 		print_question(lc, &cg->qs[i]);
 	snprintf(what, sizeof(what), "score %s", cg->ch->id);
-	print_score(what, cg->score, cg->counted, cg->unverified, cg->not_built);
+	print_score(what, &cg->sc);
 	printf("\n");
 }
 
@@ -273,6 +304,8 @@ static void json_question(struct json_writer *w, const struct question_grade *g)
 	jw_knum(w, "points", g->counted ? g->points : NAN);
 	jw_kbool(w, "known_erratum", g->t.contradicted && g->t.known_errata == g->t.contradicted);
 	jw_kbool(w, "lab_not_built", g->not_built);
+	jw_kint(w, "claims_decided", question_decided(g));
+	jw_kint(w, "claims_planned", g->t.claims);
 	jw_key(w, "claims");
 	jw_arr_begin(w);
 	for (k = 0; k < g->q->nclaims; k++)
@@ -281,14 +314,15 @@ static void json_question(struct json_writer *w, const struct question_grade *g)
 	jw_obj_end(w);
 }
 
-static void json_score(struct json_writer *w, double score, int counted, int unverified,
-		       int not_built)
+static void json_score(struct json_writer *w, const struct score *s)
 {
-	jw_knum(w, "score", score);
-	jw_kint(w, "max", counted);
-	jw_knum(w, "percent", counted ? 100.0 * score / counted : NAN);
-	jw_kint(w, "unverified", unverified);
-	jw_kint(w, "lab_not_built", not_built);
+	jw_knum(w, "score", s->points);
+	jw_kint(w, "max", s->counted);
+	jw_knum(w, "percent", s->counted ? 100.0 * s->points / s->counted : NAN);
+	jw_kint(w, "unverified", s->unverified);
+	jw_kint(w, "lab_not_built", s->not_built);
+	jw_kint(w, "claims_decided", s->decided);
+	jw_kint(w, "claims_planned", s->planned);
 }
 
 static void json_chapter(struct json_writer *w, const struct chapter_grade *cg)
@@ -298,7 +332,7 @@ static void json_chapter(struct json_writer *w, const struct chapter_grade *cg)
 	jw_obj_begin(w);
 	jw_kstr(w, "id", cg->ch->id);
 	jw_kstr(w, "title", cg->ch->title);
-	json_score(w, cg->score, cg->counted, cg->unverified, cg->not_built);
+	json_score(w, &cg->sc);
 	jw_key(w, "questions");
 	jw_arr_begin(w);
 	for (i = 0; i < cg->ch->n; i++)
@@ -324,9 +358,11 @@ static int grade_results(struct learn_ctx *lc, char *path, size_t len)
 			error("could not run the labs (dmalab check)");
 			return 1;
 		}
-		if (rc > 128)
-			warning("the run was stopped by %s: grading what it decided",
-				signal_name(rc - 128));
+		if (rc > 128) { /* Ctrl-C: nothing graded, grade.json left as it was */
+			error("the run was stopped by %s: nothing graded, %s/grade.json left "
+			      "as it was", signal_name(rc - 128), lc->opt->results_dir);
+			return rc;
+		}
 		printf("\n");
 	}
 	if (results_load(path, &lc->res, lc->res_error, sizeof(lc->res_error))) {
@@ -342,7 +378,7 @@ static int grade_results(struct learn_ctx *lc, char *path, size_t len)
 }
 
 static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_grade *cgs,
-		       int n, double score, int counted, int unverified, int not_built)
+		       int n, const struct score *total)
 {
 	struct json_writer w;
 	char path[PATH_MAX + 16], now[32];
@@ -363,7 +399,7 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	jw_arr_end(&w);
 	jw_key(&w, "overall");
 	jw_obj_begin(&w);
-	json_score(&w, score, counted, unverified, not_built);
+	json_score(&w, total);
 	jw_obj_end(&w);
 	jw_obj_end(&w);
 	snprintf(path, sizeof(path), "%s/grade.json", lc->opt->results_dir);
@@ -380,8 +416,8 @@ int cmd_grade(struct learn_ctx *lc)
 {
 	struct chapter_grade *cgs = calloc((size_t)lc->ans.nch + 1, sizeof(*cgs));
 	char source[PATH_MAX];
-	double score = 0;
-	int i, n = 0, counted = 0, unverified = 0, not_built = 0, rc;
+	struct score total = { 0 };
+	int i, n = 0, rc;
 
 	if (!cgs)
 		return 1;
@@ -394,15 +430,12 @@ int cmd_grade(struct learn_ctx *lc)
 			break;
 		}
 		print_chapter(lc, &cgs[n - 1]);
-		score += cgs[n - 1].score;
-		counted += cgs[n - 1].counted;
-		unverified += cgs[n - 1].unverified;
-		not_built += cgs[n - 1].not_built;
+		score_add(&total, &cgs[n - 1].sc);
 	}
 	if (!rc) {
 		printf("graded against %s (run started %s)\n", source, lc->res.started);
-		print_score("overall", score, counted, unverified, not_built);
-		rc = write_grade(lc, source, cgs, n, score, counted, unverified, not_built) ? 1 : 0;
+		print_score("overall", &total);
+		rc = write_grade(lc, source, cgs, n, &total) ? 1 : 0;
 	}
 	for (i = 0; i < n; i++)
 		chapter_grade_free(&cgs[i]);

@@ -226,6 +226,24 @@ for sig in INT TERM HUP; do
 done
 check "$(leftovers)" 0 "after the signals: no fake lab process is left"
 
+# 5b. Ctrl-C during `dmalab grade` (its check child and it share the
+# terminal's process group): exit 130, nothing graded, grade.json untouched.
+mkdir -p "$tmp/gint"
+echo '{"sentinel": 1}' >"$tmp/gint/grade.json"
+setsid "$BUILD/dmalab" grade --labs-dir "$fakes" --errata "$errata" --results "$tmp/gint" \
+	>"$tmp/gint.out" 2>&1 &
+gpid=$!
+for i in $(seq 1 50); do # until lab-96 runs (it hangs)
+	grep -q "running lab-96" "$tmp/gint.out" && break
+	sleep 0.2
+done
+kill -INT "-$gpid"
+wait "$gpid"
+check $? 130 "Ctrl-C during grade: exit 130"
+check "$(cat "$tmp/gint/grade.json")" '{"sentinel": 1}' "Ctrl-C during grade: grade.json left as it was"
+check "$(grep -c "nothing graded" "$tmp/gint.out")" 1 "Ctrl-C during grade: it says nothing was graded"
+check "$(leftovers)" 0 "after Ctrl-C during grade: no fake lab process is left"
+
 # 6. A lab whose --describe is garbage is an error, and is not run.
 mkdir -p "$tmp/badlabs"
 printf '#!/bin/sh\necho "not json"\n' >"$tmp/badlabs/lab-42"
