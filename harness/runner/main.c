@@ -58,8 +58,9 @@ double parse_timeout_mul(const char *s, const char *what)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v) || v <= 0 || v > 1000)
-		die_usage("bad %s '%s' (want a number > 0, at most 1000)", what, s);
+	/* under 0.1 every lab's limit would be a few ms: no lab could run */
+	if (!*s || *end || errno || !isfinite(v) || v < 0.1 || v > 1000)
+		die_usage("bad %s '%s' (want a number from 0.1 to 1000)", what, s);
 	return v;
 }
 
@@ -301,8 +302,10 @@ static int run_command(struct run_state *rs)
 		return cmd_claims(rs);
 	if (learn_mkdirs(rs->opt->results_dir)) {
 		error_errno("cannot create '%s'", rs->opt->results_dir);
-		return 1;
+		return 2;
 	}
+	if (results_dir_claim(rs))
+		return 2;
 	return cmd_run(rs);
 }
 

@@ -499,7 +499,11 @@ void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
 {
 	int i;
 
-	fprintf(f, "%sreport card (%s/results.json):\n", prefix, rs->opt->results_dir);
+	if (rs->save_failed)
+		fprintf(f, "%sreport card (NOT saved: %s/results.json could not be written):\n",
+			prefix, rs->opt->results_dir);
+	else
+		fprintf(f, "%sreport card (%s/results.json):\n", prefix, rs->opt->results_dir);
 	for (i = 0; i < rs->nlabs; i++)
 		card_lab(rs, &rs->labs[i], f, prefix);
 }

@@ -432,8 +432,9 @@ int results_save(struct run_state *rs, int print_stdout)
 	snprintf(path, sizeof(path), "%s/results.json", rs->opt->results_dir);
 	if (rc == 0 && jw_write_file(&w, path) != 0)
 		rc = -1;
-	if (rc)
+	if (rc && !rs->save_failed)
 		error_errno("cannot write '%s'", path);
+	rs->save_failed |= rc != 0;
 	if (print_stdout && !w.failed) {
 		fwrite(w.buf, 1, w.len, stdout);
 		fputc('\n', stdout);

@@ -181,3 +181,8 @@ int cmd_run(struct run_state *rs)
 		return 128 + rs->aborted;
 	return strcmp(run_status(rs), "pass") ? 1 : 0;
 }
+	if (rs->save_failed) { /* the verdicts above are in no file: say so, fail */
+		error("results not saved: %s/results.json could not be written (above); the run's "
+		      "verdicts are only in this output", rs->opt->results_dir);
+		return 1;
+	}

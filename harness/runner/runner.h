@@ -108,6 +108,8 @@ struct run_state {
 	int aborted;          /* the signal that stopped the run, 0 if none */
 	int finished;         /* every lab ran: results.json is final */
 	struct learn_results *kept; /* `run`: the earlier results.json, or NULL */
+	int lock_fd;          /* the results directory's lock, held for the run */
+	int save_failed;      /* a results.json write failed: the run is an error */
 };
 
 /* main.c: set by the SIGINT/SIGTERM/SIGHUP handler */
@@ -115,6 +117,12 @@ extern volatile sig_atomic_t runner_stop_signal;
 /* main.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
  * > 0, at most 1000, the whole string; else die_usage(). */
 double parse_timeout_mul(const char *s, const char *what);
+
+/* resdir.c: the results directory, checked and locked before any lab runs.
+ * It must be a writable directory (a file is made and removed there), and
+ * no other dmalab run may be using it (flock on DIR/.dmalab-lock, which
+ * names the holder's pid).  0, or an error line and -1: the caller exits 2. */
+int results_dir_claim(struct run_state *rs);
 
 /* discover.c */
 int discover_labs(struct run_state *rs);

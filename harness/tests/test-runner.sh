@@ -244,6 +244,50 @@ check "$(cat "$tmp/gint/grade.json")" '{"sentinel": 1}' "Ctrl-C during grade: gr
 check "$(grep -c "nothing graded" "$tmp/gint.out")" 1 "Ctrl-C during grade: it says nothing was graded"
 check "$(leftovers)" 0 "after Ctrl-C during grade: no fake lab process is left"
 
+# 5c. The results directory, checked once before any lab runs: a path that
+# names a file, a read-only mount, a full disk, a directory another run holds.
+echo x >"$tmp/afile"
+run_dmalab check 91 --results "$tmp/afile" >"$tmp/rf.out" 2>&1
+check $? 2 "--results naming a file: exit 2"
+check "$(cat "$tmp/rf.out")" "dmalab: results directory '$tmp/afile': not a directory" \
+	"--results naming a file: one line, before any lab"
+mkdir -p "$tmp/ro" "$tmp/full"
+if mount -t tmpfs -o size=64k,ro tmpfs "$tmp/ro" 2>/dev/null; then
+	run_dmalab check 91 --results "$tmp/ro" >"$tmp/ro.out" 2>&1
+	check $? 2 "read-only results directory: exit 2"
+	check "$(cat "$tmp/ro.out")" \
+		"dmalab: results directory '$tmp/ro' cannot be written: Read-only file system" \
+		"read-only results directory: one line, no lab bugs"
+	umount "$tmp/ro"
+else
+	echo "skip: read-only results directory (cannot mount a tmpfs here)"
+fi
+if mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
+	run_dmalab check --results "$tmp/full" >"$tmp/full.out" 2>&1
+	check $? 1 "full disk: results.json not written is an error (exit 1)"
+	check "$(grep -c '^dmalab: results not saved: ' "$tmp/full.out")" 1 \
+		"full disk: the last line says the results were not saved"
+	check "$(grep -c 'report card (NOT saved' "$tmp/full.out")" 1 \
+		"full disk: the report card does not claim a file"
+	umount "$tmp/full"
+else
+	echo "skip: full results directory (cannot mount a tmpfs here)"
+fi
+"$BUILD/dmalab" --labs-dir "$fakes" --errata "$errata" check 96 --results "$tmp/busy" \
+	>"$tmp/busy1.out" 2>&1 &
+bpid=$! # dmalab itself (run_dmalab would put a subshell between)
+for i in $(seq 1 50); do
+	grep -q "running lab-96" "$tmp/busy1.out" && break
+	sleep 0.1
+done
+run_dmalab check 91 --results "$tmp/busy" >"$tmp/busy2.out" 2>&1
+check $? 2 "a second run on a busy results directory: exit 2"
+check "$(grep -c "is in use by another dmalab run (pid $bpid)" "$tmp/busy2.out")" 1 \
+	"a second run names the run holding the directory"
+wait "$bpid"
+run_dmalab check 91 --results "$tmp/busy" >/dev/null 2>&1
+check $? 0 "once the first run ended, the directory is free again"
+
 # 6. A lab whose --describe is garbage is an error, and is not run.
 mkdir -p "$tmp/badlabs"
 printf '#!/bin/sh\necho "not json"\n' >"$tmp/badlabs/lab-42"
@@ -300,6 +344,7 @@ printf '## 91.3\nsays: x\ntruht: y\n' >"$tmp/bad-errata.md"
 usage_case "'xml'" run_dmalab check --format xml
 usage_case "'0'" run_dmalab check --timeout-mul 0
 usage_case "'2x'" run_dmalab check --timeout-mul 2x
+usage_case "'1e-300'" run_dmalab check --timeout-mul 1e-300
 usage_case "'-1'" env DMALAB_TIMEOUT_MUL=-1 "$BUILD/dmalab" list
 usage_case "'--bogus'" run_dmalab check --bogus
 usage_case "'frobnicate'" run_dmalab frobnicate
