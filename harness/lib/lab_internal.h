@@ -78,6 +78,19 @@ struct lab {
 void report_tap_header(struct lab *L);
 void report_tap_claim(struct lab *L, struct claim_rec *c);
 void report_json_write(struct lab *L);
+/* The record as a signal would leave it (status "interrupted", undecided
+ * claims "not_run"), cut after the key "interrupted_by": malloc'd, *len
+ * bytes (no NUL counted); NULL when out of memory. */
+char *report_json_interrupted(const struct lab *L, size_t *len);
+
+/* interrupt.c: a lab run with --json and stopped by SIGINT, SIGTERM or
+ * SIGHUP leaves a record that says so (and which signal), not "running".
+ * interrupt_arm installs the handlers (after the lab's first record);
+ * interrupt_render renders what the handler would write, after every
+ * record while the lab runs; interrupt_disarm at the lab's end. */
+void interrupt_arm(struct lab *L);
+void interrupt_render(const struct lab *L);
+void interrupt_disarm(void);
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out);
 /* claim.c */
 struct claim_rec *claim_find(struct lab *L, const char *id);

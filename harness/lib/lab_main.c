@@ -79,6 +79,7 @@ static int skip_exit_code(void)
 
 void lab_finish_exit(struct lab *L, int code)
 {
+	interrupt_disarm(); /* the record written below is the last word */
 	if (code == 99)
 		L->status = "error";
 	else if (count_unexplained(L))
@@ -392,6 +393,7 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	report_tap_header(L);
 	report_json_write(L);
+	interrupt_arm(L); /* Ctrl-C from here on leaves an "interrupted" record */
 	run(L);
 	check_all_decided(L);
 	lab_finish_exit(L, 0);

@@ -69,12 +69,17 @@ void proc_kill_all(void)
 
 static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 #define NFATAL ((int)(sizeof(fatal_sigs) / sizeof(fatal_sigs[0])))
+static struct sigaction fatal_before[NFATAL]; /* chained to: interrupt.c's, or default */
 
 static void on_fatal_signal(int sig)
 {
+	int i;
+
 	proc_kill_all();
-	signal(sig, SIG_DFL);
-	raise(sig); /* delivered when the handler returns: we die by it */
+	for (i = 0; i < NFATAL; i++)
+		if (fatal_sigs[i] == sig)
+			sigaction(sig, &fatal_before[i], NULL);
+	raise(sig); /* delivered when the handler returns: the next handler, or death */
 }
 
 /* atexit always; the fatal-signal handler unless the caller has its own. */
@@ -105,7 +110,7 @@ static void install_cleanup(int own_signals)
 		/* A signal the shell told us to ignore (a background job) stays so. */
 		if (sigaction(fatal_sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
 			continue;
-		sigaction(fatal_sigs[i], &sa, NULL);
+		sigaction(fatal_sigs[i], &sa, &fatal_before[i]);
 	}
 }
 

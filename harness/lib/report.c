@@ -209,8 +209,10 @@ static void json_erratum(struct json_writer *w, const struct claim_rec *c)
 	jw_obj_end(w);
 }
 
-static void json_claim(struct json_writer *w, const struct claim_rec *c)
+/* A claim; in an interrupted record an undecided one is "not_run". */
+static void json_claim(struct json_writer *w, const struct claim_rec *c, int interrupted)
 {
+	int undecided = !strcmp(c->status, "pending");
 	char q[64];
 	int i;
 
@@ -218,7 +220,7 @@ static void json_claim(struct json_writer *w, const struct claim_rec *c)
 	jw_kstr(w, "id", c->spec->id);
 	jw_kstr(w, "question", own_question(c->spec, q, sizeof(q)));
 	jw_kstr(w, "text", c->spec->text);
-	jw_kstr(w, "status", c->status);
+	jw_kstr(w, "status", interrupted && undecided ? "not_run" : c->status);
 	jw_kstr(w, "op", c->op);
 	json_opt_num(w, "got", c->has_got, c->got);
 	json_opt_num(w, "got_lo", c->has_interval, c->got_lo);
@@ -302,13 +304,13 @@ static void json_series(struct json_writer *w, const struct lab *L)
 	jw_obj_end(w);
 }
 
-static void json_header(struct json_writer *w, const struct lab *L)
+static void json_header(struct json_writer *w, const struct lab *L, int interrupted)
 {
 	jw_kstr(w, "schema", "dmalab-lab/1");
 	jw_kstr(w, "id", L->spec->id);
 	jw_kstr(w, "title", L->spec->title);
 	jw_kstr(w, "topic", L->spec->topic);
-	jw_kstr(w, "status", L->status);
+	jw_kstr(w, "status", interrupted ? "interrupted" : L->status);
 	jw_key(w, "skip");
 	if (L->skip_reason[0]) {
 		jw_obj_begin(w);
@@ -332,33 +334,57 @@ static void json_header(struct json_writer *w, const struct lab *L)
 	jw_knum(w, "clock_resolution_s", lab_clock_resolution());
 }
 
+/* The record's members, all but the closing brace. */
+static void json_record(struct json_writer *w, const struct lab *L, int interrupted)
+{
+	int i;
+
+	jw_obj_begin(w);
+	json_header(w, L, interrupted);
+	jw_key(w, "claims");
+	jw_arr_begin(w);
+	for (i = 0; i < L->nclaims; i++)
+		json_claim(w, &L->claims[i], interrupted);
+	jw_arr_end(w);
+	json_facts(w, L);
+	json_series(w, L);
+	jw_key(w, "notes");
+	jw_arr_begin(w);
+	for (i = 0; i < L->nnotes; i++)
+		jw_str(w, L->notes[i]);
+	jw_arr_end(w);
+}
+
 void report_json_write(struct lab *L)
 {
 	struct json_writer w;
-	int i;
 
 	if (!L->opt.json_path)
 		return;
 	jw_init(&w, 1);
-	jw_obj_begin(&w);
-	json_header(&w, L);
-	jw_key(&w, "claims");
-	jw_arr_begin(&w);
-	for (i = 0; i < L->nclaims; i++)
-		json_claim(&w, &L->claims[i]);
-	jw_arr_end(&w);
-	json_facts(&w, L);
-	json_series(&w, L);
-	jw_key(&w, "notes");
-	jw_arr_begin(&w);
-	for (i = 0; i < L->nnotes; i++)
-		jw_str(&w, L->notes[i]);
-	jw_arr_end(&w);
+	json_record(&w, L, 0);
 	jw_obj_end(&w);
 	if (jw_write_file(&w, L->opt.json_path) < 0)
 		fprintf(stderr, "lab-%s: cannot write '%s': %s\n", L->spec->id,
 			L->opt.json_path, strerror(errno));
 	jw_release(&w);
+	if (L->status && !strcmp(L->status, "running"))
+		interrupt_render(L); /* what a signal now would leave behind */
+}
+
+char *report_json_interrupted(const struct lab *L, size_t *len)
+{
+	struct json_writer w;
+
+	jw_init(&w, 1);
+	json_record(&w, L, 1);
+	jw_key(&w, "interrupted_by"); /* the handler writes the signal's name */
+	if (w.failed) {
+		jw_release(&w);
+		return NULL;
+	}
+	*len = w.len;
+	return w.buf; /* the caller owns it */
 }
 
 /* The claim's relation as data and as text ("want" in --describe). */
