@@ -446,6 +446,19 @@ void claim_check_errno(struct lab *L, const char *id, int got_errno);
  * the TAP line's note ("the importer saw the exporter's pattern"). */
 void claim_check_true(struct lab *L, const char *id, int got, const char *what);
 
+/*
+ * Record the claim as inconclusive without deciding its relation: the
+ * measurement ran, but a condition it rests on was not met, so its value
+ * says nothing either way (lab-08: the kernel backed only part of the
+ * "huge-page" buffer with huge pages, so a speed-up cannot be credited to
+ * them, nor its absence blamed on them).  `why` (printf) becomes the
+ * detail, as a straddling interval's does; attach the series and a note
+ * first, as for a check.  Never a way around a verdict the value could
+ * give: where the value is what the claim is about, use claim_check.
+ */
+void claim_inconclusive(struct lab *L, const char *id, const char *why_fmt, ...)
+	LAB_PRINTF(3, 4);
+
 /* Result of a relation on an interval (lab_relation_verdict). */
 #define LAB_HOLDS 1
 #define LAB_FAILS 0
@@ -486,6 +499,7 @@ int claim_decided(const struct lab *L, const char *id);
 #define SKIP_NOT_BUILT_NO_NVCC "not-built:no-nvcc"   /* built without nvcc */
 #define SKIP_NO_CUDA_DRIVER    "no-cuda-driver"      /* libcuda / driver missing */
 #define SKIP_NO_CUDA_DEVICE    "no-cuda-device"      /* driver but no GPU */
+#define SKIP_CUDA_CANNOT_START "cuda-cannot-start"   /* driver and GPU, but CUDA fails to start (detail: why) */
 #define SKIP_TOO_FEW_GPUS      "too-few-gpus"        /* needs more GPUs */
 #define SKIP_GPU_TOO_SMALL     "gpu-too-small"       /* not enough free GPU memory */
 #define SKIP_SINGLE_NUMA_NODE  "single-numa-node"    /* needs >= 2 memory nodes */
@@ -498,6 +512,7 @@ int claim_decided(const struct lab *L, const char *id);
 #define SKIP_NOT_ENOUGH_MEMORY "not-enough-memory"   /* host memory too small */
 #define SKIP_NO_LIBRARY        "no-library"          /* an optional library (cuBLAS, cuFile) is absent */
 #define SKIP_NO_RDMA_DEVICE    "no-rdma-device"      /* no InfiniBand/RoCE device in /sys/class/infiniband */
+#define SKIP_IN_USE            "in-use"              /* a machine-wide resource the claim must change is in use (hugetlb pool) */
 
 /* 1 if reason is one of the codes above. */
 int lab_skip_reason_valid(const char *reason);

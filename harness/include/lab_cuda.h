@@ -22,6 +22,12 @@
 #define DMALAB_LAB_CUDA_H
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <cuda_runtime.h>
 #include "buffer.h"
 #include "lab.h"
@@ -62,26 +68,65 @@ static inline int lab_cuda_driver_present(void)
 }
 
 /*
+ * What stops a driver that is there from starting, as far as this process
+ * can see: a /proc of another PID namespace (the driver reads /proc/self),
+ * or /dev/nvidiactl closed to it.  "" when neither.
+ */
+static inline const char *lab_cuda_start_blocker(char *buf, size_t len)
+{
+	char self[32] = "";
+	ssize_t n = readlink("/proc/self", self, sizeof(self) - 1);
+	int fd;
+
+	if (n <= 0) {
+		snprintf(buf, len, "; /proc/self cannot be read: is /proc mounted here?");
+		return buf;
+	}
+	self[n] = '\0';
+	if (strtol(self, NULL, 10) != (long)getpid()) {
+		snprintf(buf, len, "; /proc belongs to another PID namespace (/proc/self is %s, "
+			 "getpid() %ld): mount a /proc for this one", self, (long)getpid());
+		return buf;
+	}
+	fd = open("/dev/nvidiactl", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		snprintf(buf, len, "; /dev/nvidiactl: %s", strerror(errno));
+	else
+		buf[0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	return buf;
+}
+
+/*
  * Why CUDA cannot run here, as a skip reason code, or NULL when at least
- * `need` devices are usable.  detail receives what was detected.
+ * `need` devices are usable.  detail receives what was detected: which
+ * CUDA_VISIBLE_DEVICES hid the GPUs, or why a driver that is there would
+ * not start, never "no driver" when there is one.
  */
 static inline const char *lab_cuda_unavailable(int need, char *detail, size_t len)
 {
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+	char why[200];
 	int n = 0;
 	cudaError_t e = cudaGetDeviceCount(&n);
 
-	if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0)) {
-		snprintf(detail, len, "cudaGetDeviceCount: no CUDA device");
+	if (e == cudaErrorNoDevice || e == cudaErrorInvalidDevice || (e == cudaSuccess && n == 0)) {
+		snprintf(detail, len, "cudaGetDeviceCount: no CUDA device (%s)%s%s%s",
+			 cudaGetErrorName(e), visible ? "; CUDA_VISIBLE_DEVICES='" : "",
+			 visible ? visible : "", visible ? "' may hide them" : "");
 		return SKIP_NO_CUDA_DEVICE;
 	}
-	if (e != cudaSuccess) {
-		if (!lab_cuda_driver_present())
-			snprintf(detail, len, "no NVIDIA driver: libcuda.so.1 not found "
-				 "(cudaGetDeviceCount: %s)", cudaGetErrorName(e));
-		else
-			snprintf(detail, len, "cudaGetDeviceCount: %s (%s)",
-				 cudaGetErrorName(e), cudaGetErrorString(e));
+	if (e != cudaSuccess && !lab_cuda_driver_present()) {
+		snprintf(detail, len, "no NVIDIA driver: libcuda.so.1 not found "
+			 "(cudaGetDeviceCount: %s)", cudaGetErrorName(e));
 		return SKIP_NO_CUDA_DRIVER;
+	}
+	if (e != cudaSuccess) {
+		snprintf(detail, len, "the driver is there but CUDA did not start: "
+			 "cudaGetDeviceCount: %s (%s)%s", cudaGetErrorName(e), cudaGetErrorString(e),
+			 lab_cuda_start_blocker(why, sizeof(why)));
+		return SKIP_CUDA_CANNOT_START;
 	}
 	if (n < need) {
 		snprintf(detail, len, "%d CUDA device(s), need %d", n, need);

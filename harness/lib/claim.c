@@ -10,11 +10,11 @@
 #include "lab_internal.h"
 
 static const char *const skip_reasons[] = {
-	SKIP_NOT_BUILT_NO_NVCC, SKIP_NO_CUDA_DRIVER, SKIP_NO_CUDA_DEVICE,
+	SKIP_NOT_BUILT_NO_NVCC, SKIP_NO_CUDA_DRIVER, SKIP_NO_CUDA_DEVICE, SKIP_CUDA_CANNOT_START,
 	SKIP_TOO_FEW_GPUS, SKIP_GPU_TOO_SMALL, SKIP_SINGLE_NUMA_NODE,
 	SKIP_NUMA_UNAVAILABLE, SKIP_NOT_ROOT, SKIP_NO_CAPABILITY, SKIP_UNSUPPORTED,
 	SKIP_UNKNOWN_TOPOLOGY, SKIP_DEPENDS_ON_CLAIM, SKIP_NOT_ENOUGH_MEMORY,
-	SKIP_NO_LIBRARY, SKIP_NO_RDMA_DEVICE,
+	SKIP_NO_LIBRARY, SKIP_NO_RDMA_DEVICE, SKIP_IN_USE,
 };
 
 int lab_skip_reason_valid(const char *reason)
@@ -228,6 +228,19 @@ void claim_check_ratio(struct lab *L, const char *id, const struct lab_stats *nu
 	claim_stats(L, num);
 	claim_stats(L, den);
 	claim_check(L, id, lab_est_ratio(lab_est_median(num, 2), lab_est_median(den, 2)));
+}
+
+void claim_inconclusive(struct lab *L, const char *id, const char *why_fmt, ...)
+{
+	struct claim_rec *c = claim_for_decision(L, id);
+	va_list ap;
+
+	record_want(c);
+	snprintf(c->reason, sizeof(c->reason), "inconclusive");
+	va_start(ap, why_fmt);
+	vsnprintf(c->detail, sizeof(c->detail), why_fmt, ap);
+	va_end(ap);
+	claim_finish(L, c, "inconclusive");
 }
 
 /* Exact observations: the named code goes with the number. */
