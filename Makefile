@@ -196,14 +196,14 @@ selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
 test: unit mutants selftest test-plots test-answers test-claims test-example test-numa \
-	test-leaks test-make test-deps
+	test-leaks test-make test-apt-lock
 
 # The Makefile's own usage errors (QUICK=maybe, make lab-99, make hint-).
-.PHONY: test-make test-deps
+.PHONY: test-make test-apt-lock
 test-make:
 	@sh harness/tests/test-make.sh
 # deps.sh waiting for another apt's lock, and showing apt's own error.
-test-deps:
+test-apt-lock:
 	@sh harness/tests/test-deps.sh
 
 # Under valgrind (when installed): no leak, and the statistics' samples
