@@ -204,7 +204,7 @@ test-make:
 	@sh harness/tests/test-make.sh
 # deps.sh waiting for another apt's lock, and showing apt's own error.
 test-apt-lock:
-	@sh harness/tests/test-deps.sh
+	@sh harness/tests/test-apt-lock.sh
 
 # Under valgrind (when installed): no leak, and the statistics' samples
 # storage freed at exit (harness/tests/test-leaks.sh).

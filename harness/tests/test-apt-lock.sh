@@ -1,5 +1,5 @@
 #!/bin/sh
-# test-deps.sh - harness/deps.sh against a fake apt-get (first on PATH): it
+# test-apt-lock.sh - harness/deps.sh against a fake apt-get (first on PATH): it
 # waits while another apt holds the package lock, gives up after its bound
 # with apt's own words, and shows apt's message on any other failure.
 # Needs root (deps.sh installs only as root); elsewhere it skips.
@@ -10,7 +10,7 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 if [ "$(id -u)" != 0 ]; then
-	echo "test-deps: skipped (deps.sh installs only as root)"
+	echo "test-apt-lock: skipped (deps.sh installs only as root)"
 	exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-deps.XXXXXX") || exit 1
@@ -55,5 +55,5 @@ grep -q "apt-get: E: Unable to locate package fakepkg" "$tmp/out" && ok ||
 	bad "apt's own error not shown ($(cat "$tmp/out"))"
 grep -q "no package registry" "$tmp/out" && bad "the old guess is still printed" || ok
 
-echo "test-deps: $pass passed, $fail failed"
+echo "test-apt-lock: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
