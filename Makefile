@@ -196,7 +196,7 @@ selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
 test: unit mutants selftest test-plots test-answers test-claims test-example test-numa \
-	test-leaks test-make test-apt-lock
+	test-leaks test-make test-restore test-apt-lock
 
 # The Makefile's own usage errors (QUICK=maybe, make lab-99, make hint-).
 .PHONY: test-make test-apt-lock
@@ -212,6 +212,12 @@ test-apt-lock:
 test-leaks: $(BUILD)/tests/test_stats $(BUILD)/tests/test_claim $(BUILD)/fakelabs/lab-88 \
 	$(BUILD)/example/lab-example
 	@BUILD=$(BUILD) sh harness/tests/test-leaks.sh
+
+# As root: a lab SIGKILLed (crashed, timed out) with nr_hugepages changed;
+# the runner puts it back from the lab's journal (harness/tests/test-restore.sh).
+.PHONY: test-restore
+test-restore: $(DMALAB) $(BUILD)/fakelabs/restore-lab
+	@BUILD=$(BUILD) sh harness/tests/test-restore.sh
 
 # The two-node claims in an emulated two-node guest (QEMU, TCG; about 80 s):
 # static labs and runner, built into $(BUILD)/numa/ (harness/tests/numa/run.sh).

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "restore.h"
 #include "runner.h"
 
 struct lab_ctx {
@@ -108,9 +109,11 @@ static void run_one(struct run_state *rs, struct lab_entry *lab)
 	tap_scan_init(&ctx.ts, &sink);
 	out_lab_begin(rs, lab, argv);
 	io.log = open_log(lab, argv);
+	restore_before_lab(rs, lab);
 	if (spawn_lab(argv, lab->timeout_s * rs->opt->timeout_mul, &io, &sr)) {
 		record_not_run(lab, "missing", strerror(errno));
 	} else {
+		restore_after_lab(rs, lab, io.log); /* what it changed, however it ended */
 		tap_scan_end(&ctx.ts);
 		record_finish(rs, lab, &sr, &ctx.ts);
 	}
@@ -179,10 +182,10 @@ int cmd_run(struct run_state *rs)
 	results_keep_free(rs);
 	if (rs->aborted)
 		return 128 + rs->aborted;
-	return strcmp(run_status(rs), "pass") ? 1 : 0;
-}
 	if (rs->save_failed) { /* the verdicts above are in no file: say so, fail */
 		error("results not saved: %s/results.json could not be written (above); the run's "
 		      "verdicts are only in this output", rs->opt->results_dir);
 		return 1;
 	}
+	return strcmp(run_status(rs), "pass") ? 1 : 0;
+}

@@ -110,6 +110,60 @@ def lab05():
     return lab("05", "page faults", claims, facts, {})
 
 
+def lab07():
+    sizes = [64 * KiB * 2 ** i for i in range(8)]
+    ser = {"free_drop_by_request": series("free_drop_by_request", "MiB", "bytes", sizes,
+                                          lambda b: 2.0 * -(-b // (2 * MiB)))}
+    facts = {"granule_mib": {"value": 2.0, "unit": "MiB"},
+             "tiny_drop_mib": {"value": 2.0, "unit": "MiB"}}
+    claims = [claim("07.4", st=[stats("malloc_free_2mib", "us", 87.0),
+                                stats("pool_2mib_threshold_max", "us", 1.2)]),
+              claim("07.5", st=[stats("next_2mib_threshold_default", "us", 48.5),
+                                stats("next_2mib_threshold_max", "us", 1.2)])]
+    return lab("07", "the device allocator", claims, facts, ser)
+
+
+def lab08():
+    sets = [MiB * 4 ** i for i in range(6)]
+    ser = {"chase_4k": series("chase_4k", "ns", "bytes", sets, lambda b: 5 + 75 * b / (b + 64 * MiB)),
+           "chase_2m": series("chase_2m", "ns", "bytes", sets, lambda b: 2 + 40 * b / (b + 256 * MiB))}
+    claims = [claim("08.3", st=[stats("register_4k_ms_per_gib", "ms/GiB", 400.0),
+                                stats("register_2m_ms_per_gib", "ms/GiB", 160.0)])]
+    return lab("08", "huge pages", claims, {}, ser)
+
+
+def lab10():
+    names = ["raw_odirect_host", "buffered_host", "posix_pageable", "odirect_pinned",
+             "odirect_pinned_overlap", "cufile"]
+    claims = [claim("10.1", st=[stats(n, "GB/s", 1.0 + 0.05 * i) for i, n in enumerate(names)])]
+    facts = {"device_read_gbs": {"value": 1.0, "unit": "GB/s"},
+             "pcie_theoretical_gbs": {"value": 63.0, "unit": "GB/s"}}
+    return lab("10", "storage to GPU", claims, facts, {})
+
+
+def lab11():
+    grid = [16 * 2 ** i for i in range(9)]
+    per_token = 327680
+
+    def added(n):  # free up to the ridge of about 160 tokens, then 2 x 70e9 FLOP a token
+        return max(1e-4, (n - 160) * 2 * 70e9 / 780e12)
+    ser = {"swap_paged_s": series("swap_paged_s", "s", "tokens", grid, lambda n: 3.1e-5 * n),
+           "recompute_batched_s": series("recompute_batched_s", "s", "tokens", grid, added),
+           "step_with_recompute_s": series("step_with_recompute_s", "s", "tokens", grid,
+                                           lambda n: 0.036 + added(n)),
+           "chapter_swap_s": series("chapter_swap_s", "s", "tokens", grid + [32768],
+                                    lambda n: n * per_token / 50e9),
+           "chapter_recompute_s": series("chapter_recompute_s", "s", "tokens", grid + [32768],
+                                         lambda n: 2 * 70e9 * n / 600e12)}
+    facts = {"crossover_tokens": {"value": 190.0, "unit": "tokens"},
+             "crossover_lo_tokens": {"value": 180.0, "unit": "tokens"},
+             "crossover_hi_tokens": {"value": 205.0, "unit": "tokens"},
+             "context_tokens": {"value": 32768, "unit": "tokens"},
+             "swap_full_paged_s": {"value": 1.0, "unit": "s"},
+             "swap_full_onecopy_s": {"value": 0.195, "unit": "s"}}
+    return lab("11", "swap back or recompute", [claim("11.4")], facts, ser)
+
+
 # The labs' figure declarations (lab.h, struct lab_figure), as their
 # --describe prints them: used by the tests only when no lab is built (a
 # fresh clone running `make test-plots` alone); with the labs built, the
@@ -129,6 +183,16 @@ FIGURES = {
             "series": [], "facts": [], "claims": ["05.1"]},
            {"name": "lab05_4gib", "kind": "lab05_4gib", "title": "synthetic: 4 GiB",
             "series": [], "facts": [], "claims": ["05.2"]}],
+    "07": [{"name": "lab07_granule", "kind": "lines", "title": "synthetic: lab-07 granule",
+            "series": ["free_drop_by_request"], "facts": ["granule_mib", "tiny_drop_mib"],
+            "claims": ["07.3"]},
+           {"name": "lab07_pool", "kind": "boxes", "title": "synthetic: lab-07 pool",
+            "series": ["malloc_free_2mib", "pool_2mib_threshold_max"], "facts": [],
+            "claims": ["07.4"]}],
+    "08": [{"name": "lab08_chase", "kind": "lines", "title": "synthetic: lab-08 chase",
+            "series": ["chase_4k", "chase_2m"], "facts": [], "claims": ["08.1"]}],
+    "11": [{"name": "lab11_crossover", "kind": "lab11_crossover", "title": "synthetic: lab-11",
+            "series": [], "facts": [], "claims": ["11.4"]}],
 }
 
 
@@ -156,6 +220,6 @@ def results():
                         "gpus": [{"name": "synthetic GPU", "bdf": "0000:01:00.0",
                                   "pcie_gen_max": 5, "pcie_width_max": 16,
                                   "pcie_max_rate_gbs": 63.0}]},
-            "labs": [lab02(), lab03(), lab04(), lab05()],
+            "labs": [lab02(), lab03(), lab04(), lab05(), lab07(), lab08(), lab10(), lab11()],
             "questions": [{"id": "ch1.Q2", "claims": ["02.1"], "status": "confirmed"}],
             "totals": {}, "status": "pass"}

@@ -1,0 +1,117 @@
+/*
+ * smaps.c - the huge pages behind a buffer, from /proc/self/smaps (smaps.h).
+ *
+ * An smaps file is a header line per mapping ("lo-hi perms offset dev inode
+ * path"), then "Key: value" lines for it, VmFlags last.  A header is told
+ * from a key line by its "lo-hi " start: key names hold no '-'.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "smaps.h"
+
+/* "Key:   1234 kB" -> bytes; 0 when the line is not that key. */
+static int kb_line(const char *line, const char *key, uint64_t *bytes)
+{
+	size_t n = strlen(key);
+	unsigned long long kb;
+
+	if (strncmp(line, key, n) || line[n] != ':' || sscanf(line + n + 1, "%llu", &kb) != 1)
+		return 0;
+	*bytes = (uint64_t)kb * 1024;
+	return 1;
+}
+
+/* 1 when the VmFlags line holds the two-letter flag. */
+static int has_flag(const char *line, const char *flag)
+{
+	const char *p = line + strlen("VmFlags:");
+
+	while ((p = strstr(p, flag)))
+		if (p[-1] == ' ' && (p[2] == ' ' || p[2] == '\n' || p[2] == '\0'))
+			return 1;
+		else
+			p += 2;
+	return 0;
+}
+
+/* One key line of a mapping that overlaps the range, into r. */
+static void add_line(struct smaps_range *r, const char *line, int *nh_all, int *elig_seen)
+{
+	uint64_t v;
+	int e;
+
+	if (kb_line(line, "Rss", &v))
+		r->rss += v;
+	else if (kb_line(line, "AnonHugePages", &v))
+		r->anon_huge += v;
+	else if (kb_line(line, "Private_Hugetlb", &v) || kb_line(line, "Shared_Hugetlb", &v))
+		r->hugetlb += v;
+	else if (sscanf(line, "THPeligible: %d", &e) == 1) {
+		r->thp_eligible = *elig_seen ? (r->thp_eligible || e) : e != 0;
+		*elig_seen = 1;
+	} else if (!strncmp(line, "VmFlags:", 8)) {
+		*nh_all &= has_flag(line, "nh");
+		r->hugeadv |= has_flag(line, "hg");
+	}
+}
+
+int smaps_range_read(const char *path, uint64_t addr, uint64_t len, struct smaps_range *r)
+{
+	FILE *f;
+	char line[1024];
+	unsigned long long lo, hi;
+	int inside = 0, nh_all = 1, elig_seen = 0, n;
+
+	memset(r, 0, sizeof(*r));
+	r->thp_eligible = -1;
+	if (len == 0 || addr + len < addr) {
+		errno = ERANGE;
+		return -1;
+	}
+	if (!(f = fopen(path ? path : "/proc/self/smaps", "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %n", &lo, &hi, &n) == 2 && n > 0 && line[n - 1] == ' ') {
+			if (hi <= lo) {
+				fclose(f);
+				errno = EINVAL;
+				return -1;
+			}
+			inside = lo < addr + len && hi > addr;
+			if (!inside)
+				continue;
+			r->lo = r->vmas ? (lo < r->lo ? lo : r->lo) : lo;
+			r->hi = hi > r->hi ? hi : r->hi;
+			r->spills |= lo < addr || hi > addr + len;
+			r->vmas++;
+		} else if (inside) {
+			add_line(r, line, &nh_all, &elig_seen);
+		}
+	}
+	fclose(f);
+	r->nohuge = r->vmas > 0 && nh_all;
+	return 0;
+}
+
+uint64_t smaps_thp_expected(uint64_t addr, uint64_t len, uint64_t pmd)
+{
+	uint64_t first, end;
+
+	if (!pmd || addr + len < addr)
+		return 0;
+	first = (addr + pmd - 1) & ~(pmd - 1);
+	end = (addr + len) & ~(pmd - 1);
+	return first < addr || end <= first ? 0 : end - first;
+}
+
+int smaps_thp_possible(const struct smaps_range *r)
+{
+	if (!r->vmas)
+		return 0;
+	if (r->thp_eligible >= 0)
+		return r->thp_eligible;
+	return !r->nohuge;
+}

@@ -1,0 +1,77 @@
+/*
+ * restore.c - what a lab changed for the whole machine and could not put
+ * back itself (SIGKILL, a crash, the kill after its timeout), put back from
+ * its journal once it has ended (restore.h, sysctl_change.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "restore.h"
+#include "sysctl_change.h"
+
+struct replay_ctx {
+	const struct lab_entry *lab;
+	const char *when; /* "" or " (left by an earlier run)" */
+	FILE *log;
+};
+
+/* The journal's path, absolute: the lab may run from anywhere. */
+static void journal_of(const struct run_state *rs, const struct lab_entry *lab, char *buf,
+		       size_t len)
+{
+	char dir[PATH_MAX];
+
+	if (!realpath(rs->opt->results_dir, dir))
+		snprintf(dir, sizeof(dir), "%s", rs->opt->results_dir);
+	snprintf(buf, len, "%s/lab-%s.restore", dir, lab->id);
+}
+
+/* One setting of the replay: said where it was written or could not be. */
+static void said(void *arg, const struct sysctl_replay_item *it)
+{
+	const struct replay_ctx *c = arg;
+	char line[600];
+
+	if (it->err)
+		snprintf(line, sizeof(line), "lab-%s changed %s%s and it could not be put back "
+			 "to '%s': %s", c->lab->id, it->path, c->when, it->old, strerror(it->err));
+	else if (it->wrote)
+		snprintf(line, sizeof(line), "lab-%s left %s at '%s'%s: put back '%s' from its "
+			 "journal", c->lab->id, it->path, it->now, c->when, it->old);
+	else
+		snprintf(line, sizeof(line), "lab-%s's journal names %s%s: already back at '%s'",
+			 c->lab->id, it->path, c->when, it->old);
+	if (it->err || it->wrote)
+		warning("%s", line);
+	if (c->log)
+		fprintf(c->log, "# dmalab: %s\n", line);
+}
+
+static void replay(struct run_state *rs, struct lab_entry *lab, const char *when, FILE *log)
+{
+	struct replay_ctx c = { lab, when, log };
+	char journal[PATH_MAX + 32];
+
+	journal_of(rs, lab, journal, sizeof(journal));
+	if (sysctl_replay(journal, NULL, said, &c) < 0 && errno != EIO)
+		warning("lab-%s's journal '%s' could not be replayed: %s", lab->id, journal,
+			strerror(errno));
+}
+
+void restore_before_lab(struct run_state *rs, struct lab_entry *lab)
+{
+	char journal[PATH_MAX + 32];
+
+	replay(rs, lab, " (left by an earlier run)", NULL);
+	journal_of(rs, lab, journal, sizeof(journal));
+	setenv(SYSCTL_RESTORE_ENV, journal, 1);
+}
+
+void restore_after_lab(struct run_state *rs, struct lab_entry *lab, FILE *log)
+{
+	unsetenv(SYSCTL_RESTORE_ENV);
+	replay(rs, lab, "", log);
+}

@@ -1,0 +1,599 @@
+/*
+ * lab-07: the device allocator and memory pools.  Why can cudaMalloc fail
+ * while cudaMemGetInfo shows memory free (ch2 S1 blames fragmented virtual
+ * address space), and what does a pool change (S4: fast, as it skips the
+ * driver's allocator)?  run() takes 07.2 (the context's memory: NVML before
+ * and after cudaSetDevice), 07.3 (the free figure's fall for 1 byte, and the
+ * step of a sweep), 07.4 (2 MiB blocks: cudaMalloc + cudaFree against a warm
+ * pool), 07.5 (the next allocation at two release thresholds), then 07.1,
+ * which takes the whole GPU: 1 GiB blocks, every other one freed, one
+ * request far larger than a hole, all given back.  Without nvcc every
+ * claim skips.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lab.h"
+#include "preflight.h"
+
+static const struct claim_spec claims[] = {
+	{ "07.1", "ch2.S1",
+	  "after the GPU is filled with 1 GiB blocks and every other one is freed, a cudaMalloc larger than any hole fails although cudaMemGetInfo reports enough free memory",
+	  "ch2 1.1: the virtual address space fragments (50 GB, then 1 GB, the 1 GB freed, then 20 GB may find no contiguous range while memory is free); holes left by freed blocks cannot serve a later large block",
+	  "R11 a CUDA error: the request returns cudaErrorMemoryAllocation",
+	  WANT_CUDA_ERR(2, "cudaErrorMemoryAllocation"),
+	  "as many blocks are freed, but as one adjacent run at the end instead of every other one, so one free region is larger than the request" },
+	{ "07.2", "ch2.S1",
+	  "the free memory cudaMemGetInfo reports is not all yours: the context takes GPU memory before the first allocation",
+	  "not a chapter figure: ch2 S1 asks why memory shown free cannot all be allocated; its reference answer names the context's own memory as one cause (the chapter gives no size)",
+	  "R10 'takes some', no figure -> GPU memory used (NVML) with the context minus before it > 0 MiB",
+	  WANT_GT(0, "MiB"),
+	  "the 'before' reading is taken after cudaSetDevice has made the context, so the context is on both sides" },
+	{ "07.3", "ch2.S1",
+	  "a tiny cudaMalloc (1 byte) takes a whole allocation granule of free memory",
+	  "not a chapter figure: ch2 S1's reference answer names allocation granularity as a cause of memory shown free that cannot be allocated (the chapter gives no granule)",
+	  "R11 an exact fact -> the fall of cudaMemGetInfo's free figure for 1 byte, in granules (the step found by the sweep), = 1",
+	  WANT_INT(1, "granules"),
+	  "the byte comes from a warm memory pool that already holds memory (cudaMallocFromPoolAsync), so no new granule is taken" },
+	{ "07.4", "ch2.S4 ch2.S9",
+	  "allocating and freeing 2 MiB blocks from a warm pool (cudaMallocFromPoolAsync, cudaFreeAsync) is faster than cudaMalloc plus cudaFree",
+	  "ch2 4.5: a pool is fast since its allocations do not go through the CUDA driver's global allocator (no figure; the >= 10x of the lab list is not the chapter's)",
+	  "R6 'fast' against the driver's allocator, no figure -> (cudaMalloc + cudaFree) / pool, time per 2 MiB block, >= 1.1",
+	  WANT_RATIO_GE(1.1),
+	  "the 'pool' loop calls cudaMalloc and cudaFree, the driver's allocator" },
+	{ "07.5", "ch2.S4",
+	  "at its default release threshold a pool gives its memory back at a synchronisation, so the next 2 MiB allocation is slower than at the highest threshold",
+	  "ch2 4.5 sets cudaMemPoolAttrReleaseThreshold without saying what it does; not a chapter figure: its meaning (default 0, memory released at synchronisation) is the CUDA reference's",
+	  "R6 'slower' -> next allocation at the default threshold / at UINT64_MAX >= 1.1",
+	  WANT_RATIO_GE(1.1),
+	  "the 'default' pool's threshold is raised to UINT64_MAX too, so neither pool gives memory back" },
+	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
+};
+
+static const struct lab_extra_opt extra_opts[] = {
+	{ "fill", "N", "the most GPU memory 07.1's fill may take, bytes with K, M, G or T "
+	  "(default: all that is free but 1 GiB)" },
+	{ NULL, NULL, NULL }
+};
+
+static const struct lab_figure figures[] = {
+	{ "lab07_granule", "lines", "free_drop_by_request", "granule_mib tiny_drop_mib", "07.3",
+	  "lab-07: how far cudaMemGetInfo's free figure falls while one cudaMalloc of each size is held" },
+	{ "lab07_pool", "boxes", "malloc_free_2mib pool_2mib_threshold_max", NULL, "07.4",
+	  "lab-07: microseconds per 2 MiB block, cudaMalloc + cudaFree vs a warm pool (threshold UINT64_MAX)" },
+	{ "lab07_threshold", "boxes", "next_2mib_threshold_default next_2mib_threshold_max", NULL,
+	  "07.5", "lab-07: the next 2 MiB pool allocation after a synchronisation, at the default and at the highest release threshold" },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
+
+#define MIN_FILL_BYTES (5 * GiB) /* five 1 GiB blocks: two holes between kept ones */
+
+static struct {
+	uint64_t fill_cap; /* --fill, bytes; UINT64_MAX when not given */
+	int blocks;        /* 07.4: 2 MiB blocks a sample */
+	int rounds;        /* 07.5: allocations a sample */
+} cfg;
+
+/* spec.check_opts: --fill, and no --size (the lab has none), in any build. */
+static int check_opts(const struct lab *L)
+{
+	const struct lab_opts *o = lab_options(L);
+	const char *fill = lab_opt(L, "fill");
+	char sz[32];
+
+	if (o->size_given)
+		return preflight_usage(L, "size", lab_size_arg(o->size, sz, sizeof(sz)),
+				       "lab-07 takes no --size (--fill caps 07.1's fill)");
+	cfg.fill_cap = UINT64_MAX;
+	if (fill && lab_parse_size(fill, &cfg.fill_cap) < 0)
+		return preflight_usage(L, "fill", fill, "%s", errno == ERANGE ? "too large" :
+				       "not a size above 0 (digits with an optional K, M, G or T suffix)");
+	if (fill && preflight_size_floor(L, "fill", cfg.fill_cap, MIN_FILL_BYTES,
+					 " (five 1 GiB blocks leave two holes between kept ones)"))
+		return 2;
+	cfg.blocks = o->quick ? 200 : 1000;
+	cfg.rounds = o->quick ? 32 : 64;
+	return 0;
+}
+
+static const struct lab_spec spec = {
+	.id = "07",
+	.title = "the device allocator and memory pools",
+	.topic = "why cudaMalloc can fail while memory is shown free (fragmentation, the "
+		 "context, the granule), and what a memory pool and its release threshold change",
+	.timeout_s = 90,
+	.needs = { 1, 1, 0 },
+	.claims = claims,
+	.extra_opts = extra_opts,
+	.default_iters = 9,
+	.check_opts = check_opts,
+	.figures = figures,
+};
+
+#if DMALAB_HAVE_CUDA
+#include <unistd.h>
+
+#include "gpu_topo.h"
+#include "lab_buffers_cuda.h"
+#include "lab_pool_cuda.h"
+
+#define BLOCK_BYTES (2 * MiB)        /* 07.4 and 07.5's block */
+#define FILL_MARGIN_BYTES (1 * GiB)  /* what the default fill leaves free */
+#define FIRST_ALLOC_BYTES (64 * MiB) /* the first allocation, before 07.3's byte */
+#define SWEEP_STEP_BYTES (64 * KiB)
+#define SWEEP_POINTS 128             /* requests of 64 KiB .. 8 MiB */
+#define TINY_HELD 16                 /* 1-byte blocks held at once */
+#define NVML_GAP_US 20000            /* between two NVML readings */
+
+static const char *fmt(uint64_t bytes, char *buf)
+{
+	return lab_fmt_size(bytes, buf, 32);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 07.2: the context's memory as NVML sees it (NVML makes no CUDA context)    */
+
+struct context_probe {
+	char bdf[GPU_BDF_LEN];       /* the device's PCI bus id, from the driver API */
+	struct gpu_nvml_memory m[4]; /* two readings before the context, two with it */
+	int have;                    /* readings taken */
+	const char *skip;            /* when one failed: a SKIP_* code; m[have].why says why */
+};
+
+/* Two readings NVML_GAP_US apart, into m[at] and m[at + 1]. */
+static void nvml_twice(struct context_probe *c, int at)
+{
+	for (int i = at; i < at + 2 && c->have == i; i++) {
+		if (i > at)
+			usleep(NVML_GAP_US);
+		if (gpu_nvml_memory(c->bdf, &c->m[i]) < 0)
+			c->skip = errno == ENOENT ? SKIP_NO_LIBRARY : SKIP_UNSUPPORTED;
+		else
+			c->have = i + 1;
+	}
+}
+
+/* The readings before the context: cuInit and the bus ids (driver API) make none. */
+static void context_before(struct lab *L, struct context_probe *c)
+{
+	static struct gpu_topo t; /* 16 KiB: off the stack */
+	const struct gpu_topo_dev *d;
+	int dev = lab_options(L)->device;
+
+	if (gpu_topo_scan("/sys", GPU_TOPO_CUDA, &t) < 0 || !(d = gpu_topo_device(&t, dev)) ||
+	    !d->bdf[0]) {
+		c->skip = SKIP_UNSUPPORTED;
+		snprintf(c->m[0].why, sizeof(c->m[0].why), "no PCI bus id for CUDA device %d", dev);
+		return;
+	}
+	snprintf(c->bdf, sizeof(c->bdf), "%s", d->bdf);
+	nvml_twice(c, 0);
+}
+
+/* 07.2: the readings with the context, before any allocation, and the verdict. */
+static void decide_context(struct lab *L, struct context_probe *c)
+{
+	double before, with, drift;
+	uint64_t free_b, total_b;
+	struct lab_est est;
+
+	nvml_twice(c, 2);
+	if (c->have < 4) {
+		claim_skip(L, "07.2", c->skip, "%s", c->m[c->have].why);
+		return;
+	}
+	lab_cuda_mem_info(L, &free_b, &total_b);
+	before = (double)c->m[1].used / MiB, with = (double)c->m[3].used / MiB;
+	drift = fmax(fabs((double)c->m[1].used - (double)c->m[0].used),
+		     fabs((double)c->m[3].used - (double)c->m[2].used)) / MiB;
+	est = lab_est_exact(with - before);
+	est.lo -= drift, est.hi += drift; /* what the GPU moved on its own meanwhile */
+	lab_fact_num(L, "context_mib", with - before, "MiB");
+	lab_fact_num(L, "gpu_processes_before_context", c->m[1].processes, "");
+	claim_note(L, "NVML: %.0f MiB used before this process had a context, %.0f MiB with it "
+		   "(two readings 20 ms apart moved by %.1f MiB; %d other process(es) with a "
+		   "context, -1 unknown); cudaMemGetInfo then: %.0f of %.0f MiB free", before, with,
+		   drift, c->m[1].processes, (double)free_b / MiB, (double)total_b / MiB);
+	claim_check(L, "07.2", est);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 07.3: the granule                                                          */
+
+struct granule {
+	int64_t first;              /* bytes the first allocation (64 MiB) took */
+	int64_t tiny;               /* bytes a 1-byte cudaMalloc took */
+	int64_t drop[SWEEP_POINTS]; /* bytes taken by a request of 64 KiB x (i + 1) */
+	int64_t step;               /* the staircase's step; 0: none found */
+	int64_t held;               /* bytes TINY_HELD 1-byte blocks took together */
+	uint64_t span;              /* bytes from the lowest of them to the highest */
+};
+
+static uint64_t gpu_free(struct lab *L)
+{
+	uint64_t f;
+
+	lab_cuda_mem_info(L, &f, NULL);
+	return f;
+}
+
+/* How far the free figure falls while n <= TINY_HELD blocks of `bytes` are held; *span: their addresses'. */
+static int64_t drop_of(struct lab *L, uint64_t bytes, int n, uint64_t *span)
+{
+	uint64_t before = gpu_free(L), after;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	void *p[TINY_HELD];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		p[i] = lab_cuda_alloc(L, LAB_BUF_DEVICE, bytes);
+		lo = (uintptr_t)p[i] < lo ? (uintptr_t)p[i] : lo;
+		hi = (uintptr_t)p[i] > hi ? (uintptr_t)p[i] : hi;
+	}
+	after = gpu_free(L);
+	for (i = 0; i < n; i++)
+		lab_cuda_free(L, p[i]);
+	if (span)
+		*span = hi - lo;
+	return (int64_t)before - (int64_t)after;
+}
+
+/* The byte; the sabotage build takes it from a pool that already holds memory. */
+static int64_t drop_of_tiny(struct lab *L)
+{
+	cudaMemPool_t pool;
+	uint64_t before;
+	int64_t d;
+	void *p;
+
+	if (!LAB_SABOTAGED)
+		return drop_of(L, 1, 1, NULL);
+	pool = lab_cuda_pool_new(L, lab_options(L)->device);
+	lab_cuda_pool_set_threshold(L, pool, UINT64_MAX);
+	lab_cuda_pool_cycle(L, pool, 0, BLOCK_BYTES);
+	before = gpu_free(L);
+	CUDA_CHECK(L, cudaMallocFromPoolAsync(&p, 1, pool, 0));
+	CUDA_CHECK(L, cudaStreamSynchronize(0));
+	d = (int64_t)before - (int64_t)gpu_free(L);
+	CUDA_CHECK(L, cudaFreeAsync(p, 0));
+	lab_cuda_pool_free(L, pool);
+	return d;
+}
+
+/* The step of the staircase: the most frequent rise between neighbouring requests. */
+static int64_t staircase_step(const int64_t *drop, int n)
+{
+	int64_t best = 0, rise;
+	int best_count = 0, i, j, count;
+
+	for (i = 1; i < n; i++) {
+		if ((rise = drop[i] - drop[i - 1]) <= 0)
+			continue;
+		for (count = 0, j = 1; j < n; j++)
+			count += drop[j] - drop[j - 1] == rise;
+		if (count > best_count || (count == best_count && rise < best))
+			best = rise, best_count = count;
+	}
+	return best;
+}
+
+static const char *fmt_drop(int64_t d, char *buf)
+{
+	return d <= 0 ? "nothing" : fmt((uint64_t)d, buf);
+}
+
+/*
+ * The first allocation (64 MiB, so that what the driver sets up at the
+ * first one is not charged to the byte), the byte, the sweep (each request
+ * alone, one note per run that costs the same), TINY_HELD bytes at once,
+ * then the verdict.
+ */
+static void measure_granule(struct lab *L, struct granule *g)
+{
+	struct lab_stats point;
+	char a[32], b[32], c[32], d[32];
+	int i, start = 0;
+	double mib;
+
+	g->first = drop_of(L, FIRST_ALLOC_BYTES, 1, NULL);
+	g->tiny = drop_of_tiny(L);
+	for (i = 0; i < SWEEP_POINTS; i++) {
+		g->drop[i] = drop_of(L, (uint64_t)(i + 1) * SWEEP_STEP_BYTES, 1, NULL);
+		mib = (double)g->drop[i] / MiB;
+		lab_stats_from(&point, "free_drop_by_request", "MiB", &mib, 1, 0);
+		lab_series_point(L, "free_drop_by_request", "bytes",
+				 (double)(i + 1) * SWEEP_STEP_BYTES, &point);
+	}
+	for (i = 0; i < SWEEP_POINTS; i++)
+		if (i == SWEEP_POINTS - 1 || g->drop[i + 1] != g->drop[start]) {
+			lab_note(L, "cudaMalloc of %s .. %s: free falls by %s",
+				 fmt((uint64_t)(start + 1) * SWEEP_STEP_BYTES, a),
+				 fmt((uint64_t)(i + 1) * SWEEP_STEP_BYTES, b), fmt_drop(g->drop[i], c));
+			start = i + 1;
+		}
+	g->step = staircase_step(g->drop, SWEEP_POINTS);
+	g->held = drop_of(L, 1, TINY_HELD, &g->span);
+	lab_fact_num(L, "tiny_drop_mib", (double)g->tiny / MiB, "MiB");
+	lab_fact_num(L, "granule_mib", (double)g->step / MiB, "MiB");
+	lab_fact_num(L, "tiny_held_drop_mib", (double)g->held / MiB, "MiB");
+	claim_note(L, "cudaMalloc(1) took %s of free memory%s; the sweep's step: %s; the first "
+		   "allocation (64 MiB) took %s; %d one-byte blocks held at once took %s and lie "
+		   "within %llu bytes", fmt_drop(g->tiny, a),
+		   LAB_SABOTAGED ? " (sabotage: the byte came from a warm pool)" : "",
+		   g->step ? fmt((uint64_t)g->step, b) : "none found", fmt_drop(g->first, c),
+		   TINY_HELD, fmt_drop(g->held, d), (unsigned long long)g->span);
+	/* no step found: NaN, which fails, the note saying why */
+	claim_check(L, "07.3", lab_est_exact(g->step ? (double)g->tiny / (double)g->step : NAN));
+}
+
+/* ------------------------------------------------------------------------ */
+/* 07.4: cudaMalloc + cudaFree against a warm pool                            */
+
+/* A timed loop (07.4, 07.5): n allocations a sample, on stream s, from pool. */
+struct alloc_loop { struct lab *L; cudaMemPool_t pool; cudaStream_t s; int n; };
+
+static double time_malloc_free(void *arg)
+{
+	struct alloc_loop *a = (struct alloc_loop *)arg;
+	double t0 = lab_now();
+	void *p;
+	int i;
+
+	for (i = 0; i < a->n; i++) {
+		CUDA_CHECK(a->L, cudaMalloc(&p, BLOCK_BYTES));
+		CUDA_CHECK(a->L, cudaFree(p));
+	}
+	return lab_now() - t0;
+}
+
+/* The pool's loop on one stream, then one synchronisation. */
+static double time_pool(void *arg)
+{
+	struct alloc_loop *a = (struct alloc_loop *)arg;
+	double t0 = lab_now();
+	void *p;
+	int i;
+
+	for (i = 0; i < a->n; i++) {
+		CUDA_CHECK(a->L, cudaMallocFromPoolAsync(&p, BLOCK_BYTES, a->pool, a->s));
+		CUDA_CHECK(a->L, cudaFreeAsync(p, a->s));
+	}
+	CUDA_CHECK(a->L, cudaStreamSynchronize(a->s));
+	return lab_now() - t0;
+}
+
+static void measure_pool_speed(struct lab *L, cudaStream_t s)
+{
+	struct alloc_loop a = { L, lab_cuda_pool_new(L, lab_options(L)->device), s, cfg.blocks };
+	struct lab_stats mf, pool;
+
+	lab_cuda_pool_set_threshold(L, a.pool, UINT64_MAX);
+	lab_cuda_pool_cycle(L, a.pool, s, BLOCK_BYTES); /* warm: the pool holds a block's memory */
+	lab_measure(L, "malloc_free_2mib", time_malloc_free, &a, NULL, &mf);
+	/* the sabotage build's "pool" loop is cudaMalloc's */
+	lab_measure(L, "pool_2mib_threshold_max", LAB_SABOTAGED ? time_malloc_free : time_pool,
+		    &a, NULL, &pool);
+	lab_cuda_pool_free(L, a.pool);
+	lab_stats_scale(&mf, 1e6 / a.n, "us");
+	lab_stats_scale(&pool, 1e6 / a.n, "us");
+	claim_note(L, "%d blocks of 2 MiB a sample: cudaMalloc + cudaFree %.1f us a block, the "
+		   "warm pool (threshold UINT64_MAX) %.2f us", a.n, mf.median, pool.median);
+	claim_check_ratio(L, "07.4", &mf, &pool);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 07.5: the release threshold                                                */
+
+struct threshold_arm {
+	const char *series;
+	int raise;          /* set the threshold to UINT64_MAX */
+	uint64_t threshold; /* bytes in force, read back from the pool */
+	uint64_t kept;      /* reserved after the last synchronisation */
+	struct lab_stats us;
+};
+
+/* Each round: allocate and synchronise (timed), free and synchronise (the pool may trim). */
+static double time_next_alloc(void *arg)
+{
+	struct alloc_loop *a = (struct alloc_loop *)arg;
+	double t = 0, t0;
+	void *p;
+	int r;
+
+	for (r = 0; r < a->n; r++) {
+		t0 = lab_now();
+		CUDA_CHECK(a->L, cudaMallocFromPoolAsync(&p, BLOCK_BYTES, a->pool, a->s));
+		CUDA_CHECK(a->L, cudaStreamSynchronize(a->s));
+		t += lab_now() - t0;
+		CUDA_CHECK(a->L, cudaFreeAsync(p, a->s));
+		CUDA_CHECK(a->L, cudaStreamSynchronize(a->s));
+	}
+	return t;
+}
+
+static void measure_arm(struct lab *L, cudaStream_t s, struct threshold_arm *arm)
+{
+	struct alloc_loop a = { L, lab_cuda_pool_new(L, lab_options(L)->device), s, cfg.rounds };
+
+	if (arm->raise)
+		lab_cuda_pool_set_threshold(L, a.pool, UINT64_MAX);
+	arm->threshold = lab_cuda_pool_get(L, a.pool, cudaMemPoolAttrReleaseThreshold);
+	lab_measure(L, arm->series, time_next_alloc, &a, NULL, &arm->us);
+	arm->kept = lab_cuda_pool_get(L, a.pool, cudaMemPoolAttrReservedMemCurrent);
+	lab_cuda_pool_free(L, a.pool);
+	lab_stats_scale(&arm->us, 1e6 / a.n, "us");
+}
+
+static const char *fmt_threshold(uint64_t v, char *buf)
+{
+	return v == UINT64_MAX ? "UINT64_MAX" : fmt(v, buf);
+}
+
+static void measure_thresholds(struct lab *L, cudaStream_t s)
+{
+	struct threshold_arm def = { "next_2mib_threshold_default", LAB_SABOTAGED };
+	struct threshold_arm max = { "next_2mib_threshold_max", 1 };
+	char a[32], b[32], c[32], d[32];
+
+	measure_arm(L, s, &def);
+	measure_arm(L, s, &max);
+	lab_fact_num(L, "threshold_default_arm_bytes", (double)def.threshold, "bytes");
+	lab_fact_num(L, "kept_default_arm_bytes", (double)def.kept, "bytes");
+	lab_fact_num(L, "threshold_max_arm_bytes", (double)max.threshold, "bytes");
+	lab_fact_num(L, "kept_max_arm_bytes", (double)max.kept, "bytes");
+	claim_note(L, "release threshold %s (a new pool's, as read): the pool kept %s across the "
+		   "synchronisation, the next 2 MiB allocation took %.1f us; threshold %s: kept "
+		   "%s, %.1f us", fmt_threshold(def.threshold, a), fmt(def.kept, b), def.us.median,
+		   fmt_threshold(max.threshold, c), fmt(max.kept, d), max.us.median);
+	claim_check_ratio(L, "07.5", &def.us, &max.us);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 07.1: holes of 1 GiB and a request larger than any                         */
+
+#define FILL_MAX_BLOCKS 2048 /* 2 TiB of 1 GiB blocks */
+
+struct fill {
+	void *block[FILL_MAX_BLOCKS]; /* the 1 GiB blocks still held (NULL once freed) */
+	int n, holes;
+	uint64_t unfilled;   /* free right after the fill */
+	uint64_t with_holes; /* free once the holes are made */
+	uint64_t probe;      /* the request */
+	double fill_s;
+};
+
+/* 1 GiB blocks until --fill, all that is free but FILL_MARGIN_BYTES, or the first refusal. */
+static void fill_gpu(struct lab *L, struct fill *f)
+{
+	uint64_t free_b = gpu_free(L), room, most;
+	double t0 = lab_now();
+	cudaError_t e;
+
+	room = free_b > FILL_MARGIN_BYTES ? free_b - FILL_MARGIN_BYTES : 0;
+	most = (cfg.fill_cap < room ? cfg.fill_cap : room) / GiB;
+	most = most < FILL_MAX_BLOCKS ? most : FILL_MAX_BLOCKS;
+	for (f->n = 0; (uint64_t)f->n < most; f->n++) {
+		e = lab_cuda_try_alloc(LAB_BUF_DEVICE, GiB, &f->block[f->n]);
+		if (e != cudaSuccess && e != cudaErrorMemoryAllocation)
+			lab_error(L, "cudaMalloc(1 GiB): %s", cudaGetErrorName(e));
+		if (e != cudaSuccess)
+			break; /* full: the refusal is cleared below */
+	}
+	(void)cudaGetLastError();
+	f->fill_s = lab_now() - t0;
+	f->unfilled = gpu_free(L);
+}
+
+/* Every other block but the last; the sabotage build frees as many adjacent ones at the end. */
+static void make_holes(struct lab *L, struct fill *f)
+{
+	int i, k;
+
+	f->holes = f->n > 0 ? (f->n - 1) / 2 : 0;
+	for (i = 0; i < f->holes; i++) {
+		k = LAB_SABOTAGED ? f->n - 1 - i : 2 * i + 1;
+		lab_cuda_free(L, f->block[k]);
+		f->block[k] = NULL;
+	}
+	f->with_holes = gpu_free(L);
+}
+
+static void release_fill(struct lab *L, struct fill *f)
+{
+	int i;
+
+	for (i = 0; i < f->n; i++)
+		lab_cuda_free(L, f->block[i]); /* NULL: a no-op */
+}
+
+/*
+ * The request: the unfilled memory plus half the holes, rounded up to GiB
+ * (at least 2 GiB), so that holes must back part of it.  NULL when it can
+ * be asked, else a skip code, with why in detail.
+ */
+static const char *plan_probe(struct fill *f, char *detail, size_t len)
+{
+	uint64_t kept = (uint64_t)(f->n - f->holes) * GiB;
+	char a[32], b[32];
+
+	f->probe = (f->unfilled + (uint64_t)(f->holes + 1) / 2 * GiB + GiB - 1) / GiB * GiB;
+	f->probe = f->probe < 2 * GiB ? 2 * GiB : f->probe;
+	if (f->holes < 2)
+		snprintf(detail, len, "%d blocks of 1 GiB fit, need 5 for two holes between kept "
+			 "ones", f->n);
+	else if (f->probe > f->with_holes)
+		snprintf(detail, len, "%s free with the holes made, %s of it unfilled: no request "
+			 "both fits and needs the holes", fmt(f->with_holes, a), fmt(f->unfilled, b));
+	else if (cfg.fill_cap != UINT64_MAX && f->probe > cfg.fill_cap - kept)
+		snprintf(detail, len, "--fill %s leaves %s of the GPU unfilled: a request that "
+			 "needs the holes would take more than --fill allows", fmt(cfg.fill_cap, a),
+			 fmt(f->unfilled, b));
+	else
+		return NULL;
+	return SKIP_GPU_TOO_SMALL;
+}
+
+static void fragment(struct lab *L)
+{
+	static struct fill f; /* 16 KiB: off the stack */
+	char detail[240], a[32], b[32], c[32];
+	const char *why;
+	cudaError_t e;
+	void *p = NULL;
+
+	memset(&f, 0, sizeof(f));
+	fill_gpu(L, &f);
+	make_holes(L, &f);
+	lab_fact_num(L, "fill_blocks", f.n, "");
+	lab_fact_num(L, "fill_holes", f.holes, "");
+	lab_fact_num(L, "fill_s", f.fill_s, "s");
+	if ((why = plan_probe(&f, detail, sizeof(detail))) != NULL) {
+		release_fill(L, &f);
+		claim_skip(L, "07.1", why, "%s", detail);
+		return;
+	}
+	e = lab_cuda_try_alloc(LAB_BUF_DEVICE, f.probe, &p);
+	(void)cudaGetLastError(); /* a refusal is the finding, not a sticky error */
+	if (p)
+		lab_cuda_free(L, p);
+	release_fill(L, &f);
+	lab_fact_num(L, "probe_bytes", (double)f.probe, "bytes");
+	lab_fact_num(L, "free_with_holes_bytes", (double)f.with_holes, "bytes");
+	claim_note(L, "%d blocks of 1 GiB in %.2f s (%s left unfilled), %d freed %s: "
+		   "cudaMemGetInfo then said %s free; cudaMalloc(%s) returned %s", f.n, f.fill_s,
+		   fmt(f.unfilled, a), f.holes, LAB_SABOTAGED ? "as one adjacent run" :
+		   "every other one", fmt(f.with_holes, b), fmt(f.probe, c), cudaGetErrorName(e));
+	claim_check_code(L, "07.1", e, cudaGetErrorName(e));
+}
+
+/* ------------------------------------------------------------------------ */
+/* The method                                                                 */
+
+static void run(struct lab *L)
+{
+	struct context_probe ctx;
+	struct granule g;
+	cudaStream_t s;
+
+	memset(&ctx, 0, sizeof(ctx));
+	if (!LAB_SABOTAGED)
+		context_before(L, &ctx); /* before any CUDA runtime call */
+	lab_cuda_require(L, 1);          /* cudaSetDevice makes the primary context */
+	CUDA_CHECK(L, cudaFree(0));
+	if (LAB_SABOTAGED)
+		context_before(L, &ctx);
+	decide_context(L, &ctx);         /* 07.2, before any allocation */
+	measure_granule(L, &g);          /* 07.3: the first allocations of the process */
+	s = lab_cuda_stream_new(L);
+	measure_pool_speed(L, s);        /* 07.4 */
+	measure_thresholds(L, s);        /* 07.5 */
+	fragment(L);                     /* 07.1: the whole GPU, given back */
+}
+
+LAB_MAIN(spec, run)
+#else
+LAB_MAIN(spec, lab_run_not_built)
+#endif

@@ -1,0 +1,598 @@
+/*
+ * lab-08: huge pages and the TLB.
+ *
+ * What do 2 MiB pages change?  A load from a working set far beyond the
+ * TLB's reach walks the page table on 4 KiB pages, mostly not on 2 MiB ones
+ * (08.1).  The chapter adds that copies to the GPU from huge-page memory run
+ * about 5 % faster (08.2) and that pinning is cheaper on fewer, larger pages
+ * (08.3); and hugetlbfs pages (MAP_HUGETLB) must be reserved first (08.4).
+ *
+ * Two buffers of --size, one advised MADV_HUGEPAGE, one MADV_NOHUGEPAGE, are
+ * decided on only when /proc/self/smaps proves them so (decide_on_pages).
+ * 08.4 (root) empties and refills the hugetlb pool, journaled
+ * (sysctl_change.h) so that the runner restores it even after a SIGKILL.
+ * nvcc builds this as C++17, gcc as C with DMALAB_HAVE_CUDA=0 (08.2-08.3 skip).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+
+#include "buffer.h"
+#include "chase.h"
+#include "lab.h"
+#include "preflight.h"
+#include "procfs.h"
+#include "sizes.h"
+#include "smaps.h"
+#include "sysctl_change.h"
+#if DMALAB_HAVE_CUDA
+#include "lab_buffers_cuda.h"
+#include "lab_copy_cuda.h"
+#endif
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25 /* Linux 6.1: collapse the range into huge pages now */
+#endif
+
+#define THP_PMD (2 * MiB)               /* the chapter's page, x86-64's PMD */
+#define QUICK_BYTES (256 * MiB)
+#define MIN_BYTES (64 * MiB)            /* 8x the reach of 2048 TLB entries of 4 KiB */
+#define NODE_STRIDE (4 * KiB + 64)      /* one node per page, each on another line */
+#define SWEEP_FIRST (1 * MiB)
+#define SAMPLE_S 5e-3                   /* a chase sample */
+#define CLAIM_SAMPLES 31                /* 08.1's pairs */
+#define GPU_MAX (256 * MiB)             /* 08.2's copies, 08.3's pins: <= --size / 4 */
+#define PAIR_SAMPLES 31
+#define REGISTER_PAIRS 9
+#define HUGETLB_PAGES 2                 /* 08.4's mapping, in default-size pages */
+#define NR_HUGEPAGES "/proc/sys/vm/nr_hugepages"
+#define NR_OVERCOMMIT "/proc/sys/vm/nr_overcommit_hugepages"
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
+
+static const struct claim_spec claims[] = {
+	{ "08.1", "ch2.S6",
+	  "a random pointer chase over a working set far beyond the TLB's reach is faster on "
+	  "2 MiB pages than on 4 KiB pages",
+	  "ch2 S6.1: a 2 MiB page needs one TLB entry where 4 KiB pages need 512, so fewer "
+	  "misses, each costing tens of cycles (no figure)",
+	  "R6 'faster' -> ns per load on 4 KiB / on 2 MiB pages >= 1.1, at --size; decided "
+	  "only when smaps shows the 2 MiB buffer fully in huge pages and the other in none "
+	  "(else inconclusive)",
+	  WANT_RATIO_GE(1.1),
+	  "the '2 MiB' buffer is advised MADV_NOHUGEPAGE: smaps shows it cannot hold a huge "
+	  "page, so there is no 2 MiB side and the value is undefined" },
+	{ "08.2", "ch2.S6",
+	  "host-to-GPU copies from huge-page memory are about 5 % faster than from 4 KiB pages",
+	  "ch2 S6: with 2 MB pages enabled on the CPU, CPU-to-GPU transfers ran about 5 % "
+	  "faster, blamed on the per-page list every copy of pageable memory builds",
+	  "R3 '+5 %' -> pageable H2D time on 4 KiB / on 2 MiB pages near 1.05 +- 0.0125, in "
+	  "alternating pairs; the smaps proof as 08.1",
+	  WANT_NEAR_ABS(1.05, 0.0125, "x"),
+	  "the '2 MiB' buffer is advised MADV_NOHUGEPAGE, so it cannot hold a huge page and "
+	  "there is no 2 MiB side" },
+	{ "08.3", "ch2.S6",
+	  "pinning (cudaHostRegister) a huge-page region is faster than pinning the same size "
+	  "on 4 KiB pages",
+	  "ch2 S6.2: pinning locks every page and builds the DMA list once; with 2 MiB pages "
+	  "the list is 512 times shorter (no figure)",
+	  "R6 'faster' -> cudaHostRegister time on 4 KiB / on 2 MiB pages >= 1.1, in "
+	  "alternating pairs; the smaps proof as 08.1",
+	  WANT_RATIO_GE(1.1),
+	  "the '2 MiB' buffer is advised MADV_NOHUGEPAGE, so it cannot hold a huge page and "
+	  "there is no 2 MiB side" },
+	{ "08.4", "ch2.S6",
+	  "MAP_HUGETLB needs reserved huge pages: with none reserved the mmap fails (ENOMEM)",
+	  "ch2 S6.3: huge pages are mapped with MAP_HUGETLB, and /proc/sys/vm/nr_hugepages, "
+	  "the reserved pool, is the setting to watch",
+	  "R11 an exact errno: mmap(MAP_HUGETLB) with the pool emptied = ENOMEM; inconclusive "
+	  "when the control (the same mmap with the pages reserved) fails too",
+	  WANT_ERRNO(ENOMEM, "ENOMEM"),
+	  "the pages are reserved before the attempt without them, so the mmap succeeds" },
+	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
+};
+
+/* What plots/ draws from the record (lab.h, struct lab_figure). */
+static const struct lab_figure figures[] = {
+	{ "lab08_chase", "lines", "chase_4k chase_2m", NULL, "08.1",
+	  "lab-08: a random pointer chase, ns per load on 4 KiB and 2 MiB pages vs working set" },
+	{ "lab08_register", "boxes", "register_4k_ms_per_gib register_2m_ms_per_gib", NULL,
+	  "08.3", "lab-08: cudaHostRegister, ms per GiB on 4 KiB and on 2 MiB pages" },
+	{ NULL }
+};
+
+static int check_opts(const struct lab *L);
+
+static const struct lab_spec spec = {
+	.id = "08",
+	.title = "huge pages and the TLB",
+	.topic = "what 2 MiB pages change for a random walk through memory, for copies to the "
+		 "GPU and for pinning, and what MAP_HUGETLB needs",
+	.timeout_s = 60,
+	.needs = { 1, 1, 1 },
+	.claims = claims,
+	.default_size = 1 * GiB,
+	.default_iters = 7,
+	.check_opts = check_opts,
+	.figures = figures,
+};
+
+static uint64_t size_asked(const struct lab *L)
+{
+	const struct lab_opts *o = lab_options(L);
+
+	return o->quick && !o->size_given ? QUICK_BYTES : o->size;
+}
+
+static int check_opts(const struct lab *L)
+{
+	return preflight_size_floor(L, "size", size_asked(L), MIN_BYTES, ", as 08.1's working "
+				    "set must lie far beyond the TLB's reach on 4 KiB pages");
+}
+
+/* ------------------------------------------------------------------------ */
+/* The machine's huge-page settings                                          */
+
+/* THP's mode (into mode) and defrag, khugepaged's numbers, the page sizes
+ * (facts); *pmd gets THP's page size (0 unknown). */
+static void note_settings(struct lab *L, char *mode, size_t len, long *pmd)
+{
+	static const char *const knobs[][2] = {
+		{ "thp_khugepaged_defrag", "khugepaged/defrag" },
+		{ "thp_khugepaged_pages_to_scan", "khugepaged/pages_to_scan" },
+		{ "thp_khugepaged_scan_sleep_ms", "khugepaged/scan_sleep_millisecs" },
+		{ "thp_khugepaged_max_ptes_none", "khugepaged/max_ptes_none" },
+		{ "thp_pmd_size", "hpage_pmd_size" } }; /* bytes */
+	uint64_t hugetlb = 0;
+	long v[5];
+	char defrag[32] = "unknown", path[128], a[32], b[32];
+	int i;
+
+	snprintf(mode, len, "unknown"); /* each left so when it cannot be read */
+	sysfs_thp_mode(THP_DIR "enabled", mode, len);
+	sysfs_thp_mode(THP_DIR "defrag", defrag, sizeof(defrag));
+	lab_fact_str(L, "thp_enabled", mode);
+	lab_fact_str(L, "thp_defrag", defrag);
+	for (i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "%s%s", THP_DIR, knobs[i][1]);
+		if (sysfs_read_long(path, &v[i]) < 0)
+			v[i] = -1; /* not there */
+		lab_fact_num(L, knobs[i][0], (double)v[i], "");
+	}
+	*pmd = v[4] > 0 ? v[4] : 0;
+	proc_meminfo("Hugepagesize", &hugetlb);
+	lab_fact_num(L, "hugepage_size", (double)hugetlb, "bytes");
+	lab_fact_num(L, "page_size", (double)sysconf(_SC_PAGESIZE), "bytes");
+	lab_note(L, "THP %s, defrag %s, khugepaged defrag %ld; pages of %ld B, THP of %s, "
+		 "hugetlb's of %s", mode, defrag, v[0], sysconf(_SC_PAGESIZE),
+		 lab_fmt_size((uint64_t)*pmd, a, sizeof(a)), lab_fmt_size(hugetlb, b, sizeof(b)));
+}
+
+/* Why THP cannot back the 2 MiB buffer here (a skip's detail), or NULL. */
+static const char *thp_unusable(const char *mode, long pmd, char *why, size_t len)
+{
+	if (strcmp(mode, "always") && strcmp(mode, "madvise"))
+		snprintf(why, len, "transparent huge pages are '%s' (%senabled)", mode, THP_DIR);
+	else if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1)
+		snprintf(why, len, "THP is disabled for this process (prctl PR_SET_THP_DISABLE, "
+			 "inherited from its parent)");
+	else if (sysconf(_SC_PAGESIZE) != 4096 || pmd != (long)THP_PMD)
+		snprintf(why, len, "pages of %ld B and THP of %ld B; the claims are about 4 KiB "
+			 "and 2 MiB pages", sysconf(_SC_PAGESIZE), pmd);
+	else
+		return NULL;
+	return why;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The two buffers and the proof of their pages                              */
+
+struct pages {
+	void *big;        /* the 2 MiB-page buffer: MADV_HUGEPAGE (sabotage: NOHUGEPAGE) */
+	void *small;      /* the 4 KiB-page buffer: MADV_NOHUGEPAGE */
+	uint64_t bytes;
+};
+
+static void read_smaps(struct lab *L, const void *p, uint64_t bytes, struct smaps_range *r)
+{
+	if (smaps_range_read(NULL, (uintptr_t)p, bytes, r) < 0)
+		lab_error_errno(L, "reading /proc/self/smaps");
+}
+
+/* Both buffers mapped on a 2 MiB boundary and written in full (every page
+ * is in before anything is timed); the kernel asked once to collapse what
+ * it left in 4 KiB pages. */
+static void pages_open(struct lab *L, uint64_t bytes, struct pages *pg)
+{
+	unsigned big_advice = LAB_SABOTAGED ? BUF_NOHUGE : BUF_HUGE;
+	struct smaps_range r;
+	int advice_errno;
+	char a[32], b[32];
+
+	pg->bytes = bytes;
+	pg->small = buf_map_or_die(L, bytes, THP_PMD, BUF_TOUCH | BUF_NOHUGE);
+	if (!(pg->big = buf_map(bytes, THP_PMD, BUF_TOUCH | big_advice, &advice_errno)))
+		lab_error_errno(L, "mmap(%llu bytes)", (unsigned long long)bytes);
+	if (advice_errno)
+		lab_note(L, "madvise on the 2 MiB buffer refused: %s", strerror(advice_errno));
+	read_smaps(L, pg->big, bytes, &r);
+	if (smaps_thp_possible(&r) && r.anon_huge < smaps_thp_expected((uintptr_t)pg->big,
+									bytes, THP_PMD)) {
+		lab_note(L, "the kernel backed %s of the 2 MiB buffer with huge pages at first "
+			 "touch; MADV_COLLAPSE: %s", lab_fmt_size(r.anon_huge, a, sizeof(a)),
+			 madvise(pg->big, bytes, MADV_COLLAPSE) ? strerror(errno) : "done");
+	}
+	lab_note(L, "two buffers of %s on a 2 MiB boundary, written in full: one advised "
+		 "MADV_%sHUGEPAGE, one MADV_NOHUGEPAGE", lab_fmt_size(bytes, b, sizeof(b)),
+		 LAB_SABOTAGED ? "NO" : "");
+}
+
+/*
+ * 08.1-08.3 on what smaps says of the two buffers now.  The 2 MiB buffer
+ * in huge pages over all its size and alignment allow, the 4 KiB one in
+ * none: decided on got.  Its mapping unable to hold a huge page (the
+ * advice or the process forbids it): there is no 2 MiB side, the value
+ * does not exist (NaN), and the claim fails.  Eligible but short of huge
+ * pages (the kernel found no free 2 MiB blocks): what was measured cannot
+ * be credited to 2 MiB pages, nor its absence blamed on them: inconclusive.
+ */
+static void decide_on_pages(struct lab *L, const char *id, struct lab_est got,
+			    const struct pages *pg, const char *measured)
+{
+	uint64_t want = smaps_thp_expected((uintptr_t)pg->big, pg->bytes, THP_PMD);
+	struct smaps_range big, small;
+	char a[32], b[32], c[32];
+
+	read_smaps(L, pg->big, pg->bytes, &big);
+	read_smaps(L, pg->small, pg->bytes, &small);
+	lab_fmt_size(big.anon_huge, a, sizeof(a));
+	lab_fmt_size(want, b, sizeof(b));
+	lab_fmt_size(small.anon_huge, c, sizeof(c));
+	claim_note(L, "%s%s; smaps: 2 MiB buffer AnonHugePages %s of %s (THPeligible %d%s), "
+		   "4 KiB buffer %s", smaps_thp_possible(&big) ? "" : "no 2 MiB side, the "
+		   "value is undefined: ", measured, a, b, big.thp_eligible,
+		   big.nohuge ? ", VmFlags nh" : "", c);
+	if (!smaps_thp_possible(&big)) {
+		got.value = got.lo = got.hi = NAN;
+		claim_check(L, id, got);
+	} else if (big.anon_huge < want || big.spills || small.anon_huge) {
+		claim_inconclusive(L, id, "not proven in huge pages: the 2 MiB buffer holds %s "
+				   "of the %s it can, the 4 KiB one %s", a, b, c);
+	} else {
+		claim_check(L, id, got);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* 08.1: the random chase on both page sizes, over growing working sets      */
+
+/* ns per load over the first ws bytes of buf, as one point of `series`. */
+static void chase_point(struct lab *L, const char *series, void *buf, uint64_t ws,
+			struct lab_stats *ns)
+{
+	if (!chase_build(buf, ws, NODE_STRIDE, CHASE_RANDOM, lab_options(L)->seed))
+		lab_error_errno(L, "chase_build(%llu bytes)", (unsigned long long)ws);
+	chase_time(L, series, buf, SAMPLE_S, NULL, ns, NULL);
+	lab_series_point(L, series, "bytes", (double)ws, ns);
+}
+
+static void claim_chase(struct lab *L, const struct pages *pg)
+{
+	static struct chase_pair p; /* the claim's series: attached, kept */
+	int n = lab_options(L)->iters > CLAIM_SAMPLES ? lab_options(L)->iters : CLAIM_SAMPLES;
+	struct lab_stats s4, s2;
+	uint64_t ws;
+	char sz[32], text[200];
+
+	for (ws = sizes_next(0, SWEEP_FIRST, 4, pg->bytes, NULL, 0); ws < pg->bytes;
+	     ws = sizes_next(ws, SWEEP_FIRST, 4, pg->bytes, NULL, 0)) {
+		lab_progress(L, "chase over %s", lab_fmt_size(ws, sz, sizeof(sz)));
+		chase_point(L, "chase_4k", pg->small, ws, &s4);
+		chase_point(L, "chase_2m", pg->big, ws, &s2);
+		lab_note(L, "chase over %s: %.1f ns per load on 4 KiB pages, %.1f on 2 MiB", sz,
+			 s4.median, s2.median);
+	}
+	/* at --size, in alternating pairs: a load that comes and goes hits both alike */
+	if (!chase_build(pg->small, pg->bytes, NODE_STRIDE, CHASE_RANDOM, lab_options(L)->seed) ||
+	    !chase_build(pg->big, pg->bytes, NODE_STRIDE, CHASE_RANDOM, lab_options(L)->seed))
+		lab_error_errno(L, "chase_build(%llu bytes)", (unsigned long long)pg->bytes);
+	p.name_a = "chase_2m", p.name_b = "chase_4k", p.name_ratio = "chase_time_4k_over_2m";
+	chase_pair_time(pg->big, pg->small, SAMPLE_S, n, &p);
+	lab_series_point(L, "chase_4k", "bytes", (double)pg->bytes, &p.b);
+	lab_series_point(L, "chase_2m", "bytes", (double)pg->bytes, &p.a);
+	lab_fact_num(L, "chase_4k_ns", p.b.median, "ns");
+	lab_fact_num(L, "chase_2m_ns", p.a.median, "ns");
+	snprintf(text, sizeof(text), "chase over %s: %.1f ns per load on 4 KiB pages, %.1f on "
+		 "2 MiB, in %d alternating pairs", lab_fmt_size(pg->bytes, sz, sizeof(sz)),
+		 p.b.median, p.a.median, n);
+	claim_stats(L, &p.b);
+	claim_stats(L, &p.a);
+	claim_stats(L, &p.ratio);
+	decide_on_pages(L, "08.1", lab_est_median(&p.ratio, 1), pg, text);
+}
+
+#if DMALAB_HAVE_CUDA
+/* ------------------------------------------------------------------------ */
+/* 08.2: pageable copies to the GPU from both buffers, in alternation        */
+
+static void claim_copies(struct lab *L, const struct pages *pg)
+{
+	static struct lab_copy_pair pair;
+	uint64_t bytes = pg->bytes / 4 < GPU_MAX ? pg->bytes / 4 : GPU_MAX;
+	struct lab_host big = { LAB_HOST_PAGEABLE, pg->big, bytes, 0, "" };
+	struct lab_host small = { LAB_HOST_PAGEABLE, pg->small, bytes, 0, "" };
+	struct lab_copy_rig rig;
+	uint32_t seed = (uint32_t)lab_options(L)->seed;
+	char sz[32], text[200];
+	uint64_t free_b;
+
+	lab_cuda_mem_info(L, &free_b, NULL);
+	if (free_b < 2 * bytes) {
+		claim_skip(L, "08.2", SKIP_GPU_TOO_SMALL, "%s free on the GPU, need %s",
+			   lab_fmt_size(free_b, sz, sizeof(sz)), lab_fmt_size(2 * bytes, text, sizeof(text)));
+		return;
+	}
+	lab_copy_rig_open(L, bytes, LAB_COPY_CHECK, &rig);
+	lab_progress(L, "pageable H2D pairs of %s", lab_fmt_size(bytes, sz, sizeof(sz)));
+	pair.name_a = "h2d_2m";
+	pair.name_b = "h2d_4k";
+	pair.name_ratio = "h2d_time_4k_over_2m";
+	lab_copy_pair_measure(&rig, &pair, pg->big, pg->small, LAB_COPY_H2D, bytes,
+			      lab_options(L)->iters > PAIR_SAMPLES ? lab_options(L)->iters
+								   : PAIR_SAMPLES);
+	lab_copy_verify(&rig, &big, seed ^ 0x2000000u);
+	lab_copy_verify(&rig, &small, seed ^ 0x4000000u);
+	lab_copy_rig_close(&rig);
+	lab_fact_num(L, "h2d_2m_gbs", pair.a.median, "GB/s");
+	lab_fact_num(L, "h2d_4k_gbs", pair.b.median, "GB/s");
+	snprintf(text, sizeof(text), "pageable H2D of %s: %.2f GB/s from 2 MiB pages, %.2f "
+		 "from 4 KiB (%d pairs)", sz, pair.a.median, pair.b.median, pair.ratio.n);
+	claim_stats(L, &pair.a);
+	claim_stats(L, &pair.b);
+	claim_stats(L, &pair.ratio);
+	decide_on_pages(L, "08.2", lab_est_median(&pair.ratio, 1), pg, text);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 08.3: cudaHostRegister on both buffers, in alternation                    */
+
+struct reg_job {
+	struct lab *L;
+	void *p;
+	uint64_t bytes;
+};
+
+/* lab_run_fn: one registration, host seconds; then its cudaHostUnregister. */
+static double time_register(void *arg)
+{
+	struct reg_job *j = (struct reg_job *)arg;
+	double t0 = lab_now(), t;
+
+	CUDA_CHECK(j->L, cudaHostRegister(j->p, (size_t)j->bytes, cudaHostRegisterDefault));
+	t = lab_now() - t0;
+	CUDA_CHECK(j->L, cudaHostUnregister(j->p));
+	return t;
+}
+
+static void claim_register(struct lab *L, const struct pages *pg)
+{
+	static struct lab_stats big, small, ratio;
+	struct reg_job jb = { L, pg->big, 0 }, js = { L, pg->small, 0 };
+	uint64_t bytes = pg->bytes / 4 < GPU_MAX ? pg->bytes / 4 : GPU_MAX;
+	int n = lab_options(L)->iters > REGISTER_PAIRS ? lab_options(L)->iters : REGISTER_PAIRS;
+	double sb[LAB_MAX_SAMPLES], ss[LAB_MAX_SAMPLES], r[LAB_MAX_SAMPLES];
+	char sz[32], text[240];
+	int i, ok = 0;
+
+	CUDA_CHECK(L, cudaDeviceGetAttribute(&ok, cudaDevAttrHostRegisterSupported,
+					     lab_options(L)->device));
+	if (!ok) {
+		claim_skip(L, "08.3", SKIP_UNSUPPORTED, "cudaDevAttrHostRegisterSupported is 0");
+		return;
+	}
+	jb.bytes = js.bytes = bytes;
+	if (n > LAB_MAX_SAMPLES)
+		n = LAB_MAX_SAMPLES;
+	lab_progress(L, "cudaHostRegister pairs of %s", lab_fmt_size(bytes, sz, sizeof(sz)));
+	lab_copy_pair_run(time_register, &jb, &js, n, sb, ss);
+	for (i = 0; i < n; i++)
+		r[i] = ss[i] / sb[i];
+	lab_stats_from(&big, "register_2m_ms_per_gib", "s", sb, n, 0);
+	lab_stats_scale(&big, 1e3 * (double)GiB / (double)bytes, "ms/GiB");
+	lab_stats_from(&small, "register_4k_ms_per_gib", "s", ss, n, 0);
+	lab_stats_scale(&small, 1e3 * (double)GiB / (double)bytes, "ms/GiB");
+	lab_stats_from(&ratio, "register_time_4k_over_2m", "x", r, n, 0);
+	ratio.too_short = big.too_short || small.too_short;
+	lab_fact_num(L, "register_2m_ms_per_gib", big.median, "ms/GiB");
+	lab_fact_num(L, "register_4k_ms_per_gib", small.median, "ms/GiB");
+	snprintf(text, sizeof(text), "cudaHostRegister of %s: %.1f ms per GiB on 2 MiB pages, "
+		 "%.1f on 4 KiB (%d pairs)", sz, big.median, small.median, n);
+	claim_stats(L, &big);
+	claim_stats(L, &small);
+	claim_stats(L, &ratio);
+	decide_on_pages(L, "08.3", lab_est_median(&ratio, 1), pg, text);
+}
+
+/* 08.2 and 08.3, or their skips when no GPU can run them. */
+static void gpu_part(struct lab *L, const struct pages *pg)
+{
+	char detail[200];
+	const char *why = lab_cuda_unavailable(1, detail, sizeof(detail));
+	int tables = 0;
+
+	if (why) {
+		claim_skip(L, "08.2", why, "%s", detail);
+		claim_skip(L, "08.3", why, "%s", detail);
+		return;
+	}
+	CUDA_CHECK(L, cudaSetDevice(lab_options(L)->device));
+	CUDA_CHECK(L, cudaFree(0)); /* the context, outside every timing */
+	CUDA_CHECK(L, cudaDeviceGetAttribute(&tables, /* 1: cudaHostRegister does not pin */
+		   cudaDevAttrPageableMemoryAccessUsesHostPageTables, lab_options(L)->device));
+	lab_fact_num(L, "pageable_access_uses_host_page_tables", tables, "");
+	claim_copies(L, pg);
+	claim_register(L, pg);
+}
+#endif /* DMALAB_HAVE_CUDA */
+
+/* ------------------------------------------------------------------------ */
+/* 08.4: MAP_HUGETLB with the pool emptied, then with pages reserved         */
+
+/* mmap of MAP_HUGETLB, every page written, unmapped; 0 or the mmap's errno.
+ * *held gets the hugetlb bytes smaps showed in it. */
+static int try_hugetlb(struct lab *L, uint64_t bytes, uint64_t *held)
+{
+	void *p = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	struct smaps_range r;
+
+	*held = 0;
+	if (p == MAP_FAILED)
+		return errno;
+	memset(p, 0x5a, (size_t)bytes);
+	read_smaps(L, p, bytes, &r);
+	*held = r.hugetlb;
+	munmap(p, (size_t)bytes);
+	return 0;
+}
+
+/* Why the pool cannot be taken over here (a skip reason; detail), or NULL. */
+static const char *pool_unusable(struct lab *L, uint64_t page, char *why, size_t len)
+{
+	static const char *const keys[] = { "HugePages_Total", "HugePages_Free",
+					    "HugePages_Rsvd", "HugePages_Surp" };
+	unsigned long long v[4] = { 0, 0, 0, 0 };
+	uint64_t x;
+	int i;
+
+	if (geteuid() != 0) {
+		snprintf(why, len, "euid %d: emptying and filling the hugetlb pool needs root",
+			 (int)geteuid());
+		return SKIP_NOT_ROOT;
+	}
+	if (!page || access(NR_HUGEPAGES, W_OK) != 0) {
+		snprintf(why, len, "no hugetlb pool here (Hugepagesize %llu, %s: %s)",
+			 (unsigned long long)page, NR_HUGEPAGES, strerror(errno));
+		return SKIP_UNSUPPORTED;
+	}
+	for (i = 0; i < 4; i++)
+		v[i] = proc_meminfo(keys[i], &x) ? 0 : x;
+	if (v[0] > v[1] || v[2] || v[3]) { /* pages mapped, promised or surplus */
+		snprintf(why, len, "the hugetlb pool is in use (HugePages_Total %llu, Free %llu, "
+			 "Rsvd %llu, Surp %llu): it is not emptied under another program",
+			 v[0], v[1], v[2], v[3]);
+		return SKIP_IN_USE;
+	}
+	return preflight_host_short(L, 4, HUGETLB_PAGES * page, why, len);
+}
+
+/* The pool's size as the kernel now has it (-1 unreadable). */
+static long pool_pages(void)
+{
+	long v;
+
+	return sysfs_read_long(NR_HUGEPAGES, &v) < 0 ? -1 : v;
+}
+
+static void replay_note(void *ctx, const struct sysctl_replay_item *it)
+{
+	lab_note((struct lab *)ctx, "a journal left by an earlier run: %s was '%s', %s '%s'",
+		 it->path, it->now, it->wrote ? "put back" : "already", it->old);
+}
+
+static void claim_hugetlb(struct lab *L)
+{
+	uint64_t page = 0, held = 0, bytes;
+	char why[300], journal[4096], want[24];
+	const char *skip;
+	long old = pool_pages(), empty, got;
+	int without, with;
+
+	proc_meminfo("Hugepagesize", &page);
+	bytes = HUGETLB_PAGES * page;
+	if ((skip = pool_unusable(L, page, why, sizeof(why)))) {
+		claim_skip(L, "08.4", skip, "%s", why);
+		return;
+	}
+	sysctl_journal_path(lab_spec_of(L)->id, journal, sizeof(journal));
+	if (sysctl_change_open(journal, NULL, replay_note, L) < 0) {
+		if (errno != EBUSY)
+			lab_error_errno(L, "journal of the settings changed, %s", journal);
+		claim_skip(L, "08.4", SKIP_IN_USE, "another lab-08 holds its journal %s", journal);
+		return;
+	}
+	lab_note(L, "hugetlb pool: %ld pages of %llu KiB; the changes are journaled in %s", old,
+		 (unsigned long long)(page / KiB), journal);
+	snprintf(want, sizeof(want), "%d", HUGETLB_PAGES);
+	/* no surplus pages either; the sabotage reserves before the attempt without */
+	if (sysctl_change_set(NR_OVERCOMMIT, "0") < 0 ||
+	    sysctl_change_set(NR_HUGEPAGES, LAB_SABOTAGED ? want : "0") < 0) {
+		snprintf(why, sizeof(why), "writing %s: %s", NR_HUGEPAGES, strerror(errno));
+		if (sysctl_change_restore() < 0)
+			lab_error_errno(L, "putting the hugetlb settings back after: %s", why);
+		claim_skip(L, "08.4", SKIP_NO_CAPABILITY, "%s", why);
+		return;
+	}
+	empty = pool_pages();
+	without = try_hugetlb(L, bytes, &held);
+	if (sysctl_change_set(NR_HUGEPAGES, want) < 0)
+		lab_error_errno(L, "reserving %d huge pages", HUGETLB_PAGES);
+	got = pool_pages();
+	with = try_hugetlb(L, bytes, &held);
+	if (sysctl_change_restore() < 0)
+		lab_error_errno(L, "putting the hugetlb settings back");
+	lab_fact_num(L, "nr_hugepages_before", (double)old, "pages");
+	lab_fact_num(L, "nr_hugepages_after", (double)pool_pages(), "pages");
+	if (pool_pages() != old)
+		lab_error(L, "nr_hugepages is %ld once put back, was %ld", pool_pages(), old);
+	claim_note(L, "%ld pages in the pool: mmap(MAP_HUGETLB, %d pages) -> %s; %ld of %d "
+		   "reserved: -> %s, %llu KiB of hugetlb mapped; nr_hugepages back at %ld", empty,
+		   HUGETLB_PAGES, without ? strerrorname_np(without) : "success", got,
+		   HUGETLB_PAGES, with ? strerrorname_np(with) : "success",
+		   (unsigned long long)(held / KiB), old);
+	if (with || got < HUGETLB_PAGES || held != bytes)
+		claim_inconclusive(L, "08.4", "the control failed: with the pages reserved the "
+				   "mapping did not work either, so the failure says nothing of "
+				   "the reservation");
+	else
+		claim_check_errno(L, "08.4", without);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void run(struct lab *L)
+{
+	uint64_t bytes = size_asked(L);
+	struct pages pg;
+	char why[300], mode[32];
+	const char *skip = NULL;
+	long pmd;
+
+	note_settings(L, mode, sizeof(mode), &pmd);
+	if (thp_unusable(mode, pmd, why, sizeof(why)))
+		skip = SKIP_UNSUPPORTED;
+	else
+		skip = preflight_host_short(L, 3, bytes, why, sizeof(why));
+	if (skip) {
+		claim_skip(L, "08.1", skip, "%s", why);
+		claim_skip(L, "08.2", skip, "%s", why);
+		claim_skip(L, "08.3", skip, "%s", why);
+	} else {
+		pages_open(L, bytes, &pg);
+		claim_chase(L, &pg);
+#if DMALAB_HAVE_CUDA
+		gpu_part(L, &pg);
+#else
+		claim_skip(L, "08.2", SKIP_NOT_BUILT_NO_NVCC, "built without nvcc");
+		claim_skip(L, "08.3", SKIP_NOT_BUILT_NO_NVCC, "built without nvcc");
+#endif
+		buf_free(pg.big); /* the pool below needs free 2 MiB blocks */
+		buf_free(pg.small);
+	}
+	claim_hugetlb(L);
+}
+
+LAB_MAIN(spec, run)

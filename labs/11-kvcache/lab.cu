@@ -1,0 +1,598 @@
+/*
+ * lab-11: swap the KV cache back, or recompute it?
+ *
+ * ch1 E2 offloads 32K tokens of a 70B model's context (80 layers, 8 KV
+ * heads, head dim 128, BF16) to CPU memory and prices bringing the KV cache
+ * back over PCIe (0.21 s at 50 GB/s) against recomputing the prefill (7.6 s
+ * at 600 TFLOPS); for a few hundred tokens, it says, recomputing wins.
+ *
+ * 11.1-11.3 check that arithmetic on the model options, in every build.
+ * The GPU part measures this machine's side: the request's KV copied from
+ * pinned memory as a paged cache holds it (lab_paged_cuda.h: one copy per
+ * 16-token block per layer, K and V apart, into scattered slots) and as one
+ * copy; cuBLAS GEMMs of a 70B layer's weight shape for 16 to 8192 tokens
+ * (lab_gemm_cuda.h, cuBLAS through dlopen): the matrix rate, and what
+ * recomputed tokens add to a decode step that streams the weights (11.4);
+ * 1 GiB pinned and pageable copies for the table's 16 GB loads (11.5).
+ * Without nvcc gcc builds it as C (DMALAB_HAVE_CUDA=0): 11.4 and 11.5 skip.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab.h"
+#include "preflight.h"
+
+/* The chapter's case (ch1 E2 and its bandwidth table). */
+#define CH_LAYERS 80
+#define CH_KV_HEADS 8
+#define CH_HEAD_DIM 128
+#define CH_DTYPE_BYTES 2
+#define CH_PARAMS 70e9
+#define CH_TOKENS 32768       /* "32K tokens" */
+#define CH_LINK_BPS 50e9      /* PCIe 5.0, "about 50 GB/s" */
+#define CH_FLOPS 600e12       /* "about 600 TFLOPS" */
+#define CH_WEIGHTS 16e9       /* the table's 16 GB of weights */
+
+/* The mechanisms the sabotage build breaks (11.1-11.3). */
+#define KV_TENSORS (LAB_SABOTAGED ? 1 : 2)     /* K and V */
+#define FLOP_PER_PARAM (LAB_SABOTAGED ? 1 : 2) /* a multiply and an add */
+
+static const struct claim_spec claims[] = {
+	{ "11.1", "ch1.E2",
+	  "the KV cache of the chapter's 70B model (80 layers, 8 KV heads, head dim 128, BF16) "
+	  "takes 327,680 bytes per token",
+	  "ch1 E2: 80 layers x 8 heads x 128 dims x 2 (K and V) x 2 bytes = 327,680 bytes",
+	  "R11 an exact figure -> = 327680 bytes, from the model options (another model skips)",
+	  WANT_INT(327680, "bytes"),
+	  "the size counts K only, not K and V" },
+	{ "11.2", "ch1.E2",
+	  "bringing 32K tokens of that KV cache back at 50 GB/s takes about 0.21 s",
+	  "ch1 E2: 32,768 tokens are 10 GiB, about 10.7 GB; 10.7 GB / 50 GB/s = 0.21 s",
+	  "R1 'about 0.21 s' -> near 0.21 s +- 25 %, the chapter's arithmetic on the model "
+	  "options; this machine's copies, in blocks and as one, are in the note",
+	  WANT_NEAR(0.21, 0.25, "s"),
+	  "the size counts K only, not K and V, so half the bytes move" },
+	{ "11.3", "ch1.E2",
+	  "recomputing the 32K-token prefill at 600 TFLOPS takes about 7.6 s",
+	  "ch1 E2: 2 x 70e9 x 32,768 = 4.6e15 FLOP; at 600 TFLOPS about 7.6 s",
+	  "R1 'about 7.6 s' -> near 7.6 s +- 25 %, the chapter's arithmetic on --params; "
+	  "this machine's cuBLAS bf16 rate gives its own figure in the note",
+	  WANT_NEAR(7.6, 0.25, "s"),
+	  "the prefill counts one FLOP per parameter and token (the multiply-add as one)" },
+	{ "11.4", "ch1.E2",
+	  "below a context of a few hundred tokens recomputing is cheaper than swapping back; "
+	  "above it swapping back wins",
+	  "ch1 E2: a few hundred tokens are cheap to recompute, batch with other requests and "
+	  "avoid the copy's fixed cost; long contexts are far cheaper to swap back",
+	  "R2 'a few hundred tokens' -> the crossover in [100, 1000] tokens: swap-back as "
+	  "measured in 16-token blocks, recompute as the time its tokens add to a decode step "
+	  "of 16 tokens, which streams the weights anyway (measured GEMMs)",
+	  WANT_RANGE(100, 1000, "tokens"),
+	  "the GEMMs run in fp32 on the CUDA cores (no tensor cores), so a step has little "
+	  "spare compute and swapping back wins from a few tens of tokens" },
+	{ "11.5", "ch1.table ch1.E2",
+	  "16 GB of weights from pinned memory take the table's time for this link "
+	  "(640 ms PCIe 4.0 x16, 320 ms PCIe 5.0 x16)",
+	  "ch1 bandwidth table: 16 GB over five paths; pinned PCIe 4.0 x16 25 GB/s (640 ms), "
+	  "PCIe 5.0 x16 50 GB/s (320 ms)",
+	  "R1 the table's time -> measured / table time near 1 +- 25 %; links the table lacks "
+	  "skip; the pageable and block-wise paths are in the note",
+	  WANT_NEAR(1, 0.25, "x"),
+	  "the pinned path copies from pageable memory" },
+	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
+};
+
+static const struct lab_extra_opt extra_opts[] = {
+	{ "layers", "N", "transformer layers (default 80)" },
+	{ "kv-heads", "N", "KV heads per layer (default 8)" },
+	{ "head-dim", "N", "dimensions per head (default 128)" },
+	{ "dtype-bytes", "N", "bytes per KV element (default 2, BF16)" },
+	{ "params", "N", "parameters, with an optional B or M suffix (default 70B)" },
+	{ "context", "N", "tokens swapped back in full (default 32768; --quick 2048)" },
+	{ "block-tokens", "N", "tokens per block of the paged cache (default 16)" },
+	{ NULL, NULL, NULL }
+};
+
+static const struct lab_figure figures[] = {
+	{ "lab11_crossover", "lab11_crossover",
+	  "swap_paged_s recompute_batched_s step_with_recompute_s chapter_swap_s chapter_recompute_s",
+	  "crossover_tokens crossover_lo_tokens crossover_hi_tokens context_tokens "
+	  "swap_full_onecopy_s swap_full_paged_s", "11.4",
+	  "lab-11: swap-back and recompute time by context length, chapter and this machine" },
+	{ NULL }
+};
+
+static int check_opts(const struct lab *L);
+
+static const struct lab_spec spec = {
+	.id = "11",
+	.title = "swap the KV cache back, or recompute it?",
+	.topic = "what bringing an offloaded KV cache back over PCIe costs against recomputing "
+		 "its prefill, and at what context length the answer turns",
+	.timeout_s = 90,
+	.needs = { 1, 1, 0 },
+	.claims = claims,
+	.extra_opts = extra_opts,
+	.default_iters = 7,
+	.check_opts = check_opts,
+	.figures = figures,
+};
+
+/* ------------------------------------------------------------------------ */
+/* The model and its arithmetic                                              */
+
+#define QUICK_CONTEXT 2048
+#define MAX_BLOCK_TOKENS 256
+
+struct model {
+	long layers, kv_heads, head_dim, dtype_bytes, block_tokens, context;
+	double params;
+};
+
+/* --params: a count with an optional B (1e9) or M (1e6) suffix; 0 or 2. */
+static int read_params(const struct lab *L, double *out)
+{
+	const char *s = lab_opt(L, "params");
+	char *end = NULL;
+
+	*out = s ? strtod(s, &end) : CH_PARAMS;
+	if (s && (*end == 'B' || *end == 'M'))
+		*out *= *end++ == 'B' ? 1e9 : 1e6;
+	if (s && (end == s || *end || !(*out >= 1e6 && *out <= 1e15)))
+		return preflight_usage(L, "params", s, "not a count from 1M to 1e15 "
+				       "(digits with an optional B or M suffix)");
+	return 0;
+}
+
+/* The model options, each in its range: 0, or 2 after one line on stderr. */
+static int read_model(const struct lab *L, struct model *m)
+{
+	long ctx = lab_options(L)->quick ? QUICK_CONTEXT : CH_TOKENS;
+
+	if (lab_opt_long(L, "layers", 1, 1024, CH_LAYERS, &m->layers) ||
+	    lab_opt_long(L, "kv-heads", 1, 1024, CH_KV_HEADS, &m->kv_heads) ||
+	    lab_opt_long(L, "head-dim", 1, 4096, CH_HEAD_DIM, &m->head_dim) ||
+	    lab_opt_long(L, "dtype-bytes", 1, 8, CH_DTYPE_BYTES, &m->dtype_bytes) ||
+	    lab_opt_long(L, "block-tokens", 1, MAX_BLOCK_TOKENS, 16, &m->block_tokens) ||
+	    lab_opt_long(L, "context", 1, 1L << 24, ctx, &m->context) ||
+	    read_params(L, &m->params))
+		return 2;
+	if (m->context < m->block_tokens)
+		return preflight_usage(L, "context", lab_opt(L, "context"),
+				       "must be at least --block-tokens (%ld)", m->block_tokens);
+	return 0;
+}
+
+/* Bytes of K and V a token takes in all layers (11.1). */
+static uint64_t kv_bytes_per_token(const struct model *m)
+{
+	return (uint64_t)m->layers * KV_TENSORS * m->kv_heads * m->head_dim * m->dtype_bytes;
+}
+
+/* FLOPs of a prefill of `tokens` by the chapter's rule, 2 x params x tokens (11.3). */
+static double prefill_flop(const struct model *m, double tokens)
+{
+	return FLOP_PER_PARAM * m->params * tokens;
+}
+
+/* Blocks of `tokens`, the last one partly filled. */
+static uint64_t blocks_of(const struct model *m, uint64_t tokens)
+{
+	return (tokens + m->block_tokens - 1) / m->block_tokens;
+}
+
+/* spec.check_opts: the options, and sizes that cannot overflow 64 bits. */
+static int check_opts(const struct lab *L)
+{
+	struct model m;
+	uint64_t b;
+
+	if (read_model(L, &m))
+		return 2;
+	if (preflight_mul(kv_bytes_per_token(&m), blocks_of(&m, m.context) * m.block_tokens, &b))
+		return preflight_usage(L, "context", lab_opt(L, "context"), "too large for this "
+				       "model: the KV cache would pass 2^64 bytes");
+	return 0;
+}
+
+static int chapters_kv_model(const struct model *m)
+{
+	return m->layers == CH_LAYERS && m->kv_heads == CH_KV_HEADS &&
+	       m->head_dim == CH_HEAD_DIM && m->dtype_bytes == CH_DTYPE_BYTES;
+}
+
+/* The chapter's lines of the figure: its rates on this model. */
+static void chapter_series(struct lab *L, const struct model *m)
+{
+	double swap_s, rec_s, n;
+
+	for (n = m->block_tokens; n <= CH_TOKENS; n *= 2) {
+		struct lab_stats s;
+
+		swap_s = n * (double)kv_bytes_per_token(m) / CH_LINK_BPS;
+		rec_s = prefill_flop(m, n) / CH_FLOPS;
+		lab_stats_from(&s, "chapter_swap_s", "s", &swap_s, 1, 1e-12);
+		lab_series_point(L, "chapter_swap_s", "tokens", n, &s);
+		lab_stats_from(&s, "chapter_recompute_s", "s", &rec_s, 1, 1e-12);
+		lab_series_point(L, "chapter_recompute_s", "tokens", n, &s);
+	}
+}
+
+/* What this machine measured, for the notes of 11.2 and 11.3. */
+struct machine_notes {
+	char swap[320], recompute[320];
+};
+
+/* 11.1-11.3: the chapter's arithmetic on the model options, in every build. */
+static void decide_arithmetic(struct lab *L, const struct model *m,
+			      const struct machine_notes *here)
+{
+	uint64_t kvb = kv_bytes_per_token(m);
+	double bytes = (double)kvb * CH_TOKENS;
+	int i;
+
+	lab_fact_num(L, "kv_bytes_per_token", (double)kvb, "bytes");
+	for (i = 0; i < 2 && !chapters_kv_model(m); i++)
+		claim_skip(L, i ? "11.2" : "11.1", SKIP_UNSUPPORTED, "the model (%ld layers, %ld KV "
+			   "heads, head dim %ld, %ld-byte elements) is not the chapter's",
+			   m->layers, m->kv_heads, m->head_dim, m->dtype_bytes);
+	if (chapters_kv_model(m)) {
+		claim_note(L, "%ld layers x %d (K, V) x %ld heads x %ld dims x %ld bytes",
+			   m->layers, KV_TENSORS, m->kv_heads, m->head_dim, m->dtype_bytes);
+		claim_check_int(L, "11.1", (long long)kvb);
+		claim_note(L, "%d tokens x %llu bytes = %.2f GB at 50 GB/s; this machine: %s",
+			   CH_TOKENS, (unsigned long long)kvb, bytes / 1e9, here->swap);
+		claim_check(L, "11.2", lab_est_exact(bytes / CH_LINK_BPS));
+	}
+	if (m->params != CH_PARAMS) {
+		claim_skip(L, "11.3", SKIP_UNSUPPORTED, "--params %.4g is not the chapter's 70e9",
+			   m->params);
+		return;
+	}
+	claim_note(L, "%d x %.4ge9 x %d = %.3g FLOP at 600 TFLOPS; this machine: %s",
+		   FLOP_PER_PARAM, m->params / 1e9, CH_TOKENS, prefill_flop(m, CH_TOKENS),
+		   here->recompute);
+	claim_check(L, "11.3", lab_est_exact(prefill_flop(m, CH_TOKENS) / CH_FLOPS));
+}
+
+#if DMALAB_HAVE_CUDA
+#include "lab_buffers_cuda.h"
+#include "lab_copy_cuda.h"
+#include "lab_gemm_cuda.h"
+#include "lab_paged_cuda.h"
+
+#define W_ROWS 28672          /* one weight matrix of a 70B layer's MLP (8192 -> 28672) */
+#define W_COLS 8192
+#define RATE_TOKENS 8192      /* a prefill chunk large enough to be compute-bound */
+#define GRID_MAX_TOKENS 4096  /* contexts of the crossover: one block .. this */
+#define QUICK_GRID_MAX 1024
+#define MAX_GRID 16
+#define GRID_SAMPLES 11       /* a 1 - 0.05/19 interval needs 10 or more */
+#define RATE_BYTES (1 * GiB)  /* 11.5's pinned and pageable copies */
+#define QUICK_RATE_BYTES (256 * MiB)
+#define GPU_SPARE (512 * MiB)
+/* sabotage 11.4: the GEMMs on the CUDA cores, fp32 without TF32 */
+#define GEMM_TYPE (LAB_SABOTAGED ? LAB_GEMM_FP32 : LAB_GEMM_BF16)
+
+struct bench {
+	struct lab *L;
+	struct model m;
+	struct lab_paged k;         /* the pool's layout and block table */
+	uint64_t grid[MAX_GRID];    /* tokens of the crossover's contexts */
+	int ngrid, have_gemm;       /* grid points; cuBLAS ran (else gemm.why says why not) */
+	uint64_t pool_bytes, rate_bytes, full_bytes;
+	struct lab_copy_rig rig;    /* the pool (device), stream, events */
+	struct lab_host kv, page;   /* pinned swap space; pageable for 11.5 */
+	struct lab_gemm gemm;
+	struct lab_stats t[MAX_GRID], t_ref, t_rate; /* s per GEMM: block + n, block, rate */
+	struct lab_stats swap[MAX_GRID], full, one;   /* s per swap-back */
+	struct lab_stats pin_rate, page_rate;         /* GB/s */
+	double tflops, peak_tflops;
+	char peak_how[200];
+	struct lab_copy_link link;
+	struct machine_notes here;
+};
+
+/* The grid, the pool (the largest request's blocks) and its block table. */
+static void plan(struct bench *b)
+{
+	const struct lab_opts *o = lab_options(b->L);
+	const struct model *m = &b->m;
+	uint64_t top = o->quick ? QUICK_GRID_MAX : GRID_MAX_TOKENS, n;
+	uint64_t pool = blocks_of(m, (uint64_t)m->context > top ? m->context : top);
+	uint64_t bb = (uint64_t)m->block_tokens * m->kv_heads * m->head_dim * m->dtype_bytes;
+
+	for (n = m->block_tokens; n <= top && b->ngrid < MAX_GRID; n *= 2)
+		b->grid[b->ngrid++] = n;
+	if (lab_paged_init(&b->k, bb, (uint64_t)m->layers * KV_TENSORS, pool, (uint32_t)o->seed))
+		lab_error(b->L, "no block table for %llu blocks", (unsigned long long)pool);
+	b->full_bytes = b->k.planes * blocks_of(m, m->context) * bb;
+	b->pool_bytes = b->k.planes * pool * bb;
+	b->rate_bytes = o->quick ? QUICK_RATE_BYTES : RATE_BYTES;
+	if (b->pool_bytes < b->rate_bytes)
+		b->pool_bytes = b->rate_bytes;
+}
+
+/* NULL when the buffers fit, else the skip reason with detail. */
+static const char *memory_short(struct bench *b, char *detail, size_t len)
+{
+	uint64_t free_b, need = preflight_need(1, b->pool_bytes, GPU_SPARE +
+		lab_gemm_bytes(W_ROWS, W_COLS, RATE_TOKENS, GEMM_TYPE));
+	char a[32], c[32];
+
+	lab_cuda_mem_info(b->L, &free_b, NULL);
+	if (free_b >= need)
+		return preflight_host_short(b->L, 2, b->pool_bytes + b->rate_bytes, detail, len);
+	snprintf(detail, len, "%s free on the GPU, need %s", lab_fmt_size(free_b, a, 32),
+		 lab_fmt_size(need, c, 32));
+	return SKIP_GPU_TOO_SMALL;
+}
+
+/* GEMMs: a step of one block, that step plus each grid context, RATE_TOKENS. */
+static void measure_gemms(struct bench *b)
+{
+	int i, bt = (int)b->m.block_tokens;
+
+	lab_progress(b->L, "GEMMs of %dx%d weights, 1 to %d tokens", W_ROWS, W_COLS, RATE_TOKENS);
+	lab_gemm_series(&b->gemm, "gemm_step_s", bt, GRID_SAMPLES, &b->t_ref);
+	for (i = 0; i < b->ngrid; i++)
+		lab_gemm_series(&b->gemm, "gemm_step_plus_s", bt + (int)b->grid[i], GRID_SAMPLES,
+				&b->t[i]);
+	lab_gemm_series(&b->gemm, "gemm_rate_s", RATE_TOKENS, lab_options(b->L)->iters, &b->t_rate);
+	b->tflops = 2.0 * W_ROWS * W_COLS * RATE_TOKENS / b->t_rate.median / 1e12;
+	lab_gemm_close(&b->gemm);
+}
+
+/* The request verified; swapped back in full (in blocks, as one copy); at each grid point. */
+static void measure_swaps(struct bench *b)
+{
+	struct lab_measure_cfg grid = { 2, GRID_SAMPLES, 0.10, LAB_CUDA_EVENT_RES_S };
+	struct lab_measure_cfg full = { 1, lab_options(b->L)->iters, 0.10, LAB_CUDA_EVENT_RES_S };
+	struct lab_paged_copy c = { b->L, &b->k, (const char *)b->kv.p, (char *)b->rig.dev,
+				    blocks_of(&b->m, b->m.context), 0, b->rig.stream,
+				    &b->rig.timer };
+	long long bad;
+	int i;
+
+	lab_progress(b->L, "verifying a swap-back of %ld tokens in blocks", b->m.context);
+	bad = lab_paged_verify(&c, (uint32_t)lab_options(b->L)->seed);
+	if (bad > 0)
+		lab_error(b->L, "paged swap-back: %lld words not where their block goes", bad);
+	lab_note(b->L, bad < 0 ? "paged swap-back unverified: a block is not whole words" :
+		 "verified: each block of the request landed in its slot of every plane");
+	lab_measure(b->L, "swap_full_paged_s", lab_paged_time, &c, &full, &b->full);
+	c.one_copy = 1;
+	lab_measure(b->L, "swap_full_onecopy_s", lab_paged_time, &c, &full, &b->one);
+	c.one_copy = 0;
+	for (i = 0; i < b->ngrid; i++) {
+		lab_progress(b->L, "swap-back of %llu tokens", (unsigned long long)b->grid[i]);
+		c.blocks = blocks_of(&b->m, b->grid[i]);
+		lab_measure(b->L, "swap_paged_s", lab_paged_time, &c, &grid, &b->swap[i]);
+		lab_series_point(b->L, "swap_paged_s", "tokens", (double)b->grid[i], &b->swap[i]);
+	}
+}
+
+/* 11.5's paths: pinned (the swap space's first bytes) and pageable H2D. */
+static void measure_paths(struct bench *b)
+{
+	void *pinned = LAB_SABOTAGED ? b->page.p : b->kv.p; /* sabotage 11.5: pageable */
+	int n = lab_options(b->L)->iters;
+
+	lab_progress(b->L, "pinned and pageable H2D copies");
+	lab_copy_rate(&b->rig, "h2d_pinned", pinned, LAB_COPY_H2D, b->rate_bytes, n, &b->pin_rate);
+	lab_copy_rate(&b->rig, "h2d_pageable", b->page.p, LAB_COPY_H2D, b->rate_bytes, n,
+		      &b->page_rate);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The decisions                                                             */
+
+/* Matrices of the measured shape in the model: a pass = this x one GEMM. */
+#define MATRICES(m) ((m)->params / ((double)W_ROWS * W_COLS))
+
+/*
+ * The crossover of d(n) = recompute(n) - swap(n) on the grid: the context
+ * from which swapping back is cheaper at every later point, interpolated
+ * from the point before; 0 when it already is at the first, infinite when
+ * it never is.  Raising any d moves it down, so the ends of the d's
+ * intervals give the ends of its interval.
+ */
+static double crossover(const uint64_t *n, const double *d, int k)
+{
+	int j = k;
+
+	while (j > 0 && d[j - 1] > 0)
+		j--;
+	if (j == k || j == 0)
+		return j ? INFINITY : 0;
+	return n[j - 1] + (double)(n[j] - n[j - 1]) * -d[j - 1] / (d[j] - d[j - 1]);
+}
+
+/* The figure at grid point i: the step with the tokens in it, and what they add. */
+static void recompute_series(struct bench *b, int i)
+{
+	double step[LAB_MAX_SAMPLES], added[LAB_MAX_SAMPLES], s = MATRICES(&b->m);
+	struct lab_stats st;
+	int k;
+
+	for (k = 0; k < b->t[i].n; k++) {
+		step[k] = s * b->t[i].samples[k];
+		added[k] = s * (b->t[i].samples[k] - b->t_ref.median);
+	}
+	lab_stats_from(&st, "step_with_recompute_s", "s", step, b->t[i].n, LAB_CUDA_EVENT_RES_S);
+	lab_series_point(b->L, "step_with_recompute_s", "tokens", (double)b->grid[i], &st);
+	lab_stats_from(&st, "recompute_batched_s", "s", added, b->t[i].n, LAB_CUDA_EVENT_RES_S);
+	lab_series_point(b->L, "recompute_batched_s", "tokens", (double)b->grid[i], &st);
+}
+
+/* 11.4: recompute(n) = matrices x (T(block + n) - T(block)), what n tokens add
+ * to a decode step of one block (it streams the weights anyway), vs swap(n). */
+static void decide_crossover(struct bench *b)
+{
+	int k = 2 * b->ngrid + 1, i, last = b->ngrid - 1; /* series behind it (Bonferroni) */
+	double dv[MAX_GRID], dlo[MAX_GRID], dhi[MAX_GRID], s = MATRICES(&b->m);
+	struct lab_est one = lab_est_median(&b->t_ref, k), d, x = { 0, 0, 0, 0 };
+
+	for (i = 0; i < b->ngrid; i++) {
+		d = lab_est_diff(lab_est_scale(lab_est_diff(lab_est_median(&b->t[i], k), one), s),
+				 lab_est_median(&b->swap[i], k));
+		dv[i] = d.value, dlo[i] = d.lo, dhi[i] = d.hi;
+		x.too_short |= d.too_short;
+		recompute_series(b, i);
+	}
+	x.value = crossover(b->grid, dv, b->ngrid);
+	x.lo = crossover(b->grid, dhi, b->ngrid);
+	x.hi = crossover(b->grid, dlo, b->ngrid);
+	lab_fact_num(b->L, "crossover_tokens", x.value, "tokens");
+	lab_fact_num(b->L, "crossover_lo_tokens", x.lo, "tokens");
+	lab_fact_num(b->L, "crossover_hi_tokens", x.hi, "tokens");
+	claim_stats(b->L, &b->t_ref);
+	claim_stats(b->L, &b->t[0]);
+	claim_stats(b->L, &b->swap[0]);
+	claim_note(b->L, "%llu tokens: swap-back %.3g ms, recompute added to a step %.3g ms "
+		   "(step %.3g); %llu tokens: %.3g vs %.3g ms; a pass = %.0f GEMMs of %dx%d",
+		   (unsigned long long)b->grid[0], b->swap[0].median * 1e3,
+		   s * (b->t[0].median - b->t_ref.median) * 1e3, s * b->t[0].median * 1e3,
+		   (unsigned long long)b->grid[last], b->swap[last].median * 1e3,
+		   s * (b->t[last].median - b->t_ref.median) * 1e3, s, W_ROWS, W_COLS);
+	claim_check(b->L, "11.4", x);
+}
+
+/* 11.5 on the pinned path; every path's 16 GB time as a fact and in the note. */
+static void decide_paths(struct bench *b)
+{
+	const struct lab_copy_link *k = &b->link; /* the table's ms for this link, 0 none */
+	double t = k->width_max != 16 ? 0 : k->gen_max == 4 ? 640 : k->gen_max == 5 ? 320 : 0;
+	double pin_ms = CH_WEIGHTS / (b->pin_rate.median * 1e9) * 1e3;
+	double page_ms = CH_WEIGHTS / (b->page_rate.median * 1e9) * 1e3;
+	double paged_ms = CH_WEIGHTS / (b->full_bytes / b->full.median) * 1e3;
+
+	lab_fact_num(b->L, "load16_pinned_ms", pin_ms, "ms");
+	lab_fact_num(b->L, "load16_pageable_ms", page_ms, "ms");
+	lab_fact_num(b->L, "load16_paged_ms", paged_ms, "ms");
+	if (!b->link.known || t == 0) {
+		claim_skip(b->L, "11.5", b->link.known ? SKIP_UNSUPPORTED : SKIP_UNKNOWN_TOPOLOGY,
+			   "%s", b->link.known ? "the table has no row for this link" : b->link.seen);
+		return;
+	}
+	claim_stats(b->L, &b->pin_rate);
+	claim_stats(b->L, &b->page_rate);
+	claim_note(b->L, "16 GB here: pinned %.0f ms (%.1f GB/s), pageable %.0f ms (%.1f GB/s), "
+		   "in %llu-byte blocks %.0f ms; the table: %.0f ms pinned on Gen%d x16%s", pin_ms,
+		   b->pin_rate.median, page_ms, b->page_rate.median,
+		   (unsigned long long)b->k.block_bytes, paged_ms, t, b->link.gen_max,
+		   b->link.gen_max == 4 ? ", 1333 ms pageable" : "");
+	/* measured time / table time = the table's rate / the measured rate */
+	claim_check(b->L, "11.5", lab_est_ratio(lab_est_exact(CH_WEIGHTS / (t / 1e3) / 1e9),
+						lab_est_median(&b->pin_rate, 1)));
+}
+
+/* This machine's answers to E2, for the notes of 11.2 and 11.3. */
+static void machine_figures(struct bench *b)
+{
+	double one = b->one.median, paged = b->full.median;
+	char *rec = b->here.recompute;
+
+	lab_fact_num(b->L, "context_tokens", (double)b->m.context, "tokens");
+	lab_fact_num(b->L, "swap_full_paged_s", paged, "s");
+	lab_fact_num(b->L, "swap_full_onecopy_s", one, "s");
+	lab_fact_num(b->L, "paged_over_onecopy", paged / one, "x");
+	snprintf(b->here.swap, sizeof(b->here.swap), "%ld tokens in %ld-token blocks %.3f s, as "
+		 "one copy %.3f s (%.1f GB/s): blocks %.2fx one copy; 32K tokens in blocks %.3f s",
+		 b->m.context, b->m.block_tokens, paged, one, b->full_bytes / one / 1e9, paged / one,
+		 paged / b->m.context * CH_TOKENS);
+	if (!b->have_gemm) {
+		snprintf(rec, sizeof(b->here.recompute), "no figure (%s)", b->gemm.why);
+		return;
+	}
+	lab_fact_num(b->L, "gemm_tflops", b->tflops, "TFLOP/s");
+	if (b->peak_tflops > 0) {
+		lab_fact_num(b->L, "gemm_peak_tflops", b->peak_tflops, "TFLOP/s");
+		lab_fact_num(b->L, "gemm_peak_fraction", b->tflops / b->peak_tflops, "fraction");
+	}
+	snprintf(rec, sizeof(b->here.recompute), "%.3f s at %.0f TFLOP/s (cuBLAS %s, %dx%dx%d), "
+		 "%.0f %% of a peak of %.0f TFLOP/s: %s",
+		 prefill_flop(&b->m, CH_TOKENS) / (b->tflops * 1e12), b->tflops,
+		 LAB_SABOTAGED ? "fp32" : "bf16", W_ROWS, RATE_TOKENS, W_COLS,
+		 100 * b->tflops / b->peak_tflops, b->peak_tflops, b->peak_how);
+}
+
+/*
+ * The method: the link and the peak; the GEMMs; the pinned swap space,
+ * verified, and the swap-backs; 11.5's paths; then the decisions.
+ */
+static void gpu_part(struct lab *L, const struct model *m)
+{
+	struct bench *b = (struct bench *)calloc(1, sizeof(*b));
+	int dev = lab_options(L)->device;
+	char detail[240];
+	const char *why;
+
+	if (!b)
+		lab_error(L, "out of memory");
+	b->L = L;
+	b->m = *m;
+	lab_cuda_require(L, 1);
+	plan(b);
+	if ((why = memory_short(b, detail, sizeof(detail)))) {
+		snprintf(b->here.swap, sizeof(b->here.swap), "no figure (%s)", detail);
+		memcpy(b->here.recompute, b->here.swap, sizeof(b->here.swap));
+		decide_arithmetic(L, m, &b->here);
+		claim_skip_rest(L, why, "%s", detail);
+		free(b->k.slot);
+		return free(b);
+	}
+	lab_copy_link_probe(L, dev, &b->link);
+	b->peak_tflops = lab_gemm_bf16_peak(L, dev, b->peak_how, sizeof(b->peak_how));
+	lab_copy_rig_open(L, b->pool_bytes, 0, &b->rig);
+	b->have_gemm = lab_gemm_open(L, &b->gemm, W_ROWS, W_COLS, RATE_TOKENS, GEMM_TYPE,
+				     b->rig.stream, &b->rig.timer) == 0;
+	if (b->have_gemm)
+		measure_gemms(b);
+	if (lab_host_alloc(L, LAB_HOST_PINNED, b->pool_bytes, 0, 0, &b->kv) < 0)
+		lab_error(L, "%s", b->kv.why_not);
+	lab_fact_num(L, "pinned_alloc_s", b->kv.pin_s, "s");
+	lab_host_alloc(L, LAB_HOST_PAGEABLE, b->rate_bytes, 0, BUF_TOUCH, &b->page);
+	measure_swaps(b);
+	measure_paths(b);
+	machine_figures(b);
+	decide_arithmetic(L, m, &b->here);
+	if (b->have_gemm)
+		decide_crossover(b);
+	else
+		claim_skip(L, "11.4", SKIP_NO_LIBRARY, "%s", b->gemm.why);
+	decide_paths(b);
+	lab_host_free(L, &b->kv);
+	lab_host_free(L, &b->page);
+	lab_copy_rig_close(&b->rig);
+	free(b->k.slot);
+	free(b);
+}
+#endif /* DMALAB_HAVE_CUDA */
+
+static void run(struct lab *L)
+{
+	struct model m;
+	struct machine_notes none;
+	char detail[200] = "built without nvcc";
+	const char *why = SKIP_NOT_BUILT_NO_NVCC;
+
+	read_model(L, &m); /* check_opts has taken the options */
+	lab_fact_num(L, "params", m.params, "");
+	chapter_series(L, &m);
+#if DMALAB_HAVE_CUDA
+	why = lab_cuda_unavailable(1, detail, sizeof(detail));
+	if (!why) {
+		gpu_part(L, &m);
+		return;
+	}
+#endif
+	snprintf(none.swap, sizeof(none.swap), "no figure (%s)", detail);
+	memcpy(none.recompute, none.swap, sizeof(none.swap));
+	decide_arithmetic(L, &m, &none);
+	claim_skip_rest(L, why, "%s", detail);
+}
+
+LAB_MAIN(spec, run)

@@ -1,0 +1,95 @@
+"""lab-11: the time to bring a request's KV cache back (swap-back) and to
+recompute its prefill, against context length, on log-log axes: this
+machine's measured lines (swap-back in 16-token blocks; a decode step of one
+block with the recomputed tokens in it, and the time they add to it)
+next to the chapter's arithmetic (50 GB/s, 600 TFLOPS).  The crossover
+this machine gives is a vertical line with its interval; the chapter's
+"a few hundred tokens" is a shaded band."""
+import math
+import sys
+
+import common as C
+
+NAME = "lab11_crossover"
+CHAPTER_BAND = (100, 1000)  # claim 11.4's want
+LINES = [  # series, label, colour, line style, marker
+    ("swap_paged_s", "swap-back in blocks, measured", "tab:blue", "-", "o"),
+    ("recompute_batched_s", "recompute: what its tokens add to the step, measured", "tab:orange", "-", "s"),
+    ("step_with_recompute_s", "a 16-token decode step with them in it, measured", "tab:orange", "--", "^"),
+    ("chapter_swap_s", "chapter: swap-back at 50 GB/s", "tab:blue", ":", ""),
+    ("chapter_recompute_s", "chapter: recompute at 600 TFLOPS", "tab:orange", ":", ""),
+]
+
+
+def positive(pts):
+    """Points whose whole spread is above 0 (a log axis cannot show the rest)."""
+    return [p for p in pts if p[1]["min"] > 0]
+
+
+def draw_lines(ax, lab, missing):
+    drawn = 0
+    for name, label, colour, style, marker in LINES:
+        pts = positive(C.series(lab, name))
+        if not pts:
+            missing.append(name)
+            continue
+        C.band(ax, pts, label, color=colour, marker=marker or None, linestyle=style)
+        drawn += 1
+    return drawn
+
+
+def mark_full_context(ax, lab):
+    n = C.fact(lab, "context_tokens")
+    for key, label, marker in (("swap_full_paged_s", "full context in blocks", "D"),
+                               ("swap_full_onecopy_s", "full context as one copy", "*")):
+        v = C.fact(lab, key)
+        if n and v and v > 0:
+            ax.plot([n], [v], marker=marker, color="tab:blue", linestyle="none", ms=8,
+                    label="%s (%d tokens): %.3g s" % (label, n, v))
+
+
+def mark_crossover(ax, lab, notes):
+    x, lo, hi = (C.fact(lab, k) for k in ("crossover_tokens", "crossover_lo_tokens",
+                                          "crossover_hi_tokens"))
+    ax.axvspan(*CHAPTER_BAND, color="0.5", alpha=0.12,
+               label="chapter: crossover at a few hundred tokens")
+    if x is None or x <= 0:
+        notes.append("this machine's crossover: %s" % (
+            "none measured" if x is None else "at or below the first block"))
+        return
+    if lo and hi and lo > 0:
+        ax.axvspan(lo, hi, color="tab:red", alpha=0.15)
+    ax.axvline(x, color="tab:red", linewidth=1.4,
+               label="this machine's crossover: %.0f tokens [%s, %s]" % (
+                   x, "%.0f" % lo if lo is not None else "?",
+                   "%.0f" % hi if hi is not None and math.isfinite(hi) else "?"))
+
+
+def draw(res, outdir, decl=None):
+    lab = C.find_lab(res, decl["lab"] if decl else "11")
+    missing, notes = [], []
+    fig, axes = C.new_figure(1, width=8.8, height=5.6)
+    ax = axes[0]
+    if not draw_lines(ax, lab, missing):
+        C.plt.close(fig)
+        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["11.4"]),
+                                   "lab-11 recorded none of the swap-back or recompute series"))
+    mark_full_context(ax, lab)
+    mark_crossover(ax, lab, notes)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("context length (tokens, log2)")
+    ax.set_ylabel("time (s, log)")
+    ax.grid(True, which="both", alpha=0.25)
+    ax.legend(fontsize=7, loc="upper left")
+    notes.append("shaded around a line: min-max of every sample; points not above 0 "
+                 "(recompute that adds nothing to a step) are left out of the log axis")
+    if missing:
+        notes.append("not recorded: " + ", ".join(missing))
+    C.finish(fig, res, C.decl_title(decl, "lab-11: swap-back and recompute by context length"),
+             notes)
+    return C.save(fig, outdir, NAME)
+
+
+if __name__ == "__main__":
+    sys.exit(C.main_one(NAME, draw))
