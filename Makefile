@@ -196,7 +196,7 @@ selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
 test: unit mutants selftest test-plots test-answers test-claims test-example test-numa \
-	test-leaks test-make test-restore test-apt-lock
+	test-leaks test-make test-restore test-apt-lock test-degraded
 
 # The Makefile's own usage errors (QUICK=maybe, make lab-99, make hint-).
 .PHONY: test-make test-apt-lock
@@ -205,6 +205,11 @@ test-make:
 # deps.sh waiting for another apt's lock, and showing apt's own error.
 test-apt-lock:
 	@sh harness/tests/test-apt-lock.sh
+# The labs on a lesser machine: a normal user under a 64 KiB memlock limit,
+# a hard limit of 0, an unwritable TMPDIR, no GPU (skips, never lab errors).
+.PHONY: test-degraded
+test-degraded: all
+	@BUILD=$(BUILD) sh harness/tests/test-degraded.sh
 
 # Under valgrind (when installed): no leak, and the statistics' samples
 # storage freed at exit (harness/tests/test-leaks.sh).

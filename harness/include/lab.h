@@ -134,6 +134,9 @@ struct claim_spec {
 	struct claim_want want;
 	const char *sabotage; /* the mechanism the -DLAB_SABOTAGE build breaks
 			       * so that this claim must fail; NULL if none */
+	const char *root;     /* why this claim needs root (uid 0), as `dmalab
+			       * claims` shows it; NULL (left out): it runs
+			       * and decides as any user */
 };
 
 /* Preconditions the runner shows in `dmalab list` and the lab re-checks. */

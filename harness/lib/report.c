@@ -464,6 +464,7 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 		jw_kstr(&w, "rule", c->rule);
 		describe_want(&w, &c->want);
 		jw_kstr(&w, "sabotage", c->sabotage);
+		jw_kstr(&w, "needs_root", c->root);
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);

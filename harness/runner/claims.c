@@ -52,6 +52,8 @@ static void human_claim(const struct json *c)
 	printf("  rule:      %s\n", or_dash(json_get_str(c, "rule", NULL)));
 	printf("  sabotage:  %s\n", json_get_str(c, "sabotage", NULL) ?
 	       json_get_str(c, "sabotage", NULL) : "none (no sabotage build breaks it)");
+	printf("  root:      %s%s\n", json_get_str(c, "needs_root", NULL) ? "needed: " :
+	       "not needed", json_get_str(c, "needs_root", ""));
 }
 
 static void json_claim(struct json_writer *w, const struct lab_entry *lab,
@@ -78,6 +80,7 @@ static void json_claim(struct json_writer *w, const struct lab_entry *lab,
 	else
 		jw_null(w);
 	jw_kstr(w, "sabotage", json_get_str(c, "sabotage", NULL));
+	jw_kstr(w, "needs_root", json_get_str(c, "needs_root", NULL));
 	jw_obj_end(w);
 }
 

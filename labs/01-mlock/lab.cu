@@ -77,14 +77,15 @@ static const struct claim_spec claims[] = {
 	  "a cudaMallocHost buffer goes as one DMA of the whole block",
 	  "R11 exact: page frames of the buffer from /proc/self/pagemap form 1 run",
 	  WANT_INT(1, "runs"),
-	  NULL },
+	  NULL, "/proc/self/pagemap shows page frame numbers to root only" },
 	{ "01.8", "ch1.Q3", "locked memory is taken from the whole machine: /proc/meminfo Mlocked grows by the locked amount",
 	  "ch1 Q3 costs of pinning: locked pages cannot be swapped or reclaimed, so the page "
 	  "cache and other processes lose that much memory",
 	  "R11 exact; got = the median Mlocked rise / locked bytes over 15 lock rounds (other "
 	  "tenants' locking moves single rounds), its interval the rounds' and the per-CPU drift",
 	  WANT_NEAR_ABS(1, 0, "fraction"),
-	  "the mlock call is skipped, so Mlocked does not grow" },
+	  "the mlock call is skipped, so Mlocked does not grow",
+	  "an exact reading: vm.stat_refresh (root) folds the per-CPU counters; without it the interval is their drift, too wide to decide" },
 	{ "01.9", "ch1.Q3", "cudaHostAlloc memory does not show in VmLck",
 	  "ch1 DMA and Q3: CUDA pins pages the driver's own way, not charged to ulimit -l "
 	  "(read as: not counted in VmLck)",
@@ -150,7 +151,6 @@ static void snapshot(struct lab *L, struct procfs_lock_snapshot *s)
 }
 
 #define MLOCKED_ROUNDS 15 /* 01.8: another tenant's locking moves a round, not the median */
-
 static void claim_status_deltas(struct lab *L, uint64_t bytes)
 {
 	struct procfs_lock_snapshot b, a; /* before and after mlock */

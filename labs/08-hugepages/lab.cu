@@ -9,9 +9,8 @@
  *
  * Two buffers of --size, one advised MADV_HUGEPAGE, one MADV_NOHUGEPAGE, are
  * decided on only when /proc/self/smaps proves them so (decide_on_pages).
- * 08.4 (root) empties and refills the hugetlb pool, journaled
- * (sysctl_change.h) so that the runner restores it even after a SIGKILL.
- * nvcc builds this as C++17, gcc as C with DMALAB_HAVE_CUDA=0 (08.2-08.3 skip).
+ * 08.4 (root) empties and refills the hugetlb pool, journaled (sysctl_change.h:
+ * the runner restores it even after a SIGKILL).  Without nvcc 08.2-08.3 skip.
  */
 #include <errno.h>
 #include <math.h>
@@ -91,7 +90,8 @@ static const struct claim_spec claims[] = {
 	  "R11 an exact errno: mmap(MAP_HUGETLB) with the pool emptied = ENOMEM; inconclusive "
 	  "when the control (the same mmap with the pages reserved) fails too",
 	  WANT_ERRNO(ENOMEM, "ENOMEM"),
-	  "the pages are reserved before the attempt without them, so the mmap succeeds" },
+	  "the pages are reserved before the attempt without them, so the mmap succeeds",
+	  "it empties and refills the hugetlb pool (/proc/sys/vm/nr_hugepages), put back after" },
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
@@ -518,10 +518,12 @@ static void claim_hugetlb(struct lab *L)
 		return;
 	}
 	sysctl_journal_path(lab_spec_of(L)->id, journal, sizeof(journal));
-	if (sysctl_change_open(journal, NULL, replay_note, L) < 0) {
-		if (errno != EBUSY)
-			lab_error_errno(L, "journal of the settings changed, %s", journal);
-		claim_skip(L, "08.4", SKIP_IN_USE, "another lab-08 holds its journal %s", journal);
+	if (sysctl_change_open(journal, NULL, replay_note, L) < 0) { /* no journal: no change */
+		int e = errno;
+
+		claim_skip(L, "08.4", e == EBUSY ? SKIP_IN_USE : SKIP_UNSUPPORTED, "%s %s%s%s",
+			   e == EBUSY ? "another lab-08 holds its journal" : "cannot journal the change in",
+			   journal, e == EBUSY ? "" : ": ", e == EBUSY ? "" : strerror(e));
 		return;
 	}
 	lab_note(L, "hugetlb pool: %ld pages of %llu KiB; the changes are journaled in %s", old,
