@@ -1,0 +1,78 @@
+#!/bin/sh
+# test-interrupt.sh - Ctrl-C and kill at random moments, ROUNDS times per lab
+# (default 20, alternating SIGINT and SIGTERM to the run's whole process
+# group, as a terminal sends them), each run through the runner.  After each
+# stop: no process of the run is left, the machine's Mlocked is back to its
+# baseline, nr_hugepages is as it was, no journal or temporary file is left,
+# and results.json parses and says the run was aborted (or finished, when
+# the signal came after the end).  LABS (default: the CPU labs) and ROUNDS
+# may be set; each run is bounded by `timeout`.
+set -u
+BUILD=${BUILD:-build}
+LABS=${LABS:-01 04 05 08}
+ROUNDS=${ROUNDS:-20}
+here=$(cd "$(dirname "$0")" && pwd)
+errata=$here/../../answers/errata.md
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-interrupt.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+command -v python3 >/dev/null || { echo "test-interrupt: skipped (no python3)"; exit 0; }
+# a new session with SIGINT at its default: a background job of a script
+# ignores SIGINT, and a terminal's Ctrl-C reaches a foreground group that
+# does not
+fg_session() {
+	exec python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+
+mlocked_kb() { awk '/^Mlocked:/ { print $2 }' /proc/meminfo; }
+hugepages() { cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo -; }
+tmp_files() { ls "${TMPDIR:-/tmp}" 2>/dev/null | grep '^dmalab-lab-' | sort; }
+# the delay of round i of lab id: 0.05 s to 3.5 s, spread over the lab's run
+delay_of() { awk -v i="$1" -v id="$2" 'BEGIN { srand(i * 97 + id); printf "%.2f", 0.05 + 3.45 * rand() }'; }
+
+for id in $LABS; do
+	lab=$BUILD/labs/lab-$id
+	[ -x "$lab" ] || { bad "lab-$id not built ($lab)"; continue; }
+	base_mlk=$(mlocked_kb) base_huge=$(hugepages) base_tmp=$(tmp_files)
+	stopped=0
+	for i in $(seq 1 "$ROUNDS"); do
+		res=$tmp/r-$id-$i
+		sig=INT
+		[ $((i % 2)) = 0 ] && sig=TERM
+		fg_session timeout 120 "$BUILD/dmalab" run "$id" --labs-dir "$BUILD/labs" \
+			--errata "$errata" --quick --results "$res" >"$res.out" 2>&1 &
+		pid=$!
+		sleep "$(delay_of "$i" "$id")"
+		kill -"$sig" "-$pid" 2>/dev/null
+		wait "$pid"
+		rc=$?
+		[ "$rc" -gt 128 ] && stopped=$((stopped + 1))
+		sleep 0.2 # the group's last members reaped
+		left=$(pgrep -g "$pid" 2>/dev/null | wc -l)
+		[ "$left" = 0 ] && ok || bad "lab-$id round $i (SIG$sig): $left process(es) left"
+		case $rc in 0|1|130|143) ok ;; *) bad "lab-$id round $i (SIG$sig): exit $rc" ;; esac
+		status=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["status"])' \
+			"$res/results.json" 2>/dev/null || echo unreadable)
+		[ "$rc" -gt 128 ] && ! [ -d "$res" ] && status=none # stopped before it began
+		case $rc:$status in
+		130:aborted|143:aborted|130:none|143:none|0:pass|1:fail|0:inconclusive) ok ;;
+		*) bad "lab-$id round $i (SIG$sig): exit $rc with results.json '$status'" ;;
+		esac
+		ls "$res" | grep -q '\.restore$' && bad "lab-$id round $i: a journal left in $res" || ok
+		[ "$(hugepages)" = "$base_huge" ] && ok ||
+			bad "lab-$id round $i: nr_hugepages $(hugepages), was $base_huge"
+	done
+	now=$(mlocked_kb)
+	# other tenants move Mlocked too: a lab's locks are 64 MiB; allow 8 MiB
+	[ $((now - base_mlk)) -lt 8192 ] && [ $((base_mlk - now)) -lt 8192 ] && ok ||
+		bad "lab-$id: Mlocked ${now} kB after the rounds, ${base_mlk} kB before"
+	[ "$(tmp_files)" = "$base_tmp" ] && ok || bad "lab-$id: files left in ${TMPDIR:-/tmp}: $(tmp_files)"
+	echo "test-interrupt: lab-$id: $ROUNDS rounds, $stopped stopped by a signal"
+done
+echo "test-interrupt: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
