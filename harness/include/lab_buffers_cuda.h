@@ -282,11 +282,13 @@ static inline cudaError_t lab_gpu_count_async(cudaStream_t s, const void *p, uin
 }
 
 /*
- * The two counters, in device memory (allocated on first use and kept):
- * GPU atomics on mapped host memory need not be atomic across PCIe, and the
- * count should be exact.
+ * The two counters, in device memory (allocated on first use, kept, and
+ * freed at exit by lab_gpu_count_release: registered after the CUDA
+ * runtime's own exit handler, it runs before it): GPU atomics on mapped
+ * host memory need not be atomic across PCIe, and the count should be exact.
  */
 static unsigned long long *lab_buf_bad_dev;
+static inline void lab_gpu_count_release(void);
 
 /*
  * After whatever stream s holds, count the words of the bytes / 4 at p not
@@ -300,10 +302,15 @@ static inline cudaError_t lab_gpu_count_on(cudaStream_t s, const void *p, uint64
 	cudaError_t e;
 
 	out[0] = out[1] = -1;
-	if (!lab_buf_bad_dev &&
-	    (e = cudaMalloc((void **)&lab_buf_bad_dev, sizeof(n))) != cudaSuccess) {
-		lab_buf_bad_dev = NULL;
-		return e;
+	if (!lab_buf_bad_dev) {
+		static int at_exit;
+
+		if ((e = cudaMalloc((void **)&lab_buf_bad_dev, sizeof(n))) != cudaSuccess) {
+			lab_buf_bad_dev = NULL;
+			return e;
+		}
+		if (!at_exit++)
+			atexit(lab_gpu_count_release);
 	}
 	e = cudaMemsetAsync(lab_buf_bad_dev, 0, sizeof(n), s);
 	if (e == cudaSuccess)
@@ -371,6 +378,15 @@ static inline void lab_cuda_mem_info(struct lab *L, uint64_t *free_b, uint64_t *
 	*free_b = f;
 	if (total_b)
 		*total_b = t;
+}
+
+/* Free bytes of the current device now (cudaMemGetInfo, CUDA_CHECK). */
+static inline uint64_t lab_cuda_free_bytes(struct lab *L)
+{
+	uint64_t f;
+
+	lab_cuda_mem_info(L, &f, NULL);
+	return f;
 }
 
 /*

@@ -53,7 +53,9 @@ fake_lab normal lab-81 false \
 	"$(claim 81.9 fail null null)" \
 	"$(claim 81.10 error s null 'the lab broke')" \
 	"$(claim 81.11 skip s null '1 node')" \
-	"$(claim 81.12 fail s null)"
+	"$(claim 81.12 fail s null)" \
+	"$(claim 81.13 fail s predicted)" \
+	"$(claim 81.14 pass s null)"
 fake_lab sabotage lab-81 true \
 	"$(claim 81.1 fail s null)" \
 	"$(claim 81.2 fail s not-predicted)" \
@@ -66,7 +68,9 @@ fake_lab sabotage lab-81 true \
 	"$(claim 81.9 pass null null)" \
 	"$(claim 81.10 fail s null)" \
 	"$(claim 81.11 skip s null '1 node')" \
-	"$(claim 81.12 fail s null)"
+	"$(claim 81.12 fail s null)" \
+	"$(claim 81.13 pass s null)" \
+	"$(claim 81.14 pass s predicted)"
 fake_lab normal lab-82 false "$(claim 82.1 pass s null)"
 fake_lab sabotage lab-82 false "$(claim 82.1 fail s null)"
 fake_lab normal lab-83 false "$(claim 83.1 pass s null)"
@@ -94,6 +98,8 @@ expect '^unproven lab-81 81.12: cannot be proven here: the normal build fails it
 expect '^unproven lab-81 81.4: cannot be proven here: normal build: inconclusive (the interval straddles)' 'a normal inconclusive cannot be proven'
 expect "^DEFECT   lab-81 81.5: with the sabotage the claim is 'pass', not 'fail' (sabotage: s)" 'a sabotage pass is a defect'
 expect '^DEFECT   lab-81 81.6: with the sabotage it fails only as the predicted erratum' 'a sabotage fail as the predicted erratum is a defect'
+expect '^proven   lab-81 81.13: normal build fails as the predicted erratum; the sabotage moves it off the erratum: it passes' 'predicted / pass is proven'
+expect "^DEFECT   lab-81 81.14: with the sabotage the claim is 'pass', not 'fail'" 'pass / pass is still a defect'
 expect '^unproven lab-81 81.7: cannot be proven here: sabotage build: skip (single-numa-node: 1 node)' 'a sabotage skip cannot be proven'
 expect "^DEFECT   lab-81 81.8: with the sabotage the claim is 'inconclusive'" 'a sabotage inconclusive is a defect'
 expect "^DEFECT   lab-81 81.10: normal build: status 'error'" 'a normal error is a defect'
@@ -101,7 +107,7 @@ expect '^unproven lab-81 81.11: cannot be proven here: both builds: skip' 'both 
 expect '^DEFECT   lab-82: the sabotage build.s record says sabotage: false' 'a sabotage dir holding a normal build is a defect'
 expect '^DEFECT   lab-83: the sabotage build left no record' 'a lab without a record is a defect'
 expect '^DEFECT   lab-84: no sabotage build in' 'a lab without a sabotage build is a defect'
-expect '^sabotage: 2 proven to fail, 5 cannot be proven on this machine, 7 defects (records in ' 'the totals'
+expect '^sabotage: 3 proven to fail, 5 cannot be proven on this machine, 8 defects (records in ' 'the totals'
 checks=$((checks + 2))
 if grep -q '81\.9' "$tmp/out"; then
 	echo "test-sabotage-check: FAIL: a claim without a sabotage text was judged"

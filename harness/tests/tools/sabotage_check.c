@@ -14,6 +14,12 @@
  *                  skip, inconclusive -> cannot be proven here
  *                  anything else (error) -> DEFECT
  *   sabotage build fail, not as the predicted erratum       -> it failed
+ *                  pass, where the normal build failed as the predicted
+ *                  erratum -> it moved: a claim whose chapter is wrong
+ *                  here can still come out either way, and the sabotage
+ *                  (which breaks what the erratum rests on) puts it on the
+ *                  chapter's side (lab-07's 07.1: no hole to back the
+ *                  request, so it fails as the chapter says)
  *                  skip -> cannot be proven here
  *                  anything else -> DEFECT: the claim could not fail
  *
@@ -136,14 +142,20 @@ static enum outcome judge_normal(const struct json *c, char *buf, size_t len)
 	return DEFECT;
 }
 
-/* The sabotage build's verdict. */
-static enum outcome judge_sabotage(const struct json *c, char *buf, size_t len)
+/* The sabotage build's verdict (nc: the normal build's claim). */
+static enum outcome judge_sabotage(const struct json *c, const struct json *nc, char *buf,
+				   size_t len)
 {
 	const char *status = json_get_str(c, "status", "?");
 	char why[400];
 
 	if (strcmp(status, "fail") == 0 && !predicted(c)) {
 		snprintf(buf, len, "the sabotage makes it fail");
+		return AS_IT_SHOULD;
+	}
+	if (strcmp(status, "pass") == 0 && !strcmp(json_get_str(nc, "status", ""), "fail") &&
+	    predicted(nc)) {
+		snprintf(buf, len, "the sabotage moves it off the erratum: it passes");
 		return AS_IT_SHOULD;
 	}
 	if (strcmp(status, "skip") == 0) {
@@ -185,7 +197,7 @@ static void check_claim(const char *lab, const struct json *nc, const struct jso
 		return;
 	}
 	n = judge_normal(nc, nbuf, sizeof(nbuf));
-	s = judge_sabotage(sc, sbuf, sizeof(sbuf));
+	s = judge_sabotage(sc, nc, sbuf, sizeof(sbuf));
 	if (n == DEFECT || s == DEFECT) {
 		printf("DEFECT   %s %s: %s (sabotage: %s)\n", lab, id, n == DEFECT ? nbuf : sbuf,
 		       sab);
