@@ -4,12 +4,12 @@
 # group, as a terminal sends them), each run through the runner.  After each
 # stop: no process of the run is left, the machine's Mlocked is back to its
 # baseline, nr_hugepages is as it was, no journal or temporary file is left,
-# and results.json parses and says the run was aborted (or finished, when
+# lab-10's test file is gone, and results.json parses and says the run was aborted (or finished, when
 # the signal came after the end).  LABS (default: the CPU labs) and ROUNDS
 # may be set; each run is bounded by `timeout`.
 set -u
 BUILD=${BUILD:-build}
-LABS=${LABS:-01 04 05 08}
+LABS=${LABS:-01 04 05 08 10}
 ROUNDS=${ROUNDS:-20}
 here=$(cd "$(dirname "$0")" && pwd)
 errata=$here/../../answers/errata.md
@@ -64,6 +64,7 @@ for id in $LABS; do
 		*) bad "lab-$id round $i (SIG$sig): exit $rc with results.json '$status'" ;;
 		esac
 		ls "$res" | grep -q '\.restore$' && bad "lab-$id round $i: a journal left in $res" || ok
+		ls "$res" 2>/dev/null | grep -q '\.dat$' && bad "lab-$id round $i: a test file left in $res" || ok
 		[ "$(hugepages)" = "$base_huge" ] && ok ||
 			bad "lab-$id round $i: nr_hugepages $(hugepages), was $base_huge"
 	done

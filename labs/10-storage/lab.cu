@@ -1,0 +1,594 @@
+/*
+ * lab-10: storage to GPU.  What does reading a file into GPU memory cost by
+ * the POSIX path, by O_DIRECT into pinned memory, with the two stages
+ * overlapped, and by cuFile (GPUDirect Storage)?  A file of a known pattern
+ * is read into GPU memory chunk by chunk by each path, from a cold page
+ * cache, the GPU checking every word; an O_DIRECT pass into host memory
+ * gives the device's rate.  Paths run in rounds, one pass each in a rotated
+ * order, and claims compare times within a round.  The file, its removal and
+ * the device's counters are storage.h's; cuFile is lab_cufile_cuda.h's.
+ */
+#include <errno.h>
+#include <glob.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buffer.h"
+#include "lab.h"
+#include "preflight.h"
+#include "smaps.h"
+#include "storage.h"
+#if DMALAB_HAVE_CUDA
+#include "lab_buffers_cuda.h"
+#include "lab_copy_cuda.h"
+#include "lab_cufile_cuda.h"
+#endif
+
+static const struct claim_spec claims[] = {
+	{ "10.1", "ch1.Q4 ch2.S5 ch2.S9",
+	  "a file reaches GPU memory faster by O_DIRECT into pinned memory and a copy than by "
+	  "the POSIX path (a buffered read into pageable memory, then a copy)",
+	  "ch1 Q4: the usual read goes disk -> page cache -> user buffer -> pinned buffer -> GPU, "
+	  "two or three copies in host memory; ch2 S9: without GDS, O_DIRECT (no figure)",
+	  "R6 bare comparison -> POSIX time / O_DIRECT-pinned time >= 1.1 per round of cold "
+	  "reads; inconclusive where the page cache kept part of the file, or where the O_DIRECT "
+	  "requests were under half the buffered path's size (then it compares request sizes)",
+	  WANT_RATIO_GE(1.1),
+	  "the O_DIRECT path opens the file without O_DIRECT and reads into pageable memory: "
+	  "it is the POSIX path" },
+	{ "10.2", "ch2.S5",
+	  "overlapping the read of chunk i+1 with the copy of chunk i beats the serial chain",
+	  "ch2 S5: disk -> host memory (~3 GB/s), then the copy to the GPU (~6 GB/s), one after "
+	  "the other: ~2 GB/s in all ('serial')",
+	  "R6 'beats' -> serial time / overlapped time >= 1.1, both O_DIRECT into pinned memory",
+	  WANT_RATIO_GE(1.1),
+	  "the overlapped chain gets one buffer, not two, so each read waits for the copy "
+	  "before it: the serial chain" },
+	{ "10.3", "ch2.S5 ch1.Q4",
+	  "GPUDirect Storage (cuFile) brings a file into GPU memory faster than the POSIX path: "
+	  "the copies in host memory become one DMA",
+	  "ch2 S5: NVMe DMAs into GPU memory at ~3-7 GB/s, against ~2 GB/s for the serial chain "
+	  "through host memory; ch1 Q4: GDS removes the copies in host memory",
+	  "R6 'faster' -> POSIX time / cuFile time >= 1.1 per round of cold reads; decided only "
+	  "where cuFile read by DMA (nvidia-fs or P2PDMA): compatibility mode skips",
+	  WANT_RATIO_GE(1.1),
+	  "the timed cuFile passes are replaced by the chain GDS removes: a buffered read into "
+	  "pageable memory and a copy" },
+	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
+};
+
+static const struct lab_extra_opt extra_opts[] = {
+	{ "dir", "DIR", "folder of the test file (default: the --json file's, else results/)" },
+	{ "chunk", "N", "bytes per read and per copy, a multiple of 2M (default 16M)" },
+	{ NULL, NULL, NULL }
+};
+
+static const struct lab_figure figures[] = {
+	{ "lab10_paths", "boxes", "raw_odirect_host buffered_host posix_pageable odirect_pinned "
+	  "odirect_pinned_overlap cufile", "device_read_gbs pcie_theoretical_gbs", "10.1 10.2 10.3",
+	  "lab-10: GB/s into GPU memory by path, vs the device and PCIe" },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
+
+static int check_opts(const struct lab *L);
+
+static const struct lab_spec spec = {
+	.id = "10",
+	.title = "storage to GPU",
+	.topic = "what reading a file into GPU memory costs by the POSIX path, by O_DIRECT into "
+		 "pinned memory, with its stages overlapped, and by cuFile (GPUDirect Storage)",
+	.timeout_s = 60,
+	.needs = { 1, 1, 0 },
+	.claims = claims,
+	.extra_opts = extra_opts,
+	.default_size = 256 * MiB,
+	.default_iters = 7,
+	.check_opts = check_opts,
+	.figures = figures,
+};
+
+#define QUICK_BYTES (64 * MiB)
+#define DEFAULT_CHUNK (16 * MiB) /* cuFile's own largest I/O (max_direct_io_size) */
+#define HUGE (2 * MiB)           /* a chunk is whole huge pages */
+#define MIN_CHUNKS 4             /* an overlap needs a few chunks to show */
+#define SPACE_SPARE (64 * MiB)   /* left free beside the test file */
+#define GPU_SPARE (512 * MiB)    /* beside the file's copy: cuFile's own buffers */
+#define BUDGET_S 30.0            /* the issue's bound; --quick: QUICK_BUDGET_S */
+#define QUICK_BUDGET_S 5.0
+
+/* ------------------------------------------------------------------------ */
+/* Options                                                                   */
+
+struct plan {
+	const char *dir;          /* --dir; else the --json file's folder; else results/ */
+	char dir_buf[4096];
+	int dir_default;          /* made when missing */
+	uint64_t bytes, chunk;    /* bytes: a multiple of chunk */
+	uint32_t seed;
+	double budget_s;          /* the run's bound: re-measuring stays inside it */
+};
+
+/* The options into p: 0, or 2 after one line on stderr. */
+static int read_plan(const struct lab *L, struct plan *p)
+{
+	const struct lab_opts *o = lab_options(L);
+	const char *arg = lab_opt(L, "chunk");
+	char a[32], b[32];
+
+	p->dir_default = !lab_opt(L, "dir"); /* the --json file's folder, else results/ */
+	p->dir = p->dir_default ? storage_dir_default(o->json_path, p->dir_buf,
+						      sizeof(p->dir_buf)) : lab_opt(L, "dir");
+	p->bytes = o->quick && !o->size_given ? QUICK_BYTES : o->size;
+	p->chunk = DEFAULT_CHUNK;
+	p->seed = (uint32_t)o->seed;
+	p->budget_s = o->quick ? QUICK_BUDGET_S : BUDGET_S;
+	if ((arg && lab_parse_size(arg, &p->chunk) < 0) || !p->chunk || p->chunk % HUGE ||
+	    p->chunk > GiB)
+		return preflight_usage(L, "chunk", arg, "not a multiple of 2 MiB (a huge page, "
+				       "and O_DIRECT's alignment) from 2M to 1G");
+	if (p->bytes % p->chunk || p->bytes / p->chunk < MIN_CHUNKS)
+		return preflight_usage(L, "size", lab_size_arg(p->bytes, a, sizeof(a)), "must be "
+				       "a multiple of --chunk (%s), 4 of them at least",
+				       lab_fmt_size(p->chunk, b, sizeof(b)));
+	return 0;
+}
+
+/* spec.check_opts: the sizes, and a folder that exists, takes a file and has room. */
+static int check_opts(const struct lab *L)
+{
+	struct plan p;
+	char why[200];
+
+	if (read_plan(L, &p))
+		return 2;
+	if (storage_dir_check(p.dir, p.bytes + SPACE_SPARE, p.dir_default, why, sizeof(why)) < 0)
+		return preflight_usage(L, "dir", p.dir, "%s", why);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The paths                                                                 */
+
+enum path { P_RAW, P_POSIX, P_DIRECT, P_OVERLAP, P_CUFILE, NPATHS };
+static const char *const series_name[NPATHS] = { "raw_odirect_host", "posix_pageable",
+	"odirect_pinned", "odirect_pinned_overlap", "cufile" };
+/* 10.1, 10.2 and 10.3 divide the time of a pair's first path by the second's. */
+static const enum path claim_pair[3][2] = { { P_POSIX, P_DIRECT }, { P_DIRECT, P_OVERLAP },
+					    { P_POSIX, P_CUFILE } };
+static const char *const ratio_name[3] = { "posix_over_odirect", "serial_over_overlap",
+					   "posix_over_cufile" };
+
+/* A chain reads into host buffers of a chunk that take turns (nbuf 1: each
+ * read waits for the copy before it; 2: it overlaps that copy). */
+struct chain {
+	int fd, nbuf, to_gpu;
+	void *buf[2];
+};
+
+struct rig {
+	struct lab *L;
+	struct plan plan;
+	struct storage_file f;
+	struct storage_where where;
+	double t0;                 /* the run's start */
+	void *pageable, *huge[2];  /* a chunk each: the POSIX path's; the O_DIRECT paths' */
+	void *dev;                 /* the file's copy in GPU memory; NULL: no GPU */
+	int have[NPATHS], rounds;
+	long cached_max;           /* most pages cached after an eviction; -1 unknown */
+	struct chain chain[NPATHS];
+	double secs[NPATHS][LAB_MAX_SAMPLES], in_read[NPATHS][LAB_MAX_SAMPLES]; /* s; share */
+	struct storage_counters io[NPATHS];  /* the device's, summed over the timed passes */
+	double copy_share;         /* of the serial O_DIRECT chain: the rest of its time */
+	struct lab_stats rate[NPATHS], ratio[3]; /* GB/s; x */
+#if DMALAB_HAVE_CUDA
+	cudaStream_t stream;
+	cudaEvent_t copied[2];     /* the last copy out of each buffer */
+	struct lab_cufile cf;
+	struct lab_copy_link link;
+#endif
+};
+
+#if DMALAB_HAVE_CUDA
+static void copy_wait(struct rig *r, int k)
+{
+	CUDA_CHECK(r->L, cudaEventSynchronize(r->copied[k]));
+}
+
+static void copy_start(struct rig *r, int k, uint64_t off, const void *src)
+{
+	CUDA_CHECK(r->L, cudaMemcpyAsync((char *)r->dev + off, src, (size_t)r->plan.chunk,
+					 cudaMemcpyHostToDevice, r->stream));
+	CUDA_CHECK(r->L, cudaEventRecord(r->copied[k], r->stream));
+}
+
+/* Before a pass the GPU copy is zeroed; after it, every word must be the file's. */
+static void gpu_check(struct rig *r, enum path p, int after)
+{
+	long long bad = 0;
+
+	if (!after) {
+		CUDA_CHECK(r->L, cudaMemsetAsync(r->dev, 0, (size_t)r->f.bytes, r->stream));
+		CUDA_CHECK(r->L, cudaStreamSynchronize(r->stream));
+		return;
+	}
+	CUDA_CHECK(r->L, cudaDeviceSynchronize());
+	CUDA_CHECK(r->L, lab_gpu_count_bad(r->dev, r->f.bytes, r->plan.seed, &bad));
+	if (bad && p == P_CUFILE && !LAB_SABOTAGED) { /* cuFile's fault: 10.3 skips, not the lab */
+		snprintf(r->cf.why, sizeof(r->cf.why), "cuFileRead gave %lld wrong words", bad);
+		r->have[P_CUFILE] = 0;
+	} else if (bad) {
+		lab_error(r->L, "%s: %lld of %llu words in GPU memory differ from the file",
+			  series_name[p], bad, (unsigned long long)(r->f.bytes / 4));
+	}
+}
+
+static double cufile_pass(struct rig *r)
+{
+	double t = lab_cufile_pass(&r->cf, r->f.bytes, r->plan.chunk);
+
+	r->have[P_CUFILE] = t > 0; /* after an error, 10.3 skips with cf.why */
+	return t;
+}
+#else
+static void copy_wait(struct rig *r, int k) {}
+static void copy_start(struct rig *r, int k, uint64_t off, const void *src) {}
+static void gpu_check(struct rig *r, enum path p, int after) {}
+static double cufile_pass(struct rig *r) { return -1; }
+#endif
+
+/* One pass of a chain: seconds, and those spent in pread added to *read_s. */
+static double run_chain(struct rig *r, const struct chain *c, double *read_s)
+{
+	double t0 = lab_now(), t;
+	uint64_t off, chunk = r->plan.chunk;
+	int i, k;
+
+	for (off = 0, i = 0; off < r->f.bytes; off += chunk, i++) {
+		k = i % c->nbuf;
+		if (c->to_gpu)
+			copy_wait(r, k); /* the copy out of this buffer has finished */
+		t = lab_now();
+		if (storage_io_all(c->fd, c->buf[k], chunk, off, 0) < 0)
+			lab_error_errno(r->L, "reading the test file at byte %llu",
+					(unsigned long long)off);
+		*read_s += lab_now() - t;
+		if (c->to_gpu)
+			copy_start(r, k, off, c->buf[k]);
+	}
+	for (k = 0; k < c->nbuf && c->to_gpu; k++)
+		copy_wait(r, k);
+	return lab_now() - t0;
+}
+
+/*
+ * One pass of path p from a cold page cache, checked on the GPU: seconds
+ * (-1 if cuFile failed); the device's counters over it go into *io.
+ */
+static double sample(struct rig *r, enum path p, double *read_s, long *cached,
+		     struct storage_counters *io)
+{
+	struct storage_counters a, b;
+	int on_gpu = r->dev && p != P_RAW, counted;
+	double t;
+
+	*cached = storage_evict(&r->f);
+	*read_s = 0;
+	if (on_gpu)
+		gpu_check(r, p, 0);
+	counted = storage_counters_read(r->where.stat_path, &a) == 0;
+	t = p == P_CUFILE && !LAB_SABOTAGED ? cufile_pass(r) : run_chain(r, &r->chain[p], read_s);
+	if (counted && t > 0 && storage_counters_read(r->where.stat_path, &b) == 0)
+		storage_counters_add(io, &a, &b);
+	if (on_gpu && t > 0)
+		gpu_check(r, p, 1);
+	return t;
+}
+
+/* The claims' per-round time ratios over the first n rounds: the largest CV of them. */
+static double make_ratios(struct rig *r, int n)
+{
+	double v[LAB_MAX_SAMPLES], cv = 0;
+	int c, i;
+
+	for (c = 0; c < 3 && r->dev; c++)
+		if (r->have[claim_pair[c][0]] && r->have[claim_pair[c][1]]) {
+			for (i = 0; i < n; i++)
+				v[i] = r->secs[claim_pair[c][0]][i] / r->secs[claim_pair[c][1]][i];
+			lab_stats_from(&r->ratio[c], ratio_name[c], "x", v, n, 0);
+			cv = fmax(cv, r->ratio[c].cv);
+		}
+	return cv;
+}
+
+/*
+ * Rounds of one pass by each path, the order rotated each round, after a
+ * warm-up round.  A claim ratio with a CV over 10 % gets as many rounds
+ * again (lab.h's re-measure, on the ratio, where the disk's drift cancels),
+ * where they fit in the run's time bound at the pace of the rounds so far.
+ */
+static void measure(struct rig *r)
+{
+	int n = lab_options(r->L)->iters, round, j, again = 1;
+	double t, read_s, start = lab_now(), fits;
+	struct storage_counters warm_up = { 0 };
+	long cached;
+
+	for (round = -1; round < n; round++) {
+		for (j = 0; j < NPATHS; j++) {
+			enum path p = (enum path)((round + 1 + j) % NPATHS);
+
+			if (!r->have[p])
+				continue;
+			lab_progress(r->L, "round %d of %d: %s", round + 1, n, series_name[p]);
+			t = sample(r, p, &read_s, &cached, round < 0 ? &warm_up : &r->io[p]);
+			if (round < 0 || t <= 0)
+				continue;
+			r->secs[p][round] = t;
+			r->in_read[p][round] = read_s / t;
+			r->cached_max = cached < 0 || r->cached_max < 0 ? -1 :
+					cached > r->cached_max ? cached : r->cached_max;
+		}
+		fits = lab_now() - r->t0 + (lab_now() - start) / (n + 1) * n < 0.8 * r->plan.budget_s;
+		if (round == n - 1 && again-- && 2 * n <= LAB_MAX_SAMPLES && make_ratios(r, n) > 0.10) {
+			lab_note(r->L, "a claim's ratio varies by over 10 %% per round: %s", fits ?
+				 "as many rounds again" : "no more rounds, they would pass the time bound");
+			n *= fits ? 2 : 1;
+		}
+	}
+	make_ratios(r, r->rounds = n);
+}
+
+/* GB/s by path, as series and facts, with the device's load under each. */
+static void report(struct rig *r)
+{
+	struct storage_load d;
+	struct lab_stats s;
+	struct lab_est e;
+	char key[64];
+	int p;
+
+	lab_note(r->L, "%d rounds: GB/s median [95 %% interval], share of the device's rate, share "
+		 "of the time in pread; the device's mean request (KiB), reads in flight, busy "
+		 "share:", r->rounds);
+	for (p = 0; p < NPATHS; p++)
+		if (r->have[p]) {
+			lab_stats_from(&s, p == P_POSIX && !r->dev ? "buffered_host" : series_name[p],
+				       "s", r->secs[p], r->rounds, 0);
+			lab_stats_to_rate(&s, r->f.bytes, &r->rate[p]);
+			e = lab_est_median(&r->rate[p], 1);
+			d = storage_load_of(&r->io[p]);
+			lab_note(r->L, "  %-22s %7.3f [%.3f, %.3f]  %.2f  %.2f   %6.0f  %5.1f  %.2f",
+				 r->rate[p].name, e.value, e.lo, e.hi, e.value / r->rate[P_RAW].median,
+				 lab_median(r->in_read[p], r->rounds), d.req_kib, d.depth, d.busy);
+			snprintf(key, sizeof(key), "%s_gbs", r->rate[p].name);
+			lab_fact_num(r->L, key, e.value, "GB/s");
+			snprintf(key, sizeof(key), "%s_request_kib", r->rate[p].name);
+			lab_fact_num(r->L, key, d.req_kib, "KiB");
+			snprintf(key, sizeof(key), "%s_queue_depth", r->rate[p].name);
+			lab_fact_num(r->L, key, d.depth, "requests");
+		}
+	lab_fact_num(r->L, "device_read_gbs", r->rate[P_RAW].median, "GB/s");
+	lab_fact_num(r->L, "program_preads_in_flight", 1, "requests");
+	lab_fact_num(r->L, "page_cache_pages_left_max", (double)r->cached_max, "pages");
+	lab_note(r->L, "the program keeps one pread of %llu MiB in flight; after an eviction at "
+		 "most %ld of the file's %llu pages stayed cached (mincore; -1: it could not tell)",
+		 (unsigned long long)(r->plan.chunk / MiB), r->cached_max,
+		 (unsigned long long)(r->f.bytes / r->f.page));
+	r->copy_share = 1 - lab_median(r->in_read[P_DIRECT], r->rounds);
+	if (r->dev) {
+		lab_fact_num(r->L, "odirect_copy_share", r->copy_share, "fraction");
+		lab_fact_num(r->L, "overlap_gain_bound_x", 1 / fmax(r->copy_share,
+								       1 - r->copy_share), "x");
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* The GPU side and the decisions                                            */
+
+#if DMALAB_HAVE_CUDA
+/* The file's copy in GPU memory, the huge buffers pinned, a stream; each path's chain; cuFile. */
+static void gpu_setup(struct rig *r)
+{
+	struct chain posix = { r->f.fd, 1, 1, { r->pageable, r->pageable } },
+		     direct = { r->f.fd_direct, 1, 1, { r->huge[0], r->huge[1] } };
+	struct lab *L = r->L;
+	int i;
+
+	lab_cuda_require(L, 1);
+	lab_cuda_require_free(L, preflight_need(1, r->f.bytes, GPU_SPARE), " (the file + 512 MiB)");
+	lab_copy_link_probe(L, lab_options(L)->device, &r->link);
+	r->dev = lab_cuda_alloc(L, LAB_BUF_DEVICE, r->f.bytes);
+	for (i = 0; i < 2; i++) /* anonymous memory, pinned: cudaHostAlloc's mapping is the
+				 * driver's device file, which O_DIRECT may refuse (EFAULT) */
+		CUDA_CHECK(L, lab_cuda_register(r->huge[i], r->plan.chunk));
+	r->stream = lab_cuda_stream_new(L);
+	r->copied[0] = lab_cuda_event_new(L, cudaEventDisableTiming);
+	r->copied[1] = lab_cuda_event_new(L, cudaEventDisableTiming);
+	r->chain[P_POSIX] = r->chain[P_CUFILE] = posix; /* P_CUFILE's: 10.3's sabotage */
+	r->chain[P_DIRECT] = LAB_SABOTAGED ? posix : direct; /* 10.1's sabotage */
+	r->chain[P_OVERLAP] = r->chain[P_DIRECT];
+	r->chain[P_OVERLAP].nbuf = LAB_SABOTAGED ? 1 : 2;     /* 10.2's */
+	r->have[P_POSIX] = r->have[P_DIRECT] = r->have[P_OVERLAP] = 1;
+	if (lab_cufile_open(&r->cf, r->f.fd_direct, r->dev, r->f.bytes, r->plan.dir, "lab10")) {
+		gpu_check(r, P_CUFILE, 0); /* one checked pass before any timing */
+		if (cufile_pass(r) > 0)
+			gpu_check(r, P_CUFILE, 1);
+	}
+	if (r->cf.why[0])
+		lab_note(L, "cuFile: %s", r->cf.why);
+}
+
+/*
+ * A claim on the per-round ratio c, with its series and a note; undecided
+ * (claim_inconclusive) where `unmet` names a condition the comparison
+ * rests on that this run did not meet.
+ */
+static void decide(struct rig *r, const char *id, int c, const char *unmet, const char *fmt, ...)
+{
+	char note[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	claim_stats(r->L, &r->ratio[c]);
+	claim_stats(r->L, &r->rate[claim_pair[c][0]]);
+	claim_stats(r->L, &r->rate[claim_pair[c][1]]);
+	claim_note(r->L, "%s", note);
+	if (unmet)
+		claim_inconclusive(r->L, id, "%s", unmet);
+	else
+		claim_check(r->L, id, lab_est_median(&r->ratio[c], 1));
+}
+
+/* What a cold-read claim rests on and this run lacked, or NULL; with sizes (10.1), the
+ * device must also have seen O_DIRECT requests of at least half the buffered ones' size. */
+static const char *unmet(const struct rig *r, int sizes, char *buf, size_t len)
+{
+	struct storage_load d = storage_load_of(&r->io[P_DIRECT]), b = storage_load_of(&r->io[P_POSIX]);
+
+	if (r->cached_max)
+		return "NOT known cold: pages stayed cached after an eviction, or mincore could not tell";
+	if (!sizes || d.req_kib <= 0 || b.req_kib <= 0 || d.req_kib >= b.req_kib / 2)
+		return NULL;
+	snprintf(buf, len, "the O_DIRECT requests averaged %.0f KiB against the buffered path's "
+		 "%.0f KiB: that compares request sizes, not copy paths (no huge pages behind the "
+		 "buffers?)", d.req_kib, b.req_kib);
+	return buf;
+}
+
+/* 10.3: the mode cuFile's reads took, else why it did not run, with what it was asked. */
+static void decide_cufile(struct rig *r)
+{
+	struct lab_cufile *c = &r->cf;
+	const char *mode = lab_cufile_report(r->L, c, r->have[P_CUFILE]);
+	char asked[200], line[300], why[300];
+
+	lab_cufile_log_error(c->log_path, line, sizeof(line));
+	if (!r->have[P_CUFILE])
+		claim_skip(r->L, "10.3", c->lib ? SKIP_UNSUPPORTED : SKIP_NO_LIBRARY, "%s%s%.200s",
+			   c->why, line[0] ? "; cufile.log: " : "", line);
+	else if (strcmp(mode, "nvidia-fs") && strcmp(mode, "P2PDMA")) {
+		claim_stats(r->L, &r->ratio[2]);
+		claim_stats(r->L, &r->rate[P_CUFILE]);
+		claim_skip(r->L, "10.3", SKIP_UNSUPPORTED, "cuFile ran %s mode (reads: %lld POSIX, "
+			   "%lld nvidia-fs, %lld P2PDMA, -1 not counted; nvidia_fs %d, kernel P2PDMA "
+			   "%d; asked for %s) at %.2f GB/s, %.2fx the POSIX path's rate", mode,
+			   c->n_posix, c->n_nvfs, c->n_p2p, c->nvfs_loaded, c->kernel_p2pdma,
+			   lab_cufile_asked(c, asked, sizeof(asked)), r->rate[P_CUFILE].median,
+			   r->ratio[2].median);
+	} else
+		decide(r, "10.3", 2, unmet(r, 0, why, sizeof(why)), "cuFile by %s %.2f GB/s (reads: "
+		       "%lld nvidia-fs, %lld P2PDMA, %lld POSIX), POSIX %.2f GB/s", mode,
+		       r->rate[P_CUFILE].median, c->n_nvfs, c->n_p2p, c->n_posix,
+		       r->rate[P_POSIX].median);
+}
+
+static void decide_all(struct rig *r)
+{
+	struct storage_load d = storage_load_of(&r->io[P_DIRECT]), b = storage_load_of(&r->io[P_POSIX]);
+	char why[300];
+
+	claim_stats(r->L, &r->rate[P_RAW]);
+	decide(r, "10.1", 0, unmet(r, 1, why, sizeof(why)), "POSIX %.2f GB/s (requests %.0f "
+	       "KiB, %.1f in flight), O_DIRECT into pinned %.2f GB/s (%.0f KiB, %.1f), the device "
+	       "%.2f GB/s", r->rate[P_POSIX].median, b.req_kib, b.depth, r->rate[P_DIRECT].median,
+	       d.req_kib, d.depth, r->rate[P_RAW].median);
+	decide(r, "10.2", 1, NULL, "serial %.2f GB/s, overlapped %.2f GB/s; the copies took %.0f %% "
+	       "of the serial chain, so overlap can gain %.2fx at most", r->rate[P_DIRECT].median,
+	       r->rate[P_OVERLAP].median, 100 * r->copy_share, 1 / fmax(r->copy_share,
+										  1 - r->copy_share));
+	decide_cufile(r);
+	lab_cufile_close(&r->cf); /* now, while CUDA and the GPU buffer are there */
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* The host buffers, RDMA, the method                                        */
+
+/* The O_DIRECT buffers: huge pages, so a request is not cut at every 4 KiB page. */
+static void map_buffers(struct rig *r)
+{
+	struct smaps_range s;
+	uint64_t huge = 0;
+	int i;
+
+	r->pageable = buf_map_or_die(r->L, r->plan.chunk, 0, BUF_TOUCH);
+	for (i = 0; i < 2; i++) {
+		r->huge[i] = buf_map_or_die(r->L, r->plan.chunk, HUGE, BUF_TOUCH | BUF_HUGE);
+		if (smaps_range_read(NULL, (uintptr_t)r->huge[i], r->plan.chunk, &s) == 0)
+			huge += s.anon_huge;
+	}
+	lab_fact_num(r->L, "odirect_buffer_huge_share", (double)huge / (2.0 * r->plan.chunk), "");
+}
+
+/* GPUDirect RDMA (ch1 Q4) needs an RDMA NIC and a second machine: only counted here. */
+static void report_rdma(struct lab *L)
+{
+	glob_t g;
+	int n = glob("/sys/class/infiniband/*", 0, NULL, &g) == 0 ? (int)g.gl_pathc : 0;
+
+	if (n)
+		globfree(&g);
+	lab_fact_num(L, "rdma_devices", n, "");
+	lab_note(L, "%d RDMA device(s): ch1's GPUDirect RDMA figure (45 GB/s from a 400 Gb/s NIC) "
+		 "needs one and a second machine", n);
+}
+
+/*
+ * The method: the host buffers and the test file, what it lies on; the GPU
+ * side where there is one; the rounds; the table; the decisions (or,
+ * without a GPU, the skips after the host passes); cuFile closed and the
+ * file removed before the exit.
+ */
+static void run(struct lab *L)
+{
+	struct rig *r = (struct rig *)calloc(1, sizeof(*r));
+	const char *why = SKIP_NOT_BUILT_NO_NVCC;
+	char detail[200] = "built without nvcc: the GPU paths need CUDA", a[32];
+
+	if (!r)
+		lab_error(L, "out of memory");
+	r->L = L;
+	r->t0 = lab_now();
+	read_plan(L, &r->plan); /* check_opts has taken it */
+	lab_note(L, "plan: up to 5 paths x %d rounds of %s, about %.0f s on a 1 GB/s disk "
+		 "(bound %.0f s)", lab_options(L)->iters + 1, lab_fmt_size(r->plan.bytes, a, sizeof(a)),
+		 5.0 * (lab_options(L)->iters + 1) * r->plan.bytes / 1e9, r->plan.budget_s);
+	map_buffers(r);
+	storage_file_make(L, &r->f, &r->where, r->plan.dir, r->plan.dir_default, "lab10",
+			  r->plan.bytes, r->plan.chunk, r->plan.seed, r->pageable);
+	if (r->f.fd_direct < 0)
+		lab_skip(L, SKIP_UNSUPPORTED, "open(O_DIRECT) in '%s': %s", r->plan.dir,
+			 strerror(r->f.direct_errno));
+	report_rdma(L);
+	struct chain raw = { r->f.fd_direct, 1, 0, { r->huge[0] } },
+		     buffered = { r->f.fd, 1, 0, { r->pageable } };
+	r->chain[P_RAW] = raw;
+	r->chain[P_POSIX] = buffered;
+	r->have[P_RAW] = r->have[P_POSIX] = 1;
+#if DMALAB_HAVE_CUDA
+	if (!(why = lab_cuda_unavailable(1, detail, sizeof(detail))))
+		gpu_setup(r);
+#endif
+	measure(r);
+	report(r);
+	if (why) {
+		claim_stats(L, &r->rate[P_RAW]);
+		claim_stats(L, &r->rate[P_POSIX]);
+		claim_skip_rest(L, why, "%s; the host passes ran (notes)", detail);
+	}
+#if DMALAB_HAVE_CUDA
+	else
+		decide_all(r);
+#endif
+	storage_file_close(&r->f); /* cuFile's log goes at exit */
+	free(r);
+}
+
+LAB_MAIN(spec, run)
