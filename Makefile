@@ -230,6 +230,13 @@ test-leaks: $(BUILD)/tests/test_stats $(BUILD)/tests/test_claim $(BUILD)/fakelab
 test-restore: $(DMALAB) $(BUILD)/fakelabs/restore-lab
 	@BUILD=$(BUILD) sh harness/tests/test-restore.sh
 
+# On a GPU machine: compute-sanitizer memcheck (leak check on) over the CUDA
+# labs; reports a claim provokes on purpose are named from
+# harness/tests/sanitize-expected.txt, any other fails (skips without a GPU).
+.PHONY: sanitize-gpu
+sanitize-gpu: all
+	@BUILD=$(BUILD) sh harness/tests/gpu-sanitize.sh $(LABS)
+
 # The two-node claims in an emulated two-node guest (QEMU, TCG; about 80 s):
 # static labs and runner, built into $(BUILD)/numa/ (harness/tests/numa/run.sh).
 .PHONY: test-numa

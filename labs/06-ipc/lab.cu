@@ -238,7 +238,7 @@ static int role_importer(struct lab *L, struct role_io *io)
 	role_field_hex(io, "small", &small.h, sizeof(small.h));
 	role_field_hex(io, "large", &large.h, sizeof(large.h));
 	/* its own buffer first: should the exporter's pointer number be valid here, it is our memory */
-	CUDA_CHECK(L, cudaMalloc(&own, pat_bytes));
+	own = lab_cuda_alloc(L, LAB_BUF_DEVICE, pat_bytes); /* tracked: freed at exit */
 	CUDA_CHECK(L, cudaMemset(own, 0, pat_bytes));
 	CUDA_CHECK(L, cudaDeviceSynchronize());
 	lab_measure(L, "ipc_open_small", time_one_open, &small, &mc, &st);
@@ -267,7 +267,7 @@ static int role_probe(struct lab *L, struct role_io *io)
 	use = DEVPTR(raw);
 	ae = cudaPointerGetAttributes(&pa, use); /* what the runtime knows of it before we have device memory */
 	(void)cudaGetLastError();
-	CUDA_CHECK(L, cudaMalloc(&own, bytes));
+	own = lab_cuda_alloc(L, LAB_BUF_DEVICE, bytes);
 	CUDA_CHECK(L, cudaMemset(own, 0, bytes));
 	CUDA_CHECK(L, cudaDeviceSynchronize());
 	if (LAB_SABOTAGED) { /* through an opened handle instead */
