@@ -176,6 +176,13 @@ int proc_run(struct proc *p, double timeout_s, double grace_s);
  * came with it replaces (and closes) the previous p->rx_fd.
  */
 int proc_recv(struct proc *p, char *buf, size_t len, double timeout_s);
+/*
+ * What every helper timeout (proc_recv, proc_reap and the calls on them) is
+ * multiplied by: DMALAB_TIMEOUT_MUL from the environment, as the runner's
+ * lab timeouts are (0.1 to 1000; anything else, or unset: 1), so that a lab
+ * under a slow tool (compute-sanitizer, valgrind) does not kill its helpers.
+ */
+double proc_timeout_mul(void);
 
 /*
  * Wait up to timeout_s (0: not at all) for p to exit, then SIGKILL it and

@@ -572,9 +572,21 @@ int proc_run(struct proc *p, double timeout_s, double grace_s)
 	return p->timed_out || p->aborted;
 }
 
+double proc_timeout_mul(void)
+{
+	const char *s = getenv("DMALAB_TIMEOUT_MUL");
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return 1;
+	v = strtod(s, &end);
+	return *end || !(v >= 0.1 && v <= 1000) ? 1 : v;
+}
+
 int proc_recv(struct proc *p, char *buf, size_t len, double timeout_s)
 {
-	double end = lab_now() + timeout_s;
+	double end = lab_now() + timeout_s * proc_timeout_mul();
 
 	for (;;) {
 		double left = end - lab_now();
@@ -605,7 +617,7 @@ int proc_recv(struct proc *p, char *buf, size_t len, double timeout_s)
 
 int proc_reap(struct proc *p, double timeout_s)
 {
-	double end = lab_now() + timeout_s;
+	double end = lab_now() + timeout_s * proc_timeout_mul();
 	int own = 1;
 
 	if (p->reaped || p->pid <= 0) {

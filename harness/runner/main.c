@@ -210,6 +210,12 @@ static void parse_args(struct runner_opts *o, int argc, char **argv)
 	default_labs_dir(argv[0], o->labs_dir, sizeof(o->labs_dir));
 	parse_options(o, argc, argv);
 	parse_command(o, argc, argv);
+	{ /* the labs' helper timeouts scale as the labs' own (proc_timeout_mul) */
+		char mul[32];
+
+		snprintf(mul, sizeof(mul), "%g", o->timeout_mul);
+		setenv("DMALAB_TIMEOUT_MUL", mul, 1);
+	}
 	/* one lab is a lesson: narrate it even into a pipe or a log */
 	if (o->format == FMT_UNSET)
 		o->format = isatty(STDOUT_FILENO) || !strcmp(o->command, "run") ||

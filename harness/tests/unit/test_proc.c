@@ -870,9 +870,27 @@ static void test_report_main(void **state)
 	assert_int_equal(unit_run_lab_exit(&report_spec, run_report_role), 2);
 }
 
+/* DMALAB_TIMEOUT_MUL scales helper timeouts; junk or out of range: 1. */
+static void test_timeout_mul_from_env(void **state)
+{
+	(void)state;
+	unsetenv("DMALAB_TIMEOUT_MUL");
+	assert_true(proc_timeout_mul() == 1);
+	setenv("DMALAB_TIMEOUT_MUL", "10", 1);
+	assert_true(proc_timeout_mul() == 10);
+	setenv("DMALAB_TIMEOUT_MUL", "2.5", 1);
+	assert_true(proc_timeout_mul() == 2.5);
+	setenv("DMALAB_TIMEOUT_MUL", "1e-300", 1);
+	assert_true(proc_timeout_mul() == 1);
+	setenv("DMALAB_TIMEOUT_MUL", "3x", 1);
+	assert_true(proc_timeout_mul() == 1);
+	unsetenv("DMALAB_TIMEOUT_MUL");
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_timeout_mul_from_env),
 		cmocka_unit_test_teardown(test_spawn_and_reap, teardown),
 		cmocka_unit_test_teardown(test_merged_output_is_kept, teardown),
 		cmocka_unit_test_teardown(test_timeout_kills_group, teardown),
