@@ -84,6 +84,7 @@ help:
 	@echo "make hint-NN   the next hint of lab NN"
 	@echo "make answers   check answers/ against the built labs"
 	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
+	@echo "make bench     each lab's wall time, samples and CV reached, from $(RESULTS)/results.json (BASE=old.json SERIES=1)"
 	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json  LABS=\"01 04\"  QUICK=1"
 	@echo "           grade, quiz, hint: CH=ch1  FROM=FILE  SHUFFLE=1  QUIZ_LANG=zh  RESET=1"
 
@@ -197,7 +198,7 @@ selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
 test: unit mutants selftest test-plots test-answers test-claims test-example test-numa \
-	test-leaks test-make test-restore test-apt-lock test-degraded test-interrupt
+	test-leaks test-make test-restore test-apt-lock test-degraded test-interrupt test-bench
 
 # The Makefile's own usage errors (QUICK=maybe, make lab-99, make hint-).
 .PHONY: test-make test-apt-lock
@@ -236,6 +237,15 @@ test-restore: $(DMALAB) $(BUILD)/fakelabs/restore-lab
 .PHONY: sanitize-gpu
 sanitize-gpu: all
 	@BUILD=$(BUILD) sh harness/tests/gpu-sanitize.sh $(LABS)
+
+# The kit's own timing of each lab from $(RESULTS)/results.json (harness/tools/bench.py):
+# wall time, series, samples, CV and interval width reached; BASE=FILE compares.
+.PHONY: bench test-bench
+bench:
+	@$${DMALAB_PYTHON:-python3} harness/tools/bench.py $(RESULTS)/results.json \
+		$(if $(BASE),--base $(BASE)) $(if $(SERIES),--series)
+test-bench:
+	@sh harness/tests/test-bench.sh
 
 # The two-node claims in an emulated two-node guest (QEMU, TCG; about 80 s):
 # static labs and runner, built into $(BUILD)/numa/ (harness/tests/numa/run.sh).

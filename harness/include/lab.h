@@ -277,8 +277,9 @@ void lab_sink(uint64_t v);
  * Statistics of one measured series.  Samples are kept in the unit of
  * `unit` (seconds from lab_measure; GB/s after lab_stats_to_rate).  The
  * median is what claims compare, with its order-statistics interval
- * (lab_est_median).  `noisy` records that cv stayed above cv_max after the
- * re-measure; it is information, the verdict comes from the interval.
+ * (lab_est_median).  `noisy` records that the interval was still wider
+ * than the stopping rule wants when the cap was reached; it is
+ * information, the verdict comes from the interval.
  *
  * A small value: copy it freely (b = a, an array of them, a struct member).
  * `samples` points at n values in storage the library owns until the
@@ -295,10 +296,10 @@ struct lab_stats {
 	int warmup;       /* runs discarded before sampling */
 	double median, min, max, mean, cv; /* cv = stddev / mean */
 	const double *samples; /* [0..n), in measurement order; library-owned */
-	int noisy;        /* cv > cv_max after the re-measure */
-	int remeasured;   /* cv was over cv_max once: the samples were doubled */
+	int noisy;        /* still wider than LAB_STOP_WIDTH at the cap */
+	int remeasured;   /* more than the minimum taken: it was wider at first */
 	int too_short;    /* a sample was under 100 steps of its clock */
-	double cv_max;
+	double cv_max;    /* recorded only: sampling follows the stopping rule */
 	double clock_res_s; /* the step of the clock that timed it (s) */
 };
 
@@ -314,20 +315,40 @@ typedef double (*lab_run_fn)(void *ctx);
 
 struct lab_measure_cfg {
 	int warmup;    /* default 2; < 0 for none */
-	int samples;   /* default: --iters (>= 7) */
-	double cv_max; /* default 0.10 */
+	int samples;   /* the least kept; default: --iters (>= 7) */
+	double cv_max; /* recorded with the series (default 0.10); decides nothing */
 	double clock_res_s; /* step of the clock fn times with; 0: lab_now's */
+	int max_samples; /* the most kept; default (0) 2 x samples; = samples: fixed */
 };
 
 /*
- * Run fn warmup times (discarded), then `samples` times; compute the
- * statistics.  If cv > cv_max, warm up again, take as many samples again
- * and keep all of them (remeasured; noisy if cv is still over).  A sample under 100 clock
+ * The stopping rule, the kit's and no lab's (README, "How a verdict is
+ * made"): a series is measured enough once the 95 % interval of its median
+ * (lab_est_median's order statistics for one series) spans at most
+ * LAB_STOP_WIDTH of the median, (hi - lo) <= 0.10 x |median|, about +- 5 %;
+ * a ratio of two such medians is then known to about +- 10 %, the
+ * tightest tolerance of any rule (R7 "the same").  The interval needs 6
+ * samples; a claim on two series needs 7 (Bonferroni), --iters' least.
+ * The rule looks at the spread only, never at a verdict.
+ */
+#define LAB_STOP_WIDTH 0.10
+/* (hi - lo) / |median| of v[0..n)'s 95 % median interval; +Inf when n is
+ * too small for one (< 6), a value is not finite, or the median is 0. */
+double lab_median_interval_width(const double *v, int n);
+/* 1 when v[0..n) meets the stopping rule (width <= LAB_STOP_WIDTH). */
+int lab_stop_narrow(const double *v, int n);
+
+/*
+ * Run fn warmup times (discarded), then `samples` times; then one sample
+ * at a time while the stopping rule is not met, up to max_samples
+ * (remeasured when more than `samples` were taken; noisy when the cap came
+ * first).  Every sample is kept.  A quiet series costs `samples` runs, a
+ * noisy one at most max_samples.  A sample under 100 clock
  * steps sets too_short, and every claim decided on the series is then
  * inconclusive: batch more work per sample instead.  A negative return from
  * fn is a setup error: lab_error().  cfg may be NULL for the defaults.
- * `samples` is at most LAB_MAX_SAMPLES / 2, so the pooled series fits; *out
- * is overwritten, with samples in a new array.
+ * `samples` is at most LAB_MAX_SAMPLES / 2 and max_samples at most
+ * LAB_MAX_SAMPLES; *out is overwritten, with samples in a new array.
  */
 void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 		 const struct lab_measure_cfg *cfg, struct lab_stats *out);
@@ -516,6 +537,7 @@ int claim_decided(const struct lab *L, const char *id);
 #define SKIP_NO_LIBRARY        "no-library"          /* an optional library (cuBLAS, cuFile) is absent */
 #define SKIP_NO_RDMA_DEVICE    "no-rdma-device"      /* no InfiniBand/RoCE device in /sys/class/infiniband */
 #define SKIP_IN_USE            "in-use"              /* a machine-wide resource the claim must change is in use (hugetlb pool) */
+#define SKIP_NOT_REQUESTED     "not-requested"       /* an option of this run left the claim's measurement out (lab-04 --chase-only) */
 
 /* 1 if reason is one of the codes above. */
 int lab_skip_reason_valid(const char *reason);

@@ -25,7 +25,12 @@
  * A sample of a small size is therefore a batch of back-to-back copies,
  * grown until it lasts LAB_COPY_FLOOR_S; its rate is the batch's bytes over
  * its time, so the per-call cost is spread over copies that overlap their
- * launch.  From a few MiB up a sample is one copy.
+ * launch.  From a few MiB up a sample is one copy.  A rig opened with
+ * LAB_COPY_QUEUE queues each sample of pinned memory behind a spin kernel
+ * that outlasts the issuing of its copies (nvbandwidth holds its stream
+ * with a kernel that waits for the host in the same way): the GPU then
+ * runs them back to back and the sample times the copies, not the host
+ * launching them one by one.
  *
  * Why a pair: a host's copy rate drifts over a run (pageable copies by tens
  * of per cent).  Two buffers copied in alternation, one sample of each per
@@ -81,6 +86,23 @@ static inline int lab_copy_next_reps(int reps, double t, double floor_s, int max
 	return want >= max_reps ? max_reps : (int)want;
 }
 
+/* The spin in front of a queued sample: at least, at most (ns). */
+#define LAB_COPY_FRONT_MIN_NS 20000.0
+#define LAB_COPY_FRONT_MAX_NS 50e6
+
+/*
+ * The spin (ns) a queued sample of `reps` copies waits behind, so that the
+ * host has issued every copy before the GPU starts the first: twice the
+ * issuing (issue_s_per_copy x reps) plus LAB_COPY_FRONT_MIN_NS, at most
+ * LAB_COPY_FRONT_MAX_NS (also for a time that is not finite).
+ */
+static inline uint64_t lab_copy_front_ns(double issue_s_per_copy, int reps)
+{
+	double ns = 2e9 * issue_s_per_copy * reps + LAB_COPY_FRONT_MIN_NS;
+
+	return ns < LAB_COPY_FRONT_MAX_NS ? (uint64_t)ns : (uint64_t)LAB_COPY_FRONT_MAX_NS;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The claim pair (plain C)                                                  */
 
@@ -93,20 +115,25 @@ struct lab_copy_pair {
 };
 
 /*
- * Times fn(a) and fn(b) in n pairs into sa[i] and sb[i] (seconds), after two
- * warm-up pairs (b, then a).  The order within a pair alternates, b first in
- * the even ones, so that neither always runs right after the other.
+ * Times fn(a) and fn(b) in pairs into sa[i] and sb[i] (seconds), after two
+ * warm-up pairs (b, then a): at least min_n pairs, then one more at a time
+ * until the stopping rule (lab.h, lab_stop_narrow) holds for a's times,
+ * b's times and their per-pair ratio, at most max_n (<= LAB_MAX_SAMPLES).
+ * The order within a pair alternates, b first in the even ones, so that
+ * neither always runs right after the other.  Returns the pairs taken.
  */
-static inline void lab_copy_pair_run(lab_run_fn fn, void *a, void *b, int n,
-				     double *sa, double *sb)
+static inline int lab_copy_pair_run_until(lab_run_fn fn, void *a, void *b, int min_n,
+					  int max_n, double *sa, double *sb)
 {
+	double ratio[LAB_MAX_SAMPLES];
 	int i;
 
+	max_n = max_n < LAB_MAX_SAMPLES ? max_n : LAB_MAX_SAMPLES;
 	for (i = 0; i < 2; i++) {
 		fn(b);
 		fn(a);
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < max_n; i++) {
 		if (i % 2 == 0) {
 			sb[i] = fn(b);
 			sa[i] = fn(a);
@@ -114,7 +141,19 @@ static inline void lab_copy_pair_run(lab_run_fn fn, void *a, void *b, int n,
 			sa[i] = fn(a);
 			sb[i] = fn(b);
 		}
+		ratio[i] = sb[i] / sa[i];
+		if (i + 1 >= min_n && lab_stop_narrow(sa, i + 1) && lab_stop_narrow(sb, i + 1) &&
+		    lab_stop_narrow(ratio, i + 1))
+			return i + 1;
 	}
+	return max_n;
+}
+
+/* Exactly n pairs in lab_copy_pair_run_until's order (n <= LAB_MAX_SAMPLES). */
+static inline void lab_copy_pair_run(lab_run_fn fn, void *a, void *b, int n,
+				     double *sa, double *sb)
+{
+	lab_copy_pair_run_until(fn, a, b, n, n, sa, sb);
 }
 
 /*
@@ -301,9 +340,12 @@ static inline void lab_host_free(struct lab *L, struct lab_host *h)
 
 /* lab_copy_rig_open flags */
 #define LAB_COPY_CHECK 1u /* a pageable buffer for lab_copy_verify to read back into */
+#define LAB_COPY_QUEUE 2u /* lab_copy_rate: samples of pinned memory queued behind a
+			   * spin, the batch's sizing runs their warm-up */
 
 struct lab_copy_rig {
 	struct lab *L;
+	unsigned flags;           /* lab_copy_rig_open's */
 	uint64_t bytes;           /* of dev (and check): the largest copy */
 	void *dev;                /* cudaMalloc */
 	void *check;              /* pageable, touched; NULL without LAB_COPY_CHECK */
@@ -317,6 +359,7 @@ static inline void lab_copy_rig_open(struct lab *L, uint64_t bytes, unsigned fla
 {
 	memset(r, 0, sizeof(*r));
 	r->L = L;
+	r->flags = flags;
 	r->bytes = bytes;
 	r->dev = lab_cuda_alloc(L, LAB_BUF_DEVICE, bytes);
 	CUDA_CHECK(L, cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
@@ -366,58 +409,97 @@ static inline void lab_copy_init(struct lab_copy *c, struct lab_copy_rig *r, voi
 	c->job = job;
 }
 
-/* Sets c->copies.n so a sample lasts LAB_COPY_FLOOR_S (one warm-up sample first). */
-static inline int lab_copy_batch(struct lab_copy *c)
+/*
+ * Sets c->copies.n so a sample lasts LAB_COPY_FLOOR_S (one run of a single
+ * copy first, unkept).  queue: every run after the first waits behind a
+ * spin (job.front_ns) sized from the issuing of the run before it, and the
+ * spin stays set for the samples.  Returns the runs made (at least 2).
+ */
+static inline int lab_copy_batch(struct lab_copy *c, int queue)
 {
-	int next;
+	double t, per_copy;
+	int next, runs = 1;
 
 	c->copies.n = 1;
+	c->job.front_ns = 0;
 	lab_cuda_job_run(&c->job);
-	while ((next = lab_copy_next_reps(c->copies.n, lab_cuda_job_run(&c->job),
-					  LAB_COPY_FLOOR_S, LAB_COPY_MAX_REPS)) > 0)
+	per_copy = c->job.host_s; /* seconds issuing one copy, from the run just made */
+	for (;;) {
+		c->job.front_ns = queue ? lab_copy_front_ns(per_copy, c->copies.n) : 0;
+		t = lab_cuda_job_run(&c->job);
+		runs++;
+		per_copy = c->job.host_s / c->copies.n;
+		next = lab_copy_next_reps(c->copies.n, t, LAB_COPY_FLOOR_S, LAB_COPY_MAX_REPS);
+		if (next <= 0)
+			break;
 		c->copies.n = next;
-	return c->copies.n;
+	}
+	if (queue) /* the last run had this n: its issuing sizes the samples' spin */
+		c->job.front_ns = lab_copy_front_ns(per_copy, c->copies.n);
+	return runs;
 }
 
 /*
  * The series `name` (static string) of copies of `bytes` between host and
- * the device buffer: batched, then lab_measure (2 warm-up samples,
- * `samples` kept, re-measured over a CV of 0.10, event resolution) into
- * *rate in GB/s.  Returns the copies per sample.
+ * the device buffer: batched, then lab_measure (`samples` the least kept,
+ * the stopping rule, event resolution) into *rate in GB/s.  Warm-up: 2
+ * samples; on a LAB_COPY_QUEUE rig the batch's sizing runs instead, and a
+ * host buffer the driver calls pinned (lab_cuda_host_pinned) is queued
+ * behind a spin (pageable copies are staged by the CPU inside the call and
+ * may wait for the stream: a spin would only delay them).  Returns the
+ * copies per sample.
  */
 static inline int lab_copy_rate(struct lab_copy_rig *r, const char *name, void *host,
 				enum lab_copy_dir d, uint64_t bytes, int samples,
 				struct lab_stats *rate)
 {
-	struct lab_measure_cfg cfg = { 2, samples, 0.10, LAB_CUDA_EVENT_RES_S };
+	int queued = (r->flags & LAB_COPY_QUEUE) != 0, runs;
+	struct lab_measure_cfg cfg = { queued ? -1 : 2, samples, 0.10, LAB_CUDA_EVENT_RES_S, 0 };
 	struct lab_stats secs;
 	struct lab_copy c;
 
 	lab_copy_init(&c, r, host, d, bytes);
-	lab_copy_batch(&c);
+	runs = lab_copy_batch(&c, queued && lab_cuda_host_pinned(host) == 1);
 	lab_measure(r->L, name, lab_cuda_job_run, &c.job, &cfg, &secs);
+	if (queued)
+		secs.warmup = runs;
 	lab_stats_to_rate(&secs, bytes * (uint64_t)c.copies.n, rate);
 	return c.copies.n;
 }
 
 /*
- * The claim pair: n (at most LAB_MAX_SAMPLES) pairs of one copy of `bytes`
- * from or to host_a and host_b, in lab_copy_pair_run's order, into p's
- * series (lab_copy_pair_stats).  p's names are set by the caller.
+ * The claim pair by the stopping rule: pairs of one copy of `bytes` from
+ * or to host_a and host_b in lab_copy_pair_run_until's order (at least
+ * min_n, at most max_n <= LAB_MAX_SAMPLES), into p's series
+ * (lab_copy_pair_stats), remeasured when more than min_n were taken and
+ * noisy when max_n came first.  p's names are set by the caller.  Returns
+ * the pairs.
  */
+static inline int lab_copy_pair_measure_until(struct lab_copy_rig *r, struct lab_copy_pair *p,
+					      void *host_a, void *host_b, enum lab_copy_dir d,
+					      uint64_t bytes, int min_n, int max_n)
+{
+	double sa[LAB_MAX_SAMPLES], sb[LAB_MAX_SAMPLES];
+	struct lab_copy ca, cb;
+	int n;
+
+	lab_copy_init(&ca, r, host_a, d, bytes);
+	lab_copy_init(&cb, r, host_b, d, bytes);
+	n = lab_copy_pair_run_until(lab_cuda_job_run, &ca.job, &cb.job, min_n, max_n, sa, sb);
+	lab_copy_pair_stats(p, sa, sb, n, bytes);
+	p->a.remeasured = p->b.remeasured = p->ratio.remeasured = n > min_n;
+	p->a.noisy = p->b.noisy = p->ratio.noisy = !lab_stop_narrow(sa, n) ||
+		!lab_stop_narrow(sb, n) || !lab_stop_narrow(p->ratio.samples, n);
+	return n;
+}
+
+/* The claim pair, exactly n pairs (at most LAB_MAX_SAMPLES). */
 static inline void lab_copy_pair_measure(struct lab_copy_rig *r, struct lab_copy_pair *p,
 					 void *host_a, void *host_b, enum lab_copy_dir d,
 					 uint64_t bytes, int n)
 {
-	double sa[LAB_MAX_SAMPLES], sb[LAB_MAX_SAMPLES];
-	struct lab_copy ca, cb;
-
-	if (n > LAB_MAX_SAMPLES)
-		n = LAB_MAX_SAMPLES;
-	lab_copy_init(&ca, r, host_a, d, bytes);
-	lab_copy_init(&cb, r, host_b, d, bytes);
-	lab_copy_pair_run(lab_cuda_job_run, &ca.job, &cb.job, n, sa, sb);
-	lab_copy_pair_stats(p, sa, sb, n, bytes);
+	n = n < LAB_MAX_SAMPLES ? n : LAB_MAX_SAMPLES;
+	lab_copy_pair_measure_until(r, p, host_a, host_b, d, bytes, n, n);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -232,7 +232,7 @@ static inline double lab_gemm_time(void *arg)
 /*
  * Seconds per GEMM of `tokens` (<= max_tokens) into *s, named `name`
  * (static): batched to LAB_GEMM_SAMPLE_S, 2 warm-up samples, `samples`
- * kept, re-measured over a CV of 0.10, event resolution.
+ * kept at least, then lab_measure's stopping rule, event resolution.
  */
 static inline void lab_gemm_series(struct lab_gemm *g, const char *name, int tokens,
 				   int samples, struct lab_stats *s)

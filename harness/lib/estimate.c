@@ -75,6 +75,68 @@ struct lab_est lab_est_median(const struct lab_stats *s, int nseries)
 	return e;
 }
 
+/*
+ * median_rank's answer from one running sum (the same terms added in the
+ * same order, so the same value) instead of a sum per candidate rank:
+ * linear in n, where median_rank is quadratic.
+ */
+static int rank_by_sums(int n, double level)
+{
+	double cdf = 0, log_half_n = n * log(0.5);
+	int j = 0;
+
+	while (j + 1 <= (n + 1) / 2) {
+		cdf += exp(lgamma(n + 1.0) - lgamma(j + 1.0) - lgamma(n - j + 1.0) + log_half_n);
+		if (!(1 - 2 * (cdf < 1 ? cdf : 1) >= level))
+			break;
+		j++;
+	}
+	return j;
+}
+
+/*
+ * The rank of lab_est_median's 95 % interval (one series) for n samples,
+ * computed once per n: the stopping rule asks after every sample.
+ */
+static int stop_rank(int n)
+{
+	static int known[LAB_MAX_SAMPLES + 1]; /* rank + 1; 0: not computed yet */
+	int k;
+
+	if (n < 1 || n > LAB_MAX_SAMPLES)
+		return 0;
+	k = __atomic_load_n(&known[n], __ATOMIC_RELAXED);
+	if (!k) {
+		k = rank_by_sums(n, LAB_CONFIDENCE) + 1;
+		__atomic_store_n(&known[n], k, __ATOMIC_RELAXED);
+	}
+	return k - 1;
+}
+
+double lab_median_interval_width(const double *v, int n)
+{
+	double sorted[LAB_MAX_SAMPLES], mid;
+	int i, j = stop_rank(n);
+
+	if (j == 0 || !v)
+		return INFINITY;
+	for (i = 0; i < n; i++) {
+		if (!isfinite(v[i]))
+			return INFINITY;
+		sorted[i] = v[i];
+	}
+	qsort(sorted, (size_t)n, sizeof(double), cmp_double);
+	mid = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	if (mid == 0)
+		return INFINITY;
+	return (sorted[n - j] - sorted[j - 1]) / fabs(mid);
+}
+
+int lab_stop_narrow(const double *v, int n)
+{
+	return lab_median_interval_width(v, n) <= LAB_STOP_WIDTH;
+}
+
 struct lab_est lab_est_ratio(struct lab_est num, struct lab_est den)
 {
 	struct lab_est e;

@@ -255,38 +255,45 @@ static void measure_more(struct lab *L, const char *name, lab_run_fn fn, void *c
 	lab_stats_compute(out);
 }
 
+/*
+ * The stopping rule (lab.h, LAB_STOP_WIDTH): after the minimum, one sample
+ * at a time until the median's interval is narrow enough or the cap is
+ * reached.  One array of the cap's size, filled in order: nothing else
+ * holds it until *out is complete.
+ */
 void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 		 const struct lab_measure_cfg *cfg, struct lab_stats *out)
 {
 	int warmup = cfg && cfg->warmup > 0 ? cfg->warmup : 2;
 	int samples = cfg && cfg->samples > 0 ? cfg->samples : L->opt.iters;
 	double cv_max = cfg && cfg->cv_max > 0 ? cfg->cv_max : 0.10;
-	double *buf;
+	int cap;
+	double *buf, first_width;
 
 	if (cfg && cfg->warmup < 0)
 		warmup = 0;
 	if (samples > LAB_MAX_SAMPLES / 2)
 		samples = LAB_MAX_SAMPLES / 2;
+	cap = cfg && cfg->max_samples > 0 ? cfg->max_samples : 2 * samples;
+	cap = cap < samples ? samples : cap > LAB_MAX_SAMPLES ? LAB_MAX_SAMPLES : cap;
 	memset(out, 0, sizeof(*out));
 	out->name = name;
 	out->unit = "s";
 	out->warmup = warmup;
 	out->cv_max = cv_max;
 	out->clock_res_s = cfg && cfg->clock_res_s > 0 ? cfg->clock_res_s : lab_clock_resolution();
-	buf = samples_alloc(samples);
-	measure_more(L, name, fn, ctx, warmup, samples, buf, samples, out);
-	if (!(out->cv <= cv_max)) {
-		/* more samples narrow the median's interval; a first series that
-		 * caught a slow stretch is kept, not thrown away (the first
-		 * array stays as it was: the pooled series gets a new one) */
-		lab_note(L, "%s: cv %.3f > %.2f, taking %d more samples", name, out->cv, cv_max,
-			 samples);
-		out->remeasured = 1;
-		buf = samples_alloc(2 * samples); /* the first batch's copies keep theirs */
-		memcpy(buf, out->samples, sizeof(double) * (size_t)out->n);
-		measure_more(L, name, fn, ctx, warmup, samples, buf, 2 * samples, out);
-		out->noisy = !(out->cv <= cv_max);
-	}
+	buf = samples_alloc(cap);
+	measure_more(L, name, fn, ctx, warmup, samples, buf, cap, out);
+	first_width = lab_median_interval_width(buf, out->n);
+	while (out->n < cap && !lab_stop_narrow(buf, out->n))
+		measure_more(L, name, fn, ctx, 0, 1, buf, cap, out);
+	out->remeasured = out->n > samples;
+	out->noisy = !lab_stop_narrow(buf, out->n);
+	if (out->remeasured)
+		lab_note(L, "%s: 95 %% interval %.0f %% of the median after %d samples, %.0f %% after "
+			 "%d%s", name, 100 * first_width, samples,
+			 100 * lab_median_interval_width(buf, out->n), out->n,
+			 out->noisy ? " (the cap: noisy)" : "");
 	if (out->too_short)
 		lab_note(L, "warning: %s: a sample took under 100 clock steps (%.0f ns); "
 			 "its claims are inconclusive", name, out->clock_res_s * 1e9);

@@ -4,19 +4,21 @@
  * How much faster does a host<->GPU copy run when the host buffer is pinned,
  * does a pinned copy fill the PCIe link, and when is pinning worth its cost?
  *
- * The sweep copies 4 KiB .. --size (default 1 GiB, --quick 64 MiB) by powers
- * of two, H2D and D2H, from four kinds of host buffer: pageable (touched
- * first), cudaHostAlloc, cudaHostRegister'd and write-combined.  Each point
- * is the median of --iters samples timed with CUDA events, small copies
- * batched (lab_copy_cuda.h); each kind's data is verified at the largest
- * size.  One thread's host memcpy is the ceiling of a pageable copy: the
- * driver stages pageable data through its own pinned buffer with the CPU.
+ * The sweep copies 4 KiB, 64 KiB, 1 MiB, 16 MiB and --size (default 1 GiB,
+ * --quick 64 MiB; --sweep: every power of two), H2D and D2H, from pageable
+ * (touched first), cudaHostAlloc, cudaHostRegister'd and write-combined
+ * memory.  Each point is a median timed with CUDA events by lab_measure's
+ * stopping rule, small copies batched and, from pinned memory, queued
+ * behind a spin kernel so the GPU runs them back to back (lab_copy_cuda.h);
+ * each kind is verified at the largest size.  One thread's host memcpy is
+ * the ceiling of a pageable copy: the driver stages it with the CPU.
  *
- * 02.1-02.4 rest on the claim pair: a pinned and a pageable buffer of the
- * largest size copied H2D in alternation, so that the host's slow drift
- * (tens of per cent on pageable copies) hits both alike.  02.5 compares the
- * sweep's registered and pinned H2D; 02.6 times one-off 1 MiB transfers on
- * the host clock, pinned first or not.
+ * 02.1-02.4 rest on the claim pair: the sweep's pinned and pageable
+ * buffers copied H2D at the largest size in alternation, so that the
+ * host's slow drift (tens of per cent on pageable copies) hits both alike,
+ * until the stopping rule holds (it is also the pageable H2D point of the
+ * largest size).  02.5 compares the sweep's registered and pinned H2D;
+ * 02.6 times one-off 1 MiB transfers on the host clock, pinned first or not.
  *
  * C and C++ at once: nvcc builds it as C++17; without nvcc gcc builds it as
  * C with DMALAB_HAVE_CUDA=0, and every claim skips.
@@ -85,6 +87,11 @@ static const struct claim_spec claims[] = {
 
 static int check_opts(const struct lab *L);
 
+static const struct lab_extra_opt extra_opts[] = {
+	{ "sweep", NULL, "every power of two from 4 KiB to --size (default: 4K 64K 1M 16M --size)" },
+	{ NULL, NULL, NULL }
+};
+
 /* What plots/ draws from the record (lab.h, struct lab_figure). */
 static const struct lab_figure figures[] = {
 	{ "lab02_bandwidth", "lab02_bandwidth",
@@ -103,6 +110,7 @@ static const struct lab_spec spec = {
 	.timeout_s = 120,
 	.needs = { 1, 1, 0 },
 	.claims = claims,
+	.extra_opts = extra_opts,
 	.default_size = 1 * GiB,
 	.default_iters = 7,
 	.check_opts = check_opts,
@@ -126,27 +134,22 @@ static int check_opts(const struct lab *L)
 #include "lab_copy_cuda.h"
 
 #define SWEEP_FIRST_BYTES (4 * KiB)
+#define DEFAULT_STEP 16                /* default: x16 a point, 4 KiB .. 16 MiB, then --size */
+#define DEFAULT_TOP_BYTES (16 * MiB)   /* every kind's curve is flat above it */
 #define QUICK_LARGEST_BYTES (64 * MiB)
 #define MAX_POINTS 48
 #define GPU_SPARE_BYTES (256 * MiB)    /* left free on the GPU beside our buffer */
-#define STABLE_SAMPLES 21              /* 02.5's pinned H2D reference */
-#define PAIR_SAMPLES 31                /* pinned/pageable pairs of the claim pair */
+#define PAIR_MAX_SAMPLES 31            /* the claim pair's cap (the stopping rule's) */
 #define CHAPTER_BYTES 16e9             /* the chapter's "16 GB of weights" */
 #define ONEOFF_CLAIM_BYTES (1 * MiB)   /* the small one-off transfer of 02.6 */
 #define ONEOFF_BATCH 8                 /* one-off transfers per timed sample */
 
-/* Series and facts by host kind (lab_copy_cuda.h's order) and direction. */
+/* Series by host kind (lab_copy_cuda.h's order) and direction; facts: NAME_gbs. */
 static const char *const series_name[LAB_HOST_NKINDS][2] = {
 	{ "h2d_pageable", "d2h_pageable" },
 	{ "h2d_pinned", "d2h_pinned" },
 	{ "h2d_registered", "d2h_registered" },
 	{ "h2d_wc", "d2h_wc" },
-};
-static const char *const fact_name[LAB_HOST_NKINDS][2] = {
-	{ "h2d_pageable_gbs", "d2h_pageable_gbs" },
-	{ "h2d_pinned_gbs", "d2h_pinned_gbs" },
-	{ "h2d_registered_gbs", "d2h_registered_gbs" },
-	{ "h2d_wc_gbs", "d2h_wc_gbs" },
 };
 /* What pinning each kind cost, as a fact of the sweep's buffer. */
 static const char *const pin_fact[LAB_HOST_NKINDS] = {
@@ -176,12 +179,14 @@ struct bench {
 static void plan_init(struct lab *L, struct bench *b)
 {
 	const struct lab_opts *o = lab_options(L);
+	int sweep = lab_opt(L, "sweep") != NULL;
 	uint64_t s;
 
 	/* check_opts has refused a --size under MIN_LARGEST_BYTES */
 	b->largest = o->quick && !o->size_given ? QUICK_LARGEST_BYTES : o->size;
 	b->iters = o->iters;
-	for (s = SWEEP_FIRST_BYTES; s < b->largest && b->npoints < MAX_POINTS - 1; s *= 2)
+	for (s = SWEEP_FIRST_BYTES; s < b->largest && b->npoints < MAX_POINTS - 1 &&
+	     (sweep || s <= DEFAULT_TOP_BYTES); s *= sweep ? 2 : DEFAULT_STEP)
 		b->sizes[b->npoints++] = s;
 	b->sizes[b->npoints++] = b->largest;
 }
@@ -191,8 +196,7 @@ static void require_memory(struct lab *L, uint64_t largest)
 {
 	lab_cuda_require_free(L, preflight_need(1, largest, GPU_SPARE_BYTES),
 			      " (the largest copy + 256 MiB)");
-	/* three host buffers of `largest` live at once (the claim pair and the
-	 * check buffer); leave half the RAM */
+	/* three host buffers of `largest` at once (pageable, pinned, check): half the RAM */
 	preflight_ram_require(L, 6, largest);
 }
 
@@ -205,7 +209,8 @@ static uint32_t kind_seed(const struct bench *b, enum lab_host_kind kind)
 /* ------------------------------------------------------------------------ */
 /* The sweep of one host-memory kind                                         */
 
-static void sweep_kind(struct bench *b, const struct lab_host *h)
+/* The sweep of one kind; pair_h2d: its largest H2D point is the claim pair's. */
+static void sweep_kind(struct bench *b, const struct lab_host *h, int pair_h2d)
 {
 	struct lab_stats rate;
 	char sz[32];
@@ -218,13 +223,11 @@ static void sweep_kind(struct bench *b, const struct lab_host *h)
 			     lab_fmt_size(b->sizes[i], sz, sizeof(sz)));
 		for (d = 0; d < 2; d++) {
 			struct lab_stats *out = last ? &b->top[h->kind][d] : &rate;
-			int n = b->iters;
 
-			if (last && h->kind == LAB_HOST_PINNED && d == LAB_COPY_H2D &&
-			    n < STABLE_SAMPLES)
-				n = STABLE_SAMPLES;
+			if (last && pair_h2d && d == LAB_COPY_H2D)
+				continue;
 			lab_copy_rate(&b->rig, series_name[h->kind][d], h->p,
-				      (enum lab_copy_dir)d, b->sizes[i], n, out);
+				      (enum lab_copy_dir)d, b->sizes[i], b->iters, out);
 			lab_series_point(b->L, series_name[h->kind][d], "bytes",
 					 (double)b->sizes[i], out);
 			b->median[h->kind][d][i] = out->median;
@@ -252,7 +255,7 @@ static double time_memcpy(void *arg)
 /* One thread's memcpy of the largest size: the ceiling of a pageable copy. */
 static void measure_host_memcpy(struct bench *b, const struct lab_host *src)
 {
-	struct lab_measure_cfg cfg = { 2, b->iters, 0.10 };
+	struct lab_measure_cfg cfg = { 1, b->iters, 0.10, 0, 0 }; /* both buffers touched */
 	struct memcpy_job j = { b->rig.check, src->p, b->largest };
 	struct lab_stats secs;
 
@@ -263,58 +266,93 @@ static void measure_host_memcpy(struct bench *b, const struct lab_host *src)
 	lab_fact_num(b->L, "host_memcpy_gbs", b->memcpy_rate.median, "GB/s");
 }
 
+/* h: `kind` of the largest size; 0, or -1 with the reason kept (pinned: lab_error). */
+static int alloc_kind(struct bench *b, enum lab_host_kind kind, struct lab_host *h)
+{
+	if (lab_host_alloc(b->L, kind, b->largest, 0, BUF_TOUCH, h) < 0) {
+		if (kind == LAB_HOST_PINNED)
+			lab_error(b->L, "%s", h->why_not);
+		snprintf(b->why_not[kind], sizeof(b->why_not[0]), "%s", h->why_not);
+		lab_note(b->L, "no %s series: %s", lab_host_kind_name(kind), h->why_not);
+		return -1;
+	}
+	if (pin_fact[kind])
+		lab_fact_num(b->L, pin_fact[kind], h->pin_s, "s");
+	return 0;
+}
+
+/* A kind swept: its data verified, its buffer given back, its column in the table. */
+static void done_kind(struct bench *b, struct lab_host *h)
+{
+	lab_copy_verify(&b->rig, h, kind_seed(b, h->kind));
+	b->have[h->kind] = 1;
+	lab_host_free(b->L, h);
+}
+
+/* Registered or write-combined memory: its own buffer, swept. */
 static void run_kind(struct bench *b, enum lab_host_kind kind)
 {
 	struct lab_host h;
 
-	if (lab_host_alloc(b->L, kind, b->largest, 0, BUF_TOUCH, &h) < 0) {
-		if (kind == LAB_HOST_PINNED)
-			lab_error(b->L, "%s", h.why_not);
-		snprintf(b->why_not[kind], sizeof(b->why_not[0]), "%s", h.why_not);
-		lab_note(b->L, "no %s series: %s", lab_host_kind_name(kind), h.why_not);
+	if (alloc_kind(b, kind, &h) < 0)
 		return;
-	}
-	if (pin_fact[kind])
-		lab_fact_num(b->L, pin_fact[kind], h.pin_s, "s");
 	/* registered, then unregistered before any timed copy: the "registered"
 	 * series copies from plain pageable memory */
 	if (kind == LAB_HOST_REGISTERED && LAB_SABOTAGED)
 		lab_cuda_unregister(b->L, h.p);
-	sweep_kind(b, &h);
-	if (kind == LAB_HOST_PINNED)
-		lab_fact_num(b->L, "h2d_pinned_cv", b->top[LAB_HOST_PINNED][LAB_COPY_H2D].cv, "");
-	if (kind == LAB_HOST_PAGEABLE)
-		measure_host_memcpy(b, &h);
-	lab_copy_verify(&b->rig, &h, kind_seed(b, kind));
-	lab_host_free(b->L, &h);
-	b->have[kind] = 1;
+	sweep_kind(b, &h, 0);
+	done_kind(b, &h);
 }
 
 /* ------------------------------------------------------------------------ */
 /* The claim pair: pinned and pageable H2D in alternation (02.1-02.4)        */
 
-static void measure_claim_pair(struct bench *b)
+/* The sweep's two buffers, H2D at the largest size in alternation, by the stopping
+ * rule (--iters pairs at least); its pageable side is the sweep's point there too. */
+static void measure_claim_pair(struct bench *b, const struct lab_host *pin,
+			       const struct lab_host *page)
 {
-	struct lab_host pin, page;
-	/* the sabotage build gives pageable memory where the pinned should be */
-	enum lab_host_kind pin_kind = LAB_SABOTAGED ? LAB_HOST_PAGEABLE : LAB_HOST_PINNED;
+	struct lab_host fake = { LAB_HOST_PAGEABLE, NULL, 0, 0, "" };
+	int cap = b->iters > PAIR_MAX_SAMPLES ? b->iters : PAIR_MAX_SAMPLES, n;
+	void *a = pin->p;
 
 	lab_progress(b->L, "claim pair: pinned and pageable H2D in alternation");
-	lab_host_alloc(b->L, LAB_HOST_PAGEABLE, b->largest, 0, BUF_TOUCH, &page);
-	if (lab_host_alloc(b->L, pin_kind, b->largest, 0, BUF_TOUCH, &pin) < 0)
-		lab_error(b->L, "%s", pin.why_not);
-	if (pin_kind == LAB_HOST_PINNED)
-		lab_fact_num(b->L, "pair_host_alloc_s", pin.pin_s, "s");
+	if (LAB_SABOTAGED) { /* pageable memory where the pinned should be */
+		lab_host_alloc(b->L, LAB_HOST_PAGEABLE, b->largest, 0, BUF_TOUCH, &fake);
+		a = fake.p;
+	}
 	b->pair.name_a = "h2d_pinned_paired";
 	b->pair.name_b = "h2d_pageable_paired";
 	b->pair.name_ratio = "h2d_pinned_over_pageable";
-	lab_copy_pair_measure(&b->rig, &b->pair, pin.p, page.p, LAB_COPY_H2D, b->largest,
-			      b->iters > PAIR_SAMPLES ? b->iters : PAIR_SAMPLES);
+	n = lab_copy_pair_measure_until(&b->rig, &b->pair, a, page->p, LAB_COPY_H2D, b->largest,
+					b->iters, cap);
+	lab_note(b->L, "claim pair: %d pairs (at least %d, at most %d)", n, b->iters, cap);
 	lab_series_point(b->L, "h2d_pinned_paired", "bytes", (double)b->largest, &b->pair.a);
 	lab_series_point(b->L, "h2d_pageable_paired", "bytes", (double)b->largest, &b->pair.b);
-	lab_copy_verify(&b->rig, &pin, kind_seed(b, LAB_HOST_PINNED));
-	lab_host_free(b->L, &pin);
-	lab_host_free(b->L, &page);
+	b->top[LAB_HOST_PAGEABLE][LAB_COPY_H2D] = b->pair.b;
+	b->median[LAB_HOST_PAGEABLE][LAB_COPY_H2D][b->npoints - 1] = b->pair.b.median;
+	lab_series_point(b->L, "h2d_pageable", "bytes", (double)b->largest, &b->pair.b);
+	lab_host_free(b->L, &fake);
+}
+
+/*
+ * Pageable and pinned memory: their sweeps (the pageable H2D point of the
+ * largest size left to the pair), the memcpy ceiling, the claim pair on
+ * the same two buffers, then both verified.
+ */
+static void run_pair_kinds(struct bench *b)
+{
+	struct lab_host page, pin;
+
+	alloc_kind(b, LAB_HOST_PAGEABLE, &page); /* buf_map: lab_error if it fails */
+	alloc_kind(b, LAB_HOST_PINNED, &pin);
+	sweep_kind(b, &page, 1);
+	measure_host_memcpy(b, &page);
+	sweep_kind(b, &pin, 0);
+	lab_fact_num(b->L, "h2d_pinned_cv", b->top[LAB_HOST_PINNED][LAB_COPY_H2D].cv, "");
+	measure_claim_pair(b, &pin, &page);
+	done_kind(b, &pin);
+	done_kind(b, &page);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -329,11 +367,8 @@ struct oneoff_job {
 	int pin_first;  /* register, copy, unregister */
 };
 
-/*
- * ONEOFF_BATCH one-off transfers, seconds for all of them.  Each is complete
- * on its own (pinned and unpinned every time); the batch only averages out
- * the scheduler's jitter on these short host-clock timings.
- */
+/* ONEOFF_BATCH one-off transfers (seconds), each complete on its own (pinned and
+ * unpinned every time): the batch averages the scheduler's jitter out. */
 static double time_oneoff(void *arg)
 {
 	struct oneoff_job *j = (struct oneoff_job *)arg;
@@ -422,12 +457,15 @@ static void print_table(struct bench *b)
 static void report_facts(struct bench *b)
 {
 	const struct lab_stats *page = &b->top[LAB_HOST_PAGEABLE][LAB_COPY_H2D];
+	char name[48];
 	int k, d;
 
 	lab_fact_num(b->L, "largest_bytes", (double)b->largest, "bytes");
 	for (k = 0; k < LAB_HOST_NKINDS; k++)
-		for (d = 0; d < 2 && b->have[k]; d++)
-			lab_fact_num(b->L, fact_name[k][d], b->top[k][d].median, "GB/s");
+		for (d = 0; d < 2 && b->have[k]; d++) {
+			snprintf(name, sizeof(name), "%s_gbs", series_name[k][d]); /* h2d_pinned_gbs */
+			lab_fact_num(b->L, name, b->top[k][d].median, "GB/s");
+		}
 	lab_fact_num(b->L, "h2d_paired_pinned_gbs", b->pair.a.median, "GB/s");
 	lab_fact_num(b->L, "h2d_paired_pageable_gbs", b->pair.b.median, "GB/s");
 	lab_fact_num(b->L, "h2d_paired_ratio", b->pair.ratio.median, "x");
@@ -524,14 +562,14 @@ static void decide_pinning_claims(struct bench *b)
 }
 
 /*
- * The method: the link; the sweep of each kind (with the memcpy ceiling and
- * each kind verified); the claim pair; the one-off transfers; then the
- * table, the facts and the decisions.
+ * The method: the link; pageable and pinned memory swept, with the memcpy
+ * ceiling and the claim pair on their buffers; registered and
+ * write-combined memory swept; each kind verified; the one-off transfers;
+ * then the table, the facts and the decisions.
  */
 static void run(struct lab *L)
 {
 	struct bench *b = (struct bench *)calloc(1, sizeof(*b));
-	int k;
 
 	if (!b)
 		lab_error(L, "out of memory");
@@ -540,10 +578,10 @@ static void run(struct lab *L)
 	lab_cuda_require(L, 1);
 	require_memory(L, b->largest);
 	lab_copy_link_probe(L, lab_options(L)->device, &b->link);
-	lab_copy_rig_open(L, b->largest, LAB_COPY_CHECK, &b->rig);
-	for (k = 0; k < LAB_HOST_NKINDS; k++)
-		run_kind(b, (enum lab_host_kind)k);
-	measure_claim_pair(b);
+	lab_copy_rig_open(L, b->largest, LAB_COPY_CHECK | LAB_COPY_QUEUE, &b->rig);
+	run_pair_kinds(b);
+	run_kind(b, LAB_HOST_REGISTERED);
+	run_kind(b, LAB_HOST_WC);
 	if (b->have[LAB_HOST_REGISTERED])
 		measure_oneoffs(b);
 	print_table(b);

@@ -2,20 +2,16 @@
  * lab-04: NUMA - how much slower is memory far from the CPU, and where do
  * a worker's pages land (ch1 Q5 and E3)?
  *
- * Latency: a random pointer chase (chase.h: one pointer per cache line,
- * every load waiting for the one before) over working sets from 4 KiB up;
- * 04.1 compares its 256 MiB point with its 32 KiB point.  Bandwidth: one
- * thread summing words in address order.  Both run with the CPU on one
- * node and the memory bound to each memory node in turn (04.2, 04.3:
- * remote over local).
- *
- * Placement: first touch (04.4, 04.6) and binding to the GPU's node (04.5,
- * 04.7), read back with move_pages().  They need a second node: on one
- * node every page lands on node 0 whatever the code does, so they could
- * not fail there and skip.  The GPU is --device in CUDA's order, its node
- * from sysfs (gpu_topo.h); DMALAB_SYSFS_ROOT replaces "/sys" for the
- * topology (the two-node fixture: GPUs then in bus order), while placement
- * always uses the nodes libnuma sees.
+ * Latency: a random pointer chase (chase.h) over working sets from 4 KiB
+ * up; 04.1 compares its 256 MiB point with its 32 KiB point (--chase-only
+ * --size N: N alone, beside multichase).  Bandwidth: one thread summing
+ * every word in address order (seqread.h, as many lines in flight as
+ * lmbench's bw_mem rd).  Both with the CPU on one node and the memory on
+ * each node in turn (04.2, 04.3: remote over local).  Placement: first
+ * touch (04.4, 04.6) and binding to the GPU's node (04.5, 04.7), read back
+ * with move_pages(); on one node every page lands on node 0 whatever the
+ * code does, so they skip.  DMALAB_SYSFS_ROOT replaces "/sys" for the
+ * topology (fixtures: GPUs then in bus order); placement uses libnuma's nodes.
  */
 #include <errno.h>
 #include <numa.h>
@@ -30,18 +26,16 @@
 #include "numa_topo.h"
 #include "preflight.h"
 #include "procfs.h"
+#include "seqread.h"
 
 #define SMALL_WS (32 * KiB)	/* fits in L1d: the fast end of 04.1 */
 #define MIN_BW_BYTES (1 * MiB)	/* --size: the bandwidth test's buffer */
+#define MIN_CHASE_BYTES (64 * MiB) /* --chase-only --size: past the caches, as 04.1/04.2 want */
 #define MOVED_READ_PASSES 4	/* 04.6: reads of the buffer after the move */
 #define HUGE_SPAN (2 * MiB)	/* what one transparent huge page covers (x86-64 PMD) */
 
-/*
- * 04.1's sabotage chains consecutive 8-byte words in address order: most
- * loads hit a line already fetched and the prefetcher streams the rest.
- * 04.2/04.3's puts the buffers "on node" on the CPU's own node instead: no
- * far memory, ratios near 1.
- */
+/* Sabotage: 04.1 chains consecutive 8-byte words in address order; 04.2/04.3
+ * put the buffers "on node" on the CPU's own node (no far memory). */
 #define CHAIN_STRIDE (LAB_SABOTAGED ? sizeof(void *) : 64)
 #define CHAIN_ORDER (LAB_SABOTAGED ? CHASE_SEQUENTIAL : CHASE_RANDOM)
 #define BACKING_NODE(X, node) (LAB_SABOTAGED ? (X)->cpu_node : (node))
@@ -50,46 +44,44 @@ static const struct claim_spec claims[] = {
 	{ "04.1", "ch1.Q5 ch2.S7",
 	  "a random pointer chase defeats the caches: latency at 256 MiB is several times the latency at 32 KiB",
 	  "ch1 NUMA section: a random chase over 256 MiB costs 121 ns a load, a DRAM access; ch2 sec. 7 ladder puts the CPU caches far above DRAM",
-	  "R5 'several times' -> ratio >= 3",
-	  WANT_RATIO_GE(3),
+	  "R5 'several times' -> ratio >= 3", WANT_RATIO_GE(3),
 	  "the chain walks consecutive 8-byte words in address order: most loads hit a line already in L1 and the prefetcher streams the rest" },
 	{ "04.2", "ch1.Q5",
 	  "remote-node memory has about 50 % more load latency than local (121 vs 186 ns)",
 	  "ch1 NUMA section: CPU on node 0, random-access latency 121 ns with memory on node 0, 186 ns on node 1: about +50 %",
-	  "R3 +50 % -> remote/local latency near 1.5 +- 0.125",
-	  WANT_NEAR_ABS(1.5, 0.125, "x"),
+	  "R3 +50 % -> remote/local latency near 1.5 +- 0.125", WANT_NEAR_ABS(1.5, 0.125, "x"),
 	  "the 'remote' chain buffer is placed on the CPU's own node: no far memory to reach" },
 	{ "04.3", "ch1.Q5",
 	  "remote-node memory has about 20 % less single-thread read bandwidth than local (17.7 vs 14.3 GB/s)",
 	  "ch1 NUMA section: one thread reading sequentially gets 17.7 GB/s from node 0 and 14.3 GB/s from node 1: about -20 %",
-	  "R3 -20 % -> remote/local bandwidth near 0.8 +- 0.05",
-	  WANT_NEAR_ABS(0.8, 0.05, "x"),
+	  "R3 -20 % -> remote/local bandwidth near 0.8 +- 0.05", WANT_NEAR_ABS(0.8, 0.05, "x"),
 	  "the 'remote' read buffer is placed on the CPU's own node: no far memory to read" },
 	{ "04.4", "ch1.E3",
 	  "first touch: a buffer mapped by a thread on one node and first written from a CPU of another node lands on the writer's node",
 	  "ch1 NUMA section: Linux's default policy puts a page on the node of the CPU that writes it first",
-	  "R11 behaviour -> no page off the writer's node",
-	  WANT_INT(0, "pages"),
+	  "R11 behaviour -> no page off the writer's node", WANT_INT(0, "pages"),
 	  "the pages are first written from a CPU of the mapping thread's node, so they land on the wrong node" },
 	{ "04.5", "ch1.E3",
 	  "a worker bound (CPU and memory) to the GPU's NUMA node gets its buffers on that node",
 	  "ch1 NUMA section and E3's fix: bind each GPU worker's CPUs and memory to its GPU's node (numactl --cpunodebind/--membind, vLLM --numa-bind)",
-	  "R11 behaviour -> no page off the GPU's node",
-	  WANT_INT(0, "pages"),
+	  "R11 behaviour -> no page off the GPU's node", WANT_INT(0, "pages"),
 	  "the worker's memory is bound to a node other than the GPU's (its CPU stays on the GPU's node)" },
 	{ "04.6", "ch1.E3",
 	  "first touch stays: a worker that filled its buffer on one node and then runs on another still has (nearly) all of it on the first node",
 	  "ch1 NUMA section: a process that fills its buffers on node 0 and is later scheduled on node 1 has all of them remote; automatic NUMA balancing migrates them only slowly",
-	  "R9 'all', hedged by the slow balancing -> >= 80 % still on the first node",
-	  WANT_GE(0.8, "fraction"),
+	  "R9 'all', hedged by the slow balancing -> >= 80 % still on the first node", WANT_GE(0.8, "fraction"),
 	  "the buffer is first written only after the worker has moved, so its pages are on the new node" },
 	{ "04.7", "ch1.E3",
 	  "memory binding beats first touch: a worker running on another node but bound to the GPU's node gets its buffers on the GPU's node",
 	  "ch1 E3's fix: bind the worker's memory (numactl --membind) before it allocates, since first touch would put pages where it runs",
-	  "R11 behaviour -> no page off the GPU's node",
-	  WANT_INT(0, "pages"),
+	  "R11 behaviour -> no page off the GPU's node", WANT_INT(0, "pages"),
 	  "the worker's memory is bound to the node it runs on instead of the GPU's" },
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
+};
+
+static const struct lab_extra_opt extra_opts[] = {
+	{ "chase-only", NULL, "the pointer chase alone (04.1, 04.2); --size: its one working set" },
+	{ NULL, NULL, NULL }
 };
 
 /* spec.check_opts: --size before anything is printed. */
@@ -99,7 +91,9 @@ static int check_opts(const struct lab *L)
 
 	if (!o->size_given)
 		return 0;
-	return preflight_size_floor(L, "size", o->size, MIN_BW_BYTES, " for the bandwidth test");
+	return lab_opt(L, "chase-only") ?
+		preflight_size_floor(L, "size", o->size, MIN_CHASE_BYTES, " for the chase's large point") :
+		preflight_size_floor(L, "size", o->size, MIN_BW_BYTES, " for the bandwidth test");
 }
 
 /* What plots/ draws from the record (lab.h, struct lab_figure). */
@@ -119,6 +113,7 @@ static const struct lab_spec spec = {
 	.timeout_s = 120,
 	.needs = { .cuda_devices = 0, .numa_nodes = 2, .root = 0 },
 	.claims = claims,
+	.extra_opts = extra_opts,
 	.default_size = 1 * GiB,
 	.default_iters = 7,
 	.check_opts = check_opts,
@@ -134,6 +129,7 @@ struct numa_lab {
 	int mem_node[TOPO_MAX_NODES];  /* usable memory nodes, cpu_node first */
 	int nmem;
 	uint64_t max_ws, claim_ws;     /* bytes: sweep top, 04.1's large point */
+	int chase_only, one_size;      /* --chase-only; with --size: claim_ws alone */
 	uint64_t bw_bytes;             /* bytes read per bandwidth sample */
 	uint64_t touch_bytes;          /* buffer of the placement claims */
 	double sample_s;               /* aimed duration of one latency sample */
@@ -153,6 +149,15 @@ static const char *lat_stats_name(uint64_t ws, uint64_t claim_ws, int local)
 	return local ? "latency_local" : "latency_remote";
 }
 
+/* The working set after ws (0: the first; 0 after the last): 4 KiB to
+ * max_ws in powers of two, or (one_size) 32 KiB and claim_ws alone. */
+static uint64_t next_ws(const struct numa_lab *X, uint64_t ws)
+{
+	if (X->one_size)
+		return !ws ? SMALL_WS : ws == SMALL_WS ? X->claim_ws : 0;
+	return !ws ? 4 * KiB : ws * 2 <= X->max_ws ? ws * 2 : 0;
+}
+
 /*
  * The working-set sweep with memory on `node`: one series point per size,
  * in ns per load; the 32 KiB and the claim-size points go to small, large.
@@ -168,7 +173,7 @@ static void latency_sweep(struct numa_lab *X, int node, struct lab_stats *small,
 	uint64_t ws;
 
 	snprintf(series[node], sizeof(series[node]), "latency_node%d", node);
-	for (ws = 4 * KiB; ws <= X->max_ws; ws *= 2) {
+	for (ws = next_ws(X, 0); ws; ws = next_ws(X, ws)) {
 		s = ws == SMALL_WS ? small : ws == X->claim_ws ? large : &other;
 		if (!chase_build(buf, ws, CHAIN_STRIDE, CHAIN_ORDER, lab_options(X->L)->seed))
 			lab_error_errno(X->L, "chase_build");
@@ -184,50 +189,37 @@ static void latency_sweep(struct numa_lab *X, int node, struct lab_stats *small,
 /* ------------------------------------------------------------------------ */
 /* Bandwidth: one thread reading                                             */
 
-struct reader {
-	const uint64_t *w;
-	uint64_t nwords; /* a multiple of 4 */
-};
-
-/* One sample: sum every word; four sums so the adds do not serialise. */
-static double read_run(void *ctx)
-{
-	const struct reader *r = (const struct reader *)ctx;
-	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, i;
-	double t0 = lab_now(), t;
-
-	for (i = 0; i < r->nwords; i += 4) {
-		s0 += r->w[i];
-		s1 += r->w[i + 1];
-		s2 += r->w[i + 2];
-		s3 += r->w[i + 3];
-	}
-	t = lab_now() - t0;
-	lab_sink(s0 + s1 + s2 + s3);
-	return t;
-}
-
-/*
- * GB/s of one thread reading memory on `node`.  Huge pages only to keep
- * the setup short (faulting 1 GiB in 4 KiB pages takes seconds in a VM).
- */
+/* GB/s of one thread reading memory on `node` (seqread_rate; the median, bw_mem's
+ * statistic too).  Huge pages only to keep the setup short (faulting 1 GiB in
+ * 4 KiB pages takes seconds in a VM). */
 static void read_bandwidth(struct numa_lab *X, int node, struct lab_stats *rate)
 {
-	struct lab_stats secs;
-	struct reader r;
+	void *buf = numa_map_on_node_or_die(X->L, X->bw_bytes, BACKING_NODE(X, node), BUF_HUGE);
 	char sz[32];
 
-	r.w = (const uint64_t *)numa_map_on_node_or_die(X->L, X->bw_bytes,
-							BACKING_NODE(X, node), BUF_HUGE);
-	r.nwords = X->bw_bytes / 32 * 4;
 	lab_progress(X->L, "read bandwidth, memory on node %d: %s", node,
 		     lab_fmt_size(X->bw_bytes, sz, sizeof(sz)));
-	lab_measure(X->L, node == X->cpu_node ? "read_local" : "read_remote",
-		    read_run, &r, NULL, &secs);
-	lab_stats_to_rate(&secs, r.nwords * 8, rate);
+	seqread_rate(X->L, node == X->cpu_node ? "read_local" : "read_remote", buf, X->bw_bytes,
+		     NULL, rate);
 	/* every node's samples reach the JSON, also where 04.3 skips */
 	lab_series_point(X->L, "read_bandwidth", "node", node, rate);
-	buf_free((void *)r.w);
+	buf_free(buf);
+}
+
+/* The local read rate, median and best; the buffer against the last-level cache. */
+static void report_read(struct numa_lab *X, const struct lab_stats *bw)
+{
+	uint64_t llc = seqread_llc_bytes("/sys", sched_getcpu() > 0 ? sched_getcpu() : 0);
+	char sz[32];
+
+	lab_fact_num(X->L, "read_bw_local_GBps", bw->median, "GB/s");
+	lab_fact_num(X->L, "read_bw_local_best_GBps", bw->max, "GB/s");
+	lab_fact_str(X->L, "read_kernel", seqread_kernel());
+	lab_fact_num(X->L, "llc_bytes", (double)llc, "bytes");
+	lab_note(X->L, "single-thread read, local: %.1f GB/s median, %.1f best, %d passes over %s, "
+		 "%.0fx the last-level cache (0: unknown), %s loads", bw->median, bw->max, bw->n,
+		 lab_fmt_size(X->bw_bytes, sz, sizeof(sz)), llc ? (double)X->bw_bytes / llc : 0.0,
+		 seqread_kernel());
 }
 
 /* ------------------------------------------------------------------------ */
@@ -244,7 +236,7 @@ struct placement {
 static void place_worker(void *arg)
 {
 	struct placement *p = (struct placement *)arg;
-	uint64_t sum = 0, i, pass;
+	uint64_t sum = 0, pass;
 
 	memset(p->buf, 0xa5, p->len);
 	p->write_cpu = sched_getcpu();
@@ -255,8 +247,7 @@ static void place_worker(void *arg)
 		return;
 	}
 	for (pass = 0; pass < MOVED_READ_PASSES; pass++)
-		for (i = 0; i < p->len / 8; i++)
-			sum += ((const uint64_t *)p->buf)[i];
+		sum += seqread_sum(p->buf, p->len); /* len: a multiple of 2 MiB */
 	lab_sink(sum);
 	p->read_cpu = sched_getcpu();
 }
@@ -264,10 +255,9 @@ static void place_worker(void *arg)
 /*
  * This thread maps a buffer; a worker on run_node, memory bound to mem_node
  * (-1: first touch), writes it first and, if read_node >= 0, moves there
- * and reads it.  Returns the pages off want_node (*npages: all).  The
- * buffer starts on a huge-page boundary: with THP "always", a fault just
- * below it (seen: glibc writing the new thread's descriptor at the top of
- * its stack, right below) would bring in a huge page over its head too.
+ * and reads it.  Returns the pages off want_node (*npages: all).  Aligned
+ * to a huge page: with THP "always", a fault just below it (glibc writing
+ * the new thread's descriptor) would bring in a huge page over its head.
  */
 static long place(struct numa_lab *X, int run_node, int mem_node, int read_node,
 		  int want_node, long *npages)
@@ -359,10 +349,9 @@ static int gpu_node(struct numa_lab *X, const char **reason, char *detail, size_
 		if (X->mem_node[i] == g->numa_node)
 			return g->numa_node;
 	*reason = SKIP_UNKNOWN_TOPOLOGY;
-	if (g->numa_node == -1)
-		snprintf(detail, len, "GPU %s NUMA node -1 (typical in VMs)", g->bdf);
-	else if (g->numa_node < 0)
-		snprintf(detail, len, "GPU %s has no numa_node in sysfs", g->bdf);
+	if (g->numa_node < 0)
+		snprintf(detail, len, g->numa_node == -1 ? "GPU %s NUMA node -1 (typical in VMs)" :
+			 "GPU %s has no numa_node in sysfs", g->bdf);
 	else
 		snprintf(detail, len, "sysfs (%s) puts GPU %s on node %d, but libnuma has no memory node %d here",
 			 X->sysfs_root, g->bdf, g->numa_node, g->numa_node);
@@ -381,7 +370,7 @@ static void check_latency_ratio(struct numa_lab *X, const struct lab_stats *smal
 	lab_note(X->L, "local latency: %.2f ns at 32 KiB, %.1f ns at %s", small->median,
 		 large->median, sz);
 	claim_note(X->L, "%.1f ns at %s vs %.2f ns at 32 KiB%s", large->median, sz, small->median,
-		   lab_options(X->L)->quick ? " (--quick: large point 64 MiB, not 256 MiB)" : "");
+		   X->claim_ws == 256 * MiB ? "" : " (the large point is not 256 MiB: --quick or --size)");
 	claim_check_ratio(X->L, "04.1", large, small);
 }
 
@@ -396,10 +385,13 @@ static void check_remote(struct numa_lab *X, int remote, const struct lab_stats 
 	if (LAB_SABOTAGED)
 		snprintf(sab, sizeof(sab), " (sabotage: node %d's buffers placed on node %d)",
 			 remote, BACKING_NODE(X, remote));
-	lab_fact_num(X->L, "read_bw_remote_GBps", bw_r->median, "GB/s");
+	if (!X->chase_only)
+		lab_fact_num(X->L, "read_bw_remote_GBps", bw_r->median, "GB/s");
 	claim_note(X->L, "CPU on node %d; %.0f ns local vs %.0f ns on node %d (SLIT distance %d)%s; doc: 121 vs 186 ns",
 		   X->cpu_node, lat_l->median, lat_r->median, remote, dist, sab);
 	claim_check_ratio(X->L, "04.2", lat_r, lat_l);
+	if (X->chase_only)
+		return;
 	claim_note(X->L, "%.1f GB/s local vs %.1f GB/s on node %d%s; doc: 17.7 vs 14.3 GB/s",
 		   bw_l->median, bw_r->median, remote, sab);
 	claim_check_ratio(X->L, "04.3", bw_r, bw_l);
@@ -413,31 +405,32 @@ static void check_latency_bandwidth(struct numa_lab *X)
 
 	latency_sweep(X, X->cpu_node, &lat_s, &lat_l);
 	check_latency_ratio(X, &lat_s, &lat_l);
-	read_bandwidth(X, X->cpu_node, &bw_l);
-	lab_fact_num(X->L, "read_bw_local_GBps", bw_l.median, "GB/s");
-	lab_note(X->L, "single-thread read bandwidth, local: %.1f GB/s", bw_l.median);
+	if (!X->chase_only) {
+		read_bandwidth(X, X->cpu_node, &bw_l);
+		report_read(X, &bw_l);
+	}
 	/* the first other node decides 04.2/04.3; every node goes to the record */
 	for (i = 1; i < X->nmem; i++) {
 		struct lab_stats *lat = i == 1 ? &lat_r : &other, *bw = i == 1 ? &bw_r : &other;
 
 		latency_sweep(X, X->mem_node[i], &other, lat);
+		lab_note(X->L, "node %d: latency %.1f ns", X->mem_node[i], lat->median);
+		if (X->chase_only)
+			continue;
 		read_bandwidth(X, X->mem_node[i], bw);
-		lab_note(X->L, "node %d: latency %.1f ns, read %.1f GB/s", X->mem_node[i],
-			 lat->median, bw->median);
+		lab_note(X->L, "node %d: read %.1f GB/s", X->mem_node[i], bw->median);
 	}
 	if (X->nmem > 1)
 		check_remote(X, X->mem_node[1], &lat_l, &lat_r, &bw_l, &bw_r);
 	else
-		skip_one_node(X, "04.2", "04.3", -1);
+		skip_one_node(X, "04.2", X->chase_only ? NULL : "04.3", -1);
 }
 
 /*
  * Claim `id` on place(): the pages off want_node, or for a worker that
- * moves (04.6) the fraction still on it.  With NUMA balancing on, the
- * pages it migrated meanwhile (/proc/vmstat, whole system) may be off their
- * node because of it, not of the policy under test: the interval reaches
- * down to off - moved, so such a claim is inconclusive rather than failed.
- * `what` starts the claim's note.
+ * moves (04.6) the fraction still on it.  Pages NUMA balancing migrated
+ * meanwhile (/proc/vmstat) may be off for that reason, not the policy's:
+ * the interval reaches down to off - moved (inconclusive, not failed).
  */
 static void decide_placement(struct numa_lab *X, const char *id, const char *what,
 			     int run_node, int mem_node, int read_node, int want_node)
@@ -467,11 +460,9 @@ static void decide_placement(struct numa_lab *X, const char *id, const char *wha
 	}
 }
 
-/*
- * 04.4: mapped here, first written from another node: on the writer's.
+/* 04.4: mapped here, first written from another node: on the writer's.
  * 04.6: written here, then read from another node: still here.
- * Sabotage: 04.4 written from here, 04.6 written only after the move.
- */
+ * Sabotage: 04.4 written from here, 04.6 written only after the move. */
 static void check_first_touch(struct numa_lab *X)
 {
 	int here = X->cpu_node, other = other_node(X, here, 1), w;
@@ -489,11 +480,8 @@ static void check_first_touch(struct numa_lab *X)
 	decide_placement(X, "04.6", what, w, -1, other, here);
 }
 
-/*
- * 04.5: a worker bound (CPU and memory) to the GPU's node; 04.7: running
- * elsewhere, memory bound to the GPU's node.  Sabotage: the memory is
- * bound to a node other than the GPU's.
- */
+/* 04.5: a worker bound (CPU and memory) to the GPU's node; 04.7: running
+ * elsewhere, memory bound to the GPU's node.  Sabotage: memory elsewhere. */
 static void check_gpu_binding(struct numa_lab *X)
 {
 	const char *reason = NULL;
@@ -573,12 +561,14 @@ static void setup(struct numa_lab *X, struct lab *L)
 	X->cpu_node = X->mem_node[i];
 	X->mem_node[i] = X->mem_node[0];
 	X->mem_node[0] = X->cpu_node;
-	X->max_ws = o->quick ? 64 * MiB : 512 * MiB;
-	X->claim_ws = o->quick ? 64 * MiB : 256 * MiB;
+	X->chase_only = lab_opt(L, "chase-only") != NULL;
+	X->one_size = X->chase_only && o->size_given;
+	X->claim_ws = X->one_size ? o->size : o->quick ? 64 * MiB : 256 * MiB;
+	X->max_ws = X->one_size ? o->size : o->quick ? 64 * MiB : 512 * MiB;
 	X->sample_s = o->quick ? 0.008 : 0.015;
 	X->touch_bytes = o->quick ? 16 * MiB : 64 * MiB;
-	X->bw_bytes = o->size_given || !o->quick ? o->size : 256 * MiB;
-	X->bw_bytes &= ~31ULL; /* check_opts has refused less than MIN_BW_BYTES */
+	X->bw_bytes = X->chase_only ? 0 : o->size_given || !o->quick ? o->size : 256 * MiB;
+	X->bw_bytes -= X->bw_bytes % SEQREAD_CHUNK; /* check_opts refused under MIN_BW_BYTES */
 	/* every node has room for the largest buffer */
 	need = (X->max_ws > X->bw_bytes ? X->max_ws : X->bw_bytes) + 64 * MiB;
 	if ((i = numa_node_short_of(X->mem_node, X->nmem, need, &have)) >= 0)
@@ -593,6 +583,10 @@ static void run(struct lab *L)
 	setup(&X, L);
 	report_topology(&X);
 	check_latency_bandwidth(&X);
+	if (X.chase_only) { /* 04.3-04.7 */
+		claim_skip_rest(L, SKIP_NOT_REQUESTED, "--chase-only: the pointer chase alone");
+		return;
+	}
 	check_first_touch(&X);
 	check_gpu_binding(&X);
 }

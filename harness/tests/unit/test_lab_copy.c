@@ -1,6 +1,7 @@
 /*
  * test_lab_copy.c - the plain-C half of lab_copy_cuda.h, without a GPU:
- * how a batch of small copies grows, the claim pair's order and statistics,
+ * how a batch of small copies grows, the spin a queued sample waits
+ * behind, the claim pair's order, its stopping rule and statistics,
  * and the PCIe link of a device found in a gpu_topo scan (the gpus fixture
  * tree: run from the repository root, or set DMALAB_FIXTURES).
  */
@@ -62,6 +63,16 @@ static void test_batch_loop_reaches_the_floor(void **state)
 	assert_true(LAB_COPY_FLOOR_S >= 100 * LAB_CUDA_EVENT_RES_S); /* lab.h's too_short */
 }
 
+/* A queued sample's spin: twice the issuing, plus the floor, at most the cap. */
+static void test_front_ns(void **state)
+{
+	(void)state;
+	assert_true(lab_copy_front_ns(3e-6, 50) == 320000); /* 2 x 150 us + 20 us */
+	assert_true(lab_copy_front_ns(0, 1) == 20000);
+	assert_true(lab_copy_front_ns(1.0, 4096) == 50000000);
+	assert_true(lab_copy_front_ns(NAN, 8) == 50000000);
+}
+
 /* ---- the claim pair ---- */
 
 struct fake_copy {
@@ -99,6 +110,48 @@ static void test_pair_order_alternates(void **state)
 		assert_true(sa[i] == 3.0 + i);
 		assert_true(sb[i] == 102.0 + i);
 	}
+}
+
+/* Times from a list, one per call; the list ends in its last value. */
+struct listed {
+	const double *v;
+	int n, next;
+};
+
+static double listed_time(void *arg)
+{
+	struct listed *l = (struct listed *)arg;
+	double t = l->v[l->next < l->n ? l->next : l->n - 1];
+
+	l->next++;
+	return t;
+}
+
+/* The pair stops at the minimum when quiet, later when not, at the cap at the latest. */
+static void test_pair_until_stops_by_the_rule(void **state)
+{
+	/* two warm-up calls each, then the samples */
+	static const double quiet[] = { 9, 9, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	static const double slow7[] = { 9, 9, 2, 2, 2, 2, 2, 2, 6, 2.02, 2.01, 2, 2 };
+	static const double wild[] = { 9, 9, 1, 3, 1, 3, 1, 3, 1, 3, 1, 3, 1, 3, 1, 3, 1, 3, 1, 3 };
+	struct listed a = { quiet, 12, 0 }, b = { quiet, 12, 0 };
+	double sa[32], sb[32];
+
+	(void)state;
+	assert_int_equal(lab_copy_pair_run_until(listed_time, &a, &b, 7, 20, sa, sb), 7);
+	assert_int_equal(a.next, 9); /* 2 warm-ups + 7 */
+	a.v = slow7;
+	a.n = 13;
+	a.next = b.next = 0;
+	/* [min, max] spans 200 % at 7; at 9 pairs [x(2), x(8)] spans 1 % */
+	assert_int_equal(lab_copy_pair_run_until(listed_time, &a, &b, 7, 20, sa, sb), 9);
+	assert_true(sa[6] == 6 && sb[6] == 1);
+	a.v = wild;
+	a.n = 20;
+	a.next = b.next = 0;
+	assert_int_equal(lab_copy_pair_run_until(listed_time, &a, &b, 7, 16, sa, sb), 16);
+	a.next = b.next = 0;
+	assert_int_equal(lab_copy_pair_run_until(listed_time, &a, &b, 7, 7, sa, sb), 7);
 }
 
 static void test_pair_stats_rates_and_ratio(void **state)
@@ -262,7 +315,9 @@ int main(void)
 		cmocka_unit_test(test_next_reps_stops),
 		cmocka_unit_test(test_next_reps_grows_with_margin),
 		cmocka_unit_test(test_batch_loop_reaches_the_floor),
+		cmocka_unit_test(test_front_ns),
 		cmocka_unit_test(test_pair_order_alternates),
+		cmocka_unit_test(test_pair_until_stops_by_the_rule),
 		cmocka_unit_test(test_pair_stats_rates_and_ratio),
 		cmocka_unit_test(test_pair_ratio_too_short_with_its_timings),
 		cmocka_unit_test(test_link_by_its_maximum),

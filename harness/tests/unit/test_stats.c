@@ -1,8 +1,10 @@
 /*
  * test_stats.c - medians, CV, NaN samples, and the seconds -> GB/s and unit
  * conversions of measured series (harness/lib/stats.c); lab_stats_from;
- * lab_measure in a lab run: the second batch pooled when cv > cv_max,
- * warm-up discarded, too_short against the clock's step (host or CUDA
+ * the stopping rule (the median interval's width, and lab_measure taking
+ * one sample more at a time until it is met or the cap is reached, on
+ * scripted series and on fake ones with known noise), warm-up discarded,
+ * too_short against the clock's step (host or CUDA
  * events) making the claims inconclusive; struct lab_stats as a value:
  * copies keep their samples through scale and to_rate, a claim keeps its
  * own, a series of LAB_MAX_SAMPLES.
@@ -421,20 +423,22 @@ static double scripted(void *ctx)
 }
 
 static const double batch_noisy[] = {
-	1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 3e-3,     /* cv 0.5 */
-	1.1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3,   /* the second batch */
+	1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 3e-3,     /* [min, max] spans 200 % */
+	1.02e-3,                                       /* 8: still [min, max] */
+	1.01e-3,                                       /* 9: [x(2), x(8)] spans 2 % */
+	5, 5, 5, 5, 5,                                 /* never taken */
 };
 static const double batch_clean[] = {
 	9, 9,                                          /* warm-up, discarded */
 	1e-3, 1.01e-3, 0.99e-3, 1e-3, 1e-3, 1.02e-3, 1e-3,
 	5, 5, 5, 5, 5, 5, 5, 5, 5,                     /* never taken */
 };
-static const double batch_event_short[] = { 20e-6, 21e-6, 20e-6, 22e-6, 20e-6, 21e-6, 20e-6 };
+static const double batch_event_short[] = { 20e-6, 21e-6, 20e-6, 21e-6, 20e-6, 21e-6, 20e-6 };
 static const double batch_event_long[] = { 60e-6, 61e-6, 60e-6, 62e-6, 60e-6, 61e-6, 60e-6 };
 static const double batch_host[] = { 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3 };
 
 static const struct claim_spec measure_claims[] = {
-	{ "97.1", "t.Q1", "a noisy first batch is pooled with a second", NULL, "test",
+	{ "97.1", "t.Q1", "a wide first batch grows one sample at a time until narrow", NULL, "test",
 	  WANT_NEAR(1e-3, 0.25, "s"), NULL },
 	{ "97.2", "t.Q1", "a clean first batch is kept alone", NULL, "test",
 	  WANT_NEAR(1e-3, 0.25, "s"), NULL },
@@ -451,6 +455,14 @@ static const struct claim_spec measure_claims[] = {
 	{ "97.8", "t.Q1", "a noisy series pools to LAB_MAX_SAMPLES", NULL, "test",
 	  WANT_INT(LAB_MAX_SAMPLES, "samples"), NULL },
 	{ "97.9", "t.Q1", "claims keep their series' samples", NULL, "test",
+	  WANT_INT(7, "samples"), NULL },
+	{ "97.10", "t.Q3", "+-0.5 % noise: the minimum is enough", NULL, "test",
+	  WANT_INT(7, "samples"), NULL },
+	{ "97.11", "t.Q3", "+-8 % noise: more samples, stopped once narrow", NULL, "test",
+	  WANT_TRUE, NULL },
+	{ "97.12", "t.Q3", "+-50 % noise: the cap, noisy", NULL, "test",
+	  WANT_INT(20, "samples"), NULL },
+	{ "97.13", "t.Q3", "max_samples = samples: a fixed count, however noisy", NULL, "test",
 	  WANT_INT(7, "samples"), NULL },
 	{ NULL },
 };
@@ -497,6 +509,47 @@ static void run_measure_values(struct lab *L)
 		v[i] = -1;
 }
 
+/* 1 ms times (1 + spread x u), u uniform in [-1, 1) from a fixed xorshift. */
+struct noisy_fake {
+	double spread;
+	uint64_t x;
+};
+
+static double known_noise(void *ctx)
+{
+	struct noisy_fake *f = ctx;
+
+	f->x ^= f->x << 13;
+	f->x ^= f->x >> 7;
+	f->x ^= f->x << 17;
+	return 1e-3 * (1 + f->spread * ((double)(f->x >> 11) / (double)(1ULL << 52) - 1));
+}
+
+/* 97.10-97.13: the stopping rule on series of known noise. */
+static void run_known_noise(struct lab *L)
+{
+	struct lab_measure_cfg dflt = { -1, 7, 0.10, 1e-9, 0 };
+	struct lab_measure_cfg cap20 = { -1, 7, 0.10, 1e-9, 20 };
+	struct lab_measure_cfg fixed = { -1, 7, 0.10, 1e-9, 7 };
+	struct noisy_fake quiet = { 0.005, 88172645463325252ULL }, mid = { 0.08, 7ULL };
+	struct noisy_fake wild = { 0.5, 12345ULL }, wild2 = { 0.5, 999ULL };
+	struct lab_stats s;
+
+	lab_measure(L, "quiet", known_noise, &quiet, &dflt, &s);
+	claim_stats(L, &s);
+	claim_check_int(L, "97.10", s.n);
+	lab_measure(L, "mid", known_noise, &mid, &cap20, &s);
+	claim_stats(L, &s);
+	claim_check_true(L, "97.11", s.n > 7 && s.remeasured && !s.noisy &&
+			 lab_stop_narrow(s.samples, s.n), "stopped narrow after the minimum");
+	lab_measure(L, "wild", known_noise, &wild, &cap20, &s);
+	claim_stats(L, &s);
+	claim_check_int(L, "97.12", s.noisy && s.remeasured ? s.n : -1);
+	lab_measure(L, "wild_fixed", known_noise, &wild2, &fixed, &s);
+	claim_stats(L, &s);
+	claim_check_int(L, "97.13", !s.remeasured ? s.n : -1);
+}
+
 static void run_measure(struct lab *L)
 {
 	struct lab_stats noisy, clean, ev_short, ev_long, host, by_hand;
@@ -522,9 +575,10 @@ static void run_measure(struct lab *L)
 	claim_check_int(L, "97.7",
 			noisy.remeasured + 10 * clean.remeasured + 100 * by_hand.remeasured);
 	run_measure_values(L);
+	run_known_noise(L);
 }
 
-static void test_lab_measure_pools_second_batch(void **state)
+static void test_lab_measure_grows_until_narrow(void **state)
 {
 	struct unit_lab u;
 	const struct json *s, *x;
@@ -535,18 +589,103 @@ static void test_lab_measure_pools_second_batch(void **state)
 	s = unit_stats(&u, "97.1", 0);
 	assert_non_null(s);
 	assert_string_equal(json_get_str(s, "name", ""), "noisy");
-	assert_int_equal((int)json_get_num(s, "n", 0), 14); /* 7 + 7, all kept */
+	assert_int_equal((int)json_get_num(s, "n", 0), 9); /* 7, then 2 more, all kept */
 	x = json_get(s, "samples");
 	assert_non_null(x);
 	for (i = 0, x = x->child; x; x = x->next, i++)
 		assert_true(fabs(x->num - batch_noisy[i]) < 1e-15);
-	assert_int_equal(i, 14);
-	assert_true(json_get_num(s, "noisy", -1) == 1); /* still over cv_max */
+	assert_int_equal(i, 9);
+	assert_true(json_get_num(s, "noisy", -1) == 0); /* narrow before the cap */
 	assert_string_equal(unit_status(&u, "97.1"), "pass");
 	assert_string_equal(unit_status(&u, "97.7"), "pass"); /* remeasured: noisy only */
-	/* the lab narrates the re-measure */
-	assert_non_null(strstr(u.tap, "noisy: cv"));
+	/* the lab narrates the extra samples */
+	assert_non_null(strstr(u.tap, "noisy: 95 % interval 200 % of the median after 7 samples, "
+			       "2 % after 9"));
 	unit_lab_free(&u);
+}
+
+/* 97.10-97.13, and 97.11 stopped at the first count that met the rule. */
+static void test_lab_measure_known_noise(void **state)
+{
+	struct unit_lab u;
+	const struct json *s, *x;
+	double v[LAB_MAX_SAMPLES];
+	int i, n;
+
+	(void)state;
+	unit_run_lab(&measure_spec, run_measure, &u);
+	assert_string_equal(unit_status(&u, "97.10"), "pass");
+	assert_string_equal(unit_status(&u, "97.11"), "pass");
+	assert_string_equal(unit_status(&u, "97.12"), "pass");
+	assert_string_equal(unit_status(&u, "97.13"), "pass");
+	s = unit_stats(&u, "97.11", 0);
+	assert_non_null(s);
+	n = (int)json_get_num(s, "n", 0);
+	x = json_get(s, "samples");
+	for (i = 0, x = x ? x->child : NULL; x && i < LAB_MAX_SAMPLES; x = x->next, i++)
+		v[i] = x->num;
+	assert_int_equal(i, n);
+	assert_true(n > 7 && n < 20);
+	for (i = 7; i < n; i++)
+		assert_false(lab_stop_narrow(v, i)); /* wide at every count before */
+	assert_true(lab_stop_narrow(v, n));
+	s = unit_stats(&u, "97.13", 0);
+	assert_non_null(s);
+	assert_true(json_get_num(s, "noisy", -1) == 1); /* +-50 %: wide, and it says so */
+	unit_lab_free(&u);
+}
+
+/* The width itself: the ranks of lab_est_median's 95 % interval. */
+static void test_median_interval_width(void **state)
+{
+	double five[] = { 1, 2, 3, 4, 5 };
+	double six[] = { 6, 1, 5, 2, 4, 3 };
+	double nine[] = { 9, 1, 8, 2, 7, 3, 6, 4, 5 };
+	double edge[] = { 10, 10, 9.5, 10, 10, 10.5, 10 };
+	double zero[] = { -1, 0, 1, 0, 0, 0, 2 };
+	double nan7[] = { 1, 1, 1, NAN, 1, 1, 1 };
+
+	(void)state;
+	assert_true(isinf(lab_median_interval_width(five, 5))); /* 5 cannot give 95 % */
+	/* n = 6: [x(1), x(6)] (96.9 %); median 3.5 */
+	assert_true(fabs(lab_median_interval_width(six, 6) - 5 / 3.5) < 1e-12);
+	/* n = 9: [x(2), x(8)] (96.1 %), not [min, max]: (8 - 2) / 5 */
+	assert_true(fabs(lab_median_interval_width(nine, 9) - 6.0 / 5) < 1e-12);
+	/* exactly LAB_STOP_WIDTH is narrow enough */
+	assert_true(lab_median_interval_width(edge, 7) == 0.1);
+	assert_true(lab_stop_narrow(edge, 7));
+	edge[5] = 10.51;
+	assert_false(lab_stop_narrow(edge, 7));
+	assert_true(isinf(lab_median_interval_width(zero, 7)));
+	assert_true(isinf(lab_median_interval_width(nan7, 7)));
+	assert_false(lab_stop_narrow(nan7, 7));
+	assert_true(isinf(lab_median_interval_width(NULL, 7)));
+	assert_true(isinf(lab_median_interval_width(nine, LAB_MAX_SAMPLES + 1)));
+}
+
+/* The width is lab_est_median's interval, for every n a series can have. */
+static void test_median_interval_width_is_the_estimate(void **state)
+{
+	static double v[LAB_MAX_SAMPLES];
+	struct lab_stats s;
+	struct lab_est e;
+	uint64_t x = 42;
+	int n, i;
+
+	(void)state;
+	for (i = 0; i < LAB_MAX_SAMPLES; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		v[i] = 1 + (double)(x >> 11) / (double)(1ULL << 53);
+	}
+	for (n = 1; n <= LAB_MAX_SAMPLES; n += n < 64 ? 1 : 37) {
+		lab_stats_from(&s, "w", "x", v, n, 1e-9);
+		e = lab_est_median(&s, 1);
+		if (isinf(e.hi))
+			assert_true(isinf(lab_median_interval_width(v, n)));
+		else
+			assert_true(fabs(lab_median_interval_width(v, n) -
+					 (e.hi - e.lo) / s.median) < 1e-12);
+	}
 }
 
 static void test_lab_measure_clean_batch_alone(void **state)
@@ -655,7 +794,10 @@ int main(void)
 		cmocka_unit_test(test_from_copies),
 		cmocka_unit_test(test_max_samples_series),
 		cmocka_unit_test(test_many_series),
-		cmocka_unit_test(test_lab_measure_pools_second_batch),
+		cmocka_unit_test(test_lab_measure_grows_until_narrow),
+		cmocka_unit_test(test_lab_measure_known_noise),
+		cmocka_unit_test(test_median_interval_width),
+		cmocka_unit_test(test_median_interval_width_is_the_estimate),
 		cmocka_unit_test(test_lab_measure_clean_batch_alone),
 		cmocka_unit_test(test_lab_measure_values_kept),
 		cmocka_unit_test(test_lab_measure_too_short_is_inconclusive),

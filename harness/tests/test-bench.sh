@@ -1,0 +1,44 @@
+#!/bin/sh
+# test-bench.sh - harness/tools/bench.py (make bench) on a fixture results.json:
+# the table against its golden file (wall time, series once each, samples,
+# CV, the 95 % interval's width, noisy, the base run's ratio), the H200
+# fixture read without an error with its total, and exit 2 on files that are
+# no results.json.  Run from the repository root (make test-bench).
+set -u
+py=${DMALAB_PYTHON:-python3}
+fx=harness/tests/fixtures/bench
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-bench.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+check() { # check NAME COND-EXIT
+	if [ "$2" -eq 0 ]; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi
+}
+
+"$py" harness/tools/bench.py "$fx/results.json" --series --base "$fx/results-base.json" \
+	>"$tmp/out" 2>"$tmp/err"
+check "bench.py on the fixture exits 0" $?
+diff -u harness/tests/golden/bench.txt "$tmp/out" >"$tmp/diff"
+check "its table is the golden one (harness/tests/golden/bench.txt)" $?
+[ -s "$tmp/diff" ] && sed 's/^/# /' "$tmp/diff"
+
+"$py" harness/tools/bench.py plots/tests/fixtures/results-h200.json >"$tmp/h200" 2>&1
+check "the H200 fixture: exit 0" $?
+grep -q '^02   pass            19.61     159     1127       7/7/21' "$tmp/h200"
+check "the H200 fixture: lab-02's wall time, series and samples" $?
+grep -q '^all                  44.55     245     1733' "$tmp/h200"
+check "the H200 fixture: the total" $?
+
+printf 'not json' >"$tmp/bad.json"
+"$py" harness/tools/bench.py "$tmp/bad.json" >/dev/null 2>&1
+check "a file that is not JSON: exit 2" "$([ $? -eq 2 ]; echo $?)"
+printf '{"schema": "x"}' >"$tmp/nolabs.json"
+"$py" harness/tools/bench.py "$tmp/nolabs.json" >/dev/null 2>"$tmp/err2"
+check "JSON without labs: exit 2" "$([ $? -eq 2 ]; echo $?)"
+grep -q 'not a dmalab results.json' "$tmp/err2"
+check "... saying why" $?
+"$py" harness/tools/bench.py --bogus >/dev/null 2>&1
+check "an unknown option: exit 2" "$([ $? -eq 2 ]; echo $?)"
+
+[ "$fail" -eq 0 ] && echo "test-bench: ok" || echo "test-bench: FAILED"
+exit "$fail"
