@@ -159,6 +159,8 @@ static int read_model(const struct lab *L, struct model *m)
 	    lab_opt_long(L, "context", 1, 1L << 24, ctx, &m->context) ||
 	    read_params(L, &m->params))
 		return 2;
+	if (m->dtype_bytes & (m->dtype_bytes - 1)) /* FP8, BF16/FP16, FP32, FP64 */
+		return preflight_usage(L, "dtype-bytes", lab_opt(L, "dtype-bytes"), "must be 1, 2, 4 or 8");
 	if (m->context < m->block_tokens)
 		return preflight_usage(L, "context", lab_opt(L, "context"),
 				       "must be at least --block-tokens (%ld)", m->block_tokens);
