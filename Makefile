@@ -4,14 +4,24 @@
 # A .cu lab is built with nvcc when it is found; otherwise it is compiled as C
 # with DMALAB_HAVE_CUDA=0 and its CUDA claims skip with not-built:no-nvcc.
 
-BUILD    ?= build
+# SAN=1: every C program (library, runner, CPU labs, unit tests, fake labs)
+# with ASan and UBSan, in build/san (make test-san); the CUDA labs as stubs,
+# since nvcc is not combined with ASan here.
+BUILD    ?= $(if $(filter 1,$(SAN)),build/san,build)
 RESULTS  ?= results
 CC       ?= cc
 CFLAGS   ?= -O2 -g
+ifeq ($(SAN),1)
+  SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+  override CFLAGS += $(SAN_FLAGS)
+  override NVCC :=
+  # the sanitizers make mlock a no-op: harness/tests/san_mlock.c undoes that
+  SAN_OBJ := $(BUILD)/obj/san_mlock.o
+endif
 # a claim_spec may leave its trailing fields out (root: NULL)
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CPPFLAGS := -Iharness/include -D_GNU_SOURCE
-LDLIBS   := -lnuma -ldl -lm -lpthread
+LDLIBS   := $(SAN_OBJ) -lnuma -ldl -lm -lpthread
 
 NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
 CUDA_GENCODE ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=[sm_80,compute_80]
@@ -77,14 +87,16 @@ help:
 	@echo "make selftest  sabotage builds must fail their claims; runner vs fake labs"
 	@echo "make mutants   break the statistics and relations on purpose; the unit tests must fail"
 	@echo "make test-leaks  under valgrind: no leak, samples storage freed at exit"
+	@echo "make test-san  ASan and UBSan over the unit tests, labs and runner (SAN=1, build/san)"
+	@echo "make fuzz      libFuzzer targets of every parser; fuzz-smoke runs each briefly (clang)"
 	@echo "make plots     figures (PNG, SVG) from $(RESULTS)/results.json into $(RESULTS)/plots/"
 	@echo "make report    $(RESULTS)/report.html (self-contained) and $(RESULTS)/report.md"
+	@echo "make bench     each lab's wall time, samples and CV reached, from $(RESULTS)/results.json (BASE=old.json SERIES=1)"
 	@echo "make grade     run the labs, grade each question of the chapters, write $(RESULTS)/grade.json"
 	@echo "make quiz      the chapters' questions for practice, with this machine's measurements"
 	@echo "make hint-NN   the next hint of lab NN"
 	@echo "make answers   check answers/ against the built labs"
 	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
-	@echo "make bench     each lab's wall time, samples and CV reached, from $(RESULTS)/results.json (BASE=old.json SERIES=1)"
 	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json  LABS=\"01 04\"  QUICK=1"
 	@echo "           grade, quiz, hint: CH=ch1  FROM=FILE  SHUFFLE=1  QUIZ_LANG=zh  RESET=1"
 
@@ -108,9 +120,13 @@ $(BUILD)/obj/runner/%.o: harness/runner/%.c $(CUDA_STAMP)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
-$(LIB): $(LIB_OBJS)
+$(LIB): $(LIB_OBJS) $(SAN_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $(LIB_OBJS)
+
+$(BUILD)/obj/san_mlock.o: harness/tests/san_mlock.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g $(WARN) -c -o $@ $<
 
 $(DMALAB): $(RUN_OBJS) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $(RUN_OBJS) $(LIB) $(LDLIBS)
@@ -197,8 +213,14 @@ mutants: test-deps
 selftest: all sabotage fakelabs $(SABOTAGE_CHECK)
 	@BUILD=$(BUILD) sh harness/tests/selftest.sh
 
+# make test SAN=1: only what runs under the sanitizers (test-san)
+ifeq ($(SAN),1)
+test: test-san
+else
 test: unit mutants selftest test-plots test-answers test-claims test-example test-numa \
-	test-leaks test-make test-restore test-apt-lock test-degraded test-interrupt test-bench
+	test-leaks test-make test-restore test-apt-lock test-degraded test-interrupt fuzz-smoke \
+	test-bench
+endif
 
 # The Makefile's own usage errors (QUICK=maybe, make lab-99, make hint-).
 .PHONY: test-make test-apt-lock
@@ -219,11 +241,20 @@ test-interrupt: all
 	@BUILD=$(BUILD) sh harness/tests/test-interrupt.sh
 
 # Under valgrind (when installed): no leak, and the statistics' samples
-# storage freed at exit (harness/tests/test-leaks.sh).
+# storage freed at exit; the runner over the fake labs, list and claims, and
+# the CPU labs --quick (harness/tests/test-leaks.sh).
 .PHONY: test-leaks
-test-leaks: $(BUILD)/tests/test_stats $(BUILD)/tests/test_claim $(BUILD)/fakelabs/lab-88 \
-	$(BUILD)/example/lab-example
+test-leaks: $(BUILD)/tests/test_stats $(BUILD)/tests/test_claim $(FAKE_BINS) \
+	$(BUILD)/example/lab-example $(DMALAB) $(addprefix $(BUILD)/labs/lab-,01 04 05)
 	@BUILD=$(BUILD) sh harness/tests/test-leaks.sh
+
+# The C code under ASan and UBSan (SAN=1 into build/san, or BUILD when SAN=1
+# is given): unit tests, every lab --quick, the runner, the fake labs; any
+# sanitizer report fails (harness/tests/test-san.sh).  LABS="01 04" for some.
+.PHONY: test-san
+test-san:
+	@BUILD=$(if $(filter 1,$(SAN)),$(BUILD),build/san) MAKE='$(MAKE)' LABS='$(LABS)' \
+		sh harness/tests/test-san.sh
 
 # As root: a lab SIGKILLed (crashed, timed out) with nr_hugepages changed;
 # the runner puts it back from the lab's journal (harness/tests/test-restore.sh).
@@ -231,21 +262,58 @@ test-leaks: $(BUILD)/tests/test_stats $(BUILD)/tests/test_claim $(BUILD)/fakelab
 test-restore: $(DMALAB) $(BUILD)/fakelabs/restore-lab
 	@BUILD=$(BUILD) sh harness/tests/test-restore.sh
 
+# Fuzzing (harness/tests/fuzz/README.md): one libFuzzer target per parser,
+# built with clang into $(BUILD)/fuzz/ against a copy of the library and the
+# runner (main renamed) compiled with coverage, ASan and UBSan.  fuzz-smoke
+# (part of make test) runs each FUZZ_SECONDS on its seed corpus and replays
+# every saved crasher; without clang it says so in one line and passes.
+.PHONY: fuzz fuzz-smoke
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 10
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all -fsanitize=fuzzer-no-link
+FUZZ_BINS    := $(patsubst harness/tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard harness/tests/fuzz/fuzz_*.c))
+FUZZ_LIB     := $(FUZZ_DIR)/libdmalab.a
+FUZZ_RUNLIB  := $(FUZZ_DIR)/librunner.a
+FUZZ_LDFLAGS_fuzz_opts := -Wl,--wrap=die_usage
+
+$(FUZZ_DIR)/obj/lib/%.o: harness/lib/%.c
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
+
+$(FUZZ_DIR)/obj/lib/errata_text.o: harness/lib/errata_text.S answers/errata.md
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -c -o $@ $<
+
+$(FUZZ_DIR)/obj/runner/%.o: harness/runner/%.c
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) -Dmain=dmalab_runner_main $(DEPFLAGS) -c -o $@ $<
+
+$(FUZZ_LIB): $(patsubst harness/lib/%.c,$(FUZZ_DIR)/obj/lib/%.o,$(LIB_SRCS)) $(FUZZ_DIR)/obj/lib/errata_text.o
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_SRCS))
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: harness/tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(FUZZ_RUNLIB)
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(FUZZ_CC) $(CPPFLAGS) -Iharness/lib -Iharness/runner $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+		$(WARN) $(DEPFLAGS) $(FUZZ_LDFLAGS_$(notdir $@)) -o $@ $< $(FUZZ_RUNLIB) $(FUZZ_LIB) \
+		$(filter-out $(SAN_OBJ),$(LDLIBS))
+
+fuzz: $(FUZZ_BINS)
+
+fuzz-smoke:
+	@BUILD=$(BUILD) FUZZ_CC='$(FUZZ_CC)' FUZZ_SECONDS=$(FUZZ_SECONDS) MAKE='$(MAKE)' \
+		sh harness/tests/fuzz/run.sh smoke
+
 # On a GPU machine: compute-sanitizer memcheck (leak check on) over the CUDA
 # labs; reports a claim provokes on purpose are named from
 # harness/tests/sanitize-expected.txt, any other fails (skips without a GPU).
 .PHONY: sanitize-gpu
 sanitize-gpu: all
 	@BUILD=$(BUILD) sh harness/tests/gpu-sanitize.sh $(LABS)
-
-# The kit's own timing of each lab from $(RESULTS)/results.json (harness/tools/bench.py):
-# wall time, series, samples, CV and interval width reached; BASE=FILE compares.
-.PHONY: bench test-bench
-bench:
-	@$${DMALAB_PYTHON:-python3} harness/tools/bench.py $(RESULTS)/results.json \
-		$(if $(BASE),--base $(BASE)) $(if $(SERIES),--series)
-test-bench:
-	@sh harness/tests/test-bench.sh
 
 # The two-node claims in an emulated two-node guest (QEMU, TCG; about 80 s):
 # static labs and runner, built into $(BUILD)/numa/ (harness/tests/numa/run.sh).
@@ -285,6 +353,15 @@ answers: all
 # answers/ against the built labs, grading rules, a scripted quiz (no cmocka needed)
 test-answers: all
 	@BUILD=$(BUILD) sh harness/tests/test-answers.sh
+
+# The kit's own timing of each lab from $(RESULTS)/results.json (harness/tools/bench.py):
+# wall time, series, samples, CV and interval width reached; BASE=FILE compares.
+.PHONY: bench test-bench
+bench:
+	@$${DMALAB_PYTHON:-python3} harness/tools/bench.py $(RESULTS)/results.json \
+		$(if $(BASE),--base $(BASE)) $(if $(SERIES),--series)
+test-bench:
+	@sh harness/tests/test-bench.sh
 
 # Figures and the shareable report from $(RESULTS)/results.json (plots/).
 plots:

@@ -228,6 +228,7 @@ int errata_load(const char *path, struct errata *e, char *err, size_t errlen)
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
 	size_t len = 0;
+	ssize_t n;
 	int rc, saved;
 
 	memset(e, 0, sizeof(*e));
@@ -237,15 +238,22 @@ int errata_load(const char *path, struct errata *e, char *err, size_t errlen)
 		errno = saved;
 		return -1;
 	}
-	rc = getdelim(&text, &len, '\0', f) < 0 && ferror(f) ? -1 : 0;
+	/* up to the first NUL: an empty file reads nothing (the buffer getdelim
+	 * made holds no text then), a NUL byte means it is no text file */
+	n = getdelim(&text, &len, '\0', f);
+	rc = n < 0 && ferror(f) ? -1 : 0;
 	fclose(f);
-	if (rc) {
-		snprintf(err, errlen, "%s: read error", path);
+	if (rc || (n > 0 && text[n - 1] == '\0')) {
+		if (rc)
+			snprintf(err, errlen, "%s: read error", path);
+		else
+			snprintf(err, errlen, "%s: a NUL byte at offset %zd: not a text file",
+				 path, n - 1);
 		free(text);
-		errno = EIO;
+		errno = rc ? EIO : EINVAL;
 		return -1;
 	}
-	rc = errata_parse(text ? text : "", path, e, err, errlen);
+	rc = errata_parse(n > 0 ? text : "", path, e, err, errlen);
 	free(text);
 	if (rc)
 		errno = EINVAL;

@@ -243,10 +243,15 @@ int lab_parse_args(struct lab *L, int argc, char **argv, int *describe)
 	if (!table)
 		return usage_error(L, "%s%s", "out of memory", "");
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* 0, not 1: glibc forgets a cluster ("-ab") an earlier parse stopped in */
 	while (rc == 0 && (code = getopt_long(argc, argv, ":", table, NULL)) != -1) {
+		char shortopt[3] = { '-', (char)optopt, '\0' };
+
+		/* a short option ("-q"; "-qs", where optind stays on it) is optopt;
+		 * a long one's optopt is 0 or its value (>= 256, "--quick=3") */
 		if (code == '?')
-			rc = usage_error(L, "unknown option '%s'%s", argv[optind - 1], "");
+			rc = usage_error(L, "unknown option '%s'%s", optopt > 0 && optopt < 256 ?
+					 shortopt : argv[optind - 1], "");
 		else if (code == ':')
 			rc = usage_error(L, "option '%s' needs a value%s", argv[optind - 1], "");
 		else

@@ -170,6 +170,59 @@ static void test_errata_load_file(void **state)
 	unlink(path);
 }
 
+/* Writes len bytes to a fresh temporary file; path gets its name. */
+static void write_temp(const char *text, size_t len, char *path)
+{
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+}
+
+/* An empty file is no errata and no error.  getdelim reads nothing then and
+ * leaves its buffer as malloc gave it: parsing that buffer read garbage
+ * (and past it: found by harness/tests/fuzz/fuzz_errata).  A block of the
+ * buffer's size filled and freed first makes the garbage certain. */
+static void test_errata_load_empty_file(void **state)
+{
+	char path[] = "/tmp/dmalab-errata-XXXXXX";
+	struct errata e;
+	char err[256] = "", *junk = malloc(120);
+
+	(void)state;
+	assert_non_null(junk);
+	memset(junk, 'x', 120);
+	free(junk);
+	write_temp("", 0, path);
+	if (errata_load(path, &e, err, sizeof(err)) != 0)
+		fail_msg("an empty errata file was refused: %s", err);
+	assert_int_equal(e.n, 0);
+	errata_free(&e);
+	unlink(path);
+}
+
+/* A NUL byte ends what getdelim reads: the errata after it were dropped
+ * without a word.  Such a file is refused. */
+static void test_errata_load_nul_byte(void **state)
+{
+	static const char text[] = "## 01.1\nsays: a\nexpect: ge 3\ntruth: b\nsource: c\n\0"
+				   "## 01.1\nbroken\n";
+	char path[] = "/tmp/dmalab-errata-XXXXXX";
+	struct errata e;
+	char err[256] = "";
+
+	(void)state;
+	write_temp(text, sizeof(text) - 1, path);
+	errno = 0;
+	if (errata_load(path, &e, err, sizeof(err)) == 0)
+		fail_msg("a file with a NUL byte was read as %d errata", e.n);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err, "NUL byte at offset 48"));
+	assert_int_equal(e.n, 0);
+	unlink(path);
+}
+
 static void test_errata_parse_bad_relations(void **state)
 {
 	(void)state;
@@ -328,6 +381,8 @@ int main(void)
 		cmocka_unit_test(test_errata_parse_duplicate_id),
 		cmocka_unit_test(test_errata_load_missing_file),
 		cmocka_unit_test(test_errata_load_file),
+		cmocka_unit_test(test_errata_load_empty_file),
+		cmocka_unit_test(test_errata_load_nul_byte),
 		cmocka_unit_test(test_errata_parse_bad_relations),
 		cmocka_unit_test(test_errata_parse_relations),
 		cmocka_unit_test(test_errata_parse_names_survive_growth),

@@ -8,7 +8,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -251,6 +253,60 @@ static void test_lab_opt_long(void **state)
 	assert_int_equal(opt_long("-99999999999999999999", &v), 2);
 }
 
+/* lab_parse_args on argv (NULL-ended) of a lab with no extra option; its
+ * return, and the usage line it printed into msg (msglen bytes). */
+static int parse_args(char **argv, struct lab *L, char *msg, size_t msglen)
+{
+	static const struct lab_spec spec = { .id = "99", .title = "opts" };
+	int argc = 0, describe = 0, rc, saved = dup(2);
+	FILE *f = tmpfile();
+
+	while (argv[argc])
+		argc++;
+	memset(L, 0, sizeof(*L));
+	L->spec = &spec;
+	assert_non_null(f);
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	rc = lab_parse_args(L, argc, argv, &describe);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	msg[0] = '\0';
+	if (!fgets(msg, (int)msglen, f))
+		msg[0] = '\0';
+	fclose(f);
+	return rc;
+}
+
+/* "-qs" is unknown: the message names "-q", not the program, and the next
+ * parse starts afresh.  glibc keeps its place inside a cluster between
+ * calls unless optind is set to 0: a second parse read the first one's
+ * argv (freed memory, in a fuzz target) and refused "--quick". */
+static void test_lab_parse_args_cluster_then_again(void **state)
+{
+	char a0[] = "lab-99", bad[] = "-qs", quick[] = "--quick", msg[256];
+	char *first[] = { a0, bad, NULL }, *second[] = { a0, quick, NULL };
+	struct lab L;
+
+	(void)state;
+	assert_int_equal(parse_args(first, &L, msg, sizeof(msg)), 2);
+	if (!strstr(msg, "unknown option '-q'"))
+		fail_msg("message for -qs: %s", msg);
+	bad[1] = 'X'; /* what the first parse left behind must not be read */
+	if (parse_args(second, &L, msg, sizeof(msg)) != 0)
+		fail_msg("--quick refused after an earlier parse stopped in a cluster: %s", msg);
+	assert_int_equal(L.opt.quick, 1);
+	{ /* a flag given a value: a long option, named as typed */
+		char given[] = "--quick=3", *third[] = { a0, given, NULL };
+
+		assert_int_equal(parse_args(third, &L, msg, sizeof(msg)), 2);
+		if (!strstr(msg, "unknown option '--quick=3'"))
+			fail_msg("message for --quick=3: %s", msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_lab_parse_long_out_of_range),
 		cmocka_unit_test(test_lab_parse_long_garbage),
 		cmocka_unit_test(test_lab_opt_long),
+		cmocka_unit_test(test_lab_parse_args_cluster_then_again),
 		cmocka_unit_test(test_lab_size_arg_exact),
 		cmocka_unit_test(test_lab_fmt_size_units),
 		cmocka_unit_test(test_lab_fmt_size_round_trip),
