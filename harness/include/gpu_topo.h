@@ -37,6 +37,7 @@ extern "C" {
 #define GPU_TOPO_MAX_GPUS 64 /* devices kept; more are counted in left_out */
 #define GPU_BDF_LEN 32       /* "0000:3b:00.0" and a NUL, with room */
 #define GPU_NAME_LEN 96
+#define GPU_UUID_LEN 96 /* NVML_DEVICE_UUID_V2_BUFFER_SIZE */
 
 /* Where a field's value came from; GPU_SRC_NONE: unknown, left at its default. */
 enum gpu_src { GPU_SRC_NONE, GPU_SRC_CUDA, GPU_SRC_SYSFS, GPU_SRC_NVML };
@@ -63,6 +64,13 @@ struct gpu_topo_dev {
 	int cc_major, cc_minor; /* compute capability (NVML); -1 unknown */
 	uint64_t mem_total;  /* bytes (NVML); 0 unknown */
 	int nvlinks_active;  /* active NVLink links (NVML); 0 none or unknown */
+	char uuid[GPU_UUID_LEN]; /* NVML's "GPU-5e1c...", fleets join on it; "" unknown */
+	char iommu[16];      /* the device's IOMMU domain (sysfs iommu_group/type):
+			      * "none" (no group: no IOMMU), "identity" (passthrough),
+			      * "translated" (DMA, DMA-FQ), "unknown" */
+	unsigned sm_mhz, sm_max_mhz, mem_mhz, mem_max_mhz; /* NVML clocks, MHz; 0 unknown */
+	long long clocks_event_reasons; /* NVML bitmask (GPU_CLOCKS_*), -1 unknown */
+	int compute_procs;   /* processes with a compute context on it (NVML); -1 unknown */
 	struct gpu_topo_src src;
 };
 
@@ -83,6 +91,33 @@ struct gpu_topo {
 	int left_out;          /* devices past GPU_TOPO_MAX_GPUS, not in dev[] */
 	struct gpu_topo_dev dev[GPU_TOPO_MAX_GPUS];
 };
+
+/*
+ * Why the GPU's clocks are below their maximum: NVML's clocks-event reason
+ * bits (nvmlClocksEventReason*, the older nvmlClocksThrottleReason* share the
+ * values), https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html
+ */
+#define GPU_CLOCKS_GPU_IDLE        0x001ull
+#define GPU_CLOCKS_APP_SETTING     0x002ull
+#define GPU_CLOCKS_SW_POWER_CAP    0x004ull
+#define GPU_CLOCKS_HW_SLOWDOWN     0x008ull
+#define GPU_CLOCKS_SYNC_BOOST      0x010ull
+#define GPU_CLOCKS_SW_THERMAL      0x020ull
+#define GPU_CLOCKS_HW_THERMAL      0x040ull
+#define GPU_CLOCKS_HW_POWER_BRAKE  0x080ull
+#define GPU_CLOCKS_DISPLAY_SETTING 0x100ull
+
+/*
+ * The name of reason bit i (0..8) of that mask, as results.json writes it
+ * ("gpu_idle", "sw_power_cap", ...), or NULL past the known bits.
+ */
+const char *gpu_clocks_reason_name(int bit);
+
+/*
+ * The word for an IOMMU group's type file ("identity", "DMA", "DMA-FQ", ...):
+ * "identity", "translated", or "unknown"; NULL or "" is "unknown".
+ */
+const char *gpu_iommu_word(const char *group_type);
 
 /* gpu_topo_scan flags: the live sources to ask (only with root "/sys"). */
 #define GPU_TOPO_CUDA 1u /* the driver API: runs cuInit in this process */

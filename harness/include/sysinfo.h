@@ -27,6 +27,11 @@ struct gpu_info {
 	int pcie_gen_max, pcie_width_max; /* what the device and slot support */
 	int numa_node;        /* from sysfs: >= 0, -1 unknown (VMs), -2 no sysfs entry */
 	int nvlinks_active;   /* active NVLink links, 0 if none/unknown */
+	char uuid[96];        /* NVML "GPU-..." or "" */
+	char iommu[16];       /* "none" "identity" "translated" "unknown" (gpu_topo.h) */
+	unsigned sm_mhz, sm_max_mhz, mem_mhz, mem_max_mhz; /* MHz, 0 unknown */
+	long long clocks_event_reasons; /* NVML bitmask, -1 unknown (gpu_topo.h GPU_CLOCKS_*) */
+	int compute_procs;    /* processes using the GPU at the scan, -1 unknown */
 };
 
 struct sysinfo {
@@ -52,6 +57,11 @@ struct sysinfo {
 	int ngpus;
 	struct gpu_info gpu[SYSINFO_MAX_GPUS];
 	char virt[32];        /* "firecracker", "kvm", "none", "" (best effort) */
+	char iommu[16];       /* "none" (no IOMMU), "identity" (every group passthrough),
+			       * "translated" (some DMA/DMA-FQ group), "unknown" */
+	char cpus_allowed[256]; /* this process's CPU affinity as a cpulist, "0-15" */
+	int ncpu_nodes;       /* NUMA nodes holding those CPUs, in cpu_nodes[] */
+	int cpu_nodes[TOPO_MAX_NODES];
 };
 
 /* Collect everything; never fails (unknown facts stay at their defaults). */

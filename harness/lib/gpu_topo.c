@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gpu_topo.h"
 #include "numa_topo.h"
@@ -152,6 +153,37 @@ static int sysfs_gpus(const char *root, char (*bdf)[GPU_BDF_LEN], int max)
 	return n;
 }
 
+const char *gpu_iommu_word(const char *group_type)
+{
+	if (!group_type || !group_type[0])
+		return "unknown";
+	if (!strcmp(group_type, "identity"))
+		return "identity";
+	/* DMA-FQ is DMA with a flush queue: both translate every device address */
+	if (!strcmp(group_type, "DMA") || !strcmp(group_type, "DMA-FQ"))
+		return "translated";
+	return "unknown";
+}
+
+/* A device in no IOMMU group has no IOMMU in front of it; a group without a
+ * type file (kernels before 5.11) is "unknown". */
+static void read_iommu(const char *root, struct gpu_topo_dev *g)
+{
+	char path[PATH_LEN], type[32];
+	struct stat st;
+
+	copy_str(g->iommu, sizeof(g->iommu), "unknown");
+	if (dev_path(path, sizeof(path), root, g->bdf, NULL) < 0 || stat(path, &st) < 0)
+		return;
+	if (dev_path(path, sizeof(path), root, g->bdf, "iommu_group") == 0 &&
+	    stat(path, &st) < 0 && errno == ENOENT) {
+		copy_str(g->iommu, sizeof(g->iommu), "none");
+		return;
+	}
+	if (dev_read_str(root, g->bdf, "iommu_group/type", type, sizeof(type)) == 0)
+		copy_str(g->iommu, sizeof(g->iommu), gpu_iommu_word(type));
+}
+
 /* NUMA node, link and (when no better source named it) the device id. */
 static void read_sysfs(const char *root, struct gpu_topo_dev *g)
 {
@@ -176,6 +208,7 @@ static void read_sysfs(const char *root, struct gpu_topo_dev *g)
 		set_known(&g->pcie_width_cur, &s->width_cur, v, GPU_SRC_SYSFS);
 	if (dev_read_long(root, g->bdf, "max_link_width", &v) == 0)
 		set_known(&g->pcie_width_max, &s->width_max, v, GPU_SRC_SYSFS);
+	read_iommu(root, g);
 }
 
 /* A new entry for bus_id (normalised; "" if it is not a bus id), or NULL when full. */
@@ -192,6 +225,9 @@ static struct gpu_topo_dev *add_dev(struct gpu_topo *t, const char *bus_id)
 	g->cuda_ordinal = g->nvml_index = -1;
 	g->cc_major = g->cc_minor = -1;
 	g->numa_node = -2;
+	g->clocks_event_reasons = -1;
+	g->compute_procs = -1;
+	copy_str(g->iommu, sizeof(g->iommu), "unknown");
 	if (pci_bdf_normalise(bus_id, g->bdf, sizeof(g->bdf)) < 0)
 		g->bdf[0] = '\0';
 	return g;
@@ -428,6 +464,10 @@ struct nvml_api {
 	nvml_ret (*width_max)(nvml_dev d, unsigned int *v);
 	nvml_ret (*nvlink_state)(nvml_dev d, unsigned int link, int *state);
 	nvml_ret (*procs)(nvml_dev d, unsigned int *count, void *infos); /* count only */
+	nvml_ret (*uuid)(nvml_dev d, char *buf, unsigned int len);
+	nvml_ret (*clock)(nvml_dev d, int type, unsigned int *mhz);
+	nvml_ret (*clock_max)(nvml_dev d, int type, unsigned int *mhz);
+	nvml_ret (*clock_reasons)(nvml_dev d, unsigned long long *mask);
 };
 
 #define NVML_SYM(api, field, sym) DL_SYM((api)->lib, api, field, sym)
@@ -456,6 +496,12 @@ static void nvml_bind(struct nvml_api *api)
 	if (!NVML_SYM(api, procs, "nvmlDeviceGetComputeRunningProcesses_v3") &&
 	    !NVML_SYM(api, procs, "nvmlDeviceGetComputeRunningProcesses_v2"))
 		NVML_SYM(api, procs, "nvmlDeviceGetComputeRunningProcesses");
+	NVML_SYM(api, uuid, "nvmlDeviceGetUUID");
+	NVML_SYM(api, clock, "nvmlDeviceGetClockInfo");
+	NVML_SYM(api, clock_max, "nvmlDeviceGetMaxClockInfo");
+	/* renamed in R535; the old name stays as an alias in newer drivers */
+	if (!NVML_SYM(api, clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
+		NVML_SYM(api, clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
 }
 
 /* 0 with NVML initialised, -1 when the library or its core entry points are missing. */
@@ -496,6 +542,57 @@ static void nvml_link(const struct nvml_api *api, nvml_dev d, struct gpu_topo_de
 		set_known(&g->pcie_gen_max, &s->gen_max, (long)v, GPU_SRC_NVML);
 	if (api->width_max && api->width_max(d, &v) == NVML_OK)
 		set_known(&g->pcie_width_max, &s->width_max, (long)v, GPU_SRC_NVML);
+}
+
+#define NVML_CLOCK_SM 1  /* nvmlClockType_t */
+#define NVML_CLOCK_MEM 2
+#define NVML_INSUFFICIENT_SIZE 7 /* NVML_ERROR_INSUFFICIENT_SIZE: the count came back */
+
+static unsigned nvml_mhz(nvml_ret (*fn)(nvml_dev, int, unsigned int *), nvml_dev d, int type)
+{
+	unsigned int mhz;
+
+	return fn && fn(d, type, &mhz) == NVML_OK ? mhz : 0;
+}
+
+/* Compute processes on d (an empty list answers the count), or -1. */
+static int nvml_procs(const struct nvml_api *api, nvml_dev d)
+{
+	unsigned int count = 0;
+	nvml_ret e;
+
+	if (!api->procs)
+		return -1;
+	e = api->procs(d, &count, NULL);
+	return e == NVML_OK || e == NVML_INSUFFICIENT_SIZE ? (int)count : -1;
+}
+
+/* What a fleet compares nodes by: identity, clocks and why they are held
+ * back, other users of the GPU, at the time of the scan. */
+static void nvml_state(const struct nvml_api *api, nvml_dev d, struct gpu_topo_dev *g)
+{
+	char uuid[GPU_UUID_LEN];
+	unsigned long long mask;
+
+	if (api->uuid && api->uuid(d, uuid, sizeof(uuid)) == NVML_OK)
+		copy_str(g->uuid, sizeof(g->uuid), uuid);
+	g->sm_mhz = nvml_mhz(api->clock, d, NVML_CLOCK_SM);
+	g->sm_max_mhz = nvml_mhz(api->clock_max, d, NVML_CLOCK_SM);
+	g->mem_mhz = nvml_mhz(api->clock, d, NVML_CLOCK_MEM);
+	g->mem_max_mhz = nvml_mhz(api->clock_max, d, NVML_CLOCK_MEM);
+	if (api->clock_reasons && api->clock_reasons(d, &mask) == NVML_OK)
+		g->clocks_event_reasons = (long long)mask;
+	g->compute_procs = nvml_procs(api, d);
+}
+
+const char *gpu_clocks_reason_name(int bit)
+{
+	static const char *const names[] = {
+		"gpu_idle", "applications_clocks", "sw_power_cap", "hw_slowdown",
+		"sync_boost", "sw_thermal", "hw_thermal", "hw_power_brake", "display_clocks",
+	};
+
+	return bit >= 0 && bit < (int)(sizeof(names) / sizeof(names[0])) ? names[bit] : NULL;
 }
 
 static int nvml_active_links(const struct nvml_api *api, nvml_dev d)
@@ -546,6 +643,7 @@ static void nvml_device(const struct nvml_api *api, unsigned int idx, struct gpu
 		g->mem_total = mem.total;
 	nvml_link(api, d, g);
 	g->nvlinks_active = nvml_active_links(api, d);
+	nvml_state(api, d, g);
 }
 
 static void nvml_merge(struct gpu_topo *t, const char *sysfs_root)
@@ -604,8 +702,6 @@ int gpu_topo_scan(const char *sysfs_root, unsigned flags, struct gpu_topo *t)
 /* ------------------------------------------------------------------------ */
 /* One GPU's memory as NVML reports it                                      */
 
-#define NVML_INSUFFICIENT_SIZE 7 /* NVML_ERROR_INSUFFICIENT_SIZE: the count came back */
-
 /* NVML's device whose PCI bus id is bdf (normalised), or -1. */
 static int nvml_find(const struct nvml_api *api, const char *bdf, nvml_dev *out)
 {
@@ -630,7 +726,6 @@ int gpu_nvml_memory(const char *bus_id, struct gpu_nvml_memory *m)
 	struct nvml_memory mem;
 	struct nvml_api api;
 	char bdf[GPU_BDF_LEN];
-	unsigned int count = 0;
 	nvml_dev d;
 	nvml_ret e;
 
@@ -665,9 +760,7 @@ int gpu_nvml_memory(const char *bus_id, struct gpu_nvml_memory *m)
 		return -1;
 	}
 	m->total = mem.total, m->free = mem.free, m->used = mem.used;
-	if (api.procs && ((e = api.procs(d, &count, NULL)) == NVML_OK ||
-			  e == NVML_INSUFFICIENT_SIZE))
-		m->processes = (int)count;
+	m->processes = nvml_procs(&api, d);
 	nvml_close(&api);
 	return 0;
 }

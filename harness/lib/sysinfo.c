@@ -11,9 +11,11 @@
  * run the same code on the fixture trees in harness/tests/fixtures/.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <numa.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,11 +144,111 @@ static void collect_memory(struct sysinfo *si, const char *sysfs_root, const cha
 		si->cap_ipc_lock = 0;
 }
 
+/* "0-3,8" from a CPU set: runs of consecutive CPUs joined by '-'. */
+static void cpuset_to_list(const cpu_set_t *set, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (int cpu = 0; cpu < CPU_SETSIZE && used < len; cpu++) {
+		int last = cpu;
+
+		if (!CPU_ISSET(cpu, set))
+			continue;
+		while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
+			last++;
+		used += (size_t)snprintf(out + used, len - used, last > cpu ? "%s%d-%d" : "%s%d",
+					 used ? "," : "", cpu, last);
+		cpu = last;
+	}
+}
+
+/* The CPUs this process may run on, and the NUMA nodes they sit on: a GPU on
+ * another node than these is a remote-copy path (compare explains with it). */
+static void collect_affinity(struct sysinfo *si)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return;
+	cpuset_to_list(&set, si->cpus_allowed, sizeof(si->cpus_allowed));
+	for (int i = 0; i < si->numa.nnodes; i++)
+		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+			if (CPU_ISSET(cpu, &set) && cpulist_contains(si->numa.node[i].cpulist, cpu)) {
+				si->cpu_nodes[si->ncpu_nodes++] = si->numa.node[i].id;
+				break;
+			}
+}
+
 static void collect_numa(struct sysinfo *si, const char *sysfs_root)
 {
 	if (numa_topo_read(sysfs_root, &si->numa) < 0)
 		memset(&si->numa, 0, sizeof(si->numa));
 	si->numa_available = numa_available() >= 0;
+	collect_affinity(si);
+}
+
+/* 1 when dir lists nothing, or does not exist while its parent does (a
+ * class no driver registered); 0 otherwise (unreadable counts as unknown). */
+static int dir_is_empty(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	char parent[PATH_LEN];
+	char *slash;
+	int empty = 1;
+
+	if (!d) {
+		copy_str(parent, sizeof(parent), dir);
+		slash = strrchr(parent, '/');
+		if (slash)
+			*slash = '\0';
+		return errno == ENOENT && access(parent, F_OK) == 0;
+	}
+	while (empty && (de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			empty = 0;
+	closedir(d);
+	return empty;
+}
+
+/* The machine's IOMMU from sysfs: none registered (class/iommu empty), or
+ * the types of its groups (kernel/iommu_groups/N/type, Linux >= 5.11). */
+static void collect_iommu(struct sysinfo *si, const char *sysfs_root)
+{
+	char path[PATH_LEN], type[32];
+	int identity = 0, translated = 0;
+	struct dirent *de;
+	DIR *d;
+
+	copy_str(si->iommu, sizeof(si->iommu), "unknown");
+	if (join_path(path, sizeof(path), sysfs_root, "class/iommu") < 0)
+		return;
+	if (dir_is_empty(path)) {
+		copy_str(si->iommu, sizeof(si->iommu), "none");
+		return;
+	}
+	if (join_path(path, sizeof(path), sysfs_root, "kernel/iommu_groups") < 0 ||
+	    !(d = opendir(path)))
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char rel[300];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof(rel), "kernel/iommu_groups/%.200s/type", de->d_name);
+		if (read_str_at(sysfs_root, rel, type, sizeof(type)) < 0)
+			continue;
+		if (!strcmp(gpu_iommu_word(type), "identity"))
+			identity++;
+		else if (!strcmp(gpu_iommu_word(type), "translated"))
+			translated++;
+	}
+	closedir(d);
+	if (translated)
+		copy_str(si->iommu, sizeof(si->iommu), "translated");
+	else if (identity)
+		copy_str(si->iommu, sizeof(si->iommu), "identity");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -298,6 +400,12 @@ static void collect_gpus(struct sysinfo *si, const char *sysfs_root)
 		g->pcie_width_max = d->pcie_width_max;
 		g->numa_node = d->numa_node;
 		g->nvlinks_active = d->nvlinks_active;
+		copy_str(g->uuid, sizeof(g->uuid), d->uuid);
+		copy_str(g->iommu, sizeof(g->iommu), d->iommu);
+		g->sm_mhz = d->sm_mhz, g->sm_max_mhz = d->sm_max_mhz;
+		g->mem_mhz = d->mem_mhz, g->mem_max_mhz = d->mem_max_mhz;
+		g->clocks_event_reasons = d->clocks_event_reasons;
+		g->compute_procs = d->compute_procs;
 	}
 	if (t.nvml_loaded)
 		qsort(si->gpu, (size_t)si->ngpus, sizeof(si->gpu[0]), cmp_gpu_index);
@@ -315,6 +423,7 @@ void sysinfo_collect_at(struct sysinfo *si, const char *sysfs_root, const char *
 	collect_memory(si, sysfs_root, proc_root);
 	collect_numa(si, sysfs_root);
 	collect_virt(si, sysfs_root, proc_root);
+	collect_iommu(si, sysfs_root);
 	/* NVML describes the live machine: gpu_topo asks it only about /sys. */
 	collect_gpus(si, sysfs_root);
 }
@@ -377,6 +486,23 @@ static void gpu_json(const struct gpu_info *g, struct json_writer *w)
 	jw_knum(w, "pcie_max_rate_gbs", pcie_rate_gbs(g->pcie_gen_max, g->pcie_width_max));
 	jw_kint(w, "numa_node", g->numa_node);
 	jw_kint(w, "nvlinks_active", g->nvlinks_active);
+	jw_kstr(w, "uuid", g->uuid);
+	jw_kstr(w, "iommu", g->iommu);
+	jw_key(w, "clocks");
+	jw_obj_begin(w);
+	jw_kint(w, "sm_mhz", g->sm_mhz);
+	jw_kint(w, "sm_max_mhz", g->sm_max_mhz);
+	jw_kint(w, "mem_mhz", g->mem_mhz);
+	jw_kint(w, "mem_max_mhz", g->mem_max_mhz);
+	jw_obj_end(w);
+	jw_kint(w, "clocks_event_reasons", g->clocks_event_reasons);
+	jw_key(w, "clocks_event_names");
+	jw_arr_begin(w);
+	for (int bit = 0; g->clocks_event_reasons > 0 && gpu_clocks_reason_name(bit); bit++)
+		if (g->clocks_event_reasons & (1ll << bit))
+			jw_str(w, gpu_clocks_reason_name(bit));
+	jw_arr_end(w);
+	jw_kint(w, "compute_procs", g->compute_procs);
 	jw_obj_end(w);
 }
 
@@ -421,6 +547,13 @@ void sysinfo_write_json(const struct sysinfo *si, struct json_writer *w)
 	jw_kstr(w, "arch", si->arch);
 	jw_kstr(w, "hostname", si->hostname);
 	jw_kstr(w, "virt", si->virt);
+	jw_kstr(w, "iommu", si->iommu);
+	jw_kstr(w, "cpus_allowed", si->cpus_allowed);
+	jw_key(w, "cpu_nodes");
+	jw_arr_begin(w);
+	for (int i = 0; i < si->ncpu_nodes; i++)
+		jw_int(w, si->cpu_nodes[i]);
+	jw_arr_end(w);
 	jw_kint(w, "cpus_online", si->cpus_online);
 	jw_kint(w, "page_size", si->page_size);
 	jw_kint(w, "mem_total", (long long)si->mem_total);
@@ -501,6 +634,24 @@ static const char *link_str(int gen, int width, char *buf, size_t len)
 	return buf;
 }
 
+/* uuid, IOMMU, clocks and why they are held back, other processes. */
+static void print_gpu_state(const struct gpu_info *g, FILE *out)
+{
+	fprintf(out, LABEL "%s, IOMMU %s", "", g->uuid[0] ? g->uuid : "uuid unknown", g->iommu);
+	if (g->sm_max_mhz)
+		fprintf(out, ", SM %u of %u MHz, memory %u of %u MHz", g->sm_mhz, g->sm_max_mhz,
+			g->mem_mhz, g->mem_max_mhz);
+	for (int bit = 0, n = 0; g->clocks_event_reasons > 0 && gpu_clocks_reason_name(bit); bit++)
+		if (g->clocks_event_reasons & (1ll << bit))
+			fprintf(out, "%s%s", n++ ? "+" : " (", gpu_clocks_reason_name(bit));
+	if (g->clocks_event_reasons > 0)
+		fputc(')', out);
+	if (g->compute_procs >= 0)
+		fprintf(out, ", %d compute process%s", g->compute_procs,
+			g->compute_procs == 1 ? "" : "es");
+	fputc('\n', out);
+}
+
 static void print_gpu(const struct gpu_info *g, FILE *out)
 {
 	double rate = pcie_rate_gbs(g->pcie_gen_max, g->pcie_width_max);
@@ -520,6 +671,7 @@ static void print_gpu(const struct gpu_info *g, FILE *out)
 	if (rate > 0)
 		fprintf(out, " (%.1f GB/s per direction)", rate);
 	fprintf(out, ", NVLink %d active\n", g->nvlinks_active);
+	print_gpu_state(g, out);
 }
 
 static void print_cuda(const struct sysinfo *si, FILE *out)
@@ -545,7 +697,13 @@ void sysinfo_print(const struct sysinfo *si, FILE *out)
 	fprintf(out, "machine\n");
 	fprintf(out, LABEL "%s (%s), host %s\n", "kernel", si->kernel, si->arch, si->hostname);
 	fprintf(out, LABEL "%s\n", "virt", si->virt[0] ? si->virt : "unknown");
-	fprintf(out, LABEL "%d online\n", "cpus", si->cpus_online);
+	fprintf(out, LABEL "%d online, this process may use %s (NUMA node%s", "cpus",
+		si->cpus_online, si->cpus_allowed[0] ? si->cpus_allowed : "?",
+		si->ncpu_nodes == 1 ? "" : "s");
+	for (int i = 0; i < si->ncpu_nodes; i++)
+		fprintf(out, "%s%d", i ? "," : " ", si->cpu_nodes[i]);
+	fprintf(out, ")\n");
+	fprintf(out, LABEL "%s\n", "iommu", si->iommu);
 	print_memory(si, out);
 	print_numa(si, out);
 	print_cuda(si, out);
