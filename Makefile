@@ -355,11 +355,12 @@ test-answers: all
 	@BUILD=$(BUILD) sh harness/tests/test-answers.sh
 
 # The kit's own timing of each lab from $(RESULTS)/results.json (harness/tools/bench.py):
-# wall time, series, samples, CV and interval width reached; BASE=FILE compares.
+# wall time, series, samples, CV and interval width reached; BASE=FILE compares,
+# PHASES=N lists each lab's N longest steps.
 .PHONY: bench test-bench
 bench:
 	@$${DMALAB_PYTHON:-python3} harness/tools/bench.py $(RESULTS)/results.json \
-		$(if $(BASE),--base $(BASE)) $(if $(SERIES),--series)
+		$(if $(BASE),--base $(BASE)) $(if $(SERIES),--series) $(if $(PHASES),--phases $(PHASES))
 test-bench:
 	@sh harness/tests/test-bench.sh
 

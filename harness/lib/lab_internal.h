@@ -71,7 +71,18 @@ struct lab {
 	char **notes;
 	int nnotes;
 	double last_progress;
+	struct lab_phase *phases; /* what lab_progress said, and when */
+	int nphases;
+	double started;          /* lab_now() when run() began */
 	int build_flags;         /* LAB_BUILT_* */
+};
+
+/* A step of the lab as lab_progress names it; `make bench --phases` shows
+ * where a lab's time goes.  Seconds from the lab's start. */
+#define LAB_MAX_PHASES 256
+struct lab_phase {
+	char what[96];
+	double start_s;
 };
 
 /* report.c */

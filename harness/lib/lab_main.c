@@ -184,6 +184,22 @@ void lab_note(struct lab *L, const char *fmt, ...)
 	add_note(L, buf);
 }
 
+/* A new phase from now on; past LAB_MAX_PHASES the last one grows. */
+static void phase_begin(struct lab *L, const char *what, double now)
+{
+	struct lab_phase *p;
+
+	if (L->opt.role || !L->started)
+		return;
+	if (!L->phases && !(L->phases = calloc(LAB_MAX_PHASES, sizeof(*L->phases))))
+		return; /* timing of phases is a nicety: never an error */
+	if (L->nphases == LAB_MAX_PHASES)
+		return;
+	p = &L->phases[L->nphases++];
+	snprintf(p->what, sizeof(p->what), "%.95s", what);
+	p->start_s = now - L->started;
+}
+
 void lab_progress(struct lab *L, const char *fmt, ...)
 {
 	char buf[256];
@@ -193,6 +209,7 @@ void lab_progress(struct lab *L, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	phase_begin(L, buf, now);
 	if (isatty(STDERR_FILENO)) {
 		fprintf(stderr, "\r\033[K# %s", buf);
 		fflush(stderr);
@@ -394,6 +411,8 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	report_tap_header(L);
 	report_json_write(L);
 	interrupt_arm(L); /* Ctrl-C from here on leaves an "interrupted" record */
+	L->started = lab_now();
+	phase_begin(L, "start: before the lab's first step", L->started);
 	run(L);
 	check_all_decided(L);
 	lab_finish_exit(L, 0);

@@ -334,6 +334,27 @@ static void json_header(struct json_writer *w, const struct lab *L, int interrup
 	jw_knum(w, "clock_resolution_s", lab_clock_resolution());
 }
 
+/* Each lab_progress step with its start and length (s); the last one runs
+ * to now (the record's time of writing). */
+static void json_phases(struct json_writer *w, const struct lab *L)
+{
+	double now = L->started ? lab_now() - L->started : 0;
+
+	jw_key(w, "phases");
+	jw_arr_begin(w);
+	for (int i = 0; i < L->nphases; i++) {
+		const struct lab_phase *p = &L->phases[i];
+		double end = i + 1 < L->nphases ? L->phases[i + 1].start_s : now;
+
+		jw_obj_begin(w);
+		jw_kstr(w, "what", p->what);
+		jw_knum(w, "start_s", p->start_s);
+		jw_knum(w, "s", end - p->start_s);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
 /* The record's members, all but the closing brace. */
 static void json_record(struct json_writer *w, const struct lab *L, int interrupted)
 {
@@ -348,6 +369,7 @@ static void json_record(struct json_writer *w, const struct lab *L, int interrup
 	jw_arr_end(w);
 	json_facts(w, L);
 	json_series(w, L);
+	json_phases(w, L);
 	jw_key(w, "notes");
 	jw_arr_begin(w);
 	for (i = 0; i < L->nnotes; i++)

@@ -326,8 +326,9 @@ static void write_lab_outcome(const struct lab_entry *lab, struct json_writer *w
 	jw_obj_end(w);
 }
 
+/* The lab record's member `key`, or `absent` (raw JSON) when it has none. */
 static void write_record_member(const struct lab_entry *lab, const char *key,
-				struct json_writer *w)
+				const char *absent, struct json_writer *w)
 {
 	const struct json *v = json_get(lab->record, key);
 
@@ -335,7 +336,7 @@ static void write_record_member(const struct lab_entry *lab, const char *key,
 	if (v)
 		jw_value(w, v);
 	else
-		jw_raw(w, "{}");
+		jw_raw(w, absent);
 }
 
 static void write_lab(const struct lab_entry *lab, struct json_writer *w)
@@ -355,8 +356,9 @@ static void write_lab(const struct lab_entry *lab, struct json_writer *w)
 	for (k = 0; k < lab->nclaims; k++)
 		write_claim(&lab->claims[k], w);
 	jw_arr_end(w);
-	write_record_member(lab, "facts", w);
-	write_record_member(lab, "series", w);
+	write_record_member(lab, "facts", "{}", w);
+	write_record_member(lab, "series", "{}", w);
+	write_record_member(lab, "phases", "[]", w);
 	jw_obj_end(w);
 }
 

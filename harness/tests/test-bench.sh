@@ -29,6 +29,25 @@ check "the H200 fixture: lab-02's wall time, series and samples" $?
 grep -q '^all                  44.55     245     1733' "$tmp/h200"
 check "the H200 fixture: the total" $?
 
+# --phases: each lab's longest steps, longest first, with their share of the lab
+"$py" - "$fx/results.json" "$tmp/phases.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["labs"][0]["duration_s"] = 10.0
+d["labs"][0]["phases"] = [{"what": "start", "start_s": 0, "s": 1.0},
+                          {"what": "sweep 1 GiB", "start_s": 1.0, "s": 6.0},
+                          {"what": "verify", "start_s": 7.0, "s": 3.0}]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$py" harness/tools/bench.py "$tmp/phases.json" --phases 2 >"$tmp/ph" 2>&1
+check "--phases 2: exit 0" $?
+grep -A2 "^$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["labs"][0]["id"])' "$tmp/phases.json") " "$tmp/ph" |
+	sed -n '2,3p' | tr -s ' ' >"$tmp/ph2"
+printf ' 6.00 s 60%% sweep 1 GiB\n 3.00 s 30%% verify\n' | diff - "$tmp/ph2" >/dev/null
+check "--phases 2: the two longest steps, longest first, with their share" $?
+"$py" harness/tools/bench.py "$fx/results.json" --phases >"$tmp/ph0" 2>&1
+check "--phases on a run without phases: exit 0" $?
+
 printf 'not json' >"$tmp/bad.json"
 "$py" harness/tools/bench.py "$tmp/bad.json" >/dev/null 2>&1
 check "a file that is not JSON: exit 2" "$([ $? -eq 2 ]; echo $?)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench.py - the kit's own timing, from a results.json (make bench).
 
-    python3 harness/tools/bench.py [RESULTS_JSON] [--series] [--base OLD_RESULTS_JSON]
+    python3 harness/tools/bench.py [RESULTS_JSON] [--series] [--phases [N]]
+                                   [--base OLD_RESULTS_JSON]
 
 Per lab: its wall time (the runner's duration_s), how many measured series it
 recorded, the samples they took (in all, and the least, median and most of one
@@ -10,7 +11,9 @@ median's 95 % interval as a share of the median (the quantity the stopping
 rule of lab.h, LAB_STOP_WIDTH, bounds: series left wider than it were timed by
 hand, fixed, or hit their cap, "noisy"); then the total.  --series lists every
 series under its lab; --base adds an older run's wall time per lab and the
-ratio, so that a slower time to the answer shows.  A series is one point of a
+ratio, so that a slower time to the answer shows.  --phases lists each lab's N
+(default 5) longest steps, as the lab's progress lines name them, with their
+seconds and share of the lab's time: where to look first to make it faster.  A series is one point of a
 lab's "series" (every sample is kept there) or a claim's statistics that no
 point holds.  Exit 0, or 2 on a file that is not a dmalab results.json.
 """
@@ -18,7 +21,7 @@ import json
 import math
 import sys
 
-USAGE = "usage: bench.py [RESULTS_JSON] [--series] [--base OLD_RESULTS_JSON]"
+USAGE = "usage: bench.py [RESULTS_JSON] [--series] [--phases [N]] [--base OLD_RESULTS_JSON]"
 STOP_WIDTH = 0.10     # lab.h LAB_STOP_WIDTH
 CONFIDENCE = 0.95     # lab.h LAB_CONFIDENCE
 
@@ -82,6 +85,13 @@ def lab_series(lab):
     return out
 
 
+def longest_phases(lab, n):
+    """The lab's n longest phases (what, seconds), longest first; [] when it kept none."""
+    phases = [(p.get("what") or "?", num(p.get("s"))) for p in lab.get("phases") or []
+              if isinstance(p, dict)]
+    return sorted([p for p in phases if p[1] is not None], key=lambda p: -p[1])[:n]
+
+
 def num(v):
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
@@ -105,12 +115,17 @@ def g(v, spec="%.2f"):
 
 
 def main(argv):
-    args, show_series, base_path = [], False, None
+    args, show_series, base_path, n_phases = [], False, None, 0
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "--series":
             show_series = True
+        elif a == "--phases":
+            n_phases = 5
+            if i + 1 < len(argv) and argv[i + 1].isdigit():
+                n_phases = int(argv[i + 1])
+                i += 1
         elif a == "--base" and i + 1 < len(argv):
             base_path = argv[i + 1]
             i += 1
@@ -156,6 +171,9 @@ def main(argv):
             old = base.get(lab.get("id"))
             line += " %8s %6s" % (g(old), g(wall / old if wall and old else None))
         print(line)
+        for what, secs in longest_phases(lab, n_phases):
+            print("       %6.2f s %4s  %s" % (
+                secs, "%d%%" % round(100 * secs / wall) if wall else "-", what))
         if show_series:
             for (label, st), w in zip(series, widths):
                 print("       %-44s n %4s  cv %8s  width %s%s" % (
