@@ -148,7 +148,7 @@ static void rig_setup(struct lab *L, struct rig *r)
 
 	r->L = L;
 	r->bytes = o->size_given ? o->size : o->quick ? 64 * MiB : 256 * MiB;
-	r->sweep_max = o->quick ? 16 * MiB : 512 * MiB;
+	r->sweep_max = o->quick ? 16 * MiB : 256 * MiB; /* the claims' size: no larger */
 	r->big_bytes = r->sweep_max > r->bytes ? r->sweep_max : r->bytes;
 	r->natural_steps = o->quick ? 50 : 200;
 	READ_STEPS(L, &steps); /* check_opts has refused a bad one */

@@ -335,7 +335,7 @@ static void claim_copies(struct lab *L, const struct pages *pg)
 			   lab_fmt_size(free_b, sz, sizeof(sz)), lab_fmt_size(2 * bytes, text, sizeof(text)));
 		return;
 	}
-	lab_copy_rig_open(L, bytes, LAB_COPY_CHECK, &rig);
+	lab_copy_rig_open(L, bytes, 0, &rig);
 	lab_progress(L, "pageable H2D pairs of %s", lab_fmt_size(bytes, sz, sizeof(sz)));
 	pair.name_a = "h2d_2m";
 	pair.name_b = "h2d_4k";
