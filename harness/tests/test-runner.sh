@@ -44,6 +44,8 @@ d["duration_s"] = 0
 d["machine"] = {}
 for lab in d["labs"]:
     lab["duration_s"] = 0
+    for p in lab.get("phases", []):
+        p["start_s"] = p["s"] = 0
 print(json.dumps(d, indent=1))
 EOF
 }
