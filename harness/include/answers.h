@@ -182,7 +182,7 @@ struct ans_seed {
 	uint32_t *cp;            /* its ideographs, in order */
 	size_t n;
 	size_t *at;              /* every start of a min-long run, sorted by
-				  * the run's text (for bsearch) */
+				  * the run's text (searched by bisection) */
 	size_t nat;
 	size_t min;
 };

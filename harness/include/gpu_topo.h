@@ -144,11 +144,23 @@ struct gpu_cuda_list {
 
 /*
  * Ask the driver API (cuInit, cuDeviceGetCount, cuDeviceGet,
- * cuDeviceGetPCIBusId, cuDeviceGetName).  0 with c->ok = 1 (CUDA_ERROR_NO_DEVICE
- * counts: n = 0); -1 with c->why and errno = ENOENT (no libcuda.so.1),
- * ENOSYS (an entry point is missing) or EIO (cuInit or a query failed).
+ * cuDeviceGetPCIBusId, cuDeviceGetName).  0 with c->ok = 1 (no visible device
+ * counts, gpu_cuda_none_visible: n = 0, c->why says so); -1 with c->why and
+ * errno = ENOENT (no libcuda.so.1), ENOSYS (an entry point is missing) or
+ * EIO (cuInit or a query failed).
  */
 int gpu_cuda_list_read(struct gpu_cuda_list *c);
+
+/*
+ * Whether cuInit's result e (CUresult; e_text its name, "CUDA_ERROR_NO_DEVICE
+ * (100)") means a driver that is there but shows no device:
+ * CUDA_ERROR_NO_DEVICE, or CUDA_ERROR_INVALID_DEVICE (a CUDA_VISIBLE_DEVICES
+ * entry that names no GPU).  Then 1, with why (len bytes) saying so and
+ * naming CUDA_VISIBLE_DEVICES's value (visible; NULL when it is unset), never
+ * "no driver": libcuda.so.1 was loaded.  Otherwise 0, why untouched.
+ */
+int gpu_cuda_none_visible(int e, const char *e_text, const char *visible, char *why,
+			  size_t len);
 
 /*
  * Whether --device `ordinal` names a GPU CUDA lists.  0 when it does, and

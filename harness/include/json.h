@@ -49,6 +49,11 @@ void jw_kstr(struct json_writer *w, const char *k, const char *s);
 void jw_knum(struct json_writer *w, const char *k, double v);
 void jw_kint(struct json_writer *w, const char *k, long long v);
 void jw_kbool(struct json_writer *w, const char *k, int v);
+/*
+ * Length in bytes (1 to 4) of the valid UTF-8 sequence at s, 0 when it is
+ * not one; avail: the bytes readable at s (SIZE_MAX for a NUL-terminated s).
+ */
+size_t json_utf8_len(const char *s, size_t avail);
 /* Escape s as a JSON string (with quotes) into out; returns bytes needed. */
 size_t json_escape(const char *s, char *out, size_t outlen);
 /*

@@ -7,8 +7,14 @@
  * and punctuation drop out, so "锁页内存（pinned）的拷贝" and "锁页内存的拷贝"
  * compare equal, and a copied sentence is found whatever was changed around
  * its identifiers.  Every run of `min` ideographs of the chapter is indexed
- * (sorted start offsets, searched with bsearch); a run of the answer found
+ * (sorted start offsets, searched by bisection); a run of the answer found
  * there is then extended as far as both texts agree.
+ *
+ * Time: a place (i in the answer, j in the chapter) on the same diagonal
+ * j - i as a match already extended past it can only give a shorter run, so
+ * it is not extended again.  Each diagonal is then walked once, and the
+ * worst case (one ideograph repeated on both sides, every place a match) is
+ * n x N steps, not n x N x n as when every place was extended.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -66,7 +72,7 @@ static uint32_t *ideographs(const char *text, size_t len, size_t *n)
 	return out;
 }
 
-/* qsort and bsearch have no context argument: the array being sorted. */
+/* qsort has no context argument: the array being sorted. */
 static const struct ans_seed *sorting;
 
 static int run_cmp(const uint32_t *a, const uint32_t *b, size_t min)
@@ -83,12 +89,6 @@ static int at_cmp(const void *x, const void *y)
 {
 	return run_cmp(sorting->cp + *(const size_t *)x, sorting->cp + *(const size_t *)y,
 		       sorting->min);
-}
-
-/* bsearch's key is the run itself (a pointer into the answer's ideographs). */
-static int key_cmp(const void *key, const void *elem)
-{
-	return run_cmp(key, sorting->cp + *(const size_t *)elem, sorting->min);
 }
 
 int ans_seed_init(const char *name, const char *text, size_t len, size_t min,
@@ -185,37 +185,64 @@ static void to_utf8(const uint32_t *a, size_t n, char *out, size_t outlen)
 		out[o] = '\0';
 }
 
+/* The first place in sd->at whose run is not below key (upper: not below
+ * nor equal to it); the runs equal to key lie between the two. */
+static size_t run_bound(const struct ans_seed *sd, const uint32_t *key, int upper)
+{
+	size_t lo = 0, hi = sd->nat, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = run_cmp(sd->cp + sd->at[mid], key, sd->min);
+		if (c < 0 || (upper && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* How far a[i..n) and the seed from j agree, knowing the first min do. */
+static size_t agree(const uint32_t *a, size_t n, size_t i, const struct ans_seed *sd, size_t j)
+{
+	size_t k = sd->min;
+
+	while (i + k < n && j + k < sd->n && a[i + k] == sd->cp[j + k])
+		k++;
+	return k;
+}
+
 size_t ans_seed_shared(const struct ans_seed *sd, const char *text, size_t len,
 		       char *run, size_t runlen)
 {
-	size_t n, i, best = 0, best_at = 0, k;
-	const size_t *hit, *lo;
+	size_t n, i, at, end, k, diag, best = 0, best_at = 0;
+	size_t *reach = NULL; /* per diagonal j - i + n: where a match extended on it ended */
 	uint32_t *a = ideographs(text, len, &n);
 
 	if (run && runlen)
 		run[0] = '\0';
-	if (!a || !sd->nat) {
+	if (a && sd->nat)
+		reach = calloc(n + sd->n + 1, sizeof(*reach));
+	if (!reach) { /* out of memory, or a seed shorter than min: nothing found */
 		free(a);
 		return 0;
 	}
-	sorting = sd;
 	for (i = 0; i + sd->min <= n; i++) {
-		hit = bsearch(a + i, sd->at, sd->nat, sizeof(*sd->at), key_cmp);
-		if (!hit)
-			continue;
-		/* equal runs sit together: try each place the seed has this one */
-		for (lo = hit; lo > sd->at && !key_cmp(a + i, lo - 1); lo--)
-			;
-		for (; lo < sd->at + sd->nat && !key_cmp(a + i, lo); lo++) {
-			for (k = sd->min; i + k < n && *lo + k < sd->n &&
-					  a[i + k] == sd->cp[*lo + k]; k++)
-				;
+		end = run_bound(sd, a + i, 1);
+		for (at = run_bound(sd, a + i, 0); at < end; at++) {
+			diag = sd->at[at] + n - i;
+			if (i < reach[diag])
+				continue; /* inside a run already extended: shorter than it */
+			k = agree(a, n, i, sd, sd->at[at]);
+			reach[diag] = i + k;
 			if (k > best)
 				best = k, best_at = i;
 		}
 	}
 	if (best && run)
 		to_utf8(a + best_at, best, run, runlen);
+	free(reach);
 	free(a);
 	return best;
 }

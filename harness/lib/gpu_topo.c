@@ -315,6 +315,7 @@ typedef int cu_device;  /* CUdevice */
 
 #define CU_OK 0
 #define CU_ERROR_NO_DEVICE 100
+#define CU_ERROR_INVALID_DEVICE 101
 
 struct cuda_api {
 	cu_result (*init)(unsigned int flags);
@@ -377,6 +378,19 @@ int gpu_ordinal_check(int ordinal, const struct gpu_cuda_list *c, char *msg, siz
 	return -1;
 }
 
+int gpu_cuda_none_visible(int e, const char *e_text, const char *visible, char *why,
+			  size_t len)
+{
+	if (e != CU_ERROR_NO_DEVICE && e != CU_ERROR_INVALID_DEVICE)
+		return 0;
+	if (visible)
+		snprintf(why, len, "cuInit: %s: the driver is there, no device is visible "
+			 "(CUDA_VISIBLE_DEVICES='%s')", e_text, visible);
+	else
+		snprintf(why, len, "cuInit: %s: the driver is there, CUDA sees no device", e_text);
+	return 1;
+}
+
 int gpu_cuda_list_read(struct gpu_cuda_list *c)
 {
 	struct cuda_api api;
@@ -406,10 +420,9 @@ int gpu_cuda_list_read(struct gpu_cuda_list *c)
 	}
 	/* From here on libcuda stays loaded: cuInit may start driver threads. */
 	e = api.init(0);
-	if (e == CU_ERROR_NO_DEVICE) {
+	if (gpu_cuda_none_visible(e, cu_err(&api, e, err, sizeof(err)),
+				  getenv("CUDA_VISIBLE_DEVICES"), c->why, sizeof(c->why))) {
 		c->ok = 1;
-		snprintf(c->why, sizeof(c->why), "cuInit: %s: CUDA sees no device",
-			 cu_err(&api, e, err, sizeof(err)));
 		return 0;
 	}
 	if (e == CU_OK)

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,14 +109,18 @@ void jw_arr_begin(struct json_writer *w) { jw_open(w, "["); }
 void jw_arr_end(struct json_writer *w) { jw_close(w, "]"); }
 
 /*
- * Length of the valid UTF-8 sequence at s, or 0 if it is not valid
- * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+ * RFC 3629 section 4 (https://www.rfc-editor.org/rfc/rfc3629#section-4):
+ * no overlong forms, no surrogates, nothing above U+10FFFF.  A byte past
+ * avail is never read; a NUL ends a sequence as it is no continuation byte.
  */
-static size_t utf8_len(const unsigned char *s)
+size_t json_utf8_len(const char *text, size_t avail)
 {
+	const unsigned char *s = (const unsigned char *)text;
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t n, i;
 
+	if (avail == 0)
+		return 0;
 	if (s[0] < 0x80)
 		return 1;
 	if (s[0] >= 0xc2 && s[0] <= 0xdf)
@@ -134,10 +139,10 @@ static size_t utf8_len(const unsigned char *s)
 		lo = 0x90;
 	else if (s[0] == 0xf4)
 		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
+	if (avail < 2 || s[1] < lo || s[1] > hi)
 		return 0;
 	for (i = 2; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
+		if (i >= avail || (s[i] & 0xc0) != 0x80)
 			return 0;
 	return n;
 }
@@ -168,7 +173,7 @@ size_t json_escape(const char *s, char *out, size_t outlen)
 
 	esc_emit(&e, "\"", 1);
 	while (*p) {
-		size_t n = utf8_len(p);
+		size_t n = json_utf8_len((const char *)p, SIZE_MAX);
 
 		if (n == 0) {
 			esc_emit(&e, "\\ufffd", 6);

@@ -1,7 +1,7 @@
 /*
  * json_parse.c - the JSON reader (json.h): a strict RFC 8259 parser into a
- * tree.  Errors name the line and column (both from 1) where parsing
- * stopped.  The writer is in json.c.
+ * tree.  Errors name the line and column (both from 1, the column counted
+ * in bytes) where parsing stopped.  Strings must be valid UTF-8.  The writer is in json.c.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,6 +15,7 @@
 #define JSON_MAX_DEPTH 64
 
 struct parser {
+	const char *text;	/* the document's first byte, for offsets */
 	const char *s, *end;
 	const char *line_start;
 	int line;
@@ -185,6 +186,26 @@ static int escape(struct parser *p, struct strbuf *b)
 	return sb_add(b, &to[hit - from], 1) ? fail(p, "out of memory") : 0;
 }
 
+/*
+ * Copies the UTF-8 character at p->s (its first byte >= 0x80) into b.
+ * JSON text is UTF-8 (RFC 8259 section 8.1,
+ * https://www.rfc-editor.org/rfc/rfc8259#section-8.1): a byte that starts no
+ * valid sequence (a stray continuation, an overlong form, a surrogate, past
+ * U+10FFFF, cut short) is refused, naming its offset from the text's start.
+ */
+static int utf8_char(struct parser *p, struct strbuf *b)
+{
+	size_t n = json_utf8_len(p->s, (size_t)(p->end - p->s));
+
+	if (n == 0)
+		return fail(p, "invalid UTF-8 byte 0x%02x at byte offset %zu in string",
+			    (unsigned char)*p->s, (size_t)(p->s - p->text));
+	if (sb_add(b, p->s, n))
+		return fail(p, "out of memory");
+	p->s += n;
+	return 0;
+}
+
 /* Parses a string token at p->s (which is at the opening quote). */
 static char *parse_string_raw(struct parser *p)
 {
@@ -199,6 +220,11 @@ static char *parse_string_raw(struct parser *p)
 		if (c < 0x20) {
 			fail(p, "control character 0x%02x in string", c);
 			goto out;
+		}
+		if (c >= 0x80) {
+			if (utf8_char(p, &b))
+				goto out;
+			continue;
 		}
 		p->s++;
 		if (c == '\\') {
@@ -401,7 +427,7 @@ static struct json *parse_value(struct parser *p, int depth)
 
 struct json *json_parse(const char *text, size_t len, char *err, size_t errlen)
 {
-	struct parser p = { text, text + len, text, 1, err, errlen, 0 };
+	struct parser p = { text, text, text + len, text, 1, err, errlen, 0 };
 	struct json *j;
 
 	if (errlen)

@@ -4,10 +4,15 @@
  * An smaps file is a header line per mapping ("lo-hi perms offset dev inode
  * path"), then "Key: value" lines for it, VmFlags last.  A header is told
  * from a key line by its "lo-hi " start: key names hold no '-'.
+ *
+ * Lines are read whole with getline: a header's path may be as long as
+ * PATH_MAX, and a fixed buffer would split it, its tail then read as a key
+ * line ("...aRss: 9999 kB" in a file name counted as resident).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "smaps.h"
@@ -58,12 +63,40 @@ static void add_line(struct smaps_range *r, const char *line, int *nh_all, int *
 	}
 }
 
+/*
+ * A header line "lo-hi ..." into [*lo, *hi): 1 for a header, 0 for any
+ * other line, -1 (EINVAL) for a header whose range is empty or reversed.
+ */
+static int header_line(const char *line, unsigned long long *lo, unsigned long long *hi)
+{
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %n", lo, hi, &n) != 2 || n == 0 || line[n - 1] != ' ')
+		return 0;
+	if (*hi <= *lo) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 1;
+}
+
+/* A header [lo, hi) that overlaps [addr, addr + len) widens r's span. */
+static void add_mapping(struct smaps_range *r, unsigned long long lo, unsigned long long hi,
+			uint64_t addr, uint64_t len)
+{
+	r->lo = r->vmas ? (lo < r->lo ? lo : r->lo) : lo;
+	r->hi = hi > r->hi ? hi : r->hi;
+	r->spills |= lo < addr || hi > addr + len;
+	r->vmas++;
+}
+
 int smaps_range_read(const char *path, uint64_t addr, uint64_t len, struct smaps_range *r)
 {
 	FILE *f;
-	char line[1024];
+	char *line = NULL;
+	size_t cap = 0;
 	unsigned long long lo, hi;
-	int inside = 0, nh_all = 1, elig_seen = 0, n;
+	int inside = 0, nh_all = 1, elig_seen = 0, head, rc = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->thp_eligible = -1;
@@ -73,27 +106,25 @@ int smaps_range_read(const char *path, uint64_t addr, uint64_t len, struct smaps
 	}
 	if (!(f = fopen(path ? path : "/proc/self/smaps", "re")))
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %n", &lo, &hi, &n) == 2 && n > 0 && line[n - 1] == ' ') {
-			if (hi <= lo) {
-				fclose(f);
-				errno = EINVAL;
-				return -1;
-			}
+	while (getline(&line, &cap, f) >= 0) {
+		head = header_line(line, &lo, &hi);
+		if (head < 0) {
+			rc = -1;
+			break;
+		}
+		if (head) {
 			inside = lo < addr + len && hi > addr;
-			if (!inside)
-				continue;
-			r->lo = r->vmas ? (lo < r->lo ? lo : r->lo) : lo;
-			r->hi = hi > r->hi ? hi : r->hi;
-			r->spills |= lo < addr || hi > addr + len;
-			r->vmas++;
+			if (inside)
+				add_mapping(r, lo, hi, addr, len);
 		} else if (inside) {
 			add_line(r, line, &nh_all, &elig_seen);
 		}
 	}
+	free(line);
 	fclose(f);
-	r->nohuge = r->vmas > 0 && nh_all;
-	return 0;
+	if (rc == 0)
+		r->nohuge = r->vmas > 0 && nh_all;
+	return rc;
 }
 
 uint64_t smaps_thp_expected(uint64_t addr, uint64_t len, uint64_t pmd)

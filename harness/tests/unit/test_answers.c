@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -416,6 +418,96 @@ static void test_ans_seed_shared(void **state)
 	assert_non_null(strstr(err, "/nonexistent/c.txt: No such file"));
 }
 
+/*
+ * What ans_seed_shared must answer, found the slow and obvious way: every
+ * place of the answer against every place of the seed.  The longest run,
+ * the first place in the answer that reaches it; 0 when shorter than min.
+ * Texts of 3-byte ideographs only, so a code point is 3 bytes.
+ */
+static size_t shared_by_brute_force(const char *seed, const char *text, size_t min,
+				    size_t *first)
+{
+	size_t ns = strlen(seed) / 3, nt = strlen(text) / 3, i, j, k, best = 0;
+
+	*first = 0;
+	for (i = 0; i < nt; i++)
+		for (j = 0; j < ns; j++) {
+			for (k = 0; i + k < nt && j + k < ns &&
+				    !memcmp(text + 3 * (i + k), seed + 3 * (j + k), 3); k++)
+				;
+			if (k > best)
+				best = k, *first = i;
+		}
+	return best >= min ? best : 0;
+}
+
+/* A text of n ideographs drawn from the first `kinds` of a small set. */
+static void random_ideographs(char *out, size_t n, int kinds, unsigned *rng)
+{
+	static const char set[] = "锁页内存拷贝";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		*rng = *rng * 1103515245u + 12345u;
+		memcpy(out + 3 * i, set + 3 * ((*rng >> 16) % (unsigned)kinds), 3);
+	}
+	out[3 * n] = '\0';
+}
+
+/* The same length and run as the brute force, over texts that repeat a
+ * lot (two or three kinds of ideograph), for runs of 1 to 5. */
+static void test_ans_seed_shared_as_brute_force(void **state)
+{
+	char seed[3 * 80 + 1], text[3 * 60 + 1], err[256], run[3 * 60 + 1], want[3 * 60 + 1];
+	unsigned rng = 14;
+	size_t first, n;
+	struct ans_seed sd;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 600; round++) {
+		size_t min = 1 + (size_t)round % 5;
+
+		random_ideographs(seed, 20 + (size_t)round % 61, 2 + round % 2, &rng);
+		random_ideographs(text, 1 + (size_t)round % 60, 2 + round % 2, &rng);
+		assert_int_equal(ans_seed_init("r.txt", seed, strlen(seed), min, &sd, err,
+					       sizeof(err)), 0);
+		n = shared_by_brute_force(seed, text, min, &first);
+		assert_int_equal(ans_seed_shared(&sd, text, strlen(text), run, sizeof(run)), n);
+		memcpy(want, text + 3 * first, 3 * n);
+		want[3 * n] = '\0';
+		assert_string_equal(run, want);
+		ans_seed_free(&sd);
+	}
+}
+
+/* One ideograph 6826 times (20 KB) on both sides, every place a match: once
+ * cubic (3e11 steps), now 5e7; alarm() ends the test if it hangs. */
+static void test_ans_seed_shared_worst_case_fast(void **state)
+{
+	enum { N = 6826 };
+	char *text = malloc(3 * N + 1), err[256], run[64];
+	struct ans_seed sd;
+	struct timespec t0, t1;
+	size_t i;
+
+	(void)state;
+	assert_non_null(text);
+	for (i = 0; i < N; i++)
+		memcpy(text + 3 * i, "锁", 3);
+	text[3 * N] = '\0';
+	alarm(20);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(ans_seed_init("w.txt", text, 3 * N, 12, &sd, err, sizeof(err)), 0);
+	assert_int_equal(ans_seed_shared(&sd, text, 3 * N, run, sizeof(run)), N);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	alarm(0);
+	assert_string_equal(run, "锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁"); /* cut to 63 bytes */
+	assert_true((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec) < 5.0);
+	ans_seed_free(&sd);
+	free(text);
+}
+
 static struct ans_tally tally(int pass, int fail, int known, int unverified, int not_built)
 {
 	struct ans_tally t;
@@ -539,6 +631,8 @@ int main(void)
 		cmocka_unit_test(test_ans_map),
 		cmocka_unit_test(test_ans_question_id_ok),
 		cmocka_unit_test(test_ans_seed_shared),
+		cmocka_unit_test(test_ans_seed_shared_as_brute_force),
+		cmocka_unit_test(test_ans_seed_shared_worst_case_fast),
 		cmocka_unit_test(test_ans_question_status_rules),
 		cmocka_unit_test(test_ans_load_dir_repository),
 		cmocka_unit_test(test_ans_load_dir_missing),

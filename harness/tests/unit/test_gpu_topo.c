@@ -190,6 +190,51 @@ static void test_cuda_no_device(void **state)
 	assert_null(gpu_topo_device(&t, 0));
 }
 
+/*
+ * CUDA_VISIBLE_DEVICES '', -1 or 5 (one past the GPUs) on a machine whose
+ * driver loads: cuInit says no device (or an invalid one); the list is
+ * CUDA's, empty, and its note names the variable's value, never "no driver"
+ * (`dmalab list` forecasts no-cuda-device from exactly this).
+ */
+static void test_cuda_none_visible(void **state)
+{
+	static const char *const values[] = { "", "-1", "5" };
+	static const int codes[] = { 100, 101 };
+	static const char *const names[] = { "CUDA_ERROR_NO_DEVICE (100)",
+					     "CUDA_ERROR_INVALID_DEVICE (101)" };
+	char want[64];
+	struct gpu_cuda_list c;
+	struct gpu_topo t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		for (size_t k = 0; k < 2; k++) {
+			cuda_says(&c, 0, NULL);
+			assert_int_equal(gpu_cuda_none_visible(codes[k], names[k], values[i], c.why,
+							       sizeof(c.why)), 1);
+			build_gpus(&t, &c);
+			assert_int_equal(t.cuda_loaded, 1);
+			assert_int_equal(t.order, GPU_ORDER_CUDA);
+			assert_int_equal(t.n, 0);
+			snprintf(want, sizeof(want), "CUDA_VISIBLE_DEVICES='%s'", values[i]);
+			assert_non_null(strstr(t.cuda_note, want));
+			assert_non_null(strstr(t.cuda_note, "no device is visible"));
+			assert_non_null(strstr(t.cuda_note, names[k]));
+			assert_null(strstr(t.cuda_note, "no NVIDIA driver"));
+		}
+	/* unset: no device, and no variable named */
+	assert_int_equal(gpu_cuda_none_visible(100, "CUDA_ERROR_NO_DEVICE (100)", NULL, c.why,
+					       sizeof(c.why)), 1);
+	assert_non_null(strstr(c.why, "the driver is there, CUDA sees no device"));
+	assert_null(strstr(c.why, "CUDA_VISIBLE_DEVICES"));
+	/* any other failure of cuInit is not "no device": why is left alone */
+	snprintf(c.why, sizeof(c.why), "kept");
+	assert_int_equal(gpu_cuda_none_visible(999, "CUDA_ERROR_UNKNOWN (999)", "", c.why,
+					       sizeof(c.why)), 0);
+	assert_int_equal(gpu_cuda_none_visible(0, "CUDA_SUCCESS (0)", "5", c.why, sizeof(c.why)), 0);
+	assert_string_equal(c.why, "kept");
+}
+
 /* A CUDA device sysfs does not have, and a bus id that does not parse. */
 static void test_cuda_device_without_sysfs(void **state)
 {
@@ -482,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_scan_fixture_asks_no_live_source),
 		cmocka_unit_test(test_cuda_order_wins),
 		cmocka_unit_test(test_cuda_no_device),
+		cmocka_unit_test(test_cuda_none_visible),
 		cmocka_unit_test(test_cuda_device_without_sysfs),
 		cmocka_unit_test(test_numa_node_known_unknown_missing),
 		cmocka_unit_test(test_link_fields),

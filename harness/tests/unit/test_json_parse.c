@@ -101,6 +101,54 @@ static void test_json_parse_unicode_escapes(void **state)
 	json_free(j);
 }
 
+/* Every valid form is kept byte for byte: 2, 3 and 4 bytes, the edges. */
+static void test_json_parse_utf8_kept(void **state)
+{
+	static const char *const ok[] = {
+		"\xc2\x80", "\xdf\xbf",         /* U+0080, U+07FF */
+		"\xe0\xa0\x80", "\xed\x9f\xbf", /* U+0800, U+D7FF below the surrogates */
+		"\xee\x80\x80", "\xef\xbf\xbf", /* U+E000 above them, U+FFFF */
+		"\xf0\x90\x80\x80",             /* U+10000 */
+		"\xf4\x8f\xbf\xbf",             /* U+10FFFF, the last */
+		"\xe6\xb8\xac\xe9\x87\x8f",     /* two CJK ideographs */
+	};
+	char text[32], err[128];
+	struct json *j;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		snprintf(text, sizeof(text), "\"%s\"", ok[i]);
+		j = parse(text, err, sizeof(err));
+		if (!j)
+			fail_msg("refused valid UTF-8 #%zu: %s", i, err);
+		assert_string_equal(j->str, ok[i]);
+		json_free(j);
+	}
+}
+
+/*
+ * Bytes that are not UTF-8 inside a string are refused (RFC 8259 8.1),
+ * naming the bad byte and its offset from the text's first byte.
+ */
+static void test_json_parse_rejects_invalid_utf8(void **state)
+{
+	(void)state;
+	assert_rejected("\"a\x80z\"", "invalid UTF-8 byte 0x80 at byte offset 2");
+	assert_rejected("\"\xc0\xaf\"", "byte 0xc0 at byte offset 1");      /* overlong "/" */
+	assert_rejected("\"\xc1\xbf\"", "byte 0xc1");                       /* overlong */
+	assert_rejected("\"\xe0\x80\xaf\"", "byte 0xe0");                  /* overlong 3-byte */
+	assert_rejected("\"\xf0\x80\x80\xaf\"", "byte 0xf0");             /* overlong 4-byte */
+	assert_rejected("\"\xed\xa0\x80\"", "byte 0xed");                  /* surrogate U+D800 */
+	assert_rejected("\"\xed\xbf\xbf\"", "byte 0xed");                  /* surrogate U+DFFF */
+	assert_rejected("\"\xf4\x90\x80\x80\"", "byte 0xf4");             /* U+110000 */
+	assert_rejected("\"\xf5\x80\x80\x80\"", "byte 0xf5");
+	assert_rejected("\"\xff\"", "byte 0xff");
+	assert_rejected("\"\xe6\xb8\"", "byte 0xe6 at byte offset 1");     /* cut by the quote */
+	assert_rejected("[\"ok\",\n \"\xc3", "line 2 column 3: invalid UTF-8"); /* cut by the end */
+	assert_rejected("{\"k\xe9y\": 1}", "byte 0xe9 at byte offset 3");     /* a key, Latin-1 */
+}
+
 static void test_json_parse_rejects_with_line_column(void **state)
 {
 	(void)state;
@@ -190,6 +238,8 @@ int main(void)
 		cmocka_unit_test(test_json_parse_object_order_and_get),
 		cmocka_unit_test(test_json_get_defaults_on_wrong_type),
 		cmocka_unit_test(test_json_parse_unicode_escapes),
+		cmocka_unit_test(test_json_parse_utf8_kept),
+		cmocka_unit_test(test_json_parse_rejects_invalid_utf8),
 		cmocka_unit_test(test_json_parse_rejects_with_line_column),
 		cmocka_unit_test(test_json_parse_rejects_bad_grammar),
 		cmocka_unit_test(test_json_parse_depth_limit),

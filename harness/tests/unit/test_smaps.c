@@ -155,6 +155,37 @@ static void test_expected(void **state)
 	assert_int_equal(smaps_thp_expected(UINT64_MAX - 4095, 8192, 2 * MiB), 0);
 }
 
+/*
+ * A header longer than any fixed line buffer (a mapped file with a long
+ * path) whose path ends in "Rss: 9999 kB": the whole line is one header,
+ * so only the mapping's own "Rss: 8 kB" counts (fgets into 1024 bytes read
+ * the tail as a key line and summed 10007 KiB).
+ */
+static void test_long_header_line(void **state)
+{
+	static const char head[] = "1000000-1400000 r--p 00000000 fe:00 77 /";
+	static const char tail[] = "aRss: 9999 kB\n"
+				   "Rss:                   8 kB\n"
+				   "VmFlags: rd mr mw me\n";
+	/* path lengths around the old split (982: "Rss:" starts byte 1023), and past it */
+	static const size_t pads[] = { 900, 981, 982, 983, 1000, 2047, 3000 };
+	char text[4096], p[64];
+	size_t i, at;
+	struct smaps_range r;
+
+	for (i = 0; i < sizeof(pads) / sizeof(pads[0]); i++) {
+		at = sizeof(head) - 1;
+		memcpy(text, head, at);
+		memset(text + at, 'x', pads[i]);
+		memcpy(text + at + pads[i], tail, sizeof(tail));
+		unit_write_temp(text, p, sizeof(p));
+		assert_int_equal(smaps_range_read(p, 0x1000000, 4 * MiB, &r), 0);
+		assert_int_equal(r.vmas, 1);
+		assert_int_equal(r.rss, 8 * 1024);
+		unlink(p);
+	}
+}
+
 /* The live file: a mapping we marked MADV_NOHUGEPAGE holds no huge page. */
 static void test_live_nohuge(void **state)
 {
@@ -188,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_mapped),
 		cmocka_unit_test(test_old_kernel_without_eligible),
 		cmocka_unit_test(test_expected),
+		cmocka_unit_test(test_long_header_line),
 		cmocka_unit_test(test_live_nohuge),
 	};
 
