@@ -62,9 +62,26 @@ LIB      := $(BUILD)/libdmalab.a
 RUN_SRCS := $(wildcard harness/runner/*.c)
 RUN_OBJS := $(patsubst harness/runner/%.c,$(BUILD)/obj/runner/%.o,$(RUN_SRCS))
 DMALAB   := $(BUILD)/dmalab
+# `dmalab fleet` runs $(BUILD)/fleet/fleet.sh (harness/fleet/, copied)
+FLEET_SCRIPTS := $(patsubst harness/fleet/%,$(BUILD)/fleet/%,$(wildcard harness/fleet/*.sh))
+# dmalab-preflight, the node health check (harness/preflight/), and its Slurm wrapper
+PF_DIR     := harness/preflight
+PF_OBJS    := $(patsubst $(PF_DIR)/%.c,$(BUILD)/obj/preflight/%.o,$(filter-out $(PF_DIR)/main.c,$(wildcard $(PF_DIR)/*.c)))
+PF_MAIN    := $(BUILD)/obj/preflight/main.o
+PREFLIGHT  := $(BUILD)/dmalab-preflight
+PF_WRAPPER := $(BUILD)/dmalab-preflight-wrapper
 
 UNIT_SRCS := $(wildcard harness/tests/unit/test_*.c)
 UNIT_BINS := $(patsubst harness/tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+# test_compare links the runner objects it tests, so it sits below unit/ (out of
+# mutants.sh's copy, which has no runner) and has its own rule; make unit runs it.
+COMPARE_TEST := $(BUILD)/tests/test_compare
+COMPARE_TEST_OBJS := $(addprefix $(BUILD)/obj/runner/,compare.o compare_node.o compare_ref.o \
+	compare_out.o baseline.o explain.o resload.o record.o spawn.o usage.o)
+UNIT_BINS += $(COMPARE_TEST)
+# test_node_preflight links harness/preflight/'s objects: below unit/ for the same reason
+PF_UNIT_TEST := $(BUILD)/tests/test_node_preflight
+UNIT_BINS += $(PF_UNIT_TEST)
 FAKE_SRCS := $(wildcard harness/tests/fakelabs/lab-*.c)
 FAKE_BINS := $(patsubst harness/tests/fakelabs/%.c,$(BUILD)/fakelabs/%,$(FAKE_SRCS))
 
@@ -74,7 +91,7 @@ FAKE_BINS := $(patsubst harness/tests/fakelabs/%.c,$(BUILD)/fakelabs/%,$(FAKE_SR
 	sabotage fakelabs $(addprefix lab-,$(LAB_IDS))
 .DEFAULT_GOAL := all
 
-all: deps $(DMALAB) $(LAB_BINS)
+all: deps $(DMALAB) $(LAB_BINS) $(FLEET_SCRIPTS) $(PREFLIGHT) $(PF_WRAPPER)
 
 help:
 	@echo "make check     build, run every lab, print the report card, write $(RESULTS)/results.json"
@@ -92,12 +109,17 @@ help:
 	@echo "make plots     figures (PNG, SVG) from $(RESULTS)/results.json into $(RESULTS)/plots/"
 	@echo "make report    $(RESULTS)/report.html (self-contained) and $(RESULTS)/report.md"
 	@echo "make bench     each lab's wall time, samples and CV reached, from $(RESULTS)/results.json (BASE=old.json SERIES=1)"
+	@echo "make compare   FILES (default $(RESULTS)/results.json) against BASELINE=FILE or each other (PCT=10); make check BASELINE=FILE"
+	@echo "make fleet-report FLEET=DIR  compare DIR/*.json into DIR/fleet.json and the page DIR/fleet.html"
+	@echo "make fleet     check on every node of a Slurm allocation, one report (FLEET_OPTS=\"-p P -N 8\" BASELINE=FILE)"
+	@echo "make preflight the node health check for Slurm and Kubernetes: exit 0 healthy, 1 not, 2 could not run (PREFLIGHT_ARGS=)"
 	@echo "make grade     run the labs, grade each question of the chapters, write $(RESULTS)/grade.json"
+	@echo "               (GRADESCOPE=FILE: also Gradescope's autograder results.json)"
 	@echo "make quiz      the chapters' questions for practice, with this machine's measurements"
 	@echo "make hint-NN   the next hint of lab NN"
 	@echo "make answers   check answers/ against the built labs"
 	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
-	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json  LABS=\"01 04\"  QUICK=1"
+	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json|junit  LABS=\"01 04\"  QUICK=1"
 	@echo "           grade, quiz, hint: CH=ch1  FROM=FILE  SHUFFLE=1  QUIZ_LANG=zh  RESET=1"
 
 # Installs (as root) or names the Debian packages the build needs.
@@ -130,6 +152,44 @@ $(BUILD)/obj/san_mlock.o: harness/tests/san_mlock.c
 
 $(DMALAB): $(RUN_OBJS) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $(RUN_OBJS) $(LIB) $(LDLIBS)
+
+# dmalab-preflight (README.md, "Preflight: a node health check"): its C files
+# built as the library's are, and the GPU helper gpu_helper.cu by nvcc, or by
+# gcc as a stub without nvcc (the GPU checks then report "not run").
+$(BUILD)/obj/preflight/%.o: $(PF_DIR)/%.c $(CUDA_STAMP)
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
+
+$(PREFLIGHT): $(PF_DIR)/gpu_helper.cu $(PF_MAIN) $(PF_OBJS) $(LIB) $(CUDA_STAMP)
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+ifeq ($(HAVE_NVCC),1)
+	$(NVCC) $(CPPFLAGS) -DDMALAB_HAVE_CUDA=1 $(NVCCFLAGS) $(DEPFLAGS) -o $@ $< $(PF_MAIN) $(PF_OBJS) $(LIB) $(LDLIBS)
+else
+	$(CC) $(CPPFLAGS) -DDMALAB_HAVE_CUDA=0 $(CFLAGS) $(WARN) $(DEPFLAGS) -x c -o $@ $< -x none $(PF_MAIN) $(PF_OBJS) $(LIB) $(LDLIBS)
+endif
+
+$(PF_WRAPPER): $(PF_DIR)/dmalab-preflight-wrapper.sh
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod 755 $@
+
+# Its unit test links the objects without main.o (cmocka brings a main).
+$(PF_UNIT_TEST): harness/tests/unit/preflight/test_node_preflight.c $(PF_OBJS) $(LIB)
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(CC) $(CPPFLAGS) -I$(PF_DIR) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(PF_OBJS) $(LIB) -lcmocka $(LDLIBS)
+
+.PHONY: preflight test-preflight
+preflight: deps $(PREFLIGHT) $(PF_WRAPPER)
+	@$(PREFLIGHT) $(PREFLIGHT_ARGS)
+
+# Exit codes, the memlock floor, bad options, a sysfs with an NVIDIA GPU and no
+# driver, the GPU helper failing and hanging, the stub build ($(BUILD)/pf-stub),
+# the Slurm wrapper, the time limit (harness/tests/test-preflight.sh).
+test-preflight: $(PREFLIGHT) $(PF_WRAPPER) $(BUILD)/tests/fake-cuda/libcuda.so.1
+	@BUILD=$(BUILD) MAKE='$(MAKE)' sh harness/tests/test-preflight.sh
+# A made-up driver that lists the GPUs FAKE_CUDA_BUS_IDS names (its comment says more)
+$(BUILD)/tests/fake-cuda/libcuda.so.1: harness/tests/tools/fake_libcuda.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g $(WARN) -shared -fPIC -o $@ $<
 
 # One rule per lab, for the normal and the sabotage build.
 # $(1): lab id, $(2): lab dir, $(3): output dir, $(4): extra defines
@@ -175,6 +235,11 @@ $(BUILD)/tests/%: harness/tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
 
+$(COMPARE_TEST): harness/tests/unit/runner/test_compare.c $(COMPARE_TEST_OBJS) $(LIB)
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(CC) $(CPPFLAGS) -Iharness/runner $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< \
+		$(COMPARE_TEST_OBJS) $(LIB) -lcmocka $(LDLIBS)
+
 # QUICK=1 (or yes/true) asks for small sizes; QUICK=0 (no/false) does not;
 # anything else is a mistake, said before anything is built.
 ifneq ($(strip $(filter-out 0 1 yes true no false,$(QUICK))),)
@@ -184,8 +249,12 @@ QUICK_FLAG := $(if $(filter 1 yes true,$(QUICK)),--quick)
 RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--format $(FORMAT)) \
 	$(QUICK_FLAG) --results $(RESULTS)
 
+# BASELINE=FILE: then dmalab compare of $(RESULTS)/results.json against it
+# ($(RESULTS)/compare.json); non-zero when the check failed or compare flagged.
 check: all
-	@$(DMALAB) check $(RUN_FLAGS) $(LABS)
+	@$(DMALAB) check $(RUN_FLAGS) $(LABS)$(if $(BASELINE),; rc=$$?; \
+		$(DMALAB) compare $(RESULTS)/results.json $(COMPARE_FLAGS) \
+			--json-out $(RESULTS)/compare.json; crc=$$?; exit $$(( rc ? rc : crc )))
 
 $(addprefix lab-,$(LAB_IDS)): lab-%: all
 	@$(DMALAB) run $(RUN_FLAGS) $*
@@ -219,8 +288,14 @@ test: test-san
 else
 test: unit mutants selftest test-plots test-answers test-claims test-example test-numa \
 	test-leaks test-make test-restore test-apt-lock test-degraded test-interrupt fuzz-smoke \
-	test-bench
+	test-bench test-fleet test-preflight test-formats test-compare
 endif
+
+# junit.xml and Gradescope's results.json read by their consumers (junitparser,
+# xmllint with Jenkins' junit-10.xsd, jsonschema), on the fake labs.
+.PHONY: test-formats
+test-formats: $(DMALAB) fakelabs
+	@BUILD=$(BUILD) sh harness/tests/test-formats.sh
 
 # The Makefile's own usage errors (QUICK=maybe, make lab-99, make hint-).
 .PHONY: test-make test-apt-lock
@@ -230,7 +305,8 @@ test-make:
 test-apt-lock:
 	@sh harness/tests/test-apt-lock.sh
 # The labs on a lesser machine: a normal user under a 64 KiB memlock limit,
-# a hard limit of 0, an unwritable TMPDIR, no GPU (skips, never lab errors).
+# a hard limit of 0, root without CAP_IPC_LOCK, a stub build without nvcc
+# (its own BUILD), an unwritable TMPDIR, no GPU (skips, never lab errors).
 .PHONY: test-degraded
 test-degraded: all
 	@BUILD=$(BUILD) sh harness/tests/test-degraded.sh
@@ -339,7 +415,7 @@ LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \
 	$(if $(RESET),--reset)
 
 grade: all
-	$(DMALAB) grade $(LEARN_FLAGS) $(if $(FROM),--from $(FROM))
+	$(DMALAB) grade $(LEARN_FLAGS) $(if $(FROM),--from $(FROM)) $(if $(GRADESCOPE),--gradescope $(GRADESCOPE))
 
 quiz: all
 	@$(DMALAB) quiz $(LEARN_FLAGS) $(if $(SHUFFLE),--shuffle)
@@ -363,6 +439,46 @@ bench:
 		$(if $(BASE),--base $(BASE)) $(if $(SERIES),--series) $(if $(PHASES),--phases $(PHASES))
 test-bench:
 	@sh harness/tests/test-bench.sh
+
+# The kit on every node of a Slurm allocation, one merged report (harness/fleet/,
+# README "Fleets on Slurm"): FLEET_OPTS="-p gpu -N 16" passes to sbatch; LABS,
+# QUICK, TIMEOUT_MUL, BASELINE=FILE, FLEET_NODES_PER_JOB=N.  The kit is built
+# here first (the clone is shared), unless FLEET_OPTS has --build-on-node.
+.PHONY: fleet test-fleet
+$(BUILD)/fleet/%.sh: harness/fleet/%.sh
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod 755 $@
+fleet: $(if $(findstring --build-on-node,$(FLEET_OPTS)),$(DMALAB) $(FLEET_SCRIPTS),all)
+	@$(DMALAB) fleet $(QUICK_FLAG) $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) \
+		$(if $(BASELINE),--baseline $(BASELINE)) \
+		$(if $(FLEET_NODES_PER_JOB),--nodes-per-job $(FLEET_NODES_PER_JOB)) \
+		--results $(RESULTS) $(FLEET_OPTS) -- $(LABS)
+# A real one-node Slurm (munged, slurmctld, slurmd) on loopback runs make fleet
+# (built first: the test's own time limit is for the fleet, not the build).
+test-fleet: all
+	@BUILD=$(BUILD) MAKE='$(MAKE)' sh harness/tests/test-fleet.sh
+
+# Nodes against a baseline or the fleet (README "Compare and baselines"):
+# FILES="a.json b.json" (default $(RESULTS)/results.json), BASELINE=FILE, PCT=P;
+# writes $(RESULTS)/compare.json.  fleet-report FLEET=DIR: compare of DIR/*.json
+# into DIR/fleet.json and the page DIR/fleet.html (plots/fleet_report.py).
+COMPARE_FLAGS = $(if $(BASELINE),--baseline $(BASELINE)) $(if $(PCT),--pct $(PCT))
+.PHONY: compare fleet-report test-compare
+compare: $(DMALAB)
+	@mkdir -p $(RESULTS)
+	@$(DMALAB) compare $(or $(FILES),$(RESULTS)/results.json) $(COMPARE_FLAGS) \
+		--json-out $(RESULTS)/compare.json
+fleet-report: $(DMALAB)
+	@test -n "$(FLEET)" || { echo "make fleet-report: which fleet? FLEET=results/fleet/JOB" >&2; exit 2; }
+	@$(DMALAB) compare $(FLEET)/*.json $(COMPARE_FLAGS) --json-out $(FLEET)/fleet.json; \
+		rc=$$?; [ $$rc -le 1 ] || exit $$rc; \
+		$${DMALAB_PYTHON:-python3} plots/fleet_report.py $(FLEET)/fleet.json $(FLEET)/fleet.html \
+		&& exit $$rc
+# 300 synthetic nodes: exactly the planted ones flagged, with their causes, in
+# under 5 s; baselines; refusals; the fleet page (harness/tests/test-compare.sh).
+test-compare: $(DMALAB) $(COMPARE_TEST)
+	@sh harness/tests/run-unit.sh $(COMPARE_TEST)
+	@BUILD=$(BUILD) sh harness/tests/test-compare.sh
 
 # Figures and the shareable report from $(RESULTS)/results.json (plots/).
 plots:

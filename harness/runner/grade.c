@@ -7,7 +7,9 @@
  * could not be checked here is left out of the maximum, never scored 0; so
  * every score says beside it how many of its claims were decided (a 100 %
  * on 1 claim of 11 reads as such).  An interrupted check grades nothing.
- * Writes <results>/grade.json atomically (dmalab-grade/1).
+ * Writes <results>/grade.json atomically (dmalab-grade/1), and with
+ * --gradescope FILE Gradescope's results.json from the same numbers
+ * (gradescope.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -182,7 +184,7 @@ const char *claim_view_word(const struct claim_view *v)
 	return words[v->state];
 }
 
-static void print_erratum(const struct claim_view *v)
+static void print_erratum(const struct claim_view *v, FILE *f)
 {
 	const char *truth = v->c->erratum_truth ? v->c->erratum_truth :
 			    v->erratum ? v->erratum->truth : NULL;
@@ -191,22 +193,24 @@ static void print_erratum(const struct claim_view *v)
 
 	fmt_erratum(v->c, line, sizeof(line));
 	if (line[0])
-		printf("                    %s\n", line);
+		fprintf(f, "                    %s\n", line);
 	if (!v->known)
 		return;
 	if (truth)
-		printf("                    known erratum: %s\n", truth);
+		fprintf(f, "                    known erratum: %s\n", truth);
 	else
-		printf("                    known erratum (marked so in the results)\n");
+		fprintf(f, "                    known erratum (marked so in the results)\n");
 	if (!v->erratum)
 		return;
 	if (v->erratum->why)
-		printf("                    why: %s\n", v->erratum->why);
+		fprintf(f, "                    why: %s\n", v->erratum->why);
 	for (i = 0; i < v->erratum->nsources; i++)
-		printf("                    source: %s\n", v->erratum->source[i]);
+		fprintf(f, "                    source: %s\n", v->erratum->source[i]);
 }
 
-static void print_question(const struct learn_ctx *lc, const struct question_grade *g)
+/* A question as `dmalab grade` prints it (also a Gradescope test's output). */
+static void print_question(const struct learn_ctx *lc, const struct question_grade *g,
+			   FILE *f)
 {
 	const char *qual = "";
 	int k;
@@ -217,18 +221,19 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 		qual = " (lab not built yet)";
 	else if (!g->q->nclaims) /* its labs neither built here nor in the results */
 		qual = " (no claim of these labs backs it)";
-	printf("  %-7s %s%s", g->q->id, g->status, qual);
+	fprintf(f, "  %-7s %s%s", g->q->id, g->status, qual);
 	if (g->t.claims)
-		printf("; %d of %d claim%s decided", question_decided(g), g->t.claims,
-		       g->t.claims == 1 ? "" : "s");
-	printf("\n");
-	printf("          %s\n", g->q->prompt[lc->opt->lang]);
+		fprintf(f, "; %d of %d claim%s decided", question_decided(g), g->t.claims,
+			g->t.claims == 1 ? "" : "s");
+	fprintf(f, "\n");
+	fprintf(f, "          %s\n", g->q->prompt[lc->opt->lang]);
 	for (k = 0; k < g->q->nclaims; k++) {
 		const struct claim_view *v = &g->views[k];
 
-		printf("      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(v), v->evidence, v->lab);
+		fprintf(f, "      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(v), v->evidence,
+			v->lab);
 		if (v->state == ANS_CONTRADICTED && v->c->erratum_status[0])
-			print_erratum(v);
+			print_erratum(v, f);
 	}
 }
 
@@ -253,10 +258,37 @@ static void print_chapter(const struct learn_ctx *lc, const struct chapter_grade
 
 	printf("%s: %s\n", cg->ch->id, cg->ch->title);
 	for (i = 0; i < cg->ch->n; i++)
-		print_question(lc, &cg->qs[i]);
+		print_question(lc, &cg->qs[i], stdout);
 	snprintf(what, sizeof(what), "score %s", cg->ch->id);
 	print_score(what, &cg->sc);
 	printf("\n");
+}
+
+/* Each question of the chapter to the Gradescope file (gradescope.c), with
+ * the lines printed above as its output.  0, or -1 out of memory. */
+static int gradescope_chapter(const struct learn_ctx *lc, const struct chapter_grade *cg,
+			      struct gradescope *gs)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < cg->ch->n && !rc; i++) {
+		const struct question_grade *g = &cg->qs[i];
+		struct gs_question q = { g->q->id, cg->ch->id, g->q->prompt[lc->opt->lang],
+					 g->status, g->points, g->counted, question_decided(g),
+					 g->t.claims, NULL };
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		if (!f)
+			return -1;
+		print_question(lc, g, f);
+		rc = fclose(f) ? -1 : 0;
+		q.output = text;
+		rc = rc ? rc : gs_add(gs, &q);
+		free(text);
+	}
+	return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -417,10 +449,12 @@ int cmd_grade(struct learn_ctx *lc)
 	struct chapter_grade *cgs = calloc((size_t)lc->ans.nch + 1, sizeof(*cgs));
 	char source[PATH_MAX];
 	struct score total = { 0 };
+	struct gradescope gs;
 	int i, n = 0, rc;
 
 	if (!cgs)
 		return 1;
+	gs_init(&gs);
 	rc = grade_results(lc, source, sizeof(source));
 	for (i = 0; !rc && i < lc->ans.nch; i++) {
 		if (lc->opt->chapter && strcmp(lc->opt->chapter, lc->ans.ch[i].id))
@@ -431,12 +465,17 @@ int cmd_grade(struct learn_ctx *lc)
 		}
 		print_chapter(lc, &cgs[n - 1]);
 		score_add(&total, &cgs[n - 1].sc);
+		if (lc->opt->gradescope && gradescope_chapter(lc, &cgs[n - 1], &gs))
+			rc = 1;
 	}
 	if (!rc) {
 		printf("graded against %s (run started %s)\n", source, lc->res.started);
 		print_score("overall", &total);
 		rc = write_grade(lc, source, cgs, n, &total) ? 1 : 0;
+		if (!rc && lc->opt->gradescope)
+			rc = gs_write(&gs, lc, source) ? 1 : 0;
 	}
+	gs_free(&gs);
 	for (i = 0; i < n; i++)
 		chapter_grade_free(&cgs[i]);
 	free(cgs);

@@ -53,6 +53,9 @@ static void learn_usage(FILE *f)
 		"  hint NN         the next hint of lab NN (counter in hints.json)\n"
 		"options:\n"
 		"  --from FILE         grade this results.json instead of running the labs\n"
+		"  --gradescope FILE   grade: also write FILE as Gradescope's autograder results.json\n"
+		"                      (one test per question, 1 point each; README \"JUnit and\n"
+		"                      Gradescope\")\n"
 		"  --chapter CH        only chapter CH (ch1, ch2)\n"
 		"  --lang en|zh        language (default: zh when LC_ALL/LC_MESSAGES/LANG start with zh)\n"
 		"  --answers FILE      quiz: read the learner's input from FILE (scripted runs)\n"
@@ -117,6 +120,11 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 {
 	switch (c) {
 	case 'F': o->from = arg; break;
+	case 'G':
+		if (!*arg)
+			die_usage("option '--gradescope' needs a file, got ''");
+		o->gradescope = arg;
+		break;
 	case 'C': check_chapter(arg); o->chapter = arg; break;
 	case 'A': o->script = arg; break;
 	case 'D': o->answers_dir = arg; break;
@@ -146,6 +154,7 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 {
 	static const struct option longs[] = {
 		{ "from", required_argument, NULL, 'F' }, { "chapter", required_argument, NULL, 'C' },
+		{ "gradescope", required_argument, NULL, 'G' },
 		{ "answers", required_argument, NULL, 'A' },
 		{ "answers-dir", required_argument, NULL, 'D' },
 		{ "results", required_argument, NULL, 'r' }, { "labs-dir", required_argument, NULL, 'L' },
@@ -189,6 +198,8 @@ static void learn_args(struct learn_opts *o, int argc, char **argv)
 	static char id[8];
 	const char *a;
 
+	if (o->gradescope && strcmp(o->command, "grade"))
+		die_usage("'--gradescope' is an option of 'grade', not of '%s'", o->command);
 	if (strcmp(o->command, "hint")) {
 		if (optind < argc)
 			die_usage("unexpected argument '%s'", argv[optind]);

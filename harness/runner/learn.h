@@ -6,6 +6,7 @@
  *              answers cross-check against the built labs
  *   resload.c  reading a results.json back into lab entries and claims
  *   grade.c    `dmalab grade`: per question and chapter, grade.json
+ *   gradescope.c  `grade --gradescope FILE`: Gradescope's autograder results.json
  *   quiz.c     `dmalab quiz`: ask, compare, self-mark, quiz.json
  *   hint.c     `dmalab hint NN`: a lab's hints one at a time, hints.json
  *
@@ -29,6 +30,7 @@ struct learn_opts {
 	const char *errata_path;   /* default <answers_dir>/errata.md */
 	char labs_dir[PATH_MAX];   /* default <dir of dmalab>/labs */
 	const char *from;          /* grade: read this results.json, run nothing */
+	const char *gradescope;    /* grade: also write Gradescope's results.json here */
 	const char *chapter;       /* only this chapter ("ch1"), or NULL */
 	const char *script;        /* quiz: read the learner's input from this file */
 	const char *lab;           /* hint: the lab id ("03") */
@@ -109,6 +111,39 @@ void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_vi
 /* "confirmed", "contradicted", "skipped", "unverified", "lab not built yet" */
 const char *claim_view_word(const struct claim_view *v);
 int cmd_grade(struct learn_ctx *lc);
+
+/*
+ * gradescope.c: one Gradescope test per question, worth 1 point: the share
+ * of its decided claims that are confirmed (grade's points) times the share
+ * of its claims decided here, i.e. confirmed / planned, so a question with 1
+ * of 11 claims decided scores at most 1/11.  Questions no claim backs are
+ * left out.  Format: https://gradescope-autograders.readthedocs.io/en/latest/specs/
+ */
+struct gs_question {
+	const char *id, *chapter;  /* "ch1.Q1", "ch1" */
+	const char *prompt;        /* in the grade's language */
+	const char *status;        /* confirmed contradicted partial unverified */
+	double points;             /* grade's points: confirmed / decided, in [0, 1] */
+	int counted;               /* a claim was decided (else points is 0) */
+	int decided, planned;      /* claims decided here; claims behind it */
+	const char *output;        /* what `dmalab grade` prints for it */
+};
+struct gs_test;
+struct gradescope {
+	struct gs_test *tests;
+	int n, cap;
+	int left_out;              /* questions no claim backs */
+	int decided, planned;      /* claims, over the tests */
+};
+void gs_init(struct gradescope *gs);
+void gs_free(struct gradescope *gs);
+/* The question's score, from 0 to 1 (rounded to 4 decimals). */
+double gs_score(const struct gs_question *q);
+/* Adds a question (its strings are copied).  0, or -1 out of memory. */
+int gs_add(struct gradescope *gs, const struct gs_question *q);
+/* Writes lc->opt->gradescope atomically (its directory made if missing),
+ * naming the graded results file `source`; says where.  0, or -1 (said). */
+int gs_write(const struct gradescope *gs, const struct learn_ctx *lc, const char *source);
 
 /* quiz.c, hint.c */
 int cmd_quiz(struct learn_ctx *lc);

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "learn.h"
 #include "runner.h"
 
@@ -33,14 +34,21 @@ static void usage(FILE *f)
 		"  claims          every claim's relation, tolerance, rule and sabotage, from\n"
 		"                  the labs' --describe (--format human or json)\n"
 		"  run NN...       run labs, narrated (prints the command line it runs)\n"
-		"  check [NN...]   run every lab (or those named): report card, results.json\n"
+		"  check [NN...]   run every lab (or those named): report card, results.json,\n"
+		"                  junit.xml (JUnit XML for CI dashboards)\n"
 		"  sysinfo         the machine facts the skips are decided on\n"
 		"  grade, quiz, hint NN, answers   the chapters' questions (dmalab grade --help)\n"
+		"  compare FILE...  nodes' results against a baseline or the fleet: what is low,\n"
+		"                  and the likely cause (dmalab compare --help)\n"
+		"  baseline FILE... --out F   a baseline from runs of one machine type\n"
+		"  fleet [SBATCH OPTIONS] [-- NN...]   check on every node of a Slurm allocation,\n"
+		"                  one merged report (dmalab fleet --help)\n"
 		"options:\n"
 		"  --labs-dir DIR      where the lab-NN programs are (default: <dir of dmalab>/labs)\n"
 		"  --results DIR       where results.json and the logs go (default: results)\n"
-		"  --format FMT        human, tap or json (default: human for run and on a terminal,\n"
-		"                      else tap)\n"
+		"  --format FMT        human, tap, json or junit (default: human for run and on a\n"
+		"                      terminal, else tap); json and junit print one document on\n"
+		"                      stdout and the progress on stderr\n"
 		"  --timeout-mul N     multiply every lab's timeout by N > 0 (env DMALAB_TIMEOUT_MUL)\n"
 		"  --quick             small sizes (passes --quick to the labs)\n"
 		"  --errata FILE       known errata (default: $DMALAB_ERRATA, else answers/errata.md\n"
@@ -72,7 +80,9 @@ static enum out_format parse_format(const char *s)
 		return FMT_TAP;
 	if (!strcmp(s, "json"))
 		return FMT_JSON;
-	die_usage("bad --format '%s' (want human, tap or json)", s);
+	if (!strcmp(s, "junit"))
+		return FMT_JUNIT;
+	die_usage("bad --format '%s' (want human, tap, json or junit)", s);
 }
 
 /* "2", "02", "002", "lab-02" -> "02": the value, at least two digits (labs
@@ -181,15 +191,16 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 			break;
 	if (i == sizeof(cmds) / sizeof(cmds[0]))
 		die_usage("unknown command '%s' (want list, claims, run, check, sysinfo, grade, "
-			  "quiz, hint or answers)", o->command);
+			  "quiz, hint, answers, compare, baseline or fleet)", o->command);
 	o->ids = argv + optind;
 	o->nids = unique_ids(o->ids, argc - optind);
 	if (!strcmp(o->command, "run") && !o->nids)
 		die_usage("'run' needs at least one lab id, e.g. dmalab run 02");
 	if ((!strcmp(o->command, "sysinfo")) && o->nids)
 		die_usage("'sysinfo' takes no lab id, got '%s'", o->ids[0]);
-	if (!strcmp(o->command, "claims") && o->format == FMT_TAP)
-		die_usage("'claims' prints human or json, not 'tap'");
+	if (!strcmp(o->command, "claims") && (o->format == FMT_TAP || o->format == FMT_JUNIT))
+		die_usage("'claims' prints human or json, not '%s'",
+			  o->format == FMT_TAP ? "tap" : "junit");
 }
 
 static void parse_args(struct runner_opts *o, int argc, char **argv)
@@ -315,6 +326,31 @@ static int run_command(struct run_state *rs)
 	return cmd_run(rs);
 }
 
+/*
+ * `dmalab fleet ...`: the Slurm front end is a script, harness/fleet/fleet.sh,
+ * which the Makefile copies to <directory of dmalab>/fleet/.  It runs with
+ * the words after "fleet" and DMALAB_BIN set to this program's path, so the
+ * nodes run this build.  Returns (2) only when the script cannot be run.
+ */
+static int exec_fleet(char **argv)
+{
+	char self[PATH_MAX], dir[PATH_MAX], script[PATH_MAX + 16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0) {
+		error_errno("cannot find this program's path in '/proc/self/exe'");
+		return 2;
+	}
+	self[n] = '\0';
+	snprintf(dir, sizeof(dir), "%s", self);
+	snprintf(script, sizeof(script), "%s/fleet/fleet.sh", dirname(dir));
+	setenv("DMALAB_BIN", self, 1);
+	argv[1] = script;
+	execv(script, argv + 1);
+	error_errno("cannot run '%s' (make copies it there)", script);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	struct runner_opts opt;
@@ -326,6 +362,12 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "fleet"))
+		return exec_fleet(argv);
+	if (argc > 1 && !strcmp(argv[1], "compare"))
+		return cmd_compare(argc - 1, argv + 1); /* compare.c: its own options */
+	if (argc > 1 && !strcmp(argv[1], "baseline"))
+		return cmd_baseline(argc - 1, argv + 1);
 	if (argc > 1 && learn_is_command(argv[1]))
 		return learn_main(argc, argv); /* learn.c: its own options */
 	parse_args(&opt, argc, argv);

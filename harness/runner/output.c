@@ -2,8 +2,8 @@
  * output.c - what the user sees: the human format (narrative, one readable
  * line per verdict, colour on a terminal), TAP 13 (one test point per lab,
  * its claims as an indented subtest), the report card and the summary line,
- * which is always the last line on stdout (on stderr in JSON format, so that
- * stdout stays one JSON document).
+ * which is always the last line on stdout (on stderr in JSON and JUnit
+ * format, so that stdout stays one document).
  */
 #include <math.h>
 #include <stdio.h>
@@ -25,9 +25,10 @@ static const char *col(const struct run_state *rs, const char *c)
 	return rs->opt->color ? c : "";
 }
 
+/* In JSON and JUnit format stdout is one document: the rest goes to stderr. */
 FILE *out_progress_stream(struct run_state *rs)
 {
-	return rs->opt->format == FMT_JSON ? stderr : stdout;
+	return rs->opt->format == FMT_JSON || rs->opt->format == FMT_JUNIT ? stderr : stdout;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -500,7 +501,8 @@ void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
 	int i;
 
 	if (rs->save_failed)
-		fprintf(f, "%sreport card (NOT saved: %s/results.json could not be written):\n",
+		fprintf(f, "%sreport card (NOT saved: %s/results.json or junit.xml could not be "
+			"written):\n",
 			prefix, rs->opt->results_dir);
 	else
 		fprintf(f, "%sreport card (%s/results.json):\n", prefix, rs->opt->results_dir);
@@ -541,7 +543,7 @@ void out_run_end(struct run_state *rs)
 	struct totals t;
 
 	totals_count(rs, &t);
-	if (rs->opt->format != FMT_JSON)
+	if (rs->opt->format != FMT_JSON && rs->opt->format != FMT_JUNIT)
 		out_report_card(rs, f, prefix);
 	if (rs->aborted)
 		fprintf(f, "%saborted (%s): %d lab%s not run\n", prefix,

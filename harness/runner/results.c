@@ -422,8 +422,9 @@ int results_write(struct run_state *rs, struct json_writer *w)
 	return w->failed ? -1 : 0;
 }
 
-/* Writes results.json; with print_stdout also prints it.  0 or -1. */
-int results_save(struct run_state *rs, int print_stdout)
+/* Writes results.json, then junit.xml; the last save prints the document
+ * the format asks for (json here, junit in junit_save).  0 or -1. */
+int results_save(struct run_state *rs, int final)
 {
 	char path[PATH_MAX];
 	struct json_writer w;
@@ -437,10 +438,12 @@ int results_save(struct run_state *rs, int print_stdout)
 	if (rc && !rs->save_failed)
 		error_errno("cannot write '%s'", path);
 	rs->save_failed |= rc != 0;
-	if (print_stdout && !w.failed) {
+	if (final && rs->opt->format == FMT_JSON && !w.failed) {
 		fwrite(w.buf, 1, w.len, stdout);
 		fputc('\n', stdout);
 	}
 	jw_release(&w);
+	if (junit_save(rs, final && rs->opt->format == FMT_JUNIT))
+		rc = -1;
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "learn.h"
 #include "restore.h"
 #include "runner.h"
 
@@ -110,6 +111,7 @@ static void run_one(struct run_state *rs, struct lab_entry *lab)
 	out_lab_begin(rs, lab, argv);
 	io.log = open_log(lab, argv);
 	restore_before_lab(rs, lab);
+	learn_iso_now(lab->started, sizeof(lab->started)); /* junit.xml's timestamp */
 	if (spawn_lab(argv, lab->timeout_s * rs->opt->timeout_mul, &io, &sr)) {
 		record_not_run(lab, "missing", strerror(errno));
 	} else {
@@ -177,14 +179,14 @@ int cmd_run(struct run_state *rs)
 	if (runner_stop_signal)
 		stop_rest(rs, i);
 	rs->finished = !rs->aborted;
-	results_save(rs, rs->opt->format == FMT_JSON);
+	results_save(rs, 1);
 	out_run_end(rs);
 	results_keep_free(rs);
 	if (rs->aborted)
 		return 128 + rs->aborted;
 	if (rs->save_failed) { /* the verdicts above are in no file: say so, fail */
-		error("results not saved: %s/results.json could not be written (above); the run's "
-		      "verdicts are only in this output", rs->opt->results_dir);
+		error("results not saved: %s/results.json or junit.xml could not be written "
+		      "(above); the run's verdicts are only in this output", rs->opt->results_dir);
 		return 1;
 	}
 	return strcmp(run_status(rs), "pass") ? 1 : 0;

@@ -9,6 +9,7 @@
  *   results.c  results.json (questions, totals), written atomically
  *   merge.c    `run NN`: the labs of the earlier results.json it keeps
  *   output.c   human and TAP presentation, report card, summary line
+ *   junit.c    junit.xml: the run as JUnit XML for CI dashboards
  *   list.c     `dmalab list`: plans and predicted skips
  *   claims.c   `dmalab claims`: every claim's relation, from --describe
  *   usage.c    die, error, warning: every message on stderr (usage.h)
@@ -34,7 +35,7 @@ struct learn_results; /* learn.h */
 #define DMALAB_VERSION "0.1.0"
 #define KILL_GRACE_S 3.0 /* between SIGTERM and SIGKILL to a lab's group */
 
-enum out_format { FMT_HUMAN, FMT_TAP, FMT_JSON, FMT_UNSET };
+enum out_format { FMT_HUMAN, FMT_TAP, FMT_JSON, FMT_JUNIT, FMT_UNSET };
 
 struct runner_opts {
 	const char *command;    /* "list", "run", "check", "sysinfo" */
@@ -91,6 +92,7 @@ struct lab_entry {
 	int signal;           /* 0: none */
 	int timed_out;
 	double duration_s;
+	char started[32];     /* ISO 8601 UTC when it was started, "" not yet (junit.c) */
 	char log_path[PATH_MAX];
 	char json_path[PATH_MAX];
 	struct json *record;  /* the lab JSON, NULL if absent or corrupt */
@@ -236,7 +238,16 @@ struct totals {
 void totals_count(const struct run_state *rs, struct totals *t);
 const char *run_status(const struct run_state *rs);
 int results_write(struct run_state *rs, struct json_writer *w);
-int results_save(struct run_state *rs, int print_stdout);
+/* Writes results.json and junit.xml; final: the run's last save, which also
+ * prints the document --format json or junit asks for.  0 or -1. */
+int results_save(struct run_state *rs, int final);
+
+/* junit.c: the run as JUnit XML (Jenkins' junit-10.xsd); junit_save writes
+ * <results>/junit.xml atomically and, with print_stdout, the same bytes on
+ * stdout; a failed write is said once and sets save_failed.  0 or -1. */
+struct xml_writer;
+int junit_write(struct run_state *rs, struct xml_writer *x);
+int junit_save(struct run_state *rs, int print_stdout);
 
 /* output.c */
 void out_run_begin(struct run_state *rs, int nlabs);

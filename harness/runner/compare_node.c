@@ -1,0 +1,348 @@
+/*
+ * compare_node.c - one results.json (PROTOCOL.md 4) as compare sees it: the
+ * node's identity and match key, its headline figures, its claims' verdicts
+ * and its machine facts as text (compare.h).  Claims come through
+ * resload.c's results_load, so a verdict reads exactly as `dmalab check`
+ * counted it (a known erratum only when the lab said "predicted").
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "learn.h"
+
+/* Units of the lab facts that are headline figures: rates, times, ratios. */
+static const char *const headline_units[] = {
+	"GB/s", "GiB/s", "ns", "us", "ms", "s", "ms/GiB", "TFLOP/s", "x", "%",
+};
+
+int cmp_headline_unit(const char *unit)
+{
+	size_t i;
+
+	for (i = 0; unit && i < sizeof(headline_units) / sizeof(headline_units[0]); i++)
+		if (!strcmp(unit, headline_units[i]))
+			return 1;
+	return 0;
+}
+
+void cmp_key_lab(const char *key, char *lab, size_t len)
+{
+	size_t n = strcspn(key, "./");
+
+	snprintf(lab, len, "%.*s", (int)(n < len ? n : len - 1), key);
+}
+
+void cmp_key_text(const struct cmp_key *k, char *buf, size_t len)
+{
+	if (!k->ngpus)
+		snprintf(buf, len, "cpu-only");
+	else
+		snprintf(buf, len, "%s x%d PCIe Gen%d x%d", k->gpu, k->ngpus, k->gen, k->width);
+}
+
+int cmp_key_equal(const struct cmp_key *a, const struct cmp_key *b)
+{
+	return !strcmp(a->gpu, b->gpu) && a->ngpus == b->ngpus && a->gen == b->gen &&
+	       a->width == b->width;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void add_fact(struct cmp_node *n, const char *name, const char *fmt, ...)
+{
+	struct cmp_fact *f;
+	va_list ap;
+
+	if (n->nfact == CMP_MAX_FACTS)
+		return;
+	f = &n->fact[n->nfact++];
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	va_start(ap, fmt);
+	vsnprintf(f->value, sizeof(f->value), fmt, ap);
+	va_end(ap);
+}
+
+const char *cmp_node_fact(const struct cmp_node *n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n->nfact; i++)
+		if (!strcmp(n->fact[i].name, name))
+			return n->fact[i].value;
+	return NULL;
+}
+
+/* A string member that says something: not absent, "" or "unknown". */
+static const char *known_str(const struct json *o, const char *key)
+{
+	const char *s = json_get_str(o, key, NULL);
+
+	return s && *s && strcmp(s, "unknown") ? s : NULL;
+}
+
+/* Clock-event reasons that hold the clocks back; the others (gpu_idle,
+ * sync_boost, display_clocks) are the normal state of an idle GPU. */
+static int clocks_held_reason(const char *name)
+{
+	static const char *const held[] = { "sw_power_cap", "hw_slowdown", "sw_thermal",
+					    "hw_thermal", "hw_power_brake", "applications_clocks" };
+	size_t i;
+
+	for (i = 0; i < sizeof(held) / sizeof(held[0]); i++)
+		if (!strcmp(name, held[i]))
+			return 1;
+	return 0;
+}
+
+static void gpu_clock_fact(struct cmp_node *n, int i, const struct json *g)
+{
+	const struct json *names = json_get(g, "clocks_event_names"), *e;
+	char held[CMP_VALUE_LEN] = "", fact[CMP_FACT_LEN];
+	size_t len = 0;
+
+	if (json_get_num(g, "clocks_event_reasons", -1) < 0 || !names || names->type != JSON_ARR)
+		return; /* NVML did not say */
+	for (e = names->child; e; e = e->next)
+		if (e->type == JSON_STR && clocks_held_reason(e->str) && len < sizeof(held))
+			len += (size_t)snprintf(held + len, sizeof(held) - len, "%s%s",
+						len ? ", " : "", e->str);
+	snprintf(fact, sizeof(fact), "gpu%d.clocks_held", i);
+	add_fact(n, fact, "%s", len ? held : "none");
+}
+
+static void gpu_facts(struct cmp_node *n, int i, const struct json *g)
+{
+	struct cmp_gpu *G = &n->gpu[i];
+	char fact[CMP_FACT_LEN];
+	double procs = json_get_num(g, "compute_procs", -1);
+
+	snprintf(fact, sizeof(fact), "gpu%d.pcie_cur", i);
+	if (G->gen_cur > 0 && G->width_cur > 0)
+		add_fact(n, fact, "Gen%d x%d", G->gen_cur, G->width_cur);
+	snprintf(fact, sizeof(fact), "gpu%d.pcie_max", i);
+	if (G->gen_max > 0 && G->width_max > 0)
+		add_fact(n, fact, "Gen%d x%d", G->gen_max, G->width_max);
+	snprintf(fact, sizeof(fact), "gpu%d.numa_node", i);
+	if (G->numa_node >= 0)
+		add_fact(n, fact, "%d", G->numa_node);
+	snprintf(fact, sizeof(fact), "gpu%d.iommu", i);
+	if (known_str(g, "iommu"))
+		add_fact(n, fact, "%s", known_str(g, "iommu"));
+	snprintf(fact, sizeof(fact), "gpu%d.compute_procs", i);
+	if (procs >= 0)
+		add_fact(n, fact, "%.0f", procs);
+	gpu_clock_fact(n, i, g);
+}
+
+static void load_gpus(struct cmp_node *n, const struct json *gpus)
+{
+	const struct json *g;
+	int i = 0;
+
+	for (g = gpus && gpus->type == JSON_ARR ? gpus->child : NULL; g; g = g->next, i++) {
+		const char *name = json_get_str(g, "name", "?");
+
+		n->key.ngpus++;
+		if (i == 0)
+			snprintf(n->key.gpu, sizeof(n->key.gpu), "%s", name);
+		else if (!strstr(n->key.gpu, name) && strlen(n->key.gpu) + strlen(name) + 4 <
+			 sizeof(n->key.gpu))
+			strcat(strcat(n->key.gpu, " + "), name); /* a node of mixed models */
+		if (i >= CMP_MAX_GPUS)
+			continue;
+		n->gpu[i] = (struct cmp_gpu){
+			.index = (int)json_get_num(g, "index", i),
+			.gen_cur = (int)json_get_num(g, "pcie_gen_cur", 0),
+			.width_cur = (int)json_get_num(g, "pcie_width_cur", 0),
+			.gen_max = (int)json_get_num(g, "pcie_gen_max", 0),
+			.width_max = (int)json_get_num(g, "pcie_width_max", 0),
+			.numa_node = (int)json_get_num(g, "numa_node", -1),
+		};
+		snprintf(n->gpu[i].name, sizeof(n->gpu[i].name), "%s", name);
+		snprintf(n->gpu[i].uuid, sizeof(n->gpu[i].uuid), "%s", json_get_str(g, "uuid", ""));
+		snprintf(n->gpu[i].bdf, sizeof(n->gpu[i].bdf), "%s", json_get_str(g, "bdf", ""));
+		gpu_facts(n, i, g);
+	}
+	if (n->key.ngpus) {
+		n->key.gen = n->gpu[0].gen_max;
+		n->key.width = n->gpu[0].width_max;
+	} else {
+		snprintf(n->key.gpu, sizeof(n->key.gpu), "cpu-only");
+	}
+}
+
+static void load_cpu_nodes(struct cmp_node *n, const struct json *m)
+{
+	const struct json *a = json_get(m, "cpu_nodes"), *e;
+	char list[CMP_VALUE_LEN] = "";
+	size_t len = 0;
+
+	for (e = a && a->type == JSON_ARR ? a->child : NULL; e; e = e->next) {
+		if (e->type != JSON_NUM || n->ncpu_nodes == 16)
+			continue;
+		n->cpu_nodes[n->ncpu_nodes++] = (int)e->num;
+		if (len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d",
+						len ? "," : "", (int)e->num);
+	}
+	if (n->ncpu_nodes)
+		add_fact(n, "cpu_nodes", "%s", list);
+}
+
+/* The machine facts compare names (explain.c reads them by these names). */
+static void load_machine(struct cmp_node *n, const struct json *m)
+{
+	const struct json *memlock = json_get(m, "memlock"), *numa = json_get(m, "numa");
+	const struct json *huge = json_get(m, "hugepages");
+	double lock = json_get_num(memlock, "cur", NAN);
+	const char *s;
+
+	snprintf(n->host, sizeof(n->host), "%s", json_get_str(m, "hostname", "?"));
+	if ((s = known_str(m, "thp")))
+		add_fact(n, "thp", "%s", s);
+	if ((s = known_str(m, "iommu")))
+		add_fact(n, "iommu", "%s", s);
+	if (lock < 0)
+		add_fact(n, "memlock", "unlimited");
+	else if (isfinite(lock))
+		add_fact(n, "memlock", "%.0f", lock);
+	if (json_get(m, "cap_ipc_lock"))
+		add_fact(n, "cap_ipc_lock", "%s", json_get_num(m, "cap_ipc_lock", 0) ? "yes" : "no");
+	if (json_get(numa, "nodes"))
+		add_fact(n, "numa_nodes", "%.0f", json_get_num(numa, "nodes", 0));
+	load_cpu_nodes(n, m);
+	if ((s = known_str(m, "cpus_allowed")))
+		add_fact(n, "cpus_allowed", "%s", s);
+	if ((s = known_str(m, "kernel")))
+		add_fact(n, "kernel", "%s", s);
+	if ((s = known_str(m, "driver_version")))
+		add_fact(n, "driver", "%s", s);
+	if (json_get(huge, "total"))
+		add_fact(n, "hugepages", "%.0f", json_get_num(huge, "total", 0));
+	load_gpus(n, json_get(m, "gpus"));
+}
+
+static enum cmp_verdict claim_verdict(const struct claim_res *c)
+{
+	if (claim_res_known(c))
+		return CMP_V_KNOWN;
+	if (!strcmp(c->status, "pending"))
+		return CMP_V_NOT_RUN; /* a lab record cut short */
+	return cmp_verdict_parse(c->status) == CMP_NVERDICTS ? CMP_V_ERROR
+							     : cmp_verdict_parse(c->status);
+}
+
+static void add_figure(struct cmp_node *n, const char *key, const char *unit, double v,
+		       double lo, double hi)
+{
+	struct cmp_figure *f = &n->fig[n->nfig++];
+
+	snprintf(f->key, sizeof(f->key), "%s", key);
+	snprintf(f->unit, sizeof(f->unit), "%s", unit ? unit : "");
+	f->value = v;
+	f->lo = isfinite(lo) ? lo : NAN;
+	f->hi = isfinite(hi) ? hi : NAN;
+}
+
+static void load_claims(struct cmp_node *n, const struct learn_results *r)
+{
+	int i, k;
+
+	for (i = 0; i < r->nlabs; i++)
+		for (k = 0; k < r->labs[i].nclaims; k++) {
+			const struct claim_res *c = &r->labs[i].claims[k];
+			struct cmp_claim *cc = &n->claim[n->nclaim++];
+
+			snprintf(cc->id, sizeof(cc->id), "%s", c->id);
+			cc->verdict = claim_verdict(c);
+			if (isfinite(c->got))
+				add_figure(n, c->id, c->unit, c->got, c->got_lo, c->got_hi);
+		}
+}
+
+static void load_facts(struct cmp_node *n, const struct json *labs)
+{
+	const struct json *lab, *f;
+	char key[CMP_KEY_LEN];
+
+	for (lab = labs->child; lab; lab = lab->next) {
+		const struct json *facts = json_get(lab, "facts");
+
+		for (f = facts && facts->type == JSON_OBJ ? facts->child : NULL; f; f = f->next) {
+			const struct json *v = json_get(f, "value");
+
+			if (f->type != JSON_OBJ || !v || v->type != JSON_NUM ||
+			    !cmp_headline_unit(json_get_str(f, "unit", "")))
+				continue;
+			snprintf(key, sizeof(key), "%s/%s", json_get_str(lab, "id", "?"), f->key);
+			add_figure(n, key, json_get_str(f, "unit", ""), v->num, NAN, NAN);
+		}
+	}
+}
+
+/* Upper bounds of the figures and claims a document holds. */
+static void count_entries(const struct learn_results *r, const struct json *labs,
+			  size_t *nclaims, size_t *nfacts)
+{
+	const struct json *lab, *facts;
+	int i;
+
+	*nclaims = *nfacts = 0;
+	for (i = 0; i < r->nlabs; i++)
+		*nclaims += (size_t)r->labs[i].nclaims;
+	for (lab = labs->child; lab; lab = lab->next)
+		if ((facts = json_get(lab, "facts")) && facts->type == JSON_OBJ)
+			*nfacts += facts->count;
+}
+
+int cmp_node_load(const char *path, struct cmp_node *n, char *err, size_t errlen)
+{
+	struct learn_results r;
+	const struct json *labs;
+	size_t nclaims, nfacts;
+
+	memset(n, 0, sizeof(*n));
+	if (results_load(path, &r, err, errlen))
+		return -1;
+	snprintf(n->path, sizeof(n->path), "%s", path);
+	snprintf(n->started, sizeof(n->started), "%s", r.started);
+	snprintf(n->version, sizeof(n->version), "%s",
+		 json_get_str(json_get(r.doc, "dmalab"), "version", "?"));
+	n->quick = json_get_num(r.doc, "quick", 0) != 0;
+	load_machine(n, json_get(r.doc, "machine"));
+	labs = json_get(r.doc, "labs");
+	count_entries(&r, labs, &nclaims, &nfacts);
+	n->fig = calloc(nclaims + nfacts + 1, sizeof(*n->fig));
+	n->claim = calloc(nclaims + 1, sizeof(*n->claim));
+	if (!n->fig || !n->claim) {
+		results_unload(&r);
+		cmp_node_free(n);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	load_claims(n, &r);
+	load_facts(n, labs);
+	results_unload(&r);
+	return 0;
+}
+
+void cmp_node_free(struct cmp_node *n)
+{
+	free(n->fig);
+	free(n->claim);
+	memset(n, 0, sizeof(*n));
+}
+
+const struct cmp_figure *cmp_node_figure(const struct cmp_node *n, const char *key)
+{
+	int i;
+
+	for (i = 0; i < n->nfig; i++)
+		if (!strcmp(n->fig[i].key, key))
+			return &n->fig[i];
+	return NULL;
+}

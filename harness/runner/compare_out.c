@@ -1,0 +1,442 @@
+/*
+ * compare_out.c - the report of `dmalab compare` (compare.h).
+ *
+ * Human: the rules in three lines, one line per node (flagged first: host,
+ * machine type, status, bad items, notes, the worst bad item), the flagged
+ * nodes' bad items with their causes (their notes too with --notes), and a
+ * summary line last.  An ok node is one line, whatever its notes, so 200
+ * nodes stay readable.
+ * JSON (dmalab-compare/1, PROTOCOL.md 8): everything, for the fleet page
+ * (plots/fleet_report.py) and dashboards.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "compare.h"
+#include "runner.h"
+
+/* The spread rule in words (static storage). */
+static const char *rule_text(const struct cmp_ref *baseline)
+{
+	static char text[300];
+
+	if (baseline)
+		snprintf(text, sizeof(text), "spread = [lowest got_lo or got, highest got_hi or "
+			 "got] of the baseline's runs, at least +- %g %% of the median",
+			 100 * CMP_SPREAD_FLOOR);
+	else
+		snprintf(text, sizeof(text), "spread = median +- %g x %g x MAD over the nodes of "
+			 "one machine type, at least +- %g %% of the median", CMP_MAD_K,
+			 CMP_MAD_NORMAL, 100 * CMP_SPREAD_FLOOR);
+	return text;
+}
+
+static const char *verdict_word(enum cmp_verdict v)
+{
+	return v < CMP_NVERDICTS ? cmp_verdict_words[v] : "?";
+}
+
+void cmp_item_text(const struct cmp_item *it, const struct cmp_ref *ref, char *buf, size_t len)
+{
+	if (it->is_verdict)
+		snprintf(buf, len, "%s %s, %s's %s", it->key, verdict_word(it->verdict),
+			 ref ? ref->word : "the reference", verdict_word(it->ref_verdict));
+	else if (isfinite(it->pct))
+		snprintf(buf, len, "%s %.4g%s%s, %.1f %% %s", it->key, it->value, *it->unit ? " " : "",
+			 it->unit, fabs(it->pct), it->low ? "low" : "high");
+	else
+		snprintf(buf, len, "%s %.4g%s%s, outside %.4g..%.4g", it->key, it->value,
+			 *it->unit ? " " : "", it->unit, it->spread_lo, it->spread_hi);
+}
+
+static void node_gpus(const struct cmp_node *n, char *buf, size_t len)
+{
+	size_t used = 0;
+	int g;
+
+	buf[0] = '\0';
+	for (g = 0; g < n->key.ngpus && g < CMP_MAX_GPUS && used < len; g++)
+		used += (size_t)snprintf(buf + used, len - used, "%sGPU %d %s%s%s", g ? ", " : "",
+					 n->gpu[g].index, n->gpu[g].uuid, *n->gpu[g].uuid ? " at " : "",
+					 n->gpu[g].bdf);
+}
+
+/* Flagged nodes first, then unjudged, then ok; input order within each. */
+static int rank_of(const struct cmp_result *r)
+{
+	return !strcmp(r->status, "flagged") ? 0 : !strcmp(r->status, "unjudged") ? 1 : 2;
+}
+
+static void column_widths(const struct cmp_result *res, int n, int *hw, int *kw)
+{
+	char key[200];
+	int i;
+
+	*hw = 4;
+	*kw = 12;
+	for (i = 0; i < n; i++) {
+		int h = (int)strlen(res[i].node->host);
+
+		cmp_key_text(&res[i].node->key, key, sizeof(key));
+		*hw = h > *hw ? (h < 32 ? h : 32) : *hw;
+		*kw = (int)strlen(key) > *kw ? ((int)strlen(key) < 40 ? (int)strlen(key) : 40) : *kw;
+	}
+}
+
+static void print_table(FILE *f, const struct cmp_result *res, int n)
+{
+	char key[200], worst[400];
+	int hw, kw, rank, i;
+
+	column_widths(res, n, &hw, &kw);
+	fprintf(f, "%-*s  %-*s  %-8s  %7s  %5s  %s\n", hw, "host", kw, "machine type", "status",
+		"flagged", "notes", "worst");
+	for (rank = 0; rank < 3; rank++)
+		for (i = 0; i < n; i++) {
+			const struct cmp_result *r = &res[i];
+
+			if (rank_of(r) != rank)
+				continue;
+			cmp_key_text(&r->node->key, key, sizeof(key));
+			worst[0] = '\0';
+			if (r->worst >= 0)
+				cmp_item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
+			fprintf(f, "%-*.*s  %-*.*s  %-8s  %7d  %5d%s%s\n", hw, hw, r->node->host, kw,
+				kw, key, r->status, r->nbad, r->nnotes, *worst ? "  " : "", worst);
+		}
+}
+
+static int same_causes(const struct cmp_item *a, const struct cmp_item *b)
+{
+	int c;
+
+	if (a->ncauses != b->ncauses)
+		return 0;
+	for (c = 0; c < a->ncauses; c++)
+		if (strcmp(a->cause[c], b->cause[c]))
+			return 0;
+	return 1;
+}
+
+/* Why a figure item is bad or only a note, after its direction. */
+static const char *figure_judgement(const struct cmp_item *it)
+{
+	if (it->bad)
+		return ", worse";
+	return cmp_bad_dir(it->unit) == CMP_BAD_NONE ? ", no bad direction" : ", better";
+}
+
+/* One item; its causes after the last of a run of items that share them
+ * (next: the next item printed, or NULL), so a node with one cause says it
+ * once. */
+static void print_item(FILE *f, const struct cmp_item *it, const struct cmp_item *next,
+		       const struct cmp_ref *ref)
+{
+	int c;
+
+	if (it->is_verdict)
+		fprintf(f, "  %-26s verdict %s, %s's %s: %s\n", it->key, verdict_word(it->verdict),
+			ref->word, verdict_word(it->ref_verdict), it->change);
+	else
+		fprintf(f, "  %-26s %10.4g %-7s median %.4g  spread %.4g..%.4g  %+.1f %%  %s%s\n",
+			it->key, it->value, it->unit, it->median, it->spread_lo, it->spread_hi,
+			it->pct, it->low ? "low" : "high", figure_judgement(it));
+	if (next && same_causes(it, next))
+		return;
+	for (c = 0; c < it->ncauses; c++)
+		fprintf(f, "    %s %s\n", c ? "          " : "likely cause:", it->cause[c]);
+}
+
+/* The flagged nodes: their bad items (first in item[]), with notes their
+ * notes under a line of their own. */
+static void print_details(FILE *f, const struct cmp_result *res, int n, int notes)
+{
+	char key[200], gpus[600];
+	int i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct cmp_result *r = &res[i];
+		int shown = notes ? r->nitem : r->nbad;
+
+		if (strcmp(r->status, "flagged"))
+			continue;
+		cmp_key_text(&r->node->key, key, sizeof(key));
+		node_gpus(r->node, gpus, sizeof(gpus));
+		fprintf(f, "\n%s: %s%s%s (%s)\n", r->node->host, key, *gpus ? ", " : "", gpus,
+			r->node->path);
+		for (k = 0; k < shown; k++) {
+			if (k == r->nbad)
+				fprintf(f, "  notes (not bad: better, no bad direction, or a verdict "
+					"that changed otherwise):\n");
+			print_item(f, &r->item[k], k + 1 < shown ? &r->item[k + 1] : NULL, r->ref);
+		}
+	}
+}
+
+void cmp_print_human(FILE *f, const struct cmp_result *res, int n, const struct cmp_opts *o,
+		     const struct cmp_ref *baseline)
+{
+	int i, flagged = 0, unjudged = 0, notes = 0;
+
+	for (i = 0; i < n; i++) {
+		flagged += !strcmp(res[i].status, "flagged");
+		unjudged += !strcmp(res[i].status, "unjudged");
+		notes += res[i].nnotes;
+	}
+	if (baseline)
+		fprintf(f, "dmalab compare: %d node%s against the baseline '%s' (%d runs, %s)\n", n,
+			n == 1 ? "" : "s", baseline->name, baseline->nruns, baseline->path);
+	else
+		fprintf(f, "dmalab compare: %d node%s against the fleet (each figure's median over "
+			"the nodes of one machine type)\n", n, n == 1 ? "" : "s");
+	fprintf(f, "flagged: a rate low or a time high, outside the spread %s more than %g %% "
+		"from the median; a verdict worse than the majority's\nnotes, which never flag: "
+		"such moves the good way or of a unit with no bad direction (x, %%, counts), other "
+		"verdict changes%s\n(%s)\n\n",
+		o->either ? "or" : "and", o->pct, o->notes ? "" : " (--notes lists a flagged node's)",
+		rule_text(baseline));
+	print_table(f, res, n);
+	print_details(f, res, n, o->notes);
+	fprintf(f, "\nsummary: %d of %d node%s flagged, %d ok", flagged, n, n == 1 ? "" : "s",
+		n - flagged - unjudged);
+	if (unjudged)
+		fprintf(f, ", %d unjudged", unjudged);
+	fprintf(f, " (P = %g %%, %soutside the spread %s beyond P); %d note%s\n", o->pct,
+		o->either ? "--either: " : "", o->either ? "or" : "and", notes,
+		notes == 1 ? "" : "s");
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON */
+
+void cmp_iso_now(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+}
+
+void cmp_write_key(struct json_writer *w, const struct cmp_key *k, int quick)
+{
+	char text[200];
+
+	cmp_key_text(k, text, sizeof(text));
+	jw_key(w, "key");
+	jw_obj_begin(w);
+	jw_kstr(w, "gpu", k->gpu);
+	jw_kint(w, "gpus", k->ngpus);
+	jw_kint(w, "pcie_gen_max", k->gen);
+	jw_kint(w, "pcie_width_max", k->width);
+	jw_obj_end(w);
+	jw_kstr(w, "key_text", text);
+	jw_kbool(w, "quick", quick);
+}
+
+static void write_spread(struct json_writer *w, double lo, double hi)
+{
+	jw_key(w, "spread");
+	jw_arr_begin(w);
+	jw_num(w, lo);
+	jw_num(w, hi);
+	jw_arr_end(w);
+}
+
+static void write_group(struct json_writer *w, const struct cmp_ref *r)
+{
+	int i;
+
+	jw_obj_begin(w);
+	jw_kstr(w, "name", r->name);
+	cmp_write_key(w, &r->key, r->quick);
+	jw_kint(w, "runs", r->nruns);
+	jw_key(w, "figures");
+	jw_arr_begin(w);
+	for (i = 0; i < r->nfig; i++) {
+		const struct cmp_ref_fig *f = &r->fig[i];
+
+		jw_obj_begin(w);
+		jw_kstr(w, "key", f->key);
+		jw_kstr(w, "unit", f->unit);
+		jw_kint(w, "n", f->n);
+		jw_knum(w, "median", f->median);
+		jw_knum(w, "mad", f->mad);
+		jw_knum(w, "min", f->min);
+		jw_knum(w, "max", f->max);
+		write_spread(w, f->spread_lo, f->spread_hi);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+static void write_item(struct json_writer *w, const struct cmp_item *it, const struct cmp_ref *ref)
+{
+	char text[400];
+	int c;
+
+	cmp_item_text(it, ref, text, sizeof(text));
+	jw_obj_begin(w);
+	jw_kstr(w, "kind", it->is_verdict ? "verdict" : "figure");
+	jw_kstr(w, "key", it->key);
+	jw_kstr(w, "lab", it->lab);
+	jw_kstr(w, "text", text);
+	jw_kbool(w, "bad", it->bad);
+	if (it->is_verdict) {
+		jw_kstr(w, "verdict", verdict_word(it->verdict));
+		jw_kstr(w, "reference", verdict_word(it->ref_verdict));
+		jw_kstr(w, "change", it->change);
+	} else {
+		jw_kstr(w, "unit", it->unit);
+		jw_knum(w, "value", it->value);
+		jw_knum(w, "median", it->median);
+		write_spread(w, it->spread_lo, it->spread_hi);
+		jw_knum(w, "pct", it->pct);
+		jw_kstr(w, "direction", it->low ? "low" : "high");
+		jw_kbool(w, "outside_spread", it->outside);
+		jw_kbool(w, "beyond_pct", it->beyond_pct);
+	}
+	jw_kbool(w, "explained", it->explained);
+	jw_key(w, "causes");
+	jw_arr_begin(w);
+	for (c = 0; c < it->ncauses; c++)
+		jw_str(w, it->cause[c]);
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+/* Every figure of the node beside its reference, flagged or not. */
+static void write_figures(struct json_writer *w, const struct cmp_result *r)
+{
+	int i;
+
+	jw_key(w, "figures");
+	jw_arr_begin(w);
+	for (i = 0; r->ref && i < r->node->nfig; i++) {
+		const struct cmp_figure *f = &r->node->fig[i];
+		const struct cmp_ref_fig *rf = cmp_ref_figure(r->ref, f->key);
+
+		jw_obj_begin(w);
+		jw_kstr(w, "key", f->key);
+		jw_kstr(w, "unit", f->unit);
+		jw_knum(w, "value", f->value);
+		jw_knum(w, "median", rf && rf->n >= r->ref->min_n ? rf->median : NAN);
+		jw_knum(w, "pct", rf && rf->n >= r->ref->min_n ? cmp_pct_off(f->value, rf->median)
+							       : NAN);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+static void write_node(struct json_writer *w, const struct cmp_result *r)
+{
+	const struct cmp_node *n = r->node;
+	char worst[400] = "";
+	int g;
+
+	if (r->worst >= 0)
+		cmp_item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
+	jw_obj_begin(w);
+	jw_kstr(w, "path", n->path);
+	jw_kstr(w, "host", n->host);
+	jw_kstr(w, "started", n->started);
+	jw_key(w, "gpus");
+	jw_arr_begin(w);
+	for (g = 0; g < n->key.ngpus && g < CMP_MAX_GPUS; g++) {
+		jw_obj_begin(w);
+		jw_kint(w, "index", n->gpu[g].index);
+		jw_kstr(w, "name", n->gpu[g].name);
+		jw_kstr(w, "uuid", n->gpu[g].uuid);
+		jw_kstr(w, "bdf", n->gpu[g].bdf);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	cmp_write_key(w, &n->key, n->quick);
+	jw_kstr(w, "reference", r->ref ? r->ref->name : NULL);
+	jw_kstr(w, "status", r->status);
+	jw_kint(w, "flagged", r->nbad);
+	jw_kint(w, "bad", r->nbad);
+	jw_kint(w, "notes", r->nnotes);
+	jw_kstr(w, "worst", r->worst >= 0 ? worst : NULL);
+	jw_key(w, "items");
+	jw_arr_begin(w);
+	for (g = 0; g < r->nitem; g++)
+		write_item(w, &r->item[g], r->ref);
+	jw_arr_end(w);
+	write_figures(w, r);
+	jw_obj_end(w);
+}
+
+static void write_rules(struct json_writer *w, const struct cmp_opts *o,
+			const struct cmp_ref *baseline)
+{
+	jw_key(w, "rules");
+	jw_obj_begin(w);
+	jw_knum(w, "pct", o->pct);
+	jw_kstr(w, "figure_rule", o->either ? "either" : "both");
+	jw_kstr(w, "spread", rule_text(baseline));
+	jw_knum(w, "mad_k", CMP_MAD_K);
+	jw_knum(w, "spread_floor_pct", 100 * CMP_SPREAD_FLOOR);
+	jw_kint(w, "min_fleet", CMP_MIN_FLEET);
+	jw_obj_end(w);
+}
+
+static void write_totals(struct json_writer *w, const struct cmp_result *res, int n)
+{
+	int i, flagged = 0, unjudged = 0;
+
+	for (i = 0; i < n; i++) {
+		flagged += !strcmp(res[i].status, "flagged");
+		unjudged += !strcmp(res[i].status, "unjudged");
+	}
+	jw_key(w, "totals");
+	jw_obj_begin(w);
+	jw_kint(w, "nodes", n);
+	jw_kint(w, "ok", n - flagged - unjudged);
+	jw_kint(w, "flagged", flagged);
+	jw_kint(w, "unjudged", unjudged);
+	jw_obj_end(w);
+}
+
+void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
+		    const struct cmp_opts *o, const struct cmp_ref *const *refs, int nrefs,
+		    const struct cmp_ref *baseline)
+{
+	char now[32];
+	int i;
+
+	cmp_iso_now(now, sizeof(now));
+	jw_obj_begin(w);
+	jw_kstr(w, "schema", "dmalab-compare/1");
+	jw_key(w, "dmalab");
+	jw_obj_begin(w);
+	jw_kstr(w, "version", DMALAB_VERSION);
+	jw_obj_end(w);
+	jw_kstr(w, "created", now);
+	jw_kstr(w, "against", baseline ? "baseline" : "fleet");
+	jw_key(w, "baseline");
+	if (baseline) {
+		jw_obj_begin(w);
+		jw_kstr(w, "name", baseline->name);
+		jw_kstr(w, "path", baseline->path);
+		jw_kint(w, "runs", baseline->nruns);
+		jw_obj_end(w);
+	} else {
+		jw_null(w);
+	}
+	write_rules(w, o, baseline);
+	write_totals(w, res, n);
+	jw_key(w, "references");
+	jw_arr_begin(w);
+	for (i = 0; i < nrefs; i++)
+		write_group(w, refs[i]);
+	jw_arr_end(w);
+	jw_key(w, "nodes");
+	jw_arr_begin(w);
+	for (i = 0; i < n; i++)
+		write_node(w, &res[i]);
+	jw_arr_end(w);
+	jw_obj_end(w);
+}

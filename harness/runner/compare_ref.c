@@ -1,0 +1,336 @@
+/*
+ * compare_ref.c - the statistics of compare and a reference built from
+ * several nodes (compare.h): per figure its median, MAD, min, max and the
+ * band outside which a node's value is flagged; per claim the verdicts seen
+ * and their majority; per machine fact the values seen and the most common.
+ *
+ * The fleet's band, median +- 3 x 1.4826 x MAD, is the robust stand-in for
+ * mean +- 3 standard deviations: the factor 1.4826 makes the MAD comparable
+ * with the standard deviation of normally distributed values (as Praat's
+ * manual states for its MAD:
+ * http://www.fon.hum.uva.nl/praat/manual/Table__Get_median_absolute_deviation___.html),
+ * and one bad node barely moves a median or a MAD, where it would move a
+ * mean and a standard deviation enough to hide itself.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+
+const char *const cmp_verdict_words[CMP_NVERDICTS] = {
+	"pass", "known_erratum", "fail", "inconclusive", "skip", "error", "not_run",
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double cmp_median(double *v, int n)
+{
+	if (n < 1)
+		return NAN;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double cmp_mad(const double *v, int n, double median, double *scratch)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		scratch[i] = fabs(v[i] - median);
+	return cmp_median(scratch, n);
+}
+
+double cmp_pct_off(double value, double median)
+{
+	if (!isfinite(median) || median == 0 || !isfinite(value))
+		return NAN;
+	return 100 * (value - median) / fabs(median);
+}
+
+enum cmp_bad cmp_bad_dir(const char *unit)
+{
+	static const char *const rates[] = { "GB/s", "GiB/s", "MB/s", "MiB/s", "TFLOP/s",
+					     "GFLOP/s" };
+	static const char *const times[] = { "ns", "us", "ms", "s", "ms/GiB", "us/GiB",
+					     "s/GiB" };
+	size_t i;
+
+	for (i = 0; unit && i < sizeof(rates) / sizeof(rates[0]); i++)
+		if (!strcmp(unit, rates[i]))
+			return CMP_BAD_LOW;
+	for (i = 0; unit && i < sizeof(times) / sizeof(times[0]); i++)
+		if (!strcmp(unit, times[i]))
+			return CMP_BAD_HIGH;
+	return CMP_BAD_NONE;
+}
+
+void cmp_spread(struct cmp_ref_fig *f, enum cmp_spread_rule rule)
+{
+	double floor = CMP_SPREAD_FLOOR * fabs(f->median);
+
+	if (rule == CMP_SPREAD_FLEET) {
+		double half = fmax(CMP_MAD_K * CMP_MAD_NORMAL * f->mad, floor);
+
+		f->spread_lo = f->median - half;
+		f->spread_hi = f->median + half;
+	} else {
+		f->spread_lo = fmin(f->lo_min, f->median - floor);
+		f->spread_hi = fmax(f->hi_max, f->median + floor);
+	}
+}
+
+enum cmp_verdict cmp_verdict_parse(const char *word)
+{
+	int v;
+
+	for (v = 0; word && v < CMP_NVERDICTS; v++)
+		if (!strcmp(word, cmp_verdict_words[v]))
+			return (enum cmp_verdict)v;
+	return CMP_NVERDICTS;
+}
+
+enum cmp_verdict cmp_majority(const int count[CMP_NVERDICTS])
+{
+	int v, best = CMP_NVERDICTS;
+
+	for (v = 0; v < CMP_NVERDICTS; v++)
+		if (count[v] > 0 && (best == CMP_NVERDICTS || count[v] > count[best]))
+			best = v;
+	return (enum cmp_verdict)best;
+}
+
+static int verdict_broken(enum cmp_verdict v)
+{
+	return v == CMP_V_FAIL || v == CMP_V_ERROR || v == CMP_V_NOT_RUN;
+}
+
+const char *cmp_verdict_change(enum cmp_verdict now, enum cmp_verdict ref)
+{
+	if (now == ref)
+		return NULL;
+	/* worse only from a verdict that held: inconclusive or skip -> fail says
+	 * less about the node than pass -> fail does */
+	if (verdict_broken(now) && (ref == CMP_V_PASS || ref == CMP_V_KNOWN))
+		return "worse";
+	if ((now == CMP_V_PASS || now == CMP_V_KNOWN) && verdict_broken(ref))
+		return "better";
+	return "changed";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Building a reference: every node's entries in one array, sorted by name,
+ * then one pass over each run of equal names. */
+
+struct fig_entry {
+	const struct cmp_figure *f;
+};
+
+static int fig_entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct fig_entry *)a)->f->key, ((const struct fig_entry *)b)->f->key);
+}
+
+/* Figure stats from e[0..k-1] (one key); scratch holds 2k doubles. */
+static void fig_stats(struct cmp_ref_fig *rf, const struct fig_entry *e, int k, double *scratch,
+		      enum cmp_spread_rule rule)
+{
+	double *v = scratch, *dev = scratch + k;
+	int i;
+
+	snprintf(rf->key, sizeof(rf->key), "%s", e[0].f->key);
+	snprintf(rf->unit, sizeof(rf->unit), "%s", e[0].f->unit);
+	rf->n = k;
+	rf->lo_min = INFINITY;
+	rf->hi_max = -INFINITY;
+	for (i = 0; i < k; i++) {
+		const struct cmp_figure *f = e[i].f;
+
+		v[i] = f->value;
+		rf->lo_min = fmin(rf->lo_min, isfinite(f->lo) ? f->lo : f->value);
+		rf->hi_max = fmax(rf->hi_max, isfinite(f->hi) ? f->hi : f->value);
+		rf->has_interval |= isfinite(f->lo) || isfinite(f->hi);
+	}
+	rf->median = cmp_median(v, k);
+	rf->min = v[0];
+	rf->max = v[k - 1];
+	rf->mad = cmp_mad(v, k, rf->median, dev);
+	cmp_spread(rf, rule);
+}
+
+static int build_figures(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
+			 enum cmp_spread_rule rule)
+{
+	struct fig_entry *e;
+	double *scratch;
+	int total = 0, i, k, start;
+
+	for (i = 0; i < n; i++)
+		total += nodes[i]->nfig;
+	e = calloc((size_t)total + 1, sizeof(*e));
+	scratch = calloc(2 * (size_t)n + 2, sizeof(*scratch));
+	r->fig = calloc((size_t)total + 1, sizeof(*r->fig));
+	if (!e || !scratch || !r->fig) {
+		free(e);
+		free(scratch);
+		return -1;
+	}
+	for (i = 0, k = 0; i < n; i++)
+		for (int j = 0; j < nodes[i]->nfig; j++)
+			e[k++].f = &nodes[i]->fig[j];
+	qsort(e, (size_t)total, sizeof(*e), fig_entry_cmp);
+	for (start = 0; start < total; start = k) {
+		for (k = start + 1; k < total && !strcmp(e[k].f->key, e[start].f->key); k++)
+			;
+		/* a node lists a key once, so a run is at most n long */
+		fig_stats(&r->fig[r->nfig++], e + start, k - start > n ? n : k - start, scratch,
+			  rule);
+	}
+	free(e);
+	free(scratch);
+	return 0;
+}
+
+static struct cmp_ref_claim *ref_claim_add(struct cmp_ref *r, const char *id)
+{
+	struct cmp_ref_claim *c = (struct cmp_ref_claim *)cmp_ref_claim_find(r, id);
+
+	if (c)
+		return c;
+	c = &r->claim[r->nclaim++];
+	snprintf(c->id, sizeof(c->id), "%s", id);
+	cmp_ref_sort(r); /* keeps the lookup a binary search; claims are few */
+	return (struct cmp_ref_claim *)cmp_ref_claim_find(r, id);
+}
+
+static int build_claims(struct cmp_ref *r, struct cmp_node *const *nodes, int n)
+{
+	int total = 0, i, j;
+
+	for (i = 0; i < n; i++)
+		total += nodes[i]->nclaim;
+	r->claim = calloc((size_t)total + 1, sizeof(*r->claim));
+	if (!r->claim)
+		return -1;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < nodes[i]->nclaim; j++)
+			ref_claim_add(r, nodes[i]->claim[j].id)->count[nodes[i]->claim[j].verdict]++;
+	for (i = 0; i < r->nclaim; i++)
+		r->claim[i].majority = cmp_majority(r->claim[i].count);
+	return 0;
+}
+
+static struct cmp_ref_fact *ref_fact_add(struct cmp_ref *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->nfact; i++)
+		if (!strcmp(r->fact[i].name, name))
+			return &r->fact[i];
+	if (r->nfact == CMP_MAX_FACTS)
+		return NULL;
+	snprintf(r->fact[r->nfact].name, sizeof(r->fact[0].name), "%s", name);
+	return &r->fact[r->nfact++];
+}
+
+static void ref_fact_count(struct cmp_ref_fact *f, const char *value)
+{
+	int i;
+
+	for (i = 0; i < f->nvalues && strcmp(f->value[i], value); i++)
+		;
+	if (i == f->nvalues) {
+		if (f->nvalues == CMP_FACT_VALUES)
+			return; /* a fact this varied names no reference value anyway */
+		snprintf(f->value[f->nvalues++], sizeof(f->value[0]), "%s", value);
+	}
+	if (++f->count[i] > f->count[f->majority])
+		f->majority = i;
+}
+
+static int build_facts(struct cmp_ref *r, struct cmp_node *const *nodes, int n)
+{
+	int i, j;
+
+	r->fact = calloc(CMP_MAX_FACTS, sizeof(*r->fact));
+	if (!r->fact)
+		return -1;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < nodes[i]->nfact; j++) {
+			struct cmp_ref_fact *f = ref_fact_add(r, nodes[i]->fact[j].name);
+
+			if (f)
+				ref_fact_count(f, nodes[i]->fact[j].value);
+		}
+	return 0;
+}
+
+int cmp_ref_build(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
+		  enum cmp_spread_rule rule)
+{
+	memset(r, 0, sizeof(*r));
+	r->word = rule == CMP_SPREAD_FLEET ? "the fleet" : "the baseline";
+	r->min_n = rule == CMP_SPREAD_FLEET ? CMP_MIN_FLEET : 1;
+	r->nruns = n;
+	if (n > 0) {
+		r->key = nodes[0]->key;
+		r->quick = nodes[0]->quick;
+	}
+	if (build_figures(r, nodes, n, rule) || build_claims(r, nodes, n) ||
+	    build_facts(r, nodes, n)) {
+		cmp_ref_free(r);
+		return -1;
+	}
+	cmp_ref_sort(r);
+	return 0;
+}
+
+void cmp_ref_free(struct cmp_ref *r)
+{
+	free(r->runs);
+	free(r->fig);
+	free(r->claim);
+	free(r->fact);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The arrays begin with the name (key, id, name), so one comparison does. */
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+void cmp_ref_sort(struct cmp_ref *r)
+{
+	if (r->fig)
+		qsort(r->fig, (size_t)r->nfig, sizeof(*r->fig), by_name);
+	if (r->claim)
+		qsort(r->claim, (size_t)r->nclaim, sizeof(*r->claim), by_name);
+	if (r->fact)
+		qsort(r->fact, (size_t)r->nfact, sizeof(*r->fact), by_name);
+}
+
+const struct cmp_ref_fig *cmp_ref_figure(const struct cmp_ref *r, const char *key)
+{
+	return r->nfig ? bsearch(key, r->fig, (size_t)r->nfig, sizeof(*r->fig), by_name) : NULL;
+}
+
+const struct cmp_ref_claim *cmp_ref_claim_find(const struct cmp_ref *r, const char *id)
+{
+	return r->nclaim ? bsearch(id, r->claim, (size_t)r->nclaim, sizeof(*r->claim), by_name)
+			 : NULL;
+}
+
+const char *cmp_ref_fact(const struct cmp_ref *r, const char *name)
+{
+	const struct cmp_ref_fact *f =
+		r && r->nfact ? bsearch(name, r->fact, (size_t)r->nfact, sizeof(*r->fact), by_name)
+			      : NULL;
+
+	return f && f->nvalues ? f->value[f->majority] : NULL;
+}

@@ -1,0 +1,242 @@
+/*
+ * gradescope.c - `dmalab grade --gradescope FILE`: the grade as the
+ * results.json a Gradescope autograder leaves in /autograder/results/
+ * (https://gradescope-autograders.readthedocs.io/en/latest/specs/, "Output
+ * format"; the schema harness/tests/fixtures/gradescope-results.schema.json
+ * is written from it).
+ *
+ * One test per question of the chapters, max_score 1 each, so every
+ * question weighs the same, as in `dmalab grade`.  Its score reuses grade's
+ * numbers: points (the confirmed share of the decided claims) times
+ * decided / planned, which is confirmed / planned: an undecided claim (a
+ * skip, an inconclusive verdict, a lab not built yet) cannot earn its part,
+ * and a question none of whose claims was decided scores 0 of 1 (grade.json
+ * leaves it out of its maximum instead; a course's total cannot change with
+ * the machine).  A known erratum is a contradiction and earns nothing, as
+ * in grade.  A test is "passed" only with the full point.
+ *
+ * Every text is "text" format: the outputs hold '<' and '>' (want < 2 s),
+ * which Gradescope's default top-level format would read as HTML.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "learn.h"
+
+struct gs_test {
+	char *name, *chapter, *output;
+	double score;
+};
+
+void gs_init(struct gradescope *gs)
+{
+	memset(gs, 0, sizeof(*gs));
+}
+
+void gs_free(struct gradescope *gs)
+{
+	int i;
+
+	for (i = 0; i < gs->n; i++) {
+		free(gs->tests[i].name);
+		free(gs->tests[i].chapter);
+		free(gs->tests[i].output);
+	}
+	free(gs->tests);
+	gs_init(gs);
+}
+
+double gs_score(const struct gs_question *q)
+{
+	double s;
+
+	if (!q->counted || q->planned <= 0)
+		return 0;
+	s = q->points * q->decided / q->planned;
+	return round(s * 1e4) / 1e4;
+}
+
+/* The lines `dmalab grade` prints, then how the score came about. */
+static char *test_output(const struct gs_question *q, double score)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	fputs(q->output ? q->output : "", f);
+	if (q->counted)
+		fprintf(f, "\nscore: %.10g of 1 = %.4g (the confirmed share of its %d decided "
+			"claim%s) x %d/%d (its claims decided here)\n", score, q->points,
+			q->decided, q->decided == 1 ? "" : "s", q->decided, q->planned);
+	else
+		fprintf(f, "\nscore: 0 of 1: none of its %d claim%s was decided here\n",
+			q->planned, q->planned == 1 ? "" : "s");
+	if (fclose(f) == 0)
+		return out;
+	free(out);
+	return NULL;
+}
+
+int gs_add(struct gradescope *gs, const struct gs_question *q)
+{
+	struct gs_test *t;
+	size_t n;
+
+	if (q->planned <= 0) {
+		gs->left_out++;
+		return 0;
+	}
+	if (gs->n == gs->cap) {
+		int cap = gs->cap ? 2 * gs->cap : 32;
+
+		t = realloc(gs->tests, (size_t)cap * sizeof(*t));
+		if (!t)
+			return -1;
+		gs->tests = t;
+		gs->cap = cap;
+	}
+	t = &gs->tests[gs->n];
+	memset(t, 0, sizeof(*t));
+	t->score = gs_score(q);
+	n = strlen(q->id) + strlen(q->prompt ? q->prompt : "") + 2;
+	t->name = malloc(n);
+	t->chapter = strdup(q->chapter ? q->chapter : "");
+	t->output = test_output(q, t->score);
+	if (!t->name || !t->chapter || !t->output) {
+		free(t->name);
+		free(t->chapter);
+		free(t->output);
+		return -1;
+	}
+	snprintf(t->name, n, "%s %s", q->id, q->prompt ? q->prompt : "");
+	gs->n++;
+	gs->decided += q->decided;
+	gs->planned += q->planned;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The file                                                                  */
+
+static double total_score(const struct gradescope *gs)
+{
+	double sum = 0;
+	int i;
+
+	for (i = 0; i < gs->n; i++)
+		sum += gs->tests[i].score;
+	return round(sum * 1e4) / 1e4;
+}
+
+/* "host 'gpu1', 1 GPU: NVIDIA H200 (0000:3b:00.0)", from the results. */
+static void machine_line(const struct json *machine, FILE *f)
+{
+	const struct json *gpus = json_get(machine, "gpus"), *g;
+	int n = gpus && gpus->type == JSON_ARR ? (int)gpus->count : 0;
+
+	fprintf(f, "measured on host '%s', ", json_get_str(machine, "hostname", "unknown"));
+	if (!n) {
+		fprintf(f, "no GPU: its GPU claims were skipped, so they score nothing\n");
+		return;
+	}
+	fprintf(f, "%d GPU%s:", n, n == 1 ? "" : "s");
+	for (g = gpus->child; g; g = g->next)
+		fprintf(f, " %s (%s)%s", json_get_str(g, "name", "?"), json_get_str(g, "bdf", "?"),
+			g->next ? "," : "");
+	fputc('\n', f);
+}
+
+static char *top_output(const struct gradescope *gs, const struct learn_ctx *lc,
+			const char *source)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "dmalab %s: the chapters' questions against the run started %s (%s)\n",
+		DMALAB_VERSION, lc->res.started, source);
+	machine_line(json_get(lc->res.doc, "machine"), f);
+	fprintf(f, "Gradescope's hosted graders have no GPU: run this autograder on a GPU "
+		"machine of the course registered as a self-hosted runner (the kit's README, "
+		"\"JUnit and Gradescope\").\n");
+	fprintf(f, "score: %.10g of %d: one point per question, the confirmed share of its "
+		"decided claims times the share of its claims decided here\n",
+		total_score(gs), gs->n);
+	fprintf(f, "claims decided: %d of %d", gs->decided, gs->planned);
+	if (gs->left_out)
+		fprintf(f, "; %d question%s without a claim behind %s left out", gs->left_out,
+			gs->left_out == 1 ? "" : "s", gs->left_out == 1 ? "it" : "them");
+	fputc('\n', f);
+	if (fclose(f) == 0)
+		return out;
+	free(out);
+	return NULL;
+}
+
+static void write_test(struct json_writer *w, const struct gs_test *t)
+{
+	jw_obj_begin(w);
+	jw_kstr(w, "name", t->name);
+	jw_knum(w, "score", t->score);
+	jw_knum(w, "max_score", 1);
+	jw_kstr(w, "status", t->score >= 1 ? "passed" : "failed");
+	jw_kstr(w, "output", t->output);
+	jw_key(w, "tags");
+	jw_arr_begin(w);
+	jw_str(w, t->chapter);
+	jw_arr_end(w);
+	jw_kstr(w, "visibility", "visible");
+	jw_obj_end(w);
+}
+
+static void write_document(struct json_writer *w, const struct gradescope *gs,
+			   const struct learn_ctx *lc, const char *top)
+{
+	double took = json_get_num(lc->res.doc, "duration_s", NAN);
+	int i;
+
+	jw_obj_begin(w);
+	jw_knum(w, "score", total_score(gs));
+	if (isfinite(took)) /* the labs' run, in seconds */
+		jw_kint(w, "execution_time", (long long)ceil(took));
+	jw_kstr(w, "output", top);
+	jw_kstr(w, "output_format", "text");
+	jw_kstr(w, "test_output_format", "text");
+	jw_kstr(w, "test_name_format", "text");
+	jw_kstr(w, "visibility", "visible");
+	jw_key(w, "tests");
+	jw_arr_begin(w);
+	for (i = 0; i < gs->n; i++)
+		write_test(w, &gs->tests[i]);
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+int gs_write(const struct gradescope *gs, const struct learn_ctx *lc, const char *source)
+{
+	const char *path = lc->opt->gradescope;
+	char *top = top_output(gs, lc, source), dir[PATH_MAX];
+	struct json_writer w;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	jw_init(&w, 1);
+	if (top)
+		write_document(&w, gs, lc, top);
+	rc = !top || w.failed || learn_mkdirs(dirname(dir)) || jw_write_file(&w, path) ? -1 : 0;
+	if (rc)
+		error_errno("cannot write '%s'", path);
+	else
+		printf("Gradescope results written to %s\n", path);
+	jw_release(&w);
+	free(top);
+	return rc;
+}
