@@ -40,10 +40,12 @@ static int cuda_forecast(const struct gpu_topo *t, const struct lab_entry *lab)
 	if (t->order != GPU_ORDER_CUDA)
 		return printf("  here:    its CUDA claims skip: no-cuda-driver (%s)\n",
 			      t->cuda_note) > 0;
+	/* the driver's note names CUDA_VISIBLE_DEVICES when it hid them */
 	if (t->n == 0)
 		return printf("  here:    its CUDA claims skip: no-cuda-device "
-			      "(a driver, but CUDA lists no GPU; %d NVIDIA GPU%s in sysfs)\n",
-			      t->not_in_cuda, t->not_in_cuda == 1 ? "" : "s") > 0;
+			      "(a driver, but CUDA lists no GPU; %d NVIDIA GPU%s in sysfs%s%s)\n",
+			      t->not_in_cuda, t->not_in_cuda == 1 ? "" : "s",
+			      t->cuda_note[0] ? "; " : "", t->cuda_note) > 0;
 	if (lab->needs_gpus > t->n)
 		return printf("  here:    some CUDA claims skip: too-few-gpus (%d GPU%s, "
 			      "needs %d)\n", t->n, t->n == 1 ? "" : "s",

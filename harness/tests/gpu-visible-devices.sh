@@ -80,6 +80,10 @@ for value in "$@"; do
 	*no-cuda-device*) ok ;;
 	*) bad "dmalab list, CUDA_VISIBLE_DEVICES='$value': lab-02 forecast '$line', want no-cuda-device" ;;
 	esac
+	case $line in
+	*CUDA_VISIBLE_DEVICES*) ok ;;
+	*) bad "dmalab list, CUDA_VISIBLE_DEVICES='$value': lab-02 forecast '$line' does not name the variable" ;;
+	esac
 done
 echo "gpu-visible-devices: $pass passed, $fail failed ($gpus GPU(s) here)"
 [ "$fail" -eq 0 ]
