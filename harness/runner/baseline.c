@@ -2,9 +2,10 @@
  * baseline.c - `dmalab baseline RESULTS.json... --out FILE [--name NAME]`:
  * what several runs of one machine type measured, as one file
  * (dmalab-baseline/1, PROTOCOL.md 7) that `dmalab compare --baseline`
- * reads back.  The file holds data only: per figure n, median, min, max
- * and the extremes of the runs' intervals; the band compare flags outside
- * is its own rule (compare_ref.c, cmp_spread), applied when it is read.
+ * reads back.  The file holds data only: per figure n, median, min, max,
+ * the extremes of the runs' intervals and the runs' values; the band
+ * compare flags outside is its own rule (compare_ref.c, cmp_spread),
+ * applied when it is read.
  */
 #include <getopt.h>
 #include <math.h>
@@ -22,8 +23,9 @@ static void baseline_usage(FILE *f)
 		"  one baseline from several runs of one machine type (same GPU model, GPU\n"
 		"  count and PCIe max link, or all without a GPU; all with --quick or all\n"
 		"  without): per claim the verdicts seen, per headline figure n, median, min,\n"
-		"  max and the runs' interval ends, and the machine facts of the runs;\n"
-		"  dmalab compare --baseline FILE sets nodes against it\n"
+		"  max, the runs' interval ends and each run's value, and the machine facts of\n"
+		"  the runs; dmalab compare --baseline FILE sets nodes against it (the more\n"
+		"  runs, the narrower its 95 %% prediction interval: use 5 to 10)\n"
 		"options:\n"
 		"  --out FILE     where to write it (JSON, dmalab-baseline/1)\n"
 		"  --name NAME    its name in reports (default: the machine type)\n"
@@ -102,6 +104,14 @@ static void write_stats(struct json_writer *w, const struct cmp_ref_fig *f)
 	jw_knum(w, "median", f->median);
 	jw_knum(w, "min", f->min);
 	jw_knum(w, "max", f->max);
+	/* every run's value, so that a later rule can use more than n, median,
+	 * min and max (compare's prediction interval needs the mean and the
+	 * standard deviation of their logarithms) */
+	jw_key(w, "values");
+	jw_arr_begin(w);
+	for (int i = 0; i < f->nvalues; i++)
+		jw_num(w, f->values[i]);
+	jw_arr_end(w);
 	if (!f->has_interval)
 		return; /* the interval ends only where a run had one */
 	jw_knum(w, "got_lo_min", f->lo_min);
@@ -318,6 +328,28 @@ static int load_claims(struct cmp_ref *r, const struct json *claims)
 	return 0;
 }
 
+/* A figure's "values" (absent in files written before they were kept: f
+ * keeps none).  0, or -1 when they are not an array of numbers or out of
+ * memory. */
+static int load_values(struct cmp_ref_fig *f, const struct json *values)
+{
+	const struct json *v;
+
+	if (!values)
+		return 0;
+	if (values->type != JSON_ARR)
+		return -1;
+	f->values = malloc((values->count + 1) * sizeof(*f->values));
+	if (!f->values)
+		return -1;
+	for (v = values->child; v; v = v->next) {
+		if (v->type != JSON_NUM || !isfinite(v->num))
+			return -1;
+		f->values[f->nvalues++] = v->num;
+	}
+	return 0;
+}
+
 static int load_figures(struct cmp_ref *r, const struct json *figs)
 {
 	const struct json *e;
@@ -339,8 +371,10 @@ static int load_figures(struct cmp_ref *r, const struct json *figs)
 		f->has_interval = json_get(e, "got_lo_min") || json_get(e, "got_hi_max");
 		f->lo_min = json_get_num(e, "got_lo_min", f->min);
 		f->hi_max = json_get_num(e, "got_hi_max", f->max);
+		r->nfig++; /* first: cmp_ref_free frees its values on an error */
+		if (load_values(f, json_get(e, "values")))
+			return -1;
 		cmp_spread(f, CMP_SPREAD_RUNS);
-		r->nfig++;
 	}
 	return 0;
 }

@@ -133,6 +133,13 @@ struct cmp_ref_fig {
 	double median, min, max, mad;
 	double lo_min, hi_max;   /* min of (lo or value), max of (hi or value) */
 	int has_interval;        /* a run had got_lo / got_hi */
+	double *values;          /* the runs' values in run order, nvalues of them (the
+				  * reference owns them); NULL: not known (a baseline file
+				  * written before they were kept) */
+	int nvalues;
+	double pred_lo, pred_hi; /* the 95 % prediction interval for one new run
+				  * (cmp_prediction); NaN: not computed (the fleet rule,
+				  * fewer than 2 values) */
 	double spread_lo, spread_hi; /* the band outside which a value is flagged */
 };
 
@@ -157,7 +164,9 @@ struct cmp_run {
 
 enum cmp_spread_rule {
 	CMP_SPREAD_FLEET,        /* median +- max(K x 1.4826 x MAD, floor) */
-	CMP_SPREAD_RUNS,         /* [min(lo or value), max(hi or value)], at least the floor */
+	CMP_SPREAD_RUNS,         /* the union of the runs' 95 % prediction interval for one
+				  * new run (2 values or more), [min(lo or value), max(hi or
+				  * value)] and the floor */
 };
 
 struct cmp_ref {
@@ -238,8 +247,19 @@ double cmp_pct_off(double value, double median);
 /* GB/s, GiB/s, MB/s, TFLOP/s: low is bad; ns, us, ms, s, ms/GiB: high is bad;
  * any other unit (x, %, fraction, counts): CMP_BAD_NONE. */
 enum cmp_bad cmp_bad_dir(const char *unit);
+/* The 0.975 quantile of Student's t with df degrees of freedom (df >= 1,
+ * else NaN): the table's row, or the row of the next smaller df it lists
+ * (a wider interval); 1.96 (the normal's) above 120. */
+double cmp_t975(int df);
+/* The 95 % prediction interval for one new value from n earlier values v
+ * (in the values' unit): when every value is > 0, exp(m +- t s sqrt(1 +
+ * 1/n)) with m the mean and s the sample standard deviation of ln(v), else
+ * the same on the plain scale; t = cmp_t975(n - 1).  0 with *lo, *hi set,
+ * or -1 (n < 2 or a value not finite) with both NaN. */
+int cmp_prediction(const double *v, int n, double *lo, double *hi);
 /* The band of one reference figure by rule (fields median, mad, lo_min,
- * hi_max of f are read; spread_lo, spread_hi written). */
+ * hi_max, values, nvalues of f are read; pred_lo, pred_hi, spread_lo,
+ * spread_hi written). */
 void cmp_spread(struct cmp_ref_fig *f, enum cmp_spread_rule rule);
 /* The verdict with the most counts; ties go to the earlier verdict of enum
  * cmp_verdict; CMP_NVERDICTS when every count is 0. */

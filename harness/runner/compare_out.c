@@ -23,8 +23,9 @@ static const char *rule_text(const struct cmp_ref *baseline)
 	static char text[300];
 
 	if (baseline)
-		snprintf(text, sizeof(text), "spread = [lowest got_lo or got, highest got_hi or "
-			 "got] of the baseline's runs, at least +- %g %% of the median",
+		snprintf(text, sizeof(text), "spread = the baseline's runs' 95 %% prediction "
+			 "interval for one new run, widened to [lowest got_lo or got, highest "
+			 "got_hi or got] of them, at least +- %g %% of the median",
 			 100 * CMP_SPREAD_FLOOR);
 	else
 		snprintf(text, sizeof(text), "spread = median +- %g x %g x MAD over the nodes of "
@@ -235,9 +236,14 @@ void cmp_write_key(struct json_writer *w, const struct cmp_key *k, int quick)
 	jw_kbool(w, "quick", quick);
 }
 
-static void write_spread(struct json_writer *w, double lo, double hi)
+/* "key": [lo, hi], or null when an end is not finite (not computed). */
+static void write_range(struct json_writer *w, const char *key, double lo, double hi)
 {
-	jw_key(w, "spread");
+	jw_key(w, key);
+	if (!isfinite(lo) || !isfinite(hi)) {
+		jw_null(w);
+		return;
+	}
 	jw_arr_begin(w);
 	jw_num(w, lo);
 	jw_num(w, hi);
@@ -265,7 +271,9 @@ static void write_group(struct json_writer *w, const struct cmp_ref *r)
 		jw_knum(w, "mad", f->mad);
 		jw_knum(w, "min", f->min);
 		jw_knum(w, "max", f->max);
-		write_spread(w, f->spread_lo, f->spread_hi);
+		write_range(w, "spread", f->spread_lo, f->spread_hi);
+		/* a baseline's of 2 runs or more, else null */
+		write_range(w, "prediction", f->pred_lo, f->pred_hi);
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
@@ -292,7 +300,7 @@ static void write_item(struct json_writer *w, const struct cmp_item *it, const s
 		jw_kstr(w, "unit", it->unit);
 		jw_knum(w, "value", it->value);
 		jw_knum(w, "median", it->median);
-		write_spread(w, it->spread_lo, it->spread_hi);
+		write_range(w, "spread", it->spread_lo, it->spread_hi);
 		jw_knum(w, "pct", it->pct);
 		jw_kstr(w, "direction", it->low ? "low" : "high");
 		jw_kbool(w, "outside_spread", it->outside);

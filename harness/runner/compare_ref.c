@@ -11,6 +11,13 @@
  * http://www.fon.hum.uva.nl/praat/manual/Table__Get_median_absolute_deviation___.html),
  * and one bad node barely moves a median or a MAD, where it would move a
  * mean and a standard deviation enough to hide itself.
+ *
+ * A baseline's band is a 95 % prediction interval for one new run: the
+ * range of n runs covers a new run of the same machine only with
+ * probability (n - 1) / (n + 1) (60 % for 4 runs), so a healthy run lands
+ * outside it in some of its 117 figures every time.  Rates and times are
+ * positive and their noise multiplies (a slow step is slow by a share), so
+ * the interval is taken on ln(value) and is not symmetric about the median.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -70,19 +77,86 @@ enum cmp_bad cmp_bad_dir(const char *unit)
 	return CMP_BAD_NONE;
 }
 
+/*
+ * t(0.975, df), the two-sided 95 % critical value of Student's t, for df 1
+ * to 30, 40, 60 and 120, to 3 decimals: NIST/SEMATECH e-Handbook of
+ * Statistical Methods, 1.3.6.7.2 "Critical Values of the Student's t
+ * Distribution" (https://www.itl.nist.gov/div898/handbook/eda/section3/eda3672.htm,
+ * column 0.975; it lists 100 rather than 120), and the "Critical Values for
+ * t-Interval" table of Kozak's Statistics Using Technology
+ * (https://stats.libretexts.org/Bookshelves/Introductory_Statistics/Statistics_with_Technology_2e_(Kozak)/12%3A_Appendix-_Critical_Value_Tables/12.01%3A_Critical_Values_for_t-Interval,
+ * 95 % column); each value was also checked by integrating t's density.
+ */
+static const struct { int df; double t; } t975_rows[] = {
+	{ 1, 12.706 }, { 2, 4.303 }, { 3, 3.182 }, { 4, 2.776 }, { 5, 2.571 },
+	{ 6, 2.447 }, { 7, 2.365 }, { 8, 2.306 }, { 9, 2.262 }, { 10, 2.228 },
+	{ 11, 2.201 }, { 12, 2.179 }, { 13, 2.160 }, { 14, 2.145 }, { 15, 2.131 },
+	{ 16, 2.120 }, { 17, 2.110 }, { 18, 2.101 }, { 19, 2.093 }, { 20, 2.086 },
+	{ 21, 2.080 }, { 22, 2.074 }, { 23, 2.069 }, { 24, 2.064 }, { 25, 2.060 },
+	{ 26, 2.056 }, { 27, 2.052 }, { 28, 2.048 }, { 29, 2.045 }, { 30, 2.042 },
+	{ 40, 2.021 }, { 60, 2.000 }, { 120, 1.980 },
+};
+#define T975_NORMAL 1.960 /* df above the table's last row */
+
+double cmp_t975(int df)
+{
+	size_t i, n = sizeof(t975_rows) / sizeof(t975_rows[0]);
+
+	if (df < 1)
+		return NAN;
+	if (df > t975_rows[n - 1].df)
+		return T975_NORMAL;
+	for (i = n - 1; t975_rows[i].df > df; i--)
+		; /* the row of the largest listed df <= df: its t is the larger */
+	return t975_rows[i].t;
+}
+
+int cmp_prediction(const double *v, int n, double *lo, double *hi)
+{
+	double sum = 0, sq = 0, mean, half;
+	int i, positive = 1;
+
+	*lo = *hi = NAN;
+	if (n < 2)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!isfinite(v[i]))
+			return -1;
+		positive &= v[i] > 0;
+	}
+	for (i = 0; i < n; i++)
+		sum += positive ? log(v[i]) : v[i];
+	mean = sum / n;
+	for (i = 0; i < n; i++) {
+		double d = (positive ? log(v[i]) : v[i]) - mean;
+
+		sq += d * d;
+	}
+	half = cmp_t975(n - 1) * sqrt(sq / (n - 1)) * sqrt(1 + 1.0 / n);
+	*lo = positive ? exp(mean - half) : mean - half;
+	*hi = positive ? exp(mean + half) : mean + half;
+	return 0;
+}
+
 void cmp_spread(struct cmp_ref_fig *f, enum cmp_spread_rule rule)
 {
 	double floor = CMP_SPREAD_FLOOR * fabs(f->median);
 
+	f->pred_lo = f->pred_hi = NAN;
 	if (rule == CMP_SPREAD_FLEET) {
 		double half = fmax(CMP_MAD_K * CMP_MAD_NORMAL * f->mad, floor);
 
 		f->spread_lo = f->median - half;
 		f->spread_hi = f->median + half;
-	} else {
-		f->spread_lo = fmin(f->lo_min, f->median - floor);
-		f->spread_hi = fmax(f->hi_max, f->median + floor);
+		return;
 	}
+	f->spread_lo = fmin(f->lo_min, f->median - floor);
+	f->spread_hi = fmax(f->hi_max, f->median + floor);
+	/* one run (or an old file without values): its range is all there is */
+	if (cmp_prediction(f->values, f->nvalues, &f->pred_lo, &f->pred_hi))
+		return;
+	f->spread_lo = fmin(f->spread_lo, f->pred_lo);
+	f->spread_hi = fmax(f->spread_hi, f->pred_hi);
 }
 
 enum cmp_verdict cmp_verdict_parse(const char *word)
@@ -129,20 +203,31 @@ const char *cmp_verdict_change(enum cmp_verdict now, enum cmp_verdict ref)
 
 struct fig_entry {
 	const struct cmp_figure *f;
+	int node;                /* the node's index: the runs' order within a key */
 };
 
 static int fig_entry_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct fig_entry *)a)->f->key, ((const struct fig_entry *)b)->f->key);
+	const struct fig_entry *x = a, *y = b;
+	int c = strcmp(x->f->key, y->f->key);
+
+	return c ? c : (x->node > y->node) - (x->node < y->node);
 }
 
-/* Figure stats from e[0..k-1] (one key); scratch holds 2k doubles. */
-static void fig_stats(struct cmp_ref_fig *rf, const struct fig_entry *e, int k, double *scratch,
-		      enum cmp_spread_rule rule)
+/* Figure stats from e[0..k-1] (one key, in run order); scratch holds 2k
+ * doubles.  0, or -1 out of memory. */
+static int fig_stats(struct cmp_ref_fig *rf, const struct fig_entry *e, int k, double *scratch,
+		     enum cmp_spread_rule rule)
 {
 	double *v = scratch, *dev = scratch + k;
 	int i;
 
+	rf->values = malloc((size_t)k * sizeof(*rf->values));
+	if (!rf->values)
+		return -1;
+	rf->nvalues = k;
+	for (i = 0; i < k; i++)
+		rf->values[i] = e[i].f->value;
 	snprintf(rf->key, sizeof(rf->key), "%s", e[0].f->key);
 	snprintf(rf->unit, sizeof(rf->unit), "%s", e[0].f->unit);
 	rf->n = k;
@@ -161,6 +246,7 @@ static void fig_stats(struct cmp_ref_fig *rf, const struct fig_entry *e, int k, 
 	rf->max = v[k - 1];
 	rf->mad = cmp_mad(v, k, rf->median, dev);
 	cmp_spread(rf, rule);
+	return 0;
 }
 
 static int build_figures(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
@@ -168,7 +254,7 @@ static int build_figures(struct cmp_ref *r, struct cmp_node *const *nodes, int n
 {
 	struct fig_entry *e;
 	double *scratch;
-	int total = 0, i, k, start;
+	int total = 0, i, k, start, rc = 0;
 
 	for (i = 0; i < n; i++)
 		total += nodes[i]->nfig;
@@ -181,19 +267,21 @@ static int build_figures(struct cmp_ref *r, struct cmp_node *const *nodes, int n
 		return -1;
 	}
 	for (i = 0, k = 0; i < n; i++)
-		for (int j = 0; j < nodes[i]->nfig; j++)
+		for (int j = 0; j < nodes[i]->nfig; j++) {
+			e[k].node = i;
 			e[k++].f = &nodes[i]->fig[j];
+		}
 	qsort(e, (size_t)total, sizeof(*e), fig_entry_cmp);
-	for (start = 0; start < total; start = k) {
+	for (start = 0; start < total && !rc; start = k) {
 		for (k = start + 1; k < total && !strcmp(e[k].f->key, e[start].f->key); k++)
 			;
 		/* a node lists a key once, so a run is at most n long */
-		fig_stats(&r->fig[r->nfig++], e + start, k - start > n ? n : k - start, scratch,
-			  rule);
+		rc = fig_stats(&r->fig[r->nfig++], e + start, k - start > n ? n : k - start,
+			       scratch, rule);
 	}
 	free(e);
 	free(scratch);
-	return 0;
+	return rc;
 }
 
 static struct cmp_ref_claim *ref_claim_add(struct cmp_ref *r, const char *id)
@@ -292,6 +380,8 @@ int cmp_ref_build(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
 
 void cmp_ref_free(struct cmp_ref *r)
 {
+	for (int i = 0; r->fig && i < r->nfig; i++)
+		free(r->fig[i].values);
 	free(r->runs);
 	free(r->fig);
 	free(r->claim);

@@ -9,8 +9,10 @@
 # and two changes that are no fault: gpu-node-200 (lab-04's chase 30 %
 # faster) and gpu-node-250 (pageable copies 5 % slow).
 # Checked: against the fleet and against a baseline made from three good
-# nodes, exactly the two bad ones are flagged, with the right causes, in
-# under 5 s; the notes (a faster figure, a claim's ratio, a verdict that
+# nodes (its spread the runs' 95 % prediction interval, and the same from
+# an old baseline file without the runs' values: their range), exactly the
+# two bad ones are flagged, with the right causes, in under 5 s; the
+# baseline keeps each run's value in run order; the notes (a faster figure, a claim's ratio, a verdict that
 # changed) are kept with "bad": false and flag nothing (exit 0); --either
 # gives more items than the default and flags gpu-node-250; --notes prints a
 # flagged node's notes;
@@ -221,12 +223,51 @@ c = [c for c in d["claims"] if c["id"] == "02.3"][0]
 assert c["verdicts"] == {"pass": 3} and c["n"] == 3 and c["got_lo_min"] < c["min"]
 f = [f for f in d["figures"] if f["key"] == "02/h2d_pinned_gbs"][0]
 assert f["n"] == 3 and f["min"] <= f["median"] <= f["max"] and f["unit"] == "GB/s"
-assert "got_lo_min" not in f  # a fact has no interval'
+assert "got_lo_min" not in f  # a fact has no interval
+runs = [json.load(open("'"$fleet"'/gpu-node-00%d.json" % i)) for i in (1, 2, 3)]
+want = [r["labs"][[l["id"] for l in r["labs"]].index("02")]["facts"]["h2d_pinned_gbs"]["value"]
+        for r in runs]
+assert all(abs(a - b) <= 1e-6 * b for a, b in zip(f["values"], want)) and len(f["values"]) == 3, \
+    (f["values"], want)  # each run'"'"'s value, in run order
+assert all(len(f["values"]) == f["n"] for f in d["figures"])
+assert all(len(c["values"]) == c["n"] for c in d["claims"] if c["n"])'
 run vsbase "$DMALAB" compare "$fleet"/gpu-node-*.json --baseline "$tmp/base.json" \
 	--json-out "$tmp/vsbase.json"
 check_rc "compare of 300 nodes against the baseline: something flagged" 1 "$(rc_of vsbase)" \
 	"$tmp/vsbase.err"
 check_planted "baseline" "$tmp/vsbase.json" baseline
+json_check "baseline: every figure's spread holds its runs' 95 % prediction interval" \
+	"$tmp/vsbase.json" '
+figs = d["references"][0]["figures"]
+assert "95 % prediction interval" in d["rules"]["spread"], d["rules"]
+with_pred = [f for f in figs if f["n"] >= 2]
+assert len(with_pred) == len(figs) > 50 and all(f["prediction"] is not None for f in with_pred)
+for f in with_pred:
+    (lo, hi), (plo, phi) = f["spread"], f["prediction"]
+    assert lo <= plo + 1e-12 * abs(plo) and phi <= hi + 1e-12 * abs(hi), f
+    assert lo <= f["min"] and f["max"] <= hi, f
+# three runs of +-0.5 % noise: t(0.975, 2) = 4.303 makes it a few % wide
+h2d = [f for f in figs if f["key"] == "02/h2d_pinned_gbs"][0]
+assert 1.005 < h2d["prediction"][1] / h2d["median"] < 1.10, h2d'
+# a baseline file written before "values" were kept: the runs' range, as before
+"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1]))
+for f in d["figures"] + d["claims"]:
+    f.pop("values", None)
+json.dump(d, open(sys.argv[2], "w"))' "$tmp/base.json" "$tmp/base-old.json"
+run vsold "$DMALAB" compare "$fleet"/gpu-node-*.json --baseline "$tmp/base-old.json" \
+	--json-out "$tmp/vsold.json"
+check_rc "against a baseline without values (an old file): something flagged" 1 \
+	"$(rc_of vsold)" "$tmp/vsold.err"
+check_planted "old baseline" "$tmp/vsold.json" baseline
+json_check "old baseline: no prediction, its spreads within the new ones, some narrower" "$tmp/vsold.json" '
+new = {f["key"]: f for f in json.load(open(sys.argv[1].replace("vsold", "vsbase")))["references"][0]["figures"]}
+figs = d["references"][0]["figures"]
+assert all(f["prediction"] is None for f in figs)
+assert all(new[f["key"]]["spread"][0] <= f["spread"][0] and f["spread"][1] <= new[f["key"]]["spread"][1] for f in figs)
+# the synthetic noise (+-0.5 %) leaves most bands at the +-2 % floor or the
+# claims'"'"' intervals; the interval widens the few where it is not
+width = lambda f: f["spread"][1] - f["spread"][0]
+assert sum(width(new[f["key"]]) > 1.01 * width(f) for f in figs) >= 3'
 run goodonly "$DMALAB" compare "$fleet"/gpu-node-00[4-9].json --baseline "$tmp/base.json"
 check_rc "six good nodes against the baseline: nothing flagged" 0 "$(rc_of goodonly)" \
 	"$tmp/goodonly.out"
@@ -305,6 +346,7 @@ has "--pct 0: the value named" "$tmp/badpct.err" "bad --pct '0'"
 run help "$DMALAB" compare --help
 check_rc "compare --help" 0 "$(rc_of help)"
 has "compare --help: the spread rules" "$tmp/help.out" "median +- 3 x 1.4826 x MAD"
+has "compare --help: the baseline's rule" "$tmp/help.out" "its runs' 95 % prediction interval for one new run"
 has "compare --help: --either" "$tmp/help.out" "--either          a figure outside the spread OR beyond P"
 has "compare --help: --notes" "$tmp/help.out" "--notes           list a flagged node's notes"
 

@@ -1,7 +1,9 @@
 /*
  * test_compare.c - the statistics of `dmalab compare` (median, MAD, the
- * spreads, percent off, the bad direction of a unit, the majority verdict
- * and what a verdict change is), judging a node against a fleet (bad items
+ * spreads: a baseline's 95 % prediction interval and its t table, percent
+ * off, the bad direction of a unit, the majority verdict and what a
+ * verdict change is), a baseline's values read back or absent (an old
+ * file), judging a node against a fleet (bad items
  * flag it, notes do not; the default "both" rule against --either), and the
  * explanation table and its sentences on hand-made results documents.
  *
@@ -64,6 +66,90 @@ static void test_cmp_spread_runs_interval_ends(void **state)
 	cmp_spread(&f, CMP_SPREAD_RUNS);
 	assert_float_equal(f.spread_lo, 90, 1e-9);  /* the lowest got_lo */
 	assert_float_equal(f.spread_hi, 102, 1e-9); /* the floor beats 101 */
+}
+
+/*
+ * The prediction interval by hand, values 10, 11, 12, 13 (all > 0: logs):
+ * ln = 2.302585, 2.397895, 2.484907, 2.564949; mean m = 2.437584;
+ * deviations -0.134999, -0.039689, 0.047323, 0.127365, squares summing to
+ * 0.038261, / (n - 1 = 3) = 0.012754, s = 0.112933; t(0.975, 3) = 3.182,
+ * sqrt(1 + 1/4) = 1.118034, half = 3.182 x 0.112933 x 1.118034 = 0.401767;
+ * exp(m - half) = exp(2.035817) = 7.6585, exp(m + half) = exp(2.839351) =
+ * 17.1047: not symmetric about 11.5, and far wider than 10..13, the range
+ * a fifth run leaves with probability 2/5.
+ */
+static void test_cmp_prediction_log_scale_by_hand(void **state)
+{
+	double v[] = { 10, 11, 12, 13 }, lo, hi;
+
+	assert_int_equal(cmp_prediction(v, 4, &lo, &hi), 0);
+	assert_float_equal(lo, 7.6585, 1e-3);
+	assert_float_equal(hi, 17.1047, 1e-3);
+	assert_float_equal(v[0], 10, 0); /* the values are left as they were */
+}
+
+/* -1, 0, 1 (not all > 0): plain scale, mean 0, s = 1, half = t(0.975, 2)
+ * x 1 x sqrt(1 + 1/3) = 4.303 x 1.154701 = 4.968676. */
+static void test_cmp_prediction_plain_scale_and_too_few(void **state)
+{
+	double v[] = { -1, 0, 1 }, one[] = { 5 }, bad[] = { 1, NAN }, lo, hi;
+
+	assert_int_equal(cmp_prediction(v, 3, &lo, &hi), 0);
+	assert_float_equal(lo, -4.968676, 1e-5);
+	assert_float_equal(hi, 4.968676, 1e-5);
+	assert_int_equal(cmp_prediction(one, 1, &lo, &hi), -1);
+	assert_true(isnan(lo) && isnan(hi));
+	assert_int_equal(cmp_prediction(bad, 2, &lo, &hi), -1);
+	assert_int_equal(cmp_prediction(NULL, 0, &lo, &hi), -1);
+}
+
+static void test_cmp_t975_table(void **state)
+{
+	assert_float_equal(cmp_t975(1), 12.706, 1e-9);
+	assert_float_equal(cmp_t975(3), 3.182, 1e-9);
+	assert_float_equal(cmp_t975(4), 2.776, 1e-9);
+	assert_float_equal(cmp_t975(10), 2.228, 1e-9);
+	assert_float_equal(cmp_t975(30), 2.042, 1e-9);
+	assert_float_equal(cmp_t975(35), 2.042, 1e-9); /* between rows: the smaller df's */
+	assert_float_equal(cmp_t975(40), 2.021, 1e-9);
+	assert_float_equal(cmp_t975(59), 2.021, 1e-9);
+	assert_float_equal(cmp_t975(60), 2.000, 1e-9);
+	assert_float_equal(cmp_t975(120), 1.980, 1e-9);
+	assert_float_equal(cmp_t975(121), 1.960, 1e-9);
+	assert_true(isnan(cmp_t975(0)));
+}
+
+/* Four runs: the union of the prediction interval, the runs' interval
+ * ends and the floor. */
+static void test_cmp_spread_runs_prediction_union(void **state)
+{
+	double v[] = { 10, 11, 12, 13 };
+	struct cmp_ref_fig f = { .median = 11.5, .lo_min = 9.5, .hi_max = 13,
+				 .values = v, .nvalues = 4 };
+
+	cmp_spread(&f, CMP_SPREAD_RUNS);
+	assert_float_equal(f.pred_lo, 7.6585, 1e-3);
+	assert_float_equal(f.spread_lo, 7.6585, 1e-3);
+	assert_float_equal(f.spread_hi, 17.1047, 1e-3);
+	f.lo_min = 5; /* a run's got_lo below the interval widens it */
+	cmp_spread(&f, CMP_SPREAD_RUNS);
+	assert_float_equal(f.spread_lo, 5, 1e-9);
+	assert_float_equal(f.spread_hi, 17.1047, 1e-3);
+	cmp_spread(&f, CMP_SPREAD_FLEET); /* the fleet's rule has none */
+	assert_true(isnan(f.pred_lo));
+}
+
+/* One run: no standard deviation, so the range of that run and the floor. */
+static void test_cmp_spread_runs_one_run_fallback(void **state)
+{
+	double v[] = { 100 };
+	struct cmp_ref_fig f = { .median = 100, .lo_min = 90, .hi_max = 101,
+				 .values = v, .nvalues = 1 };
+
+	cmp_spread(&f, CMP_SPREAD_RUNS);
+	assert_true(isnan(f.pred_lo) && isnan(f.pred_hi));
+	assert_float_equal(f.spread_lo, 90, 1e-9);
+	assert_float_equal(f.spread_hi, 102, 1e-9);
 }
 
 static void test_cmp_pct_off(void **state)
@@ -231,6 +317,86 @@ static void test_cmp_node_load_figures_and_facts(void **state)
 	assert_string_equal(cmp_node_fact(&n, "gpu0.clocks_held"), "none");
 	assert_string_equal(cmp_node_fact(&n, "memlock"), "unlimited");
 	cmp_node_free(&n);
+}
+
+/* A baseline of three runs keeps each figure's values in run order and
+ * spreads them by the prediction interval. */
+static void test_cmp_ref_build_values_in_run_order(void **state)
+{
+	static const double h2d[] = { 57, 53, 55 };
+	struct cmp_node nodes[3], *list[3];
+	const struct cmp_ref_fig *f;
+	struct fake x = good;
+	struct cmp_ref r;
+	double lo, hi;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		x.h2d = h2d[i];
+		load_fake(&nodes[i], &x);
+		list[i] = &nodes[i];
+	}
+	assert_int_equal(cmp_ref_build(&r, list, 3, CMP_SPREAD_RUNS), 0);
+	f = cmp_ref_figure(&r, "02/h2d_pinned_gbs");
+	assert_non_null(f);
+	assert_int_equal(f->nvalues, 3);
+	for (i = 0; i < 3; i++)
+		assert_float_equal(f->values[i], h2d[i], 0);
+	assert_int_equal(cmp_prediction(h2d, 3, &lo, &hi), 0);
+	assert_float_equal(f->spread_lo, lo, 1e-9);
+	assert_float_equal(f->spread_hi, hi, 1e-9);
+	assert_true(lo < 53 && hi > 57);
+	cmp_ref_free(&r);
+	for (i = 0; i < 3; i++)
+		cmp_node_free(&nodes[i]);
+}
+
+/* Writes a dmalab-baseline/1 file with one figure (10..13 GB/s over 4 runs)
+ * whose "values" member is `values` ("" for none) and loads it into r. */
+static int load_baseline_text(const char *values, struct cmp_ref *r)
+{
+	char path[] = "/tmp/dmalab-test-baseline-XXXXXX", err[600];
+	int fd = mkstemp(path), rc;
+	FILE *o;
+
+	assert_true(fd >= 0);
+	o = fdopen(fd, "w");
+	assert_non_null(o);
+	fprintf(o, "{\"schema\": \"dmalab-baseline/1\", \"name\": \"t\", \"key\": {\"gpu\":"
+		" \"NVIDIA H200\", \"gpus\": 1, \"pcie_gen_max\": 5, \"pcie_width_max\": 16},"
+		" \"quick\": false, \"runs\": [{}, {}, {}, {}], \"machine\": {}, \"claims\": [],"
+		" \"figures\": [{\"key\": \"02/h2d_pinned_gbs\", \"unit\": \"GB/s\", \"n\": 4,"
+		" \"median\": 11.5, \"min\": 10, \"max\": 13%s}]}\n", values);
+	assert_int_equal(fclose(o), 0);
+	rc = cmp_baseline_load(path, r, err, sizeof(err));
+	unlink(path);
+	return rc;
+}
+
+static void test_cmp_baseline_load_values_or_old_file(void **state)
+{
+	const struct cmp_ref_fig *f;
+	struct cmp_ref r;
+
+	/* a file written before "values": [min, max] of its runs, as before */
+	assert_int_equal(load_baseline_text("", &r), 0);
+	f = cmp_ref_figure(&r, "02/h2d_pinned_gbs");
+	assert_non_null(f);
+	assert_int_equal(f->nvalues, 0);
+	assert_true(isnan(f->pred_lo));
+	assert_float_equal(f->spread_lo, 10, 1e-9);
+	assert_float_equal(f->spread_hi, 13, 1e-9);
+	cmp_ref_free(&r);
+	/* with them: the prediction interval of the hand test */
+	assert_int_equal(load_baseline_text(", \"values\": [10, 11, 12, 13]", &r), 0);
+	f = cmp_ref_figure(&r, "02/h2d_pinned_gbs");
+	assert_int_equal(f->nvalues, 4);
+	assert_float_equal(f->spread_lo, 7.6585, 1e-3);
+	assert_float_equal(f->spread_hi, 17.1047, 1e-3);
+	cmp_ref_free(&r);
+	/* values that are not numbers: not a baseline */
+	assert_int_equal(load_baseline_text(", \"values\": [10, \"x\"]", &r), -1);
+	assert_int_equal(load_baseline_text(", \"values\": 10", &r), -1);
 }
 
 /* A node judged against a fleet: the six nodes, their reference, the result. */
@@ -564,6 +730,11 @@ int main(void)
 		cmocka_unit_test(test_cmp_mad_ignores_one_outlier),
 		cmocka_unit_test(test_cmp_spread_fleet_mad_and_floor),
 		cmocka_unit_test(test_cmp_spread_runs_interval_ends),
+		cmocka_unit_test(test_cmp_prediction_log_scale_by_hand),
+		cmocka_unit_test(test_cmp_prediction_plain_scale_and_too_few),
+		cmocka_unit_test(test_cmp_t975_table),
+		cmocka_unit_test(test_cmp_spread_runs_prediction_union),
+		cmocka_unit_test(test_cmp_spread_runs_one_run_fallback),
 		cmocka_unit_test(test_cmp_pct_off),
 		cmocka_unit_test(test_cmp_bad_dir_from_unit),
 		cmocka_unit_test(test_cmp_majority_and_ties),
@@ -571,6 +742,8 @@ int main(void)
 		cmocka_unit_test(test_cmp_headline_unit_and_lab),
 		cmocka_unit_test(test_cmp_explain_table),
 		cmocka_unit_test(test_cmp_node_load_figures_and_facts),
+		cmocka_unit_test(test_cmp_ref_build_values_in_run_order),
+		cmocka_unit_test(test_cmp_baseline_load_values_or_old_file),
 		cmocka_unit_test(test_cmp_judge_good_node_ok),
 		cmocka_unit_test(test_cmp_judge_low_h2d_pcie_cause),
 		cmocka_unit_test(test_cmp_judge_faster_is_a_note),
