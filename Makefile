@@ -112,7 +112,7 @@ help:
 	@echo "make compare   FILES (default $(RESULTS)/results.json) against BASELINE=FILE or each other (PCT=10); make check BASELINE=FILE"
 	@echo "make fleet-report FLEET=DIR  compare DIR/*.json into DIR/fleet.json and the page DIR/fleet.html"
 	@echo "make fleet     check on every node of a Slurm allocation, one report (FLEET_OPTS=\"-p P -N 8\" BASELINE=FILE)"
-	@echo "make preflight the node health check for Slurm and Kubernetes: exit 0 healthy, 1 not, 2 could not run (PREFLIGHT_ARGS=)"
+	@echo "make preflight the node health check for Slurm and Kubernetes: build/dmalab-preflight exits 0 healthy, 1 not, 2 could not run (PREFLIGHT_ARGS=)"
 	@echo "make grade     run the labs, grade each question of the chapters, write $(RESULTS)/grade.json"
 	@echo "               (GRADESCOPE=FILE: also Gradescope's autograder results.json)"
 	@echo "make quiz      the chapters' questions for practice, with this machine's measurements"

@@ -58,7 +58,8 @@ so -a/--array, --wrap, -W/--wait, --parsable, -o, -e, -n and
 options of the fleet:
   --quick              small sizes (dmalab check --quick)
   --timeout-mul N      dmalab check --timeout-mul N on every node
-  --baseline FILE      a results.json the merge compares every node against
+  --baseline FILE      a baseline (dmalab baseline, e.g. baselines/h200-pcie-gen5-x16.json)
+                       or one results.json, that the merge compares every node against
   --build-on-node      each node builds the kit first, into a node-local
                        directory (no shared build needed)
   --nodes-per-job N    the most nodes in one job (default 64, env
@@ -96,7 +97,7 @@ SBATCH_VALUED=" account acctg-freq array bb bbf begin chdir cluster-constraint c
  ntasks ntasks-per-core ntasks-per-gpu ntasks-per-node ntasks-per-socket output
  partition power priority profile qos reservation signal sockets-per-node
  switches thread-spec threads-per-core time time-min tmp uid wckey exclude "
-SBATCH_VALUED_SHORT="aAbBcdDeFGiJLMmnNopqStwx"
+SBATCH_VALUED_SHORT="aAbBcCdDeFGiJLMmnNopqStwx"
 # options the merge job also gets: where and as whom jobs may run
 MERGE_KEEPS=" partition account qos reservation clusters wckey p A q M "
 
@@ -281,6 +282,25 @@ plan_jobs() {
 	fi
 }
 
+# Lab ids the shared build lacks: said before anything is queued (the
+# check fails on every node, which then shows as missing with its log).
+# With --build-on-node the labs are those of the clone's labs/ folders.
+check_lab_ids() {
+	local id n
+	for id in ${lab_ids[@]+"${lab_ids[@]}"}; do
+		n=${id#lab-}
+		n=$((10#$n))
+		n=$(printf '%02d' "$n")
+		if [ "$build_on_node" = 1 ]; then
+			ls -d "$clone/labs/$n"-* >/dev/null 2>&1 ||
+				echo "dmalab fleet: warning: no lab '$id' in '$clone/labs': every node's check will fail" >&2
+		else
+			[ -x "$1/labs/lab-$n" ] ||
+				echo "dmalab fleet: warning: no lab '$id' in '$1/labs' (the build the nodes run): every node's check will fail" >&2
+		fi
+	done
+}
+
 main() {
 	parse_args "$@"
 	local clone build
@@ -296,6 +316,8 @@ main() {
 	if [ "$build_on_node" = 0 ] && ! { [ -x "$build/dmalab" ] && [ -d "$build/labs" ]; }; then
 		die "the kit is not built in '$build' (run make there first, or use --build-on-node)"
 	fi
+	[ -z "$baseline" ] || [ -s "$baseline" ] || die "--baseline '$baseline': no such file, or empty"
+	check_lab_ids "$build"
 	results=${results:-$clone/results}
 	mkdir -p "$results/fleet" || die "cannot create '$results/fleet'"
 	results=$(cd "$results" && pwd)

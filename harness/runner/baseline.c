@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "compare.h"
 #include "runner.h"
@@ -36,6 +37,14 @@ static void baseline_usage(FILE *f)
 struct baseline_opts {
 	const char *out, *name;
 };
+
+/* 1 when a and b name one existing file (device and inode). */
+static int same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
 
 static void parse_baseline(struct baseline_opts *o, int argc, char **argv)
 {
@@ -66,6 +75,9 @@ static void parse_baseline(struct baseline_opts *o, int argc, char **argv)
 			  "run3.json --out baselines/h200.json");
 	if (!o->out || !*o->out)
 		die_usage("'baseline' needs --out FILE");
+	for (int i = optind; i < argc; i++)
+		if (same_file(argv[i], o->out))
+			die_usage("--out '%s' is one of the runs: it would be overwritten", o->out);
 }
 
 /* One machine type, one --quick: else a line naming both runs, -1. */

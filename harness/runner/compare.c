@@ -52,11 +52,13 @@ static void compare_usage(FILE *f)
 		"  --notes           list a flagged node's notes too, after its bad items\n"
 		"  --format FMT      human (default) or json on stdout\n"
 		"  --json-out FILE   also write the JSON report (dmalab-compare/1) to FILE\n"
+		"  --allow-unjudged  with no baseline and fewer than %d nodes of any type,\n"
+		"                    report every node unjudged and exit 0 (make fleet's merge)\n"
 		"  -h, --help        this text\n"
 		"exit: 0 no node flagged (notes do not count), 1 a node flagged, 2 could not\n"
 		"      run (a missing or bad file, a node whose machine type differs from the\n"
-		"      baseline's)\n",
-		CMP_MIN_FLEET, 100 * CMP_SPREAD_FLOOR, CMP_PCT_DEFAULT);
+		"      baseline's, nothing to compare against without --allow-unjudged)\n",
+		CMP_MIN_FLEET, 100 * CMP_SPREAD_FLOOR, CMP_PCT_DEFAULT, CMP_MIN_FLEET);
 }
 
 static double parse_pct(const char *s)
@@ -78,6 +80,7 @@ static void parse_compare(struct cmp_opts *o, int argc, char **argv)
 		{ "either", no_argument, NULL, 'e' }, { "notes", no_argument, NULL, 'n' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "json-out", required_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
+		{ "allow-unjudged", no_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -98,6 +101,7 @@ static void parse_compare(struct cmp_opts *o, int argc, char **argv)
 			o->json = !strcmp(optarg, "json");
 			break;
 		case 'j': o->json_out = optarg; break;
+		case 'u': o->allow_unjudged = 1; break;
 		case 'h': compare_usage(stdout); exit(0);
 		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
 		default: die_usage("unknown option '%s'", argv[optind - 1]); break;
@@ -438,11 +442,13 @@ static int judge_all(struct compare_run *cr)
 	if (judged < cr->n)
 		warning("%d of %d nodes unjudged: fewer than %d nodes of their machine type and no "
 			"--baseline", cr->n - judged, cr->n, CMP_MIN_FLEET);
-	/* A fleet of one or two nodes is a fleet still: its report lists them
-	 * unjudged (nothing flagged), rather than no report at all. */
+	/* A gate must not pass when nothing was judged; make fleet's merge of a
+	 * fleet of one or two nodes still wants its report (every node unjudged). */
+	if (!judged && !cr->opt.allow_unjudged)
+		return error("nothing to compare against: give --baseline FILE, or results of at "
+			     "least %d nodes of one machine type", CMP_MIN_FLEET);
 	if (!judged)
-		warning("nothing to compare against: give --baseline FILE, or results of at "
-			"least %d nodes of one machine type; every node is unjudged", CMP_MIN_FLEET);
+		warning("nothing to compare against: every node is unjudged (--allow-unjudged)");
 	return 0;
 }
 

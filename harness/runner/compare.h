@@ -220,6 +220,8 @@ struct cmp_opts {
 	int notes;               /* --notes: the human report lists flagged nodes' notes */
 	int json;                /* --format json */
 	const char *json_out;    /* --json-out FILE */
+	int allow_unjudged;      /* --allow-unjudged: no reference for any node is not
+				  * an error (a fleet of one or two, make fleet's merge) */
 };
 
 /* compare_node.c */

@@ -187,8 +187,9 @@ void cmp_print_human(FILE *f, const struct cmp_result *res, int n, const struct 
 		notes += res[i].nnotes;
 	}
 	if (baseline)
-		fprintf(f, "dmalab compare: %d node%s against the baseline '%s' (%d runs, %s)\n", n,
-			n == 1 ? "" : "s", baseline->name, baseline->nruns, baseline->path);
+		fprintf(f, "dmalab compare: %d node%s against the baseline '%s' (%d run%s, %s)\n", n,
+			n == 1 ? "" : "s", baseline->name, baseline->nruns,
+			baseline->nruns == 1 ? "" : "s", baseline->path);
 	else
 		fprintf(f, "dmalab compare: %d node%s against the fleet (each figure's median over "
 			"the nodes of one machine type)\n", n, n == 1 ? "" : "s");

@@ -30,6 +30,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dmalab list | claims | run NN... | check [NN...] | sysinfo  [options]\n"
+		"       dmalab grade | quiz | hint NN | answers | compare | baseline | fleet ...\n"
 		"  list            every lab, its claims, and whether it will skip here\n"
 		"  claims          every claim's relation, tolerance, rule and sabotage, from\n"
 		"                  the labs' --describe (--format human or json)\n"

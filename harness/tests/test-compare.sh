@@ -335,9 +335,18 @@ run notbase "$DMALAB" compare "$fleet/gpu-node-001.json" --baseline "$tmp/other.
 check_rc "--baseline of another JSON document" 2 "$(rc_of notbase)"
 has "not a baseline: said" "$tmp/notbase.err" "not a dmalab-baseline/1 document or a results.json"
 run alone "$DMALAB" compare "$fleet/gpu-node-001.json"
-check_rc "one node, no baseline: reported unjudged, nothing flagged" 0 "$(rc_of alone)"
+check_rc "one node, no baseline: nothing to compare against" 2 "$(rc_of alone)"
 has "one node: what to do" "$tmp/alone.err" "give --baseline FILE"
-has "one node: its line says unjudged" "$tmp/alone.out" "unjudged"
+run alone2 "$DMALAB" compare "$fleet/gpu-node-001.json" --allow-unjudged --json-out "$tmp/alone.json"
+check_rc "one node, --allow-unjudged: reported, nothing flagged" 0 "$(rc_of alone2)"
+has "one node, --allow-unjudged: its line says unjudged" "$tmp/alone2.out" "unjudged"
+json_check "--allow-unjudged: the report lists the node unjudged" "$tmp/alone.json" '
+assert [n["status"] for n in d["nodes"]] == ["unjudged"], d["nodes"]'
+cp "$fleet/gpu-node-001.json" "$tmp/own.json"
+run ownout "$DMALAB" baseline "$tmp/own.json" --out "$tmp/own.json"
+check_rc "baseline --out one of its runs: refused" 2 "$(rc_of ownout)"
+cmp -s "$fleet/gpu-node-001.json" "$tmp/own.json" && ok "... and the run is left as it was" ||
+	not_ok "baseline --out one of its runs overwrote it" "$tmp/ownout.err"
 run noout "$DMALAB" baseline "$fleet/gpu-node-001.json"
 check_rc "baseline without --out" 2 "$(rc_of noout)"
 run badpct "$DMALAB" compare "$fleet/gpu-node-001.json" --pct 0

@@ -344,6 +344,13 @@ check_dry_run() {
 	printf '%s\n' "$merge" | grep -q -- "--dependency=afterany:JOB1:JOB2:JOB3 .* -p test .* --baseline $tmp/slurm.conf" &&
 		! printf '%s\n' "$merge" | grep -q -- '--gres' && ok ||
 		bad "the merge job is not after all three jobs, in partition test alone, with the baseline: $merge"
+	out=$("$dmalab" fleet --dry-run -N 2 -C h200 -- 01 2>&1)
+	job_lines "$out" | grep -q -- '-C h200 -N 2' && ok || bad "-C h200 is not passed to sbatch: $out"
+	err=$("$dmalab" fleet --dry-run -N 2 -- 01 99 2>&1 >/dev/null)
+	printf '%s\n' "$err" | grep -q "warning: no lab '99' in .*every node's check will fail" && ok ||
+		bad "-- 99: no warning before submitting: $err"
+	: >"$tmp/empty.json"
+	expect_usage "--baseline '.*empty.json': no such file, or empty" --dry-run -N 2 --baseline "$tmp/empty.json"
 	out=$("$dmalab" fleet --dry-run --shared --nodes-per-job 2 -w 'n[1-5]' 2>&1)
 	[ "$(job_lines "$out" | grep -o -- '-w [^ ]* -N [0-9]*' | tr '\n' ';')" = \
 		"-w n[1-2] -N 2;-w n[3-4] -N 2;-w n5 -N 1;" ] && ok || bad "-w n[1-5] in jobs of 2: $out"
