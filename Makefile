@@ -353,6 +353,10 @@ FUZZ_BINS    := $(patsubst harness/tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard harne
 FUZZ_LIB     := $(FUZZ_DIR)/libdmalab.a
 FUZZ_RUNLIB  := $(FUZZ_DIR)/librunner.a
 FUZZ_LDFLAGS_fuzz_opts := -Wl,--wrap=die_usage
+# fuzz_preflight links dmalab-preflight's two parsers, built the same way
+FUZZ_PF_OBJS := $(FUZZ_DIR)/obj/preflight/options.o $(FUZZ_DIR)/obj/preflight/verdict.o
+FUZZ_CPPFLAGS_fuzz_preflight := -I$(PF_DIR)
+FUZZ_OBJS_fuzz_preflight := $(FUZZ_PF_OBJS)
 
 $(FUZZ_DIR)/obj/lib/%.o: harness/lib/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
@@ -366,16 +370,23 @@ $(FUZZ_DIR)/obj/runner/%.o: harness/runner/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) -Dmain=dmalab_runner_main $(DEPFLAGS) -c -o $@ $<
 
+$(FUZZ_DIR)/obj/preflight/%.o: $(PF_DIR)/%.c
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
+
 $(FUZZ_LIB): $(patsubst harness/lib/%.c,$(FUZZ_DIR)/obj/lib/%.o,$(LIB_SRCS)) $(FUZZ_DIR)/obj/lib/errata_text.o
 	rm -f $@ && ar rcs $@ $^
 
 $(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_SRCS))
 	rm -f $@ && ar rcs $@ $^
 
+$(FUZZ_DIR)/fuzz_preflight: $(FUZZ_PF_OBJS)
+
 $(FUZZ_DIR)/fuzz_%: harness/tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(FUZZ_RUNLIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
-	$(FUZZ_CC) $(CPPFLAGS) -Iharness/lib -Iharness/runner $(FUZZ_CFLAGS) -fsanitize=fuzzer \
-		$(WARN) $(DEPFLAGS) $(FUZZ_LDFLAGS_$(notdir $@)) -o $@ $< $(FUZZ_RUNLIB) $(FUZZ_LIB) \
+	$(FUZZ_CC) $(CPPFLAGS) -Iharness/lib -Iharness/runner $(FUZZ_CPPFLAGS_$(notdir $@)) \
+		$(FUZZ_CFLAGS) -fsanitize=fuzzer $(WARN) $(DEPFLAGS) $(FUZZ_LDFLAGS_$(notdir $@)) \
+		-o $@ $< $(FUZZ_OBJS_$(notdir $@)) $(FUZZ_RUNLIB) $(FUZZ_LIB) \
 		$(filter-out $(SAN_OBJ),$(LDLIBS))
 
 fuzz: $(FUZZ_BINS)

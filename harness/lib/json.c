@@ -245,12 +245,17 @@ void jw_num(struct json_writer *w, double v)
 		return;
 	}
 	jw_value_start(w);
-	/* a whole number (a byte count) is written exactly, however large: every
-	 * double under 2^63 that is whole has an exact decimal, "%.0f" gives it */
+	/* a number that is not whole keeps 9 digits, which can make it whole
+	 * ("9.99e+13" of 99900000000414.9): it is then written as one, so that
+	 * the value read back writes the same text again.  A whole number (a
+	 * byte count) is written exactly, however large: every double under
+	 * 2^63 that is whole has an exact decimal, "%.0f" gives it */
+	if (!(fabs(v) < 9.2e18 && v == floor(v))) {
+		snprintf(b, sizeof(b), "%.9g", v);
+		v = strtod(b, NULL);
+	}
 	if (fabs(v) < 9.2e18 && v == floor(v))
 		snprintf(b, sizeof(b), "%.0f", v + 0.0); /* -0 -> 0 */
-	else
-		snprintf(b, sizeof(b), "%.9g", v);
 	jw_puts(w, b);
 }
 

@@ -210,23 +210,36 @@ static void set_defaults(struct pf_opts *o, const char *self)
 	o->self = self;
 }
 
+/*
+ * getopt's '?' (unknown) or ':' (no value) as one line; returns 2.  An
+ * unknown short option is optopt: in a cluster ("-xq") optind stays on it,
+ * so argv[optind - 1] is the word before.  A long option has moved optind
+ * past it, and its optopt is 0 or its value (>= 256, or 'h': "--help=1").
+ */
+static int bad_option(int code, char **argv)
+{
+	char shortopt[3] = { '-', (char)optopt, '\0' };
+	int is_short = code == '?' && optopt != 0 && optopt < 256 && optopt != 'h';
+
+	fprintf(stderr, PF_PROGRAM ": %s '%s' (see --help)\n", code == '?' ? "unknown option" :
+		"missing value for", is_short ? shortopt : argv[optind - 1]);
+	return 2;
+}
+
 int pf_parse_args(int argc, char **argv, struct pf_opts *o)
 {
 	int code, rc = 0;
 
 	set_defaults(o, argv[0]);
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* 0, not 1: glibc forgets a cluster ("-xq") an earlier parse stopped in */
 	while (rc == 0 && (code = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
 		if (code == 'h') {
 			pf_usage(stdout);
 			return 1;
 		}
-		if (code == '?' || code == ':') {
-			fprintf(stderr, PF_PROGRAM ": %s '%s' (see --help)\n", code == '?' ?
-				"unknown option" : "missing value for", argv[optind - 1]);
-			return 2;
-		}
+		if (code == '?' || code == ':')
+			return bad_option(code, argv);
 		rc = take_option(code, optarg, o);
 	}
 	if (rc == 0 && optind < argc) {

@@ -192,6 +192,30 @@ static void test_jw_num_large_whole_numbers_exact(void **state)
 	jw_release(&w);
 }
 
+/* A number its 9 digits make whole is written as a whole number, so the
+ * value read back writes the same text (fuzz crasher json_parse/rounds-whole). */
+static void test_jw_num_rounded_to_whole_writes_again(void **state)
+{
+	static const double v[] = { 99900000000414.9177, 1234567890.5, -5e9 - 0.25 };
+	static const char *want[] = { "99900000000000", "1234567890", "-5000000000" };
+	struct json_writer w, again;
+	struct json *j;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		jw_init(&w, 0);
+		jw_num(&w, v[i]);
+		assert_string_equal(w.buf, want[i]);
+		j = parse_back(&w);
+		jw_init(&again, 0);
+		jw_value(&again, j);
+		assert_string_equal(again.buf, w.buf);
+		jw_release(&again);
+		json_free(j);
+		jw_release(&w);
+	}
+}
+
 static void test_jw_nesting_commas(void **state)
 {
 	struct json_writer w;
@@ -302,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_jw_num_non_finite_is_null),
 		cmocka_unit_test(test_jw_num_extremes_parse),
 		cmocka_unit_test(test_jw_num_large_whole_numbers_exact),
+		cmocka_unit_test(test_jw_num_rounded_to_whole_writes_again),
 		cmocka_unit_test(test_jw_nesting_commas),
 		cmocka_unit_test(test_jw_pretty_parses_same),
 		cmocka_unit_test(test_json_escape_small_buffer),

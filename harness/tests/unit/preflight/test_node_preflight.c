@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -339,6 +340,56 @@ static void test_bad_options(void **state)
 	}
 }
 
+/* A parse that stopped inside a cluster ("-xq") leaves glibc's getopt there:
+ * the next parse must start on its own argv (fuzz crasher preflight/short-cluster). */
+static void test_options_parse_afresh(void **state)
+{
+	const char *cluster[] = { "x", "-xq", NULL }, *brief[] = { "x", "--brief", NULL };
+	struct pf_opts o;
+
+	assert_int_equal(parse(&o, 2, cluster), 2);
+	assert_int_equal(parse(&o, 2, brief), 0);
+	assert_true(o.brief == 1 && o.size == PF_SIZE_DEFAULT);
+}
+
+/* stderr of one parse (its first line) into err. */
+static int parse_err(struct pf_opts *o, int argc, const char **argv, char *err, size_t len)
+{
+	FILE *t = tmpfile();
+	int saved = dup(2), rc;
+
+	assert_non_null(t);
+	fflush(stderr);
+	dup2(fileno(t), 2);
+	rc = parse(o, argc, argv);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(t);
+	if (!fgets(err, (int)len, t))
+		err[0] = '\0';
+	fclose(t);
+	return rc;
+}
+
+/* An unknown short option is named itself, not the word before it. */
+static void test_bad_short_option_named(void **state)
+{
+	const char *cluster[] = { "x", "--brief", "-xq", NULL }, *last[] = { "x", "-qx", NULL };
+	const char *help_arg[] = { "x", "--help=1", NULL }, *bogus[] = { "x", "--bogus", NULL };
+	struct pf_opts o;
+	char err[256];
+
+	assert_int_equal(parse_err(&o, 3, cluster, err, sizeof(err)), 2);
+	assert_string_equal(err, PF_PROGRAM ": unknown option '-x' (see --help)\n");
+	assert_int_equal(parse_err(&o, 2, last, err, sizeof(err)), 2);
+	assert_string_equal(err, PF_PROGRAM ": unknown option '-q' (see --help)\n");
+	assert_int_equal(parse_err(&o, 2, help_arg, err, sizeof(err)), 2);
+	assert_string_equal(err, PF_PROGRAM ": unknown option '--help=1' (see --help)\n");
+	assert_int_equal(parse_err(&o, 2, bogus, err, sizeof(err)), 2);
+	assert_string_equal(err, PF_PROGRAM ": unknown option '--bogus' (see --help)\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +408,8 @@ int main(void)
 		cmocka_unit_test(test_status_and_exit),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_options_parse_afresh),
+		cmocka_unit_test(test_bad_short_option_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
