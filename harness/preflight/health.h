@@ -218,15 +218,8 @@ int pf_write_json(const char *path, const struct pf_opts *o, const struct pf_rep
 
 struct pf_link_reader {
 	char bdf[GPU_BDF_LEN];
-	void *nvml_lib;          /* libnvidia-ml.so.1, or NULL: sysfs is read */
-	void *nvml_dev;          /* nvmlDevice_t */
-	int (*gen_cur)(void *dev, unsigned int *v);
-	int (*width_cur)(void *dev, unsigned int *v);
-	int (*gen_max)(void *dev, unsigned int *v);
-	int (*width_max)(void *dev, unsigned int *v);
-	int (*shutdown)(void);
+	struct gpu_nvml_link *nvml; /* gpu_topo.h's, or NULL: sysfs is read */
 	struct gpu_topo *topo;   /* for sysfs reads (heap) */
-	char why_nvml[160];      /* why NVML is not used, "" when it is */
 };
 
 /*
