@@ -81,6 +81,7 @@ static const struct claim_spec claims[] = {
 
 static const struct lab_extra_opt extra_opts[] = {
 	{ "chase-only", NULL, "the pointer chase alone (04.1, 04.2); --size: its one working set" },
+	{ "sweep", NULL, "latency at every power of two, 4 KiB to 512 MiB (default: x4 steps to 256 MiB)" },
 	{ NULL, NULL, NULL }
 };
 
@@ -129,7 +130,7 @@ struct numa_lab {
 	int mem_node[TOPO_MAX_NODES];  /* usable memory nodes, cpu_node first */
 	int nmem;
 	uint64_t max_ws, claim_ws;     /* bytes: sweep top, 04.1's large point */
-	int chase_only, one_size;      /* --chase-only; with --size: claim_ws alone */
+	int chase_only, one_size, sweep; /* --chase-only; with --size: claim_ws alone; --sweep */
 	uint64_t bw_bytes;             /* bytes read per bandwidth sample */
 	uint64_t touch_bytes;          /* buffer of the placement claims */
 	double sample_s;               /* aimed duration of one latency sample */
@@ -149,13 +150,17 @@ static const char *lat_stats_name(uint64_t ws, uint64_t claim_ws, int local)
 	return local ? "latency_local" : "latency_remote";
 }
 
-/* The working set after ws (0: the first; 0 after the last): 4 KiB to
- * max_ws in powers of two, or (one_size) 32 KiB and claim_ws alone. */
+/* The working set after ws (0: the first; 0 after the last): 4 KiB to max_ws
+ * by x4 and 32 KiB (--sweep: x2), or (one_size) 32 KiB and claim_ws alone. */
 static uint64_t next_ws(const struct numa_lab *X, uint64_t ws)
 {
+	uint64_t next = !ws ? 4 * KiB : ws * (X->sweep || ws == SMALL_WS ? 2 : 4);
+
 	if (X->one_size)
 		return !ws ? SMALL_WS : ws == SMALL_WS ? X->claim_ws : 0;
-	return !ws ? 4 * KiB : ws * 2 <= X->max_ws ? ws * 2 : 0;
+	if (ws < SMALL_WS && next > SMALL_WS)
+		next = SMALL_WS;
+	return next <= X->max_ws ? next : 0;
 }
 
 /*
@@ -564,7 +569,8 @@ static void setup(struct numa_lab *X, struct lab *L)
 	X->chase_only = lab_opt(L, "chase-only") != NULL;
 	X->one_size = X->chase_only && o->size_given;
 	X->claim_ws = X->one_size ? o->size : o->quick ? 64 * MiB : 256 * MiB;
-	X->max_ws = X->one_size ? o->size : o->quick ? 64 * MiB : 512 * MiB;
+	X->sweep = lab_opt(L, "sweep") != NULL;
+	X->max_ws = X->one_size ? o->size : o->quick ? 64 * MiB : X->sweep ? 512 * MiB : 256 * MiB;
 	X->sample_s = o->quick ? 0.008 : 0.015;
 	X->touch_bytes = o->quick ? 16 * MiB : 64 * MiB;
 	X->bw_bytes = X->chase_only ? 0 : o->size_given || !o->quick ? o->size : 256 * MiB;
