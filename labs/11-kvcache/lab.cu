@@ -6,14 +6,12 @@
  * back over PCIe (0.21 s at 50 GB/s) against recomputing the prefill (7.6 s
  * at 600 TFLOPS); for a few hundred tokens, it says, recomputing wins.
  *
- * 11.1-11.3 check that arithmetic on the model options, in every build.
- * The GPU part measures this machine's side: the request's KV copied from
- * pinned memory as a paged cache holds it (lab_paged_cuda.h: one copy per
- * 16-token block per layer, K and V apart, into scattered slots) and as one
- * copy; cuBLAS GEMMs of a 70B layer's weight shape for 16 to 8192 tokens
- * (lab_gemm_cuda.h, cuBLAS through dlopen): the matrix rate, and what
- * recomputed tokens add to a decode step that streams the weights (11.4);
- * 1 GiB pinned and pageable copies for 11.5; without nvcc, C (11.4, 11.5 skip).
+ * 11.1-11.3 check that arithmetic on the model options, in every build.  The
+ * GPU part measures this machine's side: the request's KV swapped back from
+ * pinned memory as a paged cache holds it (lab_paged_cuda.h: a copy per
+ * 16-token block, layer, K and V, into scattered slots) and as one copy;
+ * cuBLAS GEMMs of a 70B layer's shape, 16 to 8192 tokens (lab_gemm_cuda.h):
+ * what recomputed tokens add to a decode step (11.4); 1 GiB copies for 11.5.
  */
 #include <math.h>
 #include <stdio.h>
@@ -286,7 +284,7 @@ struct bench {
 	int ngrid, have_gemm;       /* grid points; cuBLAS ran (else gemm.why says why not) */
 	uint64_t pool_bytes, rate_bytes, full_bytes;
 	struct lab_copy_rig rig;    /* the pool (device), stream, events */
-	struct lab_host kv, page;   /* pinned swap space; pageable for 11.5 */
+	struct lab_host kv, page;   /* pinned (registered) swap space; pageable for 11.5 */
 	struct lab_gemm gemm;
 	struct lab_stats t[MAX_GRID], t_ref, t_rate; /* s per GEMM: block + n, block, rate */
 	struct lab_stats swap[MAX_GRID], full, one;   /* s per swap-back */
@@ -347,11 +345,12 @@ static void measure_gemms(struct bench *b)
 	lab_gemm_close(&b->gemm);
 }
 
-/* The request verified; swapped back in full (in blocks, as one copy); at each grid point. */
+/* The request verified (that swap-back warms the full ones up); swapped back in
+ * full (in blocks, as one copy); at each grid point. */
 static void measure_swaps(struct bench *b)
 {
 	struct lab_measure_cfg grid = { 2, GRID_SAMPLES, 0.10, LAB_CUDA_EVENT_RES_S };
-	struct lab_measure_cfg full = { 1, FULL_SAMPLES, 0.10, LAB_CUDA_EVENT_RES_S, FULL_SAMPLES };
+	struct lab_measure_cfg full = { -1, FULL_SAMPLES, 0.10, LAB_CUDA_EVENT_RES_S, FULL_SAMPLES };
 	struct lab_paged_copy c = { b->L, &b->k, (const char *)b->kv.p, (char *)b->rig.dev,
 				    blocks_of(&b->m, b->m.context), 0, b->rig.stream,
 				    &b->rig.timer };
@@ -553,7 +552,8 @@ static void gpu_part(struct lab *L, const struct model *m)
 				     b->rig.stream, &b->rig.timer) == 0;
 	if (b->have_gemm)
 		measure_gemms(b);
-	if (lab_host_alloc(L, LAB_HOST_PINNED, b->pool_bytes, 0, 0, &b->kv) < 0)
+	/* the swap space: huge pages, faulted in and pinned by cudaHostRegister (README) */
+	if (lab_host_alloc(L, LAB_HOST_REGISTERED, b->pool_bytes, 2 * MiB, BUF_HUGE, &b->kv) < 0)
 		lab_error(L, "%s", b->kv.why_not);
 	lab_fact_num(L, "pinned_alloc_s", b->kv.pin_s, "s");
 	lab_host_alloc(L, LAB_HOST_PAGEABLE, b->rate_bytes, 0, BUF_TOUCH, &b->page);
