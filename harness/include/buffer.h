@@ -129,6 +129,15 @@ size_t buf_tracked(void);
  * word bytes / 4.  buf_fill goes front to back; buf_fill_down from the last
  * word to the first, which meets a DMA engine reading front to back instead
  * of trailing behind it (a rewrite racing a copy).
+ *
+ * From 64 MiB up buf_fill splits the words among threads (up to 8, no more
+ * than the CPUs this thread may run on), each one contiguous part that
+ * starts on a 4 KiB boundary of the buffer, and returns when all are done;
+ * the bytes are those of one thread's fill.  A thread that cannot be
+ * created leaves its part to the caller.  Pages not yet resident are then
+ * first touched by several threads: where a lab cares which NUMA node holds
+ * them, touch them first (BUF_TOUCH).  buf_fill_down stays on the calling
+ * thread, its order being its point.
  */
 void buf_fill(void *p, uint64_t bytes, uint32_t seed);
 void buf_fill_down(void *p, uint64_t bytes, uint32_t seed);
@@ -154,7 +163,9 @@ struct buf_check {
  * stride > 1 only every stride-th word is read, plus the last whole word
  * and the tail (for memory the CPU reads slowly, such as write-combined:
  * one word per page is stride = page / 4).  stride 0 counts as 1.
- * Returns the bad words; out (may be NULL) receives the details.
+ * Returns the bad words; out (may be NULL) receives the details.  From
+ * 64 MiB up the words read are split among threads as buf_fill's, and
+ * their counts added: words, bad and first_bad are exactly one thread's.
  */
 uint64_t buf_verify(const void *p, uint64_t bytes, uint32_t seed, uint64_t stride,
 		    struct buf_check *out);

@@ -180,6 +180,45 @@ static inline void lab_copy_pair_stats(struct lab_copy_pair *p, const double *sa
 }
 
 /* ------------------------------------------------------------------------ */
+/* One thread's host memcpy (plain C)                                        */
+
+struct lab_copy_memcpy_ {
+	void *dst;
+	const void *src;
+	uint64_t bytes;
+};
+
+static inline double lab_copy_memcpy_run_(void *arg)
+{
+	struct lab_copy_memcpy_ *j = (struct lab_copy_memcpy_ *)arg;
+	double t0 = lab_now(), t;
+
+	memcpy(j->dst, j->src, (size_t)j->bytes);
+	t = lab_now() - t0;
+	lab_sink(((const unsigned char *)j->dst)[j->bytes - 1]);
+	return t;
+}
+
+/*
+ * One thread's memcpy of `bytes` (> 0) from src to dst, both resident: one
+ * warm-up, then at least `samples` by the stopping rule on the host clock,
+ * into *rate in GB/s (series `name`, a static string).  The driver stages
+ * a pageable copy with such a CPU copy, so this is a pageable copy's
+ * ceiling.
+ */
+static inline void lab_copy_memcpy_rate(struct lab *L, const char *name, void *dst,
+					const void *src, uint64_t bytes, int samples,
+					struct lab_stats *rate)
+{
+	struct lab_measure_cfg cfg = { 1, samples, 0.10, 0, 0 };
+	struct lab_copy_memcpy_ j = { dst, src, bytes };
+	struct lab_stats secs;
+
+	lab_measure(L, name, lab_copy_memcpy_run_, &j, &cfg, &secs);
+	lab_stats_to_rate(&secs, bytes, rate);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The PCIe link of a CUDA device (plain C)                                  */
 
 struct lab_copy_link {
@@ -280,6 +319,42 @@ static inline const char *lab_host_kind_name(enum lab_host_kind kind)
 }
 
 /*
+ * A pattern seed per kind of host buffer, from the run's `seed`: each kind
+ * verified with its own (lab_copy_verify), data a buffer of another kind
+ * left behind cannot pass.
+ */
+static inline uint32_t lab_host_seed(uint32_t seed, enum lab_host_kind kind)
+{
+	return seed ^ ((uint32_t)(kind + 1) << 24);
+}
+
+/*
+ * Pins the pageable buffer h holds (buf_map's, e.g. lab_host_alloc's
+ * LAB_HOST_PAGEABLE after its own series: no second buffer) where it is:
+ * cudaHostRegister timed into h->pin_s, h->kind LAB_HOST_REGISTERED;
+ * lab_host_free then unregisters before it unmaps.  Returns 0, or -1 when
+ * the registration failed: the memory given back (h->p NULL), the CUDA
+ * error cleared, h->why_not naming the call and its error.
+ */
+static inline int lab_host_register(struct lab *L, struct lab_host *h)
+{
+	double t0 = lab_now();
+	cudaError_t e = lab_cuda_register(h->p, h->bytes);
+
+	if (e != cudaSuccess) {
+		cudaGetLastError();
+		lab_cuda_free(L, h->p);
+		h->p = NULL;
+		snprintf(h->why_not, sizeof(h->why_not), "cudaHostRegister(%llu bytes): %s",
+			 (unsigned long long)h->bytes, cudaGetErrorName(e));
+		return -1;
+	}
+	h->pin_s = lab_now() - t0;
+	h->kind = LAB_HOST_REGISTERED;
+	return 0;
+}
+
+/*
  * `bytes` of host memory of `kind` into h.  Pageable and registered memory
  * is buf_map(bytes, align, map_flags) (BUF_TOUCH so no page faults while
  * timing; BUF_HUGE with align 2 MiB for huge pages), and its mapping failing
@@ -312,20 +387,7 @@ static inline int lab_host_alloc(struct lab *L, enum lab_host_kind kind, uint64_
 		return 0;
 	}
 	h->p = buf_map_or_die(L, bytes, align, map_flags);
-	if (kind != LAB_HOST_REGISTERED)
-		return 0;
-	t0 = lab_now();
-	e = lab_cuda_register(h->p, bytes);
-	if (e != cudaSuccess) {
-		cudaGetLastError();
-		lab_cuda_free(L, h->p);
-		h->p = NULL;
-		snprintf(h->why_not, sizeof(h->why_not), "cudaHostRegister(%llu bytes): %s",
-			 (unsigned long long)bytes, cudaGetErrorName(e));
-		return -1;
-	}
-	h->pin_s = lab_now() - t0;
-	return 0;
+	return kind == LAB_HOST_REGISTERED ? lab_host_register(L, h) : 0;
 }
 
 /* Gives h back, a registration before the memory under it; NULL p is a no-op. */
@@ -500,6 +562,46 @@ static inline void lab_copy_pair_measure(struct lab_copy_rig *r, struct lab_copy
 {
 	n = n < LAB_MAX_SAMPLES ? n : LAB_MAX_SAMPLES;
 	lab_copy_pair_measure_until(r, p, host_a, host_b, d, bytes, n, n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One-off transfers                                                         */
+
+/*
+ * One sample of one-off H2D transfers (lab_copy_oneoff_run): n transfers
+ * of `bytes` from host to dev on `stream`, each complete on its own (copy,
+ * synchronise); with register_first each also pins its memory for itself
+ * (cudaHostRegister before, cudaHostUnregister after): what pinning data
+ * that is sent once costs.
+ */
+struct lab_copy_oneoff {
+	struct lab *L;
+	void *host;
+	void *dev;
+	uint64_t bytes;
+	cudaStream_t stream;
+	int register_first;
+	int n;
+};
+
+/* A lab_run_fn: one sample of (struct lab_copy_oneoff *)arg, host seconds for all n. */
+static inline double lab_copy_oneoff_run(void *arg)
+{
+	struct lab_copy_oneoff *j = (struct lab_copy_oneoff *)arg;
+	double t0 = lab_now();
+	int i;
+
+	for (i = 0; i < j->n; i++) {
+		if (j->register_first)
+			CUDA_CHECK(j->L, cudaHostRegister(j->host, (size_t)j->bytes,
+							  cudaHostRegisterDefault));
+		CUDA_CHECK(j->L, cudaMemcpyAsync(j->dev, j->host, (size_t)j->bytes,
+						 cudaMemcpyHostToDevice, j->stream));
+		CUDA_CHECK(j->L, cudaStreamSynchronize(j->stream));
+		if (j->register_first)
+			CUDA_CHECK(j->L, cudaHostUnregister(j->host));
+	}
+	return lab_now() - t0;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -3,6 +3,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -304,15 +306,137 @@ static inline void fill_block_up(uint32_t *w, uint64_t base, uint32_t seed)
 		b[k] = buf_pattern_word(seed, (uint32_t)(lo + k));
 }
 
+/* ------------------------------------------------------------------------ */
+/* Large fills and checks on several threads                                 */
+
+/*
+ * One thread stores or compares a few GB/s, so a 1 GiB buffer takes it a
+ * few tenths of a second (lab_copy_verify fills and checks one per kind of
+ * memory).  From PAR_MIN_BYTES up the words are split into contiguous
+ * parts, one per thread; a word's value depends on its index alone, so the
+ * split changes nothing in the result.
+ */
+#define PAR_MIN_BYTES (64ull << 20)
+#define PAR_MAX_THREADS 8
+/* Parts start on a 4 KiB boundary of the buffer: no cache line is shared. */
+#define PAR_ALIGN_WORDS 1024
+
+/* Words [lo, hi) of one part (lo a multiple of stride); a check's findings. */
+struct pattern_part {
+	void (*run)(struct pattern_part *part);
+	uint32_t *w;
+	uint64_t lo, hi;
+	uint64_t stride;    /* the check reads words lo, lo + stride, ... */
+	uint32_t seed;
+	struct buf_check c; /* the check's count over this part alone */
+	pthread_t tid;
+	int threaded;       /* 1 when part runs on a thread of its own */
+};
+
+/* Threads for `bytes`: 1 below PAR_MIN_BYTES, else the CPUs we may run on, at most 8. */
+static int par_threads(uint64_t bytes)
+{
+	cpu_set_t set;
+	int n;
+
+	if (bytes < PAR_MIN_BYTES || sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > PAR_MAX_THREADS ? PAR_MAX_THREADS : n;
+}
+
+/*
+ * Splits words [0, n) into at most `threads` parts of proto in order, each
+ * but the last a whole number of units (a unit: PAR_ALIGN_WORDS rounded up
+ * to a multiple of stride (>= 1), so a part's first word is one the check
+ * reads).  Returns the parts, 1 or more (an empty buffer: one empty part).
+ */
+static int split_parts(struct pattern_part *parts, int threads, uint64_t n, uint64_t stride,
+		       const struct pattern_part *proto)
+{
+	uint64_t unit, per, lo = 0;
+	int k = 0;
+
+	if (threads < 2 || stride >= n / threads) { /* one part: too few words to share */
+		parts[0] = *proto;
+		parts[0].lo = 0;
+		parts[0].hi = n;
+		return 1;
+	}
+	unit = stride >= PAR_ALIGN_WORDS ? stride :
+		(PAR_ALIGN_WORDS + stride - 1) / stride * stride;
+	per = ((n + threads - 1) / threads + unit - 1) / unit * unit;
+	do {
+		parts[k] = *proto;
+		parts[k].lo = lo;
+		parts[k].hi = n - lo > per ? lo + per : n;
+		lo = parts[k++].hi;
+	} while (lo < n && k < threads);
+	return k;
+}
+
+static void *part_main(void *arg)
+{
+	struct pattern_part *part = (struct pattern_part *)arg;
+
+	part->run(part);
+	return NULL;
+}
+
+/*
+ * Runs every part and returns when all are done: parts 1.. on threads of
+ * their own (every signal blocked there, so that the lab's handlers run in
+ * the thread they were meant for), part 0 here, and here also any part
+ * whose thread could not be created.
+ */
+static void run_parts(struct pattern_part *parts, int n)
+{
+	sigset_t all, old;
+	int k;
+
+	if (n == 1) { /* a small buffer: no thread, no system call */
+		parts[0].run(&parts[0]);
+		return;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (k = 1; k < n; k++)
+		parts[k].threaded = pthread_create(&parts[k].tid, NULL, part_main, &parts[k]) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	parts[0].run(&parts[0]);
+	for (k = 1; k < n; k++) {
+		if (parts[k].threaded)
+			pthread_join(parts[k].tid, NULL);
+		else
+			parts[k].run(&parts[k]);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fill and check                                                            */
+
+/* Words [lo, hi) of pattern `seed`; lo a multiple of FILL_BLOCK. */
+static void fill_words(uint32_t *w, uint64_t lo, uint64_t hi, uint32_t seed)
+{
+	uint64_t i, whole = lo + (hi - lo) / FILL_BLOCK * FILL_BLOCK;
+
+	for (i = lo; i < whole; i += FILL_BLOCK)
+		fill_block_up(w, i, seed);
+	for (i = whole; i < hi; i++)
+		w[i] = buf_pattern_word(seed, i);
+}
+
+static void fill_part(struct pattern_part *part)
+{
+	fill_words(part->w, part->lo, part->hi, part->seed);
+}
+
 void buf_fill(void *p, uint64_t bytes, uint32_t seed)
 {
-	uint32_t *w = (uint32_t *)p;
-	uint64_t i, n = bytes / 4, whole = n - n % FILL_BLOCK;
+	struct pattern_part parts[PAR_MAX_THREADS];
+	struct pattern_part proto = { fill_part, (uint32_t *)p, 0, 0, 1, seed };
 
-	for (i = 0; i < whole; i += FILL_BLOCK)
-		fill_block_up(w, i, seed);
-	for (i = whole; i < n; i++)
-		w[i] = buf_pattern_word(seed, i);
+	run_parts(parts, split_parts(parts, par_threads(bytes), bytes / 4, 1, &proto));
 	fill_tail((unsigned char *)p, bytes, seed);
 }
 
@@ -357,22 +481,64 @@ static void check_word(const unsigned char *p, uint64_t i, uint64_t off, size_t 
 	}
 }
 
+/* Words per step of a check of every word: one OR of the step's differences
+ * tests them all, in vector registers at -O2; a step that differs is rechecked
+ * word by word. */
+#define CHECK_BLOCK 16
+
+/* Words lo, lo + stride, ... below hi of one part, counted into the part's c. */
+static void check_part(struct pattern_part *part)
+{
+	const uint32_t *w = part->w;
+	uint64_t i = part->lo;
+
+	for (; part->stride == 1 && part->hi - i >= CHECK_BLOCK; i += CHECK_BLOCK) {
+		uint32_t diff = 0, lo = (uint32_t)i;
+		unsigned k;
+
+		for (k = 0; k < CHECK_BLOCK; k++)
+			diff |= w[i + k] ^ buf_pattern_word(part->seed, (uint32_t)(lo + k));
+		if (diff == 0) {
+			part->c.words += CHECK_BLOCK;
+			continue;
+		}
+		for (k = 0; k < CHECK_BLOCK; k++)
+			if (w[i + k] == buf_pattern_word(part->seed, i + k))
+				part->c.words++;
+			else
+				check_word((const unsigned char *)w, i + k, (i + k) * 4, 4, part->seed,
+					   &part->c);
+	}
+	for (; i < part->hi; i += part->stride) {
+		/* the common case first: a whole word that matches */
+		if (w[i] == buf_pattern_word(part->seed, i))
+			part->c.words++;
+		else
+			check_word((const unsigned char *)w, i, i * 4, 4, part->seed, &part->c);
+	}
+}
+
 uint64_t buf_verify(const void *p, uint64_t bytes, uint32_t seed, uint64_t stride,
 		    struct buf_check *out)
 {
 	const unsigned char *b = (const unsigned char *)p;
-	const uint32_t *w = (const uint32_t *)p;
-	uint64_t i, n = bytes / 4;
+	struct pattern_part parts[PAR_MAX_THREADS];
+	struct pattern_part proto = { check_part, (uint32_t *)p, 0, 0, 1, seed,
+				      { 0, 0, UINT64_MAX } };
+	uint64_t n = bytes / 4;
 	struct buf_check c = { 0, 0, UINT64_MAX };
+	int k, nparts;
 
 	if (stride == 0)
 		stride = 1;
-	for (i = 0; i < n; i += stride) {
-		/* the common case first: a whole word that matches */
-		if (w[i] == buf_pattern_word(seed, i))
-			c.words++;
-		else
-			check_word(b, i, i * 4, 4, seed, &c);
+	proto.stride = stride;
+	nparts = split_parts(parts, par_threads(bytes), n, stride, &proto);
+	run_parts(parts, nparts);
+	for (k = 0; k < nparts; k++) { /* in order: the first part with a bad word has the first */
+		c.words += parts[k].c.words;
+		c.bad += parts[k].c.bad;
+		if (c.first_bad == UINT64_MAX)
+			c.first_bad = parts[k].c.first_bad;
 	}
 	if (stride > 1 && n > 0 && (n - 1) % stride != 0)
 		check_word(b, n - 1, (n - 1) * 4, 4, seed, &c);

@@ -10,15 +10,17 @@
  * memory.  Each point is a median timed with CUDA events by lab_measure's
  * stopping rule, small copies batched and, from pinned memory, queued
  * behind a spin kernel so the GPU runs them back to back (lab_copy_cuda.h);
- * each kind is verified at the largest size.  One thread's host memcpy is
- * the ceiling of a pageable copy: the driver stages it with the CPU.
+ * each kind is verified at the largest size.  One thread's host memcpy
+ * (into the pinned buffer) is the ceiling of a pageable copy: the driver
+ * stages it with the CPU.
  *
  * 02.1-02.4 rest on the claim pair: the sweep's pinned and pageable
  * buffers copied H2D at the largest size in alternation, so that the
  * host's slow drift (tens of per cent on pageable copies) hits both alike,
  * until the stopping rule holds (it is also the pageable H2D point of the
- * largest size).  02.5 compares the sweep's registered and pinned H2D;
- * 02.6 times one-off 1 MiB transfers on the host clock, pinned first or not.
+ * largest size).  02.5 compares the sweep's registered (the pageable buffer,
+ * registered) and pinned H2D; 02.6 times one-off 1 MiB transfers on the
+ * host clock, pinned first or not.  --pinned-only: pinned alone, at --size.
  *
  * C and C++ at once: nvcc builds it as C++17; without nvcc gcc builds it as
  * C with DMALAB_HAVE_CUDA=0, and every claim skips.
@@ -85,12 +87,24 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
-static int check_opts(const struct lab *L);
-
 static const struct lab_extra_opt extra_opts[] = {
 	{ "sweep", NULL, "every power of two from 4 KiB to --size (default: 4K 64K 1M 16M --size)" },
+	{ "pinned-only", NULL, "cudaHostAlloc memory alone, H2D and D2H at --size (all sizes with "
+	  "--sweep): 02.3 and 02.4 on it, the other claims skip" },
 	{ NULL, NULL, NULL }
 };
+
+#define MIN_LARGEST_BYTES (64 * MiB)   /* 02.1 is about copies of 64 MiB and more */
+
+static int check_opts(const struct lab *L)
+{
+	const struct lab_opts *o = lab_options(L);
+
+	if (!o->size_given)
+		return 0;
+	return preflight_size_floor(L, "size", o->size, MIN_LARGEST_BYTES, ", as the claims "
+				    "compare copies of 64 MiB and more");
+}
 
 /* What plots/ draws from the record (lab.h, struct lab_figure). */
 static const struct lab_figure figures[] = {
@@ -117,18 +131,6 @@ static const struct lab_spec spec = {
 	.figures = figures,
 };
 
-#define MIN_LARGEST_BYTES (64 * MiB)   /* 02.1 is about copies of 64 MiB and more */
-
-static int check_opts(const struct lab *L)
-{
-	const struct lab_opts *o = lab_options(L);
-
-	if (!o->size_given)
-		return 0;
-	return preflight_size_floor(L, "size", o->size, MIN_LARGEST_BYTES, ", as the claims "
-				    "compare copies of 64 MiB and more");
-}
-
 #if DMALAB_HAVE_CUDA
 #include "lab_buffers_cuda.h"
 #include "lab_copy_cuda.h"
@@ -143,6 +145,7 @@ static int check_opts(const struct lab *L)
 #define CHAPTER_BYTES 16e9             /* the chapter's "16 GB of weights" */
 #define ONEOFF_CLAIM_BYTES (1 * MiB)   /* the small one-off transfer of 02.6 */
 #define ONEOFF_BATCH 8                 /* one-off transfers per timed sample */
+#define PINNED_ONLY_WHY "--pinned-only: pinned H2D and D2H alone were measured"
 
 /* Series by host kind (lab_copy_cuda.h's order) and direction; facts: NAME_gbs. */
 static const char *const series_name[LAB_HOST_NKINDS][2] = {
@@ -162,6 +165,7 @@ struct bench {
 	uint64_t sizes[MAX_POINTS]; /* bytes */
 	int npoints;
 	int iters;
+	int pinned_only;            /* --pinned-only */
 	struct lab_copy_rig rig;    /* device buffer of `largest`, stream, events */
 	struct lab_copy_link link;
 	int have[LAB_HOST_NKINDS];  /* 1 when the kind was swept */
@@ -185,25 +189,22 @@ static void plan_init(struct lab *L, struct bench *b)
 	/* check_opts has refused a --size under MIN_LARGEST_BYTES */
 	b->largest = o->quick && !o->size_given ? QUICK_LARGEST_BYTES : o->size;
 	b->iters = o->iters;
+	b->pinned_only = lab_opt(L, "pinned-only") != NULL;
 	for (s = SWEEP_FIRST_BYTES; s < b->largest && b->npoints < MAX_POINTS - 1 &&
-	     (sweep || s <= DEFAULT_TOP_BYTES); s *= sweep ? 2 : DEFAULT_STEP)
+	     (sweep || (s <= DEFAULT_TOP_BYTES && !b->pinned_only)); s *= sweep ? 2 : DEFAULT_STEP)
 		b->sizes[b->npoints++] = s;
 	b->sizes[b->npoints++] = b->largest;
 }
 
 /* Skips the lab when the GPU or the host cannot hold the buffers. */
-static void require_memory(struct lab *L, uint64_t largest)
+static void require_memory(const struct bench *b)
 {
-	lab_cuda_require_free(L, preflight_need(1, largest, GPU_SPARE_BYTES),
-			      " (the largest copy + 256 MiB)");
-	/* three host buffers of `largest` at once (pageable, pinned, check): half the RAM */
-	preflight_ram_require(L, 6, largest);
-}
+	/* in half the RAM: pageable, pinned (+ the sabotaged pair's), or --pinned-only's */
+	int host_buffers = b->pinned_only ? 1 : 2 + LAB_SABOTAGED;
 
-/* A different pattern per kind: stale data of the kind before cannot pass. */
-static uint32_t kind_seed(const struct bench *b, enum lab_host_kind kind)
-{
-	return (uint32_t)lab_options(b->L)->seed ^ ((uint32_t)(kind + 1) << 24);
+	lab_cuda_require_free(b->L, preflight_need(1, b->largest, GPU_SPARE_BYTES),
+			      " (the largest copy + 256 MiB)");
+	preflight_ram_require(b->L, 2 * host_buffers, b->largest);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -235,33 +236,14 @@ static void sweep_kind(struct bench *b, const struct lab_host *h, int pair_h2d)
 	}
 }
 
-struct memcpy_job {
-	void *dst;
-	const void *src;
-	uint64_t bytes;
-};
-
-static double time_memcpy(void *arg)
+/* One thread's memcpy of the largest size, the ceiling of a pageable copy:
+ * into the pinned buffer, as to the CPU pinned memory is plain RAM. */
+static void measure_host_memcpy(struct bench *b, const struct lab_host *src,
+				const struct lab_host *dst)
 {
-	struct memcpy_job *j = (struct memcpy_job *)arg;
-	double t0 = lab_now(), t;
-
-	memcpy(j->dst, j->src, j->bytes);
-	t = lab_now() - t0;
-	lab_sink(((const unsigned char *)j->dst)[j->bytes - 1]);
-	return t;
-}
-
-/* One thread's memcpy of the largest size: the ceiling of a pageable copy. */
-static void measure_host_memcpy(struct bench *b, const struct lab_host *src)
-{
-	struct lab_measure_cfg cfg = { 1, b->iters, 0.10, 0, 0 }; /* both buffers touched */
-	struct memcpy_job j = { b->rig.check, src->p, b->largest };
-	struct lab_stats secs;
-
 	lab_progress(b->L, "host memcpy, one thread");
-	lab_measure(b->L, "host_memcpy", time_memcpy, &j, &cfg, &secs);
-	lab_stats_to_rate(&secs, b->largest, &b->memcpy_rate);
+	lab_copy_memcpy_rate(b->L, "host_memcpy", dst->p, src->p, b->largest, b->iters,
+			     &b->memcpy_rate);
 	lab_series_point(b->L, "host_memcpy", "bytes", (double)b->largest, &b->memcpy_rate);
 	lab_fact_num(b->L, "host_memcpy_gbs", b->memcpy_rate.median, "GB/s");
 }
@@ -281,25 +263,45 @@ static int alloc_kind(struct bench *b, enum lab_host_kind kind, struct lab_host 
 	return 0;
 }
 
-/* A kind swept: its data verified, its buffer given back, its column in the table. */
+/* A kind swept: its data verified, its column in the table. */
+static void verify_kind(struct bench *b, const struct lab_host *h)
+{
+	lab_copy_verify(&b->rig, h, lab_host_seed((uint32_t)lab_options(b->L)->seed, h->kind));
+	b->have[h->kind] = 1;
+}
+
+/* ... and its buffer given back (a registration before the memory under it). */
 static void done_kind(struct bench *b, struct lab_host *h)
 {
-	lab_copy_verify(&b->rig, h, kind_seed(b, h->kind));
-	b->have[h->kind] = 1;
+	verify_kind(b, h);
 	lab_host_free(b->L, h);
 }
 
-/* Registered or write-combined memory: its own buffer, swept. */
-static void run_kind(struct bench *b, enum lab_host_kind kind)
+/* The registered kind: the pageable buffer, once checked, registered and swept. */
+static void run_registered(struct bench *b, struct lab_host *page)
+{
+	if (lab_host_register(b->L, page) < 0) { /* the buffer given back */
+		snprintf(b->why_not[LAB_HOST_REGISTERED], sizeof(b->why_not[0]), "%s",
+			 page->why_not);
+		lab_note(b->L, "no registered series: %s", page->why_not);
+		return;
+	}
+	lab_fact_num(b->L, pin_fact[LAB_HOST_REGISTERED], page->pin_s, "s");
+	/* registered, then unregistered before any timed copy: the "registered"
+	 * series copies from plain pageable memory */
+	if (LAB_SABOTAGED)
+		lab_cuda_unregister(b->L, page->p);
+	sweep_kind(b, page, 0);
+	done_kind(b, page);
+}
+
+/* Write-combined memory: its own buffer, swept. */
+static void run_wc(struct bench *b)
 {
 	struct lab_host h;
 
-	if (alloc_kind(b, kind, &h) < 0)
+	if (alloc_kind(b, LAB_HOST_WC, &h) < 0)
 		return;
-	/* registered, then unregistered before any timed copy: the "registered"
-	 * series copies from plain pageable memory */
-	if (kind == LAB_HOST_REGISTERED && LAB_SABOTAGED)
-		lab_cuda_unregister(b->L, h.p);
 	sweep_kind(b, &h, 0);
 	done_kind(b, &h);
 }
@@ -338,7 +340,8 @@ static void measure_claim_pair(struct bench *b, const struct lab_host *pin,
 /*
  * Pageable and pinned memory: their sweeps (the pageable H2D point of the
  * largest size left to the pair), the memcpy ceiling, the claim pair on
- * the same two buffers, then both verified.
+ * the same two buffers, both verified; then the pageable buffer is the
+ * registered kind's.
  */
 static void run_pair_kinds(struct bench *b)
 {
@@ -347,60 +350,44 @@ static void run_pair_kinds(struct bench *b)
 	alloc_kind(b, LAB_HOST_PAGEABLE, &page); /* buf_map: lab_error if it fails */
 	alloc_kind(b, LAB_HOST_PINNED, &pin);
 	sweep_kind(b, &page, 1);
-	measure_host_memcpy(b, &page);
+	measure_host_memcpy(b, &page, &pin);
 	sweep_kind(b, &pin, 0);
-	lab_fact_num(b->L, "h2d_pinned_cv", b->top[LAB_HOST_PINNED][LAB_COPY_H2D].cv, "");
 	measure_claim_pair(b, &pin, &page);
 	done_kind(b, &pin);
-	done_kind(b, &page);
+	verify_kind(b, &page);
+	run_registered(b, &page);
+}
+
+/* --pinned-only: one pinned buffer, swept and verified. */
+static void run_pinned_only(struct bench *b)
+{
+	struct lab_host pin;
+
+	/* the sabotage: pageable memory where the pinned should be (02.3, 02.4) */
+	alloc_kind(b, LAB_SABOTAGED ? LAB_HOST_PAGEABLE : LAB_HOST_PINNED, &pin);
+	pin.kind = LAB_HOST_PINNED;
+	sweep_kind(b, &pin, 0);
+	b->pair.a = b->top[LAB_HOST_PINNED][LAB_COPY_H2D]; /* what 02.3 and 02.4 decide on */
+	done_kind(b, &pin);
 }
 
 /* ------------------------------------------------------------------------ */
 /* One-off transfers: pin first, or copy pageable (02.6)                     */
 
-struct oneoff_job {
-	struct lab *L;
-	void *host;
-	void *dev;
-	uint64_t bytes;
-	cudaStream_t stream;
-	int pin_first;  /* register, copy, unregister */
-};
-
-/* ONEOFF_BATCH one-off transfers (seconds), each complete on its own (pinned and
- * unpinned every time): the batch averages the scheduler's jitter out. */
-static double time_oneoff(void *arg)
-{
-	struct oneoff_job *j = (struct oneoff_job *)arg;
-	double t0 = lab_now();
-	int pin = j->pin_first && !LAB_SABOTAGED;
-	int i;
-
-	for (i = 0; i < ONEOFF_BATCH; i++) {
-		if (pin)
-			CUDA_CHECK(j->L, cudaHostRegister(j->host, j->bytes,
-							  cudaHostRegisterDefault));
-		CUDA_CHECK(j->L, cudaMemcpyAsync(j->dev, j->host, j->bytes,
-						 cudaMemcpyHostToDevice, j->stream));
-		CUDA_CHECK(j->L, cudaStreamSynchronize(j->stream));
-		if (pin)
-			CUDA_CHECK(j->L, cudaHostUnregister(j->host));
-	}
-	return lab_now() - t0;
-}
-
-/* Microseconds per one-off transfer of `bytes`, pinned first or pageable. */
+/* Microseconds per one-off transfer of `bytes`, pinned first or pageable;
+ * ONEOFF_BATCH in a sample average the scheduler's jitter out. */
 static void measure_oneoff(struct bench *b, void *host, uint64_t bytes, int pin_first,
 			   struct lab_stats *us)
 {
 	struct lab_measure_cfg cfg = { 2, b->iters, 0.10, 0 }; /* lab_now's step */
-	struct oneoff_job j = { b->L, host, b->rig.dev, bytes, b->rig.stream, pin_first };
+	struct lab_copy_oneoff j = { b->L, host, b->rig.dev, bytes, b->rig.stream,
+				     pin_first && !LAB_SABOTAGED, ONEOFF_BATCH };
 
 	/* the sabotage build pins once, outside the timing */
 	if (pin_first && LAB_SABOTAGED)
 		CUDA_CHECK(b->L, cudaHostRegister(host, bytes, cudaHostRegisterDefault));
 	lab_measure(b->L, pin_first ? "oneoff_pin_then_copy" : "oneoff_pageable",
-		    time_oneoff, &j, &cfg, us);
+		    lab_copy_oneoff_run, &j, &cfg, us);
 	if (pin_first && LAB_SABOTAGED)
 		CUDA_CHECK(b->L, cudaHostUnregister(host));
 	lab_stats_scale(us, 1e6 / ONEOFF_BATCH, "us");
@@ -456,25 +443,28 @@ static void print_table(struct bench *b)
 
 static void report_facts(struct bench *b)
 {
-	const struct lab_stats *page = &b->top[LAB_HOST_PAGEABLE][LAB_COPY_H2D];
 	char name[48];
 	int k, d;
 
 	lab_fact_num(b->L, "largest_bytes", (double)b->largest, "bytes");
+	lab_fact_num(b->L, "h2d_pinned_cv", b->top[LAB_HOST_PINNED][LAB_COPY_H2D].cv, "");
 	for (k = 0; k < LAB_HOST_NKINDS; k++)
 		for (d = 0; d < 2 && b->have[k]; d++) {
 			snprintf(name, sizeof(name), "%s_gbs", series_name[k][d]); /* h2d_pinned_gbs */
 			lab_fact_num(b->L, name, b->top[k][d].median, "GB/s");
 		}
-	lab_fact_num(b->L, "h2d_paired_pinned_gbs", b->pair.a.median, "GB/s");
-	lab_fact_num(b->L, "h2d_paired_pageable_gbs", b->pair.b.median, "GB/s");
-	lab_fact_num(b->L, "h2d_paired_ratio", b->pair.ratio.median, "x");
 	if (b->link.known)
 		lab_fact_num(b->L, "h2d_pinned_pct_of_link",
 			     100 * b->pair.a.median / b->link.theo_gbs, "%");
+	if (b->pinned_only)
+		return;
+	lab_fact_num(b->L, "h2d_paired_pinned_gbs", b->pair.a.median, "GB/s");
+	lab_fact_num(b->L, "h2d_paired_pageable_gbs", b->pair.b.median, "GB/s");
+	lab_fact_num(b->L, "h2d_paired_ratio", b->pair.ratio.median, "x");
 	lab_note(b->L, "pageable H2D runs at %.0f %% of one thread's memcpy (%.1f GB/s): "
 		 "the CPU staging copy is its ceiling",
-		 100 * page->median / b->memcpy_rate.median, b->memcpy_rate.median);
+		 100 * b->top[LAB_HOST_PAGEABLE][LAB_COPY_H2D].median / b->memcpy_rate.median,
+		 b->memcpy_rate.median);
 }
 
 /* Attaches the claim pair's three series to the next claim. */
@@ -563,9 +553,9 @@ static void decide_pinning_claims(struct bench *b)
 
 /*
  * The method: the link; pageable and pinned memory swept, with the memcpy
- * ceiling and the claim pair on their buffers; registered and
- * write-combined memory swept; each kind verified; the one-off transfers;
- * then the table, the facts and the decisions.
+ * ceiling and the claim pair on their buffers; registered (the pageable
+ * buffer) and write-combined memory swept; each kind verified; the one-off
+ * transfers (--pinned-only: pinned alone); the table, facts and decisions.
  */
 static void run(struct lab *L)
 {
@@ -576,19 +566,29 @@ static void run(struct lab *L)
 	b->L = L;
 	plan_init(L, b);
 	lab_cuda_require(L, 1);
-	require_memory(L, b->largest);
+	require_memory(b);
 	lab_copy_link_probe(L, lab_options(L)->device, &b->link);
-	lab_copy_rig_open(L, b->largest, LAB_COPY_CHECK | LAB_COPY_QUEUE, &b->rig);
-	run_pair_kinds(b);
-	run_kind(b, LAB_HOST_REGISTERED);
-	run_kind(b, LAB_HOST_WC);
-	if (b->have[LAB_HOST_REGISTERED])
-		measure_oneoffs(b);
+	lab_copy_rig_open(L, b->largest, LAB_COPY_QUEUE, &b->rig);
+	if (b->pinned_only) {
+		run_pinned_only(b);
+	} else {
+		run_pair_kinds(b);
+		run_wc(b);
+		if (b->have[LAB_HOST_REGISTERED])
+			measure_oneoffs(b);
+	}
 	print_table(b);
 	report_facts(b);
-	decide_ratio_claims(b);
-	decide_link_claims(b);
-	decide_pinning_claims(b);
+	if (b->pinned_only) { /* 02.3 and 02.4 alone */
+		claim_skip(L, "02.1", SKIP_NOT_REQUESTED, PINNED_ONLY_WHY);
+		claim_skip(L, "02.2", SKIP_NOT_REQUESTED, PINNED_ONLY_WHY);
+		decide_link_claims(b);
+		claim_skip_rest(L, SKIP_NOT_REQUESTED, PINNED_ONLY_WHY);
+	} else {
+		decide_ratio_claims(b);
+		decide_link_claims(b);
+		decide_pinning_claims(b);
+	}
 	lab_copy_rig_close(&b->rig);
 	free(b);
 }

@@ -4,6 +4,7 @@
  * the pattern's fill and verify.
  */
 #include <errno.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -457,6 +458,99 @@ static void test_verify_stride_reads_the_ends(void **state)
 	assert_int_equal(buf_verify(w, sizeof(w), 3, 0, NULL), 2); /* 0 means 1 */
 }
 
+/* ---- the pattern on several threads (64 MiB and more) ---- */
+
+/* Above buffer.c's threshold, and not a whole number of its 4 KiB parts. */
+#define PAR_BYTES (64 * MiB + 4096 * 3 + 4 * 5 + 3)
+
+/* A large buffer with a guard byte past its end, or a skip on one CPU. */
+static unsigned char *large_buffer(void)
+{
+	cpu_set_t set;
+	unsigned char *p;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) < 2)
+		skip(); /* one CPU: buf_fill runs on one thread, nothing to compare */
+	p = malloc(PAR_BYTES + 1);
+	assert_non_null(p);
+	p[PAR_BYTES] = 0xee;
+	return p;
+}
+
+static void test_fill_threads_same_bytes(void **state)
+{
+	unsigned char *p = large_buffer(), *one = malloc(PAR_BYTES);
+	uint32_t w;
+
+	(void)state;
+	assert_non_null(one);
+	buf_fill(p, PAR_BYTES, 77);
+	buf_fill_down(one, PAR_BYTES, 77); /* always one thread */
+	assert_memory_equal(p, one, PAR_BYTES);
+	assert_int_equal(p[PAR_BYTES], 0xee); /* nothing past the end */
+	memcpy(&w, p + PAR_BYTES / 2 / 4 * 4, 4);
+	assert_int_equal(w, buf_pattern_word(77, PAR_BYTES / 2 / 4));
+	free(one);
+	free(p);
+}
+
+static void test_verify_threads_count_and_first(void **state)
+{
+	unsigned char *p = large_buffer();
+	uint64_t n = PAR_BYTES / 4, last = (n - 7) * 4;
+	struct buf_check c;
+
+	(void)state;
+	buf_fill(p, PAR_BYTES, 5);
+	assert_int_equal(buf_verify(p, PAR_BYTES, 5, 1, &c), 0);
+	assert_int_equal(c.words, n + 1);
+	assert_true(c.first_bad == UINT64_MAX);
+	/* in the second half only (the later threads' parts): the first of these */
+	p[last + 2] ^= 4;
+	p[(n / 2 + 3000) * 4] ^= 1;
+	assert_int_equal(buf_verify(p, PAR_BYTES, 5, 1, &c), 2);
+	assert_int_equal(c.first_bad, (n / 2 + 3000) * 4);
+	/* and the first thread's, both sides of the middle, the tail */
+	p[4096 + 1] ^= 2;
+	p[4096 + 3] ^= 2;          /* the same word */
+	p[(n / 2 - 1) * 4] ^= 8;
+	p[PAR_BYTES - 1] ^= 1;
+	assert_int_equal(buf_verify(p, PAR_BYTES, 5, 1, &c), 5);
+	assert_int_equal(c.bad, 5);
+	assert_int_equal(c.first_bad, 4096 + 1);
+	assert_int_equal(c.words, n + 1);
+	free(p);
+}
+
+/* Strides that divide the 4 KiB parts (write-combined: one word a page) and one that does not. */
+static void test_verify_threads_stride(void **state)
+{
+	static const uint64_t strides[] = { 1024, 1000 };
+	unsigned char *p = large_buffer();
+	uint64_t n = PAR_BYTES / 4, s, far;
+	struct buf_check c;
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(strides) / sizeof(strides[0]); k++) {
+		s = strides[k];
+		far = (n - n / 4) / s * s; /* a word read, in the last thread's part */
+		buf_fill(p, PAR_BYTES, 9);
+		p[(far + 1) * 4] ^= 1;  /* not read */
+		assert_int_equal(buf_verify(p, PAR_BYTES, 9, s, &c), 0);
+		/* every s-th word, the last whole word, the tail */
+		assert_int_equal(c.words, (n + s - 1) / s + ((n - 1) % s != 0) + 1);
+		p[far * 4 + 3] ^= 1;
+		p[s * 4] ^= 1;          /* the second word read, the first thread's */
+		assert_int_equal(buf_verify(p, PAR_BYTES, 9, s, &c), 2);
+		assert_int_equal(c.first_bad, s * 4);
+		p[s * 4] ^= 1;
+		assert_int_equal(buf_verify(p, PAR_BYTES, 9, s, &c), 1);
+		assert_int_equal(c.first_bad, far * 4 + 3);
+	}
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +573,9 @@ int main(void)
 		cmocka_unit_test(test_refill_sample_advances_the_seed),
 		cmocka_unit_test(test_verify_counts_and_locates),
 		cmocka_unit_test(test_verify_stride_reads_the_ends),
+		cmocka_unit_test(test_fill_threads_same_bytes),
+		cmocka_unit_test(test_verify_threads_count_and_first),
+		cmocka_unit_test(test_verify_threads_stride),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
