@@ -288,7 +288,7 @@ test: test-san
 else
 test: unit mutants selftest test-plots test-answers test-claims test-example test-numa \
 	test-leaks test-make test-restore test-apt-lock test-degraded test-interrupt fuzz-smoke \
-	test-bench test-fleet test-preflight test-formats test-compare
+	test-bench test-fleet test-preflight test-formats test-compare test-lab-options
 endif
 
 # junit.xml and Gradescope's results.json read by their consumers (junitparser,
@@ -296,6 +296,12 @@ endif
 .PHONY: test-formats
 test-formats: $(DMALAB) fakelabs
 	@BUILD=$(BUILD) sh harness/tests/test-formats.sh
+
+# The labs' run-shaping options (lab-04's staircase, --sweep, --chase-only;
+# lab-02 --pinned-only; lab-05's regions), read back from their records.
+.PHONY: test-lab-options
+test-lab-options: all
+	@BUILD=$(BUILD) sh harness/tests/test-lab-options.sh
 
 # The Makefile's own usage errors (QUICK=maybe, make lab-99, make hint-).
 .PHONY: test-make test-apt-lock
