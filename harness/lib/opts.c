@@ -166,6 +166,8 @@ static int parse_number_opt(struct lab *L, int code, const char *arg)
 
 	switch (code) {
 	case OPT_SIZE:
+		if (!L->spec->default_size) /* not in its --help: its sizes are options of its own */
+			return usage_error(L, "--size '%s': %s", arg, "this lab takes no --size");
 		if (lab_parse_size(arg, &sz) < 0)
 			return usage_error(L, "--size '%s': %s", arg, errno == ERANGE ?
 					   "too large" : "not a size above 0 (digits with an optional K, M, G or T suffix)");

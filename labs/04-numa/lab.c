@@ -81,7 +81,7 @@ static const struct claim_spec claims[] = {
 
 static const struct lab_extra_opt extra_opts[] = {
 	{ "chase-only", NULL, "the pointer chase alone (04.1, 04.2); --size: its one working set" },
-	{ "sweep", NULL, "latency at every power of two, 4 KiB to 512 MiB (default: x4 steps to 256 MiB)" },
+	{ "sweep", NULL, "the latency staircase at every power of two, to 512 MiB or --size (default: x4)" },
 	{ NULL, NULL, NULL }
 };
 
@@ -160,7 +160,7 @@ static uint64_t next_ws(const struct numa_lab *X, uint64_t ws)
 		return !ws ? SMALL_WS : ws == SMALL_WS ? X->claim_ws : 0;
 	if (ws < SMALL_WS && next > SMALL_WS)
 		next = SMALL_WS;
-	return next <= X->max_ws ? next : 0;
+	return next <= X->max_ws ? next : ws < X->max_ws ? X->max_ws : 0; /* a --size off the ladder */
 }
 
 /*
@@ -567,10 +567,10 @@ static void setup(struct numa_lab *X, struct lab *L)
 	X->mem_node[i] = X->mem_node[0];
 	X->mem_node[0] = X->cpu_node;
 	X->chase_only = lab_opt(L, "chase-only") != NULL;
-	X->one_size = X->chase_only && o->size_given;
-	X->claim_ws = X->one_size ? o->size : o->quick ? 64 * MiB : 256 * MiB;
 	X->sweep = lab_opt(L, "sweep") != NULL;
-	X->max_ws = X->one_size ? o->size : o->quick ? 64 * MiB : X->sweep ? 512 * MiB : 256 * MiB;
+	X->one_size = X->chase_only && o->size_given && !X->sweep;
+	X->claim_ws = X->chase_only && o->size_given ? o->size : o->quick ? 64 * MiB : 256 * MiB;
+	X->max_ws = X->chase_only && o->size_given ? o->size : X->sweep && !o->quick ? 512 * MiB : X->claim_ws;
 	X->sample_s = o->quick ? 0.008 : 0.015;
 	X->touch_bytes = o->quick ? 16 * MiB : 64 * MiB;
 	X->bw_bytes = X->chase_only ? 0 : o->size_given || !o->quick ? o->size : 256 * MiB;

@@ -77,16 +77,12 @@ static struct {
 	int rounds;        /* 07.5: allocations a sample */
 } cfg;
 
-/* spec.check_opts: --fill, and no --size (the lab has none), in any build. */
+/* spec.check_opts: --fill, in any build (--size: lab_parse_args refuses it). */
 static int check_opts(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
 	const char *fill = lab_opt(L, "fill");
-	char sz[32];
 
-	if (o->size_given)
-		return preflight_usage(L, "size", lab_size_arg(o->size, sz, sizeof(sz)),
-				       "lab-07 takes no --size (--fill caps 07.1's fill)");
 	cfg.fill_cap = UINT64_MAX;
 	if (fill && lab_parse_size(fill, &cfg.fill_cap) < 0)
 		return preflight_usage(L, "fill", fill, "%s", errno == ERANGE ? "too large" :

@@ -132,9 +132,11 @@ static int read_plan(const struct lab *L, struct plan *p)
 		return preflight_usage(L, "chunk", arg, "not a multiple of 2 MiB (a huge page, "
 				       "and O_DIRECT's alignment) from 2M to 1G");
 	if (p->bytes % p->chunk || p->bytes / p->chunk < MIN_CHUNKS)
-		return preflight_usage(L, "size", lab_size_arg(p->bytes, a, sizeof(a)), "must be "
-				       "a multiple of --chunk (%s), 4 of them at least",
-				       lab_fmt_size(p->chunk, b, sizeof(b)));
+		return o->size_given ? preflight_usage(L, "size", lab_size_arg(p->bytes, a, sizeof(a)),
+			"must be a multiple of --chunk (%s), 4 of them at least",
+			lab_fmt_size(p->chunk, b, sizeof(b))) :
+			preflight_usage(L, "chunk", arg, "the test file (%s by default) must be 4 chunks or "
+					"more, whole ones", lab_fmt_size(p->bytes, a, sizeof(a)));
 	return 0;
 }
 
@@ -311,9 +313,7 @@ static double make_ratios(struct rig *r, int n)
  * warm-up round.  While a claim ratio's median interval is wider than the
  * stopping rule's 10 % (on the ratio, where the disk's drift cancels), one
  * more round, up to twice --iters, where it fits in the run's time bound at
- * the pace of the rounds so far.  (Until 2026-12-01 the test was a CV over
- * 10 %: a sabotaged ratio of 1.03 [0.97, 1.10] passed it and straddled
- * 10.1's 1.1; then all the extra rounds at once.)
+ * the pace of the rounds so far (README, Rounds: the rules before).
  */
 static void measure(struct rig *r)
 {
