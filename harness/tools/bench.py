@@ -15,7 +15,8 @@ ratio, so that a slower time to the answer shows.  --phases lists each lab's N
 (default 5) longest steps, as the lab's progress lines name them, with their
 seconds and share of the lab's time: where to look first to make it faster.  A series is one point of a
 lab's "series" (every sample is kept there) or a claim's statistics that no
-point holds.  Exit 0, or 2 on a file that is not a dmalab results.json.
+point holds; a series of one value (arithmetic, or a run timed once) is left
+out.  Exit 0, or 2 on a file that is not a dmalab results.json.
 """
 import json
 import math
@@ -68,18 +69,21 @@ def fmt_x(x, unit):
 
 
 def lab_series(lab):
-    """Every series of the lab once: (label, stats) from its points, then from its claims."""
+    """Every series of the lab once: (label, stats) from its points, then from its claims;
+    not those of one value (lab-11's chapter arithmetic, a run timed once): nothing to stop."""
     out, seen = [], set()
     for name, s in sorted((lab.get("series") or {}).items()):
         for p in (s or {}).get("points") or []:
             st = p.get("stats") or {}
+            if int(st.get("n") or 0) < 2:
+                continue
             key = (st.get("name"), st.get("n"), st.get("median"))
             seen.add(key)
             out.append(("%s @ %s" % (name, fmt_x(p.get("x"), s.get("x_unit"))), st))
     for c in lab.get("claims") or []:
         for st in c.get("stats") or []:
             key = (st.get("name"), st.get("n"), st.get("median"))
-            if key not in seen:
+            if key not in seen and int(st.get("n") or 0) >= 2:
                 seen.add(key)
                 out.append(("%s (claim %s)" % (st.get("name"), c.get("id")), st))
     return out
