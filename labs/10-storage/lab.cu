@@ -563,7 +563,7 @@ static void run(struct lab *L)
 	r->L = L;
 	r->t0 = lab_now();
 	read_plan(L, &r->plan); /* check_opts has taken it */
-	lab_note(L, "plan: up to 5 paths x %d rounds of %s, about %.0f s on a 1 GB/s disk "
+	lab_note(L, "plan: up to 5 paths x %d rounds or more of %s, about %.0f s on a 1 GB/s disk "
 		 "(bound %.0f s)", lab_options(L)->iters + 1, lab_fmt_size(r->plan.bytes, a, sizeof(a)),
 		 5.0 * (lab_options(L)->iters + 1) * r->plan.bytes / 1e9, r->plan.budget_s);
 	map_buffers(r);
