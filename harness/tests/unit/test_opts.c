@@ -253,18 +253,22 @@ static void test_lab_opt_long(void **state)
 	assert_int_equal(opt_long("-99999999999999999999", &v), 2);
 }
 
-/* lab_parse_args on argv (NULL-ended) of a lab with no extra option; its
- * return, and the usage line it printed into msg (msglen bytes). */
-static int parse_args(char **argv, struct lab *L, char *msg, size_t msglen)
+/* Two labs with no extra option: one without --size (as lab-11), one with. */
+static const struct lab_spec no_size_spec = { .id = "99", .title = "opts" };
+static const struct lab_spec sized_spec = { .id = "98", .title = "opts", .default_size = 1 << 20 };
+
+/* lab_parse_args on argv (NULL-ended) of `spec`; its return, and the usage
+ * line it printed into msg (msglen bytes). */
+static int parse_args_of(const struct lab_spec *spec, char **argv, struct lab *L, char *msg,
+			 size_t msglen)
 {
-	static const struct lab_spec spec = { .id = "99", .title = "opts" };
 	int argc = 0, describe = 0, rc, saved = dup(2);
 	FILE *f = tmpfile();
 
 	while (argv[argc])
 		argc++;
 	memset(L, 0, sizeof(*L));
-	L->spec = &spec;
+	L->spec = spec;
 	assert_non_null(f);
 	fflush(stderr);
 	dup2(fileno(f), 2);
@@ -278,6 +282,29 @@ static int parse_args(char **argv, struct lab *L, char *msg, size_t msglen)
 		msg[0] = '\0';
 	fclose(f);
 	return rc;
+}
+
+static int parse_args(char **argv, struct lab *L, char *msg, size_t msglen)
+{
+	return parse_args_of(&no_size_spec, argv, L, msg, msglen);
+}
+
+/* --size where the lab has none is one usage line (it was taken and ignored);
+ * where it has one, it is read. */
+static void test_lab_parse_args_size_only_where_the_lab_has_one(void **state)
+{
+	char a0[] = "lab-99", opt[] = "--size", val[] = "64M", msg[256];
+	char *argv[] = { a0, opt, val, NULL };
+	struct lab L;
+
+	(void)state;
+	assert_int_equal(parse_args_of(&no_size_spec, argv, &L, msg, sizeof(msg)), 2);
+	if (!strstr(msg, "--size '64M': this lab takes no --size"))
+		fail_msg("message for --size on a lab without one: %s", msg);
+	assert_int_equal(L.opt.size_given, 0);
+	assert_int_equal(parse_args_of(&sized_spec, argv, &L, msg, sizeof(msg)), 0);
+	assert_int_equal(L.opt.size_given, 1);
+	assert_int_equal(L.opt.size, 64ull << 20);
 }
 
 /* "-qs" is unknown: the message names "-q", not the program, and the next
@@ -323,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_lab_parse_long_garbage),
 		cmocka_unit_test(test_lab_opt_long),
 		cmocka_unit_test(test_lab_parse_args_cluster_then_again),
+		cmocka_unit_test(test_lab_parse_args_size_only_where_the_lab_has_one),
 		cmocka_unit_test(test_lab_size_arg_exact),
 		cmocka_unit_test(test_lab_fmt_size_units),
 		cmocka_unit_test(test_lab_fmt_size_round_trip),
