@@ -400,22 +400,20 @@ static inline void lab_host_free(struct lab *L, struct lab_host *h)
 /* ------------------------------------------------------------------------ */
 /* The rig: device buffer, stream, events                                    */
 
-/* lab_copy_rig_open flags */
-#define LAB_COPY_CHECK 1u /* a pageable buffer of the rig's size (rig.check), touched */
+/* lab_copy_rig_open flags (1u was LAB_COPY_CHECK, a pageable check buffer no lab needs now) */
 #define LAB_COPY_QUEUE 2u /* lab_copy_rate: samples of pinned memory queued behind a
 			   * spin, the batch's sizing runs their warm-up */
 
 struct lab_copy_rig {
 	struct lab *L;
 	unsigned flags;           /* lab_copy_rig_open's */
-	uint64_t bytes;           /* of dev (and check): the largest copy */
+	uint64_t bytes;           /* of dev: the largest copy */
 	void *dev;                /* cudaMalloc */
-	void *check;              /* pageable, touched; NULL without LAB_COPY_CHECK */
 	cudaStream_t stream;      /* non-blocking, idle but for the copies */
 	struct cuda_timer timer;
 };
 
-/* Device buffer of `bytes`, stream, events, and (LAB_COPY_CHECK) the check buffer. */
+/* Device buffer of `bytes`, stream, events. */
 static inline void lab_copy_rig_open(struct lab *L, uint64_t bytes, unsigned flags,
 				     struct lab_copy_rig *r)
 {
@@ -426,8 +424,6 @@ static inline void lab_copy_rig_open(struct lab *L, uint64_t bytes, unsigned fla
 	r->dev = lab_cuda_alloc(L, LAB_BUF_DEVICE, bytes);
 	CUDA_CHECK(L, cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
 	cuda_timer_init(L, &r->timer);
-	if (flags & LAB_COPY_CHECK)
-		r->check = buf_map_or_die(L, bytes, 0, BUF_TOUCH);
 }
 
 static inline void lab_copy_rig_close(struct lab_copy_rig *r)
@@ -435,7 +431,6 @@ static inline void lab_copy_rig_close(struct lab_copy_rig *r)
 	cuda_timer_release(&r->timer);
 	CUDA_CHECK(r->L, cudaStreamDestroy(r->stream));
 	lab_cuda_free(r->L, r->dev);
-	lab_cuda_free(r->L, r->check);
 }
 
 /* ------------------------------------------------------------------------ */
