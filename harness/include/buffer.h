@@ -56,7 +56,7 @@ extern "C" {
 /* Host memory                                                               */
 
 /* Flags of buf_map (or them together). */
-#define BUF_TOUCH     0x01u /* write every byte (0) now, so no page faults later */
+#define BUF_TOUCH     0x01u /* every page faulted in now, zeroed: no page faults later */
 #define BUF_HUGE      0x02u /* madvise(MADV_HUGEPAGE): THP where "madvise" mode */
 #define BUF_NOHUGE    0x04u /* madvise(MADV_NOHUGEPAGE): 4 KiB pages only */
 #define BUF_NORESERVE 0x08u /* MAP_NORESERVE: no swap space is reserved */
@@ -75,6 +75,28 @@ extern "C" {
  * or mmap's errno.
  */
 void *buf_map(uint64_t bytes, uint64_t align, unsigned flags, int *advice_errno);
+/*
+ * First touch of `bytes` at p (page-aligned, mapped writable, not yet
+ * written: buf_map's BUF_TOUCH, or memory with an mbind policy): the kernel
+ * faults each page in writable (MADV_POPULATE_WRITE, Linux 5.14; a memset
+ * of 0 where that is refused), so the bytes read 0 and every page, huge
+ * ones included where the mapping gets them, is resident.  From 64 MiB up
+ * the work is split into 2 MiB-aligned parts on up to 8 threads
+ * (buf_touch_threads), which place the pages where the calling thread
+ * would: a fault takes memory from the node of the CPU that faults (unless
+ * a policy binds it), and the helper threads run on the caller's CPUs, so
+ * they share the work only when those CPUs are all on one NUMA node.
+ */
+void buf_touch(void *p, uint64_t bytes);
+
+/*
+ * Threads that first-touch `bytes` for a caller that may run on
+ * cpus[0..ncpus) (CPU numbers), with the NUMA nodes of the sysfs tree under
+ * sysfs_root ("/sys"; tests pass a fixture): 1 below 64 MiB or where those
+ * CPUs span more than one node, else min(ncpus, 8).  An unreadable tree,
+ * or a CPU no node lists, gives 1: the placement could differ.
+ */
+int buf_touch_threads(const char *sysfs_root, const int *cpus, int ncpus, uint64_t bytes);
 /* buf_map, or lab_error "mmap(N bytes): strerror" when it fails. */
 void *buf_map_or_die(struct lab *L, uint64_t bytes, uint64_t align, unsigned flags);
 

@@ -98,8 +98,9 @@ long numa_pages_off_node(const void *buf, uint64_t bytes, int node, long *npages
 
 /*
  * `bytes` of anonymous memory bound to `node` (mbind MPOL_BIND: no other
- * node is allowed), then written by the calling thread, so every page is
- * faulted in now, and every page checked with numa_pages_off_node.  flags:
+ * node is allowed), then first-touched by buf_touch (zeroed; the policy
+ * holds whichever thread faults a page), so every page is faulted in now,
+ * and every page checked with numa_pages_off_node.  flags:
  * BUF_HUGE or BUF_NOHUGE (buffer.h), a hint as in buf_map.  Returns the
  * buffer (tracked: buf_free() it), or NULL with errno: EINVAL for a node
  * outside [0, TOPO_MAX_NODES), buf_map's, mbind's, move_pages's, or EXDEV

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buffer.h"
+#include "numa_topo.h"
 
 /* ------------------------------------------------------------------------ */
 /* The registry: a stack of undos, newest first                              */
@@ -247,7 +248,7 @@ void *buf_map(uint64_t bytes, uint64_t align, unsigned flags, int *advice_errno)
 	    advice_errno)
 		*advice_errno = errno;
 	if (flags & BUF_TOUCH)
-		memset(p, 0, (size_t)bytes);
+		buf_touch(p, bytes);
 	if (!(flags & BUF_UNTRACKED) && buf_track(p, len, undo_munmap) < 0) {
 		munmap(p, (size_t)len);
 		errno = ENOMEM;
@@ -410,6 +411,85 @@ static void run_parts(struct pattern_part *parts, int n)
 		else
 			parts[k].run(&parts[k]);
 	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* First touch                                                               */
+
+#define TOUCH_ALIGN_WORDS ((2ull << 20) / 4) /* parts of whole 2 MiB (huge) pages */
+
+/* The node whose cpulist has cpu, or -1. */
+static int node_of_cpu(const struct numa_topo *t, int cpu)
+{
+	int i;
+
+	for (i = 0; i < t->nnodes; i++)
+		if (cpulist_contains(t->node[i].cpulist, cpu))
+			return t->node[i].id;
+	return -1;
+}
+
+int buf_touch_threads(const char *sysfs_root, const int *cpus, int ncpus, uint64_t bytes)
+{
+	struct numa_topo *t;
+	int i, node, one = 1;
+
+	if (bytes < PAR_MIN_BYTES || ncpus < 2 || !(t = malloc(sizeof(*t))))
+		return 1;
+	if (numa_topo_read(sysfs_root, t) < 0)
+		one = 0;
+	node = one ? node_of_cpu(t, cpus[0]) : -1;
+	for (i = 1; node >= 0 && i < ncpus; i++)
+		if (node_of_cpu(t, cpus[i]) != node)
+			node = -1;
+	free(t);
+	if (node < 0)
+		return 1;
+	return ncpus > PAR_MAX_THREADS ? PAR_MAX_THREADS : ncpus;
+}
+
+/* The threads for touching bytes here: this thread's CPUs, the live sysfs. */
+static int touch_threads_here(uint64_t bytes)
+{
+	int cpus[CPU_SETSIZE];
+	cpu_set_t set;
+	int c, n = 0;
+
+	if (bytes < PAR_MIN_BYTES || sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return buf_touch_threads("/sys", cpus, n, bytes);
+}
+
+/* Fault in [p, p + len) writable; p page-aligned.  The kernel zeroes each
+ * page as it would for a write, without a trap per page. */
+static void touch_range(unsigned char *p, uint64_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(p, (size_t)len, MADV_POPULATE_WRITE) == 0)
+		return;
+#endif
+	memset(p, 0, (size_t)len);
+}
+
+static void touch_part(struct pattern_part *part)
+{
+	touch_range((unsigned char *)(part->w + part->lo), (part->hi - part->lo) * 4);
+}
+
+void buf_touch(void *p, uint64_t bytes)
+{
+	struct pattern_part parts[PAR_MAX_THREADS];
+	struct pattern_part proto = { touch_part, (uint32_t *)p, 0, 0, TOUCH_ALIGN_WORDS, 0 };
+	int n = touch_threads_here(bytes);
+
+	if (n < 2 || bytes % 4) { /* one thread (a tail of bytes % 4 would need its own) */
+		touch_range((unsigned char *)p, bytes);
+		return;
+	}
+	run_parts(parts, split_parts(parts, n, bytes / 4, TOUCH_ALIGN_WORDS, &proto));
 }
 
 /* ------------------------------------------------------------------------ */

@@ -458,7 +458,7 @@ void *numa_map_on_node(uint64_t bytes, int node, unsigned flags, long *off)
 	if (!p)
 		return NULL;
 	if (mbind(p, (unsigned long)bytes, MPOL_BIND, mask, TOPO_MAX_NODES + 1, 0) == 0) {
-		memset(p, 0x5a, (size_t)bytes);
+		buf_touch(p, bytes); /* the policy places the pages, whichever thread faults */
 		n = numa_pages_off_node(p, bytes, node, NULL);
 		if (n == 0)
 			return p;

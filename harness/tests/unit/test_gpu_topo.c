@@ -23,21 +23,15 @@
 #include <cmocka.h>
 
 #include "gpu_topo.h"
+#include "unit_lab.h"
 
-static const char *fixture(const char *tree, char *buf, size_t len)
-{
-	const char *dir = getenv("DMALAB_FIXTURES");
-
-	snprintf(buf, len, "%s/%s/sys", dir ? dir : "harness/tests/fixtures", tree);
-	return buf;
-}
 
 /* The gpus tree without CUDA: PCI bus order. */
 static void build_gpus(struct gpu_topo *t, const struct gpu_cuda_list *cuda)
 {
 	char root[512];
 
-	assert_int_equal(gpu_topo_build(fixture("gpus", root, sizeof(root)), cuda, t), 0);
+	assert_int_equal(gpu_topo_build(unit_fixture_sys("gpus", root, sizeof(root)), cuda, t), 0);
 }
 
 /* A CUDA answer listing bus ids (CUDA's spelling) in the given order. */
@@ -131,7 +125,7 @@ static void test_scan_fixture_asks_no_live_source(void **state)
 	struct gpu_topo t;
 
 	(void)state;
-	fixture("gpus", root, sizeof(root));
+	unit_fixture_sys("gpus", root, sizeof(root));
 	assert_int_equal(gpu_topo_scan(root, GPU_TOPO_CUDA | GPU_TOPO_NVML, &t), 0);
 	assert_int_equal(t.order, GPU_ORDER_PCI_BUS);
 	assert_int_equal(t.n, 6);
@@ -361,13 +355,13 @@ static void test_two_node_and_one_node_trees(void **state)
 	struct gpu_topo t;
 
 	(void)state;
-	assert_int_equal(gpu_topo_build(fixture("two-node", root, sizeof(root)), NULL, &t), 0);
+	assert_int_equal(gpu_topo_build(unit_fixture_sys("two-node", root, sizeof(root)), NULL, &t), 0);
 	assert_int_equal(t.n, 1);
 	assert_string_equal(t.dev[0].bdf, "0000:3b:00.0");
 	assert_int_equal(t.dev[0].numa_node, 1);
 	assert_int_equal(t.dev[0].pcie_gen_max, 5);
 	assert_int_equal(t.dev[0].pcie_width_max, 16);
-	assert_int_equal(gpu_topo_build(fixture("one-node", root, sizeof(root)), NULL, &t), 0);
+	assert_int_equal(gpu_topo_build(unit_fixture_sys("one-node", root, sizeof(root)), NULL, &t), 0);
 	assert_int_equal(t.n, 1);
 	assert_string_equal(t.dev[0].bdf, "0000:00:05.0");
 	assert_int_equal(t.dev[0].numa_node, -1);

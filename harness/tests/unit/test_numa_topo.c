@@ -29,14 +29,8 @@
 
 #include "buffer.h"
 #include "numa_topo.h"
+#include "unit_lab.h"
 
-static const char *fixture(const char *tree, char *buf, size_t len)
-{
-	const char *dir = getenv("DMALAB_FIXTURES");
-
-	snprintf(buf, len, "%s/%s/sys", dir ? dir : "harness/tests/fixtures", tree);
-	return buf;
-}
 
 static void test_cpulist_parse_ranges(void **state)
 {
@@ -115,7 +109,7 @@ static void test_numa_topo_read_one_node(void **state)
 
 	(void)state;
 	assert_non_null(t);
-	assert_int_equal(numa_topo_read(fixture("one-node", root, sizeof(root)), t), 0);
+	assert_int_equal(numa_topo_read(unit_fixture_sys("one-node", root, sizeof(root)), t), 0);
 	assert_int_equal(t->nnodes, 1);
 	assert_int_equal(t->nmem_nodes, 1);
 	assert_int_equal(t->node[0].id, 0);
@@ -134,7 +128,7 @@ static void test_numa_topo_read_two_node(void **state)
 
 	(void)state;
 	assert_non_null(t);
-	assert_int_equal(numa_topo_read(fixture("two-node", root, sizeof(root)), t), 0);
+	assert_int_equal(numa_topo_read(unit_fixture_sys("two-node", root, sizeof(root)), t), 0);
 	assert_int_equal(t->nnodes, 2);
 	assert_int_equal(t->nmem_nodes, 2);
 	assert_int_equal(t->node[0].id, 0);
@@ -232,7 +226,7 @@ static void test_pci_numa_node_unknown(void **state)
 	char root[PATH_MAX];
 
 	(void)state;
-	assert_int_equal(pci_numa_node(fixture("one-node", root, sizeof(root)),
+	assert_int_equal(pci_numa_node(unit_fixture_sys("one-node", root, sizeof(root)),
 				       "0000:00:05.0"), -1);
 }
 
@@ -241,7 +235,7 @@ static void test_pci_numa_node_missing(void **state)
 	char root[PATH_MAX];
 
 	(void)state;
-	assert_int_equal(pci_numa_node(fixture("one-node", root, sizeof(root)),
+	assert_int_equal(pci_numa_node(unit_fixture_sys("one-node", root, sizeof(root)),
 				       "0000:99:00.0"), -2);
 	assert_int_equal(pci_numa_node("/nonexistent/dmalab-sys", "0000:3b:00.0"), -2);
 }
@@ -251,7 +245,7 @@ static void test_pci_numa_node_known(void **state)
 	char root[PATH_MAX];
 
 	(void)state;
-	assert_int_equal(pci_numa_node(fixture("two-node", root, sizeof(root)),
+	assert_int_equal(pci_numa_node(unit_fixture_sys("two-node", root, sizeof(root)),
 				       "0000:3b:00.0"), 1);
 	assert_int_equal(pci_numa_node(root, "0000:00:00.0"), 0);
 }
@@ -263,7 +257,7 @@ static void test_distances_line(void **state)
 
 	(void)state;
 	assert_non_null(t);
-	assert_int_equal(numa_topo_read(fixture("two-node", root, sizeof(root)), t), 0);
+	assert_int_equal(numa_topo_read(unit_fixture_sys("two-node", root, sizeof(root)), t), 0);
 	assert_string_equal(numa_topo_distances(t, line, sizeof(line)), "node0: 10 21; node1: 21 10");
 	assert_int_equal(numa_topo_distance(t, 0, 1), 21);
 	assert_int_equal(numa_topo_distance(t, 1, 1), 10);
@@ -308,7 +302,7 @@ static void test_mem_nodes_libnuma_and_sysfs(void **state)
 		assert_true(nodes[i] > nodes[i - 1]);
 	assert_int_equal(numa_mem_nodes(NULL, nodes, 1), 1);
 	/* the two-node fixture: only the nodes libnuma has too */
-	assert_int_equal(numa_topo_read(fixture("two-node", root, sizeof(root)), t), 0);
+	assert_int_equal(numa_topo_read(unit_fixture_sys("two-node", root, sizeof(root)), t), 0);
 	assert_int_equal(numa_mem_nodes(t, nodes, TOPO_MAX_NODES),
 			 numa_max_node() >= 1 && numa_node_size64(1, NULL) > 0 ? 2 : 1);
 	assert_int_equal(nodes[0], 0);
@@ -393,7 +387,7 @@ static void test_map_on_node(void **state)
 	assert_non_null(p);
 	assert_int_equal(off, 0);
 	assert_int_equal(numa_pages_off_node(p, bytes, 0, NULL), 0); /* every page there */
-	assert_int_equal((unsigned char)p[bytes - 1], 0x5a);
+	assert_int_equal((unsigned char)p[bytes - 1], 0); /* first-touched: zeroed */
 	assert_int_equal(buf_tracked(), before + 1);
 	assert_int_equal(buf_free(p), 0);
 	errno = 0;

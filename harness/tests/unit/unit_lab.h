@@ -29,6 +29,16 @@ struct unit_lab {
 	char *tap;       /* everything it printed on stdout */
 };
 
+/* The sysfs root of fixture tree `tree` (harness/tests/fixtures/<tree>/sys, from
+ * the repository root, or under $DMALAB_FIXTURES) into buf; returns buf. */
+static UNIT_UNUSED const char *unit_fixture_sys(const char *tree, char *buf, size_t len)
+{
+	const char *dir = getenv("DMALAB_FIXTURES");
+
+	snprintf(buf, len, "%s/%s/sys", dir ? dir : "harness/tests/fixtures", tree);
+	return buf;
+}
+
 /* Reads a whole file into a NUL-terminated buffer (free() it); NULL on error. */
 static UNIT_UNUSED char *unit_slurp(const char *path)
 {
