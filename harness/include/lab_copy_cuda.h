@@ -201,16 +201,16 @@ static inline double lab_copy_memcpy_run_(void *arg)
 
 /*
  * One thread's memcpy of `bytes` (> 0) from src to dst, both resident: one
- * warm-up, then at least `samples` by the stopping rule on the host clock,
- * into *rate in GB/s (series `name`, a static string).  The driver stages
- * a pageable copy with such a CPU copy, so this is a pageable copy's
- * ceiling.
+ * warm-up, then exactly `samples` on the host clock (a note's figure, no
+ * claim's), into *rate in GB/s (series `name`, a static string).  The
+ * driver stages a pageable copy with such a CPU copy, so this is a
+ * pageable copy's ceiling.
  */
 static inline void lab_copy_memcpy_rate(struct lab *L, const char *name, void *dst,
 					const void *src, uint64_t bytes, int samples,
 					struct lab_stats *rate)
 {
-	struct lab_measure_cfg cfg = { 1, samples, 0.10, 0, 0 };
+	struct lab_measure_cfg cfg = { 1, samples, 0.10, 0, samples };
 	struct lab_copy_memcpy_ j = { dst, src, bytes };
 	struct lab_stats secs;
 
@@ -499,19 +499,22 @@ static inline int lab_copy_batch(struct lab_copy *c, int queue)
 /*
  * The series `name` (static string) of copies of `bytes` between host and
  * the device buffer: batched, then lab_measure (`samples` the least kept,
- * the stopping rule, event resolution) into *rate in GB/s.  Warm-up: 2
- * samples; on a LAB_COPY_QUEUE rig the batch's sizing runs instead, and a
- * host buffer the driver calls pinned (lab_cuda_host_pinned) is queued
- * behind a spin (pageable copies are staged by the CPU inside the call and
- * may wait for the stream: a spin would only delay them).  Returns the
- * copies per sample.
+ * the stopping rule up to max_samples: 0 for lab_measure's default of
+ * 2 x samples, = samples for a fixed count, for a figure no claim decides
+ * on; event resolution) into *rate in GB/s.  Warm-up: 2 samples; on a
+ * LAB_COPY_QUEUE rig the batch's sizing runs instead, and a host buffer the
+ * driver calls pinned (lab_cuda_host_pinned) is queued behind a spin
+ * (pageable copies are staged by the CPU inside the call and may wait for
+ * the stream: a spin would only delay them).  Returns the copies per
+ * sample.
  */
-static inline int lab_copy_rate(struct lab_copy_rig *r, const char *name, void *host,
-				enum lab_copy_dir d, uint64_t bytes, int samples,
-				struct lab_stats *rate)
+static inline int lab_copy_rate_upto(struct lab_copy_rig *r, const char *name, void *host,
+				     enum lab_copy_dir d, uint64_t bytes, int samples,
+				     int max_samples, struct lab_stats *rate)
 {
 	int queued = (r->flags & LAB_COPY_QUEUE) != 0, runs;
-	struct lab_measure_cfg cfg = { queued ? -1 : 2, samples, 0.10, LAB_CUDA_EVENT_RES_S, 0 };
+	struct lab_measure_cfg cfg = { queued ? -1 : 2, samples, 0.10, LAB_CUDA_EVENT_RES_S,
+				       max_samples };
 	struct lab_stats secs;
 	struct lab_copy c;
 
@@ -522,6 +525,14 @@ static inline int lab_copy_rate(struct lab_copy_rig *r, const char *name, void *
 		secs.warmup = runs;
 	lab_stats_to_rate(&secs, bytes * (uint64_t)c.copies.n, rate);
 	return c.copies.n;
+}
+
+/* lab_copy_rate_upto by the stopping rule, up to 2 x samples. */
+static inline int lab_copy_rate(struct lab_copy_rig *r, const char *name, void *host,
+				enum lab_copy_dir d, uint64_t bytes, int samples,
+				struct lab_stats *rate)
+{
+	return lab_copy_rate_upto(r, name, host, d, bytes, samples, 0, rate);
 }
 
 /*
