@@ -236,13 +236,14 @@ static void sweep_kind(struct bench *b, const struct lab_host *h, int pair_h2d)
 	}
 }
 
-/* One thread's memcpy of the largest size, the ceiling of a pageable copy:
+/* One thread's memcpy of the largest size, the ceiling of a pageable copy (a note):
  * into the pinned buffer, as to the CPU pinned memory is plain RAM. */
+#define MEMCPY_SAMPLES 3
 static void measure_host_memcpy(struct bench *b, const struct lab_host *src,
 				const struct lab_host *dst)
 {
 	lab_progress(b->L, "host memcpy, one thread");
-	lab_copy_memcpy_rate(b->L, "host_memcpy", dst->p, src->p, b->largest, b->iters,
+	lab_copy_memcpy_rate(b->L, "host_memcpy", dst->p, src->p, b->largest, MEMCPY_SAMPLES,
 			     &b->memcpy_rate);
 	lab_series_point(b->L, "host_memcpy", "bytes", (double)b->largest, &b->memcpy_rate);
 	lab_fact_num(b->L, "host_memcpy_gbs", b->memcpy_rate.median, "GB/s");
