@@ -77,12 +77,13 @@ extern "C" {
 void *buf_map(uint64_t bytes, uint64_t align, unsigned flags, int *advice_errno);
 /*
  * First touch of `bytes` at p (page-aligned, mapped writable, not yet
- * written: buf_map's BUF_TOUCH, or memory with an mbind policy): the kernel
- * faults each page in writable (MADV_POPULATE_WRITE, Linux 5.14; a memset
- * of 0 where that is refused), so the bytes read 0 and every page, huge
- * ones included where the mapping gets them, is resident.  From 64 MiB up
- * the work is split into 2 MiB-aligned parts on up to 8 threads
- * (buf_touch_threads), which place the pages where the calling thread
+ * written: buf_map's BUF_TOUCH, or memory with an mbind policy), so the
+ * bytes read 0 and every page, huge ones included where the mapping gets
+ * them, is resident.  One thread asks the kernel to fault each page in
+ * writable (MADV_POPULATE_WRITE, Linux 5.14; a memset of 0 where that is
+ * refused).  From 64 MiB up the work is split into 2 MiB-aligned parts,
+ * each written with 0 by one of up to 8 threads (buf_touch_threads),
+ * which place the pages where the calling thread
  * would: a fault takes memory from the node of the CPU that faults (unless
  * a policy binds it), and the helper threads run on the caller's CPUs, so
  * they share the work only when those CPUs are all on one NUMA node.

@@ -463,8 +463,13 @@ static int touch_threads_here(uint64_t bytes)
 	return buf_touch_threads("/sys", cpus, n, bytes);
 }
 
-/* Fault in [p, p + len) writable; p page-aligned.  The kernel zeroes each
- * page as it would for a write, without a trap per page. */
+/*
+ * One thread faults [p, p + len) in writable (p page-aligned): the kernel
+ * zeroes each page as a write would, without a trap per page.  On the H200
+ * host (README, "Time to the answer") this took 0.40 s for 1 GiB of 4 KiB
+ * pages against memset's 0.66 s; on 8 threads memset's parts were the
+ * faster (0.09 against 0.22 s), so the parts write.
+ */
 static void touch_range(unsigned char *p, uint64_t len)
 {
 #ifdef MADV_POPULATE_WRITE
@@ -476,7 +481,7 @@ static void touch_range(unsigned char *p, uint64_t len)
 
 static void touch_part(struct pattern_part *part)
 {
-	touch_range((unsigned char *)(part->w + part->lo), (part->hi - part->lo) * 4);
+	memset(part->w + part->lo, 0, (size_t)(part->hi - part->lo) * 4);
 }
 
 void buf_touch(void *p, uint64_t bytes)
