@@ -432,13 +432,11 @@ static int node_of_cpu(const struct numa_topo *t, int cpu)
 int buf_touch_threads(const char *sysfs_root, const int *cpus, int ncpus, uint64_t bytes)
 {
 	struct numa_topo *t;
-	int i, node, one = 1;
+	int i, node;
 
 	if (bytes < PAR_MIN_BYTES || ncpus < 2 || !(t = malloc(sizeof(*t))))
 		return 1;
-	if (numa_topo_read(sysfs_root, t) < 0)
-		one = 0;
-	node = one ? node_of_cpu(t, cpus[0]) : -1;
+	node = numa_topo_read(sysfs_root, t) == 0 ? node_of_cpu(t, cpus[0]) : -1;
 	for (i = 1; node >= 0 && i < ncpus; i++)
 		if (node_of_cpu(t, cpus[i]) != node)
 			node = -1;
