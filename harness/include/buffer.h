@@ -81,21 +81,25 @@ void *buf_map(uint64_t bytes, uint64_t align, unsigned flags, int *advice_errno)
  * bytes read 0 and every page, huge ones included where the mapping gets
  * them, is resident.  One thread asks the kernel to fault each page in
  * writable (MADV_POPULATE_WRITE, Linux 5.14; a memset of 0 where that is
- * refused).  From 64 MiB up the work is split into 2 MiB-aligned parts,
- * each written with 0 by one of up to 8 threads (buf_touch_threads),
- * which place the pages where the calling thread
+ * refused).  From 64 MiB up, and with 4 CPUs or more, the work is split
+ * into parts of whole 2 MiB from p, each written with 0 by one of up to 8
+ * threads (buf_touch_threads), which place the pages where the calling thread
  * would: a fault takes memory from the node of the CPU that faults (unless
  * a policy binds it), and the helper threads run on the caller's CPUs, so
  * they share the work only when those CPUs are all on one NUMA node.
  */
 void buf_touch(void *p, uint64_t bytes);
+/* buf_touch on `threads` (at most 8; under 2: one thread asking the kernel),
+ * whatever the CPUs and nodes: buf_touch passes buf_touch_threads' count. */
+void buf_touch_on(void *p, uint64_t bytes, int threads);
 
 /*
  * Threads that first-touch `bytes` for a caller that may run on
  * cpus[0..ncpus) (CPU numbers), with the NUMA nodes of the sysfs tree under
- * sysfs_root ("/sys"; tests pass a fixture): 1 below 64 MiB or where those
- * CPUs span more than one node, else min(ncpus, 8).  An unreadable tree,
- * or a CPU no node lists, gives 1: the placement could differ.
+ * sysfs_root ("/sys"; tests pass a fixture): 1 below 64 MiB, for fewer
+ * than 4 CPUs, or where those CPUs span more than one node, else
+ * min(ncpus, 8).  An unreadable tree, or a CPU no node lists, gives 1: the
+ * placement could differ.
  */
 int buf_touch_threads(const char *sysfs_root, const int *cpus, int ncpus, uint64_t bytes);
 /* buf_map, or lab_error "mmap(N bytes): strerror" when it fails. */

@@ -101,25 +101,45 @@ static void test_map_touch_large_every_page(void **state)
 	assert_int_equal(buf_free(p), 0);
 }
 
+/* The threaded first touch itself, on 4 threads whatever this machine has:
+ * every page of every part resident and zero, the tail past the last whole
+ * 2 MiB part included. */
+static void test_touch_on_threads_every_page(void **state)
+{
+	uint64_t bytes = 64 * MiB + 2 * MiB + 3 * page(), i;
+	unsigned char *p = buf_map(bytes, 0, BUF_UNTRACKED, NULL);
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(resident_pages(p, bytes), 0);
+	buf_touch_on(p, bytes, 4);
+	assert_int_equal(resident_pages(p, bytes), (long)(bytes / page()));
+	for (i = 0; i < bytes; i += 997)
+		assert_int_equal(p[i], 0);
+	assert_int_equal(p[bytes - 1], 0);
+	munmap(p, (size_t)bytes);
+}
+
 /* Threads share a first touch only where all the caller's CPUs are on one
  * node; the fixtures: one-node (0-7), two-node (0-15, 16-31). */
 static void test_touch_threads_follow_the_nodes(void **state)
 {
 	static const int eight[] = { 0, 1, 2, 3, 4, 5, 6, 7 }, sixteen[] = { 0, 1, 2, 3, 4, 5,
-		6, 7, 8, 9, 10, 11, 12, 13, 14, 15 }, across[] = { 3, 20 }, unlisted[] = { 0, 40 };
+		6, 7, 8, 9, 10, 11, 12, 13, 14, 15 }, across[] = { 3, 4, 5, 20 },
+		unlisted[] = { 0, 1, 2, 40 };
 	char one[PATH_MAX], two[PATH_MAX];
 
 	(void)state;
 	unit_fixture_sys("one-node", one, sizeof(one));
 	unit_fixture_sys("two-node", two, sizeof(two));
 	assert_int_equal(buf_touch_threads(one, eight, 8, 64 * MiB), 8);
-	assert_int_equal(buf_touch_threads(one, eight, 2, 64 * MiB), 2);
+	assert_int_equal(buf_touch_threads(one, eight, 4, 64 * MiB), 4);
+	assert_int_equal(buf_touch_threads(one, eight, 3, GiB), 1); /* under 4 CPUs: one */
 	assert_int_equal(buf_touch_threads(one, eight, 8, 64 * MiB - 1), 1); /* small: one */
-	assert_int_equal(buf_touch_threads(one, eight, 1, GiB), 1);
 	assert_int_equal(buf_touch_threads(two, sixteen, 16, GiB), 8); /* node 0 alone: at most 8 */
-	assert_int_equal(buf_touch_threads(two, sixteen + 15, 1, GiB), 1);
-	assert_int_equal(buf_touch_threads(two, across, 2, GiB), 1);   /* nodes 0 and 1 */
-	assert_int_equal(buf_touch_threads(two, unlisted, 2, GiB), 1); /* CPU 40: no node */
+	assert_int_equal(buf_touch_threads(two, sixteen + 12, 4, GiB), 4);
+	assert_int_equal(buf_touch_threads(two, across, 4, GiB), 1);   /* nodes 0 and 1 */
+	assert_int_equal(buf_touch_threads(two, unlisted, 4, GiB), 1); /* CPU 40: no node */
 	assert_int_equal(buf_touch_threads("/nonexistent/dmalab-sys", eight, 8, GiB), 1);
 }
 
@@ -613,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_verify_counts_and_locates),
 		cmocka_unit_test(test_verify_stride_reads_the_ends),
 		cmocka_unit_test(test_map_touch_large_every_page),
+		cmocka_unit_test(test_touch_on_threads_every_page),
 		cmocka_unit_test(test_touch_threads_follow_the_nodes),
 		cmocka_unit_test(test_fill_threads_same_bytes),
 		cmocka_unit_test(test_verify_threads_count_and_first),
