@@ -85,19 +85,29 @@ static void test_map_touch_writes_every_page(void **state)
 	assert_int_equal(buf_free(p), 0);
 }
 
+/* A large first touch's buffer: more than 64 MiB, not whole 2 MiB parts. */
+#define TOUCH_BYTES (64 * MiB + 2 * MiB + 3 * page())
+
+/* Every page of [p, p + bytes) resident and zero (a byte in 997 read, and the last). */
+static void assert_touched(const unsigned char *p, uint64_t bytes)
+{
+	uint64_t i;
+
+	assert_int_equal(resident_pages((void *)p, bytes), (long)(bytes / page()));
+	for (i = 0; i < bytes; i += 997)
+		assert_int_equal(p[i], 0);
+	assert_int_equal(p[bytes - 1], 0);
+}
+
 /* From 64 MiB up BUF_TOUCH runs on threads where the CPUs allow: every page
  * resident and zero, the tail past the last whole part included. */
 static void test_map_touch_large_every_page(void **state)
 {
-	uint64_t bytes = 64 * MiB + 2 * MiB + 3 * page(), i;
-	unsigned char *p = buf_map(bytes, 0, BUF_TOUCH, NULL);
+	unsigned char *p = buf_map(TOUCH_BYTES, 0, BUF_TOUCH, NULL);
 
 	(void)state;
 	assert_non_null(p);
-	assert_int_equal(resident_pages(p, bytes), (long)(bytes / page()));
-	for (i = 0; i < bytes; i += 997)
-		assert_int_equal(p[i], 0);
-	assert_int_equal(p[bytes - 1], 0);
+	assert_touched(p, TOUCH_BYTES);
 	assert_int_equal(buf_free(p), 0);
 }
 
@@ -106,18 +116,14 @@ static void test_map_touch_large_every_page(void **state)
  * 2 MiB part included. */
 static void test_touch_on_threads_every_page(void **state)
 {
-	uint64_t bytes = 64 * MiB + 2 * MiB + 3 * page(), i;
-	unsigned char *p = buf_map(bytes, 0, BUF_UNTRACKED, NULL);
+	unsigned char *p = buf_map(TOUCH_BYTES, 0, BUF_UNTRACKED, NULL);
 
 	(void)state;
 	assert_non_null(p);
-	assert_int_equal(resident_pages(p, bytes), 0);
-	buf_touch_on(p, bytes, 4);
-	assert_int_equal(resident_pages(p, bytes), (long)(bytes / page()));
-	for (i = 0; i < bytes; i += 997)
-		assert_int_equal(p[i], 0);
-	assert_int_equal(p[bytes - 1], 0);
-	munmap(p, (size_t)bytes);
+	assert_int_equal(resident_pages(p, TOUCH_BYTES), 0);
+	buf_touch_on(p, TOUCH_BYTES, 4);
+	assert_touched(p, TOUCH_BYTES);
+	munmap(p, (size_t)TOUCH_BYTES);
 }
 
 /* Threads share a first touch only where all the caller's CPUs are on one
