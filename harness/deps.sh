@@ -1,37 +1,121 @@
 #!/bin/sh
-# deps.sh build|test|plots|plots-test - make sure the Debian packages a step needs are here.
-# As root with apt-get: installs what is missing.  Otherwise prints the one
-# apt-get line to run and fails.  Checks files, not package names, so a
-# machine with the headers from elsewhere (the GPU image) passes untouched.
+# deps.sh [--missing] PART... - the Debian packages the named parts of the kit need.
+#
+# Parts: build (every lab), unit (cmocka tests), selftest (prove), numa (the
+# two-node QEMU guest), fleet (a one-node Slurm), fuzz (libFuzzer), leaks
+# (valgrind), formats (JUnit and Gradescope readers), degraded (capsh),
+# python (the harness's own scripts), plots (matplotlib), plots-test
+# (matplotlib and a headless browser).
+#
+# deps.sh PART...            as root with apt-get, install what is missing;
+#                            otherwise print the one apt-get line and exit 1
+# deps.sh --missing PART...  print the missing packages (one line, maybe
+#                            empty) and install nothing; exit 0
+#
+# It checks files and commands, not package names, so a machine that has the
+# headers from elsewhere (the GPU image has no package registry) passes
+# untouched.  DMALAB_DEPS_MISSING="pkg ...": treat these packages as missing
+# wherever a part checks for them (tests of this script and of make test).
 set -u
-what=${1:-build}
+only_list=0
+if [ "${1:-}" = --missing ]; then
+	only_list=1
+	shift
+fi
+[ $# -gt 0 ] || set -- build
 missing=""
 
+# want PKG TEST...: PKG is needed unless TEST succeeds (and it is not forced missing).
+want() {
+	pkg=$1
+	shift
+	case " ${DMALAB_DEPS_MISSING:-} " in
+	*" $pkg "*) ;;
+	*) "$@" >/dev/null 2>&1 && return 0 ;;
+	esac
+	case " $missing " in
+	*" $pkg "*) ;;
+	*) missing="$missing $pkg" ;;
+	esac
+}
 have_header() {
 	for dir in /usr/include /usr/local/include /usr/include/x86_64-linux-gnu; do
 		[ -f "$dir/$1" ] && return 0
 	done
 	return 1
 }
+have_lib_a() {
+	for dir in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
+		[ -f "$dir/$1" ] && return 0
+	done
+	return 1
+}
+have_cmds() {
+	for cmd in "$@"; do
+		command -v "$cmd" || return 1
+	done
+}
+static_busybox() {
+	LC_ALL=C ldd "${DMALAB_NUMA_BUSYBOX:-/bin/busybox}" 2>&1 | grep -q 'not a dynamic'
+}
+fuzzer_runtime() {
+	dir=$(clang --print-runtime-dir) && ls "$dir"/libclang_rt.fuzzer-*.a
+}
+# Debian's Python packages are for /usr/bin/python3; the first python3 on
+# PATH may be another one.
+python_imports() {
+	for py in ${DMALAB_PYTHON:-} python3 /usr/bin/python3; do
+		command -v "$py" && "$py" -c "import $1" && return 0
+	done
+	return 1
+}
+here=$(dirname "$0")
 
-case "$what" in
-plots|plots-test)
-	# plots/ needs only a Python 3 with matplotlib; its tests, a browser too
-	sh plots/find-python.sh >/dev/null 2>&1 || missing="$missing python3-matplotlib"
-	if [ "$what" = plots-test ]; then
-		command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
-	fi
-	;;
-*)
-	have_header numa.h || missing="$missing libnuma-dev"
-	if [ "$what" = test ]; then
-		have_header cmocka.h || missing="$missing libcmocka-dev"
-		command -v prove >/dev/null 2>&1 || missing="$missing perl"
-	fi
-	;;
-esac
-# DMALAB_DEPS_MISSING (tests): packages to treat as missing, on top of the checks.
-missing="$missing${DMALAB_DEPS_MISSING:+ $DMALAB_DEPS_MISSING}"
+need_part() {
+	case "$1" in
+	build) want libnuma-dev have_header numa.h ;;
+	unit) need_part build; want libcmocka-dev have_header cmocka.h ;;
+	selftest) need_part build; want perl have_cmds prove ;;
+	python) want python3 have_cmds python3 ;;
+	numa)
+		want qemu-system-x86 have_cmds qemu-system-x86_64
+		want busybox-static static_busybox
+		want cpio have_cmds cpio
+		want libnuma-dev have_lib_a libnuma.a
+		want libc6-dev have_lib_a libc.a
+		;;
+	fleet)
+		need_part python
+		want munge have_cmds munged mungekey munge
+		want slurmctld have_cmds slurmctld
+		want slurmd have_cmds slurmd
+		want slurm-client have_cmds sbatch srun squeue scontrol scancel sinfo
+		;;
+	fuzz) want clang have_cmds clang; want libclang-rt-dev fuzzer_runtime ;;
+	leaks) want valgrind have_cmds valgrind ;;
+	formats)
+		need_part python
+		want python3-junitparser python_imports junitparser
+		want python3-jsonschema python_imports jsonschema
+		want libxml2-utils have_cmds xmllint
+		;;
+	degraded) want libcap2-bin have_cmds capsh ;;
+	plots) want python3-matplotlib sh "$here/../plots/find-python.sh" ;;
+	plots-test) need_part plots; want chromium have_cmds chromium ;;
+	*)
+		echo "deps.sh: unknown part '$1' (build unit selftest python numa fleet fuzz" \
+			"leaks formats degraded plots plots-test)" >&2
+		exit 2
+		;;
+	esac
+}
+for part in "$@"; do
+	need_part "$part"
+done
+if [ "$only_list" = 1 ]; then
+	echo "${missing# }"
+	exit 0
+fi
 [ -z "$missing" ] && exit 0
 
 # apt-get "$@", waiting while another apt or dpkg holds its lock: a message,
@@ -58,11 +142,11 @@ apt_run() {
 }
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-	echo "dmalab: installing$missing"
+	echo "dmalab: installing$missing (for: $*)"
 	if apt_run update -qq && apt_run install -y -qq --no-install-recommends $missing; then
 		exit 0
 	fi
 	echo "dmalab: apt-get could not install$missing (its message above)" >&2
 fi
-echo "dmalab: missing packages; run: sudo apt-get install -y$missing" >&2
+echo "dmalab: missing packages for $*; run: sudo apt-get install -y$missing" >&2
 exit 1

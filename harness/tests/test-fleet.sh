@@ -42,14 +42,7 @@ bad() { fail=$((fail + 1)); echo "test-fleet: FAIL: $*"; }
 started=$(date +%s)
 say() { echo "test-fleet: [$(($(date +%s) - started)) s] $*"; }
 
-missing=""
-for tool in munged mungekey munge slurmctld slurmd sbatch srun squeue scontrol scancel sinfo python3; do
-	command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
-done
-if [ -n "$missing" ]; then
-	echo "test-fleet: FAIL: missing$missing (apt-get install slurmctld slurmd slurm-client munge python3)"
-	exit 1
-fi
+sh harness/deps.sh fleet || { echo "test-fleet: FAIL: Slurm or munge missing (above)"; exit 1; }
 [ -x "$dmalab" ] && [ -x "$clone/$BUILD/fleet/fleet.sh" ] ||
 	{ echo "test-fleet: FAIL: $dmalab or $BUILD/fleet/ not built (make $BUILD/dmalab)"; exit 1; }
 

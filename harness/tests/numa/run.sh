@@ -10,7 +10,8 @@
 # most $DMALAB_NUMA_TIMEOUT seconds (default 480; it needs about 75 here).
 #
 # What it needs (Debian names): qemu-system-x86, busybox-static, cpio,
-# libnuma-dev and libc6-dev (static libraries), and a Linux kernel image
+# libnuma-dev and libc6-dev (static libraries), installed by harness/deps.sh
+# numa as root, and a Linux kernel image
 # with NUMA, ACPI SRAT/SLIT, the 8250 serial port and devtmpfs built in,
 # as Debian's is: $DMALAB_NUMA_KERNEL, else the newest /boot/vmlinuz-*,
 # else one unpacked before into $BUILD/numa/kernel/.  As root with apt-get
@@ -60,33 +61,8 @@ trap stop_guest EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
-# ---- packages -----------------------------------------------------------
-static_busybox() {
-	[ -x "$BUSYBOX" ] && LC_ALL=C ldd "$BUSYBOX" 2>&1 | grep -q 'not a dynamic'
-}
-lib_a() {
-	for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
-		[ -f "$d/$1" ] && return 0
-	done
-	return 1
-}
-missing=""
-command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$missing qemu-system-x86"
-static_busybox || missing="$missing busybox-static"
-command -v cpio >/dev/null 2>&1 || missing="$missing cpio"
-lib_a libnuma.a || missing="$missing libnuma-dev"
-lib_a libc.a || missing="$missing libc6-dev"
-if [ -n "$missing" ]; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		say "installing$missing"
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -qq --no-install-recommends $missing) >/dev/null 2>&1 ||
-			fail "apt-get could not install$missing"
-	else
-		fail "missing packages; run: sudo apt-get install -y$missing"
-	fi
-	static_busybox || fail "$BUSYBOX is not a static busybox (apt-get install busybox-static)"
-fi
+# ---- packages (harness/deps.sh's part numa) ----------------------------
+DMALAB_NUMA_BUSYBOX=$BUSYBOX sh harness/deps.sh numa || fail "packages missing (above)"
 
 # ---- kernel -------------------------------------------------------------
 mkdir -p "$W/kernel"
