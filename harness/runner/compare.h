@@ -332,6 +332,7 @@ enum {
 	CMP_EXPLAIN_MEMLOCK = 1 << 6,   /* RLIMIT_MEMLOCK and CAP_IPC_LOCK */
 	CMP_EXPLAIN_HUGEPAGES = 1 << 7, /* reserved huge pages */
 	CMP_EXPLAIN_SYSTEM = 1 << 8,    /* kernel and NVIDIA driver versions */
+	CMP_EXPLAIN_VIRT = 1 << 9,      /* a virtual machine: the host backs guest memory */
 };
 /* The fact kinds (CMP_EXPLAIN_* bits) that can explain figure `key` (or
  * claim id) of lab `lab`: explain.c's table. */

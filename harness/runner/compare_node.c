@@ -219,6 +219,8 @@ static void load_machine(struct cmp_node *n, const struct json *m)
 		add_fact(n, "cpus_allowed", "%s", s);
 	if ((s = known_str(m, "kernel")))
 		add_fact(n, "kernel", "%s", s);
+	if ((s = known_str(m, "virt")))
+		add_fact(n, "virt", "%s", s);
 	if ((s = known_str(m, "driver_version")))
 		add_fact(n, "driver", "%s", s);
 	if (json_get(huge, "total"))

@@ -10,6 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include <glob.h>
+
+#include "compare.h"
 #include "runner.h"
 
 #define C_RED    "\033[31m"
@@ -536,6 +539,81 @@ static int unexplained_errata(const struct run_state *rs)
 	return n;
 }
 
+static int contradicted(const struct claim_res *c)
+{
+	return !strcmp(c->status, "fail") && !claim_res_known(c);
+}
+
+/* The lab's README, where its claims are explained ("" when not found). */
+static void lab_readme(const char *id, char *buf, size_t len)
+{
+	char pattern[64];
+	glob_t g;
+
+	buf[0] = '\0';
+	snprintf(pattern, sizeof(pattern), "labs/%s-*/README.md", id);
+	if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc)
+		snprintf(buf, len, "%s", g.gl_pathv[0]);
+	globfree(&g);
+}
+
+/* One contradicted claim: what the chapter says, what was measured, the
+ * likely cause from this run's machine facts (explain.c, as compare names
+ * them; node NULL when results.json could not be read back), where to read. */
+static void finding(const struct lab_entry *lab, const struct claim_res *c,
+		    const struct cmp_node *node, FILE *f, const char *prefix)
+{
+	struct cmp_item it = { 0 };
+	char gw[512], readme[PATH_MAX];
+	int i;
+
+	fmt_got_want(c, gw, sizeof(gw));
+	fprintf(f, "%s  %s  %s\n", prefix, c->id, c->text ? c->text : "");
+	if (c->chapter)
+		fprintf(f, "%s        the chapter: %s\n", prefix, c->chapter);
+	if (gw[0])
+		fprintf(f, "%s        %s\n", prefix, gw);
+	if (node) {
+		snprintf(it.key, sizeof(it.key), "%s", c->id);
+		snprintf(it.lab, sizeof(it.lab), "%.7s", lab->id);
+		cmp_explain(node, NULL, &it);
+		for (i = 0; i < it.ncauses && it.explained; i++)
+			fprintf(f, "%s        likely cause: %s\n", prefix, it.cause[i]);
+	}
+	lab_readme(lab->id, readme, sizeof(readme));
+	if (readme[0])
+		fprintf(f, "%s        read: %s\n", prefix, readme);
+}
+
+/* make check's last words on contradicted claims: a newcomer's first run
+ * that exits 1 must say that this is what the kit is for. */
+static void out_findings(const struct run_state *rs, FILE *f, const char *prefix)
+{
+	char path[PATH_MAX], err[256];
+	struct cmp_node node;
+	int i, k, n = 0, loaded = 0;
+
+	for (i = 0; i < rs->nlabs; i++)
+		for (k = 0; k < rs->labs[i].nclaims; k++)
+			n += contradicted(&rs->labs[i].claims[k]);
+	if (!n)
+		return;
+	snprintf(path, sizeof(path), "%s/results.json", rs->opt->results_dir);
+	loaded = !rs->save_failed && cmp_node_load(path, &node, err, sizeof(err)) == 0;
+	fprintf(f, "%scontradicted on this machine: %d claim%s. Each is a finding about this "
+		"machine (or the chapter), not a kit failure; it makes the exit status 1:\n",
+		prefix, n, n == 1 ? "" : "s");
+	for (i = 0; i < rs->nlabs; i++)
+		for (k = 0; k < rs->labs[i].nclaims; k++)
+			if (contradicted(&rs->labs[i].claims[k]))
+				finding(&rs->labs[i], &rs->labs[i].claims[k],
+					loaded ? &node : NULL, f, prefix);
+	fprintf(f, "%s  (every sample: %s; how the chapter's words became each want: README.md, "
+		"\"How a verdict is made\")\n", prefix, path);
+	if (loaded)
+		cmp_node_free(&node);
+}
+
 void out_run_end(struct run_state *rs)
 {
 	FILE *f = out_progress_stream(rs);
@@ -560,6 +638,7 @@ void out_run_end(struct run_state *rs)
 		fprintf(f, "%s%d contradicted claim(s) have an erratum whose prediction "
 			"this run did not meet: they fail the run\n", prefix,
 			unexplained_errata(rs));
+	out_findings(rs, f, prefix);
 	summary_line(&t, f);
 	fflush(f);
 }

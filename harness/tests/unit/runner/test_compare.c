@@ -723,6 +723,42 @@ static void test_cmp_explain_memlock(void **state)
 	assert_string_equal(c[0], "memlock limit 64 KiB (the baseline: unlimited)");
 }
 
+/* One run's lab-05 on a machine of virt `virt`, explained with no reference,
+ * as make check's last lines do: the causes of 05.1 into out. */
+static int fault_causes(const char *virt, char out[][CMP_CAUSE_LEN])
+{
+	char path[] = "/tmp/dmalab-test-compare-XXXXXX", err[600];
+	struct cmp_item it = { .lab = "05", .key = "05.1" };
+	struct cmp_node n;
+	FILE *o;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0 && (o = fdopen(fd, "w")));
+	fprintf(o, "{\"schema\": \"dmalab-results/1\", \"machine\": {\"virt\": \"%s\","
+		" \"thp\": \"madvise\"}, \"labs\": [{\"id\": \"05\", \"status\": \"fail\","
+		" \"claims\": [{\"id\": \"05.1\", \"status\": \"fail\", \"got\": 26.5,"
+		" \"unit\": \"us\"}], \"facts\": {\"cpu_thp_us_per_4k\": {\"value\": 0.39,"
+		" \"unit\": \"us\"}}}]}\n", virt);
+	assert_int_equal(fclose(o), 0);
+	if (cmp_node_load(path, &n, err, sizeof(err)))
+		fail_msg("%s", err);
+	unlink(path);
+	cmp_explain(&n, NULL, &it);
+	memcpy(out, it.cause, sizeof(it.cause));
+	cmp_node_free(&n);
+	return it.explained ? it.ncauses : 0;
+}
+
+static void test_cmp_explain_fault_in_a_guest(void **state)
+{
+	char c[CMP_MAX_CAUSES][CMP_CAUSE_LEN];
+	int n = fault_causes("firecracker", c);
+
+	assert_true(said(c, n, "a virtual machine (firecracker): the host backs guest memory"));
+	assert_true(said(c, n, "0.39 us per 4 KiB here, 68x less than a 4 KiB fault"));
+	assert_int_equal(fault_causes("none", c), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -741,6 +777,7 @@ int main(void)
 		cmocka_unit_test(test_cmp_verdict_change),
 		cmocka_unit_test(test_cmp_headline_unit_and_lab),
 		cmocka_unit_test(test_cmp_explain_table),
+		cmocka_unit_test(test_cmp_explain_fault_in_a_guest),
 		cmocka_unit_test(test_cmp_node_load_figures_and_facts),
 		cmocka_unit_test(test_cmp_ref_build_values_in_run_order),
 		cmocka_unit_test(test_cmp_baseline_load_values_or_old_file),
