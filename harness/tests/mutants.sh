@@ -30,7 +30,7 @@ die() {
 }
 
 # The tree `make unit` builds from (no labs, no runner).
-for p in Makefile harness/include harness/lib harness/tests/unit harness/tests/fixtures \
+for p in Makefile harness/include harness/lib harness/tests/unit harness/tests/fixtures labs \
 	harness/tests/run-unit.sh answers; do
 	[ -e "$p" ] || die "'$p' is missing"
 	mkdir -p "$scratch/$(dirname "$p")"

@@ -25,8 +25,8 @@
 #include "preflight.h"
 #include "procfs.h"
 #if DMALAB_HAVE_CUDA
-#include "lab_cupti.h"
-#include "lab_managed_cuda.h"
+#include "cupti_counts.h"
+#include "managed.h"
 #endif
 
 #define CPU_DEFAULT_BYTES (64 * MiB)   /* CPU first-touch region: 16,384 faults a sample */

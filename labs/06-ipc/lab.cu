@@ -24,7 +24,7 @@
 #include "proc.h"
 #if DMALAB_HAVE_CUDA
 #include "lab_buffers_cuda.h"
-#include "lab_vmm_cuda.h"
+#include "vmm.h"
 #endif
 
 static const struct claim_spec claims[] = {

@@ -117,7 +117,7 @@ static const struct lab_spec spec = {
 #include "gpu_topo.h"
 #include "lab_buffers_cuda.h"
 #include "lab_copy_cuda.h"   /* lab_copy_pair_run: 07.5's arms in alternating pairs */
-#include "lab_pool_cuda.h"
+#include "pool.h"
 
 #define BLOCK_BYTES (2 * MiB)        /* 07.4 and 07.5's block */
 #define FILL_MARGIN_BYTES (1 * GiB)  /* what the default fill leaves free */

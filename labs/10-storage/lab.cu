@@ -6,7 +6,7 @@
  * cache, the GPU checking every word; an O_DIRECT pass into host memory
  * gives the device's rate.  Paths run in rounds, one pass each in a rotated
  * order, and claims compare times within a round.  The file, its removal and
- * the device's counters are storage.h's; cuFile is lab_cufile_cuda.h's.
+ * the device's counters are storage.h's; cuFile is cufile.h's (this folder).
  */
 #include <errno.h>
 #include <glob.h>
@@ -26,7 +26,7 @@
 #if DMALAB_HAVE_CUDA
 #include "lab_buffers_cuda.h"
 #include "lab_copy_cuda.h"
-#include "lab_cufile_cuda.h"
+#include "cufile.h"
 #endif
 
 static const struct claim_spec claims[] = {

@@ -8,9 +8,9 @@
  *
  * 11.1-11.3 check that arithmetic on the model options, in every build.  The
  * GPU part measures this machine's side: the request's KV swapped back from
- * pinned memory as a paged cache holds it (lab_paged_cuda.h: a copy per
+ * pinned memory as a paged cache holds it (paged.h: a copy per
  * 16-token block, layer, K and V, into scattered slots) and as one copy;
- * cuBLAS GEMMs of a 70B layer's shape, 16 to 8192 tokens (lab_gemm_cuda.h):
+ * cuBLAS GEMMs of a 70B layer's shape, 16 to 8192 tokens (gemm.h):
  * what recomputed tokens add to a decode step (11.4); 1 GiB copies for 11.5.
  */
 #include <math.h>
@@ -258,8 +258,8 @@ static void decide_arithmetic(struct lab *L, const struct model *m,
 #if DMALAB_HAVE_CUDA
 #include "lab_buffers_cuda.h"
 #include "lab_copy_cuda.h"
-#include "lab_gemm_cuda.h"
-#include "lab_paged_cuda.h"
+#include "gemm.h"
+#include "paged.h"
 
 #define W_ROWS 28672          /* one weight matrix of a 70B layer's MLP (8192 -> 28672) */
 #define W_COLS 8192

@@ -1,5 +1,5 @@
 /*
- * test_cupti.c - lab_cupti.h without CUPTI: the record store (thread-safe,
+ * test_cupti.c - cupti_counts.h (lab-05) without CUPTI: the record store (thread-safe,
  * reset), counting by kind, cause and window (both ends inside), the
  * narrative line, the reasons the counts are unavailable, and what
  * lab_cupti_collected and lab_cupti_windows_seen say in a lab's TAP.
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "lab_cupti.h"
+#include "../../../labs/05-faults/cupti_counts.h"
 #include "unit_lab.h"
 
 static int reset(void **state)

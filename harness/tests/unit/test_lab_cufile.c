@@ -1,5 +1,5 @@
 /*
- * test_lab_cufile.c - lab_cufile_cuda.h without a GPU: cufile.h's error
+ * test_lab_cufile.c - cufile.h (lab-10) without a GPU: cufile.h's error
  * codes by name (a negative cuFileRead return too), the per-GPU block of
  * the level-3 statistics found in the 12.x and 13.x layouts and not in
  * the level-1 block, the mode from the counts or by elimination, what the
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "lab_cufile_cuda.h"
+#include "../../../labs/10-storage/cufile.h"
 
 static void test_error_names(void **state)
 {

@@ -1,5 +1,5 @@
 /*
- * test_lab_gemm.c - the plain-C half of lab_gemm_cuda.h, without a GPU:
+ * test_lab_gemm.c - the plain-C half of gemm.h (lab-11), without a GPU:
  * how many GEMMs a sample holds, and the dense bf16 peak a device's SM
  * count and clock imply (checked against NVIDIA's published figures).
  */
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "lab_gemm_cuda.h"
+#include "../../../labs/11-kvcache/gemm.h"
 
 static void test_reps_fill_the_floor(void **state)
 {

@@ -1,5 +1,5 @@
 /*
- * test_lab_paged.c - the plain-C half of lab_paged_cuda.h, without a GPU:
+ * test_lab_paged.c - the plain-C half of paged.h (lab-11), without a GPU:
  * the block table is a seeded permutation, and the host and device offsets
  * of a request's blocks neither overlap nor leave their region.
  */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "lab_paged_cuda.h"
+#include "../../../labs/11-kvcache/paged.h"
 
 /* 1 when slot[0..n) holds each of 0..n-1 once. */
 static int is_permutation(const uint32_t *slot, uint32_t n)

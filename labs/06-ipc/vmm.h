@@ -1,5 +1,5 @@
 /*
- * lab_vmm_cuda.h - the CUDA virtual memory management (VMM) route to share
+ * vmm.h (lab-06) - the CUDA virtual memory management (VMM) route to share
  * device memory between processes: cuMemCreate with a POSIX file
  * descriptor handle type, exported as an fd (which the lab passes on with
  * SCM_RIGHTS, proc.h), imported, mapped and opened for access there.

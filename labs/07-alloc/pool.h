@@ -1,5 +1,5 @@
 /*
- * lab_pool_cuda.h - stream-ordered memory pools (cudaMemPoolCreate) for
+ * pool.h (lab-07) - stream-ordered memory pools (cudaMemPoolCreate) for
  * labs compiled with nvcc, released on every path.
  *
  * Include after lab.h, inside `#if DMALAB_HAVE_CUDA`.  Header-only, so the

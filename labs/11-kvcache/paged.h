@@ -1,5 +1,5 @@
 /*
- * lab_paged_cuda.h - host-to-GPU copies the way a paged KV cache makes
+ * paged.h (lab-11) - host-to-GPU copies the way a paged KV cache makes
  * them: a request's blocks, one cudaMemcpyAsync per block of every plane
  * (a layer's K or its V), into scattered slots of a device pool; timed,
  * and the placement verified.

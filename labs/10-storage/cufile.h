@@ -1,5 +1,5 @@
 /*
- * lab_cufile_cuda.h - cuFile (GPUDirect Storage) for a lab: libcufile
+ * cufile.h (lab-10) - cuFile (GPUDirect Storage) for a lab: libcufile
  * loaded with dlopen, a file read into GPU memory with cuFileRead, what
  * the configuration asked for, the mode the reads really took (nvidia-fs,
  * PCI P2PDMA, or compatibility mode through a host bounce buffer), and a

@@ -1,5 +1,5 @@
 /*
- * lab_cupti.h - what the driver did with managed memory, from CUPTI's
+ * cupti_counts.h (lab-05) - what the driver did with managed memory, from CUPTI's
  * Unified Memory counters: GPU page-fault records, bytes migrated each way
  * (host to device split by cause), CPU faults, inside windows of time the
  * lab marks.

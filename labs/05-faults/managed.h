@@ -1,5 +1,5 @@
 /*
- * lab_managed_cuda.h - managed memory (cudaMallocManaged) for labs that
+ * managed.h (lab-05) - managed memory (cudaMallocManaged) for labs that
  * watch it move: whether the GPU can fault on it here, the driver's knobs
  * as facts, a region with a stream of its own, a kernel that touches it at
  * a stride, prefetches to either side, and the timed touches: the GPU's of
@@ -10,7 +10,7 @@
  * region comes from lab_cuda_alloc(LAB_BUF_MANAGED) (lab_buffers_cuda.h),
  * so lab_error() and lab_skip() give it back too.  Every CUDA call is
  * checked with CUDA_CHECK: a failure is a broken setup.  Each timed touch
- * reads CUPTI's clock (lab_cupti.h) at both ends of its window, so that a
+ * reads CUPTI's clock (cupti_counts.h) at both ends of its window, so that a
  * run with the counters on can tell what happened inside.  Sizes and
  * strides in bytes, times in seconds.
  */
@@ -25,7 +25,7 @@
 #include "lab.h"
 #include "lab_buffers_cuda.h"
 #include "lab_cuda.h"
-#include "lab_cupti.h"
+#include "cupti_counts.h"
 #include "preflight.h"
 #include "procfs.h"
 

@@ -1,5 +1,5 @@
 /*
- * lab_gemm_cuda.h - timed matrix multiplies through cuBLAS, and the dense
+ * gemm.h (lab-11) - timed matrix multiplies through cuBLAS, and the dense
  * matrix peak that a device's properties imply.
  *
  * cuBLAS is loaded with dlopen ("libcublas.so.13", then "libcublas.so",
