@@ -180,6 +180,34 @@ struct lab_extra_opt {
 	const char *help; /* one line */
 };
 
+/*
+ * Sabotage knobs: the mechanisms a lab's claims are about, declared once at
+ * the top of the lab as one struct, and a table saying which claims each
+ * knob backs and the value that breaks it:
+ *
+ *	static struct knobs {
+ *		int shuffle;  // 00.1 00.2: the chain is shuffled
+ *	} K = { .shuffle = 1 };
+ *	static const struct lab_knob knobs[] = {
+ *		LAB_KNOB(K.shuffle, 0, "00.1 00.2"),
+ *		{ NULL }
+ *	};
+ *
+ * The experiment reads K, never LAB_SABOTAGE.  In the sabotage build
+ * (-DLAB_SABOTAGE) every knob takes its broken value before the lab starts,
+ * or only the knobs of the claims DMALAB_SABOTAGE names ("03.4", "03.4
+ * 03.5"); a claim no knob backs is a usage error.  The normal build ignores
+ * both.  Helpers started with --role inherit the environment, so they break
+ * the same knobs.
+ */
+struct lab_knob {
+	int *knob;
+	int broken;          /* the value that breaks the mechanism */
+	const char *claims;  /* the claims it backs, by id, space-separated */
+	const char *name;    /* "K.shuffle", as written in the lab */
+};
+#define LAB_KNOB(field, broken_value, claim_ids) { &(field), (broken_value), (claim_ids), #field }
+
 struct lab_spec {
 	const char *id;    /* "02": the number in `make lab-02` */
 	const char *title; /* short title */
@@ -204,6 +232,7 @@ struct lab_spec {
 	 */
 	int (*check_opts)(const struct lab *L);
 	const struct lab_figure *figures; /* terminated by { NULL }; may be NULL */
+	const struct lab_knob *knobs;     /* terminated by { NULL }; may be NULL */
 };
 
 /* ------------------------------------------------------------------------ */

@@ -371,6 +371,82 @@ static int check_errata(const struct lab *L)
 	return 1;
 }
 
+/* 1 when the space-separated list holds word. */
+static int list_has(const char *list, const char *word, size_t len)
+{
+	for (const char *p = list; *p; p += strcspn(p, " ")) {
+		p += strspn(p, " ");
+		if (strcspn(p, " ") == len && !strncmp(p, word, len))
+			return 1;
+	}
+	return 0;
+}
+
+/* Each claim DMALAB_SABOTAGE names must be backed by a knob of this lab. */
+static int check_sabotage_ids(const struct lab_spec *spec, const char *only)
+{
+	for (const char *p = only + strspn(only, " "); *p; p += strspn(p, " ")) {
+		size_t len = strcspn(p, " ");
+		const struct lab_knob *k = spec->knobs;
+
+		while (k && k->knob && !list_has(k->claims, p, len))
+			k++;
+		if (!k || !k->knob) {
+			fprintf(stderr, "lab-%s: DMALAB_SABOTAGE '%.*s': no knob of this lab "
+				"backs that claim\n", spec->id, (int)len, p);
+			return 2;
+		}
+		p += len;
+	}
+	return 0;
+}
+
+/* Whether the sabotage build breaks knob k: every knob when DMALAB_SABOTAGE
+ * names nothing, else those backing a claim it names. */
+static int knob_selected(const struct lab_knob *k, const char *only)
+{
+	if (!only || !only[strspn(only, " ")])
+		return 1;
+	for (const char *p = k->claims + strspn(k->claims, " "); *p; p += strspn(p, " ")) {
+		size_t len = strcspn(p, " ");
+
+		if (list_has(only, p, len))
+			return 1;
+		p += len;
+	}
+	return 0;
+}
+
+/*
+ * The sabotage build breaks the selected knobs and says so in a TAP comment
+ * each (after the header: say_knobs); the normal build keeps them as
+ * declared.  Returns 0, or 2 (a usage error, said on stderr).
+ */
+static int apply_knobs(const struct lab_spec *spec, int build_flags)
+{
+	const char *only = getenv("DMALAB_SABOTAGE");
+
+	if (!(build_flags & LAB_BUILT_SABOTAGE) || !spec->knobs)
+		return 0;
+	if (only && check_sabotage_ids(spec, only))
+		return 2;
+	for (const struct lab_knob *k = spec->knobs; k->knob; k++)
+		if (knob_selected(k, only))
+			*k->knob = k->broken;
+	return 0;
+}
+
+static void say_knobs(const struct lab_spec *spec, int build_flags)
+{
+	const char *only = getenv("DMALAB_SABOTAGE");
+
+	if (!(build_flags & LAB_BUILT_SABOTAGE) || !spec->knobs)
+		return;
+	for (const struct lab_knob *k = spec->knobs; k->knob; k++)
+		printf("# sabotage: %s %s (claims %s)\n", k->name,
+		       knob_selected(k, only) ? "broken" : "as declared", k->claims);
+}
+
 int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	     int argc, char **argv, int build_flags)
 {
@@ -384,6 +460,8 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	rc = lab_parse_args(L, argc, argv, &describe);
 	if (rc)
 		return rc;
+	if (!describe && apply_knobs(spec, build_flags))
+		return 2;
 	if (!describe && !L->opt.role && check_json_path(L))
 		return 2;
 	if (!describe && !L->opt.role && check_errata(L))
@@ -409,6 +487,7 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	report_tap_header(L);
+	say_knobs(spec, build_flags);
 	report_json_write(L);
 	interrupt_arm(L); /* Ctrl-C from here on leaves an "interrupted" record */
 	L->started = lab_now();

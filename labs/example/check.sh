@@ -36,5 +36,17 @@ if ! "$normal" --describe >"$tmp/describe" || ! grep -q '00\.1' "$tmp/describe";
 fi
 expect "$normal" 0 pass
 expect "$sabotage" 1 fail
+
+# One claim's sabotage: DMALAB_SABOTAGE names it; a claim no knob backs is refused.
+DMALAB_SABOTAGE=00.2 "$sabotage" --quick >"$tmp/one" 2>&1
+grep -q "^# sabotage: K.shuffle broken (claims 00.1 00.2)" "$tmp/one" ||
+	fail "DMALAB_SABOTAGE=00.2: the knob backing 00.2 is not said broken"
+DMALAB_SABOTAGE=00.9 "$sabotage" --quick >"$tmp/bad" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "DMALAB_SABOTAGE '00.9': no knob of this lab backs that claim" \
+	"$tmp/bad" || fail "DMALAB_SABOTAGE=00.9: exit $rc (want 2), $(head -c 300 "$tmp/bad")"
+DMALAB_SABOTAGE=00.2 "$normal" --quick >"$tmp/normal" 2>&1 ||
+	fail "the normal build must ignore DMALAB_SABOTAGE"
+grep -q "^# sabotage:" "$tmp/normal" && fail "the normal build says it broke a knob"
 [ "$failed" -eq 0 ] && echo "test-example: ok"
 exit "$failed"
