@@ -52,6 +52,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sizes.h" /* KiB..GiB, lab_parse_size, lab_fmt_size */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -64,9 +66,6 @@ extern "C" {
 #define LAB_NORETURN
 #endif
 
-#define KiB (1024ULL)
-#define MiB (1024ULL * 1024ULL)
-#define GiB (1024ULL * 1024ULL * 1024ULL)
 /* The largest --size a lab takes, 1 PiB: far past any machine, and far enough
  * under 2^64 that "size + spare" and "k x size" cannot wrap. */
 #define LAB_SIZE_MAX (1024ULL * 1024ULL * GiB)
@@ -266,14 +265,6 @@ const struct lab_spec *lab_spec_of(const struct lab *L);
 const char *lab_self_path(const struct lab *L);
 
 /*
- * Parse a size: decimal digits with an optional K, M, G or T suffix (binary:
- * K = 1024), optionally followed by "iB" or "B".  Returns 0 and sets *out, or
- * -1 (errno = EINVAL for garbage or empty or zero, ERANGE for overflow).
- */
-int lab_parse_size(const char *s, uint64_t *out);
-/* Parse a non-negative decimal integer in [min, max]: 0 or -1 as above. */
-int lab_parse_long(const char *s, long min, long max, long *out);
-/*
  * The extra integer option --NAME: *out = def when it is absent, else its
  * value in [min, max].  Returns 0, or 2 after one line on stderr in
  * preflight_usage's format: "not a whole number", "too large" (beyond a
@@ -281,11 +272,6 @@ int lab_parse_long(const char *s, long min, long max, long *out);
  */
 int lab_opt_long(const struct lab *L, const char *name, long min, long max, long def,
 		 long *out);
-/* Format bytes as "64 MiB", "4 KiB", "1.5 GiB" into buf (>= 32 bytes). */
-const char *lab_fmt_size(uint64_t bytes, char *buf, size_t len);
-/* Bytes in the syntax of --size, exact, for messages: "64M", "1536K", "1000". */
-const char *lab_size_arg(uint64_t bytes, char *buf, size_t len);
-
 /* ------------------------------------------------------------------------ */
 /* Clock and timing                                                          */
 

@@ -1,16 +1,37 @@
 /*
- * sizes.h - the sizes of a sweep: a geometric ladder up to a largest size,
+ * sizes.h - sizes and numbers as a user types and reads them ("64M", "64
+ * MiB"), and the sizes of a sweep: a geometric ladder up to a largest size,
  * that size itself, and a few extra sizes (a claim's), walked in ascending
- * order without repeats.  Sizes in bytes.
+ * order without repeats.  Sizes in bytes.  The one size parser and
+ * formatter of the kit: labs, the runner and preflight use these.
  */
 #ifndef DMALAB_SIZES_H
 #define DMALAB_SIZES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define KiB (1024ULL)
+#define MiB (1024ULL * 1024ULL)
+#define GiB (1024ULL * 1024ULL * 1024ULL)
+
+/*
+ * Parse a size: decimal digits with an optional K, M, G or T suffix (binary:
+ * K = 1024), optionally followed by "iB" or "B".  Returns 0 and sets *out, or
+ * -1 (errno = EINVAL for garbage or empty or zero, ERANGE for overflow).
+ */
+int lab_parse_size(const char *s, uint64_t *out);
+/* Parse a non-negative decimal integer in [min, max]: 0 or -1 as above. */
+int lab_parse_long(const char *s, long min, long max, long *out);
+/* Format bytes as "64 MiB", "4 KiB", "1.5 GiB" into buf (>= 32 bytes). */
+const char *lab_fmt_size(uint64_t bytes, char *buf, size_t len);
+/* Bytes in the syntax of --size, exact, for messages: "64M", "1536K", "1000". */
+const char *lab_size_arg(uint64_t bytes, char *buf, size_t len);
+
 
 /* The smallest size greater than prev (0: the first) among first x factor^k
  * for k >= 0 while <= max, max itself, and the n_extra sizes in extra (any
