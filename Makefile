@@ -193,19 +193,30 @@ $(BUILD)/tests/fake-cuda/libcuda.so.1: harness/tests/tools/fake_libcuda.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g $(WARN) -shared -fPIC -o $@ $<
 
+# A lab's own C helpers (labs/NN-name/*.c besides lab.c: code that lab alone
+# uses), compiled once by $(CC) for both builds of the lab.
+lab_helper_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out $(1)/lab.c,$(wildcard $(1)/*.c)))
+$(BUILD)/obj/labs/%.o: labs/%.c $(CUDA_STAMP)
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
+
 # One rule per lab, for the normal and the sabotage build.
 # $(1): lab id, $(2): lab dir, $(3): output dir, $(4): extra defines
 define lab_rule
-$(3)/lab-$(1): $(wildcard $(2)/*.c $(2)/*.cu $(2)/*.h) $(LIB) $(if $(wildcard $(2)/lab.cu),$(CUDA_STAMP))
+$(3)/lab-$(1): $(wildcard $(2)/*.c $(2)/*.cu $(2)/*.h) $(call lab_helper_objs,$(2)) $(LIB) \
+		$(if $(wildcard $(2)/lab.cu),$(CUDA_STAMP))
 	@mkdir -p $(3) $$(dir $$(call depfile,$$@))
 ifneq ($(wildcard $(2)/lab.cu),)
 ifeq ($(HAVE_NVCC),1)
-	$(NVCC) $(CPPFLAGS) $(4) -DDMALAB_HAVE_CUDA=1 $(NVCCFLAGS) $$(DEPFLAGS) -o $$@ $(2)/lab.cu $(LIB) $(LDLIBS)
+	$(NVCC) $(CPPFLAGS) $(4) -DDMALAB_HAVE_CUDA=1 $(NVCCFLAGS) $$(DEPFLAGS) -o $$@ $(2)/lab.cu \
+		$(call lab_helper_objs,$(2)) $(LIB) $(LDLIBS)
 else
-	$(CC) $(CPPFLAGS) $(4) -DDMALAB_HAVE_CUDA=0 $(CFLAGS) $(WARN) $$(DEPFLAGS) -x c -o $$@ $(2)/lab.cu -x none $(LIB) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(4) -DDMALAB_HAVE_CUDA=0 $(CFLAGS) $(WARN) $$(DEPFLAGS) -x c -o $$@ \
+		$(2)/lab.cu -x none $(call lab_helper_objs,$(2)) $(LIB) $(LDLIBS)
 endif
 else
-	$(CC) $(CPPFLAGS) $(4) $(CFLAGS) $(WARN) $$(DEPFLAGS) -o $$@ $(2)/lab.c $(LIB) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(4) $(CFLAGS) $(WARN) $$(DEPFLAGS) -o $$@ $(2)/lab.c \
+		$(call lab_helper_objs,$(2)) $(LIB) $(LDLIBS)
 endif
 endef
 $(foreach d,$(LAB_DIRS),$(eval $(call lab_rule,$(firstword $(subst -, ,$(notdir $(d)))),$(d),$(BUILD)/labs,)))
@@ -233,9 +244,13 @@ $(SABOTAGE_CHECK): harness/tests/tools/sabotage_check.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
+# A unit test of a lab's helper links that helper's object too.
+$(BUILD)/tests/test_pagemap: $(call lab_helper_objs,labs/01-mlock)
+$(BUILD)/tests/test_seqread: $(call lab_helper_objs,labs/04-numa)
 $(BUILD)/tests/%: harness/tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(filter $(BUILD)/obj/labs/%,$^) \
+		$(LIB) -lcmocka $(LDLIBS)
 
 $(COMPARE_TEST): harness/tests/unit/runner/test_compare.c $(COMPARE_TEST_OBJS) $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
@@ -302,6 +317,12 @@ endif
 test-formats: $(DMALAB) fakelabs
 	@sh harness/deps.sh formats
 	@BUILD=$(BUILD) sh harness/tests/test-formats.sh
+
+# The house's rules: the runner links no lab runtime, no lab links the
+# runner, code one lab alone uses lives in its folder (test-house.sh).
+.PHONY: test-house
+test-house: all
+	@BUILD=$(BUILD) sh harness/tests/test-house.sh
 
 # The labs' run-shaping options (lab-04's staircase, --sweep, --chase-only;
 # lab-02 --pinned-only; lab-05's regions), read back from their records.
@@ -396,6 +417,12 @@ $(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_S
 	rm -f $@ && ar rcs $@ $^
 
 $(FUZZ_DIR)/fuzz_preflight: $(FUZZ_PF_OBJS)
+# fuzz_pagemap links lab-01's pagemap.c, built the same way
+FUZZ_OBJS_fuzz_pagemap := $(FUZZ_DIR)/obj/labs/01-mlock/pagemap.o
+$(FUZZ_DIR)/fuzz_pagemap: $(FUZZ_OBJS_fuzz_pagemap)
+$(FUZZ_DIR)/obj/labs/%.o: labs/%.c
+	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_%: harness/tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(FUZZ_RUNLIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))

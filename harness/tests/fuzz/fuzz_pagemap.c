@@ -12,7 +12,7 @@
  * in its buffer at any size.
  */
 #include "fuzz_util.h"
-#include "pagemap.h"
+#include "../../../labs/01-mlock/pagemap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

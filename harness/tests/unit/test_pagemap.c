@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "lab.h"
-#include "pagemap.h"
+#include "../../../labs/01-mlock/pagemap.h"
 
 #define PAGE 4096
 

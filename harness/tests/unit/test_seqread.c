@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "seqread.h"
+#include "../../../labs/04-numa/seqread.h"
 #include "unit_lab.h"
 
 static uint64_t plain_sum(const uint64_t *w, uint64_t bytes)

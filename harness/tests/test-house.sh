@@ -1,0 +1,59 @@
+#!/bin/sh
+# test-house.sh - the structure the kit keeps (DESIGN.md, "The house"):
+#   - the runner (dmalab) links no lab runtime: none of the lab's life
+#     (lab_main, claims, measuring, skips, its TAP writer, helper roles,
+#     placement) is in its symbol table;
+#   - no lab links the runner's code;
+#   - a header under harness/include that labs use is used by two labs or
+#     more, or by the harness itself: code one lab alone uses lives in that
+#     lab's folder.
+# Run by `make test-house` after the build.
+set -u
+BUILD=${BUILD:-build}
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "test-house: FAIL: $*"; }
+
+[ -x "$BUILD/dmalab" ] && [ -x "$BUILD/labs/lab-01" ] ||
+	{ echo "test-house: build first (make all)"; exit 1; }
+
+# the lab runtime's entry points, one per object of it
+lab_runtime='lab_main claim_check claim_skip lab_error lab_skip lab_measure report_tap_header
+proc_run_role numa_map_on_node buf_map stats_kept'
+for sym in $lab_runtime; do
+	if nm "$BUILD/dmalab" | grep -q " T $sym\$"; then
+		bad "dmalab links the lab runtime: $sym"
+	else
+		ok
+	fi
+done
+
+# the runner's code (its output, compare and grading) in no lab
+for lab in "$BUILD"/labs/lab-*; do
+	if nm "$lab" | grep -qE " T (out_run_end|cmp_explain|results_save|cmd_grade)\$"; then
+		bad "$(basename "$lab") links the runner's code"
+	else
+		ok
+	fi
+done
+
+# harness/include: a header the labs include must serve two labs, or code
+# outside labs/ other than its own .c and the tests
+for h in harness/include/*.h; do
+	name=$(basename "$h")
+	labs=$(grep -l "#include \"$name\"" labs/[0-9]*/* 2>/dev/null |
+		sed 's|^labs/\([^/]*\)/.*|\1|' | sort -u | wc -l)
+	[ "$labs" -eq 1 ] || { ok; continue; }
+	base=${name%.h}
+	others=$(grep -rl "#include \"$name\"" harness --include=*.c --include=*.h --include=*.cu |
+		grep -v -e "^harness/tests/" -e "^harness/lib/$base\.c\$" -e "^$h\$" | wc -l)
+	if [ "$others" -eq 0 ]; then
+		bad "$h serves one lab ($(grep -l "#include \"$name\"" labs/[0-9]*/* |
+			head -n 1)): it belongs in that lab's folder"
+	else
+		ok
+	fi
+done
+
+echo "test-house: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
