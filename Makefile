@@ -91,7 +91,7 @@ FAKE_BINS := $(patsubst harness/tests/fakelabs/%.c,$(BUILD)/fakelabs/%,$(FAKE_SR
 	sabotage fakelabs $(addprefix lab-,$(LAB_IDS))
 .DEFAULT_GOAL := all
 
-all: deps $(DMALAB) $(LAB_BINS) $(FLEET_SCRIPTS) $(PREFLIGHT) $(PF_WRAPPER)
+all: $(DMALAB) $(LAB_BINS) $(FLEET_SCRIPTS) $(PREFLIGHT) $(PF_WRAPPER)
 
 help:
 	@echo "make check     build, run every lab, print the report card, write $(RESULTS)/results.json"
@@ -127,6 +127,13 @@ help:
 # Slurm (parts: harness/deps.sh's head).
 deps:
 	@sh harness/deps.sh build
+
+# The build's packages are checked once, not at every make: the stamp is made
+# when harness/deps.sh build passes, and every object waits for it (through
+# the CUDA mode stamp they all depend on).
+DEPS_STAMP := $(BUILD)/deps-build
+$(DEPS_STAMP): harness/deps.sh
+	@sh harness/deps.sh build && mkdir -p $(dir $@) && touch $@
 
 unit-deps:
 	@sh harness/deps.sh unit
@@ -552,7 +559,7 @@ test-plots:
 	@sh plots/run.sh tests/test_plots.py
 
 # Rewritten only when the mode differs (make then sees it unchanged).
-$(CUDA_STAMP): FORCE
+$(CUDA_STAMP): FORCE | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@if [ "$$(cat $@ 2>/dev/null)" != "$(CUDA_MODE)" ]; then \
 		echo "CUDA mode: $(CUDA_MODE)"; echo "$(CUDA_MODE)" >$@; fi

@@ -72,6 +72,14 @@ sh "$deps" --missing bogus >"$tmp/out" 2>&1
 [ $? = 2 ] && grep -q "unknown part 'bogus'" "$tmp/out" && ok ||
 	bad "unknown part: want exit 2 naming it ($(cat "$tmp/out"))"
 
+# ---- make checks the build's packages once, not at every build --------------
+if command -v make >/dev/null 2>&1 && [ -f "$here/../../Makefile" ]; then
+	mk() { make -n -C "$here/../.." BUILD="$tmp/b" all 2>/dev/null | grep -c "deps.sh build"; }
+	[ "$(mk)" -ge 1 ] && ok || bad "a first build does not check its packages"
+	mkdir -p "$tmp/b" && touch "$tmp/b/deps-build"
+	[ "$(mk)" -eq 0 ] && ok || bad "a build after the check runs deps.sh again"
+fi
+
 # ---- not root: the install line, and make test's driver ---------------------
 if ! command -v runuser >/dev/null 2>&1 || ! id nobody >/dev/null 2>&1; then
 	echo "test-deps: the not-root cases skipped (need runuser and the user nobody)"
