@@ -9,6 +9,11 @@
 # since nvcc is not combined with ASan here.
 BUILD    ?= $(if $(filter 1,$(SAN)),build/san,build)
 RESULTS  ?= results
+# RESULTS= (empty) or a name with blanks would hand the runner's --results
+# the next word (a lab id) as its directory: refused before anything runs.
+ifneq ($(words $(RESULTS)),1)
+  $(error RESULTS='$(RESULTS)': name one directory, without blanks (RESULTS=DIR; default results))
+endif
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 ifeq ($(SAN),1)
@@ -120,6 +125,7 @@ help:
 	@echo "make answers   check answers/ against the built labs"
 	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
 	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json|junit  LABS=\"01 04\"  QUICK=1"
+	@echo "           RESULTS=DIR  the folder of results.json and the other outputs (default results)"
 	@echo "           grade, quiz, hint: CH=ch1  FROM=FILE  SHUFFLE=1  QUIZ_LANG=zh  RESET=1"
 
 # Installs (as root) or names the Debian packages the build needs.
@@ -240,12 +246,15 @@ $(COMPARE_TEST): harness/tests/unit/runner/test_compare.c $(COMPARE_TEST_OBJS) $
 	$(CC) $(CPPFLAGS) -Iharness/runner $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< \
 		$(COMPARE_TEST_OBJS) $(LIB) -lcmocka $(LDLIBS)
 
-# QUICK=1 (or yes/true) asks for small sizes; QUICK=0 (no/false) does not;
-# anything else is a mistake, said before anything is built.
-ifneq ($(strip $(filter-out 0 1 yes true no false,$(QUICK))),)
-  $(error QUICK='$(QUICK)': use QUICK=1 (or yes, true) or QUICK=0 (no, false))
-endif
-QUICK_FLAG := $(if $(filter 1 yes true,$(QUICK)),--quick)
+# A yes/no variable: 1 (or yes/true) on; 0 (no/false) or unset off;
+# anything else is a mistake, said before anything is built.  $(call
+# yes_no,NAME) is 1 when on, empty when off.
+yes_no = $(if $(strip $(filter-out 0 1 yes true no false,$($(1)))),$(error \
+	$(1)='$($(1))': use $(1)=1 (or yes, true) or $(1)=0 (no, false)),$(if \
+	$(filter 1 yes true,$($(1))),1))
+QUICK_FLAG := $(if $(call yes_no,QUICK),--quick)
+RESET_FLAG := $(if $(call yes_no,RESET),--reset)
+SHUFFLE_FLAG := $(if $(call yes_no,SHUFFLE),--shuffle)
 RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--format $(FORMAT)) \
 	$(QUICK_FLAG) --results $(RESULTS)
 
@@ -429,13 +438,13 @@ test-claims: all
 # The chapters' questions (answers/, harness/runner/learn.h).
 LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \
 	$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(QUIZ_LANG),--lang $(QUIZ_LANG)) \
-	$(if $(RESET),--reset)
+	$(RESET_FLAG)
 
 grade: all
 	$(DMALAB) grade $(LEARN_FLAGS) $(if $(FROM),--from $(FROM)) $(if $(GRADESCOPE),--gradescope $(GRADESCOPE))
 
 quiz: all
-	@$(DMALAB) quiz $(LEARN_FLAGS) $(if $(SHUFFLE),--shuffle)
+	@$(DMALAB) quiz $(LEARN_FLAGS) $(SHUFFLE_FLAG)
 
 hint-%: $(DMALAB)
 	@$(DMALAB) hint $* $(LEARN_FLAGS)

@@ -1,8 +1,11 @@
 #!/bin/sh
 # test-make.sh - the Makefile's own usage errors: one line naming the bad
-# value, a non-zero exit, nothing built (each case fails before a rule runs).
+# value, a non-zero exit, nothing built (each case fails before a rule runs);
+# and the yes/no variables read alike (QUICK, RESET, SHUFFLE).
 set -u
 pass=0 fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-make.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # expect RC PATTERN make-args...: make's exit status is RC and its stderr
 # matches PATTERN (grep -E).
@@ -24,5 +27,35 @@ expect 2 "QUICK='2': use QUICK=1" QUICK=2 check
 expect 2 "make lab-99: no lab '99'; the labs are: 01 " lab-99
 expect 2 "make lab-: which lab\? the labs are: 01 " lab-
 expect 2 "make hint-: which lab\? the labs are: 01 " hint-
+expect 2 "RESET='maybe': use RESET=1" RESET=maybe quiz
+expect 2 "SHUFFLE='2': use SHUFFLE=1" SHUFFLE=2 quiz
+expect 2 "RESULTS='': " RESULTS= check
+expect 2 "RESULTS='a b': " "RESULTS=a b" check
+
+# passes WHAT WANT make-args...: the dmalab command `make -n` prints for the
+# last target matches WHAT (a grep pattern) WANT times (0 or 1).
+passes() {
+	what=$1 want=$2
+	shift 2
+	got=$(make --no-print-directory -n "$@" 2>/dev/null | grep -c -e "$what" || true)
+	if [ "$got" = "$want" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: make $*: '$what' in $got command(s), want $want"
+	fi
+}
+for v in 0 no false; do
+	passes "quiz .*--reset" 0 quiz RESET=$v
+	passes "quiz .*--shuffle" 0 quiz SHUFFLE=$v
+done
+for v in 1 yes true; do
+	passes "quiz .*--reset" 1 quiz RESET=$v
+	passes "quiz .*--shuffle" 1 quiz SHUFFLE=$v
+done
+make --no-print-directory help >"$tmp/help" 2>&1
+if grep -q "RESULTS=DIR" "$tmp/help"; then pass=$((pass + 1))
+else fail=$((fail + 1)); echo "FAIL: make help does not name RESULTS=DIR"; fi
+
 echo "test-make: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
