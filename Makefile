@@ -46,8 +46,13 @@ CPPFLAGS += -DDMALAB_HAVE_NVCC=$(HAVE_NVCC) -DDMALAB_CUDA_RT_VERSION=$(CUDA_RT_V
 # purpose; installing nvcc after a stub build, or `make NVCC=` after a CUDA
 # build, changes the mode.  The stamp is rewritten only when the mode changes,
 # and every .cu lab (and every object, since CPPFLAGS carries the mode)
-# depends on it, so a change of mode rebuilds them.
-CUDA_MODE  := $(if $(filter 1,$(HAVE_NVCC)),nvcc $(NVCC) $(CUDA_RT_VERSION),stub)
+# depends on it, so a change of mode rebuilds them.  The mode names the
+# toolkit (nvcc's real file and its release), not how NVCC spells its path:
+# /usr/local/cuda/bin/nvcc, /usr/local/cuda-13.0/bin/nvcc or a link to it
+# are one toolkit and rebuild nothing.
+NVCC_REAL  := $(if $(filter 1,$(HAVE_NVCC)),$(shell p=$$(command -v '$(firstword $(NVCC))') \
+	&& readlink -f "$$p"))
+CUDA_MODE  := $(if $(filter 1,$(HAVE_NVCC)),nvcc $(or $(NVCC_REAL),$(NVCC)) $(CUDA_RT_VERSION),stub)
 CUDA_STAMP := $(BUILD)/cuda-mode
 
 # Header dependencies: each compile writes the headers it read to

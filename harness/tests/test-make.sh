@@ -1,7 +1,8 @@
 #!/bin/sh
 # test-make.sh - the Makefile's own usage errors: one line naming the bad
 # value, a non-zero exit, nothing built (each case fails before a rule runs);
-# and the yes/no variables read alike (QUICK, RESET, SHUFFLE).
+# the yes/no variables read alike (QUICK, RESET, SHUFFLE); and a CUDA build
+# not redone for another spelling of the same nvcc.
 set -u
 pass=0 fail=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-make.XXXXXX") || exit 1
@@ -57,5 +58,19 @@ make --no-print-directory help >"$tmp/help" 2>&1
 if grep -q "RESULTS=DIR" "$tmp/help"; then pass=$((pass + 1))
 else fail=$((fail + 1)); echo "FAIL: make help does not name RESULTS=DIR"; fi
 
+# The same nvcc by another path (a symbolic link to it) is the same toolkit:
+# an object built with one spelling is not compiled again with the other.
+nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+if [ -n "$nvcc" ]; then
+	mkdir "$tmp/bin" && ln -s "$(readlink -f "$nvcc")" "$tmp/bin/nvcc"
+	obj=$tmp/b/obj/lib/sizes.o
+	make --no-print-directory BUILD="$tmp/b" NVCC="$nvcc" "$obj" >"$tmp/first.out" 2>&1
+	make --no-print-directory BUILD="$tmp/b" NVCC="$tmp/bin/nvcc" "$obj" >"$tmp/again.out" 2>&1
+	if [ -f "$obj" ] && ! grep -q " -c -o $obj" "$tmp/again.out"; then pass=$((pass + 1))
+	else fail=$((fail + 1)); echo "FAIL: NVCC=$tmp/bin/nvcc (a link to $nvcc) rebuilt $obj:"
+		sed 's/^/    /' "$tmp/again.out"; fi
+else
+	echo "test-make: no nvcc: the spelling check skipped"
+fi
 echo "test-make: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
