@@ -353,9 +353,10 @@ test-san:
 		sh harness/tests/test-san.sh
 
 # As root: a lab SIGKILLed (crashed, timed out) with nr_hugepages changed;
-# the runner puts it back from the lab's journal (harness/tests/test-restore.sh).
+# the runner puts it back from the lab's journal, and lab-08 run alone
+# replays one left in $TMPDIR first (harness/tests/test-restore.sh).
 .PHONY: test-restore
-test-restore: $(DMALAB) $(BUILD)/fakelabs/restore-lab
+test-restore: $(DMALAB) $(BUILD)/fakelabs/restore-lab $(BUILD)/labs/lab-08
 	@BUILD=$(BUILD) sh harness/tests/test-restore.sh
 
 # Fuzzing (harness/tests/fuzz/README.md): one libFuzzer target per parser,
