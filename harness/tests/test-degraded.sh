@@ -13,7 +13,9 @@
 #     results.json says have_nvcc false (DEGRADED_STUB=0 leaves this out);
 #   - an unwritable TMPDIR (missing, /proc, a file): lab-08's journal skip
 #     names the path, the other labs are untouched; lab-10's test-file
-#     folder unusable: one line, exit 2;
+#     folder unusable: one line, exit 2; with too little room (an 8 MiB
+#     tmpfs as --dir, --size 1T in the default folder): a skip,
+#     not-enough-space, that blames no --dir the user did not give;
 #   - a --json FILE that cannot be written (a missing folder, /dev/full, a
 #     full tmpfs, an immutable file): one line naming it, a non-zero exit;
 #   - no GPU.
@@ -27,7 +29,7 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-degraded.XXXXXX") || exit 1
 chmod 1777 "$tmp" # the labs run as nobody write their records here
-trap 'umount "$tmp/full" 2>/dev/null; chattr -i "$tmp/immutable.json" 2>/dev/null
+trap 'umount "$tmp/full" "$tmp/small" 2>/dev/null; chattr -i "$tmp/immutable.json" 2>/dev/null
 	rm -rf "$tmp"' EXIT INT TERM
 
 # run_as NAME CMD...: runs a lab --quick --json, keeps its exit code in $rc.
@@ -147,6 +149,28 @@ for dir in /nonexistent/dmalab /proc "$tmp/a-file"; do
 		bad "lab-10 --dir $dir: exit $rc, want 2 with one line naming it: $(head -c 300 "$tmp/dir10.err")"
 	fi
 done
+# Too little room for lab-10's test file is this machine's lack, not a
+# mistake in what was typed: a skip with what is free where.  As root: a
+# small tmpfs given as --dir.  Anyone: 1 TiB in the default folder (the
+# --json file's), which the user never named with --dir.
+mkdir "$tmp/small"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=8M tmpfs "$tmp/small" 2>/dev/null; then
+	run_lab small-10 "$labs/lab-10" --dir "$tmp/small"
+	[ "$rc" -eq 77 ] && ok || bad "lab-10 --dir on 8 MiB: exit $rc, want 77 (skipped)"
+	skips small-10 10.1 "not-enough-space: 8 MiB free in $tmp/small, [0-9.]* MiB needed"
+	umount "$tmp/small"
+else
+	echo "test-degraded: lab-10 on a small tmpfs skipped (needs root and mount)"
+fi
+timeout 60 "$labs/lab-10" --size 1T --json "$tmp/huge-10.json" >"$tmp/huge-10.tap" \
+	2>"$tmp/huge-10.err"
+rc=$?
+[ "$rc" -eq 77 ] && ok ||
+	bad "lab-10 --size 1T: exit $rc, want 77 (skipped): $(head -c 300 "$tmp/huge-10.err")"
+skips huge-10 10.1 "not-enough-space: .* free in $tmp, 1.0 TiB needed"
+grep -q -- "--dir" "$tmp/huge-10.err" "$tmp/huge-10.tap" &&
+	bad "lab-10 --size 1T blames a --dir never given" || ok
+
 # A --json FILE that cannot be written: one line naming it and why, and a
 # non-zero exit: 2 when it is seen before measuring (a missing folder, a
 # device), 99 (a setup error: the record is lost) when the write fails.
