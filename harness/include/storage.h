@@ -16,7 +16,9 @@
  * it).  What no handler sees (SIGKILL)
  * the next run removes: storage_sweep_stale unlinks every such file in the
  * folder whose process is gone.  Only the process that armed a removal
- * performs it (a forked child never removes its parent's file).
+ * performs it (a forked child never removes its parent's file).  Under the
+ * runner each armed path is also announced (tempfiles.h), so the runner
+ * removes it once it has reaped a lab killed by SIGKILL.
  *
  * Cold reads.  posix_fadvise(POSIX_FADV_DONTNEED) asks the kernel to drop
  * the file's clean pages; it is advice (tmpfs keeps every page, a page

@@ -20,6 +20,7 @@
 #include "lab.h"
 #include "procfs.h"
 #include "storage.h"
+#include "tempfiles.h"
 
 /* ------------------------------------------------------------------------ */
 /* Removal on every path                                                     */
@@ -120,6 +121,9 @@ int storage_remove_at_exit(const char *path)
 	if (free_slot < 0)
 		return errno = ENOSPC, -1;
 	set_slot(free_slot, path);
+	/* for the runner, against SIGKILL; without it the next run's sweep
+	 * still removes the file, so a list that cannot be written is no error */
+	tempfile_announce(path);
 	return 0;
 }
 
