@@ -9,6 +9,11 @@
 # since nvcc is not combined with ASan here.
 BUILD    ?= $(if $(filter 1,$(SAN)),build/san,build)
 RESULTS  ?= results
+# RESULTS= (empty) or a name with blanks would hand the runner's --results
+# the next word (a lab id) as its directory: refused before anything runs.
+ifneq ($(words $(RESULTS)),1)
+  $(error RESULTS='$(RESULTS)': name one directory, without blanks (RESULTS=DIR; default results))
+endif
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 ifeq ($(SAN),1)
@@ -41,8 +46,13 @@ CPPFLAGS += -DDMALAB_HAVE_NVCC=$(HAVE_NVCC) -DDMALAB_CUDA_RT_VERSION=$(CUDA_RT_V
 # purpose; installing nvcc after a stub build, or `make NVCC=` after a CUDA
 # build, changes the mode.  The stamp is rewritten only when the mode changes,
 # and every .cu lab (and every object, since CPPFLAGS carries the mode)
-# depends on it, so a change of mode rebuilds them.
-CUDA_MODE  := $(if $(filter 1,$(HAVE_NVCC)),nvcc $(NVCC) $(CUDA_RT_VERSION),stub)
+# depends on it, so a change of mode rebuilds them.  The mode names the
+# toolkit (nvcc's real file and its release), not how NVCC spells its path:
+# /usr/local/cuda/bin/nvcc, /usr/local/cuda-13.0/bin/nvcc or a link to it
+# are one toolkit and rebuild nothing.
+NVCC_REAL  := $(if $(filter 1,$(HAVE_NVCC)),$(shell p=$$(command -v '$(firstword $(NVCC))') \
+	&& readlink -f "$$p"))
+CUDA_MODE  := $(if $(filter 1,$(HAVE_NVCC)),nvcc $(or $(NVCC_REAL),$(NVCC)) $(CUDA_RT_VERSION),stub)
 CUDA_STAMP := $(BUILD)/cuda-mode
 
 # Header dependencies: each compile writes the headers it read to
@@ -120,6 +130,7 @@ help:
 	@echo "make answers   check answers/ against the built labs"
 	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
 	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json|junit  LABS=\"01 04\"  QUICK=1"
+	@echo "           RESULTS=DIR  the folder of results.json and the other outputs (default results)"
 	@echo "           grade, quiz, hint: CH=ch1  FROM=FILE  SHUFFLE=1  QUIZ_LANG=zh  RESET=1"
 
 # Installs (as root) or names the Debian packages a step needs: each entry
@@ -264,12 +275,15 @@ $(COMPARE_TEST): harness/tests/unit/runner/test_compare.c $(COMPARE_TEST_OBJS) $
 	$(CC) $(CPPFLAGS) -Iharness/runner $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< \
 		$(COMPARE_TEST_OBJS) $(LIB) -lcmocka $(LDLIBS)
 
-# QUICK=1 (or yes/true) asks for small sizes; QUICK=0 (no/false) does not;
-# anything else is a mistake, said before anything is built.
-ifneq ($(strip $(filter-out 0 1 yes true no false,$(QUICK))),)
-  $(error QUICK='$(QUICK)': use QUICK=1 (or yes, true) or QUICK=0 (no, false))
-endif
-QUICK_FLAG := $(if $(filter 1 yes true,$(QUICK)),--quick)
+# A yes/no variable: 1 (or yes/true) on; 0 (no/false) or unset off;
+# anything else is a mistake, said before anything is built.  $(call
+# yes_no,NAME) is 1 when on, empty when off.
+yes_no = $(if $(strip $(filter-out 0 1 yes true no false,$($(1)))),$(error \
+	$(1)='$($(1))': use $(1)=1 (or yes, true) or $(1)=0 (no, false)),$(if \
+	$(filter 1 yes true,$($(1))),1))
+QUICK_FLAG := $(if $(call yes_no,QUICK),--quick)
+RESET_FLAG := $(if $(call yes_no,RESET),--reset)
+SHUFFLE_FLAG := $(if $(call yes_no,SHUFFLE),--shuffle)
 RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--format $(FORMAT)) \
 	$(QUICK_FLAG) --results $(RESULTS)
 
@@ -376,9 +390,10 @@ test-san:
 		sh harness/tests/test-san.sh
 
 # As root: a lab SIGKILLed (crashed, timed out) with nr_hugepages changed;
-# the runner puts it back from the lab's journal (harness/tests/test-restore.sh).
+# the runner puts it back from the lab's journal, and lab-08 run alone
+# replays one left in $TMPDIR first (harness/tests/test-restore.sh).
 .PHONY: test-restore
-test-restore: $(DMALAB) $(BUILD)/fakelabs/restore-lab
+test-restore: $(DMALAB) $(BUILD)/fakelabs/restore-lab $(BUILD)/labs/lab-08
 	@BUILD=$(BUILD) sh harness/tests/test-restore.sh
 
 # Fuzzing (harness/tests/fuzz/README.md): one libFuzzer target per parser,
@@ -475,13 +490,13 @@ test-claims: all
 # The chapters' questions (answers/, harness/runner/learn.h).
 LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \
 	$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(QUIZ_LANG),--lang $(QUIZ_LANG)) \
-	$(if $(RESET),--reset)
+	$(RESET_FLAG)
 
 grade: all
 	$(DMALAB) grade $(LEARN_FLAGS) $(if $(FROM),--from $(FROM)) $(if $(GRADESCOPE),--gradescope $(GRADESCOPE))
 
 quiz: all
-	@$(DMALAB) quiz $(LEARN_FLAGS) $(if $(SHUFFLE),--shuffle)
+	@$(DMALAB) quiz $(LEARN_FLAGS) $(SHUFFLE_FLAG)
 
 hint-%: $(DMALAB)
 	@$(DMALAB) hint $* $(LEARN_FLAGS)

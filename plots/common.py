@@ -67,6 +67,10 @@ def as_results(doc):
         return {"schema": RESULTS_SCHEMA + "/1", "machine": {}, "labs": [tidy_lab(doc)],
                 "questions": [], "totals": {}, "single_lab": True}
     major = schema_major(schema, [RESULTS_SCHEMA])
+    if doc.get("status") in ("running", "incomplete"):
+        # part of a run: the runner died, or could not save the rest
+        raise BadResults("an unfinished run (status '%s'): its runner stopped or could "
+                         "not save it; run the labs again" % doc["status"])
     labs = doc.get("labs")
     if labs is None:
         labs = []

@@ -549,6 +549,7 @@ int claim_decided(const struct lab *L, const char *id);
 #define SKIP_UNKNOWN_TOPOLOGY  "unknown-topology"    /* e.g. GPU NUMA node is -1 */
 #define SKIP_DEPENDS_ON_CLAIM  "depends-on-claim"    /* a claim it builds on skipped */
 #define SKIP_NOT_ENOUGH_MEMORY "not-enough-memory"   /* host memory too small */
+#define SKIP_NOT_ENOUGH_SPACE  "not-enough-space"    /* too little room for a file (lab-10) */
 #define SKIP_NO_LIBRARY        "no-library"          /* an optional library (cuBLAS, cuFile) is absent */
 #define SKIP_NO_RDMA_DEVICE    "no-rdma-device"      /* no InfiniBand/RoCE device in /sys/class/infiniband */
 #define SKIP_IN_USE            "in-use"              /* a machine-wide resource the claim must change is in use (hugetlb pool) */

@@ -16,7 +16,9 @@
  * it).  What no handler sees (SIGKILL)
  * the next run removes: storage_sweep_stale unlinks every such file in the
  * folder whose process is gone.  Only the process that armed a removal
- * performs it (a forked child never removes its parent's file).
+ * performs it (a forked child never removes its parent's file).  Under the
+ * runner each armed path is also announced (tempfiles.h), so the runner
+ * removes it once it has reaped a lab killed by SIGKILL.
  *
  * Cold reads.  posix_fadvise(POSIX_FADV_DONTNEED) asks the kernel to drop
  * the file's clean pages; it is advice (tmpfs keeps every page, a page
@@ -84,12 +86,20 @@ int storage_sweep_stale(const char *dir, const char *prefix, storage_stale_fn fn
  * "results": where a lab puts its test file by default.  Returns buf. */
 const char *storage_dir_default(const char *json_path, char *buf, size_t len);
 /*
- * Can dir take a file of `need` bytes?  0, or -1 with errno and one line
- * in why (len >= 200): a missing folder (ENOENT; 0 when missing_ok, for a
- * default folder the lab makes), not a folder, not writable, or less room
- * than need (ENOSPC, both sizes named).
+ * Can a file be made in dir?  0, or -1 with errno and one line in why
+ * (len >= 200): a missing folder (ENOENT; 0 when missing_ok, for a default
+ * folder the lab makes), not a folder, not writable, or no file can be
+ * made there (a probe, removed).  A mistake in what was typed; room is
+ * storage_dir_room's.
  */
-int storage_dir_check(const char *dir, uint64_t need, int missing_ok, char *why, size_t len);
+int storage_dir_check(const char *dir, int missing_ok, char *why, size_t len);
+/*
+ * Has dir's filesystem (its parent's while dir is missing) `need` bytes
+ * free?  0, also when statvfs cannot tell; else -1 with errno ENOSPC and
+ * why "<free> free in <dir>, <need> needed" (len >= 200): the machine's
+ * lack, a skip (SKIP_NOT_ENOUGH_SPACE), not a usage error.
+ */
+int storage_dir_room(const char *dir, uint64_t need, char *why, size_t len);
 
 struct storage_file {
 	char path[PATH_MAX];   /* DIR/PREFIX-PID.dat */
@@ -122,8 +132,10 @@ int storage_file_create(struct storage_file *f, const char *dir, const char *pre
  * sweep PREFIX's stale files there (a note for each), storage_file_create,
  * then the fact file_write_gbs, storage_where_read into *w and
  * storage_where_report.  A failure is lab_error (exit 99): one line naming
- * dir, the step and errno ("--dir 'd': writing the test file: No space
- * left on device"), the file already removed.
+ * dir, the step and errno ("--dir 'd': fdatasync the test file: Input/output
+ * error"; a folder the user did not type is "the test folder 'd'"), the
+ * file already removed.  A disk that fills up meanwhile (ENOSPC, EDQUOT) is
+ * a whole-lab skip, not-enough-space.
  */
 void storage_file_make(struct lab *L, struct storage_file *f, struct storage_where *w,
 		       const char *dir, int make_dir, const char *prefix, uint64_t bytes,

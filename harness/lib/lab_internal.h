@@ -61,6 +61,7 @@ struct lab {
 	char skip_reason[48];
 	char skip_detail[256];
 	char error[512];
+	int record_lost;         /* errno of a failed --json write: the lab stops */
 	struct lab_stats pending[LAB_MAX_ATTACHED];
 	int npending;
 	char pending_note[512];

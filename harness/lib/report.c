@@ -377,19 +377,26 @@ static void json_record(struct json_writer *w, const struct lab *L, int interrup
 	jw_arr_end(w);
 }
 
+/*
+ * A record that cannot be written (a full disk, an immutable file) is a
+ * setup error: what the lab would measure is kept nowhere, so it stops at
+ * the first failed write with one line, and writes no more.
+ */
 void report_json_write(struct lab *L)
 {
 	struct json_writer w;
 
-	if (!L->opt.json_path)
+	if (!L->opt.json_path || L->record_lost)
 		return;
 	jw_init(&w, 1);
 	json_record(&w, L, 0);
 	jw_obj_end(&w);
 	if (jw_write_file(&w, L->opt.json_path) < 0)
-		fprintf(stderr, "lab-%s: cannot write '%s': %s\n", L->spec->id,
-			L->opt.json_path, strerror(errno));
+		L->record_lost = errno ? errno : EIO;
 	jw_release(&w);
+	if (L->record_lost)
+		lab_error(L, "--json '%s': cannot write it: %s", L->opt.json_path,
+			  strerror(L->record_lost));
 	if (L->status && !strcmp(L->status, "running"))
 		interrupt_render(L); /* what a signal now would leave behind */
 }

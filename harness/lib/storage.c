@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "lab.h"
 #include "procfs.h"
 #include "storage.h"
+#include "tempfiles.h"
 
 /* ------------------------------------------------------------------------ */
 /* Removal on every path                                                     */
@@ -119,6 +121,9 @@ int storage_remove_at_exit(const char *path)
 	if (free_slot < 0)
 		return errno = ENOSPC, -1;
 	set_slot(free_slot, path);
+	/* for the runner, against SIGKILL; without it the next run's sweep
+	 * still removes the file, so a list that cannot be written is no error */
+	tempfile_announce(path);
 	return 0;
 }
 
@@ -198,11 +203,25 @@ const char *storage_dir_default(const char *json_path, char *buf, size_t len)
 	return buf;
 }
 
-int storage_dir_check(const char *dir, uint64_t need, int missing_ok, char *why, size_t len)
+/* A file can be made in dir (a folder root may write to, like /proc, may
+ * still refuse one); else -1 with errno. */
+static int file_can_be_made(const char *dir)
 {
-	struct statvfs v;
+	char probe[PATH_MAX];
+	int fd;
+
+	if (snprintf(probe, sizeof(probe), "%s/.dmalab-probe-XXXXXX", dir) >= (int)sizeof(probe))
+		return errno = ENAMETOOLONG, -1;
+	if ((fd = mkstemp(probe)) < 0)
+		return -1;
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
+int storage_dir_check(const char *dir, int missing_ok, char *why, size_t len)
+{
 	struct stat st;
-	char a[32], b[32];
 	int e;
 
 	why[0] = '\0';
@@ -213,18 +232,31 @@ int storage_dir_check(const char *dir, uint64_t need, int missing_ok, char *why,
 		snprintf(why, len, "%s", strerror(e));
 		return errno = e, -1;
 	}
-	if (!S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) < 0) {
+	if (!S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) < 0 || file_can_be_made(dir) < 0) {
 		e = S_ISDIR(st.st_mode) ? errno : ENOTDIR;
 		snprintf(why, len, "%s", strerror(e));
 		return errno = e, -1;
 	}
-	if (statvfs(dir, &v) == 0 && (uint64_t)v.f_bavail * v.f_frsize < need) {
-		snprintf(why, len, "%s: %s free, %s needed", strerror(ENOSPC),
-			 lab_fmt_size((uint64_t)v.f_bavail * v.f_frsize, a, sizeof(a)),
-			 lab_fmt_size(need, b, sizeof(b)));
-		return errno = ENOSPC, -1;
-	}
 	return 0;
+}
+
+int storage_dir_room(const char *dir, uint64_t need, char *why, size_t len)
+{
+	char parent[PATH_MAX], a[32], b[32];
+	struct statvfs v;
+	uint64_t avail;
+
+	why[0] = '\0';
+	/* a default folder the lab has yet to make lies on its parent's filesystem */
+	snprintf(parent, sizeof(parent), "%s", dir);
+	if (statvfs(dir, &v) < 0 && statvfs(dirname(parent), &v) < 0)
+		return 0;
+	avail = (uint64_t)v.f_bavail * v.f_frsize;
+	if (avail >= need)
+		return 0;
+	snprintf(why, len, "%s free in %s, %s needed", lab_fmt_size(avail, a, sizeof(a)), dir,
+		 lab_fmt_size(need, b, sizeof(b)));
+	return errno = ENOSPC, -1;
 }
 
 int storage_io_all(int fd, void *p, uint64_t len, uint64_t off, int write)
@@ -334,14 +366,21 @@ void storage_file_make(struct lab *L, struct storage_file *f, struct storage_whe
 		       const char *dir, int make_dir, const char *prefix, uint64_t bytes,
 		       uint64_t chunk, uint32_t seed, void *scratch)
 {
-	const char *what = "creating";
+	/* name the folder as the user knows it: a --dir typed, or the default */
+	const char *what = "creating", *named = make_dir ? "the test folder" : "--dir";
+	char size[32];
 	struct stat st;
 
 	if (make_dir && mkdir(dir, 0777) < 0 && errno != EEXIST)
-		lab_error_errno(L, "--dir '%s': making it", dir);
+		lab_error_errno(L, "%s '%s': making it", named, dir);
 	storage_sweep_stale(dir, prefix, note_stale, L);
-	if (storage_file_create(f, dir, prefix, bytes, chunk, seed, scratch, &what) < 0)
-		lab_error_errno(L, "--dir '%s': %s the test file", dir, what);
+	if (storage_file_create(f, dir, prefix, bytes, chunk, seed, scratch, &what) < 0) {
+		if (errno == ENOSPC || errno == EDQUOT) /* others' files took the room meanwhile */
+			lab_skip(L, SKIP_NOT_ENOUGH_SPACE, "%s filled up while %s the %s "
+				 "test file: %s", dir, what,
+				 lab_fmt_size(bytes, size, sizeof(size)), strerror(errno));
+		lab_error_errno(L, "%s '%s': %s the test file", named, dir, what);
+	}
 	lab_fact_num(L, "file_write_gbs", (double)bytes / f->write_s / 1e9, "GB/s");
 	if (fstat(f->fd, &st) < 0)
 		lab_error_errno(L, "fstat of %s", f->path);

@@ -65,6 +65,20 @@ static int load_labs(struct learn_results *r, const struct json *labs)
 	return 0;
 }
 
+/* A run that never finished writing its file ("running": the runner died,
+ * or its last save failed before the file could be marked; "incomplete")
+ * holds part of a run, not a run: 1 and why in err. */
+static int unfinished(const struct json *doc, const char *path, char *err, size_t errlen)
+{
+	const char *status = json_get_str(doc, "status", "");
+
+	if (strcmp(status, "running") && strcmp(status, "incomplete"))
+		return 0;
+	snprintf(err, errlen, "%s: an unfinished run (status '%s'): its runner stopped or could "
+		 "not save it; run the labs again", path, status);
+	return 1;
+}
+
 int results_load(const char *path, struct learn_results *r, char *err, size_t errlen)
 {
 	const struct json *labs;
@@ -80,6 +94,11 @@ int results_load(const char *path, struct learn_results *r, char *err, size_t er
 	if (strcmp(json_get_str(r->doc, "schema", ""), "dmalab-results/1") || !labs ||
 	    labs->type != JSON_ARR) {
 		snprintf(err, errlen, "%s: not a dmalab-results/1 document", path);
+		results_unload(r);
+		errno = EINVAL;
+		return -1;
+	}
+	if (unfinished(r->doc, path, err, errlen)) {
 		results_unload(r);
 		errno = EINVAL;
 		return -1;

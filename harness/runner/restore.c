@@ -1,7 +1,8 @@
 /*
  * restore.c - what a lab changed for the whole machine and could not put
  * back itself (SIGKILL, a crash, the kill after its timeout), put back from
- * its journal once it has ended (restore.h, sysctl_change.h).
+ * its journal once it has ended (restore.h, sysctl_change.h); and the files
+ * it announced (tempfiles.h) and could not remove, removed.
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 
 #include "restore.h"
 #include "sysctl_change.h"
+#include "tempfiles.h"
 
 struct replay_ctx {
 	const struct lab_entry *lab;
@@ -18,15 +20,22 @@ struct replay_ctx {
 	FILE *log;
 };
 
-/* The journal's path, absolute: the lab may run from anywhere. */
-static void journal_of(const struct run_state *rs, const struct lab_entry *lab, char *buf,
-		       size_t len)
+/* The lab's file of kind ext in the results folder, absolute: the lab may
+ * run from anywhere. */
+static void lab_file(const struct run_state *rs, const struct lab_entry *lab, const char *ext,
+		     char *buf, size_t len)
 {
 	char dir[PATH_MAX];
 
 	if (!realpath(rs->opt->results_dir, dir))
 		snprintf(dir, sizeof(dir), "%s", rs->opt->results_dir);
-	snprintf(buf, len, "%s/lab-%s.restore", dir, lab->id);
+	snprintf(buf, len, "%s/lab-%s.%s", dir, lab->id, ext);
+}
+
+static void journal_of(const struct run_state *rs, const struct lab_entry *lab, char *buf,
+		       size_t len)
+{
+	lab_file(rs, lab, "restore", buf, len);
 }
 
 /* One setting of the replay: said where it was written or could not be. */
@@ -61,17 +70,51 @@ static void replay(struct run_state *rs, struct lab_entry *lab, const char *when
 			strerror(errno));
 }
 
+/* One file the lab announced and left: said where it was removed or not. */
+static void file_said(void *arg, const char *path, int err)
+{
+	const struct replay_ctx *c = arg;
+	char line[PATH_MAX + 200];
+
+	if (err)
+		snprintf(line, sizeof(line), "lab-%s left %s%s and it could not be removed: %s",
+			 c->lab->id, path, c->when, strerror(err));
+	else
+		snprintf(line, sizeof(line), "lab-%s left %s%s: removed", c->lab->id, path,
+			 c->when);
+	warning("%s", line);
+	if (c->log)
+		fprintf(c->log, "# dmalab: %s\n", line);
+}
+
+static void remove_left_files(struct run_state *rs, struct lab_entry *lab, const char *when,
+			      FILE *log)
+{
+	struct replay_ctx c = { lab, when, log };
+	char list[PATH_MAX + 32];
+
+	lab_file(rs, lab, "tempfiles", list, sizeof(list));
+	if (tempfile_sweep(list, file_said, &c) < 0)
+		warning("lab-%s's list of files '%s' could not be read: %s", lab->id, list,
+			strerror(errno));
+}
+
 void restore_before_lab(struct run_state *rs, struct lab_entry *lab)
 {
-	char journal[PATH_MAX + 32];
+	char path[PATH_MAX + 32];
 
 	replay(rs, lab, " (left by an earlier run)", NULL);
-	journal_of(rs, lab, journal, sizeof(journal));
-	setenv(SYSCTL_RESTORE_ENV, journal, 1);
+	remove_left_files(rs, lab, " (in an earlier run)", NULL);
+	journal_of(rs, lab, path, sizeof(path));
+	setenv(SYSCTL_RESTORE_ENV, path, 1);
+	lab_file(rs, lab, "tempfiles", path, sizeof(path));
+	setenv(TEMPFILES_ENV, path, 1);
 }
 
 void restore_after_lab(struct run_state *rs, struct lab_entry *lab, FILE *log)
 {
 	unsetenv(SYSCTL_RESTORE_ENV);
+	unsetenv(TEMPFILES_ENV);
 	replay(rs, lab, "", log);
+	remove_left_files(rs, lab, "", log);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner.h"
 
@@ -422,22 +423,58 @@ int results_write(struct run_state *rs, struct json_writer *w)
 	return w->failed ? -1 : 0;
 }
 
+/*
+ * A save failed (a full disk).  What an earlier save of this run left says
+ * "running" and would be read as a run: it is replaced by a short document
+ * whose status is "incomplete" (resload.c refuses both).  Removing the old
+ * file first makes the room for it.  An earlier run's file, never touched
+ * by this one, stays as it was: it is a whole run of its own.
+ */
+static void mark_incomplete(struct run_state *rs, const char *path, int err)
+{
+	struct json_writer w;
+	char why[300];
+
+	if (!rs->saved)
+		return;
+	unlink(path);
+	rs->saved = 0;
+	snprintf(why, sizeof(why), "the run's results could not be saved: %s", strerror(err));
+	jw_init(&w, 1);
+	jw_obj_begin(&w);
+	jw_kstr(&w, "schema", "dmalab-results/1");
+	jw_kstr(&w, "started", rs->started);
+	jw_key(&w, "labs");
+	jw_arr_begin(&w);
+	jw_arr_end(&w);
+	jw_kstr(&w, "status", "incomplete");
+	jw_kstr(&w, "incomplete", why);
+	jw_obj_end(&w);
+	jw_write_file(&w, path); /* where even this fails, no file is better than "running" */
+	jw_release(&w);
+}
+
 /* Writes results.json, then junit.xml; the last save prints the document
  * the format asks for (json here, junit in junit_save).  0 or -1. */
 int results_save(struct run_state *rs, int final)
 {
 	char path[PATH_MAX];
 	struct json_writer w;
-	int rc;
+	int rc, err = 0;
 
 	jw_init(&w, 1);
 	rc = results_write(rs, &w);
 	snprintf(path, sizeof(path), "%s/results.json", rs->opt->results_dir);
 	if (rc == 0 && jw_write_file(&w, path) != 0)
 		rc = -1;
+	err = rc ? errno : 0;
 	if (rc && !rs->save_failed)
 		error_errno("cannot write '%s'", path);
 	rs->save_failed |= rc != 0;
+	if (rc)
+		mark_incomplete(rs, path, err);
+	else
+		rs->saved = 1;
 	if (final && rs->opt->format == FMT_JSON && !w.failed) {
 		fwrite(w.buf, 1, w.len, stdout);
 		fputc('\n', stdout);

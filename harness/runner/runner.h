@@ -112,6 +112,7 @@ struct run_state {
 	struct learn_results *kept; /* `run`: the earlier results.json, or NULL */
 	int lock_fd;          /* the results directory's lock, held for the run */
 	int save_failed;      /* a results.json write failed: the run is an error */
+	int saved;            /* a results.json of this run is on disk */
 };
 
 /* main.c: set by the SIGINT/SIGTERM/SIGHUP handler */

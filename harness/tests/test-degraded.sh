@@ -13,7 +13,11 @@
 #     results.json says have_nvcc false (DEGRADED_STUB=0 leaves this out);
 #   - an unwritable TMPDIR (missing, /proc, a file): lab-08's journal skip
 #     names the path, the other labs are untouched; lab-10's test-file
-#     folder unusable: one line, exit 2;
+#     folder unusable: one line, exit 2; with too little room (an 8 MiB
+#     tmpfs as --dir, --size 1T in the default folder): a skip,
+#     not-enough-space, that blames no --dir the user did not give;
+#   - a --json FILE that cannot be written (a missing folder, /dev/full, a
+#     full tmpfs, an immutable file): one line naming it, a non-zero exit;
 #   - no GPU.
 # The user and capability cases need root (runuser, prlimit, capsh) and skip
 # without it.  Bounded: every lab runs --quick under `timeout`.
@@ -25,7 +29,8 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-degraded.XXXXXX") || exit 1
 chmod 1777 "$tmp" # the labs run as nobody write their records here
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'umount "$tmp/full" "$tmp/small" 2>/dev/null; chattr -i "$tmp/immutable.json" 2>/dev/null
+	rm -rf "$tmp"' EXIT INT TERM
 
 # run_as NAME CMD...: runs a lab --quick --json, keeps its exit code in $rc.
 run_lab() {
@@ -144,6 +149,56 @@ for dir in /nonexistent/dmalab /proc "$tmp/a-file"; do
 		bad "lab-10 --dir $dir: exit $rc, want 2 with one line naming it: $(head -c 300 "$tmp/dir10.err")"
 	fi
 done
+# Too little room for lab-10's test file is this machine's lack, not a
+# mistake in what was typed: a skip with what is free where.  As root: a
+# small tmpfs given as --dir.  Anyone: 1 TiB in the default folder (the
+# --json file's), which the user never named with --dir.
+mkdir "$tmp/small"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=8M tmpfs "$tmp/small" 2>/dev/null; then
+	run_lab small-10 "$labs/lab-10" --dir "$tmp/small"
+	[ "$rc" -eq 77 ] && ok || bad "lab-10 --dir on 8 MiB: exit $rc, want 77 (skipped)"
+	skips small-10 10.1 "not-enough-space: 8 MiB free in $tmp/small, [0-9.]* MiB needed"
+	umount "$tmp/small"
+else
+	echo "test-degraded: lab-10 on a small tmpfs skipped (needs root and mount)"
+fi
+timeout 60 "$labs/lab-10" --size 1T --json "$tmp/huge-10.json" >"$tmp/huge-10.tap" \
+	2>"$tmp/huge-10.err"
+rc=$?
+[ "$rc" -eq 77 ] && ok ||
+	bad "lab-10 --size 1T: exit $rc, want 77 (skipped): $(head -c 300 "$tmp/huge-10.err")"
+skips huge-10 10.1 "not-enough-space: .* free in $tmp, 1.0 TiB needed"
+grep -q -- "--dir" "$tmp/huge-10.err" "$tmp/huge-10.tap" &&
+	bad "lab-10 --size 1T blames a --dir never given" || ok
+
+# A --json FILE that cannot be written: one line naming it and why, and a
+# non-zero exit: 2 when it is seen before measuring (a missing folder, a
+# device), 99 (a setup error: the record is lost) when the write fails.
+json_unwritable() { # NAME FILE RC WHY: lab-01 --json FILE exits RC, one line on stderr
+	timeout 60 "$labs/lab-01" --quick --json "$2" >"$tmp/$1.tap" 2>"$tmp/$1.err"
+	rc=$?
+	if [ "$rc" -eq "$3" ] && [ "$(wc -l <"$tmp/$1.err")" -eq 1 ] &&
+		grep -q -- "--json '$2': .*$4" "$tmp/$1.err"; then ok; else
+		bad "--json $2: exit $rc, want $3 and one line naming it, '$4': $(head -c 300 "$tmp/$1.err")"
+	fi
+}
+json_unwritable json-missing /nonexistent/dmalab/x.json 2 "No such file or directory"
+json_unwritable json-devfull /dev/full 2 "not a regular file"
+mkdir "$tmp/full"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
+	dd if=/dev/zero of="$tmp/full/fill" bs=4k 2>/dev/null
+	json_unwritable json-full "$tmp/full/x.json" 99 "No space left on device"
+	umount "$tmp/full"
+else
+	echo "test-degraded: --json on a full tmpfs skipped (needs root and mount)"
+fi
+: >"$tmp/immutable.json"
+if chattr +i "$tmp/immutable.json" 2>/dev/null; then
+	json_unwritable json-immutable "$tmp/immutable.json" 99 "Operation not permitted"
+	chattr -i "$tmp/immutable.json"
+else
+	echo "test-degraded: --json on an immutable file skipped (chattr +i refused here)"
+fi
 
 if ! [ -e /dev/nvidiactl ]; then # no GPU here: every CUDA claim skips, no lab breaks
 	for id in 02 03 06 07; do

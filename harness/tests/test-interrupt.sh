@@ -5,7 +5,8 @@
 # stop: no process of the run is left, the machine's Mlocked is back to its
 # baseline, nr_hugepages is as it was, no journal or temporary file is left,
 # lab-10's test file is gone, and results.json parses and says the run was aborted (or finished, when
-# the signal came after the end).  LABS (default: the CPU labs) and ROUNDS
+# the signal came after the end).  Then lab-10 SIGKILLed under the runner:
+# the runner removes its test file.  LABS (default: the CPU labs) and ROUNDS
 # may be set; each run is bounded by `timeout`.
 set -u
 BUILD=${BUILD:-build}
@@ -75,5 +76,36 @@ for id in $LABS; do
 	[ "$(tmp_files)" = "$base_tmp" ] && ok || bad "lab-$id: files left in ${TMPDIR:-/tmp}: $(tmp_files)"
 	echo "test-interrupt: lab-$id: $ROUNDS rounds, $stopped stopped by a signal"
 done
+# lab-10 SIGKILLed under the runner while its test file is there: no
+# handler of the lab runs, so the runner removes what the lab announced
+# (DMALAB_TEMP_LIST) once it has reaped it, and says so.
+case " $LABS " in *" 10 "*)
+	res=$tmp/kill-10
+	mkdir -p "$res"
+	timeout 120 "$BUILD/dmalab" run 10 --labs-dir "$BUILD/labs" --errata "$errata" --quick \
+		--results "$res" >"$res.out" 2>&1 &
+	pid=$!
+	dat=
+	for i in $(seq 1 200); do # until the test file is there
+		dat=$(ls "$res" 2>/dev/null | grep '^lab10-[0-9]*\.dat$' | head -1)
+		[ -n "$dat" ] && break
+		sleep 0.05
+	done
+	if [ -n "$dat" ]; then
+		labpid=${dat#lab10-}
+		kill -KILL "${labpid%.dat}" 2>/dev/null
+		wait "$pid"
+		ls "$res" | grep -q '\.dat$' && bad "lab-10 SIGKILL: $dat left in $res" || ok
+		grep -q "lab-10 left $res/$dat: removed" "$res.out" && ok ||
+			bad "lab-10 SIGKILL: the runner does not say it removed $dat:" \
+				"$(tail -5 "$res.out")"
+		ls "$res" | grep -q '\.tempfiles$' &&
+			bad "lab-10 SIGKILL: its list left in $res" || ok
+	else
+		wait "$pid"
+		bad "lab-10 SIGKILL: no test file appeared in $res: $(tail -5 "$res.out")"
+	fi
+	;;
+esac
 echo "test-interrupt: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,8 +1,12 @@
 #!/bin/sh
 # test-make.sh - the Makefile's own usage errors: one line naming the bad
-# value, a non-zero exit, nothing built (each case fails before a rule runs).
+# value, a non-zero exit, nothing built (each case fails before a rule runs);
+# the yes/no variables read alike (QUICK, RESET, SHUFFLE); and a CUDA build
+# not redone for another spelling of the same nvcc.
 set -u
 pass=0 fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-make.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # expect RC PATTERN make-args...: make's exit status is RC and its stderr
 # matches PATTERN (grep -E).
@@ -24,5 +28,49 @@ expect 2 "QUICK='2': use QUICK=1" QUICK=2 check
 expect 2 "make lab-99: no lab '99'; the labs are: 01 " lab-99
 expect 2 "make lab-: which lab\? the labs are: 01 " lab-
 expect 2 "make hint-: which lab\? the labs are: 01 " hint-
+expect 2 "RESET='maybe': use RESET=1" RESET=maybe quiz
+expect 2 "SHUFFLE='2': use SHUFFLE=1" SHUFFLE=2 quiz
+expect 2 "RESULTS='': " RESULTS= check
+expect 2 "RESULTS='a b': " "RESULTS=a b" check
+
+# passes WHAT WANT make-args...: the dmalab command `make -n` prints for the
+# last target matches WHAT (a grep pattern) WANT times (0 or 1).
+passes() {
+	what=$1 want=$2
+	shift 2
+	got=$(make --no-print-directory -n "$@" 2>/dev/null | grep -c -e "$what" || true)
+	if [ "$got" = "$want" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: make $*: '$what' in $got command(s), want $want"
+	fi
+}
+for v in 0 no false; do
+	passes "quiz .*--reset" 0 quiz RESET=$v
+	passes "quiz .*--shuffle" 0 quiz SHUFFLE=$v
+done
+for v in 1 yes true; do
+	passes "quiz .*--reset" 1 quiz RESET=$v
+	passes "quiz .*--shuffle" 1 quiz SHUFFLE=$v
+done
+make --no-print-directory help >"$tmp/help" 2>&1
+if grep -q "RESULTS=DIR" "$tmp/help"; then pass=$((pass + 1))
+else fail=$((fail + 1)); echo "FAIL: make help does not name RESULTS=DIR"; fi
+
+# The same nvcc by another path (a symbolic link to it) is the same toolkit:
+# an object built with one spelling is not compiled again with the other.
+nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+if [ -n "$nvcc" ]; then
+	mkdir "$tmp/bin" && ln -s "$(readlink -f "$nvcc")" "$tmp/bin/nvcc"
+	obj=$tmp/b/obj/lib/sizes.o
+	make --no-print-directory BUILD="$tmp/b" NVCC="$nvcc" "$obj" >"$tmp/first.out" 2>&1
+	make --no-print-directory BUILD="$tmp/b" NVCC="$tmp/bin/nvcc" "$obj" >"$tmp/again.out" 2>&1
+	if [ -f "$obj" ] && ! grep -q " -c -o $obj" "$tmp/again.out"; then pass=$((pass + 1))
+	else fail=$((fail + 1)); echo "FAIL: NVCC=$tmp/bin/nvcc (a link to $nvcc) rebuilt $obj:"
+		sed 's/^/    /' "$tmp/again.out"; fi
+else
+	echo "test-make: no nvcc: the spelling check skipped"
+fi
 echo "test-make: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

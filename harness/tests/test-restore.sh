@@ -9,7 +9,9 @@
 #   2. dies of SIGSEGV: the same;
 #   3. ignores SIGTERM past its timeout: the runner SIGKILLs it, puts it back;
 #   4. gets SIGTERM: the lab puts it back itself, the runner finds nothing;
-# and a journal left by a runner that died is replayed before the next run.
+# and a journal left by a runner that died is replayed before the next run;
+# lab-08 run alone replays one left in $TMPDIR before it reads the pool size
+# it will put back.
 # Each case is bounded (timeout 60 s).  Not root, or no writable
 # nr_hugepages: skipped with the reason (exit 0).
 #
@@ -31,7 +33,7 @@ if ! [ -w "$NR" ] || ! sh -c "cat $NR > $NR" 2>/dev/null; then
 	echo "test-restore: skipped: $NR cannot be written here"
 	exit 0
 fi
-for f in "$BUILD/dmalab" "$BUILD/fakelabs/restore-lab"; do
+for f in "$BUILD/dmalab" "$BUILD/fakelabs/restore-lab" "$BUILD/labs/lab-08"; do
 	[ -x "$f" ] || { echo "FAIL: $f missing (make $f)"; exit 1; }
 done
 
@@ -69,10 +71,10 @@ back() {
 	else bad "$1: journal left: $(cat "$tmp/$1/lab-87.restore")"; fi
 }
 
-# says CASE WHAT: the runner's output of CASE says WHAT.
+# says CASE WHAT: the output of CASE (the runner's, or lab-08's alone) says WHAT.
 says() {
-	if grep -qF -- "$2" "$tmp/$1.out"; then ok "$1: the runner says \"$2\""
-	else bad "$1: no \"$2\" in the runner's output:"; sed 's/^/    /' "$tmp/$1.out"; fi
+	if grep -qF -- "$2" "$tmp/$1.out"; then ok "$1: it says \"$2\""
+	else bad "$1: no \"$2\" in the output:"; sed 's/^/    /' "$tmp/$1.out"; fi
 }
 
 # 1. SIGKILL while the pool is raised.
@@ -121,6 +123,27 @@ run_lab stale pass
 wait "$runner"
 back stale
 says stale "(left by an earlier run): put back '$before'"
+
+# 6. lab-08 alone (no runner) after a run of it was killed with the pool
+# raised: the journal it left in $TMPDIR is replayed first, so the size the
+# lab reads, and puts back at its end, is the one from before that run.
+mkdir -p "$tmp/alone"
+echo $((before + 2)) >"$NR"
+printf 'dmalab-restore 1 999999999\nset %s %s\n' "$NR" "$before" \
+	>"$tmp/alone/dmalab-lab-08.restore"
+TMPDIR=$tmp/alone DMALAB_RESTORE_FILE='' timeout 120 "$BUILD/labs/lab-08" --quick \
+	>"$tmp/alone.out" 2>&1
+rc=$?
+case $rc in
+0|1) ok "alone: lab-08 exit $rc" ;;
+*) bad "alone: lab-08 exit $rc:"; grep -E 'error|Bail' "$tmp/alone.out" | sed 's/^/    /' ;;
+esac
+back_alone=$(cat "$NR")
+[ "$back_alone" = "$before" ] && ok "alone: nr_hugepages back at $before" ||
+	bad "alone: nr_hugepages is $back_alone, was $before"
+[ ! -e "$tmp/alone/dmalab-lab-08.restore" ] && ok "alone: journal removed" ||
+	bad "alone: journal left: $(cat "$tmp/alone/dmalab-lab-08.restore")"
+says alone "a journal left by an earlier run: $NR was '$((before + 2))', put back '$before'"
 
 echo "test-restore: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

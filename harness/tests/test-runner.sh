@@ -71,6 +71,15 @@ print(" ".join(l["id"] for l in labs), all(l in labs for l in kept), fits,
 EOF
 }
 
+# top_status FILE: the run's status in results.json FILE, "none" without one.
+top_status() {
+	python3 -c 'import json, sys
+try:
+    print(json.load(open(sys.argv[1])).get("status"))
+except OSError:
+    print("none")' "$1"
+}
+
 # aborted_summary FILE SIG: what an aborted run's results.json says.
 aborted_summary() {
 	python3 - "$@" <<'EOF'
@@ -271,6 +280,10 @@ if mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
 		"full disk: the last line says the results were not saved"
 	check "$(grep -c 'report card (NOT saved' "$tmp/full.out")" 1 \
 		"full disk: the report card does not claim a file"
+	if has_python; then # the file the earlier saves left must not pass for a run
+		check "$(top_status "$tmp/full/results.json")" incomplete \
+			"full disk: results.json says incomplete, not running"
+	fi
 	umount "$tmp/full"
 else
 	echo "skip: full results directory (cannot mount a tmpfs here)"
@@ -289,6 +302,27 @@ check "$(grep -c "is in use by another dmalab run (pid $bpid)" "$tmp/busy2.out")
 wait "$bpid"
 run_dmalab check 91 --results "$tmp/busy" >/dev/null 2>&1
 check $? 0 "once the first run ended, the directory is free again"
+
+# 5d. A results.json of a run that never finished (status running: the
+# runner died or the last save failed; incomplete) is no run to grade or
+# compare: one line saying so, refused.
+if has_python; then
+	for st in running incomplete; do
+		python3 - "$tmp/json/results.json" "$tmp/$st.json" "$st" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["status"] = sys.argv[3]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+		"$BUILD/dmalab" grade --from "$tmp/$st.json" --labs-dir "$fakes" \
+			--results "$tmp/$st-grade" >"$tmp/$st-grade.out" 2>&1
+		check "$?:$(grep -c "unfinished run (status '$st')" "$tmp/$st-grade.out")" "1:1" \
+			"grade --from a results.json whose status is $st: refused, said so"
+		"$BUILD/dmalab" compare "$tmp/$st.json" >"$tmp/$st-cmp.out" 2>&1
+		check "$?:$(grep -c "unfinished run (status '$st')" "$tmp/$st-cmp.out")" "2:1" \
+			"compare of a results.json whose status is $st: refused, said so"
+	done
+fi
 
 # 6. A lab whose --describe is garbage is an error, and is not run.
 mkdir -p "$tmp/badlabs"

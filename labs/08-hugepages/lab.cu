@@ -508,7 +508,7 @@ static void claim_hugetlb(struct lab *L)
 	uint64_t page = 0, held = 0, bytes;
 	char why[300], journal[4096], want[24];
 	const char *skip;
-	long old = pool_pages(), empty, got;
+	long old, empty, got;
 	int without, with;
 
 	proc_meminfo("Hugepagesize", &page);
@@ -526,6 +526,9 @@ static void claim_hugetlb(struct lab *L)
 			   journal, e == EBUSY ? "" : ": ", e == EBUSY ? "" : strerror(e));
 		return;
 	}
+	/* read only now: a run killed with the pool changed left it changed, and
+	 * its journal, replayed by the open above, has just put it back */
+	old = pool_pages();
 	lab_note(L, "hugetlb pool: %ld pages of %llu KiB; the changes are journaled in %s", old,
 		 (unsigned long long)(page / KiB), journal);
 	snprintf(want, sizeof(want), "%d", HUGETLB_PAGES);

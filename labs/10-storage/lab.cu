@@ -140,7 +140,8 @@ static int read_plan(const struct lab *L, struct plan *p)
 	return 0;
 }
 
-/* spec.check_opts: the sizes, and a folder that exists, takes a file and has room. */
+/* spec.check_opts: the sizes, and a folder that exists and takes a file (its
+ * room is the machine's, not the user's mistake: a skip in run). */
 static int check_opts(const struct lab *L)
 {
 	struct plan p;
@@ -148,7 +149,7 @@ static int check_opts(const struct lab *L)
 
 	if (read_plan(L, &p))
 		return 2;
-	if (storage_dir_check(p.dir, p.bytes + SPACE_SPARE, p.dir_default, why, sizeof(why)) < 0)
+	if (storage_dir_check(p.dir, p.dir_default, why, sizeof(why)) < 0)
 		return preflight_usage(L, "dir", p.dir, "%s", why);
 	return 0;
 }
@@ -556,13 +557,16 @@ static void run(struct lab *L)
 {
 	struct rig *r = (struct rig *)calloc(1, sizeof(*r));
 	const char *why = SKIP_NOT_BUILT_NO_NVCC;
-	char detail[200] = "built without nvcc: the GPU paths need CUDA", a[32];
+	char detail[200] = "built without nvcc: the GPU paths need CUDA", room[200], a[32];
 
 	if (!r)
 		lab_error(L, "out of memory");
 	r->L = L;
 	r->t0 = lab_now();
 	read_plan(L, &r->plan); /* check_opts has taken it */
+	if (storage_dir_room(r->plan.dir, r->plan.bytes + SPACE_SPARE, room, sizeof(room)) < 0)
+		lab_skip(L, SKIP_NOT_ENOUGH_SPACE, "%s (the test file and %d MiB beside it)", room,
+			 (int)(SPACE_SPARE / MiB));
 	lab_note(L, "plan: up to 5 paths x %d rounds or more of %s, about %.0f s on a 1 GB/s disk "
 		 "(bound %.0f s)", lab_options(L)->iters + 1, lab_fmt_size(r->plan.bytes, a, sizeof(a)),
 		 5.0 * (lab_options(L)->iters + 1) * r->plan.bytes / 1e9, r->plan.budget_s);

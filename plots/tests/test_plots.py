@@ -258,6 +258,20 @@ def unknown_schema_is_refused_clearly():
 
 
 @test
+def unfinished_runs_are_refused():
+    """A results.json whose runner died or could not save it is part of a run."""
+    for status in ("running", "incomplete"):
+        doc = synth.results()
+        doc["status"] = status
+        path = write_json("unfinished-%s.json" % status, doc)
+        for script in ("make_plots.py", "report.py"):
+            rc, out = run_script(script, path, os.path.join(TMP, "unfinished"))
+            no_traceback(out)
+            check(rc == 2 and "unfinished run (status '%s')" % status in out,
+                  "%s, status %s: exit %d: %s" % (script, status, rc, out))
+
+
+@test
 def unreadable_files_are_refused_clearly():
     bad = os.path.join(TMP, "bad.json")
     with open(bad, "w") as f:

@@ -237,18 +237,31 @@ static void test_dir_default_and_check(void **state)
 	assert_string_equal(storage_dir_default("x.json", buf, sizeof(buf)), ".");
 	assert_string_equal(storage_dir_default("/x.json", buf, sizeof(buf)), "/");
 	assert_string_equal(storage_dir_default("results/lab-10.json", buf, sizeof(buf)), "results");
-	assert_int_equal(storage_dir_check(dir, SIZE, 0, why, sizeof(why)), 0);
+	assert_int_equal(storage_dir_check(dir, 0, why, sizeof(why)), 0);
 	snprintf(file, sizeof(file), "%s/missing", dir);
-	assert_int_equal(storage_dir_check(file, SIZE, 1, why, sizeof(why)), 0); /* made later */
-	assert_int_equal(storage_dir_check(file, SIZE, 0, why, sizeof(why)), -1);
+	assert_int_equal(storage_dir_check(file, 1, why, sizeof(why)), 0); /* made later */
+	assert_int_equal(storage_dir_check(file, 0, why, sizeof(why)), -1);
 	assert_int_equal(errno, ENOENT);
 	touch("plain");
 	snprintf(file, sizeof(file), "%s/plain", dir);
-	assert_int_equal(storage_dir_check(file, SIZE, 0, why, sizeof(why)), -1);
+	assert_int_equal(storage_dir_check(file, 0, why, sizeof(why)), -1);
 	assert_int_equal(errno, ENOTDIR);
-	assert_int_equal(storage_dir_check(dir, UINT64_MAX / 2, 0, why, sizeof(why)), -1);
+}
+
+/* Room is not a mistake in the folder: a missing default folder is measured
+ * on its parent, and a lack names both sizes and the folder. */
+static void test_dir_room(void **state)
+{
+	char why[200], missing[128], want[160];
+
+	assert_int_equal(storage_dir_room(dir, SIZE, why, sizeof(why)), 0);
+	snprintf(missing, sizeof(missing), "%s/missing", dir);
+	assert_int_equal(storage_dir_room(missing, SIZE, why, sizeof(why)), 0);
+	assert_int_equal(storage_dir_room(missing, UINT64_MAX / 2, why, sizeof(why)), -1);
 	assert_int_equal(errno, ENOSPC);
-	assert_non_null(strstr(why, "free,"));
+	snprintf(want, sizeof(want), " free in %s, ", missing);
+	assert_non_null(strstr(why, want));
+	assert_non_null(strstr(why, " needed"));
 }
 
 /* ---- stale files ---- */
@@ -418,6 +431,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_write_removes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_folder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_default_and_check, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_room, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sweep_dead_pids_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cached_then_evicted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_where_partition_and_disk, setup, teardown),
