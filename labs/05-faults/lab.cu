@@ -40,6 +40,25 @@
 #define UM_RESIDENT_CV_MAX 1.0         /* the fault-free floor: no claim uses it */
 #define CHAPTER_REGION (4 * GiB)       /* the chapter's "4 GB": 65,536 x 64 KiB */
 
+/*
+ * What `make selftest` breaks, one field per mechanism a claim is about.  The
+ * sabotage build sets every field to its broken value before run(), or only
+ * the fields of the claims it is asked to break (labs/README.md, section 6);
+ * the experiment reads K, never the build's flag.
+ */
+static struct knobs {
+	int prefault_cpu;  /* 05.1: write every page before the timed loop (so it takes no fault) */
+	int demand_faults; /* 05.2 05.3 05.4: the demand case starts with the region on the host */
+	int prefetch;      /* 05.5: the prefetched case calls cudaMemPrefetchAsync first */
+} K = { .prefault_cpu = 0, .demand_faults = 1, .prefetch = 1 };
+
+static const struct lab_knob knobs[] = {
+	LAB_KNOB(K.prefault_cpu, 1, "05.1"),
+	LAB_KNOB(K.demand_faults, 0, "05.2 05.3 05.4"),
+	LAB_KNOB(K.prefetch, 0, "05.5"),
+	{ NULL },
+};
+
 static const struct claim_spec claims[] = {
 	{ "05.1", "ch2.S4 ch2.S7",
 	  "a CPU first-touch page fault costs about 1-2 us per 4 KiB page",
@@ -112,6 +131,7 @@ static const struct lab_spec spec = {
 	.default_iters = 7,
 	.check_opts = check_opts,
 	.figures = figures,
+	.knobs = knobs,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -186,7 +206,7 @@ static uint64_t smaps_anon_huge(uintptr_t addr, size_t len)
 struct cpu_touch {
 	size_t bytes, page;  /* the region of a sample, the base page */
 	unsigned advice;     /* BUF_NOHUGE or BUF_HUGE (madvise) */
-	int prefault;        /* sabotage 05.1: the pages are in before the timing */
+	int prefault;        /* K.prefault_cpu: the pages are in before the timing */
 	int advice_errno;    /* a refused madvise; 0 when taken */
 	long faults;         /* minor faults of the last timed loop */
 	uint64_t thp_bytes;  /* AnonHugePages of the region after it */
@@ -244,7 +264,7 @@ static void cpu_series(struct lab *L, const char *name, struct cpu_touch *c,
 static const struct lab_stats *cpu_part(struct lab *L, size_t bytes)
 {
 	static struct lab_stats us, ref, thp;
-	struct cpu_touch c = { bytes, (size_t)sysconf(_SC_PAGESIZE), BUF_NOHUGE, LAB_SABOTAGED,
+	struct cpu_touch c = { bytes, (size_t)sysconf(_SC_PAGESIZE), BUF_NOHUGE, K.prefault_cpu,
 			       0, 0, 0 };
 	size_t pages = bytes / c.page;
 	const char *what;
@@ -271,7 +291,7 @@ static const struct lab_stats *cpu_part(struct lab *L, size_t bytes)
 		   lab_fmt_size(c.thp_bytes, b2, sizeof(b2)));
 	claim_check_median(L, "05.1", &us);
 	c.prefault = 0;
-	if (LAB_SABOTAGED) /* 05.4's CPU side is its reference: keep it intact */
+	if (K.prefault_cpu) /* 05.4's CPU side is its reference: keep it intact */
 		cpu_series(L, "cpu_us_per_page_ref", &c, &ref);
 
 	c.advice = BUF_HUGE;
@@ -282,12 +302,159 @@ static const struct lab_stats *cpu_part(struct lab *L, size_t bytes)
 		 "each), AnonHugePages %.0f%% of the region", thp.median, c.faults, pages,
 		 c.faults > 0 ? thp.median * (double)pages / (double)c.faults : 0.0,
 		 100.0 * (double)c.thp_bytes / (double)bytes);
-	return LAB_SABOTAGED ? &ref : &us;
+	return K.prefault_cpu ? &ref : &us;
 }
 
 #if DMALAB_HAVE_CUDA
 /* ------------------------------------------------------------------------ */
 /* The GPU: managed memory touched by a kernel, and back (05.2-05.6)         */
+
+/*
+ * The fault-taking kernel: writes `tag` into one byte every `stride` bytes,
+ * n bytes from p.  A write, not a read, so the driver cannot serve it from a
+ * read-only copy: the first touch of a page that is not on the GPU faults
+ * and migrates it.
+ */
+static __global__ void touch_kernel(unsigned char *p, size_t stride, size_t n, unsigned char tag)
+{
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		p[i * stride] = tag;
+}
+
+/* Launches touch_kernel on the first `bytes` of m, one thread per byte it
+ * writes; a fresh tag each time, so the way back can tell the GPU wrote.
+ * Queued on m's stream, not waited for. */
+static void um_touch(struct lab_managed *m, uint64_t bytes, uint64_t stride)
+{
+	size_t n = (size_t)(bytes / stride);
+	unsigned int blocks = (unsigned int)((n + 255) / 256);
+
+	m->tag = (unsigned char)(m->tag + 1);
+	touch_kernel<<<blocks, 256, 0, m->stream>>>(m->p, (size_t)stride, n, m->tag);
+	CUDA_CHECK_LAUNCH(m->L, 0);
+}
+
+/* The bulk move 05.5 sets against faults: the first `bytes` of m to the GPU
+ * (to_gpu) or to the host, queued on m's stream, not waited for. */
+static void um_prefetch(struct lab_managed *m, uint64_t bytes, int to_gpu)
+{
+	struct cudaMemLocation loc;
+
+	memset(&loc, 0, sizeof(loc));
+	loc.type = to_gpu ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+	loc.id = to_gpu ? m->dev : 0; /* the host's id is not read */
+	CUDA_CHECK(m->L, cudaMemPrefetchAsync(m->p, (size_t)bytes, loc, 0, m->stream));
+}
+
+/* Where a timed touch starts: the first `bytes` of m moved to the GPU
+ * (on_gpu) or the host, and waited for, outside the timing. */
+static void um_place(struct lab_managed *m, uint64_t bytes, int on_gpu)
+{
+	um_prefetch(m, bytes, on_gpu);
+	lab_managed_sync(m);
+}
+
+/* What one timed touch measured. */
+struct um_timed {
+	double seconds;              /* the timed window, host clock */
+	double prefetch_s;           /* um_time_touch: the prefetch's part (events) */
+	long minor_faults;           /* um_time_cpu_touch: this thread's minor faults */
+	struct lab_cupti_window win; /* CUPTI's clock at both ends, for the counted run */
+};
+
+/*
+ * The GPU touches all of m at `stride` from where um_place put it (the GPU
+ * when `resident`), after a prefetch to the GPU when `prefetch`.  Timed on
+ * the host clock from the first call to the synchronised stream: a touch
+ * without faults lasts microseconds, too few ticks of CUDA events; events
+ * around the prefetch alone give its part.
+ */
+static void um_time_touch(struct lab_managed *m, uint64_t stride, int resident, int prefetch,
+			  struct um_timed *out)
+{
+	double t0;
+
+	memset(out, 0, sizeof(*out));
+	um_place(m, m->bytes, resident);
+	out->win.start = lab_cupti_now();
+	t0 = lab_now();
+	cuda_timer_start(m->L, &m->ev, m->stream);
+	if (prefetch)
+		um_prefetch(m, m->bytes, 1);
+	cuda_timer_stop(m->L, &m->ev, m->stream);
+	um_touch(m, m->bytes, stride);
+	lab_managed_sync(m);
+	out->seconds = lab_now() - t0;
+	out->win.end = lab_cupti_now();
+	out->prefetch_s = cuda_timer_seconds(m->L, &m->ev);
+}
+
+/* The CPU's touch on the way back: an atomic add is one read-modify-write,
+ * so a page not on the host faults once, with write intent.  Returns the
+ * bytes that did not hold the GPU's last tag. */
+static size_t um_cpu_touch(struct lab_managed *m, uint64_t bytes, uint64_t stride)
+{
+	size_t bad = 0;
+
+	for (uint64_t off = 0; off < bytes; off += stride)
+		if (__atomic_fetch_add(&m->p[off], 1, __ATOMIC_RELAXED) != m->tag)
+			bad++;
+	return bad;
+}
+
+/* The way back: the GPU tags the first `bytes` (untimed), then the CPU
+ * touches them, timed with its minor faults.  A lost tag is a broken lab. */
+static void um_time_cpu_touch(struct lab_managed *m, uint64_t bytes, uint64_t stride,
+			      struct um_timed *out)
+{
+	long f0;
+	size_t bad;
+	double t0;
+
+	memset(out, 0, sizeof(*out));
+	um_place(m, bytes, 1);
+	um_touch(m, bytes, stride);
+	lab_managed_sync(m);
+	out->win.start = lab_cupti_now();
+	f0 = thread_minor_faults();
+	t0 = lab_now();
+	bad = um_cpu_touch(m, bytes, stride);
+	out->seconds = lab_now() - t0;
+	out->minor_faults = thread_minor_faults() - f0;
+	out->win.end = lab_cupti_now();
+	if (bad)
+		lab_error(m->L, "way back: %zu of %zu pages lost the GPU's write", bad,
+			  (size_t)(bytes / stride));
+}
+
+/* The GPU's first touch of `bytes` of new managed memory: the driver fills
+ * fresh GPU pages and migrates nothing.  Host-clock seconds; the allocation
+ * is not timed.  m's own memory must be freed first: both would not fit. */
+static double um_time_populate(struct lab_managed *m, uint64_t bytes, uint64_t stride)
+{
+	struct lab_managed fresh = *m;
+	double t;
+
+	fresh.p = (unsigned char *)lab_cuda_alloc(m->L, LAB_BUF_MANAGED, bytes);
+	t = lab_now();
+	um_touch(&fresh, bytes, stride);
+	lab_managed_sync(&fresh);
+	t = lab_now() - t;
+	lab_cuda_free(m->L, fresh.p);
+	return t;
+}
+
+/* One touch between m's events, waited for: for a touch alone on the
+ * stream and long against the events' clock. */
+static double um_touch_events_s(struct lab_managed *m, uint64_t bytes, uint64_t stride)
+{
+	cuda_timer_start(m->L, &m->ev, m->stream);
+	um_touch(m, bytes, stride);
+	cuda_timer_stop(m->L, &m->ev, m->stream);
+	return cuda_timer_seconds(m->L, &m->ev);
+}
 
 /* One timed case: a series, and its window for the counted run. */
 struct um_case {
@@ -298,7 +465,7 @@ struct um_case {
 	double cv_max;      /* 0: the default limit */
 	double (*fn)(void *c);
 	size_t bytes;       /* the part of the region it covers */
-	struct lab_managed_timed last;
+	struct um_timed last;
 	double prefetch_s[LAB_MAX_SAMPLES]; /* the prefetch part of each run */
 	int nprefetch;
 	struct lab_stats s;
@@ -312,7 +479,7 @@ static double um_gpu_sample(void *arg)
 {
 	struct um_case *c = (struct um_case *)arg;
 
-	lab_managed_time_touch(&um_r, c->stride, c->resident, c->prefetch, &c->last);
+	um_time_touch(&um_r, c->stride, c->resident, c->prefetch, &c->last);
 	if (c->nprefetch < LAB_MAX_SAMPLES)
 		c->prefetch_s[c->nprefetch++] = c->last.prefetch_s;
 	return c->last.seconds;
@@ -324,7 +491,7 @@ static double um_cpu_sample(void *arg)
 {
 	struct um_case *c = (struct um_case *)arg;
 
-	lab_managed_time_cpu_touch(&um_r, c->bytes, c->stride, &c->last);
+	um_time_cpu_touch(&um_r, c->bytes, c->stride, &c->last);
 	return c->last.seconds;
 }
 
@@ -333,28 +500,36 @@ static double um_populate_sample(void *arg)
 {
 	struct um_case *c = (struct um_case *)arg;
 
-	return lab_managed_time_populate(&um_r, c->bytes, c->stride);
+	return um_time_populate(&um_r, c->bytes, c->stride);
 }
 
 /* The cases (README, Method), in the order they are measured and counted. */
-enum { K_DEMAND_4K, K_DEMAND_64K, K_DEMAND_2M, K_BASE, K_PREFETCHED, K_RESIDENT,
-       K_WAY_BACK, K_COUNTED, K_POPULATE = K_COUNTED, K_CASES };
+enum { CASE_DEMAND_4K, CASE_DEMAND_64K, CASE_DEMAND_2M, CASE_BASE, CASE_PREFETCHED,
+       CASE_RESIDENT, CASE_WAY_BACK, CASE_COUNTED, CASE_POPULATE = CASE_COUNTED, N_CASES };
 
-static struct um_case um[K_CASES] = {
-	/* name                 stride       resident       prefetch        cv_max */
-	/* sabotage 05.2-05.4: the first touch finds the region on the GPU */
-	{ "um_demand_4k",        TOUCH_UNIT,  LAB_SABOTAGED, 0,              0, um_gpu_sample },
-	{ "um_demand_64k",       UM_BIG_PAGE, 0,             0,              0, um_gpu_sample },
-	{ "um_demand_2m",        UM_BLOCK,    0,             0,              0, um_gpu_sample },
-	/* 05.5's baseline and 05.6's counted run, beyond other sabotages' reach */
-	{ "um_demand_4k_base",   TOUCH_UNIT,  0,             0,              0, um_gpu_sample },
-	/* sabotage 05.5: no prefetch */
-	{ "um_prefetch_then_4k", TOUCH_UNIT,  0,             !LAB_SABOTAGED, 0, um_gpu_sample },
-	{ "um_resident_4k",      TOUCH_UNIT,  1,             0, UM_RESIDENT_CV_MAX, um_gpu_sample },
-	{ "um_cpu_way_back",     TOUCH_UNIT,  1,             0,              0, um_cpu_sample },
-	{ "um_gpu_populate_4k",  TOUCH_UNIT,  0,             0,              0, um_populate_sample },
+/* The knobs' columns (resident of the demand case, prefetch of the
+ * prefetched one) are set by um_take_knobs, once lab_main has set K. */
+static struct um_case um[N_CASES] = {
+	/* name                 stride       resident prefetch cv_max */
+	{ "um_demand_4k",        TOUCH_UNIT,  0,       0,       0, um_gpu_sample },
+	{ "um_demand_64k",       UM_BIG_PAGE, 0,       0,       0, um_gpu_sample },
+	{ "um_demand_2m",        UM_BLOCK,    0,       0,       0, um_gpu_sample },
+	/* 05.5's baseline and 05.6's counted run, out of every knob's reach */
+	{ "um_demand_4k_base",   TOUCH_UNIT,  0,       0,       0, um_gpu_sample },
+	{ "um_prefetch_then_4k", TOUCH_UNIT,  0,       1,       0, um_gpu_sample },
+	{ "um_resident_4k",      TOUCH_UNIT,  1,       0,       UM_RESIDENT_CV_MAX, um_gpu_sample },
+	{ "um_cpu_way_back",     TOUCH_UNIT,  1,       0,       0, um_cpu_sample },
+	{ "um_gpu_populate_4k",  TOUCH_UNIT,  0,       0,       0, um_populate_sample },
 };
-static struct lab_cupti_counts um_k[K_COUNTED]; /* the counted run of each case */
+
+/* 05.2-05.4 time the demand case from the host; 05.5 prefetches first. */
+static void um_take_knobs(void)
+{
+	um[CASE_DEMAND_4K].resident = !K.demand_faults;
+	um[CASE_PREFETCHED].prefetch = K.prefetch;
+}
+
+static struct lab_cupti_counts um_k[CASE_COUNTED]; /* the counted run of each case */
 
 /* Case k: one warm-up, then --iters samples. */
 static struct um_case *um_measure(struct lab *L, int k)
@@ -390,15 +565,16 @@ static void um_open(struct lab *L, int dev, size_t bytes)
 	int k;
 
 	lab_managed_open(L, &um_r, dev, bytes);
-	for (k = 0; k < K_CASES; k++)
+	um_take_knobs();
+	for (k = 0; k < N_CASES; k++)
 		um[k].bytes = bytes;
-	um[K_WAY_BACK].bytes = bytes / 4 < WAY_BACK_MAX_BYTES ? bytes / 4 : WAY_BACK_MAX_BYTES;
+	um[CASE_WAY_BACK].bytes = bytes / 4 < WAY_BACK_MAX_BYTES ? bytes / 4 : WAY_BACK_MAX_BYTES;
 	t = lab_now();
 	memset(um_r.p, 0x5a, bytes);
 	t = lab_now() - t;
 	lab_note(L, "managed region initialised on the CPU (memset, first touch): %.1f ms, "
 		 "%.2f us per 4 KiB", t * 1e3, t * 1e6 / (double)(bytes / TOUCH_UNIT));
-	t = lab_managed_touch_events_s(&um_r, bytes, TOUCH_UNIT);
+	t = um_touch_events_s(&um_r, bytes, TOUCH_UNIT);
 	lab_fact_num(L, "um_first_touch_4k_s", t, "s");
 	lab_note(L, "first GPU touch after the memset, stride 4 KiB: %.1f ms (%.2f GB/s)",
 		 t * 1e3, (double)bytes / t / 1e9);
@@ -412,18 +588,18 @@ static void um_measure_cases(struct lab *L)
 	double pf;
 	int k;
 
-	for (k = K_DEMAND_4K; k <= K_BASE; k++)
+	for (k = CASE_DEMAND_4K; k <= CASE_BASE; k++)
 		um_series_note(L, um_measure(L, k));
-	c = um_measure(L, K_PREFETCHED);
+	c = um_measure(L, CASE_PREFETCHED);
 	pf = lab_median(c->prefetch_s, c->nprefetch);
 	pf = pf > 0 ? (double)c->bytes / pf / 1e9 : 0.0;
 	lab_note(L, "%s: %.2f ms in all, cudaMemPrefetchAsync at %.2f GB/s", c->name,
 		 c->s.median * 1e3, pf);
 	lab_fact_num(L, "um_prefetch_gb_s", pf, "GB/s");
-	c = um_measure(L, K_RESIDENT);
+	c = um_measure(L, CASE_RESIDENT);
 	lab_note(L, "%s (no fault at all; launch to synchronised): %.3f ms", c->name,
 		 c->s.median * 1e3);
-	c = um_measure(L, K_WAY_BACK);
+	c = um_measure(L, CASE_WAY_BACK);
 	pages = c->bytes / TOUCH_UNIT;
 	lab_note(L, "way back, CPU touches of GPU-resident data (%zu pages): %.3f us per "
 		 "4 KiB page, %ld CPU minor faults (%.3f per page)", pages,
@@ -439,16 +615,16 @@ static void um_count_cases(struct lab *L)
 
 	if (lab_cupti_begin(L) < 0)
 		return;
-	for (i = 0; i < K_COUNTED; i++)
+	for (i = 0; i < CASE_COUNTED; i++)
 		um[i].fn(&um[i]);
 	lab_cupti_end(L);
-	for (i = 0; i < K_COUNTED && !lab_cupti_why(); i++)
+	for (i = 0; i < CASE_COUNTED && !lab_cupti_why(); i++)
 		seen += lab_cupti_note_window(L, um[i].name, um[i].last.win, um[i].bytes, &um_k[i]);
 	if (lab_cupti_why())
 		return;
 	lab_cupti_windows_seen(L, seen);
-	lab_fact_num(L, "um_64k_gpu_faults", (double)um_k[K_DEMAND_64K].gpu_faults, "");
-	lab_fact_num(L, "um_4k_gpu_faults", (double)um_k[K_BASE].gpu_faults, "");
+	lab_fact_num(L, "um_64k_gpu_faults", (double)um_k[CASE_DEMAND_64K].gpu_faults, "");
+	lab_fact_num(L, "um_4k_gpu_faults", (double)um_k[CASE_BASE].gpu_faults, "");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -458,7 +634,7 @@ static void um_count_cases(struct lab *L)
  * region the CPU owns, scaled to 4 GiB as linearly as the chapter's model. */
 static void claim_first_touch_4g(struct lab *L, size_t bytes)
 {
-	const struct lab_stats *s = &um[K_DEMAND_4K].s;
+	const struct lab_stats *s = &um[CASE_DEMAND_4K].s;
 	double to_4g = (double)CHAPTER_REGION / (double)bytes;
 	struct lab_est ms = lab_est_scale(lab_est_median(s, 1), 1e3 * to_4g);
 	char b[32];
@@ -481,21 +657,22 @@ static void claim_first_touch_4g(struct lab *L, size_t bytes)
 static void claim_gpu_vs_cpu(struct lab *L, size_t bytes, const struct lab_stats *cpu_us)
 {
 	static struct lab_stats gpu;
-	const struct lab_cupti_counts *k = &um_k[K_DEMAND_4K];
+	const struct lab_cupti_counts *k = &um_k[CASE_DEMAND_4K];
 	double per4k;
 	char rec[64] = "";
 
 	if (!cpu_us) {
-		claim_skip(L, "05.4", SKIP_DEPENDS_ON_CLAIM, "05.1 (the CPU fault cost) was skipped");
+		claim_skip(L, "05.4", SKIP_DEPENDS_ON_CLAIM,
+			   "05.1 (the CPU fault cost) was skipped");
 		return;
 	}
-	gpu = um[K_DEMAND_4K].s;
+	gpu = um[CASE_DEMAND_4K].s;
 	lab_stats_scale(&gpu, 1e6 / (double)(bytes / UM_BIG_PAGE), "us");
 	gpu.name = "gpu_us_per_64k_page";
 	per4k = gpu.median * (double)TOUCH_UNIT / (double)UM_BIG_PAGE;
 	if (!lab_cupti_why() && k->gpu_faults)
 		snprintf(rec, sizeof(rec), "; per CUPTI fault record: GPU %.0f us",
-			 um[K_DEMAND_4K].s.median * 1e6 / (double)k->gpu_faults);
+			 um[CASE_DEMAND_4K].s.median * 1e6 / (double)k->gpu_faults);
 	claim_note(L, "per fault: GPU %.2f us per 64 KiB page vs CPU %.2f us per 4 KiB fault; "
 		   "per 4 KiB made resident: GPU %.2f us (%.2fx the CPU)%s", gpu.median,
 		   cpu_us->median, per4k, per4k / cpu_us->median, rec);
@@ -510,19 +687,20 @@ static void claim_gpu_vs_cpu(struct lab *L, size_t bytes, const struct lab_stats
  */
 static void claim_faults_per_page(struct lab *L, size_t bytes)
 {
-	const struct lab_cupti_counts *k = &um_k[K_BASE];
+	const struct lab_cupti_counts *k = &um_k[CASE_BASE];
 	double pages = (double)(bytes / UM_BIG_PAGE);
 	struct lab_est got;
 	char b1[32], b2[32];
 
 	if (lab_cupti_why()) {
-		claim_skip(L, "05.6", SKIP_UNSUPPORTED, "no CUPTI fault counts: %s", lab_cupti_why());
+		claim_skip(L, "05.6", SKIP_UNSUPPORTED, "no CUPTI fault counts: %s",
+			   lab_cupti_why());
 		return;
 	}
 	if (!k->h2d_bytes) {
 		claim_skip(L, "05.6", SKIP_UNSUPPORTED, "CUPTI recorded no host-to-device "
 			   "transfer in the counted run of %s: its records are missing",
-			   um[K_BASE].name);
+			   um[CASE_BASE].name);
 		return;
 	}
 	got.value = got.lo = (double)k->gpu_faults / pages;
@@ -531,8 +709,8 @@ static void claim_faults_per_page(struct lab *L, size_t bytes)
 	claim_note(L, "%" PRIu64 " GPU page-fault records (%" PRIu64 " fault groups) for %.0f "
 		   "pages of 64 KiB, %.0f us of %s per record; CUPTI's transfers covered %s of "
 		   "the %s region", k->gpu_faults, k->gpu_fault_groups, pages,
-		   k->gpu_faults ? um[K_BASE].s.median * 1e6 / (double)k->gpu_faults : 0.0,
-		   um[K_BASE].name, lab_fmt_size(k->h2d_bytes, b1, sizeof(b1)),
+		   k->gpu_faults ? um[CASE_BASE].s.median * 1e6 / (double)k->gpu_faults : 0.0,
+		   um[CASE_BASE].name, lab_fmt_size(k->h2d_bytes, b1, sizeof(b1)),
 		   lab_fmt_size(bytes, b2, sizeof(b2)));
 	claim_check(L, "05.6", got);
 }
@@ -559,18 +737,18 @@ static void gpu_part(struct lab *L, size_t bytes, const struct lab_stats *cpu_us
 	um_count_cases(L);
 
 	claim_first_touch_4g(L, bytes);
-	claim_stats(L, &um[K_DEMAND_2M].s);
+	claim_stats(L, &um[CASE_DEMAND_2M].s);
 	claim_note(L, "time at stride 4 KiB / time at stride 64 KiB; stride 2 MiB took %.2f ms",
-		   um[K_DEMAND_2M].s.median * 1e3);
-	claim_check_ratio(L, "05.3", &um[K_DEMAND_4K].s, &um[K_DEMAND_64K].s);
+		   um[CASE_DEMAND_2M].s.median * 1e3);
+	claim_check_ratio(L, "05.3", &um[CASE_DEMAND_4K].s, &um[CASE_DEMAND_64K].s);
 	claim_gpu_vs_cpu(L, bytes, cpu_us);
 	claim_note(L, "demand faults (stride 4 KiB, %s) / (cudaMemPrefetchAsync + the same "
-		   "kernel, %s)", um[K_BASE].name, um[K_PREFETCHED].name);
-	claim_check_ratio(L, "05.5", &um[K_BASE].s, &um[K_PREFETCHED].s);
+		   "kernel, %s)", um[CASE_BASE].name, um[CASE_PREFETCHED].name);
+	claim_check_ratio(L, "05.5", &um[CASE_BASE].s, &um[CASE_PREFETCHED].s);
 	claim_faults_per_page(L, bytes);
 
 	lab_managed_free(&um_r); /* so that the populate case never holds GPU memory beside it */
-	c = um_measure(L, K_POPULATE);
+	c = um_measure(L, CASE_POPULATE);
 	lab_note(L, "never-touched managed memory, GPU first touch (no migration): %.2f ms, "
 		 "%.3f us per 4 KiB", c->s.median * 1e3,
 		 c->s.median * 1e6 / (double)(c->bytes / TOUCH_UNIT));

@@ -1,31 +1,25 @@
 /*
- * managed.h (lab-05) - managed memory (cudaMallocManaged) for labs that
- * watch it move: whether the GPU can fault on it here, the driver's knobs
- * as facts, a region with a stream of its own, a kernel that touches it at
- * a stride, prefetches to either side, and the timed touches: the GPU's of
- * data placed on the host or the GPU (with or without a prefetch first),
- * the CPU's of data on the GPU, the GPU's of memory nobody touched yet.
+ * managed.h (lab-05) - the managed region lab-05 faults on, without the
+ * experiment: whether the GPU can fault on managed memory here, the
+ * driver's settings as facts, and a region with a stream and two events of
+ * its own.  The kernel that touches it, the prefetch and the timed touches
+ * are the experiment, in lab.cu.
  *
  * Include after lab.h, inside `#if DMALAB_HAVE_CUDA` (nvcc only).  The
  * region comes from lab_cuda_alloc(LAB_BUF_MANAGED) (lab_buffers_cuda.h),
  * so lab_error() and lab_skip() give it back too.  Every CUDA call is
- * checked with CUDA_CHECK: a failure is a broken setup.  Each timed touch
- * reads CUPTI's clock (cupti_counts.h) at both ends of its window, so that a
- * run with the counters on can tell what happened inside.  Sizes and
- * strides in bytes, times in seconds.
+ * checked with CUDA_CHECK: a failure is a broken setup.  Sizes in bytes.
  */
 #ifndef DMALAB_LAB_MANAGED_CUDA_H
 #define DMALAB_LAB_MANAGED_CUDA_H
 
 #include <stdint.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <cuda_runtime.h>
 
 #include "lab.h"
 #include "lab_buffers_cuda.h"
 #include "lab_cuda.h"
-#include "cupti_counts.h"
 #include "preflight.h"
 #include "procfs.h"
 
@@ -108,7 +102,7 @@ struct lab_managed {
 	unsigned char *p;    /* cudaMallocManaged(cudaMemAttachGlobal); NULL when freed */
 	uint64_t bytes;
 	int dev;             /* the device prefetches to the GPU go to */
-	unsigned char tag;   /* the value the last lab_managed_touch wrote */
+	unsigned char tag;   /* the value the lab's last GPU touch wrote */
 	cudaStream_t stream; /* lab_cuda_stream_new: cudaStreamNonBlocking */
 	struct cuda_timer ev; /* cuda_timer_init */
 };
@@ -142,186 +136,10 @@ static inline void lab_managed_close(struct lab_managed *m)
 	lab_cuda_stream_free(m->L, m->stream);
 }
 
-/*
- * Writes `tag` into one byte every `stride` bytes: n bytes from p.  A
- * write, not a read, so the driver cannot serve a touch from a read-only
- * copy: every touch of a page that is not on the GPU faults and migrates it.
- */
-static __global__ void lab_managed_touch_kernel(unsigned char *p, size_t stride, size_t n,
-						unsigned char tag)
-{
-	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-
-	if (i < n)
-		p[i * stride] = tag;
-}
-
-/*
- * Launch the touch kernel on the first `bytes` of m at `stride` (one thread
- * per byte written, 256 a block) with the next tag (m->tag + 1, kept in
- * m->tag), on m's stream; does not wait.
- */
-static inline void lab_managed_touch(struct lab_managed *m, uint64_t bytes, uint64_t stride)
-{
-	size_t n = (size_t)(bytes / stride);
-	unsigned int blocks = (unsigned int)((n + 255) / 256);
-
-	m->tag = (unsigned char)(m->tag + 1);
-	lab_managed_touch_kernel<<<blocks, 256, 0, m->stream>>>(m->p, (size_t)stride, n, m->tag);
-	CUDA_CHECK_LAUNCH(m->L, 0);
-}
-
-/* cudaMemPrefetchAsync of the first `bytes` of m to the GPU (m->dev, to_gpu
- * = 1) or to the host (0), on m's stream; does not wait. */
-static inline void lab_managed_prefetch(struct lab_managed *m, uint64_t bytes, int to_gpu)
-{
-	struct cudaMemLocation loc;
-
-	memset(&loc, 0, sizeof(loc));
-	loc.type = to_gpu ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-	loc.id = to_gpu ? m->dev : 0; /* ignored for the host */
-	CUDA_CHECK(m->L, cudaMemPrefetchAsync(m->p, (size_t)bytes, loc, 0, m->stream));
-}
-
 /* Wait for everything queued on m's stream. */
 static inline void lab_managed_sync(struct lab_managed *m)
 {
 	CUDA_CHECK(m->L, cudaStreamSynchronize(m->stream));
-}
-
-/* Make the first `bytes` of m resident on the GPU (on_gpu = 1) or the host,
- * and wait: lab_managed_prefetch, then lab_managed_sync. */
-static inline void lab_managed_place(struct lab_managed *m, uint64_t bytes, int on_gpu)
-{
-	lab_managed_prefetch(m, bytes, on_gpu);
-	lab_managed_sync(m);
-}
-
-/*
- * The way back: the CPU touches one byte every `stride` bytes of the first
- * `bytes` of m with an atomic add, a single read-modify-write instruction,
- * so each page not on the host takes one fault with write intent.  Returns
- * the bytes touched that did not hold m->tag (the last GPU touch's value).
- */
-static inline size_t lab_managed_cpu_touch(struct lab_managed *m, uint64_t bytes,
-					   uint64_t stride)
-{
-	uint64_t off;
-	size_t bad = 0;
-
-	for (off = 0; off < bytes; off += stride)
-		if (__atomic_fetch_add(&m->p[off], 1, __ATOMIC_RELAXED) != m->tag)
-			bad++;
-	return bad;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Timed touches                                                             */
-
-/* What one timed touch measured. */
-struct lab_managed_timed {
-	double seconds;     /* the timed window, on the host clock */
-	double prefetch_s;  /* lab_managed_time_touch: its prefetch part (events) */
-	long minor_faults;  /* lab_managed_time_cpu_touch: this thread's minor faults */
-	struct lab_cupti_window win; /* lab_cupti_now() at both ends of the window */
-};
-
-/*
- * The GPU touches the whole region at `stride`.  Untimed first, and waited
- * for: the data is placed on the GPU (resident = 1) or on the host (0).
- * Timed on the host clock, from the first call until the stream is
- * synchronised (a touch without faults lasts microseconds, too few steps of
- * CUDA events' clock): a cudaMemPrefetchAsync to the GPU when `prefetch`,
- * then the kernel.  Events on the stream around the prefetch give its part.
- */
-static inline void lab_managed_time_touch(struct lab_managed *m, uint64_t stride, int resident,
-					  int prefetch, struct lab_managed_timed *out)
-{
-	double t0;
-
-	memset(out, 0, sizeof(*out));
-	lab_managed_place(m, m->bytes, resident);
-	out->win.start = lab_cupti_now();
-	t0 = lab_now();
-	cuda_timer_start(m->L, &m->ev, m->stream);
-	if (prefetch)
-		lab_managed_prefetch(m, m->bytes, 1);
-	cuda_timer_stop(m->L, &m->ev, m->stream);
-	lab_managed_touch(m, m->bytes, stride);
-	lab_managed_sync(m);
-	out->seconds = lab_now() - t0;
-	out->win.end = lab_cupti_now();
-	out->prefetch_s = cuda_timer_seconds(m->L, &m->ev);
-}
-
-/* Minor faults this thread has taken (RUSAGE_THREAD: not the driver's threads). */
-static inline long lab_managed_thread_minflt_(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) < 0 ? -1 : ru.ru_minflt;
-}
-
-/*
- * The way back: the first `bytes` of the region go to the GPU and the GPU
- * writes a tag into one byte every `stride` (untimed); then the CPU touches
- * those bytes with lab_managed_cpu_touch (timed, with this thread's minor
- * faults).  A byte without the GPU's tag is lab_error: the data was lost.
- */
-static inline void lab_managed_time_cpu_touch(struct lab_managed *m, uint64_t bytes,
-					      uint64_t stride, struct lab_managed_timed *out)
-{
-	long f0;
-	size_t bad;
-	double t0;
-
-	memset(out, 0, sizeof(*out));
-	lab_managed_place(m, bytes, 1);
-	lab_managed_touch(m, bytes, stride);
-	lab_managed_sync(m);
-	out->win.start = lab_cupti_now();
-	f0 = lab_managed_thread_minflt_();
-	t0 = lab_now();
-	bad = lab_managed_cpu_touch(m, bytes, stride);
-	out->seconds = lab_now() - t0;
-	out->minor_faults = lab_managed_thread_minflt_() - f0;
-	out->win.end = lab_cupti_now();
-	if (bad)
-		lab_error(m->L, "way back: %zu of %zu pages lost the GPU's write", bad,
-			  (size_t)(bytes / stride));
-}
-
-/*
- * The GPU touches `bytes` of fresh managed memory nobody touched yet (the
- * driver fills new GPU pages: nothing to migrate) at `stride`, on m's
- * stream; allocation and free untimed.  Returns the host-clock seconds of
- * the touch, to synchronised.  m's own memory is not used: free it first
- * so that both never hold GPU memory at once.
- */
-static inline double lab_managed_time_populate(struct lab_managed *m, uint64_t bytes,
-					       uint64_t stride)
-{
-	struct lab_managed fresh = *m;
-	double t;
-
-	fresh.p = (unsigned char *)lab_cuda_alloc(m->L, LAB_BUF_MANAGED, bytes);
-	t = lab_now();
-	lab_managed_touch(&fresh, bytes, stride);
-	lab_managed_sync(&fresh);
-	t = lab_now() - t;
-	lab_cuda_free(m->L, fresh.p);
-	return t;
-}
-
-/* One touch between m's two events, waited for: their seconds apart.  For
- * a touch that is alone on the stream and long against the events' clock. */
-static inline double lab_managed_touch_events_s(struct lab_managed *m, uint64_t bytes,
-						uint64_t stride)
-{
-	cuda_timer_start(m->L, &m->ev, m->stream);
-	lab_managed_touch(m, bytes, stride);
-	cuda_timer_stop(m->L, &m->ev, m->stream);
-	return cuda_timer_seconds(m->L, &m->ev);
 }
 
 #endif /* DMALAB_LAB_MANAGED_CUDA_H */

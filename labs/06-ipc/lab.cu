@@ -27,6 +27,29 @@
 #include "vmm.h"
 #endif
 
+/*
+ * What `make selftest` breaks, one field per mechanism a claim is about.  The
+ * sabotage build sets every field to its broken value before run(), or only
+ * the fields of the claims it is asked to break (labs/README.md, section 6).
+ * The helpers are this program again and inherit the choice, so the
+ * importer and the probe read the same K.
+ */
+static struct knobs {
+	int probe_uses_raw_pointer;  /* 06.1: the probe reads through the exporter's number */
+	int importer_uses_handle;    /* 06.2: the importer reads through the opened handle */
+	int copy_out_after_open;     /* 06.3: each timed open also copies the buffer out */
+	int vmm_set_access;          /* 06.6: the VMM importer calls cuMemSetAccess */
+} K = { .probe_uses_raw_pointer = 1, .importer_uses_handle = 1, .copy_out_after_open = 0,
+	.vmm_set_access = 1 };
+
+static const struct lab_knob knobs[] = {
+	LAB_KNOB(K.probe_uses_raw_pointer, 0, "06.1"),
+	LAB_KNOB(K.importer_uses_handle, 0, "06.2"),
+	LAB_KNOB(K.copy_out_after_open, 1, "06.3"),
+	LAB_KNOB(K.vmm_set_access, 0, "06.6"),
+	{ NULL },
+};
+
 static const struct claim_spec claims[] = {
 	{ "06.1", "ch2.S4",
 	  "each process has its own GPU address space: the exporter's raw device pointer value does not reach its memory from another process, the opened IPC handle does",
@@ -81,6 +104,7 @@ static const struct lab_spec spec = {
 	.default_size = 1 * GiB,
 	.default_iters = 9,
 	.check_opts = check_opts,
+	.knobs = knobs,
 };
 
 #define SMALL_HANDLE_BYTES (1 * MiB)
@@ -139,7 +163,8 @@ static void role_start(struct lab *L, struct role_io *io, const char *order)
 	role_expect(io, order);
 }
 
-/* 06.3's sabotage: copy all of p out to pinned host memory, as sharing by copying would. */
+/* K.copy_out_after_open (06.3 broken): all of p out to pinned host memory, as
+ * sharing by copying would. */
 static cudaError_t copy_out(const void *p, uint64_t bytes)
 {
 	static void *stage;
@@ -155,7 +180,8 @@ static cudaError_t copy_out(const void *p, uint64_t bytes)
 
 struct open_timing { cudaIpcMemHandle_t h; unsigned long long bytes; };
 
-/* 06.3's sample: one cudaIpcOpenMemHandle (s, host clock); the close after it is not timed. */
+/* 06.3's sample: one cudaIpcOpenMemHandle (s, host clock); the close after it
+ * is not timed. */
 static double time_one_open(void *ctx)
 {
 	struct open_timing *t = (struct open_timing *)ctx;
@@ -163,12 +189,13 @@ static double time_one_open(void *ctx)
 	double t0 = lab_now(), dt;
 	cudaError_t e = cudaIpcOpenMemHandle(&p, t->h, cudaIpcMemLazyEnablePeerAccess);
 
-	if (LAB_SABOTAGED && e == cudaSuccess)
+	if (K.copy_out_after_open && e == cudaSuccess)
 		e = copy_out(p, t->bytes);
 	dt = lab_now() - t0;
 	if (e == cudaSuccess && (e = cudaIpcCloseMemHandle(p)) == cudaSuccess)
 		return dt;
-	fprintf(stderr, "importer: opening a %llu-byte handle: %s (%s)\n", t->bytes, ERR(e), cudaGetErrorString(e));
+	fprintf(stderr, "importer: opening a %llu-byte handle: %s (%s)\n", t->bytes, ERR(e),
+		cudaGetErrorString(e));
 	return -1; /* the lab shows what we printed */
 }
 
@@ -185,7 +212,7 @@ static void importer_share(struct role_io *io)
 	role_scan(io, "pat_bytes=%llu seed=%u seed2=%u raw=%llx", &bytes, &seed, &seed2, &raw);
 	role_field_hex(io, "pat", &h, sizeof(h));
 	oe = cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess);
-	use = LAB_SABOTAGED ? DEVPTR(raw) : p; /* sabotage: the exporter's number */
+	use = K.importer_uses_handle ? p : DEVPTR(raw); /* broken: the exporter's number */
 	re = we = oe;
 	if (oe != cudaSuccess) {
 		(void)cudaGetLastError();
@@ -194,11 +221,12 @@ static void importer_share(struct role_io *io)
 		we = re == cudaSuccess ? lab_gpu_fill(use, bytes, seed2) : re;
 		ce = cudaIpcCloseMemHandle(p);
 	}
-	role_sendf(io, -1, "shared open_err=%s at=%#llx read_err=%s bad=%lld write_err=%s close_err=%s", ERR(oe),
-		   NUM(p), ERR(re), bad, ERR(we), ERR(ce));
+	role_sendf(io, -1, "shared open_err=%s at=%#llx read_err=%s bad=%lld write_err=%s "
+		   "close_err=%s", ERR(oe), NUM(p), ERR(re), bad, ERR(we), ERR(ce));
 }
 
-/* 06.6: the allocation behind the passed fd, read and written as in 06.2 (sabotage: no cuMemSetAccess). */
+/* 06.6: the allocation behind the passed fd, read and written as in 06.2
+ * (K.vmm_set_access broken: mapped without cuMemSetAccess). */
 static void importer_vmm(struct role_io *io)
 {
 	const char *re = "not-run", *we = "not-run";
@@ -210,7 +238,7 @@ static void importer_vmm(struct role_io *io)
 
 	role_scan(io, "bytes=%llu seed=%u seed2=%u", &bytes, &seed, &seed2);
 	io->fd = -1;
-	if (lab_vmm_importer(&v, fd, bytes, !LAB_SABOTAGED) == LAB_VMM_OK) {
+	if (lab_vmm_importer(&v, fd, bytes, K.vmm_set_access) == LAB_VMM_OK) {
 		re = ERR(lab_gpu_count_bad(DEVPTR(v.va), bytes, seed, &bad));
 		if (is_ok(re))
 			we = ERR(lab_gpu_fill(DEVPTR(v.va), bytes, seed2));
@@ -219,7 +247,8 @@ static void importer_vmm(struct role_io *io)
 	}
 	if (fd >= 0)
 		close(fd);
-	role_sendf(io, -1, "vmm-done step=%s err=%s read_err=%s bad=%lld write_err=%s", v.step, v.err, re, bad, we);
+	role_sendf(io, -1, "vmm-done step=%s err=%s read_err=%s bad=%lld write_err=%s", v.step,
+		   v.err, re, bad, we);
 	lab_vmm_release(&v);
 }
 
@@ -270,7 +299,7 @@ static int role_probe(struct lab *L, struct role_io *io)
 	own = lab_cuda_alloc(L, LAB_BUF_DEVICE, bytes);
 	CUDA_CHECK(L, cudaMemset(own, 0, bytes));
 	CUDA_CHECK(L, cudaDeviceSynchronize());
-	if (LAB_SABOTAGED) { /* through an opened handle instead */
+	if (!K.probe_uses_raw_pointer) { /* broken: through an opened handle instead */
 		cudaIpcMemHandle_t h;
 
 		role_field_hex(io, "h", &h, sizeof(h));
@@ -406,7 +435,7 @@ static void decide_open_time(struct lab *L)
 	lab_series_point(L, "ipc_open", "bytes", (double)SMALL_HANDLE_BYTES, &small);
 	lab_series_point(L, "ipc_open", "bytes", (double)cfg.large_bytes, &large);
 	claim_note(L, "median cudaIpcOpenMemHandle (%s): %s %.1f us, %s %.1f us, for %.0fx the bytes",
-		   LAB_SABOTAGED ? "sabotage: and a copy out to host" : "close not timed",
+		   K.copy_out_after_open ? "sabotage: and a copy out to host" : "close not timed",
 		   lab_fmt_size(SMALL_HANDLE_BYTES, a, sizeof(a)), small.median * 1e6,
 		   lab_fmt_size(cfg.large_bytes, b, sizeof(b)), large.median * 1e6,
 		   (double)cfg.large_bytes / (double)SMALL_HANDLE_BYTES);

@@ -19,6 +19,30 @@
 #include "lab.h"
 #include "preflight.h"
 
+/*
+ * What `make selftest` breaks, one field per mechanism a claim is about.  The
+ * sabotage build sets every field to its broken value before run(), or only
+ * the fields of the claims it is asked to break (labs/README.md, section 6);
+ * the experiment reads K, never the build's flag.
+ */
+static struct knobs {
+	int holes_before_request; /* 07.1: every other 1 GiB block is freed before the request */
+	int nvml_before_context;  /* 07.2: NVML's "before" readings precede cudaSetDevice */
+	int tiny_by_cudamalloc;   /* 07.3: the byte is a cudaMalloc, not a warm pool's */
+	int pool_loop_uses_pool;  /* 07.4: the "pool" loop allocates from the warm pool */
+	int keep_default_threshold; /* 07.5: the "default" arm leaves its release threshold */
+} K = { .holes_before_request = 1, .nvml_before_context = 1, .tiny_by_cudamalloc = 1,
+	.pool_loop_uses_pool = 1, .keep_default_threshold = 1 };
+
+static const struct lab_knob knobs[] = {
+	LAB_KNOB(K.holes_before_request, 0, "07.1"),
+	LAB_KNOB(K.nvml_before_context, 0, "07.2"),
+	LAB_KNOB(K.tiny_by_cudamalloc, 0, "07.3"),
+	LAB_KNOB(K.pool_loop_uses_pool, 0, "07.4"),
+	LAB_KNOB(K.keep_default_threshold, 0, "07.5"),
+	{ NULL },
+};
+
 static const struct claim_spec claims[] = {
 	{ "07.1", "ch2.S1",
 	  "after the GPU is filled with 1 GiB blocks and every other one is freed, a cudaMalloc larger than any hole fails although cudaMemGetInfo reports enough free memory",
@@ -109,6 +133,7 @@ static const struct lab_spec spec = {
 	.default_iters = 9,
 	.check_opts = check_opts,
 	.figures = figures,
+	.knobs = knobs,
 };
 
 #if DMALAB_HAVE_CUDA
@@ -117,7 +142,6 @@ static const struct lab_spec spec = {
 #include "gpu_topo.h"
 #include "lab_buffers_cuda.h"
 #include "lab_copy_cuda.h"   /* lab_copy_pair_run: 07.5's arms in alternating pairs */
-#include "pool.h"
 
 #define BLOCK_BYTES (2 * MiB)        /* 07.4 and 07.5's block */
 #define FILL_MARGIN_BYTES (1 * GiB)  /* what the default fill leaves free */
@@ -130,6 +154,73 @@ static const struct lab_spec spec = {
 static const char *fmt(uint64_t bytes, char *buf)
 {
 	return lab_fmt_size(bytes, buf, 32);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The pools of 07.3-07.5 (stream-ordered allocation)                         */
+
+/*
+ * A pool keeps what its release threshold (cudaMemPoolAttrReleaseThreshold,
+ * bytes, default 0) allows: holding more than that, it gives the excess back
+ * to the driver at the next synchronisation.  UINT64_MAX keeps everything.
+ * Each pool is in the harness registry, so lab_error gives it back too.
+ */
+static void destroy_pool_unchecked(void *p, uint64_t bytes)
+{
+	cudaMemPoolDestroy((cudaMemPool_t)p);
+}
+
+/* A new pool of device memory on --device, every attribute at its default. */
+static cudaMemPool_t pool_new(struct lab *L)
+{
+	struct cudaMemPoolProps props;
+	cudaMemPool_t pool;
+
+	memset(&props, 0, sizeof(props));
+	props.allocType = cudaMemAllocationTypePinned;
+	props.handleTypes = cudaMemHandleTypeNone;
+	props.location.type = cudaMemLocationTypeDevice;
+	props.location.id = lab_options(L)->device;
+	CUDA_CHECK(L, cudaMemPoolCreate(&pool, &props));
+	lab_cuda_track_(L, (void *)pool, destroy_pool_unchecked);
+	return pool;
+}
+
+/* Destroyed now; blocks still out go back when freed (CUDA's rule). */
+static void pool_free(struct lab *L, cudaMemPool_t pool)
+{
+	buf_untrack((void *)pool, destroy_pool_unchecked);
+	CUDA_CHECK(L, cudaMemPoolDestroy(pool));
+}
+
+/* A byte-valued attribute: the release threshold, what the pool reserves. */
+static uint64_t pool_get(struct lab *L, cudaMemPool_t pool, enum cudaMemPoolAttr attr)
+{
+	uint64_t v = 0;
+
+	CUDA_CHECK(L, cudaMemPoolGetAttribute(pool, attr, &v));
+	return v;
+}
+
+/* What 07.5 is about: from now on the pool keeps up to `bytes` across a
+ * synchronisation (UINT64_MAX: all it holds). */
+static void pool_set_release_threshold(struct lab *L, cudaMemPool_t pool, uint64_t bytes)
+{
+	CUDA_CHECK(L, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &bytes));
+}
+
+/* A pool that keeps everything, warmed: one block of `bytes` taken and given
+ * back on stream s, waited for, so the pool already holds that memory. */
+static cudaMemPool_t pool_new_warm(struct lab *L, cudaStream_t s, uint64_t bytes)
+{
+	cudaMemPool_t pool = pool_new(L);
+	void *p;
+
+	pool_set_release_threshold(L, pool, UINT64_MAX);
+	CUDA_CHECK(L, cudaMallocFromPoolAsync(&p, (size_t)bytes, pool, s));
+	CUDA_CHECK(L, cudaFreeAsync(p, s));
+	CUDA_CHECK(L, cudaStreamSynchronize(s));
+	return pool;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -211,7 +302,9 @@ struct granule {
 	uint64_t span;              /* bytes from the lowest of them to the highest */
 };
 
-/* How far the free figure falls while n <= TINY_HELD blocks of `bytes` are held; *span: their addresses'. */
+/* How far the free figure falls while n <= TINY_HELD cudaMalloc blocks of `bytes`
+ * are held; *span: how far apart their addresses lie.  Each goes back before
+ * the next measure; a process that dies meanwhile gives it back by dying. */
 static int64_t drop_of(struct lab *L, uint64_t bytes, int n, uint64_t *span)
 {
 	uint64_t before = lab_cuda_free_bytes(L), after;
@@ -220,19 +313,20 @@ static int64_t drop_of(struct lab *L, uint64_t bytes, int n, uint64_t *span)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		p[i] = lab_cuda_alloc(L, LAB_BUF_DEVICE, bytes);
+		CUDA_CHECK(L, cudaMalloc(&p[i], (size_t)bytes));
 		lo = (uintptr_t)p[i] < lo ? (uintptr_t)p[i] : lo;
 		hi = (uintptr_t)p[i] > hi ? (uintptr_t)p[i] : hi;
 	}
 	after = lab_cuda_free_bytes(L);
 	for (i = 0; i < n; i++)
-		lab_cuda_free(L, p[i]);
+		CUDA_CHECK(L, cudaFree(p[i]));
 	if (span)
 		*span = hi - lo;
 	return (int64_t)before - (int64_t)after;
 }
 
-/* The byte; the sabotage build takes it from a pool that already holds memory. */
+/* The byte, by cudaMalloc; K.tiny_by_cudamalloc broken, from a warm pool
+ * that already holds the memory. */
 static int64_t drop_of_tiny(struct lab *L)
 {
 	cudaMemPool_t pool;
@@ -240,17 +334,15 @@ static int64_t drop_of_tiny(struct lab *L)
 	int64_t d;
 	void *p;
 
-	if (!LAB_SABOTAGED)
+	if (K.tiny_by_cudamalloc)
 		return drop_of(L, 1, 1, NULL);
-	pool = lab_cuda_pool_new(L, lab_options(L)->device);
-	lab_cuda_pool_set_threshold(L, pool, UINT64_MAX);
-	lab_cuda_pool_cycle(L, pool, 0, BLOCK_BYTES);
+	pool = pool_new_warm(L, 0, BLOCK_BYTES);
 	before = lab_cuda_free_bytes(L);
 	CUDA_CHECK(L, cudaMallocFromPoolAsync(&p, 1, pool, 0));
 	CUDA_CHECK(L, cudaStreamSynchronize(0));
 	d = (int64_t)before - (int64_t)lab_cuda_free_bytes(L);
 	CUDA_CHECK(L, cudaFreeAsync(p, 0));
-	lab_cuda_pool_free(L, pool);
+	pool_free(L, pool);
 	return d;
 }
 
@@ -309,7 +401,7 @@ static void measure_granule(struct lab *L, struct granule *g)
 	claim_note(L, "cudaMalloc(1) took %s of free memory%s; the sweep's step: %s; the first "
 		   "allocation (64 MiB) took %s; %d one-byte blocks held at once took %s and lie "
 		   "within %llu bytes", fmt_drop(g->tiny, a),
-		   LAB_SABOTAGED ? " (sabotage: the byte came from a warm pool)" : "",
+		   K.tiny_by_cudamalloc ? "" : " (sabotage: the byte came from a warm pool)",
 		   g->step ? fmt((uint64_t)g->step, b) : "none found", fmt_drop(g->first, c),
 		   TINY_HELD, fmt_drop(g->held, d), (unsigned long long)g->span);
 	/* no step found: NaN, which fails, the note saying why */
@@ -344,18 +436,16 @@ static double time_blocks(void *arg)
  * ratio: two medians' intervals left the sabotaged ratio straddling 1.1 once. */
 static void measure_pool_speed(struct lab *L, cudaStream_t s)
 {
-	cudaMemPool_t pool = lab_cuda_pool_new(L, lab_options(L)->device);
+	cudaMemPool_t pool = pool_new_warm(L, s, BLOCK_BYTES); /* holds a block's memory */
 	struct alloc_loop drv = { L, NULL, s, cfg.blocks };
-	struct alloc_loop warm = { L, LAB_SABOTAGED ? NULL : pool, s, cfg.blocks }; /* sabotage: no pool */
+	struct alloc_loop warm = { L, K.pool_loop_uses_pool ? pool : NULL, s, cfg.blocks };
 	int iters = lab_options(L)->iters, n, i;
+	int most = 3 * iters < LAB_MAX_SAMPLES ? 3 * iters : LAB_MAX_SAMPLES;
 	double sm[LAB_MAX_SAMPLES], sp[LAB_MAX_SAMPLES], r[LAB_MAX_SAMPLES];
 	struct lab_stats mf, ps, ratio;
 
-	lab_cuda_pool_set_threshold(L, pool, UINT64_MAX);
-	lab_cuda_pool_cycle(L, pool, s, BLOCK_BYTES); /* warm: the pool holds a block's memory */
-	n = lab_copy_pair_run_until(time_blocks, &drv, &warm, iters,
-				    3 * iters < LAB_MAX_SAMPLES ? 3 * iters : LAB_MAX_SAMPLES, sm, sp);
-	lab_cuda_pool_free(L, pool);
+	n = lab_copy_pair_run_until(time_blocks, &drv, &warm, iters, most, sm, sp);
+	pool_free(L, pool);
 	for (i = 0; i < n; i++)
 		r[i] = sm[i] / sp[i];
 	lab_stats_from(&mf, "malloc_free_2mib", "s", sm, n, 0);
@@ -402,21 +492,22 @@ static double time_next_alloc(void *arg)
 }
 
 /* The arm's own pool, its threshold set (or not) and read back. */
-static void arm_pool(struct lab *L, cudaStream_t s, struct threshold_arm *arm, struct alloc_loop *a)
+static void arm_pool(struct lab *L, cudaStream_t s, struct threshold_arm *arm,
+		     struct alloc_loop *a)
 {
-	struct alloc_loop n = { L, lab_cuda_pool_new(L, lab_options(L)->device), s, cfg.rounds };
+	struct alloc_loop n = { L, pool_new(L), s, cfg.rounds };
 
 	*a = n;
 	if (arm->raise)
-		lab_cuda_pool_set_threshold(L, a->pool, UINT64_MAX);
-	arm->threshold = lab_cuda_pool_get(L, a->pool, cudaMemPoolAttrReleaseThreshold);
+		pool_set_release_threshold(L, a->pool, UINT64_MAX);
+	arm->threshold = pool_get(L, a->pool, cudaMemPoolAttrReleaseThreshold);
 }
 
 static void arm_done(struct lab *L, struct threshold_arm *arm, struct alloc_loop *a,
 		     const double *samples, int n)
 {
-	arm->kept = lab_cuda_pool_get(L, a->pool, cudaMemPoolAttrReservedMemCurrent);
-	lab_cuda_pool_free(L, a->pool);
+	arm->kept = pool_get(L, a->pool, cudaMemPoolAttrReservedMemCurrent);
+	pool_free(L, a->pool);
 	lab_stats_from(&arm->us, arm->series, "s", samples, n, 0);
 	lab_stats_scale(&arm->us, 1e6 / a->n, "us");
 }
@@ -428,9 +519,10 @@ static const char *fmt_threshold(uint64_t v, char *buf)
 
 static void measure_thresholds(struct lab *L, cudaStream_t s)
 {
-	struct threshold_arm def = { "next_2mib_threshold_default", LAB_SABOTAGED };
+	struct threshold_arm def = { "next_2mib_threshold_default", !K.keep_default_threshold };
 	struct threshold_arm max = { "next_2mib_threshold_max", 1 };
-	int n = 3 * lab_options(L)->iters < LAB_MAX_SAMPLES ? 3 * lab_options(L)->iters : LAB_MAX_SAMPLES;
+	int iters = lab_options(L)->iters;
+	int n = 3 * iters < LAB_MAX_SAMPLES ? 3 * iters : LAB_MAX_SAMPLES;
 	double sd[LAB_MAX_SAMPLES], sm[LAB_MAX_SAMPLES];
 	struct alloc_loop ad, am;
 	char a[32], b[32], c[32], d[32];
@@ -476,7 +568,7 @@ static void fill_gpu(struct lab *L, struct fill *f)
 	most = (cfg.fill_cap < room ? cfg.fill_cap : room) / GiB;
 	most = most < FILL_MAX_BLOCKS ? most : FILL_MAX_BLOCKS;
 	for (f->n = 0; (uint64_t)f->n < most; f->n++) {
-		e = lab_cuda_try_alloc(LAB_BUF_DEVICE, GiB, &f->block[f->n]);
+		e = cudaMalloc(&f->block[f->n], GiB);
 		if (e != cudaSuccess && e != cudaErrorMemoryAllocation)
 			lab_error(L, "cudaMalloc(1 GiB): %s", cudaGetErrorName(e));
 		if (e != cudaSuccess)
@@ -487,15 +579,20 @@ static void fill_gpu(struct lab *L, struct fill *f)
 	f->unfilled = lab_cuda_free_bytes(L);
 }
 
-/* Every other block but the last (the sabotage build keeps them until after the request). */
+/* Every other block but the last; K.holes_before_request broken keeps them
+ * until after the request (release_fill), counting them free all the same. */
 static void make_holes(struct lab *L, struct fill *f)
 {
+	uint64_t kept = 0;
+
 	f->holes = f->n > 0 ? (f->n - 1) / 2 : 0;
-	for (int i = 0; i < f->holes && !LAB_SABOTAGED; i++) {
-		lab_cuda_free(L, f->block[2 * i + 1]);
+	for (int i = 0; i < f->holes && K.holes_before_request; i++) {
+		CUDA_CHECK(L, cudaFree(f->block[2 * i + 1]));
 		f->block[2 * i + 1] = NULL;
 	}
-	f->with_holes = lab_cuda_free_bytes(L) + (LAB_SABOTAGED ? (uint64_t)f->holes * GiB : 0);
+	if (!K.holes_before_request)
+		kept = (uint64_t)f->holes * GiB;
+	f->with_holes = lab_cuda_free_bytes(L) + kept;
 }
 
 static void release_fill(struct lab *L, struct fill *f)
@@ -503,7 +600,7 @@ static void release_fill(struct lab *L, struct fill *f)
 	int i;
 
 	for (i = 0; i < f->n; i++)
-		lab_cuda_free(L, f->block[i]); /* NULL: a no-op */
+		CUDA_CHECK(L, cudaFree(f->block[i])); /* NULL: a no-op */
 }
 
 /*
@@ -552,17 +649,18 @@ static void fragment(struct lab *L)
 		claim_skip(L, "07.1", why, "%s", detail);
 		return;
 	}
-	e = lab_cuda_try_alloc(LAB_BUF_DEVICE, f.probe, &p);
+	e = cudaMalloc(&p, f.probe); /* 07.1's operation: larger than any hole */
 	(void)cudaGetLastError(); /* a refusal is the finding, not a sticky error */
-	if (p)
-		lab_cuda_free(L, p);
+	if (e == cudaSuccess)
+		CUDA_CHECK(L, cudaFree(p));
 	release_fill(L, &f);
 	lab_fact_num(L, "probe_bytes", (double)f.probe, "bytes");
 	lab_fact_num(L, "free_with_holes_bytes", (double)f.with_holes, "bytes");
 	claim_note(L, "%d blocks of 1 GiB in %.2f s (%s left unfilled), %d freed %s: "
 		   "cudaMemGetInfo then said %s free; cudaMalloc(%s) returned %s", f.n, f.fill_s,
-		   fmt(f.unfilled, a), f.holes, LAB_SABOTAGED ? "(sabotage: after the request)" :
-		   "every other one", fmt(f.with_holes, b), fmt(f.probe, c), cudaGetErrorName(e));
+		   fmt(f.unfilled, a), f.holes, K.holes_before_request ? "every other one" :
+		   "(sabotage: after the request)", fmt(f.with_holes, b), fmt(f.probe, c),
+		   cudaGetErrorName(e));
 	claim_check_code(L, "07.1", e, cudaGetErrorName(e));
 }
 
@@ -576,12 +674,12 @@ static void run(struct lab *L)
 	cudaStream_t s;
 
 	memset(&ctx, 0, sizeof(ctx));
-	if (!LAB_SABOTAGED)
+	if (K.nvml_before_context)
 		context_before(L, &ctx); /* before any CUDA runtime call */
 	lab_cuda_require(L, 1);          /* cudaSetDevice makes the primary context */
 	CUDA_CHECK(L, cudaFree(0));
-	if (LAB_SABOTAGED)
-		context_before(L, &ctx);
+	if (!K.nvml_before_context)
+		context_before(L, &ctx); /* broken: the context is on both sides */
 	decide_context(L, &ctx);         /* 07.2, before any allocation */
 	measure_granule(L, &g);          /* 07.3: the first allocations of the process */
 	s = lab_cuda_stream_new(L);

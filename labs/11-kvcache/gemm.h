@@ -1,25 +1,27 @@
 /*
- * gemm.h (lab-11) - timed matrix multiplies through cuBLAS, and the dense
+ * gemm.h (lab-11) - cuBLAS for lab-11's GEMMs, without the GEMM call
+ * itself (lab.cu makes it and times it: the experiment), and the dense
  * matrix peak that a device's properties imply.
  *
  * cuBLAS is loaded with dlopen ("libcublas.so.13", then "libcublas.so",
  * then the same under /usr/local/cuda/lib64) and its types come from
  * <cublas_api.h>, so neither the library nor a lab links it; without it
- * lab_gemm_open says why, for a SKIP_NO_LIBRARY skip.  A lab that asks how
- * fast this GPU multiplies writes, after lab_cuda_require:
+ * lab_gemm_open says why, for a SKIP_NO_LIBRARY skip.  After
+ * lab_cuda_require a lab opens it, calls g.gemm_ex on g's matrices, and
+ * closes it:
  *
  *	struct lab_gemm g;
- *	struct lab_stats s;
  *
  *	if (lab_gemm_open(L, &g, 28672, 8192, 8192, LAB_GEMM_BF16, stream, &timer) < 0)
  *		claim_skip(L, "NN.k", SKIP_NO_LIBRARY, "%s", g.why);
- *	lab_gemm_series(&g, "gemm_s", 8192, iters, &s);   // seconds per GEMM
+ *	...                // g.gemm_ex(g.h, ...) on g.w, g.act, g.out
  *	lab_gemm_close(&g);
  *
- * One GEMM is out (rows x tokens) = W (rows x cols) . act (cols x tokens),
- * column-major: the weights of one layer applied to `tokens` tokens, so the
- * token count alone moves it from reading W once per call (few tokens,
- * bounded by memory) to the matrix units' rate (thousands of tokens).
+ * The matrices are for out (rows x tokens) = W (rows x cols) . act (cols x
+ * tokens), column-major: the weights of one layer applied to `tokens`
+ * tokens, so the token count alone moves a GEMM from reading W once per
+ * call (few tokens, bounded by memory) to the matrix units' rate
+ * (thousands of tokens).
  *
  *   LAB_GEMM_BF16   bf16 in and out, fp32 accumulation (CUBLAS_COMPUTE_32F):
  *                   the tensor cores
@@ -104,7 +106,7 @@ struct lab_gemm {
 	enum lab_gemm_type type;
 	int rows, cols, max_tokens;
 	void *w, *act, *out;       /* device: rows x cols, cols x max_tokens, rows x max_tokens */
-	int tokens, reps;          /* of the next sample */
+	int tokens, reps;          /* of the lab's next sample */
 	cudaStream_t stream;
 	struct cuda_timer *timer;
 	char why[240];             /* why there is no cuBLAS */
@@ -204,47 +206,6 @@ static inline int lab_gemm_open(struct lab *L, struct lab_gemm *g, int rows, int
 	lab_gemm_fill_kernel<<<4096, 256>>>(g->act, (uint64_t)cols * max_tokens, eb, 2);
 	CUDA_CHECK_LAUNCH(L, 1);
 	return 0;
-}
-
-/* lab_run_fn: g->reps GEMMs of g->tokens tokens between two events (s). */
-static inline double lab_gemm_time(void *arg)
-{
-	struct lab_gemm *g = (struct lab_gemm *)arg;
-	int bf16 = g->type == LAB_GEMM_BF16, i;
-	cudaDataType ty = bf16 ? CUDA_R_16BF : CUDA_R_32F;
-	cublasComputeType_t ct = bf16 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_PEDANTIC;
-	float one = 1, zero = 0;
-	cublasStatus_t st;
-
-	cuda_timer_start(g->L, g->timer, g->stream);
-	for (i = 0; i < g->reps; i++) {
-		st = g->gemm_ex(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->rows, g->tokens, g->cols, &one,
-				g->w, ty, g->rows, g->act, ty, g->cols, &zero, g->out, ty, g->rows,
-				ct, CUBLAS_GEMM_DEFAULT);
-		if (st != CUBLAS_STATUS_SUCCESS)
-			lab_error(g->L, "cublasGemmEx(%d x %d x %d): %s", g->rows, g->tokens,
-				  g->cols, g->status_name ? g->status_name(st) : "failed");
-	}
-	cuda_timer_stop(g->L, g->timer, g->stream);
-	return cuda_timer_seconds(g->L, g->timer);
-}
-
-/*
- * Seconds per GEMM of `tokens` (<= max_tokens) into *s, named `name`
- * (static): batched to LAB_GEMM_SAMPLE_S, 2 warm-up samples, `samples`
- * kept at least, then lab_measure's stopping rule, event resolution.
- */
-static inline void lab_gemm_series(struct lab_gemm *g, const char *name, int tokens,
-				   int samples, struct lab_stats *s)
-{
-	struct lab_measure_cfg cfg = { 2, samples, 0.10, LAB_CUDA_EVENT_RES_S };
-
-	g->tokens = tokens;
-	g->reps = 1;
-	lab_gemm_time(g);
-	g->reps = lab_gemm_reps(lab_gemm_time(g), LAB_GEMM_SAMPLE_S, LAB_GEMM_MAX_REPS);
-	lab_measure(g->L, name, lab_gemm_time, g, &cfg, s);
-	lab_stats_scale(s, 1.0 / g->reps, "s");
 }
 
 /* The matrices given back and the handle destroyed, before the runtime's

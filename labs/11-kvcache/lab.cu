@@ -8,9 +8,9 @@
  *
  * 11.1-11.3 check that arithmetic on the model options, in every build.  The
  * GPU part measures this machine's side: the request's KV swapped back from
- * pinned memory as a paged cache holds it (paged.h: a copy per
+ * pinned memory as a paged cache holds it (copy_blocks: a copy per
  * 16-token block, layer, K and V, into scattered slots) and as one copy;
- * cuBLAS GEMMs of a 70B layer's shape, 16 to 8192 tokens (gemm.h):
+ * cuBLAS GEMMs of a 70B layer's shape, 16 to 8192 tokens (gemm_sample):
  * what recomputed tokens add to a decode step (11.4); 1 GiB copies for 11.5.
  */
 #include <math.h>
@@ -32,9 +32,26 @@
 #define CH_FLOPS 600e12       /* "about 600 TFLOPS" */
 #define CH_WEIGHTS 16e9       /* the table's 16 GB of weights */
 
-/* The mechanisms the sabotage build breaks (11.1-11.3). */
-#define KV_TENSORS (LAB_SABOTAGED ? 1 : 2)     /* K and V */
-#define FLOP_PER_PARAM (LAB_SABOTAGED ? 1 : 2) /* a multiply and an add */
+/*
+ * What `make selftest` breaks, one field per mechanism a claim is about.  The
+ * sabotage build sets every field to its broken value before run(), or only
+ * the fields of the claims it is asked to break (labs/README.md, section 6);
+ * the experiment reads K, never the build's flag.
+ */
+static struct knobs {
+	int kv_tensors;       /* 11.1 11.2: tensors per token and layer (K, V): planes too */
+	int flop_per_param;   /* 11.3: a multiply and an add per parameter and token */
+	int tensor_core_gemm; /* 11.4: the GEMMs run in bf16 on the tensor cores */
+	int h2d_from_pinned;  /* 11.5: the pinned path copies from the pinned swap space */
+} K = { .kv_tensors = 2, .flop_per_param = 2, .tensor_core_gemm = 1, .h2d_from_pinned = 1 };
+
+static const struct lab_knob knobs[] = {
+	LAB_KNOB(K.kv_tensors, 1, "11.1 11.2"),
+	LAB_KNOB(K.flop_per_param, 1, "11.3"),
+	LAB_KNOB(K.tensor_core_gemm, 0, "11.4"),
+	LAB_KNOB(K.h2d_from_pinned, 0, "11.5"),
+	{ NULL },
+};
 
 static const struct claim_spec claims[] = {
 	{ "11.1", "ch1.E2",
@@ -115,6 +132,7 @@ static const struct lab_spec spec = {
 	.default_iters = 7,
 	.check_opts = check_opts,
 	.figures = figures,
+	.knobs = knobs,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -167,13 +185,13 @@ static int read_model(const struct lab *L, struct model *m)
 /* Bytes of K and V a token takes in all layers (11.1). */
 static uint64_t kv_bytes_per_token(const struct model *m)
 {
-	return (uint64_t)m->layers * KV_TENSORS * m->kv_heads * m->head_dim * m->dtype_bytes;
+	return (uint64_t)m->layers * K.kv_tensors * m->kv_heads * m->head_dim * m->dtype_bytes;
 }
 
 /* FLOPs of a prefill of `tokens` by the chapter's rule, 2 x params x tokens (11.3). */
 static double prefill_flop(const struct model *m, double tokens)
 {
-	return FLOP_PER_PARAM * m->params * tokens;
+	return K.flop_per_param * m->params * tokens;
 }
 
 /* Blocks of `tokens`, the last one partly filled. */
@@ -238,7 +256,7 @@ static void decide_arithmetic(struct lab *L, const struct model *m,
 			   m->layers, m->kv_heads, m->head_dim, m->dtype_bytes);
 	if (chapters_kv_model(m)) {
 		claim_note(L, "%ld layers x %d (K, V) x %ld heads x %ld dims x %ld bytes",
-			   m->layers, KV_TENSORS, m->kv_heads, m->head_dim, m->dtype_bytes);
+			   m->layers, K.kv_tensors, m->kv_heads, m->head_dim, m->dtype_bytes);
 		claim_check_int(L, "11.1", (long long)kvb);
 		claim_note(L, "%d tokens x %llu bytes = %.2f GB at 50 GB/s; this machine: %s",
 			   CH_TOKENS, (unsigned long long)kvb, bytes / 1e9, here->swap);
@@ -250,7 +268,7 @@ static void decide_arithmetic(struct lab *L, const struct model *m,
 		return;
 	}
 	claim_note(L, "%d x %.4ge9 x %d = %.3g FLOP at 600 TFLOPS; this machine: %s",
-		   FLOP_PER_PARAM, m->params / 1e9, CH_TOKENS, prefill_flop(m, CH_TOKENS),
+		   K.flop_per_param, m->params / 1e9, CH_TOKENS, prefill_flop(m, CH_TOKENS),
 		   here->recompute);
 	claim_check(L, "11.3", lab_est_exact(prefill_flop(m, CH_TOKENS) / CH_FLOPS));
 }
@@ -272,8 +290,9 @@ static void decide_arithmetic(struct lab *L, const struct model *m,
 #define RATE_BYTES (1 * GiB)  /* 11.5's pinned and pageable copies */
 #define QUICK_RATE_BYTES (256 * MiB)
 #define GPU_SPARE (512 * MiB)
-/* sabotage 11.4: the GEMMs on the CUDA cores, fp32 without TF32 */
-#define GEMM_TYPE (LAB_SABOTAGED ? LAB_GEMM_FP32 : LAB_GEMM_BF16)
+/* The GEMMs' type: bf16 on the tensor cores; K.tensor_core_gemm broken, fp32
+ * without TF32, on the CUDA cores only. */
+#define GEMM_TYPE (K.tensor_core_gemm ? LAB_GEMM_BF16 : LAB_GEMM_FP32)
 
 struct bench {
 	struct lab *L;
@@ -305,7 +324,7 @@ static void plan(struct bench *b)
 
 	for (n = m->block_tokens; n <= top && b->ngrid < MAX_GRID; n *= 2)
 		b->grid[b->ngrid++] = n;
-	if (lab_paged_init(&b->k, bb, (uint64_t)m->layers * KV_TENSORS, pool, (uint32_t)o->seed))
+	if (lab_paged_init(&b->k, bb, (uint64_t)m->layers * K.kv_tensors, pool, (uint32_t)o->seed))
 		lab_error(b->L, "no block table for %llu blocks", (unsigned long long)pool);
 	b->full_bytes = b->k.planes * blocks_of(m, m->context) * bb;
 	b->pool_bytes = b->k.planes * pool * bb;
@@ -329,17 +348,114 @@ static const char *memory_short(struct bench *b, char *detail, size_t len)
 	return SKIP_GPU_TOO_SMALL;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The measured operations: the recompute's GEMM, the swap-back's copies      */
+
+/*
+ * lab_run_fn: g->reps GEMMs of g->tokens tokens between two events (s):
+ * out = W . act, a layer's weights applied to the tokens recomputed.  bf16
+ * in and out with fp32 sums runs on the tensor cores; fp32 PEDANTIC forbids
+ * TF32, which leaves the CUDA cores.
+ */
+static double gemm_sample(void *arg)
+{
+	struct lab_gemm *g = (struct lab_gemm *)arg;
+	int bf16 = g->type == LAB_GEMM_BF16, i;
+	cudaDataType ty = bf16 ? CUDA_R_16BF : CUDA_R_32F;
+	cublasComputeType_t ct = bf16 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_PEDANTIC;
+	float one = 1, zero = 0;
+	cublasStatus_t st;
+
+	cuda_timer_start(g->L, g->timer, g->stream);
+	for (i = 0; i < g->reps; i++) {
+		st = g->gemm_ex(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->rows, g->tokens, g->cols, &one,
+				g->w, ty, g->rows, g->act, ty, g->cols, &zero, g->out, ty, g->rows,
+				ct, CUBLAS_GEMM_DEFAULT);
+		if (st != CUBLAS_STATUS_SUCCESS)
+			lab_error(g->L, "cublasGemmEx(%d x %d x %d): %s", g->rows, g->tokens,
+				  g->cols, g->status_name ? g->status_name(st) : "failed");
+	}
+	cuda_timer_stop(g->L, g->timer, g->stream);
+	return cuda_timer_seconds(g->L, g->timer);
+}
+
+/*
+ * Seconds per GEMM of `tokens` into *s, named `name` (static).  A few
+ * tokens take microseconds, too few ticks of the events' clock, so a sample
+ * holds enough GEMMs for LAB_GEMM_SAMPLE_S; 2 warm-up samples, then
+ * `samples` at least and lab_measure's stopping rule.
+ */
+static void gemm_series(struct lab_gemm *g, const char *name, int tokens, int samples,
+			struct lab_stats *s)
+{
+	struct lab_measure_cfg cfg = { 2, samples, 0.10, LAB_CUDA_EVENT_RES_S };
+
+	g->tokens = tokens;
+	g->reps = 1;
+	gemm_sample(g);
+	g->reps = lab_gemm_reps(gemm_sample(g), LAB_GEMM_SAMPLE_S, LAB_GEMM_MAX_REPS);
+	lab_measure(g->L, name, gemm_sample, g, &cfg, s);
+	lab_stats_scale(s, 1.0 / g->reps, "s");
+}
+
+/* The swap-back a paged cache makes (vLLM's swap_blocks): one cudaMemcpyAsync
+ * per block of every plane, from the request on the host into the block's
+ * slot of the pool, queued on c's stream. */
+static void copy_blocks(const struct lab_paged_copy *c)
+{
+	const struct lab_paged *k = c->k;
+
+	for (uint64_t p = 0; p < k->planes; p++) {
+		for (uint64_t b = 0; b < c->blocks; b++) {
+			char *slot = c->dev + lab_paged_dev_off(k, p, b);
+			const char *block = c->host + lab_paged_host_off(k, p, c->blocks, b);
+
+			CUDA_CHECK(c->L, cudaMemcpyAsync(slot, block, k->block_bytes,
+							 cudaMemcpyHostToDevice, c->stream));
+		}
+	}
+}
+
+/* lab_run_fn: the request to the GPU in blocks, or (c->one_copy) the same
+ * bytes as one copy; seconds between two events around the calls. */
+static double swap_back_sample(void *arg)
+{
+	struct lab_paged_copy *c = (struct lab_paged_copy *)arg;
+	uint64_t bytes = c->k->planes * c->blocks * c->k->block_bytes;
+
+	cuda_timer_start(c->L, c->timer, c->stream);
+	if (c->one_copy)
+		CUDA_CHECK(c->L, cudaMemcpyAsync(c->dev, c->host, bytes, cudaMemcpyHostToDevice,
+						 c->stream));
+	else
+		copy_blocks(c);
+	cuda_timer_stop(c->L, c->timer, c->stream);
+	return cuda_timer_seconds(c->L, c->timer);
+}
+
+/* One swap-back in blocks, checked: the words not where the block table
+ * puts them (0: all in place), or -1 when a block is not whole words. */
+static long long swap_back_verify(struct lab_paged_copy *c, uint32_t seed)
+{
+	struct lab_paged_check chk;
+
+	if (lab_paged_check_begin(c, seed, &chk) < 0)
+		return -1;
+	copy_blocks(c);
+	return lab_paged_check_end(c, &chk);
+}
+
 /* GEMMs: a step of one block, that step plus each grid context, RATE_TOKENS. */
 static void measure_gemms(struct bench *b)
 {
 	int i, bt = (int)b->m.block_tokens;
 
 	lab_progress(b->L, "GEMMs of %dx%d weights, 1 to %d tokens", W_ROWS, W_COLS, RATE_TOKENS);
-	lab_gemm_series(&b->gemm, "gemm_step_s", bt, GRID_SAMPLES, &b->t_ref);
+	gemm_series(&b->gemm, "gemm_step_s", bt, GRID_SAMPLES, &b->t_ref);
 	for (i = 0; i < b->ngrid; i++)
-		lab_gemm_series(&b->gemm, "gemm_step_plus_s", bt + (int)b->grid[i], GRID_SAMPLES,
-				&b->t[i]);
-	lab_gemm_series(&b->gemm, "gemm_rate_s", RATE_TOKENS, lab_options(b->L)->iters, &b->t_rate);
+		gemm_series(&b->gemm, "gemm_step_plus_s", bt + (int)b->grid[i], GRID_SAMPLES,
+			    &b->t[i]);
+	gemm_series(&b->gemm, "gemm_rate_s", RATE_TOKENS, lab_options(b->L)->iters, &b->t_rate);
 	b->tflops = 2.0 * W_ROWS * W_COLS * RATE_TOKENS / b->t_rate.median / 1e12;
 	lab_gemm_close(&b->gemm);
 }
@@ -357,19 +473,19 @@ static void measure_swaps(struct bench *b)
 	int i;
 
 	lab_progress(b->L, "verifying a swap-back of %ld tokens in blocks", b->m.context);
-	bad = lab_paged_verify(&c, (uint32_t)lab_options(b->L)->seed);
+	bad = swap_back_verify(&c, (uint32_t)lab_options(b->L)->seed);
 	if (bad > 0)
 		lab_error(b->L, "paged swap-back: %lld words not where their block goes", bad);
 	lab_note(b->L, bad < 0 ? "paged swap-back unverified: a block is not whole words" :
 		 "verified: each block of the request landed in its slot of every plane");
-	lab_measure(b->L, "swap_full_paged_s", lab_paged_time, &c, &full, &b->full);
+	lab_measure(b->L, "swap_full_paged_s", swap_back_sample, &c, &full, &b->full);
 	c.one_copy = 1;
-	lab_measure(b->L, "swap_full_onecopy_s", lab_paged_time, &c, &full, &b->one);
+	lab_measure(b->L, "swap_full_onecopy_s", swap_back_sample, &c, &full, &b->one);
 	c.one_copy = 0;
 	for (i = 0; i < b->ngrid; i++) {
 		lab_progress(b->L, "swap-back of %llu tokens", (unsigned long long)b->grid[i]);
 		c.blocks = blocks_of(&b->m, b->grid[i]);
-		lab_measure(b->L, "swap_paged_s", lab_paged_time, &c, &grid, &b->swap[i]);
+		lab_measure(b->L, "swap_paged_s", swap_back_sample, &c, &grid, &b->swap[i]);
 		lab_series_point(b->L, "swap_paged_s", "tokens", (double)b->grid[i], &b->swap[i]);
 	}
 }
@@ -377,7 +493,7 @@ static void measure_swaps(struct bench *b)
 /* 11.5's paths: pinned (the swap space's first bytes) and pageable H2D (the note's). */
 static void measure_paths(struct bench *b)
 {
-	void *pinned = LAB_SABOTAGED ? b->page.p : b->kv.p; /* sabotage 11.5: pageable */
+	void *pinned = K.h2d_from_pinned ? b->kv.p : b->page.p; /* broken: pageable */
 
 	lab_progress(b->L, "pinned and pageable H2D copies");
 	lab_copy_rate(&b->rig, "h2d_pinned", pinned, LAB_COPY_H2D, b->rate_bytes,
@@ -515,7 +631,7 @@ static void machine_figures(struct bench *b)
 	snprintf(rec, sizeof(b->here.recompute), "%.3f s at %.0f TFLOP/s (cuBLAS %s, %dx%dx%d), "
 		 "%.0f %% of a peak of %.0f TFLOP/s: %s",
 		 prefill_flop(&b->m, CH_TOKENS) / (b->tflops * 1e12), b->tflops,
-		 LAB_SABOTAGED ? "fp32" : "bf16", W_ROWS, RATE_TOKENS, W_COLS,
+		 GEMM_TYPE == LAB_GEMM_BF16 ? "bf16" : "fp32", W_ROWS, RATE_TOKENS, W_COLS,
 		 100 * b->tflops / b->peak_tflops, b->peak_tflops, b->peak_how);
 }
 

@@ -1,8 +1,7 @@
 /*
- * paged.h (lab-11) - host-to-GPU copies the way a paged KV cache makes
- * them: a request's blocks, one cudaMemcpyAsync per block of every plane
- * (a layer's K or its V), into scattered slots of a device pool; timed,
- * and the placement verified.
+ * paged.h (lab-11) - the layout of a paged KV cache and the check of a
+ * swap-in, without the copies themselves (lab.cu makes them, one
+ * cudaMemcpyAsync per block of every plane: the experiment).
  *
  * The layout: `planes` planes of `pool` slots of `block_bytes` each on the
  * device (plane p, slot s at (p x pool + s) x block_bytes); a request of n
@@ -16,8 +15,9 @@
  *
  * Two halves.  The plain-C half (the block table, the offsets) is built by
  * gcc too and tested in harness/tests/unit/test_lab_paged.c; the CUDA half
- * needs nvcc (include after lab.h inside `#if DMALAB_HAVE_CUDA`).  Units:
- * bytes, seconds.  A failing CUDA call is a broken setup (lab_error).
+ * (the copy's context, the check) needs nvcc (include after lab.h inside
+ * `#if DMALAB_HAVE_CUDA`).  Units: bytes, seconds.  A failing CUDA call is
+ * a broken setup (lab_error).
  */
 #ifndef DMALAB_LAB_PAGED_CUDA_H
 #define DMALAB_LAB_PAGED_CUDA_H
@@ -100,28 +100,6 @@ struct lab_paged_copy {
 	struct cuda_timer *timer;
 };
 
-/* lab_run_fn: the request to the GPU, in blocks (or as one copy); seconds
- * between two events around the calls. */
-static inline double lab_paged_time(void *arg)
-{
-	struct lab_paged_copy *c = (struct lab_paged_copy *)arg;
-	const struct lab_paged *k = c->k;
-	uint64_t p, b;
-
-	cuda_timer_start(c->L, c->timer, c->stream);
-	if (c->one_copy)
-		CUDA_CHECK(c->L, cudaMemcpyAsync(c->dev, c->host, k->planes * c->blocks *
-						 k->block_bytes, cudaMemcpyHostToDevice, c->stream));
-	for (p = 0; p < k->planes && !c->one_copy; p++)
-		for (b = 0; b < c->blocks; b++)
-			CUDA_CHECK(c->L, cudaMemcpyAsync(c->dev + lab_paged_dev_off(k, p, b),
-							 c->host + lab_paged_host_off(k, p, c->blocks, b),
-							 k->block_bytes, cudaMemcpyHostToDevice,
-							 c->stream));
-	cuda_timer_stop(c->L, c->timer, c->stream);
-	return cuda_timer_seconds(c->L, c->timer);
-}
-
 /* Words of the used slots that differ from the host word their block holds. */
 static __global__ void lab_paged_count_bad(const uint32_t *dev, uint64_t words, uint64_t wpb,
 					   uint64_t pool, uint64_t blocks,
@@ -142,49 +120,69 @@ static __global__ void lab_paged_count_bad(const uint32_t *dev, uint64_t words, 
 		atomicAdd(bad, mine);
 }
 
+/* What a check of one swap-in holds between its two halves. */
+struct lab_paged_check {
+	uint32_t *block_of;        /* the block each slot holds; UINT32_MAX: none */
+	uint32_t *d_block_of;      /* the same, on the device */
+	unsigned long long *d_bad; /* the kernel's count of differing words */
+	uint32_t seed;
+};
+
 /*
- * One paged swap-in of c's request, checked: the host request gets pattern
- * `seed` (written on the GPU, copied back), the pool is cleared, the
- * blocks are copied, and a kernel compares every used slot with the block
- * its table says it holds.  Returns the words that differ (0: every block
- * in its slot), or -1 when a block is not whole 32-bit words (unchecked).
+ * Before a checked swap-in of c's request: the host request gets pattern
+ * `seed` (written on the GPU, copied back), the pool is cleared and the
+ * inverse block table goes to the GPU.  0, or -1 when a block is not whole
+ * 32-bit words (then nothing is checked and nothing is held).
  */
-static inline long long lab_paged_verify(struct lab_paged_copy *c, uint32_t seed)
+static inline int lab_paged_check_begin(struct lab_paged_copy *c, uint32_t seed,
+					struct lab_paged_check *chk)
 {
 	const struct lab_paged *k = c->k;
 	uint64_t bytes = k->planes * c->blocks * k->block_bytes, b;
 	uint64_t pool_bytes = k->planes * k->pool * k->block_bytes;
-	uint32_t *block_of, *d_block_of;
-	unsigned long long *d_bad, bad = 0;
-	int one = c->one_copy;
+	size_t table_bytes = k->pool * sizeof(uint32_t);
 
 	if (k->block_bytes % 4)
 		return -1;
-	if (!(block_of = (uint32_t *)malloc(k->pool * sizeof(uint32_t))))
+	chk->seed = seed;
+	if (!(chk->block_of = (uint32_t *)malloc(table_bytes)))
 		lab_error(c->L, "out of memory for the inverse block table");
-	memset(block_of, 0xff, k->pool * sizeof(uint32_t));
+	memset(chk->block_of, 0xff, table_bytes);
 	for (b = 0; b < c->blocks; b++)
-		block_of[k->slot[b]] = (uint32_t)b;
-	d_block_of = (uint32_t *)lab_cuda_alloc(c->L, LAB_BUF_DEVICE, k->pool * sizeof(uint32_t));
-	d_bad = (unsigned long long *)lab_cuda_alloc(c->L, LAB_BUF_DEVICE, sizeof(bad));
+		chk->block_of[k->slot[b]] = (uint32_t)b;
+	chk->d_block_of = (uint32_t *)lab_cuda_alloc(c->L, LAB_BUF_DEVICE, table_bytes);
+	chk->d_bad = (unsigned long long *)lab_cuda_alloc(c->L, LAB_BUF_DEVICE,
+							  sizeof(*chk->d_bad));
 	CUDA_CHECK(c->L, lab_gpu_fill(c->dev, bytes, seed));
 	CUDA_CHECK(c->L, cudaMemcpy((void *)c->host, c->dev, bytes, cudaMemcpyDeviceToHost));
 	CUDA_CHECK(c->L, cudaMemset(c->dev, 0, pool_bytes));
-	CUDA_CHECK(c->L, cudaMemcpy(d_block_of, block_of, k->pool * sizeof(uint32_t),
+	CUDA_CHECK(c->L, cudaMemcpy(chk->d_block_of, chk->block_of, table_bytes,
 				    cudaMemcpyHostToDevice));
-	CUDA_CHECK(c->L, cudaMemset(d_bad, 0, sizeof(bad)));
-	c->one_copy = 0;
-	lab_paged_time(c);
-	c->one_copy = one;
+	CUDA_CHECK(c->L, cudaMemset(chk->d_bad, 0, sizeof(*chk->d_bad)));
+	return 0;
+}
+
+/*
+ * After the swap-in's copies were queued on c's stream: a kernel compares
+ * every used slot with the block the table says it holds.  Returns the words
+ * that differ (0: every block in its slot) and gives back what begin took.
+ */
+static inline long long lab_paged_check_end(struct lab_paged_copy *c,
+					    struct lab_paged_check *chk)
+{
+	const struct lab_paged *k = c->k;
+	uint64_t pool_bytes = k->planes * k->pool * k->block_bytes;
+	unsigned long long bad = 0;
+
 	lab_paged_count_bad<<<4096, 256, 0, c->stream>>>((const uint32_t *)c->dev, pool_bytes / 4,
 							 k->block_bytes / 4, k->pool, c->blocks,
-							 d_block_of, seed, d_bad);
+							 chk->d_block_of, chk->seed, chk->d_bad);
 	CUDA_CHECK_LAUNCH(c->L, 0);
 	CUDA_CHECK(c->L, cudaStreamSynchronize(c->stream));
-	CUDA_CHECK(c->L, cudaMemcpy(&bad, d_bad, sizeof(bad), cudaMemcpyDeviceToHost));
-	lab_cuda_free(c->L, d_block_of);
-	lab_cuda_free(c->L, d_bad);
-	free(block_of);
+	CUDA_CHECK(c->L, cudaMemcpy(&bad, chk->d_bad, sizeof(bad), cudaMemcpyDeviceToHost));
+	lab_cuda_free(c->L, chk->d_block_of);
+	lab_cuda_free(c->L, chk->d_bad);
+	free(chk->block_of);
 	return (long long)bad;
 }
 
