@@ -136,7 +136,7 @@ static const struct lab_spec spec = {
 	.title = "GPU to GPU",
 	.topic = "how far apart NVLink and the path through the host are for GPU-to-GPU "
 		 "copies, and whether a peer copy delivers what was sent",
-	.timeout_s = 120,
+	.timeout_s = 300, /* 8 GPUs: 56 ordered pairs of about 1.5 s each */
 	.needs = { 2, 1, 0 },
 	.claims = claims,
 	.extra_opts = extra_opts,
