@@ -540,6 +540,7 @@ int claim_decided(const struct lab *L, const char *id);
 #define SKIP_NO_CUDA_DEVICE    "no-cuda-device"      /* driver but no GPU */
 #define SKIP_CUDA_CANNOT_START "cuda-cannot-start"   /* driver and GPU, but CUDA fails to start (detail: why) */
 #define SKIP_TOO_FEW_GPUS      "too-few-gpus"        /* needs more GPUs */
+#define SKIP_SINGLE_GPU        "single-gpu"          /* a GPU-to-GPU claim, one GPU here */
 #define SKIP_GPU_TOO_SMALL     "gpu-too-small"       /* not enough free GPU memory */
 #define SKIP_SINGLE_NUMA_NODE  "single-numa-node"    /* needs >= 2 memory nodes */
 #define SKIP_NUMA_UNAVAILABLE  "numa-unavailable"    /* libnuma: no NUMA support */

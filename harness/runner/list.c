@@ -46,9 +46,11 @@ static int cuda_forecast(const struct gpu_topo *t, const struct lab_entry *lab)
 			      "(a driver, but CUDA lists no GPU; %d NVIDIA GPU%s in sysfs%s%s)\n",
 			      t->not_in_cuda, t->not_in_cuda == 1 ? "" : "s",
 			      t->cuda_note[0] ? "; " : "", t->cuda_note) > 0;
+	/* a GPU-to-GPU lab on one GPU says single-gpu, as lab-09 does */
 	if (lab->needs_gpus > t->n)
-		return printf("  here:    some CUDA claims skip: too-few-gpus (%d GPU%s, "
-			      "needs %d)\n", t->n, t->n == 1 ? "" : "s",
+		return printf("  here:    some CUDA claims skip: %s (%d CUDA device%s, "
+			      "need %d)\n", t->n == 1 && lab->needs_gpus == 2 ? "single-gpu"
+			      : "too-few-gpus", t->n, t->n == 1 ? "" : "s",
 			      lab->needs_gpus) > 0;
 	return 0;
 }

@@ -29,7 +29,7 @@ die() {
 	exit 2
 }
 
-# The tree `make unit` builds from (no labs, no runner).
+# The tree `make unit` builds from (the labs for the helpers unit tests take; no runner).
 for p in Makefile harness/include harness/lib harness/tests/unit harness/tests/fixtures labs \
 	harness/tests/run-unit.sh answers; do
 	[ -e "$p" ] || die "'$p' is missing"

@@ -40,10 +40,11 @@ sed -n 's/^claims:/&/p' answers/ch*.md >"$tmp/claims-lines"
 check "$(wc -l <"$tmp/claims-lines")" 0 "answers/ch*.md list no claims by hand"
 mkdir "$tmp/alab"
 cp answers/*.md "$tmp/alab/"
-sed -i 's/^claim: 09\.1 \[ch2\.S3\]/claim: 09.1 [ch2.S3 ch2.Q99]/' "$tmp/alab/planned-claims.md"
+printf '\n## 12\ntitle: a lab not built\nclaim: 12.1 [ch2.S3 ch2.Q99] a claim\n' \
+	>>"$tmp/alab/planned-claims.md"
 "$dmalab" answers --labs-dir "$BUILD/labs" --answers-dir "$tmp/alab" >"$tmp/a2.out" 2>&1
 check $? 1 "a planned claim naming a question no file has: exit 1"
-has "$tmp/a2.out" "error: claim 09.1 of planned-claims.md names question ch2.Q99, which no answers file has" \
+has "$tmp/a2.out" "error: claim 12.1 of planned-claims.md names question ch2.Q99, which no answers file has" \
 	"the unknown question is named"
 cp answers/*.md "$tmp/alab/"
 printf '\n## ch2.S99\nprompt.en: p\nprompt.zh: p\nanswer.en: a\nanswer.zh: a\n' >>"$tmp/alab/ch2.md"
@@ -85,7 +86,15 @@ check $? 0 "grade --from exits 0"
 has "$tmp/kit.out" "  ch1.Q1  confirmed" "all claims passed: confirmed"
 has "$tmp/kit.out" "  ch1.Q3  partial" "passes and skips: partial"
 has "$tmp/kit.out" "  ch1.Q2  unverified" "all skipped: unverified"
-has "$tmp/kit.out" "  ch2.S3  unverified (lab not built yet)" "planned lab: not built yet"
+has "$tmp/kit.out" "09.1   unverified    not in these results (run make lab-09)" \
+	"a built lab the results lack: not in these results"
+# a planned lab (every real one is built): its question is "not built yet"
+cp answers/*.md "$tmp/alab/"
+printf '\n## 12\ntitle: a lab not built\nclaim: 12.1 [ch2.S3] a claim\n' \
+	>>"$tmp/alab/planned-claims.md"
+g --from "$fix/results-kit.json" --results "$tmp/kit12" --labs-dir "$tmp/nolabs" \
+	--answers-dir "$tmp/alab" >"$tmp/kit12.out" 2>&1
+has "$tmp/kit12.out" "  ch2.S3  unverified (lab not built yet)" "planned lab: not built yet"
 has "$tmp/kit.out" "      01.1   confirmed     got 64 MiB, want ~ 64 MiB +-1% [lab-01]" \
 	"evidence: got vs want, unit, lab"
 has "$tmp/kit.out" "overall: 6.00 of 6 (100%) over the questions measured here; 11 unverified" \

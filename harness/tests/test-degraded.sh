@@ -208,7 +208,7 @@ if ! [ -e /dev/nvidiactl ]; then # no GPU here: every CUDA claim skips, no lab b
 fi
 # No nvcc at build time: `make NVCC=` builds the CUDA labs as stubs.  Only
 # the runner and the labs, into a scratch BUILD (about 10 s on 2 cores).
-cuda_reasons='"reason": "\(no-cuda-driver\|no-cuda-device\|cuda-cannot-start\|too-few-gpus\)"'
+cuda_reasons='"reason": "\(no-cuda-driver\|no-cuda-device\|cuda-cannot-start\|too-few-gpus\|single-gpu\)"'
 stub_lab_ok() { # FILE SOURCE: one lab's record from the stub build
 	f=$1 src=$2 n=$(grep -c '"reason": "not-built:no-nvcc"' "$1")
 	named=$(grep -c '"detail": "[^"]*without nvcc' "$1")

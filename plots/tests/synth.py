@@ -132,6 +132,18 @@ def lab08():
     return lab("08", "huge pages", claims, {}, ser)
 
 
+def lab09():
+    sizes = [MiB * 4 ** i for i in range(6)]
+    ser, facts = {}, {"gpu_count": {"value": 2, "unit": ""}}
+    for a, b in ((0, 1), (1, 0)):
+        for path, peak in (("peer", 390.0), ("host_path", 38.0)):
+            name = "p2p_%d_to_%d_%s" % (a, b, path)
+            ser[name] = series(name, "GB/s", "bytes", sizes, sweep_rate(peak, 4 * MiB))
+        facts["pair_%d_%d_peer_gbs" % (a, b)] = {"value": 390.0, "unit": "GB/s"}
+        facts["pair_%d_%d_host_gbs" % (a, b)] = {"value": 38.0, "unit": "GB/s"}
+    return lab("09", "GPU to GPU", [claim("09.1")], facts, ser)
+
+
 def lab10():
     names = ["raw_odirect_host", "buffered_host", "posix_pageable", "odirect_pinned",
              "odirect_pinned_overlap", "cufile"]
@@ -191,6 +203,10 @@ FIGURES = {
             "claims": ["07.4"]}],
     "08": [{"name": "lab08_chase", "kind": "lines", "title": "synthetic: lab-08 chase",
             "series": ["chase_4k", "chase_2m"], "facts": [], "claims": ["08.1"]}],
+    "09": [{"name": "lab09_pairs", "kind": "lab09_pairs", "title": "synthetic: lab-09 pairs",
+            "series": [], "facts": ["pair_*", "gpu_count"], "claims": ["09.1", "09.2"]},
+           {"name": "lab09_rate", "kind": "lines", "title": "synthetic: lab-09 rate",
+            "series": ["p2p_*"], "facts": [], "claims": ["09.1", "09.2"]}],
     "11": [{"name": "lab11_crossover", "kind": "lab11_crossover", "title": "synthetic: lab-11",
             "series": [], "facts": [], "claims": ["11.4"]}],
 }
@@ -220,6 +236,6 @@ def results():
                         "gpus": [{"name": "synthetic GPU", "bdf": "0000:01:00.0",
                                   "pcie_gen_max": 5, "pcie_width_max": 16,
                                   "pcie_max_rate_gbs": 63.0}]},
-            "labs": [lab02(), lab03(), lab04(), lab05(), lab07(), lab08(), lab10(), lab11()],
+            "labs": [lab02(), lab03(), lab04(), lab05(), lab07(), lab08(), lab09(), lab10(), lab11()],
             "questions": [{"id": "ch1.Q2", "claims": ["02.1"], "status": "confirmed"}],
             "totals": {}, "status": "pass"}
