@@ -343,7 +343,8 @@ static void claim_lock_cost(struct lab *L, uint64_t bytes)
 	lab_measure(L, "mlock", time_mlock, &t, NULL, &st); /* 2 warm-up, --iters, cv 0.10 */
 	buf_free(t.prelocked);
 	if (t.rounds > 1)
-		lab_note(L, "one sample sums %d such mlock calls, to be long enough to time", t.rounds);
+		lab_note(L, "one sample sums %d such mlock calls, to be long enough to time",
+			 t.rounds);
 	lab_stats_scale(&st, 1e3 * (double)GiB / ((double)bytes * t.rounds), "ms/GiB");
 	lab_fact_num(L, "mlock_ms_per_gib", st.median, "ms/GiB");
 	claim_check_median(L, "01.5", &st);
@@ -479,18 +480,21 @@ static void claim_limit_refusal(struct lab *L)
 		 ROLE_MLOCK, lab_fmt_size((uint64_t)K.child_limit_bytes, lim, sizeof(lim)));
 	lab_note(L, "then asks mlock for %s: what an RDMA registration meets in a container",
 		 lab_fmt_size(CHILD_OVER_LIMIT_BYTES, sz, sizeof(sz)));
-	line = proc_run_role_sized(L, &p, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES, MLOCK_CHILD_TIMEOUT_S);
+	line = proc_run_role_sized(L, &p, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES,
+				   MLOCK_CHILD_TIMEOUT_S);
 	proc_scan(L, &p, line, "limit=%lld errno=%lld", &limit, &err);
 	lab_fact_num(L, "child_rlimit_memlock", (double)limit, "bytes");
 	if (limit == 0) { /* a hard limit of 0 B: nothing to exceed */
 		claim_skip(L, "01.4", SKIP_NO_CAPABILITY,
-			   "hard RLIMIT_MEMLOCK 0 B: raising it to %s needs CAP_SYS_RESOURCE (setrlimit: EPERM); "
-			   "under a 0 B limit mlock refuses any size with %s, not the over-limit ENOMEM",
-			   lim, err == EPERM ? "EPERM" : err ? strerror((int)err) : "nothing (it succeeded)");
+			   "hard RLIMIT_MEMLOCK 0 B: raising it to %s needs CAP_SYS_RESOURCE "
+			   "(setrlimit: EPERM); under a 0 B limit mlock refuses any size with %s, "
+			   "not the over-limit ENOMEM", lim, err == EPERM ? "EPERM" :
+			   err ? strerror((int)err) : "nothing (it succeeded)");
 		return;
 	}
 	claim_note(L, "child: RLIMIT_MEMLOCK %s, no CAP_IPC_LOCK; mlock %s",
-		   procfs_limit_text(limit, lim, sizeof(lim)), err ? strerror((int)err) : "succeeded");
+		   procfs_limit_text(limit, lim, sizeof(lim)),
+		   err ? strerror((int)err) : "succeeded");
 	claim_check_errno(L, "01.4", (int)err);
 }
 
@@ -511,14 +515,16 @@ static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 	line = proc_run_role_sized(L, &p, ROLE_PIN, bytes, PIN_CHILD_TIMEOUT_S);
 	if (proc_report_skip(L, "01.6", line))
 		return;
-	proc_scan(L, &p, line, "bytes=%lld ok=%lld code=%lld name=%s vmlck=%lld vmpin=%lld vmrss=%lld",
+	proc_scan(L, &p, line,
+		  "bytes=%lld ok=%lld code=%lld name=%s vmlck=%lld vmpin=%lld vmrss=%lld",
 		  &size, &ok, &code, nm, &dlck, &dpin, &drss);
 	lab_fact_num(L, "pinned_vmlck_delta", (double)dlck, "bytes");
 	lab_fact_num(L, "pinned_vmpin_delta", (double)dpin, "bytes");
 	lab_fact_num(L, "pinned_vmrss_delta", (double)drss, "bytes");
-	claim_note(L, "child: cudaHostAlloc(%s) under a %llu KiB limit without CAP_IPC_LOCK: %s%s; "
-		   "VmLck %+.1f MiB, VmPin %+.1f MiB, VmRSS %+.1f MiB", lab_fmt_size((uint64_t)size, sz,
-		   sizeof(sz)), (unsigned long long)(CHILD_MEMLOCK_LIMIT / KiB), nm, ok ? "" : " (refused)",
+	claim_note(L, "child: cudaHostAlloc(%s) under a %llu KiB limit without CAP_IPC_LOCK: "
+		   "%s%s; VmLck %+.1f MiB, VmPin %+.1f MiB, VmRSS %+.1f MiB",
+		   lab_fmt_size((uint64_t)size, sz, sizeof(sz)),
+		   (unsigned long long)(CHILD_MEMLOCK_LIMIT / KiB), nm, ok ? "" : " (refused)",
 		   TO_MIB(dlck), TO_MIB(dpin), TO_MIB(drss));
 	claim_check_code(L, "01.6", code, nm);
 }
@@ -566,7 +572,8 @@ static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
 
 	if (why)
 		goto skip;
-	lab_note(L, "page frames from /proc/self/pagemap (in a VM: guest-physical, the guest's doing)");
+	lab_note(L, "page frames from /proc/self/pagemap (in a VM: guest-physical, the guest's "
+		 "doing)");
 	if (!control || !preflight_fits(2, control, avail)) /* never squeeze the machine */
 		return 1;
 	if (mlocked_runs(control, &pr) < 0)
@@ -621,7 +628,8 @@ static void claim_pinned_here(struct lab *L, uint64_t bytes, uint64_t budget)
 		claim_skip(L, "01.7", why, "%s", detail);
 	else if (contig) {
 		note_runs(L, "cudaHostAlloc", &pr, "pinned_runs", "pinned_longest_run");
-		claim_note(L, "%llu pages, longest run %llu pages; guest-physical frames if this is a VM",
+		claim_note(L, "%llu pages, longest run %llu pages; guest-physical frames if this "
+			   "is a VM",
 			   (unsigned long long)pr.pages, (unsigned long long)pr.longest_run);
 		claim_check_int(L, "01.7", (long long)pr.runs);
 	}
