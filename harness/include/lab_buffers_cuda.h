@@ -211,15 +211,14 @@ static __global__ void lab_buf_fill_kernel(uint32_t *p, uint64_t n, uint32_t see
 }
 
 /*
- * Counts into slot[0] the words of p[0..n) that differ from pattern `seed`
- * and into slot[1] those equal to pattern `other` (buffer.h: two seeds
- * differ in every word, so slot[1] says how many words came from a later
- * write), then, if spin_ns, holds the stream that long (one thread): a
- * check that stands for a step's compute.  Sums per warp before the atomics.
+ * This thread's share of a count over a grid: adds to slot[0] the words of
+ * p[0..n) that differ from pattern `seed` and to slot[1] those equal to
+ * pattern `other` (buffer.h: two seeds differ in every word, so slot[1]
+ * says how many words came from a later write).  Sums per warp before the
+ * atomics.  Every thread of the grid must call it (the warp's shuffles).
  */
-static __global__ void lab_buf_count_kernel(const uint32_t *p, uint64_t n, uint32_t seed,
-					    uint32_t other, uint64_t spin_ns,
-					    unsigned long long *slot)
+static __device__ inline void lab_gpu_count_words(const uint32_t *p, uint64_t n, uint32_t seed,
+						  uint32_t other, unsigned long long *slot)
 {
 	uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
 	uint64_t step = (uint64_t)gridDim.x * blockDim.x;
@@ -238,8 +237,13 @@ static __global__ void lab_buf_count_kernel(const uint32_t *p, uint64_t n, uint3
 		atomicAdd(&slot[0], bad);
 		atomicAdd(&slot[1], hit);
 	}
-	if (spin_ns && blockIdx.x == 0 && threadIdx.x == 0)
-		lab_gpu_spin(spin_ns);
+}
+
+/* lab_gpu_count_words over p[0..n) as a kernel of its own. */
+static __global__ void lab_buf_count_kernel(const uint32_t *p, uint64_t n, uint32_t seed,
+					    uint32_t other, unsigned long long *slot)
+{
+	lab_gpu_count_words(p, n, seed, other, slot);
 }
 
 /* Blocks for `words` words: one word a thread, at most 4096 blocks (grid-stride). */
@@ -269,15 +273,15 @@ static inline cudaError_t lab_gpu_fill(void *p, uint64_t bytes, uint32_t seed)
 /*
  * Queue lab_buf_count_kernel on stream s over the bytes / 4 words at p:
  * slot (device memory, two counters the caller has zeroed) gets the words
- * not of pattern `seed` and the words of pattern `other`; the kernel then
- * spins spin_ns.  Launch errors are the return value; nothing waits.
+ * not of pattern `seed` and the words of pattern `other`.  Launch errors
+ * are the return value; nothing waits.
  */
 static inline cudaError_t lab_gpu_count_async(cudaStream_t s, const void *p, uint64_t bytes,
-					      uint32_t seed, uint32_t other, uint64_t spin_ns,
+					      uint32_t seed, uint32_t other,
 					      unsigned long long *slot)
 {
 	lab_buf_count_kernel<<<lab_buf_grid(bytes / 4), LAB_BUF_THREADS, 0, s>>>(
-		(const uint32_t *)p, bytes / 4, seed, other, spin_ns, slot);
+		(const uint32_t *)p, bytes / 4, seed, other, slot);
 	return cudaGetLastError();
 }
 
@@ -314,7 +318,7 @@ static inline cudaError_t lab_gpu_count_on(cudaStream_t s, const void *p, uint64
 	}
 	e = cudaMemsetAsync(lab_buf_bad_dev, 0, sizeof(n), s);
 	if (e == cudaSuccess)
-		e = lab_gpu_count_async(s, p, bytes, seed, other, 0, lab_buf_bad_dev);
+		e = lab_gpu_count_async(s, p, bytes, seed, other, lab_buf_bad_dev);
 	if (e == cudaSuccess) /* waits for the kernel and reports its fault */
 		e = cudaStreamSynchronize(s);
 	if (e == cudaSuccess)

@@ -20,6 +20,12 @@
  *	lab_host_free(L, &h);
  *	lab_copy_rig_close(&r);
  *
+ * A lab whose lesson is the copy itself writes its sample function (spin,
+ * start event, its cudaMemcpyAsync calls, stop event: struct
+ * lab_copy_batch) and hands it to lab_copy_rate_sampled or
+ * lab_copy_pair_sampled, which size the batch, time, repeat and keep the
+ * statistics; lab_copy_rate above uses the harness's own sample.
+ *
  * Why batches: cudaEventElapsedTime steps in about 0.5 us, and lab.h calls
  * a sample under 100 steps too short to trust; a 4 KiB copy takes a few us.
  * A sample of a small size is therefore a batch of back-to-back copies,
@@ -103,6 +109,54 @@ static inline uint64_t lab_copy_front_ns(double issue_s_per_copy, int reps)
 	return ns < LAB_COPY_FRONT_MAX_NS ? (uint64_t)ns : (uint64_t)LAB_COPY_FRONT_MAX_NS;
 }
 
+/*
+ * A copy sample and its batch.  The sample function is the caller's (a lab
+ * that is about the copy writes it out; lab_copy_rate's own is below); the
+ * harness decides how many copies a sample holds and how long the spin in
+ * front of them is, and the sample says how long issuing them took:
+ *
+ *	double sample(void *ctx): spin front_ns (0: none) on the stream, record
+ *	the start event, issue n copies (issue_s: host seconds for that),
+ *	record the stop event, return the GPU seconds between the events.
+ */
+struct lab_copy_batch {
+	lab_run_fn sample;  /* one timed sample of n copies */
+	void *ctx;          /* sample's argument */
+	int n;              /* copies a sample (>= 1): the harness sets it */
+	uint64_t front_ns;  /* spin before the start event, 0 none: the harness sets it */
+	double issue_s;     /* host seconds issuing the last sample's copies: sample sets it */
+};
+
+/*
+ * Sets b->n so a sample lasts LAB_COPY_FLOOR_S (one run of a single copy
+ * first, unkept).  queue: every run after the first waits behind a spin
+ * (b->front_ns) sized from the issuing of the run before it, and the spin
+ * stays set for the samples.  Returns the runs made (at least 2).
+ */
+static inline int lab_copy_batch_size(struct lab_copy_batch *b, int queue)
+{
+	double t, per_copy;
+	int next, runs = 1;
+
+	b->n = 1;
+	b->front_ns = 0;
+	b->sample(b->ctx);
+	per_copy = b->issue_s; /* seconds issuing one copy, from the run just made */
+	for (;;) {
+		b->front_ns = queue ? lab_copy_front_ns(per_copy, b->n) : 0;
+		t = b->sample(b->ctx);
+		runs++;
+		per_copy = b->issue_s / b->n;
+		next = lab_copy_next_reps(b->n, t, LAB_COPY_FLOOR_S, LAB_COPY_MAX_REPS);
+		if (next <= 0)
+			break;
+		b->n = next;
+	}
+	if (queue) /* the last run had this n: its issuing sizes the samples' spin */
+		b->front_ns = lab_copy_front_ns(per_copy, b->n);
+	return runs;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The claim pair (plain C)                                                  */
 
@@ -177,6 +231,28 @@ static inline void lab_copy_pair_stats(struct lab_copy_pair *p, const double *sa
 		ratio[i] = sb[i] / sa[i];
 	lab_stats_from(&p->ratio, p->name_ratio, "x", ratio, n, LAB_CUDA_EVENT_RES_S);
 	p->ratio.too_short = p->a.too_short || p->b.too_short;
+}
+
+/*
+ * The claim pair by the stopping rule, with the caller's sample function:
+ * sample(a) and sample(b) each time copies of `bytes` in all (one copy, or
+ * a fixed batch counted into bytes), in lab_copy_pair_run_until's order (at
+ * least min_n pairs, at most max_n <= LAB_MAX_SAMPLES), into p's series
+ * (lab_copy_pair_stats), remeasured when more than min_n were taken and
+ * noisy when max_n came first.  p's names are set by the caller.  Returns
+ * the pairs.
+ */
+static inline int lab_copy_pair_sampled(struct lab_copy_pair *p, lab_run_fn sample, void *a,
+					void *b, uint64_t bytes, int min_n, int max_n)
+{
+	double sa[LAB_MAX_SAMPLES], sb[LAB_MAX_SAMPLES];
+	int n = lab_copy_pair_run_until(sample, a, b, min_n, max_n, sa, sb);
+
+	lab_copy_pair_stats(p, sa, sb, n, bytes);
+	p->a.remeasured = p->b.remeasured = p->ratio.remeasured = n > min_n;
+	p->a.noisy = p->b.noisy = p->ratio.noisy = !lab_stop_narrow(sa, n) ||
+		!lab_stop_narrow(sb, n) || !lab_stop_narrow(p->ratio.samples, n);
+	return n;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -439,17 +515,31 @@ static inline void lab_copy_rig_close(struct lab_copy_rig *r)
 enum lab_copy_dir { LAB_COPY_H2D, LAB_COPY_D2H };
 
 /*
- * One timed sample's work: copies.n copies of `bytes` between host and
- * device, as a lab_cuda_job on the rig's idle stream with nothing in front
- * (lab_cuda_job_run is the sample function; &c->job its context).  A
- * pageable H2D copy stages its data with the CPU inside the call, after the
- * start event has fired: the staging is timed, as it is part of what the
- * caller waits for.  job.ctx points at copies: initialise in place.
+ * The harness's own copy sample, for labs whose lesson is not the copy
+ * itself: batch.n copies of `bytes` between host and device, as a
+ * lab_cuda_job on the rig's idle stream.  A pageable H2D copy stages its
+ * data with the CPU inside the call, after the start event has fired: the
+ * staging is timed, as it is part of what the caller waits for.  Points at
+ * itself (batch.ctx, job.ctx): initialise in place.
  */
 struct lab_copy {
+	struct lab_copy_batch batch;
 	struct lab_cuda_copies copies;
 	struct lab_cuda_job job;
 };
+
+/* A lab_run_fn over struct lab_copy: lab_cuda_job_run with the batch's n and spin. */
+static inline double lab_copy_run_(void *arg)
+{
+	struct lab_copy *c = (struct lab_copy *)arg;
+	double t;
+
+	c->copies.n = c->batch.n;
+	c->job.front_ns = c->batch.front_ns;
+	t = lab_cuda_job_run(&c->job);
+	c->batch.issue_s = c->job.host_s;
+	return t;
+}
 
 /* A copy of `bytes` (<= r->bytes) between host and the rig's device buffer; n 1. */
 static inline void lab_copy_init(struct lab_copy *c, struct lab_copy_rig *r, void *host,
@@ -461,44 +551,17 @@ static inline void lab_copy_init(struct lab_copy *c, struct lab_copy_rig *r, voi
 							: cudaMemcpyDeviceToHost };
 	struct lab_cuda_job job = { r->L, r->stream, &r->timer, 0, lab_cuda_issue_copies,
 				    &c->copies, 0 };
+	struct lab_copy_batch batch = { lab_copy_run_, c, 1, 0, 0 };
 
 	c->copies = cp;
 	c->job = job;
+	c->batch = batch;
 }
 
 /*
- * Sets c->copies.n so a sample lasts LAB_COPY_FLOOR_S (one run of a single
- * copy first, unkept).  queue: every run after the first waits behind a
- * spin (job.front_ns) sized from the issuing of the run before it, and the
- * spin stays set for the samples.  Returns the runs made (at least 2).
- */
-static inline int lab_copy_batch(struct lab_copy *c, int queue)
-{
-	double t, per_copy;
-	int next, runs = 1;
-
-	c->copies.n = 1;
-	c->job.front_ns = 0;
-	lab_cuda_job_run(&c->job);
-	per_copy = c->job.host_s; /* seconds issuing one copy, from the run just made */
-	for (;;) {
-		c->job.front_ns = queue ? lab_copy_front_ns(per_copy, c->copies.n) : 0;
-		t = lab_cuda_job_run(&c->job);
-		runs++;
-		per_copy = c->job.host_s / c->copies.n;
-		next = lab_copy_next_reps(c->copies.n, t, LAB_COPY_FLOOR_S, LAB_COPY_MAX_REPS);
-		if (next <= 0)
-			break;
-		c->copies.n = next;
-	}
-	if (queue) /* the last run had this n: its issuing sizes the samples' spin */
-		c->job.front_ns = lab_copy_front_ns(per_copy, c->copies.n);
-	return runs;
-}
-
-/*
- * The series `name` (static string) of copies of `bytes` between host and
- * the device buffer: batched, then lab_measure (`samples` the least kept,
+ * The series `name` (static string) of a copy sample b (the caller's, or
+ * lab_copy's) that moves `bytes` a copy between `host` and the device:
+ * batched (lab_copy_batch_size), then lab_measure (`samples` the least kept,
  * the stopping rule up to max_samples: 0 for lab_measure's default of
  * 2 x samples, = samples for a fixed count, for a figure no claim decides
  * on; event resolution) into *rate in GB/s.  Warm-up: 2 samples; on a
@@ -508,23 +571,33 @@ static inline int lab_copy_batch(struct lab_copy *c, int queue)
  * the stream: a spin would only delay them).  Returns the copies per
  * sample.
  */
-static inline int lab_copy_rate_upto(struct lab_copy_rig *r, const char *name, void *host,
-				     enum lab_copy_dir d, uint64_t bytes, int samples,
-				     int max_samples, struct lab_stats *rate)
+static inline int lab_copy_rate_sampled(struct lab_copy_rig *r, const char *name,
+					struct lab_copy_batch *b, const void *host,
+					uint64_t bytes, int samples, int max_samples,
+					struct lab_stats *rate)
 {
 	int queued = (r->flags & LAB_COPY_QUEUE) != 0, runs;
 	struct lab_measure_cfg cfg = { queued ? -1 : 2, samples, 0.10, LAB_CUDA_EVENT_RES_S,
 				       max_samples };
 	struct lab_stats secs;
+
+	runs = lab_copy_batch_size(b, queued && lab_cuda_host_pinned(host) == 1);
+	lab_measure(r->L, name, b->sample, b->ctx, &cfg, &secs);
+	if (queued)
+		secs.warmup = runs;
+	lab_stats_to_rate(&secs, bytes * (uint64_t)b->n, rate);
+	return b->n;
+}
+
+/* lab_copy_rate_sampled with the harness's own copy sample (struct lab_copy). */
+static inline int lab_copy_rate_upto(struct lab_copy_rig *r, const char *name, void *host,
+				     enum lab_copy_dir d, uint64_t bytes, int samples,
+				     int max_samples, struct lab_stats *rate)
+{
 	struct lab_copy c;
 
 	lab_copy_init(&c, r, host, d, bytes);
-	runs = lab_copy_batch(&c, queued && lab_cuda_host_pinned(host) == 1);
-	lab_measure(r->L, name, lab_cuda_job_run, &c.job, &cfg, &secs);
-	if (queued)
-		secs.warmup = runs;
-	lab_stats_to_rate(&secs, bytes * (uint64_t)c.copies.n, rate);
-	return c.copies.n;
+	return lab_copy_rate_sampled(r, name, &c.batch, host, bytes, samples, max_samples, rate);
 }
 
 /* lab_copy_rate_upto by the stopping rule, up to 2 x samples. */
@@ -535,79 +608,17 @@ static inline int lab_copy_rate(struct lab_copy_rig *r, const char *name, void *
 	return lab_copy_rate_upto(r, name, host, d, bytes, samples, 0, rate);
 }
 
-/*
- * The claim pair by the stopping rule: pairs of one copy of `bytes` from
- * or to host_a and host_b in lab_copy_pair_run_until's order (at least
- * min_n, at most max_n <= LAB_MAX_SAMPLES), into p's series
- * (lab_copy_pair_stats), remeasured when more than min_n were taken and
- * noisy when max_n came first.  p's names are set by the caller.  Returns
- * the pairs.
- */
-static inline int lab_copy_pair_measure_until(struct lab_copy_rig *r, struct lab_copy_pair *p,
-					      void *host_a, void *host_b, enum lab_copy_dir d,
-					      uint64_t bytes, int min_n, int max_n)
-{
-	double sa[LAB_MAX_SAMPLES], sb[LAB_MAX_SAMPLES];
-	struct lab_copy ca, cb;
-	int n;
-
-	lab_copy_init(&ca, r, host_a, d, bytes);
-	lab_copy_init(&cb, r, host_b, d, bytes);
-	n = lab_copy_pair_run_until(lab_cuda_job_run, &ca.job, &cb.job, min_n, max_n, sa, sb);
-	lab_copy_pair_stats(p, sa, sb, n, bytes);
-	p->a.remeasured = p->b.remeasured = p->ratio.remeasured = n > min_n;
-	p->a.noisy = p->b.noisy = p->ratio.noisy = !lab_stop_narrow(sa, n) ||
-		!lab_stop_narrow(sb, n) || !lab_stop_narrow(p->ratio.samples, n);
-	return n;
-}
-
 /* The claim pair, exactly n pairs (at most LAB_MAX_SAMPLES). */
 static inline void lab_copy_pair_measure(struct lab_copy_rig *r, struct lab_copy_pair *p,
 					 void *host_a, void *host_b, enum lab_copy_dir d,
 					 uint64_t bytes, int n)
 {
+	struct lab_copy ca, cb;
+
 	n = n < LAB_MAX_SAMPLES ? n : LAB_MAX_SAMPLES;
-	lab_copy_pair_measure_until(r, p, host_a, host_b, d, bytes, n, n);
-}
-
-/* ------------------------------------------------------------------------ */
-/* One-off transfers                                                         */
-
-/*
- * One sample of one-off H2D transfers (lab_copy_oneoff_run): n transfers
- * of `bytes` from host to dev on `stream`, each complete on its own (copy,
- * synchronise); with register_first each also pins its memory for itself
- * (cudaHostRegister before, cudaHostUnregister after): what pinning data
- * that is sent once costs.
- */
-struct lab_copy_oneoff {
-	struct lab *L;
-	void *host;
-	void *dev;
-	uint64_t bytes;
-	cudaStream_t stream;
-	int register_first;
-	int n;
-};
-
-/* A lab_run_fn: one sample of (struct lab_copy_oneoff *)arg, host seconds for all n. */
-static inline double lab_copy_oneoff_run(void *arg)
-{
-	struct lab_copy_oneoff *j = (struct lab_copy_oneoff *)arg;
-	double t0 = lab_now();
-	int i;
-
-	for (i = 0; i < j->n; i++) {
-		if (j->register_first)
-			CUDA_CHECK(j->L, cudaHostRegister(j->host, (size_t)j->bytes,
-							  cudaHostRegisterDefault));
-		CUDA_CHECK(j->L, cudaMemcpyAsync(j->dev, j->host, (size_t)j->bytes,
-						 cudaMemcpyHostToDevice, j->stream));
-		CUDA_CHECK(j->L, cudaStreamSynchronize(j->stream));
-		if (j->register_first)
-			CUDA_CHECK(j->L, cudaHostUnregister(j->host));
-	}
-	return lab_now() - t0;
+	lab_copy_init(&ca, r, host_a, d, bytes);
+	lab_copy_init(&cb, r, host_b, d, bytes);
+	lab_copy_pair_sampled(p, lab_copy_run_, &ca, &cb, bytes, n, n);
 }
 
 /* ------------------------------------------------------------------------ */

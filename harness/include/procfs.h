@@ -114,16 +114,6 @@ struct procfs_lock_snapshot {
  */
 int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s);
 
-/*
- * The machine's Mlocked rise per locked byte, round by round, robust to
- * what other tenants lock meanwhile when taken as a median: each of n
- * rounds munlocks the region p (bytes, locked on entry, locked again on
- * return), takes a snapshot, mlocks it, takes another, and stores
- * (Mlocked after - before) / bytes in rise[i].  lock = 0 makes no call (a
- * sabotage: every rise 0).  0, or -1 with errno (a call or a read failed).
- */
-int procfs_mlocked_rounds(void *p, uint64_t bytes, int n, int lock, double *rise);
-
 /* ------------------------------------------------------------------------ */
 /* This process's right to lock memory                                       */
 

@@ -383,25 +383,6 @@ int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s)
 	return procfs_vm_read(path, &s->self);
 }
 
-int procfs_mlocked_rounds(void *p, uint64_t bytes, int n, int lock, double *rise)
-{
-	struct procfs_lock_snapshot b, a;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (lock && munlock(p, bytes) < 0)
-			return -1;
-		if (procfs_lock_snapshot(NULL, &b) < 0)
-			return -1;
-		if (lock && mlock(p, bytes) < 0)
-			return -1;
-		if (procfs_lock_snapshot(NULL, &a) < 0)
-			return -1;
-		rise[i] = ((double)a.mlocked - (double)b.mlocked) / (double)bytes;
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------------------ */
 /* The right to lock                                                         */
 

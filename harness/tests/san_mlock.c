@@ -6,7 +6,7 @@
  * ASan (and the other sanitizers of compiler-rt) intercept these four and
  * return 0 without locking anything (sanitizer_common_interceptors.inc,
  * MlockIsUnsupported), so under SAN=1 lab-01's VmLck and Mlocked would not
- * move and pagemap_runs_mlocked would see no page present: the sanitized
+ * move and its 01.7 control region would have no page present: the sanitized
  * build would test a machine where locking is a silent no-op.  A definition
  * in the executable comes before the runtime's in symbol lookup, so these
  * replace the interceptors; the sanitizers lose nothing they check here.

@@ -28,8 +28,7 @@
 #define MIN_REGION_BYTES (1 * MiB)      /* below this the deltas say little */
 #define CHILD_MEMLOCK_LIMIT (64 * KiB)  /* RLIMIT_MEMLOCK in the children */
 #define CHILD_OVER_LIMIT_BYTES (1 * MiB) /* what the 01.4 child tries to lock */
-#define SABOTAGE_LIMIT (2 * MiB)        /* sabotaged 01.4 limit: above the request */
-#define MLOCK_CHILD_LIMIT (LAB_SABOTAGED ? SABOTAGE_LIMIT : CHILD_MEMLOCK_LIMIT) /* 01.4's */
+#define ABOVE_REQUEST_LIMIT (2 * MiB)   /* a limit the 01.4 child's request fits under */
 #define MLOCK_CHILD_TIMEOUT_S 5.0
 #define PIN_CHILD_TIMEOUT_S 30.0        /* CUDA context creation can be slow */
 #define MIN_SAMPLE_S 1e-3               /* 01.5: a sample at least this long */
@@ -37,6 +36,34 @@
 
 #define ROLE_MLOCK "mlock-over-limit"
 #define ROLE_PIN "pin-over-limit"
+
+/*
+ * What `make selftest` breaks, in one place: the sabotage build gives each
+ * knob its broken value (DMALAB_SABOTAGE=01.4: that claim's knobs alone).
+ * Helpers started with --role read the same knobs.
+ */
+static struct knobs {
+	int lock_region;       /* 01.1 01.2 01.8: the fresh region is mlock'd (each round too) */
+	int unlock_region;     /* 01.3: the locked region is munlock'd */
+	int lock_fresh;        /* 01.5: every timed mlock meets fresh, untouched pages */
+	int child_limit_bytes; /* 01.4: the RLIMIT_MEMLOCK the child sets, below its request */
+	int pin_with_cuda;     /* 01.6 01.9 (and 01.7's buffer): pinning is cudaHostAlloc */
+} K = {
+	.lock_region = 1,
+	.unlock_region = 1,
+	.lock_fresh = 1,
+	.child_limit_bytes = (int)CHILD_MEMLOCK_LIMIT,
+	.pin_with_cuda = 1,
+};
+
+static const struct lab_knob knobs[] = {
+	LAB_KNOB(K.lock_region, 0, "01.1 01.2 01.8"),
+	LAB_KNOB(K.unlock_region, 0, "01.3"),
+	LAB_KNOB(K.lock_fresh, 0, "01.5"),
+	LAB_KNOB(K.child_limit_bytes, (int)ABOVE_REQUEST_LIMIT, "01.4"),
+	LAB_KNOB(K.pin_with_cuda, 0, "01.6 01.9"),
+	{ NULL },
+};
 
 static const struct claim_spec claims[] = {
 	{ "01.1", "ch1.Q1", "mlock of a fresh region raises VmLck in /proc/self/status by its size (64 MiB, or what RLIMIT_MEMLOCK allows)",
@@ -104,13 +131,21 @@ static const struct lab_spec spec = {
 		 "and whether CUDA's pinned memory is the same thing",
 	.timeout_s = 60, .needs = { 1, 1, 1 }, .claims = claims, .role = run_role,
 	.default_size = 64 * MiB, .default_iters = 7, .check_opts = check_opts,
+	.knobs = knobs,
 };
 
 /* ---- Sizes, and what may be locked ----------------------------------- */
 
 #define TO_MIB(bytes) ((double)(bytes) / (double)MiB)
-static uint64_t page_bytes(void) { return (uint64_t)sysconf(_SC_PAGESIZE); }
-static uint64_t round_to_page(uint64_t n) { return (n + page_bytes() - 1) / page_bytes() * page_bytes(); }
+static uint64_t page_bytes(void)
+{
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static uint64_t round_to_page(uint64_t n)
+{
+	return (n + page_bytes() - 1) / page_bytes() * page_bytes();
+}
 
 /* A pinned buffer of a few 2 MiB blocks can be one physical run by chance,
  * and 01.7 would look confirmed (--size is at most LAB_SIZE_MAX: it rounds). */
@@ -123,7 +158,10 @@ static int check_opts(const struct lab *L)
 }
 
 /* Fresh anonymous memory, never touched: no page is resident yet (munmap frees it). */
-static void *map_fresh(uint64_t bytes) { return buf_map(bytes, 0, BUF_UNTRACKED, NULL); }
+static void *map_fresh(uint64_t bytes)
+{
+	return buf_map(bytes, 0, BUF_UNTRACKED, NULL);
+}
 
 static uint64_t vmlck(struct lab *L)
 {
@@ -151,6 +189,28 @@ static void snapshot(struct lab *L, struct procfs_lock_snapshot *s)
 }
 
 #define MLOCKED_ROUNDS 15 /* 01.8: another tenant's locking moves a round, not the median */
+
+/*
+ * 01.8 again, round by round: each round munlocks the region p (locked on
+ * entry and again on return), reads the counters, mlocks it, reads them
+ * again, and keeps the machine's Mlocked rise per locked byte in rise[i].
+ * One round can meet another tenant's locking; the median of n cannot.
+ */
+static void mlocked_rounds(struct lab *L, void *p, uint64_t bytes, int n, double *rise)
+{
+	struct procfs_lock_snapshot b, a;
+
+	for (int i = 0; i < n; i++) {
+		if (K.lock_region && munlock(p, bytes) < 0)
+			lab_error_errno(L, "munlock(%" PRIu64 " bytes)", bytes);
+		snapshot(L, &b);
+		if (K.lock_region && mlock(p, bytes) < 0)
+			lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
+		snapshot(L, &a);
+		rise[i] = ((double)a.mlocked - (double)b.mlocked) / (double)bytes;
+	}
+}
+
 static void claim_status_deltas(struct lab *L, uint64_t bytes)
 {
 	struct procfs_lock_snapshot b, a; /* before and after mlock */
@@ -160,10 +220,10 @@ static void claim_status_deltas(struct lab *L, uint64_t bytes)
 	struct lab_est mlk;
 	char sz[32];
 
-	lab_note(L, "mlock of %s of fresh, untouched memory: VmLck, VmRSS and the machine's Mlocked",
-		 lab_fmt_size(bytes, sz, sizeof(sz)));
+	lab_note(L, "mlock of %s of fresh, untouched memory: VmLck, VmRSS and the machine's "
+		 "Mlocked", lab_fmt_size(bytes, sz, sizeof(sz)));
 	snapshot(L, &b);
-	if (!LAB_SABOTAGED && mlock(p, bytes) < 0)
+	if (K.lock_region && mlock(p, bytes) < 0)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
 	snapshot(L, &a);
 	dlck = (double)a.self.lck - (double)b.self.lck;
@@ -181,8 +241,7 @@ static void claim_status_deltas(struct lab *L, uint64_t bytes)
 		lab_fact_num(L, facts[i].name, facts[i].v, "bytes");
 	/* Mlocked over more rounds of munlock and mlock; the per-CPU drift widens it */
 	rise[0] = dmlk / n;
-	if (procfs_mlocked_rounds(p, bytes, MLOCKED_ROUNDS - 1, !LAB_SABOTAGED, rise + 1) < 0)
-		lab_error_errno(L, "munlock and mlock of %" PRIu64 " bytes, /proc reads", bytes);
+	mlocked_rounds(L, p, bytes, MLOCKED_ROUNDS - 1, rise + 1);
 	lab_stats_from(&ms, "mlocked_rise", "fraction", rise, MLOCKED_ROUNDS, 0);
 	mlk = lab_est_median(&ms, 1);
 	mlk.lo -= slack / n;
@@ -209,12 +268,13 @@ static void claim_munlock(struct lab *L, uint64_t bytes)
 	void *p = buf_map_or_die(L, bytes, 0, 0);
 	uint64_t base, locked, after;
 
-	lab_note(L, "a second fresh region: mlock it, then munlock it; VmLck should return to its start");
+	lab_note(L, "a second fresh region: mlock it, then munlock it; VmLck should return to "
+		 "its start");
 	base = vmlck(L);
 	if (mlock(p, bytes) < 0)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
 	locked = vmlck(L);
-	if (!LAB_SABOTAGED && munlock(p, bytes) < 0)
+	if (K.unlock_region && munlock(p, bytes) < 0)
 		lab_error_errno(L, "munlock(%" PRIu64 " bytes)", bytes);
 	after = vmlck(L);
 	buf_free(p);
@@ -229,11 +289,11 @@ static void claim_munlock(struct lab *L, uint64_t bytes)
 struct lock_timing {
 	uint64_t bytes;  /* locked per round */
 	int rounds;      /* rounds per sample */
-	void *prelocked; /* sabotage: one region, locked once before timing */
+	void *prelocked; /* K.lock_fresh broken: one region, locked once before timing */
 };
 
 /* One sample: t->rounds mlock calls, each on fresh memory mapped outside the timing, so
- * each faults in, zeroes and locks its pages; the sabotage relocks `prelocked`: no work. */
+ * each faults in, zeroes and locks its pages; relocking `prelocked` does no such work. */
 static double time_mlock(void *arg)
 {
 	struct lock_timing *t = (struct lock_timing *)arg;
@@ -267,9 +327,9 @@ static void claim_lock_cost(struct lab *L, uint64_t bytes)
 	struct lab_stats st;
 	char sz[32];
 
-	lab_note(L, "timing mlock of %s of fresh memory: faulting in, zeroing and locking every page",
-		 lab_fmt_size(bytes, sz, sizeof(sz)));
-	if (LAB_SABOTAGED) { /* huge pages, where THP allows, shorten the re-walk */
+	lab_note(L, "timing mlock of %s of fresh memory: faulting in, zeroing and locking every "
+		 "page", lab_fmt_size(bytes, sz, sizeof(sz)));
+	if (!K.lock_fresh) { /* huge pages, where THP allows, shorten the re-walk */
 		t.prelocked = buf_map_or_die(L, bytes, 0, BUF_HUGE);
 		if (mlock(t.prelocked, bytes) < 0)
 			lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
@@ -277,12 +337,14 @@ static void claim_lock_cost(struct lab *L, uint64_t bytes)
 	if ((one = time_mlock(&t)) < 0) /* one round sizes the samples */
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
 	if (one < target / rounds)
-		rounds = one > 0 && target / one < MAX_ROUNDS ? (int)(target / one) + 1 : MAX_ROUNDS;
+		rounds = one > 0 && target / one < MAX_ROUNDS ? (int)(target / one) + 1
+							      : MAX_ROUNDS;
 	t.rounds = rounds;
 	lab_measure(L, "mlock", time_mlock, &t, NULL, &st); /* 2 warm-up, --iters, cv 0.10 */
 	buf_free(t.prelocked);
 	if (t.rounds > 1)
-		lab_note(L, "one sample sums %d such mlock calls, to be long enough to time", t.rounds);
+		lab_note(L, "one sample sums %d such mlock calls, to be long enough to time",
+			 t.rounds);
 	lab_stats_scale(&st, 1e3 * (double)GiB / ((double)bytes * t.rounds), "ms/GiB");
 	lab_fact_num(L, "mlock_ms_per_gib", st.median, "ms/GiB");
 	claim_check_median(L, "01.5", &st);
@@ -316,7 +378,7 @@ static int role_mlock_over_limit(struct lab *L)
 		printf("error mmap: %s\n", strerror(errno));
 		return 1;
 	}
-	if (child_arrange_limit(MLOCK_CHILD_LIMIT) < 0)
+	if (child_arrange_limit((uint64_t)K.child_limit_bytes) < 0)
 		return 1;
 	err = mlock(p, bytes) < 0 ? errno : 0;
 	printf("bytes=%llu errno=%d\n", (unsigned long long)bytes, err);
@@ -325,26 +387,41 @@ static int role_mlock_over_limit(struct lab *L)
 }
 
 #if DMALAB_HAVE_CUDA
-/* cudaHostAlloc(bytes), its result's code and name; NULL when it fails.  The sabotage
- * mmaps and mlocks the first `lock` bytes instead: a lowered limit refuses it, VmLck counts it. */
-static void *pin(uint64_t bytes, uint64_t lock, int *code, char *name, size_t len)
+/* K.pin_with_cuda broken: `bytes` mmap'd and the first `lock` of them mlock'd,
+ * which a lowered limit refuses and VmLck counts.  Code and name as pin's. */
+static void *pin_with_mlock(uint64_t bytes, uint64_t lock, int *code, char *name, size_t len)
 {
-	void *p = NULL;
-#ifdef LAB_SABOTAGE
-	p = map_fresh(bytes);
+	void *p = map_fresh(bytes);
+
 	*code = p && (!lock || mlock(p, lock) == 0) ? 0 : errno;
 	snprintf(name, len, "mlock:%s", !*code ? "ok" : *code == ENOMEM ? "ENOMEM" : "failed");
-#else
-	cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
-
-	(void)lock;
-	*code = (int)e;
-	snprintf(name, len, "%s", cudaGetErrorName(e));
-#endif
+	if (*code && p)
+		munmap(p, bytes);
 	return *code ? NULL : p;
 }
 
-static void unpin(void *p, uint64_t n) { LAB_SABOTAGED ? (void)munmap(p, n) : (void)cudaFreeHost(p); }
+/* The chapter's pinned memory: cudaHostAlloc(bytes), its result's code and
+ * name; NULL when it fails.  `lock` is pin_with_mlock's only. */
+static void *pin(uint64_t bytes, uint64_t lock, int *code, char *name, size_t len)
+{
+	void *p = NULL;
+	cudaError_t e;
+
+	if (!K.pin_with_cuda)
+		return pin_with_mlock(bytes, lock, code, name, len);
+	e = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
+	*code = (int)e;
+	snprintf(name, len, "%s", cudaGetErrorName(e));
+	return *code ? NULL : p;
+}
+
+static void unpin(void *p, uint64_t bytes)
+{
+	if (K.pin_with_cuda)
+		(void)cudaFreeHost(p);
+	else
+		munmap(p, bytes);
+}
 
 /* Role 01.6: a pinned allocation under the lowered limit, and what it moved. */
 static int role_pin_over_limit(struct lab *L)
@@ -400,21 +477,24 @@ static void claim_limit_refusal(struct lab *L)
 	char lim[32], sz[32];
 
 	lab_note(L, "child (fork+exec, --role %s): sets RLIMIT_MEMLOCK to %s, drops CAP_IPC_LOCK,",
-		 ROLE_MLOCK, lab_fmt_size(MLOCK_CHILD_LIMIT, lim, sizeof(lim)));
+		 ROLE_MLOCK, lab_fmt_size((uint64_t)K.child_limit_bytes, lim, sizeof(lim)));
 	lab_note(L, "then asks mlock for %s: what an RDMA registration meets in a container",
 		 lab_fmt_size(CHILD_OVER_LIMIT_BYTES, sz, sizeof(sz)));
-	line = proc_run_role_sized(L, &p, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES, MLOCK_CHILD_TIMEOUT_S);
+	line = proc_run_role_sized(L, &p, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES,
+				   MLOCK_CHILD_TIMEOUT_S);
 	proc_scan(L, &p, line, "limit=%lld errno=%lld", &limit, &err);
 	lab_fact_num(L, "child_rlimit_memlock", (double)limit, "bytes");
 	if (limit == 0) { /* a hard limit of 0 B: nothing to exceed */
 		claim_skip(L, "01.4", SKIP_NO_CAPABILITY,
-			   "hard RLIMIT_MEMLOCK 0 B: raising it to %s needs CAP_SYS_RESOURCE (setrlimit: EPERM); "
-			   "under a 0 B limit mlock refuses any size with %s, not the over-limit ENOMEM",
-			   lim, err == EPERM ? "EPERM" : err ? strerror((int)err) : "nothing (it succeeded)");
+			   "hard RLIMIT_MEMLOCK 0 B: raising it to %s needs CAP_SYS_RESOURCE "
+			   "(setrlimit: EPERM); under a 0 B limit mlock refuses any size with %s, "
+			   "not the over-limit ENOMEM", lim, err == EPERM ? "EPERM" :
+			   err ? strerror((int)err) : "nothing (it succeeded)");
 		return;
 	}
 	claim_note(L, "child: RLIMIT_MEMLOCK %s, no CAP_IPC_LOCK; mlock %s",
-		   procfs_limit_text(limit, lim, sizeof(lim)), err ? strerror((int)err) : "succeeded");
+		   procfs_limit_text(limit, lim, sizeof(lim)),
+		   err ? strerror((int)err) : "succeeded");
 	claim_check_errno(L, "01.4", (int)err);
 }
 
@@ -430,18 +510,21 @@ static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 		claim_skip(L, "01.6", why, "%s", detail);
 		return;
 	}
-	lab_note(L, "a second child, same limit (--role %s): cudaHostAlloc; VmLck and VmPin after", ROLE_PIN);
+	lab_note(L, "a second child, same limit (--role %s): cudaHostAlloc; VmLck and VmPin after",
+		 ROLE_PIN);
 	line = proc_run_role_sized(L, &p, ROLE_PIN, bytes, PIN_CHILD_TIMEOUT_S);
 	if (proc_report_skip(L, "01.6", line))
 		return;
-	proc_scan(L, &p, line, "bytes=%lld ok=%lld code=%lld name=%s vmlck=%lld vmpin=%lld vmrss=%lld",
+	proc_scan(L, &p, line,
+		  "bytes=%lld ok=%lld code=%lld name=%s vmlck=%lld vmpin=%lld vmrss=%lld",
 		  &size, &ok, &code, nm, &dlck, &dpin, &drss);
 	lab_fact_num(L, "pinned_vmlck_delta", (double)dlck, "bytes");
 	lab_fact_num(L, "pinned_vmpin_delta", (double)dpin, "bytes");
 	lab_fact_num(L, "pinned_vmrss_delta", (double)drss, "bytes");
-	claim_note(L, "child: cudaHostAlloc(%s) under a %llu KiB limit without CAP_IPC_LOCK: %s%s; "
-		   "VmLck %+.1f MiB, VmPin %+.1f MiB, VmRSS %+.1f MiB", lab_fmt_size((uint64_t)size, sz,
-		   sizeof(sz)), (unsigned long long)(CHILD_MEMLOCK_LIMIT / KiB), nm, ok ? "" : " (refused)",
+	claim_note(L, "child: cudaHostAlloc(%s) under a %llu KiB limit without CAP_IPC_LOCK: "
+		   "%s%s; VmLck %+.1f MiB, VmPin %+.1f MiB, VmRSS %+.1f MiB",
+		   lab_fmt_size((uint64_t)size, sz, sizeof(sz)),
+		   (unsigned long long)(CHILD_MEMLOCK_LIMIT / KiB), nm, ok ? "" : " (refused)",
 		   TO_MIB(dlck), TO_MIB(dpin), TO_MIB(drss));
 	claim_check_code(L, "01.6", code, nm);
 }
@@ -459,6 +542,25 @@ static void note_runs(struct lab *L, const char *what, const struct pagemap_runs
 	lab_fact_num(L, longest_fact, (double)(pr->longest_run * page_bytes()), "bytes");
 }
 
+/* The control's runs: `bytes` of fresh anonymous memory, mlock'd so that every
+ * page is present and none moves, read from pagemap, then unmapped (which
+ * unlocks it).  0, or -1 with errno (mmap's, mlock's or the read's). */
+static int mlocked_runs(uint64_t bytes, struct pagemap_runs *pr)
+{
+	void *p = map_fresh(bytes);
+	int rc, saved;
+
+	if (!p)
+		return -1;
+	rc = mlock(p, bytes);
+	if (rc == 0)
+		rc = pagemap_runs_of(p, bytes, pr);
+	saved = errno;
+	munmap(p, bytes);
+	errno = saved;
+	return rc;
+}
+
 /* 1 when this process sees page frames, after the control (an mlock'd anonymous region
  * of the pinned buffer's size, no verdict) where memory allows; else 01.7 is skipped. */
 static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
@@ -470,10 +572,11 @@ static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
 
 	if (why)
 		goto skip;
-	lab_note(L, "page frames from /proc/self/pagemap (in a VM: guest-physical, the guest's doing)");
+	lab_note(L, "page frames from /proc/self/pagemap (in a VM: guest-physical, the guest's "
+		 "doing)");
 	if (!control || !preflight_fits(2, control, avail)) /* never squeeze the machine */
 		return 1;
-	if (pagemap_runs_mlocked(control, &pr) < 0)
+	if (mlocked_runs(control, &pr) < 0)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes) and /proc/self/pagemap", control);
 	if ((why = pagemap_runs_unknown(&pr, detail, sizeof(detail))))
 		goto skip;
@@ -525,7 +628,8 @@ static void claim_pinned_here(struct lab *L, uint64_t bytes, uint64_t budget)
 		claim_skip(L, "01.7", why, "%s", detail);
 	else if (contig) {
 		note_runs(L, "cudaHostAlloc", &pr, "pinned_runs", "pinned_longest_run");
-		claim_note(L, "%llu pages, longest run %llu pages; guest-physical frames if this is a VM",
+		claim_note(L, "%llu pages, longest run %llu pages; guest-physical frames if this "
+			   "is a VM",
 			   (unsigned long long)pr.pages, (unsigned long long)pr.longest_run);
 		claim_check_int(L, "01.7", (long long)pr.runs);
 	}

@@ -111,27 +111,6 @@ int pagemap_runs_of(const void *p, uint64_t bytes, struct pagemap_runs *out)
 				  (size_t)sysconf(_SC_PAGESIZE), out);
 }
 
-int pagemap_runs_mlocked(uint64_t bytes, struct pagemap_runs *out)
-{
-	void *p;
-	int rc, saved;
-
-	if (bytes == 0 || bytes > SIZE_MAX) {
-		errno = EINVAL;
-		return -1;
-	}
-	p = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return -1;
-	rc = mlock(p, (size_t)bytes);
-	if (rc == 0)
-		rc = pagemap_runs_of(p, bytes, out);
-	saved = errno;
-	munmap(p, (size_t)bytes);
-	errno = saved;
-	return rc;
-}
-
 const char *pagemap_pfns_denied(char *detail, size_t len)
 {
 	if (geteuid() == 0)

@@ -68,15 +68,6 @@ int pagemap_count_runs(const char *pagemap_path, uintptr_t addr, size_t len,
 int pagemap_runs_of(const void *p, uint64_t bytes, struct pagemap_runs *out);
 
 /*
- * The baseline a driver's buffer is compared with: `bytes` of fresh
- * anonymous memory, mlock'd (every page present, and none moves while
- * locked), scanned as pagemap_runs_of does, then unmapped.  Locking counts
- * against RLIMIT_MEMLOCK.  0, or -1 with errno (mmap's, mlock's, or the
- * scan's).
- */
-int pagemap_runs_mlocked(uint64_t bytes, struct pagemap_runs *out);
-
-/*
  * Why the live pagemap will show no frames to this process, as a skip code
  * of lab.h, or NULL when it may: SKIP_NOT_ROOT for an effective uid other
  * than 0 (detail: "euid N: /proc/self/pagemap shows PFN 0 to non-root").

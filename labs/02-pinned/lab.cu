@@ -7,10 +7,11 @@
  * The sweep copies 4 KiB, 64 KiB, 1 MiB, 16 MiB and --size (default 1 GiB,
  * --quick 64 MiB; --sweep: every power of two), H2D and D2H, from pageable
  * (touched first), cudaHostAlloc, cudaHostRegister'd and write-combined
- * memory.  Each point is a median timed with CUDA events by lab_measure's
+ * memory.  The copy itself is copy_sample below: cudaMemcpyAsync between
+ * two CUDA events.  Each point is a median of such samples by lab_measure's
  * stopping rule, small copies batched and, from pinned memory, queued
- * behind a spin kernel so the GPU runs them back to back (lab_copy_cuda.h);
- * each kind is verified at the largest size.  One thread's host memcpy
+ * behind a spin kernel so the GPU runs them back to back (the harness sizes
+ * the batch: lab_copy_cuda.h); each kind is verified at the largest size.  One thread's host memcpy
  * (into the pinned buffer) is the ceiling of a pageable copy: the driver
  * stages it with the CPU.
  *
@@ -32,6 +33,28 @@
 
 #include "lab.h"
 #include "preflight.h"
+
+/*
+ * What `make selftest` breaks, in one place: the sabotage build gives each
+ * knob its broken value (DMALAB_SABOTAGE=02.5: that claim's knobs alone).
+ */
+static struct knobs {
+	int pair_pinned;        /* 02.1-02.4: the claim pair's (and --pinned-only's) "pinned"
+				 * buffer is cudaHostAlloc memory */
+	int keep_registered;    /* 02.5: the registered buffer stays registered while timed */
+	int pin_inside_timing;  /* 02.6: each timed one-off transfer registers its own memory */
+} K = {
+	.pair_pinned = 1,
+	.keep_registered = 1,
+	.pin_inside_timing = 1,
+};
+
+static const struct lab_knob knobs[] = {
+	LAB_KNOB(K.pair_pinned, 0, "02.1 02.2 02.3 02.4"),
+	LAB_KNOB(K.keep_registered, 0, "02.5"),
+	LAB_KNOB(K.pin_inside_timing, 0, "02.6"),
+	{ NULL },
+};
 
 static const struct claim_spec claims[] = {
 	{ "02.1", "ch1.Q2 ch2.S2 ch2.S9",
@@ -129,6 +152,7 @@ static const struct lab_spec spec = {
 	.default_iters = 7,
 	.check_opts = check_opts,
 	.figures = figures,
+	.knobs = knobs,
 };
 
 #if DMALAB_HAVE_CUDA
@@ -199,12 +223,83 @@ static void plan_init(struct lab *L, struct bench *b)
 /* Skips the lab when the GPU or the host cannot hold the buffers. */
 static void require_memory(const struct bench *b)
 {
-	/* in half the RAM: pageable, pinned (+ the sabotaged pair's), or --pinned-only's */
-	int host_buffers = b->pinned_only ? 1 : 2 + LAB_SABOTAGED;
+	/* in half the RAM: pageable, pinned (+ the broken pair's), or --pinned-only's */
+	int host_buffers = b->pinned_only ? 1 : 2 + !K.pair_pinned;
 
 	lab_cuda_require_free(b->L, preflight_need(1, b->largest, GPU_SPARE_BYTES),
 			      " (the largest copy + 256 MiB)");
 	preflight_ram_require(b->L, 2 * host_buffers, b->largest);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The copy: what the chapter is about                                       */
+
+/* Copies of `bytes` between one host buffer and the rig's device buffer. */
+struct copy {
+	struct lab *L;
+	cudaStream_t stream;
+	struct cuda_timer *events;    /* start and stop */
+	void *dst;
+	const void *src;
+	uint64_t bytes;
+	enum cudaMemcpyKind kind;     /* cudaMemcpyHostToDevice or DeviceToHost */
+	struct lab_copy_batch batch;  /* n copies a sample, behind front_ns of spin */
+};
+
+/*
+ * One sample: batch.n copies of `bytes`, timed by two CUDA events on the
+ * copy's stream, so the time is the GPU's.  From pinned memory the harness
+ * queues them behind a spin kernel (batch.front_ns) that outlasts their
+ * issuing, so the GPU runs them back to back and the events time the
+ * copies, not our issuing of them.  From pageable memory each call first
+ * stages the data with the CPU, after the start event: that is timed too,
+ * as it is what the caller waits for.
+ */
+static double copy_sample(void *arg)
+{
+	struct copy *c = (struct copy *)arg;
+	double t0;
+
+	if (c->batch.front_ns)
+		lab_cuda_spin(c->L, c->stream, c->batch.front_ns);
+	CUDA_CHECK(c->L, cudaEventRecord(c->events->start, c->stream));
+	t0 = lab_now();
+	for (int i = 0; i < c->batch.n; i++)
+		CUDA_CHECK(c->L, cudaMemcpyAsync(c->dst, c->src, (size_t)c->bytes, c->kind,
+						 c->stream));
+	c->batch.issue_s = lab_now() - t0;
+	CUDA_CHECK(c->L, cudaEventRecord(c->events->stop, c->stream));
+	return lab_cuda_event_seconds(c->L, c->events->start, c->events->stop);
+}
+
+/* A copy of `bytes` between host and the rig's device buffer, one a sample. */
+static void copy_init(struct copy *c, struct lab_copy_rig *r, void *host,
+		      enum lab_copy_dir d, uint64_t bytes)
+{
+	int h2d = d == LAB_COPY_H2D;
+
+	c->L = r->L;
+	c->stream = r->stream;
+	c->events = &r->timer;
+	c->dst = h2d ? r->dev : host;
+	c->src = h2d ? host : r->dev;
+	c->bytes = bytes;
+	c->kind = h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+	c->batch.sample = copy_sample;
+	c->batch.ctx = c;
+	c->batch.n = 1;
+	c->batch.front_ns = 0;
+	c->batch.issue_s = 0;
+}
+
+/* The series `name` of copies of `bytes` (batched by the harness), in GB/s. */
+static void copy_rate(struct bench *b, const char *name, void *host, enum lab_copy_dir d,
+		      uint64_t bytes, struct lab_stats *rate)
+{
+	struct copy c;
+
+	copy_init(&c, &b->rig, host, d, bytes);
+	lab_copy_rate_sampled(&b->rig, name, &c.batch, host, bytes, b->iters, 0, rate);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -227,8 +322,8 @@ static void sweep_kind(struct bench *b, const struct lab_host *h, int pair_h2d)
 
 			if (last && pair_h2d && d == LAB_COPY_H2D)
 				continue;
-			lab_copy_rate(&b->rig, series_name[h->kind][d], h->p,
-				      (enum lab_copy_dir)d, b->sizes[i], b->iters, out);
+			copy_rate(b, series_name[h->kind][d], h->p, (enum lab_copy_dir)d,
+				  b->sizes[i], out);
 			lab_series_point(b->L, series_name[h->kind][d], "bytes",
 					 (double)b->sizes[i], out);
 			b->median[h->kind][d][i] = out->median;
@@ -288,9 +383,9 @@ static void run_registered(struct bench *b, struct lab_host *page)
 		return;
 	}
 	lab_fact_num(b->L, pin_fact[LAB_HOST_REGISTERED], page->pin_s, "s");
-	/* registered, then unregistered before any timed copy: the "registered"
-	 * series copies from plain pageable memory */
-	if (LAB_SABOTAGED)
+	/* K.keep_registered broken: unregistered before any timed copy, the
+	 * "registered" series copies from plain pageable memory */
+	if (!K.keep_registered)
 		lab_cuda_unregister(b->L, page->p);
 	sweep_kind(b, page, 0);
 	done_kind(b, page);
@@ -317,18 +412,20 @@ static void measure_claim_pair(struct bench *b, const struct lab_host *pin,
 {
 	struct lab_host fake = { LAB_HOST_PAGEABLE, NULL, 0, 0, "" };
 	int cap = b->iters > PAIR_MAX_SAMPLES ? b->iters : PAIR_MAX_SAMPLES, n;
+	struct copy ca, cb;
 	void *a = pin->p;
 
 	lab_progress(b->L, "claim pair: pinned and pageable H2D in alternation");
-	if (LAB_SABOTAGED) { /* pageable memory where the pinned should be */
+	if (!K.pair_pinned) { /* pageable memory where the pinned should be */
 		lab_host_alloc(b->L, LAB_HOST_PAGEABLE, b->largest, 0, BUF_TOUCH, &fake);
 		a = fake.p;
 	}
 	b->pair.name_a = "h2d_pinned_paired";
 	b->pair.name_b = "h2d_pageable_paired";
 	b->pair.name_ratio = "h2d_pinned_over_pageable";
-	n = lab_copy_pair_measure_until(&b->rig, &b->pair, a, page->p, LAB_COPY_H2D, b->largest,
-					b->iters, cap);
+	copy_init(&ca, &b->rig, a, LAB_COPY_H2D, b->largest);
+	copy_init(&cb, &b->rig, page->p, LAB_COPY_H2D, b->largest);
+	n = lab_copy_pair_sampled(&b->pair, copy_sample, &ca, &cb, b->largest, b->iters, cap);
 	lab_note(b->L, "claim pair: %d pairs (at least %d, at most %d)", n, b->iters, cap);
 	lab_series_point(b->L, "h2d_pinned_paired", "bytes", (double)b->largest, &b->pair.a);
 	lab_series_point(b->L, "h2d_pageable_paired", "bytes", (double)b->largest, &b->pair.b);
@@ -364,8 +461,8 @@ static void run_pinned_only(struct bench *b)
 {
 	struct lab_host pin;
 
-	/* the sabotage: pageable memory where the pinned should be (02.3, 02.4) */
-	alloc_kind(b, LAB_SABOTAGED ? LAB_HOST_PAGEABLE : LAB_HOST_PINNED, &pin);
+	/* K.pair_pinned broken: pageable memory where the pinned should be (02.3, 02.4) */
+	alloc_kind(b, K.pair_pinned ? LAB_HOST_PINNED : LAB_HOST_PAGEABLE, &pin);
 	pin.kind = LAB_HOST_PINNED;
 	sweep_kind(b, &pin, 0);
 	b->pair.a = b->top[LAB_HOST_PINNED][LAB_COPY_H2D]; /* what 02.3 and 02.4 decide on */
@@ -375,21 +472,57 @@ static void run_pinned_only(struct bench *b)
 /* ------------------------------------------------------------------------ */
 /* One-off transfers: pin first, or copy pageable (02.6)                     */
 
+/* One-off H2D transfers of `bytes` from host to dev, each complete on its
+ * own; with register_first each also pins its memory for itself. */
+struct oneoff {
+	struct lab *L;
+	void *host;
+	void *dev;
+	uint64_t bytes;
+	cudaStream_t stream;
+	int register_first;
+	int n;                  /* transfers a sample */
+};
+
+/*
+ * One sample, host seconds for n transfers: each is copy and wait, with
+ * register_first cudaHostRegister before and cudaHostUnregister after, what
+ * pinning data that is sent once costs.
+ */
+static double oneoff_sample(void *arg)
+{
+	struct oneoff *o = (struct oneoff *)arg;
+	double t0 = lab_now();
+
+	for (int i = 0; i < o->n; i++) {
+		if (o->register_first)
+			CUDA_CHECK(o->L, cudaHostRegister(o->host, (size_t)o->bytes,
+							  cudaHostRegisterDefault));
+		CUDA_CHECK(o->L, cudaMemcpyAsync(o->dev, o->host, (size_t)o->bytes,
+						 cudaMemcpyHostToDevice, o->stream));
+		CUDA_CHECK(o->L, cudaStreamSynchronize(o->stream));
+		if (o->register_first)
+			CUDA_CHECK(o->L, cudaHostUnregister(o->host));
+	}
+	return lab_now() - t0;
+}
+
 /* Microseconds per one-off transfer of `bytes`, pinned first or pageable;
  * ONEOFF_BATCH in a sample average the scheduler's jitter out. */
 static void measure_oneoff(struct bench *b, void *host, uint64_t bytes, int pin_first,
 			   struct lab_stats *us)
 {
 	struct lab_measure_cfg cfg = { 2, b->iters, 0.10, 0 }; /* lab_now's step */
-	struct lab_copy_oneoff j = { b->L, host, b->rig.dev, bytes, b->rig.stream,
-				     pin_first && !LAB_SABOTAGED, ONEOFF_BATCH };
+	int pin_once = pin_first && !K.pin_inside_timing;
+	struct oneoff o = { b->L, host, b->rig.dev, bytes, b->rig.stream,
+			    pin_first && K.pin_inside_timing, ONEOFF_BATCH };
 
-	/* the sabotage build pins once, outside the timing */
-	if (pin_first && LAB_SABOTAGED)
+	/* K.pin_inside_timing broken: pinned once, outside the timing */
+	if (pin_once)
 		CUDA_CHECK(b->L, cudaHostRegister(host, bytes, cudaHostRegisterDefault));
 	lab_measure(b->L, pin_first ? "oneoff_pin_then_copy" : "oneoff_pageable",
-		    lab_copy_oneoff_run, &j, &cfg, us);
-	if (pin_first && LAB_SABOTAGED)
+		    oneoff_sample, &o, &cfg, us);
+	if (pin_once)
 		CUDA_CHECK(b->L, cudaHostUnregister(host));
 	lab_stats_scale(us, 1e6 / ONEOFF_BATCH, "us");
 }
@@ -451,7 +584,8 @@ static void report_facts(struct bench *b)
 	lab_fact_num(b->L, "h2d_pinned_cv", b->top[LAB_HOST_PINNED][LAB_COPY_H2D].cv, "");
 	for (k = 0; k < LAB_HOST_NKINDS; k++)
 		for (d = 0; d < 2 && b->have[k]; d++) {
-			snprintf(name, sizeof(name), "%s_gbs", series_name[k][d]); /* h2d_pinned_gbs */
+			/* h2d_pinned_gbs */
+			snprintf(name, sizeof(name), "%s_gbs", series_name[k][d]);
 			lab_fact_num(b->L, name, b->top[k][d].median, "GB/s");
 		}
 	if (b->link.known)

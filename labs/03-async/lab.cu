@@ -17,39 +17,108 @@
 #include "preflight.h"
 #include "sizes.h"
 
+/*
+ * What `make selftest` breaks, in one place: the sabotage build gives each
+ * knob its broken value (DMALAB_SABOTAGE=03.4: that claim's knobs alone).
+ */
+static struct knobs {
+	int pageable_source;  /* 03.1: the "pageable" source of the big copy is malloc'd */
+	int pinned_source;    /* 03.2 03.3: the "pinned" source of the big copy is pinned */
+	int race_pinned;      /* 03.4: the buffer rewritten behind its copy is pinned */
+	int fix_two_buffers;  /* 03.5: the fix rotates two buffers, each rewritten only
+			       * after its copy's event */
+	int fix_copy_stream;  /* 03.7: the fix copies on its own stream, beside the compute */
+	int chapter_pageable; /* 03.6 03.8: the chapter's loop refills pageable memory */
+} K = {
+	.pageable_source = 1,
+	.pinned_source = 1,
+	.race_pinned = 1,
+	.fix_two_buffers = 1,
+	.fix_copy_stream = 1,
+	.chapter_pageable = 1,
+};
+
+static const struct lab_knob knobs[] = {
+	LAB_KNOB(K.pageable_source, 0, "03.1"),
+	LAB_KNOB(K.pinned_source, 0, "03.2 03.3"),
+	LAB_KNOB(K.race_pinned, 0, "03.4"),
+	LAB_KNOB(K.fix_two_buffers, 0, "03.5"),
+	LAB_KNOB(K.fix_copy_stream, 0, "03.7"),
+	LAB_KNOB(K.chapter_pageable, 0, "03.6 03.8"),
+	{ NULL },
+};
+
 static const struct claim_spec claims[] = {
-	{ "03.1", "ch1.Q2", "cudaMemcpyAsync from pageable memory keeps the calling thread for most of the copy's duration",
-	  "ch1 pinned-memory table: from pageable memory the CPU first copies the data into the driver's pinned staging buffer, so non_blocking is 'basically synchronous' (no figure)",
-	  "R9 'most of' -> call / copy >= 0.8, at 256 MiB (--quick and the --size floor: 64 MiB), the size 03.2 needs",
-	  WANT_RATIO_GE(0.8), "the \"pageable\" source is pinned memory, so the call returns at once" },
+	{ "03.1", "ch1.Q2",
+	  "cudaMemcpyAsync from pageable memory keeps the calling thread for most of the "
+	  "copy's duration",
+	  "ch1 pinned-memory table: from pageable memory the CPU first copies the data into "
+	  "the driver's pinned staging buffer, so non_blocking is 'basically synchronous' "
+	  "(no figure)",
+	  "R9 'most of' -> call / copy >= 0.8, at 256 MiB (--quick and the --size floor: "
+	  "64 MiB), the size 03.2 needs",
+	  WANT_RATIO_GE(0.8),
+	  "the \"pageable\" source is pinned memory, so the call returns at once" },
 	{ "03.2", "ch1.Q2", "cudaMemcpyAsync from pinned memory returns at once",
-	  "ch1 sec. on CUDA pinning: from pinned memory the copy engine DMAs directly and the CPU returns at once, free to overlap compute (no figure)",
-	  "R9 'at once' -> call / copy <= 0.05, at 256 MiB (--quick 64, never under): a call costs a fixed 2-15 us, 4 % of a 16 MiB copy on H200",
-	  WANT_RATIO_LE(0.05), "the \"pinned\" source is pageable memory, so the call stages the whole copy" },
-	{ "03.3", "ch1.Q2 ch2.S8", "a pinned async copy overlaps a kernel on another stream: both take about as long as the longer of the two",
-	  "ch1 pinned-memory table: a copy from pinned memory is truly asynchronous and can overlap compute (no figure)",
-	  "R7 'about as long as the longer' -> together / longer near 1 +- 25 %, the worse issue order; the kernel lasts as long as the copy, so serial gives 2",
-	  WANT_NEAR(1, 0.25, "x"), "the \"pinned\" source is pageable memory: issued first, its call holds the thread until the copy is staged, so the kernel starts after it" },
-	{ "03.4", "ch1.E1", "rewriting a pinned buffer right after its async copy was issued lets the GPU see the next step's data",
-	  "ch1 exercise 1: with a pinned buffer, to() may return before the DMA is done, the next buf.copy_ rewrites buf, and the GPU may read part of the next step",
+	  "ch1 sec. on CUDA pinning: from pinned memory the copy engine DMAs directly and the "
+	  "CPU returns at once, free to overlap compute (no figure)",
+	  "R9 'at once' -> call / copy <= 0.05, at 256 MiB (--quick 64, never under): a call "
+	  "costs a fixed 2-15 us, 4 % of a 16 MiB copy on H200",
+	  WANT_RATIO_LE(0.05),
+	  "the \"pinned\" source is pageable memory, so the call stages the whole copy" },
+	{ "03.3", "ch1.Q2 ch2.S8",
+	  "a pinned async copy overlaps a kernel on another stream: both take about as long "
+	  "as the longer of the two",
+	  "ch1 pinned-memory table: a copy from pinned memory is truly asynchronous and can "
+	  "overlap compute (no figure)",
+	  "R7 'about as long as the longer' -> together / longer near 1 +- 25 %, the worse "
+	  "issue order; the kernel lasts as long as the copy, so serial gives 2",
+	  WANT_NEAR(1, 0.25, "x"),
+	  "the \"pinned\" source is pageable memory: issued first, its call holds the thread "
+	  "until the copy is staged, so the kernel starts after it" },
+	{ "03.4", "ch1.E1",
+	  "rewriting a pinned buffer right after its async copy was issued lets the GPU see "
+	  "the next step's data",
+	  "ch1 exercise 1: with a pinned buffer, to() may return before the DMA is done, the "
+	  "next buf.copy_ rewrites buf, and the GPU may read part of the next step",
 	  "R11 a behaviour -> words holding the next step's data > 0 (an exact count)",
-	  WANT_GT(0, "words"), "the buffer is pageable memory: the call stages the data before it returns, so the rewrite after it cannot reach the copy" },
-	{ "03.5", "ch1.E1", "two pinned buffers used in turn, each rewritten only after its copy's event, give zero torn words over many steps",
-	  "ch1 exercise 1: the fix rotates two pinned buffers and waits on a CUDA event of a buffer's copy before rewriting it",
+	  WANT_GT(0, "words"),
+	  "the buffer is pageable memory: the call stages the data before it returns, so the "
+	  "rewrite after it cannot reach the copy" },
+	{ "03.5", "ch1.E1",
+	  "two pinned buffers used in turn, each rewritten only after its copy's event, give "
+	  "zero torn words over many steps",
+	  "ch1 exercise 1: the fix rotates two pinned buffers and waits on a CUDA event of a "
+	  "buffer's copy before rewriting it",
 	  "R11 exact -> 0 torn words",
 	  WANT_INT(0, "words"), "one buffer, rewritten without waiting for its copy" },
-	{ "03.6", "ch1.E1", "in the chapter's loop on one pageable buffer the calling thread waits out each copy: none of it overlaps",
-	  "ch1 exercise 1: with a pageable buffer to() is a synchronous CPU copy into the staging buffer: no overlap at all, every step waits for a copy",
-	  "R9 'no overlap at all' -> share of the copy the host does not wait out <= 0.05 (negligible)",
-	  WANT_LE(0.05, "fraction"), "the \"pageable\" buffer of the loop is pinned, so the call returns at once" },
-	{ "03.7", "ch1.E1", "the two-buffer pinned loop still overlaps the copy with the compute: most of the copy is hidden from the step time",
-	  "ch1 exercise 1: with pinned buffers the copy is truly asynchronous; rotating two buffers with events keeps it correct, as engines prepare inputs",
-	  "R9 'most of' -> (copy + compute alone - step) / copy >= 0.8, with the compute the longest part of a step",
-	  WANT_GE(0.8, "fraction"), "the copies go on the compute stream, so each waits for the previous step's compute and none of it is hidden" },
-	{ "03.8", "ch1.E1", "the chapter's loop on one pageable buffer, rewritten right after each call, is correct: zero torn words over many steps",
-	  "ch1 exercise 1: with a pageable buffer the code is correct, because to() has copied the data into the staging buffer before it returns",
+	{ "03.6", "ch1.E1",
+	  "in the chapter's loop on one pageable buffer the calling thread waits out each "
+	  "copy: none of it overlaps",
+	  "ch1 exercise 1: with a pageable buffer to() is a synchronous CPU copy into the "
+	  "staging buffer: no overlap at all, every step waits for a copy",
+	  "R9 'no overlap at all' -> share of the copy the host does not wait out <= 0.05 "
+	  "(negligible)",
+	  WANT_LE(0.05, "fraction"),
+	  "the \"pageable\" buffer of the loop is pinned, so the call returns at once" },
+	{ "03.7", "ch1.E1",
+	  "the two-buffer pinned loop still overlaps the copy with the compute: most of the "
+	  "copy is hidden from the step time",
+	  "ch1 exercise 1: with pinned buffers the copy is truly asynchronous; rotating two "
+	  "buffers with events keeps it correct, as engines prepare inputs",
+	  "R9 'most of' -> (copy + compute alone - step) / copy >= 0.8, with the compute the "
+	  "longest part of a step",
+	  WANT_GE(0.8, "fraction"),
+	  "the copies go on the compute stream, so each waits for the previous step's compute "
+	  "and none of it is hidden" },
+	{ "03.8", "ch1.E1",
+	  "the chapter's loop on one pageable buffer, rewritten right after each call, is "
+	  "correct: zero torn words over many steps",
+	  "ch1 exercise 1: with a pageable buffer the code is correct, because to() has copied "
+	  "the data into the staging buffer before it returns",
 	  "R11 exact -> 0 torn words",
-	  WANT_INT(0, "words"), "the \"pageable\" buffer of the loop is pinned, so the rewrite races the queued copy" },
+	  WANT_INT(0, "words"),
+	  "the \"pageable\" buffer of the loop is pinned, so the rewrite races the queued copy" },
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
@@ -94,11 +163,19 @@ static const struct lab_figure figures[] = {
 };
 
 static const struct lab_spec spec = {
-	"03", "async copies and the buffer-reuse race",
-	"when cudaMemcpyAsync returns, whether a copy overlaps a kernel, and what "
-	"the GPU reads when the host reuses a copy's source buffer too early",
-	120, { 1, 1, 0 }, claims, extra_opts, NULL, /* timeout_s, needs, claims, opts, role */
-	256 * MiB, 7, check_opts, figures,          /* --size, --iters */
+	.id = "03",
+	.title = "async copies and the buffer-reuse race",
+	.topic = "when cudaMemcpyAsync returns, whether a copy overlaps a kernel, and what "
+		 "the GPU reads when the host reuses a copy's source buffer too early",
+	.timeout_s = 120,
+	.needs = { 1, 1, 0 },
+	.claims = claims,
+	.extra_opts = extra_opts,
+	.default_size = 256 * MiB,
+	.default_iters = 7,
+	.check_opts = check_opts,
+	.figures = figures,
+	.knobs = knobs,
 };
 
 #if DMALAB_HAVE_CUDA
@@ -132,10 +209,13 @@ struct rig {
 	uint64_t spin_ns;            /* the fix's compute beyond the check */
 };
 
-/* The big source of a "pinned" (1) or "pageable" (0) case; the sabotage swaps them. */
+/* The big source of a "pinned" (1) or "pageable" (0) case; a broken knob
+ * gives the other kind. */
 static const uint32_t *big_src(const struct rig *r, int pinned)
 {
-	return pinned != LAB_SABOTAGED ? r->big_pinned : r->big_pageable;
+	if (pinned)
+		return K.pinned_source ? r->big_pinned : r->big_pageable;
+	return K.pageable_source ? r->big_pageable : r->big_pinned;
 }
 
 /* Sizes, memory or a skip, buffers (every host page written: none faults while
@@ -152,14 +232,12 @@ static void rig_setup(struct lab *L, struct rig *r)
 	r->big_bytes = r->sweep_max > r->bytes ? r->sweep_max : r->bytes;
 	r->natural_steps = o->quick ? 50 : 200;
 	READ_STEPS(L, &steps); /* check_opts has refused a bad one */
-	r->round_steps = steps / LOOP_ROUNDS > MIN_ROUND_STEPS ? (int)steps / LOOP_ROUNDS : MIN_ROUND_STEPS;
+	r->round_steps = steps / LOOP_ROUNDS > MIN_ROUND_STEPS ? (int)steps / LOOP_ROUNDS
+							       : MIN_ROUND_STEPS;
 	most = r->round_steps > r->natural_steps ? r->round_steps : r->natural_steps;
 	lab_cuda_require(L, 1);
 	lab_cuda_require_free(L, preflight_need(1, r->big_bytes, 2 * LOOP_BYTES + 256 * MiB), "");
 	preflight_ram_require(L, 4, r->big_bytes);
-	if (LAB_SABOTAGED)
-		lab_note(L, "sabotage: pinned and pageable swapped; the fix with one buffer (03.5), "
-			 "its copies on the compute stream (03.7)");
 	r->big_pinned = (uint32_t *)lab_cuda_alloc(L, LAB_BUF_PINNED, r->big_bytes);
 	r->big_pageable = (uint32_t *)lab_cuda_alloc(L, LAB_BUF_PAGEABLE, r->big_bytes);
 	r->big_d = (uint32_t *)lab_cuda_alloc(L, LAB_BUF_DEVICE, r->big_bytes);
@@ -174,12 +252,41 @@ static void rig_setup(struct lab *L, struct rig *r)
 		r->copied[j] = lab_cuda_event_new(L, cudaEventDisableTiming);
 		r->computed[j] = lab_cuda_event_new(L, cudaEventDisableTiming);
 	}
-	r->slots = (unsigned long long *)lab_cuda_alloc(L, LAB_BUF_DEVICE, 2 * most * sizeof(*r->slots));
-	r->got = (unsigned long long *)lab_cuda_alloc(L, LAB_BUF_PAGEABLE, 2 * most * sizeof(*r->got));
+	r->slots = (unsigned long long *)lab_cuda_alloc(L, LAB_BUF_DEVICE,
+							 2 * most * sizeof(*r->slots));
+	r->got = (unsigned long long *)lab_cuda_alloc(L, LAB_BUF_PAGEABLE,
+						       2 * most * sizeof(*r->got));
 	r->s = lab_cuda_stream_new(L);
 	r->s2 = lab_cuda_stream_new(L);
 	cuda_timer_init(L, &r->timer);
 	cuda_timer_init(L, &r->period);
+}
+
+/* The copy every part makes: n H2D copies of `bytes` queued on a stream. */
+struct h2d {
+	struct lab *L;
+	void *dst;
+	const void *src;
+	uint64_t bytes;
+	int n;
+};
+
+/* A lab_cuda_issue_fn: the harness's job records an event before and after
+ * it and times the host inside it, which is the call's time. */
+static void issue_h2d(void *arg, cudaStream_t s)
+{
+	const struct h2d *c = (const struct h2d *)arg;
+
+	for (int i = 0; i < c->n; i++)
+		CUDA_CHECK(c->L, cudaMemcpyAsync(c->dst, c->src, (size_t)c->bytes,
+						 cudaMemcpyHostToDevice, s));
+}
+
+/* A kernel on stream s that holds it ns of GPU time: one thread spinning. */
+static void launch_spin(struct lab *L, cudaStream_t s, uint64_t ns)
+{
+	lab_spin_kernel<<<1, 1, 0, s>>>(ns);
+	CUDA_CHECK_LAUNCH(L, 0);
 }
 
 /* Part 1: how long the call holds the thread (03.1, 03.2) */
@@ -201,9 +308,8 @@ static const struct call_way {
 static void measure_way(struct rig *r, const struct call_way *w, uint64_t bytes,
 			struct lab_stats *call, struct lab_stats *copy)
 {
-	struct lab_cuda_copies cp = { r->L, r->big_d, big_src(r, w->pinned), bytes, 1,
-				      cudaMemcpyHostToDevice };
-	struct lab_cuda_job job = { r->L, r->s, &r->timer, w->spin_ns, lab_cuda_issue_copies, &cp };
+	struct h2d cp = { r->L, r->big_d, big_src(r, w->pinned), bytes, 1 };
+	struct lab_cuda_job job = { r->L, r->s, &r->timer, w->spin_ns, issue_h2d, &cp };
 	int pinned = lab_cuda_host_pinned(cp.src);
 
 	cp.n = (pinned < 0 ? w->pinned : pinned) ? PINNED_BATCH : 1;
@@ -217,7 +323,8 @@ static void measure_way(struct rig *r, const struct call_way *w, uint64_t bytes,
 static void calls(struct rig *r)
 {
 	struct lab_stats at[NWAYS][2], other[2]; /* call, copy; at: at the claim size */
-	const struct lab_stats *pg = at[WAY_PAGEABLE], *pin = at[WAY_PINNED], *q = at[WAY_PAGEABLE_QUEUED];
+	const struct lab_stats *pg = at[WAY_PAGEABLE], *pin = at[WAY_PINNED];
+	const struct lab_stats *q = at[WAY_PAGEABLE_QUEUED];
 	struct lab *L = r->L;
 	uint64_t b;
 	char sz[32];
@@ -265,12 +372,12 @@ static double ov_run(void *p)
 	double t0 = lab_now();
 
 	if (c->what == OV_KERNEL || c->what == OV_KERNEL_FIRST)
-		lab_cuda_spin(r->L, r->s2, c->spin_ns);
+		launch_spin(r->L, r->s2, c->spin_ns);
 	if (c->what != OV_KERNEL)
 		CUDA_CHECK(r->L, cudaMemcpyAsync(r->big_d, c->src, r->bytes,
 						 cudaMemcpyHostToDevice, r->s));
 	if (c->what == OV_COPY_FIRST)
-		lab_cuda_spin(r->L, r->s2, c->spin_ns);
+		launch_spin(r->L, r->s2, c->spin_ns);
 	CUDA_CHECK(r->L, cudaStreamSynchronize(r->s));
 	CUDA_CHECK(r->L, cudaStreamSynchronize(r->s2));
 	return lab_now() - t0;
@@ -301,7 +408,8 @@ static void overlap(struct rig *r, int pinned, struct lab_stats *s, struct lab_e
 		lab_measure(r->L, ov_names[pinned][c.what], ov_run, &c, &cfg, &s[c.what]);
 		c.spin_ns = (uint64_t)(s[OV_COPY].median * 1e9);
 	}
-	longer = lab_est_max(lab_est_median(&s[OV_COPY], OV_N), lab_est_median(&s[OV_KERNEL], OV_N));
+	longer = lab_est_max(lab_est_median(&s[OV_COPY], OV_N),
+			     lab_est_median(&s[OV_KERNEL], OV_N));
 	x[0] = lab_est_ratio(lab_est_median(&s[OV_COPY_FIRST], OV_N), longer);
 	x[1] = lab_est_ratio(lab_est_median(&s[OV_KERNEL_FIRST], OV_N), longer);
 	lab_fact_num(r->L, ov_names[pinned][OV_N], x[0].value, "x");
@@ -322,8 +430,8 @@ static void overlaps(struct rig *r)
 		 "%.2f x kernel first", pg[OV_COPY].median * 1e3, xpg[0].value, xpg[1].value);
 	for (i = 0; i < OV_N; i++)
 		claim_stats(L, &pin[i]);
-	claim_note(L, "pinned copy %.2f ms, kernel %.2f ms: %.3f x the longer copy first, %.3f x "
-		   "kernel first; the larger counts", pin[OV_COPY].median * 1e3,
+	claim_note(L, "pinned copy %.2f ms, kernel %.2f ms: %.3f x the longer copy first, "
+		   "%.3f x kernel first; the larger counts", pin[OV_COPY].median * 1e3,
 		   pin[OV_KERNEL].median * 1e3, xpin[0].value, xpin[1].value);
 	claim_check(L, "03.3", lab_est_max(xpin[0], xpin[1]));
 	lab_gpu_verify(L, r->s, r->big_d, r->bytes, VERIFY_STEP, "the copies' data");
@@ -334,14 +442,15 @@ static void overlaps(struct rig *r)
 static void race(struct rig *r)
 {
 	struct lab *L = r->L;
-	uint32_t *h = LAB_SABOTAGED ? r->loop_pageable[0] : r->loop_pinned[0];
+	uint32_t *h = K.race_pinned ? r->loop_pinned[0] : r->loop_pageable[0];
 	long long got[2];
 	double t0, rewrite_s;
 	int queued;
 
 	buf_fill_down(h, LOOP_BYTES, 1);
-	lab_cuda_spin(L, r->s, RACE_SPIN_NS);
-	CUDA_CHECK(L, cudaMemcpyAsync(r->loop_d[0], h, LOOP_BYTES, cudaMemcpyHostToDevice, r->s));
+	launch_spin(L, r->s, RACE_SPIN_NS);
+	CUDA_CHECK(L, cudaMemcpyAsync(r->loop_d[0], h, LOOP_BYTES, cudaMemcpyHostToDevice,
+				      r->s));
 	t0 = lab_now();
 	buf_fill_down(h, LOOP_BYTES, 2);
 	rewrite_s = lab_now() - t0;
@@ -349,8 +458,8 @@ static void race(struct rig *r)
 	CUDA_CHECK(L, lab_gpu_count_on(r->s, r->loop_d[0], LOOP_BYTES, 1, 2, got));
 	lab_fact_num(L, "race_torn_words", (double)got[1], "words");
 	lab_fact_num(L, "race_rewrite_s", rewrite_s, "s");
-	claim_note(L, "%lld of %zu words held step 2's data, %lld not step 1's; rewrite %.2f ms, "
-		   "copy then %s", got[1], (size_t)LOOP_WORDS, got[0], rewrite_s * 1e3,
+	claim_note(L, "%lld of %zu words held step 2's data, %lld not step 1's; rewrite "
+		   "%.2f ms, copy then %s", got[1], (size_t)LOOP_WORDS, got[0], rewrite_s * 1e3,
 		   queued ? "still queued" : "done");
 	claim_check_int(L, "03.4", (long long)got[1]);
 }
@@ -371,6 +480,29 @@ struct loop {
 	int torn_steps;
 };
 
+/*
+ * A step's compute, standing for the chapter's model(): it reads the step's
+ * data where the copy put it, counting into slot[0] the words not of `step`
+ * and into slot[1] those already of step + 1 (torn by the next refill), then
+ * one thread holds the stream spin_ns, the rest of the step's work.
+ */
+static __global__ void step_kernel(const uint32_t *d, uint64_t words, uint32_t step,
+				   uint64_t spin_ns, unsigned long long *slot)
+{
+	lab_gpu_count_words(d, words, step, step + 1, slot);
+	if (spin_ns && blockIdx.x == 0 && threadIdx.x == 0)
+		lab_gpu_spin(spin_ns);
+}
+
+/* step_kernel over a loop buffer on the device, queued on s. */
+static void launch_step(struct lab *L, cudaStream_t s, const uint32_t *d, uint32_t step,
+			uint64_t spin_ns, unsigned long long *slot)
+{
+	step_kernel<<<lab_buf_grid(LOOP_WORDS), LAB_BUF_THREADS, 0, s>>>(d, LOOP_WORDS, step,
+									  spin_ns, slot);
+	CUDA_CHECK_LAUNCH(L, 0);
+}
+
 /* A step of either loop; returns the host's time in the fix's wait and the call. */
 static double loop_step(struct rig *r, const struct loop *c, int k, uint32_t step)
 {
@@ -386,15 +518,15 @@ static double loop_step(struct rig *r, const struct loop *c, int k, uint32_t ste
 	if (c->fix) /* the copy must not overwrite d[j] while step k-2 computes on it */
 		CUDA_CHECK(L, cudaStreamWaitEvent(cs, r->computed[j], 0));
 	t0 = lab_now();
-	CUDA_CHECK(L, cudaMemcpyAsync(r->loop_d[j], c->h[j], LOOP_BYTES, cudaMemcpyHostToDevice, cs));
+	CUDA_CHECK(L, cudaMemcpyAsync(r->loop_d[j], c->h[j], LOOP_BYTES, cudaMemcpyHostToDevice,
+				      cs));
 	if (c->fix)
 		CUDA_CHECK(L, cudaEventRecord(r->copied[j], cs));
 	held += lab_now() - t0;
 	if (c->fix)
 		CUDA_CHECK(L, cudaStreamWaitEvent(r->s2, r->copied[j], 0));
 	/* the step's compute: its words not step's, those already step+1's, a spin */
-	CUDA_CHECK(L, lab_gpu_count_async(ks, r->loop_d[j], LOOP_BYTES, step, step + 1,
-					  c->fix ? r->spin_ns : 0, r->slots + 2 * (size_t)k));
+	launch_step(L, ks, r->loop_d[j], step, c->fix ? r->spin_ns : 0, r->slots + 2 * (size_t)k);
 	if (!c->fix)
 		return held;
 	CUDA_CHECK(L, cudaEventRecord(r->computed[j], r->s2));
@@ -443,15 +575,14 @@ static void issue_compute(void *rig, cudaStream_t s)
 {
 	struct rig *r = (struct rig *)rig;
 
-	CUDA_CHECK(r->L, lab_gpu_count_async(s, r->loop_d[1], LOOP_BYTES, PART_STEP, PART_STEP + 1,
-					     r->spin_ns, r->slots));
+	launch_step(r->L, s, r->loop_d[1], PART_STEP, r->spin_ns, r->slots);
 }
 
 /* PART_SAMPLES GPU times of a copy of src alone (NULL: of the compute), at v[*n]. */
 static void sample_part(struct rig *r, const void *src, uint64_t front_ns, double *v, int *n)
 {
-	struct lab_cuda_copies cp = { r->L, r->loop_d[1], src, LOOP_BYTES, 1, cudaMemcpyHostToDevice };
-	struct lab_cuda_job job = { r->L, r->s, &r->timer, front_ns, lab_cuda_issue_copies, &cp };
+	struct h2d cp = { r->L, r->loop_d[1], src, LOOP_BYTES, 1 };
+	struct lab_cuda_job job = { r->L, r->s, &r->timer, front_ns, issue_h2d, &cp };
 
 	if (!src) {
 		job.issue = issue_compute;
@@ -464,7 +595,8 @@ static void sample_part(struct rig *r, const void *src, uint64_t front_ns, doubl
 /* LOOP_ROUNDS rounds, each followed by its parts alone (a slow stretch reaches
  * both): the copy, for the fix the compute on matching words (no atomics), behind
  * a spin so events time the GPU, not the launch.  s[]: step, copy, compute. */
-static void rounds(struct rig *r, struct loop *c, const char *const *names, struct lab_stats *s)
+static void rounds(struct rig *r, struct loop *c, const char *const *names,
+		   struct lab_stats *s)
 {
 	double loop[LOOP_ROUNDS], t[2][LOOP_ROUNDS * PART_SAMPLES], held = 0;
 	int round, n[2] = { 0, 0 };
@@ -485,7 +617,8 @@ static void rounds(struct rig *r, struct loop *c, const char *const *names, stru
 	}
 	c->held_s = held / LOOP_ROUNDS;
 	/* whole rounds against the clock's step (one pinned call is near it), then per step */
-	lab_stats_from(&s[0], names[0], "s", loop, LOOP_ROUNDS, c->fix ? LAB_CUDA_EVENT_RES_S : 0);
+	lab_stats_from(&s[0], names[0], "s", loop, LOOP_ROUNDS,
+		       c->fix ? LAB_CUDA_EVENT_RES_S : 0);
 	lab_stats_scale(&s[0], 1.0 / (c->fix ? c->steps - 1 - WARM_STEPS : c->steps), "s");
 	lab_stats_from(&s[1], names[1], "s", t[0], n[0], LAB_CUDA_EVENT_RES_S);
 	if (c->fix)
@@ -516,21 +649,22 @@ static void race_natural(struct rig *r)
 }
 
 /* The fix's compute spins COMPUTE_OVER_PARTS x the longer of refill and pinned copy alone:
- * a step takes the compute alone if the copy overlaps it, else both.  Sabotage: one buffer,
- * no wait (03.5), then the copies on the compute stream, behind the step before (03.7). */
+ * a step takes the compute alone if the copy overlaps it, else both.  Knobs broken: one
+ * buffer, no wait (03.5); a second pass with the copies on the compute stream, behind the
+ * step before, whose times 03.7 decides on (03.7). */
 static void loops(struct rig *r)
 {
-	static const char *const fix_names[] = { "fix_loop_step", "fix_copy_alone", "fix_compute_alone" };
+	static const char *const fix_names[] = { "fix_loop_step", "fix_copy_alone",
+						 "fix_compute_alone" };
 	static const char *const ch_names[] = { "chapter_loop_call", "chapter_copy_alone" };
 	struct lab *L = r->L;
 	struct lab_stats fill, copy, fx[3], ch[2];
 	struct lab_measure_cfg ev = { 0, 0, 0, LAB_CUDA_EVENT_RES_S };
-	struct lab_cuda_copies cp = { L, r->loop_d[1], r->loop_pinned[1], LOOP_BYTES, 1,
-				      cudaMemcpyHostToDevice };
-	struct lab_cuda_job job = { L, r->s, &r->timer, 0, lab_cuda_issue_copies, &cp };
-	struct loop fix = { { r->loop_pinned[0], LAB_SABOTAGED ? NULL : r->loop_pinned[1] },
-			    1, !LAB_SABOTAGED };
-	struct loop chapter = { { LAB_SABOTAGED ? r->loop_pinned[0] : r->loop_pageable[0] } };
+	struct h2d cp = { L, r->loop_d[1], r->loop_pinned[1], LOOP_BYTES, 1 };
+	struct lab_cuda_job job = { L, r->s, &r->timer, 0, issue_h2d, &cp };
+	struct loop fix = { { r->loop_pinned[0], K.fix_two_buffers ? r->loop_pinned[1] : NULL },
+			    1, K.fix_two_buffers };
+	struct loop chapter = { { K.chapter_pageable ? r->loop_pageable[0] : r->loop_pinned[0] } };
 	struct buf_refill refill = { r->loop_pinned[1], LOOP_BYTES, 0 };
 	struct lab_est hidden, free_share, c;
 
@@ -539,9 +673,9 @@ static void loops(struct rig *r)
 	r->spin_ns = (uint64_t)(COMPUTE_OVER_PARTS * (fill.median > copy.median ? fill.median :
 						      copy.median) * 1e9);
 	rounds(r, &fix, fix_names, fx);
-	torn_claim(L, "03.5", &fix, LAB_SABOTAGED ? "one pinned buffer, no wait" :
-		   "two pinned buffers and events");
-	if (LAB_SABOTAGED) {
+	torn_claim(L, "03.5", &fix, K.fix_two_buffers ? "two pinned buffers and events" :
+		   "one pinned buffer, no wait");
+	if (!K.fix_copy_stream) {
 		struct loop serial = { { r->loop_pinned[0], r->loop_pinned[1] }, 1, 1, 1 };
 
 		rounds(r, &serial, fix_names, fx);
@@ -575,7 +709,7 @@ static void loops(struct rig *r)
 	claim_stats(L, &ch[0]);
 	claim_stats(L, &ch[1]);
 	claim_note(L, "one %s buffer: call %.1f us a step, copy %.1f us, %.1f %% not waited out",
-		   LAB_SABOTAGED ? "pinned (sabotage)" : "pageable", ch[0].median * 1e6,
+		   K.chapter_pageable ? "pageable" : "pinned (sabotage)", ch[0].median * 1e6,
 		   ch[1].median * 1e6, free_share.value * 100);
 	claim_check(L, "03.6", free_share);
 	torn_claim(L, "03.8", &chapter, "refilled right after each call");

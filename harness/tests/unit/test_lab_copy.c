@@ -63,6 +63,49 @@ static void test_batch_loop_reaches_the_floor(void **state)
 	assert_true(LAB_COPY_FLOOR_S >= 100 * LAB_CUDA_EVENT_RES_S); /* lab.h's too_short */
 }
 
+/* A lab's sample as lab_copy_batch_size sees it: overlapped(n) of GPU time,
+ * 2 us of issuing a copy, and the spin each run was given. */
+struct fake_batch {
+	struct lab_copy_batch b;
+	uint64_t fronts[16];
+	int runs;
+};
+
+static double fake_batch_sample(void *arg)
+{
+	struct fake_batch *f = (struct fake_batch *)arg;
+
+	f->fronts[f->runs++ % 16] = f->b.front_ns;
+	f->b.issue_s = 2e-6 * f->b.n;
+	return overlapped(f->b.n);
+}
+
+/* Sized on the sample's own runs: a first single copy without a spin, then
+ * spins only when queued, the last sized from the last run's issuing. */
+static void test_batch_size_runs_the_sample(void **state)
+{
+	struct fake_batch f;
+	int runs;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	f.b.sample = fake_batch_sample;
+	f.b.ctx = &f;
+	runs = lab_copy_batch_size(&f.b, 1);
+	assert_int_equal(runs, f.runs);
+	assert_true(runs >= 2);
+	assert_true(overlapped(f.b.n) >= LAB_COPY_FLOOR_S);
+	assert_true(f.fronts[0] == 0);
+	assert_true(f.fronts[1] == lab_copy_front_ns(2e-6, 1));
+	assert_true(f.b.front_ns == lab_copy_front_ns(2e-6, f.b.n));
+
+	memset(&f, 0, sizeof(f));
+	f.b.sample = fake_batch_sample;
+	f.b.ctx = &f;
+	lab_copy_batch_size(&f.b, 0);
+	assert_true(f.fronts[1] == 0 && f.b.front_ns == 0);
+}
+
 /* A queued sample's spin: twice the issuing, plus the floor, at most the cap. */
 static void test_front_ns(void **state)
 {
@@ -315,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_next_reps_stops),
 		cmocka_unit_test(test_next_reps_grows_with_margin),
 		cmocka_unit_test(test_batch_loop_reaches_the_floor),
+		cmocka_unit_test(test_batch_size_runs_the_sample),
 		cmocka_unit_test(test_front_ns),
 		cmocka_unit_test(test_pair_order_alternates),
 		cmocka_unit_test(test_pair_until_stops_by_the_rule),

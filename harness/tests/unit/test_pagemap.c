@@ -251,25 +251,6 @@ static void test_pagemap_runs_of_live(void **state)
 	free(buf);
 }
 
-static void test_pagemap_runs_mlocked_live(void **state)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	struct pagemap_runs r;
-
-	(void)state;
-	errno = 0;
-	assert_int_equal(pagemap_runs_mlocked(0, &r), -1);
-	assert_int_equal(errno, EINVAL);
-	if (pagemap_runs_mlocked(8 * page, &r) < 0) {
-		/* an RLIMIT_MEMLOCK below 8 pages, without CAP_IPC_LOCK */
-		assert_true(errno == ENOMEM || errno == EPERM || errno == EAGAIN);
-		return;
-	}
-	assert_int_equal(r.pages, 8);
-	assert_int_equal(r.present, 8); /* mlock made every page resident */
-	assert_true(r.pfn_visible ? r.runs >= 1 && r.longest_run >= 1 : r.runs == 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,7 +267,6 @@ int main(void)
 		cmocka_unit_test(test_pagemap_runs_text),
 		cmocka_unit_test(test_pagemap_pfns_denied),
 		cmocka_unit_test(test_pagemap_runs_of_live),
-		cmocka_unit_test(test_pagemap_runs_mlocked_live),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -618,34 +618,9 @@ static void test_procfs_memlock_confine_hard_below(void **state)
 	assert_int_equal(in_child(confine_hard_below_in_child), 0);
 }
 
-/* Each round's Mlocked rise is about the region (a quiet test machine; the
- * lab takes the median for a busy one); no lock calls: no rise. */
-static void test_mlocked_rounds_live(void **state)
-{
-	size_t n = 1 << 20;
-	double rise[3] = { -1, -1, -1 };
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int i;
-
-	(void)state;
-	assert_true(p != MAP_FAILED);
-	if (mlock(p, n) != 0) { /* RLIMIT_MEMLOCK under 1 MiB: nothing to measure */
-		munmap(p, n);
-		skip();
-	}
-	assert_int_equal(procfs_mlocked_rounds(p, n, 3, 1, rise), 0);
-	for (i = 0; i < 3; i++)
-		assert_true(rise[i] > 0.5 && rise[i] < 1.5);
-	assert_int_equal(procfs_mlocked_rounds(p, n, 3, 0, rise), 0);
-	for (i = 0; i < 3; i++)
-		assert_true(rise[i] > -0.5 && rise[i] < 0.5);
-	munmap(p, n);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mlocked_rounds_live),
 		cmocka_unit_test(test_procfs_read_kb_field_status_kb),
 		cmocka_unit_test(test_procfs_read_kb_field_meminfo_count),
 		cmocka_unit_test(test_procfs_read_kb_field_missing_key),
