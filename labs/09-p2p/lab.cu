@@ -29,17 +29,20 @@
 #include "gpu_topo.h"
 #include "p2p.h"
 
-/* What `make selftest` breaks, in one place; the experiment reads these only. */
-static const struct knobs {
+/* What `make selftest` breaks, in one place; the experiment reads these only.
+ * The sabotage build sets each to its broken value (DMALAB_SABOTAGE=09.2:
+ * that claim's knobs alone). */
+static struct knobs {
 	int peer_access;      /* 09.1, 09.3: enable peer access before the "peer" copies */
 	int host_path_direct; /* 09.2: the "through the host" copies run with peer access off */
 	int corrupt_one_byte; /* 09.1, 09.3: one received byte flipped before it is checked */
-} K = {
-#ifndef LAB_SABOTAGE
-	1, 1, 0,
-#else
-	0, 0, 1,
-#endif
+} K = { .peer_access = 1, .host_path_direct = 1, .corrupt_one_byte = 0 };
+
+static const struct lab_knob knobs[] = {
+	LAB_KNOB(K.peer_access, 0, "09.1 09.3"),
+	LAB_KNOB(K.host_path_direct, 0, "09.2"),
+	LAB_KNOB(K.corrupt_one_byte, 1, "09.1 09.3"),
+	{ NULL },
 };
 
 static const struct claim_spec claims[] = {
@@ -144,6 +147,7 @@ static const struct lab_spec spec = {
 	.default_iters = 7,
 	.check_opts = check_opts,
 	.figures = figures,
+	.knobs = knobs,
 };
 
 #if DMALAB_HAVE_CUDA
