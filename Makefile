@@ -246,6 +246,10 @@ ifneq ($(strip $(filter-out 0 1 yes true no false,$(QUICK))),)
   $(error QUICK='$(QUICK)': use QUICK=1 (or yes, true) or QUICK=0 (no, false))
 endif
 QUICK_FLAG := $(if $(filter 1 yes true,$(QUICK)),--quick)
+# SERIES (make bench) is a yes or no as QUICK is
+ifneq ($(strip $(filter-out 0 1 yes true no false,$(SERIES))),)
+  $(error SERIES='$(SERIES)': use SERIES=1 (or yes, true) or SERIES=0 (no, false))
+endif
 RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--format $(FORMAT)) \
 	$(QUICK_FLAG) --results $(RESULTS)
 
@@ -266,7 +270,7 @@ lab- hint-:
 	@echo "make $@: which lab? the labs are: $(LAB_IDS) (make $@NN)" >&2; exit 2
 
 list: all
-	@$(DMALAB) list
+	@$(DMALAB) list $(if $(FORMAT),--format $(FORMAT))
 
 sysinfo: all
 	@$(DMALAB) sysinfo
@@ -453,7 +457,8 @@ test-answers: all
 .PHONY: bench test-bench
 bench:
 	@$${DMALAB_PYTHON:-python3} harness/tools/bench.py $(RESULTS)/results.json \
-		$(if $(BASE),--base $(BASE)) $(if $(SERIES),--series) $(if $(PHASES),--phases $(PHASES))
+		$(if $(BASE),--base $(BASE)) $(if $(filter 1 yes true,$(SERIES)),--series) \
+		$(if $(PHASES),--phases $(PHASES))
 test-bench:
 	@sh harness/tests/test-bench.sh
 
