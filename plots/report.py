@@ -8,7 +8,9 @@ usage: report.py RESULTS.json [OUTDIR [ERRATA.md]]
 The HTML inlines its CSS and every PNG as a data: URI, so the file alone is
 the whole report; it needs no script (a small one only counts the decoded
 images, for the tests).  The Markdown links the PNGs in OUTDIR/plots/.
-Exit 0 when written, 2 when the results file cannot be used.
+Exit 0 when written; 1 when a figure or the report could not be written
+(nothing is written without its figures); 2 when the results file cannot be
+used.
 """
 import base64
 import html
@@ -319,10 +321,21 @@ def main(argv):
         print("report: %s" % e, file=sys.stderr)
         return 2
     figs = make_plots.run(res, os.path.join(outdir, "plots"))
-    os.makedirs(outdir, exist_ok=True)
+    bad = make_plots.unwritten(figs)
+    if bad:
+        print("report: not written: %d figure%s could not be written (above)" % (
+            bad, "" if bad == 1 else "s"), file=sys.stderr)
+        return 1
+    path = outdir
     try:
-        write(os.path.join(outdir, "report.html"), render_html(res, errata, figs))
-        write(os.path.join(outdir, "report.md"), render_md(res, errata, figs))
+        os.makedirs(outdir, exist_ok=True)
+        path = os.path.join(outdir, "report.html")
+        write(path, render_html(res, errata, figs))
+        path = os.path.join(outdir, "report.md")
+        write(path, render_md(res, errata, figs))
+    except OSError as e:
+        print("report: cannot write %s: %s" % (path, e.strerror or e), file=sys.stderr)
+        return 1
     except Exception as e:  # a record shaped in a way nobody foresaw
         if os.environ.get("DMALAB_PLOTS_DEBUG"):
             raise

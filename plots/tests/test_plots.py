@@ -269,6 +269,58 @@ def unreadable_files_are_refused_clearly():
 
 
 @test
+def bad_results_files_are_refused_in_one_line():
+    deep = os.path.join(TMP, "deep.json")
+    with open(deep, "w") as f:
+        f.write("[" * 200000 + "]" * 200000)
+    cases = [(deep, "nested too deeply"),
+             (write_json("labsnull.json", {"schema": "dmalab-results/1", "labs": None}),
+              '"labs" is null, not a list of labs'),
+             (write_json("nolabs.json", {"schema": "dmalab-results/1"}),
+              '"labs" is missing, not a list of labs')]
+    for path, want in cases:
+        for script in ("make_plots.py", "report.py"):
+            rc, out = run_script(script, path, os.path.join(TMP, "refused"))
+            no_traceback(out)
+            check(rc == 2 and want in out and len(out.strip().splitlines()) == 1,
+                  "%s %s: exit %d: %s" % (script, os.path.basename(path), rc, out[-600:]))
+
+
+def unwritable_dir(name):
+    """A directory whose plots/ is a plain file: nothing can be written in it."""
+    d = os.path.join(TMP, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "plots"), "w") as f:
+        f.write("not a directory\n")
+    return d
+
+
+@test
+def figures_that_cannot_be_written_are_errors():
+    fx = [p for p in FIXTURES if p.endswith("results-cpu.json")][0]
+    drawable = [d[0] for d in quiet_run(C.load(fx), os.path.join(TMP, "w-ok")) if d[2] == "drawn"]
+    d = unwritable_dir("w-plots")
+    p = subprocess.run([sys.executable, os.path.join(PLOTS, "make_plots.py"), fx,
+                        os.path.join(d, "plots")], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    no_traceback(p.stderr)
+    check(p.returncode == 1, "make_plots exit %d: %s" % (p.returncode, p.stderr))
+    errs = p.stderr.strip().splitlines()
+    check(len(errs) == len(drawable), "want one line per figure (%d), got:\n%s" % (
+        len(drawable), p.stderr))
+    for name, line in zip(drawable, errs):
+        check(re.match(r"plots: cannot write %s\S*: \w" % re.escape(os.path.join(d, "plots")),
+                       line), "%s: want the path and the reason, got %r" % (name, line))
+    check("%d not written" % len(drawable) in p.stdout, p.stdout)
+    d = unwritable_dir("w-report")
+    rc, out = run_script("report.py", fx, d)
+    no_traceback(out)
+    check(rc == 1 and "report: not written: %d figure" % len(drawable) in out,
+          "report exit %d: %s" % (rc, out))
+    check(not os.path.exists(os.path.join(d, "report.html")), "a report without its figures")
+
+
+@test
 def missing_labs_are_listed():
     doc = synth.results()
     doc["labs"] = [lab for lab in doc["labs"] if lab["id"] == "04"]
