@@ -56,6 +56,14 @@ sed -i 's/^prompt.en: What is DMA/claims: 01.1\nprompt.en: What is DMA/' "$tmp/a
 check $? 2 "a 'claims:' line in a chapter file: exit 2"
 has "$tmp/a4.out" "'claims:' is not written here any more" "and it says where claims are named now"
 
+# answers/README.md names the planned labs: those of planned-claims.md, none built
+said=$(sed -n 's/.*not built yet (now only lab \([0-9, ]*\)[,;)].*/\1/p' answers/README.md | tr -d ' ')
+planned=$(sed -n 's/^## \([0-9][0-9]\)$/\1/p' answers/planned-claims.md | paste -sd, -)
+check "$said" "$planned" "answers/README.md names the labs planned-claims.md plans"
+for n in $(echo "$said" | tr ',' ' '); do
+	ls -d labs/"$n"-* >/dev/null 2>&1 && bad "answers/README.md calls lab $n planned; it exists"
+done
+
 echo "== the answers in their own words (no run of 12 Chinese characters from a chapter)"
 if [ -d "$seeds" ]; then
 	"$dmalab" answers --labs-dir "$BUILD/labs" --seeds "$seeds" >"$tmp/s.out" 2>&1
