@@ -69,9 +69,9 @@ static const struct lab_extra_opt extra_opts[] = {
 };
 
 static const struct lab_figure figures[] = {
-	{ "lab10_paths", "boxes", "raw_odirect_host buffered_host posix_pageable odirect_pinned "
+	{ "lab10_paths", "lab10_paths", "raw_odirect_host buffered_host posix_pageable odirect_pinned "
 	  "odirect_pinned_overlap cufile", "device_read_gbs pcie_theoretical_gbs", "10.1 10.2 10.3",
-	  "lab-10: GB/s into GPU memory by path, vs the device and PCIe" },
+	  "lab-10: GB/s from a file by path (into GPU memory where a GPU ran), vs the device" },
 	{ NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -320,6 +320,54 @@ def figures_that_cannot_be_written_are_errors():
     check(not os.path.exists(os.path.join(d, "report.html")), "a report without its figures")
 
 
+def drawn_figures(res):
+    """{name: matplotlib figure} of every figure drawn from res, caught at save."""
+    caught, save = {}, C.save
+
+    def spy(fig, outdir, name):
+        caught[name] = fig
+        return save(fig, outdir, name)
+    C.save = spy
+    try:
+        quiet_run(C.as_results(res), os.path.join(TMP, "objects"))
+    finally:
+        C.save = save
+    return caught
+
+
+def legend_texts(fig):
+    leg = fig.axes[0].get_legend()
+    return [t.get_text() for t in leg.get_texts()] if leg else []
+
+
+@test
+def figures_speak_words_and_say_what_they_show():
+    figs = drawn_figures(synth.results())
+    chase = figs["lab08_chase"]
+    check(chase.axes[0].get_xscale() == "log", "lab08_chase: x axis %s" % chase.axes[0].get_xscale())
+    texts = legend_texts(chase)
+    check(texts and not any("_" in t for t in texts) and any("4 KiB pages" in t for t in texts),
+          "lab08_chase legend: %s" % texts)
+    # lab-10 with its GPU paths, then as on a machine without a GPU
+    check("into GPU memory" in figs["lab10_paths"]._suptitle.get_text(),
+          "lab10_paths with GPU paths: %s" % figs["lab10_paths"]._suptitle.get_text())
+    doc = synth.results()
+    lab10 = [lab for lab in doc["labs"] if lab["id"] == "10"][0]
+    lab10["claims"][0]["stats"] = [st for st in lab10["claims"][0]["stats"]
+                                   if st["name"] in ("raw_odirect_host", "buffered_host")]
+    title = drawn_figures(doc)["lab10_paths"]._suptitle.get_text()
+    check("GPU memory" not in title.replace("no GPU path", "") and "host memory" in title,
+          "lab10_paths on host-only data: %s" % title)
+    # every shaded band of lab11_crossover is named in its legend
+    ax = figs["lab11_crossover"].axes[0]
+    bands = [p for p in ax.patches + ax.collections
+             if type(p).__name__ in ("Rectangle", "Polygon") and not p.get_label().startswith("_")]
+    spans = [p for p in ax.patches if type(p).__name__ in ("Rectangle", "Polygon")]
+    texts = legend_texts(figs["lab11_crossover"])
+    check(len(spans) == 2 and len(bands) == 2 and all(b.get_label() in texts for b in bands),
+          "lab11_crossover: %d bands, %d named, legend %s" % (len(spans), len(bands), texts))
+
+
 @test
 def missing_labs_are_listed():
     doc = synth.results()
