@@ -434,6 +434,40 @@ def report_is_self_contained():
         check("## Report card" in mdown and "## Machine" in mdown, "%s: markdown sections" % name)
 
 
+@test
+def report_says_what_the_console_says():
+    """The report card's got and want are the console's (grade's evidence),
+    and its questions are the grade's: all of a claim's questions, only the
+    chapters' questions."""
+    import report
+    dmalab = report.dmalab_path()
+    if not os.access(dmalab, os.X_OK):
+        print("# skipped: %s is not built (make), the report's texts come from it" % dmalab)
+        return
+    fx = [p for p in FIXTURES if p.endswith("results-cpu.json")][0]
+    _, page, mdown = make_report(fx, "console")
+    grade, why = report.grade_of(fx, os.path.join(PLOTS, "..", "answers", "errata.md"))
+    check(grade, "no grade: %s" % why)
+    rows = {line.split(" | ")[0][2:]: line for line in mdown.splitlines()
+            if re.match(r"\| \d\d\.\d+ \|", line)}
+    texts = report.grade_texts(grade)
+    check(texts, "the grade gave no got/want text")
+    for cid, text in texts.items():
+        got, want = report.split_got_want(text)
+        check(cid in rows and "| %s | %s |" % (got, want) in rows[cid],
+              "%s: want the console's %r in the report's row %r" % (cid, text, rows.get(cid)))
+    card = mdown.split("## Report card")[1].split("## Questions")[0]
+    for raw in ("ratio_ge", "in_range", "errno_eq", " errno", "e+0"):
+        check(raw not in card, "the report card still shows %r" % raw)
+    check(not re.search(r"\| near [^|+]*\|", card), "a 'near' without its tolerance")
+    questions = mdown.split("## Questions")[1].split("## Known errata")[0]
+    graded = [q["id"] for ch in grade["chapters"] for q in ch["questions"]]
+    for qid in graded:
+        check("| %s |" % qid in questions, "question %s missing from the report" % qid)
+    check("ch1.table" not in questions, "ch1.table listed as a question")
+    check("ch2.S7" in graded and "ch2.S8" in graded, "grade lacks ch2.S7/S8: %s" % graded)
+
+
 def chromium():
     for name in ("chromium", "chromium-browser"):
         if shutil.which(name):
