@@ -12,8 +12,9 @@
  * skip, an inconclusive verdict, a lab not built yet) cannot earn its part,
  * and a question grade leaves unverified (fewer than half of its claims
  * decided) scores 0 of 1 (grade.json leaves it out of its maximum instead; a
- * course's total cannot change with the machine).  A known erratum is a contradiction and earns nothing, as
- * in grade.  A test is "passed" only with the full point.
+ * course's total cannot change with the machine).  A known erratum is a
+ * contradiction and earns nothing, as in grade.  A test is "passed" only
+ * with the full point.
  *
  * Every text is "text" format: the outputs hold '<' and '>' (want < 2 s),
  * which Gradescope's default top-level format would read as HTML.
