@@ -284,6 +284,8 @@ yes_no = $(if $(strip $(filter-out 0 1 yes true no false,$($(1)))),$(error \
 QUICK_FLAG := $(if $(call yes_no,QUICK),--quick)
 RESET_FLAG := $(if $(call yes_no,RESET),--reset)
 SHUFFLE_FLAG := $(if $(call yes_no,SHUFFLE),--shuffle)
+# SERIES (make bench) is a yes or no as QUICK is
+SERIES_FLAG := $(if $(call yes_no,SERIES),--series)
 RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--format $(FORMAT)) \
 	$(QUICK_FLAG) --results $(RESULTS)
 
@@ -304,7 +306,7 @@ lab- hint-:
 	@echo "make $@: which lab? the labs are: $(LAB_IDS) (make $@NN)" >&2; exit 2
 
 list: all
-	@$(DMALAB) list
+	@$(DMALAB) list $(if $(FORMAT),--format $(FORMAT))
 
 sysinfo: all
 	@$(DMALAB) sysinfo
@@ -514,7 +516,8 @@ test-answers: all
 .PHONY: bench test-bench
 bench:
 	@$${DMALAB_PYTHON:-python3} harness/tools/bench.py $(RESULTS)/results.json \
-		$(if $(BASE),--base $(BASE)) $(if $(SERIES),--series) $(if $(PHASES),--phases $(PHASES))
+		$(if $(BASE),--base $(BASE)) $(SERIES_FLAG) \
+		$(if $(PHASES),--phases $(PHASES))
 test-bench:
 	@sh harness/tests/test-bench.sh
 

@@ -37,6 +37,11 @@ class BadResults(Exception):
     """The results file cannot be used at all; str() is the one-line reason."""
 
 
+class NotWritten(Exception):
+    """A figure was drawn but its file could not be written (a read-only or
+    full disk); str() is "PATH: reason"."""
+
+
 # ---------------------------------------------------------------------------
 # Reading
 
@@ -72,10 +77,9 @@ def as_results(doc):
         raise BadResults("an unfinished run (status '%s'): its runner stopped or could "
                          "not save it; run the labs again" % doc["status"])
     labs = doc.get("labs")
-    if labs is None:
-        labs = []
-    if not isinstance(labs, list):
-        raise BadResults("\"labs\" is not a list")
+    if not isinstance(labs, list):  # a run that reached no lab still writes []
+        raise BadResults("\"labs\" is %s, not a list of labs" % (
+            "missing" if "labs" not in doc else json.dumps(labs)[:40]))
     doc["labs"] = [tidy_lab(lab) for lab in labs if isinstance(lab, dict)]
     if not isinstance(doc.get("machine"), dict):
         doc["machine"] = {}
@@ -115,6 +119,8 @@ def load(path):
         raise BadResults("%s: %s" % (path, e))
     except ValueError as e:
         raise BadResults("%s: not valid JSON: %s" % (path, e))
+    except RecursionError:
+        raise BadResults("%s: nested too deeply to be a results file" % path)
     try:
         return as_results(doc)
     except BadResults as e:
@@ -474,14 +480,19 @@ def finish(fig, res, title, notes=()):
 
 
 def save(fig, outdir, name):
-    """Write name.png and name.svg; return the two paths."""
-    os.makedirs(outdir, exist_ok=True)
+    """Write name.png and name.svg; return the two paths, or raise NotWritten."""
     paths = []
-    for ext in ("png", "svg"):
-        p = os.path.join(outdir, "%s.%s" % (name, ext))
-        fig.savefig(p, dpi=110 if ext == "png" else None)
-        paths.append(p)
-    plt.close(fig)
+    try:
+        p = outdir
+        os.makedirs(outdir, exist_ok=True)
+        for ext in ("png", "svg"):
+            p = os.path.join(outdir, "%s.%s" % (name, ext))
+            fig.savefig(p, dpi=110 if ext == "png" else None)
+            paths.append(p)
+    except OSError as e:
+        raise NotWritten("%s: %s" % (p, e.strerror or e))
+    finally:
+        plt.close(fig)
     return paths
 
 
@@ -502,5 +513,8 @@ def main_one(name, draw):
     except NotDrawn as e:
         print("plots: %s not drawn: %s" % (name, e))
         return 0
+    except NotWritten as e:
+        print("plots: cannot write %s" % e, file=sys.stderr)
+        return 1
     print("plots: %s drawn into %s" % (name, outdir))
     return 0

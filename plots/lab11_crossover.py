@@ -52,13 +52,15 @@ def mark_crossover(ax, lab, notes):
     x, lo, hi = (C.fact(lab, k) for k in ("crossover_tokens", "crossover_lo_tokens",
                                           "crossover_hi_tokens"))
     ax.axvspan(*CHAPTER_BAND, color="0.5", alpha=0.12,
-               label="chapter: crossover at a few hundred tokens")
+               label="grey band: the chapter's crossover, a few hundred tokens "
+               "(%d-%d, claim 11.4's want)" % CHAPTER_BAND)
     if x is None or x <= 0:
         notes.append("this machine's crossover: %s" % (
             "none measured" if x is None else "at or below the first block"))
         return
     if lo and hi and lo > 0:
-        ax.axvspan(lo, hi, color="tab:red", alpha=0.15)
+        ax.axvspan(lo, hi, color="tab:red", alpha=0.15,
+                   label="red band: the 95 % interval of this machine's crossover")
     ax.axvline(x, color="tab:red", linewidth=1.4,
                label="this machine's crossover: %.0f tokens [%s, %s]" % (
                    x, "%.0f" % lo if lo is not None else "?",

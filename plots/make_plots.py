@@ -9,8 +9,11 @@ figure of kind "lines" or "boxes" is drawn by kinds.py; any other kind names
 a module of plots/ with a draw(res, outdir, decl) of its own.
 
 Prints one line per figure, drawn or not drawn with the reason, and a
-totals line.  Exit 0 when the file could be read (even if no figure could be
-drawn), 2 when it cannot be used (missing, not JSON, unknown schema).
+totals line; a figure whose file cannot be written (a read-only or full
+directory) is an error, one line on stderr with the path and the reason.
+Exit 0 when every figure drawn was written (even if none could be drawn), 1
+when one could not be written, 2 when the results file cannot be used
+(missing, not JSON, unknown schema).
 Set DMALAB_PLOTS_DEBUG=1 to see the traceback of a figure that broke.
 """
 import importlib
@@ -37,16 +40,22 @@ def figures(res):
 
 
 def remove_old(outdir, name):
-    """A figure not drawn this time must not leave last run's image behind."""
+    """A figure not drawn this time must not leave last run's image behind;
+    "" or "PATH: reason" when an old image stays."""
     for ext in ("png", "svg"):
+        path = os.path.join(outdir, "%s.%s" % (name, ext))
         try:
-            os.remove(os.path.join(outdir, "%s.%s" % (name, ext)))
-        except FileNotFoundError:
+            os.remove(path)
+        except (FileNotFoundError, NotADirectoryError):
             pass
+        except OSError as e:
+            return "%s: %s (last run's image stays)" % (path, e.strerror or e)
+    return ""
 
 
 def draw_one(decl, res, outdir):
-    """(status, detail): ("drawn", [paths]) or ("not drawn", reason)."""
+    """(status, detail): ("drawn", [paths]), ("not drawn", reason) or
+    ("not written", "PATH: reason")."""
     try:
         draw = drawer(decl["kind"])
         if not draw:
@@ -54,6 +63,8 @@ def draw_one(decl, res, outdir):
                              "boxes, or a module plots/%s.py)" % (decl["lab"], decl["kind"],
                                                                 decl["kind"]))
         return "drawn", draw(res, outdir, decl)
+    except C.NotWritten as e:
+        return "not written", str(e)
     except C.NotDrawn as e:
         reason = str(e)
     except Exception as e:  # a bug in a figure must not stop the others
@@ -61,8 +72,8 @@ def draw_one(decl, res, outdir):
             traceback.print_exc()
         reason = "broke: %s: %s (DMALAB_PLOTS_DEBUG=1 shows where)" % (type(e).__name__, e)
     C.plt.close("all")
-    remove_old(outdir, decl["name"])
-    return "not drawn", reason
+    stale = remove_old(outdir, decl["name"])
+    return ("not written", stale) if stale else ("not drawn", reason)
 
 
 def run(res, outdir, out=sys.stdout):
@@ -78,11 +89,20 @@ def run(res, outdir, out=sys.stdout):
         done.append((decl["name"], decl["title"], status, detail))
         if status == "drawn":
             print("plots: %-20s drawn: %s" % (decl["name"], ", ".join(detail)), file=out)
+        elif status == "not written":
+            print("plots: cannot write %s" % detail, file=sys.stderr)
         else:
             print("plots: %-20s not drawn: %s" % (decl["name"], detail), file=out)
     n = sum(1 for d in done if d[2] == "drawn")
-    print("plots: %d drawn, %d not drawn, into %s" % (n, len(done) - n, outdir), file=out)
+    bad = unwritten(done)
+    print("plots: %d drawn, %d not drawn%s, into %s" % (
+        n, len(done) - n - bad, ", %d not written" % bad if bad else "", outdir), file=out)
     return done
+
+
+def unwritten(done):
+    """How many figures could not be written (an error, not a missing figure)."""
+    return sum(1 for d in done if d[2] == "not written")
 
 
 def main(argv):
@@ -95,8 +115,7 @@ def main(argv):
     except C.BadResults as e:
         print("plots: %s" % e, file=sys.stderr)
         return 2
-    run(res, outdir)
-    return 0
+    return 1 if unwritten(run(res, outdir)) else 0
 
 
 if __name__ == "__main__":

@@ -8,12 +8,18 @@ usage: report.py RESULTS.json [OUTDIR [ERRATA.md]]
 The HTML inlines its CSS and every PNG as a data: URI, so the file alone is
 the whole report; it needs no script (a small one only counts the decoded
 images, for the tests).  The Markdown links the PNGs in OUTDIR/plots/.
-Exit 0 when written, 2 when the results file cannot be used.
+Exit 0 when written; 1 when a figure or the report could not be written
+(nothing is written without its figures); 2 when the results file cannot be
+used.
 """
 import base64
 import html
+import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 
 import common as C
 import make_plots
@@ -59,6 +65,8 @@ def fmt_val(v, unit=None):
     x = C.num(v)
     if x is None:
         return "" if v is None else str(v)
+    if unit == "bytes" and abs(x) >= 1024:
+        return C.fmt_bytes(x)
     s = ("%.4g" % x) if abs(x) < 1e6 else ("%.0f" % x)
     return s + ((" " + unit) if unit else "")
 
@@ -139,20 +147,83 @@ def erratum_note(c):
     return "erratum predicts %s: %s" % (e.get("expect"), met.get(e.get("status"), e.get("status")))
 
 
-def claim_cells(c):
-    """(verdict, got, want, why) of one claim, as plain text."""
+# ---------------------------------------------------------------------------
+# The grade: what `dmalab grade` says of these results, the one source of the
+# console's texts (got with its interval, the relation in words, units) and of
+# the question -> claims map (every question a claim backs, only the chapters')
+
+def dmalab_path():
+    return os.environ.get("DMALAB") or os.path.join(os.path.dirname(C.labs_dir()), "dmalab")
+
+
+def grade_of(results_path, errata_path):
+    """(grade.json as a dict, "") or (None, why there is none)."""
+    tmp = tempfile.mkdtemp(prefix="dmalab-report-")
+    cmd = [dmalab_path(), "grade", "--from", results_path, "--results", tmp,
+           "--labs-dir", C.labs_dir(), "--answers-dir",
+           os.path.join(C.PLOTS_DIR, "..", "answers"), "--lang", "en"]
+    if errata_path and os.path.exists(errata_path):
+        cmd += ["--errata", errata_path]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=120)
+        if p.returncode:
+            return None, "dmalab grade exit %d: %s" % (p.returncode, (p.stderr.strip().splitlines()
+                                                                     or ["?"])[-1])
+        with open(os.path.join(tmp, "grade.json"), encoding="utf-8") as f:
+            return json.load(f), ""
+    except (OSError, ValueError, subprocess.SubprocessError) as e:
+        return None, "dmalab grade could not run (%s): build the kit with make" % e
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def grade_texts(grade):
+    """{claim id: the console's "got ..., want ..." text} from grade.json."""
+    out = {}
+    for ch in (grade or {}).get("chapters") or []:
+        for q in ch.get("questions") or []:
+            for v in q.get("claims") or []:
+                if v.get("evidence", "").startswith("got "):
+                    out[v["id"]] = v["evidence"]
+    return out
+
+
+def split_got_want(text):
+    """("got" part, "want" part) of the console's "got X [lo, hi], want OP Y"."""
+    for sep in (", the chapter says ", ", want "):
+        if sep in text:
+            got, _, want = text[4:].partition(sep)
+            return got, ("the chapter says " if "chapter" in sep else "") + want
+    return text[4:], ""
+
+
+def claim_cells(c, texts=None):
+    """(verdict, got, want, why) of one claim, as plain text: the console's
+    words when the grade gave them (texts), else from the record itself."""
     status = c.get("status") or "?"
     if known_erratum(c):
         status = "known erratum"
-    got = fmt_val(c.get("got"), c.get("unit")) or (c.get("got_name") or "")
-    want = c.get("want_name") or fmt_val(c.get("want"), c.get("unit"))
-    if C.num(c.get("lo")) is not None or C.num(c.get("hi")) is not None:
-        want = "[%s, %s] %s" % (fmt_val(c.get("lo")), fmt_val(c.get("hi")), c.get("unit") or "")
-    op = c.get("op") or ""
-    why = "; ".join(x for x in ("%s: %s" % (c["reason"], c.get("detail") or "")
-                                if c.get("reason") else "", erratum_note(c),
-                                c.get("note") or "") if x)
-    return status, got, ("%s %s" % (op, want)).strip() if want else "", why
+    if (texts or {}).get(c.get("id")):
+        got, want = split_got_want(texts[c["id"]])
+        return status, got, want, claim_why(c)
+    # undecided (inconclusive) or not graded: the record's value, its interval,
+    # and the lab's own words for the relation (want_text)
+    unit = c.get("unit") or ""
+    got = c.get("got_name") or fmt_val(c.get("got"), unit)
+    lo, hi = C.num(c.get("got_lo")), C.num(c.get("got_hi"))
+    if got and lo is not None and hi is not None and not c.get("got_name"):
+        got += " [%s, %s]" % (fmt_val(lo), fmt_val(hi))
+    want = c.get("want_name") and "= %s" % c["want_name"] or c.get("want_text") or ""
+    if want and unit and not c.get("want_name") and unit not in ("bytes", "errno"):
+        want += " " + unit
+    return status, got, want, claim_why(c)
+
+
+def claim_why(c):
+    return "; ".join(x for x in ("%s: %s" % (c["reason"], c.get("detail") or "")
+                                 if c.get("reason") else "", erratum_note(c),
+                                 c.get("note") or "") if x)
 
 
 def lab_heading(lab):
@@ -162,7 +233,7 @@ def lab_heading(lab):
         "%s%s" % (("%.1f s" % dur) if dur is not None else "", (" - " + why) if why else "")
 
 
-def html_card(res):
+def html_card(res, texts=None):
     parts = []
     for lab in res["labs"]:
         title, sub = lab_heading(lab)
@@ -171,7 +242,7 @@ def html_card(res):
         rows = ["<tr><th>claim</th><th>question</th><th>statement</th><th>verdict</th>"
                 "<th>got</th><th>want</th><th>why / note</th></tr>"]
         for c in lab.get("claims") or []:
-            status, got, want, why = claim_cells(c)
+            status, got, want, why = claim_cells(c, texts)
             cls = "erratum" if known_erratum(c) else VERDICT_CLASS.get(c.get("status"), "skip")
             rows.append("<tr><td>%s</td><td>%s</td><td>%s</td><td><span class=\"badge %s\">"
                         "%s</span></td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
@@ -181,14 +252,30 @@ def html_card(res):
     return "\n".join(parts) or "<p>No lab in this results file.</p>"
 
 
-def html_questions(res):
-    rows = ["<tr><th>question</th><th>status</th><th>claims</th></tr>"]
-    for q in res.get("questions") or []:
-        if isinstance(q, dict):
-            rows.append("<tr><td>%s</td><td>%s</td><td>%s</td></tr>" % (
-                esc(q.get("id")), badge(q.get("status") or "?"),
-                esc(", ".join(q.get("claims") or []))))
-    return "<table>%s</table>" % "".join(rows) if len(rows) > 1 else "<p>No question graded.</p>"
+def question_rows(res, grade, why):
+    """[(question, status, decided, claims)] and a note: the grade's map when
+    there is one, else the results' own list (each claim's first question)."""
+    if grade:
+        rows = [(q.get("id"), q.get("status"), "%s of %s" % (q.get("claims_decided"),
+                                                            q.get("claims_planned")),
+                 ", ".join("%s %s" % (v.get("id"), v.get("status")) for v in q.get("claims") or []))
+                for ch in grade.get("chapters") or [] for q in ch.get("questions") or []]
+        return rows, "As `make grade` grades them: every question of the chapters, with all " \
+            "the claims that back it. A question is scored when at least half of its claims " \
+            "are decided (pass or fail); below that it is unverified."
+    rows = [(q.get("id"), q.get("status"), "", ", ".join(q.get("claims") or []))
+            for q in res.get("questions") or [] if isinstance(q, dict)]
+    return rows, "Not graded (%s): each claim's first question only, from the results." % why
+
+
+def html_questions(res, grade=None, why=""):
+    qrows, note = question_rows(res, grade, why)
+    rows = ["<tr><th>question</th><th>status</th><th>claims decided</th><th>claims</th></tr>"]
+    for qid, status, decided, claims in qrows:
+        rows.append("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
+            esc(qid), badge(status or "?"), esc(decided), esc(claims)))
+    return '<p class="muted">%s</p><table>%s</table>' % (esc(note), "".join(rows)) \
+        if len(rows) > 1 else "<p>No question graded.</p>"
 
 
 def claims_by_id(res):
@@ -238,7 +325,7 @@ def html_totals(res):
     return '<p class="totals">%s</p>' % spans if spans else ""
 
 
-def render_html(res, errata, figs):
+def render_html(res, errata, figs, grade=None, why=""):
     title = "dmalab report - %s" % ((res.get("machine") or {}).get("hostname") or "?")
     mrows = "".join("<tr><th>%s</th><td>%s</td></tr>" % (esc(k), esc(v))
                     for k, v in machine_rows(res))
@@ -252,8 +339,10 @@ def render_html(res, errata, figs):
             esc(res.get("started")), esc(fmt_val(res.get("duration_s")))),
         html_totals(res),
         '<section id="machine"><h2>Machine</h2><table>%s</table></section>' % mrows,
-        '<section id="report-card"><h2>Report card</h2>%s</section>' % html_card(res),
-        '<section id="questions"><h2>Questions</h2>%s</section>' % html_questions(res),
+        '<section id="report-card"><h2>Report card</h2>%s</section>' % html_card(
+            res, grade_texts(grade)),
+        '<section id="questions"><h2>Questions</h2>%s</section>' % html_questions(
+            res, grade, why),
         '<section id="errata"><h2>Known errata</h2>%s</section>' % html_errata(res, errata),
         '<section id="plots"><h2>Figures</h2>%s</section>' % html_plots(figs),
         '<p class="muted">%s</p>' % esc(C.machine_line(res)),
@@ -267,7 +356,8 @@ def md(v):
     return ("" if v is None else str(v)).replace("|", "\\|").replace("\n", " ")
 
 
-def render_md(res, errata, figs):
+def render_md(res, errata, figs, grade=None, why=""):
+    texts = grade_texts(grade)
     out = ["# dmalab report - %s" % md((res.get("machine") or {}).get("hostname")), "",
            "Run status **%s**, `%s`, started %s." % (md(res.get("status")), md(res.get("command")),
                                                      md(res.get("started"))), "",
@@ -280,15 +370,15 @@ def render_md(res, errata, figs):
                 "| claim | question | verdict | got | want | statement |",
                 "| --- | --- | --- | --- | --- | --- |"]
         for c in lab.get("claims") or []:
-            status, got, want, _ = claim_cells(c)
+            status, got, want, _ = claim_cells(c, texts)
             out.append("| %s | %s | %s | %s | %s | %s |" % (
                 md(c.get("id")), md(c.get("question")), md(status), md(got), md(want),
                 md(c.get("text"))))
         out.append("")
-    out += ["## Questions", "", "| question | status | claims |", "| --- | --- | --- |"]
-    out += ["| %s | %s | %s |" % (md(q.get("id")), md(q.get("status")),
-                                  md(", ".join(q.get("claims") or [])))
-            for q in res.get("questions") or [] if isinstance(q, dict)]
+    qrows, note = question_rows(res, grade, why)
+    out += ["## Questions", "", md(note), "",
+            "| question | status | claims decided | claims |", "| --- | --- | --- | --- |"]
+    out += ["| %s | %s | %s | %s |" % tuple(md(x) for x in r) for r in qrows]
     out += ["", "## Known errata", ""]
     out += ["- **%s**: says %s; truth: %s" % (md(e["id"]), md(e.get("says")), md(e.get("truth")))
             for e in errata] or ["None listed."]
@@ -319,10 +409,24 @@ def main(argv):
         print("report: %s" % e, file=sys.stderr)
         return 2
     figs = make_plots.run(res, os.path.join(outdir, "plots"))
-    os.makedirs(outdir, exist_ok=True)
+    bad = make_plots.unwritten(figs)
+    if bad:
+        print("report: not written: %d figure%s could not be written (above)" % (
+            bad, "" if bad == 1 else "s"), file=sys.stderr)
+        return 1
+    grade, why = grade_of(argv[1], argv[3] if len(argv) > 3 else "answers/errata.md")
+    if not grade:
+        print("report: %s: the questions are each claim's first only" % why, file=sys.stderr)
+    path = outdir
     try:
-        write(os.path.join(outdir, "report.html"), render_html(res, errata, figs))
-        write(os.path.join(outdir, "report.md"), render_md(res, errata, figs))
+        os.makedirs(outdir, exist_ok=True)
+        path = os.path.join(outdir, "report.html")
+        write(path, render_html(res, errata, figs, grade, why))
+        path = os.path.join(outdir, "report.md")
+        write(path, render_md(res, errata, figs, grade, why))
+    except OSError as e:
+        print("report: cannot write %s: %s" % (path, e.strerror or e), file=sys.stderr)
+        return 1
     except Exception as e:  # a record shaped in a way nobody foresaw
         if os.environ.get("DMALAB_PLOTS_DEBUG"):
             raise

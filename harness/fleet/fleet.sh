@@ -241,6 +241,13 @@ expand_nodelist() {
 		[ -r "$list" ] || die "-w '$list': no such readable file"
 		list=$(tr -s ' \t\n' ',' <"$list" | sed 's/^,//; s/,$//')
 	fi
+	if [ "$dry_run" = 1 ] && ! command -v scontrol >/dev/null 2>&1; then
+		# a dry run without Slurm: a plain list of names needs no scontrol
+		[[ $list != *[* ]] ||
+			die "-w '$1': a host range needs Slurm's scontrol to expand, and it is not on PATH"
+		hosts=${list//,/ }
+		return
+	fi
 	hosts=$(scontrol show hostnames "$list" 2>/dev/null) ||
 		die "-w '$1': scontrol cannot expand this host list"
 	hosts=$(echo "$hosts" | tr '\n' ' ' | sed 's/ *$//')
@@ -310,7 +317,8 @@ main() {
 		exec sh "$lib/merge.sh" "$merge_dir" "$clone" "$(find_build "$clone")" \
 			${baseline:+--baseline "$baseline"} $([ "$build_on_node" = 1 ] && echo --build-on-node)
 	fi
-	command -v sbatch >/dev/null 2>&1 ||
+	# --dry-run submits nothing, so it runs where Slurm is not installed
+	[ "$dry_run" = 1 ] || command -v sbatch >/dev/null 2>&1 ||
 		die "no sbatch on PATH: run this on a Slurm login node (Debian: apt-get install slurm-client)"
 	build=$(find_build "$clone")
 	if [ "$build_on_node" = 0 ] && ! { [ -x "$build/dmalab" ] && [ -d "$build/labs" ]; }; then

@@ -206,12 +206,15 @@ size_t ans_seed_shared(const struct ans_seed *sd, const char *text, size_t len,
 /*
  * Grading.  A claim's state comes from its verdict (results.json status):
  * pass -> confirmed, fail -> contradicted, anything else -> unverified; a
- * claim of a lab that is not built is not_built.  A question is
- * contradicted if one claim is, unverified if none is confirmed, confirmed if
- * all are, else partial.  It scores the share of its decided claims
- * (confirmed + contradicted) that are confirmed; a question without a
- * decided claim is left out of the maximum, never scored 0.
+ * claim of a lab that is not built is not_built.  A question is unverified
+ * when fewer than half of its claims are decided (confirmed or contradicted:
+ * one decided claim of three says too little about the question); otherwise
+ * contradicted if one claim is, confirmed if all are, else partial.  It
+ * scores the share of its decided claims that are confirmed; an unverified
+ * question is left out of the maximum, never scored 0.
  */
+#define ANS_DECIDED_SHARE_NUM 1 /* the least share of decided claims: 1/2 */
+#define ANS_DECIDED_SHARE_DEN 2
 enum ans_state { ANS_CONFIRMED, ANS_CONTRADICTED, ANS_UNVERIFIED, ANS_NOT_BUILT };
 
 struct ans_tally {
@@ -221,6 +224,8 @@ struct ans_tally {
 enum ans_state ans_claim_state(const char *status);
 const char *ans_state_name(enum ans_state st);   /* "confirmed", ..., "not_built" */
 void ans_tally_add(struct ans_tally *t, enum ans_state st, int known_erratum);
+/* 1 when enough of the question's claims are decided for it to count. */
+int ans_question_enough(const struct ans_tally *t);
 const char *ans_question_status(const struct ans_tally *t);
 /* 1 and *points in [0, 1] when the question counts; 0 when it is left out. */
 int ans_question_points(const struct ans_tally *t, double *points);

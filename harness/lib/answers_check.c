@@ -377,8 +377,17 @@ void ans_tally_add(struct ans_tally *t, enum ans_state st, int known_erratum)
 		t->unverified++;
 }
 
+int ans_question_enough(const struct ans_tally *t)
+{
+	int decided = t->confirmed + t->contradicted;
+
+	return decided > 0 && decided * ANS_DECIDED_SHARE_DEN >= t->claims * ANS_DECIDED_SHARE_NUM;
+}
+
 const char *ans_question_status(const struct ans_tally *t)
 {
+	if (!ans_question_enough(t))
+		return "unverified";
 	if (t->contradicted)
 		return "contradicted";
 	if (!t->confirmed)
@@ -390,6 +399,6 @@ int ans_question_points(const struct ans_tally *t, double *points)
 {
 	int decided = t->confirmed + t->contradicted;
 
-	*points = decided ? (double)t->confirmed / decided : 0;
-	return decided > 0;
+	*points = ans_question_enough(t) ? (double)t->confirmed / decided : 0;
+	return ans_question_enough(t);
 }

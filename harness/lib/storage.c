@@ -490,9 +490,19 @@ int storage_where_read(const char *root, dev_t dev, struct storage_where *w)
 	return 0;
 }
 
+/* A queue value as the narration says it: the number, or "unknown". */
+static const char *queue_word(long v, char *buf, size_t len)
+{
+	if (v < 0)
+		return "unknown";
+	snprintf(buf, len, "%ld", v);
+	return buf;
+}
+
 void storage_where_report(struct lab *L, const char *path, const struct storage_where *w)
 {
 	const char *dev = w->device[0] ? w->device : "none";
+	char rot[24], ra[24], sect[24], segs[24];
 
 	lab_fact_str(L, "fs_type", w->fs);
 	lab_fact_str(L, "block_device", dev);
@@ -500,9 +510,17 @@ void storage_where_report(struct lab *L, const char *path, const struct storage_
 	lab_fact_num(L, "block_read_ahead_kb", (double)w->read_ahead_kb, "KiB");
 	lab_fact_num(L, "block_max_sectors_kb", (double)w->max_sectors_kb, "KiB");
 	lab_fact_num(L, "block_max_segments", (double)w->max_segments, "");
-	lab_note(L, "%s: %s from %s, block device %s (rotational %ld, read-ahead %ld KiB, "
-		 "requests of at most %ld KiB in %ld pieces; -1: unknown)", path, w->fs, w->source,
-		 dev, w->rotational, w->read_ahead_kb, w->max_sectors_kb, w->max_segments);
+	if (!w->device[0]) { /* tmpfs and the like: no queue to read */
+		lab_note(L, "%s: %s from %s, no block device (so no queue limits)", path, w->fs,
+			 w->source);
+		return;
+	}
+	lab_note(L, "%s: %s from %s, block device %s (rotational %s, read-ahead %s KiB, "
+		 "requests of at most %s KiB in %s pieces)", path, w->fs, w->source, dev,
+		 queue_word(w->rotational, rot, sizeof(rot)),
+		 queue_word(w->read_ahead_kb, ra, sizeof(ra)),
+		 queue_word(w->max_sectors_kb, sect, sizeof(sect)),
+		 queue_word(w->max_segments, segs, sizeof(segs)));
 }
 
 int storage_counters_read(const char *stat_path, struct storage_counters *c)

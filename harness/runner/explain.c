@@ -15,6 +15,7 @@
  * figures is the table below.
  */
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,22 +120,25 @@ static void say(struct says *s, const char *fmt, ...)
 		snprintf(s->it->cause[s->it->ncauses++], CMP_CAUSE_LEN, "%s", line);
 }
 
-/* "64 KiB", "8 MiB", "unlimited" from a byte count as text. */
-static void bytes_text(const char *v, char *buf, size_t len)
+void fmt_bytes(double b, char *buf, size_t len)
 {
 	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
-	double b = strtod(v, NULL);
 	int u = 0;
 
-	if (!strcmp(v, "unlimited")) {
-		snprintf(buf, len, "unlimited");
-		return;
-	}
-	while (b >= 1024 && u < 4) {
+	while (fabs(b) >= 1024 && u < 4) {
 		b /= 1024;
 		u++;
 	}
 	snprintf(buf, len, "%g %s", b, units[u]);
+}
+
+/* "64 KiB", "8 MiB", "unlimited" from a byte count as text. */
+static void bytes_text(const char *v, char *buf, size_t len)
+{
+	if (!strcmp(v, "unlimited"))
+		snprintf(buf, len, "unlimited");
+	else
+		fmt_bytes(strtod(v, NULL), buf, len);
 }
 
 /*

@@ -3,8 +3,9 @@
  * machine's verdicts.  A question's claims are those whose spec names it
  * (the labs' --describe, learn_map), their verdicts from results.json (a
  * fresh `dmalab check`, or --from FILE).
- * Scores follow answers.h: only decided claims count, so a question that
- * could not be checked here is left out of the maximum, never scored 0; so
+ * Scores follow answers.h: only decided claims count, and a question with
+ * fewer than half of its claims decided here is left out of the maximum,
+ * never scored 0; so
  * every score says beside it how many of its claims were decided (a 100 %
  * on 1 claim of 11 reads as such).  An interrupted check grades nothing.
  * Writes <results>/grade.json atomically (dmalab-grade/1), and with
@@ -18,6 +19,10 @@
 #include <string.h>
 
 #include "learn.h"
+
+/* The scoring rule in words, as grade and the Gradescope file print it. */
+const char GRADE_RULE[] = "rule: a question is scored when at least half of its claims are "
+	"decided (pass or fail); below that it is unverified, left out of the maximum";
 
 struct question_grade {
 	const struct ans_question *q;
@@ -225,6 +230,8 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 	if (g->t.claims)
 		fprintf(f, "; %d of %d claim%s decided", question_decided(g), g->t.claims,
 			g->t.claims == 1 ? "" : "s");
+	if (question_decided(g) && !g->counted)
+		fprintf(f, " (fewer than half: not scored)");
 	fprintf(f, "\n");
 	fprintf(f, "          %s\n", g->q->prompt[lc->opt->lang]);
 	for (k = 0; k < g->q->nclaims; k++) {
@@ -470,6 +477,7 @@ int cmd_grade(struct learn_ctx *lc)
 	}
 	if (!rc) {
 		printf("graded against %s (run started %s)\n", source, lc->res.started);
+		printf("%s\n", GRADE_RULE);
 		print_score("overall", &total);
 		rc = write_grade(lc, source, cgs, n, &total) ? 1 : 0;
 		if (!rc && lc->opt->gradescope)

@@ -10,10 +10,11 @@
  * numbers: points (the confirmed share of the decided claims) times
  * decided / planned, which is confirmed / planned: an undecided claim (a
  * skip, an inconclusive verdict, a lab not built yet) cannot earn its part,
- * and a question none of whose claims was decided scores 0 of 1 (grade.json
- * leaves it out of its maximum instead; a course's total cannot change with
- * the machine).  A known erratum is a contradiction and earns nothing, as
- * in grade.  A test is "passed" only with the full point.
+ * and a question grade leaves unverified (fewer than half of its claims
+ * decided) scores 0 of 1 (grade.json leaves it out of its maximum instead; a
+ * course's total cannot change with the machine).  A known erratum is a
+ * contradiction and earns nothing, as in grade.  A test is "passed" only
+ * with the full point.
  *
  * Every text is "text" format: the outputs hold '<' and '>' (want < 2 s),
  * which Gradescope's default top-level format would read as HTML.
@@ -75,8 +76,8 @@ static char *test_output(const struct gs_question *q, double score)
 			"claim%s) x %d/%d (its claims decided here)\n", score, q->points,
 			q->decided, q->decided == 1 ? "" : "s", q->decided, q->planned);
 	else
-		fprintf(f, "\nscore: 0 of 1: none of its %d claim%s was decided here\n",
-			q->planned, q->planned == 1 ? "" : "s");
+		fprintf(f, "\nscore: 0 of 1: %d of its %d claim%s decided here, fewer than "
+			"half (unverified)\n", q->decided, q->planned, q->planned == 1 ? "" : "s");
 	if (fclose(f) == 0)
 		return out;
 	free(out);
@@ -170,6 +171,7 @@ static char *top_output(const struct gradescope *gs, const struct learn_ctx *lc,
 	fprintf(f, "score: %.10g of %d: one point per question, the confirmed share of its "
 		"decided claims times the share of its claims decided here\n",
 		total_score(gs), gs->n);
+	fprintf(f, "%s (here: 0 of 1)\n", GRADE_RULE);
 	fprintf(f, "claims decided: %d of %d", gs->decided, gs->planned);
 	if (gs->left_out)
 		fprintf(f, "; %d question%s without a claim behind %s left out", gs->left_out,

@@ -202,6 +202,10 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 	if (!strcmp(o->command, "claims") && (o->format == FMT_TAP || o->format == FMT_JUNIT))
 		die_usage("'claims' prints human or json, not '%s'",
 			  o->format == FMT_TAP ? "tap" : "junit");
+	if (!strcmp(o->command, "list") && o->format != FMT_UNSET && o->format != FMT_HUMAN)
+		die_usage("'list' prints its table only, not '%s' (`dmalab claims --format json` "
+			  "has every claim as JSON)", o->format == FMT_TAP ? "tap" :
+			  o->format == FMT_JSON ? "json" : "junit");
 }
 
 static void parse_args(struct runner_opts *o, int argc, char **argv)

@@ -84,6 +84,8 @@ static void fmt_num(double v, const char *unit, char *buf, size_t len)
 
 	if (isnan(v))
 		snprintf(buf, len, "?");
+	else if (unit && !strcmp(unit, "bytes") && fabs(v) >= 1024)
+		fmt_bytes(v, buf, len);
 	else if (fabs(v) < 1e15 && v == (double)(long long)v)
 		snprintf(buf, len, "%lld%s%s", (long long)v, sp, unit ? unit : "");
 	else

@@ -260,6 +260,8 @@ void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number);
 void out_run_end(struct run_state *rs);
 void out_report_card(struct run_state *rs, FILE *f, const char *prefix);
 void fmt_got_want(const struct claim_res *c, char *buf, size_t len);
+/* explain.c: "320 KiB", "8 MiB", "512 bytes" from a byte count. */
+void fmt_bytes(double b, char *buf, size_t len);
 FILE *out_progress_stream(struct run_state *rs);
 
 /* run.c */

@@ -57,6 +57,14 @@ sed -i 's/^prompt.en: What is DMA/claims: 01.1\nprompt.en: What is DMA/' "$tmp/a
 check $? 2 "a 'claims:' line in a chapter file: exit 2"
 has "$tmp/a4.out" "'claims:' is not written here any more" "and it says where claims are named now"
 
+# answers/README.md names the planned labs: those of planned-claims.md, none built
+said=$(sed -n 's/.*not built yet (now only lab \([0-9, ]*\)[,;)].*/\1/p' answers/README.md | tr -d ' ')
+planned=$(sed -n 's/^## \([0-9][0-9]\)$/\1/p' answers/planned-claims.md | paste -sd, -)
+check "$said" "$planned" "answers/README.md names the labs planned-claims.md plans"
+for n in $(echo "$said" | tr ',' ' '); do
+	ls -d labs/"$n"-* >/dev/null 2>&1 && bad "answers/README.md calls lab $n planned; it exists"
+done
+
 echo "== the answers in their own words (no run of 12 Chinese characters from a chapter)"
 if [ -d "$seeds" ]; then
 	"$dmalab" answers --labs-dir "$BUILD/labs" --seeds "$seeds" >"$tmp/s.out" 2>&1
@@ -97,8 +105,25 @@ g --from "$fix/results-kit.json" --results "$tmp/kit12" --labs-dir "$tmp/nolabs"
 has "$tmp/kit12.out" "  ch2.S3  unverified (lab not built yet)" "planned lab: not built yet"
 has "$tmp/kit.out" "      01.1   confirmed     got 64 MiB, want ~ 64 MiB +-1% [lab-01]" \
 	"evidence: got vs want, unit, lab"
-has "$tmp/kit.out" "overall: 6.00 of 6 (100%) over the questions measured here; 11 unverified" \
+has "$tmp/kit.out" "overall: 3.00 of 3 (100%) over the questions measured here; 14 unverified" \
 	"unverified questions are left out of the maximum"
+has "$tmp/kit.out" "  ch1.Q5  unverified; 1 of 3 claims decided (fewer than half: not scored)" \
+	"1 of 3 claims decided: unverified, not a full point"
+has "$tmp/kit.out" "rule: a question is scored when at least half of its claims are decided" \
+	"grade states its rule"
+# 05.1 (a CPU first-touch fault) backs the latency ladder (ch2.S7), not the
+# sharing of a KV cache between processes (ch2.S4)
+sed -n '/^  ch2\.S4 /,/^  ch2\.S5 /p' "$tmp/kit.out" | grep -q '^      05\.1 ' &&
+	bad "ch2.S4 (two processes sharing GPU memory) is backed by 05.1, a CPU page fault" ||
+	ok "ch2.S4 is not backed by the CPU page-fault claim"
+sed -n '/^  ch2\.S7 /,/^  ch2\.S8 /p' "$tmp/kit.out" | grep -q '^      05\.1 ' &&
+	ok "05.1 backs ch2.S7 (the latency ladder)" || bad "05.1 does not back ch2.S7"
+g --from "$fix/results-kit.json" --results "$tmp/kgs" --gradescope "$tmp/kgs/gs.json" >/dev/null 2>&1
+grep -A2 '"name": "ch1.Q5 ' "$tmp/kgs/gs.json" | grep -q '"score": 0,' &&
+	ok "Gradescope: the question grade leaves unverified scores 0" ||
+	bad "Gradescope scores ch1.Q5 (1 of 3 decided) above 0"
+has "$tmp/kgs/gs.json" '1 of its 3 claims decided here, fewer than half (unverified)' \
+	"Gradescope: the test's output says why it scores 0"
 [ -s "$tmp/kit/grade.json" ] && ok "grade.json written" || bad "no grade.json"
 has "$tmp/kit/grade.json" '"schema": "dmalab-grade/1"' "grade.json schema"
 g --from "$fix/rules-mixed.json" --results "$tmp/rules" >/dev/null 2>&1
@@ -110,7 +135,8 @@ echo "== grading rules (hand-made rule-test input, not a measurement)"
 g --from "$fix/rules-mixed.json" --results "$tmp/rules" >"$tmp/rules.out" 2>&1
 check $? 0 "grade of the rule-test input exits 0"
 has "$tmp/rules.out" "  ch1.Q1  contradicted" "one failed claim: contradicted"
-has "$tmp/rules.out" "  ch1.Q5  partial" "pass + inconclusive + not run: partial"
+has "$tmp/rules.out" "  ch1.Q5  unverified; 1 of 3 claims decided (fewer than half: not scored)" \
+	"pass + inconclusive + not run: 1 of 3 decided, unverified"
 has "$tmp/rules.out" "lab-04 broke before deciding it: killed by SIGSEGV" "a crash is evidence"
 has "$tmp/rules.out" "  ch2.S2  contradicted (known erratum)" "known errata are named"
 has "$tmp/rules.out" "known erratum: pinned host memory is only page-locked" "the erratum says what is true"
@@ -120,9 +146,9 @@ has "$tmp/rules.out" "known erratum 02.2: it predicts >= 3 x, and this run meets
 	"a known erratum: what it predicts (the lab's word)"
 has "$tmp/rules.out" "erratum 01.2 predicts >= 32 MiB: this run does not meet it, so the contradiction is unexplained" \
 	"a not-predicted erratum: what it predicted, and not met"
-has "$tmp/rules.out" "score ch1: 1.50 of 2 (75%)" "a question scores its share of decided claims"
-has "$tmp/rules.out" "score ch2: 2.33 of 3 (78%)" "a known erratum still scores 0"
-has "$tmp/rules.out" "overall: 3.83 of 5 (77%)" "overall score"
+has "$tmp/rules.out" "score ch1: 0.50 of 1 (50%)" "a question scores its share of decided claims"
+has "$tmp/rules.out" "score ch2: 0.33 of 1 (33%)" "a known erratum still scores 0"
+has "$tmp/rules.out" "overall: 0.83 of 2 (42%)" "overall score"
 has "$tmp/rules.out" "      04.3   not run       lab-04 broke" "a claim never reached reads not run"
 g --from "$fix/rules-mixed.json" --results "$tmp/rules" --chapter ch2 >"$tmp/ch2.out" 2>&1
 check "$(grep -c '^ch[0-9]:' "$tmp/ch2.out")" 1 "--chapter grades one chapter"

@@ -59,5 +59,29 @@ check "... saying why" $?
 "$py" harness/tools/bench.py --bogus >/dev/null 2>&1
 check "an unknown option: exit 2" "$([ $? -eq 2 ]; echo $?)"
 
+# bad input: one line naming the bad value, exit 2, never a traceback
+# (make's own "*** [bench] Error 2" line aside)
+refused() { # refused NAME PATTERN CMD...: exit 2, one line on stderr matching PATTERN
+	name=$1 pattern=$2
+	shift 2
+	"$@" >/dev/null 2>"$tmp/rerr"
+	rc=$?
+	[ "$rc" -eq 2 ] && [ "$(grep -vc '^make: \*\*\* \[' "$tmp/rerr")" -eq 1 ] &&
+		grep -q -- "$pattern" "$tmp/rerr"
+	check "$name: exit 2, one line" $?
+	[ "$rc" -eq 2 ] || sed 's/^/# /' "$tmp/rerr" | tail -n 3
+}
+"$py" -c 'print("[" * 200000 + "]" * 200000)' >"$tmp/deep.json"
+refused "a results file nested 200000 deep" "deep.json: nested too deeply" \
+	"$py" harness/tools/bench.py "$tmp/deep.json"
+refused "--phases abc" "--phases 'abc': want a whole number" \
+	"$py" harness/tools/bench.py "$fx/results.json" --phases abc
+refused "make bench PHASES=abc" "--phases 'abc'" \
+	make --no-print-directory -s bench RESULTS="$fx" PHASES=abc
+refused "make bench SERIES=abc" "SERIES='abc': use SERIES=1" \
+	make --no-print-directory -s bench RESULTS="$fx" SERIES=abc
+make --no-print-directory -s bench RESULTS="$fx" SERIES=1 | grep -q '^       '
+check "make bench SERIES=1 lists the series" $?
+
 [ "$fail" -eq 0 ] && echo "test-bench: ok" || echo "test-bench: FAILED"
 exit "$fail"

@@ -7,7 +7,8 @@
 # in that directory, plugins that need no cgroup.conf (proctrack/linuxproc,
 # task/none; Slurm 22.05's slurmd starts without one then).  Then checks:
 #   - dmalab fleet's usage errors, "not inside a clone" and "no sbatch on
-#     PATH": one line on stderr, exit 2, nothing submitted;
+#     PATH": one line on stderr, exit 2, nothing submitted; --dry-run
+#     without Slurm on PATH prints its sbatch lines;
 #   - --dry-run: -N and -w split into jobs of --nodes-per-job, sbatch
 #     options passed on, the merge job after all of them;
 #   - make fleet LABS="01 04" QUICK=1: one task ran on the node, <node>.json
@@ -311,6 +312,11 @@ check_usage_errors() {
 	[ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] &&
 		printf '%s\n' "$err" | grep -q "no sbatch on PATH" && ok ||
 		bad "without sbatch: exit $rc, stderr: $err"
+	# a dry run submits nothing: it needs no Slurm at all
+	out=$(PATH=$(path_without_slurm) "$dmalab" fleet --dry-run --results "$tmp/dry" -N 2 -- 01 2>&1)
+	rc=$?
+	[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c '^sbatch ')" -eq 2 ] && ok ||
+		bad "--dry-run without Slurm: exit $rc, output: $out"
 	"$dmalab" fleet --help | grep -q -- "--nodes-per-job N" && ok || bad "dmalab fleet --help: no --nodes-per-job"
 	# a dmalab with no fleet/ beside it
 	cp "$dmalab" "$tmp/dmalab"

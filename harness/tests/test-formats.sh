@@ -227,6 +227,9 @@ check "$?:$(wc -l <"$tmp/u1"):$(grep -c "'claims' prints human or json, not 'jun
 run_dmalab check --format xml >"$tmp/u2" 2>&1
 check "$?:$(wc -l <"$tmp/u2"):$(grep -c "bad --format 'xml' (want human, tap, json or junit)" "$tmp/u2")" \
 	"2:1:1" "bad --format: exit 2, the choices named in one line"
+run_dmalab list --format json >"$tmp/u5" 2>&1
+check "$?:$(wc -l <"$tmp/u5"):$(grep -c "'list' prints its table only, not 'json'" "$tmp/u5")" \
+	"2:1:1" "list --format json: exit 2, one line"
 "$BUILD/dmalab" --help | grep -q 'human, tap, json or junit' && ok "--help names junit" ||
 	bad "--help does not name junit"
 "$BUILD/dmalab" grade --help | grep -q -- '--gradescope FILE' && ok "grade --help names --gradescope" ||
@@ -239,6 +242,8 @@ check "$?:$(grep -c "needs a file" "$tmp/u4")" "2:1" "grade --gradescope '': exi
 if command -v make >/dev/null 2>&1; then # -o all: the recipe alone, nothing built
 	make -C "$here/../.." -n -o all check FORMAT=junit 2>/dev/null | grep -q 'dmalab check .*--format junit' &&
 		ok "make check FORMAT=junit passes --format junit" || bad "make check FORMAT=junit"
+	make -C "$here/../.." -n -o all list FORMAT=json 2>/dev/null | grep -q 'dmalab list --format json' &&
+		ok "make list FORMAT=json passes --format json (refused there)" || bad "make list FORMAT=json"
 	make -C "$here/../.." -n -o all grade GRADESCOPE=/autograder/results/results.json 2>/dev/null |
 		grep -q -- 'grade .*--gradescope /autograder/results/results.json' &&
 		ok "make grade GRADESCOPE=FILE passes --gradescope FILE" || bad "make grade GRADESCOPE"

@@ -14,7 +14,10 @@
 #   - lab-05: the CPU first-touch region 64 MiB by default and with --quick
 #     (16,384 pages counted in 05.1's note), --cpu-size taken, a bad one
 #     refused;
-#   - --size refused by a lab that has none (lab-11).
+#   - --size refused by a lab that has none (lab-11);
+#   - the narration of lab-04, lab-08 and lab-10 (on this disk and on a
+#     tmpfs): no unknown value printed as 0x or -1, no legend for what is
+#     not shown, lab-10's rounds counted alike in plan, progress and table.
 # lab-10's extra rounds and lab-11's swap space need a GPU: the H200 runs
 # in their READMEs are their test.
 #
@@ -97,7 +100,15 @@ expect "lab-02 --pinned-only --size 1M: one line on stderr" "$(wc -l <"$tmp/l02b
 grep -q "'1M'" "$tmp/l02b.err" && ok || bad "lab-02 --size 1M: the error does not name '1M': $(cat "$tmp/l02b.err")"
 
 for q in "" --quick; do
+	t0=$(date +%s.%N)
 	timeout 120 "$labs/lab-05" $q --json "$tmp/l05.json" >"$tmp/l05.tap" 2>&1
+	# labs/05-faults/README.md says how long the lab takes on a machine like this one
+	if awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { exit !(b - a >= 1) }' &&
+		grep -q "CPU part takes under a second" labs/05-faults/README.md; then
+		bad "lab-05 $q took 1 s or more; its README says the CPU part takes under a second"
+	else
+		ok
+	fi
 	grep -q "^# CPU: write one byte per [0-9]*-byte page of a fresh 64 MiB mapping" "$tmp/l05.tap" &&
 		ok || bad "lab-05 $q: the CPU region is not 64 MiB: $(grep -m1 '^# CPU:' "$tmp/l05.tap")"
 	[ "$(getconf PAGESIZE)" != 4096 ] || grep -q 'minor faults for 16384 pages' "$tmp/l05.tap" &&
@@ -112,6 +123,54 @@ expect "lab-05 --cpu-size 3M (not a multiple of 2 MiB): exit" "$?" 2
 expect "lab-11 --size 1M (a lab without --size): exit" "$?" 2
 grep -q "^lab-11: --size '1M': this lab takes no --size" "$tmp/l11.err" && ok ||
 	bad "lab-11 --size 1M: $(cat "$tmp/l11.err")"
+
+# README.md names the labs that take --size: exactly those whose --help has it
+said=$(sed -n 's/.*`--size 64M` (labs \([0-9, ]*\) only.*/\1/p' README.md | tr -d ' ')
+have=$(for l in "$labs"/lab-[0-9]*; do
+	"$l" --help | grep -q -- '^  --size N' && printf '%s,' "${l##*lab-}"
+done | sed 's/,$//')
+[ -n "$said" ] && [ "$said" = "$have" ] && ok ||
+	bad "README.md says labs '$said' take --size; their --help says '$have'"
+
+# The narration (TAP comments) of the CPU labs: an unknown value says
+# "unknown", never 0x or -1 with a legend; a legend only for what is shown;
+# lab-10's rounds counted the same in its plan, its progress and its table.
+narration() { # narration NAME FILE: the checks every lab's comments must pass
+	if grep -nE '^# .*(\(0: unknown\)|-1: unknown|-1: it could not tell|[^0-9.]0x the |(^|[ (])-1 (KiB|pieces)|  -1(\.0+)? )' \
+		"$2" >"$tmp/narr.bad"; then
+		bad "$1: an unknown value shown as a number or legend: $(head -n 3 "$tmp/narr.bad")"
+	else
+		ok
+	fi
+}
+timeout 120 "$labs/lab-04" --quick >"$tmp/n04.tap" 2>&1
+narration "lab-04 --quick" "$tmp/n04.tap"
+grep -qE '^# single-thread read, local: .*(the last-level cache|last-level cache.s size unknown)' \
+	"$tmp/n04.tap" && ok || bad "lab-04: no line about the read buffer and the last-level cache"
+timeout 120 "$labs/lab-08" --quick >"$tmp/n08.tap" 2>&1
+narration "lab-08 --quick" "$tmp/n08.tap"
+shm=""
+if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/shm" && mount -t tmpfs -o size=256m tmpfs "$tmp/shm" 2>/dev/null
+then
+	shm=$tmp/shm
+elif [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+	shm=$(mktemp -d /dev/shm/dmalab-options.XXXXXX)
+fi
+for dir in "$tmp" $shm; do
+	timeout 120 "$labs/lab-10" --quick --dir "$dir" >"$tmp/n10.tap" 2>&1
+	narration "lab-10 --quick --dir $dir" "$tmp/n10.tap"
+	planned=$(sed -n 's/^# plan: .* a warm-up round and \([0-9]*\) measured rounds.*/\1/p' "$tmp/n10.tap")
+	table=$(sed -n 's/^# \([0-9]*\) rounds: GB\/s.*/\1/p' "$tmp/n10.tap")
+	grep -q '^# progress: round 0 of' "$tmp/n10.tap" && bad "lab-10 $dir: a round 0" || ok
+	[ -n "$planned" ] && [ "$planned" = "$table" ] && ok ||
+		bad "lab-10 $dir: plan says '$planned' measured rounds, the table '$table'"
+	# progress lines are throttled: any "round k of n" shown counts from 1 to the plan's n
+	sed -n 's/^# progress: round \([0-9]*\) of \([0-9]*\):.*/\1 \2/p' "$tmp/n10.tap" |
+		awk -v n="$planned" '$1 < 1 || $2 < n { bad = 1 } END { exit bad }' && ok ||
+		bad "lab-10 $dir: a round outside 1..$planned"
+done
+[ -z "$shm" ] && echo "# no tmpfs to run lab-10 on (not root, no /dev/shm)"
+case $shm in "$tmp"/*) umount "$shm" ;; /dev/shm/*) rm -rf "$shm" ;; esac
 
 echo "test-lab-options: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

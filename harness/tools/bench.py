@@ -108,6 +108,9 @@ def load(path):
         print("bench: %s: %s%s" % (path, e, " (make check writes it)" if isinstance(e, OSError)
                                     else ""), file=sys.stderr)
         sys.exit(2)
+    except RecursionError:
+        print("bench: %s: nested too deeply to be a dmalab results.json" % path, file=sys.stderr)
+        sys.exit(2)
     if not isinstance(d, dict) or not isinstance(d.get("labs"), list):
         print("bench: %s: not a dmalab results.json (no \"labs\" list)" % path, file=sys.stderr)
         sys.exit(2)
@@ -127,9 +130,14 @@ def main(argv):
             show_series = True
         elif a == "--phases":
             n_phases = 5
-            if i + 1 < len(argv) and argv[i + 1].isdigit():
-                n_phases = int(argv[i + 1])
+            nxt = argv[i + 1] if i + 1 < len(argv) else "-"
+            if nxt.isdigit() and int(nxt) > 0:
+                n_phases = int(nxt)
                 i += 1
+            elif not nxt.startswith("-") and not nxt.endswith(".json"):
+                print("bench: --phases '%s': want a whole number of steps, 1 or more" % nxt,
+                      file=sys.stderr)
+                return 2
         elif a == "--base" and i + 1 < len(argv):
             base_path = argv[i + 1]
             i += 1

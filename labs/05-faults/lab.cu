@@ -60,7 +60,7 @@ static const struct lab_knob knobs[] = {
 };
 
 static const struct claim_spec claims[] = {
-	{ "05.1", "ch2.S4 ch2.S7",
+	{ "05.1", "ch2.S7",
 	  "a CPU first-touch page fault costs about 1-2 us per 4 KiB page",
 	  "ch2 S4: the kernel handles a CPU page fault in about 1-2 us",
 	  "R2 'about 1-2 us' -> [0.75, 2.5] us per 4 KiB page (one fault per page, counted)",

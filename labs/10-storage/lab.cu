@@ -69,9 +69,9 @@ static const struct lab_extra_opt extra_opts[] = {
 };
 
 static const struct lab_figure figures[] = {
-	{ "lab10_paths", "boxes", "raw_odirect_host buffered_host posix_pageable odirect_pinned "
+	{ "lab10_paths", "lab10_paths", "raw_odirect_host buffered_host posix_pageable odirect_pinned "
 	  "odirect_pinned_overlap cufile", "device_read_gbs pcie_theoretical_gbs", "10.1 10.2 10.3",
-	  "lab-10: GB/s into GPU memory by path, vs the device and PCIe" },
+	  "lab-10: GB/s from a file by path (into GPU memory where a GPU ran), vs the device" },
 	{ NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
@@ -330,7 +330,10 @@ static void measure(struct rig *r)
 
 			if (!r->have[p])
 				continue;
-			lab_progress(r->L, "round %d of %d: %s", round + 1, n, series_name[p]);
+			if (round < 0)
+				lab_progress(r->L, "warm-up round: %s", series_name[p]);
+			else
+				lab_progress(r->L, "round %d of %d: %s", round + 1, n, series_name[p]);
 			t = sample(r, p, &read_s, &cached, round < 0 ? &warm_up : &r->io[p]);
 			if (round < 0 || t <= 0)
 				continue;
@@ -357,11 +360,12 @@ static void report(struct rig *r)
 	struct lab_stats s;
 	struct lab_est e;
 	char key[64];
-	int p;
+	int p, load = r->where.stat_path[0] != '\0'; /* the device's counters were read */
 
 	lab_note(r->L, "%d rounds: GB/s median [95 %% interval], share of the device's rate, share "
-		 "of the time in pread; the device's mean request (KiB), reads in flight, busy "
-		 "share:", r->rounds);
+		 "of the time in pread%s", r->rounds, load ? "; the device's mean request (KiB), "
+		 "reads in flight, busy share:" : " (the device's load: unknown, no block device "
+		 "counters):");
 	for (p = 0; p < NPATHS; p++)
 		if (r->have[p]) {
 			lab_stats_from(&s, p == P_POSIX && !r->dev ? "buffered_host" : series_name[p],
@@ -369,9 +373,17 @@ static void report(struct rig *r)
 			lab_stats_to_rate(&s, r->f.bytes, &r->rate[p]);
 			e = lab_est_median(&r->rate[p], 1);
 			d = storage_load_of(&r->io[p]);
-			lab_note(r->L, "  %-22s %7.3f [%.3f, %.3f]  %.2f  %.2f   %6.0f  %5.1f  %.2f",
-				 r->rate[p].name, e.value, e.lo, e.hi, e.value / r->rate[P_RAW].median,
-				 lab_median(r->in_read[p], r->rounds), d.req_kib, d.depth, d.busy);
+			if (load)
+				lab_note(r->L, "  %-22s %7.3f [%.3f, %.3f]  %.2f  %.2f   %6.0f  %5.1f  "
+					 "%.2f", r->rate[p].name, e.value, e.lo, e.hi,
+					 e.value / r->rate[P_RAW].median,
+					 lab_median(r->in_read[p], r->rounds), d.req_kib, d.depth,
+					 d.busy);
+			else
+				lab_note(r->L, "  %-22s %7.3f [%.3f, %.3f]  %.2f  %.2f",
+					 r->rate[p].name, e.value, e.lo, e.hi,
+					 e.value / r->rate[P_RAW].median,
+					 lab_median(r->in_read[p], r->rounds));
 			snprintf(key, sizeof(key), "%s_gbs", r->rate[p].name);
 			lab_fact_num(r->L, key, e.value, "GB/s");
 			snprintf(key, sizeof(key), "%s_request_kib", r->rate[p].name);
@@ -382,10 +394,16 @@ static void report(struct rig *r)
 	lab_fact_num(r->L, "device_read_gbs", r->rate[P_RAW].median, "GB/s");
 	lab_fact_num(r->L, "program_preads_in_flight", 1, "requests");
 	lab_fact_num(r->L, "page_cache_pages_left_max", (double)r->cached_max, "pages");
-	lab_note(r->L, "the program keeps one pread of %llu MiB in flight; after an eviction at "
-		 "most %ld of the file's %llu pages stayed cached (mincore; -1: it could not tell)",
-		 (unsigned long long)(r->plan.chunk / MiB), r->cached_max,
-		 (unsigned long long)(r->f.bytes / r->f.page));
+	if (r->cached_max < 0)
+		lab_note(r->L, "the program keeps one pread of %llu MiB in flight; how many of the "
+			 "file's %llu pages stayed cached after an eviction is unknown (mincore "
+			 "could not tell)", (unsigned long long)(r->plan.chunk / MiB),
+			 (unsigned long long)(r->f.bytes / r->f.page));
+	else
+		lab_note(r->L, "the program keeps one pread of %llu MiB in flight; after an eviction "
+			 "at most %ld of the file's %llu pages stayed cached (mincore)",
+			 (unsigned long long)(r->plan.chunk / MiB), r->cached_max,
+			 (unsigned long long)(r->f.bytes / r->f.page));
 	r->copy_share = 1 - lab_median(r->in_read[P_DIRECT], r->rounds);
 	if (r->dev) {
 		lab_fact_num(r->L, "odirect_copy_share", r->copy_share, "fraction");
@@ -567,8 +585,9 @@ static void run(struct lab *L)
 	if (storage_dir_room(r->plan.dir, r->plan.bytes + SPACE_SPARE, room, sizeof(room)) < 0)
 		lab_skip(L, SKIP_NOT_ENOUGH_SPACE, "%s (the test file and %d MiB beside it)", room,
 			 (int)(SPACE_SPARE / MiB));
-	lab_note(L, "plan: up to 5 paths x %d rounds or more of %s, about %.0f s on a 1 GB/s disk "
-		 "(bound %.0f s)", lab_options(L)->iters + 1, lab_fmt_size(r->plan.bytes, a, sizeof(a)),
+	lab_note(L, "plan: up to 5 paths x a warm-up round and %d measured rounds or more, of %s "
+		 "each, about %.0f s on a 1 GB/s disk (bound %.0f s)", lab_options(L)->iters,
+		 lab_fmt_size(r->plan.bytes, a, sizeof(a)),
 		 5.0 * (lab_options(L)->iters + 1) * r->plan.bytes / 1e9, r->plan.budget_s);
 	map_buffers(r);
 	storage_file_make(L, &r->f, &r->where, r->plan.dir, r->plan.dir_default, "lab10",

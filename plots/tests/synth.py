@@ -201,7 +201,7 @@ FIGURES = {
            {"name": "lab07_pool", "kind": "boxes", "title": "synthetic: lab-07 pool",
             "series": ["malloc_free_2mib", "pool_2mib_threshold_max"], "facts": [],
             "claims": ["07.4"]}],
-    "08": [{"name": "lab08_chase", "kind": "lines", "title": "synthetic: lab-08 chase",
+    "08": [{"name": "lab08_chase", "kind": "lab08_chase", "title": "synthetic: lab-08 chase",
             "series": ["chase_4k", "chase_2m"], "facts": [], "claims": ["08.1"]}],
     "09": [{"name": "lab09_pairs", "kind": "lab09_pairs", "title": "synthetic: lab-09 pairs",
             "series": [], "facts": ["pair_*", "gpu_count"], "claims": ["09.1", "09.2"]},

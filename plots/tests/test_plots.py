@@ -283,6 +283,106 @@ def unreadable_files_are_refused_clearly():
 
 
 @test
+def bad_results_files_are_refused_in_one_line():
+    deep = os.path.join(TMP, "deep.json")
+    with open(deep, "w") as f:
+        f.write("[" * 200000 + "]" * 200000)
+    cases = [(deep, "nested too deeply"),
+             (write_json("labsnull.json", {"schema": "dmalab-results/1", "labs": None}),
+              '"labs" is null, not a list of labs'),
+             (write_json("nolabs.json", {"schema": "dmalab-results/1"}),
+              '"labs" is missing, not a list of labs')]
+    for path, want in cases:
+        for script in ("make_plots.py", "report.py"):
+            rc, out = run_script(script, path, os.path.join(TMP, "refused"))
+            no_traceback(out)
+            check(rc == 2 and want in out and len(out.strip().splitlines()) == 1,
+                  "%s %s: exit %d: %s" % (script, os.path.basename(path), rc, out[-600:]))
+
+
+def unwritable_dir(name):
+    """A directory whose plots/ is a plain file: nothing can be written in it."""
+    d = os.path.join(TMP, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "plots"), "w") as f:
+        f.write("not a directory\n")
+    return d
+
+
+@test
+def figures_that_cannot_be_written_are_errors():
+    fx = [p for p in FIXTURES if p.endswith("results-cpu.json")][0]
+    drawable = [d[0] for d in quiet_run(C.load(fx), os.path.join(TMP, "w-ok")) if d[2] == "drawn"]
+    d = unwritable_dir("w-plots")
+    p = subprocess.run([sys.executable, os.path.join(PLOTS, "make_plots.py"), fx,
+                        os.path.join(d, "plots")], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    no_traceback(p.stderr)
+    check(p.returncode == 1, "make_plots exit %d: %s" % (p.returncode, p.stderr))
+    errs = p.stderr.strip().splitlines()
+    check(len(errs) == len(drawable), "want one line per figure (%d), got:\n%s" % (
+        len(drawable), p.stderr))
+    for name, line in zip(drawable, errs):
+        check(re.match(r"plots: cannot write %s\S*: \w" % re.escape(os.path.join(d, "plots")),
+                       line), "%s: want the path and the reason, got %r" % (name, line))
+    check("%d not written" % len(drawable) in p.stdout, p.stdout)
+    d = unwritable_dir("w-report")
+    rc, out = run_script("report.py", fx, d)
+    no_traceback(out)
+    check(rc == 1 and "report: not written: %d figure" % len(drawable) in out,
+          "report exit %d: %s" % (rc, out))
+    check(not os.path.exists(os.path.join(d, "report.html")), "a report without its figures")
+
+
+def drawn_figures(res):
+    """{name: matplotlib figure} of every figure drawn from res, caught at save."""
+    caught, save = {}, C.save
+
+    def spy(fig, outdir, name):
+        caught[name] = fig
+        return save(fig, outdir, name)
+    C.save = spy
+    try:
+        quiet_run(C.as_results(res), os.path.join(TMP, "objects"))
+    finally:
+        C.save = save
+    return caught
+
+
+def legend_texts(fig):
+    leg = fig.axes[0].get_legend()
+    return [t.get_text() for t in leg.get_texts()] if leg else []
+
+
+@test
+def figures_speak_words_and_say_what_they_show():
+    figs = drawn_figures(synth.results())
+    chase = figs["lab08_chase"]
+    check(chase.axes[0].get_xscale() == "log", "lab08_chase: x axis %s" % chase.axes[0].get_xscale())
+    texts = legend_texts(chase)
+    check(texts and not any("_" in t for t in texts) and any("4 KiB pages" in t for t in texts),
+          "lab08_chase legend: %s" % texts)
+    # lab-10 with its GPU paths, then as on a machine without a GPU
+    check("into GPU memory" in figs["lab10_paths"]._suptitle.get_text(),
+          "lab10_paths with GPU paths: %s" % figs["lab10_paths"]._suptitle.get_text())
+    doc = synth.results()
+    lab10 = [lab for lab in doc["labs"] if lab["id"] == "10"][0]
+    lab10["claims"][0]["stats"] = [st for st in lab10["claims"][0]["stats"]
+                                   if st["name"] in ("raw_odirect_host", "buffered_host")]
+    title = drawn_figures(doc)["lab10_paths"]._suptitle.get_text()
+    check("GPU memory" not in title.replace("no GPU path", "") and "host memory" in title,
+          "lab10_paths on host-only data: %s" % title)
+    # every shaded band of lab11_crossover is named in its legend
+    ax = figs["lab11_crossover"].axes[0]
+    bands = [p for p in ax.patches + ax.collections
+             if type(p).__name__ in ("Rectangle", "Polygon") and not p.get_label().startswith("_")]
+    spans = [p for p in ax.patches if type(p).__name__ in ("Rectangle", "Polygon")]
+    texts = legend_texts(figs["lab11_crossover"])
+    check(len(spans) == 2 and len(bands) == 2 and all(b.get_label() in texts for b in bands),
+          "lab11_crossover: %d bands, %d named, legend %s" % (len(spans), len(bands), texts))
+
+
+@test
 def missing_labs_are_listed():
     doc = synth.results()
     doc["labs"] = [lab for lab in doc["labs"] if lab["id"] == "04"]
@@ -346,6 +446,40 @@ def report_is_self_contained():
               "%s: %d inlined images for %d figures" % (name, page.count("data:image"), drawn))
         check(not re.search(r'(src|href)="(https?:|//|file:)', page), "%s: external link" % name)
         check("## Report card" in mdown and "## Machine" in mdown, "%s: markdown sections" % name)
+
+
+@test
+def report_says_what_the_console_says():
+    """The report card's got and want are the console's (grade's evidence),
+    and its questions are the grade's: all of a claim's questions, only the
+    chapters' questions."""
+    import report
+    dmalab = report.dmalab_path()
+    if not os.access(dmalab, os.X_OK):
+        print("# skipped: %s is not built (make), the report's texts come from it" % dmalab)
+        return
+    fx = [p for p in FIXTURES if p.endswith("results-cpu.json")][0]
+    _, page, mdown = make_report(fx, "console")
+    grade, why = report.grade_of(fx, os.path.join(PLOTS, "..", "answers", "errata.md"))
+    check(grade, "no grade: %s" % why)
+    rows = {line.split(" | ")[0][2:]: line for line in mdown.splitlines()
+            if re.match(r"\| \d\d\.\d+ \|", line)}
+    texts = report.grade_texts(grade)
+    check(texts, "the grade gave no got/want text")
+    for cid, text in texts.items():
+        got, want = report.split_got_want(text)
+        check(cid in rows and "| %s | %s |" % (got, want) in rows[cid],
+              "%s: want the console's %r in the report's row %r" % (cid, text, rows.get(cid)))
+    card = mdown.split("## Report card")[1].split("## Questions")[0]
+    for raw in ("ratio_ge", "in_range", "errno_eq", " errno", "e+0"):
+        check(raw not in card, "the report card still shows %r" % raw)
+    check(not re.search(r"\| near [^|+]*\|", card), "a 'near' without its tolerance")
+    questions = mdown.split("## Questions")[1].split("## Known errata")[0]
+    graded = [q["id"] for ch in grade["chapters"] for q in ch["questions"]]
+    for qid in graded:
+        check("| %s |" % qid in questions, "question %s missing from the report" % qid)
+    check("ch1.table" not in questions, "ch1.table listed as a question")
+    check("ch2.S7" in graded and "ch2.S8" in graded, "grade lacks ch2.S7/S8: %s" % graded)
 
 
 def chromium():

@@ -544,6 +544,15 @@ static void test_ans_question_status_rules(void **state)
 	assert_int_equal(t.known_errata, 1);
 	assert_int_equal(ans_question_points(&t, &pts), 1);
 	assert_true(pts == 0.75);
+	t = tally(0, 1, 0, 2, 0); /* one contradiction of three claims: too few decided */
+	assert_string_equal(ans_question_status(&t), "unverified");
+	assert_int_equal(ans_question_points(&t, &pts), 0);
+	t = tally(1, 0, 0, 1, 1); /* 1 of 3 */
+	assert_string_equal(ans_question_status(&t), "unverified");
+	assert_int_equal(ans_question_points(&t, &pts), 0);
+	t = tally(1, 0, 0, 1, 0); /* 1 of 2: half is enough */
+	assert_string_equal(ans_question_status(&t), "partial");
+	assert_int_equal(ans_question_points(&t, &pts), 1);
 	t = tally(0, 0, 0, 2, 1);
 	assert_string_equal(ans_question_status(&t), "unverified");
 	assert_int_equal(ans_question_points(&t, &pts), 0); /* out of the maximum */
