@@ -592,14 +592,17 @@ static void measure_host_link(struct lab *L, int i, uint32_t *host, uint32_t *ho
 	lab_fact_num(L, key, hr->d2h[i].median, "GB/s");
 }
 
-/* GPU 0's own device-to-device copy (reads and writes its memory). */
-static void measure_local(struct lab *L, uint64_t bytes)
+/* GPU 0's own device-to-device copy (reads and writes its memory): GB/s,
+ * NaN when it could not be measured. */
+static double measure_local(struct lab *L, uint64_t bytes)
 {
 	struct copy c = { L, LOCAL_D2D, 0, &gpus[0], &gpus[0], NULL, 0, bytes, 1, -1, NULL };
 	struct lab_stats rate;
 
-	if (measure(&c, &rate))
-		lab_fact_num(L, "local_d2d_gbs", rate.median, "GB/s");
+	if (!measure(&c, &rate))
+		return NAN;
+	lab_fact_num(L, "local_d2d_gbs", rate.median, "GB/s");
+	return rate.median;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -806,6 +809,7 @@ static void run(struct lab *L)
 	uint64_t sizes[P2P_MAX_SIZES];
 	int nsizes = p2p_sizes(min_bytes, max_bytes, sizes);
 	uint32_t host_seed = HOST_SEED, *host;
+	double staged, local;
 	char detail[64], err[128];
 	const char *skip;
 
@@ -815,9 +819,13 @@ static void run(struct lab *L)
 	for (int i = 0; i < ngpu; i++)
 		measure_host_link(L, i, host, &host_seed, max_bytes, &hr);
 	/* GPU 0 -> 1 staged through the host (with one GPU: to itself) */
-	lab_fact_num(L, "staged_predicted_gbs", p2p_staged_gbs(hr.h2d[ngpu > 1].median,
-			hr.d2h[0].median), "GB/s");
-	measure_local(L, max_bytes);
+	staged = p2p_staged_gbs(hr.h2d[ngpu > 1].median, hr.d2h[0].median);
+	lab_fact_num(L, "staged_predicted_gbs", staged, "GB/s");
+	local = measure_local(L, max_bytes);
+	lab_note(L, "facts of this machine: pinned H2D %.1f GB/s and D2H %.1f GB/s (GPU 0); a "
+		 "GPU-to-GPU copy staged through host memory would run at about %.1f GB/s "
+		 "(1/(1/H2D + 1/D2H)); GPU 0's own device-to-device copy %.0f GB/s",
+		 hr.h2d[0].median, hr.d2h[0].median, staged, local);
 	if ((skip = p2p_gpu_skip(ngpu, detail, sizeof(detail))) != NULL) {
 		if (bad.found)
 			lab_error(L, "%s", bad.what);
