@@ -538,7 +538,8 @@ int claim_decided(const struct lab *L, const char *id);
 #define SKIP_NOT_BUILT_NO_NVCC "not-built:no-nvcc"   /* built without nvcc */
 #define SKIP_NO_CUDA_DRIVER    "no-cuda-driver"      /* libcuda / driver missing */
 #define SKIP_NO_CUDA_DEVICE    "no-cuda-device"      /* driver but no GPU */
-#define SKIP_CUDA_CANNOT_START "cuda-cannot-start"   /* driver and GPU, but CUDA fails to start (detail: why) */
+/* driver and GPU, but CUDA fails to start (detail: why) */
+#define SKIP_CUDA_CANNOT_START "cuda-cannot-start"
 #define SKIP_TOO_FEW_GPUS      "too-few-gpus"        /* needs more GPUs */
 #define SKIP_SINGLE_GPU        "single-gpu"          /* a GPU-to-GPU claim, one GPU here */
 #define SKIP_GPU_TOO_SMALL     "gpu-too-small"       /* not enough free GPU memory */
@@ -551,10 +552,14 @@ int claim_decided(const struct lab *L, const char *id);
 #define SKIP_DEPENDS_ON_CLAIM  "depends-on-claim"    /* a claim it builds on skipped */
 #define SKIP_NOT_ENOUGH_MEMORY "not-enough-memory"   /* host memory too small */
 #define SKIP_NOT_ENOUGH_SPACE  "not-enough-space"    /* too little room for a file (lab-10) */
-#define SKIP_NO_LIBRARY        "no-library"          /* an optional library (cuBLAS, cuFile) is absent */
-#define SKIP_NO_RDMA_DEVICE    "no-rdma-device"      /* no InfiniBand/RoCE device in /sys/class/infiniband */
-#define SKIP_IN_USE            "in-use"              /* a machine-wide resource the claim must change is in use (hugetlb pool) */
-#define SKIP_NOT_REQUESTED     "not-requested"       /* an option of this run left the claim's measurement out (lab-04 --chase-only) */
+/* an optional library (cuBLAS, cuFile) is absent */
+#define SKIP_NO_LIBRARY        "no-library"
+/* no InfiniBand/RoCE device in /sys/class/infiniband */
+#define SKIP_NO_RDMA_DEVICE    "no-rdma-device"
+/* a machine-wide resource the claim must change is in use (hugetlb pool) */
+#define SKIP_IN_USE            "in-use"
+/* an option of this run left the claim's measurement out (lab-04 --chase-only) */
+#define SKIP_NOT_REQUESTED     "not-requested"
 
 /* 1 if reason is one of the codes above. */
 int lab_skip_reason_valid(const char *reason);

@@ -366,7 +366,8 @@ struct role_io {
 
 /* The lab's extra option that carries the socket (a lab with PROC_CTL
  * helpers lists it in its extra_opts). */
-#define PROC_CTL_OPT { "ctl-fd", "N", "(helpers only) the socket to the lab that started this helper" }
+#define PROC_CTL_OPT \
+	{ "ctl-fd", "N", "(helpers only) the socket to the lab that started this helper" }
 
 /*
  * Open the socket named by --ctl-fd's value s: 0, or -1 when s is missing,

@@ -575,10 +575,11 @@ void ans_chapter_free(struct ans_chapter *c)
 
 static int to_chapter(struct doc *d, struct ans_chapter *c)
 {
+	const char *rest = d->title + strlen(d->prefix) + 1; /* after "chN:" */
 	int i;
 
 	snprintf(c->id, sizeof(c->id), "%s", d->prefix);
-	c->title = strdup(d->title + strlen(d->prefix) + 1 + strspn(d->title + strlen(d->prefix) + 1, " "));
+	c->title = strdup(rest + strspn(rest, " "));
 	c->path = strdup(d->name);
 	c->q = calloc((size_t)d->ns + 1, sizeof(*c->q));
 	if (!c->title || !c->path || !c->q)

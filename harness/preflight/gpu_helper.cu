@@ -36,7 +36,8 @@
 #include "proc.h"
 #include "sysinfo.h"
 
-#define PF_LOAD_S 0.05          /* copies queued for the link readings: 50 ms at the rate measured */
+/* copies queued for the link readings: 50 ms at the rate measured */
+#define PF_LOAD_S 0.05
 #define PF_LOAD_MAX_COPIES 64
 #define PF_READ_GAP_US 1000     /* between two link readings */
 

@@ -84,8 +84,9 @@ enum cmp_bad cmp_bad_dir(const char *unit)
  * Distribution" (https://www.itl.nist.gov/div898/handbook/eda/section3/eda3672.htm,
  * column 0.975; it lists 100 rather than 120), and the "Critical Values for
  * t-Interval" table of Kozak's Statistics Using Technology
- * (https://stats.libretexts.org/Bookshelves/Introductory_Statistics/Statistics_with_Technology_2e_(Kozak)/12%3A_Appendix-_Critical_Value_Tables/12.01%3A_Critical_Values_for_t-Interval,
- * 95 % column); each value was also checked by integrating t's density.
+ * (stats.libretexts.org, Statistics_with_Technology_2e_(Kozak), appendix 12.01
+ * "Critical Values for t-Interval", 95 % column); each value was also
+ * checked by integrating t's density.
  */
 static const struct { int df; double t; } t975_rows[] = {
 	{ 1, 12.706 }, { 2, 4.303 }, { 3, 3.182 }, { 4, 2.776 }, { 5, 2.571 },

@@ -99,9 +99,10 @@ int cmd_hint(struct learn_ctx *lc)
 	if (lc->opt->reset)
 		c[i].shown = 0;
 	if (c[i].shown >= h->n) {
-		printf(TR(lc, "All %1$d hints of lab-%2$s were shown (--reset, make hint-%3$s RESET=1, "
-			  "starts over):\n", "lab-%2$s 的 %1$d 条提示都已显示过（--reset 或 make hint-%3$s RESET=1 "
-			  "重新开始）：\n"), h->n, h->id, h->id);
+		printf(TR(lc, "All %1$d hints of lab-%2$s were shown (--reset, make hint-%3$s "
+			  "RESET=1, starts over):\n",
+			  "lab-%2$s 的 %1$d 条提示都已显示过（--reset 或 make hint-%3$s "
+			  "RESET=1 重新开始）：\n"), h->n, h->id, h->id);
 		for (k = 0; k < h->n; k++)
 			printf("  %d. %s\n", k + 1, h->hint[lc->opt->lang][k]);
 		return 0;

@@ -436,7 +436,8 @@ static void show_measured(struct quiz *z, const struct ans_question *q)
 
 	printf("--- %s ---\n", TR(lc, "what this machine measured", "这台机器的测量结果"));
 	if (!lc->have_results)
-		printf("  %s\n", TR(lc, "(no results: run make check)", "（没有结果：请运行 make check）"));
+		printf("  %s\n", TR(lc, "(no results: run make check)",
+				     "（没有结果：请运行 make check）"));
 	for (k = 0; k < q->nclaims; k++) {
 		claim_view_make(lc, q->claims[k], &v);
 		printf("  %-6s %-13s %s [lab-%s]\n", v.id, claim_view_word(&v), v.evidence, v.lab);
@@ -488,7 +489,8 @@ static int ask(struct quiz *z, struct quiz_item *it, const struct ans_question *
 	print_block(q->answer[l]);
 	offer_missing_labs(z, q);
 	show_measured(z, q);
-	m = ask_mark(z, TR(lc, "Did you get it right? yes, no, skip, quit", "答对了吗？对、错、跳过、退出"),
+	m = ask_mark(z, TR(lc, "Did you get it right? yes, no, skip, quit",
+			   "答对了吗？对、错、跳过、退出"),
 		     "[y/n/s/q]");
 	if (!m || m == 'q') {
 		if (!z->stop)

@@ -2,8 +2,9 @@
  * tapscan.c - reads a lab's TAP 13 stream (PROTOCOL.md section 2) line by
  * line: comments (the narrative), test points with their YAML block, and
  * "Bail out!".  A predicted erratum's line ends "# TODO known erratum NN.k":
- * still a failed claim, whose erratum status is in its YAML.  Used live, to show each verdict as it comes, and after the
- * lab, as the record of last resort when its JSON file is missing.
+ * still a failed claim, whose erratum status is in its YAML.  Used live, to
+ * show each verdict as it comes, and after the lab, as the record of last
+ * resort when its JSON file is missing.
  */
 #include <ctype.h>
 #include <stddef.h>
