@@ -265,6 +265,7 @@ $(SABOTAGE_CHECK): harness/tests/tools/sabotage_check.c $(LIB)
 # A unit test of a lab's helper links that helper's object too.
 $(BUILD)/tests/test_pagemap: $(call lab_helper_objs,labs/01-mlock)
 $(BUILD)/tests/test_seqread: $(call lab_helper_objs,labs/04-numa)
+$(BUILD)/tests/test_storage $(BUILD)/tests/test_lab_cufile: $(call lab_helper_objs,labs/10-storage)
 $(BUILD)/tests/%: harness/tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(filter $(BUILD)/obj/labs/%,$^) \

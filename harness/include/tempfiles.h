@@ -3,9 +3,9 @@
  * file, a library's log), announced to the runner so that they go even
  * when the lab cannot remove them itself.
  *
- * A lab removes its own files on every path it can (storage.h: at exit and
- * on the signals it can catch).  What no handler sees, SIGKILL (and the kill
- * after a timeout), leaves them behind.  So, before making such a file, the
+ * A lab removes its own files on every path it can (labs/10-storage/storage.h:
+ * at exit and on the signals it can catch).  What no handler sees, SIGKILL
+ * (and the kill after a timeout), leaves them behind.  So, before making such a file, the
  * lab appends its path to the list the runner names in DMALAB_TEMP_LIST,
  * one path a line; the runner, once it has reaped the lab and its group,
  * removes each listed file still there, says so, and removes the list

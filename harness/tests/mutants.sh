@@ -29,9 +29,10 @@ die() {
 	exit 2
 }
 
-# The tree `make unit` builds from (the labs for the helpers unit tests take; no runner).
+# The tree `make unit` builds from (the labs for the helpers unit tests take, deps.sh for
+# unit-deps; no runner).
 for p in Makefile harness/include harness/lib harness/tests/unit harness/tests/fixtures labs \
-	harness/tests/run-unit.sh answers; do
+	harness/tests/run-unit.sh harness/deps.sh answers; do
 	[ -e "$p" ] || die "'$p' is missing"
 	mkdir -p "$scratch/$(dirname "$p")"
 	cp -R "$p" "$scratch/$p" || die "cannot copy '$p'"

@@ -34,46 +34,98 @@
 #define MOVED_READ_PASSES 4	/* 04.6: reads of the buffer after the move */
 #define HUGE_SPAN (2 * MiB)	/* what one transparent huge page covers (x86-64 PMD) */
 
-/* Sabotage: 04.1 chains consecutive 8-byte words in address order; 04.2/04.3
- * put the buffers "on node" on the CPU's own node (no far memory). */
-#define CHAIN_STRIDE (LAB_SABOTAGED ? sizeof(void *) : 64)
-#define CHAIN_ORDER (LAB_SABOTAGED ? CHASE_SEQUENTIAL : CHASE_RANDOM)
-#define BACKING_NODE(X, node) (LAB_SABOTAGED ? (X)->cpu_node : (node))
+/*
+ * What `make selftest` breaks, in one place: the sabotage build gives each
+ * knob its broken value, or, asked for one claim, that claim's knobs alone
+ * (labs/README.md, section 6).  Each knob is a mechanism a claim rests on.
+ */
+static struct knobs {
+	int random_chain;          /* 04.1: the chase jumps between cache lines in a shuffled
+				    * order, so neither the caches nor the prefetcher help */
+	int far_chain;             /* 04.2: the remote node's chain buffer is on that node */
+	int far_read;              /* 04.3: the remote node's read buffer is on that node */
+	int write_from_other_node; /* 04.4: the first write comes from another node's CPU */
+	int bind_worker_to_gpu;    /* 04.5: the bound worker's memory is on the GPU's node */
+	int write_before_move;     /* 04.6: the worker writes its buffer before it moves */
+	int bind_mover_to_gpu;     /* 04.7: the worker elsewhere binds memory to the GPU's node */
+} K = {
+	.random_chain = 1,
+	.far_chain = 1,
+	.far_read = 1,
+	.write_from_other_node = 1,
+	.bind_worker_to_gpu = 1,
+	.write_before_move = 1,
+	.bind_mover_to_gpu = 1,
+};
+
+static const struct lab_knob knobs[] = {
+	LAB_KNOB(K.random_chain, 0, "04.1"),
+	LAB_KNOB(K.far_chain, 0, "04.2"),
+	LAB_KNOB(K.far_read, 0, "04.3"),
+	LAB_KNOB(K.write_from_other_node, 0, "04.4"),
+	LAB_KNOB(K.bind_worker_to_gpu, 0, "04.5"),
+	LAB_KNOB(K.write_before_move, 0, "04.6"),
+	LAB_KNOB(K.bind_mover_to_gpu, 0, "04.7"),
+	{ NULL },
+};
+
+/* Broken, the chain walks consecutive 8-byte words in address order. */
+#define CHAIN_STRIDE (K.random_chain ? 64 : sizeof(void *))
+#define CHAIN_ORDER (K.random_chain ? CHASE_RANDOM : CHASE_SEQUENTIAL)
+/* Broken (far == 0), a buffer meant for `node` stays on the CPU's own node. */
+#define BACKING_NODE(X, node, far) ((far) ? (node) : (X)->cpu_node)
 
 static const struct claim_spec claims[] = {
 	{ "04.1", "ch1.Q5 ch2.S7",
-	  "a random pointer chase defeats the caches: latency at 256 MiB is several times the latency at 32 KiB",
-	  "ch1 NUMA section: a random chase over 256 MiB costs 121 ns a load, a DRAM access; ch2 sec. 7 ladder puts the CPU caches far above DRAM",
+	  "a random pointer chase defeats the caches: latency at 256 MiB is several times the "
+	  "latency at 32 KiB",
+	  "ch1 NUMA section: a random chase over 256 MiB costs 121 ns a load, a DRAM access; ch2 "
+	  "sec. 7 ladder puts the CPU caches far above DRAM",
 	  "R5 'several times' -> ratio >= 3", WANT_RATIO_GE(3),
-	  "the chain walks consecutive 8-byte words in address order: most loads hit a line already in L1 and the prefetcher streams the rest" },
+	  "the chain walks consecutive 8-byte words in address order: most loads hit a line "
+	  "already in L1 and the prefetcher streams the rest" },
 	{ "04.2", "ch1.Q5",
 	  "remote-node memory has about 50 % more load latency than local (121 vs 186 ns)",
-	  "ch1 NUMA section: CPU on node 0, random-access latency 121 ns with memory on node 0, 186 ns on node 1: about +50 %",
+	  "ch1 NUMA section: CPU on node 0, random-access latency 121 ns with memory on node 0, "
+	  "186 ns on node 1: about +50 %",
 	  "R3 +50 % -> remote/local latency near 1.5 +- 0.125", WANT_NEAR_ABS(1.5, 0.125, "x"),
 	  "the 'remote' chain buffer is placed on the CPU's own node: no far memory to reach" },
 	{ "04.3", "ch1.Q5",
-	  "remote-node memory has about 20 % less single-thread read bandwidth than local (17.7 vs 14.3 GB/s)",
-	  "ch1 NUMA section: one thread reading sequentially gets 17.7 GB/s from node 0 and 14.3 GB/s from node 1: about -20 %",
+	  "remote-node memory has about 20 % less single-thread read bandwidth than local (17.7 vs "
+	  "14.3 GB/s)",
+	  "ch1 NUMA section: one thread reading sequentially gets 17.7 GB/s from node 0 and 14.3 "
+	  "GB/s from node 1: about -20 %",
 	  "R3 -20 % -> remote/local bandwidth near 0.8 +- 0.05", WANT_NEAR_ABS(0.8, 0.05, "x"),
 	  "the 'remote' read buffer is placed on the CPU's own node: no far memory to read" },
 	{ "04.4", "ch1.E3",
-	  "first touch: a buffer mapped by a thread on one node and first written from a CPU of another node lands on the writer's node",
-	  "ch1 NUMA section: Linux's default policy puts a page on the node of the CPU that writes it first",
+	  "first touch: a buffer mapped by a thread on one node and first written from a CPU of "
+	  "another node lands on the writer's node",
+	  "ch1 NUMA section: Linux's default policy puts a page on the node of the CPU that writes "
+	  "it first",
 	  "R11 behaviour -> no page off the writer's node", WANT_INT(0, "pages"),
-	  "the pages are first written from a CPU of the mapping thread's node, so they land on the wrong node" },
+	  "the pages are first written from a CPU of the mapping thread's node, so they land on "
+	  "the wrong node" },
 	{ "04.5", "ch1.E3",
 	  "a worker bound (CPU and memory) to the GPU's NUMA node gets its buffers on that node",
-	  "ch1 NUMA section and E3's fix: bind each GPU worker's CPUs and memory to its GPU's node (numactl --cpunodebind/--membind, vLLM --numa-bind)",
+	  "ch1 NUMA section and E3's fix: bind each GPU worker's CPUs and memory to its GPU's node "
+	  "(numactl --cpunodebind/--membind, vLLM --numa-bind)",
 	  "R11 behaviour -> no page off the GPU's node", WANT_INT(0, "pages"),
-	  "the worker's memory is bound to a node other than the GPU's (its CPU stays on the GPU's node)" },
+	  "the worker's memory is bound to a node other than the GPU's (its CPU stays on the GPU's "
+	  "node)" },
 	{ "04.6", "ch1.E3",
-	  "first touch stays: a worker that filled its buffer on one node and then runs on another still has (nearly) all of it on the first node",
-	  "ch1 NUMA section: a process that fills its buffers on node 0 and is later scheduled on node 1 has all of them remote; automatic NUMA balancing migrates them only slowly",
-	  "R9 'all', hedged by the slow balancing -> >= 80 % still on the first node", WANT_GE(0.8, "fraction"),
-	  "the buffer is first written only after the worker has moved, so its pages are on the new node" },
+	  "first touch stays: a worker that filled its buffer on one node and then runs on another "
+	  "still has (nearly) all of it on the first node",
+	  "ch1 NUMA section: a process that fills its buffers on node 0 and is later scheduled on "
+	  "node 1 has all of them remote; automatic NUMA balancing migrates them only slowly",
+	  "R9 'all', hedged by the slow balancing -> >= 80 % still on the first node",
+	  WANT_GE(0.8, "fraction"),
+	  "the buffer is first written only after the worker has moved, so its pages are on the "
+	  "new node" },
 	{ "04.7", "ch1.E3",
-	  "memory binding beats first touch: a worker running on another node but bound to the GPU's node gets its buffers on the GPU's node",
-	  "ch1 E3's fix: bind the worker's memory (numactl --membind) before it allocates, since first touch would put pages where it runs",
+	  "memory binding beats first touch: a worker running on another node but bound to the "
+	  "GPU's node gets its buffers on the GPU's node",
+	  "ch1 E3's fix: bind the worker's memory (numactl --membind) before it allocates, since "
+	  "first touch would put pages where it runs",
 	  "R11 behaviour -> no page off the GPU's node", WANT_INT(0, "pages"),
 	  "the worker's memory is bound to the node it runs on instead of the GPU's" },
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
@@ -81,7 +133,8 @@ static const struct claim_spec claims[] = {
 
 static const struct lab_extra_opt extra_opts[] = {
 	{ "chase-only", NULL, "the pointer chase alone (04.1, 04.2); --size: its one working set" },
-	{ "sweep", NULL, "the latency staircase at every power of two, to 512 MiB or --size (default: x4)" },
+	{ "sweep", NULL,
+	  "the latency staircase at every power of two, to 512 MiB or --size (default: x4)" },
 	{ NULL, NULL, NULL }
 };
 
@@ -93,7 +146,8 @@ static int check_opts(const struct lab *L)
 	if (!o->size_given)
 		return 0;
 	return lab_opt(L, "chase-only") ?
-		preflight_size_floor(L, "size", o->size, MIN_CHASE_BYTES, " for the chase's large point") :
+		preflight_size_floor(L, "size", o->size, MIN_CHASE_BYTES,
+				     " for the chase's large point") :
 		preflight_size_floor(L, "size", o->size, MIN_BW_BYTES, " for the bandwidth test");
 }
 
@@ -119,6 +173,7 @@ static const struct lab_spec spec = {
 	.default_iters = 7,
 	.check_opts = check_opts,
 	.figures = figures,
+	.knobs = knobs,
 };
 
 struct numa_lab {
@@ -160,7 +215,9 @@ static uint64_t next_ws(const struct numa_lab *X, uint64_t ws)
 		return !ws ? SMALL_WS : ws == SMALL_WS ? X->claim_ws : 0;
 	if (ws < SMALL_WS && next > SMALL_WS)
 		next = SMALL_WS;
-	return next <= X->max_ws ? next : ws < X->max_ws ? X->max_ws : 0; /* a --size off the ladder */
+	if (next <= X->max_ws)
+		return next;
+	return ws < X->max_ws ? X->max_ws : 0; /* a --size off the ladder */
 }
 
 /*
@@ -173,7 +230,8 @@ static void latency_sweep(struct numa_lab *X, int node, struct lab_stats *small,
 {
 	static char series[TOPO_MAX_NODES][24]; /* kept by the record, as the names above */
 	struct lab_measure_cfg cfg = { 1, 0, 0.10, 0 };
-	void *buf = numa_map_on_node_or_die(X->L, X->max_ws, BACKING_NODE(X, node), 0);
+	void *buf = numa_map_on_node_or_die(X->L, X->max_ws,
+					    BACKING_NODE(X, node, K.far_chain), 0);
 	struct lab_stats other, *s;
 	uint64_t ws;
 
@@ -199,7 +257,8 @@ static void latency_sweep(struct numa_lab *X, int node, struct lab_stats *small,
  * 4 KiB pages takes seconds in a VM). */
 static void read_bandwidth(struct numa_lab *X, int node, struct lab_stats *rate)
 {
-	void *buf = numa_map_on_node_or_die(X->L, X->bw_bytes, BACKING_NODE(X, node), BUF_HUGE);
+	void *buf = numa_map_on_node_or_die(X->L, X->bw_bytes, BACKING_NODE(X, node, K.far_read),
+					    BUF_HUGE);
 	char sz[32];
 
 	lab_progress(X->L, "read bandwidth, memory on node %d: %s", node,
@@ -285,13 +344,15 @@ static long place(struct numa_lab *X, int run_node, int mem_node, int read_node,
 		lab_error_errno(X->L, "move_pages");
 	buf_free(p.buf);
 	if (read_node >= 0)
-		snprintf(then, sizeof(then), ", then read from CPU %d (node %d)", p.read_cpu, read_node);
+		snprintf(then, sizeof(then), ", then read from CPU %d (node %d)", p.read_cpu,
+			 read_node);
 	if (mem_node >= 0)
-		lab_note(X->L, "worker on node %d, memory bound to node %d: %ld of %ld pages on node %d",
-			 run_node, mem_node, *npages - off, *npages, want_node);
+		lab_note(X->L, "worker on node %d, memory bound to node %d: %ld of %ld pages on "
+			 "node %d", run_node, mem_node, *npages - off, *npages, want_node);
 	else
-		lab_note(X->L, "mapped on node %d, first written from CPU %d (node %d)%s: %ld of %ld pages on node %d",
-			 X->cpu_node, p.write_cpu, run_node, then, *npages - off, *npages, want_node);
+		lab_note(X->L, "mapped on node %d, first written from CPU %d (node %d)%s: %ld of "
+			 "%ld pages on node %d", X->cpu_node, p.write_cpu, run_node, then,
+			 *npages - off, *npages, want_node);
 	return off;
 }
 
@@ -319,8 +380,8 @@ static void skip_one_node(struct numa_lab *X, const char *a, const char *b, int 
 	if (X->nmem < 2 || besides < 0)
 		snprintf(why, sizeof(why), "%d memory node, need 2", X->nmem);
 	else
-		snprintf(why, sizeof(why), "%d memory nodes, but none besides node %d has CPUs this process may use",
-			 X->nmem, besides);
+		snprintf(why, sizeof(why), "%d memory nodes, but none besides node %d has CPUs "
+			 "this process may use", X->nmem, besides);
 	claim_skip(X->L, a, SKIP_SINGLE_NUMA_NODE, "%s", why);
 	if (b)
 		claim_skip(X->L, b, SKIP_SINGLE_NUMA_NODE, "%s", why);
@@ -360,8 +421,8 @@ static int gpu_node(struct numa_lab *X, const char **reason, char *detail, size_
 		snprintf(detail, len, g->numa_node == -1 ? "GPU %s NUMA node -1 (typical in VMs)" :
 			 "GPU %s has no numa_node in sysfs", g->bdf);
 	else
-		snprintf(detail, len, "sysfs (%s) puts GPU %s on node %d, but libnuma has no memory node %d here",
-			 X->sysfs_root, g->bdf, g->numa_node, g->numa_node);
+		snprintf(detail, len, "sysfs (%s) puts GPU %s on node %d, but libnuma has no "
+			 "memory node %d here", X->sysfs_root, g->bdf, g->numa_node, g->numa_node);
 	return -1;
 }
 
@@ -377,8 +438,20 @@ static void check_latency_ratio(struct numa_lab *X, const struct lab_stats *smal
 	lab_note(X->L, "local latency: %.2f ns at 32 KiB, %.1f ns at %s", small->median,
 		 large->median, sz);
 	claim_note(X->L, "%.1f ns at %s vs %.2f ns at 32 KiB%s", large->median, sz, small->median,
-		   X->claim_ws == 256 * MiB ? "" : " (the large point is not 256 MiB: --quick or --size)");
+		   X->claim_ws == 256 * MiB ? "" :
+		   " (the large point is not 256 MiB: --quick or --size)");
 	claim_check_ratio(X->L, "04.1", large, small);
+}
+
+/* A note's tail where a knob kept the remote node's buffer on the CPU's node. */
+static const char *kept_local(const struct numa_lab *X, int remote, int far, char *buf,
+			      size_t len)
+{
+	buf[0] = '\0';
+	if (!far)
+		snprintf(buf, len, " (sabotage: node %d's buffers placed on node %d)", remote,
+			 BACKING_NODE(X, remote, far));
+	return buf;
 }
 
 /* 04.2 and 04.3: remote over local, latency and bandwidth. */
@@ -387,20 +460,19 @@ static void check_remote(struct numa_lab *X, int remote, const struct lab_stats 
 			 const struct lab_stats *bw_r)
 {
 	int dist = X->topo_ok ? numa_topo_distance(&X->topo, X->cpu_node, remote) : 0;
-	char sab[96] = "";
+	char sab[96];
 
-	if (LAB_SABOTAGED)
-		snprintf(sab, sizeof(sab), " (sabotage: node %d's buffers placed on node %d)",
-			 remote, BACKING_NODE(X, remote));
 	if (!X->chase_only)
 		lab_fact_num(X->L, "read_bw_remote_GBps", bw_r->median, "GB/s");
-	claim_note(X->L, "CPU on node %d; %.0f ns local vs %.0f ns on node %d (SLIT distance %d)%s; doc: 121 vs 186 ns",
-		   X->cpu_node, lat_l->median, lat_r->median, remote, dist, sab);
+	claim_note(X->L, "CPU on node %d; %.0f ns local vs %.0f ns on node %d (SLIT distance "
+		   "%d)%s; doc: 121 vs 186 ns", X->cpu_node, lat_l->median, lat_r->median, remote,
+		   dist, kept_local(X, remote, K.far_chain, sab, sizeof(sab)));
 	claim_check_ratio(X->L, "04.2", lat_r, lat_l);
 	if (X->chase_only)
 		return;
 	claim_note(X->L, "%.1f GB/s local vs %.1f GB/s on node %d%s; doc: 17.7 vs 14.3 GB/s",
-		   bw_l->median, bw_r->median, remote, sab);
+		   bw_l->median, bw_r->median, remote,
+		   kept_local(X, remote, K.far_read, sab, sizeof(sab)));
 	claim_check_ratio(X->L, "04.3", bw_r, bw_l);
 }
 
@@ -450,7 +522,8 @@ static void decide_placement(struct numa_lab *X, const char *id, const char *wha
 	moved = numa_pages_migrated(NULL) - moved;
 	lo = X->balancing > 0 && moved > 0 ? (off > moved ? off - (long)moved : 0) : off;
 	if (X->balancing > 0)
-		snprintf(tail, sizeof(tail), "; NUMA balancing on, %lld pages migrated meanwhile", moved);
+		snprintf(tail, sizeof(tail), "; NUMA balancing on, %lld pages migrated meanwhile",
+			 moved);
 	claim_note(X->L, "%s: %ld of %ld pages %s node %d%s", what,
 		   read_node >= 0 ? npages - off : off, npages,
 		   read_node >= 0 ? "still on" : "off", want_node, tail);
@@ -469,7 +542,7 @@ static void decide_placement(struct numa_lab *X, const char *id, const char *wha
 
 /* 04.4: mapped here, first written from another node: on the writer's.
  * 04.6: written here, then read from another node: still here.
- * Sabotage: 04.4 written from here, 04.6 written only after the move. */
+ * Broken knobs: 04.4 written from here, 04.6 written only after the move. */
 static void check_first_touch(struct numa_lab *X)
 {
 	int here = X->cpu_node, other = other_node(X, here, 1), w;
@@ -479,16 +552,17 @@ static void check_first_touch(struct numa_lab *X)
 		skip_one_node(X, "04.4", "04.6", here);
 		return;
 	}
-	w = LAB_SABOTAGED ? here : other;
-	snprintf(what, sizeof(what), "mapped by a thread on node %d, written from node %d", here, w);
+	w = K.write_from_other_node ? other : here;
+	snprintf(what, sizeof(what), "mapped by a thread on node %d, written from node %d", here,
+		 w);
 	decide_placement(X, "04.4", what, w, -1, -1, other);
-	w = LAB_SABOTAGED ? other : here;
+	w = K.write_before_move ? here : other;
 	snprintf(what, sizeof(what), "written from node %d, then read from node %d", w, other);
 	decide_placement(X, "04.6", what, w, -1, other, here);
 }
 
 /* 04.5: a worker bound (CPU and memory) to the GPU's node; 04.7: running
- * elsewhere, memory bound to the GPU's node.  Sabotage: memory elsewhere. */
+ * elsewhere, memory bound to the GPU's node.  Broken knobs: memory elsewhere. */
 static void check_gpu_binding(struct numa_lab *X)
 {
 	const char *reason = NULL;
@@ -505,17 +579,18 @@ static void check_gpu_binding(struct numa_lab *X)
 		skip_one_node(X, "04.5", "04.7", -1);
 		return;
 	}
-	mem = LAB_SABOTAGED ? other : g;
-	snprintf(what, sizeof(what), "worker's CPU bound to the GPU's node %d, memory to node %d", g, mem);
+	mem = K.bind_worker_to_gpu ? g : other;
+	snprintf(what, sizeof(what), "worker's CPU bound to the GPU's node %d, memory to node %d",
+		 g, mem);
 	decide_placement(X, "04.5", what, g, mem, -1, g);
 	other = other_node(X, g, 1);
 	if (other < 0) {
 		skip_one_node(X, "04.7", NULL, g);
 		return;
 	}
-	mem = LAB_SABOTAGED ? other : g;
-	snprintf(what, sizeof(what), "worker runs on node %d, memory bound to node %d (the GPU's: %d)",
-		 other, mem, g);
+	mem = K.bind_mover_to_gpu ? g : other;
+	snprintf(what, sizeof(what), "worker runs on node %d, memory bound to node %d (the GPU's: "
+		 "%d)", other, mem, g);
 	decide_placement(X, "04.7", what, other, mem, -1, g);
 }
 
@@ -534,8 +609,9 @@ static void report_topology(struct numa_lab *X)
 	lab_fact_num(X->L, "numa_balancing", (double)X->balancing, "");
 	if (X->topo_ok && *numa_topo_distances(&X->topo, line, sizeof(line)))
 		lab_fact_str(X->L, "numa_distances", line);
-	lab_note(X->L, "%d NUMA node(s), %d with memory usable here; CPU on node %d; distances: %s; numa_balancing %ld",
-		 nnodes, X->nmem, X->cpu_node, *line ? line : "unknown", X->balancing);
+	lab_note(X->L, "%d NUMA node(s), %d with memory usable here; CPU on node %d; distances: "
+		 "%s; numa_balancing %ld", nnodes, X->nmem, X->cpu_node, *line ? line : "unknown",
+		 X->balancing);
 }
 
 static void setup(struct numa_lab *X, struct lab *L)
@@ -549,7 +625,8 @@ static void setup(struct numa_lab *X, struct lab *L)
 	X->L = L;
 	X->sysfs_root = root && *root ? root : "/sys";
 	if (numa_available() < 0)
-		lab_skip(L, SKIP_NUMA_UNAVAILABLE, "numa_available() = -1: no NUMA support in this kernel");
+		lab_skip(L, SKIP_NUMA_UNAVAILABLE,
+			 "numa_available() = -1: no NUMA support in this kernel");
 	X->topo_ok = numa_topo_read(X->sysfs_root, &X->topo) == 0;
 	if (sysfs_read_long("/proc/sys/kernel/numa_balancing", &X->balancing))
 		X->balancing = -1;
@@ -558,8 +635,8 @@ static void setup(struct numa_lab *X, struct lab *L)
 			 X->sysfs_root, strerror(errno));
 	X->nmem = numa_mem_nodes(X->topo_ok ? &X->topo : NULL, X->mem_node, TOPO_MAX_NODES);
 	if (X->topo_ok && X->topo.nmem_nodes != X->nmem)
-		lab_note(L, "sysfs (%s) lists %d memory nodes, libnuma can use %d here: the claims use the %d",
-			 X->sysfs_root, X->topo.nmem_nodes, X->nmem, X->nmem);
+		lab_note(L, "sysfs (%s) lists %d memory nodes, libnuma can use %d here: the claims "
+			 "use the %d", X->sysfs_root, X->topo.nmem_nodes, X->nmem, X->nmem);
 	if (X->nmem == 0)
 		lab_skip(L, SKIP_NUMA_UNAVAILABLE, "libnuma sees no memory node");
 	/* the measuring thread on the first node that has a CPU for us, moved to the front */
@@ -572,7 +649,8 @@ static void setup(struct numa_lab *X, struct lab *L)
 	X->sweep = lab_opt(L, "sweep") != NULL;
 	X->one_size = X->chase_only && o->size_given && !X->sweep;
 	X->claim_ws = X->chase_only && o->size_given ? o->size : o->quick ? 64 * MiB : 256 * MiB;
-	X->max_ws = X->chase_only && o->size_given ? o->size : X->sweep && !o->quick ? 512 * MiB : X->claim_ws;
+	X->max_ws = X->chase_only && o->size_given ? o->size :
+		    X->sweep && !o->quick ? 512 * MiB : X->claim_ws;
 	X->sample_s = o->quick ? 0.008 : 0.015;
 	X->touch_bytes = o->quick ? 16 * MiB : 64 * MiB;
 	X->bw_bytes = X->chase_only ? 0 : o->size_given || !o->quick ? o->size : 256 * MiB;

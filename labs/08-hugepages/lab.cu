@@ -7,10 +7,13 @@
  * about 5 % faster (08.2) and that pinning is cheaper on fewer, larger pages
  * (08.3); and hugetlbfs pages (MAP_HUGETLB) must be reserved first (08.4).
  *
- * Two buffers of --size, one advised MADV_HUGEPAGE, one MADV_NOHUGEPAGE, are
- * decided on only when /proc/self/smaps proves them so (decide_on_pages).
- * 08.4 (root) empties and refills the hugetlb pool, journaled (sysctl_change.h:
- * the runner restores it even after a SIGKILL).  Without nvcc 08.2-08.3 skip.
+ * Two buffers of --size, one advised MADV_HUGEPAGE, one MADV_NOHUGEPAGE
+ * before their first write (map_advised), are decided on only when
+ * /proc/self/smaps proves them so (decide_on_pages).  The timed operations
+ * are here too: the chase (chase.h), the pageable copies (lab_copy_cuda.h's
+ * pair) and each cudaHostRegister (time_register).  08.4 (root) empties and
+ * refills the hugetlb pool, journaled (sysctl_change.h: the runner restores
+ * it even after a SIGKILL).  Without nvcc 08.2-08.3 skip.
  */
 #include <errno.h>
 #include <math.h>
@@ -51,6 +54,27 @@
 #define NR_HUGEPAGES "/proc/sys/vm/nr_hugepages"
 #define NR_OVERCOMMIT "/proc/sys/vm/nr_overcommit_hugepages"
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
+
+/*
+ * What `make selftest` breaks, in one place: the sabotage build gives each
+ * knob its broken value, or, asked for one claim, that claim's knobs alone
+ * (labs/README.md, section 6).  Each knob is a mechanism a claim rests on.
+ */
+static struct knobs {
+	int advise_huge;  /* 08.1-08.3: the "2 MiB" buffer is advised MADV_HUGEPAGE; broken,
+			   * MADV_NOHUGEPAGE, so no huge page can back it */
+	int empty_pool;   /* 08.4: the hugetlb pool is empty for the first MAP_HUGETLB; broken,
+			   * the pages are reserved before it */
+} K = {
+	.advise_huge = 1,
+	.empty_pool = 1,
+};
+
+static const struct lab_knob knobs[] = {
+	LAB_KNOB(K.advise_huge, 0, "08.1 08.2 08.3"),
+	LAB_KNOB(K.empty_pool, 0, "08.4"),
+	{ NULL },
+};
 
 static const struct claim_spec claims[] = {
 	{ "08.1", "ch2.S6",
@@ -118,6 +142,7 @@ static const struct lab_spec spec = {
 	.default_iters = 7,
 	.check_opts = check_opts,
 	.figures = figures,
+	.knobs = knobs,
 };
 
 static uint64_t size_asked(const struct lab *L)
@@ -191,7 +216,7 @@ static const char *thp_unusable(const char *mode, long pmd, char *why, size_t le
 /* The two buffers and the proof of their pages                              */
 
 struct pages {
-	void *big;        /* the 2 MiB-page buffer: MADV_HUGEPAGE (sabotage: NOHUGEPAGE) */
+	void *big;        /* the 2 MiB-page buffer: MADV_HUGEPAGE (broken knob: NOHUGEPAGE) */
 	void *small;      /* the 4 KiB-page buffer: MADV_NOHUGEPAGE */
 	uint64_t bytes;
 };
@@ -202,22 +227,35 @@ static void read_smaps(struct lab *L, const void *p, uint64_t bytes, struct smap
 		lab_error_errno(L, "reading /proc/self/smaps");
 }
 
-/* Both buffers mapped on a 2 MiB boundary and written in full (every page
- * is in before anything is timed); the kernel asked once to collapse what
- * it left in 4 KiB pages. */
+/*
+ * A buffer of `bytes` on a 2 MiB boundary, advised (MADV_HUGEPAGE or
+ * MADV_NOHUGEPAGE) before its first write, then written in full: the advice
+ * decides the pages the faults bring in, and every page is in before
+ * anything is timed.  A refused advice is said, not fatal: smaps judges the
+ * pages later (decide_on_pages).
+ */
+static void *map_advised(struct lab *L, uint64_t bytes, int advice, const char *which)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	void *p = buf_map_or_die(L, bytes, THP_PMD, 0);
+
+	if (madvise(p, (size_t)((bytes + page - 1) / page * page), advice) < 0)
+		lab_note(L, "madvise on the %s buffer refused: %s", which, strerror(errno));
+	buf_touch(p, bytes);
+	return p;
+}
+
+/* Both buffers, the kernel asked once to collapse what it left of the
+ * 2 MiB one in 4 KiB pages. */
 static void pages_open(struct lab *L, uint64_t bytes, struct pages *pg)
 {
-	unsigned big_advice = LAB_SABOTAGED ? BUF_NOHUGE : BUF_HUGE;
 	struct smaps_range r;
-	int advice_errno;
 	char a[32], b[32];
 
 	pg->bytes = bytes;
-	pg->small = buf_map_or_die(L, bytes, THP_PMD, BUF_TOUCH | BUF_NOHUGE);
-	if (!(pg->big = buf_map(bytes, THP_PMD, BUF_TOUCH | big_advice, &advice_errno)))
-		lab_error_errno(L, "mmap(%llu bytes)", (unsigned long long)bytes);
-	if (advice_errno)
-		lab_note(L, "madvise on the 2 MiB buffer refused: %s", strerror(advice_errno));
+	pg->small = map_advised(L, bytes, MADV_NOHUGEPAGE, "4 KiB");
+	pg->big = map_advised(L, bytes, K.advise_huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE,
+			      "2 MiB");
 	read_smaps(L, pg->big, bytes, &r);
 	if (smaps_thp_possible(&r) && r.anon_huge < smaps_thp_expected((uintptr_t)pg->big,
 									bytes, THP_PMD)) {
@@ -227,7 +265,7 @@ static void pages_open(struct lab *L, uint64_t bytes, struct pages *pg)
 	}
 	lab_note(L, "two buffers of %s on a 2 MiB boundary, written in full: one advised "
 		 "MADV_%sHUGEPAGE, one MADV_NOHUGEPAGE", lab_fmt_size(bytes, b, sizeof(b)),
-		 LAB_SABOTAGED ? "NO" : "");
+		 K.advise_huge ? "" : "NO");
 }
 
 /*
@@ -332,7 +370,8 @@ static void claim_copies(struct lab *L, const struct pages *pg)
 	lab_cuda_mem_info(L, &free_b, NULL);
 	if (free_b < 2 * bytes) {
 		claim_skip(L, "08.2", SKIP_GPU_TOO_SMALL, "%s free on the GPU, need %s",
-			   lab_fmt_size(free_b, sz, sizeof(sz)), lab_fmt_size(2 * bytes, text, sizeof(text)));
+			   lab_fmt_size(free_b, sz, sizeof(sz)),
+			   lab_fmt_size(2 * bytes, text, sizeof(text)));
 		return;
 	}
 	lab_copy_rig_open(L, bytes, 0, &rig);
@@ -522,7 +561,8 @@ static void claim_hugetlb(struct lab *L)
 		int e = errno;
 
 		claim_skip(L, "08.4", e == EBUSY ? SKIP_IN_USE : SKIP_UNSUPPORTED, "%s %s%s%s",
-			   e == EBUSY ? "another lab-08 holds its journal" : "cannot journal the change in",
+			   e == EBUSY ? "another lab-08 holds its journal" :
+			   "cannot journal the change in",
 			   journal, e == EBUSY ? "" : ": ", e == EBUSY ? "" : strerror(e));
 		return;
 	}
@@ -532,9 +572,9 @@ static void claim_hugetlb(struct lab *L)
 	lab_note(L, "hugetlb pool: %ld pages of %llu KiB; the changes are journaled in %s", old,
 		 (unsigned long long)(page / KiB), journal);
 	snprintf(want, sizeof(want), "%d", HUGETLB_PAGES);
-	/* no surplus pages either; the sabotage reserves before the attempt without */
+	/* no surplus pages either; K.empty_pool broken reserves before the attempt without */
 	if (sysctl_change_set(NR_OVERCOMMIT, "0") < 0 ||
-	    sysctl_change_set(NR_HUGEPAGES, LAB_SABOTAGED ? want : "0") < 0) {
+	    sysctl_change_set(NR_HUGEPAGES, K.empty_pool ? "0" : want) < 0) {
 		snprintf(why, sizeof(why), "writing %s: %s", NR_HUGEPAGES, strerror(errno));
 		if (sysctl_change_restore() < 0)
 			lab_error_errno(L, "putting the hugetlb settings back after: %s", why);

@@ -5,8 +5,12 @@
  * is read into GPU memory chunk by chunk by each path, from a cold page
  * cache, the GPU checking every word; an O_DIRECT pass into host memory
  * gives the device's rate.  Paths run in rounds, one pass each in a rotated
- * order, and claims compare times within a round.  The file, its removal and
- * the device's counters are storage.h's; cuFile is cufile.h's (this folder).
+ * order, and claims compare times within a round.  The operations timed are
+ * here: each chunk's pread (read_chunk, buffered or O_DIRECT as the chain's
+ * descriptor was opened) and its cudaMemcpyAsync into GPU memory
+ * (copy_start), chained by run_chain.  The file, its removal and the
+ * device's counters are storage.h's; cuFile is cufile.h's (both in this
+ * folder).
  */
 #include <errno.h>
 #include <glob.h>
@@ -28,6 +32,31 @@
 #include "lab_copy_cuda.h"
 #include "cufile.h"
 #endif
+
+/*
+ * What `make selftest` breaks, in one place: the sabotage build gives each
+ * knob its broken value, or, asked for one claim, that claim's knobs alone
+ * (labs/README.md, section 6).  Each broken knob makes the two sides of its
+ * claim's ratio the same chain.
+ */
+static struct knobs {
+	int direct_pinned;    /* 10.1: the O_DIRECT path reads with O_DIRECT into pinned
+			       * memory; broken, it is the POSIX path (10.2's two chains
+			       * follow it, so they stay alike) */
+	int overlap_buffers;  /* 10.2: the overlapped chain's buffers; broken, 1: serial */
+	int cufile_timed;     /* 10.3: cuFile's passes are timed; broken, the POSIX chain is */
+} K = {
+	.direct_pinned = 1,
+	.overlap_buffers = 2,
+	.cufile_timed = 1,
+};
+
+static const struct lab_knob knobs[] = {
+	LAB_KNOB(K.direct_pinned, 0, "10.1"),
+	LAB_KNOB(K.overlap_buffers, 1, "10.2"),
+	LAB_KNOB(K.cufile_timed, 0, "10.3"),
+	{ NULL },
+};
 
 static const struct claim_spec claims[] = {
 	{ "10.1", "ch1.Q4 ch2.S5 ch2.S9",
@@ -69,8 +98,9 @@ static const struct lab_extra_opt extra_opts[] = {
 };
 
 static const struct lab_figure figures[] = {
-	{ "lab10_paths", "lab10_paths", "raw_odirect_host buffered_host posix_pageable odirect_pinned "
-	  "odirect_pinned_overlap cufile", "device_read_gbs pcie_theoretical_gbs", "10.1 10.2 10.3",
+	{ "lab10_paths", "lab10_paths",
+	  "raw_odirect_host buffered_host posix_pageable odirect_pinned odirect_pinned_overlap "
+	  "cufile", "device_read_gbs pcie_theoretical_gbs", "10.1 10.2 10.3",
 	  "lab-10: GB/s from a file by path (into GPU memory where a GPU ran), vs the device" },
 	{ NULL, NULL, NULL, NULL, NULL, NULL }
 };
@@ -90,6 +120,7 @@ static const struct lab_spec spec = {
 	.default_iters = 7,
 	.check_opts = check_opts,
 	.figures = figures,
+	.knobs = knobs,
 };
 
 #define QUICK_BYTES (64 * MiB)
@@ -131,13 +162,14 @@ static int read_plan(const struct lab *L, struct plan *p)
 	    p->chunk > GiB)
 		return preflight_usage(L, "chunk", arg, "not a multiple of 2 MiB (a huge page, "
 				       "and O_DIRECT's alignment) from 2M to 1G");
-	if (p->bytes % p->chunk || p->bytes / p->chunk < MIN_CHUNKS)
-		return o->size_given ? preflight_usage(L, "size", lab_size_arg(p->bytes, a, sizeof(a)),
-			"must be a multiple of --chunk (%s), 4 of them at least",
-			lab_fmt_size(p->chunk, b, sizeof(b))) :
-			preflight_usage(L, "chunk", arg, "the test file (%s by default) must be 4 chunks or "
-					"more, whole ones", lab_fmt_size(p->bytes, a, sizeof(a)));
-	return 0;
+	if (!(p->bytes % p->chunk || p->bytes / p->chunk < MIN_CHUNKS))
+		return 0;
+	if (o->size_given)
+		return preflight_usage(L, "size", lab_size_arg(p->bytes, a, sizeof(a)),
+				       "must be a multiple of --chunk (%s), 4 of them at least",
+				       lab_fmt_size(p->chunk, b, sizeof(b)));
+	return preflight_usage(L, "chunk", arg, "the test file (%s by default) must be 4 chunks "
+			       "or more, whole ones", lab_fmt_size(p->bytes, a, sizeof(a)));
 }
 
 /* spec.check_opts: the sizes, and a folder that exists and takes a file (its
@@ -221,7 +253,7 @@ static void gpu_check(struct rig *r, enum path p, int after)
 	}
 	CUDA_CHECK(r->L, cudaDeviceSynchronize());
 	CUDA_CHECK(r->L, lab_gpu_count_bad(r->dev, r->f.bytes, r->plan.seed, &bad));
-	if (bad && p == P_CUFILE && !LAB_SABOTAGED) { /* cuFile's fault: 10.3 skips, not the lab */
+	if (bad && p == P_CUFILE && K.cufile_timed) { /* cuFile's fault: 10.3 skips, not the lab */
 		snprintf(r->cf.why, sizeof(r->cf.why), "cuFileRead gave %lld wrong words", bad);
 		r->have[P_CUFILE] = 0;
 	} else if (bad) {
@@ -244,6 +276,33 @@ static void gpu_check(struct rig *r, enum path p, int after) {}
 static double cufile_pass(struct rig *r) { return -1; }
 #endif
 
+/*
+ * One chunk of the test file at off into buf: the read each chain times.
+ * Through the page cache into pageable memory (the POSIX path's
+ * descriptor), or by DMA from the device straight into buf (the O_DIRECT
+ * one: buf, len and off are whole 2 MiB).  A short read goes on from where
+ * it stopped.  0, or -1 with errno (EIO: the file ended early).
+ */
+static int read_chunk(int fd, void *buf, uint64_t len, uint64_t off)
+{
+	ssize_t n;
+
+	while (len) {
+		n = pread(fd, buf, (size_t)len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
+		buf = (char *)buf + n;
+		len -= (uint64_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
 /* One pass of a chain: seconds, and those spent in pread added to *read_s. */
 static double run_chain(struct rig *r, const struct chain *c, double *read_s)
 {
@@ -256,7 +315,7 @@ static double run_chain(struct rig *r, const struct chain *c, double *read_s)
 		if (c->to_gpu)
 			copy_wait(r, k); /* the copy out of this buffer has finished */
 		t = lab_now();
-		if (storage_io_all(c->fd, c->buf[k], chunk, off, 0) < 0)
+		if (read_chunk(c->fd, c->buf[k], chunk, off) < 0)
 			lab_error_errno(r->L, "reading the test file at byte %llu",
 					(unsigned long long)off);
 		*read_s += lab_now() - t;
@@ -284,7 +343,10 @@ static double sample(struct rig *r, enum path p, double *read_s, long *cached,
 	if (on_gpu)
 		gpu_check(r, p, 0);
 	counted = storage_counters_read(r->where.stat_path, &a) == 0;
-	t = p == P_CUFILE && !LAB_SABOTAGED ? cufile_pass(r) : run_chain(r, &r->chain[p], read_s);
+	if (p == P_CUFILE && K.cufile_timed)
+		t = cufile_pass(r);
+	else
+		t = run_chain(r, &r->chain[p], read_s);
 	if (counted && t > 0 && storage_counters_read(r->where.stat_path, &b) == 0)
 		storage_counters_add(io, &a, &b);
 	if (on_gpu && t > 0)
@@ -333,7 +395,8 @@ static void measure(struct rig *r)
 			if (round < 0)
 				lab_progress(r->L, "warm-up round: %s", series_name[p]);
 			else
-				lab_progress(r->L, "round %d of %d: %s", round + 1, n, series_name[p]);
+				lab_progress(r->L, "round %d of %d: %s", round + 1, n,
+					     series_name[p]);
 			t = sample(r, p, &read_s, &cached, round < 0 ? &warm_up : &r->io[p]);
 			if (round < 0 || t <= 0)
 				continue;
@@ -342,24 +405,51 @@ static void measure(struct rig *r)
 			r->cached_max = cached < 0 || r->cached_max < 0 ? -1 :
 					cached > r->cached_max ? cached : r->cached_max;
 		}
-		fits = lab_now() - r->t0 + (lab_now() - start) / (round + 2) < 0.8 * r->plan.budget_s;
+		fits = lab_now() - r->t0 + (lab_now() - start) / (round + 2) <
+		       0.8 * r->plan.budget_s;
 		if (round < n - 1 || n >= cap || make_ratios(r, n) <= LAB_STOP_WIDTH)
 			continue;
 		if (!said++)
-			lab_note(r->L, "a claim ratio's interval is over 10 %% wide after %d rounds: %s",
-				 n, fits ? "more, one at a time" : "no more, they would pass the time bound");
+			lab_note(r->L, "a claim ratio's interval is over 10 %% wide after %d "
+				 "rounds: %s", n, fits ? "more, one at a time" :
+				 "no more, they would pass the time bound");
 		n += fits;
 	}
 	make_ratios(r, r->rounds = n);
 }
 
-/* GB/s by path, as series and facts, with the device's load under each. */
-static void report(struct rig *r)
+/* Path p's rate (GB/s) as a series, a line of the table and facts; with load,
+ * the device's counters under it too. */
+static void report_path(struct rig *r, int p, int load)
 {
-	struct storage_load d;
+	struct storage_load d = storage_load_of(&r->io[p]);
 	struct lab_stats s;
 	struct lab_est e;
 	char key[64];
+
+	lab_stats_from(&s, p == P_POSIX && !r->dev ? "buffered_host" : series_name[p], "s",
+		       r->secs[p], r->rounds, 0);
+	lab_stats_to_rate(&s, r->f.bytes, &r->rate[p]);
+	e = lab_est_median(&r->rate[p], 1);
+	if (load)
+		lab_note(r->L, "  %-22s %7.3f [%.3f, %.3f]  %.2f  %.2f   %6.0f  %5.1f  %.2f",
+			 r->rate[p].name, e.value, e.lo, e.hi, e.value / r->rate[P_RAW].median,
+			 lab_median(r->in_read[p], r->rounds), d.req_kib, d.depth, d.busy);
+	else
+		lab_note(r->L, "  %-22s %7.3f [%.3f, %.3f]  %.2f  %.2f", r->rate[p].name, e.value,
+			 e.lo, e.hi, e.value / r->rate[P_RAW].median,
+			 lab_median(r->in_read[p], r->rounds));
+	snprintf(key, sizeof(key), "%s_gbs", r->rate[p].name);
+	lab_fact_num(r->L, key, e.value, "GB/s");
+	snprintf(key, sizeof(key), "%s_request_kib", r->rate[p].name);
+	lab_fact_num(r->L, key, d.req_kib, "KiB");
+	snprintf(key, sizeof(key), "%s_queue_depth", r->rate[p].name);
+	lab_fact_num(r->L, key, d.depth, "requests");
+}
+
+/* GB/s by path, as series and facts, with the device's load under each. */
+static void report(struct rig *r)
+{
 	int p, load = r->where.stat_path[0] != '\0'; /* the device's counters were read */
 
 	lab_note(r->L, "%d rounds: GB/s median [95 %% interval], share of the device's rate, share "
@@ -367,30 +457,8 @@ static void report(struct rig *r)
 		 "reads in flight, busy share:" : " (the device's load: unknown, no block device "
 		 "counters):");
 	for (p = 0; p < NPATHS; p++)
-		if (r->have[p]) {
-			lab_stats_from(&s, p == P_POSIX && !r->dev ? "buffered_host" : series_name[p],
-				       "s", r->secs[p], r->rounds, 0);
-			lab_stats_to_rate(&s, r->f.bytes, &r->rate[p]);
-			e = lab_est_median(&r->rate[p], 1);
-			d = storage_load_of(&r->io[p]);
-			if (load)
-				lab_note(r->L, "  %-22s %7.3f [%.3f, %.3f]  %.2f  %.2f   %6.0f  %5.1f  "
-					 "%.2f", r->rate[p].name, e.value, e.lo, e.hi,
-					 e.value / r->rate[P_RAW].median,
-					 lab_median(r->in_read[p], r->rounds), d.req_kib, d.depth,
-					 d.busy);
-			else
-				lab_note(r->L, "  %-22s %7.3f [%.3f, %.3f]  %.2f  %.2f",
-					 r->rate[p].name, e.value, e.lo, e.hi,
-					 e.value / r->rate[P_RAW].median,
-					 lab_median(r->in_read[p], r->rounds));
-			snprintf(key, sizeof(key), "%s_gbs", r->rate[p].name);
-			lab_fact_num(r->L, key, e.value, "GB/s");
-			snprintf(key, sizeof(key), "%s_request_kib", r->rate[p].name);
-			lab_fact_num(r->L, key, d.req_kib, "KiB");
-			snprintf(key, sizeof(key), "%s_queue_depth", r->rate[p].name);
-			lab_fact_num(r->L, key, d.depth, "requests");
-		}
+		if (r->have[p])
+			report_path(r, p, load);
 	lab_fact_num(r->L, "device_read_gbs", r->rate[P_RAW].median, "GB/s");
 	lab_fact_num(r->L, "program_preads_in_flight", 1, "requests");
 	lab_fact_num(r->L, "page_cache_pages_left_max", (double)r->cached_max, "pages");
@@ -400,8 +468,8 @@ static void report(struct rig *r)
 			 "could not tell)", (unsigned long long)(r->plan.chunk / MiB),
 			 (unsigned long long)(r->f.bytes / r->f.page));
 	else
-		lab_note(r->L, "the program keeps one pread of %llu MiB in flight; after an eviction "
-			 "at most %ld of the file's %llu pages stayed cached (mincore)",
+		lab_note(r->L, "the program keeps one pread of %llu MiB in flight; after an "
+			 "eviction at most %ld of the file's %llu pages stayed cached (mincore)",
 			 (unsigned long long)(r->plan.chunk / MiB), r->cached_max,
 			 (unsigned long long)(r->f.bytes / r->f.page));
 	r->copy_share = 1 - lab_median(r->in_read[P_DIRECT], r->rounds);
@@ -434,10 +502,10 @@ static void gpu_setup(struct rig *r)
 	r->stream = lab_cuda_stream_new(L);
 	r->copied[0] = lab_cuda_event_new(L, cudaEventDisableTiming);
 	r->copied[1] = lab_cuda_event_new(L, cudaEventDisableTiming);
-	r->chain[P_POSIX] = r->chain[P_CUFILE] = posix; /* P_CUFILE's: 10.3's sabotage */
-	r->chain[P_DIRECT] = LAB_SABOTAGED ? posix : direct; /* 10.1's sabotage */
+	r->chain[P_POSIX] = r->chain[P_CUFILE] = posix; /* P_CUFILE's: when cuFile is not timed */
+	r->chain[P_DIRECT] = K.direct_pinned ? direct : posix;
 	r->chain[P_OVERLAP] = r->chain[P_DIRECT];
-	r->chain[P_OVERLAP].nbuf = LAB_SABOTAGED ? 1 : 2;     /* 10.2's */
+	r->chain[P_OVERLAP].nbuf = K.overlap_buffers;
 	r->have[P_POSIX] = r->have[P_DIRECT] = r->have[P_OVERLAP] = 1;
 	if (lab_cufile_open(&r->cf, r->f.fd_direct, r->dev, r->f.bytes, r->plan.dir, "lab10")) {
 		gpu_check(r, P_CUFILE, 0); /* one checked pass before any timing */
@@ -475,10 +543,12 @@ static void decide(struct rig *r, const char *id, int c, const char *unmet, cons
  * device must also have seen O_DIRECT requests of at least half the buffered ones' size. */
 static const char *unmet(const struct rig *r, int sizes, char *buf, size_t len)
 {
-	struct storage_load d = storage_load_of(&r->io[P_DIRECT]), b = storage_load_of(&r->io[P_POSIX]);
+	struct storage_load d = storage_load_of(&r->io[P_DIRECT]);
+	struct storage_load b = storage_load_of(&r->io[P_POSIX]);
 
 	if (r->cached_max)
-		return "NOT known cold: pages stayed cached after an eviction, or mincore could not tell";
+		return "NOT known cold: pages stayed cached after an eviction, or mincore could "
+		       "not tell";
 	if (!sizes || d.req_kib <= 0 || b.req_kib <= 0 || d.req_kib >= b.req_kib / 2)
 		return NULL;
 	snprintf(buf, len, "the O_DIRECT requests averaged %.0f KiB against the buffered path's "
@@ -501,22 +571,24 @@ static void decide_cufile(struct rig *r)
 	else if (strcmp(mode, "nvidia-fs") && strcmp(mode, "P2PDMA")) {
 		claim_stats(r->L, &r->ratio[2]);
 		claim_stats(r->L, &r->rate[P_CUFILE]);
-		claim_skip(r->L, "10.3", SKIP_UNSUPPORTED, "cuFile ran %s mode (reads: %lld POSIX, "
-			   "%lld nvidia-fs, %lld P2PDMA, -1 not counted; nvidia_fs %d, kernel P2PDMA "
-			   "%d; asked for %s) at %.2f GB/s, %.2fx the POSIX path's rate", mode,
+		claim_skip(r->L, "10.3", SKIP_UNSUPPORTED, "cuFile ran %s mode (reads: %lld "
+			   "POSIX, %lld nvidia-fs, %lld P2PDMA, -1 not counted; nvidia_fs %d, "
+			   "kernel P2PDMA %d; asked for %s) at %.2f GB/s, %.2fx the POSIX path's "
+			   "rate", mode,
 			   c->n_posix, c->n_nvfs, c->n_p2p, c->nvfs_loaded, c->kernel_p2pdma,
 			   lab_cufile_asked(c, asked, sizeof(asked)), r->rate[P_CUFILE].median,
 			   r->ratio[2].median);
 	} else
-		decide(r, "10.3", 2, unmet(r, 0, why, sizeof(why)), "cuFile by %s %.2f GB/s (reads: "
-		       "%lld nvidia-fs, %lld P2PDMA, %lld POSIX), POSIX %.2f GB/s", mode,
+		decide(r, "10.3", 2, unmet(r, 0, why, sizeof(why)), "cuFile by %s %.2f GB/s "
+		       "(reads: %lld nvidia-fs, %lld P2PDMA, %lld POSIX), POSIX %.2f GB/s", mode,
 		       r->rate[P_CUFILE].median, c->n_nvfs, c->n_p2p, c->n_posix,
 		       r->rate[P_POSIX].median);
 }
 
 static void decide_all(struct rig *r)
 {
-	struct storage_load d = storage_load_of(&r->io[P_DIRECT]), b = storage_load_of(&r->io[P_POSIX]);
+	struct storage_load d = storage_load_of(&r->io[P_DIRECT]);
+	struct storage_load b = storage_load_of(&r->io[P_POSIX]);
 	char why[300];
 
 	claim_stats(r->L, &r->rate[P_RAW]);
@@ -524,10 +596,10 @@ static void decide_all(struct rig *r)
 	       "KiB, %.1f in flight), O_DIRECT into pinned %.2f GB/s (%.0f KiB, %.1f), the device "
 	       "%.2f GB/s", r->rate[P_POSIX].median, b.req_kib, b.depth, r->rate[P_DIRECT].median,
 	       d.req_kib, d.depth, r->rate[P_RAW].median);
-	decide(r, "10.2", 1, NULL, "serial %.2f GB/s, overlapped %.2f GB/s; the copies took %.0f %% "
-	       "of the serial chain, so overlap can gain %.2fx at most", r->rate[P_DIRECT].median,
-	       r->rate[P_OVERLAP].median, 100 * r->copy_share, 1 / fmax(r->copy_share,
-										  1 - r->copy_share));
+	decide(r, "10.2", 1, NULL, "serial %.2f GB/s, overlapped %.2f GB/s; the copies took %.0f "
+	       "%% of the serial chain, so overlap can gain %.2fx at most",
+	       r->rate[P_DIRECT].median, r->rate[P_OVERLAP].median, 100 * r->copy_share,
+	       1 / fmax(r->copy_share, 1 - r->copy_share));
 	decide_cufile(r);
 	lab_cufile_close(&r->cf); /* now, while CUDA and the GPU buffer are there */
 }

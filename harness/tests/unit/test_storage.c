@@ -32,7 +32,7 @@
 
 #include "buffer.h"
 #include "lab.h"
-#include "storage.h"
+#include "../../../labs/10-storage/storage.h"
 #include "unit_lab.h"
 
 #define SIZE (1 * MiB)
@@ -236,7 +236,8 @@ static void test_dir_default_and_check(void **state)
 	assert_string_equal(storage_dir_default(NULL, buf, sizeof(buf)), "results");
 	assert_string_equal(storage_dir_default("x.json", buf, sizeof(buf)), ".");
 	assert_string_equal(storage_dir_default("/x.json", buf, sizeof(buf)), "/");
-	assert_string_equal(storage_dir_default("results/lab-10.json", buf, sizeof(buf)), "results");
+	assert_string_equal(storage_dir_default("results/lab-10.json", buf, sizeof(buf)),
+			    "results");
 	assert_int_equal(storage_dir_check(dir, 0, why, sizeof(why)), 0);
 	snprintf(file, sizeof(file), "%s/missing", dir);
 	assert_int_equal(storage_dir_check(file, 1, why, sizeof(why)), 0); /* made later */

@@ -199,7 +199,8 @@ const char *storage_dir_default(const char *json_path, char *buf, size_t len)
 	else if (!slash)
 		snprintf(buf, len, ".");
 	else
-		snprintf(buf, len, "%.*s", (int)(slash - json_path + (slash == json_path)), json_path);
+		snprintf(buf, len, "%.*s", (int)(slash - json_path + (slash == json_path)),
+			 json_path);
 	return buf;
 }
 
@@ -264,7 +265,8 @@ int storage_io_all(int fd, void *p, uint64_t len, uint64_t off, int write)
 	ssize_t n;
 
 	while (len) {
-		n = write ? pwrite(fd, p, (size_t)len, (off_t)off) : pread(fd, p, (size_t)len, (off_t)off);
+		n = write ? pwrite(fd, p, (size_t)len, (off_t)off) :
+			    pread(fd, p, (size_t)len, (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -359,7 +361,8 @@ int storage_file_create(struct storage_file *f, const char *dir, const char *pre
 
 static void note_stale(const char *path, long pid, void *ctx)
 {
-	lab_note((struct lab *)ctx, "removed %s: the run that made it (pid %ld) is gone", path, pid);
+	lab_note((struct lab *)ctx, "removed %s: the run that made it (pid %ld) is gone", path,
+		 pid);
 }
 
 void storage_file_make(struct lab *L, struct storage_file *f, struct storage_where *w,
