@@ -597,13 +597,6 @@ void lab_series_point(struct lab *L, const char *series, const char *x_unit,
 /* ------------------------------------------------------------------------ */
 /* Entry point                                                               */
 
-/* 1 in a lab's -DLAB_SABOTAGE build (make sabotage / make selftest), else 0. */
-#ifdef LAB_SABOTAGE
-#define LAB_SABOTAGED 1
-#else
-#define LAB_SABOTAGED 0
-#endif
-
 /* How the lab's own file was compiled (LAB_MAIN passes it). */
 #define LAB_BUILT_WITH_CUDA 1
 #define LAB_BUILT_SABOTAGE 2

@@ -38,6 +38,7 @@ test-preflight build python
 test-formats unit formats
 test-compare unit python
 test-lab-options build python
+test-house build
 '
 table=${DMALAB_SUITES:-$default_suites}
 

@@ -6,11 +6,13 @@
 #   - no lab links the runner's code;
 #   - a header under harness/include that labs use is used by two labs or
 #     more, or by the harness itself: code one lab alone uses lives in that
-#     lab's folder.
+#     lab's folder;
+#   - a lab's sabotage is its knobs: no lab tests LAB_SABOTAGE in its code.
 # Run by `make test-house` after the build.
 set -u
 BUILD=${BUILD:-build}
 pass=0 fail=0
+tmp_list=$(mktemp "${TMPDIR:-/tmp}/dmalab-house.XXXXXX") || exit 1
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "test-house: FAIL: $*"; }
 
@@ -54,6 +56,15 @@ for h in harness/include/*.h; do
 		ok
 	fi
 done
+
+# the sabotage build is told apart in one place (lab_main applies the knobs)
+if grep -rlE "LAB_SABOTAGED|#if(n?def)? +LAB_SABOTAGE|defined\(LAB_SABOTAGE\)" labs \
+	--include=*.c --include=*.cu --include=*.h >"$tmp_list" 2>/dev/null; then
+	bad "labs read LAB_SABOTAGE instead of their knobs: $(tr '\n' ' ' <"$tmp_list")"
+else
+	ok
+fi
+rm -f "$tmp_list"
 
 echo "test-house: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
