@@ -54,7 +54,7 @@ if [ -z "$chosen" ]; then
 		$(printf '%s\n' "$table" | awk 'NF { print $1 }') >&2
 	exit 2
 fi
-all_parts=$(printf '%s\n' "$chosen" | cut -d' ' -f2- | tr ' ' '\n' | sort -u | tr '\n' ' ')
+all_parts=$(printf '%s\n' "$chosen" | cut -d' ' -f2- | tr ' ' '\n' | sort -u | paste -sd' ')
 # shellcheck disable=SC2086 # one word per part
 sh "$deps" $all_parts || echo "make test: running the suites whose packages are here"
 
