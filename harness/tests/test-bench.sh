@@ -66,7 +66,7 @@ refused() { # refused NAME PATTERN CMD...: exit 2, one line on stderr matching P
 	shift 2
 	"$@" >/dev/null 2>"$tmp/rerr"
 	rc=$?
-	[ "$rc" -eq 2 ] && [ "$(grep -vc '^make: \*\*\* \[' "$tmp/rerr")" -eq 1 ] &&
+	[ "$rc" -eq 2 ] && [ "$(grep -vc '^make\(\[[0-9]*\]\)\{0,1\}: \*\*\* \[' "$tmp/rerr")" -eq 1 ] &&
 		grep -q -- "$pattern" "$tmp/rerr"
 	check "$name: exit 2, one line" $?
 	[ "$rc" -eq 2 ] || sed 's/^/# /' "$tmp/rerr" | tail -n 3
