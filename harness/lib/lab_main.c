@@ -371,12 +371,15 @@ static int check_errata(const struct lab *L)
 	return 1;
 }
 
-/* 1 when the space-separated list holds word. */
+/* Claim ids in a knob's list and in DMALAB_SABOTAGE: blanks or commas between. */
+#define SEP " ,"
+
+/* 1 when the list holds word. */
 static int list_has(const char *list, const char *word, size_t len)
 {
-	for (const char *p = list; *p; p += strcspn(p, " ")) {
-		p += strspn(p, " ");
-		if (strcspn(p, " ") == len && !strncmp(p, word, len))
+	for (const char *p = list; *p; p += strcspn(p, SEP)) {
+		p += strspn(p, SEP);
+		if (strcspn(p, SEP) == len && !strncmp(p, word, len))
 			return 1;
 	}
 	return 0;
@@ -385,8 +388,8 @@ static int list_has(const char *list, const char *word, size_t len)
 /* Each claim DMALAB_SABOTAGE names must be backed by a knob of this lab. */
 static int check_sabotage_ids(const struct lab_spec *spec, const char *only)
 {
-	for (const char *p = only + strspn(only, " "); *p; p += strspn(p, " ")) {
-		size_t len = strcspn(p, " ");
+	for (const char *p = only + strspn(only, SEP); *p; p += strspn(p, SEP)) {
+		size_t len = strcspn(p, SEP);
 		const struct lab_knob *k = spec->knobs;
 
 		while (k && k->knob && !list_has(k->claims, p, len))
@@ -405,10 +408,10 @@ static int check_sabotage_ids(const struct lab_spec *spec, const char *only)
  * names nothing, else those backing a claim it names. */
 static int knob_selected(const struct lab_knob *k, const char *only)
 {
-	if (!only || !only[strspn(only, " ")])
+	if (!only || !only[strspn(only, SEP)])
 		return 1;
-	for (const char *p = k->claims + strspn(k->claims, " "); *p; p += strspn(p, " ")) {
-		size_t len = strcspn(p, " ");
+	for (const char *p = k->claims + strspn(k->claims, SEP); *p; p += strspn(p, SEP)) {
+		size_t len = strcspn(p, SEP);
 
 		if (list_has(only, p, len))
 			return 1;

@@ -128,8 +128,16 @@ broken build" "plain"
 [ $? = 0 ] && [ "$(tail -n 1 "$tmp/drive")" = "test: 1 passed, 0 failed, 0 skipped" ] && ok ||
 	bad "SUITES=plain runs that one: '$(tail -n 1 "$tmp/drive")'"
 drive "plain build" "nosuch"
-[ $? = 2 ] && grep -q "SUITES='nosuch' names no suite" "$tmp/drive" && ok ||
+[ $? = 2 ] && grep -q "SUITES names 'nosuch', which is no suite" "$tmp/drive" && ok ||
 	bad "SUITES naming no suite: want exit 2 ($(cat "$tmp/drive"))"
+drive "plain build" "plain nosuch"
+[ $? = 2 ] && grep -q "SUITES names 'nosuch', which is no suite" "$tmp/drive" && ok ||
+	bad "SUITES with one name wrong: want exit 2 ($(cat "$tmp/drive"))"
+drive "plain build
+as-root build root"
+[ $? != 0 ] && grep -q "left out  as-root: needs root" "$tmp/drive" &&
+	[ "$(tail -n 1 "$tmp/drive")" = "test: 1 passed, 0 failed, 1 skipped" ] && ok ||
+	bad "a suite that needs root, as nobody: left out, not passed ($(cat "$tmp/drive"))"
 
 echo "test-deps: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
