@@ -24,32 +24,9 @@
 #include <unistd.h>
 
 #include "numa_topo.h"
+#include "procfs.h"
 
 #define NODE_DIR "devices/system/node"
-
-/*
- * Read a small sysfs file into buf, trailing whitespace removed.
- * 0, or -1 with errno (ENOENT when the file is missing).
- */
-static int read_small_file(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return -1;
-	n = fread(buf, 1, len - 1, f);
-	if (ferror(f)) {
-		fclose(f);
-		errno = EIO;
-		return -1;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	while (n > 0 && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = '\0';
-	return 0;
-}
 
 /* Parse a non-negative decimal at *sp into *v, advancing *sp; -1 if none. */
 static int parse_uint(const char **sp, long *v)
@@ -166,7 +143,7 @@ static int read_node_set(const char *root, const char *name,
 
 	memset(set, 0, sizeof(*set));
 	snprintf(path, sizeof(path), "%s/" NODE_DIR "/%s", root, name);
-	if (read_small_file(path, buf, sizeof(buf)))
+	if (sysfs_read_str(path, buf, sizeof(buf)))
 		return -1;
 	if (list_walk(buf, NULL, NULL) || list_walk(buf, mark_range, set))
 		return -1;
@@ -231,7 +208,7 @@ static void read_node_distances(const char *root, struct numa_node_info *n,
 	int to;
 
 	snprintf(path, sizeof(path), "%s/" NODE_DIR "/node%d/distance", root, n->id);
-	if (read_small_file(path, buf, sizeof(buf)))
+	if (sysfs_read_str(path, buf, sizeof(buf)))
 		return;
 	for (to = 0; to < TOPO_MAX_NODES; to++) {
 		char *end;
@@ -254,7 +231,7 @@ static void read_node(const char *root, struct numa_node_info *n,
 
 	n->first_cpu = -1;
 	snprintf(path, sizeof(path), "%s/" NODE_DIR "/node%d/cpulist", root, n->id);
-	if (read_small_file(path, n->cpulist, sizeof(n->cpulist)) ||
+	if (sysfs_read_str(path, n->cpulist, sizeof(n->cpulist)) ||
 	    cpulist_parse(n->cpulist, &n->ncpus, &n->first_cpu)) {
 		n->cpulist[0] = '\0';
 		n->ncpus = 0;
@@ -330,7 +307,7 @@ int pci_numa_node(const char *sysfs_root, const char *bdf)
 
 	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/numa_node",
 		 sysfs_root, bdf);
-	if (read_small_file(path, buf, sizeof(buf)))
+	if (sysfs_read_str(path, buf, sizeof(buf)))
 		return -2;
 	errno = 0;
 	v = strtol(buf, &end, 10);
