@@ -3,18 +3,8 @@
  * lab hints (the .md files of answers/, described in answers/README.md), and the
  * rules that grade a question from the verdicts of its claims.
  *
- * Every file has the same small structure:
- *
- *	# <title>                          first non-blank line, once
- *	## <id>                            one section per question or lab
- *	key: value                         a key at column 0
- *	  more of the value                continuation lines are indented
- *
- * The parser is strict: an unknown key, a missing or repeated key, a bad or
- * repeated id, an indented line outside a value, a NUL byte or invalid UTF-8
- * is an error "FILE:LINE: what".  All strings are UTF-8; values keep their
- * line breaks (leading blanks of continuation lines are dropped, and a run
- * of blank lines inside a value becomes one empty line).
+ * Every file is read by the kit's one sections reader (sections.h): a
+ * "# title" line, "## id" sections, "key: value" fields; strict, UTF-8.
  *
  * Which claims back a question is not written in these files: each claim
  * names its questions in its lab's spec (lab.h, claim_spec.question), and the
@@ -28,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "sections.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -118,15 +110,6 @@ const struct ans_planned_claim *ans_find_planned(const struct ans_set *s, const 
 const struct ans_hint_lab *ans_find_hints(const struct ans_set *s, const char *lab);
 /* The lab of a claim id: "02.1" -> "02" into out (outlen bytes). */
 void ans_claim_lab(const char *claim, char *out, size_t outlen);
-
-/*
- * UTF-8: 1 if s[0..len) is valid (no overlongs, surrogates or code points
- * above U+10FFFF); else 0 and *bad (if not NULL) is the offset of the first
- * bad byte.  ans_utf8_fix replaces each invalid byte by '?' in place and
- * returns how many it replaced.
- */
-int ans_utf8_valid(const char *s, size_t len, size_t *bad);
-size_t ans_utf8_fix(char *s, size_t len);
 
 /* 1 if s is a question id of any chapter: "ch1.Q2", "ch2.S10". */
 int ans_question_id_ok(const char *s);

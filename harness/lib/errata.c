@@ -6,48 +6,32 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "errata.h"
+#include "sections.h"
 
-struct errata_parser {
-	const char *name;
-	int line;
-	struct errata *e;
-	struct erratum *cur;
-	char *err;
-	size_t errlen;
+enum { E_SAYS, E_EXPECT, E_WHEN, E_TRUTH, E_WHY, E_SOURCE };
+
+static const struct sec_key errata_keys[] = {
+	[E_SAYS] = { "says", SEC_REQUIRED },
+	[E_EXPECT] = { "expect", SEC_REQUIRED },
+	[E_WHEN] = { "when", 0 },
+	[E_TRUTH] = { "truth", SEC_REQUIRED },
+	[E_WHY] = { "why", 0 },
+	[E_SOURCE] = { "source", SEC_REQUIRED | SEC_REPEAT },
 };
 
-static int perr(struct errata_parser *p, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int perr(struct errata_parser *p, int line, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!p->errlen)
-		return -1;
-	n = snprintf(p->err, p->errlen, "%s:%d: ", p->name, line);
-	if (n >= 0 && (size_t)n < p->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(p->err + n, p->errlen - n, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
 /* "NN.k": digits, a dot, digits. */
-static int claim_id_valid(const char *s)
+static int claim_id_valid(const char *s, const char *prefix)
 {
 	const char *dot = strchr(s, '.');
 	size_t i;
 
-	if (!dot || dot == s || !dot[1])
+	(void)prefix;
+	if (!dot || dot == s || !dot[1] || strlen(s) >= sizeof(((struct erratum *)0)->id))
 		return 0;
 	for (i = 0; s[i]; i++)
 		if (s + i != dot && !isdigit((unsigned char)s[i]))
@@ -55,205 +39,109 @@ static int claim_id_valid(const char *s)
 	return 1;
 }
 
-/* An entry is complete when it says what is wrong, what is right, and where
- * that is documented. */
-static int finish_entry(struct errata_parser *p)
+static const struct sec_kind errata_kind = {
+	.what = "erratum",
+	.keys = errata_keys,
+	.nkeys = 6,
+	.id_ok = claim_id_valid,
+	.id_want = "like 02.2",
+	.id_what = "claim",
+	.comments = 1,
+};
+
+static int expect_field(struct sec_doc *d, struct erratum *c, struct sec_field *f)
 {
-	struct erratum *c = p->cur;
-
-	if (!c)
-		return 0;
-	p->cur = NULL;
-	if (!c->says)
-		return perr(p, c->line, "erratum %s has no 'says:' line", c->id);
-	if (!c->expect_text)
-		return perr(p, c->line, "erratum %s has no 'expect:' line (the relation it "
-			    "predicts)", c->id);
-	if (!c->truth)
-		return perr(p, c->line, "erratum %s has no 'truth:' line", c->id);
-	if (!c->nsources)
-		return perr(p, c->line, "erratum %s has no 'source:' line", c->id);
-	return 0;
-}
-
-static int start_entry(struct errata_parser *p, const char *id)
-{
-	struct erratum *items;
-
-	if (finish_entry(p))
-		return -1;
-	if (strlen(id) >= sizeof(p->cur->id) || !claim_id_valid(id))
-		return perr(p, p->line, "'%s' is not a claim id (like 02.2)", id);
-	if (errata_find(p->e, id))
-		return perr(p, p->line, "erratum %s is listed twice", id);
-	items = realloc(p->e->items, (size_t)(p->e->n + 1) * sizeof(*items));
-	if (!items)
-		return perr(p, p->line, "out of memory");
-	p->e->items = items;
-	p->cur = &items[p->e->n++];
-	memset(p->cur, 0, sizeof(*p->cur));
-	strcpy(p->cur->id, id);
-	p->cur->line = p->line;
-	return 0;
-}
-
-static int set_once(struct errata_parser *p, char **field, const char *key,
-		    const char *value)
-{
-	if (*field)
-		return perr(p, p->line, "second '%s:' line for erratum %s", key, p->cur->id);
-	*field = strdup(value);
-	return *field ? 0 : perr(p, p->line, "out of memory");
-}
-
-static int expect_line(struct errata_parser *p, struct erratum *c, const char *value)
-{
-	if (set_once(p, &c->expect_text, "expect", value))
-		return -1;
-	if (lab_want_parse(value, &c->expect, c->expect_name, sizeof(c->expect_name)) < 0)
-		return perr(p, p->line, "'expect: %.60s' is not a relation (like 'ge 3', "
-			    "'in_range 1 2', 'near 2 0.5', 'eq ENOMEM', 'eq false')", value);
+	c->expect_text = sec_take(f);
+	if (lab_want_parse(c->expect_text, &c->expect, c->expect_name,
+			   sizeof(c->expect_name)) < 0)
+		return sec_error(d, f->line, "'expect: %.60s' is not a relation (like 'ge 3', "
+				 "'in_range 1 2', 'near 2 0.5', 'eq ENOMEM', 'eq false')",
+				 c->expect_text);
 	return 0;
 }
 
 /* "FACT OP NUMBER": the lab fact the erratum's applicability depends on. */
-static int when_line(struct errata_parser *p, struct erratum *c, const char *value)
+static int when_field(struct sec_doc *d, struct erratum *c, struct sec_field *f)
 {
+	const char *value = c->when_text = sec_take(f);
 	size_t n = strcspn(value, " \t");
 	char dummy[8];
 
-	if (set_once(p, &c->when_text, "when", value))
-		return -1;
 	if (n == 0 || n >= sizeof(c->when_fact) ||
 	    lab_want_parse(value + n + strspn(value + n, " \t"), &c->when, dummy,
 			   sizeof(dummy)) < 0 || c->when.name)
-		return perr(p, p->line, "'when: %.60s' is not 'FACT OP NUMBER' (like "
-			    "'pcie_gen_max ge 4')", value);
+		return sec_error(d, f->line, "'when: %.60s' is not 'FACT OP NUMBER' (like "
+				 "'pcie_gen_max ge 4')", value);
 	memcpy(c->when_fact, value, n);
 	c->when_fact[n] = '\0';
 	return 0;
 }
 
-static int key_line(struct errata_parser *p, const char *key, const char *value)
+static int to_erratum(struct sec_doc *d, struct sec_section *s, struct erratum *c)
 {
-	struct erratum *c = p->cur;
+	int i, rc = 0;
 
-	if (!c)
-		return perr(p, p->line, "'%s:' before the first '## <claim id>' heading", key);
-	if (!*value)
-		return perr(p, p->line, "'%s:' has no value", key);
-	if (strcmp(key, "says") == 0)
-		return set_once(p, &c->says, key, value);
-	if (strcmp(key, "truth") == 0)
-		return set_once(p, &c->truth, key, value);
-	if (strcmp(key, "why") == 0)
-		return set_once(p, &c->why, key, value);
-	if (strcmp(key, "expect") == 0)
-		return expect_line(p, c, value);
-	if (strcmp(key, "when") == 0)
-		return when_line(p, c, value);
-	if (c->nsources == ERRATA_MAX_SOURCES)
-		return perr(p, p->line, "more than %d sources", ERRATA_MAX_SOURCES);
-	c->source[c->nsources] = strdup(value);
-	if (!c->source[c->nsources])
-		return perr(p, p->line, "out of memory");
-	c->nsources++;
-	return 0;
-}
+	snprintf(c->id, sizeof(c->id), "%s", s->id);
+	c->line = s->line;
+	for (i = 0; i < s->nf && !rc; i++) {
+		struct sec_field *f = &s->f[i];
 
-/* One line, without its newline and trailing blanks. */
-static int parse_line(struct errata_parser *p, const char *s)
-{
-	static const char *const keys[] = { "says", "expect", "when", "truth", "why", "source" };
-	size_t i, n;
-
-	if (!*s || (s[0] == '#' && (s[1] == ' ' || !s[1])))
-		return 0;
-	if (strncmp(s, "## ", 3) == 0) {
-		while (*s == '#' || *s == ' ')
-			s++;
-		return start_entry(p, s);
+		if (f->key == E_EXPECT)
+			rc = expect_field(d, c, f);
+		else if (f->key == E_WHEN)
+			rc = when_field(d, c, f);
+		else if (f->key == E_SOURCE && c->nsources == ERRATA_MAX_SOURCES)
+			rc = sec_error(d, f->line, "more than %d sources", ERRATA_MAX_SOURCES);
+		else if (f->key == E_SOURCE)
+			c->source[c->nsources++] = sec_take(f);
+		else
+			*(f->key == E_SAYS ? &c->says : f->key == E_TRUTH ? &c->truth
+					   : &c->why) = sec_take(f);
 	}
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		n = strlen(keys[i]);
-		if (strncmp(s, keys[i], n) == 0 && s[n] == ':') {
-			s += n + 1;
-			while (*s == ' ' || *s == '\t')
-				s++;
-			return key_line(p, keys[i], s);
-		}
-	}
-	return perr(p, p->line, "unexpected line '%.40s' (want '## <claim id>', "
-		    "'says:', 'expect:', 'when:', 'truth:', 'why:' or 'source:')", s);
+	return rc;
 }
 
 int errata_parse(const char *text, const char *name, struct errata *e,
 		 char *err, size_t errlen)
 {
-	struct errata_parser p = { name, 0, e, NULL, err, errlen };
-	char line[2048];
-	const char *s = text;
-	int rc = 0;
+	struct sec_doc d;
+	int rc, i;
 
 	memset(e, 0, sizeof(*e));
-	while (*s && !rc) {
-		size_t n = strcspn(s, "\n");
-
-		p.line++;
-		if (n >= sizeof(line)) {
-			rc = perr(&p, p.line, "line longer than %zu bytes", sizeof(line) - 1);
-			break;
-		}
-		memcpy(line, s, n);
-		while (n && isspace((unsigned char)line[n - 1]))
-			n--;
-		line[n] = '\0';
-		rc = parse_line(&p, line);
-		s += strcspn(s, "\n");
-		if (*s)
-			s++;
+	sec_init(&d, &errata_kind, name, err, errlen);
+	rc = sec_parse(&d, text, strlen(text));
+	if (!rc && d.ns) {
+		e->items = calloc((size_t)d.ns, sizeof(*e->items));
+		rc = e->items ? 0 : sec_error(&d, 1, "out of memory");
 	}
-	if (!rc)
-		rc = finish_entry(&p);
+	for (i = 0; !rc && i < d.ns; i++, e->n++)
+		rc = to_erratum(&d, &d.s[i], &e->items[i]);
+	sec_free(&d);
 	if (rc)
 		errata_free(e);
-	/* items moved while they grew: point each name at its own buffer */
-	for (int i = 0; !rc && i < e->n; i++)
-		e->items[i].expect.name = e->items[i].expect_name[0] ? e->items[i].expect_name : NULL;
+	for (i = 0; !rc && i < e->n; i++)
+		e->items[i].expect.name = e->items[i].expect_name[0] ? e->items[i].expect_name
+								     : NULL;
 	return rc;
 }
 
 int errata_load(const char *path, struct errata *e, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0;
-	ssize_t n;
-	int rc, saved;
+	size_t len;
+	char *text = sec_read_file(path, &len, err, errlen);
+	int rc;
 
 	memset(e, 0, sizeof(*e));
-	if (!f) {
-		saved = errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(saved));
-		errno = saved;
+	if (!text)
 		return -1;
-	}
-	/* up to the first NUL: an empty file reads nothing (the buffer getdelim
-	 * made holds no text then), a NUL byte means it is no text file */
-	n = getdelim(&text, &len, '\0', f);
-	rc = n < 0 && ferror(f) ? -1 : 0;
-	fclose(f);
-	if (rc || (n > 0 && text[n - 1] == '\0')) {
-		if (rc)
-			snprintf(err, errlen, "%s: read error", path);
-		else
-			snprintf(err, errlen, "%s: a NUL byte at offset %zd: not a text file",
-				 path, n - 1);
+	if (strlen(text) != len) {
+		snprintf(err, errlen, "%s: a NUL byte at offset %zu: not a text file", path,
+			 strlen(text));
 		free(text);
-		errno = rc ? EIO : EINVAL;
+		errno = EINVAL;
 		return -1;
 	}
-	rc = errata_parse(n > 0 ? text : "", path, e, err, errlen);
+	rc = errata_parse(text, path, e, err, errlen);
 	free(text);
 	if (rc)
 		errno = EINVAL;

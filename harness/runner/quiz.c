@@ -229,7 +229,7 @@ static long read_line(struct quiz *z, char *buf, size_t cap, size_t *dropped)
 	}
 	if (n && buf[n - 1] == '\r')
 		buf[--n] = '\0';
-	z->fixed += ans_utf8_fix(buf, n);
+	z->fixed += utf8_fix(buf, n);
 	if (z->echo)
 		printf("> %s\n", buf); /* a scripted session reads like a transcript */
 	return (long)n;

@@ -4,14 +4,14 @@
  * as hints.md (ans_parse_hints); an input that starts with "=== " is a
  * directory of such files instead (fuzz_util.h's records: ch1.md, hints.md,
  * ...), read with ans_load_dir.  Also the UTF-8 check and repair
- * (ans_utf8_valid, ans_utf8_fix), ans_question_id_ok and ans_claim_lab on
+ * (utf8_valid, utf8_fix), ans_question_id_ok and ans_claim_lab on
  * the first line, and the copied-text index (ans_seed_init, ans_seed_shared,
  * answers_seed.c) on inputs up to 2 KiB (its worst case is quadratic in the
  * ideographs, about 5e5 steps there; larger inputs would slow every run).
  *
  * Checked: every string a parser returns is valid UTF-8 and NUL-ended, every
- * question is found again by its id, ans_utf8_fix leaves valid UTF-8 and
- * replaces exactly the bytes ans_utf8_valid stops at, and a text shares
+ * question is found again by its id, utf8_fix leaves valid UTF-8 and
+ * replaces exactly the bytes utf8_valid stops at, and a text shares
  * itself with its own index (all its ideographs, when at least min).
  */
 #include "answers.h"
@@ -19,7 +19,7 @@
 
 static void valid(const char *s)
 {
-	if (s && !ans_utf8_valid(s, strlen(s), NULL))
+	if (s && !utf8_valid(s, strlen(s), NULL))
 		abort();
 }
 
@@ -69,12 +69,12 @@ static void utf8(const uint8_t *data, size_t size)
 {
 	char *copy = fuzz_cstr(data, size);
 	size_t bad = 0, fixed;
-	int ok = ans_utf8_valid(copy, size, &bad);
+	int ok = utf8_valid(copy, size, &bad);
 
 	if (!ok && bad >= size)
 		abort();
-	fixed = ans_utf8_fix(copy, size);
-	if ((fixed == 0) != ok || !ans_utf8_valid(copy, size, NULL))
+	fixed = utf8_fix(copy, size);
+	if ((fixed == 0) != ok || !utf8_valid(copy, size, NULL))
 		abort();
 	if (!ok && copy[bad] != '?')
 		abort();

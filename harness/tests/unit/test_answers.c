@@ -229,17 +229,17 @@ static void test_ans_parse_hints_pairs(void **state)
 	ans_set_free(&s);
 }
 
-static void test_ans_utf8_valid_edges(void **state)
+static void test_utf8_valid_edges(void **state)
 {
 	size_t bad = 0;
 	char fix[] = "a\xff\xe4\xb8\xad";
 
 	(void)state;
-	assert_true(ans_utf8_valid("\xf0\x9f\x98\x80 ok", 7, NULL));
-	assert_false(ans_utf8_valid("ab\xf4\x90\x80\x80", 6, &bad)); /* above U+10FFFF */
+	assert_true(utf8_valid("\xf0\x9f\x98\x80 ok", 7, NULL));
+	assert_false(utf8_valid("ab\xf4\x90\x80\x80", 6, &bad)); /* above U+10FFFF */
 	assert_int_equal(bad, 2);
-	assert_false(ans_utf8_valid("\xe0\x80\x80", 3, NULL));     /* overlong */
-	assert_int_equal(ans_utf8_fix(fix, strlen(fix)), 1);
+	assert_false(utf8_valid("\xe0\x80\x80", 3, NULL));     /* overlong */
+	assert_int_equal(utf8_fix(fix, strlen(fix)), 1);
 	assert_string_equal(fix, "a?\xe4\xb8\xad");
 }
 
@@ -631,7 +631,7 @@ int main(void)
 		cmocka_unit_test(test_ans_parse_planned_good),
 		cmocka_unit_test(test_ans_parse_planned_bad),
 		cmocka_unit_test(test_ans_parse_hints_pairs),
-		cmocka_unit_test(test_ans_utf8_valid_edges),
+		cmocka_unit_test(test_utf8_valid_edges),
 		cmocka_unit_test(test_ans_cross_check_good),
 		cmocka_unit_test(test_ans_cross_check_problems),
 		cmocka_unit_test(test_ans_cross_check_planned),
