@@ -27,7 +27,7 @@
 
 #include <stddef.h>
 
-#include "lab.h"
+#include "want.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,13 +80,6 @@ void errata_free(struct errata *e);
  */
 const struct errata *errata_builtin(char *err, size_t errlen);
 
-/*
- * Parse a relation written as text: "ge 3", "in_range 1.25 16", "near 2 0.5"
- * (absolute tolerance), "eq 1", "eq cudaErrorInvalidValue", "eq true".
- * A name is copied into name (namelen bytes) and w->name points there.
- * Returns 0, or -1 for text that is not such a relation.
- */
-int lab_want_parse(const char *text, struct claim_want *w, char *name, size_t namelen);
 
 #ifdef __cplusplus
 }

@@ -52,7 +52,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "clock.h"
 #include "sizes.h" /* KiB..GiB, lab_parse_size, lab_fmt_size */
+#include "want.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,44 +74,6 @@ extern "C" {
 
 /* ------------------------------------------------------------------------ */
 /* Metadata                                                                  */
-
-/*
- * The relation a claim is decided by, as data: what the chapter says, turned
- * into a relation by the rule in README.md ("How a verdict is made").  Write
- * it with the WANT_* macros below, never by hand.
- *
- *   op        a (and b)               passes when the got interval [lo, hi]
- *   near      want a, abs/rel tol     lies inside a +- (abs + rel*|a|)
- *   ge gt     bound a                 lies at or above (above) a
- *   le lt     bound a                 lies at or below (below) a
- *   in_range  a = lo, b = hi          lies inside [a, b]
- *   ratio_ge  k = a                   (a ratio of two medians) >= k
- *   ratio_le  k = a                   (a ratio of two medians) <= k
- *   eq        integer a, name         equals a exactly (an errno or CUDA
- *                                     error: name is its symbol)
- *   true      -                       the observation was made (got = 1)
- */
-struct claim_want {
-	const char *op;
-	double a, b;
-	double abs_tol, rel_tol;
-	const char *unit; /* got's unit: "x", "ms", "GB/s", "fraction", "errno" */
-	const char *name; /* eq on a code: "ENOMEM", "cudaSuccess"; else NULL */
-};
-
-#define WANT_NEAR(v, rel, unit)         { "near", (v), 0, 0, (rel), (unit), NULL }
-#define WANT_NEAR_ABS(v, abs, unit)     { "near", (v), 0, (abs), 0, (unit), NULL }
-#define WANT_GE(v, unit)                { "ge", (v), 0, 0, 0, (unit), NULL }
-#define WANT_GT(v, unit)                { "gt", (v), 0, 0, 0, (unit), NULL }
-#define WANT_LE(v, unit)                { "le", (v), 0, 0, 0, (unit), NULL }
-#define WANT_LT(v, unit)                { "lt", (v), 0, 0, 0, (unit), NULL }
-#define WANT_RANGE(lo, hi, unit)        { "in_range", (lo), (hi), 0, 0, (unit), NULL }
-#define WANT_RATIO_GE(k)                { "ratio_ge", (k), 0, 0, 0, "x", NULL }
-#define WANT_RATIO_LE(k)                { "ratio_le", (k), 0, 0, 0, "x", NULL }
-#define WANT_INT(n, unit)               { "eq", (double)(n), 0, 0, 0, (unit), NULL }
-#define WANT_ERRNO(code, name)          { "eq", (double)(code), 0, 0, 0, "errno", (name) }
-#define WANT_CUDA_ERR(code, name)       { "eq", (double)(code), 0, 0, 0, "cudaError_t", (name) }
-#define WANT_TRUE                       { "true", 1, 0, 0, 0, "", "true" }
 
 /*
  * One checkable statement of a chapter.  `want` is what the chapter says,
@@ -273,17 +237,6 @@ const char *lab_self_path(const struct lab *L);
 int lab_opt_long(const struct lab *L, const char *name, long min, long max, long def,
 		 long *out);
 /* ------------------------------------------------------------------------ */
-/* Clock and timing                                                          */
-
-/* CLOCK_MONOTONIC in seconds and in nanoseconds. */
-double lab_now(void);
-uint64_t lab_now_ns(void);
-/* Smallest observable step of lab_now(), measured once and cached (s). */
-double lab_clock_resolution(void);
-/* Keeps `v` alive so the compiler cannot delete the work that made it. */
-void lab_sink(uint64_t v);
-
-/* ------------------------------------------------------------------------ */
 /* Measurement                                                               */
 
 #define LAB_MAX_SAMPLES 1024 /* the most samples a series keeps (n) */
@@ -404,22 +357,6 @@ double lab_median(double *v, int n);
 /* Estimates: a value with its interval                                      */
 
 /*
- * What a claim is decided on: a point value and an interval [lo, hi] that
- * holds the true value with the stated confidence.  An exact observation
- * (a counter, an errno) has lo = value = hi.  too_short marks an estimate
- * built on a series timed too close to its clock's step.
- */
-struct lab_est {
-	double value, lo, hi;
-	int too_short;
-};
-
-/* Confidence of every claim's interval (all its series together): 95 %. */
-#define LAB_CONFIDENCE 0.95
-
-/* An exact value: lo = value = hi. */
-struct lab_est lab_est_exact(double v);
-/*
  * The median of s and a distribution-free interval on it from order
  * statistics: the narrowest [x(j), x(n+1-j)] whose binomial coverage is at
  * least 1 - (1 - LAB_CONFIDENCE) / nseries (Bonferroni: a claim built on
@@ -428,27 +365,6 @@ struct lab_est lab_est_exact(double v);
  * for quantiles, e.g. Conover, Practical Nonparametric Statistics, 3.2.
  */
 struct lab_est lab_est_median(const struct lab_stats *s, int nseries);
-/* num / den with [num.lo / den.hi, num.hi / den.lo] (both positive).  When
- * den's interval reaches 0 or num's goes below 0 the interval is infinite
- * (a claim on it is inconclusive); the value is NaN when den.value <= 0 or
- * num.value < 0. */
-struct lab_est lab_est_ratio(struct lab_est num, struct lab_est den);
-/* a - b with [a.lo - b.hi, a.hi - b.lo]. */
-struct lab_est lab_est_diff(struct lab_est a, struct lab_est b);
-/* a + b with [a.lo + b.lo, a.hi + b.hi]. */
-struct lab_est lab_est_sum(struct lab_est a, struct lab_est b);
-/* k * a (k may be negative: the ends swap). */
-struct lab_est lab_est_scale(struct lab_est a, double k);
-/* max(a, b): each end the max of the two ends (max is monotone in both). */
-struct lab_est lab_est_max(struct lab_est a, struct lab_est b);
-/*
- * x / d for an x of either sign over a positive d (lab_est_ratio refuses an
- * x that may be negative, such as a share near 0).  The interval is
- * [x.lo / (x.lo >= 0 ? d.hi : d.lo), x.hi / (x.hi >= 0 ? d.lo : d.hi)], or
- * infinite when d's reaches 0; the value is NaN when d.value <= 0.
- */
-struct lab_est lab_est_over(struct lab_est x, struct lab_est d);
-
 /* ------------------------------------------------------------------------ */
 /* Claims                                                                    */
 
@@ -497,21 +413,6 @@ void claim_check_true(struct lab *L, const char *id, int got, const char *what);
  */
 void claim_inconclusive(struct lab *L, const char *id, const char *why_fmt, ...)
 	LAB_PRINTF(3, 4);
-
-/* Result of a relation on an interval (lab_relation_verdict). */
-#define LAB_HOLDS 1
-#define LAB_FAILS 0
-#define LAB_STRADDLES (-1)
-
-/*
- * The relation w on the estimate got (got_name for eq on named codes; may
- * be NULL): LAB_HOLDS, LAB_FAILS or LAB_STRADDLES.  A non-finite value or
- * an unknown op fails.  Exposed for the unit tests and the runner.
- */
-int lab_relation_verdict(const struct claim_want *w, struct lab_est got,
-			 const char *got_name);
-/* The relation as text: "near 2 +- 25 %", "ratio >= 3", "= ENOMEM". */
-const char *lab_want_text(const struct claim_want *w, char *buf, size_t len);
 
 /* Attach a measured series to the next claim decided (up to 8); the
  * ratio and median checks attach their series themselves. */

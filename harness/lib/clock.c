@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "lab.h"
+#include "clock.h"
 
 double lab_now(void)
 {

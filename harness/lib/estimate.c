@@ -1,6 +1,6 @@
 /*
- * estimate.c - a median with its interval, and intervals carried through
- * ratios, differences and sums (lab.h, "Estimates").
+ * estimate.c - a median with its interval and the stopping rule built on it
+ * (lab.h); the arithmetic of intervals is want.c's.
  *
  * The interval on a median comes from order statistics: for n samples of
  * any continuous distribution, the number below the true median is
@@ -13,13 +13,6 @@
 #include <string.h>
 
 #include "lab_internal.h"
-
-struct lab_est lab_est_exact(double v)
-{
-	struct lab_est e = { v, v, v, 0 };
-
-	return e;
-}
 
 /* P(B <= k) for B ~ Binomial(n, 1/2), summed in log space (n up to 2048). */
 static double binom_half_cdf(int n, int k)
@@ -135,71 +128,4 @@ double lab_median_interval_width(const double *v, int n)
 int lab_stop_narrow(const double *v, int n)
 {
 	return lab_median_interval_width(v, n) <= LAB_STOP_WIDTH;
-}
-
-struct lab_est lab_est_ratio(struct lab_est num, struct lab_est den)
-{
-	struct lab_est e;
-
-	e.too_short = num.too_short || den.too_short;
-	e.value = den.value != 0 ? num.value / den.value : NAN;
-	if (!(num.lo >= 0) || !(den.lo > 0)) {
-		/* a ratio of quantities that may be 0 or negative has no
-		 * meaningful interval from its ends */
-		e.lo = -INFINITY;
-		e.hi = INFINITY;
-		if (!(den.value > 0) || !(num.value >= 0))
-			e.value = NAN;
-		return e;
-	}
-	e.lo = num.lo / den.hi;
-	e.hi = num.hi / den.lo;
-	return e;
-}
-
-struct lab_est lab_est_diff(struct lab_est a, struct lab_est b)
-{
-	struct lab_est e = { a.value - b.value, a.lo - b.hi, a.hi - b.lo,
-			     a.too_short || b.too_short };
-
-	return e;
-}
-
-struct lab_est lab_est_sum(struct lab_est a, struct lab_est b)
-{
-	struct lab_est e = { a.value + b.value, a.lo + b.lo, a.hi + b.hi,
-			     a.too_short || b.too_short };
-
-	return e;
-}
-
-struct lab_est lab_est_scale(struct lab_est a, double k)
-{
-	struct lab_est e = { k * a.value, k * a.lo, k * a.hi, a.too_short };
-
-	if (k < 0) {
-		e.lo = k * a.hi;
-		e.hi = k * a.lo;
-	}
-	return e;
-}
-
-struct lab_est lab_est_max(struct lab_est a, struct lab_est b)
-{
-	struct lab_est m = { a.value > b.value ? a.value : b.value, a.lo > b.lo ? a.lo : b.lo,
-			     a.hi > b.hi ? a.hi : b.hi, a.too_short || b.too_short };
-
-	return m;
-}
-
-struct lab_est lab_est_over(struct lab_est x, struct lab_est d)
-{
-	struct lab_est q = { d.value > 0 ? x.value / d.value : NAN, -INFINITY, INFINITY,
-			     x.too_short || d.too_short };
-
-	if (d.lo > 0) {
-		q.lo = x.lo / (x.lo >= 0 ? d.hi : d.lo);
-		q.hi = x.hi / (x.hi >= 0 ? d.lo : d.hi);
-	}
-	return q;
 }

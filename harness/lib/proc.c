@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lab.h"
+#include "clock.h"
 #include "proc.h"
 
 extern char **environ;

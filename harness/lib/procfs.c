@@ -19,7 +19,7 @@
 #include <sys/syscall.h>
 #include <linux/capability.h>
 
-#include "lab.h"
+#include "sizes.h"
 #include "procfs.h"
 
 static const char *skip_blanks(const char *p)

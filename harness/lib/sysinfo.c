@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "gpu_topo.h"
-#include "lab.h"
+#include "sizes.h"
 #include "procfs.h"
 #include "sysinfo.h"
 

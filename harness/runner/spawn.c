@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "lab.h"
+#include "clock.h"
 #include "proc.h"
 #include "runner.h"
 

@@ -1,6 +1,7 @@
 /*
- * relation.c - a claim's relation (struct claim_want) decided on an
- * interval, written as text, and read back from text (errata's expect:).
+ * want.c - a claim's relation (struct claim_want) decided on an interval,
+ * written as text, and read back from text (errata's expect:); estimates
+ * carried through ratios, differences and sums.
  */
 #include <errno.h>
 #include <math.h>
@@ -8,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab_internal.h"
+#include "want.h"
 
 /* The band of values a numeric relation accepts; strict ends are open. */
 struct band {
@@ -166,4 +167,78 @@ int lab_want_parse(const char *text, struct claim_want *w, char *name, size_t na
 	w->name = name;
 	w->a = NAN; /* compared by name */
 	return 0;
+}
+
+struct lab_est lab_est_exact(double v)
+{
+	struct lab_est e = { v, v, v, 0 };
+
+	return e;
+}
+
+struct lab_est lab_est_ratio(struct lab_est num, struct lab_est den)
+{
+	struct lab_est e;
+
+	e.too_short = num.too_short || den.too_short;
+	e.value = den.value != 0 ? num.value / den.value : NAN;
+	if (!(num.lo >= 0) || !(den.lo > 0)) {
+		/* a ratio of quantities that may be 0 or negative has no
+		 * meaningful interval from its ends */
+		e.lo = -INFINITY;
+		e.hi = INFINITY;
+		if (!(den.value > 0) || !(num.value >= 0))
+			e.value = NAN;
+		return e;
+	}
+	e.lo = num.lo / den.hi;
+	e.hi = num.hi / den.lo;
+	return e;
+}
+
+struct lab_est lab_est_diff(struct lab_est a, struct lab_est b)
+{
+	struct lab_est e = { a.value - b.value, a.lo - b.hi, a.hi - b.lo,
+			     a.too_short || b.too_short };
+
+	return e;
+}
+
+struct lab_est lab_est_sum(struct lab_est a, struct lab_est b)
+{
+	struct lab_est e = { a.value + b.value, a.lo + b.lo, a.hi + b.hi,
+			     a.too_short || b.too_short };
+
+	return e;
+}
+
+struct lab_est lab_est_scale(struct lab_est a, double k)
+{
+	struct lab_est e = { k * a.value, k * a.lo, k * a.hi, a.too_short };
+
+	if (k < 0) {
+		e.lo = k * a.hi;
+		e.hi = k * a.lo;
+	}
+	return e;
+}
+
+struct lab_est lab_est_max(struct lab_est a, struct lab_est b)
+{
+	struct lab_est m = { a.value > b.value ? a.value : b.value, a.lo > b.lo ? a.lo : b.lo,
+			     a.hi > b.hi ? a.hi : b.hi, a.too_short || b.too_short };
+
+	return m;
+}
+
+struct lab_est lab_est_over(struct lab_est x, struct lab_est d)
+{
+	struct lab_est q = { d.value > 0 ? x.value / d.value : NAN, -INFINITY, INFINITY,
+			     x.too_short || d.too_short };
+
+	if (d.lo > 0) {
+		q.lo = x.lo / (x.lo >= 0 ? d.hi : d.lo);
+		q.hi = x.hi / (x.hi >= 0 ? d.lo : d.hi);
+	}
+	return q;
 }
