@@ -4,7 +4,7 @@
 #include <errno.h>
 
 #include "chase.h"
-#include "lab_copy_cuda.h" /* its plain-C half: lab_copy_pair_run's order */
+#include "lab_copy.h" /* lab_copy_pair_run: the pair's order */
 
 /* xorshift64* (Vigna): small, seeded, good enough to shuffle with. */
 static uint64_t rng_next(uint64_t *s)

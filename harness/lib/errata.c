@@ -119,9 +119,6 @@ int errata_parse(const char *text, const char *name, struct errata *e,
 	sec_free(&d);
 	if (rc)
 		errata_free(e);
-	for (i = 0; !rc && i < e->n; i++)
-		e->items[i].expect.name = e->items[i].expect_name[0] ? e->items[i].expect_name
-								     : NULL;
 	return rc;
 }
 

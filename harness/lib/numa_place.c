@@ -14,7 +14,7 @@
 
 #include "buffer.h"
 #include "lab.h"
-#include "numa_topo.h"
+#include "numa_place.h"
 
 int numa_mem_nodes(const struct numa_topo *t, int *nodes, int max)
 {

@@ -23,7 +23,7 @@
 #include "chase.h"
 #include "gpu_topo.h"
 #include "lab.h"
-#include "numa_topo.h"
+#include "numa_place.h"
 #include "preflight.h"
 #include "procfs.h"
 #include "seqread.h"

@@ -1,5 +1,5 @@
 /*
- * test_lab_copy.c - the plain-C half of lab_copy_cuda.h, without a GPU:
+ * test_lab_copy.c - lab_copy.h (the plain-C half of the timed copies), without a GPU:
  * how a batch of small copies grows, the spin a queued sample waits
  * behind, the claim pair's order, its stopping rule and statistics,
  * and the PCIe link of a device found in a gpu_topo scan (the gpus fixture
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "lab_copy_cuda.h"
+#include "lab_copy.h"
 #include "unit_lab.h"
 
 /* ---- batches ---- */

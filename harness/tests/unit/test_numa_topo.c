@@ -28,7 +28,7 @@
 #include <sched.h>
 
 #include "buffer.h"
-#include "numa_topo.h"
+#include "numa_place.h"
 #include "unit_lab.h"
 
 

@@ -1,0 +1,313 @@
+/*
+ * lab_copy.h - the plain-C half of timed copies (lab_copy_cuda.h has the
+ * CUDA half): a batch of small copies grown until it is long enough to
+ * time, two buffers timed in alternation (a claim pair) and its statistics,
+ * one thread's memcpy rate, and the PCIe link the copies cross.  Built by
+ * gcc as well: chase.c times its pairs with it, and
+ * harness/tests/unit/test_lab_copy.c tests it without a GPU.
+ */
+#ifndef DMALAB_LAB_COPY_H
+#define DMALAB_LAB_COPY_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_topo.h"
+#include "lab.h"
+#include "sysinfo.h"
+
+/* A sample lasts at least 200 event steps (100 us), twice what lab.h trusts. */
+#define LAB_COPY_FLOOR_S (200 * LAB_CUDA_EVENT_RES_S)
+/* The most copies one batched sample holds. */
+#define LAB_COPY_MAX_REPS 4096
+
+/* ------------------------------------------------------------------------ */
+/* Batches (plain C)                                                         */
+
+/*
+ * One step of growing a batch: a sample of `reps` copies took t seconds.
+ * Returns 0 when the batch is done (t >= floor_s, or reps is already
+ * max_reps), else the copies for the next try: 1.25 x floor_s / t times as
+ * many, plus one, at most max_reps.  Grown on timed batches, not on one copy
+ * timed alone: back-to-back copies overlap their launch, so a batch is
+ * shorter than its copies timed one by one.
+ */
+static inline int lab_copy_next_reps(int reps, double t, double floor_s, int max_reps)
+{
+	double want;
+
+	if (t >= floor_s || reps >= max_reps)
+		return 0;
+	want = reps * (1.25 * floor_s / t) + 1;
+	return want >= max_reps ? max_reps : (int)want;
+}
+
+/* The spin in front of a queued sample: at least, at most (ns). */
+#define LAB_COPY_FRONT_MIN_NS 20000.0
+#define LAB_COPY_FRONT_MAX_NS 50e6
+
+/*
+ * The spin (ns) a queued sample of `reps` copies waits behind, so that the
+ * host has issued every copy before the GPU starts the first: twice the
+ * issuing (issue_s_per_copy x reps) plus LAB_COPY_FRONT_MIN_NS, at most
+ * LAB_COPY_FRONT_MAX_NS (also for a time that is not finite).
+ */
+static inline uint64_t lab_copy_front_ns(double issue_s_per_copy, int reps)
+{
+	double ns = 2e9 * issue_s_per_copy * reps + LAB_COPY_FRONT_MIN_NS;
+
+	return ns < LAB_COPY_FRONT_MAX_NS ? (uint64_t)ns : (uint64_t)LAB_COPY_FRONT_MAX_NS;
+}
+
+/*
+ * A copy sample and its batch.  The sample function is the caller's (a lab
+ * that is about the copy writes it out; lab_copy_rate's own is below); the
+ * harness decides how many copies a sample holds and how long the spin in
+ * front of them is, and the sample says how long issuing them took:
+ *
+ *	double sample(void *ctx): spin front_ns (0: none) on the stream, record
+ *	the start event, issue n copies (issue_s: host seconds for that),
+ *	record the stop event, return the GPU seconds between the events.
+ */
+struct lab_copy_batch {
+	lab_run_fn sample;  /* one timed sample of n copies */
+	void *ctx;          /* sample's argument */
+	int n;              /* copies a sample (>= 1): the harness sets it */
+	uint64_t front_ns;  /* spin before the start event, 0 none: the harness sets it */
+	double issue_s;     /* host seconds issuing the last sample's copies: sample sets it */
+};
+
+/*
+ * Sets b->n so a sample lasts LAB_COPY_FLOOR_S (one run of a single copy
+ * first, unkept).  queue: every run after the first waits behind a spin
+ * (b->front_ns) sized from the issuing of the run before it, and the spin
+ * stays set for the samples.  Returns the runs made (at least 2).
+ */
+static inline int lab_copy_batch_size(struct lab_copy_batch *b, int queue)
+{
+	double t, per_copy;
+	int next, runs = 1;
+
+	b->n = 1;
+	b->front_ns = 0;
+	b->sample(b->ctx);
+	per_copy = b->issue_s; /* seconds issuing one copy, from the run just made */
+	for (;;) {
+		b->front_ns = queue ? lab_copy_front_ns(per_copy, b->n) : 0;
+		t = b->sample(b->ctx);
+		runs++;
+		per_copy = b->issue_s / b->n;
+		next = lab_copy_next_reps(b->n, t, LAB_COPY_FLOOR_S, LAB_COPY_MAX_REPS);
+		if (next <= 0)
+			break;
+		b->n = next;
+	}
+	if (queue) /* the last run had this n: its issuing sizes the samples' spin */
+		b->front_ns = lab_copy_front_ns(per_copy, b->n);
+	return runs;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The claim pair (plain C)                                                  */
+
+/* Two buffers timed in alternation; the caller names the three series. */
+struct lab_copy_pair {
+	const char *name_a, *name_b; /* the buffers' series (static strings) */
+	const char *name_ratio;      /* the per-pair ratio's series (static string) */
+	struct lab_stats a, b;       /* GB/s, one sample per pair */
+	struct lab_stats ratio;      /* "x": a's rate / b's rate within each pair */
+};
+
+/*
+ * Times fn(a) and fn(b) in pairs into sa[i] and sb[i] (seconds), after two
+ * warm-up pairs (b, then a): at least min_n pairs, then one more at a time
+ * until the stopping rule (lab.h, lab_stop_narrow) holds for a's times,
+ * b's times and their per-pair ratio, at most max_n (<= LAB_MAX_SAMPLES).
+ * The order within a pair alternates, b first in the even ones, so that
+ * neither always runs right after the other.  Returns the pairs taken.
+ */
+static inline int lab_copy_pair_run_until(lab_run_fn fn, void *a, void *b, int min_n,
+					  int max_n, double *sa, double *sb)
+{
+	double ratio[LAB_MAX_SAMPLES];
+	int i;
+
+	max_n = max_n < LAB_MAX_SAMPLES ? max_n : LAB_MAX_SAMPLES;
+	for (i = 0; i < 2; i++) {
+		fn(b);
+		fn(a);
+	}
+	for (i = 0; i < max_n; i++) {
+		if (i % 2 == 0) {
+			sb[i] = fn(b);
+			sa[i] = fn(a);
+		} else {
+			sa[i] = fn(a);
+			sb[i] = fn(b);
+		}
+		ratio[i] = sb[i] / sa[i];
+		if (i + 1 >= min_n && lab_stop_narrow(sa, i + 1) && lab_stop_narrow(sb, i + 1) &&
+		    lab_stop_narrow(ratio, i + 1))
+			return i + 1;
+	}
+	return max_n;
+}
+
+/* Exactly n pairs in lab_copy_pair_run_until's order (n <= LAB_MAX_SAMPLES). */
+static inline void lab_copy_pair_run(lab_run_fn fn, void *a, void *b, int n,
+				     double *sa, double *sb)
+{
+	lab_copy_pair_run_until(fn, a, b, n, n, sa, sb);
+}
+
+/*
+ * The pair's series from n event-timed pairs of copies of `bytes` each (sa,
+ * sb in seconds, n <= LAB_MAX_SAMPLES): p->a and p->b in GB/s, p->ratio =
+ * sb[i] / sa[i].  A ratio is as trustworthy as the timings it divides: it is
+ * too_short when either series is.
+ */
+static inline void lab_copy_pair_stats(struct lab_copy_pair *p, const double *sa,
+				       const double *sb, int n, uint64_t bytes)
+{
+	double ratio[LAB_MAX_SAMPLES];
+	struct lab_stats secs;
+	int i;
+
+	lab_stats_from(&secs, p->name_a, "s", sa, n, LAB_CUDA_EVENT_RES_S);
+	lab_stats_to_rate(&secs, bytes, &p->a);
+	lab_stats_from(&secs, p->name_b, "s", sb, n, LAB_CUDA_EVENT_RES_S);
+	lab_stats_to_rate(&secs, bytes, &p->b);
+	for (i = 0; i < n; i++)
+		ratio[i] = sb[i] / sa[i];
+	lab_stats_from(&p->ratio, p->name_ratio, "x", ratio, n, LAB_CUDA_EVENT_RES_S);
+	p->ratio.too_short = p->a.too_short || p->b.too_short;
+}
+
+/*
+ * The claim pair by the stopping rule, with the caller's sample function:
+ * sample(a) and sample(b) each time copies of `bytes` in all (one copy, or
+ * a fixed batch counted into bytes), in lab_copy_pair_run_until's order (at
+ * least min_n pairs, at most max_n <= LAB_MAX_SAMPLES), into p's series
+ * (lab_copy_pair_stats), remeasured when more than min_n were taken and
+ * noisy when max_n came first.  p's names are set by the caller.  Returns
+ * the pairs.
+ */
+static inline int lab_copy_pair_sampled(struct lab_copy_pair *p, lab_run_fn sample, void *a,
+					void *b, uint64_t bytes, int min_n, int max_n)
+{
+	double sa[LAB_MAX_SAMPLES], sb[LAB_MAX_SAMPLES];
+	int n = lab_copy_pair_run_until(sample, a, b, min_n, max_n, sa, sb);
+
+	lab_copy_pair_stats(p, sa, sb, n, bytes);
+	p->a.remeasured = p->b.remeasured = p->ratio.remeasured = n > min_n;
+	p->a.noisy = p->b.noisy = p->ratio.noisy = !lab_stop_narrow(sa, n) ||
+		!lab_stop_narrow(sb, n) || !lab_stop_narrow(p->ratio.samples, n);
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One thread's host memcpy (plain C)                                        */
+
+struct lab_copy_memcpy_ {
+	void *dst;
+	const void *src;
+	uint64_t bytes;
+};
+
+static inline double lab_copy_memcpy_run_(void *arg)
+{
+	struct lab_copy_memcpy_ *j = (struct lab_copy_memcpy_ *)arg;
+	double t0 = lab_now(), t;
+
+	memcpy(j->dst, j->src, (size_t)j->bytes);
+	t = lab_now() - t0;
+	lab_sink(((const unsigned char *)j->dst)[j->bytes - 1]);
+	return t;
+}
+
+/*
+ * One thread's memcpy of `bytes` (> 0) from src to dst, both resident: one
+ * warm-up, then exactly `samples` on the host clock (a note's figure, no
+ * claim's), into *rate in GB/s (series `name`, a static string).  The
+ * driver stages a pageable copy with such a CPU copy, so this is a
+ * pageable copy's ceiling.
+ */
+static inline void lab_copy_memcpy_rate(struct lab *L, const char *name, void *dst,
+					const void *src, uint64_t bytes, int samples,
+					struct lab_stats *rate)
+{
+	struct lab_measure_cfg cfg = { 1, samples, 0.10, 0, samples };
+	struct lab_copy_memcpy_ j = { dst, src, bytes };
+	struct lab_stats secs;
+
+	lab_measure(L, name, lab_copy_memcpy_run_, &j, &cfg, &secs);
+	lab_stats_to_rate(&secs, bytes, rate);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The PCIe link of a CUDA device (plain C)                                  */
+
+struct lab_copy_link {
+	int known;               /* theo_gbs is usable */
+	int gen_cur, width_cur;  /* now (an idle link may be trained down); -1 unknown */
+	int gen_max, width_max;  /* what device and slot support; -1 unknown */
+	double theo_gbs;         /* GB/s one direction after line encoding, from the max */
+	char bdf[GPU_BDF_LEN];   /* the device's PCI bus id, sysfs's form */
+	char seen[200];          /* what was found, for a skip's detail */
+};
+
+/*
+ * The link of the device with bus id bdf (sysfs's form) in the scan t.
+ * Judged by the maximum generation and width: the current link may be
+ * down-trained while idle.  Not in t: gen and width -1, known 0, and seen
+ * says so; a link gpu_topo could not read (0) is unknown too.
+ */
+static inline void lab_copy_link_find(const struct gpu_topo *t, const char *bdf,
+				      struct lab_copy_link *k)
+{
+	const struct gpu_topo_dev *g = gpu_topo_find(t, bdf);
+
+	memset(k, 0, sizeof(*k));
+	snprintf(k->bdf, sizeof(k->bdf), "%s", bdf);
+	k->gen_cur = k->width_cur = k->gen_max = k->width_max = -1;
+	snprintf(k->seen, sizeof(k->seen), "no GPU with PCI bus id %s among the %d "
+		 "that CUDA, NVML and sysfs list", k->bdf, t->n);
+	if (!g)
+		return;
+	k->gen_cur = g->pcie_gen_cur;
+	k->width_cur = g->pcie_width_cur;
+	k->gen_max = g->pcie_gen_max;
+	k->width_max = g->pcie_width_max;
+	k->theo_gbs = pcie_rate_gbs(k->gen_max, k->width_max);
+	k->known = k->theo_gbs > 0;
+	snprintf(k->seen, sizeof(k->seen),
+		 "%s (%s): max gen %d width %d (%s), now gen %d width %d (%s) (<= 0: unknown)",
+		 k->bdf, g->name, k->gen_max, k->width_max, gpu_src_name(g->src.gen_max),
+		 k->gen_cur, k->width_cur, gpu_src_name(g->src.gen_cur));
+}
+
+/*
+ * Records the link: facts gpu_pci_bus_id, pcie_gen_max, pcie_width_max
+ * (lanes), pcie_gen_cur, pcie_width_cur, and pcie_theoretical_gbs when
+ * known; a note either way.
+ */
+static inline void lab_copy_link_report(struct lab *L, const struct lab_copy_link *k)
+{
+	lab_fact_str(L, "gpu_pci_bus_id", k->bdf);
+	lab_fact_num(L, "pcie_gen_max", k->gen_max, "");
+	lab_fact_num(L, "pcie_width_max", k->width_max, "lanes");
+	lab_fact_num(L, "pcie_gen_cur", k->gen_cur, "");
+	lab_fact_num(L, "pcie_width_cur", k->width_cur, "lanes");
+	if (!k->known) {
+		lab_note(L, "PCIe link unknown: %s", k->seen);
+		return;
+	}
+	lab_fact_num(L, "pcie_theoretical_gbs", k->theo_gbs, "GB/s");
+	lab_note(L, "PCIe link: Gen%d x%d, %.1f GB/s per direction in theory "
+		 "(now Gen%d x%d)", k->gen_max, k->width_max, k->theo_gbs,
+		 k->gen_cur, k->width_cur);
+}
+
+#endif
