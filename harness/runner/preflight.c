@@ -29,8 +29,6 @@
 
 #define LINE_LEN 400
 #define MAX_CHECKS (4 + 2 * GPU_TOPO_MAX_GPUS)
-#define PF_SIZE_MIN (64 * MiB) /* lab-02's floor: smaller copies do not reach the link's rate */
-#define PF_SIZE_MAX (4 * GiB)
 
 enum pf_status { PF_PASS, PF_FAIL, PF_NA, PF_NOT_RUN };
 static const char *const status_word[] = { "ok", "FAIL", "n/a", "not run" };
@@ -45,9 +43,6 @@ static const struct rate_check {
 };
 /* lab-01's claims the mlock check rests on */
 static const char *const mlock_claims[] = { "01.1", "01.3" };
-/* lab-02's skips that mean CUDA cannot open a GPU at all */
-static const char *const no_cuda[] = { SKIP_NO_CUDA_DRIVER, SKIP_NO_CUDA_DEVICE,
-				       SKIP_CUDA_CANNOT_START, SKIP_TOO_FEW_GPUS, NULL };
 
 struct pf_opts {
 	int64_t memlock_min;    /* bytes; -1: the limit must be unlimited */
@@ -64,7 +59,6 @@ struct lab_out {
 	struct json *rec;
 	int exit_code;          /* lab-02 exits 2 for a --device CUDA does not list */
 	int not_run;            /* not started: not the node's fault */
-	char said[200];         /* its last line on stderr */
 	char why[LINE_LEN];     /* no record: what happened */
 };
 
@@ -103,19 +97,12 @@ static void LAB_PRINTF(4, 5) add(struct preflight *pf, const char *name, enum pf
 
 /* ---- Running the labs ---------------------------------------------------- */
 
-static void keep_line(void *ctx, const char *line)
-{
-	struct lab_out *out = ctx;
-
-	snprintf(out->said, sizeof(out->said), "%s", line);
-}
-
 /* lab-ID --quick --json FILE EXTRA..., within what is left of --timeout. */
 static void run_lab(struct preflight *pf, const char *id, char *const *extra, struct lab_out *out)
 {
 	char path[PATH_MAX], json[PATH_MAX + 16], err[300];
 	char *argv[16] = { path, "--quick", "--json", json };
-	struct spawn_io io = { NULL, keep_line, out, NULL };
+	struct spawn_io io = { NULL, NULL, NULL, NULL }; /* the record is what counts */
 	double left = pf->deadline - mono_now();
 	struct spawn_result sr = { 0 };
 
@@ -142,8 +129,7 @@ static void run_lab(struct preflight *pf, const char *id, char *const *extra, st
 	else if (sr.signal)
 		snprintf(out->why, sizeof(out->why), "killed by %s", signal_name(sr.signal));
 	else if (!out->rec && sr.exit_code != 2)
-		snprintf(out->why, sizeof(out->why), "exited with code %d and no record: %s",
-			 sr.exit_code, out->said[0] ? out->said : err);
+		snprintf(out->why, sizeof(out->why), "exited with code %d: %s", sr.exit_code, err);
 }
 
 /* Why a lab decided nothing (it broke, or gave no record); NULL when it ran. */
@@ -235,20 +221,17 @@ static void check_mlock(struct preflight *pf)
 
 /* ---- lab-02: the GPUs and their pinned rates ------------------------------ */
 
-static const char *skip_reason(const struct lab_out *l)
+/* lab-02 skipped as a whole: no CUDA here, so no GPU can be opened. */
+static const char *no_cuda(const struct lab_out *l)
 {
-	return json_get_str(json_get(l->rec, "skip"), "reason", NULL);
-}
+	static const char *const reasons[] = { SKIP_NOT_BUILT_NO_NVCC, SKIP_NO_CUDA_DRIVER,
+					       SKIP_NO_CUDA_DEVICE, SKIP_CUDA_CANNOT_START, NULL };
+	const char *why = json_get_str(json_get(l->rec, "skip"), "reason", "");
 
-/* lab-02 could not open any GPU: no driver, no device, or a driver that does not start. */
-static int no_cuda_at_all(const struct lab_out *l)
-{
-	const char *why = skip_reason(l);
-
-	for (int i = 0; why && no_cuda[i]; i++)
-		if (!strcmp(why, no_cuda[i]))
-			return 1;
-	return 0;
+	for (int i = 0; reasons[i]; i++)
+		if (!strcmp(why, reasons[i]))
+			return why;
+	return NULL;
 }
 
 /* "GPU 0 (0000:3b:00.0)": CUDA's number, and the bus id lab-02 found. */
@@ -276,41 +259,33 @@ static const struct gpu_topo_dev *first_unnamed(const struct preflight *pf)
 	return NULL;
 }
 
-/* The gpus check of nsys > 0 GPUs; NULL when their rates can be judged, else why not. */
-static const char *check_gpus(struct preflight *pf, int nsys)
+/* The gpus check of the GPUs sysfs lists (one or more); 1 when lab-02 opened any. */
+static int check_gpus(struct preflight *pf)
 {
 	const struct lab_out *g0 = &pf->gpu[0];
 	const struct gpu_topo_dev *u = first_unnamed(pf);
-	int listed = 0, want = pf->o.expect_gpus;
-	const char *skip = skip_reason(g0);
-	char note[200] = "";
+	int listed = 0, want = pf->o.expect_gpus, nsys = pf->sys.n;
+	const char *skip = no_cuda(g0), *s = nsys == 1 ? "" : "s";
 
 	for (int i = 0; i < nsys; i++) /* lab-02 exits 2 for a --device CUDA does not list */
 		listed += pf->gpu[i].exit_code != 2;
-	if (pf->hidden_by[0])
-		snprintf(note, sizeof(note), " (CUDA_VISIBLE_DEVICES='%s' was set: cleared, every "
-			 "GPU is checked)", pf->hidden_by);
 	if (want >= 0 && nsys != want)
 		add(pf, "gpus", PF_FAIL, "expected %d NVIDIA GPU%s (--expect-gpus), found %d in sysfs",
 		    want, want == 1 ? "" : "s", nsys);
 	else if (g0->not_run)
 		add(pf, "gpus", PF_NOT_RUN, "lab-02 %s", g0->why);
-	else if (skip && !strcmp(skip, SKIP_NOT_BUILT_NO_NVCC))
-		add(pf, "gpus", PF_NOT_RUN, "lab-02 was built without nvcc: rebuild it with the CUDA "
-		    "toolkit to check the GPUs");
-	else if (no_cuda_at_all(g0))
-		add(pf, "gpus", PF_FAIL, "%d NVIDIA GPU%s in sysfs (%s%s) but CUDA lists none: %s%s",
-		    nsys, nsys == 1 ? "" : "s", pf->sys.dev[0].bdf, nsys > 1 ? ", ..." : "",
-		    json_get_str(json_get(g0->rec, "skip"), "detail", ""), note);
+	else if (skip)
+		add(pf, "gpus", strcmp(skip, SKIP_NOT_BUILT_NO_NVCC) ? PF_FAIL : PF_NOT_RUN, "%d NVIDIA "
+		    "GPU%s in sysfs (%s%s) but lab-02 opened none: %s: %s", nsys, s, pf->sys.dev[0].bdf,
+		    nsys > 1 ? ", ..." : "", skip, json_get_str(json_get(g0->rec, "skip"), "detail", ""));
 	else if (listed < nsys)
 		add(pf, "gpus", PF_FAIL, "GPU %s (%s) is in sysfs but CUDA does not list it (%d of the "
-		    "%d missing)%s", u ? u->bdf : "?", u ? u->name : "?", nsys - listed, nsys, note);
+		    "%d missing)", u ? u->bdf : "?", u ? u->name : "?", nsys - listed, nsys);
 	else
-		add(pf, "gpus", PF_PASS, "%d NVIDIA GPU%s in sysfs, %svisible to CUDA%s", nsys,
-		    nsys == 1 ? "" : "s", nsys == 1 ? "" : "all ", note);
-	if (g0->not_run || (skip && !strcmp(skip, SKIP_NOT_BUILT_NO_NVCC)))
-		return "lab-02 not run (see gpus)";
-	return no_cuda_at_all(g0) ? "CUDA lists no GPU (see gpus)" : NULL;
+		add(pf, "gpus", PF_PASS, "%d NVIDIA GPU%s in sysfs, %svisible to CUDA%s%s", nsys, s,
+		    nsys == 1 ? "" : "all ", pf->hidden_by[0] ? ": CUDA_VISIBLE_DEVICES was cleared, "
+		    "it was " : "", pf->hidden_by);
+	return !g0->not_run && !skip;
 }
 
 static void check_rate(struct preflight *pf, int i, const struct rate_check *r)
@@ -334,21 +309,20 @@ static void check_rate(struct preflight *pf, int i, const struct rate_check *r)
 }
 
 /* h2d and d2h of GPU i: its rates, or why lab-02 measured none. */
-static void check_gpu(struct preflight *pf, int i)
+static void check_gpu(struct preflight *pf, int i, const struct rate_check *r)
 {
 	const struct lab_out *l = &pf->gpu[i];
 	const struct json *skip = json_get(l->rec, "skip");
 	char who[64];
 
 	gpu_label(pf, i, who, sizeof(who));
-	for (size_t k = 0; k < sizeof(rate_checks) / sizeof(rate_checks[0]); k++)
-		if (broke(l))
-			add(pf, rate_checks[k].name, broke_status(l), "%s lab-02: %s", who, broke(l));
-		else if (skip && skip->type == JSON_OBJ)
-			add(pf, rate_checks[k].name, PF_NOT_RUN, "%s lab-02 skipped: %s: %s", who,
-			    json_get_str(skip, "reason", ""), json_get_str(skip, "detail", ""));
-		else
-			check_rate(pf, i, &rate_checks[k]);
+	if (broke(l))
+		add(pf, r->name, broke_status(l), "%s lab-02: %s", who, broke(l));
+	else if (skip && skip->type == JSON_OBJ)
+		add(pf, r->name, PF_NOT_RUN, "%s lab-02 skipped: %s: %s", who,
+		    json_get_str(skip, "reason", ""), json_get_str(skip, "detail", ""));
+	else
+		check_rate(pf, i, r);
 }
 
 /* Every NVIDIA GPU sysfs lists, through lab-02 --device N, one after the other. */
@@ -356,27 +330,28 @@ static void check_gpus_and_rates(struct preflight *pf)
 {
 	char size[32], dev[16], *extra[] = { "--pinned-only", "--size", size, "--device", dev, NULL };
 	int nsys = gpu_topo_build(pf->o.sysfs_root, NULL, &pf->sys) < 0 ? 0 : pf->sys.n;
-	const char *why = "no NVIDIA GPU";
+	int want = pf->o.expect_gpus;
 
 	snprintf(size, sizeof(size), "%llu", (unsigned long long)pf->o.size);
-	if (!nsys && pf->o.expect_gpus <= 0)
-		add(pf, "gpus", PF_NA, "no NVIDIA GPU under %s/bus/pci/devices and none expected: the "
-		    "GPU checks do not apply, the status rests on memlock and mlock", pf->o.sysfs_root);
-	for (int i = 0; i < nsys; i++) {
+	for (int i = 0; i < nsys && !(i == 1 && no_cuda(&pf->gpu[0])); i++) {
 		snprintf(dev, sizeof(dev), "%d", i);
 		run_lab(pf, "02", extra, &pf->gpu[i]);
 	}
-	if (nsys && !(why = check_gpus(pf, nsys))) {
+	if (nsys && check_gpus(pf)) {
 		for (int i = 0; i < nsys; i++)
-			if (pf->gpu[i].exit_code != 2)
-				check_gpu(pf, i);
+			for (size_t k = 0; k < 2 && pf->gpu[i].exit_code != 2; k++)
+				check_gpu(pf, i, &rate_checks[k]);
 		return;
 	}
-	if (!nsys && pf->o.expect_gpus > 0)
+	if (!nsys && want > 0)
 		add(pf, "gpus", PF_FAIL, "expected %d NVIDIA GPU%s (--expect-gpus), found none in "
-		    "sysfs", pf->o.expect_gpus, pf->o.expect_gpus == 1 ? "" : "s");
+		    "sysfs", want, want == 1 ? "" : "s");
+	else if (!nsys)
+		add(pf, "gpus", PF_NA, "no NVIDIA GPU under %s/bus/pci/devices and none expected: the "
+		    "GPU checks do not apply, the status rests on memlock and mlock", pf->o.sysfs_root);
 	for (size_t k = 0; k < sizeof(rate_checks) / sizeof(rate_checks[0]); k++)
-		add(pf, rate_checks[k].name, nsys ? PF_NOT_RUN : PF_NA, "%s", why);
+		add(pf, rate_checks[k].name, nsys ? PF_NOT_RUN : PF_NA, "%s", nsys ? "no GPU measured "
+		    "(see gpus)" : "no NVIDIA GPU");
 }
 
 /* ---- The verdict, for people and for machines ------------------------------ */
@@ -473,36 +448,28 @@ static int write_json(const struct preflight *pf)
 static void usage(void)
 {
 	printf("usage: dmalab preflight [options]\n"
-	       "A node health check for Slurm (HealthCheckProgram, Prolog) and Kubernetes\n"
-	       "(node-problem-detector): lab-01 and lab-02 run short (--quick; lab-02\n"
-	       "--pinned-only on each NVIDIA GPU), one line per check, then the status line.\n"
-	       "checks:\n"
-	       "  memlock  RLIMIT_MEMLOCK (lab-01's rlimit_memlock) is unlimited or at least\n"
-	       "           --memlock-min\n"
+	       "A node health check for Slurm and Kubernetes: lab-01 and lab-02 run short\n"
+	       "(--quick; lab-02 --pinned-only on each NVIDIA GPU in PCI bus order, with\n"
+	       "CUDA_VISIBLE_DEVICES cleared); one line per check, then the status line.\n"
+	       "  memlock  lab-01's RLIMIT_MEMLOCK is unlimited or at least --memlock-min\n"
 	       "  mlock    lab-01's 01.1 and 01.3: mlock raises VmLck, munlock takes it back\n"
-	       "  gpus     lab-02 opens every NVIDIA GPU under /sys/bus/pci/devices with CUDA\n"
-	       "           (CUDA_VISIBLE_DEVICES is cleared), --expect-gpus of them\n"
-	       "  h2d, d2h per GPU: lab-02's pinned rate at --size is at least --min-fraction\n"
+	       "  gpus     lab-02 opens every NVIDIA GPU in /sys/bus/pci/devices (--expect-gpus)\n"
+	       "  h2d d2h  per GPU, lab-02's pinned rate at --size is at least --min-fraction\n"
 	       "           of the link's theoretical rate (Gen5 x16: 63.0 GB/s)\n"
 	       "options:\n"
 	       "  --memlock-min SIZE  the least RLIMIT_MEMLOCK, or 'unlimited' (default 64M)\n"
 	       "  --expect-gpus N     the node has exactly N NVIDIA GPUs, 0 to %d\n"
 	       "  --size SIZE         bytes per pinned copy, 64M to 4G (default 256M)\n"
-	       "  --min-fraction F    healthy from F x the link's rate, 0 < F <= 1 (default\n"
-	       "                      0.70: the kit's H200 measured 0.88 of Gen5 x16; a link\n"
-	       "                      trained at Gen4 gives <= 0.50)\n"
-	       "  --timeout S         the most the labs take, all together, 1 to 600 (default\n"
-	       "                      50); a lab stopped by it is unhealthy\n"
-	       "  --json FILE         also write the result, and the labs' records, as JSON\n"
+	       "  --min-fraction F    0 < F <= 1 (default 0.70: the H200 measured 0.88 of Gen5\n"
+	       "                      x16; a link trained at Gen4 gives at most 0.50)\n"
+	       "  --timeout S         the labs' time, all together, 1 to 600 (default 50)\n"
+	       "  --json FILE         also write the checks and the labs' records as JSON\n"
 	       "  --brief             print only the status line\n"
-	       "  --labs-dir DIR      where lab-01 and lab-02 are (default <dir of dmalab>/labs)\n"
+	       "  --labs-dir DIR      where the labs are (default <dir of dmalab>/labs)\n"
 	       "  --sysfs-root DIR    read PCI devices under DIR/bus/pci/devices (tests)\n"
-	       "exit status (the last line of stdout says why):\n"
-	       "  0  healthy: every check that applies passed\n"
-	       "  1  unhealthy: a check failed, or a lab broke (a CUDA error, a crash, --timeout)\n"
-	       "  2  could not run, and nothing failed: a bad option (one line on stderr), a\n"
-	       "     --json not written, a lab not built (or lab-02 built without nvcc)\n",
-	       GPU_TOPO_MAX_GPUS);
+	       "exit: 0 healthy; 1 unhealthy: a check failed, or a lab broke (a CUDA error, a\n"
+	       "crash, --timeout); 2 could not run, nothing failed: a bad option, --json not\n"
+	       "written, a lab not built (or built without nvcc)\n", GPU_TOPO_MAX_GPUS);
 }
 
 static uint64_t parse_size(const char *opt, const char *s, uint64_t lo, uint64_t hi)
@@ -516,6 +483,7 @@ static uint64_t parse_size(const char *opt, const char *s, uint64_t lo, uint64_t
 	return v;
 }
 
+/* A number in (lo, hi]. */
 static double parse_number(const char *opt, const char *s, double lo, double hi)
 {
 	char *end;
@@ -534,7 +502,7 @@ static const char *json_arg(const char *path)
 	char *copy = strdup(path);
 
 	if (!copy || access(dirname(copy), W_OK | X_OK) < 0)
-		die_usage("--json '%s': directory not writable: %s", path, strerror(errno));
+		die_usage("--json '%s': its directory is not writable: %s", path, strerror(errno));
 	free(copy);
 	return path;
 }
@@ -543,24 +511,23 @@ static void take_option(struct pf_opts *o, int c, const char *arg)
 {
 	long n;
 
+	if (c == 'g' && lab_parse_long(arg, 0, GPU_TOPO_MAX_GPUS, &n) < 0)
+		die_usage("--expect-gpus '%s': want a whole number from 0 to %d", arg,
+			  GPU_TOPO_MAX_GPUS);
 	switch (c) {
-	case 'm':
-		o->memlock_min = strcmp(arg, "unlimited") ? (int64_t)parse_size("--memlock-min",
-						arg, 1, INT64_MAX) : -1;
-		break;
-	case 'g':
-		if (lab_parse_long(arg, 0, GPU_TOPO_MAX_GPUS, &n) < 0)
-			die_usage("--expect-gpus '%s': want a whole number from 0 to %d", arg,
-				  GPU_TOPO_MAX_GPUS);
-		o->expect_gpus = (int)n;
-		break;
-	case 's': o->size = parse_size("--size", arg, PF_SIZE_MIN, PF_SIZE_MAX); break;
+	case 'm': o->memlock_min = strcmp(arg, "unlimited") ?
+			(int64_t)parse_size("--memlock-min", arg, 1, INT64_MAX) : -1; break;
+	case 'g': o->expect_gpus = (int)n; break;
+	case 's': o->size = parse_size("--size", arg, 64 * MiB, 4 * GiB); break;
 	case 'f': o->min_fraction = parse_number("--min-fraction", arg, 0, 1); break;
 	case 't': o->timeout_s = parse_number("--timeout", arg, 0.999, 600); break;
 	case 'j': o->json_path = json_arg(arg); break;
 	case 'b': o->brief = 1; break;
 	case 'L': o->labs_dir = arg; break;
 	case 'r': o->sysfs_root = arg; break;
+	case 'h': usage(); exit(0);
+	case ':': die_usage("missing value for '%s'", arg);
+	default: die_usage("unknown option '%s'", arg);
 	}
 }
 
@@ -579,39 +546,24 @@ static void parse_args(struct pf_opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char shortopt[3] = "-?";
 	int c;
 
 	usage_set_help("dmalab preflight");
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-		if (c == 'h') {
-			usage();
-			exit(0);
-		}
-		if (c == ':' || c == '?')
-			die_usage("%s '%s'", c == ':' ? "missing value for" : "unknown option",
-				  argv[optind - 1]);
-		take_option(o, c, optarg);
+		shortopt[1] = (char)optopt; /* "-x" of "-xq" names itself, not the word before */
+		take_option(o, c, c != ':' && c != '?' ? optarg : optopt > 0 && optopt < 256 &&
+			    optopt != 'h' && c == '?' ? shortopt : argv[optind - 1]);
 	}
 	if (optind < argc)
 		die_usage("'%s': preflight takes options only", argv[optind]);
 }
 
-/* CUDA's numbers in PCI bus order (nvidia-smi's), every GPU visible: a health
- * check looks at all of them. */
-static void cuda_sees_all(struct preflight *pf)
-{
-	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-
-	if (visible)
-		snprintf(pf->hidden_by, sizeof(pf->hidden_by), "%s", visible);
-	unsetenv("CUDA_VISIBLE_DEVICES");
-	setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
-}
-
 int cmd_preflight(int argc, char **argv, const char *labs_dir)
 {
 	struct preflight *pf = calloc(1, sizeof(*pf));
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
 	char line[LINE_LEN + 64];
 	int code;
 
@@ -624,9 +576,12 @@ int cmd_preflight(int argc, char **argv, const char *labs_dir)
 	snprintf(pf->tmp, sizeof(pf->tmp), "%s/dmalab-preflight.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(pf->tmp))
-		die("cannot make a directory for the labs' records '%s': %s", pf->tmp,
+		die("cannot make a directory for the labs' records, '%s': %s", pf->tmp,
 		    strerror(errno));
-	cuda_sees_all(pf);
+	/* every GPU, numbered in PCI bus order as nvidia-smi numbers them */
+	snprintf(pf->hidden_by, sizeof(pf->hidden_by), "%s", visible ? visible : "");
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
 	run_lab(pf, "01", (char *[]){ NULL }, &pf->lab01);
 	check_memlock(pf);
 	check_mlock(pf);
