@@ -54,12 +54,12 @@ struct pf_opts {
 	int brief;
 };
 
-/* One lab run: its record, or why there is none. */
+/* One lab run: its record, and why it decided nothing if it broke. */
 struct lab_out {
 	struct json *rec;
 	int exit_code;          /* lab-02 exits 2 for a --device CUDA does not list */
 	int not_run;            /* not started: not the node's fault */
-	char why[LINE_LEN];     /* no record: what happened */
+	char why[LINE_LEN];     /* "" when the lab ran to its end */
 };
 
 struct pf_check {
@@ -130,14 +130,8 @@ static void run_lab(struct preflight *pf, const char *id, char *const *extra, st
 		snprintf(out->why, sizeof(out->why), "killed by %s", signal_name(sr.signal));
 	else if (!out->rec && sr.exit_code != 2)
 		snprintf(out->why, sizeof(out->why), "exited with code %d: %s", sr.exit_code, err);
-}
-
-/* Why a lab decided nothing (it broke, or gave no record); NULL when it ran. */
-static const char *broke(const struct lab_out *l)
-{
-	if (l->why[0])
-		return l->why;
-	return json_get_str(l->rec, "error", NULL);
+	else if (json_get_str(out->rec, "error", NULL)) /* lab_error: a CUDA call failed, ... */
+		snprintf(out->why, sizeof(out->why), "%s", json_get_str(out->rec, "error", ""));
 }
 
 /* FAIL for a lab that broke on this node; NOT RUN for one that could not start. */
@@ -187,7 +181,7 @@ static void check_memlock(struct preflight *pf)
 	procfs_limit_text(pf->o.memlock_min, want, sizeof(want));
 	if (!f)
 		add(pf, "memlock", broke_status(&pf->lab01), "lab-01 recorded no rlimit_memlock: %s",
-		    broke(&pf->lab01) ? broke(&pf->lab01) : "no such fact");
+		    pf->lab01.why[0] ? pf->lab01.why : "no such fact");
 	else if (limit < 0)
 		add(pf, "memlock", PF_PASS, "RLIMIT_MEMLOCK unlimited (need %s)", want);
 	else if (pf->o.memlock_min >= 0 && limit >= pf->o.memlock_min)
@@ -207,7 +201,7 @@ static void check_mlock(struct preflight *pf)
 			continue;
 		if (!c || !strcmp(st, "error"))
 			add(pf, "mlock", broke_status(&pf->lab01), "lab-01 did not decide %s: %s",
-			    mlock_claims[i], broke(&pf->lab01) ? broke(&pf->lab01) : "no verdict");
+			    mlock_claims[i], pf->lab01.why[0] ? pf->lab01.why : "no verdict");
 		else
 			add(pf, "mlock", !strcmp(st, "fail") ? PF_FAIL : PF_NOT_RUN, "lab-01 %s %s: "
 			    "%s (got %g, want %g) %s", mlock_claims[i], st, json_get_str(c, "text", ""),
@@ -259,7 +253,7 @@ static const struct gpu_topo_dev *first_unnamed(const struct preflight *pf)
 	return NULL;
 }
 
-/* The gpus check of the GPUs sysfs lists (one or more); 1 when lab-02 opened any. */
+/* The gpus check; 1 when lab-02 opened a GPU, so that the rates can be judged. */
 static int check_gpus(struct preflight *pf)
 {
 	const struct lab_out *g0 = &pf->gpu[0];
@@ -272,6 +266,9 @@ static int check_gpus(struct preflight *pf)
 	if (want >= 0 && nsys != want)
 		add(pf, "gpus", PF_FAIL, "expected %d NVIDIA GPU%s (--expect-gpus), found %d in sysfs",
 		    want, want == 1 ? "" : "s", nsys);
+	else if (!nsys)
+		add(pf, "gpus", PF_NA, "no NVIDIA GPU under %s/bus/pci/devices and none expected: the "
+		    "GPU checks do not apply, the status rests on memlock and mlock", pf->o.sysfs_root);
 	else if (g0->not_run)
 		add(pf, "gpus", PF_NOT_RUN, "lab-02 %s", g0->why);
 	else if (skip)
@@ -285,7 +282,7 @@ static int check_gpus(struct preflight *pf)
 		add(pf, "gpus", PF_PASS, "%d NVIDIA GPU%s in sysfs, %svisible to CUDA%s%s", nsys, s,
 		    nsys == 1 ? "" : "all ", pf->hidden_by[0] ? ": CUDA_VISIBLE_DEVICES was cleared, "
 		    "it was " : "", pf->hidden_by);
-	return !g0->not_run && !skip;
+	return nsys && !g0->not_run && !skip;
 }
 
 static void check_rate(struct preflight *pf, int i, const struct rate_check *r)
@@ -316,8 +313,8 @@ static void check_gpu(struct preflight *pf, int i, const struct rate_check *r)
 	char who[64];
 
 	gpu_label(pf, i, who, sizeof(who));
-	if (broke(l))
-		add(pf, r->name, broke_status(l), "%s lab-02: %s", who, broke(l));
+	if (l->why[0])
+		add(pf, r->name, broke_status(l), "%s lab-02: %s", who, l->why);
 	else if (skip && skip->type == JSON_OBJ)
 		add(pf, r->name, PF_NOT_RUN, "%s lab-02 skipped: %s: %s", who,
 		    json_get_str(skip, "reason", ""), json_get_str(skip, "detail", ""));
@@ -330,25 +327,18 @@ static void check_gpus_and_rates(struct preflight *pf)
 {
 	char size[32], dev[16], *extra[] = { "--pinned-only", "--size", size, "--device", dev, NULL };
 	int nsys = gpu_topo_build(pf->o.sysfs_root, NULL, &pf->sys) < 0 ? 0 : pf->sys.n;
-	int want = pf->o.expect_gpus;
 
 	snprintf(size, sizeof(size), "%llu", (unsigned long long)pf->o.size);
 	for (int i = 0; i < nsys && !(i == 1 && no_cuda(&pf->gpu[0])); i++) {
 		snprintf(dev, sizeof(dev), "%d", i);
 		run_lab(pf, "02", extra, &pf->gpu[i]);
 	}
-	if (nsys && check_gpus(pf)) {
+	if (check_gpus(pf)) {
 		for (int i = 0; i < nsys; i++)
 			for (size_t k = 0; k < 2 && pf->gpu[i].exit_code != 2; k++)
 				check_gpu(pf, i, &rate_checks[k]);
 		return;
 	}
-	if (!nsys && want > 0)
-		add(pf, "gpus", PF_FAIL, "expected %d NVIDIA GPU%s (--expect-gpus), found none in "
-		    "sysfs", want, want == 1 ? "" : "s");
-	else if (!nsys)
-		add(pf, "gpus", PF_NA, "no NVIDIA GPU under %s/bus/pci/devices and none expected: the "
-		    "GPU checks do not apply, the status rests on memlock and mlock", pf->o.sysfs_root);
 	for (size_t k = 0; k < sizeof(rate_checks) / sizeof(rate_checks[0]); k++)
 		add(pf, rate_checks[k].name, nsys ? PF_NOT_RUN : PF_NA, "%s", nsys ? "no GPU measured "
 		    "(see gpus)" : "no NVIDIA GPU");
@@ -506,8 +496,6 @@ static void take_option(struct pf_opts *o, int c, const char *arg)
 	case 'L': o->labs_dir = arg; break;
 	case 'r': o->sysfs_root = arg; break;
 	case 'h': usage(); exit(0);
-	case ':': die_usage("missing value for '%s'", arg);
-	default: die_usage("unknown option '%s'", arg);
 	}
 }
 
@@ -526,15 +514,17 @@ static void parse_args(struct pf_opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char shortopt[3] = "-?";
 	int c;
 
 	usage_set_help("dmalab preflight");
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-		shortopt[1] = (char)optopt; /* "-x" of "-xq" names itself, not the word before */
-		take_option(o, c, c != ':' && c != '?' ? optarg : optopt > 0 && optopt < 256 &&
-			    optopt != 'h' && c == '?' ? shortopt : argv[optind - 1]);
+		if (c == '?' && optopt > 0 && optopt < 256 && optopt != 'h') /* "-x" of "-xq" */
+			die_usage("unknown option '-%c'", optopt);
+		if (c == '?' || c == ':')
+			die_usage("%s '%s'", c == '?' ? "unknown option" : "missing value for",
+				  argv[optind - 1]);
+		take_option(o, c, optarg);
 	}
 	if (optind < argc)
 		die_usage("'%s': preflight takes options only", argv[optind]);
