@@ -118,11 +118,11 @@ static void run_lab(struct preflight *pf, const char *id, char *const *extra, st
 			 "cannot be run (build the labs with make, or name their directory with "
 			 "--labs-dir)", path);
 	out->not_run = out->why[0] != '\0';
+	out->rec = out->not_run ? NULL : json_parse_file(json, err, sizeof(err));
+	unlink(json);
 	if (out->not_run)
 		return;
 	out->exit_code = sr.exit_code;
-	out->rec = json_parse_file(json, err, sizeof(err));
-	unlink(json);
 	if (sr.timed_out)
 		snprintf(out->why, sizeof(out->why), "stopped after %.1f s (--timeout %.0f)",
 			 sr.duration_s, pf->o.timeout_s);
