@@ -13,7 +13,7 @@
 #   unhealthy.
 # The made-up driver in LD_LIBRARY_PATH comes before a real one, so the
 # cases read the same on a GPU machine.  Every run is under `timeout`.
-# shellcheck disable=SC2086,SC2015 # $nocuda is two words on purpose; ok and bad return 0
+# shellcheck disable=SC2086,SC2015 # $nocuda, $slurm, $fake: words on purpose; ok and bad return 0
 set -u
 BUILD=${BUILD:-build}
 D=$BUILD/dmalab
@@ -67,7 +67,8 @@ nocuda="LD_LIBRARY_PATH=$FAKE"
 pf healthy "$D" preflight --sysfs-root "$tmp/none" --memlock-min "$floor" --json "$tmp/h.json"
 expect healthy 0 '^preflight: healthy (no NVIDIA GPU: memlock and mlock only)$'
 grep -q '^gpus     n/a ' "$tmp/healthy.out" && grep -q '^h2d      n/a ' "$tmp/healthy.out" &&
-	grep -q '^mlock    ok ' "$tmp/healthy.out" && ok || bad "healthy: the check lines: $(cat "$tmp/healthy.out")"
+	grep -q '^mlock    ok ' "$tmp/healthy.out" && ok ||
+	bad "healthy: the check lines: $(cat "$tmp/healthy.out")"
 [ "$ms" -lt 10000 ] && ok || bad "healthy: took $ms ms, a health check has 10 s"
 if grep -q '"status": "healthy"' "$tmp/h.json" && grep -q '"exit_code": 0' "$tmp/h.json" &&
 	grep -q '"rlimit_memlock"' "$tmp/h.json" &&
@@ -81,7 +82,8 @@ if ! grep -qs 0x10de /sys/bus/pci/devices/*/vendor; then # the live /sys, no GPU
 	expect live 0 '^preflight: healthy'
 fi
 pf brief "$D" preflight --sysfs-root "$tmp/none" --memlock-min "$floor" --brief
-[ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/brief.out")" -eq 1 ] && ok || bad "--brief: exit $rc, $(cat "$tmp/brief.out")"
+[ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/brief.out")" -eq 1 ] && ok ||
+	bad "--brief: exit $rc, $(cat "$tmp/brief.out")"
 
 # 2. The memlock floor: a 64 KiB limit, and a floor above the limit.
 if command -v prlimit >/dev/null; then
@@ -114,13 +116,14 @@ for a in "--size 1M" "--min-fraction 2" "--bogus" "--expect-gpus x" "--timeout 0
 	fi
 done
 pf help "$D" preflight --help
-[ "$rc" -eq 0 ] && grep -q '^exit: 0 healthy' "$tmp/help.out" && grep -q -- '--memlock-min' "$tmp/help.out" &&
-	ok || bad "--help: exit $rc"
+[ "$rc" -eq 0 ] && grep -q '^exit: 0 healthy' "$tmp/help.out" &&
+	grep -q -- '--memlock-min' "$tmp/help.out" && ok || bad "--help: exit $rc"
 
 # 4. An NVIDIA GPU in sysfs and the real lab-02: no driver, or one that does not start.
 if ! { ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; } && [ -z "${LD_LIBRARY_PATH:-}" ]; then
 	pf nodriver "$D" preflight --sysfs-root "$tmp/one" --memlock-min "$floor"
-	expect nodriver 1 '^preflight: unhealthy: 1 NVIDIA GPU in sysfs (0000:fe:00.0) but lab-02 opened none: no-cuda-driver: no NVIDIA driver'
+	expect nodriver 1 '^preflight: unhealthy: 1 NVIDIA GPU in sysfs (0000:fe:00.0) but lab-02 '\
+'opened none: no-cuda-driver: no NVIDIA driver'
 	grep -q '^h2d      not run no GPU measured (see gpus)' "$tmp/nodriver.out" && ok ||
 		bad "nodriver: $(cat "$tmp/nodriver.out")"
 fi
@@ -152,9 +155,9 @@ while [ $# -gt 0 ]; do
 done
 fact() { printf '"%s": {"value": %s}' "$1" "$2"; }
 case $FAKE02 in
-error) echo '{"status": "error", "skip": null, "error": "cudaMemcpyAsync: cudaErrorUnknown"}' >"$json"
+error) echo '{"status": "error", "error": "cudaMemcpyAsync: cudaErrorUnknown"}' >"$json"
 	exit 99 ;;
-nvcc) echo '{"status": "skip", "skip": {"reason": "not-built:no-nvcc", "detail": "built without nvcc"}}' >"$json"
+nvcc) echo '{"skip": {"reason": "not-built:no-nvcc", "detail": "built without nvcc"}}' >"$json"
 	exit 77 ;;
 esac
 line=$(printf '%s\n' "$FAKE02" | tr ';' '\n' | sed -n "$((dev + 1))p")
@@ -168,16 +171,18 @@ chmod 755 "$tmp/labs/lab-02"
 fake="$D preflight --labs-dir $tmp/labs --memlock-min $floor --sysfs-root"
 pf gpuok FAKE02="0000:fe:00.0 55.5 53.1" $fake "$tmp/one" --expect-gpus 1
 expect gpuok 0 '^preflight: healthy$'
-grep -q '^h2d      ok      GPU 0 (0000:fe:00.0) pinned H2D 55.5 GB/s >= 0.70 x 63.0 GB/s (Gen5 x16): 0.88$' \
-	"$tmp/gpuok.out" && grep -q '^d2h      ok ' "$tmp/gpuok.out" && ok || bad "gpuok: $(cat "$tmp/gpuok.out")"
+grep -q '^h2d      ok      GPU 0 (0000:fe:00.0) pinned H2D 55.5 GB/s >= 0.70 x 63.0 GB/s' \
+	"$tmp/gpuok.out" && grep -q '^d2h      ok ' "$tmp/gpuok.out" && ok ||
+	bad "gpuok: $(cat "$tmp/gpuok.out")"
 pf slow FAKE02="0000:fe:00.0 24.1 53.1" $fake "$tmp/one"
-expect slow 1 '^preflight: unhealthy: GPU 0 (0000:fe:00.0) pinned H2D 24.1 GB/s < 0.70 x 63.0 GB/s (Gen5 x16)$'
+expect slow 1 '^preflight: unhealthy: GPU 0 (0000:fe:00.0) pinned H2D 24.1 GB/s < 0.70 x 63.0 GB/s'
 pf missing FAKE02="0000:fe:00.0 55.5 53.1" $fake "$tmp/two"
 expect missing 1 'GPU 0000:ff:00.0 (.*) is in sysfs but CUDA does not list it (1 of the 2 missing)'
 pf broke FAKE02=error $fake "$tmp/one"
-expect broke 1 '^preflight: unhealthy: GPU 0 (0000:fe:00.0) lab-02: cudaMemcpyAsync: cudaErrorUnknown'
+expect broke 1 '^preflight: unhealthy: GPU 0 (0000:fe:00.0) lab-02: cudaMemcpyAsync: cudaError'
 pf stub FAKE02=nvcc $fake "$tmp/one"
-expect stub 2 '^preflight: could not run: 1 NVIDIA GPU in sysfs (0000:fe:00.0) but lab-02 opened none: not-built:no-nvcc'
+expect stub 2 '^preflight: could not run: 1 NVIDIA GPU in sysfs (0000:fe:00.0) but lab-02 opened '\
+'none: not-built:no-nvcc'
 rm "$tmp/labs/lab-02"
 pf nolab $fake "$tmp/one"
 expect nolab 2 "^preflight: could not run: lab-02 '.*/lab-02' cannot be run"
@@ -186,18 +191,21 @@ expect nolab 2 "^preflight: could not run: lab-02 '.*/lab-02' cannot be run"
 mkdir -p "$tmp/bin" "$tmp/w"
 printf '#!/bin/sh\nprintf "%%s\\n" "$*" >>"%s/scontrol.log"\n' "$tmp" >"$tmp/bin/scontrol"
 chmod 755 "$tmp/bin/scontrol"
-pf wrap-ok SCONTROL="$tmp/bin/scontrol" SLURMD_NODENAME=gpu07 sh "$W" --sysfs-root "$tmp/none" --memlock-min "$floor"
+slurm="SCONTROL=$tmp/bin/scontrol SLURMD_NODENAME=gpu07"
+pf wrap-ok $slurm sh "$W" --sysfs-root "$tmp/none" --memlock-min "$floor"
 expect wrap-ok 0 '^preflight: healthy'
-[ ! -e "$tmp/scontrol.log" ] && ok || bad "wrapper: scontrol ran on a healthy node: $(cat "$tmp/scontrol.log")"
-pf wrap-bad SCONTROL="$tmp/bin/scontrol" SLURMD_NODENAME=gpu07 sh "$W" --sysfs-root "$tmp/one" --memlock-min "$floor" --expect-gpus 2
+[ ! -e "$tmp/scontrol.log" ] && ok ||
+	bad "wrapper: scontrol ran on a healthy node: $(cat "$tmp/scontrol.log")"
+pf wrap-bad $slurm sh "$W" --sysfs-root "$tmp/one" --memlock-min "$floor" --expect-gpus 2
 expect wrap-bad 1 '^preflight: unhealthy: expected 2'
-grep -q '^update NodeName=gpu07 State=DRAIN Reason=dmalab preflight: expected 2 NVIDIA GPUs' "$tmp/scontrol.log" &&
-	ok || bad "wrapper: scontrol was given '$(cat "$tmp/scontrol.log" 2>/dev/null)'"
+grep -q '^update NodeName=gpu07 State=DRAIN Reason=dmalab preflight: expected 2 NVIDIA GPUs' \
+	"$tmp/scontrol.log" && ok ||
+	bad "wrapper: scontrol was given '$(cat "$tmp/scontrol.log" 2>/dev/null)'"
 # options from preflight.args beside the wrapper (Slurm passes none)
 cp "$W" "$tmp/w/preflight.sh"
 echo "--sysfs-root $tmp/none --memlock-min $floor --expect-gpus 3" >"$tmp/w/preflight.args"
 rm -f "$tmp/scontrol.log"
-pf wrap-args SCONTROL="$tmp/bin/scontrol" SLURMD_NODENAME=gpu07 DMALAB_BIN="$D" sh "$tmp/w/preflight.sh"
+pf wrap-args $slurm DMALAB_BIN="$D" sh "$tmp/w/preflight.sh"
 expect wrap-args 1 'expected 3 NVIDIA GPUs'
 grep -q 'State=DRAIN' "$tmp/scontrol.log" && ok || bad "wrapper with an .args file: no drain"
 
