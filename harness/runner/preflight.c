@@ -41,6 +41,7 @@ static const struct rate_check {
 	{ "h2d", "h2d_pinned_gbs", "pinned H2D" },
 	{ "d2h", "d2h_pinned_gbs", "pinned D2H" },
 };
+#define N_RATES (sizeof(rate_checks) / sizeof(rate_checks[0]))
 /* lab-01's claims the mlock check rests on */
 static const char *const mlock_claims[] = { "01.1", "01.3" };
 
@@ -202,11 +203,13 @@ static void check_mlock(struct preflight *pf)
 		if (!c || !strcmp(st, "error"))
 			add(pf, "mlock", broke_status(&pf->lab01), "lab-01 did not decide %s: %s",
 			    mlock_claims[i], pf->lab01.why[0] ? pf->lab01.why : "no verdict");
-		else
-			add(pf, "mlock", !strcmp(st, "fail") ? PF_FAIL : PF_NOT_RUN, "lab-01 %s %s: "
-			    "%s (got %g, want %g) %s", mlock_claims[i], st, json_get_str(c, "text", ""),
-			    json_get_num(c, "got", NAN), json_get_num(c, "want", NAN),
-			    json_get_str(c, "detail", ""));
+		else if (!strcmp(st, "fail"))
+			add(pf, "mlock", PF_FAIL, "lab-01 %s: %s: got %g, want %g", mlock_claims[i],
+			    json_get_str(c, "text", ""), json_get_num(c, "got", NAN),
+			    json_get_num(c, "want", NAN));
+		else /* skipped or inconclusive */
+			add(pf, "mlock", PF_NOT_RUN, "lab-01 %s %s: %s", mlock_claims[i], st,
+			    json_get_str(c, "detail", json_get_str(c, "note", "")));
 		return;
 	}
 	add(pf, "mlock", PF_PASS, "lab-01: mlock raises VmLck by the locked size, munlock takes "
@@ -226,15 +229,6 @@ static const char *no_cuda(const struct lab_out *l)
 		if (!strcmp(why, reasons[i]))
 			return why;
 	return NULL;
-}
-
-/* "GPU 0 (0000:3b:00.0)": CUDA's number, and the bus id lab-02 found. */
-static const char *gpu_label(const struct preflight *pf, int i, char *buf, size_t len)
-{
-	const char *bdf = fact_str(&pf->gpu[i], "gpu_pci_bus_id");
-
-	snprintf(buf, len, "GPU %d (%s)", i, bdf ? bdf : pf->sys.dev[i].bdf);
-	return buf;
 }
 
 /* The first sysfs GPU that no lab-02 run named, or NULL. */
@@ -285,15 +279,14 @@ static int check_gpus(struct preflight *pf)
 	return nsys && !g0->not_run && !skip;
 }
 
-static void check_rate(struct preflight *pf, int i, const struct rate_check *r)
+/* lab-02's rate of GPU `who` against --min-fraction of its link's theoretical rate. */
+static void check_rate(struct preflight *pf, const struct lab_out *l, const char *who,
+		       const struct rate_check *r)
 {
-	const struct lab_out *l = &pf->gpu[i];
 	double gbs = fact_num(l, r->fact), theo = fact_num(l, "pcie_theoretical_gbs");
 	int gen = (int)fact_num(l, "pcie_gen_max"), width = (int)fact_num(l, "pcie_width_max");
 	double f = pf->o.min_fraction;
-	char who[64];
 
-	gpu_label(pf, i, who, sizeof(who));
 	if (!(theo > 0))
 		add(pf, r->name, PF_FAIL, "%s %s %.1f GB/s: the link's theoretical rate is unknown "
 		    "(Gen%d x%d)", who, r->what, gbs, gen, width);
@@ -305,21 +298,23 @@ static void check_rate(struct preflight *pf, int i, const struct rate_check *r)
 		    who, r->what, gbs, f, theo, gen, width, gbs / theo);
 }
 
-/* h2d and d2h of GPU i: its rates, or why lab-02 measured none. */
+/* h2d or d2h of GPU i: its rate, or why lab-02 measured none. */
 static void check_gpu(struct preflight *pf, int i, const struct rate_check *r)
 {
 	const struct lab_out *l = &pf->gpu[i];
 	const struct json *skip = json_get(l->rec, "skip");
+	const char *bdf = fact_str(l, "gpu_pci_bus_id");
 	char who[64];
 
-	gpu_label(pf, i, who, sizeof(who));
+	/* "GPU 0 (0000:3b:00.0)": CUDA's number, and the bus id lab-02 found */
+	snprintf(who, sizeof(who), "GPU %d (%s)", i, bdf ? bdf : pf->sys.dev[i].bdf);
 	if (l->why[0])
 		add(pf, r->name, broke_status(l), "%s lab-02: %s", who, l->why);
 	else if (skip && skip->type == JSON_OBJ)
 		add(pf, r->name, PF_NOT_RUN, "%s lab-02 skipped: %s: %s", who,
 		    json_get_str(skip, "reason", ""), json_get_str(skip, "detail", ""));
 	else
-		check_rate(pf, i, r);
+		check_rate(pf, l, who, r);
 }
 
 /* Every NVIDIA GPU sysfs lists, through lab-02 --device N, one after the other. */
@@ -335,11 +330,11 @@ static void check_gpus_and_rates(struct preflight *pf)
 	}
 	if (check_gpus(pf)) {
 		for (int i = 0; i < nsys; i++)
-			for (size_t k = 0; k < 2 && pf->gpu[i].exit_code != 2; k++)
+			for (size_t k = 0; k < N_RATES && pf->gpu[i].exit_code != 2; k++)
 				check_gpu(pf, i, &rate_checks[k]);
 		return;
 	}
-	for (size_t k = 0; k < sizeof(rate_checks) / sizeof(rate_checks[0]); k++)
+	for (size_t k = 0; k < N_RATES; k++)
 		add(pf, rate_checks[k].name, nsys ? PF_NOT_RUN : PF_NA, "%s", nsys ? "no GPU measured "
 		    "(see gpus)" : "no NVIDIA GPU");
 }
