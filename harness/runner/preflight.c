@@ -2,16 +2,10 @@
  * preflight.c - `dmalab preflight`: a node health check for Slurm
  * (HealthCheckProgram, Prolog) and Kubernetes (node-problem-detector).
  *
- * It measures nothing itself.  It runs lab-01 and lab-02 in their short
- * mode, as `dmalab run` spawns labs, reads back each lab's record, and holds
- * what the labs found against the node's thresholds:
- *   memlock  lab-01's fact rlimit_memlock is unlimited or at least --memlock-min
- *   mlock    lab-01's 01.1 and 01.3 (mlock shows in VmLck, munlock takes it back)
- *   gpus     lab-02 --device N opens every NVIDIA GPU sysfs lists; --expect-gpus
- *   h2d d2h  per GPU, lab-02 --pinned-only's rate at --size against
- *            --min-fraction of the link's theoretical rate
- * One line per check, then the status line; exit 0 healthy, 1 unhealthy (a
- * check failed), 2 could not run (nothing failed, a check could not be made).
+ * It measures nothing itself: it runs lab-01 and lab-02 in their short mode,
+ * as `dmalab run` spawns labs, reads back each lab's record (its --json), and
+ * holds the facts and verdicts there against the node's thresholds (usage()
+ * lists the checks; README.md, "Preflight: a node health check", the why).
  */
 #include <errno.h>
 #include <getopt.h>
