@@ -74,12 +74,6 @@ RUN_OBJS := $(patsubst harness/runner/%.c,$(BUILD)/obj/runner/%.o,$(RUN_SRCS))
 DMALAB   := $(BUILD)/dmalab
 # `dmalab fleet` runs $(BUILD)/fleet/fleet.sh (harness/fleet/, copied)
 FLEET_SCRIPTS := $(patsubst harness/fleet/%,$(BUILD)/fleet/%,$(wildcard harness/fleet/*.sh))
-# dmalab-preflight, the node health check (harness/preflight/), and its Slurm wrapper
-PF_DIR     := harness/preflight
-PF_OBJS    := $(patsubst $(PF_DIR)/%.c,$(BUILD)/obj/preflight/%.o,$(filter-out $(PF_DIR)/main.c,$(wildcard $(PF_DIR)/*.c)))
-PF_MAIN    := $(BUILD)/obj/preflight/main.o
-PREFLIGHT  := $(BUILD)/dmalab-preflight
-PF_WRAPPER := $(BUILD)/dmalab-preflight-wrapper
 
 UNIT_SRCS := $(wildcard harness/tests/unit/test_*.c)
 UNIT_BINS := $(patsubst harness/tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -89,7 +83,7 @@ COMPARE_TEST := $(BUILD)/tests/test_compare
 COMPARE_TEST_OBJS := $(addprefix $(BUILD)/obj/runner/,compare.o compare_node.o compare_ref.o \
 	compare_out.o baseline.o explain.o resload.o record.o spawn.o usage.o)
 UNIT_BINS += $(COMPARE_TEST)
-# test_node_preflight links harness/preflight/'s objects: below unit/ for the same reason
+# test_node_preflight builds `dmalab preflight` (runner/preflight.c) in: the same reason
 PF_UNIT_TEST := $(BUILD)/tests/test_node_preflight
 UNIT_BINS += $(PF_UNIT_TEST)
 FAKE_SRCS := $(wildcard harness/tests/fakelabs/lab-*.c)
@@ -101,7 +95,7 @@ FAKE_BINS := $(patsubst harness/tests/fakelabs/%.c,$(BUILD)/fakelabs/%,$(FAKE_SR
 	sabotage fakelabs $(addprefix lab-,$(LAB_IDS))
 .DEFAULT_GOAL := all
 
-all: $(DMALAB) $(LAB_BINS) $(FLEET_SCRIPTS) $(PREFLIGHT) $(PF_WRAPPER)
+all: $(DMALAB) $(LAB_BINS) $(FLEET_SCRIPTS)
 
 help:
 	@echo "make check     build, run every lab, print the report card, write $(RESULTS)/results.json"
@@ -122,7 +116,7 @@ help:
 	@echo "make compare   FILES (default $(RESULTS)/results.json) against BASELINE=FILE or each other (PCT=10); make check BASELINE=FILE"
 	@echo "make fleet-report FLEET=DIR  compare DIR/*.json into DIR/fleet.json and the page DIR/fleet.html"
 	@echo "make fleet     check on every node of a Slurm allocation, one report (FLEET_OPTS=\"-p P -N 8\" BASELINE=FILE)"
-	@echo "make preflight the node health check for Slurm and Kubernetes: build/dmalab-preflight exits 0 healthy, 1 not, 2 could not run (PREFLIGHT_ARGS=)"
+	@echo "make preflight the node health check for Slurm and Kubernetes: $(BUILD)/dmalab preflight exits 0 healthy, 1 not, 2 could not run (PREFLIGHT_ARGS=)"
 	@echo "make grade     run the labs, grade each question of the chapters, write $(RESULTS)/grade.json"
 	@echo "               (GRADESCOPE=FILE: also Gradescope's autograder results.json)"
 	@echo "make quiz      the chapters' questions for practice, with this machine's measurements"
@@ -173,40 +167,25 @@ $(BUILD)/obj/san_mlock.o: harness/tests/san_mlock.c
 $(DMALAB): $(RUN_OBJS) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $(RUN_OBJS) $(LIB) $(LDLIBS)
 
-# dmalab-preflight (README.md, "Preflight: a node health check"): its C files
-# built as the library's are, and the GPU helper gpu_helper.cu by nvcc, or by
-# gcc as a stub without nvcc (the GPU checks then report "not run").
-$(BUILD)/obj/preflight/%.o: $(PF_DIR)/%.c $(CUDA_STAMP)
+# Its unit test builds runner/preflight.c in, to reach its checks (cmocka brings a main).
+$(PF_UNIT_TEST): harness/tests/unit/runner/test_node_preflight.c harness/runner/preflight.c \
+		$(addprefix $(BUILD)/obj/runner/,spawn.o usage.o) $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Iharness/runner $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< \
+		$(addprefix $(BUILD)/obj/runner/,spawn.o usage.o) $(LIB) -lcmocka $(LDLIBS)
 
-$(PREFLIGHT): $(PF_DIR)/gpu_helper.cu $(PF_MAIN) $(PF_OBJS) $(LIB) $(CUDA_STAMP)
-	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
-ifeq ($(HAVE_NVCC),1)
-	$(NVCC) $(CPPFLAGS) -DDMALAB_HAVE_CUDA=1 $(NVCCFLAGS) $(DEPFLAGS) -o $@ $< $(PF_MAIN) $(PF_OBJS) $(LIB) $(LDLIBS)
-else
-	$(CC) $(CPPFLAGS) -DDMALAB_HAVE_CUDA=0 $(CFLAGS) $(WARN) $(DEPFLAGS) -x c -o $@ $< -x none $(PF_MAIN) $(PF_OBJS) $(LIB) $(LDLIBS)
-endif
-
-$(PF_WRAPPER): $(PF_DIR)/dmalab-preflight-wrapper.sh
-	@mkdir -p $(dir $@)
-	cp $< $@ && chmod 755 $@
-
-# Its unit test links the objects without main.o (cmocka brings a main).
-$(PF_UNIT_TEST): harness/tests/unit/preflight/test_node_preflight.c $(PF_OBJS) $(LIB)
-	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
-	$(CC) $(CPPFLAGS) -I$(PF_DIR) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(PF_OBJS) $(LIB) -lcmocka $(LDLIBS)
-
+# `dmalab preflight` (README.md, "Preflight: a node health check") runs lab-01 and lab-02.
 .PHONY: preflight test-preflight
-preflight: deps $(PREFLIGHT) $(PF_WRAPPER)
-	@$(PREFLIGHT) $(PREFLIGHT_ARGS)
+PREFLIGHT_NEEDS := $(DMALAB) $(BUILD)/labs/lab-01 $(BUILD)/labs/lab-02 $(BUILD)/fleet/preflight.sh
+preflight: deps $(PREFLIGHT_NEEDS)
+	@$(DMALAB) preflight $(PREFLIGHT_ARGS)
 
 # Exit codes, the memlock floor, bad options, a sysfs with an NVIDIA GPU and no
-# driver, the GPU helper failing and hanging, the stub build ($(BUILD)/pf-stub),
-# the Slurm wrapper, the time limit (harness/tests/test-preflight.sh).
-test-preflight: $(PREFLIGHT) $(PF_WRAPPER) $(BUILD)/tests/fake-cuda/libcuda.so.1
-	@BUILD=$(BUILD) MAKE='$(MAKE)' sh harness/tests/test-preflight.sh
-# A made-up driver that lists the GPUs FAKE_CUDA_BUS_IDS names (its comment says more)
+# driver, a hung driver, made-up lab-02 records (a healthy GPU, a slow copy, a
+# missing GPU, a broken lab), the Slurm wrapper (harness/tests/test-preflight.sh).
+test-preflight: $(PREFLIGHT_NEEDS) $(BUILD)/tests/fake-cuda/libcuda.so.1
+	@BUILD=$(BUILD) sh harness/tests/test-preflight.sh
+# A made-up driver that does not start, or hangs (its comment says more)
 $(BUILD)/tests/fake-cuda/libcuda.so.1: harness/tests/tools/fake_libcuda.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g $(WARN) -shared -fPIC -o $@ $<
@@ -414,10 +393,6 @@ FUZZ_BINS    := $(patsubst harness/tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard harne
 FUZZ_LIB     := $(FUZZ_DIR)/libdmalab.a
 FUZZ_RUNLIB  := $(FUZZ_DIR)/librunner.a
 FUZZ_LDFLAGS_fuzz_opts := -Wl,--wrap=die_usage
-# fuzz_preflight links dmalab-preflight's two parsers, built the same way
-FUZZ_PF_OBJS := $(FUZZ_DIR)/obj/preflight/options.o $(FUZZ_DIR)/obj/preflight/verdict.o
-FUZZ_CPPFLAGS_fuzz_preflight := -I$(PF_DIR)
-FUZZ_OBJS_fuzz_preflight := $(FUZZ_PF_OBJS)
 
 $(FUZZ_DIR)/obj/lib/%.o: harness/lib/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
@@ -431,17 +406,12 @@ $(FUZZ_DIR)/obj/runner/%.o: harness/runner/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) -Dmain=dmalab_runner_main $(DEPFLAGS) -c -o $@ $<
 
-$(FUZZ_DIR)/obj/preflight/%.o: $(PF_DIR)/%.c
-	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
-
 $(FUZZ_LIB): $(patsubst harness/lib/%.c,$(FUZZ_DIR)/obj/lib/%.o,$(LIB_SRCS)) $(FUZZ_DIR)/obj/lib/errata_text.o
 	rm -f $@ && ar rcs $@ $^
 
 $(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_SRCS))
 	rm -f $@ && ar rcs $@ $^
 
-$(FUZZ_DIR)/fuzz_preflight: $(FUZZ_PF_OBJS)
 # fuzz_pagemap links lab-01's pagemap.c, built the same way
 FUZZ_OBJS_fuzz_pagemap := $(FUZZ_DIR)/obj/labs/01-mlock/pagemap.o
 $(FUZZ_DIR)/fuzz_pagemap: $(FUZZ_OBJS_fuzz_pagemap)

@@ -218,20 +218,6 @@ struct gpu_nvml_memory {
  */
 int gpu_nvml_memory(const char *bus_id, struct gpu_nvml_memory *m);
 
-/*
- * NVML held open for one GPU, so that each reading of its PCIe link is one
- * query per field (preflight reads the link many times while its copies
- * run; gpu_topo_scan opens and shuts NVML every time).  Open: NULL with
- * errno EINVAL (a bad bus id), ENOENT (no NVML, or nvmlInit failed),
- * ENODEV (NVML lists no GPU there) or ENOMEM.
- */
-struct gpu_nvml_link;
-struct gpu_nvml_link *gpu_nvml_link_open(const char *bus_id);
-/* The link now and its maximum (generation, width); 0 where NVML does not say. */
-void gpu_nvml_link_read(const struct gpu_nvml_link *l, int *gen_cur, int *width_cur,
-			int *gen_max, int *width_max);
-void gpu_nvml_link_close(struct gpu_nvml_link *l);
-
 /* ------------------------------------------------------------------------ */
 /* GPU to GPU: the matrix of `nvidia-smi topo -m`, from NVML and sysfs      */
 

@@ -231,7 +231,7 @@ const char *lab_self_path(const struct lab *L);
 /*
  * The extra integer option --NAME: *out = def when it is absent, else its
  * value in [min, max].  Returns 0, or 2 after one line on stderr in
- * preflight_usage's format: "not a whole number", "too large" (beyond a
+ * lab_usage_error's format: "not a whole number", "too large" (beyond a
  * long) or "must be from MIN to MAX".
  */
 int lab_opt_long(const struct lab *L, const char *name, long min, long max, long def,

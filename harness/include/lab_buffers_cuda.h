@@ -1,5 +1,5 @@
 /*
- * lab_buffers_cuda.h - the CUDA side of buffer.h and preflight.h: the kinds
+ * lab_buffers_cuda.h - the CUDA side of buffer.h and need.h: the kinds
  * of memory a copy can come from or go to, the pattern filled and counted
  * on the GPU, and the GPU's free memory.
  *
@@ -27,7 +27,7 @@
 #include "buffer.h"
 #include "lab.h"
 #include "lab_cuda.h"
-#include "preflight.h"
+#include "need.h"
 
 enum lab_buf_kind {
 	LAB_BUF_PAGEABLE,
@@ -395,7 +395,7 @@ static inline uint64_t lab_cuda_free_bytes(struct lab *L)
 
 /*
  * Skip the whole lab (gpu-too-small) unless `need` bytes are free on the
- * current device; build need with preflight_need, so that it cannot wrap.
+ * current device; build need with need_bytes, so that it cannot wrap.
  * The detail: "<free> free on the GPU, need <need><what>" (what may be "").
  */
 static inline void lab_cuda_require_free(struct lab *L, uint64_t need, const char *what)

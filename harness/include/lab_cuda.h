@@ -4,7 +4,7 @@
  * Include after lab.h, inside `#if DMALAB_HAVE_CUDA`.  Header-only so the
  * harness library itself never links the CUDA runtime.
  *
- * What is here: CUDA_CHECK and the device preflight (lab_cuda_require);
+ * What is here: CUDA_CHECK and the device check before a lab runs (lab_cuda_require);
  * streams and events made in one call each and released on every path
  * (buffer.h's registry); whether host memory is pinned; event timers
  * (struct cuda_timer, lab_cuda_event_seconds); the spin kernel, which holds

@@ -451,7 +451,7 @@ int proc_plumbing_mode_valid(const char *mode);
  * For check_opts of a lab with PROC_CTL_OPT (and PROC_TIMEOUT_OPT,
  * PROC_PLUMBING_OPT): --child-timeout is whole seconds from 1 to 600,
  * --plumbing-test one of the modes, --ctl-fd for helpers only.  Returns 0,
- * or 2 after one line on stderr, as preflight_usage writes it:
+ * or 2 after one line on stderr, as lab_usage_error writes it:
  *   lab-06: --ctl-fd '5': only helpers take it (the lab starts them itself) (see --help)
  */
 int proc_check_opts(const struct lab *L);

@@ -3,7 +3,7 @@
  * MiB"), and the sizes of a sweep: a geometric ladder up to a largest size,
  * that size itself, and a few extra sizes (a claim's), walked in ascending
  * order without repeats.  Sizes in bytes.  The one size parser and
- * formatter of the kit: labs, the runner and preflight use these.
+ * formatter of the kit: labs and the runner use these.
  */
 #ifndef DMALAB_SIZES_H
 #define DMALAB_SIZES_H

@@ -779,61 +779,6 @@ int gpu_nvml_memory(const char *bus_id, struct gpu_nvml_memory *m)
 }
 
 /* ------------------------------------------------------------------------ */
-/* One GPU's link, NVML held open                                           */
-
-struct gpu_nvml_link {
-	struct nvml_api api;
-	nvml_dev dev;
-};
-
-struct gpu_nvml_link *gpu_nvml_link_open(const char *bus_id)
-{
-	struct gpu_nvml_link *l;
-	char bdf[GPU_BDF_LEN];
-
-	if (!bus_id || pci_bdf_normalise(bus_id, bdf, sizeof(bdf)) < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (!(l = (struct gpu_nvml_link *)calloc(1, sizeof(*l))))
-		return NULL;
-	if (nvml_open(&l->api) < 0) {
-		free(l);
-		errno = ENOENT;
-		return NULL;
-	}
-	if (nvml_find(&l->api, bdf, &l->dev) < 0) {
-		nvml_close(&l->api);
-		free(l);
-		errno = ENODEV;
-		return NULL;
-	}
-	return l;
-}
-
-void gpu_nvml_link_read(const struct gpu_nvml_link *l, int *gen_cur, int *width_cur,
-			int *gen_max, int *width_max)
-{
-	struct gpu_topo_dev g;
-
-	memset(&g, 0, sizeof(g));
-	nvml_link(&l->api, l->dev, &g);
-	*gen_cur = g.pcie_gen_cur;
-	*width_cur = g.pcie_width_cur;
-	*gen_max = g.pcie_gen_max;
-	*width_max = g.pcie_width_max;
-}
-
-void gpu_nvml_link_close(struct gpu_nvml_link *l)
-{
-	if (!l)
-		return;
-	nvml_close(&l->api);
-	free(l);
-}
-
-
-/* ------------------------------------------------------------------------ */
 /* GPU to GPU: links, paths and ACS                                         */
 
 const char *gpu_path_word(const struct gpu_links *k, int a, int b, char *buf, size_t len)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lab_internal.h"
-#include "preflight.h"
+#include "need.h"
 
 enum { OPT_HELP = 256, OPT_DESCRIBE, OPT_QUICK, OPT_JSON, OPT_SIZE, OPT_ITERS,
        OPT_DEVICE, OPT_SEED, OPT_VERBOSE, OPT_ROLE, OPT_EXTRA };
@@ -195,11 +195,11 @@ int lab_opt_long(const struct lab *L, const char *name, long min, long max, long
 		return 0;
 	bad = lab_parse_long(s, LONG_MIN, LONG_MAX, &v) < 0; /* beyond a long: ERANGE */
 	if (bad && errno != ERANGE)
-		return preflight_usage(L, name, s, "not a whole number");
+		return lab_usage_error(L, name, s, "not a whole number");
 	if (bad && s[0] != '-')
-		return preflight_usage(L, name, s, "too large");
+		return lab_usage_error(L, name, s, "too large");
 	if (bad || v < min || v > max)
-		return preflight_usage(L, name, s, "must be from %ld to %ld", min, max);
+		return lab_usage_error(L, name, s, "must be from %ld to %ld", min, max);
 	*out = v;
 	return 0;
 }

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "lab.h"
-#include "preflight.h"
+#include "need.h"
 #include "proc.h"
 
 int proc_msg_stats(const char *msg, const char *which, const char *name,
@@ -427,11 +427,11 @@ int proc_check_opts(const struct lab *L)
 	long v;
 
 	if (t && lab_parse_long(t, 1, 600, &v) < 0)
-		return preflight_usage(L, "child-timeout", t, "must be whole seconds from 1 to 600");
+		return lab_usage_error(L, "child-timeout", t, "must be whole seconds from 1 to 600");
 	if (mode && !proc_plumbing_mode_valid(mode))
-		return preflight_usage(L, "plumbing-test", mode, "must be ok, hang, crash, exit or garbage");
+		return lab_usage_error(L, "plumbing-test", mode, "must be ok, hang, crash, exit or garbage");
 	if (ctl && !lab_options(L)->role)
-		return preflight_usage(L, "ctl-fd", ctl, "only helpers take it (the lab starts them itself)");
+		return lab_usage_error(L, "ctl-fd", ctl, "only helpers take it (the lab starts them itself)");
 	return 0;
 }
 

@@ -87,18 +87,6 @@ static enum ans_lang lang_from_env(void)
 	return ANS_EN;
 }
 
-static double parse_number(const char *s, const char *what, double lo, double hi)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi)
-		die_usage("bad %s '%s' (want a number from %.10g to %.10g)", what, s, lo, hi);
-	return v;
-}
-
 static void check_chapter(const char *ch)
 {
 	size_t n = strlen(ch);

@@ -38,6 +38,8 @@ static void usage(FILE *f)
 		"  check [NN...]   run every lab (or those named): report card, results.json,\n"
 		"                  junit.xml (JUnit XML for CI dashboards)\n"
 		"  sysinfo         the machine facts the skips are decided on\n"
+		"  preflight       a node health check for Slurm and Kubernetes: labs 01 and 02\n"
+		"                  run short; exit 0 healthy, 1 not, 2 could not run (--help)\n"
 		"  grade, quiz, hint NN, answers   the chapters' questions (dmalab grade --help)\n"
 		"  compare FILE...  nodes' results against a baseline or the fleet: what is low,\n"
 		"                  and the likely cause (dmalab compare --help)\n"
@@ -192,7 +194,7 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 			break;
 	if (i == sizeof(cmds) / sizeof(cmds[0]))
 		die_usage("unknown command '%s' (want list, claims, run, check, sysinfo, grade, "
-			  "quiz, hint, answers, compare, baseline or fleet)", o->command);
+			  "quiz, hint, answers, compare, baseline, fleet or preflight)", o->command);
 	o->ids = argv + optind;
 	o->nids = unique_ids(o->ids, argc - optind);
 	if (!strcmp(o->command, "run") && !o->nids)
@@ -369,6 +371,13 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "fleet"))
 		return exec_fleet(argv);
+	if (argc > 1 && !strcmp(argv[1], "preflight")) {
+		char labs_dir[PATH_MAX];
+
+		default_labs_dir(argv[0], labs_dir, sizeof(labs_dir));
+		install_signals();
+		return cmd_preflight(argc - 1, argv + 1, labs_dir);
+	}
 	if (argc > 1 && !strcmp(argv[1], "compare"))
 		return cmd_compare(argc - 1, argv + 1); /* compare.c: its own options */
 	if (argc > 1 && !strcmp(argv[1], "baseline"))

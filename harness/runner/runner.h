@@ -273,4 +273,8 @@ int cmd_list(struct run_state *rs);
 /* claims.c */
 int cmd_claims(struct run_state *rs);
 
+/* preflight.c: `dmalab preflight ARGS` (argv[0] "preflight"), labs from labs_dir
+ * unless --labs-dir; its exit code: 0 healthy, 1 unhealthy, 2 could not run. */
+int cmd_preflight(int argc, char **argv, const char *labs_dir);
+
 #endif

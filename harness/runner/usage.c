@@ -2,6 +2,7 @@
  * usage.c - die, die_usage, error, error_errno, warning, advise (usage.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,4 +75,16 @@ void warning(const char *fmt, ...)
 void advise(const char *fmt, ...)
 {
 	REPORT("");
+}
+
+double parse_number(const char *s, const char *what, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi)
+		die_usage("bad %s '%s' (want a number from %.10g to %.10g)", what, s, lo, hi);
+	return v;
 }

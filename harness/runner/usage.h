@@ -32,5 +32,7 @@ __attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) int error_errno(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void advise(const char *fmt, ...);
+/* s as a number from lo to hi, the whole string; else die_usage() naming what. */
+double parse_number(const char *s, const char *what, double lo, double hi);
 
 #endif

@@ -16,7 +16,7 @@
 #include "buffer.h"
 #include "lab.h"
 #include "pagemap.h"
-#include "preflight.h"
+#include "need.h"
 #include "proc.h"
 #include "procfs.h"
 #if DMALAB_HAVE_CUDA
@@ -153,7 +153,7 @@ static int check_opts(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
 
-	return o->size_given && preflight_size_floor(L, "size", o->size, MIN_SIZE_BYTES,
+	return o->size_given && lab_size_floor(L, "size", o->size, MIN_SIZE_BYTES,
 		", as 01.7's pinned buffer must span many 2 MiB blocks") ? 2 : 0;
 }
 
@@ -502,7 +502,7 @@ static void claim_limit_refusal(struct lab *L)
 static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 {
 	char nm[PROC_WORD_MAX], sz[32], detail[200];
-	const char *line, *why = preflight_host_short(L, 2, bytes, detail, sizeof(detail));
+	const char *line, *why = need_host_short(L, 2, bytes, detail, sizeof(detail));
 	long long size, ok, code, dlck, dpin, drss;
 	struct proc p;
 
@@ -565,7 +565,7 @@ static int mlocked_runs(uint64_t bytes, struct pagemap_runs *pr)
  * of the pinned buffer's size, no verdict) where memory allows; else 01.7 is skipped. */
 static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
 {
-	uint64_t control = fit_region(bytes, budget), avail = preflight_available(L, NULL);
+	uint64_t control = fit_region(bytes, budget), avail = need_available(L, NULL);
 	struct pagemap_runs pr;
 	char detail[200];
 	const char *why = pagemap_pfns_denied(detail, sizeof(detail));
@@ -574,7 +574,7 @@ static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
 		goto skip;
 	lab_note(L, "page frames from /proc/self/pagemap (in a VM: guest-physical, the guest's "
 		 "doing)");
-	if (!control || !preflight_fits(2, control, avail)) /* never squeeze the machine */
+	if (!control || !need_fits(2, control, avail)) /* never squeeze the machine */
 		return 1;
 	if (mlocked_runs(control, &pr) < 0)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes) and /proc/self/pagemap", control);
@@ -600,7 +600,7 @@ static void claim_pinned_here(struct lab *L, uint64_t bytes, uint64_t budget)
 	void *p;
 
 	if (!why)
-		why = preflight_host_short(L, 2, bytes, detail, sizeof(detail));
+		why = need_host_short(L, 2, bytes, detail, sizeof(detail));
 	if (why) {
 		claim_skip(L, "01.9", why, "%s", detail);
 		if (contig) /* 01.7 still open */
@@ -658,7 +658,7 @@ static void run_lock_claims(struct lab *L, uint64_t budget, uint64_t timed)
 	claim_status_deltas(L, region);
 	claim_munlock(L, region);
 	timed = fit_region(timed, budget);
-	if ((why = preflight_host_short(L, 2, timed, b, sizeof(b))))
+	if ((why = need_host_short(L, 2, timed, b, sizeof(b))))
 		claim_skip(L, "01.5", why, "%s", b);
 	else
 		claim_lock_cost(L, timed);

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "lab.h"
-#include "preflight.h"
+#include "need.h"
 
 /*
  * What `make selftest` breaks, in one place: the sabotage build gives each
@@ -125,7 +125,7 @@ static int check_opts(const struct lab *L)
 
 	if (!o->size_given)
 		return 0;
-	return preflight_size_floor(L, "size", o->size, MIN_LARGEST_BYTES, ", as the claims "
+	return lab_size_floor(L, "size", o->size, MIN_LARGEST_BYTES, ", as the claims "
 				    "compare copies of 64 MiB and more");
 }
 
@@ -226,9 +226,9 @@ static void require_memory(const struct bench *b)
 	/* in half the RAM: pageable, pinned (+ the broken pair's), or --pinned-only's */
 	int host_buffers = b->pinned_only ? 1 : 2 + !K.pair_pinned;
 
-	lab_cuda_require_free(b->L, preflight_need(1, b->largest, GPU_SPARE_BYTES),
+	lab_cuda_require_free(b->L, need_bytes(1, b->largest, GPU_SPARE_BYTES),
 			      " (the largest copy + 256 MiB)");
-	preflight_ram_require(b->L, 2 * host_buffers, b->largest);
+	need_ram_require(b->L, 2 * host_buffers, b->largest);
 }
 
 /* ------------------------------------------------------------------------ */

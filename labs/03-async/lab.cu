@@ -14,7 +14,7 @@
 
 #include "buffer.h"
 #include "lab.h"
-#include "preflight.h"
+#include "need.h"
 #include "sizes.h"
 
 /*
@@ -143,11 +143,11 @@ static int check_opts(const struct lab *L)
 
 	if (READ_STEPS(L, &steps))
 		return 2;
-	if (o->size_given && preflight_size_floor(L, "size", o->size, MIN_CLAIM_BYTES,
+	if (o->size_given && lab_size_floor(L, "size", o->size, MIN_CLAIM_BYTES,
 		", so that a pinned call's fixed cost stays far under 5 % of the copy"))
 		return 2;
 	if (o->size_given && o->size % sizeof(uint32_t))
-		return preflight_usage(L, "size", lab_size_arg(o->size, sz, sizeof(sz)),
+		return lab_usage_error(L, "size", lab_size_arg(o->size, sz, sizeof(sz)),
 				       "must be a multiple of 4 bytes");
 	return 0;
 }
@@ -236,8 +236,8 @@ static void rig_setup(struct lab *L, struct rig *r)
 							       : MIN_ROUND_STEPS;
 	most = r->round_steps > r->natural_steps ? r->round_steps : r->natural_steps;
 	lab_cuda_require(L, 1);
-	lab_cuda_require_free(L, preflight_need(1, r->big_bytes, 2 * LOOP_BYTES + 256 * MiB), "");
-	preflight_ram_require(L, 4, r->big_bytes);
+	lab_cuda_require_free(L, need_bytes(1, r->big_bytes, 2 * LOOP_BYTES + 256 * MiB), "");
+	need_ram_require(L, 4, r->big_bytes);
 	r->big_pinned = (uint32_t *)lab_cuda_alloc(L, LAB_BUF_PINNED, r->big_bytes);
 	r->big_pageable = (uint32_t *)lab_cuda_alloc(L, LAB_BUF_PAGEABLE, r->big_bytes);
 	r->big_d = (uint32_t *)lab_cuda_alloc(L, LAB_BUF_DEVICE, r->big_bytes);

@@ -23,8 +23,8 @@
 #include "chase.h"
 #include "gpu_topo.h"
 #include "lab.h"
+#include "need.h"
 #include "numa_place.h"
-#include "preflight.h"
 #include "procfs.h"
 #include "seqread.h"
 
@@ -146,9 +146,9 @@ static int check_opts(const struct lab *L)
 	if (!o->size_given)
 		return 0;
 	return lab_opt(L, "chase-only") ?
-		preflight_size_floor(L, "size", o->size, MIN_CHASE_BYTES,
+		lab_size_floor(L, "size", o->size, MIN_CHASE_BYTES,
 				     " for the chase's large point") :
-		preflight_size_floor(L, "size", o->size, MIN_BW_BYTES, " for the bandwidth test");
+		lab_size_floor(L, "size", o->size, MIN_BW_BYTES, " for the bandwidth test");
 }
 
 /* What plots/ draws from the record (lab.h, struct lab_figure). */

@@ -22,7 +22,7 @@
 
 #include "buffer.h"
 #include "lab.h"
-#include "preflight.h"
+#include "need.h"
 #include "procfs.h"
 #if DMALAB_HAVE_CUDA
 #include "cupti_counts.h"
@@ -144,11 +144,11 @@ static int read_cpu_size(const struct lab *L, size_t *out)
 	uint64_t v = CPU_DEFAULT_BYTES; /* --quick too: a fault costs the same */
 
 	if (arg && lab_parse_size(arg, &v) < 0)
-		return preflight_usage(L, "cpu-size", arg, "%s", errno == ERANGE ? "too large" :
+		return lab_usage_error(L, "cpu-size", arg, "%s", errno == ERANGE ? "too large" :
 				       "not a size above 0 (digits with an optional K, M, G "
 				       "or T suffix)");
 	if (v % THP_PMD) /* never a default */
-		return preflight_usage(L, "cpu-size", arg, "must be a multiple of 2 MiB");
+		return lab_usage_error(L, "cpu-size", arg, "must be a multiple of 2 MiB");
 	*out = (size_t)v;
 	return 0;
 }
@@ -168,7 +168,7 @@ static int check_opts(const struct lab *L)
 
 	if (read_cpu_size(L, &cpu_bytes))
 		return 2;
-	return preflight_size_floor(L, "size", gpu_size_asked(L), GPU_MIN_BYTES,
+	return lab_size_floor(L, "size", gpu_size_asked(L), GPU_MIN_BYTES,
 				    " of managed memory");
 }
 
@@ -268,7 +268,7 @@ static const struct lab_stats *cpu_part(struct lab *L, size_t bytes)
 			       0, 0, 0 };
 	size_t pages = bytes / c.page;
 	const char *what;
-	uint64_t avail = preflight_available(L, &what);
+	uint64_t avail = need_available(L, &what);
 	char mode[32], b1[32], b2[32];
 
 	if (sysfs_thp_mode("/sys/kernel/mm/transparent_hugepage/enabled", mode, sizeof(mode)))
@@ -277,7 +277,7 @@ static const struct lab_stats *cpu_part(struct lab *L, size_t bytes)
 	if (sysfs_thp_mode("/sys/kernel/mm/transparent_hugepage/defrag", mode, sizeof(mode)) == 0)
 		lab_fact_str(L, "thp_defrag", mode);
 	lab_fact_num(L, "page_size", (double)c.page, "bytes");
-	if (!preflight_fits(2, bytes, avail)) {
+	if (!need_fits(2, bytes, avail)) {
 		claim_skip(L, "05.1", SKIP_NOT_ENOUGH_MEMORY, "need %s twice over, %s %s",
 			   lab_fmt_size(bytes, b1, sizeof(b1)), what,
 			   lab_fmt_size(avail, b2, sizeof(b2)));

@@ -20,7 +20,7 @@
 #include "lab.h"
 #include "lab_buffers_cuda.h"
 #include "lab_cuda.h"
-#include "preflight.h"
+#include "need.h"
 #include "procfs.h"
 
 /*
@@ -71,7 +71,7 @@ static inline const char *lab_managed_unavailable(struct lab *L, uint64_t bytes,
 		return what;
 	lab_cuda_require(L, 1);
 	lab_managed_facts(L, dev);
-	avail = preflight_available(L, &what);
+	avail = need_available(L, &what);
 	CUDA_CHECK(L, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev));
 	CUDA_CHECK(L, cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev));
 	lab_fact_num(L, "concurrent_managed_access", concurrent, "");
@@ -82,13 +82,13 @@ static inline const char *lab_managed_unavailable(struct lab *L, uint64_t bytes,
 	}
 	lab_cuda_mem_info(L, &free_b, &total_b);
 	lab_fmt_size(bytes, b1, sizeof(b1));
-	if (!preflight_fits(2, bytes, free_b)) {
+	if (!need_fits(2, bytes, free_b)) {
 		snprintf(detail, len, "managed region %s > half of the free GPU memory (%s free "
 			 "of %s)", b1, lab_fmt_size(free_b, b2, sizeof(b2)),
 			 lab_fmt_size(total_b, b3, sizeof(b3)));
 		return SKIP_GPU_TOO_SMALL;
 	}
-	if (!preflight_fits(2, bytes, avail)) {
+	if (!need_fits(2, bytes, avail)) {
 		snprintf(detail, len, "managed region %s needs twice that in host memory, %s %s",
 			 b1, what, lab_fmt_size(avail, b2, sizeof(b2)));
 		return SKIP_NOT_ENOUGH_MEMORY;

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "lab.h"
-#include "preflight.h"
+#include "need.h"
 #include "proc.h"
 #if DMALAB_HAVE_CUDA
 #include "lab_buffers_cuda.h"
@@ -130,7 +130,7 @@ static int check_opts(const struct lab *L)
 	int i;
 
 	if (proc_check_opts(L) ||
-	    preflight_size_floor(L, "size", o->size, MIN_LARGE_BYTES, " for the large handle of 06.3"))
+	    lab_size_floor(L, "size", o->size, MIN_LARGE_BYTES, " for the large handle of 06.3"))
 		return 2;
 	cfg.t = proc_child_timeout(L);
 	cfg.large_bytes = o->size;
@@ -377,7 +377,7 @@ static struct exporter {
 static void check_device(struct lab *L)
 {
 	/* only --size is the user's: it must not wrap the sum around */
-	uint64_t need = preflight_need(1, cfg.large_bytes, SMALL_HANDLE_BYTES + 3 * cfg.pat_bytes + cfg.crash_bytes +
+	uint64_t need = need_bytes(1, cfg.large_bytes, SMALL_HANDLE_BYTES + 3 * cfg.pat_bytes + cfg.crash_bytes +
 				       cfg.vmm_bytes + MANAGED_BYTES + 4 * HELPER_CONTEXT_BYTES);
 	int mode = cudaComputeModeDefault;
 	uint64_t free_b;

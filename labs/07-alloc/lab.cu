@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "lab.h"
-#include "preflight.h"
+#include "need.h"
 
 /*
  * What `make selftest` breaks, one field per mechanism a claim is about.  The
@@ -109,11 +109,11 @@ static int check_opts(const struct lab *L)
 
 	cfg.fill_cap = UINT64_MAX;
 	if (fill && lab_parse_size(fill, &cfg.fill_cap) < 0)
-		return preflight_usage(L, "fill", fill, "%s", errno == ERANGE ? "too large" :
+		return lab_usage_error(L, "fill", fill, "%s", errno == ERANGE ? "too large" :
 				       "not a size above 0 (digits with an optional K, M, G or T suffix)");
 	if (fill && cfg.fill_cap > LAB_SIZE_MAX)
-		return preflight_usage(L, "fill", fill, "larger than 1 PiB (1024T), the most a lab takes");
-	if (fill && preflight_size_floor(L, "fill", cfg.fill_cap, MIN_FILL_BYTES,
+		return lab_usage_error(L, "fill", fill, "larger than 1 PiB (1024T), the most a lab takes");
+	if (fill && lab_size_floor(L, "fill", cfg.fill_cap, MIN_FILL_BYTES,
 					 " (five 1 GiB blocks leave two holes between kept ones)"))
 		return 2;
 	cfg.blocks = o->quick ? 200 : 250; /* README, 07.4: why 250 */

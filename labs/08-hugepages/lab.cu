@@ -26,7 +26,7 @@
 #include "buffer.h"
 #include "chase.h"
 #include "lab.h"
-#include "preflight.h"
+#include "need.h"
 #include "procfs.h"
 #include "sizes.h"
 #include "smaps.h"
@@ -154,7 +154,7 @@ static uint64_t size_asked(const struct lab *L)
 
 static int check_opts(const struct lab *L)
 {
-	return preflight_size_floor(L, "size", size_asked(L), MIN_BYTES, ", as 08.1's working "
+	return lab_size_floor(L, "size", size_asked(L), MIN_BYTES, ", as 08.1's working "
 				    "set must lie far beyond the TLB's reach on 4 KiB pages");
 }
 
@@ -525,7 +525,7 @@ static const char *pool_unusable(struct lab *L, uint64_t page, char *why, size_t
 			 v[0], v[1], v[2], v[3]);
 		return SKIP_IN_USE;
 	}
-	return preflight_host_short(L, 4, HUGETLB_PAGES * page, why, len);
+	return need_host_short(L, 4, HUGETLB_PAGES * page, why, len);
 }
 
 /* The pool's size as the kernel now has it (-1 unreadable). */
@@ -620,7 +620,7 @@ static void run(struct lab *L)
 	if (thp_unusable(mode, pmd, why, sizeof(why)))
 		skip = SKIP_UNSUPPORTED;
 	else
-		skip = preflight_host_short(L, 3, bytes, why, sizeof(why));
+		skip = need_host_short(L, 3, bytes, why, sizeof(why));
 	if (skip) {
 		claim_skip(L, "08.1", skip, "%s", why);
 		claim_skip(L, "08.2", skip, "%s", why);

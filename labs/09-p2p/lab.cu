@@ -153,7 +153,7 @@ static const struct lab_spec spec = {
 #if DMALAB_HAVE_CUDA
 #include "lab_buffers_cuda.h"
 #include "lab_cuda.h"
-#include "preflight.h"
+#include "need.h"
 
 #define SPIN_NS 50000ull          /* holds the stream while a batch is queued */
 #define SAMPLE_FLOOR_S 1e-3       /* a batch lasts at least this: 2000 event steps */
@@ -482,7 +482,7 @@ static void gpu_setup(struct lab *L, struct gpu *g, int dev, uint64_t bytes)
 	g->dev = dev;
 	snprintf(g->iommu, sizeof(g->iommu), "%s", t ? t->iommu : "unknown");
 	CUDA_CHECK(L, cudaSetDevice(dev));
-	lab_cuda_require_free(L, preflight_need(2, bytes, GPU_SPARE_BYTES),
+	lab_cuda_require_free(L, need_bytes(2, bytes, GPU_SPARE_BYTES),
 			      " (two buffers of the largest copy + 256 MiB)");
 	CUDA_CHECK(L, cudaMalloc((void **)&g->send, bytes));
 	CUDA_CHECK(L, cudaMalloc((void **)&g->recv, bytes));
@@ -795,7 +795,7 @@ static uint32_t *host_buffer(struct lab *L, uint64_t bytes)
 {
 	uint32_t *h = NULL;
 
-	preflight_ram_require(L, 1, bytes);
+	need_ram_require(L, 1, bytes);
 	CUDA_CHECK(L, cudaMallocHost((void **)&h, bytes));
 	for (uint64_t i = 0; i < bytes / 4; i++)
 		h[i] = p2p_word(i, HOST_SEED);

@@ -24,7 +24,7 @@
 
 #include "buffer.h"
 #include "lab.h"
-#include "preflight.h"
+#include "need.h"
 #include "smaps.h"
 #include "storage.h"
 #if DMALAB_HAVE_CUDA
@@ -160,15 +160,15 @@ static int read_plan(const struct lab *L, struct plan *p)
 	p->budget_s = o->quick ? QUICK_BUDGET_S : BUDGET_S;
 	if ((arg && lab_parse_size(arg, &p->chunk) < 0) || !p->chunk || p->chunk % HUGE ||
 	    p->chunk > GiB)
-		return preflight_usage(L, "chunk", arg, "not a multiple of 2 MiB (a huge page, "
+		return lab_usage_error(L, "chunk", arg, "not a multiple of 2 MiB (a huge page, "
 				       "and O_DIRECT's alignment) from 2M to 1G");
 	if (!(p->bytes % p->chunk || p->bytes / p->chunk < MIN_CHUNKS))
 		return 0;
 	if (o->size_given)
-		return preflight_usage(L, "size", lab_size_arg(p->bytes, a, sizeof(a)),
+		return lab_usage_error(L, "size", lab_size_arg(p->bytes, a, sizeof(a)),
 				       "must be a multiple of --chunk (%s), 4 of them at least",
 				       lab_fmt_size(p->chunk, b, sizeof(b)));
-	return preflight_usage(L, "chunk", arg, "the test file (%s by default) must be 4 chunks "
+	return lab_usage_error(L, "chunk", arg, "the test file (%s by default) must be 4 chunks "
 			       "or more, whole ones", lab_fmt_size(p->bytes, a, sizeof(a)));
 }
 
@@ -182,7 +182,7 @@ static int check_opts(const struct lab *L)
 	if (read_plan(L, &p))
 		return 2;
 	if (storage_dir_check(p.dir, p.dir_default, why, sizeof(why)) < 0)
-		return preflight_usage(L, "dir", p.dir, "%s", why);
+		return lab_usage_error(L, "dir", p.dir, "%s", why);
 	return 0;
 }
 
@@ -493,7 +493,7 @@ static void gpu_setup(struct rig *r)
 	int i;
 
 	lab_cuda_require(L, 1);
-	lab_cuda_require_free(L, preflight_need(1, r->f.bytes, GPU_SPARE), " (the file + 512 MiB)");
+	lab_cuda_require_free(L, need_bytes(1, r->f.bytes, GPU_SPARE), " (the file + 512 MiB)");
 	lab_copy_link_probe(L, lab_options(L)->device, &r->link);
 	r->dev = lab_cuda_alloc(L, LAB_BUF_DEVICE, r->f.bytes);
 	for (i = 0; i < 2; i++) /* anonymous memory, pinned: cudaHostAlloc's mapping is the

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "lab.h"
-#include "preflight.h"
+#include "need.h"
 
 /* The chapter's case (ch1 E2 and its bandwidth table). */
 #define CH_LAYERS 80
@@ -156,7 +156,7 @@ static int read_params(const struct lab *L, double *out)
 	if (s && (*end == 'B' || *end == 'M'))
 		*out *= *end++ == 'B' ? 1e9 : 1e6;
 	if (s && (end == s || *end || !(*out >= 1e6 && *out <= 1e15)))
-		return preflight_usage(L, "params", s, "not a count from 1M to 1e15 "
+		return lab_usage_error(L, "params", s, "not a count from 1M to 1e15 "
 				       "(digits with an optional B or M suffix)");
 	return 0;
 }
@@ -175,9 +175,9 @@ static int read_model(const struct lab *L, struct model *m)
 	    read_params(L, &m->params))
 		return 2;
 	if (m->dtype_bytes & (m->dtype_bytes - 1)) /* FP8, BF16/FP16, FP32, FP64 */
-		return preflight_usage(L, "dtype-bytes", lab_opt(L, "dtype-bytes"), "must be 1, 2, 4 or 8");
+		return lab_usage_error(L, "dtype-bytes", lab_opt(L, "dtype-bytes"), "must be 1, 2, 4 or 8");
 	if (m->context < m->block_tokens)
-		return preflight_usage(L, "context", lab_opt(L, "context"),
+		return lab_usage_error(L, "context", lab_opt(L, "context"),
 				       "must be at least --block-tokens (%ld)", m->block_tokens);
 	return 0;
 }
@@ -208,8 +208,8 @@ static int check_opts(const struct lab *L)
 
 	if (read_model(L, &m))
 		return 2;
-	if (preflight_mul(kv_bytes_per_token(&m), blocks_of(&m, m.context) * m.block_tokens, &b))
-		return preflight_usage(L, "context", lab_opt(L, "context"), "too large for this "
+	if (need_mul(kv_bytes_per_token(&m), blocks_of(&m, m.context) * m.block_tokens, &b))
+		return lab_usage_error(L, "context", lab_opt(L, "context"), "too large for this "
 				       "model: the KV cache would pass 2^64 bytes");
 	return 0;
 }
@@ -336,13 +336,13 @@ static void plan(struct bench *b)
 /* NULL when the buffers fit, else the skip reason with detail. */
 static const char *memory_short(struct bench *b, char *detail, size_t len)
 {
-	uint64_t free_b, need = preflight_need(1, b->pool_bytes, GPU_SPARE +
+	uint64_t free_b, need = need_bytes(1, b->pool_bytes, GPU_SPARE +
 		lab_gemm_bytes(W_ROWS, W_COLS, RATE_TOKENS, GEMM_TYPE));
 	char a[32], c[32];
 
 	lab_cuda_mem_info(b->L, &free_b, NULL);
 	if (free_b >= need)
-		return preflight_host_short(b->L, 2, b->pool_bytes + b->rate_bytes, detail, len);
+		return need_host_short(b->L, 2, b->pool_bytes + b->rate_bytes, detail, len);
 	snprintf(detail, len, "%s free on the GPU, need %s", lab_fmt_size(free_b, a, 32),
 		 lab_fmt_size(need, c, 32));
 	return SKIP_GPU_TOO_SMALL;

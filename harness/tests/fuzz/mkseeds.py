@@ -160,31 +160,6 @@ def main():
     put("tapscan", "minimal", "TAP version 13\n1..2\nok 1 - 02.1 pinned is faster\n"
         "  ---\n  got: 2.5\n  want: 1.3\n  op: ge\n  ...\n"
         "not ok 2 - 02.2 about 2x # TODO known erratum 02.2\nBail out! broke\n")
-    preflight_seeds()
-
-
-def preflight_seeds():
-    """dmalab-preflight: '0' then its arguments one a line, '1' then the line
-    its GPU helper prints (an H200 at Gen5 x16, one trained down to Gen4)."""
-    args = ["", "--memlock-min\nunlimited\n--expect-gpus\n8\n--size\n1G\n--min-fraction\n"
-            "0.8\n--gpu-timeout\n45\n--brief", "--size=64M\n--json\n/tmp/pf.json\n"
-            "--sysfs-root\n/", "--help", "--memlock-min\n8M", "--size\n1M",
-            "--min-fraction\nnan", "--expect-gpus\n65", "--gpu-timeout\n0.5", "--bogus",
-            "--brief\n-xq", "stray", "--size"]
-    for i, a in enumerate(args):
-        put("preflight", "args-%02d" % i, "0" + a)
-    good = ("result idle_gen=1 idle_width=16 load_gen=5 load_width=16 low_gen=5 low_width=16 "
-            "max_gen=5 max_width=16 readings=12 src=nvml gbs=55.5 min_gbs=54.9 max_gbs=55.8 "
-            "samples=7 bytes=268435456")
-    gen4 = good
-    for a, b in (("load_gen=5", "load_gen=4"), ("low_gen=5", "low_gen=4"), ("gbs=55.5", "gbs=26.1"),
-                 ("_gbs=5", "_gbs=2"), ("src=nvml", "src=sysfs")):
-        gen4 = gen4.replace(a, b)
-    lines = [good, gen4, good.replace(" bytes=268435456", ""), good.replace("=12", "=-"),
-             good.replace("bytes=268435456", "bytes=-1"), "result idle_gen=1",
-             "lab-preflight: error: cudaMalloc failed", "result " + good[7:].replace(" ", "  ")]
-    for i, line in enumerate(lines):
-        put("preflight", "result-%02d" % i, "1" + line + "\n")
 
 
 if __name__ == "__main__":

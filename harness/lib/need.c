@@ -1,5 +1,5 @@
 /*
- * preflight.c - checked sizes, host memory with the cgroup's limit, usage
+ * need.c - what a lab needs: checked sizes, host memory with the cgroup's limit, usage
  * errors.
  */
 #include <inttypes.h>
@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preflight.h"
+#include "need.h"
 #include "procfs.h"
 
 /* ------------------------------------------------------------------------ */
 /* Checked arithmetic                                                        */
 
-int preflight_add(uint64_t a, uint64_t b, uint64_t *out)
+int need_add(uint64_t a, uint64_t b, uint64_t *out)
 {
 	if (a > UINT64_MAX - b) {
 		errno = ERANGE;
@@ -25,7 +25,7 @@ int preflight_add(uint64_t a, uint64_t b, uint64_t *out)
 	return 0;
 }
 
-int preflight_mul(uint64_t k, uint64_t size, uint64_t *out)
+int need_mul(uint64_t k, uint64_t size, uint64_t *out)
 {
 	if (k && size > UINT64_MAX / k) {
 		errno = ERANGE;
@@ -35,20 +35,20 @@ int preflight_mul(uint64_t k, uint64_t size, uint64_t *out)
 	return 0;
 }
 
-uint64_t preflight_need(uint64_t k, uint64_t size, uint64_t spare)
+uint64_t need_bytes(uint64_t k, uint64_t size, uint64_t spare)
 {
 	uint64_t prod, sum;
 
-	if (preflight_mul(k, size, &prod) < 0 || preflight_add(prod, spare, &sum) < 0)
+	if (need_mul(k, size, &prod) < 0 || need_add(prod, spare, &sum) < 0)
 		return UINT64_MAX;
 	return sum;
 }
 
-int preflight_fits(uint64_t k, uint64_t size, uint64_t have)
+int need_fits(uint64_t k, uint64_t size, uint64_t have)
 {
 	uint64_t need;
 
-	return preflight_mul(k, size, &need) == 0 && need <= have;
+	return need_mul(k, size, &need) == 0 && need <= have;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -166,7 +166,7 @@ static int lowest_limit(const char *base, const char *path, int version, uint64_
 
 #define CGROUP_LIMIT_NAME "the cgroup's memory limit"
 
-int preflight_host_read(const char *root, struct preflight_host *h)
+int need_host_read(const char *root, struct need_host *h)
 {
 	char file[512], base[512];
 	int version, rc = 0;
@@ -207,62 +207,62 @@ int preflight_host_read(const char *root, struct preflight_host *h)
 /* The live ram (or available) figure and its name; lab_error when unknown. */
 static uint64_t live_figure(struct lab *L, int ram, const char **name)
 {
-	struct preflight_host h;
+	struct need_host h;
 	const char *key = ram ? "MemTotal" : "MemAvailable";
 
-	if (preflight_host_read(NULL, &h) < 0 && !(ram ? h.mem_total : h.mem_available))
+	if (need_host_read(NULL, &h) < 0 && !(ram ? h.mem_total : h.mem_available))
 		lab_error(L, "reading %s from /proc/meminfo: not found", key);
 	if (name)
 		*name = ram ? h.ram_name : h.available_name;
 	return ram ? h.ram : h.available;
 }
 
-uint64_t preflight_available(struct lab *L, const char **name)
+uint64_t need_available(struct lab *L, const char **name)
 {
 	return live_figure(L, 0, name);
 }
 
-uint64_t preflight_ram(struct lab *L, const char **name)
+uint64_t need_ram(struct lab *L, const char **name)
 {
 	return live_figure(L, 1, name);
 }
 
-const char *preflight_shortfall(uint64_t k, uint64_t bytes, uint64_t have, const char *what,
+const char *need_shortfall(uint64_t k, uint64_t bytes, uint64_t have, const char *what,
 				char *detail, size_t len)
 {
 	char a[32], b[32];
 
-	if (preflight_fits(k, bytes, have))
+	if (need_fits(k, bytes, have))
 		return NULL;
 	snprintf(detail, len, "%s wanted, %s %s", lab_fmt_size(bytes, a, sizeof(a)), what,
 		 lab_fmt_size(have, b, sizeof(b)));
 	return SKIP_NOT_ENOUGH_MEMORY;
 }
 
-void preflight_ram_require(struct lab *L, uint64_t k, uint64_t bytes)
+void need_ram_require(struct lab *L, uint64_t k, uint64_t bytes)
 {
 	const char *what;
-	uint64_t ram = preflight_ram(L, &what);
+	uint64_t ram = need_ram(L, &what);
 	char a[32], b[32];
 
-	if (!preflight_fits(k, bytes, ram))
+	if (!need_fits(k, bytes, ram))
 		lab_skip(L, SKIP_NOT_ENOUGH_MEMORY, "%s of %s, need %" PRIu64 " x %s",
 			 lab_fmt_size(ram, a, sizeof(a)), what, k, lab_fmt_size(bytes, b, sizeof(b)));
 }
 
-const char *preflight_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *detail,
+const char *need_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *detail,
 				 size_t len)
 {
 	const char *what;
-	uint64_t have = preflight_available(L, &what);
+	uint64_t have = need_available(L, &what);
 
-	return preflight_shortfall(k, bytes, have, what, detail, len);
+	return need_shortfall(k, bytes, have, what, detail, len);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Usage errors                                                              */
 
-int preflight_usage(const struct lab *L, const char *opt, const char *value,
+int lab_usage_error(const struct lab *L, const char *opt, const char *value,
 		    const char *why_fmt, ...)
 {
 	va_list ap;
@@ -275,7 +275,7 @@ int preflight_usage(const struct lab *L, const char *opt, const char *value,
 	return 2;
 }
 
-const char *preflight_too_small(char *buf, size_t len, const char *opt, uint64_t got,
+const char *lab_size_too_small(char *buf, size_t len, const char *opt, uint64_t got,
 				uint64_t floor, const char *why)
 {
 	char x[32], y[32];
@@ -286,7 +286,7 @@ const char *preflight_too_small(char *buf, size_t len, const char *opt, uint64_t
 	return buf;
 }
 
-int preflight_size_floor(const struct lab *L, const char *opt, uint64_t got,
+int lab_size_floor(const struct lab *L, const char *opt, uint64_t got,
 			 uint64_t floor, const char *why)
 {
 	char msg[512];
@@ -294,6 +294,6 @@ int preflight_size_floor(const struct lab *L, const char *opt, uint64_t got,
 	if (got >= floor)
 		return 0;
 	fprintf(stderr, "lab-%s: %s (see --help)\n", lab_spec_of(L)->id,
-		preflight_too_small(msg, sizeof(msg), opt, got, floor, why));
+		lab_size_too_small(msg, sizeof(msg), opt, got, floor, why));
 	return 2;
 }

@@ -1,5 +1,5 @@
 /*
- * preflight.h - will the lab's buffers fit, and is --size large enough for
+ * need.h - will the lab's buffers fit, and is --size large enough for
  * the claims: the checks a lab makes before it measures.
  *
  * Host memory: MemTotal and MemAvailable from /proc/meminfo, capped by the
@@ -16,8 +16,8 @@
  * Sizes in bytes.  Usage errors print one line on stderr in the library's
  * words and return 2, the exit code of a usage error.
  */
-#ifndef DMALAB_PREFLIGHT_H
-#define DMALAB_PREFLIGHT_H
+#ifndef DMALAB_NEED_H
+#define DMALAB_NEED_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,22 +33,22 @@ extern "C" {
 
 /* *out = a + b.  Returns 0, or -1 with errno ERANGE (and *out untouched)
  * when the sum passes 2^64 - 1. */
-int preflight_add(uint64_t a, uint64_t b, uint64_t *out);
+int need_add(uint64_t a, uint64_t b, uint64_t *out);
 /* *out = k x size.  Returns 0, or -1 with errno ERANGE when the product
  * passes 2^64 - 1. */
-int preflight_mul(uint64_t k, uint64_t size, uint64_t *out);
+int need_mul(uint64_t k, uint64_t size, uint64_t *out);
 /*
  * k x size + spare (bytes), or UINT64_MAX when that passes 2^64 - 1: a need
  * so large fits nowhere, and saying so is the right answer.
  */
-uint64_t preflight_need(uint64_t k, uint64_t size, uint64_t spare);
+uint64_t need_bytes(uint64_t k, uint64_t size, uint64_t spare);
 /* 1 when k x size <= have (an overflowing product never fits), else 0. */
-int preflight_fits(uint64_t k, uint64_t size, uint64_t have);
+int need_fits(uint64_t k, uint64_t size, uint64_t have);
 
 /* ------------------------------------------------------------------------ */
 /* Host memory                                                               */
 
-struct preflight_host {
+struct need_host {
 	uint64_t mem_total;     /* MemTotal, bytes; 0 unknown */
 	uint64_t mem_available; /* MemAvailable, bytes; 0 unknown */
 	/*
@@ -77,29 +77,29 @@ struct preflight_host {
  * Returns 0, or -1 with errno when /proc/meminfo has no MemTotal or no
  * MemAvailable (the rest is filled in all the same).
  */
-int preflight_host_read(const char *root, struct preflight_host *h);
+int need_host_read(const char *root, struct need_host *h);
 /*
  * For a lab: the live figure, lab_error() when it cannot be read.  name
  * (may be NULL) receives what the figure is (h.available_name, h.ram_name).
  */
-uint64_t preflight_available(struct lab *L, const char **name);
-uint64_t preflight_ram(struct lab *L, const char **name);
+uint64_t need_available(struct lab *L, const char **name);
+uint64_t need_ram(struct lab *L, const char **name);
 /*
  * A claim's buffers against the host memory have (bytes; what names it, as
- * "MemAvailable"): NULL when k x bytes fits (preflight_fits), else
+ * "MemAvailable"): NULL when k x bytes fits (need_fits), else
  * SKIP_NOT_ENOUGH_MEMORY, with detail "<bytes> wanted, <what> <have>"
  * ("256 MiB wanted, MemAvailable 100 MiB") written into detail (len bytes).
  */
-const char *preflight_shortfall(uint64_t k, uint64_t bytes, uint64_t have, const char *what,
+const char *need_shortfall(uint64_t k, uint64_t bytes, uint64_t have, const char *what,
 				char *detail, size_t len);
 /*
  * A whole lab's host buffers, k x bytes, against the machine's RAM
- * (preflight_ram, capped by the cgroup): returns when they fit, else
+ * (need_ram, capped by the cgroup): returns when they fit, else
  * lab_skip(SKIP_NOT_ENOUGH_MEMORY, "<ram> of <what>, need k x <bytes>").
  */
-void preflight_ram_require(struct lab *L, uint64_t k, uint64_t bytes);
-/* preflight_shortfall against preflight_available(L) (lab_error if unreadable). */
-const char *preflight_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *detail,
+void need_ram_require(struct lab *L, uint64_t k, uint64_t bytes);
+/* need_shortfall against need_available(L) (lab_error if unreadable). */
+const char *need_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *detail,
 				 size_t len);
 
 /* ------------------------------------------------------------------------ */
@@ -110,7 +110,7 @@ const char *preflight_host_short(struct lab *L, uint64_t k, uint64_t bytes, char
  *   lab-NN: --OPT 'VALUE': WHY (see --help)
  * why_fmt is printf-style.  Returns 2 (for check_opts to return).
  */
-int preflight_usage(const struct lab *L, const char *opt, const char *value,
+int lab_usage_error(const struct lab *L, const char *opt, const char *value,
 		    const char *why_fmt, ...) LAB_PRINTF(4, 5);
 /*
  * The "too small for this claim" text, without the lab's prefix:
@@ -118,17 +118,17 @@ int preflight_usage(const struct lab *L, const char *opt, const char *value,
  * X in --size syntax ("1M"), Y readable ("64 MiB"); why is appended as
  * given (", as 02.1 compares ..." or " for the bandwidth test").  Returns buf.
  */
-const char *preflight_too_small(char *buf, size_t len, const char *opt, uint64_t got,
+const char *lab_size_too_small(char *buf, size_t len, const char *opt, uint64_t got,
 				uint64_t floor, const char *why);
 /*
  * A size option under the floor its claims need: prints
  *   lab-NN: --OPT 'X': too small: need at least Y<why> (see --help)
  * and returns 2; returns 0 when got >= floor.
  */
-int preflight_size_floor(const struct lab *L, const char *opt, uint64_t got,
+int lab_size_floor(const struct lab *L, const char *opt, uint64_t got,
 			 uint64_t floor, const char *why);
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* DMALAB_PREFLIGHT_H */
+#endif /* DMALAB_NEED_H */

@@ -1,5 +1,5 @@
 /*
- * test_preflight.c - preflight.h: checked sizes near 2^64, host memory
+ * test_need.c - need.h: checked sizes near 2^64, host memory
  * capped by the cgroup's limit on fake /proc and /sys trees (v2, v1,
  * hybrid, a container's own root, no limit), and the usage errors' words.
  *
@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "preflight.h"
+#include "need.h"
 #include "unit_lab.h"
 
 /* ---- checked arithmetic ---- */
@@ -30,40 +30,40 @@ static void test_add_and_mul_near_the_top(void **state)
 	uint64_t v = 7;
 
 	(void)state;
-	assert_int_equal(preflight_add(UINT64_MAX - 5, 5, &v), 0);
+	assert_int_equal(need_add(UINT64_MAX - 5, 5, &v), 0);
 	assert_true(v == UINT64_MAX);
 	v = 7;
 	errno = 0;
-	assert_int_equal(preflight_add(UINT64_MAX - 5, 6, &v), -1);
+	assert_int_equal(need_add(UINT64_MAX - 5, 6, &v), -1);
 	assert_int_equal(errno, ERANGE);
 	assert_int_equal(v, 7); /* untouched */
-	assert_int_equal(preflight_add(UINT64_MAX, 1, &v), -1);
-	assert_int_equal(preflight_mul(4, UINT64_MAX / 4, &v), 0);
+	assert_int_equal(need_add(UINT64_MAX, 1, &v), -1);
+	assert_int_equal(need_mul(4, UINT64_MAX / 4, &v), 0);
 	assert_true(v == UINT64_MAX / 4 * 4);
-	assert_int_equal(preflight_mul(4, UINT64_MAX / 4 + 1, &v), -1);
+	assert_int_equal(need_mul(4, UINT64_MAX / 4 + 1, &v), -1);
 	assert_int_equal(errno, ERANGE);
-	assert_int_equal(preflight_mul(0, UINT64_MAX, &v), 0);
+	assert_int_equal(need_mul(0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 0);
-	assert_int_equal(preflight_mul(1ULL << 32, 1ULL << 32, &v), -1);
+	assert_int_equal(need_mul(1ULL << 32, 1ULL << 32, &v), -1);
 }
 
 static void test_need_saturates(void **state)
 {
 	(void)state;
-	assert_int_equal(preflight_need(1, 1 * GiB, 256 * MiB), GiB + 256 * MiB);
-	assert_int_equal(preflight_need(3, 64 * MiB, 0), 192 * MiB);
-	assert_true(preflight_need(1, UINT64_MAX - 10, 256 * MiB) == UINT64_MAX);
-	assert_true(preflight_need(2, 1ULL << 63, 0) == UINT64_MAX);
+	assert_int_equal(need_bytes(1, 1 * GiB, 256 * MiB), GiB + 256 * MiB);
+	assert_int_equal(need_bytes(3, 64 * MiB, 0), 192 * MiB);
+	assert_true(need_bytes(1, UINT64_MAX - 10, 256 * MiB) == UINT64_MAX);
+	assert_true(need_bytes(2, 1ULL << 63, 0) == UINT64_MAX);
 }
 
 static void test_fits(void **state)
 {
 	(void)state;
-	assert_true(preflight_fits(2, 512 * MiB, 1 * GiB));
-	assert_false(preflight_fits(2, 512 * MiB + 1, 1 * GiB));
+	assert_true(need_fits(2, 512 * MiB, 1 * GiB));
+	assert_false(need_fits(2, 512 * MiB + 1, 1 * GiB));
 	/* a --size next to 2^64 times 2 wraps to a small number unless checked */
-	assert_false(preflight_fits(2, (1ULL << 63) + 1, 1 * GiB));
-	assert_false(preflight_fits(4, UINT64_MAX / 2, UINT64_MAX - 1));
+	assert_false(need_fits(2, (1ULL << 63) + 1, 1 * GiB));
+	assert_false(need_fits(4, UINT64_MAX / 2, UINT64_MAX - 1));
 }
 
 /* ---- host memory on fake trees ---- */
@@ -92,7 +92,7 @@ static void put(struct tree *t, const char *rel, const char *text)
 
 static void tree_new(struct tree *t)
 {
-	snprintf(t->root, sizeof(t->root), "/tmp/dmalab-preflight-XXXXXX");
+	snprintf(t->root, sizeof(t->root), "/tmp/dmalab-need-XXXXXX");
 	assert_non_null(mkdtemp(t->root));
 	put(t, "proc/meminfo", "MemTotal:       16777216 kB\n"   /* 16 GiB */
 			      "MemFree:         1048576 kB\n"
@@ -110,11 +110,11 @@ static void tree_free(struct tree *t)
 static void test_host_no_cgroup_file(void **state)
 {
 	struct tree t;
-	struct preflight_host h;
+	struct need_host h;
 
 	(void)state;
 	tree_new(&t);
-	assert_int_equal(preflight_host_read(t.root, &h), 0);
+	assert_int_equal(need_host_read(t.root, &h), 0);
 	assert_int_equal(h.mem_total, 16 * GiB);
 	assert_int_equal(h.mem_available, 8 * GiB);
 	assert_true(h.cgroup_max == UINT64_MAX);
@@ -129,14 +129,14 @@ static void test_host_no_cgroup_file(void **state)
 static void test_host_v2_parent_limit_binds(void **state)
 {
 	struct tree t;
-	struct preflight_host h;
+	struct need_host h;
 
 	(void)state;
 	tree_new(&t);
 	put(&t, "proc/self/cgroup", "0::/lab.slice/run.scope\n");
 	put(&t, "sys/fs/cgroup/lab.slice/run.scope/memory.max", "max\n");
 	put(&t, "sys/fs/cgroup/lab.slice/memory.max", "4294967296\n"); /* 4 GiB */
-	assert_int_equal(preflight_host_read(t.root, &h), 0);
+	assert_int_equal(need_host_read(t.root, &h), 0);
 	assert_int_equal(h.cgroup_version, 2);
 	assert_string_equal(h.cgroup_path, "/lab.slice/run.scope");
 	assert_int_equal(h.cgroup_max, 4 * GiB);
@@ -150,13 +150,13 @@ static void test_host_v2_parent_limit_binds(void **state)
 static void test_host_v2_limit_above_available(void **state)
 {
 	struct tree t;
-	struct preflight_host h;
+	struct need_host h;
 
 	(void)state;
 	tree_new(&t);
 	put(&t, "proc/self/cgroup", "0::/job\n");
 	put(&t, "sys/fs/cgroup/job/memory.max", "12884901888\n"); /* 12 GiB */
-	assert_int_equal(preflight_host_read(t.root, &h), 0);
+	assert_int_equal(need_host_read(t.root, &h), 0);
 	assert_int_equal(h.ram, 12 * GiB);                /* capped */
 	assert_int_equal(h.available, 8 * GiB);           /* MemAvailable is lower */
 	assert_string_equal(h.available_name, "MemAvailable");
@@ -166,13 +166,13 @@ static void test_host_v2_limit_above_available(void **state)
 static void test_host_v2_max_everywhere(void **state)
 {
 	struct tree t;
-	struct preflight_host h;
+	struct need_host h;
 
 	(void)state;
 	tree_new(&t);
 	put(&t, "proc/self/cgroup", "0::/\n");
 	put(&t, "sys/fs/cgroup/memory.max", "max\n");
-	assert_int_equal(preflight_host_read(t.root, &h), 0);
+	assert_int_equal(need_host_read(t.root, &h), 0);
 	assert_int_equal(h.cgroup_version, 2);
 	assert_true(h.cgroup_max == UINT64_MAX);
 	assert_int_equal(h.ram, 16 * GiB);
@@ -182,7 +182,7 @@ static void test_host_v2_max_everywhere(void **state)
 static void test_host_v1_limit(void **state)
 {
 	struct tree t;
-	struct preflight_host h;
+	struct need_host h;
 
 	(void)state;
 	tree_new(&t);
@@ -193,7 +193,7 @@ static void test_host_v1_limit(void **state)
 	put(&t, "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
 	/* the hybrid's v2 tree has no memory controller, and must not count */
 	put(&t, "sys/fs/cgroup/memory.max", "1024\n");
-	assert_int_equal(preflight_host_read(t.root, &h), 0);
+	assert_int_equal(need_host_read(t.root, &h), 0);
 	assert_int_equal(h.cgroup_version, 1);
 	assert_string_equal(h.cgroup_path, "/batch/job7");
 	assert_int_equal(h.cgroup_max, 2 * GiB);
@@ -204,14 +204,14 @@ static void test_host_v1_limit(void **state)
 static void test_host_v1_unlimited(void **state)
 {
 	struct tree t;
-	struct preflight_host h;
+	struct need_host h;
 
 	(void)state;
 	tree_new(&t);
 	put(&t, "proc/self/cgroup", "4:memory:/process_api/e40c\n");
 	put(&t, "sys/fs/cgroup/memory/process_api/e40c/memory.limit_in_bytes",
 	    "9223372036854771712\n");
-	assert_int_equal(preflight_host_read(t.root, &h), 0);
+	assert_int_equal(need_host_read(t.root, &h), 0);
 	assert_int_equal(h.cgroup_version, 1);
 	assert_true(h.cgroup_max == UINT64_MAX); /* v1's "no limit" */
 	assert_int_equal(h.available, 8 * GiB);
@@ -221,14 +221,14 @@ static void test_host_v1_unlimited(void **state)
 static void test_host_container_sees_own_root(void **state)
 {
 	struct tree t;
-	struct preflight_host h;
+	struct need_host h;
 
 	(void)state;
 	tree_new(&t);
 	/* no cgroup namespace: the host's path, but the container's own tree */
 	put(&t, "proc/self/cgroup", "0::/docker/0123abcd\n");
 	put(&t, "sys/fs/cgroup/memory.max", "1073741824\n");
-	assert_int_equal(preflight_host_read(t.root, &h), 0);
+	assert_int_equal(need_host_read(t.root, &h), 0);
 	assert_int_equal(h.cgroup_max, 1 * GiB);
 	assert_int_equal(h.ram, 1 * GiB);
 	tree_free(&t);
@@ -237,13 +237,13 @@ static void test_host_container_sees_own_root(void **state)
 static void test_host_garbage_limit_ignored(void **state)
 {
 	struct tree t;
-	struct preflight_host h;
+	struct need_host h;
 
 	(void)state;
 	tree_new(&t);
 	put(&t, "proc/self/cgroup", "0::/a\n");
 	put(&t, "sys/fs/cgroup/a/memory.max", "lots\n");
-	assert_int_equal(preflight_host_read(t.root, &h), 0);
+	assert_int_equal(need_host_read(t.root, &h), 0);
 	assert_int_equal(h.cgroup_version, 0);
 	assert_true(h.cgroup_max == UINT64_MAX);
 	tree_free(&t);
@@ -252,13 +252,13 @@ static void test_host_garbage_limit_ignored(void **state)
 static void test_host_missing_memavailable(void **state)
 {
 	struct tree t;
-	struct preflight_host h;
+	struct need_host h;
 
 	(void)state;
 	tree_new(&t);
 	put(&t, "proc/meminfo", "MemTotal:       16777216 kB\n");
 	errno = 0;
-	assert_int_equal(preflight_host_read(t.root, &h), -1);
+	assert_int_equal(need_host_read(t.root, &h), -1);
 	assert_int_equal(errno, ENOENT);
 	assert_int_equal(h.mem_total, 16 * GiB); /* the rest is still there */
 	assert_int_equal(h.available, 0);
@@ -267,10 +267,10 @@ static void test_host_missing_memavailable(void **state)
 
 static void test_host_live_is_sane(void **state)
 {
-	struct preflight_host h;
+	struct need_host h;
 
 	(void)state;
-	assert_int_equal(preflight_host_read(NULL, &h), 0);
+	assert_int_equal(need_host_read(NULL, &h), 0);
 	assert_true(h.mem_total > 0);
 	assert_true(h.available > 0 && h.available <= h.ram);
 }
@@ -280,12 +280,12 @@ static void test_shortfall(void **state)
 	char d[128] = "untouched";
 
 	(void)state;
-	assert_null(preflight_shortfall(2, 64 * MiB, 128 * MiB, "MemAvailable", d, sizeof(d)));
+	assert_null(need_shortfall(2, 64 * MiB, 128 * MiB, "MemAvailable", d, sizeof(d)));
 	assert_string_equal(d, "untouched");
-	assert_string_equal(preflight_shortfall(2, 64 * MiB, 100 * MiB, "MemAvailable", d,
+	assert_string_equal(need_shortfall(2, 64 * MiB, 100 * MiB, "MemAvailable", d,
 						sizeof(d)), SKIP_NOT_ENOUGH_MEMORY);
 	assert_string_equal(d, "64 MiB wanted, MemAvailable 100 MiB");
-	assert_non_null(preflight_shortfall(2, UINT64_MAX, UINT64_MAX, "RAM", d, sizeof(d)));
+	assert_non_null(need_shortfall(2, UINT64_MAX, UINT64_MAX, "RAM", d, sizeof(d)));
 }
 
 /* ---- usage errors ---- */
@@ -295,11 +295,11 @@ static void test_too_small_text(void **state)
 	char buf[256];
 
 	(void)state;
-	assert_string_equal(preflight_too_small(buf, sizeof(buf), "size", 1 * MiB, 64 * MiB,
+	assert_string_equal(lab_size_too_small(buf, sizeof(buf), "size", 1 * MiB, 64 * MiB,
 						" for the large handle of 06.3"),
 			    "--size '1M': too small: need at least 64 MiB for the large "
 			    "handle of 06.3");
-	assert_string_equal(preflight_too_small(buf, sizeof(buf), "size", 1000, 4 * MiB, NULL),
+	assert_string_equal(lab_size_too_small(buf, sizeof(buf), "size", 1000, 4 * MiB, NULL),
 			    "--size '1000': too small: need at least 4 MiB");
 }
 
@@ -308,11 +308,11 @@ static int floor_check(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
 
-	if (o->size_given && preflight_size_floor(L, "size", o->size, 64 * MiB,
+	if (o->size_given && lab_size_floor(L, "size", o->size, 64 * MiB,
 						  ", so that the claim can hold"))
 		return 2;
 	if (o->size_given && o->size % 4)
-		return preflight_usage(L, "size", "x", "must be a multiple of %d bytes", 4);
+		return lab_usage_error(L, "size", "x", "must be a multiple of %d bytes", 4);
 	return 0;
 }
 
@@ -326,14 +326,14 @@ static const struct claim_spec one_claim[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 static const struct lab_spec floor_spec = {
-	.id = "98", .title = "preflight test", .timeout_s = 10, .claims = one_claim,
+	.id = "98", .title = "need test", .timeout_s = 10, .claims = one_claim,
 	.default_size = 256 * MiB, .default_iters = 7, .check_opts = floor_check,
 };
 
 /* lab_main with `opt arg` in a child; its exit code, its stderr in err. */
 static int run_with(const char *opt, const char *arg, char *err, size_t len)
 {
-	char path[] = "/tmp/dmalab-preflight-err-XXXXXX";
+	char path[] = "/tmp/dmalab-need-err-XXXXXX";
 	int fd = mkstemp(path), status;
 	pid_t pid;
 	char *text;
@@ -423,16 +423,16 @@ static void test_size_floor_message(void **state)
 				 "(see --help)\n");
 }
 
-/* preflight_ram_require: a KiB fits and the lab goes on; 2^63 bytes skip it. */
+/* need_ram_require: a KiB fits and the lab goes on; 2^63 bytes skip it. */
 static void run_ram_small(struct lab *L)
 {
-	preflight_ram_require(L, 4, 1024);
+	need_ram_require(L, 4, 1024);
 	claim_check_true(L, "98.1", 1, "went on");
 }
 
 static void run_ram_huge(struct lab *L)
 {
-	preflight_ram_require(L, 2, UINT64_C(1) << 63);
+	need_ram_require(L, 2, UINT64_C(1) << 63);
 	claim_check_true(L, "98.1", 1, "should not get here");
 }
 

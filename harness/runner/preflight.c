@@ -1,0 +1,564 @@
+/*
+ * preflight.c - `dmalab preflight`: a node health check for Slurm
+ * (HealthCheckProgram, Prolog) and Kubernetes (node-problem-detector).
+ *
+ * It measures nothing itself: it runs lab-01 and lab-02 in their short mode,
+ * as `dmalab run` spawns labs, reads back each lab's record (its --json), and
+ * holds the facts and verdicts there against the node's thresholds (usage()
+ * lists the checks; README.md, "Preflight: a node health check", the why).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpu_topo.h"
+#include "lab.h"
+#include "procfs.h"
+#include "runner.h"
+
+#define LINE_LEN 400
+#define MAX_CHECKS (4 + 2 * GPU_TOPO_MAX_GPUS)
+
+enum pf_status { PF_PASS, PF_FAIL, PF_NA, PF_NOT_RUN };
+static const char *const status_word[] = { "ok", "FAIL", "n/a", "not run" };
+static const char *const status_key[] = { "pass", "fail", "not_applicable", "not_run" };
+
+/* The thresholds on lab-02's pinned rates: check name, the lab's fact, the words. */
+static const struct rate_check {
+	const char *name, *fact, *what;
+} rate_checks[] = {
+	{ "h2d", "h2d_pinned_gbs", "pinned H2D" },
+	{ "d2h", "d2h_pinned_gbs", "pinned D2H" },
+};
+#define N_RATES (sizeof(rate_checks) / sizeof(rate_checks[0]))
+/* lab-01's claims the mlock check rests on */
+static const char *const mlock_claims[] = { "01.1", "01.3" };
+
+struct pf_opts {
+	int64_t memlock_min;    /* bytes; -1: the limit must be unlimited */
+	int expect_gpus;        /* -1: any number */
+	uint64_t size;          /* bytes per pinned copy (lab-02 --size) */
+	double min_fraction;    /* of the link's theoretical rate */
+	double timeout_s;       /* every lab together */
+	const char *json_path, *sysfs_root, *labs_dir;
+	int brief;
+};
+
+/* One lab run: its record, and why it decided nothing if it broke. */
+struct lab_out {
+	struct json *rec;
+	int exit_code;          /* lab-02 exits 2 for a --device CUDA does not list */
+	int not_run;            /* not started: not the node's fault */
+	char why[LINE_LEN];     /* "" when the lab ran to its end */
+};
+
+struct pf_check {
+	const char *name;
+	enum pf_status st;
+	char line[LINE_LEN];
+};
+
+struct preflight {
+	struct pf_opts o;
+	double t0, deadline;
+	char tmp[PATH_MAX];     /* where the labs write their records */
+	char hidden_by[96];     /* CUDA_VISIBLE_DEVICES that was set (and cleared) */
+	struct gpu_topo sys;    /* the NVIDIA GPUs sysfs lists */
+	struct lab_out lab01, gpu[GPU_TOPO_MAX_GPUS];
+	int n;
+	struct pf_check check[MAX_CHECKS];
+};
+
+static void LAB_PRINTF(4, 5) add(struct preflight *pf, const char *name, enum pf_status st,
+				 const char *fmt, ...)
+{
+	struct pf_check *c = &pf->check[pf->n];
+	va_list ap;
+
+	if (pf->n == MAX_CHECKS)
+		return;
+	pf->n++;
+	c->name = name;
+	c->st = st;
+	va_start(ap, fmt);
+	vsnprintf(c->line, sizeof(c->line), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- Running the labs ---------------------------------------------------- */
+
+/* lab-ID --quick --json FILE EXTRA..., within what is left of --timeout. */
+static void run_lab(struct preflight *pf, const char *id, char *const *extra, struct lab_out *out)
+{
+	char path[PATH_MAX], json[PATH_MAX + 16], err[300];
+	char *argv[16] = { path, "--quick", "--json", json };
+	struct spawn_io io = { NULL, NULL, NULL, NULL }; /* the record is what counts */
+	double left = pf->deadline - mono_now();
+	struct spawn_result sr = { 0 };
+
+	for (int n = 4; *extra && n < 15; n++)
+		argv[n] = *extra++;
+	snprintf(path, sizeof(path), "%s/lab-%s", pf->o.labs_dir, id);
+	snprintf(json, sizeof(json), "%s/lab-%s.json", pf->tmp, id);
+	if (runner_stop_signal || left < 1)
+		snprintf(out->why, sizeof(out->why), "not started: %s", runner_stop_signal ?
+			 "dmalab was stopped" : "--timeout ran out before it");
+	else if (spawn_lab(argv, left, &io, &sr) < 0 || sr.exec_errno || sr.aborted)
+		snprintf(out->why, sizeof(out->why), sr.aborted ? "stopped with dmalab" : "'%s' "
+			 "cannot be run (build the labs with make, or name their directory with "
+			 "--labs-dir)", path);
+	out->not_run = out->why[0] != '\0';
+	out->rec = out->not_run ? NULL : json_parse_file(json, err, sizeof(err));
+	unlink(json);
+	if (out->not_run)
+		return;
+	out->exit_code = sr.exit_code;
+	if (sr.timed_out)
+		snprintf(out->why, sizeof(out->why), "stopped after %.1f s (--timeout %.0f)",
+			 sr.duration_s, pf->o.timeout_s);
+	else if (sr.signal)
+		snprintf(out->why, sizeof(out->why), "killed by %s", signal_name(sr.signal));
+	else if (!out->rec && sr.exit_code != 2)
+		snprintf(out->why, sizeof(out->why), "exited with code %d: %s", sr.exit_code, err);
+	else if (json_get_str(out->rec, "error", NULL)) /* lab_error: a CUDA call failed, ... */
+		snprintf(out->why, sizeof(out->why), "%s", json_get_str(out->rec, "error", ""));
+}
+
+/* FAIL for a lab that broke on this node; NOT RUN for one that could not start. */
+static enum pf_status broke_status(const struct lab_out *l)
+{
+	return l->not_run ? PF_NOT_RUN : PF_FAIL;
+}
+
+static const struct json *fact(const struct lab_out *l, const char *name)
+{
+	return json_get(json_get(l->rec, "facts"), name);
+}
+
+static double fact_num(const struct lab_out *l, const char *name)
+{
+	return json_get_num(fact(l, name), "value", NAN);
+}
+
+/* A fact that is a string ("gpu_pci_bus_id"), or NULL. */
+static const char *fact_str(const struct lab_out *l, const char *name)
+{
+	const struct json *f = fact(l, name);
+
+	return f && f->type == JSON_STR ? f->str : NULL;
+}
+
+static const struct json *claim(const struct lab_out *l, const char *id)
+{
+	const struct json *c = json_get(l->rec, "claims");
+
+	for (c = c ? c->child : NULL; c; c = c->next)
+		if (!strcmp(json_get_str(c, "id", ""), id))
+			return c;
+	return NULL;
+}
+
+/* ---- lab-01: memlock and mlock --------------------------------------------- */
+
+static void check_memlock(struct preflight *pf)
+{
+	const struct json *f = fact(&pf->lab01, "rlimit_memlock");
+	int64_t limit = fact_str(&pf->lab01, "rlimit_memlock") ? -1 :
+			(int64_t)fact_num(&pf->lab01, "rlimit_memlock");
+	char have[32], want[32];
+
+	procfs_limit_text(limit, have, sizeof(have));
+	procfs_limit_text(pf->o.memlock_min, want, sizeof(want));
+	if (!f)
+		add(pf, "memlock", broke_status(&pf->lab01), "lab-01 recorded no rlimit_memlock: %s",
+		    pf->lab01.why[0] ? pf->lab01.why : "no such fact");
+	else if (limit < 0)
+		add(pf, "memlock", PF_PASS, "RLIMIT_MEMLOCK unlimited (need %s)", want);
+	else if (pf->o.memlock_min >= 0 && limit >= pf->o.memlock_min)
+		add(pf, "memlock", PF_PASS, "RLIMIT_MEMLOCK %s >= %s", have, want);
+	else
+		add(pf, "memlock", PF_FAIL, "RLIMIT_MEMLOCK %s < %s (--memlock-min): mlock and RDMA "
+		    "registrations (NCCL over InfiniBand) fail beyond it", have, want);
+}
+
+static void check_mlock(struct preflight *pf)
+{
+	for (size_t i = 0; i < sizeof(mlock_claims) / sizeof(mlock_claims[0]); i++) {
+		const struct json *c = claim(&pf->lab01, mlock_claims[i]);
+		const char *st = json_get_str(c, "status", "none");
+
+		if (!strcmp(st, "pass"))
+			continue;
+		if (!c || !strcmp(st, "error"))
+			add(pf, "mlock", broke_status(&pf->lab01), "lab-01 did not decide %s: %s",
+			    mlock_claims[i], pf->lab01.why[0] ? pf->lab01.why : "no verdict");
+		else if (!strcmp(st, "fail"))
+			add(pf, "mlock", PF_FAIL, "lab-01 %s: %s: got %g, want %g", mlock_claims[i],
+			    json_get_str(c, "text", ""), json_get_num(c, "got", NAN),
+			    json_get_num(c, "want", NAN));
+		else /* skipped or inconclusive */
+			add(pf, "mlock", PF_NOT_RUN, "lab-01 %s %s: %s", mlock_claims[i], st,
+			    json_get_str(c, "detail", json_get_str(c, "note", "")));
+		return;
+	}
+	add(pf, "mlock", PF_PASS, "lab-01: mlock raises VmLck by the locked size, munlock takes "
+	    "it back (01.1, 01.3)");
+}
+
+/* ---- lab-02: the GPUs and their pinned rates ------------------------------ */
+
+/* lab-02 skipped as a whole: no CUDA here, so no GPU can be opened. */
+static const char *no_cuda(const struct lab_out *l)
+{
+	static const char *const reasons[] = { SKIP_NOT_BUILT_NO_NVCC, SKIP_NO_CUDA_DRIVER,
+					       SKIP_NO_CUDA_DEVICE, SKIP_CUDA_CANNOT_START, NULL };
+	const char *why = json_get_str(json_get(l->rec, "skip"), "reason", "");
+
+	for (int i = 0; reasons[i]; i++)
+		if (!strcmp(why, reasons[i]))
+			return why;
+	return NULL;
+}
+
+/* The first sysfs GPU that no lab-02 run named, or NULL. */
+static const struct gpu_topo_dev *first_unnamed(const struct preflight *pf)
+{
+	for (int i = 0; i < pf->sys.n; i++) {
+		int k = 0;
+		const char *bdf;
+
+		while (k < pf->sys.n && !((bdf = fact_str(&pf->gpu[k], "gpu_pci_bus_id")) &&
+					  !strcmp(bdf, pf->sys.dev[i].bdf)))
+			k++;
+		if (k == pf->sys.n)
+			return &pf->sys.dev[i];
+	}
+	return NULL;
+}
+
+/* The gpus check; 1 when lab-02 opened a GPU, so that the rates can be judged. */
+static int check_gpus(struct preflight *pf)
+{
+	const struct lab_out *g0 = &pf->gpu[0];
+	const struct gpu_topo_dev *u = first_unnamed(pf);
+	int listed = 0, want = pf->o.expect_gpus, nsys = pf->sys.n;
+	const char *skip = no_cuda(g0), *s = nsys == 1 ? "" : "s";
+
+	for (int i = 0; i < nsys; i++) /* lab-02 exits 2 for a --device CUDA does not list */
+		listed += pf->gpu[i].exit_code != 2;
+	if (want >= 0 && nsys != want)
+		add(pf, "gpus", PF_FAIL, "expected %d NVIDIA GPU%s (--expect-gpus), found %d in sysfs",
+		    want, want == 1 ? "" : "s", nsys);
+	else if (!nsys)
+		add(pf, "gpus", PF_NA, "no NVIDIA GPU under %s/bus/pci/devices and none expected: the "
+		    "GPU checks do not apply, the status rests on memlock and mlock", pf->o.sysfs_root);
+	else if (g0->not_run)
+		add(pf, "gpus", PF_NOT_RUN, "lab-02 %s", g0->why);
+	else if (skip)
+		add(pf, "gpus", strcmp(skip, SKIP_NOT_BUILT_NO_NVCC) ? PF_FAIL : PF_NOT_RUN, "%d NVIDIA "
+		    "GPU%s in sysfs (%s%s) but lab-02 opened none: %s: %s", nsys, s, pf->sys.dev[0].bdf,
+		    nsys > 1 ? ", ..." : "", skip, json_get_str(json_get(g0->rec, "skip"), "detail", ""));
+	else if (listed < nsys)
+		add(pf, "gpus", PF_FAIL, "GPU %s (%s) is in sysfs but CUDA does not list it (%d of the "
+		    "%d missing)", u ? u->bdf : "?", u ? u->name : "?", nsys - listed, nsys);
+	else
+		add(pf, "gpus", PF_PASS, "%d NVIDIA GPU%s in sysfs, %svisible to CUDA%s%s", nsys, s,
+		    nsys == 1 ? "" : "all ", pf->hidden_by[0] ? ": CUDA_VISIBLE_DEVICES was cleared, "
+		    "it was " : "", pf->hidden_by);
+	return nsys && !g0->not_run && !skip;
+}
+
+/* lab-02's rate of GPU `who` against --min-fraction of its link's theoretical rate. */
+static void check_rate(struct preflight *pf, const struct lab_out *l, const char *who,
+		       const struct rate_check *r)
+{
+	double gbs = fact_num(l, r->fact), theo = fact_num(l, "pcie_theoretical_gbs");
+	int gen = (int)fact_num(l, "pcie_gen_max"), width = (int)fact_num(l, "pcie_width_max");
+	double f = pf->o.min_fraction;
+
+	if (!(theo > 0))
+		add(pf, r->name, PF_FAIL, "%s %s %.1f GB/s: the link's theoretical rate is unknown "
+		    "(Gen%d x%d)", who, r->what, gbs, gen, width);
+	else if (!(gbs >= f * theo)) /* NaN fails too */
+		add(pf, r->name, PF_FAIL, "%s %s %.1f GB/s < %.2f x %.1f GB/s (Gen%d x%d)", who,
+		    r->what, gbs, f, theo, gen, width);
+	else
+		add(pf, r->name, PF_PASS, "%s %s %.1f GB/s >= %.2f x %.1f GB/s (Gen%d x%d): %.2f",
+		    who, r->what, gbs, f, theo, gen, width, gbs / theo);
+}
+
+/* h2d or d2h of GPU i: its rate, or why lab-02 measured none. */
+static void check_gpu(struct preflight *pf, int i, const struct rate_check *r)
+{
+	const struct lab_out *l = &pf->gpu[i];
+	const struct json *skip = json_get(l->rec, "skip");
+	const char *bdf = fact_str(l, "gpu_pci_bus_id");
+	char who[64];
+
+	/* "GPU 0 (0000:3b:00.0)": CUDA's number, and the bus id lab-02 found */
+	snprintf(who, sizeof(who), "GPU %d (%s)", i, bdf ? bdf : pf->sys.dev[i].bdf);
+	if (l->why[0])
+		add(pf, r->name, broke_status(l), "%s lab-02: %s", who, l->why);
+	else if (skip && skip->type == JSON_OBJ)
+		add(pf, r->name, PF_NOT_RUN, "%s lab-02 skipped: %s: %s", who,
+		    json_get_str(skip, "reason", ""), json_get_str(skip, "detail", ""));
+	else
+		check_rate(pf, l, who, r);
+}
+
+/* Every NVIDIA GPU sysfs lists, through lab-02 --device N, one after the other. */
+static void check_gpus_and_rates(struct preflight *pf)
+{
+	char size[32], dev[16], *extra[] = { "--pinned-only", "--size", size, "--device", dev, NULL };
+	int nsys = gpu_topo_build(pf->o.sysfs_root, NULL, &pf->sys) < 0 ? 0 : pf->sys.n;
+
+	snprintf(size, sizeof(size), "%llu", (unsigned long long)pf->o.size);
+	for (int i = 0; i < nsys && !(i == 1 && no_cuda(&pf->gpu[0])); i++) {
+		snprintf(dev, sizeof(dev), "%d", i);
+		run_lab(pf, "02", extra, &pf->gpu[i]);
+	}
+	if (check_gpus(pf)) {
+		for (int i = 0; i < nsys; i++)
+			for (size_t k = 0; k < N_RATES && pf->gpu[i].exit_code != 2; k++)
+				check_gpu(pf, i, &rate_checks[k]);
+		return;
+	}
+	for (size_t k = 0; k < N_RATES; k++)
+		add(pf, rate_checks[k].name, nsys ? PF_NOT_RUN : PF_NA, "%s", nsys ? "no GPU measured "
+		    "(see gpus)" : "no NVIDIA GPU");
+}
+
+/* ---- The verdict, for people and for machines ------------------------------ */
+
+static int count(const struct preflight *pf, enum pf_status st, const struct pf_check **first)
+{
+	int n = 0;
+
+	*first = NULL;
+	for (int i = 0; i < pf->n; i++)
+		if (pf->check[i].st == st && !n++)
+			*first = &pf->check[i];
+	return n;
+}
+
+/* 1 if any check failed; else 2 if any was not run; else 0. */
+static int exit_code(const struct preflight *pf)
+{
+	const struct pf_check *c;
+
+	return count(pf, PF_FAIL, &c) ? 1 : count(pf, PF_NOT_RUN, &c) ? 2 : 0;
+}
+
+/* "preflight: healthy", "preflight: unhealthy: <the first failed check>", ... */
+static const char *status_line(const struct preflight *pf, char *buf, size_t len)
+{
+	const struct pf_check *c;
+	int n = count(pf, PF_FAIL, &c);
+
+	if (n > 1)
+		snprintf(buf, len, "preflight: unhealthy: %s (and %d more failed check%s)", c->line,
+			 n - 1, n > 2 ? "s" : "");
+	else if (n)
+		snprintf(buf, len, "preflight: unhealthy: %s", c->line);
+	else if (count(pf, PF_NOT_RUN, &c))
+		snprintf(buf, len, "preflight: could not run: %s", c->line);
+	else if (count(pf, PF_NA, &c))
+		snprintf(buf, len, "preflight: healthy (no NVIDIA GPU: memlock and mlock only)");
+	else
+		snprintf(buf, len, "preflight: healthy");
+	return buf;
+}
+
+/* --json FILE: the status, every check, and the labs' own records. */
+static int write_json(const struct preflight *pf)
+{
+	static const char *const status[] = { "healthy", "unhealthy", "could_not_run" };
+	char host[256] = "", line[LINE_LEN + 64];
+	struct json_writer w;
+	int rc;
+
+	gethostname(host, sizeof(host) - 1);
+	jw_init(&w, 1);
+	jw_obj_begin(&w);
+	jw_kstr(&w, "tool", "dmalab preflight");
+	jw_kint(&w, "schema", 2);
+	jw_kstr(&w, "hostname", host);
+	jw_kstr(&w, "status", status[exit_code(pf)]);
+	jw_kint(&w, "exit_code", exit_code(pf));
+	jw_kstr(&w, "summary", status_line(pf, line, sizeof(line)));
+	jw_knum(&w, "elapsed_s", mono_now() - pf->t0);
+	jw_knum(&w, "min_fraction", pf->o.min_fraction);
+	jw_key(&w, "checks");
+	jw_arr_begin(&w);
+	for (int i = 0; i < pf->n; i++) {
+		jw_obj_begin(&w);
+		jw_kstr(&w, "name", pf->check[i].name);
+		jw_kstr(&w, "status", status_key[pf->check[i].st]);
+		jw_kstr(&w, "detail", pf->check[i].line);
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	jw_key(&w, "labs"); /* lab-01, then lab-02 per GPU: null where none was written */
+	jw_arr_begin(&w);
+	jw_value(&w, pf->lab01.rec);
+	for (int i = 0; i < pf->sys.n; i++)
+		jw_value(&w, pf->gpu[i].rec);
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	rc = w.failed ? (errno = ENOMEM, -1) : jw_write_file(&w, pf->o.json_path);
+	jw_release(&w);
+	return rc;
+}
+
+/* ---- The command line ------------------------------------------------------ */
+
+static void usage(void)
+{
+	printf("usage: dmalab preflight [options]\n"
+	       "A node health check for Slurm and Kubernetes: lab-01 and lab-02 run short\n"
+	       "(--quick; lab-02 --pinned-only on each NVIDIA GPU in PCI bus order, with\n"
+	       "CUDA_VISIBLE_DEVICES cleared); one line per check, then the status line.\n"
+	       "  memlock  lab-01's RLIMIT_MEMLOCK is unlimited or at least --memlock-min\n"
+	       "  mlock    lab-01's 01.1 and 01.3: mlock raises VmLck, munlock takes it back\n"
+	       "  gpus     lab-02 opens every NVIDIA GPU in /sys/bus/pci/devices (--expect-gpus)\n"
+	       "  h2d d2h  per GPU, lab-02's pinned rate at --size is at least --min-fraction\n"
+	       "           of the link's theoretical rate (Gen5 x16: 63.0 GB/s)\n"
+	       "options:\n"
+	       "  --memlock-min SIZE  the least RLIMIT_MEMLOCK, or 'unlimited' (default 64M)\n"
+	       "  --expect-gpus N     the node has exactly N NVIDIA GPUs, 0 to %d\n"
+	       "  --size SIZE         bytes per pinned copy, 64M to 4G (default 256M)\n"
+	       "  --min-fraction F    0.01 to 1 (default 0.70: the H200 measured 0.88 of Gen5\n"
+	       "                      x16; a link trained at Gen4 gives at most 0.50)\n"
+	       "  --timeout S         the labs' time, all together, 1 to 600 (default 50)\n"
+	       "  --json FILE         also write the checks and the labs' records as JSON\n"
+	       "  --brief             print only the status line\n"
+	       "  --labs-dir DIR      where the labs are (default <dir of dmalab>/labs)\n"
+	       "  --sysfs-root DIR    read PCI devices under DIR/bus/pci/devices (tests)\n"
+	       "exit: 0 healthy; 1 unhealthy: a check failed, or a lab broke (a CUDA error, a\n"
+	       "crash, --timeout); 2 could not run, nothing failed: a bad option, --json not\n"
+	       "written, a lab not built (or built without nvcc)\n", GPU_TOPO_MAX_GPUS);
+}
+
+static uint64_t parse_size(const char *opt, const char *s, uint64_t lo, uint64_t hi)
+{
+	char a[32], b[32];
+	uint64_t v;
+
+	if (lab_parse_size(s, &v) < 0 || v < lo || v > hi)
+		die_usage("%s '%s': want a size from %s to %s (digits with an optional K, M, G or T "
+			  "suffix)", opt, s, lab_fmt_size(lo, a, sizeof(a)), lab_fmt_size(hi, b, sizeof(b)));
+	return v;
+}
+
+/* --json FILE: its directory must be writable now, not after the labs ran. */
+static const char *json_arg(const char *path)
+{
+	char *copy = strdup(path);
+
+	if (!copy || access(dirname(copy), W_OK | X_OK) < 0)
+		die_usage("--json '%s': its directory is not writable: %s", path, strerror(errno));
+	free(copy);
+	return path;
+}
+
+static void take_option(struct pf_opts *o, int c, const char *arg)
+{
+	long n;
+
+	if (c == 'g' && lab_parse_long(arg, 0, GPU_TOPO_MAX_GPUS, &n) < 0)
+		die_usage("--expect-gpus '%s': want a whole number from 0 to %d", arg,
+			  GPU_TOPO_MAX_GPUS);
+	switch (c) {
+	case 'm': o->memlock_min = strcmp(arg, "unlimited") ?
+			(int64_t)parse_size("--memlock-min", arg, 1, INT64_MAX) : -1; break;
+	case 'g': o->expect_gpus = (int)n; break;
+	case 's': o->size = parse_size("--size", arg, 64 * MiB, 4 * GiB); break;
+	case 'f': o->min_fraction = parse_number(arg, "--min-fraction", 0.01, 1); break;
+	case 't': o->timeout_s = parse_number(arg, "--timeout", 1, 600); break;
+	case 'j': o->json_path = json_arg(arg); break;
+	case 'b': o->brief = 1; break;
+	case 'L': o->labs_dir = arg; break;
+	case 'r': o->sysfs_root = arg; break;
+	case 'h': usage(); exit(0);
+	}
+}
+
+static void parse_args(struct pf_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "memlock-min", required_argument, NULL, 'm' },
+		{ "expect-gpus", required_argument, NULL, 'g' },
+		{ "size", required_argument, NULL, 's' },
+		{ "min-fraction", required_argument, NULL, 'f' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "brief", no_argument, NULL, 'b' },
+		{ "labs-dir", required_argument, NULL, 'L' },
+		{ "sysfs-root", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	usage_set_help("dmalab preflight");
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		if (c == '?' && optopt > 0 && optopt < 256 && optopt != 'h') /* "-x" of "-xq" */
+			die_usage("unknown option '-%c'", optopt);
+		if (c == '?' || c == ':')
+			die_usage("%s '%s'", c == '?' ? "unknown option" : "missing value for",
+				  argv[optind - 1]);
+		take_option(o, c, optarg);
+	}
+	if (optind < argc)
+		die_usage("'%s': preflight takes options only", argv[optind]);
+}
+
+int cmd_preflight(int argc, char **argv, const char *labs_dir)
+{
+	struct preflight *pf = calloc(1, sizeof(*pf));
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+	char line[LINE_LEN + 64];
+	int code;
+
+	if (!pf)
+		die("out of memory");
+	pf->o = (struct pf_opts){ 64 * MiB, -1, 256 * MiB, 0.70, 50, NULL, "/sys", labs_dir, 0 };
+	parse_args(&pf->o, argc, argv);
+	pf->t0 = mono_now();
+	pf->deadline = pf->t0 + pf->o.timeout_s;
+	snprintf(pf->tmp, sizeof(pf->tmp), "%s/dmalab-preflight.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(pf->tmp))
+		die("cannot make a directory for the labs' records, '%s': %s", pf->tmp,
+		    strerror(errno));
+	/* every GPU, numbered in PCI bus order as nvidia-smi numbers them */
+	snprintf(pf->hidden_by, sizeof(pf->hidden_by), "%s", visible ? visible : "");
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
+	run_lab(pf, "01", (char *[]){ NULL }, &pf->lab01);
+	check_memlock(pf);
+	check_mlock(pf);
+	check_gpus_and_rates(pf);
+	rmdir(pf->tmp);
+	for (int i = 0; i < pf->n && !pf->o.brief; i++)
+		printf("%-8s %-7s %s\n", pf->check[i].name, status_word[pf->check[i].st],
+		       pf->check[i].line);
+	printf("%s\n", status_line(pf, line, sizeof(line)));
+	fflush(stdout);
+	code = exit_code(pf);
+	if (pf->o.json_path && write_json(pf) < 0) {
+		error_errno("--json '%s': not written", pf->o.json_path);
+		code = code ? code : 2;
+	}
+	json_free(pf->lab01.rec);
+	for (int i = 0; i < pf->sys.n; i++)
+		json_free(pf->gpu[i].rec);
+	free(pf);
+	return code;
+}
