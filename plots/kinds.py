@@ -1,6 +1,5 @@
-"""The figures a lab gets without code of its own in plots/: it declares
-them in its spec (lab.h, struct lab_figure) with kind "lines" or "boxes",
-and these draw them from what the declaration names.
+"""The figures drawn without code of their own: make_plots.FIGURES names
+their series and facts, and these draw them.
 
   lines  every series named (a name ending in '*' matches a prefix) as its
          median against x with the min-max band of its samples; x on a
