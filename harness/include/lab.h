@@ -147,31 +147,6 @@ struct lab_needs {
 
 struct lab;
 
-/*
- * A figure that plots/ draws from the lab's record (`make plots`, `make
- * report`).  plots/ keeps no list of its own: it reads these from
- * --describe, so a lab adds a figure in its own folder.  `kind` is how it
- * is drawn:
- *   "lines"  each series named in `series` as its median against x, with
- *            the min-max band of its samples (a log-2 axis when x_unit is
- *            "bytes"); each fact in `facts` as a dashed horizontal line
- *   "boxes"  each statistics object named in `series` (attached to any
- *            claim) as a box of every sample; `facts` as dashed lines
- *   NAME     a drawing of its own, plots/NAME.py, which reads what `series`
- *            and `facts` name
- * Lists are blank-separated; a name ending in '*' stands for every name that
- * starts with the rest ("latency_node*").
- */
-struct lab_figure {
-	const char *name;   /* its image files, NAME.png and NAME.svg: a-z, 0-9, _ */
-	const char *kind;   /* "lines", "boxes", or a module of plots/ */
-	const char *series; /* the series (lines) or claim statistics (boxes) */
-	const char *facts;  /* facts it reads; may be NULL */
-	const char *claims; /* the claims whose skip or error says why it is
-			     * missing; may be NULL */
-	const char *title;  /* its title and the report's caption, one line */
-};
-
 /* A lab-specific option, parsed with the common ones. */
 struct lab_extra_opt {
 	const char *name; /* long option name without dashes */
@@ -230,7 +205,6 @@ struct lab_spec {
 	 * returns 2 (the exit code).
 	 */
 	int (*check_opts)(const struct lab *L);
-	const struct lab_figure *figures; /* terminated by { NULL }; may be NULL */
 	const struct lab_knob *knobs;     /* terminated by { NULL }; may be NULL */
 };
 

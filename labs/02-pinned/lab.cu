@@ -129,16 +129,6 @@ static int check_opts(const struct lab *L)
 				    "compare copies of 64 MiB and more");
 }
 
-/* What plots/ draws from the record (lab.h, struct lab_figure). */
-static const struct lab_figure figures[] = {
-	{ "lab02_bandwidth", "lab02_bandwidth",
-	  "h2d_pageable h2d_pinned h2d_registered h2d_wc d2h_pageable d2h_pinned "
-	  "d2h_registered d2h_wc host_memcpy",
-	  "pcie_theoretical_gbs pcie_gen_max pcie_width_max gpu_pci_bus_id host_memcpy_gbs",
-	  "02.1 02.3", "lab-02: H2D and D2H bandwidth by transfer size and kind of host memory" },
-	{ NULL }
-};
-
 static const struct lab_spec spec = {
 	.id = "02",
 	.title = "pinned vs pageable copies",
@@ -151,7 +141,6 @@ static const struct lab_spec spec = {
 	.default_size = 1 * GiB,
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 

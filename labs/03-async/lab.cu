@@ -152,16 +152,6 @@ static int check_opts(const struct lab *L)
 	return 0;
 }
 
-static const struct lab_figure figures[] = {
-	{ "lab03_calls", "lab03_calls", "call_* copy_*", NULL, "03.1 03.2",
-	  "lab-03: time in the cudaMemcpyAsync call vs the copy's own time" },
-	{ "lab03_timeline", "lab03_timeline",
-	  "call_pageable copy_pageable call_pinned_idle copy_pinned_idle overlap_* loop_copy_*",
-	  "race_rewrite_s race_torn_words race_spin_s loop_step_* loop_hidden_*",
-	  "03.1 03.3 03.4 03.5", "lab-03: when the host thread, the copy and the kernel ran, per case" },
-	{ NULL }
-};
-
 static const struct lab_spec spec = {
 	.id = "03",
 	.title = "async copies and the buffer-reuse race",
@@ -174,7 +164,6 @@ static const struct lab_spec spec = {
 	.default_size = 256 * MiB,
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 

@@ -151,16 +151,6 @@ static int check_opts(const struct lab *L)
 		preflight_size_floor(L, "size", o->size, MIN_BW_BYTES, " for the bandwidth test");
 }
 
-/* What plots/ draws from the record (lab.h, struct lab_figure). */
-static const struct lab_figure figures[] = {
-	{ "lab04_latency", "lab04_latency", "latency_node*", "cpu_node", "04.1",
-	  "lab-04: pointer-chase latency vs working set, per memory node" },
-	{ "lab04_local_remote", "lab04_local_remote",
-	  "latency_large_local latency_large_remote read_local read_remote", NULL, "04.2 04.3",
-	  "lab-04: local vs remote node, latency and read bandwidth" },
-	{ NULL }
-};
-
 static const struct lab_spec spec = {
 	.id = "04",
 	.title = "NUMA: pointer chase, bandwidth, first touch",
@@ -172,7 +162,6 @@ static const struct lab_spec spec = {
 	.default_size = 1 * GiB,
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 

@@ -105,17 +105,6 @@ static const struct lab_extra_opt extra_opts[] = {
 	{ NULL, NULL, NULL }
 };
 
-/* What plots/ draws from the record (lab.h, struct lab_figure). */
-static const struct lab_figure figures[] = {
-	{ "lab05_faults", "lab05_faults", "cpu_us_per_page um_*",
-	  "cpu_thp_us_per_4k um_region_bytes", "05.1 05.2",
-	  "lab-05: first-touch cost per 4 KiB page, CPU and GPU" },
-	{ "lab05_4gib", "lab05_4gib", "um_demand_* um_prefetch_then_4k",
-	  "um_region_bytes um_4gib_extrapolated_ms um_first_touch_4k_s", "05.2",
-	  "lab-05: 4 GiB of managed memory to the GPU vs the chapter's 655 ms" },
-	{ NULL }
-};
-
 static int check_opts(const struct lab *L);
 
 static const struct lab_spec spec = {
@@ -130,7 +119,6 @@ static const struct lab_spec spec = {
 	.default_size = 512 * MiB, /* 131,072 pages of 4 KiB; 05.2 scales it to 4 GiB */
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 

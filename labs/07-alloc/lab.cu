@@ -83,16 +83,6 @@ static const struct lab_extra_opt extra_opts[] = {
 	{ NULL, NULL, NULL }
 };
 
-static const struct lab_figure figures[] = {
-	{ "lab07_granule", "lines", "free_drop_by_request", "granule_mib tiny_drop_mib", "07.3",
-	  "lab-07: how far cudaMemGetInfo's free figure falls while one cudaMalloc of each size is held" },
-	{ "lab07_pool", "boxes", "malloc_free_2mib pool_2mib_threshold_max", NULL, "07.4",
-	  "lab-07: microseconds per 2 MiB block, cudaMalloc + cudaFree vs a warm pool (threshold UINT64_MAX)" },
-	{ "lab07_threshold", "boxes", "next_2mib_threshold_default next_2mib_threshold_max", NULL,
-	  "07.5", "lab-07: the next 2 MiB pool allocation after a synchronisation, at the default and at the highest release threshold" },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
-};
-
 #define MIN_FILL_BYTES (5 * GiB) /* five 1 GiB blocks: two holes between kept ones */
 
 static struct {
@@ -132,7 +122,6 @@ static const struct lab_spec spec = {
 	.extra_opts = extra_opts,
 	.default_iters = 9,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 

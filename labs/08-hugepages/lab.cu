@@ -119,15 +119,6 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
-/* What plots/ draws from the record (lab.h, struct lab_figure). */
-static const struct lab_figure figures[] = {
-	{ "lab08_chase", "lab08_chase", "chase_4k chase_2m", NULL, "08.1",
-	  "lab-08: a random pointer chase, ns per load on 4 KiB and 2 MiB pages vs working set" },
-	{ "lab08_register", "boxes", "register_4k_ms_per_gib register_2m_ms_per_gib", NULL,
-	  "08.3", "lab-08: cudaHostRegister, ms per GiB on 4 KiB and on 2 MiB pages" },
-	{ NULL }
-};
-
 static int check_opts(const struct lab *L);
 
 static const struct lab_spec spec = {
@@ -141,7 +132,6 @@ static const struct lab_spec spec = {
 	.default_size = 1 * GiB,
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 

@@ -81,14 +81,6 @@ static const struct lab_extra_opt extra_opts[] = {
 	{ NULL, NULL, NULL }
 };
 
-static const struct lab_figure figures[] = {
-	{ "lab09_pairs", "lab09_pairs", "", "pair_* gpu_count", "09.1 09.2",
-	  "lab-09: one-way copy rate of every ordered GPU pair, with and without peer access" },
-	{ "lab09_rate", "lines", "p2p_*", NULL, "09.1 09.2",
-	  "lab-09: GPU-to-GPU copy rate by size, per pair and path" },
-	{ NULL }
-};
-
 #define DEFAULT_MIN (1 * MiB)
 #define QUICK_MAX (64 * MiB)
 #define SIZE_FLOOR (64 * KiB)
@@ -146,7 +138,6 @@ static const struct lab_spec spec = {
 	.default_size = 1 * GiB,
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 

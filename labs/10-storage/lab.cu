@@ -97,14 +97,6 @@ static const struct lab_extra_opt extra_opts[] = {
 	{ NULL, NULL, NULL }
 };
 
-static const struct lab_figure figures[] = {
-	{ "lab10_paths", "lab10_paths",
-	  "raw_odirect_host buffered_host posix_pageable odirect_pinned odirect_pinned_overlap "
-	  "cufile", "device_read_gbs pcie_theoretical_gbs", "10.1 10.2 10.3",
-	  "lab-10: GB/s from a file by path (into GPU memory where a GPU ran), vs the device" },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
-};
-
 static int check_opts(const struct lab *L);
 
 static const struct lab_spec spec = {
@@ -119,7 +111,6 @@ static const struct lab_spec spec = {
 	.default_size = 128 * MiB, /* README, the test file: why not 256 MiB */
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 

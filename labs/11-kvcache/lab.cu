@@ -109,15 +109,6 @@ static const struct lab_extra_opt extra_opts[] = {
 	{ NULL, NULL, NULL }
 };
 
-static const struct lab_figure figures[] = {
-	{ "lab11_crossover", "lab11_crossover",
-	  "swap_paged_s recompute_batched_s step_with_recompute_s chapter_swap_s chapter_recompute_s",
-	  "crossover_tokens crossover_lo_tokens crossover_hi_tokens context_tokens "
-	  "swap_full_onecopy_s swap_full_paged_s", "11.4",
-	  "lab-11: swap-back and recompute time by context length, chapter and this machine" },
-	{ NULL }
-};
-
 static int check_opts(const struct lab *L);
 
 static const struct lab_spec spec = {
@@ -131,7 +122,6 @@ static const struct lab_spec spec = {
 	.extra_opts = extra_opts,
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 
