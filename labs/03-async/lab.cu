@@ -122,30 +122,23 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
+static long opt_steps;
 static const struct lab_extra_opt extra_opts[] = {
-	{ "steps", "N", "steps of each buffer-reuse loop, over 11 rounds (default 1000, "
-	  "--quick 200; at least 30 a round)" },
-	{ NULL, NULL, NULL }
+	LAB_OPT_LONG("steps", opt_steps, 1000, 200, 10, 1000000,
+		     "steps of each buffer-reuse loop, over 11 rounds, at least 30 a round"),
+	{ NULL }
 };
 
 #define MIN_CLAIM_BYTES (64 * MiB)       /* 03.1-03.3: a pinned call << 5 % of the copy */
 #define LOOP_ROUNDS 11                   /* drops the slowest and fastest round at 1 - 0.05/3 */
-enum { MIN_STEPS = 10, MAX_STEPS = 1000000, MIN_ROUND_STEPS = 30 };
-#define READ_STEPS(L, out) lab_opt_long(L, "steps", MIN_STEPS, MAX_STEPS, \
-					lab_options(L)->quick ? 200 : 1000, out)
+enum { MIN_ROUND_STEPS = 30 };
 
-/* --steps, and --size, the size 03.1-03.3 are decided at. */
+/* --size, the size 03.1-03.3 are decided at, is copied as 32-bit words. */
 static int check_opts(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
 	char sz[32];
-	long steps;
 
-	if (READ_STEPS(L, &steps))
-		return 2;
-	if (o->size_given && preflight_size_floor(L, "size", o->size, MIN_CLAIM_BYTES,
-		", so that a pinned call's fixed cost stays far under 5 % of the copy"))
-		return 2;
 	if (o->size_given && o->size % sizeof(uint32_t))
 		return preflight_usage(L, "size", lab_size_arg(o->size, sz, sizeof(sz)),
 				       "must be a multiple of 4 bytes");
@@ -162,6 +155,9 @@ static const struct lab_spec spec = {
 	.claims = claims,
 	.extra_opts = extra_opts,
 	.default_size = 256 * MiB,
+	.quick_size = 64 * MiB,
+	.min_size = MIN_CLAIM_BYTES,
+	.size_why = ", so that a pinned call's fixed cost stays far under 5 % of the copy",
 	.default_iters = 7,
 	.check_opts = check_opts,
 	.knobs = knobs,
@@ -212,17 +208,15 @@ static const uint32_t *big_src(const struct rig *r, int pinned)
 static void rig_setup(struct lab *L, struct rig *r)
 {
 	const struct lab_opts *o = lab_options(L);
-	long steps;
 	int j, most;
 
 	r->L = L;
-	r->bytes = o->size_given ? o->size : o->quick ? 64 * MiB : 256 * MiB;
+	r->bytes = o->size;
 	r->sweep_max = o->quick ? 16 * MiB : 256 * MiB; /* the claims' size: no larger */
 	r->big_bytes = r->sweep_max > r->bytes ? r->sweep_max : r->bytes;
 	r->natural_steps = o->quick ? 50 : 200;
-	READ_STEPS(L, &steps); /* check_opts has refused a bad one */
-	r->round_steps = steps / LOOP_ROUNDS > MIN_ROUND_STEPS ? (int)steps / LOOP_ROUNDS
-							       : MIN_ROUND_STEPS;
+	r->round_steps = opt_steps / LOOP_ROUNDS > MIN_ROUND_STEPS ? (int)opt_steps / LOOP_ROUNDS
+								   : MIN_ROUND_STEPS;
 	most = r->round_steps > r->natural_steps ? r->round_steps : r->natural_steps;
 	lab_cuda_require(L, 1);
 	lab_cuda_require_free(L, preflight_need(1, r->big_bytes, 2 * LOOP_BYTES + 256 * MiB), "");

@@ -119,8 +119,6 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
-static int check_opts(const struct lab *L);
-
 static const struct lab_spec spec = {
 	.id = "08",
 	.title = "huge pages and the TLB",
@@ -130,23 +128,12 @@ static const struct lab_spec spec = {
 	.needs = { 1, 1, 1 },
 	.claims = claims,
 	.default_size = 1 * GiB,
+	.quick_size = QUICK_BYTES,
+	.min_size = MIN_BYTES,
+	.size_why = ", as 08.1's working set must lie far beyond the TLB's reach on 4 KiB pages",
 	.default_iters = 7,
-	.check_opts = check_opts,
 	.knobs = knobs,
 };
-
-static uint64_t size_asked(const struct lab *L)
-{
-	const struct lab_opts *o = lab_options(L);
-
-	return o->quick && !o->size_given ? QUICK_BYTES : o->size;
-}
-
-static int check_opts(const struct lab *L)
-{
-	return preflight_size_floor(L, "size", size_asked(L), MIN_BYTES, ", as 08.1's working "
-				    "set must lie far beyond the TLB's reach on 4 KiB pages");
-}
 
 /* ------------------------------------------------------------------------ */
 /* The machine's huge-page settings                                          */
@@ -600,7 +587,7 @@ static void claim_hugetlb(struct lab *L)
 
 static void run(struct lab *L)
 {
-	uint64_t bytes = size_asked(L);
+	uint64_t bytes = lab_options(L)->size;
 	struct pages pg;
 	char why[300], mode[32];
 	const char *skip = NULL;
