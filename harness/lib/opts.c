@@ -95,15 +95,9 @@ static int usage_error(const struct lab *L, const char *fmt, const char *a, cons
 	return 2;
 }
 
-/*
- * The one size parser of options: *out = ARG in bytes, from min (0: any
- * above 0) to max (0: LAB_SIZE_MAX); else 2 after one line naming it.
- */
-static int parse_size(const struct lab *L, const char *name, const char *arg, uint64_t min,
-		      uint64_t max, const char *why, uint64_t *out)
+/* The one size parser of options: *out = ARG in bytes; else 2 after one line naming it. */
+static int parse_size(const struct lab *L, const char *name, const char *arg, uint64_t *out)
 {
-	char most[32];
-
 	if (lab_parse_size(arg, out) < 0)
 		return preflight_usage(L, name, arg, "%s", errno == ERANGE ? "too large" :
 				       "not a size above 0 (digits with an optional K, M, G or T "
@@ -111,10 +105,25 @@ static int parse_size(const struct lab *L, const char *name, const char *arg, ui
 	if (*out > LAB_SIZE_MAX)
 		return preflight_usage(L, name, arg, "larger than 1 PiB (1024T), the most a lab "
 				       "takes");
-	if (max && *out > max)
-		return preflight_usage(L, name, arg, "too large: at most %s",
-				       lab_fmt_size(max, most, sizeof(most)));
-	return preflight_size_floor(L, name, *out, min, why);
+	return 0;
+}
+
+/*
+ * A size given as --NAME from min (0: any) to max (0: LAB_SIZE_MAX); else 2
+ * after one line naming it.  Helpers (--role) take the sizes their lab
+ * passes them, outside its range too (lab-01 locks less than --size's least).
+ */
+static int size_in_range(const struct lab *L, const char *name, uint64_t v, uint64_t min,
+			 uint64_t max, const char *why)
+{
+	char got[32], most[32];
+
+	if (L->opt.role)
+		return 0;
+	if (max && v > max)
+		return preflight_usage(L, name, lab_size_arg(v, got, sizeof(got)),
+				       "too large: at most %s", lab_fmt_size(max, most, sizeof(most)));
+	return preflight_size_floor(L, name, v, min, why);
 }
 
 /* *out = ARG, a whole number from min to max; else 2 after one line naming it. */
@@ -143,8 +152,7 @@ static int parse_number_opt(struct lab *L, int code, const char *arg)
 		if (!L->spec->default_size) /* not in its --help: its sizes are options of its own */
 			return usage_error(L, "--size '%s': %s", arg, "this lab takes no --size");
 		L->opt.size_given = 1;
-		return parse_size(L, "size", arg, L->spec->min_size, L->spec->max_size,
-				  L->spec->size_why, &L->opt.size);
+		return parse_size(L, "size", arg, &L->opt.size);
 	case OPT_ITERS:
 		if (lab_parse_long(arg, 7, LAB_MAX_SAMPLES, &v) < 0)
 			return usage_error(L, "--iters '%s': %s", arg, "must be a whole number from 7 to 1024");
@@ -219,20 +227,26 @@ static int set_extra(const struct lab *L, const struct lab_extra_opt *e, const c
 		return arg ? parse_long(L, e->name, arg, (long)e->min, (long)e->max, e->number) : 0;
 	case LAB_TYPE_SIZE:
 		*e->bytes = (uint64_t)def;
-		return arg ? parse_size(L, e->name, arg, (uint64_t)e->min, (uint64_t)e->max, e->why,
-					e->bytes) : 0;
+		if (!arg)
+			return 0;
+		return parse_size(L, e->name, arg, e->bytes) ||
+		       size_in_range(L, e->name, *e->bytes, (uint64_t)e->min, (uint64_t)e->max,
+				     e->why) ? 2 : 0;
 	case LAB_TYPE_TEXT:
 		return 0;
 	}
 	return 0;
 }
 
-/* Every typed extra option, once --quick is known; 0 or 2. */
+/* --size's range, and every typed extra option, once --quick and --role are known; 0 or 2. */
 static int set_extras(struct lab *L)
 {
 	const struct lab_extra_opt *e = L->spec->extra_opts;
+	const struct lab_spec *s = L->spec;
 	int i, rc = 0;
 
+	if (L->opt.size_given)
+		rc = size_in_range(L, "size", L->opt.size, s->min_size, s->max_size, s->size_why);
 	for (i = 0; rc == 0 && e && e[i].name && i < LAB_MAX_EXTRA; i++)
 		rc = set_extra(L, &e[i], L->extra_val[i]);
 	return rc;
