@@ -28,20 +28,20 @@ import lab04_latency
 import lab04_local_remote
 import lab05_4gib
 import lab05_faults
-import lab08_chase
 import lab09_pairs
 import lab10_paths
 import lab11_crossover
 
 
-def figure(name, draw, claims, title, series="", facts=""):
+def figure(name, draw, claims, title, series="", facts="", labels=None):
     """One figure: its image files NAME.png and NAME.svg, the function that
     draws it, the claims whose skip or error says why it is missing, its
     title (the report's caption too), and what kinds.py's drawings read:
     the series or claim statistics (a name ending in '*' stands for every
-    name that starts with the rest) and the facts drawn as dashed lines."""
+    name that starts with the rest), the facts drawn as dashed lines, and
+    the legend's words for a series ({name: words})."""
     return {"name": name, "draw": draw, "claims": claims.split(), "title": title,
-            "series": series.split(), "facts": facts.split()}
+            "series": series.split(), "facts": facts.split(), "labels": labels}
 
 
 FIGURES = {
@@ -73,9 +73,10 @@ FIGURES = {
                   "lab-07: the next 2 MiB pool allocation after a synchronisation, at the "
                   "default and at the highest release threshold",
                   series="next_2mib_threshold_default next_2mib_threshold_max")],
-    "08": [figure("lab08_chase", lab08_chase.draw, "08.1",
+    "08": [figure("lab08_chase", kinds.draw_lines, "08.1",
                   "lab-08: a random pointer chase, ns per load on 4 KiB and 2 MiB pages "
-                  "vs working set", series="chase_4k chase_2m"),
+                  "vs working set", series="chase_4k chase_2m",
+                  labels={"chase_4k": "4 KiB pages", "chase_2m": "2 MiB huge pages (THP)"}),
            figure("lab08_register", kinds.draw_boxes, "08.3",
                   "lab-08: cudaHostRegister, ms per GiB on 4 KiB and on 2 MiB pages",
                   series="register_4k_ms_per_gib register_2m_ms_per_gib")],

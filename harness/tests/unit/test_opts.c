@@ -277,7 +277,7 @@ static int opt_long(const char *value, long *out, char *msg)
 	return rc;
 }
 
-static void test_lab_opt_long(void **state)
+static void test_lab_opt_long_range(void **state)
 {
 	char msg[256];
 	long v = -1;
@@ -384,7 +384,7 @@ int main(void)
 		cmocka_unit_test(test_lab_parse_long_in_range),
 		cmocka_unit_test(test_lab_parse_long_out_of_range),
 		cmocka_unit_test(test_lab_parse_long_garbage),
-		cmocka_unit_test(test_lab_opt_long),
+		cmocka_unit_test(test_lab_opt_long_range),
 		cmocka_unit_test(test_lab_opt_size),
 		cmocka_unit_test(test_lab_parse_args_cluster_then_again),
 		cmocka_unit_test(test_lab_parse_args_size_only_where_the_lab_has_one),
