@@ -1,6 +1,5 @@
-"""Shared helpers of the dmalab figures: read a results file, find the
-figures the labs declare (their --describe), find a lab's series, facts and
-claim statistics, draw spread, stamp the machine, save.
+"""Shared helpers of the dmalab figures: read a results file, find a lab's
+series, facts and claim statistics, draw spread, stamp the machine, save.
 
 Everything here reads only the JSON that `dmalab check` (or one lab's
 --json) wrote; nothing is measured.  A figure that cannot be drawn raises
@@ -10,9 +9,6 @@ instead of printing a traceback.
 import json
 import math
 import os
-import re
-import subprocess
-import sys
 
 import matplotlib
 import matplotlib.ticker
@@ -241,129 +237,16 @@ def claim(lab, claim_id):
 
 
 # ---------------------------------------------------------------------------
-# Which figures: each lab declares its own (lab.h, struct lab_figure)
-
-PLOTS_DIR = os.path.dirname(os.path.abspath(__file__))
-NAME_RE = re.compile(r"^[a-z0-9_]+$")
-DESCRIBE_TIMEOUT_S = 10
-_described = {}  # labs dir -> {lab id: [declarations]}
-
-
-def labs_dir():
-    """The built labs: $DMALAB_LABS_DIR, else build/labs beside plots/."""
-    return os.environ.get("DMALAB_LABS_DIR") or os.path.join(PLOTS_DIR, "..", "build", "labs")
-
-
-def words(v):
-    """A declaration's list: JSON strings (a bare string is split on blanks)."""
-    if isinstance(v, str):
-        return v.split()
-    return [w for w in v if isinstance(w, str)] if isinstance(v, list) else []
-
-
-def describe_figures(directory):
-    """{lab id: [figure declarations]} of every lab-NN in directory, from its
-    --describe (run once per directory).  A lab that does not answer declares
-    nothing; the caller says its figures are unknown."""
-    if directory in _described:
-        return _described[directory]
-    found = {}
-    try:
-        names = sorted(os.listdir(directory))
-    except OSError:
-        names = []
-    for name in names:
-        m = re.match(r"^lab-(\d+)$", name)
-        path = os.path.join(directory, name)
-        if not m or not os.access(path, os.X_OK) or os.path.isdir(path):
-            continue
-        try:
-            p = subprocess.run([path, "--describe"], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, timeout=DESCRIBE_TIMEOUT_S)
-            doc = json.loads(p.stdout.decode("utf-8", "replace")) if p.returncode == 0 else None
-        except (OSError, ValueError, subprocess.SubprocessError):
-            doc = None
-        if isinstance(doc, dict) and isinstance(doc.get("figures"), list):
-            found[m.group(1)] = doc["figures"]
-    _described[directory] = found
-    return found
-
-
-def tidy_figure(lab_id, d):
-    """A declaration in the shape the drawers use, or (None, why not)."""
-    if not isinstance(d, dict):
-        return None, "lab-%s declares a figure that is not an object" % lab_id
-    name, kind = d.get("name"), d.get("kind")
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        return None, "lab-%s declares a figure named %r (want a-z, 0-9, _)" % (lab_id, name)
-    if not isinstance(kind, str) or not kind:
-        return None, "lab-%s: figure %s has no kind" % (lab_id, name)
-    title = d.get("title") if isinstance(d.get("title"), str) else ""
-    return {"lab": lab_id, "name": name, "kind": kind, "title": title or name,
-            "series": words(d.get("series")), "facts": words(d.get("facts")),
-            "claims": words(d.get("claims"))}, None
-
-
-def declared_figures(res, directory=None):
-    """(figures, notes): the figures to draw for this results file, in the
-    order of the labs' ids, each a dict (lab, name, kind, title, series,
-    facts, claims); notes say whose figures are unknown or unusable.
-
-    A lab record that carries "figures" declares them itself; otherwise the
-    declarations come from the built labs' --describe in directory
-    (labs_dir()).  A built lab missing from the results still has its
-    figures listed, so the reader learns that they were not drawn."""
-    directory = directory or labs_dir()
-    by_lab = dict(describe_figures(directory))
-    notes, unknown = [], []
-    for lab in res.get("labs", []):
-        lab_id = lab.get("id")
-        if not isinstance(lab_id, str):
-            continue
-        if isinstance(lab.get("figures"), list):
-            by_lab[lab_id] = lab["figures"]
-        elif lab_id not in by_lab:
-            unknown.append("lab-" + lab_id)
-    if unknown:
-        notes.append("the figures of %s are unknown here: no such lab in %s answered "
-                     "--describe (build them, or DMALAB_LABS_DIR=dir)" % (
-                         ", ".join(unknown), directory))
-    figures, seen = [], {}
-    for lab_id in sorted(by_lab):
-        for d in by_lab[lab_id]:
-            f, why = tidy_figure(lab_id, d)
-            if f and f["name"] in seen:
-                f, why = None, "lab-%s: figure %s is declared by lab-%s too" % (
-                    lab_id, f["name"], seen[f["name"]])
-            if not f:
-                notes.append(why)
-                continue
-            seen[f["name"]] = lab_id
-            figures.append(f)
-    return figures, notes
-
-
-def find_declared(res, name):
-    """The declaration of one figure by name, or None (a script run alone)."""
-    return next((f for f in declared_figures(res)[0] if f["name"] == name), None)
-
+# What a figure names
 
 def expand(patterns, names):
-    """The names a declaration's list stands for: a name ending in '*'
+    """The names a figure's list stands for: a name ending in '*'
     matches every one of `names` starting with the rest, in order."""
     out = []
     for p in patterns:
         hits = sorted(n for n in names if n.startswith(p[:-1])) if p.endswith("*") else [p]
         out += [n for n in hits if n not in out]
     return out
-
-
-def decl_title(decl, default):
-    return decl["title"] if decl else default
-
-
-def decl_claims(decl, default):
-    return decl["claims"] if decl and decl["claims"] else default
 
 
 # ---------------------------------------------------------------------------
@@ -495,26 +378,3 @@ def save(fig, outdir, name):
         plt.close(fig)
     return paths
 
-
-def main_one(name, draw):
-    """Entry point of a single figure script: FILE [OUTDIR].  The figure's
-    declaration (title, claims) comes from its lab's --describe when the
-    lab is built; without it the figure is drawn under its own name."""
-    if len(sys.argv) not in (2, 3):
-        print("usage: %s RESULTS.json [OUTDIR]" % sys.argv[0], file=sys.stderr)
-        return 2
-    outdir = sys.argv[2] if len(sys.argv) == 3 else "results/plots"
-    try:
-        res = load(sys.argv[1])
-        draw(res, outdir, find_declared(res, name))
-    except BadResults as e:
-        print("plots: %s" % e, file=sys.stderr)
-        return 2
-    except NotDrawn as e:
-        print("plots: %s not drawn: %s" % (name, e))
-        return 0
-    except NotWritten as e:
-        print("plots: cannot write %s" % e, file=sys.stderr)
-        return 1
-    print("plots: %s drawn into %s" % (name, outdir))
-    return 0

@@ -1,6 +1,5 @@
-"""The figures a lab gets without code of its own in plots/: it declares
-them in its spec (lab.h, struct lab_figure) with kind "lines" or "boxes",
-and these draw them from what the declaration names.
+"""The figures drawn without code of their own: make_plots.FIGURES names
+their series and facts, and these draw them.
 
   lines  every series named (a name ending in '*' matches a prefix) as its
          median against x with the min-max band of its samples; x on a
@@ -28,9 +27,10 @@ def y_unit(units):
     return " or ".join(got) if got else "value"
 
 
-def draw_lines(res, outdir, decl, labels=None):
-    """labels: {series name: the words its legend entry shows} (a module of
-    plots/ that draws a lines figure with its own words); else the names."""
+def draw_lines(res, outdir, decl):
+    """The legend shows decl's "labels" ({series name: words}) where it has
+    them, else the series' names."""
+    labels = decl.get("labels") or {}
     lab = C.find_lab(res, decl["lab"])
     names = C.expand(decl["series"], C.series_names(lab))
     fig, axes = C.new_figure(1, width=8.4, height=5.2)
@@ -41,7 +41,7 @@ def draw_lines(res, outdir, decl, labels=None):
         if not pts:
             missing.append(name)
             continue
-        C.band(ax, pts, (labels or {}).get(name, name))
+        C.band(ax, pts, labels.get(name, name))
         xs += [p[0] for p in pts]
         units.append(pts[0][1]["unit"])
         bytes_x &= (lab["series"].get(name) or {}).get("x_unit") == "bytes"

@@ -1,11 +1,9 @@
 """lab-02: copy bandwidth vs transfer size, H2D and D2H, one line per kind
 of host memory, with the PCIe link's theoretical rate and one CPU thread's
 memcpy rate as dashed ceilings and the chapter's two figures as marks."""
-import sys
 
 import common as C
 
-NAME = "lab02_bandwidth"
 # a marker each: pinned, registered and write-combined often draw on top of each other
 KINDS = [("pageable", "pageable (malloc)", "o"), ("pinned", "pinned (cudaHostAlloc)", "s"),
          ("registered", "registered (cudaHostRegister)", "^"), ("wc", "write-combined", "x")]
@@ -71,8 +69,8 @@ def draw_ceilings(ax, res, lab, d):
     return rate, mc
 
 
-def draw(res, outdir, decl=None):
-    lab = C.find_lab(res, decl["lab"] if decl else "02")
+def draw(res, outdir, decl):
+    lab = C.find_lab(res, decl["lab"])
     fig, axes = C.new_figure(2)
     missing, drawn = [], 0
     rate = mc = None
@@ -82,7 +80,7 @@ def draw(res, outdir, decl=None):
             rate, mc = draw_ceilings(ax, res, lab, d)
     if not drawn:
         C.plt.close(fig)
-        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["02.1", "02.3"]),
+        raise C.NotDrawn(C.why_not(lab, decl["claims"],
                                    "lab-02 recorded no h2d_*/d2h_* series"))
     axes[0].legend(fontsize=8, loc="upper left")
     notes = ["shaded: min-max of every sample at each size; line: median"]
@@ -92,9 +90,5 @@ def draw(res, outdir, decl=None):
         notes.append("one-thread memcpy rate not recorded (host_memcpy)")
     if missing:
         notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, C.decl_title(decl, "lab-02: copy bandwidth vs transfer size"), notes)
-    return C.save(fig, outdir, NAME)
-
-
-if __name__ == "__main__":
-    sys.exit(C.main_one(NAME, draw))
+    C.finish(fig, res, decl["title"], notes)
+    return C.save(fig, outdir, decl["name"])

@@ -2,19 +2,17 @@
 long the copy itself runs, by transfer size.  A pageable call that returns
 only when its copy is done draws on top of its copy; a pinned call that
 returns at once draws orders of magnitude below it."""
-import sys
 
 import common as C
 
-NAME = "lab03_calls"
 WAYS = [("pageable", "pageable, idle stream", "tab:red"),
         ("pinned", "pinned, queued behind a kernel", "tab:blue"),
         ("pinned_idle", "pinned, idle stream", "tab:cyan"),
         ("pageable_queued", "pageable, queued behind a kernel", "tab:orange")]
 
 
-def draw(res, outdir, decl=None):
-    lab = C.find_lab(res, decl["lab"] if decl else "03")
+def draw(res, outdir, decl):
+    lab = C.find_lab(res, decl["lab"])
     fig, axes = C.new_figure(1, width=8.4, height=5.4)
     ax = axes[0]
     missing, xs = [], []
@@ -30,7 +28,7 @@ def draw(res, outdir, decl=None):
             xs += [p[0] for p in pts]
     if not xs:
         C.plt.close(fig)
-        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["03.1", "03.2"]),
+        raise C.NotDrawn(C.why_not(lab, decl["claims"],
                                    "lab-03 recorded no call_*/copy_* series"))
     C.plain_log_y(ax)
     C.log2_bytes_axis(ax, xs)
@@ -43,10 +41,5 @@ def draw(res, outdir, decl=None):
              "chapter (ch1.Q2): a pageable async copy blocks the caller, a pinned one returns at once"]
     if missing:
         notes.append("not recorded: " + ", ".join(missing))
-    title = C.decl_title(decl, "lab-03: cudaMemcpyAsync call time vs copy time (H2D)")
-    C.finish(fig, res, title, notes)
-    return C.save(fig, outdir, NAME)
-
-
-if __name__ == "__main__":
-    sys.exit(C.main_one(NAME, draw))
+    C.finish(fig, res, decl["title"], notes)
+    return C.save(fig, outdir, decl["name"])

@@ -8,11 +8,9 @@ when it is issued, or right after what it was queued behind.  The bar's
 whisker is the min-max of its samples.  Cases whose durations are missing
 are listed in the footnote with the reason.
 """
-import sys
 
 import common as C
 
-NAME = "lab03_timeline"
 LANES = ["host thread", "copy (DMA)", "kernel"]
 COLORS = {"host thread": "tab:red", "copy (DMA)": "tab:blue", "kernel": "tab:green"}
 
@@ -142,11 +140,11 @@ def draw_case(ax, case):
     ax.grid(True, axis="x", alpha=0.3)
 
 
-def draw(res, outdir, decl=None):
-    lab = C.find_lab(res, decl["lab"] if decl else "03")
+def draw(res, outdir, decl):
+    lab = C.find_lab(res, decl["lab"])
     got, missing = cases(lab)
     if not got:
-        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["03.1", "03.3", "03.4", "03.5"]),
+        raise C.NotDrawn(C.why_not(lab, decl["claims"],
                                    "lab-03 recorded none of: " + "; ".join(missing)))
     fig, axes = C.plt.subplots(len(got), 1, figsize=(9, 1.9 * len(got) + 1.6), squeeze=False)
     for ax, case in zip(axes[:, 0], got):
@@ -156,10 +154,5 @@ def draw(res, outdir, decl=None):
     notes += [c["note"] for c in got if c.get("note")]
     if missing:
         notes.append("not drawn: " + "; ".join(missing))
-    C.finish(fig, res, C.decl_title(decl, "lab-03: who waits for whom - host thread, copy, "
-                                        "kernel"), notes)
-    return C.save(fig, outdir, NAME)
-
-
-if __name__ == "__main__":
-    sys.exit(C.main_one(NAME, draw))
+    C.finish(fig, res, decl["title"], notes)
+    return C.save(fig, outdir, decl["name"])

@@ -2,11 +2,9 @@
 line per memory node (the CPU stays on its node): the L1/L2/L3/DRAM
 staircase, with the chapter's local and remote DRAM latencies as marks."""
 import re
-import sys
 
 import common as C
 
-NAME = "lab04_latency"
 # ch1.Q5 (claims 04.2): about 121 ns local, 186 ns remote
 CHAPTER = [(121.0, "chapter: local DRAM 121 ns"), (186.0, "chapter: remote DRAM 186 ns")]
 
@@ -21,8 +19,8 @@ def node_series(lab):
     return sorted(found)
 
 
-def draw(res, outdir, decl=None):
-    lab = C.find_lab(res, decl["lab"] if decl else "04")
+def draw(res, outdir, decl):
+    lab = C.find_lab(res, decl["lab"])
     nodes = node_series(lab)
     fig, axes = C.new_figure(1, width=8.4, height=5.2)
     ax = axes[0]
@@ -39,7 +37,7 @@ def draw(res, outdir, decl=None):
         xs += [p[0] for p in pts]
     if not xs:
         C.plt.close(fig)
-        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["04.1"]),
+        raise C.NotDrawn(C.why_not(lab, decl["claims"],
                                    "lab-04 recorded no latency_nodeN series"))
     for i, (y, text) in enumerate(CHAPTER):
         C.ref_hline(ax, y, text, color="0.45", style=":", below=(i == 0))
@@ -56,9 +54,5 @@ def draw(res, outdir, decl=None):
         notes.append("one memory node here: no remote line")
     if empty:
         notes.append("no finite points: " + ", ".join(empty))
-    C.finish(fig, res, C.decl_title(decl, "lab-04: pointer-chase latency vs working set"), notes)
-    return C.save(fig, outdir, NAME)
-
-
-if __name__ == "__main__":
-    sys.exit(C.main_one(NAME, draw))
+    C.finish(fig, res, decl["title"], notes)
+    return C.save(fig, outdir, decl["name"])

@@ -1,11 +1,9 @@
 """lab-04: local vs remote memory, side by side: load latency at the large
 working set and one thread's read bandwidth, each a box of every sample,
 with the chapter's figures as marks.  Needs two memory nodes."""
-import sys
 
 import common as C
 
-NAME = "lab04_local_remote"
 PANELS = [("latency_large", "load latency at the large working set", "ns",
            {"local": 121.0, "remote": 186.0}),
           ("read", "one-thread read bandwidth", "GB/s",
@@ -32,20 +30,16 @@ def draw_panel(ax, local, remote, title, unit, chapter):
     ax.grid(True, axis="y", alpha=0.3)
 
 
-def draw(res, outdir, decl=None):
-    lab = C.find_lab(res, decl["lab"] if decl else "04")
+def draw(res, outdir, decl):
+    lab = C.find_lab(res, decl["lab"])
     have = [(p, pair(lab, p[0])) for p in PANELS]
     have = [(p, st) for p, st in have if st[0] and st[1]]
     if not have:
         raise C.NotDrawn("no remote node measured: " + C.why_not(
-            lab, C.decl_claims(decl, ["04.2", "04.3"]), "no *_local/*_remote statistics recorded"))
+            lab, decl["claims"], "no *_local/*_remote statistics recorded"))
     fig, axes = C.new_figure(len(have), width=5.2 * len(have))
     for ax, ((_, title, unit, chapter), (local, remote)) in zip(axes, have):
         draw_panel(ax, local, remote, title, unit, chapter)
     notes = ["boxes: quartiles of every sample, whiskers min-max; dotted: the chapter's figure"]
-    C.finish(fig, res, C.decl_title(decl, "lab-04: local vs remote NUMA node"), notes)
-    return C.save(fig, outdir, NAME)
-
-
-if __name__ == "__main__":
-    sys.exit(C.main_one(NAME, draw))
+    C.finish(fig, res, decl["title"], notes)
+    return C.save(fig, outdir, decl["name"])

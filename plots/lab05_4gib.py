@@ -1,12 +1,10 @@
 """lab-05: 4 GiB of managed memory moved to the GPU, scaled from the measured
 region: by demand faults at each stride and by cudaMemPrefetchAsync, against
 the chapter's 655 ms (65,536 faults of 64 KiB at 10 us each)."""
-import sys
 
 import common as C
 import lab05_common as U
 
-NAME = "lab05_4gib"
 CHAPTER_MS = 655.0
 WANTED = ("um_demand_4k", "um_demand_64k", "um_demand_2m", "um_prefetch_then_4k")
 
@@ -27,12 +25,12 @@ def boxes(lab, missing):
     return [], None
 
 
-def draw(res, outdir, decl=None):
-    lab = C.find_lab(res, decl["lab"] if decl else "05")
+def draw(res, outdir, decl):
+    lab = C.find_lab(res, decl["lab"])
     missing = []
     got, bytes_ = boxes(lab, missing)
     if not got:
-        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["05.2"]),
+        raise C.NotDrawn(C.why_not(lab, decl["claims"],
                                    "lab-05 recorded no GPU fault timings "
                                    "(%s)" % ", ".join(missing)))
     fig, axes = C.new_figure(1, width=max(6.5, 1.8 * len(got) + 2.5), height=5.2)
@@ -58,10 +56,5 @@ def draw(res, outdir, decl=None):
         "the lab's extrapolated figure only"]
     if missing:
         notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, C.decl_title(decl, "lab-05: 4 GiB of managed memory to the GPU vs the "
-                                        "chapter"), notes)
-    return C.save(fig, outdir, NAME)
-
-
-if __name__ == "__main__":
-    sys.exit(C.main_one(NAME, draw))
+    C.finish(fig, res, decl["title"], notes)
+    return C.save(fig, outdir, decl["name"])

@@ -2,12 +2,10 @@
 page made resident: CPU first touch, GPU demand faults on managed memory at
 three strides, prefetch, and memory already on the GPU.  Boxes hold every
 sample; the chapter's figures are the dotted marks."""
-import sys
 
 import common as C
 import lab05_common as U
 
-NAME = "lab05_faults"
 CHAPTER_CPU = (1.0, 2.0)            # ch2.S4: "about 1-2 us" per 4 KiB CPU fault
 CHAPTER_GPU_4K = 10.0 / 16          # ch2.S4: "about 10 us" per 64 KiB GPU fault
 
@@ -42,12 +40,12 @@ def draw_marks(ax, labels):
                 linestyle=":", label="chapter: GPU fault 10 us per 64 KiB\n(= 0.625 us per 4 KiB)")
 
 
-def draw(res, outdir, decl=None):
-    lab = C.find_lab(res, decl["lab"] if decl else "05")
+def draw(res, outdir, decl):
+    lab = C.find_lab(res, decl["lab"])
     missing = []
     boxes = cpu_boxes(lab) + gpu_boxes(lab, missing)
     if not boxes:
-        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["05.1", "05.2"]),
+        raise C.NotDrawn(C.why_not(lab, decl["claims"],
                                    "lab-05 recorded neither "
                                    "cpu_us_per_page nor GPU fault timings"))
     labels = [b[0] for b in boxes]
@@ -69,9 +67,5 @@ def draw(res, outdir, decl=None):
              "kernel's time over the whole managed region / its 4 KiB pages"]
     if missing:
         notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, C.decl_title(decl, "lab-05: first-touch cost per page, CPU and GPU"), notes)
-    return C.save(fig, outdir, NAME)
-
-
-if __name__ == "__main__":
-    sys.exit(C.main_one(NAME, draw))
+    C.finish(fig, res, decl["title"], notes)
+    return C.save(fig, outdir, decl["name"])

@@ -4,11 +4,9 @@ one-way copy rate at the largest size in GB/s, with peer access and without
 it, side by side.  A pair the lab did not measure, or whose data arrived
 wrong (its rate did not count), is left blank."""
 import math
-import sys
 
 import common as C
 
-NAME = "lab09_pairs"
 PANELS = [("peer_gbs", "with peer access"), ("host_gbs", "without peer access (through the host)")]
 
 
@@ -41,22 +39,18 @@ def draw_panel(ax, cells, title, top):
     return im
 
 
-def draw(res, outdir, decl=None):
-    lab = C.find_lab(res, decl["lab"] if decl else "09")
+def draw(res, outdir, decl):
+    lab = C.find_lab(res, decl["lab"])
     n = int(C.fact(lab, "gpu_count") or 0)
     panels = [(matrix(lab, what, n), title) for what, title in PANELS] if n >= 2 else []
     values = [v for cells, _ in panels for row in cells for v in row if not math.isnan(v)]
     if not values:
         raise C.NotDrawn("no pair measured: " + C.why_not(
-            lab, C.decl_claims(decl, ["09.1", "09.2"]), "no pair_*_gbs facts recorded"))
+            lab, decl["claims"], "no pair_*_gbs facts recorded"))
     fig, axes = C.new_figure(2, width=5.0 * 2 + 1.2)
     for ax, (cells, title) in zip(axes, panels):
         im = draw_panel(ax, cells, title, max(values))
     fig.colorbar(im, ax=axes[-1], label="one-way copy rate (GB/s)", shrink=0.8)
     notes = ["largest size of the sweep; '-': not measured, or its data arrived wrong"]
-    C.finish(fig, res, C.decl_title(decl, "lab-09: GPU pairs"), notes)
-    return C.save(fig, outdir, NAME)
-
-
-if __name__ == "__main__":
-    sys.exit(C.main_one(NAME, draw))
+    C.finish(fig, res, decl["title"], notes)
+    return C.save(fig, outdir, decl["name"])

@@ -6,11 +6,9 @@ next to the chapter's arithmetic (50 GB/s, 600 TFLOPS).  The crossover
 this machine gives is a vertical line with its interval; the chapter's
 "a few hundred tokens" is a shaded band."""
 import math
-import sys
 
 import common as C
 
-NAME = "lab11_crossover"
 CHAPTER_BAND = (100, 1000)  # claim 11.4's want
 LINES = [  # series, label, colour, line style, marker
     ("swap_paged_s", "swap-back in blocks, measured", "tab:blue", "-", "o"),
@@ -67,14 +65,14 @@ def mark_crossover(ax, lab, notes):
                    "%.0f" % hi if hi is not None and math.isfinite(hi) else "?"))
 
 
-def draw(res, outdir, decl=None):
-    lab = C.find_lab(res, decl["lab"] if decl else "11")
+def draw(res, outdir, decl):
+    lab = C.find_lab(res, decl["lab"])
     missing, notes = [], []
     fig, axes = C.new_figure(1, width=8.8, height=5.6)
     ax = axes[0]
     if not draw_lines(ax, lab, missing):
         C.plt.close(fig)
-        raise C.NotDrawn(C.why_not(lab, C.decl_claims(decl, ["11.4"]),
+        raise C.NotDrawn(C.why_not(lab, decl["claims"],
                                    "lab-11 recorded none of the swap-back or recompute series"))
     mark_full_context(ax, lab)
     mark_crossover(ax, lab, notes)
@@ -88,10 +86,6 @@ def draw(res, outdir, decl=None):
                  "(recompute that adds nothing to a step) are left out of the log axis")
     if missing:
         notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, C.decl_title(decl, "lab-11: swap-back and recompute by context length"),
+    C.finish(fig, res, decl["title"],
              notes)
-    return C.save(fig, outdir, NAME)
-
-
-if __name__ == "__main__":
-    sys.exit(C.main_one(NAME, draw))
+    return C.save(fig, outdir, decl["name"])

@@ -152,16 +152,25 @@ def erratum_note(c):
 # console's texts (got with its interval, the relation in words, units) and of
 # the question -> claims map (every question a claim backs, only the chapters')
 
+PLOTS_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def labs_dir():
+    """The built labs, which `dmalab grade` asks for the questions' claims:
+    $DMALAB_LABS_DIR, else build/labs beside plots/."""
+    return os.environ.get("DMALAB_LABS_DIR") or os.path.join(PLOTS_DIR, "..", "build", "labs")
+
+
 def dmalab_path():
-    return os.environ.get("DMALAB") or os.path.join(os.path.dirname(C.labs_dir()), "dmalab")
+    return os.environ.get("DMALAB") or os.path.join(os.path.dirname(labs_dir()), "dmalab")
 
 
 def grade_of(results_path, errata_path):
     """(grade.json as a dict, "") or (None, why there is none)."""
     tmp = tempfile.mkdtemp(prefix="dmalab-report-")
     cmd = [dmalab_path(), "grade", "--from", results_path, "--results", tmp,
-           "--labs-dir", C.labs_dir(), "--answers-dir",
-           os.path.join(C.PLOTS_DIR, "..", "answers"), "--lang", "en"]
+           "--labs-dir", labs_dir(), "--answers-dir",
+           os.path.join(PLOTS_DIR, "..", "answers"), "--lang", "en"]
     if errata_path and os.path.exists(errata_path):
         cmd += ["--errata", errata_path]
     try:

@@ -13,7 +13,7 @@ if ! py=$(sh "$here/find-python.sh"); then
 fi
 script=$1
 shift
-# the labs whose --describe declares the figures (make passes BUILD along)
+# the built labs, which the report's `dmalab grade` asks (make passes BUILD along)
 if [ -z "${DMALAB_LABS_DIR:-}" ] && [ -n "${BUILD:-}" ]; then
 	DMALAB_LABS_DIR=$BUILD/labs
 	export DMALAB_LABS_DIR

@@ -112,36 +112,48 @@ struct lab_needs {
 struct lab;
 
 /*
- * A figure that plots/ draws from the lab's record (`make plots`, `make
- * report`).  plots/ keeps no list of its own: it reads these from
- * --describe, so a lab adds a figure in its own folder.  `kind` is how it
- * is drawn:
- *   "lines"  each series named in `series` as its median against x, with
- *            the min-max band of its samples (a log-2 axis when x_unit is
- *            "bytes"); each fact in `facts` as a dashed horizontal line
- *   "boxes"  each statistics object named in `series` (attached to any
- *            claim) as a box of every sample; `facts` as dashed lines
- *   NAME     a drawing of its own, plots/NAME.py, which reads what `series`
- *            and `facts` name
- * Lists are blank-separated; a name ending in '*' stands for every name that
- * starts with the rest ("latency_node*").
+ * A lab's own option, parsed, checked and listed in --help with the common
+ * ones.  Write a typed one with the macros below; the harness puts its value
+ * into the lab's variable before check_opts and run, or refuses the run
+ * (one line naming the bad value, exit 2):
+ *
+ *	static long steps;
+ *	static const struct lab_extra_opt extra_opts[] = {
+ *		LAB_OPT_LONG("steps", steps, 1000, 200, 10, 1000000, "steps of each loop"),
+ *		{ NULL }
+ *	};
+ *
+ * An untyped one (LAB_OPT_TEXT: a list, a folder, a mode) is taken as given;
+ * lab_opt() returns it and the lab checks it in check_opts.
  */
-struct lab_figure {
-	const char *name;   /* its image files, NAME.png and NAME.svg: a-z, 0-9, _ */
-	const char *kind;   /* "lines", "boxes", or a module of plots/ */
-	const char *series; /* the series (lines) or claim statistics (boxes) */
-	const char *facts;  /* facts it reads; may be NULL */
-	const char *claims; /* the claims whose skip or error says why it is
-			     * missing; may be NULL */
-	const char *title;  /* its title and the report's caption, one line */
+enum lab_opt_type {
+	LAB_TYPE_TEXT, /* a value as given (arg != NULL), or a flag read by lab_opt() */
+	LAB_TYPE_FLAG, /* *flag = 1 when given, else 0 */
+	LAB_TYPE_LONG, /* *number = a whole number from min to max */
+	LAB_TYPE_SIZE, /* *bytes = a size ("64M") from min to max */
 };
 
-/* A lab-specific option, parsed with the common ones. */
 struct lab_extra_opt {
 	const char *name; /* long option name without dashes */
 	const char *arg;  /* argument name for --help, NULL for a flag */
-	const char *help; /* one line */
+	const char *help; /* one line; --help adds the default, --quick's and the range */
+	enum lab_opt_type type;
+	int *flag;
+	long *number;
+	uint64_t *bytes;
+	long long def, quick; /* the value when not given; under --quick */
+	long long min, max;   /* the values taken, inclusive */
+	const char *why;      /* SIZE: why min, after "need at least 64 MiB" */
 };
+
+#define LAB_OPT_TEXT(name, arg, help) { (name), (arg), (help) }
+#define LAB_OPT_FLAG(name, var, help) { (name), NULL, (help), LAB_TYPE_FLAG, &(var) }
+#define LAB_OPT_LONG(name, var, def, quick, min, max, help)                     \
+	{ (name), "N", (help), LAB_TYPE_LONG, NULL, &(var), NULL, (def), (quick), \
+	  (min), (max), NULL }
+#define LAB_OPT_SIZE(name, var, def, quick, min, why, help)                          \
+	{ (name), "N", (help), LAB_TYPE_SIZE, NULL, NULL, &(var), (long long)(def),    \
+	  (long long)(quick), (long long)(min), (long long)LAB_SIZE_MAX, (why) }
 
 /*
  * Sabotage knobs: the mechanisms a lab's claims are about, declared once at
@@ -187,14 +199,18 @@ struct lab_spec {
 	 */
 	int (*role)(struct lab *L, const char *role);
 	uint64_t default_size; /* bytes, for --size; 0 if the lab takes none */
+	uint64_t quick_size;   /* --size under --quick; 0: default_size */
+	uint64_t min_size;     /* the least --size taken; 0: any above 0 */
+	uint64_t max_size;     /* the most --size taken; 0: LAB_SIZE_MAX */
+	const char *size_why;  /* why min_size, after "need at least 64 MiB" */
 	int default_iters;     /* samples per measurement; >= 7 */
 	/*
-	 * Optional: checks the parsed options before anything is printed.
-	 * Returns 0, or prints one line naming the bad value on stderr and
-	 * returns 2 (the exit code).
+	 * Optional: checks what the options' types and ranges cannot say (a
+	 * multiple of 4, one option against another) before anything is
+	 * printed.  Returns 0, or prints one line naming the bad value on
+	 * stderr (lab_usage_error) and returns 2 (the exit code).
 	 */
 	int (*check_opts)(const struct lab *L);
-	const struct lab_figure *figures; /* terminated by { NULL }; may be NULL */
 	const struct lab_knob *knobs;     /* terminated by { NULL }; may be NULL */
 };
 
@@ -210,7 +226,8 @@ struct lab_spec {
  */
 struct lab_opts {
 	int quick;            /* small sizes, for CI */
-	uint64_t size;        /* bytes; spec.default_size unless --size */
+	uint64_t size;        /* bytes: --size, else spec.quick_size under --quick, else
+			       * spec.default_size */
 	int size_given;       /* 1 if --size was on the command line */
 	int iters;            /* samples per measurement */
 	int device;           /* CUDA device ordinal */
@@ -221,21 +238,13 @@ struct lab_opts {
 	const char *role;      /* NULL: the lab itself */
 };
 
-/* The option value of an extra option, or NULL when not given. */
+/* The value of an extra option as given ("1" for a flag), or NULL. */
 const char *lab_opt(const struct lab *L, const char *name);
 const struct lab_opts *lab_options(const struct lab *L);
 const struct lab_spec *lab_spec_of(const struct lab *L);
 /* The path this program was started as (argv[0]), for fork+exec of itself. */
 const char *lab_self_path(const struct lab *L);
 
-/*
- * The extra integer option --NAME: *out = def when it is absent, else its
- * value in [min, max].  Returns 0, or 2 after one line on stderr in
- * lab_usage_error's format: "not a whole number", "too large" (beyond a
- * long) or "must be from MIN to MAX".
- */
-int lab_opt_long(const struct lab *L, const char *name, long min, long max, long def,
-		 long *out);
 /* ------------------------------------------------------------------------ */
 /* Measurement                                                               */
 

@@ -28,12 +28,41 @@ static const struct option common_opts[] = {
 };
 #define NCOMMON ((int)(sizeof(common_opts) / sizeof(common_opts[0])))
 
+/* A typed option's value in --help's words: "64 MiB", "1000". */
+static const char *value_text(const struct lab_extra_opt *e, long long v, char *buf, size_t len)
+{
+	if (e->type == LAB_TYPE_SIZE)
+		return lab_fmt_size((uint64_t)v, buf, len);
+	snprintf(buf, len, "%lld", v);
+	return buf;
+}
+
+/* "  --steps N" and its help, with the default, --quick's and the range. */
+static void print_extra_help(const struct lab_extra_opt *e)
+{
+	char def[32], quick[32], lo[32], hi[32];
+	int typed = e->type == LAB_TYPE_LONG || e->type == LAB_TYPE_SIZE;
+
+	printf("  --%s%s%s\n                  %s", e->name, e->arg ? " " : "",
+	       e->arg ? e->arg : "", e->help);
+	if (typed && (e->def || e->quick)) /* 0: its help says what its absence means */
+		printf(" (default %s%s%s)", value_text(e, e->def, def, sizeof(def)),
+		       e->quick != e->def ? ", --quick " : "",
+		       e->quick != e->def ? value_text(e, e->quick, quick, sizeof(quick)) : "");
+	if (e->type == LAB_TYPE_SIZE)
+		printf(" (at least %s)", value_text(e, e->min, lo, sizeof(lo)));
+	if (e->type == LAB_TYPE_LONG)
+		printf(" (%s to %s)", value_text(e, e->min, lo, sizeof(lo)),
+		       value_text(e, e->max, hi, sizeof(hi)));
+	printf("\n");
+}
+
 static void print_help(const struct lab *L)
 {
 	const struct lab_spec *s = L->spec;
 	const struct lab_extra_opt *e;
 	const struct claim_spec *c;
-	char sz[32];
+	char sz[32], q[32];
 
 	printf("usage: lab-%s [options]\n\n%s: %s\n", s->id, s->title, s->topic ? s->topic : "");
 	printf("\noptions:\n"
@@ -42,16 +71,16 @@ static void print_help(const struct lab *L)
 	       "  --quick         small sizes and few steps (CI)\n"
 	       "  --json FILE     write the lab's record as JSON to FILE\n");
 	if (s->default_size)
-		printf("  --size N        bytes, with K, M, G or T suffix (default %s)\n",
-		       lab_fmt_size(s->default_size, sz, sizeof(sz)));
+		printf("  --size N        bytes, with K, M, G or T suffix (default %s%s%s)\n",
+		       lab_fmt_size(s->default_size, sz, sizeof(sz)), s->quick_size ?
+		       ", --quick " : "", s->quick_size ? lab_fmt_size(s->quick_size, q, 32) : "");
 	printf("  --iters N       samples per measurement, 7 to %d (default %d)\n"
 	       "  --device N      CUDA device ordinal (default 0)\n"
 	       "  --seed N        seed of the pseudo-random inputs (default 1)\n"
 	       "  --verbose       more narrative\n",
 	       LAB_MAX_SAMPLES, s->default_iters >= 7 ? s->default_iters : 7);
 	for (e = s->extra_opts; e && e->name; e++)
-		printf("  --%s%s%s\n                  %s\n", e->name, e->arg ? " " : "",
-		       e->arg ? e->arg : "", e->help);
+		print_extra_help(e);
 	printf("\nclaims:\n");
 	for (c = s->claims; c && c->id; c++)
 		printf("  %-5s [%s] %s\n", c->id, c->question, c->text);
@@ -66,24 +95,64 @@ static int usage_error(const struct lab *L, const char *fmt, const char *a, cons
 	return 2;
 }
 
+/* The one size parser of options: *out = ARG in bytes; else 2 after one line naming it. */
+static int parse_size(const struct lab *L, const char *name, const char *arg, uint64_t *out)
+{
+	if (lab_parse_size(arg, out) < 0)
+		return lab_usage_error(L, name, arg, "%s", errno == ERANGE ? "too large" :
+				       "not a size above 0 (digits with an optional K, M, G or T "
+				       "suffix)");
+	if (*out > LAB_SIZE_MAX)
+		return lab_usage_error(L, name, arg, "larger than 1 PiB (1024T), the most a lab "
+				       "takes");
+	return 0;
+}
+
+/*
+ * A size given as --NAME from min (0: any) to max (0: LAB_SIZE_MAX); else 2
+ * after one line naming it.  Helpers (--role) take the sizes their lab
+ * passes them, outside its range too (lab-01 locks less than --size's least).
+ */
+static int size_in_range(const struct lab *L, const char *name, uint64_t v, uint64_t min,
+			 uint64_t max, const char *why)
+{
+	char got[32], most[32];
+
+	if (L->opt.role)
+		return 0;
+	if (max && v > max)
+		return lab_usage_error(L, name, lab_size_arg(v, got, sizeof(got)),
+				       "too large: at most %s", lab_fmt_size(max, most, sizeof(most)));
+	return lab_size_floor(L, name, v, min, why);
+}
+
+/* *out = ARG, a whole number from min to max; else 2 after one line naming it. */
+static int parse_long(const struct lab *L, const char *name, const char *arg, long min,
+		      long max, long *out)
+{
+	long v = 0;
+	int bad = lab_parse_long(arg, LONG_MIN, LONG_MAX, &v) < 0; /* beyond a long: ERANGE */
+
+	if (bad && errno != ERANGE)
+		return lab_usage_error(L, name, arg, "not a whole number");
+	if (bad && arg[0] != '-')
+		return lab_usage_error(L, name, arg, "too large");
+	if (bad || v < min || v > max)
+		return lab_usage_error(L, name, arg, "must be from %ld to %ld", min, max);
+	*out = v;
+	return 0;
+}
+
 static int parse_number_opt(struct lab *L, int code, const char *arg)
 {
-	uint64_t sz;
 	long v;
 
 	switch (code) {
 	case OPT_SIZE:
 		if (!L->spec->default_size) /* not in its --help: its sizes are options of its own */
 			return usage_error(L, "--size '%s': %s", arg, "this lab takes no --size");
-		if (lab_parse_size(arg, &sz) < 0)
-			return usage_error(L, "--size '%s': %s", arg, errno == ERANGE ?
-					   "too large" : "not a size above 0 (digits with an optional K, M, G or T suffix)");
-		if (sz > LAB_SIZE_MAX)
-			return usage_error(L, "--size '%s': %s", arg,
-					   "larger than 1 PiB (1024T), the most a lab takes");
-		L->opt.size = sz;
 		L->opt.size_given = 1;
-		return 0;
+		return parse_size(L, "size", arg, &L->opt.size);
 	case OPT_ITERS:
 		if (lab_parse_long(arg, 7, LAB_MAX_SAMPLES, &v) < 0)
 			return usage_error(L, "--iters '%s': %s", arg, "must be a whole number from 7 to 1024");
@@ -144,6 +213,45 @@ static struct option *build_table(const struct lab *L)
 	return t;
 }
 
+/* One typed extra option into the lab's variable: its value, or its default. */
+static int set_extra(const struct lab *L, const struct lab_extra_opt *e, const char *arg)
+{
+	long long def = L->opt.quick ? e->quick : e->def;
+
+	switch (e->type) {
+	case LAB_TYPE_FLAG:
+		*e->flag = arg != NULL;
+		return 0;
+	case LAB_TYPE_LONG:
+		*e->number = (long)def;
+		return arg ? parse_long(L, e->name, arg, (long)e->min, (long)e->max, e->number) : 0;
+	case LAB_TYPE_SIZE:
+		*e->bytes = (uint64_t)def;
+		if (!arg)
+			return 0;
+		return parse_size(L, e->name, arg, e->bytes) ||
+		       size_in_range(L, e->name, *e->bytes, (uint64_t)e->min, (uint64_t)e->max,
+				     e->why) ? 2 : 0;
+	case LAB_TYPE_TEXT:
+		return 0;
+	}
+	return 0;
+}
+
+/* --size's range, and every typed extra option, once --quick and --role are known; 0 or 2. */
+static int set_extras(struct lab *L)
+{
+	const struct lab_extra_opt *e = L->spec->extra_opts;
+	const struct lab_spec *s = L->spec;
+	int i, rc = 0;
+
+	if (L->opt.size_given)
+		rc = size_in_range(L, "size", L->opt.size, s->min_size, s->max_size, s->size_why);
+	for (i = 0; rc == 0 && e && e[i].name && i < LAB_MAX_EXTRA; i++)
+		rc = set_extra(L, &e[i], L->extra_val[i]);
+	return rc;
+}
+
 int lab_parse_args(struct lab *L, int argc, char **argv, int *describe)
 {
 	struct option *table = build_table(L);
@@ -169,7 +277,9 @@ int lab_parse_args(struct lab *L, int argc, char **argv, int *describe)
 	if (rc == 0 && optind < argc)
 		rc = usage_error(L, "unexpected argument '%s'%s", argv[optind], "");
 	free(table);
-	return rc;
+	if (rc == 0 && !L->opt.size_given && L->opt.quick && L->spec->quick_size)
+		L->opt.size = L->spec->quick_size;
+	return rc ? rc : set_extras(L);
 }
 
 const char *lab_opt(const struct lab *L, const char *name)
@@ -181,27 +291,6 @@ const char *lab_opt(const struct lab *L, const char *name)
 		if (strcmp(e[i].name, name) == 0)
 			return L->extra_val[i];
 	return NULL;
-}
-
-int lab_opt_long(const struct lab *L, const char *name, long min, long max, long def,
-		 long *out)
-{
-	const char *s = lab_opt(L, name);
-	long v = 0;
-	int bad;
-
-	*out = def;
-	if (!s)
-		return 0;
-	bad = lab_parse_long(s, LONG_MIN, LONG_MAX, &v) < 0; /* beyond a long: ERANGE */
-	if (bad && errno != ERANGE)
-		return lab_usage_error(L, name, s, "not a whole number");
-	if (bad && s[0] != '-')
-		return lab_usage_error(L, name, s, "too large");
-	if (bad || v < min || v > max)
-		return lab_usage_error(L, name, s, "must be from %ld to %ld", min, max);
-	*out = v;
-	return 0;
 }
 
 const struct lab_opts *lab_options(const struct lab *L) { return &L->opt; }

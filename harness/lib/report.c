@@ -434,31 +434,6 @@ static void describe_want(struct json_writer *w, const struct claim_want *want)
 	jw_obj_end(w);
 }
 
-/* The figures plots/ draws from the record (lab.h, struct lab_figure). */
-static void describe_figures(struct json_writer *w, const struct lab_figure *f)
-{
-	jw_key(w, "figures");
-	jw_arr_begin(w);
-	for (; f && f->name; f++) {
-		/* three strings, then three lists of names */
-		const char *const field[6][2] = {
-			{ "name", f->name }, { "kind", f->kind }, { "title", f->title },
-			{ "series", f->series }, { "facts", f->facts }, { "claims", f->claims },
-		};
-		int i;
-
-		jw_obj_begin(w);
-		for (i = 0; i < 6; i++) {
-			if (i < 3)
-				jw_kstr(w, field[i][0], field[i][1]);
-			else
-				json_words(w, field[i][0], field[i][1]);
-		}
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
-}
-
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 {
 	const struct claim_spec *c;
@@ -507,7 +482,6 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
-	describe_figures(&w, spec->figures);
 	jw_obj_end(&w);
 	fprintf(out, "%s\n", w.buf ? w.buf : "{}");
 	jw_release(&w);

@@ -15,6 +15,9 @@
 #     (16,384 pages counted in 05.1's note), --cpu-size taken, a bad one
 #     refused;
 #   - --size refused by a lab that has none (lab-11);
+#   - a typed option out of its range (lab-03 --steps, lab-10 --chunk,
+#     lab-05 --size) refused in one line naming the value, exit 2, and its
+#     default, --quick value and range in --help;
 #   - the narration of lab-04, lab-08 and lab-10 (on this disk and on a
 #     tmpfs): no unknown value printed as 0x or -1, no legend for what is
 #     not shown, lab-10's rounds counted alike in plan, progress and table.
@@ -123,6 +126,27 @@ expect "lab-05 --cpu-size 3M (not a multiple of 2 MiB): exit" "$?" 2
 expect "lab-11 --size 1M (a lab without --size): exit" "$?" 2
 grep -q "^lab-11: --size '1M': this lab takes no --size" "$tmp/l11.err" && ok ||
 	bad "lab-11 --size 1M: $(cat "$tmp/l11.err")"
+
+# range_error LAB ARGS... -- LINE: the lab refuses ARGS with exit 2 and LINE alone on stderr.
+range_error() {
+	lab=$1
+	shift
+	args=""
+	while [ "$1" != -- ]; do args="$args $1"; shift; done
+	# shellcheck disable=SC2086
+	"$labs/lab-$lab" $args >/dev/null 2>"$tmp/range.err"
+	expect "lab-$lab$args: exit" "$?" 2
+	expect "lab-$lab$args: stderr" "$(cat "$tmp/range.err")" "$2"
+}
+range_error 03 --steps 5 -- "lab-03: --steps '5': must be from 10 to 1000000 (see --help)"
+range_error 03 --steps 2000000 -- \
+	"lab-03: --steps '2000000': must be from 10 to 1000000 (see --help)"
+range_error 10 --chunk 1M -- \
+	"lab-10: --chunk '1M': too small: need at least 2 MiB (a huge page) (see --help)"
+range_error 05 --size 1M -- \
+	"lab-05: --size '1M': too small: need at least 4 MiB of managed memory (see --help)"
+"$labs/lab-03" --help | grep -q -- "(default 1000, --quick 200) (10 to 1000000)$" && ok ||
+	bad "lab-03 --help: --steps without its default, --quick value and range"
 
 # README.md names the labs that take --size: exactly those whose --help has it
 said=$(sed -n 's/.*`--size 64M` (labs \([0-9, ]*\) only.*/\1/p' README.md | tr -d ' ')

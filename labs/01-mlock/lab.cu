@@ -123,14 +123,14 @@ static const struct claim_spec claims[] = {
 };
 
 static int run_role(struct lab *L, const char *role);
-static int check_opts(const struct lab *L);
 
 static const struct lab_spec spec = {
 	.id = "01", .title = "mlock and VmLck",
 	.topic = "what locking host memory costs and shows in /proc, what limits it, "
 		 "and whether CUDA's pinned memory is the same thing",
 	.timeout_s = 60, .needs = { 1, 1, 1 }, .claims = claims, .role = run_role,
-	.default_size = 64 * MiB, .default_iters = 7, .check_opts = check_opts,
+	.default_size = 64 * MiB, .min_size = MIN_SIZE_BYTES,
+	.size_why = ", as 01.7's pinned buffer must span many 2 MiB blocks", .default_iters = 7,
 	.knobs = knobs,
 };
 
@@ -145,16 +145,6 @@ static uint64_t page_bytes(void)
 static uint64_t round_to_page(uint64_t n)
 {
 	return (n + page_bytes() - 1) / page_bytes() * page_bytes();
-}
-
-/* A pinned buffer of a few 2 MiB blocks can be one physical run by chance,
- * and 01.7 would look confirmed (--size is at most LAB_SIZE_MAX: it rounds). */
-static int check_opts(const struct lab *L)
-{
-	const struct lab_opts *o = lab_options(L);
-
-	return o->size_given && lab_size_floor(L, "size", o->size, MIN_SIZE_BYTES,
-		", as 01.7's pinned buffer must span many 2 MiB blocks") ? 2 : 0;
 }
 
 /* Fresh anonymous memory, never touched: no page is resident yet (munmap frees it). */

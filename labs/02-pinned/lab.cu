@@ -110,34 +110,17 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
+static int opt_sweep, opt_pinned_only;
 static const struct lab_extra_opt extra_opts[] = {
-	{ "sweep", NULL, "every power of two from 4 KiB to --size (default: 4K 64K 1M 16M --size)" },
-	{ "pinned-only", NULL, "cudaHostAlloc memory alone, H2D and D2H at --size (all sizes with "
-	  "--sweep): 02.3 and 02.4 on it, the other claims skip" },
-	{ NULL, NULL, NULL }
+	LAB_OPT_FLAG("sweep", opt_sweep,
+		     "every power of two from 4 KiB to --size (default: 4K 64K 1M 16M --size)"),
+	LAB_OPT_FLAG("pinned-only", opt_pinned_only, "cudaHostAlloc memory alone, H2D and D2H "
+		     "at --size (all sizes with --sweep): 02.3 and 02.4 on it, the other "
+		     "claims skip"),
+	{ NULL }
 };
 
 #define MIN_LARGEST_BYTES (64 * MiB)   /* 02.1 is about copies of 64 MiB and more */
-
-static int check_opts(const struct lab *L)
-{
-	const struct lab_opts *o = lab_options(L);
-
-	if (!o->size_given)
-		return 0;
-	return lab_size_floor(L, "size", o->size, MIN_LARGEST_BYTES, ", as the claims "
-				    "compare copies of 64 MiB and more");
-}
-
-/* What plots/ draws from the record (lab.h, struct lab_figure). */
-static const struct lab_figure figures[] = {
-	{ "lab02_bandwidth", "lab02_bandwidth",
-	  "h2d_pageable h2d_pinned h2d_registered h2d_wc d2h_pageable d2h_pinned "
-	  "d2h_registered d2h_wc host_memcpy",
-	  "pcie_theoretical_gbs pcie_gen_max pcie_width_max gpu_pci_bus_id host_memcpy_gbs",
-	  "02.1 02.3", "lab-02: H2D and D2H bandwidth by transfer size and kind of host memory" },
-	{ NULL }
-};
 
 static const struct lab_spec spec = {
 	.id = "02",
@@ -149,9 +132,10 @@ static const struct lab_spec spec = {
 	.claims = claims,
 	.extra_opts = extra_opts,
 	.default_size = 1 * GiB,
+	.quick_size = 64 * MiB,
+	.min_size = MIN_LARGEST_BYTES,
+	.size_why = ", as the claims compare copies of 64 MiB and more",
 	.default_iters = 7,
-	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 
@@ -162,7 +146,6 @@ static const struct lab_spec spec = {
 #define SWEEP_FIRST_BYTES (4 * KiB)
 #define DEFAULT_STEP 16                /* default: x16 a point, 4 KiB .. 16 MiB, then --size */
 #define DEFAULT_TOP_BYTES (16 * MiB)   /* every kind's curve is flat above it */
-#define QUICK_LARGEST_BYTES (64 * MiB)
 #define MAX_POINTS 48
 #define GPU_SPARE_BYTES (256 * MiB)    /* left free on the GPU beside our buffer */
 #define PAIR_MAX_SAMPLES 31            /* the claim pair's cap (the stopping rule's) */
@@ -207,15 +190,14 @@ struct bench {
 static void plan_init(struct lab *L, struct bench *b)
 {
 	const struct lab_opts *o = lab_options(L);
-	int sweep = lab_opt(L, "sweep") != NULL;
 	uint64_t s;
 
-	/* check_opts has refused a --size under MIN_LARGEST_BYTES */
-	b->largest = o->quick && !o->size_given ? QUICK_LARGEST_BYTES : o->size;
+	b->largest = o->size; /* at least MIN_LARGEST_BYTES */
 	b->iters = o->iters;
-	b->pinned_only = lab_opt(L, "pinned-only") != NULL;
+	b->pinned_only = opt_pinned_only;
 	for (s = SWEEP_FIRST_BYTES; s < b->largest && b->npoints < MAX_POINTS - 1 &&
-	     (sweep || (s <= DEFAULT_TOP_BYTES && !b->pinned_only)); s *= sweep ? 2 : DEFAULT_STEP)
+	     (opt_sweep || (s <= DEFAULT_TOP_BYTES && !b->pinned_only));
+	     s *= opt_sweep ? 2 : DEFAULT_STEP)
 		b->sizes[b->npoints++] = s;
 	b->sizes[b->npoints++] = b->largest;
 }

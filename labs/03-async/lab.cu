@@ -122,45 +122,28 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
+static long opt_steps;
 static const struct lab_extra_opt extra_opts[] = {
-	{ "steps", "N", "steps of each buffer-reuse loop, over 11 rounds (default 1000, "
-	  "--quick 200; at least 30 a round)" },
-	{ NULL, NULL, NULL }
+	LAB_OPT_LONG("steps", opt_steps, 1000, 200, 10, 1000000,
+		     "steps of each buffer-reuse loop, over 11 rounds, at least 30 a round"),
+	{ NULL }
 };
 
 #define MIN_CLAIM_BYTES (64 * MiB)       /* 03.1-03.3: a pinned call << 5 % of the copy */
 #define LOOP_ROUNDS 11                   /* drops the slowest and fastest round at 1 - 0.05/3 */
-enum { MIN_STEPS = 10, MAX_STEPS = 1000000, MIN_ROUND_STEPS = 30 };
-#define READ_STEPS(L, out) lab_opt_long(L, "steps", MIN_STEPS, MAX_STEPS, \
-					lab_options(L)->quick ? 200 : 1000, out)
+enum { MIN_ROUND_STEPS = 30 };
 
-/* --steps, and --size, the size 03.1-03.3 are decided at. */
+/* --size, the size 03.1-03.3 are decided at, is copied as 32-bit words. */
 static int check_opts(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
 	char sz[32];
-	long steps;
 
-	if (READ_STEPS(L, &steps))
-		return 2;
-	if (o->size_given && lab_size_floor(L, "size", o->size, MIN_CLAIM_BYTES,
-		", so that a pinned call's fixed cost stays far under 5 % of the copy"))
-		return 2;
 	if (o->size_given && o->size % sizeof(uint32_t))
 		return lab_usage_error(L, "size", lab_size_arg(o->size, sz, sizeof(sz)),
 				       "must be a multiple of 4 bytes");
 	return 0;
 }
-
-static const struct lab_figure figures[] = {
-	{ "lab03_calls", "lab03_calls", "call_* copy_*", NULL, "03.1 03.2",
-	  "lab-03: time in the cudaMemcpyAsync call vs the copy's own time" },
-	{ "lab03_timeline", "lab03_timeline",
-	  "call_pageable copy_pageable call_pinned_idle copy_pinned_idle overlap_* loop_copy_*",
-	  "race_rewrite_s race_torn_words race_spin_s loop_step_* loop_hidden_*",
-	  "03.1 03.3 03.4 03.5", "lab-03: when the host thread, the copy and the kernel ran, per case" },
-	{ NULL }
-};
 
 static const struct lab_spec spec = {
 	.id = "03",
@@ -172,9 +155,11 @@ static const struct lab_spec spec = {
 	.claims = claims,
 	.extra_opts = extra_opts,
 	.default_size = 256 * MiB,
+	.quick_size = 64 * MiB,
+	.min_size = MIN_CLAIM_BYTES,
+	.size_why = ", so that a pinned call's fixed cost stays far under 5 % of the copy",
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 
@@ -223,17 +208,15 @@ static const uint32_t *big_src(const struct rig *r, int pinned)
 static void rig_setup(struct lab *L, struct rig *r)
 {
 	const struct lab_opts *o = lab_options(L);
-	long steps;
 	int j, most;
 
 	r->L = L;
-	r->bytes = o->size_given ? o->size : o->quick ? 64 * MiB : 256 * MiB;
+	r->bytes = o->size;
 	r->sweep_max = o->quick ? 16 * MiB : 256 * MiB; /* the claims' size: no larger */
 	r->big_bytes = r->sweep_max > r->bytes ? r->sweep_max : r->bytes;
 	r->natural_steps = o->quick ? 50 : 200;
-	READ_STEPS(L, &steps); /* check_opts has refused a bad one */
-	r->round_steps = steps / LOOP_ROUNDS > MIN_ROUND_STEPS ? (int)steps / LOOP_ROUNDS
-							       : MIN_ROUND_STEPS;
+	r->round_steps = opt_steps / LOOP_ROUNDS > MIN_ROUND_STEPS ? (int)opt_steps / LOOP_ROUNDS
+								   : MIN_ROUND_STEPS;
 	most = r->round_steps > r->natural_steps ? r->round_steps : r->natural_steps;
 	lab_cuda_require(L, 1);
 	lab_cuda_require_free(L, need_bytes(1, r->big_bytes, 2 * LOOP_BYTES + 256 * MiB), "");

@@ -131,35 +131,27 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
+static int opt_chase_only, opt_sweep;
 static const struct lab_extra_opt extra_opts[] = {
-	{ "chase-only", NULL, "the pointer chase alone (04.1, 04.2); --size: its one working set" },
-	{ "sweep", NULL,
-	  "the latency staircase at every power of two, to 512 MiB or --size (default: x4)" },
-	{ NULL, NULL, NULL }
+	LAB_OPT_FLAG("chase-only", opt_chase_only,
+		     "the pointer chase alone (04.1, 04.2); --size: its one working set"),
+	LAB_OPT_FLAG("sweep", opt_sweep, "the latency staircase at every power of two, to "
+		     "512 MiB or --size (default: x4)"),
+	{ NULL }
 };
 
-/* spec.check_opts: --size before anything is printed. */
+/* spec.check_opts: --size's floor is the chase's or the bandwidth test's. */
 static int check_opts(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
 
 	if (!o->size_given)
 		return 0;
-	return lab_opt(L, "chase-only") ?
+	return opt_chase_only ?
 		lab_size_floor(L, "size", o->size, MIN_CHASE_BYTES,
 				     " for the chase's large point") :
 		lab_size_floor(L, "size", o->size, MIN_BW_BYTES, " for the bandwidth test");
 }
-
-/* What plots/ draws from the record (lab.h, struct lab_figure). */
-static const struct lab_figure figures[] = {
-	{ "lab04_latency", "lab04_latency", "latency_node*", "cpu_node", "04.1",
-	  "lab-04: pointer-chase latency vs working set, per memory node" },
-	{ "lab04_local_remote", "lab04_local_remote",
-	  "latency_large_local latency_large_remote read_local read_remote", NULL, "04.2 04.3",
-	  "lab-04: local vs remote node, latency and read bandwidth" },
-	{ NULL }
-};
 
 static const struct lab_spec spec = {
 	.id = "04",
@@ -170,9 +162,9 @@ static const struct lab_spec spec = {
 	.claims = claims,
 	.extra_opts = extra_opts,
 	.default_size = 1 * GiB,
+	.quick_size = 256 * MiB, /* the bandwidth test's; the chase reads --size only if given */
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 
@@ -645,15 +637,15 @@ static void setup(struct numa_lab *X, struct lab *L)
 	X->cpu_node = X->mem_node[i];
 	X->mem_node[i] = X->mem_node[0];
 	X->mem_node[0] = X->cpu_node;
-	X->chase_only = lab_opt(L, "chase-only") != NULL;
-	X->sweep = lab_opt(L, "sweep") != NULL;
+	X->chase_only = opt_chase_only;
+	X->sweep = opt_sweep;
 	X->one_size = X->chase_only && o->size_given && !X->sweep;
 	X->claim_ws = X->chase_only && o->size_given ? o->size : o->quick ? 64 * MiB : 256 * MiB;
 	X->max_ws = X->chase_only && o->size_given ? o->size :
 		    X->sweep && !o->quick ? 512 * MiB : X->claim_ws;
 	X->sample_s = o->quick ? 0.008 : 0.015;
 	X->touch_bytes = o->quick ? 16 * MiB : 64 * MiB;
-	X->bw_bytes = X->chase_only ? 0 : o->size_given || !o->quick ? o->size : 256 * MiB;
+	X->bw_bytes = X->chase_only ? 0 : o->size;
 	X->bw_bytes -= X->bw_bytes % SEQREAD_CHUNK; /* check_opts refused under MIN_BW_BYTES */
 	/* every node has room for the largest buffer */
 	need = (X->max_ws > X->bw_bytes ? X->max_ws : X->bw_bytes) + 64 * MiB;

@@ -30,7 +30,6 @@
 #endif
 
 #define CPU_DEFAULT_BYTES (64 * MiB)   /* CPU first-touch region: 16,384 faults a sample */
-#define GPU_QUICK_BYTES (64 * MiB)     /* managed region with --quick */
 #define GPU_MIN_BYTES (4 * MiB)        /* two 2 MiB blocks at least */
 #define WAY_BACK_MAX_BYTES (64 * MiB)  /* CPU faults on GPU data can be slow */
 #define TOUCH_UNIT (4 * KiB)           /* "a page" in the per-page figures */
@@ -99,20 +98,13 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
+static uint64_t opt_cpu_bytes; /* --quick too: a fault costs the same */
+static int opt_no_counts;
 static const struct lab_extra_opt extra_opts[] = {
-	{ "cpu-size", "N", "region for the CPU first-touch timing (default 64M)" },
-	{ "no-counts", NULL, "do not load libcupti: no fault counts, CUPTI cannot disturb anything" },
-	{ NULL, NULL, NULL }
-};
-
-/* What plots/ draws from the record (lab.h, struct lab_figure). */
-static const struct lab_figure figures[] = {
-	{ "lab05_faults", "lab05_faults", "cpu_us_per_page um_*",
-	  "cpu_thp_us_per_4k um_region_bytes", "05.1 05.2",
-	  "lab-05: first-touch cost per 4 KiB page, CPU and GPU" },
-	{ "lab05_4gib", "lab05_4gib", "um_demand_* um_prefetch_then_4k",
-	  "um_region_bytes um_4gib_extrapolated_ms um_first_touch_4k_s", "05.2",
-	  "lab-05: 4 GiB of managed memory to the GPU vs the chapter's 655 ms" },
+	LAB_OPT_SIZE("cpu-size", opt_cpu_bytes, CPU_DEFAULT_BYTES, CPU_DEFAULT_BYTES, THP_PMD, "",
+		     "region for the CPU first-touch timing, a multiple of 2 MiB"),
+	LAB_OPT_FLAG("no-counts", opt_no_counts,
+		     "do not load libcupti: no fault counts, CUPTI cannot disturb anything"),
 	{ NULL }
 };
 
@@ -128,48 +120,24 @@ static const struct lab_spec spec = {
 	.claims = claims,
 	.extra_opts = extra_opts,
 	.default_size = 512 * MiB, /* 131,072 pages of 4 KiB; 05.2 scales it to 4 GiB */
+	.quick_size = 64 * MiB,
+	.min_size = GPU_MIN_BYTES,
+	.size_why = " of managed memory",
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
 
-/* --cpu-size (default 64M): 0 with *out set, or 2 after saying why. */
-static int read_cpu_size(const struct lab *L, size_t *out)
-{
-	const char *arg = lab_opt(L, "cpu-size");
-	uint64_t v = CPU_DEFAULT_BYTES; /* --quick too: a fault costs the same */
-
-	if (arg && lab_parse_size(arg, &v) < 0)
-		return lab_usage_error(L, "cpu-size", arg, "%s", errno == ERANGE ? "too large" :
-				       "not a size above 0 (digits with an optional K, M, G "
-				       "or T suffix)");
-	if (v % THP_PMD) /* never a default */
-		return lab_usage_error(L, "cpu-size", arg, "must be a multiple of 2 MiB");
-	*out = (size_t)v;
-	return 0;
-}
-
-/* --size, the managed region (default 512 MiB, --quick 64 MiB), before rounding. */
-static uint64_t gpu_size_asked(const struct lab *L)
-{
-	const struct lab_opts *o = lab_options(L);
-
-	return o->quick && !o->size_given ? GPU_QUICK_BYTES : o->size;
-}
-
-/* spec.check_opts: --cpu-size and --size, in any build. */
+/* spec.check_opts: --cpu-size in whole 2 MiB blocks. */
 static int check_opts(const struct lab *L)
 {
-	size_t cpu_bytes;
-
-	if (read_cpu_size(L, &cpu_bytes))
-		return 2;
-	return lab_size_floor(L, "size", gpu_size_asked(L), GPU_MIN_BYTES,
-				    " of managed memory");
+	if (opt_cpu_bytes % THP_PMD == 0)
+		return 0;
+	return lab_usage_error(L, "cpu-size", lab_opt(L, "cpu-size"),
+			       "must be a multiple of 2 MiB");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -726,7 +694,7 @@ static void gpu_part(struct lab *L, size_t bytes, const struct lab_stats *cpu_us
 		claim_skip_rest(L, why, "%s", detail);
 		return;
 	}
-	if (lab_opt(L, "no-counts"))
+	if (opt_no_counts)
 		lab_cupti_unusable("--no-counts given");
 	else
 		lab_cupti_setup(lab_options(L)->device);
@@ -758,12 +726,11 @@ static void gpu_part(struct lab *L, size_t bytes, const struct lab_stats *cpu_us
 
 static void run(struct lab *L)
 {
-	size_t cpu_bytes, gpu_bytes = gpu_size_asked(L) / UM_BLOCK * UM_BLOCK;
+	size_t cpu_bytes = opt_cpu_bytes, gpu_bytes = lab_options(L)->size / UM_BLOCK * UM_BLOCK;
 	const struct lab_stats *cpu_us;
 
-	if (gpu_bytes != gpu_size_asked(L))
+	if (gpu_bytes != lab_options(L)->size)
 		lab_note(L, "--size rounded down to a multiple of 2 MiB");
-	read_cpu_size(L, &cpu_bytes); /* check_opts has taken it */
 	cpu_us = cpu_part(L, cpu_bytes);
 #if DMALAB_HAVE_CUDA
 	gpu_part(L, gpu_bytes, cpu_us);

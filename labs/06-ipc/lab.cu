@@ -91,6 +91,8 @@ static const struct lab_extra_opt extra_opts[] = {
 static int lab_role(struct lab *L, const char *role);
 static int check_opts(const struct lab *L);
 
+#define MIN_LARGE_BYTES (64 * MiB)
+
 static const struct lab_spec spec = {
 	.id = "06",
 	.title = "CUDA IPC handles",
@@ -102,13 +104,14 @@ static const struct lab_spec spec = {
 	.extra_opts = extra_opts,
 	.role = lab_role,
 	.default_size = 1 * GiB,
+	.min_size = MIN_LARGE_BYTES,
+	.size_why = " for the large handle of 06.3",
 	.default_iters = 9,
 	.check_opts = check_opts,
 	.knobs = knobs,
 };
 
 #define SMALL_HANDLE_BYTES (1 * MiB)
-#define MIN_LARGE_BYTES (64 * MiB)
 #define HELPER_CONTEXT_BYTES (512 * MiB) /* rough GPU memory of one helper's context */
 #define MANAGED_BYTES (2 * MiB)
 #define CRASH_SETTLE_S 0.2 /* after the exporter is reaped, before the importer's read */
@@ -129,8 +132,7 @@ static int check_opts(const struct lab *L)
 	const struct lab_opts *o = lab_options(L);
 	int i;
 
-	if (proc_check_opts(L) ||
-	    lab_size_floor(L, "size", o->size, MIN_LARGE_BYTES, " for the large handle of 06.3"))
+	if (proc_check_opts(L))
 		return 2;
 	cfg.t = proc_child_timeout(L);
 	cfg.large_bytes = o->size;

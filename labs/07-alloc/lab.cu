@@ -77,23 +77,16 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
-static const struct lab_extra_opt extra_opts[] = {
-	{ "fill", "N", "the most GPU memory 07.1's fill may take, bytes with K, M, G or T "
-	  "(default: all that is free but 1 GiB)" },
-	{ NULL, NULL, NULL }
-};
-
-static const struct lab_figure figures[] = {
-	{ "lab07_granule", "lines", "free_drop_by_request", "granule_mib tiny_drop_mib", "07.3",
-	  "lab-07: how far cudaMemGetInfo's free figure falls while one cudaMalloc of each size is held" },
-	{ "lab07_pool", "boxes", "malloc_free_2mib pool_2mib_threshold_max", NULL, "07.4",
-	  "lab-07: microseconds per 2 MiB block, cudaMalloc + cudaFree vs a warm pool (threshold UINT64_MAX)" },
-	{ "lab07_threshold", "boxes", "next_2mib_threshold_default next_2mib_threshold_max", NULL,
-	  "07.5", "lab-07: the next 2 MiB pool allocation after a synchronisation, at the default and at the highest release threshold" },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
-};
-
 #define MIN_FILL_BYTES (5 * GiB) /* five 1 GiB blocks: two holes between kept ones */
+
+static uint64_t opt_fill; /* 0: not given */
+static const struct lab_extra_opt extra_opts[] = {
+	LAB_OPT_SIZE("fill", opt_fill, 0, 0, MIN_FILL_BYTES,
+		     " (five 1 GiB blocks leave two holes between kept ones)",
+		     "the most GPU memory 07.1's fill may take, bytes with K, M, G or T "
+		     "(default: all that is free but 1 GiB)"),
+	{ NULL }
+};
 
 static struct {
 	uint64_t fill_cap; /* --fill, bytes; UINT64_MAX when not given */
@@ -101,21 +94,12 @@ static struct {
 	int rounds;        /* 07.5: allocations a sample */
 } cfg;
 
-/* spec.check_opts: --fill, in any build (--size: lab_parse_args refuses it). */
+/* spec.check_opts: the sizes of this run, in any build. */
 static int check_opts(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
-	const char *fill = lab_opt(L, "fill");
 
-	cfg.fill_cap = UINT64_MAX;
-	if (fill && lab_parse_size(fill, &cfg.fill_cap) < 0)
-		return lab_usage_error(L, "fill", fill, "%s", errno == ERANGE ? "too large" :
-				       "not a size above 0 (digits with an optional K, M, G or T suffix)");
-	if (fill && cfg.fill_cap > LAB_SIZE_MAX)
-		return lab_usage_error(L, "fill", fill, "larger than 1 PiB (1024T), the most a lab takes");
-	if (fill && lab_size_floor(L, "fill", cfg.fill_cap, MIN_FILL_BYTES,
-					 " (five 1 GiB blocks leave two holes between kept ones)"))
-		return 2;
+	cfg.fill_cap = opt_fill ? opt_fill : UINT64_MAX;
 	cfg.blocks = o->quick ? 200 : 250; /* README, 07.4: why 250 */
 	cfg.rounds = o->quick ? 32 : 64;
 	return 0;
@@ -132,7 +116,6 @@ static const struct lab_spec spec = {
 	.extra_opts = extra_opts,
 	.default_iters = 9,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 

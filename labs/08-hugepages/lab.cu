@@ -119,17 +119,6 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
-/* What plots/ draws from the record (lab.h, struct lab_figure). */
-static const struct lab_figure figures[] = {
-	{ "lab08_chase", "lab08_chase", "chase_4k chase_2m", NULL, "08.1",
-	  "lab-08: a random pointer chase, ns per load on 4 KiB and 2 MiB pages vs working set" },
-	{ "lab08_register", "boxes", "register_4k_ms_per_gib register_2m_ms_per_gib", NULL,
-	  "08.3", "lab-08: cudaHostRegister, ms per GiB on 4 KiB and on 2 MiB pages" },
-	{ NULL }
-};
-
-static int check_opts(const struct lab *L);
-
 static const struct lab_spec spec = {
 	.id = "08",
 	.title = "huge pages and the TLB",
@@ -139,24 +128,12 @@ static const struct lab_spec spec = {
 	.needs = { 1, 1, 1 },
 	.claims = claims,
 	.default_size = 1 * GiB,
+	.quick_size = QUICK_BYTES,
+	.min_size = MIN_BYTES,
+	.size_why = ", as 08.1's working set must lie far beyond the TLB's reach on 4 KiB pages",
 	.default_iters = 7,
-	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
-
-static uint64_t size_asked(const struct lab *L)
-{
-	const struct lab_opts *o = lab_options(L);
-
-	return o->quick && !o->size_given ? QUICK_BYTES : o->size;
-}
-
-static int check_opts(const struct lab *L)
-{
-	return lab_size_floor(L, "size", size_asked(L), MIN_BYTES, ", as 08.1's working "
-				    "set must lie far beyond the TLB's reach on 4 KiB pages");
-}
 
 /* ------------------------------------------------------------------------ */
 /* The machine's huge-page settings                                          */
@@ -610,7 +587,7 @@ static void claim_hugetlb(struct lab *L)
 
 static void run(struct lab *L)
 {
-	uint64_t bytes = size_asked(L);
+	uint64_t bytes = lab_options(L)->size;
 	struct pages pg;
 	char why[300], mode[32];
 	const char *skip = NULL;

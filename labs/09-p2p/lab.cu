@@ -73,56 +73,32 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
-static const struct lab_extra_opt extra_opts[] = {
-	{ "pairs", "LIST", "ordered pairs S:D to measure, e.g. 0:1,1:0 (default: all; the "
-	  "claims use the first)" },
-	{ "min-size", "N", "smallest copy of the sweep (default 1M)" },
-	{ "max-size", "N", "largest copy, the claims' size (default 1G, --quick 64M)" },
-	{ NULL, NULL, NULL }
-};
-
-static const struct lab_figure figures[] = {
-	{ "lab09_pairs", "lab09_pairs", "", "pair_* gpu_count", "09.1 09.2",
-	  "lab-09: one-way copy rate of every ordered GPU pair, with and without peer access" },
-	{ "lab09_rate", "lines", "p2p_*", NULL, "09.1 09.2",
-	  "lab-09: GPU-to-GPU copy rate by size, per pair and path" },
-	{ NULL }
-};
-
 #define DEFAULT_MIN (1 * MiB)
 #define QUICK_MAX (64 * MiB)
 #define SIZE_FLOOR (64 * KiB)
 
-static uint64_t min_bytes, max_bytes;  /* the sweep, set by check_opts */
+static uint64_t min_bytes, max_bytes;  /* the sweep; 0 until check_opts sets the default */
 static struct p2p_plan asked_pairs;
+static const struct lab_extra_opt extra_opts[] = {
+	LAB_OPT_TEXT("pairs", "LIST", "ordered pairs S:D to measure, e.g. 0:1,1:0 (default: "
+		     "all; the claims use the first)"),
+	LAB_OPT_SIZE("min-size", min_bytes, 0, 0, SIZE_FLOOR, "",
+		     "smallest copy of the sweep (default 1M; with --size, --max-size)"),
+	LAB_OPT_SIZE("max-size", max_bytes, 0, 0, SIZE_FLOOR, "",
+		     "largest copy, the claims' size (default --size)"),
+	{ NULL }
+};
 
-/* One size option: 0, or 2 after one line on stderr. */
-static int size_opt(const struct lab *L, const char *name, uint64_t def, uint64_t *out)
-{
-	const char *v = lab_opt(L, name);
-
-	*out = def;
-	if (!v)
-		return 0;
-	if (lab_parse_size(v, out) < 0 || *out < SIZE_FLOOR || *out % 4) {
-		fprintf(stderr, "lab-09: --%s '%s': need a size from 64K, a multiple of 4 bytes "
-			"(K, M, G suffixes) (see --help)\n", name, v);
-		return 2;
-	}
-	return 0;
-}
-
+/* The sweep's ends, in words of 4 bytes, and the pairs asked for. */
 static int check_opts(const struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
 	const char *pairs = lab_opt(L, "pairs");
 	char err[128];
-	uint64_t top = o->size_given ? o->size : o->quick ? QUICK_MAX : 1 * GiB;
 
-	if (size_opt(L, "max-size", top, &max_bytes) ||
-	    size_opt(L, "min-size", o->size_given ? max_bytes : DEFAULT_MIN, &min_bytes))
-		return 2;
-	if (max_bytes < SIZE_FLOOR || max_bytes % 4 || min_bytes > max_bytes) {
+	max_bytes = max_bytes ? max_bytes : o->size;
+	min_bytes = min_bytes ? min_bytes : o->size_given ? max_bytes : DEFAULT_MIN;
+	if (max_bytes % 4 || min_bytes % 4 || min_bytes > max_bytes) {
 		fprintf(stderr, "lab-09: sizes: need 64K <= --min-size <= --max-size, multiples "
 			"of 4 bytes (see --help)\n");
 		return 2;
@@ -144,9 +120,10 @@ static const struct lab_spec spec = {
 	.claims = claims,
 	.extra_opts = extra_opts,
 	.default_size = 1 * GiB,
+	.quick_size = QUICK_MAX,
+	.min_size = SIZE_FLOOR,
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 

@@ -91,18 +91,16 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
-static const struct lab_extra_opt extra_opts[] = {
-	{ "dir", "DIR", "folder of the test file (default: the --json file's, else results/)" },
-	{ "chunk", "N", "bytes per read and per copy, a multiple of 2M (default 16M)" },
-	{ NULL, NULL, NULL }
-};
+#define DEFAULT_CHUNK (16 * MiB) /* cuFile's own largest I/O (max_direct_io_size) */
+#define HUGE (2 * MiB)           /* a chunk is whole huge pages */
 
-static const struct lab_figure figures[] = {
-	{ "lab10_paths", "lab10_paths",
-	  "raw_odirect_host buffered_host posix_pageable odirect_pinned odirect_pinned_overlap "
-	  "cufile", "device_read_gbs pcie_theoretical_gbs", "10.1 10.2 10.3",
-	  "lab-10: GB/s from a file by path (into GPU memory where a GPU ran), vs the device" },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+static uint64_t opt_chunk;
+static const struct lab_extra_opt extra_opts[] = {
+	LAB_OPT_TEXT("dir", "DIR", "folder of the test file (default: the --json file's, else "
+		     "results/)"),
+	LAB_OPT_SIZE("chunk", opt_chunk, DEFAULT_CHUNK, DEFAULT_CHUNK, HUGE, " (a huge page)",
+		     "bytes per read and per copy, a multiple of 2M to 1G"),
+	{ NULL }
 };
 
 static int check_opts(const struct lab *L);
@@ -117,15 +115,12 @@ static const struct lab_spec spec = {
 	.claims = claims,
 	.extra_opts = extra_opts,
 	.default_size = 128 * MiB, /* README, the test file: why not 256 MiB */
+	.quick_size = 64 * MiB,
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 
-#define QUICK_BYTES (64 * MiB)
-#define DEFAULT_CHUNK (16 * MiB) /* cuFile's own largest I/O (max_direct_io_size) */
-#define HUGE (2 * MiB)           /* a chunk is whole huge pages */
 #define MIN_CHUNKS 4             /* an overlap needs a few chunks to show */
 #define SPACE_SPARE (64 * MiB)   /* left free beside the test file */
 #define GPU_SPARE (512 * MiB)    /* beside the file's copy: cuFile's own buffers */
@@ -154,12 +149,11 @@ static int read_plan(const struct lab *L, struct plan *p)
 	p->dir_default = !lab_opt(L, "dir"); /* the --json file's folder, else results/ */
 	p->dir = p->dir_default ? storage_dir_default(o->json_path, p->dir_buf,
 						      sizeof(p->dir_buf)) : lab_opt(L, "dir");
-	p->bytes = o->quick && !o->size_given ? QUICK_BYTES : o->size;
-	p->chunk = DEFAULT_CHUNK;
+	p->bytes = o->size;
+	p->chunk = opt_chunk;
 	p->seed = (uint32_t)o->seed;
 	p->budget_s = o->quick ? QUICK_BUDGET_S : BUDGET_S;
-	if ((arg && lab_parse_size(arg, &p->chunk) < 0) || !p->chunk || p->chunk % HUGE ||
-	    p->chunk > GiB)
+	if (p->chunk % HUGE || p->chunk > GiB)
 		return lab_usage_error(L, "chunk", arg, "not a multiple of 2 MiB (a huge page, "
 				       "and O_DIRECT's alignment) from 2M to 1G");
 	if (!(p->bytes % p->chunk || p->bytes / p->chunk < MIN_CHUNKS))

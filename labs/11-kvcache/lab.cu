@@ -98,23 +98,28 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
-static const struct lab_extra_opt extra_opts[] = {
-	{ "layers", "N", "transformer layers (default 80)" },
-	{ "kv-heads", "N", "KV heads per layer (default 8)" },
-	{ "head-dim", "N", "dimensions per head (default 128)" },
-	{ "dtype-bytes", "N", "bytes per KV element (default 2, BF16)" },
-	{ "params", "N", "parameters, with an optional B or M suffix (default 70B)" },
-	{ "context", "N", "tokens swapped back in full (default 32768; --quick 2048)" },
-	{ "block-tokens", "N", "tokens per block of the paged cache (default 16)" },
-	{ NULL, NULL, NULL }
+#define QUICK_CONTEXT 2048
+#define MAX_BLOCK_TOKENS 256
+
+struct model {
+	long layers, kv_heads, head_dim, dtype_bytes, block_tokens, context;
+	double params;
 };
 
-static const struct lab_figure figures[] = {
-	{ "lab11_crossover", "lab11_crossover",
-	  "swap_paged_s recompute_batched_s step_with_recompute_s chapter_swap_s chapter_recompute_s",
-	  "crossover_tokens crossover_lo_tokens crossover_hi_tokens context_tokens "
-	  "swap_full_onecopy_s swap_full_paged_s", "11.4",
-	  "lab-11: swap-back and recompute time by context length, chapter and this machine" },
+static struct model M; /* the options put the model here */
+static const struct lab_extra_opt extra_opts[] = {
+	LAB_OPT_LONG("layers", M.layers, CH_LAYERS, CH_LAYERS, 1, 1024, "transformer layers"),
+	LAB_OPT_LONG("kv-heads", M.kv_heads, CH_KV_HEADS, CH_KV_HEADS, 1, 1024,
+		     "KV heads per layer"),
+	LAB_OPT_LONG("head-dim", M.head_dim, CH_HEAD_DIM, CH_HEAD_DIM, 1, 4096,
+		     "dimensions per head"),
+	LAB_OPT_LONG("dtype-bytes", M.dtype_bytes, CH_DTYPE_BYTES, CH_DTYPE_BYTES, 1, 8,
+		     "bytes per KV element, 1, 2, 4 or 8 (2: BF16)"),
+	LAB_OPT_TEXT("params", "N", "parameters, with an optional B or M suffix (default 70B)"),
+	LAB_OPT_LONG("context", M.context, CH_TOKENS, QUICK_CONTEXT, 1, 1L << 24,
+		     "tokens swapped back in full"),
+	LAB_OPT_LONG("block-tokens", M.block_tokens, 16, 16, 1, MAX_BLOCK_TOKENS,
+		     "tokens per block of the paged cache"),
 	{ NULL }
 };
 
@@ -131,20 +136,11 @@ static const struct lab_spec spec = {
 	.extra_opts = extra_opts,
 	.default_iters = 7,
 	.check_opts = check_opts,
-	.figures = figures,
 	.knobs = knobs,
 };
 
 /* ------------------------------------------------------------------------ */
 /* The model and its arithmetic                                              */
-
-#define QUICK_CONTEXT 2048
-#define MAX_BLOCK_TOKENS 256
-
-struct model {
-	long layers, kv_heads, head_dim, dtype_bytes, block_tokens, context;
-	double params;
-};
 
 /* --params: a count with an optional B (1e9) or M (1e6) suffix; 0 or 2. */
 static int read_params(const struct lab *L, double *out)
@@ -161,18 +157,10 @@ static int read_params(const struct lab *L, double *out)
 	return 0;
 }
 
-/* The model options, each in its range: 0, or 2 after one line on stderr. */
-static int read_model(const struct lab *L, struct model *m)
+/* What the options' ranges cannot say: 0, or 2 after one line on stderr. */
+static int check_model(const struct lab *L, struct model *m)
 {
-	long ctx = lab_options(L)->quick ? QUICK_CONTEXT : CH_TOKENS;
-
-	if (lab_opt_long(L, "layers", 1, 1024, CH_LAYERS, &m->layers) ||
-	    lab_opt_long(L, "kv-heads", 1, 1024, CH_KV_HEADS, &m->kv_heads) ||
-	    lab_opt_long(L, "head-dim", 1, 4096, CH_HEAD_DIM, &m->head_dim) ||
-	    lab_opt_long(L, "dtype-bytes", 1, 8, CH_DTYPE_BYTES, &m->dtype_bytes) ||
-	    lab_opt_long(L, "block-tokens", 1, MAX_BLOCK_TOKENS, 16, &m->block_tokens) ||
-	    lab_opt_long(L, "context", 1, 1L << 24, ctx, &m->context) ||
-	    read_params(L, &m->params))
+	if (read_params(L, &m->params))
 		return 2;
 	if (m->dtype_bytes & (m->dtype_bytes - 1)) /* FP8, BF16/FP16, FP32, FP64 */
 		return lab_usage_error(L, "dtype-bytes", lab_opt(L, "dtype-bytes"), "must be 1, 2, 4 or 8");
@@ -203,12 +191,11 @@ static uint64_t blocks_of(const struct model *m, uint64_t tokens)
 /* spec.check_opts: the options, and sizes that cannot overflow 64 bits. */
 static int check_opts(const struct lab *L)
 {
-	struct model m;
 	uint64_t b;
 
-	if (read_model(L, &m))
+	if (check_model(L, &M))
 		return 2;
-	if (need_mul(kv_bytes_per_token(&m), blocks_of(&m, m.context) * m.block_tokens, &b))
+	if (need_mul(kv_bytes_per_token(&M), blocks_of(&M, M.context) * M.block_tokens, &b))
 		return lab_usage_error(L, "context", lab_opt(L, "context"), "too large for this "
 				       "model: the KV cache would pass 2^64 bytes");
 	return 0;
@@ -692,12 +679,11 @@ static void gpu_part(struct lab *L, const struct model *m)
 
 static void run(struct lab *L)
 {
-	struct model m;
+	struct model m = M; /* check_opts has checked it */
 	struct machine_notes none;
 	char detail[200] = "built without nvcc";
 	const char *why = SKIP_NOT_BUILT_NO_NVCC;
 
-	read_model(L, &m); /* check_opts has taken the options */
 	lab_fact_num(L, "params", m.params, "");
 	chapter_series(L, &m);
 #if DMALAB_HAVE_CUDA

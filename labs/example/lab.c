@@ -44,17 +44,6 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
-/* spec.check_opts: a bad --size is a usage error, found before anything runs. */
-static int check_opts(const struct lab *L)
-{
-	uint64_t size = lab_options(L)->size;
-
-	if (size >= 64 * MiB && size / sizeof(uint32_t) <= UINT32_MAX)
-		return 0;
-	fprintf(stderr, "lab-00: --size: need 64 MiB (more than the caches) to 16 GiB\n");
-	return 2;
-}
-
 static const struct lab_spec spec = {
 	.id = "00",
 	.title = "example: reads in address order and in random order",
@@ -63,8 +52,11 @@ static const struct lab_spec spec = {
 	.needs = { .cuda_devices = 0, .numa_nodes = 1, .root = 0 },
 	.claims = claims,
 	.default_size = 256 * MiB,
+	.quick_size = 64 * MiB,
+	.min_size = 64 * MiB, /* more than the caches */
+	.max_size = 4ULL * UINT32_MAX, /* a word index is 32 bits */
+	.size_why = " (more than the caches)",
 	.default_iters = 21, /* a narrow interval on a busy machine too */
-	.check_opts = check_opts,
 	.knobs = knobs,
 };
 
@@ -101,7 +93,7 @@ static uint64_t next_random(uint64_t *state)
 static void run(struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
-	uint64_t bytes = o->quick && !o->size_given ? 64 * MiB : o->size;
+	uint64_t bytes = o->size;
 	uint64_t n = bytes / 64, i, self = 0, rng = o->seed; /* n lines */
 	uint32_t *seq = (uint32_t *)malloc(bytes), *rnd = (uint32_t *)malloc(bytes);
 	struct chase c_seq = { seq, 0 }, c_rnd = { rnd, 0 };

@@ -176,56 +176,14 @@ def lab11():
     return lab("11", "swap back or recompute", [claim("11.4")], facts, ser)
 
 
-# The labs' figure declarations (lab.h, struct lab_figure), as their
-# --describe prints them: used by the tests only when no lab is built (a
-# fresh clone running `make test-plots` alone); with the labs built, the
-# tests read the labs' own and check that each of these is among them.
-FIGURES = {
-    "02": [{"name": "lab02_bandwidth", "kind": "lab02_bandwidth", "title": "synthetic: lab-02",
-            "series": ["h2d_*", "d2h_*", "host_memcpy"], "facts": [], "claims": ["02.1"]}],
-    "03": [{"name": "lab03_calls", "kind": "lab03_calls", "title": "synthetic: lab-03 calls",
-            "series": ["call_*", "copy_*"], "facts": [], "claims": ["03.1"]},
-           {"name": "lab03_timeline", "kind": "lab03_timeline", "title": "synthetic: timeline",
-            "series": [], "facts": [], "claims": ["03.1"]}],
-    "04": [{"name": "lab04_latency", "kind": "lab04_latency", "title": "synthetic: lab-04",
-            "series": ["latency_node*"], "facts": ["cpu_node"], "claims": ["04.1"]},
-           {"name": "lab04_local_remote", "kind": "lab04_local_remote",
-            "title": "synthetic: local/remote", "series": [], "facts": [], "claims": ["04.2"]}],
-    "05": [{"name": "lab05_faults", "kind": "lab05_faults", "title": "synthetic: faults",
-            "series": [], "facts": [], "claims": ["05.1"]},
-           {"name": "lab05_4gib", "kind": "lab05_4gib", "title": "synthetic: 4 GiB",
-            "series": [], "facts": [], "claims": ["05.2"]}],
-    "07": [{"name": "lab07_granule", "kind": "lines", "title": "synthetic: lab-07 granule",
-            "series": ["free_drop_by_request"], "facts": ["granule_mib", "tiny_drop_mib"],
-            "claims": ["07.3"]},
-           {"name": "lab07_pool", "kind": "boxes", "title": "synthetic: lab-07 pool",
-            "series": ["malloc_free_2mib", "pool_2mib_threshold_max"], "facts": [],
-            "claims": ["07.4"]}],
-    "08": [{"name": "lab08_chase", "kind": "lab08_chase", "title": "synthetic: lab-08 chase",
-            "series": ["chase_4k", "chase_2m"], "facts": [], "claims": ["08.1"]}],
-    "09": [{"name": "lab09_pairs", "kind": "lab09_pairs", "title": "synthetic: lab-09 pairs",
-            "series": [], "facts": ["pair_*", "gpu_count"], "claims": ["09.1", "09.2"]},
-           {"name": "lab09_rate", "kind": "lines", "title": "synthetic: lab-09 rate",
-            "series": ["p2p_*"], "facts": [], "claims": ["09.1", "09.2"]}],
-    "11": [{"name": "lab11_crossover", "kind": "lab11_crossover", "title": "synthetic: lab-11",
-            "series": [], "facts": [], "claims": ["11.4"]}],
-}
-
-
 def new_lab():
-    """A lab plots/ has never heard of, lab-90, with the two figures any lab
-    can declare without code in plots/: its record and its declarations."""
+    """The record of a lab plots/ has never heard of, lab-90."""
     sizes = [4 * KiB * 2 ** i for i in range(8)]
     ser = {"scan_seq": series("scan_seq", "GB/s", "bytes", sizes, sweep_rate(20.0, 64 * KiB)),
            "scan_rand": series("scan_rand", "GB/s", "bytes", sizes, sweep_rate(4.0, 64 * KiB))}
     st = [stats("step_small", "ns", 80), stats("step_large", "ns", 300)]
-    rec = lab("90", "a new lab", [claim("90.1", st=st)], {"peak_gbs": {"value": 22.0,
-                                                                          "unit": "GB/s"}}, ser)
-    figs = [{"name": "lab90_scan", "kind": "lines", "title": "lab-90: read rate by size",
-             "series": ["scan_*"], "facts": ["peak_gbs"], "claims": ["90.1"]},
-            {"name": "lab90_steps", "kind": "boxes", "title": "lab-90: one step",
-             "series": ["step_small", "step_large"], "facts": [], "claims": ["90.1"]}]
-    return rec, figs
+    return lab("90", "a new lab", [claim("90.1", st=st)],
+               {"peak_gbs": {"value": 22.0, "unit": "GB/s"}}, ser)
 
 
 def results():

@@ -5,10 +5,8 @@ schema, wrong types) that must give a clear message and never a traceback.
 The report is opened in headless Chromium: the screenshot must not be blank
 and the page must hold its sections and decoded images.
 
-Which figures exist is the labs' word (their --describe): the tests use the
-built labs ($DMALAB_LABS_DIR, else build/labs) and, when none is built,
-stand-ins that print the declarations of tests/synth.py.  A lab unknown to
-plots/ (synth.new_lab) must get its figures from its declarations alone.
+Which figures exist is make_plots.FIGURES' word, for the labs present in
+the results; a lab it does not list (synth.new_lab) gets its series drawn.
 
 Output is TAP; the last line is "plots tests: N passed, N failed".
 Run through `make test-plots` (which installs python3-matplotlib and
@@ -32,7 +30,6 @@ sys.path.insert(0, HERE)
 import matplotlib.image  # noqa: E402
 
 import common as C  # noqa: E402
-import kinds  # noqa: E402
 import make_plots  # noqa: E402
 import synth  # noqa: E402
 
@@ -40,25 +37,6 @@ FIXTURES = sorted(glob.glob(os.path.join(HERE, "fixtures", "results-*.json")))
 SECTIONS = ["machine", "report-card", "questions", "errata", "plots"]
 TMP = tempfile.mkdtemp(prefix="dmalab-plots-test-")
 TESTS = []
-
-
-def fake_labs(directory, declared):
-    """Stand-in labs whose --describe prints {lab: [figures]}."""
-    os.makedirs(directory, exist_ok=True)
-    for lab_id, figs in declared.items():
-        path = os.path.join(directory, "lab-" + lab_id)
-        doc = {"schema": "dmalab-describe/1", "id": lab_id, "claims": [], "figures": figs}
-        with open(path, "w") as f:
-            f.write("#!/bin/sh\n[ \"$1\" = --describe ] || exit 2\ncat <<'EOF'\n%s\nEOF\n"
-                    % json.dumps(doc))
-        os.chmod(path, 0o755)
-    return directory
-
-
-BUILT = os.path.abspath(C.labs_dir())
-REAL = any(C.describe_figures(BUILT).values())
-LABS = BUILT if REAL else fake_labs(os.path.join(TMP, "labs"), synth.FIGURES)
-os.environ["DMALAB_LABS_DIR"] = LABS  # the scripts run below read it too
 
 
 def test(fn):
@@ -132,46 +110,39 @@ def fixtures_present():
 
 
 @test
-def figures_are_the_labs_declarations():
-    declared = C.describe_figures(LABS)
-    print("# figures declared by %s: %s" % (
-        "the built labs in " + LABS if REAL else "synth.py's stand-ins (no lab built)",
-        ", ".join(d["name"] for figs in declared.values() for d in figs)))
-    figs = make_plots.figures(C.as_results(synth.results()))
-    check([f["name"] for f in figs] == [d["name"] for k in sorted(declared) for d in declared[k]],
-          "make_plots draws other figures than the labs declare: %s" % figs)
-    for f in figs:
-        check(make_plots.drawer(f["kind"]), "%s: no drawer for kind %r" % (f["name"], f["kind"]))
-    kinds_declared = {(d["name"], d["kind"]) for figs in declared.values() for d in figs}
-    for figs in synth.FIGURES.values():  # the stand-ins must not drift from the labs
-        for d in figs:
-            check(not REAL or (d["name"], d["kind"]) in kinds_declared,
-                  "synth.FIGURES has %s (%s), which no built lab declares" % (d["name"], d["kind"]))
+def figures_are_those_of_the_labs_present():
+    res = C.as_results(synth.results())
+    names = [f["name"] for f in make_plots.figures(res)]
+    want = [f["name"] for lab in sorted(lab["id"] for lab in res["labs"])
+            for f in make_plots.FIGURES[lab]]
+    check(names == want, "make_plots draws %s, not the figures of the labs present %s" % (
+        names, want))
+    res["labs"] = [lab for lab in res["labs"] if lab["id"] == "04"]
+    names = [f["name"] for f in make_plots.figures(res)]
+    check(names == ["lab04_latency", "lab04_local_remote"], "lab-04 alone: %s" % names)
 
 
 @test
 def a_new_lab_needs_no_plots_code():
-    rec, figs = synth.new_lab()
     doc = synth.results()
-    doc["labs"] = [rec]
-    labs = fake_labs(os.path.join(TMP, "labs-new"), {"90": figs + [
-        {"name": "lab90_spiral", "kind": "spiral", "title": "t", "series": []}]})
+    doc["labs"] = [synth.new_lab()]
     path = write_json("new.json", doc)
     outdir = os.path.join(TMP, "new")
-    p = subprocess.run([sys.executable, os.path.join(PLOTS, "make_plots.py"), path, outdir],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                       env=dict(os.environ, DMALAB_LABS_DIR=labs), timeout=300)
-    no_traceback(p.stdout)
-    check(p.returncode == 0, "exit %d: %s" % (p.returncode, p.stdout))
-    for name in ("lab90_scan", "lab90_steps"):
-        check("%-20s drawn" % name in p.stdout, "%s not drawn:\n%s" % (name, p.stdout))
-        image_is_drawn(os.path.join(outdir, name + ".png"))
-    check("declares kind 'spiral', which plots/ does not draw" in p.stdout, p.stdout)
-    # a record carrying its declarations itself needs no built lab at all
-    rec["figures"] = figs
-    done = quiet_run(C.as_results(json.loads(json.dumps(doc))), os.path.join(TMP, "new2"))
-    mine = [d[2] for d in done if d[0].startswith("lab90_")]
-    check(mine == ["drawn", "drawn"], "lab-level figures: %s" % done)
+    rc, out = run_script("make_plots.py", path, outdir)
+    no_traceback(out)
+    check(rc == 0, "exit %d: %s" % (rc, out))
+    check("%-20s drawn" % "lab90_series" in out, "lab90_series not drawn:\n%s" % out)
+    image_is_drawn(os.path.join(outdir, "lab90_series.png"))
+
+
+@test
+def one_figure_alone():
+    fx = write_json("alone.json", synth.results())
+    rc, out = run_script("make_plots.py", fx, os.path.join(TMP, "alone"), "lab09_pairs")
+    no_traceback(out)
+    check(rc == 0 and out.count(" drawn: ") == 1 and "lab09_pairs" in out, out)
+    rc, out = run_script("make_plots.py", fx, os.path.join(TMP, "alone"), "lab99_nothing")
+    check(rc == 2 and "no figure lab99_nothing" in out, "exit %d: %s" % (rc, out))
 
 
 @test
@@ -192,16 +163,6 @@ def synthetic_gpu_results_draw_every_figure():
     check_figures(done, outdir)
     missing = ["%s: %s" % (d[0], d[3]) for d in done if d[2] != "drawn"]
     check(not missing, "not drawn: %s" % "; ".join(missing))
-
-
-@test
-def each_script_runs_alone():
-    for f in make_plots.figures(C.as_results(synth.results())):
-        if f["kind"] in kinds.DRAWERS:
-            continue
-        rc, out = run_script(f["kind"] + ".py", FIXTURES[0], os.path.join(TMP, "alone"))
-        no_traceback(out)
-        check(rc == 0, "%s exit %d: %s" % (f["kind"], rc, out))
 
 
 @test
@@ -380,16 +341,6 @@ def figures_speak_words_and_say_what_they_show():
     texts = legend_texts(figs["lab11_crossover"])
     check(len(spans) == 2 and len(bands) == 2 and all(b.get_label() in texts for b in bands),
           "lab11_crossover: %d bands, %d named, legend %s" % (len(spans), len(bands), texts))
-
-
-@test
-def missing_labs_are_listed():
-    doc = synth.results()
-    doc["labs"] = [lab for lab in doc["labs"] if lab["id"] == "04"]
-    outdir = os.path.join(TMP, "only04")
-    done = {d[0]: d for d in quiet_run(C.as_results(doc), outdir)}
-    check(done["lab04_latency"][2] == "drawn", "lab04 not drawn")
-    check("lab-02 is not in the results" in done["lab02_bandwidth"][3], done["lab02_bandwidth"][3])
 
 
 @test

@@ -1,6 +1,6 @@
 /*
  * fuzz_opts.c - the command-line number parsers: lab_parse_size,
- * lab_parse_long, lab_opt_long (an extra option of a tiny lab), the whole
+ * lab_parse_long, a typed extra option of a tiny lab (--chunk), the whole
  * of lab_parse_args (getopt over the common and extra options), and the
  * runner's parse_timeout_mul (its die_usage is wrapped to come back here).
  *
@@ -30,8 +30,9 @@ __attribute__((noreturn)) void __wrap_die_usage(const char *fmt, ...)
 	longjmp(usage_jmp, 1);
 }
 
+static long chunk;
 static const struct lab_extra_opt extras[] = {
-	{ "chunk", "N", "a number" },
+	LAB_OPT_LONG("chunk", chunk, 7, 7, -3, 1L << 40, "a number"),
 	{ "flag", NULL, "a flag" },
 	{ NULL, NULL, NULL },
 };
@@ -64,18 +65,21 @@ static void check_long(const char *s)
 			abort();
 }
 
+/* --chunk S, the typed extra option: taken only in its range, else its default. */
 static void check_opt_long(const char *s)
 {
 	static struct lab L;
-	long v = 0;
+	char a0[] = "lab-fz", a1[] = "--chunk", *argv[] = { a0, a1, (char *)s, NULL };
+	int describe = 0, rc;
 
 	memset(&L, 0, sizeof(L));
 	L.spec = &spec;
-	L.extra_val[0] = s;
-	if (lab_opt_long(&L, "chunk", -3, 1L << 40, 7, &v) == 0 && (v < -3 || v > (1L << 40)))
+	L.self = argv[0];
+	chunk = 0;
+	rc = lab_parse_args(&L, 3, argv, &describe);
+	if (rc == 0 && (chunk < -3 || chunk > (1L << 40)))
 		abort();
-	L.extra_val[0] = NULL;
-	if (lab_opt_long(&L, "chunk", 0, 1, 7, &v) != 0 || v != 7)
+	if (rc != 0 && rc != 2)
 		abort();
 }
 

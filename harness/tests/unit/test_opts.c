@@ -216,43 +216,6 @@ static void test_lab_fmt_size_round_trip(void **state)
 	assert_int_equal(v, 64 * MiB);
 }
 
-/* lab_opt_long on --steps VALUE (NULL: absent) into *out; its return. */
-static int opt_long(const char *value, long *out)
-{
-	static const struct lab_extra_opt extra[] = { { "steps", "N", "" }, { NULL, NULL, NULL } };
-	struct lab_spec spec;
-	struct lab L;
-
-	memset(&spec, 0, sizeof(spec));
-	memset(&L, 0, sizeof(L));
-	spec.id = "99";
-	spec.extra_opts = extra;
-	L.spec = &spec;
-	L.extra_val[0] = value;
-	return lab_opt_long(&L, "steps", 10, 1000, 200, out);
-}
-
-static void test_lab_opt_long(void **state)
-{
-	long v = -1;
-
-	(void)state;
-	assert_int_equal(opt_long(NULL, &v), 0);
-	assert_int_equal(v, 200);           /* absent: the default */
-	assert_int_equal(opt_long("10", &v), 0);
-	assert_int_equal(v, 10);
-	assert_int_equal(opt_long("1000", &v), 0);
-	assert_int_equal(v, 1000);
-	v = -1;
-	assert_int_equal(opt_long("9", &v), 2);
-	assert_int_equal(v, 200);           /* a refused value leaves the default */
-	assert_int_equal(opt_long("1001", &v), 2);
-	assert_int_equal(opt_long("-3", &v), 2);
-	assert_int_equal(opt_long("abc", &v), 2);
-	assert_int_equal(opt_long("99999999999999999999", &v), 2);
-	assert_int_equal(opt_long("-99999999999999999999", &v), 2);
-}
-
 /* Two labs with no extra option: one without --size (as lab-11), one with. */
 static const struct lab_spec no_size_spec = { .id = "99", .title = "opts" };
 static const struct lab_spec sized_spec = { .id = "98", .title = "opts", .default_size = 1 << 20 };
@@ -287,6 +250,79 @@ static int parse_args_of(const struct lab_spec *spec, char **argv, struct lab *L
 static int parse_args(char **argv, struct lab *L, char *msg, size_t msglen)
 {
 	return parse_args_of(&no_size_spec, argv, L, msg, msglen);
+}
+
+/* A typed --steps (10 to 1000, default 200) given VALUE (NULL: absent) into
+ * *out; lab_parse_args' return, its usage line in msg. */
+static long steps;
+static const struct lab_extra_opt steps_opt[] = {
+	LAB_OPT_LONG("steps", steps, 200, 200, 10, 1000, "steps"), { NULL }
+};
+static const struct lab_spec steps_spec = { .id = "99", .title = "opts",
+					    .extra_opts = steps_opt };
+
+static int opt_long(const char *value, long *out, char *msg)
+{
+	char a0[] = "lab-99", opt[] = "--steps", val[64];
+	char *argv[] = { a0, opt, val, NULL };
+	struct lab L;
+	int rc;
+
+	snprintf(val, sizeof(val), "%s", value ? value : "");
+	if (!value)
+		argv[1] = NULL;
+	steps = -1;
+	rc = parse_args_of(&steps_spec, argv, &L, msg, 256);
+	*out = steps;
+	return rc;
+}
+
+static void test_lab_opt_long_range(void **state)
+{
+	char msg[256];
+	long v = -1;
+
+	(void)state;
+	assert_int_equal(opt_long(NULL, &v, msg), 0);
+	assert_int_equal(v, 200);           /* absent: the default */
+	assert_int_equal(opt_long("10", &v, msg), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(opt_long("1000", &v, msg), 0);
+	assert_int_equal(v, 1000);
+	assert_int_equal(opt_long("9", &v, msg), 2);
+	assert_int_equal(v, 200);           /* a refused value leaves the default */
+	assert_string_equal(msg, "lab-99: --steps '9': must be from 10 to 1000 (see --help)\n");
+	assert_int_equal(opt_long("1001", &v, msg), 2);
+	assert_int_equal(opt_long("-3", &v, msg), 2);
+	assert_int_equal(opt_long("abc", &v, msg), 2);
+	assert_string_equal(msg, "lab-99: --steps 'abc': not a whole number (see --help)\n");
+	assert_int_equal(opt_long("99999999999999999999", &v, msg), 2);
+	assert_int_equal(opt_long("-99999999999999999999", &v, msg), 2);
+}
+
+/* A typed size option under its floor names the value and the floor. */
+static uint64_t chunk;
+static const struct lab_extra_opt chunk_opt[] = {
+	LAB_OPT_SIZE("chunk", chunk, 16 << 20, 4 << 20, 2 << 20, " (a huge page)", "chunk"),
+	{ NULL }
+};
+static const struct lab_spec chunk_spec = { .id = "99", .title = "opts",
+					    .extra_opts = chunk_opt };
+
+static void test_lab_opt_size(void **state)
+{
+	char a0[] = "lab-99", opt[] = "--chunk", val[] = "1M", quick[] = "--quick", msg[256];
+	char *bad[] = { a0, opt, val, NULL }, *none[] = { a0, NULL }, *q[] = { a0, quick, NULL };
+	struct lab L;
+
+	(void)state;
+	assert_int_equal(parse_args_of(&chunk_spec, none, &L, msg, sizeof(msg)), 0);
+	assert_int_equal(chunk, 16 << 20);
+	assert_int_equal(parse_args_of(&chunk_spec, q, &L, msg, sizeof(msg)), 0);
+	assert_int_equal(chunk, 4 << 20);  /* --quick's value */
+	assert_int_equal(parse_args_of(&chunk_spec, bad, &L, msg, sizeof(msg)), 2);
+	assert_string_equal(msg, "lab-99: --chunk '1M': too small: need at least 2 MiB "
+			    "(a huge page) (see --help)\n");
 }
 
 /* --size where the lab has none is one usage line (it was taken and ignored);
@@ -348,7 +384,8 @@ int main(void)
 		cmocka_unit_test(test_lab_parse_long_in_range),
 		cmocka_unit_test(test_lab_parse_long_out_of_range),
 		cmocka_unit_test(test_lab_parse_long_garbage),
-		cmocka_unit_test(test_lab_opt_long),
+		cmocka_unit_test(test_lab_opt_long_range),
+		cmocka_unit_test(test_lab_opt_size),
 		cmocka_unit_test(test_lab_parse_args_cluster_then_again),
 		cmocka_unit_test(test_lab_parse_args_size_only_where_the_lab_has_one),
 		cmocka_unit_test(test_lab_size_arg_exact),
