@@ -7,10 +7,10 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "health.h"
-#include "proc.h"
 #include "procfs.h"
 #include "sysinfo.h"
 
@@ -275,10 +275,11 @@ enum pf_status pf_h2d_verdict(const struct pf_gpu *g, double fraction, char *lin
 /* ------------------------------------------------------------------------ */
 /* The helper's report                                                       */
 
+/* The words in pf_result_format's order, the whole line (%n: where it ended). */
 #define PF_RESULT_FMT                                                                  \
-	"idle_gen=%d idle_width=%d load_gen=%d load_width=%d low_gen=%d low_width=%d " \
+	"result idle_gen=%d idle_width=%d load_gen=%d load_width=%d low_gen=%d low_width=%d " \
 	"max_gen=%d max_width=%d readings=%d src=%15s gbs=%lg min_gbs=%lg max_gbs=%lg "  \
-	"samples=%d bytes=%llu"
+	"samples=%d bytes=%llu%n"
 
 int pf_result_format(const struct pf_measure *m, char *buf, size_t len)
 {
@@ -297,14 +298,13 @@ int pf_result_format(const struct pf_measure *m, char *buf, size_t len)
 int pf_result_parse(const char *line, struct pf_measure *m)
 {
 	unsigned long long bytes = 0;
+	int end = 0;
 
 	memset(m, 0, sizeof(*m));
-	if (!proc_msg_is(line, "result"))
-		return -1;
-	if (proc_msg_scan(line, PF_RESULT_FMT, &m->idle.gen, &m->idle.width, &m->load.gen,
-			  &m->load.width, &m->load_low.gen, &m->load_low.width, &m->max.gen,
-			  &m->max.width, &m->readings, m->link_src, &m->h2d_gbs,
-			  &m->h2d_min_gbs, &m->h2d_max_gbs, &m->samples, &bytes))
+	if (sscanf(line, PF_RESULT_FMT, &m->idle.gen, &m->idle.width, &m->load.gen,
+		   &m->load.width, &m->load_low.gen, &m->load_low.width, &m->max.gen,
+		   &m->max.width, &m->readings, m->link_src, &m->h2d_gbs, &m->h2d_min_gbs,
+		   &m->h2d_max_gbs, &m->samples, &bytes, &end) != 15 || !end || line[end])
 		return -1;
 	m->bytes = bytes;
 	return 0;
