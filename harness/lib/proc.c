@@ -250,7 +250,7 @@ static char **env_with_parent(char *var, size_t len)
 	return env;
 }
 
-/* The spawn itself; ctl_child is the helper's end of the socket or -1. */
+/* The spawn itself; envp is a helper's (else NULL), ctl_child its end of the socket or -1. */
 static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 		 int ctl_child, char **envp)
 {
@@ -280,8 +280,12 @@ static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 		return -1;
 	}
 	posix_spawn_file_actions_init(&fa);
-	if (ctl_child >= 0) /* first: the pipes' ends are above it */
+	/* a helper's PROC_CTL_FD is its socket or nothing of ours; first: the
+	 * pipes' ends are above the socket's */
+	if (ctl_child >= 0)
 		posix_spawn_file_actions_adddup2(&fa, ctl_child, PROC_CTL_FD);
+	else if (envp)
+		posix_spawn_file_actions_addopen(&fa, PROC_CTL_FD, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (op[1] >= 0)
 		posix_spawn_file_actions_adddup2(&fa, op[1], 1);
