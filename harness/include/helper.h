@@ -140,8 +140,6 @@ struct role_io {
 /* End the message in w and send it to the lab; a lab that went away ends
  * the helper (exit 3). */
 void role_send(struct role_io *io, struct json_writer *w, int pass_fd);
-/* Send the message `tag` with no fields. */
-void role_say(struct role_io *io, const char *tag);
 /*
  * Wait for the next message; it must be `tag` (or "quit", which ends the
  * helper with 0, as does the lab closing its end); anything else ends it

@@ -159,9 +159,6 @@ double proc_timeout_mul(void);
  */
 int proc_reap(struct proc *p, double timeout_s);
 
-/* Send sig to p (its whole group with PROC_GROUP).  0, or -1 with errno. */
-int proc_kill(struct proc *p, int sig);
-
 /* SIGKILL and reap every child still alive.  Async-signal-safe; also run
  * at exit and on the stop signals (see the top of this file). */
 void proc_kill_all(void);

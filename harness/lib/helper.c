@@ -380,14 +380,6 @@ void role_send(struct role_io *io, struct json_writer *w, int pass_fd)
 	}
 }
 
-void role_say(struct role_io *io, const char *tag)
-{
-	struct json_writer w;
-
-	msg_begin(&w, tag);
-	role_send(io, &w, -1);
-}
-
 struct msg *role_expect(struct role_io *io, const char *tag)
 {
 	char why[128];
@@ -512,7 +504,8 @@ int proc_check_opts(const struct lab *L)
 	long v;
 
 	if (t && lab_parse_long(t, 1, 600, &v) < 0)
-		return preflight_usage(L, "child-timeout", t, "must be whole seconds from 1 to 600");
+		return preflight_usage(L, "child-timeout", t,
+				       "must be whole seconds from 1 to 600");
 	if (mode && !plumbing_mode_valid(mode))
 		return preflight_usage(L, "plumbing-test", mode,
 				       "must be ok, hang, crash, exit or garbage");

@@ -230,29 +230,9 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* environ with PARENT_ENV=<our pid> (the helper's proc_child_init reads it). */
-static char **env_with_parent(char *var, size_t len)
-{
-	size_t n = 0, k = 0, plen = strlen(PARENT_ENV);
-	char **env;
-
-	while (environ[n])
-		n++;
-	env = (char **)malloc((n + 2) * sizeof(*env));
-	if (!env)
-		return NULL;
-	for (n = 0; environ[n]; n++)
-		if (strncmp(environ[n], PARENT_ENV, plen) != 0 || environ[n][plen] != '=')
-			env[k++] = environ[n];
-	snprintf(var, len, "%s=%d", PARENT_ENV, (int)getpid());
-	env[k++] = var;
-	env[k] = NULL;
-	return env;
-}
-
-/* The spawn itself; envp is a helper's (else NULL), ctl_child its end of the socket or -1. */
+/* The spawn itself; for a helper (role), ctl_child is its end of the socket or -1. */
 static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
-		 int ctl_child, char **envp)
+		 int role, int ctl_child)
 {
 	static const int dfl_sigs[] = { SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGQUIT };
 	int flags = o ? o->flags : 0;
@@ -284,7 +264,7 @@ static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 	 * pipes' ends are above the socket's */
 	if (ctl_child >= 0)
 		posix_spawn_file_actions_adddup2(&fa, ctl_child, PROC_CTL_FD);
-	else if (envp)
+	else if (role)
 		posix_spawn_file_actions_addopen(&fa, PROC_CTL_FD, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (op[1] >= 0)
@@ -308,7 +288,7 @@ static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 	p->start = now_s();
 	fflush(NULL); /* our narrative before anything the child prints */
 	cleanup_hold(&old);
-	rc = posix_spawn(&p->pid, argv[0], &fa, &at, argv, envp ? envp : environ);
+	rc = posix_spawn(&p->pid, argv[0], &fa, &at, argv, environ);
 	if (rc == 0) {
 		reg_group[slot] = (flags & PROC_GROUP) != 0;
 		reg_owner[slot] = getpid();
@@ -360,7 +340,7 @@ int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o)
 		errno = EINVAL;
 		return -1;
 	}
-	return spawn(p, argv, o, -1, NULL);
+	return spawn(p, argv, o, 0, -1);
 }
 
 /* A socketpair, both ends close-on-exec; the helper's (sv[1]) is never
@@ -386,8 +366,8 @@ int proc_spawn_role(struct proc *p, const char *self, const char *role,
 		    const char *const extra[], int flags)
 {
 	struct proc_opts o;
-	int sv[2] = { -1, -1 }, n = 0, rc;
-	char var[64], *argv[24], **env;
+	int sv[2] = { -1, -1 }, n = 0;
+	char parent[24], *argv[24];
 
 	memset(&o, 0, sizeof(o));
 	o.flags = flags;
@@ -400,19 +380,12 @@ int proc_spawn_role(struct proc *p, const char *self, const char *role,
 	while (extra && *extra && n < 23)
 		argv[n++] = (char *)*extra++;
 	argv[n] = NULL;
-	if ((flags & PROC_CTL) && ctl_pair(sv) < 0)
+	/* for proc_child_init; this process's own children all read the same */
+	snprintf(parent, sizeof(parent), "%d", (int)getpid());
+	if (setenv(PARENT_ENV, parent, 1) < 0 || ((flags & PROC_CTL) && ctl_pair(sv) < 0))
 		return -1;
 	p->ctl = sv[0];
-	env = env_with_parent(var, sizeof(var));
-	if (!env) {
-		close_fd(&p->ctl);
-		close_fd(&sv[1]);
-		errno = ENOMEM;
-		return -1;
-	}
-	rc = spawn(p, argv, &o, sv[1], env);
-	free(env);
-	return rc;
+	return spawn(p, argv, &o, 1, sv[1]);
 }
 
 int proc_child_init(void)
@@ -430,7 +403,8 @@ int proc_child_init(void)
 /* ------------------------------------------------------------------------ */
 /* Waiting and killing                                                       */
 
-int proc_kill(struct proc *p, int sig)
+/* Send sig to p (its whole group with PROC_GROUP).  0, or -1 with errno. */
+static int proc_kill(struct proc *p, int sig)
 {
 	if (p->pid <= 0 || p->reaped) {
 		errno = ESRCH;
@@ -614,22 +588,14 @@ int proc_reap(struct proc *p, double timeout_s)
 
 const char *proc_signal_name(int sig)
 {
-	static const struct { int sig; const char *name; } names[] = {
-		{ SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" }, { SIGQUIT, "SIGQUIT" },
-		{ SIGILL, "SIGILL" }, { SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" },
-		{ SIGBUS, "SIGBUS" }, { SIGFPE, "SIGFPE" }, { SIGKILL, "SIGKILL" },
-		{ SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
-		{ SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" },
-		{ SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" }, { SIGSYS, "SIGSYS" },
-	};
-	static char other[24];
-	size_t i;
+	static char name[24];
+	const char *abbrev = sigabbrev_np(sig);
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].sig == sig)
-			return names[i].name;
-	snprintf(other, sizeof(other), "signal %d", sig);
-	return other;
+	if (abbrev)
+		snprintf(name, sizeof(name), "SIG%s", abbrev);
+	else
+		snprintf(name, sizeof(name), "signal %d", sig);
+	return name;
 }
 
 const char *proc_status_text(const struct proc *p, char *buf, size_t len)

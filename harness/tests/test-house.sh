@@ -32,9 +32,9 @@ done
 
 # the base layer's spawner and cleanup chain call nothing of the lab runtime
 for obj in proc cleanup; do
-	if nm -u "$BUILD/obj/lib/$obj.o" | grep -qE " U (lab|claim|helper|role)_"; then
-		bad "harness/lib/$obj.c calls the lab runtime:" \
-			"$(nm -u "$BUILD/obj/lib/$obj.o" | grep -E " U (lab|claim|helper|role)_" | tr -s ' ')"
+	calls=$(nm -u "$BUILD/obj/lib/$obj.o" | grep -E " U (lab|claim|helper|role)_" | tr -s ' ')
+	if [ -n "$calls" ]; then
+		bad "harness/lib/$obj.c calls the lab runtime:" $calls
 	else
 		ok
 	fi

@@ -519,7 +519,7 @@ static void decide_vmm(struct lab *L)
 	bad = msg_int(m, "bad");
 	if (is_ok(we))
 		CUDA_CHECK(L, lab_gpu_count_bad(DEVPTR(v->va), v->bytes, cfg.seed[3], &mine));
-	ok = strcmp(msg_str(m, "step"), "none") == 0 && is_ok(re) && bad == 0 && is_ok(we) && mine == 0;
+	ok = !strcmp(msg_str(m, "step"), "none") && is_ok(re) && !bad && is_ok(we) && mine == 0;
 	claim_note(L, "%zu-byte cuMemCreate allocation, fd passed with SCM_RIGHTS; the importer reported %s; here "
 		   "%lld words differ from its pattern", v->bytes, m->text, mine);
 	claim_check_true(L, "06.6", ok, ok ? "shared both ways" : "not shared both ways");
@@ -563,8 +563,9 @@ static void crash_share(struct lab *L)
 	jw_kint(&w, "seed", cfg.seed[4]);
 	jw_kint(&w, "seed2", cfg.seed[5]);
 	m = helper_call(&ex.cimp, &w, -1, "opened", cfg.t);
-	if (!is_ok(msg_str(m, "open_err")) || !is_ok(msg_str(m, "read_err")) || msg_int(m, "bad") != 0)
-		helper_fail(&ex.cimp, "could not use the crash exporter's memory while it lived: '%s'", m->text);
+	if (!is_ok(msg_str(m, "open_err")) || !is_ok(msg_str(m, "read_err")) || msg_int(m, "bad"))
+		helper_fail(&ex.cimp, "could not use the crash exporter's memory while it lived: "
+			    "'%s'", m->text);
 }
 
 /* 06.5: share a second exporter's buffer, SIGKILL that exporter, watch the importer. */
@@ -579,7 +580,8 @@ static void crash_phase(struct lab *L)
 	kill(exporter->pid, SIGKILL);
 	proc_reap(exporter, cfg.t);
 	if (!WIFSIGNALED(exporter->status) || WTERMSIG(exporter->status) != SIGKILL)
-		helper_fail(&ex.cexp, "did not die by SIGKILL (%s)", proc_status_text(exporter, st, sizeof(st)));
+		helper_fail(&ex.cexp, "did not die by SIGKILL (%s)",
+			    proc_status_text(exporter, st, sizeof(st)));
 	ended = crash_watch(&ex.cimp, after, sizeof(after), closed, sizeof(closed));
 	segv = WIFSIGNALED(p->status) && WTERMSIG(p->status) == SIGSEGV;
 	claim_note(L, "exporter killed (SIGKILL) and reaped; %.1f s later the importer (of the %llu-word pattern) "

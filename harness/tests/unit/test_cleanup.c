@@ -335,6 +335,8 @@ static void test_unsafe_paths_not_listed(void **state)
 	assert_false(exists(list));
 }
 
+#define FILE_TEST(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,12 +345,12 @@ int main(void)
 		cmocka_unit_test(test_a_crash_runs_the_crash_actions_only),
 		cmocka_unit_test(test_a_forked_copy_runs_none),
 		cmocka_unit_test(test_an_ignored_signal_stays_ignored),
-		cmocka_unit_test_setup_teardown(test_files_go_at_exit_and_are_listed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_files_go_on_a_signal, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_remove_and_forget, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_at_most_tempfile_max, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sweep, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unsafe_paths_not_listed, setup, teardown),
+		FILE_TEST(test_files_go_at_exit_and_are_listed),
+		FILE_TEST(test_files_go_on_a_signal),
+		FILE_TEST(test_remove_and_forget),
+		FILE_TEST(test_at_most_tempfile_max),
+		FILE_TEST(test_sweep),
+		FILE_TEST(test_unsafe_paths_not_listed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -570,7 +570,8 @@ static int helper_given(const char *line, const char *key, const char *kind, cha
 static void test_msg_bad_input_in_a_helper(void **state)
 {
 	static const struct { const char *line, *key, *kind, *says; int rc; } cases[] = {
-		{ "{\"msg\":\"t\",\"a\":4", "a", "int", "got '{\"msg\":\"t\",\"a\":4', not a message", 3 },
+		{ "{\"msg\":\"t\",\"a\":4", "a", "int",
+		  "got '{\"msg\":\"t\",\"a\":4', not a message", 3 },
 		{ "{\"msg\":\"t\"}\n", "a", "int", "message '{\"msg\":\"t\"}' lacks a valid a", 3 },
 		{ "{\"msg\":\"t\",\"a\":\"4\"}", "a", "int", "lacks a valid a", 3 },
 		{ "{\"msg\":\"t\",\"a\":1.5}", "a", "int", "lacks a valid a", 3 },
@@ -578,7 +579,7 @@ static void test_msg_bad_input_in_a_helper(void **state)
 		{ "{\"msg\":\"t\",\"a\":4}", "a", "str", "lacks a valid a", 3 },
 		{ "{\"msg\":\"t\",\"h\":\"00f\"}", "h", "hex", "lacks a valid h", 3 },
 		{ "{\"msg\":\"t\",\"h\":\"00FF\"}", "h", "hex", "lacks a valid h", 3 },
-		{ "{\"a\":1}", "a", "int", "not a message (not an object with a \"msg\" string)", 3 },
+		{ "{\"a\":1}", "a", "int", "not an object with a \"msg\" string", 3 },
 		{ "[1]", "a", "int", "not a message", 3 },
 		{ "{\"msg\":\"u\"}", "a", "int", "got '{\"msg\":\"u\"}', expected 't'", 3 },
 		{ "{\"msg\":\"quit\"}", "a", "int", "", 0 },
@@ -652,7 +653,8 @@ static int role_liar(struct lab *L, struct role_io *io)
 {
 	static const struct { const char *name, *line; } lies[] = {
 		{ "truncated", "{\"msg\":\"ans\",\"a\":4" }, { "missing", "{\"msg\":\"ans\"}\n" },
-		{ "type", "{\"msg\":\"ans\",\"a\":[4]}\n" }, { "tag", "{\"msg\":\"and\",\"a\":4}\n" },
+		{ "type", "{\"msg\":\"ans\",\"a\":[4]}\n" },
+		{ "tag", "{\"msg\":\"and\",\"a\":4}\n" },
 		{ "stats", "{\"msg\":\"stats\",\"which\":\"t\",\"res\":1e-9,\"s\":[1e-3,-1]}\n" },
 	};
 	const char *bad = lab_opt(L, "bad");
@@ -684,8 +686,10 @@ static int role_reporter(struct lab *L, struct role_io *io)
 static const struct claim_spec lab97_claims[] = {
 	{ "97.1", "t", "helper_call, fields and hex across processes", "", "", WANT_TRUE, NULL },
 	{ "97.2", "t", "a series measured in a helper comes back whole", "", "", WANT_TRUE, NULL },
-	{ "97.3", "t", "helper_ask: a helper that dies on the way is reaped, NULL", "", "", WANT_TRUE, NULL },
-	{ "97.4", "t", "helper_linger: 0 for a helper that ended, 1 for one that stays", "", "", WANT_TRUE, NULL },
+	{ "97.3", "t", "helper_ask: a helper that dies on the way is reaped, NULL", "", "",
+	  WANT_TRUE, NULL },
+	{ "97.4", "t", "helper_linger: 0 for a helper that ended, 1 for one that stays", "", "",
+	  WANT_TRUE, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 static const struct lab_extra_opt lab97_opts[] = {
@@ -926,18 +930,19 @@ static void test_lab_side_bad_input(void **state)
 /* helper_run: a report decides the claim, a skip skips it, an error stops the lab. */
 static void test_helper_run(void **state)
 {
-	const char *report[] = { "--report", "report", NULL }, *skip[] = { "--report", "skip", NULL };
-	const char *error[] = { "--report", "error", NULL };
+	const char *report[] = { "--report", "report", NULL };
+	const char *skip[] = { "--report", "skip", NULL }, *error[] = { "--report", "error", NULL };
 
 	(void)state;
-	if (run_lab97(report, lab_out, lab_err, sizeof(lab_out)) != 0 || !strstr(lab_out, "ok 1 - 97.1"))
+	if (run_lab97(report, lab_out, lab_err, sizeof(lab_out)) != 0 ||
+	    !strstr(lab_out, "ok 1 - 97.1"))
 		fail_msg("--report report: stdout '%s', stderr '%s'", lab_out, lab_err);
 	run_lab97(skip, lab_out, lab_err, sizeof(lab_out));
 	assert_non_null(strstr(lab_out, "97.1 helper_call, fields and hex across processes [t] "
 			       "# SKIP unsupported: no such thing here"));
 	assert_int_equal(run_lab97(error, lab_out, lab_err, sizeof(lab_out)), 99);
-	if (!strstr(lab_err, "helper 'reporter' (pid ") || !strstr(lab_err, ") reported: setup broke: "
-								"why; exited with code 1"))
+	if (!strstr(lab_err, "helper 'reporter' (pid ") ||
+	    !strstr(lab_err, ") reported: setup broke: why; exited with code 1"))
 		fail_msg("--report error: stderr '%s'", lab_err);
 }
 
