@@ -22,6 +22,7 @@
 #define DMALAB_CLEANUP_H
 
 #include <signal.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +46,10 @@ typedef void (*cleanup_fn)(int sig);
  * `when`.  0, or -1 with ENOSPC when CLEANUP_MAX actions are registered.
  */
 int cleanup_push(cleanup_fn fn, int when);
+
+/* write() all n bytes of buf to fd, again after EINTR: for actions (it is
+ * async-signal-safe).  0, or -1 with errno. */
+int cleanup_write(int fd, const void *buf, size_t n);
 
 /* Hold off the stop signals (*old: the mask to restore) while changing
  * what an action reads; cleanup_release restores the mask. */

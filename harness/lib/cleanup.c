@@ -70,6 +70,23 @@ static void at_exit(void)
 	run_actions(0, CLEANUP_AT_EXIT);
 }
 
+int cleanup_write(int fd, const void *buf, size_t n)
+{
+	const char *p = (const char *)buf;
+
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 void cleanup_hold(sigset_t *old)
 {
 	sigset_t set;
@@ -176,7 +193,6 @@ static void announce(const char *path)
 {
 	const char *list = getenv(TEMPFILES_ENV);
 	char line[PATH_MAX + 1];
-	ssize_t done;
 	int fd, n;
 
 	if (!list || !*list || !listable(path))
@@ -185,8 +201,7 @@ static void announce(const char *path)
 	if (fd < 0)
 		return;
 	n = snprintf(line, sizeof(line), "%s\n", path);
-	done = write(fd, line, (size_t)n); /* a short one is no error (cleanup.h) */
-	(void)done;
+	cleanup_write(fd, line, (size_t)n); /* O_APPEND: the line lands whole */
 	close(fd);
 }
 

@@ -25,20 +25,6 @@ static const char *record_path;
 static char *volatile text;     /* the record up to "interrupted_by": */
 static volatile size_t text_len;
 
-static void write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t k = write(fd, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return;
-		p += k;
-		n -= (size_t)k;
-	}
-}
-
 static const char *signal_text(int sig)
 {
 	return sig == SIGINT ? "\"SIGINT\"\n}\n" : sig == SIGTERM ? "\"SIGTERM\"\n}\n" :
@@ -54,8 +40,8 @@ static void write_interrupted(int sig)
 		return;
 	fd = open(record_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd >= 0) {
-		write_all(fd, text, text_len);
-		write_all(fd, end, strlen(end));
+		cleanup_write(fd, text, text_len);
+		cleanup_write(fd, end, strlen(end));
 		close(fd);
 	}
 	errno = saved;

@@ -67,22 +67,6 @@ static int full_path(const char *root, const char *path, char *buf, size_t len)
 	return 0;
 }
 
-/* write() all of buf, or -1; async-signal-safe. */
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, buf, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		buf += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Writes n bytes to the file; async-signal-safe.  0, or -1 with errno. */
 static int write_file(const char *full, const char *v, size_t n)
 {
@@ -90,7 +74,7 @@ static int write_file(const char *full, const char *v, size_t n)
 
 	if (fd < 0)
 		return -1;
-	r = write_all(fd, v, n);
+	r = cleanup_write(fd, v, n);
 	e = errno;
 	if (close(fd) < 0 && r == 0)
 		return -1;
@@ -170,7 +154,7 @@ static int put_back(void)
 		}
 		c->restored = 1;
 		if (journal_fd >= 0)
-			write_all(journal_fd, c->done, c->done_len);
+			cleanup_write(journal_fd, c->done, c->done_len);
 	}
 	if (all && ntab && journal_file[0])
 		unlink(journal_file);
@@ -229,7 +213,7 @@ int sysctl_change_open(const char *journal, const char *root, sysctl_replay_fn f
 	if (journal_fd < 0)
 		return -1;
 	n = snprintf(head, sizeof(head), "%s %ld\n", JOURNAL_MAGIC, (long)getpid());
-	if (write_all(journal_fd, head, (size_t)n) < 0) {
+	if (cleanup_write(journal_fd, head, (size_t)n) < 0) {
 		close(journal_fd);
 		journal_fd = -1;
 		return -1;
@@ -272,7 +256,7 @@ static struct change *journal_change(const char *path)
 	c->done_len = (size_t)snprintf(c->done, sizeof(c->done), "restored %s\n", path);
 	c->restored = 1; /* nothing to put back until the value is written */
 	n = snprintf(line, sizeof(line), "set %s %s\n", path, old);
-	if (write_all(journal_fd, line, (size_t)n) < 0)
+	if (cleanup_write(journal_fd, line, (size_t)n) < 0)
 		return NULL;
 	ntab++;
 	return c;
