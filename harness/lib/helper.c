@@ -205,11 +205,8 @@ void helper_start(struct lab *L, struct helper *h, const char *role, const char 
 
 void helper_send(struct helper *h, struct json_writer *w, int pass_fd)
 {
-	char start[64];
-
-	snprintf(start, sizeof(start), "%s", w->buf ? w->buf : "");
 	if (send_line(h->proc.ctl, w, pass_fd) < 0)
-		helper_fail(h, "could not be sent '%.40s' (%s)", start, strerror(errno));
+		helper_fail(h, "could not be sent a message (%s)", strerror(errno));
 }
 
 /* The next message from h within timeout_s (PROC_RECV_*); one that is not
