@@ -287,6 +287,8 @@ static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 
 	p->start = now_s();
 	fflush(NULL); /* our narrative before anything the child prints */
+	/* held from the spawn to its tracking (and from a reap to its untracking):
+	 * the cleanup action never misses a child nor kills a reused pid */
 	cleanup_hold(&old);
 	rc = posix_spawn(&p->pid, argv[0], &fa, &at, argv, environ);
 	if (rc == 0) {
