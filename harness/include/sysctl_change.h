@@ -9,9 +9,9 @@
  *
  *   - the lab puts every value back itself when it is done
  *     (sysctl_change_restore), at exit() on every path (lab_error and
- *     lab_skip exit too: an atexit handler), and on SIGINT, SIGTERM, SIGHUP
- *     and SIGPIPE (a handler that only calls open, write, close and unlink,
- *     then dies by the same signal);
+ *     lab_skip exit too), and on the signals that stop it (an action of
+ *     the cleanup chain, cleanup.h, that only calls open, write, close and
+ *     unlink; then the lab dies by the same signal);
  *   - what no code in the lab can catch (SIGKILL, the kill after its
  *     timeout) or should not be trusted with (a crash: its memory may be
  *     corrupt) the runner puts back from the journal once the lab has
@@ -84,8 +84,7 @@ int sysctl_read(const char *root, const char *path, char *buf, size_t len);
 /*
  * Start journaling into `journal`.  A journal already there whose process
  * is gone is replayed first (fn, ctx: as for sysctl_replay; fn may be
- * NULL), then replaced.  The exit handler and the signal handlers are
- * installed once (a signal the process ignores stays ignored).  Returns the
+ * NULL), then replaced.  The cleanup action is registered then.  Returns the
  * number of settings that replay put back (>= 0), or -1 with errno: EBUSY
  * when the journal's process is alive, EALREADY when this process has a
  * journal open, EIO when the stale journal could not be put back in full

@@ -1,17 +1,14 @@
 /*
  * proc.c - child processes (proc.h): posix_spawn, pipes and a message
  * socket, deadlines with SIGTERM/grace/SIGKILL, a registry of live children
- * that exit() and fatal signals empty, the message protocol (fields, hex,
- * series).  The runner links it; a lab's side of its helpers is role.c.
+ * that exit() and the stop signals empty (cleanup.h).  The runner and the
+ * labs' helpers (helper.c) both start theirs here.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +16,10 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "cleanup.h"
 #include "proc.h"
 
 extern char **environ;
@@ -32,13 +30,21 @@ extern char **environ;
 #define REAP_S 2.0     /* waiting for killed group members to disappear */
 #define PARENT_ENV "DMALAB_PROC_PARENT" /* helper's check that its parent lives */
 
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 /* ------------------------------------------------------------------------ */
-/* The registry: children not reaped yet (read by the signal handler)        */
+/* The registry: children not reaped yet (read by the cleanup action)        */
 
 /*
  * One thread starts and reaps children.  reg_owner is the process that
- * started each: a process forked from it inherits the table and its atexit,
- * and must not kill children that are not its own.
+ * started each: a process forked from it inherits the table, and must not
+ * kill children that are not its own.
  */
 static volatile pid_t reg_pid[PROC_MAX], reg_owner[PROC_MAX];
 static volatile int reg_group[PROC_MAX];
@@ -66,65 +72,22 @@ void proc_kill_all(void)
 	errno = saved;
 }
 
-static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP };
-#define NFATAL ((int)(sizeof(fatal_sigs) / sizeof(fatal_sigs[0])))
-static struct sigaction fatal_before[NFATAL]; /* chained to: interrupt.c's, or default */
-
-static void on_fatal_signal(int sig)
+static void kill_children(int sig)
 {
-	int i;
-
+	(void)sig;
 	proc_kill_all();
-	for (i = 0; i < NFATAL; i++)
-		if (fatal_sigs[i] == sig)
-			sigaction(sig, &fatal_before[i], NULL);
-	raise(sig); /* delivered when the handler returns: the next handler, or death */
 }
 
-/* atexit always; the fatal-signal handler unless the caller has its own. */
-static void install_cleanup(int own_signals)
+/* At exit always; on the stop signals unless the caller has its own. */
+static void arm_cleanup(int own_signals)
 {
-	static int at_exit, handler;
-	struct sigaction sa;
-	int i;
+	static int sigchld_reset;
 
-	if (!at_exit) {
-		at_exit = 1;
-		/* An inherited SIG_IGN would reap children behind our back: their
-		 * exit status (did the importer die by SIGSEGV?) must reach us. */
-		signal(SIGCHLD, SIG_DFL);
-		atexit(proc_kill_all); /* lab_error, lab_skip and the normal end exit() */
-	}
-	if (own_signals || handler)
-		return;
-	handler = 1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_fatal_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < NFATAL; i++)
-		sigaddset(&sa.sa_mask, fatal_sigs[i]);
-	for (i = 0; i < NFATAL; i++) {
-		struct sigaction old;
-
-		/* A signal the shell told us to ignore (a background job) stays so. */
-		if (sigaction(fatal_sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(fatal_sigs[i], &sa, &fatal_before[i]);
-	}
-}
-
-/* Hold off SIGINT, SIGTERM and SIGHUP; *old gets the mask to restore.
- * Between a spawn and its tracking, and between a reap and its untracking,
- * so the handler never misses a child nor signals a reused pid. */
-static void block_fatal(sigset_t *old)
-{
-	sigset_t s;
-	int i;
-
-	sigemptyset(&s);
-	for (i = 0; i < NFATAL; i++)
-		sigaddset(&s, fatal_sigs[i]);
-	sigprocmask(SIG_BLOCK, &s, old);
+	/* An inherited SIG_IGN would reap children behind our back: their
+	 * exit status (did the importer die by SIGSEGV?) must reach us. */
+	if (!sigchld_reset)
+		sigchld_reset = signal(SIGCHLD, SIG_DFL) != SIG_ERR;
+	cleanup_push(kill_children, CLEANUP_AT_EXIT | (own_signals ? 0 : CLEANUP_ON_STOP));
 }
 
 static int reg_slot(pid_t pid)
@@ -267,29 +230,9 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* environ with PARENT_ENV=<our pid> (the helper's proc_child_init reads it). */
-static char **env_with_parent(char *var, size_t len)
-{
-	size_t n = 0, k = 0, plen = strlen(PARENT_ENV);
-	char **env;
-
-	while (environ[n])
-		n++;
-	env = (char **)malloc((n + 2) * sizeof(*env));
-	if (!env)
-		return NULL;
-	for (n = 0; environ[n]; n++)
-		if (strncmp(environ[n], PARENT_ENV, plen) != 0 || environ[n][plen] != '=')
-			env[k++] = environ[n];
-	snprintf(var, len, "%s=%d", PARENT_ENV, (int)getpid());
-	env[k++] = var;
-	env[k] = NULL;
-	return env;
-}
-
-/* The spawn itself; ctl_child is the helper's end of the socket or -1. */
+/* The spawn itself; for a helper (role), ctl_child is its end of the socket or -1. */
 static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
-		 int ctl_child, char **envp)
+		 int role, int ctl_child)
 {
 	static const int dfl_sigs[] = { SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGQUIT };
 	int flags = o ? o->flags : 0;
@@ -299,7 +242,7 @@ static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 	sigset_t none, dfl, old;
 	size_t i;
 
-	install_cleanup(flags & PROC_OWN_SIGNALS);
+	arm_cleanup(flags & PROC_OWN_SIGNALS);
 	if ((slot = reg_slot(0)) < 0)
 		rc = EAGAIN;
 	else if ((flags & PROC_OUT_PIPE) && pipe2(op, O_CLOEXEC) < 0)
@@ -317,6 +260,12 @@ static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 		return -1;
 	}
 	posix_spawn_file_actions_init(&fa);
+	/* a helper's PROC_CTL_FD is its socket or nothing of ours; first: the
+	 * pipes' ends are above the socket's */
+	if (ctl_child >= 0)
+		posix_spawn_file_actions_adddup2(&fa, ctl_child, PROC_CTL_FD);
+	else if (role)
+		posix_spawn_file_actions_addopen(&fa, PROC_CTL_FD, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (op[1] >= 0)
 		posix_spawn_file_actions_adddup2(&fa, op[1], 1);
@@ -336,16 +285,18 @@ static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
 				 ((flags & PROC_GROUP) ? POSIX_SPAWN_SETPGROUP : 0));
 
-	p->start = lab_now();
+	p->start = now_s();
 	fflush(NULL); /* our narrative before anything the child prints */
-	block_fatal(&old);
-	rc = posix_spawn(&p->pid, argv[0], &fa, &at, argv, envp ? envp : environ);
+	/* held from the spawn to its tracking (and from a reap to its untracking):
+	 * the cleanup action never misses a child nor kills a reused pid */
+	cleanup_hold(&old);
+	rc = posix_spawn(&p->pid, argv[0], &fa, &at, argv, environ);
 	if (rc == 0) {
 		reg_group[slot] = (flags & PROC_GROUP) != 0;
 		reg_owner[slot] = getpid();
 		reg_pid[slot] = p->pid;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	cleanup_release(&old);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close_fd(&op[1]);
@@ -373,7 +324,7 @@ static void proc_init(struct proc *p, const char *name, const struct proc_opts *
 {
 	memset(p, 0, sizeof(*p));
 	p->name = name;
-	p->ctl = p->rx_fd = p->out.fd = p->err.fd = -1;
+	p->ctl = p->out.fd = p->err.fd = -1;
 	if (!o)
 		return;
 	p->flags = o->flags;
@@ -391,16 +342,34 @@ int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o)
 		errno = EINVAL;
 		return -1;
 	}
-	return spawn(p, argv, o, -1, NULL);
+	return spawn(p, argv, o, 0, -1);
+}
+
+/* A socketpair, both ends close-on-exec; the helper's (sv[1]) is never
+ * PROC_CTL_FD itself, where dup2 onto it would keep the flag. */
+static int ctl_pair(int sv[2])
+{
+	int moved;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	if (sv[1] != PROC_CTL_FD)
+		return 0;
+	moved = fcntl(sv[1], F_DUPFD_CLOEXEC, PROC_CTL_FD + 1);
+	close(sv[1]);
+	sv[1] = moved;
+	if (moved >= 0)
+		return 0;
+	close_fd(&sv[0]);
+	return -1;
 }
 
 int proc_spawn_role(struct proc *p, const char *self, const char *role,
 		    const char *const extra[], int flags)
 {
 	struct proc_opts o;
-	int sv[2] = { -1, -1 }, n = 0, rc;
-	char fdarg[16], var[64];
-	char *argv[24], **env;
+	int sv[2] = { -1, -1 }, n = 0;
+	char parent[24], *argv[24];
 
 	memset(&o, 0, sizeof(o));
 	o.flags = flags;
@@ -410,35 +379,15 @@ int proc_spawn_role(struct proc *p, const char *self, const char *role,
 	argv[n++] = (char *)self;
 	argv[n++] = (char *)"--role";
 	argv[n++] = (char *)role;
-	if (flags & PROC_CTL) {
-		/* The helper's end must survive exec; ours must not leak into others. */
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0)
-			return -1;
-		if (fcntl(sv[0], F_SETFD, FD_CLOEXEC) < 0) {
-			rc = errno;
-			close(sv[0]);
-			close(sv[1]);
-			errno = rc;
-			return -1;
-		}
-		p->ctl = sv[0];
-		snprintf(fdarg, sizeof(fdarg), "%d", sv[1]);
-		argv[n++] = (char *)"--ctl-fd";
-		argv[n++] = fdarg;
-	}
 	while (extra && *extra && n < 23)
 		argv[n++] = (char *)*extra++;
 	argv[n] = NULL;
-	env = env_with_parent(var, sizeof(var));
-	if (!env) {
-		close_fd(&p->ctl);
-		close_fd(&sv[1]);
-		errno = ENOMEM;
+	/* for proc_child_init; this process's own children all read the same */
+	snprintf(parent, sizeof(parent), "%d", (int)getpid());
+	if (setenv(PARENT_ENV, parent, 1) < 0 || ((flags & PROC_CTL) && ctl_pair(sv) < 0))
 		return -1;
-	}
-	rc = spawn(p, argv, &o, sv[1], env);
-	free(env);
-	return rc;
+	p->ctl = sv[0];
+	return spawn(p, argv, &o, 1, sv[1]);
 }
 
 int proc_child_init(void)
@@ -456,7 +405,8 @@ int proc_child_init(void)
 /* ------------------------------------------------------------------------ */
 /* Waiting and killing                                                       */
 
-int proc_kill(struct proc *p, int sig)
+/* Send sig to p (its whole group with PROC_GROUP).  0, or -1 with errno. */
+static int proc_kill(struct proc *p, int sig)
 {
 	if (p->pid <= 0 || p->reaped) {
 		errno = ESRCH;
@@ -472,7 +422,7 @@ static int try_reap(struct proc *p, int options)
 	pid_t r;
 	int slot;
 
-	block_fatal(&old);
+	cleanup_hold(&old);
 	do
 		r = waitpid(p->pid, &p->status, options);
 	while (r < 0 && errno == EINTR && !(options & WNOHANG));
@@ -484,7 +434,7 @@ static int try_reap(struct proc *p, int options)
 		if (!(p->flags & PROC_GROUP) && (slot = reg_slot(p->pid)) >= 0)
 			reg_pid[slot] = 0;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	cleanup_release(&old);
 	return p->reaped;
 }
 
@@ -492,7 +442,7 @@ static int try_reap(struct proc *p, int options)
  * its own helpers, and none may outlive it). */
 static void leader_exited(struct proc *p)
 {
-	p->duration_s = lab_now() - p->start;
+	p->duration_s = now_s() - p->start;
 	if ((p->flags & PROC_GROUP) && kill(-p->pid, 0) == 0) {
 		p->leftovers = !p->timed_out && !p->aborted;
 		kill(-p->pid, SIGKILL);
@@ -502,7 +452,7 @@ static void leader_exited(struct proc *p)
 /* Wait until no process of the group is left (or REAP_S passed). */
 static void end_group(struct proc *p)
 {
-	double until = lab_now() + REAP_S;
+	double until = now_s() + REAP_S;
 	sigset_t old;
 	int slot;
 
@@ -511,14 +461,14 @@ static void end_group(struct proc *p)
 	for (;;) {
 		if (waitpid(-p->pid, NULL, WNOHANG) > 0)
 			continue;
-		if (kill(-p->pid, 0) != 0 || lab_now() > until)
+		if (kill(-p->pid, 0) != 0 || now_s() > until)
 			break;
 		poll(NULL, 0, IDLE_MS);
 	}
-	block_fatal(&old);
+	cleanup_hold(&old);
 	if ((slot = reg_slot(p->pid)) >= 0)
 		reg_pid[slot] = 0;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	cleanup_release(&old);
 }
 
 static void close_all(struct proc *p)
@@ -527,7 +477,6 @@ static void close_all(struct proc *p)
 	close_fd(&p->out.fd); /* held open by a process that left the group */
 	close_fd(&p->err.fd);
 	close_fd(&p->ctl);
-	close_fd(&p->rx_fd);
 }
 
 int proc_run(struct proc *p, double timeout_s, double grace_s)
@@ -538,7 +487,7 @@ int proc_run(struct proc *p, double timeout_s, double grace_s)
 	if (p->pid <= 0)
 		return 0;
 	for (;;) {
-		now = lab_now();
+		now = now_s();
 		if (!p->reaped) {
 			int stop = p->stop && *p->stop;
 
@@ -583,14 +532,15 @@ double proc_timeout_mul(void)
 	return *end || !(v >= 0.1 && v <= 1000) ? 1 : v;
 }
 
-int proc_recv(struct proc *p, char *buf, size_t len, double timeout_s)
+int proc_recv(struct proc *p, char *buf, size_t len, int *fd, double timeout_s)
 {
-	double end = lab_now() + timeout_s * proc_timeout_mul();
+	double end = now_s() + timeout_s * proc_timeout_mul();
 
+	*fd = -1;
 	for (;;) {
-		double left = end - lab_now();
+		double left = end - now_s();
 		ssize_t n;
-		int r, fd;
+		int r;
 
 		if (p->ctl < 0) {
 			errno = EBADF;
@@ -603,20 +553,16 @@ int proc_recv(struct proc *p, char *buf, size_t len, double timeout_s)
 			return PROC_RECV_ERROR;
 		if (r == 0)
 			continue;
-		n = proc_msg_recv(p->ctl, buf, len, &fd);
+		n = proc_msg_recv(p->ctl, buf, len, fd);
 		if (n < 0)
 			return PROC_RECV_ERROR;
-		if (n == 0)
-			return PROC_RECV_CLOSED;
-		close_fd(&p->rx_fd);
-		p->rx_fd = fd;
-		return PROC_RECV_MSG;
+		return n == 0 ? PROC_RECV_CLOSED : PROC_RECV_MSG;
 	}
 }
 
 int proc_reap(struct proc *p, double timeout_s)
 {
-	double end = lab_now() + timeout_s * proc_timeout_mul();
+	double end = now_s() + timeout_s * proc_timeout_mul();
 	int own = 1;
 
 	if (p->reaped || p->pid <= 0) {
@@ -624,7 +570,7 @@ int proc_reap(struct proc *p, double timeout_s)
 		return 1;
 	}
 	while (!try_reap(p, WNOHANG)) {
-		if (lab_now() >= end) {
+		if (now_s() >= end) {
 			own = 0;
 			proc_kill(p, SIGKILL);
 			try_reap(p, 0);
@@ -644,22 +590,14 @@ int proc_reap(struct proc *p, double timeout_s)
 
 const char *proc_signal_name(int sig)
 {
-	static const struct { int sig; const char *name; } names[] = {
-		{ SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" }, { SIGQUIT, "SIGQUIT" },
-		{ SIGILL, "SIGILL" }, { SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" },
-		{ SIGBUS, "SIGBUS" }, { SIGFPE, "SIGFPE" }, { SIGKILL, "SIGKILL" },
-		{ SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
-		{ SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" },
-		{ SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" }, { SIGSYS, "SIGSYS" },
-	};
-	static char other[24];
-	size_t i;
+	static char name[24];
+	const char *abbrev = sigabbrev_np(sig);
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].sig == sig)
-			return names[i].name;
-	snprintf(other, sizeof(other), "signal %d", sig);
-	return other;
+	if (abbrev)
+		snprintf(name, sizeof(name), "SIG%s", abbrev);
+	else
+		snprintf(name, sizeof(name), "signal %d", sig);
+	return name;
 }
 
 const char *proc_status_text(const struct proc *p, char *buf, size_t len)
@@ -803,191 +741,4 @@ ssize_t proc_msg_recv(int sock, char *buf, size_t len, int *fd)
 	}
 	buf[n] = '\0';
 	return n;
-}
-
-int proc_msg_is(const char *msg, const char *tag)
-{
-	size_t n = strlen(tag);
-
-	return strncmp(msg, tag, n) == 0 && (msg[n] == ' ' || msg[n] == '\0');
-}
-
-const char *proc_msg_str(const char *msg, const char *key, char *out, size_t len)
-{
-	size_t k = strlen(key);
-	const char *p = msg;
-
-	for (; *p; p += strcspn(p, " "), p += *p == ' ') {
-		size_t n;
-
-		if (strncmp(p, key, k) != 0 || p[k] != '=')
-			continue;
-		p += k + 1;
-		n = strcspn(p, " ");
-		if (n >= len)
-			return NULL;
-		memcpy(out, p, n);
-		out[n] = '\0';
-		return out;
-	}
-	return NULL;
-}
-
-int proc_msg_ll(const char *msg, const char *key, long long *v)
-{
-	char s[64], *end;
-
-	if (!proc_msg_str(msg, key, s, sizeof(s)) || !s[0])
-		return -1;
-	errno = 0;
-	*v = strtoll(s, &end, 0);
-	return errno || *end ? -1 : 0;
-}
-
-/* One word of a scan format: `key=%CONV`.  0, or -1 if it is not one. */
-enum scan_kind { SCAN_STR, SCAN_INT, SCAN_UINT, SCAN_SIZE, SCAN_LL, SCAN_ULL, SCAN_HEX, SCAN_DBL };
-
-static int scan_word(const char *w, size_t n, char *key, size_t klen, int *kind, size_t *width)
-{
-	static const struct { const char *conv; int kind; } convs[] = {
-		{ "s", SCAN_STR }, { "d", SCAN_INT }, { "u", SCAN_UINT }, { "zu", SCAN_SIZE },
-		{ "lld", SCAN_LL }, { "llu", SCAN_ULL }, { "llx", SCAN_HEX }, { "lg", SCAN_DBL },
-	};
-	const char *eq = memchr(w, '=', n), *c, *end = w + n;
-	size_t i;
-
-	if (!eq || eq == w || (size_t)(eq - w) >= klen || end - eq < 3 || eq[1] != '%')
-		return -1;
-	memcpy(key, w, (size_t)(eq - w));
-	key[eq - w] = '\0';
-	*width = 0;
-	for (c = eq + 2; c < end && *c >= '0' && *c <= '9' && *width < PROC_MSG_MAX; c++)
-		*width = *width * 10 + (size_t)(*c - '0');
-	for (i = 0; i < sizeof(convs) / sizeof(convs[0]); i++) {
-		if (strlen(convs[i].conv) != (size_t)(end - c) ||
-		    strncmp(c, convs[i].conv, (size_t)(end - c)) != 0)
-			continue;
-		*kind = convs[i].kind;
-		return *width && *kind != SCAN_STR ? -1 : 0;
-	}
-	return -1;
-}
-
-/* The value of key in msg into the destination of its kind: 0 or -1. */
-static int scan_value(const char *msg, const char *key, int kind, size_t width, va_list *ap)
-{
-	unsigned long long u;
-	char v[64], *end;
-	long long ll;
-	double d;
-
-	if (kind == SCAN_STR) {
-		char *out = va_arg(*ap, char *);
-
-		return proc_msg_str(msg, key, out, width ? width + 1 : PROC_WORD_MAX) ? 0 : -1;
-	}
-	if (!proc_msg_str(msg, key, v, sizeof(v)) || !v[0])
-		return -1;
-	errno = 0;
-	if (kind == SCAN_DBL) {
-		d = strtod(v, &end);
-		if (*end)
-			return -1;
-		*va_arg(*ap, double *) = d;
-		return 0;
-	}
-	if (kind == SCAN_INT || kind == SCAN_LL) {
-		ll = strtoll(v, &end, 0);
-		if (errno || *end || (kind == SCAN_INT && (ll < INT_MIN || ll > INT_MAX)))
-			return -1;
-		if (kind == SCAN_INT)
-			*va_arg(*ap, int *) = (int)ll;
-		else
-			*va_arg(*ap, long long *) = ll;
-		return 0;
-	}
-	if (v[0] == '-' || v[0] == '+')
-		return -1;
-	u = strtoull(v, &end, kind == SCAN_HEX ? 16 : 0);
-	if (errno || *end || (kind == SCAN_UINT && u > UINT_MAX) ||
-	    (kind == SCAN_SIZE && u > SIZE_MAX))
-		return -1;
-	if (kind == SCAN_UINT)
-		*va_arg(*ap, unsigned *) = (unsigned)u;
-	else if (kind == SCAN_SIZE)
-		*va_arg(*ap, size_t *) = (size_t)u;
-	else
-		*va_arg(*ap, unsigned long long *) = u;
-	return 0;
-}
-
-const char *proc_msg_vscan(const char *msg, const char *fmt, va_list ap)
-{
-	const char *w = fmt + strspn(fmt, " ");
-	va_list aq;
-
-	va_copy(aq, ap);
-	for (; *w; w += strspn(w, " ")) {
-		size_t n = strcspn(w, " "), width;
-		char key[64];
-		int kind;
-
-		if (scan_word(w, n, key, sizeof(key), &kind, &width) < 0 ||
-		    scan_value(msg, key, kind, width, &aq) < 0) {
-			va_end(aq);
-			return w;
-		}
-		w += n;
-	}
-	va_end(aq);
-	return NULL;
-}
-
-const char *proc_msg_scan(const char *msg, const char *fmt, ...)
-{
-	const char *bad;
-	va_list ap;
-
-	va_start(ap, fmt);
-	bad = proc_msg_vscan(msg, fmt, ap);
-	va_end(ap);
-	return bad;
-}
-
-char *proc_hex(const void *p, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	const unsigned char *b = (const unsigned char *)p;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-	return out;
-}
-
-static int hex_nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-int proc_unhex(const char *s, void *p, size_t n)
-{
-	unsigned char *b = (unsigned char *)p;
-	size_t i;
-
-	if (strlen(s) != 2 * n)
-		return -1;
-	for (i = 0; i < n; i++) {
-		int hi = hex_nibble(s[2 * i]), lo = hex_nibble(s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -1;
-		b[i] = (unsigned char)(hi << 4 | lo);
-	}
-	return 0;
 }

@@ -2,10 +2,10 @@
  * sysctl_change.c - machine-wide settings journaled, changed and put back
  * (sysctl_change.h).
  *
- * The signal handler must only call async-signal-safe functions, so every
- * string it writes is made when the setting is journaled: the file's full
- * path, the old value with its newline, and the journal's "restored" line,
- * each with its length.
+ * The cleanup action (cleanup.h) may run in a signal handler, where only
+ * async-signal-safe functions may be called, so every string it writes is
+ * made when the setting is journaled: the file's full path, the old value
+ * with its newline, and the journal's "restored" line, each with its length.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "cleanup.h"
 #include "sysctl_change.h"
 
 #define JOURNAL_MAGIC "dmalab-restore 1"
@@ -40,11 +41,6 @@ static char journal_file[PATH_MAX];
 static char root_dir[ROOT_MAX];
 static pid_t owner;
 
-/* Not the crash signals: a process whose memory is corrupt could write a
- * corrupt value; the runner puts those back from the journal on disk. */
-static const int handled[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-#define NHANDLED ((int)(sizeof(handled) / sizeof(handled[0])))
-static struct sigaction before[NHANDLED];
 
 /* ------------------------------------------------------------------------ */
 /* Files                                                                     */
@@ -71,22 +67,6 @@ static int full_path(const char *root, const char *path, char *buf, size_t len)
 	return 0;
 }
 
-/* write() all of buf, or -1; async-signal-safe. */
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, buf, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		buf += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Writes n bytes to the file; async-signal-safe.  0, or -1 with errno. */
 static int write_file(const char *full, const char *v, size_t n)
 {
@@ -94,7 +74,7 @@ static int write_file(const char *full, const char *v, size_t n)
 
 	if (fd < 0)
 		return -1;
-	r = write_all(fd, v, n);
+	r = cleanup_write(fd, v, n);
 	e = errno;
 	if (close(fd) < 0 && r == 0)
 		return -1;
@@ -174,52 +154,26 @@ static int put_back(void)
 		}
 		c->restored = 1;
 		if (journal_fd >= 0)
-			write_all(journal_fd, c->done, c->done_len);
+			cleanup_write(journal_fd, c->done, c->done_len);
 	}
 	if (all && ntab && journal_file[0])
 		unlink(journal_file);
 	return first;
 }
 
-static void on_signal(int sig)
+/* The cleanup action: at exit, and on a stop signal (not a crash: a
+ * process whose memory is corrupt could write a corrupt value; the runner
+ * puts those back from the journal on disk). */
+static void put_back_at_end(int sig)
 {
-	int i, saved = errno;
+	if (sig) {
+		int saved = errno;
 
-	if (getpid() == owner)
 		put_back();
-	for (i = 0; i < NHANDLED; i++)
-		if (handled[i] == sig)
-			sigaction(sig, &before[i], NULL);
-	raise(sig); /* taken when the handler returns: the process dies by it */
-	errno = saved;
-}
-
-static void at_exit(void)
-{
-	if (getpid() == owner && sysctl_change_pending() && put_back())
+		errno = saved;
+	} else if (sysctl_change_pending() && put_back()) {
 		fprintf(stderr, "dmalab: could not put a changed setting back at exit "
 			"(journal %s)\n", journal_file);
-}
-
-static void install_handlers(void)
-{
-	static int done;
-	struct sigaction sa;
-	int i;
-
-	if (done)
-		return;
-	done = 1;
-	atexit(at_exit);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < NHANDLED; i++)
-		sigaddset(&sa.sa_mask, handled[i]);
-	for (i = 0; i < NHANDLED; i++) {
-		if (sigaction(handled[i], NULL, &before[i]) == 0 && before[i].sa_handler == SIG_IGN)
-			continue; /* a background job's ignored SIGINT stays ignored */
-		sigaction(handled[i], &sa, &before[i]);
 	}
 }
 
@@ -259,7 +213,7 @@ int sysctl_change_open(const char *journal, const char *root, sysctl_replay_fn f
 	if (journal_fd < 0)
 		return -1;
 	n = snprintf(head, sizeof(head), "%s %ld\n", JOURNAL_MAGIC, (long)getpid());
-	if (write_all(journal_fd, head, (size_t)n) < 0) {
+	if (cleanup_write(journal_fd, head, (size_t)n) < 0) {
 		close(journal_fd);
 		journal_fd = -1;
 		return -1;
@@ -267,7 +221,7 @@ int sysctl_change_open(const char *journal, const char *root, sysctl_replay_fn f
 	snprintf(journal_file, sizeof(journal_file), "%s", journal);
 	snprintf(root_dir, sizeof(root_dir), "%s", root ? root : "");
 	owner = getpid();
-	install_handlers();
+	cleanup_push(put_back_at_end, CLEANUP_AT_EXIT | CLEANUP_ON_STOP);
 	return put > 0 ? put : 0;
 }
 
@@ -302,7 +256,7 @@ static struct change *journal_change(const char *path)
 	c->done_len = (size_t)snprintf(c->done, sizeof(c->done), "restored %s\n", path);
 	c->restored = 1; /* nothing to put back until the value is written */
 	n = snprintf(line, sizeof(line), "set %s %s\n", path, old);
-	if (write_all(journal_fd, line, (size_t)n) < 0)
+	if (cleanup_write(journal_fd, line, (size_t)n) < 0)
 		return NULL;
 	ntab++;
 	return c;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "learn.h"
+#include "proc.h"
 
 /* answers/errata.md as built into the library (errata_text.S). */
 extern const char dmalab_errata_text[];
@@ -240,28 +241,29 @@ int learn_lab_built(const struct learn_opts *o, const char *lab)
 	return access(path, X_OK) == 0;
 }
 
-/* Waits for the child; Ctrl-C and a closed terminal reach it too (same
+/* Runs argv to its end; Ctrl-C and a closed terminal reach it too (same
  * process group): it stops its lab and writes its results, we wait on. */
-static int wait_child(pid_t pid)
+static int run_child(char *const argv[])
 {
+	const struct proc_opts o = { PROC_OWN_SIGNALS };
 	struct sigaction ign, old_int, old_term, old_hup;
-	int status = 0;
-	pid_t r;
+	static struct proc p;
 
+	if (proc_spawn(&p, argv, &o) < 0) {
+		if (p.exec_errno)
+			error_errno("cannot run check");
+		return p.exec_errno ? 127 : -1;
+	}
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGTERM, &ign, &old_term);
 	sigaction(SIGHUP, &ign, &old_hup);
-	do
-		r = waitpid(pid, &status, 0);
-	while (r < 0 && errno == EINTR);
+	proc_run(&p, 0, 0);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
-	if (r < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return WIFEXITED(p.status) ? WEXITSTATUS(p.status) : 128 + WTERMSIG(p.status);
 }
 
 int learn_run_check(const struct learn_opts *o, const char *results_dir,
@@ -270,7 +272,6 @@ int learn_run_check(const struct learn_opts *o, const char *results_dir,
 	char mul[32], self[PATH_MAX], *argv[32];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int n = 0, i;
-	pid_t pid;
 
 	/* the resolved path: tools such as valgrind refuse /proc/self/exe */
 	if (len > 0)
@@ -290,16 +291,7 @@ int learn_run_check(const struct learn_opts *o, const char *results_dir,
 	for (i = 0; i < nids && n < 31; i++)
 		argv[n++] = ids[i];
 	argv[n] = NULL;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execv(argv[0], argv);
-		error_errno("cannot run check");
-		_exit(127);
-	}
-	return wait_child(pid);
+	return run_child(argv);
 }
 
 /* ------------------------------------------------------------------------ */

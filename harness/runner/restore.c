@@ -2,7 +2,7 @@
  * restore.c - what a lab changed for the whole machine and could not put
  * back itself (SIGKILL, a crash, the kill after its timeout), put back from
  * its journal once it has ended (restore.h, sysctl_change.h); and the files
- * it announced (tempfiles.h) and could not remove, removed.
+ * it announced (cleanup.h) and could not remove, removed.
  */
 #include <errno.h>
 #include <limits.h>
@@ -12,7 +12,7 @@
 
 #include "restore.h"
 #include "sysctl_change.h"
-#include "tempfiles.h"
+#include "cleanup.h"
 
 struct replay_ctx {
 	const struct lab_entry *lab;

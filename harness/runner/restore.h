@@ -13,7 +13,7 @@
 /*
  * Before the lab starts: its journal is <results>/lab-NN.restore, named to
  * it in DMALAB_RESTORE_FILE (sysctl_change.h), and its list of files
- * <results>/lab-NN.tempfiles, in DMALAB_TEMP_LIST (tempfiles.h); what a run
+ * <results>/lab-NN.tempfiles, in DMALAB_TEMP_LIST (cleanup.h); what a run
  * that died left in either is put back, or removed, first.
  */
 void restore_before_lab(struct run_state *rs, struct lab_entry *lab);

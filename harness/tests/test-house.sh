@@ -21,10 +21,20 @@ bad() { fail=$((fail + 1)); echo "test-house: FAIL: $*"; }
 
 # the lab runtime's entry points, one per object of it
 lab_runtime='lab_main claim_check claim_skip lab_error lab_skip lab_measure report_tap_header
-proc_run_role numa_map_on_node buf_map stats_kept'
+helper_run numa_map_on_node buf_map stats_kept'
 for sym in $lab_runtime; do
 	if nm "$BUILD/dmalab" | grep -q " T $sym\$"; then
 		bad "dmalab links the lab runtime: $sym"
+	else
+		ok
+	fi
+done
+
+# the base layer's spawner and cleanup chain call nothing of the lab runtime
+for obj in proc cleanup; do
+	calls=$(nm -u "$BUILD/obj/lib/$obj.o" | grep -E " U (lab|claim|helper|role)_" | tr -s ' ')
+	if [ -n "$calls" ]; then
+		bad "harness/lib/$obj.c calls the lab runtime:" $calls
 	else
 		ok
 	fi

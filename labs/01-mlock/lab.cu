@@ -16,8 +16,8 @@
 #include "buffer.h"
 #include "lab.h"
 #include "pagemap.h"
+#include "helper.h"
 #include "need.h"
-#include "proc.h"
 #include "procfs.h"
 #if DMALAB_HAVE_CUDA
 #include "lab_cuda.h"
@@ -342,36 +342,38 @@ static void claim_lock_cost(struct lab *L, uint64_t bytes)
 
 /* ---- 01.4, 01.6: children under a lowered RLIMIT_MEMLOCK, no CAP_IPC_LOCK */
 
-/* Prints "limit=N " (-1: unlimited), or an "error" line and returns -1. */
-static int child_arrange_limit(uint64_t limit)
+/* Lowers RLIMIT_MEMLOCK to limit and drops CAP_IPC_LOCK: *now is the limit
+ * then (-1: unlimited); or an "error" to the lab and -1. */
+static int child_arrange_limit(struct role_io *io, uint64_t limit, int64_t *now)
 {
 	const char *what = "?";
-	int64_t now = -1;
 
-	if (procfs_memlock_confine(limit, &now, &what) < 0) {
-		printf("error %s (limit %llu): %s\n", what, (unsigned long long)limit,
-		       strerror(errno));
-		return -1;
-	}
-	printf("limit=%lld ", (long long)now);
-	return 0;
+	*now = -1;
+	if (procfs_memlock_confine(limit, now, &what) == 0)
+		return 0;
+	role_error(io, "%s (limit %llu): %s", what, (unsigned long long)limit, strerror(errno));
+	return -1;
 }
 
 /* Role 01.4: lock --size bytes under the limit; report errno (0: it worked). */
-static int role_mlock_over_limit(struct lab *L)
+static int role_mlock_over_limit(struct lab *L, struct role_io *io)
 {
 	uint64_t bytes = round_to_page(lab_options(L)->size);
 	void *p = map_fresh(bytes);
+	struct json_writer w;
+	int64_t limit;
 	int err;
 
-	if (!p) {
-		printf("error mmap: %s\n", strerror(errno));
-		return 1;
-	}
-	if (child_arrange_limit((uint64_t)K.child_limit_bytes) < 0)
+	if (!p)
+		return role_error(io, "mmap: %s", strerror(errno));
+	if (child_arrange_limit(io, (uint64_t)K.child_limit_bytes, &limit) < 0)
 		return 1;
 	err = mlock(p, bytes) < 0 ? errno : 0;
-	printf("bytes=%llu errno=%d\n", (unsigned long long)bytes, err);
+	msg_begin(&w, "report");
+	jw_kint(&w, "limit", limit);
+	jw_kint(&w, "bytes", (long long)bytes);
+	jw_kint(&w, "errno", err);
+	role_send(io, &w, -1);
 	munmap(p, bytes);
 	return 0;
 }
@@ -414,42 +416,47 @@ static void unpin(void *p, uint64_t bytes)
 }
 
 /* Role 01.6: a pinned allocation under the lowered limit, and what it moved. */
-static int role_pin_over_limit(struct lab *L)
+static int role_pin_over_limit(struct lab *L, struct role_io *io)
 {
 	uint64_t bytes = round_to_page(lab_options(L)->size);
 	struct procfs_vm b, a; /* a counter that cannot be read stays 0 */
 	char detail[200], name[64];
 	const char *why = lab_cuda_unavailable(1, detail, sizeof(detail));
+	struct json_writer w;
+	int64_t limit;
 	cudaError_t e;
 	int code;
 	void *p;
 
-	if (why) {
-		printf("skip %s %s\n", why, detail);
-		return 0;
-	}
+	if (why)
+		return role_skip(io, why, "%s", detail);
 	e = cudaSetDevice(lab_options(L)->device);
 	if (e == cudaSuccess)
 		e = cudaFree(0); /* the context now, outside the deltas */
-	if (e != cudaSuccess) {
-		printf("error cudaSetDevice/cudaFree(0): %s\n", cudaGetErrorName(e));
-		return 1;
-	}
-	if (child_arrange_limit(CHILD_MEMLOCK_LIMIT) < 0)
+	if (e != cudaSuccess)
+		return role_error(io, "cudaSetDevice/cudaFree(0): %s", cudaGetErrorName(e));
+	if (child_arrange_limit(io, CHILD_MEMLOCK_LIMIT, &limit) < 0)
 		return 1;
 	procfs_vm_read(NULL, &b);
 	p = pin(bytes, bytes, &code, name, sizeof(name));
 	procfs_vm_read(NULL, &a);
 	if (p)
 		unpin(p, bytes);
-	printf("bytes=%llu ok=%d code=%d name=%s vmlck=%lld vmpin=%lld vmrss=%lld\n",
-	       (unsigned long long)bytes, p != NULL, code, name, (long long)(a.lck - b.lck),
-	       (long long)(a.pin - b.pin), (long long)(a.rss - b.rss));
+	msg_begin(&w, "report");
+	jw_kint(&w, "limit", limit);
+	jw_kint(&w, "bytes", (long long)bytes);
+	jw_kint(&w, "ok", p != NULL);
+	jw_kint(&w, "code", code);
+	jw_kstr(&w, "name", name);
+	jw_kint(&w, "vmlck", a.lck - b.lck);
+	jw_kint(&w, "vmpin", a.pin - b.pin);
+	jw_kint(&w, "vmrss", a.rss - b.rss);
+	role_send(io, &w, -1);
 	return 0;
 }
 #endif
 
-static const struct proc_report_role roles[] = {
+static const struct helper_role roles[] = {
 	{ ROLE_MLOCK, role_mlock_over_limit },
 #if DMALAB_HAVE_CUDA
 	{ ROLE_PIN, role_pin_over_limit },
@@ -457,12 +464,12 @@ static const struct proc_report_role roles[] = {
 	{ NULL, NULL }
 };
 
-static int run_role(struct lab *L, const char *role) { return proc_report_main(L, role, roles); }
+static int run_role(struct lab *L, const char *role) { return helper_role_main(L, role, roles); }
 
 static void claim_limit_refusal(struct lab *L)
 {
-	struct proc p;
-	const char *line;
+	static struct helper h;
+	struct msg *m;
 	long long limit, err;
 	char lim[32], sz[32];
 
@@ -470,9 +477,9 @@ static void claim_limit_refusal(struct lab *L)
 		 ROLE_MLOCK, lab_fmt_size((uint64_t)K.child_limit_bytes, lim, sizeof(lim)));
 	lab_note(L, "then asks mlock for %s: what an RDMA registration meets in a container",
 		 lab_fmt_size(CHILD_OVER_LIMIT_BYTES, sz, sizeof(sz)));
-	line = proc_run_role_sized(L, &p, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES,
-				   MLOCK_CHILD_TIMEOUT_S);
-	proc_scan(L, &p, line, "limit=%lld errno=%lld", &limit, &err);
+	m = helper_run_sized(L, &h, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES, MLOCK_CHILD_TIMEOUT_S);
+	limit = msg_int(m, "limit");
+	err = msg_int(m, "errno");
 	lab_fact_num(L, "child_rlimit_memlock", (double)limit, "bytes");
 	if (limit == 0) { /* a hard limit of 0 B: nothing to exceed */
 		claim_skip(L, "01.4", SKIP_NO_CAPABILITY,
@@ -491,10 +498,11 @@ static void claim_limit_refusal(struct lab *L)
 #if DMALAB_HAVE_CUDA
 static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 {
-	char nm[PROC_WORD_MAX], sz[32], detail[200];
-	const char *line, *why = need_host_short(L, 2, bytes, detail, sizeof(detail));
+	char sz[32], detail[200];
+	const char *nm, *why = need_host_short(L, 2, bytes, detail, sizeof(detail));
 	long long size, ok, code, dlck, dpin, drss;
-	struct proc p;
+	static struct helper h;
+	struct msg *m;
 
 	if (why) {
 		claim_skip(L, "01.6", why, "%s", detail);
@@ -502,12 +510,16 @@ static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 	}
 	lab_note(L, "a second child, same limit (--role %s): cudaHostAlloc; VmLck and VmPin after",
 		 ROLE_PIN);
-	line = proc_run_role_sized(L, &p, ROLE_PIN, bytes, PIN_CHILD_TIMEOUT_S);
-	if (proc_report_skip(L, "01.6", line))
+	m = helper_run_sized(L, &h, ROLE_PIN, bytes, PIN_CHILD_TIMEOUT_S);
+	if (helper_report_skip(&h, "01.6"))
 		return;
-	proc_scan(L, &p, line,
-		  "bytes=%lld ok=%lld code=%lld name=%s vmlck=%lld vmpin=%lld vmrss=%lld",
-		  &size, &ok, &code, nm, &dlck, &dpin, &drss);
+	size = msg_int(m, "bytes");
+	ok = msg_int(m, "ok");
+	code = msg_int(m, "code");
+	nm = msg_str(m, "name");
+	dlck = msg_int(m, "vmlck");
+	dpin = msg_int(m, "vmpin");
+	drss = msg_int(m, "vmrss");
 	lab_fact_num(L, "pinned_vmlck_delta", (double)dlck, "bytes");
 	lab_fact_num(L, "pinned_vmpin_delta", (double)dpin, "bytes");
 	lab_fact_num(L, "pinned_vmrss_delta", (double)drss, "bytes");

@@ -3,14 +3,15 @@
  * opening a shared buffer cost, and what happens when the exporter dies?
  *
  * This process is the exporter and the conductor.  It starts four helpers,
- * itself again with --role (proc.h: posix_spawn, never a bare fork() once
+ * itself again with --role (helper.h: posix_spawn, never a bare fork() once
  * CUDA is up), at once so that their contexts are made in parallel, then
  * runs one phase at a time: the importer (06.3 open time, 06.2 read/write
  * through the opened handle, 06.6 the VMM route), the crash exporter and
  * importer (06.5: the lab SIGKILLs the first while the second holds its
  * memory), last the probe (06.1: the lab's raw pointer value; a fault there
  * is sticky).  06.4 needs no second process.  A helper's CUDA errors are
- * findings, sent in its messages; a helper that breaks stops the lab.
+ * findings, sent in its messages (one JSON line each); a helper that breaks
+ * stops the lab.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -19,9 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helper.h"
 #include "lab.h"
 #include "need.h"
-#include "proc.h"
 #if DMALAB_HAVE_CUDA
 #include "lab_buffers_cuda.h"
 #include "vmm.h"
@@ -85,7 +86,7 @@ static const struct claim_spec claims[] = {
 };
 
 static const struct lab_extra_opt extra_opts[] = {
-	PROC_CTL_OPT, PROC_TIMEOUT_OPT, PROC_PLUMBING_OPT, { NULL, NULL, NULL }
+	PROC_TIMEOUT_OPT, PROC_PLUMBING_OPT, { NULL, NULL, NULL }
 };
 
 static int lab_role(struct lab *L, const char *role);
@@ -146,7 +147,6 @@ static int check_opts(const struct lab *L)
 }
 
 #if DMALAB_HAVE_CUDA
-#define HANDLE_HEX (2 * sizeof(cudaIpcMemHandle_t) + 1)
 #define DEVPTR(u) ((void *)(uintptr_t)(u))
 #define NUM(p) ((unsigned long long)(uintptr_t)(p))
 #define ERR(e) cudaGetErrorName(e)
@@ -157,12 +157,16 @@ static int check_opts(const struct lab *L)
 /* The helpers                                                               */
 
 /* Its own context first (the four are made in parallel), "ready", then the lab's first order. */
-static void role_start(struct lab *L, struct role_io *io, const char *order)
+static struct msg *role_start(struct lab *L, struct role_io *io, const char *order)
 {
+	struct json_writer w;
+
 	CUDA_CHECK(L, cudaSetDevice(lab_options(L)->device));
 	CUDA_CHECK(L, cudaFree(0));
-	role_sendf(io, -1, "ready pid=%d", (int)getpid());
-	role_expect(io, order);
+	msg_begin(&w, "ready");
+	jw_kint(&w, "pid", getpid());
+	role_send(io, &w, -1);
+	return role_expect(io, order);
 }
 
 /* K.copy_out_after_open (06.3 broken): all of p out to pinned host memory, as
@@ -204,17 +208,18 @@ static double time_one_open(void *ctx)
 /* 06.2: read the exporter's pattern through the opened handle, write ours. */
 static void importer_share(struct role_io *io)
 {
-	unsigned long long bytes, raw;
-	unsigned seed, seed2;
-	cudaIpcMemHandle_t h;
-	void *p = NULL, *use;
+	struct msg *m = &io->msg; /* the lab's "ipc" still */
+	unsigned long long bytes = (unsigned long long)msg_int(m, "pat_bytes");
+	unsigned seed = (unsigned)msg_int(m, "seed"), seed2 = (unsigned)msg_int(m, "seed2");
+	void *raw = DEVPTR(msg_int(m, "raw")), *p = NULL, *use;
 	cudaError_t oe, re, we, ce = cudaSuccess;
+	cudaIpcMemHandle_t h;
+	struct json_writer w;
 	long long bad = -1;
 
-	role_scan(io, "pat_bytes=%llu seed=%u seed2=%u raw=%llx", &bytes, &seed, &seed2, &raw);
-	role_field_hex(io, "pat", &h, sizeof(h));
+	msg_hex(m, "pat", &h, sizeof(h));
 	oe = cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess);
-	use = K.importer_uses_handle ? p : DEVPTR(raw); /* broken: the exporter's number */
+	use = K.importer_uses_handle ? p : raw; /* broken: the exporter's number */
 	re = we = oe;
 	if (oe != cudaSuccess) {
 		(void)cudaGetLastError();
@@ -223,23 +228,29 @@ static void importer_share(struct role_io *io)
 		we = re == cudaSuccess ? lab_gpu_fill(use, bytes, seed2) : re;
 		ce = cudaIpcCloseMemHandle(p);
 	}
-	role_sendf(io, -1, "shared open_err=%s at=%#llx read_err=%s bad=%lld write_err=%s "
-		   "close_err=%s", ERR(oe), NUM(p), ERR(re), bad, ERR(we), ERR(ce));
+	msg_begin(&w, "shared");
+	jw_kstr(&w, "open_err", ERR(oe));
+	jw_kint(&w, "at", (long long)NUM(p));
+	jw_kstr(&w, "read_err", ERR(re));
+	jw_kint(&w, "bad", bad);
+	jw_kstr(&w, "write_err", ERR(we));
+	jw_kstr(&w, "close_err", ERR(ce));
+	role_send(io, &w, -1);
 }
 
 /* 06.6: the allocation behind the passed fd, read and written as in 06.2
  * (K.vmm_set_access broken: mapped without cuMemSetAccess). */
-static void importer_vmm(struct role_io *io)
+static void importer_vmm(struct msg *m, struct role_io *io)
 {
+	unsigned long long bytes = (unsigned long long)msg_int(m, "bytes");
+	unsigned seed = (unsigned)msg_int(m, "seed"), seed2 = (unsigned)msg_int(m, "seed2");
 	const char *re = "not-run", *we = "not-run";
-	unsigned long long bytes;
-	unsigned seed, seed2;
+	struct json_writer w;
 	long long bad = -1;
 	struct lab_vmm v;
-	int fd = io->fd;
+	int fd = m->fd;
 
-	role_scan(io, "bytes=%llu seed=%u seed2=%u", &bytes, &seed, &seed2);
-	io->fd = -1;
+	m->fd = -1; /* ours now */
 	if (lab_vmm_importer(&v, fd, bytes, K.vmm_set_access) == LAB_VMM_OK) {
 		re = ERR(lab_gpu_count_bad(DEVPTR(v.va), bytes, seed, &bad));
 		if (is_ok(re))
@@ -249,8 +260,13 @@ static void importer_vmm(struct role_io *io)
 	}
 	if (fd >= 0)
 		close(fd);
-	role_sendf(io, -1, "vmm-done step=%s err=%s read_err=%s bad=%lld write_err=%s", v.step,
-		   v.err, re, bad, we);
+	msg_begin(&w, "vmm-done");
+	jw_kstr(&w, "step", v.step);
+	jw_kstr(&w, "err", v.err);
+	jw_kstr(&w, "read_err", re);
+	jw_kint(&w, "bad", bad);
+	jw_kstr(&w, "write_err", we);
+	role_send(io, &w, -1);
 	lab_vmm_release(&v);
 }
 
@@ -258,16 +274,17 @@ static void importer_vmm(struct role_io *io)
 static int role_importer(struct lab *L, struct role_io *io)
 {
 	struct lab_measure_cfg mc = { .warmup = 2, .cv_max = 0.10 }; /* samples: the lab's */
+	struct msg *m = role_start(L, io, "ipc");
+	unsigned long long pat_bytes = (unsigned long long)msg_int(m, "pat_bytes");
 	struct open_timing small, large;
-	unsigned long long pat_bytes;
 	struct lab_stats st;
 	void *own = NULL;
 
-	role_start(L, io, "ipc");
-	role_scan(io, "pat_bytes=%llu samples=%d small_bytes=%llu large_bytes=%llu", &pat_bytes, &mc.samples,
-		  &small.bytes, &large.bytes);
-	role_field_hex(io, "small", &small.h, sizeof(small.h));
-	role_field_hex(io, "large", &large.h, sizeof(large.h));
+	mc.samples = (int)msg_int(m, "samples");
+	small.bytes = (unsigned long long)msg_int(m, "small_bytes");
+	large.bytes = (unsigned long long)msg_int(m, "large_bytes");
+	msg_hex(m, "small", &small.h, sizeof(small.h));
+	msg_hex(m, "large", &large.h, sizeof(large.h));
 	/* its own buffer first: should the exporter's pointer number be valid here, it is our memory */
 	own = lab_cuda_alloc(L, LAB_BUF_DEVICE, pat_bytes); /* tracked: freed at exit */
 	CUDA_CHECK(L, cudaMemset(own, 0, pat_bytes));
@@ -277,8 +294,7 @@ static int role_importer(struct lab *L, struct role_io *io)
 	lab_measure(L, "ipc_open_large", time_one_open, &large, &mc, &st);
 	role_send_stats(io, "large", &st);
 	importer_share(io);
-	role_expect(io, "vmm"); /* "quit" instead (no VMM here) ends us with 0 */
-	importer_vmm(io);
+	importer_vmm(role_expect(io, "vmm"), io); /* "quit" instead (no VMM here) ends us with 0 */
 	role_expect(io, "quit");
 	return 0;
 }
@@ -286,16 +302,15 @@ static int role_importer(struct lab *L, struct role_io *io)
 /* 06.1: what the lab's raw device pointer value means in a fresh process. */
 static int role_probe(struct lab *L, struct role_io *io)
 {
+	struct msg *m = role_start(L, io, "probe");
+	unsigned long long bytes = (unsigned long long)msg_int(m, "bytes");
+	unsigned seed = (unsigned)msg_int(m, "seed");
+	void *own = NULL, *use = DEVPTR(msg_int(m, "raw"));
 	struct cudaPointerAttributes pa = {};
-	unsigned long long raw, bytes;
-	unsigned seed;
-	void *own = NULL, *use;
+	struct json_writer w;
 	cudaError_t ae, re;
 	long long bad = -1;
 
-	role_start(L, io, "probe");
-	role_scan(io, "raw=%llx bytes=%llu seed=%u", &raw, &bytes, &seed);
-	use = DEVPTR(raw);
 	ae = cudaPointerGetAttributes(&pa, use); /* what the runtime knows of it before we have device memory */
 	(void)cudaGetLastError();
 	own = lab_cuda_alloc(L, LAB_BUF_DEVICE, bytes);
@@ -304,12 +319,17 @@ static int role_probe(struct lab *L, struct role_io *io)
 	if (!K.probe_uses_raw_pointer) { /* broken: through an opened handle instead */
 		cudaIpcMemHandle_t h;
 
-		role_field_hex(io, "h", &h, sizeof(h));
+		msg_hex(m, "h", &h, sizeof(h));
 		CUDA_CHECK(L, cudaIpcOpenMemHandle(&use, h, cudaIpcMemLazyEnablePeerAccess));
 	}
 	re = lab_gpu_count_bad(use, bytes, seed, &bad);
-	role_sendf(io, -1, "probed attr_err=%s type=%d own=%#llx read_err=%s bad=%lld", ERR(ae), (int)pa.type,
-		   NUM(own), ERR(re), bad);
+	msg_begin(&w, "probed");
+	jw_kstr(&w, "attr_err", ERR(ae));
+	jw_kint(&w, "type", (int)pa.type);
+	jw_kint(&w, "own", (long long)NUM(own));
+	jw_kstr(&w, "read_err", ERR(re));
+	jw_kint(&w, "bad", bad);
+	role_send(io, &w, -1);
 	role_expect(io, "quit");
 	fflush(NULL); /* after a fault the context is unusable: no runtime teardown */
 	_exit(0);
@@ -318,48 +338,61 @@ static int role_probe(struct lab *L, struct role_io *io)
 /* 06.5: an exporter that the lab kills with SIGKILL once it is shared. */
 static int role_crash_exporter(struct lab *L, struct role_io *io)
 {
-	unsigned long long bytes;
-	unsigned seed;
+	struct msg *m = role_start(L, io, "export");
+	unsigned long long bytes = (unsigned long long)msg_int(m, "bytes");
+	unsigned seed = (unsigned)msg_int(m, "seed");
 	cudaIpcMemHandle_t h;
-	char hex[HANDLE_HEX];
+	struct json_writer w;
 	void *p = NULL;
 
-	role_start(L, io, "export");
-	role_scan(io, "bytes=%llu seed=%u", &bytes, &seed);
 	CUDA_CHECK(L, cudaMalloc(&p, bytes));
 	CUDA_CHECK(L, lab_gpu_fill(p, bytes, seed));
 	CUDA_CHECK(L, cudaIpcGetMemHandle(&h, p));
-	role_sendf(io, -1, "handle h=%s raw=%#llx", proc_hex(&h, sizeof(h), hex), NUM(p));
+	msg_begin(&w, "handle");
+	msg_put_hex(&w, "h", &h, sizeof(h));
+	jw_kint(&w, "raw", (long long)NUM(p));
+	role_send(io, &w, -1);
 	role_expect(io, "quit"); /* normally killed while waiting here */
 	cudaFree(p);
 	return 0;
 }
 
-/* 06.5: holds the crash exporter's memory; reads and writes after its death. */
+/* 06.5: holds the crash exporter's memory; reads and writes after its death, closes it and
+ * ends (the lab watches it go). */
 static int role_crash_importer(struct lab *L, struct role_io *io)
 {
-	unsigned long long bytes;
-	unsigned seed, seed2;
-	cudaIpcMemHandle_t h;
-	void *p = NULL;
+	struct msg *m = role_start(L, io, "open");
+	unsigned long long bytes = (unsigned long long)msg_int(m, "bytes");
+	unsigned seed = (unsigned)msg_int(m, "seed"), seed2 = (unsigned)msg_int(m, "seed2");
 	cudaError_t oe, re, we, ve;
 	long long bad = -1, vbad = -1;
+	cudaIpcMemHandle_t h;
+	struct json_writer w;
+	void *p = NULL;
 
-	role_start(L, io, "open");
-	role_scan(io, "bytes=%llu seed=%u seed2=%u", &bytes, &seed, &seed2);
-	role_field_hex(io, "h", &h, sizeof(h));
+	msg_hex(m, "h", &h, sizeof(h));
 	oe = cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess);
 	re = oe == cudaSuccess ? lab_gpu_count_bad(p, bytes, seed, &bad) : oe;
-	role_sendf(io, -1, "opened open_err=%s read_err=%s bad=%lld", ERR(oe), ERR(re), bad);
+	msg_begin(&w, "opened");
+	jw_kstr(&w, "open_err", ERR(oe));
+	jw_kstr(&w, "read_err", ERR(re));
+	jw_kint(&w, "bad", bad);
+	role_send(io, &w, -1);
 	role_expect(io, "go"); /* the exporter is dead now */
 	re = lab_gpu_count_bad(p, bytes, seed, &bad);
 	we = re == cudaSuccess ? lab_gpu_fill(p, bytes, seed2) : re;
 	ve = we == cudaSuccess ? lab_gpu_count_bad(p, bytes, seed2, &vbad) : we;
-	role_sendf(io, -1, "after read_err=%s read_bad=%lld write_err=%s verify_err=%s verify_bad=%lld", ERR(re),
-		   bad, ERR(we), ERR(ve), vbad);
+	msg_begin(&w, "after");
+	jw_kstr(&w, "read_err", ERR(re));
+	jw_kint(&w, "read_bad", bad);
+	jw_kstr(&w, "write_err", ERR(we));
+	jw_kstr(&w, "verify_err", ERR(ve));
+	jw_kint(&w, "verify_bad", vbad);
+	role_send(io, &w, -1);
 	role_expect(io, "close");
-	role_sendf(io, -1, "closed err=%s", ERR(cudaIpcCloseMemHandle(p)));
-	role_expect(io, "quit");
+	msg_begin(&w, "closed");
+	jw_kstr(&w, "err", ERR(cudaIpcCloseMemHandle(p)));
+	role_send(io, &w, -1);
 	return 0;
 }
 
@@ -368,10 +401,10 @@ static int role_crash_importer(struct lab *L, struct role_io *io)
 
 static struct exporter {
 	void *pat, *small, *large;
-	char hex_pat[HANDLE_HEX], hex_small[HANDLE_HEX], hex_large[HANDLE_HEX];
+	cudaIpcMemHandle_t h_pat, h_small, h_large;
 	struct lab_vmm vmm;
 	int vmm_status;     /* LAB_VMM_OK, or why 06.6 is not tried: vmm.why */
-	struct proc imp, probe, cexp, cimp;
+	struct helper imp, probe, cexp, cimp;
 	int handle_reached; /* 06.2: the importer read the pattern through the handle */
 } ex;
 
@@ -393,14 +426,12 @@ static void check_device(struct lab *L)
 	lab_cuda_require_free(L, need, ": --size and 1 MiB handles, 5 buffers, 4 helper contexts of ~512 MiB");
 }
 
-static void *export_one(struct lab *L, uint64_t bytes, char *hex)
+static void *export_one(struct lab *L, uint64_t bytes, cudaIpcMemHandle_t *h)
 {
-	cudaIpcMemHandle_t h;
 	void *p = NULL;
 
 	CUDA_CHECK(L, cudaMalloc(&p, bytes));
-	CUDA_CHECK(L, cudaIpcGetMemHandle(&h, p));
-	proc_hex(&h, sizeof(h), hex);
+	CUDA_CHECK(L, cudaIpcGetMemHandle(h, p));
 	return p;
 }
 
@@ -432,8 +463,8 @@ static void decide_open_time(struct lab *L)
 	struct lab_stats small, large;
 	char a[32], b[32];
 
-	proc_expect_stats(L, &ex.imp, "small", "ipc_open_small", &small, cfg.t * 2);
-	proc_expect_stats(L, &ex.imp, "large", "ipc_open_large", &large, cfg.t * 2);
+	helper_expect_stats(&ex.imp, "small", "ipc_open_small", &small, cfg.t * 2);
+	helper_expect_stats(&ex.imp, "large", "ipc_open_large", &large, cfg.t * 2);
 	lab_series_point(L, "ipc_open", "bytes", (double)SMALL_HANDLE_BYTES, &small);
 	lab_series_point(L, "ipc_open", "bytes", (double)cfg.large_bytes, &large);
 	claim_note(L, "median cudaIpcOpenMemHandle (%s): %s %.1f us, %s %.1f us, for %.0fx the bytes",
@@ -447,94 +478,117 @@ static void decide_open_time(struct lab *L)
 /* 06.2: the importer's read and write, then our count of its pattern. */
 static void decide_shared_rw(struct lab *L)
 {
-	char oe[PROC_WORD_MAX], re[PROC_WORD_MAX], we[PROC_WORD_MAX], m[PROC_MSG_MAX];
-	long long bad, mine = -1;
+	struct msg *m = helper_expect(&ex.imp, "shared", cfg.t);
+	const char *oe = msg_str(m, "open_err"), *re = msg_str(m, "read_err");
+	const char *we = msg_str(m, "write_err");
+	long long bad = msg_int(m, "bad"), mine = -1;
 	int ok;
 
-	proc_expect(L, &ex.imp, "shared", m, sizeof(m), cfg.t);
-	proc_scan(L, &ex.imp, m, "open_err=%s read_err=%s bad=%lld write_err=%s", oe, re, &bad, we);
 	if (is_ok(we))
 		CUDA_CHECK(L, lab_gpu_count_bad(ex.pat, cfg.pat_bytes, cfg.seed[1], &mine));
 	ex.handle_reached = is_ok(oe) && is_ok(re) && bad == 0;
 	ok = ex.handle_reached && is_ok(we) && mine == 0;
 	claim_note(L, "the importer (of the %llu-word pattern at %p here) reported %s; here %lld words differ from "
-		   "its pattern afterwards", cfg.pat_bytes / 4, ex.pat, m + strlen("shared "), mine);
+		   "its pattern afterwards", cfg.pat_bytes / 4, ex.pat, m->text, mine);
 	claim_check_true(L, "06.2", ok, ok ? "shared both ways" : "not shared both ways through the opened handle");
 }
 
 /* 06.6: pass the VMM fd, then count what the importer wrote. */
 static void decide_vmm(struct lab *L)
 {
-	char step[PROC_WORD_MAX], re[PROC_WORD_MAX], we[PROC_WORD_MAX];
 	struct lab_vmm *v = &ex.vmm;
 	long long bad, mine = -1;
-	const char *m;
+	const char *re, *we;
+	struct json_writer w;
+	struct msg *m;
 	int ok;
 
-	if (ex.vmm_status == LAB_VMM_UNSUPPORTED) /* proc_finish's "quit" answers the importer */
+	if (ex.vmm_status == LAB_VMM_UNSUPPORTED) /* helper_finish's "quit" answers the importer */
 		claim_skip(L, "06.6", SKIP_UNSUPPORTED, "%s", v->why);
 	if (ex.vmm_status == LAB_VMM_FAILED)
 		claim_check_true(L, "06.6", 0, v->why); /* the exporter's side failed */
 	if (ex.vmm_status != LAB_VMM_OK)
 		return;
-	m = proc_call(L, &ex.imp, v->fd, "vmm-done", cfg.t, "vmm bytes=%zu seed=%u seed2=%u", v->bytes,
-		      cfg.seed[2], cfg.seed[3]);
+	msg_begin(&w, "vmm");
+	jw_kint(&w, "bytes", (long long)v->bytes);
+	jw_kint(&w, "seed", cfg.seed[2]);
+	jw_kint(&w, "seed2", cfg.seed[3]);
+	m = helper_call(&ex.imp, &w, v->fd, "vmm-done", cfg.t);
 	close(v->fd); /* the importer holds its own copy */
 	v->fd = -1;
-	proc_scan(L, &ex.imp, m, "step=%s read_err=%s bad=%lld write_err=%s", step, re, &bad, we);
+	re = msg_str(m, "read_err");
+	we = msg_str(m, "write_err");
+	bad = msg_int(m, "bad");
 	if (is_ok(we))
 		CUDA_CHECK(L, lab_gpu_count_bad(DEVPTR(v->va), v->bytes, cfg.seed[3], &mine));
-	ok = strcmp(step, "none") == 0 && is_ok(re) && bad == 0 && is_ok(we) && mine == 0;
+	ok = !strcmp(msg_str(m, "step"), "none") && is_ok(re) && !bad && is_ok(we) && mine == 0;
 	claim_note(L, "%zu-byte cuMemCreate allocation, fd passed with SCM_RIGHTS; the importer reported %s; here "
-		   "%lld words differ from its pattern", v->bytes, m + strlen("vmm-done "), mine);
+		   "%lld words differ from its pattern", v->bytes, m->text, mine);
 	claim_check_true(L, "06.6", ok, ok ? "shared both ways" : "not shared both ways");
 }
 
-/* 06.5 after the crash: the importer reads, writes and re-reads (its report into after), closes and
- * quits.  Its death on the way is the finding, not a broken lab: the step it ended in, or NULL. */
-static const char *crash_watch(struct lab *L, struct proc *p, char *after, char *closed)
+/* 06.5 after the crash: the importer reads, writes and re-reads (its report into after), closes
+ * (what cudaIpcCloseMemHandle said into closed) and ends.  Its death on the way is the finding,
+ * not a broken lab: the step it ended in, or NULL. */
+static const char *crash_watch(struct helper *h, char *after, size_t len, char *closed, size_t clen)
 {
-	char m[PROC_MSG_MAX];
+	struct msg *m;
 
-	if (!proc_linger(L, p, CRASH_SETTLE_S, cfg.t)) /* a signal from the crash ends it here */
+	if (!helper_linger(h, CRASH_SETTLE_S, cfg.t)) /* a signal from the crash ends it here */
 		return "while idle, right after the exporter's death";
-	if (!proc_ask(L, p, "go", "after", after, PROC_MSG_MAX, cfg.t))
+	if (!(m = helper_ask(h, "go", "after", cfg.t)))
 		return "while reading and writing after the crash";
-	if (!proc_ask(L, p, "close", "closed", m, sizeof(m), cfg.t))
+	snprintf(after, len, "%s", m->text);
+	if (!(m = helper_ask(h, "close", "closed", cfg.t)))
 		return "in cudaIpcCloseMemHandle";
-	proc_scan(L, p, m, "err=%s", closed);
-	proc_msg_send(p->ctl, -1, "quit");
-	if (!proc_reap(p, cfg.t))
-		proc_fail(L, p, "did not quit within %.0f s and was killed", cfg.t);
-	return WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0 ? NULL : "at exit";
+	snprintf(closed, clen, "%s", msg_str(m, "err"));
+	if (helper_linger(h, cfg.t, cfg.t))
+		helper_fail(h, "did not quit within %.0f s and was killed", cfg.t);
+	return WIFEXITED(h->proc.status) && WEXITSTATUS(h->proc.status) == 0 ? NULL : "at exit";
+}
+
+/* 06.5's exporter shares its buffer with the importer, which reads it while the exporter lives. */
+static void crash_share(struct lab *L)
+{
+	cudaIpcMemHandle_t h;
+	struct json_writer w;
+	struct msg *m;
+
+	msg_begin(&w, "export");
+	jw_kint(&w, "bytes", (long long)cfg.crash_bytes);
+	jw_kint(&w, "seed", cfg.seed[4]);
+	m = helper_call(&ex.cexp, &w, -1, "handle", cfg.t);
+	msg_hex(m, "h", &h, sizeof(h));
+	msg_begin(&w, "open");
+	msg_put_hex(&w, "h", &h, sizeof(h));
+	jw_kint(&w, "bytes", (long long)cfg.crash_bytes);
+	jw_kint(&w, "seed", cfg.seed[4]);
+	jw_kint(&w, "seed2", cfg.seed[5]);
+	m = helper_call(&ex.cimp, &w, -1, "opened", cfg.t);
+	if (!is_ok(msg_str(m, "open_err")) || !is_ok(msg_str(m, "read_err")) || msg_int(m, "bad"))
+		helper_fail(&ex.cimp, "could not use the crash exporter's memory while it lived: "
+			    "'%s'", m->text);
 }
 
 /* 06.5: share a second exporter's buffer, SIGKILL that exporter, watch the importer. */
 static void crash_phase(struct lab *L)
 {
-	char hex[HANDLE_HEX], oe[PROC_WORD_MAX], re[PROC_WORD_MAX], st[64];
-	char after[PROC_MSG_MAX] = "", closed[PROC_WORD_MAX] = "not-run";
-	struct proc *p = &ex.cimp;
-	const char *m, *ended;
-	long long bad;
+	char after[PROC_MSG_MAX] = "", closed[64] = "not-run", st[64];
+	struct proc *p = &ex.cimp.proc, *exporter = &ex.cexp.proc;
+	const char *ended;
 	int segv;
 
-	m = proc_call(L, &ex.cexp, -1, "handle", cfg.t, "export bytes=%llu seed=%u", cfg.crash_bytes, cfg.seed[4]);
-	proc_field_str(L, &ex.cexp, m, "h", hex, sizeof(hex));
-	m = proc_call(L, p, -1, "opened", cfg.t, "open h=%s bytes=%llu seed=%u seed2=%u", hex, cfg.crash_bytes,
-		      cfg.seed[4], cfg.seed[5]);
-	proc_scan(L, p, m, "open_err=%s read_err=%s bad=%lld", oe, re, &bad);
-	if (!is_ok(oe) || !is_ok(re) || bad != 0)
-		proc_fail(L, p, "could not use the crash exporter's memory while it lived: '%s'", m);
-	kill(ex.cexp.pid, SIGKILL);
-	proc_reap(&ex.cexp, cfg.t);
-	if (!WIFSIGNALED(ex.cexp.status) || WTERMSIG(ex.cexp.status) != SIGKILL)
-		proc_fail(L, &ex.cexp, "did not die by SIGKILL (%s)", proc_status_text(&ex.cexp, st, sizeof(st)));
-	ended = crash_watch(L, p, after, closed);
+	crash_share(L);
+	kill(exporter->pid, SIGKILL);
+	proc_reap(exporter, cfg.t);
+	if (!WIFSIGNALED(exporter->status) || WTERMSIG(exporter->status) != SIGKILL)
+		helper_fail(&ex.cexp, "did not die by SIGKILL (%s)",
+			    proc_status_text(exporter, st, sizeof(st)));
+	ended = crash_watch(&ex.cimp, after, sizeof(after), closed, sizeof(closed));
 	segv = WIFSIGNALED(p->status) && WTERMSIG(p->status) == SIGSEGV;
 	claim_note(L, "exporter killed (SIGKILL) and reaped; %.1f s later the importer (of the %llu-word pattern) "
 		   "reported %s; cudaIpcCloseMemHandle: %s; the importer %s%s%s", CRASH_SETTLE_S,
-		   cfg.crash_bytes / 4, after[0] ? after + strlen("after ") : "nothing", closed,
+		   cfg.crash_bytes / 4, after[0] ? after : "nothing", closed,
 		   proc_status_text(p, st, sizeof(st)), ended ? " " : "", ended ? ended : "");
 	claim_check_true(L, "06.5", segv, segv ? "the importer died by SIGSEGV" : "no SIGSEGV");
 }
@@ -542,24 +596,46 @@ static void crash_phase(struct lab *L)
 /* 06.1: the raw pointer value in a process that never opened the handle. */
 static void probe_phase(struct lab *L)
 {
-	char re[PROC_WORD_MAX];
+	struct json_writer w;
 	unsigned long long own;
-	const char *m;
+	struct msg *m;
 	int raw_reached;
-	long long bad;
 
-	m = proc_call(L, &ex.probe, -1, "probed", cfg.t, "probe raw=%#llx bytes=%llu seed=%u h=%s", NUM(ex.pat),
-		      cfg.pat_bytes, cfg.seed[0], ex.hex_pat);
-	proc_scan(L, &ex.probe, m, "own=%llx read_err=%s bad=%lld", &own, re, &bad);
-	raw_reached = is_ok(re) && bad == 0;
+	msg_begin(&w, "probe");
+	jw_kint(&w, "raw", (long long)NUM(ex.pat));
+	jw_kint(&w, "bytes", (long long)cfg.pat_bytes);
+	jw_kint(&w, "seed", cfg.seed[0]);
+	msg_put_hex(&w, "h", &ex.h_pat, sizeof(ex.h_pat));
+	m = helper_call(&ex.probe, &w, -1, "probed", cfg.t);
+	own = (unsigned long long)msg_int(m, "own");
+	raw_reached = is_ok(msg_str(m, "read_err")) && msg_int(m, "bad") == 0;
 	claim_note(L, "a second process given %p (this process's pattern buffer) reported %s (type 0 unregistered, 2 "
 		   "device; own: its first buffer%s; read_err, bad: a kernel reading through the number); through the "
-		   "opened handle the importer read %s", ex.pat, m + strlen("probed "), own == NUM(ex.pat) ?
+		   "opened handle the importer read %s", ex.pat, m->text, own == NUM(ex.pat) ?
 		   ", the same number" : "", ex.handle_reached ? "the pattern" : "NOT the pattern");
 	claim_check_true(L, "06.1", !raw_reached && ex.handle_reached, raw_reached ? "the raw value reached the data"
 			 : ex.handle_reached ? "the raw value missed the data, the opened handle reached it" :
 			 "neither the raw value nor the opened handle reached the data");
-	proc_finish(L, &ex.probe, cfg.t);
+	helper_finish(&ex.probe, cfg.t);
+}
+
+/* The importer's order for 06.3, 06.2 and 06.6: the handles, the pattern's number and seeds. */
+static void send_ipc_order(void)
+{
+	struct json_writer w;
+
+	msg_begin(&w, "ipc");
+	msg_put_hex(&w, "pat", &ex.h_pat, sizeof(ex.h_pat));
+	jw_kint(&w, "raw", (long long)NUM(ex.pat));
+	jw_kint(&w, "pat_bytes", (long long)cfg.pat_bytes);
+	jw_kint(&w, "seed", cfg.seed[0]);
+	jw_kint(&w, "seed2", cfg.seed[1]);
+	msg_put_hex(&w, "small", &ex.h_small, sizeof(ex.h_small));
+	jw_kint(&w, "small_bytes", SMALL_HANDLE_BYTES);
+	msg_put_hex(&w, "large", &ex.h_large, sizeof(ex.h_large));
+	jw_kint(&w, "large_bytes", (long long)cfg.large_bytes);
+	jw_kint(&w, "samples", cfg.samples);
+	helper_send(&ex.imp, &w, -1);
 }
 #endif /* DMALAB_HAVE_CUDA */
 
@@ -568,9 +644,9 @@ static void run(struct lab *L)
 	if (proc_plumbing_test(L))
 		return;
 #if DMALAB_HAVE_CUDA
-	struct proc *helper[] = { &ex.imp, &ex.probe, &ex.cexp, &ex.cimp };
+	struct helper *helper[] = { &ex.imp, &ex.probe, &ex.cexp, &ex.cimp };
 	const char *role[] = { "importer", "probe", "crash-exporter", "crash-importer" };
-	char dev[16], m[256];
+	char dev[16];
 	const char *extra[] = { "--device", dev, NULL };
 	int i;
 
@@ -578,12 +654,12 @@ static void run(struct lab *L)
 	lab_cuda_require(L, 1);
 	check_device(L);
 	for (i = 0; i < 4; i++)
-		proc_start_role(L, helper[i], role[i], extra, PROC_HELPER);
+		helper_start(L, helper[i], role[i], extra);
 	/* while their contexts are made: the pattern and the handles, 06.4, 06.6's allocation and its fd */
-	ex.pat = export_one(L, cfg.pat_bytes, ex.hex_pat);
+	ex.pat = export_one(L, cfg.pat_bytes, &ex.h_pat);
 	CUDA_CHECK(L, lab_gpu_fill(ex.pat, cfg.pat_bytes, cfg.seed[0]));
-	ex.small = export_one(L, SMALL_HANDLE_BYTES, ex.hex_small);
-	ex.large = export_one(L, cfg.large_bytes, ex.hex_large);
+	ex.small = export_one(L, SMALL_HANDLE_BYTES, &ex.h_small);
+	ex.large = export_one(L, cfg.large_bytes, &ex.h_large);
 	claim_managed_handle(L);
 	ex.vmm_status = lab_vmm_exporter(&ex.vmm, lab_options(L)->device, cfg.vmm_bytes);
 	if (ex.vmm_status == LAB_VMM_OK) {
@@ -591,15 +667,12 @@ static void run(struct lab *L)
 		ex.vmm_status = lab_vmm_export_fd(&ex.vmm);
 	}
 	for (i = 0; i < 4; i++)
-		proc_expect(L, helper[i], "ready", m, sizeof(m), cfg.t);
-	/* the importer: 06.3, 06.2, 06.6 */
-	proc_sendf(L, &ex.imp, -1, "ipc pat=%s raw=%#llx pat_bytes=%llu seed=%u seed2=%u small=%s small_bytes=%llu "
-		   "large=%s large_bytes=%llu samples=%d", ex.hex_pat, NUM(ex.pat), cfg.pat_bytes, cfg.seed[0],
-		   cfg.seed[1], ex.hex_small, SMALL_HANDLE_BYTES, ex.hex_large, cfg.large_bytes, cfg.samples);
+		helper_expect(helper[i], "ready", cfg.t);
+	send_ipc_order(); /* the importer: 06.3, 06.2, 06.6 */
 	decide_open_time(L);
 	decide_shared_rw(L);
 	decide_vmm(L);
-	proc_finish(L, &ex.imp, cfg.t);
+	helper_finish(&ex.imp, cfg.t);
 	crash_phase(L);
 	probe_phase(L);
 	/* after the probe's fault the GPU may report errors: freed without checks */
@@ -616,7 +689,7 @@ static void run(struct lab *L)
 
 static int lab_role(struct lab *L, const char *role)
 {
-	static const struct proc_role roles[] = { /* proc.h adds "echo", the plumbing test's */
+	static const struct helper_role roles[] = { /* helper.h adds "echo", the plumbing test's */
 #if DMALAB_HAVE_CUDA
 		{ "importer", role_importer }, { "probe", role_probe },
 		{ "crash-exporter", role_crash_exporter }, { "crash-importer", role_crash_importer },
@@ -624,7 +697,7 @@ static int lab_role(struct lab *L, const char *role)
 		{ NULL, NULL }
 	};
 
-	return proc_role_main(L, role, roles);
+	return helper_role_main(L, role, roles);
 }
 
 LAB_MAIN(spec, run)

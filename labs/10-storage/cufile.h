@@ -61,6 +61,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "lab.h"
 #include "storage.h"
 
@@ -399,7 +400,7 @@ static inline void lab_cufile_paths_(struct lab_cufile *c, const char *log_dir, 
 	}
 	snprintf(c->log_path, sizeof(c->log_path), "%.4000s/%.64s-%ld.cufile.log", log_dir, prefix,
 		 (long)getpid());
-	if (storage_remove_at_exit(c->log_path) == 0)
+	if (tempfile_add(c->log_path) == 0)
 		setenv("CUFILE_LOGFILE_PATH", c->log_path, 1);
 	else
 		c->log_path[0] = '\0';

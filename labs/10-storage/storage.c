@@ -17,133 +17,13 @@
 #include <unistd.h>
 
 #include "buffer.h"
+#include "cleanup.h"
 #include "lab.h"
 #include "procfs.h"
 #include "storage.h"
-#include "tempfiles.h"
 
 /* ------------------------------------------------------------------------ */
-/* Removal on every path                                                     */
-
-static const int handled[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGABRT, SIGSEGV,
-			       SIGBUS, SIGXFSZ, SIGXCPU };
-#define NHANDLED ((int)(sizeof(handled) / sizeof(handled[0])))
-
-static struct sigaction before[NHANDLED];
-static char armed[STORAGE_MAX_REMOVALS][PATH_MAX]; /* "" free */
-static pid_t owner;
-
-/* Only unlink: the handler may run anywhere, inside malloc too. */
-static void unlink_armed(void)
-{
-	int i;
-
-	if (getpid() != owner)
-		return;
-	for (i = 0; i < STORAGE_MAX_REMOVALS; i++)
-		if (armed[i][0])
-			unlink(armed[i]);
-}
-
-static void on_signal(int sig)
-{
-	int i, saved = errno;
-
-	unlink_armed();
-	for (i = 0; i < NHANDLED; i++)
-		if (handled[i] == sig)
-			sigaction(sig, &before[i], NULL);
-	raise(sig); /* taken when this handler returns: the one before, or death */
-	errno = saved;
-}
-
-static void at_exit(void)
-{
-	unlink_armed();
-}
-
-/* Once per process that arms: a forked child owns its own files, and a
- * handler it set since the fork (or took away) is the one to hand on to. */
-static void install_handlers(void)
-{
-	static pid_t installed;
-	struct sigaction sa, now;
-	int i;
-
-	if (installed == getpid())
-		return;
-	if (!installed)
-		atexit(at_exit); /* inherited by a child; it checks the owner */
-	installed = owner = getpid();
-	memset(armed, 0, sizeof(armed)); /* a parent's files are not this one's */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < NHANDLED; i++)
-		sigaddset(&sa.sa_mask, handled[i]);
-	for (i = 0; i < NHANDLED; i++) {
-		if (sigaction(handled[i], NULL, &now) < 0 || now.sa_handler == on_signal ||
-		    now.sa_handler == SIG_IGN)
-			continue; /* ours already (before[] holds the one to hand on to), or
-				   * a background job's ignored SIGINT, which stays ignored */
-		sigaction(handled[i], &sa, &before[i]);
-	}
-}
-
-/* Copy into (or clear) a slot with the signals blocked: a handler never
- * sees half a path. */
-static void set_slot(int i, const char *path)
-{
-	sigset_t set, old;
-	int k;
-
-	sigemptyset(&set);
-	for (k = 0; k < NHANDLED; k++)
-		sigaddset(&set, handled[k]);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	snprintf(armed[i], sizeof(armed[i]), "%s", path);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
-int storage_remove_at_exit(const char *path)
-{
-	int i, free_slot = -1;
-
-	if (strlen(path) >= PATH_MAX)
-		return errno = ENAMETOOLONG, -1;
-	install_handlers();
-	for (i = 0; i < STORAGE_MAX_REMOVALS; i++) {
-		if (!strcmp(armed[i], path))
-			return 0;
-		if (!armed[i][0] && free_slot < 0)
-			free_slot = i;
-	}
-	if (free_slot < 0)
-		return errno = ENOSPC, -1;
-	set_slot(free_slot, path);
-	/* for the runner, against SIGKILL; without it the next run's sweep
-	 * still removes the file, so a list that cannot be written is no error */
-	tempfile_announce(path);
-	return 0;
-}
-
-static void disarm(const char *path)
-{
-	int i;
-
-	for (i = 0; i < STORAGE_MAX_REMOVALS && getpid() == owner; i++)
-		if (!strcmp(armed[i], path))
-			set_slot(i, "");
-}
-
-int storage_remove_now(const char *path)
-{
-	int rc = unlink(path) < 0 && errno != ENOENT ? -1 : 0, e = errno;
-
-	disarm(path);
-	errno = e;
-	return rc;
-}
+/* What a killed run left                                                    */
 
 /* "PREFIX-PID.SUFFIX" with SUFFIX of [a-z.]: the pid, else 0. */
 static long stale_pid(const char *name, const char *prefix)
@@ -335,12 +215,12 @@ int storage_file_create(struct storage_file *f, const char *dir, const char *pre
 	if (snprintf(f->path, sizeof(f->path), "%s/%s-%ld.dat", dir, prefix, (long)getpid()) >=
 	    (int)sizeof(f->path))
 		return errno = ENAMETOOLONG, -1;
-	if (storage_remove_at_exit(f->path) < 0)
+	if (tempfile_add(f->path) < 0)
 		return -1;
 	f->fd = open(f->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (f->fd < 0) { /* EEXIST: not ours to remove */
 		e = errno;
-		disarm(f->path);
+		tempfile_forget(f->path);
 		f->path[0] = '\0';
 		return errno = e, -1;
 	}
@@ -401,7 +281,7 @@ void storage_file_close(struct storage_file *f)
 		munmap(f->map, (size_t)f->bytes);
 	free(f->vec);
 	if (f->path[0])
-		storage_remove_now(f->path);
+		tempfile_remove(f->path);
 	f->fd = f->fd_direct = -1;
 	f->map = f->vec = NULL;
 	f->path[0] = '\0';

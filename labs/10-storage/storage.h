@@ -7,18 +7,13 @@
  * request size, queue depth and busy share follow.
  *
  * Removal.  A test file is named DIR/PREFIX-PID.dat; other files of the
- * run (a library's log) may be DIR/PREFIX-PID.SUFFIX.  Each is unlinked
- * when the lab removes it, at exit() (lab_error and lab_skip exit too: an
- * atexit handler) and on SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
- * SIGABRT, SIGSEGV, SIGBUS, SIGXFSZ (a write past `ulimit -f`) and SIGXCPU
- * (a handler that only calls unlink, then hands the signal to the handler
- * that was there before, as interrupt.c and sysctl_change.c do, or dies by
- * it).  What no handler sees (SIGKILL)
- * the next run removes: storage_sweep_stale unlinks every such file in the
- * folder whose process is gone.  Only the process that armed a removal
- * performs it (a forked child never removes its parent's file).  Under the
- * runner each armed path is also announced (tempfiles.h), so the runner
- * removes it once it has reaped a lab killed by SIGKILL.
+ * run (a library's log) may be DIR/PREFIX-PID.SUFFIX.  Each is a temporary
+ * file of the cleanup chain (cleanup.h: tempfile_add), unlinked when the
+ * lab removes it, at exit() and on the signals that end the lab, crashes
+ * too; under the runner it is also announced, so that the runner removes
+ * it once it has reaped a lab killed by SIGKILL.  What a run alone that was
+ * SIGKILLed left, the next run removes: storage_sweep_stale unlinks every
+ * such file in the folder whose process is gone.
  *
  * Cold reads.  posix_fadvise(POSIX_FADV_DONTNEED) asks the kernel to drop
  * the file's clean pages; it is advice (tmpfs keeps every page, a page
@@ -52,23 +47,11 @@
 extern "C" {
 #endif
 
-#define STORAGE_MAX_REMOVALS 4 /* files one process may have armed at once */
-
 struct lab;
 struct storage_where;
 
 /* ------------------------------------------------------------------------ */
-/* Removal on every path                                                     */
-
-/*
- * Arm the removal of path (at exit, on the signals above; the handlers are
- * installed on the first call).  Arm before creating the file, so that no
- * moment exists when it is there and not armed.  0, or -1 with errno
- * (ENAMETOOLONG; ENOSPC when STORAGE_MAX_REMOVALS are armed).
- */
-int storage_remove_at_exit(const char *path);
-/* Unlink path now (ENOENT is no error) and disarm it.  0, or -1 with errno. */
-int storage_remove_now(const char *path);
+/* What a killed run left                                                    */
 
 /* Told of each stale file storage_sweep_stale removed, and its dead pid. */
 typedef void (*storage_stale_fn)(const char *path, long pid, void *ctx);

@@ -2,15 +2,17 @@
  * test_proc.c - child processes (proc.h): spawn and reap, the deadline's
  * group kill, exec errors, messages with a passed descriptor, a helper that
  * dies mid-conversation, the registry's cleanup at exit and on a signal,
- * and no zombie left behind (checked in /proc after every test); message
- * fields (proc_msg_scan), hex, a series sent as a message; and a lab's
- * side: helpers by name (proc_role_main), proc_call, proc_ask, proc_linger,
- * proc_check_opts and every mode of the plumbing self-test.
+ * and no zombie left behind (checked in /proc after every test); messages
+ * as JSON lines (helper.h): fields, hex, a series, and bad input (a
+ * truncated line, a missing or mistyped field, another tag) on either side;
+ * and a lab's side: helpers by name (helper_role_main), helper_call,
+ * helper_ask, helper_linger, helper_run, proc_check_opts and every mode of
+ * the plumbing self-test.
  *
- * The helpers are this test binary again: `--role NAME [--ctl-fd N]` runs
- * the helper side (main below) instead of the tests; the roles of the test
- * lab (lab 97 below) run through lab_main and proc_role_main.  /bin/sh
- * plays the programs that fork a grandchild.
+ * The helpers are this test binary again: `--role NAME` runs the helper
+ * side (main below) instead of the tests; the roles of the test lab (lab 97
+ * below) run through lab_main and helper_role_main.  /bin/sh plays the
+ * programs that fork a grandchild.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,47 +33,32 @@
 
 #include <cmocka.h>
 
-#include "proc.h"
+#include "helper.h"
 #include "unit_lab.h"
 
 #define SELF "/proc/self/exe"
 
 /* ---- the helper side ---- */
 
+/* Roles that speak raw lines: a report on stdout, a hang, a death. */
 static int helper_main(int argc, char **argv)
 {
-	static struct role_io io;
 	const char *role = argv[2];
-	long long n;
 
 	if (strcmp(role, "report") == 0) {
 		printf("limit=65536 errno=12\nsecond line\n");
 		return 0;
 	}
-	if (strcmp(role, "hang") == 0 && argc < 5) {
-		for (;;)
-			pause();
-	}
-	if (argc < 5 || role_io_open(&io, argv[4]) < 0 || proc_child_init() < 0)
-		return 2;
 	if (strcmp(role, "hang") == 0) {
 		for (;;)
 			pause();
 	}
-	if (strcmp(role, "die") == 0) {
+	if (strcmp(role, "die") == 0 && proc_child_init() == 0) {
 		fprintf(stderr, "die helper: going down\n");
-		role_sendf(&io, open("/dev/null", O_RDONLY), "ready pid=%d", (int)getpid());
+		proc_msg_send(PROC_CTL_FD, open("/dev/null", O_RDONLY), "{\"msg\":\"ready\"}\n");
 		abort(); /* before the answer the lab waits for */
 	}
-	role_sendf(&io, -1, "ready pid=%d", (int)getpid());
-	role_expect(&io, "ping");
-	if (io.fd < 0)
-		return 3;
-	n = role_field(&io, "n");
-	dprintf(io.fd, "pong %lld\n", n);
-	role_sendf(&io, -1, "pong n=%lld", n + 1);
-	role_expect(&io, "quit");
-	return 0;
+	return 2;
 }
 
 /* ---- checks ---- */
@@ -291,29 +278,29 @@ static void test_exec_failure_errno(void **state)
 
 /* ---- helpers and messages ---- */
 
+/* The echo helper (lab 97's, built in): the lines on the wire, a pipe passed. */
 static void test_message_round_trip_with_fd(void **state)
 {
-	char msg[256], got[64];
-	long long pid = 0;
-	int pfd[2];
+	char msg[256], want[64], got[64];
+	int pfd[2], fd;
 	ssize_t n;
 
 	(void)state;
 	assert_int_equal(proc_spawn_role(&p, SELF, "echo", NULL, PROC_HELPER), 0);
-	assert_int_equal(proc_recv(&p, msg, sizeof(msg), 10), PROC_RECV_MSG);
-	assert_true(proc_msg_is(msg, "ready"));
-	assert_int_equal(proc_msg_ll(msg, "pid", &pid), 0);
-	assert_int_equal(pid, p.pid);
+	assert_int_equal(proc_recv(&p, msg, sizeof(msg), &fd, 10), PROC_RECV_MSG);
+	snprintf(want, sizeof(want), "{\"msg\":\"ready\",\"pid\":%d}\n", (int)p.pid);
+	assert_string_equal(msg, want);
+	assert_int_equal(fd, -1);
 	assert_int_equal(pipe2(pfd, O_CLOEXEC), 0);
-	assert_int_equal(proc_msg_send(p.ctl, pfd[1], "ping n=41"), 0);
+	assert_int_equal(proc_msg_send(p.ctl, pfd[1], "{\"msg\":\"ping\",\"n\":41}\n"), 0);
 	close(pfd[1]);
-	assert_int_equal(proc_recv(&p, msg, sizeof(msg), 10), PROC_RECV_MSG);
-	assert_string_equal(msg, "pong n=42");
+	assert_int_equal(proc_recv(&p, msg, sizeof(msg), &fd, 10), PROC_RECV_MSG);
+	assert_string_equal(msg, "{\"msg\":\"pong\",\"n\":42}\n");
 	n = read(pfd[0], got, sizeof(got) - 1);
 	close(pfd[0]);
 	got[n > 0 ? n : 0] = '\0';
 	assert_string_equal(got, "pong 41\n");
-	assert_int_equal(proc_msg_send(p.ctl, -1, "quit"), 0);
+	assert_int_equal(proc_msg_send(p.ctl, -1, "{\"msg\":\"quit\"}\n"), 0);
 	assert_int_equal(proc_reap(&p, 10), 1);
 	status_is("exited with code 0");
 	assert_int_equal(p.ctl, -1);
@@ -324,43 +311,42 @@ static void test_message_round_trip_with_fd(void **state)
 static void test_child_dies_mid_conversation(void **state)
 {
 	char msg[256], line[256];
+	int fd;
 
 	(void)state;
 	assert_int_equal(proc_spawn_role(&p, SELF, "die", NULL, PROC_HELPER), 0);
-	assert_int_equal(proc_recv(&p, msg, sizeof(msg), 10), PROC_RECV_MSG);
-	assert_true(proc_msg_is(msg, "ready"));
-	assert_true(p.rx_fd >= 0);
-	assert_int_equal(proc_recv(&p, msg, sizeof(msg), 10), PROC_RECV_CLOSED);
+	assert_int_equal(proc_recv(&p, msg, sizeof(msg), &fd, 10), PROC_RECV_MSG);
+	assert_string_equal(msg, "{\"msg\":\"ready\"}\n");
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(proc_recv(&p, msg, sizeof(msg), &fd, 10), PROC_RECV_CLOSED);
+	assert_int_equal(fd, -1);
 	assert_int_equal(proc_reap(&p, 10), 1);
 	status_is("killed by SIGABRT (6)");
 	assert_non_null(strstr(proc_output_line(&p, line, sizeof(line), 200),
 			       "die helper: going down"));
-	assert_int_equal(p.rx_fd, -1);
 }
 
 /* A helper that never answers: the wait times out, the reap kills it. */
 static void test_recv_timeout_then_kill(void **state)
 {
 	char msg[64];
+	int fd;
 
 	(void)state;
 	assert_int_equal(proc_spawn_role(&p, SELF, "hang", NULL, PROC_HELPER), 0);
-	assert_int_equal(proc_recv(&p, msg, sizeof(msg), 0.2), PROC_RECV_TIMEOUT);
+	assert_int_equal(proc_recv(&p, msg, sizeof(msg), &fd, 0.2), PROC_RECV_TIMEOUT);
 	assert_int_equal(proc_reap(&p, 0), 0);
 	status_is("killed by SIGKILL (9)");
 }
 
 static void test_report_line(void **state)
 {
-	long long v = 0;
-
 	(void)state;
 	assert_int_equal(proc_spawn_role(&p, SELF, "report", NULL, PROC_OUT_PIPE), 0);
 	assert_int_equal(proc_run(&p, 10, 0), 0);
 	status_is("exited with code 0");
 	assert_string_equal(p.report, "limit=65536 errno=12");
-	assert_int_equal(proc_msg_ll(p.report, "limit", &v), 0);
-	assert_int_equal(v, 65536);
 }
 
 /* ---- every child reaped on every path ---- */
@@ -457,29 +443,6 @@ static void test_fork_leaves_parents_children(void **state)
 
 /* ---- words ---- */
 
-static void test_msg_fields(void **state)
-{
-	char out[16];
-	long long v = 0;
-
-	(void)state;
-	assert_true(proc_msg_is("ready pid=4", "ready"));
-	assert_true(proc_msg_is("quit", "quit"));
-	assert_false(proc_msg_is("readyx pid=4", "ready"));
-	assert_string_equal(proc_msg_str("tag a=1 bb=xyz", "bb", out, sizeof(out)), "xyz");
-	assert_string_equal(proc_msg_str("limit=-1 errno=12", "limit", out, sizeof(out)), "-1");
-	assert_null(proc_msg_str("tag xa=1", "a", out, sizeof(out)));
-	assert_null(proc_msg_str("tag a=0123456789abcdefgh", "a", out, sizeof(out)));
-	assert_int_equal(proc_msg_ll("h raw=0x7f00", "raw", &v), 0);
-	assert_int_equal(v, 0x7f00);
-	assert_int_equal(proc_msg_ll("h n=-12", "n", &v), 0);
-	assert_int_equal(v, -12);
-	assert_int_equal(proc_msg_ll("h n=12x", "n", &v), -1);
-	assert_int_equal(proc_msg_ll("h n=", "n", &v), -1);
-	assert_int_equal(proc_msg_ll("h m=1", "n", &v), -1);
-}
-
-/* A message longer than the buffer is refused whole, never cut. */
 static void test_msg_too_long(void **state)
 {
 	char buf[8];
@@ -508,137 +471,163 @@ static void test_signal_names(void **state)
 	assert_string_equal(proc_signal_name(40), "signal 40");
 }
 
-/* ---- message fields, hex, series ---- */
 
-/* proc_msg_scan for formats the compiler would (rightly) refuse: no format attribute here. */
-static const char *(*const scan_unchecked)(const char *, const char *, ...) = proc_msg_scan;
+/* ---- messages: fields, hex, a series, bad input ---- */
 
-static void test_msg_scan(void **state)
+/* A message made with the writer, read back field by field on a helper's side. */
+static void test_msg_fields(void **state)
 {
-	const char *msg = "t w=abc n=-7 u=4000000000 z=0x10 ll=-9000000000 ull=18446744073709551615 "
-			  "x=0x7f00ab d=2.5e-6 long=0123456789";
-	char w[PROC_WORD_MAX], w3[4];
-	unsigned long long ull = 0, x = 0;
-	long long ll = 0;
-	unsigned u = 0;
-	size_t z = 0;
-	double d = 0;
-	int n = 0;
-	const char *bad;
+	static struct role_io tx, rx;
+	const unsigned char bytes[5] = { 0x00, 0x7f, 0x80, 0xab, 0xff };
+	unsigned char back[5];
+	struct json_writer w;
+	struct msg *m;
+	int sv[2];
 
 	(void)state;
-	assert_null(proc_msg_scan(msg, "w=%s n=%d u=%u z=%zu ll=%lld ull=%llu x=%llx d=%lg", w, &n, &u,
-				  &z, &ll, &ull, &x, &d));
-	assert_string_equal(w, "abc");
-	assert_int_equal(n, -7);
-	assert_int_equal(u, 4000000000u);
-	assert_int_equal(z, 16);
-	assert_true(ll == -9000000000LL);
-	assert_true(ull == 18446744073709551615ULL);
-	assert_true(x == 0x7f00ab);
-	assert_true(d == 2.5e-6);
-	assert_null(proc_msg_scan("h raw=7f00", "raw=%llx", &x)); /* hex without 0x */
-	assert_true(x == 0x7f00);
-	assert_null(proc_msg_scan(msg, "w=%3s", w3));
-	assert_string_equal(w3, "abc");
-	/* the failing word comes back; fields before it are written */
-	n = 0;
-	bad = proc_msg_scan(msg, "n=%d missing=%d", &n, &n);
-	assert_non_null(bad);
-	assert_string_equal(bad, "missing=%d");
-	assert_int_equal(n, -7);
-	assert_non_null(proc_msg_scan(msg, "long=%3s", w3));             /* too long for %3s */
-	assert_non_null(proc_msg_scan(msg, "u=%d", &n));                 /* out of int's range */
-	assert_non_null(proc_msg_scan(msg, "n=%u", &u));                 /* a sign on an unsigned */
-	assert_non_null(proc_msg_scan(msg, "w=%lld", &ll));              /* not a number */
-	assert_non_null(proc_msg_scan("t n=12x", "n=%d", &n));           /* not whole */
-	assert_non_null(proc_msg_scan("t n=", "n=%d", &n));              /* empty */
-	assert_non_null(proc_msg_scan("t d=1.5x", "d=%lg", &d));
-	assert_non_null(scan_unchecked(msg, "n", &n));                    /* not key=%CONV */
-	assert_non_null(scan_unchecked(msg, "n=%q", &n));
-	assert_non_null(scan_unchecked(msg, "n=%3d", &n));                /* a width only on %s */
-	assert_null(scan_unchecked(msg, ""));
-}
-
-static void test_hex(void **state)
-{
-	const unsigned char in[5] = { 0x00, 0x7f, 0x80, 0xab, 0xff };
-	unsigned char out[5] = { 0 };
-	char hex[11];
-
-	(void)state;
-	assert_string_equal(proc_hex(in, sizeof(in), hex), "007f80abff");
-	assert_int_equal(proc_unhex(hex, out, sizeof(out)), 0);
-	assert_memory_equal(in, out, sizeof(in));
-	assert_int_equal(proc_unhex("007f80abf", out, sizeof(out)), -1);   /* odd length */
-	assert_int_equal(proc_unhex("007f80abff00", out, sizeof(out)), -1); /* too long */
-	assert_int_equal(proc_unhex("007F80abff", out, sizeof(out)), -1);   /* upper case */
-	assert_int_equal(proc_unhex("0g7f80abff", out, sizeof(out)), -1);
-}
-
-/* A series sent by role_send_stats comes back whole through proc_msg_stats. */
-static void test_stats_message(void **state)
-{
-	static const double v[9] = { 3e-5, 2.9e-5, 3.1e-5, 4e-5, 3e-5, 2.8e-5, 3.3e-5, 3.0e-5, 3.05e-5 };
-	struct lab_stats a, b;
-	struct role_io io;
-	char buf[PROC_MSG_MAX], why[256];
-	int sv[2], fd, i;
-
-	(void)state;
-	lab_stats_from(&a, "x", "s", v, 9, 1e-8);
-	a.warmup = 2;
-	a.remeasured = 1;
-	a.noisy = 1;
-	a.cv_max = 0.1;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-	io.ctl = sv[0];
-	io.fd = -1;
-	role_send_stats(&io, "small", &a);
-	assert_true(proc_msg_recv(sv[1], buf, sizeof(buf), &fd) > 0);
+	tx.ctl = sv[0];
+	rx.ctl = sv[1];
+	tx.msg.fd = rx.msg.fd = -1;
+	msg_begin(&w, "t");
+	jw_kint(&w, "n", -12);
+	jw_kint(&w, "raw", 0x7f0012345678LL);
+	jw_knum(&w, "d", 1.5);
+	jw_kstr(&w, "s", "cuda \"Success\"");
+	msg_put_hex(&w, "h", bytes, sizeof(bytes));
+	role_send(&tx, &w, -1);
+	m = role_expect(&rx, "t");
+	assert_string_equal(m->text, "{\"msg\":\"t\",\"n\":-12,\"raw\":139638282147448,\"d\":1.5,"
+			    "\"s\":\"cuda \\\"Success\\\"\",\"h\":\"007f80abff\"}");
+	assert_string_equal(msg_tag(m), "t");
+	assert_int_equal(msg_int(m, "n"), -12);
+	assert_true(msg_int(m, "raw") == 0x7f0012345678LL);
+	assert_true(msg_num(m, "d") == 1.5);
+	assert_string_equal(msg_str(m, "s"), "cuda \"Success\"");
+	msg_hex(m, "h", back, sizeof(back));
+	assert_memory_equal(back, bytes, sizeof(bytes));
+	assert_int_equal(m->fd, -1);
+	json_free(m->obj);
+	m->obj = NULL;
 	close(sv[0]);
 	close(sv[1]);
-	assert_int_equal(proc_msg_stats(buf, "small", "ipc_small", &b, why, sizeof(why)), 0);
-	assert_string_equal(b.name, "ipc_small");
-	assert_string_equal(b.unit, "s");
-	assert_int_equal(b.n, 9);
-	for (i = 0; i < 9; i++)
-		assert_true(b.samples[i] == v[i]);
-	assert_true(b.median == a.median);
-	assert_int_equal(b.warmup, 2);
-	assert_int_equal(b.remeasured, 1);
-	assert_int_equal(b.noisy, 1);
-	assert_true(b.cv_max == 0.1);
-	assert_true(b.clock_res_s == 1e-8);
-	assert_int_equal(proc_msg_stats(buf, "large", "l", &b, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "expected which=large"));
-	assert_int_equal(proc_msg_stats("stats which=small n=2 res=1e-9 warmup=2 noisy=0 remeasured=0 "
-					"too_short=0 cv_max=0.1 s=1e-5,x", "small", "s", &b, why,
-					sizeof(why)), -1);
-	assert_non_null(strstr(why, "bad sample 1"));
-	assert_int_equal(proc_msg_stats("stats which=small n=1 res=1e-9 s=1e-5", "small", "s", &b, why,
-					sizeof(why)), -1);
-	assert_non_null(strstr(why, "warmup="));
-	assert_int_equal(proc_msg_stats("shared a=1", "small", "s", &b, why, sizeof(why)), -1);
+}
+
+/* What a helper does with the lab's line: read field `key` as `kind`. */
+static const char *bad_line, *bad_key, *bad_kind;
+
+static void read_bad(void)
+{
+	static struct role_io io;
+	unsigned char h[2];
+	struct msg *m;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0 ||
+	    proc_msg_send(sv[0], -1, bad_line) < 0)
+		_exit(90);
+	io.ctl = sv[1];
+	io.msg.fd = -1;
+	m = role_expect(&io, "t");
+	if (strcmp(bad_kind, "int") == 0)
+		msg_int(m, bad_key);
+	else if (strcmp(bad_kind, "str") == 0)
+		msg_str(m, bad_key);
+	else if (strcmp(bad_kind, "hex") == 0)
+		msg_hex(m, bad_key, h, sizeof(h));
+	_exit(0);
+}
+
+/* The exit code of a helper given line, reading key as kind; its stderr in err. */
+static int helper_given(const char *line, const char *key, const char *kind, char *err, size_t len)
+{
+	char path[] = "/tmp/dmalab-proc-bad-XXXXXX", *text;
+	int fd = mkstemp(path), status;
+	pid_t pid;
+
+	assert_true(fd >= 0);
+	bad_line = line;
+	bad_key = key;
+	bad_kind = kind;
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fd, 2);
+		read_bad();
+	}
+	close(fd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	text = unit_slurp(path);
+	snprintf(err, len, "%s", text ? text : "");
+	free(text);
+	unlink(path);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A helper given a line that is not what it expects ends with code 3 and says why;
+ * "quit" instead ends it with 0. */
+static void test_msg_bad_input_in_a_helper(void **state)
+{
+	static const struct { const char *line, *key, *kind, *says; int rc; } cases[] = {
+		{ "{\"msg\":\"t\",\"a\":4", "a", "int",
+		  "got '{\"msg\":\"t\",\"a\":4', not a message", 3 },
+		{ "{\"msg\":\"t\"}\n", "a", "int", "message '{\"msg\":\"t\"}' lacks a valid a", 3 },
+		{ "{\"msg\":\"t\",\"a\":\"4\"}", "a", "int", "lacks a valid a", 3 },
+		{ "{\"msg\":\"t\",\"a\":1.5}", "a", "int", "lacks a valid a", 3 },
+		{ "{\"msg\":\"t\",\"a\":1e300}", "a", "int", "lacks a valid a", 3 },
+		{ "{\"msg\":\"t\",\"a\":4}", "a", "str", "lacks a valid a", 3 },
+		{ "{\"msg\":\"t\",\"h\":\"00f\"}", "h", "hex", "lacks a valid h", 3 },
+		{ "{\"msg\":\"t\",\"h\":\"00FF\"}", "h", "hex", "lacks a valid h", 3 },
+		{ "{\"a\":1}", "a", "int", "not an object with a \"msg\" string", 3 },
+		{ "[1]", "a", "int", "not a message", 3 },
+		{ "{\"msg\":\"u\"}", "a", "int", "got '{\"msg\":\"u\"}', expected 't'", 3 },
+		{ "{\"msg\":\"quit\"}", "a", "int", "", 0 },
+		{ "{\"msg\":\"t\",\"a\":4}\n", "a", "int", "", 0 },
+	};
+	char err[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = helper_given(cases[i].line, cases[i].key, cases[i].kind, err, sizeof(err));
+
+		if (rc != cases[i].rc || !strstr(err, cases[i].says))
+			fail_msg("line '%s': exit %d, stderr '%s'", cases[i].line, rc, err);
+	}
 }
 
 /* ---- a lab's side: lab 97, its helpers by name, the plumbing test ---- */
+
+static void say_ready(struct role_io *io)
+{
+	struct json_writer w;
+
+	msg_begin(&w, "ready");
+	jw_kint(&w, "pid", getpid());
+	role_send(io, &w, -1);
+}
 
 static int role_answer(struct lab *L, struct role_io *io)
 {
 	static const double v[7] = { 1e-3, 1.1e-3, 0.9e-3, 1e-3, 1.2e-3, 1e-3, 1.05e-3 };
 	unsigned char bytes[4];
+	struct json_writer w;
 	struct lab_stats st;
-	char hex[9];
-	int a;
+	struct msg *m;
 
-	role_sendf(io, -1, "ready pid=%d", (int)getpid());
-	role_expect(io, "q");
-	role_scan(io, "a=%d", &a);
-	role_field_hex(io, "h", bytes, sizeof(bytes));
+	say_ready(io);
+	m = role_expect(io, "q");
+	msg_hex(m, "h", bytes, sizeof(bytes));
 	bytes[0]++;
-	role_sendf(io, -1, "ans a=%d h=%s", a + 1, proc_hex(bytes, sizeof(bytes), hex));
+	msg_begin(&w, "ans");
+	jw_kint(&w, "a", msg_int(m, "a") + 1);
+	msg_put_hex(&w, "h", bytes, sizeof(bytes));
+	role_send(io, &w, -1);
 	lab_stats_from(&st, "t", "s", v, 7, 1e-9);
+	st.warmup = 2;
+	st.remeasured = 1;
+	st.cv_max = 0.1;
 	role_send_stats(io, "t", &st);
 	role_expect(io, "quit");
 	return 0;
@@ -647,36 +636,76 @@ static int role_answer(struct lab *L, struct role_io *io)
 /* Ready, then dies by SIGABRT when told "go": a death the lab asks about. */
 static int role_dier(struct lab *L, struct role_io *io)
 {
-	role_sendf(io, -1, "ready pid=%d", (int)getpid());
+	say_ready(io);
 	role_expect(io, "go");
 	abort();
 }
 
-/* Ready, then exits 5 at once: proc_linger sees it go. */
+/* Ready, then exits 5 at once: helper_linger sees it go. */
 static int role_leaver(struct lab *L, struct role_io *io)
 {
-	role_sendf(io, -1, "ready pid=%d", (int)getpid());
+	say_ready(io);
 	return 5;
 }
 
+/* Answers "ans" with the bad line --bad names. */
+static int role_liar(struct lab *L, struct role_io *io)
+{
+	static const struct { const char *name, *line; } lies[] = {
+		{ "truncated", "{\"msg\":\"ans\",\"a\":4" }, { "missing", "{\"msg\":\"ans\"}\n" },
+		{ "type", "{\"msg\":\"ans\",\"a\":[4]}\n" },
+		{ "tag", "{\"msg\":\"and\",\"a\":4}\n" },
+		{ "stats", "{\"msg\":\"stats\",\"which\":\"t\",\"res\":1e-9,\"s\":[1e-3,-1]}\n" },
+	};
+	const char *bad = lab_opt(L, "bad");
+	size_t i;
+
+	for (i = 0; i < sizeof(lies) / sizeof(lies[0]); i++)
+		if (strcmp(bad, lies[i].name) == 0)
+			proc_msg_send(io->ctl, -1, lies[i].line);
+	role_expect(io, "quit");
+	return 0;
+}
+
+/* A reporting helper: what --report names. */
+static int role_reporter(struct lab *L, struct role_io *io)
+{
+	const char *what = lab_opt(L, "report");
+	struct json_writer w;
+
+	if (strcmp(what, "skip") == 0)
+		return role_skip(io, SKIP_UNSUPPORTED, "no %s here", "such thing");
+	if (strcmp(what, "error") == 0)
+		return role_error(io, "setup broke: %s", "why");
+	msg_begin(&w, "report");
+	jw_kint(&w, "v", 5);
+	role_send(io, &w, -1);
+	return 0;
+}
+
 static const struct claim_spec lab97_claims[] = {
-	{ "97.1", "t", "proc_call, proc_scan, role_scan and hex across processes", "", "", WANT_TRUE, NULL },
+	{ "97.1", "t", "helper_call, fields and hex across processes", "", "", WANT_TRUE, NULL },
 	{ "97.2", "t", "a series measured in a helper comes back whole", "", "", WANT_TRUE, NULL },
-	{ "97.3", "t", "proc_ask: a helper that dies on the way is reaped, NULL", "", "", WANT_TRUE, NULL },
-	{ "97.4", "t", "proc_linger: 0 for a helper that ended, 1 for one that stays", "", "", WANT_TRUE, NULL },
+	{ "97.3", "t", "helper_ask: a helper that dies on the way is reaped, NULL", "", "",
+	  WANT_TRUE, NULL },
+	{ "97.4", "t", "helper_linger: 0 for a helper that ended, 1 for one that stays", "", "",
+	  WANT_TRUE, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 static const struct lab_extra_opt lab97_opts[] = {
-	PROC_CTL_OPT, PROC_TIMEOUT_OPT, PROC_PLUMBING_OPT, { NULL, NULL, NULL }
+	PROC_TIMEOUT_OPT, PROC_PLUMBING_OPT,
+	{ "bad", "WHAT", "the liar's bad answer" }, { "report", "WHAT", "report, skip or error" },
+	{ NULL, NULL, NULL }
 };
 
 static int lab97_role(struct lab *L, const char *role)
 {
-	static const struct proc_role roles[] = {
-		{ "answer", role_answer }, { "dier", role_dier }, { "leaver", role_leaver }, { NULL, NULL }
+	static const struct helper_role roles[] = {
+		{ "answer", role_answer }, { "dier", role_dier }, { "leaver", role_leaver },
+		{ "liar", role_liar }, { "reporter", role_reporter }, { NULL, NULL }
 	};
 
-	return proc_role_main(L, role, roles);
+	return helper_role_main(L, role, roles);
 }
 
 static int lab97_check(const struct lab *L)
@@ -684,40 +713,73 @@ static int lab97_check(const struct lab *L)
 	return proc_check_opts(L);
 }
 
+/* --bad: a liar's answer stops the lab; --report: a reporting helper decides 97.1. */
+static void lab97_bad_or_report(struct lab *L, const char *bad, const char *report)
+{
+	static struct helper h;
+	const char *extra[] = { bad ? "--bad" : "--report", bad ? bad : report, NULL };
+	struct msg *m;
+
+	if (report) {
+		m = helper_run(L, &h, "reporter", extra, 10);
+		if (!helper_report_skip(&h, "97.1"))
+			claim_check_true(L, "97.1", msg_int(m, "v") == 5, "reported");
+		claim_skip_rest(L, SKIP_UNSUPPORTED, "only 97.1 in this run");
+		return;
+	}
+	helper_start(L, &h, "liar", extra);
+	if (strcmp(bad, "stats") == 0) {
+		struct lab_stats st;
+
+		helper_expect_stats(&h, "t", "t", &st, 10);
+	}
+	m = helper_expect(&h, "ans", 10);
+	msg_int(m, "a");
+	helper_finish(&h, 10);
+}
+
 static void lab97_run(struct lab *L)
 {
-	static struct proc a, d, l, s;
+	static struct helper a, d, l, s;
+	const char *bad = lab_opt(L, "bad"), *report = lab_opt(L, "report");
 	unsigned char bytes[4] = { 1, 2, 3, 4 }, back[4];
-	char m[256], hex[PROC_WORD_MAX], hx[9];
+	struct json_writer w;
 	struct lab_stats st;
-	const char *r;
-	int n = 0, alive;
+	struct msg *m;
+	int alive;
 
 	if (proc_plumbing_test(L))
 		return;
-	proc_start_role(L, &a, "answer", NULL, PROC_HELPER);
-	proc_expect(L, &a, "ready", m, sizeof(m), 10);
-	r = proc_call(L, &a, -1, "ans", 10, "q a=41 h=%s", proc_hex(bytes, sizeof(bytes), hx));
-	proc_scan(L, &a, r, "a=%d h=%s", &n, hex);
-	claim_check_true(L, "97.1", n == 42 && proc_unhex(hex, back, 4) == 0 && back[0] == 2 &&
-			 back[3] == 4, r);
-	proc_expect_stats(L, &a, "t", "remote", &st, 10);
+	if (bad || report) {
+		lab97_bad_or_report(L, bad, report);
+		return;
+	}
+	helper_start(L, &a, "answer", NULL);
+	helper_expect(&a, "ready", 10);
+	msg_begin(&w, "q");
+	jw_kint(&w, "a", 41);
+	msg_put_hex(&w, "h", bytes, sizeof(bytes));
+	m = helper_call(&a, &w, -1, "ans", 10);
+	msg_hex(m, "h", back, sizeof(back));
+	claim_check_true(L, "97.1", msg_int(m, "a") == 42 && back[0] == 2 && back[3] == 4, m->text);
+	helper_expect_stats(&a, "t", "remote", &st, 10);
 	claim_check_true(L, "97.2", st.n == 7 && st.samples[4] == 1.2e-3 && st.median == 1e-3 &&
-			 strcmp(st.name, "remote") == 0, "stats");
-	proc_finish(L, &a, 10);
-	proc_start_role(L, &d, "dier", NULL, PROC_HELPER);
-	proc_expect(L, &d, "ready", m, sizeof(m), 10);
-	r = proc_ask(L, &d, "go", "after", m, sizeof(m), 10);
-	claim_check_true(L, "97.3", !r && d.reaped && WIFSIGNALED(d.status) &&
-			 WTERMSIG(d.status) == SIGABRT, "dier");
-	proc_start_role(L, &l, "leaver", NULL, PROC_HELPER);
-	proc_start_role(L, &s, "answer", NULL, PROC_HELPER);
-	proc_expect(L, &l, "ready", m, sizeof(m), 10);
-	proc_expect(L, &s, "ready", m, sizeof(m), 10);
-	alive = proc_linger(L, &s, 0.2, 10);
-	claim_check_true(L, "97.4", proc_linger(L, &l, 10, 10) == 0 && WIFEXITED(l.status) &&
-			 WEXITSTATUS(l.status) == 5 && alive == 1 && !s.reaped, "linger");
-	proc_reap(&s, 0);
+			 strcmp(st.name, "remote") == 0 && st.warmup == 2 && st.remeasured == 1 &&
+			 st.cv_max == 0.1 && st.clock_res_s == 1e-9, "stats");
+	helper_finish(&a, 10);
+	helper_start(L, &d, "dier", NULL);
+	helper_expect(&d, "ready", 10);
+	m = helper_ask(&d, "go", "after", 10);
+	claim_check_true(L, "97.3", !m && d.proc.reaped && WIFSIGNALED(d.proc.status) &&
+			 WTERMSIG(d.proc.status) == SIGABRT, "dier");
+	helper_start(L, &l, "leaver", NULL);
+	helper_start(L, &s, "answer", NULL);
+	helper_expect(&l, "ready", 10);
+	helper_expect(&s, "ready", 10);
+	alive = helper_linger(&s, 0.2, 10);
+	claim_check_true(L, "97.4", helper_linger(&l, 10, 10) == 0 && WIFEXITED(l.proc.status) &&
+			 WEXITSTATUS(l.proc.status) == 5 && alive == 1 && !s.proc.reaped, "linger");
+	proc_reap(&s.proc, 0);
 }
 
 static const struct lab_spec lab97 = {
@@ -787,7 +849,7 @@ static void test_plumbing_failures(void **state)
 		{ "hang", "sent no 'ready' within 1 s and was killed; killed by SIGKILL" },
 		{ "crash", "ended before sending 'ready'; killed by SIGABRT" },
 		{ "exit", "ended before sending 'ready'; exited with code 3" },
-		{ "garbage", "sent 'nonsense 1' where 'ready' was expected" },
+		{ "garbage", "sent 'nonsense 1', not a message (line 1 column 1: " },
 	};
 	size_t i;
 
@@ -810,7 +872,6 @@ static void test_check_opts(void **state)
 		{ "--child-timeout", "0", "lab-97: --child-timeout '0': must be whole seconds from 1 to 600 (see --help)\n" },
 		{ "--child-timeout", "601", "lab-97: --child-timeout '601': must be whole seconds from 1 to 600 (see --help)\n" },
 		{ "--plumbing-test", "fly", "lab-97: --plumbing-test 'fly': must be ok, hang, crash, exit or garbage (see --help)\n" },
-		{ "--ctl-fd", "5", "lab-97: --ctl-fd '5': only helpers take it (the lab starts them itself) (see --help)\n" },
 	};
 	size_t i;
 
@@ -823,7 +884,7 @@ static void test_check_opts(void **state)
 	}
 }
 
-/* proc_role_main: without a socket, and a role it does not know. */
+/* helper_role_main: without a socket, and a role it does not know. */
 static void test_role_main_refuses(void **state)
 {
 	const char *extra[] = { "--child-timeout", "3", NULL };
@@ -833,41 +894,56 @@ static void test_role_main_refuses(void **state)
 	assert_int_equal(proc_spawn_role(&p, SELF, "answer", NULL, PROC_OUT_PIPE | PROC_MERGE_ERR), 0);
 	proc_run(&p, 10, 0);
 	status_is("exited with code 2");
-	assert_non_null(strstr(p.outbuf, "lab-97: --role answer needs --ctl-fd N"));
+	assert_non_null(strstr(p.outbuf, "lab-97: --role answer needs the socket the lab gives its "
+			       "helpers as descriptor 3"));
 	assert_int_equal(proc_spawn_role(&p, SELF, "nope", extra, PROC_HELPER), 0);
 	proc_run(&p, 10, 0);
 	status_is("exited with code 2");
 	proc_output_line(&p, line, sizeof(line), 400);
-	assert_non_null(strstr(line, "lab-97: --role 'nope': unknown here (helpers: answer, dier, leaver, echo)"));
+	assert_non_null(strstr(line, "lab-97: --role 'nope': unknown here (helpers: answer, dier, "
+			       "leaver, liar, reporter, echo)"));
 }
 
-/* ---- proc_report_main: a reporting helper by name ---- */
 
-static int report_five(struct lab *L) { (void)L; printf("five=5"); return 5; }
-static int report_six(struct lab *L) { (void)L; return 6; }
-static const struct proc_report_role report_roles[] = {
-	{ "five", report_five }, { "six", report_six }, { NULL, NULL }
-};
-static const char *report_role_name;
-static void run_report_role(struct lab *L) { exit(proc_report_main(L, report_role_name, report_roles)); }
-static const struct claim_spec report_claims[] = {
-	{ "96.1", "ch1.Q1", "a claim", "ch1", "R11", WANT_TRUE, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
-};
-static const struct lab_spec report_spec = {
-	.id = "96", .title = "report roles", .timeout_s = 10, .claims = report_claims,
-	.default_iters = 7,
-};
-
-static void test_report_main(void **state)
+/* The lab's side given a bad line: lab_error (99), quoting it and saying what was wrong. */
+static void test_lab_side_bad_input(void **state)
 {
+	static const struct { const char *bad, *says; } cases[] = {
+		{ "truncated", "sent '{\"msg\":\"ans\",\"a\":4', not a message (line 1 column " },
+		{ "missing", "sent '{\"msg\":\"ans\"}' without a valid a; killed by SIGKILL (9)" },
+		{ "type", "sent '{\"msg\":\"ans\",\"a\":[4]}' without a valid a" },
+		{ "tag", "sent '{\"msg\":\"and\",\"a\":4}' where 'ans' was expected" },
+		{ "stats", "sent a bad sample 1 in '{\"msg\":\"stats\"" },
+	};
+	size_t i;
+
 	(void)state;
-	report_role_name = "five";
-	assert_int_equal(unit_run_lab_exit(&report_spec, run_report_role), 5);
-	report_role_name = "six";
-	assert_int_equal(unit_run_lab_exit(&report_spec, run_report_role), 6);
-	report_role_name = "seven";
-	assert_int_equal(unit_run_lab_exit(&report_spec, run_report_role), 2);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[] = { "--bad", cases[i].bad, NULL };
+
+		assert_int_equal(run_lab97(args, lab_out, lab_err, sizeof(lab_out)), 99);
+		if (!strstr(lab_err, cases[i].says))
+			fail_msg("--bad %s: stderr '%s'", cases[i].bad, lab_err);
+	}
+}
+
+/* helper_run: a report decides the claim, a skip skips it, an error stops the lab. */
+static void test_helper_run(void **state)
+{
+	const char *report[] = { "--report", "report", NULL };
+	const char *skip[] = { "--report", "skip", NULL }, *error[] = { "--report", "error", NULL };
+
+	(void)state;
+	if (run_lab97(report, lab_out, lab_err, sizeof(lab_out)) != 0 ||
+	    !strstr(lab_out, "ok 1 - 97.1"))
+		fail_msg("--report report: stdout '%s', stderr '%s'", lab_out, lab_err);
+	run_lab97(skip, lab_out, lab_err, sizeof(lab_out));
+	assert_non_null(strstr(lab_out, "97.1 helper_call, fields and hex across processes [t] "
+			       "# SKIP unsupported: no such thing here"));
+	assert_int_equal(run_lab97(error, lab_out, lab_err, sizeof(lab_out)), 99);
+	if (!strstr(lab_err, "helper 'reporter' (pid ") ||
+	    !strstr(lab_err, ") reported: setup broke: why; exited with code 1"))
+		fail_msg("--report error: stderr '%s'", lab_err);
 }
 
 /* DMALAB_TIMEOUT_MUL scales helper timeouts; junk or out of range: 1. */
@@ -908,26 +984,24 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_signal_reaps_children, teardown),
 		cmocka_unit_test_teardown(test_kill_all, teardown),
 		cmocka_unit_test_teardown(test_fork_leaves_parents_children, teardown),
-		cmocka_unit_test(test_report_main),
 		cmocka_unit_test(test_msg_fields),
+		cmocka_unit_test(test_msg_bad_input_in_a_helper),
 		cmocka_unit_test(test_msg_too_long),
 		cmocka_unit_test(test_signal_names),
-		cmocka_unit_test(test_msg_scan),
-		cmocka_unit_test(test_hex),
-		cmocka_unit_test(test_stats_message),
 		cmocka_unit_test_teardown(test_lab_side, teardown),
 		cmocka_unit_test_teardown(test_plumbing_ok, teardown),
 		cmocka_unit_test_teardown(test_plumbing_failures, teardown),
 		cmocka_unit_test_teardown(test_check_opts, teardown),
 		cmocka_unit_test_teardown(test_role_main_refuses, teardown),
+		cmocka_unit_test_teardown(test_lab_side_bad_input, teardown),
+		cmocka_unit_test_teardown(test_helper_run, teardown),
 	};
 
-	if (argc >= 3 && strcmp(argv[1], "--role") == 0 &&
-	    (strcmp(argv[2], "echo") == 0 || strcmp(argv[2], "answer") == 0 || strcmp(argv[2], "dier") == 0 ||
-	     strcmp(argv[2], "leaver") == 0 || strcmp(argv[2], "nope") == 0))
-		return lab_main(&lab97, lab97_run, argc, argv, 0);
-	if (argc >= 3 && strcmp(argv[1], "--role") == 0)
+	if (argc >= 3 && strcmp(argv[1], "--role") == 0 && (strcmp(argv[2], "report") == 0 ||
+	    strcmp(argv[2], "hang") == 0 || strcmp(argv[2], "die") == 0))
 		return helper_main(argc, argv);
+	if (argc >= 3 && strcmp(argv[1], "--role") == 0)
+		return lab_main(&lab97, lab97_run, argc, argv, 0);
 	/* as the runner: the group's orphans come to us to be reaped */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	return cmocka_run_group_tests(tests, NULL, NULL);
