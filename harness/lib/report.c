@@ -1,5 +1,6 @@
 /*
- * report.c - a lab's TAP stream on stdout and its JSON record.
+ * report.c - a lab's TAP stream on stdout (record.c writes each point), its
+ * JSON record and its --describe.
  */
 #include <errno.h>
 #include <math.h>
@@ -8,33 +9,6 @@
 
 #include "json.h"
 #include "lab_internal.h"
-
-/* TAP descriptions: '#' starts a directive and '\' escapes, so escape both. */
-static void tap_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '#' || *s == '\\')
-			fputc('\\', out);
-		fputc(*s == '\n' ? ' ' : *s, out);
-	}
-}
-
-/* A YAML double-quoted scalar; JSON escaping is valid YAML here. */
-static void yaml_str(FILE *out, const char *key, const char *v, int indent)
-{
-	char buf[1200];
-
-	json_escape(v, buf, sizeof(buf));
-	fprintf(out, "%*s%s: %s\n", indent, "", key, buf);
-}
-
-static void yaml_num(FILE *out, const char *key, double v, int indent)
-{
-	if (isfinite(v))
-		fprintf(out, "%*s%s: %.10g\n", indent, "", key, v);
-	else
-		fprintf(out, "%*s%s: null\n", indent, "", key);
-}
 
 /* The claim's own question: the first of its spec's blank-separated list
  * (lab.h), into buf; "" when there is none. */
@@ -70,20 +44,6 @@ void report_tap_header(struct lab *L)
 	fflush(stdout);
 }
 
-static void tap_directive(FILE *out, const struct claim_rec *c)
-{
-	if (strcmp(c->status, "skip") == 0 || strcmp(c->status, "inconclusive") == 0) {
-		fprintf(out, " # SKIP %s: ", c->reason);
-		tap_text(out, c->detail);
-	} else if (strcmp(c->status, "error") == 0) {
-		fprintf(out, " # error: ");
-		tap_text(out, c->detail);
-	} else if (c->erratum && strcmp(c->erratum, "predicted") == 0) {
-		/* TAP's TODO: an expected failure, which a harness does not count */
-		fprintf(out, " # TODO known erratum %s", c->spec->id);
-	}
-}
-
 static void tap_stats(FILE *out, const struct claim_rec *c)
 {
 	int i;
@@ -94,64 +54,21 @@ static void tap_stats(FILE *out, const struct claim_rec *c)
 	for (i = 0; i < c->nstats; i++) {
 		const struct lab_stats *s = &c->stats[i];
 
-		fprintf(out, "    %s: {n: %d, median: %.6g, min: %.6g, max: %.6g, cv: %.4f, unit: \"%s\"%s}\n",
-			s->name ? s->name : "series", s->n, s->median, s->min, s->max,
+		fprintf(out, "    %s: {n: %d, median: %.6g, min: %.6g, max: %.6g, cv: %.4f, "
+			"unit: \"%s\"%s}\n", s->name ? s->name : "series", s->n, s->median, s->min, s->max,
 			isfinite(s->cv) ? s->cv : 0.0, s->unit ? s->unit : "",
 			s->noisy ? ", noisy: true" : "");
 	}
 }
 
-static void tap_yaml(FILE *out, const struct claim_rec *c)
-{
-	fprintf(out, "  ---\n  status: %s\n", c->status);
-	if (c->op)
-		fprintf(out, "  op: %s\n", c->op);
-	if (c->has_got)
-		yaml_num(out, "got", c->got, 2);
-	if (c->has_interval) {
-		yaml_num(out, "got_lo", c->got_lo, 2);
-		yaml_num(out, "got_hi", c->got_hi, 2);
-	}
-	if (c->got_name[0])
-		yaml_str(out, "got_name", c->got_name, 2);
-	if (c->has_want)
-		yaml_num(out, "want", c->want, 2);
-	if (c->want_name[0])
-		yaml_str(out, "want_name", c->want_name, 2);
-	if (c->has_range) {
-		yaml_num(out, "lo", c->lo, 2);
-		yaml_num(out, "hi", c->hi, 2);
-	}
-	if (c->has_tol)
-		fprintf(out, "  tol: {abs: %.6g, rel: %.6g}\n", c->abs_tol, c->rel_tol);
-	if (c->unit[0])
-		yaml_str(out, "unit", c->unit, 2);
-	if (c->reason[0])
-		yaml_str(out, "reason", c->reason, 2);
-	if (c->detail[0])
-		yaml_str(out, "detail", c->detail, 2);
-	if (c->note[0])
-		yaml_str(out, "note", c->note, 2);
-	if (c->erratum) {
-		yaml_str(out, "erratum", c->erratum, 2);
-		yaml_str(out, "erratum_expect", c->erratum_rec->expect_text, 2);
-	}
-	tap_stats(out, c);
-	fprintf(out, "  ...\n");
-}
-
 void report_tap_claim(struct lab *L, struct claim_rec *c)
 {
-	int ok = strcmp(c->status, "fail") != 0 && strcmp(c->status, "error") != 0;
 	char q[64];
 
-	printf("%s %d - %s ", ok ? "ok" : "not ok", L->tap_next++, c->spec->id);
-	tap_text(stdout, c->spec->text);
-	printf(" [%s]", own_question(c->spec, q, sizeof(q)));
-	tap_directive(stdout, c);
-	printf("\n");
-	tap_yaml(stdout, c);
-	fflush(stdout);
+	record_tap_point(stdout, L->tap_next++, c->spec->text,
+			 own_question(c->spec, q, sizeof(q)), &c->r);
+	tap_stats(stdout, c);
+	record_tap_end(stdout);
 }
 
 static void json_stats(struct json_writer *w, const struct lab_stats *s)
@@ -197,12 +114,12 @@ static void json_opt_str(struct json_writer *w, const char *k, const char *v)
 static void json_erratum(struct json_writer *w, const struct claim_rec *c)
 {
 	jw_key(w, "erratum");
-	if (!c->erratum) {
+	if (!c->r.erratum_status[0]) {
 		jw_null(w);
 		return;
 	}
 	jw_obj_begin(w);
-	jw_kstr(w, "status", c->erratum);
+	jw_kstr(w, "status", c->r.erratum_status);
 	jw_kstr(w, "expect", c->erratum_rec->expect_text);
 	jw_kstr(w, "when", c->erratum_rec->when_text);
 	jw_kstr(w, "truth", c->erratum_rec->truth);
@@ -212,7 +129,7 @@ static void json_erratum(struct json_writer *w, const struct claim_rec *c)
 /* A claim; in an interrupted record an undecided one is "not_run". */
 static void json_claim(struct json_writer *w, const struct claim_rec *c, int interrupted)
 {
-	int undecided = !strcmp(c->status, "pending");
+	int undecided = c->r.status == ST_PENDING;
 	char q[64];
 	int i;
 
@@ -220,29 +137,29 @@ static void json_claim(struct json_writer *w, const struct claim_rec *c, int int
 	jw_kstr(w, "id", c->spec->id);
 	jw_kstr(w, "question", own_question(c->spec, q, sizeof(q)));
 	jw_kstr(w, "text", c->spec->text);
-	jw_kstr(w, "status", interrupted && undecided ? "not_run" : c->status);
-	jw_kstr(w, "op", c->op);
-	json_opt_num(w, "got", c->has_got, c->got);
-	json_opt_num(w, "got_lo", c->has_interval, c->got_lo);
-	json_opt_num(w, "got_hi", c->has_interval, c->got_hi);
-	json_opt_num(w, "want", c->has_want, c->want);
-	json_opt_num(w, "lo", c->has_range, c->lo);
-	json_opt_num(w, "hi", c->has_range, c->hi);
+	jw_kstr(w, "status", status_words[interrupted && undecided ? ST_NOT_RUN : c->r.status]);
+	json_opt_str(w, "op", c->r.op);
+	json_opt_num(w, "got", c->r.has_got, c->r.got);
+	json_opt_num(w, "got_lo", c->r.has_interval, c->r.got_lo);
+	json_opt_num(w, "got_hi", c->r.has_interval, c->r.got_hi);
+	json_opt_num(w, "want", c->r.has_want, c->r.want);
+	json_opt_num(w, "lo", c->r.has_range, c->r.lo);
+	json_opt_num(w, "hi", c->r.has_range, c->r.hi);
 	jw_key(w, "tol");
-	if (c->has_tol) {
+	if (c->r.has_tol) {
 		jw_obj_begin(w);
-		jw_knum(w, "abs", c->abs_tol);
-		jw_knum(w, "rel", c->rel_tol);
+		jw_knum(w, "abs", c->r.tol_abs);
+		jw_knum(w, "rel", c->r.tol_rel);
 		jw_obj_end(w);
 	} else {
 		jw_null(w);
 	}
-	json_opt_str(w, "unit", c->unit);
-	json_opt_str(w, "got_name", c->got_name);
-	json_opt_str(w, "want_name", c->want_name);
-	json_opt_str(w, "reason", c->reason);
-	json_opt_str(w, "detail", c->detail);
-	json_opt_str(w, "note", c->note);
+	json_opt_str(w, "unit", c->r.unit);
+	json_opt_str(w, "got_name", c->r.got_name);
+	json_opt_str(w, "want_name", c->r.want_name);
+	json_opt_str(w, "reason", c->r.reason);
+	json_opt_str(w, "detail", c->r.detail);
+	json_opt_str(w, "note", c->r.note);
 	jw_kstr(w, "sabotage", c->spec->sabotage);
 	jw_kstr(w, "chapter", c->spec->chapter);
 	json_erratum(w, c);
@@ -310,7 +227,7 @@ static void json_header(struct json_writer *w, const struct lab *L, int interrup
 	jw_kstr(w, "id", L->spec->id);
 	jw_kstr(w, "title", L->spec->title);
 	jw_kstr(w, "topic", L->spec->topic);
-	jw_kstr(w, "status", interrupted ? "interrupted" : L->status);
+	jw_kstr(w, "status", status_words[interrupted ? ST_INTERRUPTED : L->status]);
 	jw_key(w, "skip");
 	if (L->skip_reason[0]) {
 		jw_obj_begin(w);
@@ -378,9 +295,9 @@ static void json_record(struct json_writer *w, const struct lab *L, int interrup
 }
 
 /*
- * A record that cannot be written (a full disk, an immutable file) is a
- * setup error: what the lab would measure is kept nowhere, so it stops at
- * the first failed write with one line, and writes no more.
+ * The record, written once as the lab exits (a signal's record is the
+ * interrupt handler's).  A record that cannot be written (a full disk, an
+ * immutable file) is a setup error: what the lab measured is kept nowhere.
  */
 void report_json_write(struct lab *L)
 {
@@ -397,8 +314,6 @@ void report_json_write(struct lab *L)
 	if (L->record_lost)
 		lab_error(L, "--json '%s': cannot write it: %s", L->opt.json_path,
 			  strerror(L->record_lost));
-	if (L->status && !strcmp(L->status, "running"))
-		interrupt_render(L); /* what a signal now would leave behind */
 }
 
 char *report_json_interrupted(const struct lab *L, size_t *len)

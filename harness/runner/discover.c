@@ -157,10 +157,10 @@ static int plan_claims(struct lab_entry *e, const struct json *claims)
 	if (!e->claims)
 		return -1;
 	for (c = claims->child; c; c = c->next, i++) {
-		struct claim_res *r = &e->claims[i];
+		struct claim *r = &e->claims[i];
 
-		claim_res_reset(r);
-		r->id = dup_str(c, "id");
+		claim_reset(r);
+		snprintf(r->id, sizeof(r->id), "%s", json_get_str(c, "id", ""));
 		r->question = dup_str(c, "question");
 		r->text = dup_str(c, "text");
 		if (json_get_str(c, "chapter", NULL))
@@ -263,7 +263,7 @@ void lab_entries_free(struct run_state *rs)
 		struct lab_entry *e = &rs->labs[i];
 
 		for (k = 0; k < e->nclaims; k++)
-			claim_res_free(&e->claims[k]);
+			claim_free(&e->claims[k]);
 		free(e->claims);
 		json_free(e->desc);
 		json_free(e->record);

@@ -44,13 +44,13 @@ struct junit_counts {
 	int tests, failures, errors, skipped;
 };
 
-static enum junit_kind claim_kind(const struct claim_res *c)
+static enum junit_kind claim_kind(const struct claim *c)
 {
-	if (!strcmp(c->status, "pass") || claim_res_known(c))
+	if (c->status == ST_PASS || claim_known(c))
 		return JUNIT_PASSED;
-	if (!strcmp(c->status, "fail"))
+	if (c->status == ST_FAIL)
 		return JUNIT_FAILURE;
-	if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive"))
+	if (c->status == ST_SKIP || c->status == ST_INCONCLUSIVE)
 		return JUNIT_SKIPPED;
 	return JUNIT_ERROR; /* error, not_run, and pending in a file saved mid-run */
 }
@@ -58,7 +58,7 @@ static enum junit_kind claim_kind(const struct claim_res *c)
 /* The lab did not run to its end: its own test case says how it broke. */
 static int lab_broke(const struct lab_entry *lab)
 {
-	return !lab->status || !strcmp(lab->status, "error") || !strcmp(lab->status, "not_run");
+	return lab->status == ST_PENDING || lab->status == ST_ERROR || lab->status == ST_NOT_RUN;
 }
 
 static void count_lab(const struct lab_entry *lab, struct junit_counts *n)
@@ -121,7 +121,7 @@ static void outcome(struct xml_writer *x, const char *element, const char *type,
 
 /* What a contradiction rests on: the claim, got vs want, the erratum's
  * word, the chapter's figure, the lab's note; one per line. */
-static void failure_text(const struct claim_res *c, const char *gw, char *buf, size_t len)
+static void failure_text(const struct claim *c, const char *gw, char *buf, size_t len)
 {
 	char er[512];
 	size_t n;
@@ -132,11 +132,11 @@ static void failure_text(const struct claim_res *c, const char *gw, char *buf, s
 		n += (size_t)snprintf(buf + n, len - n, "%s\n", er);
 	if (c->chapter && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "chapter: %s\n", c->chapter);
-	if (c->note && n < len)
+	if (c->note[0] && n < len)
 		snprintf(buf + n, len - n, "note: %s\n", c->note);
 }
 
-static void known_erratum(struct xml_writer *x, const struct claim_res *c, const char *gw)
+static void known_erratum(struct xml_writer *x, const struct claim *c, const char *gw)
 {
 	const char *truth = c->erratum_truth ? c->erratum_truth :
 			    c->erratum ? c->erratum->truth : NULL;
@@ -153,16 +153,16 @@ static void known_erratum(struct xml_writer *x, const struct claim_res *c, const
 }
 
 /* Why an undecided claim has no verdict, into buf. */
-static void undecided_message(const struct lab_entry *lab, const struct claim_res *c,
+static void undecided_message(const struct lab_entry *lab, const struct claim *c,
 			      const char *gw, char *buf, size_t len)
 {
-	if (!strcmp(c->status, "skip"))
+	if (c->status == ST_SKIP)
 		snprintf(buf, len, "%s", gw[0] ? gw : lab->skip_reason);
-	else if (!strcmp(c->status, "inconclusive"))
+	else if (c->status == ST_INCONCLUSIVE)
 		snprintf(buf, len, "inconclusive: %s", gw);
-	else if (!strcmp(c->status, "error"))
+	else if (c->status == ST_ERROR)
 		snprintf(buf, len, "error: %s", gw[0] ? gw : lab->error_msg);
-	else if (!lab->status) /* a file saved between two labs */
+	else if (lab->status == ST_PENDING) /* a file saved between two labs */
 		snprintf(buf, len, "not run yet: lab-%s has not started", lab->id);
 	else
 		snprintf(buf, len, "not run: lab-%s ended before deciding it%s%s%s", lab->id,
@@ -171,7 +171,7 @@ static void undecided_message(const struct lab_entry *lab, const struct claim_re
 }
 
 static void junit_claim(struct xml_writer *x, const struct lab_entry *lab,
-			const struct claim_res *c, const char *classname)
+			const struct claim *c, const char *classname)
 {
 	enum junit_kind kind = claim_kind(c);
 	char name[600], gw[512], msg[700], text[2048];
@@ -181,7 +181,7 @@ static void junit_claim(struct xml_writer *x, const struct lab_entry *lab,
 	xw_begin(x, "testcase");
 	xw_attr(x, "classname", classname);
 	xw_attr(x, "name", name);
-	if (kind == JUNIT_PASSED && claim_res_known(c)) {
+	if (kind == JUNIT_PASSED && claim_known(c)) {
 		known_erratum(x, c, gw);
 	} else if (kind == JUNIT_FAILURE) {
 		failure_text(c, gw, text, sizeof(text));
@@ -189,7 +189,7 @@ static void junit_claim(struct xml_writer *x, const struct lab_entry *lab,
 	} else if (kind != JUNIT_PASSED) {
 		undecided_message(lab, c, gw, msg, sizeof(msg));
 		outcome(x, kind == JUNIT_SKIPPED ? "skipped" : "error",
-			kind == JUNIT_SKIPPED ? NULL : c->status, msg, NULL);
+			kind == JUNIT_SKIPPED ? NULL : status_words[c->status], msg, NULL);
 	}
 	xw_end(x);
 }
@@ -205,7 +205,8 @@ static void junit_lab_runs(struct xml_writer *x, const struct lab_entry *lab,
 	if (lab->error_kind)
 		snprintf(msg, sizeof(msg), "%s: %s", lab->error_kind, lab->error_msg);
 	else
-		snprintf(msg, sizeof(msg), "not run%s", lab->status ? ": the run was stopped first" :
+		snprintf(msg, sizeof(msg), "not run%s",
+			 lab->status != ST_PENDING ? ": the run was stopped first" :
 			 " yet");
 	text[0] = '\0';
 	if (lab->exit_code >= 0)
@@ -236,7 +237,7 @@ static void suite_properties(struct xml_writer *x, const struct run_state *rs,
 	property(x, "hostname", rs->si.hostname);
 	property(x, "dmalab.version", DMALAB_VERSION);
 	property(x, "quick", rs->opt->quick ? "on" : "off");
-	property(x, "lab.status", lab->status ? lab->status : "not_run");
+	property(x, "lab.status", lab_status_word(lab));
 	snprintf(value, sizeof(value), "%d", rs->si.ngpus);
 	property(x, "gpus", value);
 	for (i = 0; i < rs->si.ngpus; i++) {

@@ -383,7 +383,7 @@ int learn_map(struct learn_ctx *lc)
 		if (ans_map_lab(&lc->ans, lab->id))
 			continue;
 		for (k = 0; k < lab->nclaims; k++) {
-			const struct claim_res *c = &lab->claims[k];
+			const struct claim *c = &lab->claims[k];
 			char qs[512];
 
 			if (ans_map_claim(&lc->ans, lab->id, c->id, c->json ?

@@ -93,7 +93,7 @@ int results_load(const char *path, struct learn_results *r, char *err, size_t er
 void results_unload(struct learn_results *r);
 /* Moves the labs of `more` that r does not have into r. */
 void results_merge(struct learn_results *r, struct learn_results *more);
-const struct claim_res *results_claim(const struct learn_results *r, const char *id,
+const struct claim *results_claim(const struct learn_results *r, const char *id,
 				      const struct lab_entry **lab);
 
 /* grade.c: a claim as the learner sees it */
@@ -104,7 +104,7 @@ struct claim_view {
 	const char *status;        /* the verdict, "not_built", or "absent" */
 	int known;                 /* contradicted and a known erratum */
 	const struct erratum *erratum;
-	const struct claim_res *c; /* NULL when not measured */
+	const struct claim *c; /* NULL when not measured */
 	char evidence[600];        /* got vs want, or why there is none */
 };
 void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_view *v);

@@ -48,7 +48,7 @@ void results_keep_free(struct run_state *rs)
 /* Not reached yet, or never (the run was stopped): the earlier entry stays. */
 static int lab_ran(const struct lab_entry *lab)
 {
-	return lab && lab->status && strcmp(lab->status, "not_run");
+	return lab && lab->status != ST_PENDING && lab->status != ST_NOT_RUN;
 }
 
 static const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n,

@@ -1,10 +1,11 @@
 /*
  * record.c - what a lab decided, and the lab's status (PROTOCOL.md 4).
  *
- * The lab's JSON file is the record: the lab rewrites it after every claim,
- * so it survives a crash.  If it is missing or corrupt, the TAP test points
- * seen on stdout are used instead.  Claims planned by --describe that no
- * record mentions were never reached: `not_run`.
+ * The lab's TAP stream is the record; its JSON file, written as it exits or
+ * is stopped by a signal, adds the series, facts and samples, and its claims
+ * are merged over the TAP's.  A lab killed outright leaves only the TAP.
+ * Claims planned by --describe that no record mentions were never reached:
+ * `not_run`.
  */
 #include <math.h>
 #include <signal.h>
@@ -21,68 +22,36 @@ static void set_str(char **dst, const char *src)
 	*dst = src && *src ? strdup(src) : NULL;
 }
 
-static void set_status(struct claim_res *c, const char *s)
+static void copy(char *dst, size_t len, const char *src)
 {
-	snprintf(c->status, sizeof(c->status), "%s", s);
+	snprintf(dst, len, "%s", src ? src : "");
 }
 
-void claim_res_reset(struct claim_res *c)
+static void set_erratum_status(struct claim *c, const char *s)
 {
-	memset(c, 0, sizeof(*c));
-	set_status(c, "pending");
-	c->got = c->got_lo = c->got_hi = c->want = c->lo = c->hi = NAN;
-	c->tol_abs = c->tol_rel = NAN;
+	copy(c->erratum_status, sizeof(c->erratum_status), s);
 }
 
-void claim_res_free(struct claim_res *c)
-{
-	char **strs[] = { &c->id, &c->question, &c->text, &c->op, &c->unit,
-			  &c->reason, &c->detail, &c->note, &c->got_name, &c->want_name,
-			  &c->chapter, &c->want_text, &c->erratum_expect, &c->erratum_when,
-			  &c->erratum_truth };
-	size_t i;
-
-	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
-		free(*strs[i]);
-		*strs[i] = NULL;
-	}
-}
-
-int claim_res_decided(const struct claim_res *c)
-{
-	return strcmp(c->status, "pending") && strcmp(c->status, "not_run");
-}
-
-int claim_res_known(const struct claim_res *c)
-{
-	return !strcmp(c->status, "fail") && !strcmp(c->erratum_status, "predicted");
-}
-
-static void set_erratum_status(struct claim_res *c, const char *s)
-{
-	snprintf(c->erratum_status, sizeof(c->erratum_status), "%.15s", s ? s : "");
-}
-
-void claim_erratum_from_json(struct claim_res *c, const struct json *e)
+void claim_erratum_from_json(struct claim *c, const struct json *e)
 {
 	set_erratum_status(c, NULL);
-	set_str(&c->erratum_expect, NULL);
+	c->erratum_expect[0] = '\0';
 	set_str(&c->erratum_when, NULL);
 	set_str(&c->erratum_truth, NULL);
 	if (e && e->type == JSON_BOOL && e->num != 0) {
 		set_erratum_status(c, "predicted"); /* results.json before the lab decided */
 	} else if (e && e->type == JSON_OBJ) {
 		set_erratum_status(c, json_get_str(e, "status", NULL));
-		set_str(&c->erratum_expect, json_get_str(e, "expect", NULL));
+		copy(c->erratum_expect, sizeof(c->erratum_expect), json_get_str(e, "expect", NULL));
 		set_str(&c->erratum_when, json_get_str(e, "when", NULL));
 		set_str(&c->erratum_truth, json_get_str(e, "truth", NULL));
 	}
 }
 
 /* The claim with this id; a claim the plan did not list is appended. */
-struct claim_res *lab_claim(struct lab_entry *lab, const char *id)
+struct claim *lab_claim(struct lab_entry *lab, const char *id)
 {
-	struct claim_res *cs;
+	struct claim *cs;
 	int i;
 
 	for (i = 0; i < lab->nclaims; i++)
@@ -92,16 +61,18 @@ struct claim_res *lab_claim(struct lab_entry *lab, const char *id)
 	if (!cs)
 		return NULL;
 	lab->claims = cs;
-	claim_res_reset(&cs[lab->nclaims]);
-	cs[lab->nclaims].id = strdup(id);
+	claim_reset(&cs[lab->nclaims]);
+	copy(cs[lab->nclaims].id, sizeof(cs->id), id);
 	return &cs[lab->nclaims++];
 }
 
-void claim_from_json(struct claim_res *c, const struct json *o)
+void claim_from_json(struct claim *c, const struct json *o)
 {
 	const struct json *tol = json_get(o, "tol");
 
-	set_status(c, json_get_str(o, "status", "pending"));
+	c->status = status_parse(json_get_str(o, "status", "pending"));
+	if (c->status == ST_COUNT)
+		c->status = ST_PENDING;
 	if (!c->question)
 		set_str(&c->question, json_get_str(o, "question", NULL));
 	if (!c->text)
@@ -110,13 +81,13 @@ void claim_from_json(struct claim_res *c, const struct json *o)
 		set_str(&c->chapter, json_get_str(o, "chapter", NULL));
 	if (json_get_str(o, "want_text", NULL))
 		set_str(&c->want_text, json_get_str(o, "want_text", NULL));
-	set_str(&c->op, json_get_str(o, "op", NULL));
-	set_str(&c->unit, json_get_str(o, "unit", NULL));
-	set_str(&c->reason, json_get_str(o, "reason", NULL));
-	set_str(&c->detail, json_get_str(o, "detail", NULL));
-	set_str(&c->note, json_get_str(o, "note", NULL));
-	set_str(&c->got_name, json_get_str(o, "got_name", NULL));
-	set_str(&c->want_name, json_get_str(o, "want_name", NULL));
+	copy(c->op, sizeof(c->op), json_get_str(o, "op", NULL));
+	copy(c->unit, sizeof(c->unit), json_get_str(o, "unit", NULL));
+	copy(c->reason, sizeof(c->reason), json_get_str(o, "reason", NULL));
+	copy(c->detail, sizeof(c->detail), json_get_str(o, "detail", NULL));
+	copy(c->note, sizeof(c->note), json_get_str(o, "note", NULL));
+	copy(c->got_name, sizeof(c->got_name), json_get_str(o, "got_name", NULL));
+	copy(c->want_name, sizeof(c->want_name), json_get_str(o, "want_name", NULL));
 	c->got = json_get_num(o, "got", NAN);
 	c->got_lo = json_get_num(o, "got_lo", NAN);
 	c->got_hi = json_get_num(o, "got_hi", NAN);
@@ -129,65 +100,23 @@ void claim_from_json(struct claim_res *c, const struct json *o)
 	c->json = o;
 }
 
-static double yaml_num(const char *s)
+/* A test point as a claim result (when there is no JSON, and live): its
+ * verdict; a reason and detail only for a skip, a note only when given. */
+void claim_from_point(struct claim *c, const struct tap_point *pt)
 {
-	char *end;
-	double v;
+	struct claim v = pt->c;
 
-	if (!*s)
-		return NAN;
-	v = strtod(s, &end);
-	return end != s && !*end ? v : NAN;
-}
-
-static const char *point_status(const struct tap_point *pt)
-{
-	if (pt->yaml_status[0])
-		return pt->yaml_status;
-	if (strcmp(pt->directive, "SKIP") == 0)
-		return strncmp(pt->dir_text, "inconclusive", 12) ? "skip" : "inconclusive";
-	if (strstr(pt->dir_text, "error") == pt->dir_text)
-		return "error";
-	return pt->ok ? "pass" : "fail";
-}
-
-/* A test point as a claim result (when there is no JSON, and live). */
-void claim_from_point(struct claim_res *c, const struct tap_point *pt)
-{
-	set_status(c, point_status(pt));
-	set_str(&c->op, pt->op);
-	set_str(&c->unit, pt->unit);
-	set_str(&c->got_name, pt->got_name);
-	set_str(&c->want_name, pt->want_name);
-	if (pt->note[0])
-		set_str(&c->note, pt->note);
-	c->got = yaml_num(pt->got);
-	c->got_lo = yaml_num(pt->got_lo);
-	c->got_hi = yaml_num(pt->got_hi);
-	c->want = yaml_num(pt->want);
-	c->lo = yaml_num(pt->lo);
-	c->hi = yaml_num(pt->hi);
-	if (sscanf(pt->tol, "{abs: %lf, rel: %lf}", &c->tol_abs, &c->tol_rel) != 2)
-		c->tol_abs = c->tol_rel = NAN;
-	/* the erratum's status is in the YAML; "# TODO known erratum NN.k"
-	 * alone (a stream without YAML) says predicted */
-	set_erratum_status(c, pt->erratum);
-	if (!pt->erratum[0] && !strcmp(pt->directive, "TODO") &&
-	    !strncmp(pt->dir_text, "known erratum", 13))
-		set_erratum_status(c, "predicted");
-	set_str(&c->erratum_expect, pt->erratum_expect);
-	if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive")) {
-		char reason[64] = "", *colon;
-
-		snprintf(reason, sizeof(reason), "%.63s", pt->reason[0] ? pt->reason : pt->dir_text);
-		colon = strchr(reason, ':');
-		if (colon)
-			*colon = '\0';
-		set_str(&c->reason, reason);
-		colon = strchr(pt->dir_text, ':');
-		set_str(&c->detail, pt->detail[0] ? pt->detail :
-			colon ? colon + 1 + (colon[1] == ' ') : NULL);
+	if (!v.note[0])
+		copy(v.note, sizeof(v.note), c->note);
+	if (v.status != ST_SKIP && v.status != ST_INCONCLUSIVE) {
+		copy(v.reason, sizeof(v.reason), c->reason);
+		copy(v.detail, sizeof(v.detail), c->detail);
 	}
+	v.question = c->question, v.text = c->text, v.chapter = c->chapter;
+	v.want_text = c->want_text, v.erratum_when = c->erratum_when;
+	v.erratum_truth = c->erratum_truth, v.erratum = c->erratum;
+	v.json = c->json, v.shown = c->shown;
+	*c = v;
 }
 
 /* 0 if the lab's JSON file was read and its claims merged over the TAP's. */
@@ -209,11 +138,12 @@ static int merge_json(struct lab_entry *lab)
 		return -1;
 	}
 	for (c = claims->child; c; c = c->next) {
-		struct claim_res *r = lab_claim(lab, json_get_str(c, "id", "?"));
+		struct claim *r = lab_claim(lab, json_get_str(c, "id", "?"));
 
 		/* "pending" in a file written just before a verdict the TAP
 		 * stream still carried: keep the verdict */
-		if (r && (!claim_res_decided(r) || strcmp(json_get_str(c, "status", ""), "pending")))
+		if (r && (!status_decided(r->status) ||
+			  strcmp(json_get_str(c, "status", ""), "pending")))
 			claim_from_json(r, c);
 	}
 	return 0;
@@ -224,7 +154,7 @@ static void merge_tap(struct lab_entry *lab, const struct tap_scan *ts)
 	int i;
 
 	for (i = 0; i < ts->npoints; i++) {
-		struct claim_res *r = lab_claim(lab, ts->points[i].id);
+		struct claim *r = lab_claim(lab, ts->points[i].c.id);
 
 		if (r)
 			claim_from_point(r, &ts->points[i]);
@@ -248,30 +178,30 @@ static void settle_claims(struct run_state *rs, struct lab_entry *lab,
 
 	memset(n, 0, sizeof(*n));
 	for (i = 0; i < lab->nclaims; i++) {
-		struct claim_res *c = &lab->claims[i];
+		struct claim *c = &lab->claims[i];
 
-		if (!claim_res_decided(c)) {
-			set_status(c, "not_run");
+		if (!status_decided(c->status)) {
+			c->status = ST_NOT_RUN;
 			continue;
 		}
 		n->decided++;
 		c->erratum = c->erratum_status[0] ? errata_find(&rs->errata, c->id) : NULL;
 		if (c->erratum && !c->erratum_truth)
 			set_str(&c->erratum_truth, c->erratum->truth);
-		if (c->erratum && !c->erratum_expect)
-			set_str(&c->erratum_expect, c->erratum->expect_text);
+		if (c->erratum && !c->erratum_expect[0])
+			copy(c->erratum_expect, sizeof(c->erratum_expect), c->erratum->expect_text);
 		if (c->erratum && !c->erratum_when)
 			set_str(&c->erratum_when, c->erratum->when_text);
-		if (!strcmp(c->status, "fail")) {
-			if (claim_res_known(c))
+		if (c->status == ST_FAIL) {
+			if (claim_known(c))
 				n->known++;
 			else
 				n->fail++;
-		} else if (!strcmp(c->status, "pass")) {
+		} else if (c->status == ST_PASS) {
 			n->pass++;
-		} else if (!strcmp(c->status, "inconclusive")) {
+		} else if (c->status == ST_INCONCLUSIVE) {
 			n->inconclusive++;
-		} else if (!strcmp(c->status, "skip")) {
+		} else if (c->status == ST_SKIP) {
 			n->skipped++;
 		} else {
 			n->error++;
@@ -286,7 +216,7 @@ static void lab_set_error(struct lab_entry *lab, const char *kind, const char *f
 {
 	va_list ap;
 
-	lab->status = "error";
+	lab->status = ST_ERROR;
 	lab->error_kind = kind;
 	va_start(ap, fmt);
 	vsnprintf(lab->error_msg, sizeof(lab->error_msg), fmt, ap);
@@ -298,7 +228,7 @@ static void lab_skip_info(struct lab_entry *lab)
 	const struct json *skip = json_get(lab->record, "skip");
 	int i;
 
-	lab->status = "skip";
+	lab->status = ST_SKIP;
 	if (skip && skip->type == JSON_OBJ) {
 		snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s",
 			 json_get_str(skip, "reason", ""));
@@ -307,12 +237,12 @@ static void lab_skip_info(struct lab_entry *lab)
 		return;
 	}
 	for (i = 0; i < lab->nclaims; i++) {
-		const struct claim_res *c = &lab->claims[i];
+		const struct claim *c = &lab->claims[i];
 
-		if (c->reason) {
+		if (c->reason[0]) {
 			snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s", c->reason);
 			snprintf(lab->skip_detail, sizeof(lab->skip_detail), "%s",
-				 c->detail ? c->detail : "");
+				 c->detail);
 			return;
 		}
 	}
@@ -383,13 +313,13 @@ void record_finish(struct run_state *rs, struct lab_entry *lab,
 	if (classify_error(lab, sr, ts, &n, lab->timeout_s * rs->opt->timeout_mul))
 		return;
 	if (n.fail)
-		lab->status = "fail";
+		lab->status = ST_FAIL;
 	else if (!n.pass && !n.known && n.inconclusive)
-		lab->status = "inconclusive"; /* decided nothing either way */
+		lab->status = ST_INCONCLUSIVE; /* decided nothing either way */
 	else if (!n.pass && !n.known)
 		lab_skip_info(lab);
 	else
-		lab->status = "pass";
+		lab->status = ST_PASS;
 }
 
 /* A lab that never ran: every claim not_run, the lab an error. */
@@ -398,7 +328,7 @@ void record_not_run(struct lab_entry *lab, const char *kind, const char *why)
 	int i;
 
 	for (i = 0; i < lab->nclaims; i++)
-		if (!claim_res_decided(&lab->claims[i]))
-			set_status(&lab->claims[i], "not_run");
+		if (!status_decided(lab->claims[i].status))
+			lab->claims[i].status = ST_NOT_RUN;
 	lab_set_error(lab, kind, "%s", why);
 }

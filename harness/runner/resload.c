@@ -15,7 +15,7 @@ static int load_claims(struct lab_entry *lab, const struct json *claims)
 	const struct json *c;
 
 	for (c = claims && claims->type == JSON_ARR ? claims->child : NULL; c; c = c->next) {
-		struct claim_res *r;
+		struct claim *r;
 
 		if (c->type != JSON_OBJ || !json_get_str(c, "id", NULL))
 			return -1;
@@ -31,7 +31,9 @@ static void load_outcome(struct lab_entry *lab, const struct json *o)
 {
 	const struct json *skip = json_get(o, "skip"), *error = json_get(o, "error");
 
-	lab->status = json_get_str(o, "status", "not_run");
+	lab->status = status_parse(json_get_str(o, "status", "not_run"));
+	if (lab->status == ST_COUNT)
+		lab->status = ST_NOT_RUN; /* a word of no status: as if it never ran */
 	lab->title = json_get_str(o, "title", "");
 	snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s",
 		 json_get_str(skip, "reason", ""));
@@ -118,7 +120,7 @@ static void lab_claims_free(struct lab_entry *lab)
 	int k;
 
 	for (k = 0; k < lab->nclaims; k++)
-		claim_res_free(&lab->claims[k]);
+		claim_free(&lab->claims[k]);
 	free(lab->claims);
 	lab->claims = NULL;
 	lab->nclaims = 0;
@@ -172,7 +174,7 @@ void results_merge(struct learn_results *r, struct learn_results *more)
 	memset(more, 0, sizeof(*more));
 }
 
-const struct claim_res *results_claim(const struct learn_results *r, const char *id,
+const struct claim *results_claim(const struct learn_results *r, const char *id,
 				      const struct lab_entry **lab)
 {
 	int i, k;

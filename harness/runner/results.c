@@ -17,48 +17,39 @@
 /* ------------------------------------------------------------------------ */
 /* Totals and the run's status                                              */
 
-/* A failed claim that is a known erratum: its lab said its erratum
- * predicted the value (this run, or the earlier file a kept lab comes from,
- * read by claim_from_json). */
-static int claim_known(const struct claim_res *c, int kept)
-{
-	(void)kept;
-	return claim_res_known(c);
-}
-
-static void count_claim(const struct claim_res *c, int known, struct totals *t)
+static void count_claim(const struct claim *c, int known, struct totals *t)
 {
 	t->claims++;
-	if (!strcmp(c->status, "pass"))
+	if (c->status == ST_PASS)
 		t->pass++;
-	else if (!strcmp(c->status, "fail") && known)
+	else if (c->status == ST_FAIL && known)
 		t->erratum++;
-	else if (!strcmp(c->status, "fail"))
+	else if (c->status == ST_FAIL)
 		t->fail++;
-	else if (!strcmp(c->status, "skip"))
+	else if (c->status == ST_SKIP)
 		t->skip++;
-	else if (!strcmp(c->status, "inconclusive"))
+	else if (c->status == ST_INCONCLUSIVE)
 		t->inconclusive++;
-	else if (!strcmp(c->status, "error"))
+	else if (c->status == ST_ERROR)
 		t->error++;
 	else
 		t->not_run++;
 }
 
-static void count_lab(const struct lab_entry *lab, int kept, struct totals *t)
+static void count_lab(const struct lab_entry *lab, struct totals *t)
 {
-	const char *s = lab->status ? lab->status : "not_run";
+	enum status s = lab->status == ST_PENDING ? ST_NOT_RUN : lab->status;
 	int k;
 
 	t->labs++;
-	t->lab_pass += !strcmp(s, "pass");
-	t->lab_fail += !strcmp(s, "fail");
-	t->lab_skip += !strcmp(s, "skip");
-	t->lab_inconclusive += !strcmp(s, "inconclusive");
-	t->lab_error += !strcmp(s, "error");
-	t->lab_not_run += !strcmp(s, "not_run");
+	t->lab_pass += s == ST_PASS;
+	t->lab_fail += s == ST_FAIL;
+	t->lab_skip += s == ST_SKIP;
+	t->lab_inconclusive += s == ST_INCONCLUSIVE;
+	t->lab_error += s == ST_ERROR;
+	t->lab_not_run += s == ST_NOT_RUN;
 	for (k = 0; k < lab->nclaims; k++)
-		count_claim(&lab->claims[k], claim_known(&lab->claims[k], kept), t);
+		count_claim(&lab->claims[k], claim_known(&lab->claims[k]), t);
 }
 
 /* This run's labs (the summary line and the exit code). */
@@ -68,7 +59,7 @@ void totals_count(const struct run_state *rs, struct totals *t)
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < rs->nlabs; i++)
-		count_lab(&rs->labs[i], 0, t);
+		count_lab(&rs->labs[i], t);
 }
 
 /* Every lab of the file, kept ones included. */
@@ -78,20 +69,20 @@ static void file_totals(const struct file_lab *v, int n, struct totals *t)
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < n; i++)
-		count_lab(v[i].lab, v[i].kept != NULL, t);
+		count_lab(v[i].lab, t);
 }
 
-static const char *status_of(const struct run_state *rs, const struct totals *t)
+static enum status status_of(const struct run_state *rs, const struct totals *t)
 {
 	if (rs->aborted)
-		return "aborted";
+		return ST_ABORTED;
 	if (!rs->finished)
-		return "running"; /* a file saved between two labs */
-	return t->lab_fail || t->lab_error ? "fail" : "pass";
+		return ST_RUNNING; /* a file saved between two labs */
+	return t->lab_fail || t->lab_error ? ST_FAIL : ST_PASS;
 }
 
 /* This run's status: the labs it ran. */
-const char *run_status(const struct run_state *rs)
+enum status run_status(const struct run_state *rs)
 {
 	struct totals t;
 
@@ -187,17 +178,17 @@ static int collect_questions(const struct file_lab *v, int n, struct question *q
 
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < v[i].lab->nclaims; k++) {
-			const struct claim_res *c = &v[i].lab->claims[k];
-			int known = claim_known(c, v[i].kept != NULL);
+			const struct claim *c = &v[i].lab->claims[k];
+			int known = claim_known(c);
 			struct question *q;
 
 			if (!c->question || !*c->question)
 				continue;
 			q = question_of(qs, &nq, c->question);
 			q->claims++;
-			q->pass += !strcmp(c->status, "pass");
-			q->fail += !strcmp(c->status, "fail") && !known;
-			q->known += !strcmp(c->status, "fail") && known;
+			q->pass += c->status == ST_PASS;
+			q->fail += c->status == ST_FAIL && !known;
+			q->known += c->status == ST_FAIL && known;
 		}
 	}
 	return nq;
@@ -227,7 +218,7 @@ static void knum_or_null(struct json_writer *w, const char *k, double v)
 
 /* The lab's word on the claim's erratum, from its TAP YAML when there is no
  * JSON record: null, or {status, expect, when, truth}. */
-static void write_erratum(const struct claim_res *c, struct json_writer *w)
+static void write_erratum(const struct claim *c, struct json_writer *w)
 {
 	jw_key(w, "erratum");
 	if (!c->erratum_status[0]) {
@@ -236,7 +227,7 @@ static void write_erratum(const struct claim_res *c, struct json_writer *w)
 	}
 	jw_obj_begin(w);
 	jw_kstr(w, "status", c->erratum_status);
-	jw_kstr(w, "expect", c->erratum_expect);
+	jw_kstr(w, "expect", or_null(c->erratum_expect));
 	jw_kstr(w, "when", c->erratum_when ? c->erratum_when :
 		c->erratum ? c->erratum->when_text : NULL);
 	jw_kstr(w, "truth", c->erratum_truth);
@@ -244,25 +235,25 @@ static void write_erratum(const struct claim_res *c, struct json_writer *w)
 }
 
 /* A claim only the TAP stream or the plan knows about. */
-static void write_claim_fields(const struct claim_res *c, struct json_writer *w)
+static void write_claim_fields(const struct claim *c, struct json_writer *w)
 {
 	jw_kstr(w, "id", c->id);
 	jw_kstr(w, "question", c->question);
 	jw_kstr(w, "text", c->text);
-	jw_kstr(w, "status", c->status);
-	jw_kstr(w, "op", c->op);
+	jw_kstr(w, "status", status_words[c->status]);
+	jw_kstr(w, "op", or_null(c->op));
 	knum_or_null(w, "got", c->got);
 	knum_or_null(w, "got_lo", c->got_lo);
 	knum_or_null(w, "got_hi", c->got_hi);
 	knum_or_null(w, "want", c->want);
 	knum_or_null(w, "lo", c->lo);
 	knum_or_null(w, "hi", c->hi);
-	jw_kstr(w, "unit", c->unit);
-	jw_kstr(w, "got_name", c->got_name);
-	jw_kstr(w, "want_name", c->want_name);
-	jw_kstr(w, "reason", c->reason);
-	jw_kstr(w, "detail", c->detail);
-	jw_kstr(w, "note", c->note);
+	jw_kstr(w, "unit", or_null(c->unit));
+	jw_kstr(w, "got_name", or_null(c->got_name));
+	jw_kstr(w, "want_name", or_null(c->want_name));
+	jw_kstr(w, "reason", or_null(c->reason));
+	jw_kstr(w, "detail", or_null(c->detail));
+	jw_kstr(w, "note", or_null(c->note));
 	jw_kstr(w, "chapter", c->chapter);
 	write_erratum(c, w);
 	jw_key(w, "stats");
@@ -272,7 +263,7 @@ static void write_claim_fields(const struct claim_res *c, struct json_writer *w)
 
 /* The lab's claim object verbatim (every sample, its erratum object), with
  * the runner's status and the chapter's relation as text (--describe). */
-static void write_claim(const struct claim_res *c, struct json_writer *w)
+static void write_claim(const struct claim *c, struct json_writer *w)
 {
 	const struct json *m;
 
@@ -284,7 +275,7 @@ static void write_claim(const struct claim_res *c, struct json_writer *w)
 			if (!strcmp(m->key, "want_text"))
 				continue;
 			if (!strcmp(m->key, "status")) {
-				jw_kstr(w, "status", c->status);
+				jw_kstr(w, "status", status_words[c->status]);
 				continue;
 			}
 			jw_key(w, m->key);
@@ -298,7 +289,7 @@ static void write_claim(const struct claim_res *c, struct json_writer *w)
 static void write_lab_outcome(const struct lab_entry *lab, struct json_writer *w)
 {
 	jw_key(w, "skip");
-	if (lab->status && !strcmp(lab->status, "skip")) {
+	if (lab->status == ST_SKIP) {
 		jw_obj_begin(w);
 		jw_kstr(w, "reason", lab->skip_reason);
 		jw_kstr(w, "detail", lab->skip_detail);
@@ -347,7 +338,7 @@ static void write_lab(const struct lab_entry *lab, struct json_writer *w)
 	jw_obj_begin(w);
 	jw_kstr(w, "id", lab->id);
 	jw_kstr(w, "title", lab->title);
-	jw_kstr(w, "status", lab->status ? lab->status : "not_run");
+	jw_kstr(w, "status", lab_status_word(lab));
 	write_lab_outcome(lab, w);
 	jw_knum(w, "duration_s", lab->duration_s);
 	jw_kint(w, "timeout_s", lab->timeout_s);
@@ -417,7 +408,7 @@ int results_write(struct run_state *rs, struct json_writer *w)
 	jw_arr_end(w);
 	write_questions(v, n, &t, w);
 	write_totals(&t, w);
-	jw_kstr(w, "status", status_of(rs, &t));
+	jw_kstr(w, "status", status_words[status_of(rs, &t)]);
 	jw_obj_end(w);
 	free(v);
 	return w->failed ? -1 : 0;

@@ -122,7 +122,7 @@ static void run_one(struct run_state *rs, struct lab_entry *lab)
 	if (io.log) {
 		if (sr.leftovers)
 			fprintf(io.log, "# dmalab: the lab left processes behind; killed them\n");
-		fprintf(io.log, "# dmalab: lab-%s %s%s%s\n", lab->id, lab->status,
+		fprintf(io.log, "# dmalab: lab-%s %s%s%s\n", lab->id, lab_status_word(lab),
 			lab->error_kind ? ": " : "", lab->error_msg);
 		fclose(io.log);
 	}
@@ -148,11 +148,10 @@ static void stop_rest(struct run_state *rs, int from)
 	for (i = from; i < rs->nlabs; i++) {
 		struct lab_entry *lab = &rs->labs[i];
 
-		lab->status = "not_run";
+		lab->status = ST_NOT_RUN;
 		for (k = 0; k < lab->nclaims; k++)
-			if (!claim_res_decided(&lab->claims[k]))
-				snprintf(lab->claims[k].status, sizeof(lab->claims[k].status),
-					 "not_run");
+			if (!status_decided(lab->claims[k].status))
+				lab->claims[k].status = ST_NOT_RUN;
 		out_lab_end(rs, lab, i + 1);
 	}
 }
@@ -189,5 +188,5 @@ int cmd_run(struct run_state *rs)
 		      "(above); the run's verdicts are only in this output", rs->opt->results_dir);
 		return 1;
 	}
-	return strcmp(run_status(rs), "pass") ? 1 : 0;
+	return run_status(rs) != ST_PASS;
 }

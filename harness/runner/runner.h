@@ -4,7 +4,6 @@
  *   main.c     options and commands (list, run, check, sysinfo)
  *   discover.c finding built labs and asking each for --describe
  *   spawn.c    one lab in its own process group, with timeout (on proc.h)
- *   tapscan.c  reading a lab's TAP stream line by line
  *   record.c   a lab's outcome: its JSON record or TAP, and the status rules
  *   results.c  results.json (questions, totals), written atomically
  *   merge.c    `run NN`: the labs of the earlier results.json it keeps
@@ -27,6 +26,7 @@
 
 #include "errata.h"
 #include "json.h"
+#include "record.h"
 #include "sysinfo.h"
 #include "usage.h"
 
@@ -53,25 +53,6 @@ struct runner_opts {
 	int color;              /* human format on a tty without NO_COLOR */
 };
 
-/* One claim of a lab, as planned by --describe and then decided. */
-struct claim_res {
-	char *id, *question, *text;
-	char status[16];     /* pass fail skip inconclusive error not_run pending */
-	char *chapter;       /* the chapter's figure (--describe or the record) */
-	char *want_text;     /* the chapter's relation as text (--describe) */
-	/* The lab's word on a contradicted claim's erratum (its JSON record,
-	 * or the TAP YAML): "" none listed, "predicted" (a known erratum),
-	 * "not-predicted", "not-applicable" (its when: does not hold here). */
-	char erratum_status[16];
-	char *erratum_expect, *erratum_when, *erratum_truth; /* as the lab said */
-	const struct erratum *erratum; /* the runner's errata text for the id
-					* (truth, why, sources); NULL if none */
-	char *op, *unit, *reason, *detail, *note, *got_name, *want_name;
-	double got, got_lo, got_hi, want, lo, hi, tol_abs, tol_rel; /* NaN when absent */
-	const struct json *json; /* the lab JSON's claim object, or NULL */
-	int shown;           /* already printed live (human format) */
-};
-
 struct lab_entry {
 	char id[16];          /* "02" */
 	char path[PATH_MAX];  /* the executable */
@@ -80,11 +61,11 @@ struct lab_entry {
 	const char *title;
 	int timeout_s;
 	int needs_gpus, needs_numa, needs_root, built_with_cuda;
-	struct claim_res *claims;
+	struct claim *claims;
 	int nclaims;
 
 	/* outcome */
-	const char *status;   /* pass fail skip inconclusive error not_run; NULL: not yet */
+	enum status status;   /* ST_PENDING: not yet */
 	char skip_reason[64], skip_detail[256];
 	const char *error_kind; /* timeout signal bad-exit setup vacuous bad-output missing aborted */
 	char error_msg[512];
@@ -115,6 +96,12 @@ struct run_state {
 	int saved;            /* a results.json of this run is on disk */
 };
 
+/* The lab's status as results.json words it: a lab not yet run is "not_run". */
+static inline const char *lab_status_word(const struct lab_entry *lab)
+{
+	return status_words[lab->status == ST_PENDING ? ST_NOT_RUN : lab->status];
+}
+
 /* main.c: set by the SIGINT/SIGTERM/SIGHUP handler */
 extern volatile sig_atomic_t runner_stop_signal;
 /* main.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
@@ -131,44 +118,6 @@ int results_dir_claim(struct run_state *rs);
 int discover_labs(struct run_state *rs);
 void lab_entries_free(struct run_state *rs);
 struct lab_entry *find_lab(struct run_state *rs, const char *id);
-
-/* tapscan.c */
-struct tap_point {
-	int ok;
-	int number;
-	char id[32];
-	char desc[512];
-	char directive[16];   /* "SKIP", "TODO" or "" */
-	char dir_text[256];   /* after the directive */
-	char yaml_status[16];
-	char got[64], want[64], lo[64], hi[64], op[24], unit[32], tol[64];
-	char got_name[64], want_name[64], reason[64], detail[256];
-	char got_lo[64], got_hi[64], note[256];
-	char erratum[32], erratum_expect[128]; /* the lab's erratum status, expect */
-};
-
-struct tap_sink {
-	void (*comment)(void *ctx, const char *text); /* without the "# " */
-	void (*point)(void *ctx, const struct tap_point *pt);
-	void (*bail)(void *ctx, const char *msg);
-	void *ctx;
-};
-
-struct tap_scan {
-	struct tap_sink sink;
-	int plan;             /* -1 none */
-	int nlines, ntap, nother; /* lines seen, TAP lines, other lines */
-	struct tap_point cur;
-	int have_cur, in_yaml;
-	struct tap_point *points;
-	int npoints;
-	char bail[256];
-};
-
-void tap_scan_init(struct tap_scan *ts, const struct tap_sink *sink);
-void tap_scan_line(struct tap_scan *ts, const char *line);
-void tap_scan_end(struct tap_scan *ts);
-void tap_scan_free(struct tap_scan *ts);
 
 /* spawn.c */
 struct spawn_io {
@@ -198,24 +147,19 @@ double mono_now(void);
 const char *signal_name(int sig);
 
 /* record.c */
-void claim_res_reset(struct claim_res *c);
-void claim_res_free(struct claim_res *c);
-struct claim_res *lab_claim(struct lab_entry *lab, const char *id);
-void claim_from_point(struct claim_res *c, const struct tap_point *pt);
+struct claim *lab_claim(struct lab_entry *lab, const char *id);
+void claim_from_point(struct claim *c, const struct tap_point *pt);
 /* A claim object of a lab record or results.json (also used by grade, quiz). */
-void claim_from_json(struct claim_res *c, const struct json *o);
+void claim_from_json(struct claim *c, const struct json *o);
 void record_finish(struct run_state *rs, struct lab_entry *lab,
 		   const struct spawn_result *sr, const struct tap_scan *ts);
 void record_not_run(struct lab_entry *lab, const char *kind, const char *why);
-int claim_res_decided(const struct claim_res *c);
-/* A failed claim the lab called its known erratum (erratum "predicted"). */
-int claim_res_known(const struct claim_res *c);
 /* The lab's erratum object of a claim: {status, expect, when, truth} (or
  * `true`, the older results.json) into c's erratum fields. */
-void claim_erratum_from_json(struct claim_res *c, const struct json *e);
+void claim_erratum_from_json(struct claim *c, const struct json *e);
 /* One line on a contradicted claim's erratum, or "" when none is listed:
  * "known erratum 02.2: predicts >= 3, and this run meets it". */
-void fmt_erratum(const struct claim_res *c, char *buf, size_t len);
+void fmt_erratum(const struct claim *c, char *buf, size_t len);
 /* A relation as written in errata.md ("ge 3") in lab_want_text's words. */
 void fmt_expect(const char *expect, char *buf, size_t len);
 
@@ -237,7 +181,7 @@ struct totals {
 	int claims, pass, fail, erratum, skip, inconclusive, error, not_run;
 };
 void totals_count(const struct run_state *rs, struct totals *t);
-const char *run_status(const struct run_state *rs);
+enum status run_status(const struct run_state *rs);
 int results_write(struct run_state *rs, struct json_writer *w);
 /* Writes results.json and junit.xml; final: the run's last save, which also
  * prints the document --format json or junit asks for.  0 or -1. */
@@ -259,7 +203,7 @@ void out_lab_stderr(struct run_state *rs, const char *line);
 void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number);
 void out_run_end(struct run_state *rs);
 void out_report_card(struct run_state *rs, FILE *f, const char *prefix);
-void fmt_got_want(const struct claim_res *c, char *buf, size_t len);
+void fmt_got_want(const struct claim *c, char *buf, size_t len);
 /* explain.c: "320 KiB", "8 MiB", "512 bytes" from a byte count. */
 void fmt_bytes(double b, char *buf, size_t len);
 FILE *out_progress_stream(struct run_state *rs);
