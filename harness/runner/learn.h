@@ -68,8 +68,11 @@ struct learn_ctx {
 };
 
 /* learn.c */
-int learn_is_command(const char *arg);
-int learn_main(int argc, char **argv);
+/* `dmalab grade|quiz|hint|answers ...` (argv[1] the command): the options,
+ * the answers, errata and results loaded, then cmd. */
+int learn_main(int argc, char **argv, int (*cmd)(struct learn_ctx *lc));
+/* `dmalab answers`: answers/ against the built labs */
+int cmd_answers(struct learn_ctx *lc);
 /* Runs `dmalab check [ids]` writing into results_dir; its exit code, or
  * -1 if it could not be started.  ids may be NULL. */
 int learn_run_check(const struct learn_opts *o, const char *results_dir,
