@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +22,6 @@
 #include "compare.h"
 #include "learn.h"
 #include "runner.h"
-
-volatile sig_atomic_t runner_stop_signal;
 
 /* A command of `dmalab`: fn gets the whole argv (argv[1] is the command);
  * help is its lines of the usage text (NULL: said on another's line). */
@@ -108,19 +105,6 @@ static void usage(FILE *f)
 		"  -h, --help          this text\n"
 		"exit: 0 no failure, 1 a claim failed or a lab broke, 2 usage,\n"
 		"      128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n");
-}
-
-double parse_timeout_mul(const char *s, const char *what)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	/* under 0.1 every lab's limit would be a few ms: no lab could run */
-	if (!*s || *end || errno || !isfinite(v) || v < 0.1 || v > 1000)
-		die_usage("bad %s '%s' (want a number from 0.1 to 1000)", what, s);
-	return v;
 }
 
 static enum out_format parse_format(const char *s)

@@ -4,6 +4,7 @@
  * lab so that a run that dies still leaves one.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,22 @@
 #include "learn.h"
 #include "restore.h"
 #include "runner.h"
+
+/* set by main.c's SIGINT/SIGTERM/SIGHUP handler */
+volatile sig_atomic_t runner_stop_signal;
+
+double parse_timeout_mul(const char *s, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	/* under 0.1 every lab's limit would be a few ms: no lab could run */
+	if (!*s || *end || errno || !isfinite(v) || v < 0.1 || v > 1000)
+		die_usage("bad %s '%s' (want a number from 0.1 to 1000)", what, s);
+	return v;
+}
 
 struct lab_ctx {
 	struct run_state *rs;
