@@ -50,14 +50,18 @@ struct claim {
 	char erratum_status[16];
 	char erratum_expect[256];
 
-	/* the runner's: the plan (--describe) and the errata */
-	char *question, *text;
-	char *chapter;       /* the chapter's figure */
-	char *want_text;     /* the chapter's relation as text */
-	char *erratum_when, *erratum_truth; /* as the lab said */
-	const struct erratum *erratum; /* the runner's errata text for the id */
-	const struct json *json; /* the lab JSON's claim object, or NULL */
-	int shown;           /* already printed live (human format) */
+	/* from the spec (the lab's, or its --describe) and the errata; the
+	 * runner's are malloc'd (claim_free), the lab's point into its spec */
+	const char *question, *text;
+	const char *chapter;       /* the chapter's figure */
+	const char *sabotage;      /* what the sabotage build breaks */
+	const char *erratum_when, *erratum_truth; /* as the lab said */
+	const struct erratum *erratum; /* the errata text for the id */
+
+	/* the runner's */
+	const char *want_text;     /* the chapter's relation as text */
+	const struct json *json;   /* the lab JSON's claim object, or NULL */
+	int shown;                 /* already printed live (human format) */
 };
 
 /* A string field as JSON writes it: "" is absent (null). */
@@ -76,9 +80,14 @@ int claim_known(const struct claim *c);
 /* The writer: "ok N - ID text [question] # directive" and the YAML block
  * of the claim's fields, without its closing "  ..." (record_tap_end), so
  * that the lab can add its statistics. */
-void record_tap_point(FILE *out, int number, const char *text, const char *question,
-		      const struct claim *c);
+void record_tap_point(FILE *out, int number, const struct claim *c);
 void record_tap_end(FILE *out);
+
+/* The claim as a member of a JSON claims array, up to its "stats" array,
+ * which the caller writes and closes the object after; status is the one
+ * written (an interrupted record's undecided claims are not_run). */
+struct json_writer;
+void record_json_claim(struct json_writer *w, const struct claim *c, enum status status);
 
 /* The reader: one test point with its YAML block. */
 struct tap_point {

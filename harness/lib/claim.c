@@ -158,7 +158,7 @@ static void set_erratum(struct claim_rec *c, const char *status)
 {
 	snprintf(c->r.erratum_status, sizeof(c->r.erratum_status), "%s", status);
 	snprintf(c->r.erratum_expect, sizeof(c->r.erratum_expect), "%s",
-		 c->erratum_rec->expect_text);
+		 c->r.erratum->expect_text);
 }
 
 /* A contradicted claim against its erratum, if one is listed. */
@@ -174,7 +174,7 @@ static enum status settle_contradiction(struct lab *L, struct claim_rec *c,
 		lab_error(L, "the errata cannot be read: %s", err);
 	if (!e)
 		return ST_FAIL;
-	c->erratum_rec = e;
+	c->r.erratum = e;
 	if (!erratum_applies(L, e)) {
 		set_erratum(c, "not-applicable");
 		return ST_FAIL;

@@ -15,8 +15,8 @@
 /* A claim of the running lab: its spec, its record, what it attached. */
 struct claim_rec {
 	const struct claim_spec *spec;
-	struct claim r;          /* r.id is the spec's; r.status ST_PENDING until decided */
-	const struct erratum *erratum_rec;
+	struct claim r;          /* r.status ST_PENDING until decided */
+	char question[64];       /* the claim's own question: r.question */
 	struct lab_stats stats[LAB_MAX_ATTACHED]; /* copies (stats_kept) */
 	int nstats;
 };
@@ -78,6 +78,9 @@ struct lab_phase {
 };
 
 /* report.c */
+/* The claim's own question: the first of its spec's blank-separated list
+ * (lab.h), into buf; "" when there is none. */
+const char *claim_own_question(const struct claim_spec *c, char *buf, size_t len);
 void report_tap_header(struct lab *L);
 void report_tap_claim(struct lab *L, struct claim_rec *c);
 void report_json_write(struct lab *L);

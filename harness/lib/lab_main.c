@@ -41,11 +41,16 @@ static void lab_init(struct lab *L, const struct lab_spec *spec, const char *sel
 		exit(99);
 	}
 	for (i = 0; i < L->nclaims; i++) {
-		struct claim *r = &L->claims[i].r;
+		struct claim_rec *c = &L->claims[i];
+		const struct claim_spec *s = &spec->claims[i];
 
-		L->claims[i].spec = &spec->claims[i];
-		claim_reset(r);
-		snprintf(r->id, sizeof(r->id), "%s", spec->claims[i].id);
+		c->spec = s;
+		claim_reset(&c->r);
+		snprintf(c->r.id, sizeof(c->r.id), "%s", s->id);
+		c->r.question = claim_own_question(s, c->question, sizeof(c->question));
+		c->r.text = s->text;
+		c->r.chapter = s->chapter;
+		c->r.sabotage = s->sabotage;
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "errata.h"
 #include "json.h"
 #include "record.h"
 
@@ -54,12 +55,12 @@ void claim_reset(struct claim *c)
 
 void claim_free(struct claim *c)
 {
-	char **strs[] = { &c->question, &c->text, &c->chapter, &c->want_text,
-			  &c->erratum_when, &c->erratum_truth };
+	const char **strs[] = { &c->question, &c->text, &c->chapter, &c->sabotage,
+				&c->want_text, &c->erratum_when, &c->erratum_truth };
 	size_t i;
 
 	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
-		free(*strs[i]);
+		free((char *)*strs[i]);
 		*strs[i] = NULL;
 	}
 }
@@ -67,6 +68,59 @@ void claim_free(struct claim *c)
 int claim_known(const struct claim *c)
 {
 	return c->status == ST_FAIL && !strcmp(c->erratum_status, "predicted");
+}
+
+/* null, or what the erratum predicted and whether this run met it. */
+static void json_erratum(struct json_writer *w, const struct claim *c)
+{
+	const struct erratum *e = c->erratum;
+
+	jw_key(w, "erratum");
+	if (!c->erratum_status[0]) {
+		jw_null(w);
+		return;
+	}
+	jw_obj_begin(w);
+	jw_kstr(w, "status", c->erratum_status);
+	jw_kstr(w, "expect", or_null(c->erratum_expect));
+	jw_kstr(w, "when", c->erratum_when ? c->erratum_when : e ? e->when_text : NULL);
+	jw_kstr(w, "truth", c->erratum_truth ? c->erratum_truth : e ? e->truth : NULL);
+	jw_obj_end(w);
+}
+
+void record_json_claim(struct json_writer *w, const struct claim *c, enum status status)
+{
+	jw_obj_begin(w);
+	jw_kstr(w, "id", c->id);
+	jw_kstr(w, "question", c->question);
+	jw_kstr(w, "text", c->text);
+	jw_kstr(w, "status", status_words[status]);
+	jw_kstr(w, "op", or_null(c->op));
+	jw_knum(w, "got", c->got); /* NaN, absent, is null */
+	jw_knum(w, "got_lo", c->got_lo);
+	jw_knum(w, "got_hi", c->got_hi);
+	jw_knum(w, "want", c->want);
+	jw_knum(w, "lo", c->lo);
+	jw_knum(w, "hi", c->hi);
+	jw_key(w, "tol");
+	if (c->has_tol) {
+		jw_obj_begin(w);
+		jw_knum(w, "abs", c->tol_abs);
+		jw_knum(w, "rel", c->tol_rel);
+		jw_obj_end(w);
+	} else {
+		jw_null(w);
+	}
+	jw_kstr(w, "unit", or_null(c->unit));
+	jw_kstr(w, "got_name", or_null(c->got_name));
+	jw_kstr(w, "want_name", or_null(c->want_name));
+	jw_kstr(w, "reason", or_null(c->reason));
+	jw_kstr(w, "detail", or_null(c->detail));
+	jw_kstr(w, "note", or_null(c->note));
+	jw_kstr(w, "sabotage", c->sabotage);
+	jw_kstr(w, "chapter", c->chapter);
+	json_erratum(w, c);
+	jw_key(w, "stats");
 }
 
 /* TAP descriptions: '#' starts a directive and '\' escapes, so escape both. */
@@ -147,14 +201,13 @@ static void tap_yaml(FILE *out, const struct claim *c)
 	}
 }
 
-void record_tap_point(FILE *out, int number, const char *text, const char *question,
-		      const struct claim *c)
+void record_tap_point(FILE *out, int number, const struct claim *c)
 {
 	int ok = c->status != ST_FAIL && c->status != ST_ERROR;
 
 	fprintf(out, "%s %d - %s ", ok ? "ok" : "not ok", number, c->id);
-	tap_text(out, text);
-	fprintf(out, " [%s]", question);
+	tap_text(out, c->text);
+	fprintf(out, " [%s]", c->question);
 	tap_directive(out, c);
 	fprintf(out, "\n");
 	tap_yaml(out, c);

@@ -10,9 +10,7 @@
 #include "json.h"
 #include "lab_internal.h"
 
-/* The claim's own question: the first of its spec's blank-separated list
- * (lab.h), into buf; "" when there is none. */
-static const char *own_question(const struct claim_spec *c, char *buf, size_t len)
+const char *claim_own_question(const struct claim_spec *c, char *buf, size_t len)
 {
 	const char *q = c->question ? c->question + strspn(c->question, " \t") : "";
 
@@ -63,10 +61,7 @@ static void tap_stats(FILE *out, const struct claim_rec *c)
 
 void report_tap_claim(struct lab *L, struct claim_rec *c)
 {
-	char q[64];
-
-	record_tap_point(stdout, L->tap_next++, c->spec->text,
-			 own_question(c->spec, q, sizeof(q)), &c->r);
+	record_tap_point(stdout, L->tap_next++, &c->r);
 	tap_stats(stdout, c);
 	record_tap_end(stdout);
 }
@@ -96,74 +91,14 @@ static void json_stats(struct json_writer *w, const struct lab_stats *s)
 	jw_obj_end(w);
 }
 
-static void json_opt_num(struct json_writer *w, const char *k, int has, double v)
-{
-	jw_key(w, k);
-	if (has)
-		jw_num(w, v);
-	else
-		jw_null(w);
-}
-
-static void json_opt_str(struct json_writer *w, const char *k, const char *v)
-{
-	jw_kstr(w, k, v && v[0] ? v : NULL);
-}
-
-/* null, or what the erratum predicted and whether this run met it. */
-static void json_erratum(struct json_writer *w, const struct claim_rec *c)
-{
-	jw_key(w, "erratum");
-	if (!c->r.erratum_status[0]) {
-		jw_null(w);
-		return;
-	}
-	jw_obj_begin(w);
-	jw_kstr(w, "status", c->r.erratum_status);
-	jw_kstr(w, "expect", c->erratum_rec->expect_text);
-	jw_kstr(w, "when", c->erratum_rec->when_text);
-	jw_kstr(w, "truth", c->erratum_rec->truth);
-	jw_obj_end(w);
-}
-
-/* A claim; in an interrupted record an undecided one is "not_run". */
+/* A claim and its statistics; in an interrupted record an undecided one is
+ * "not_run". */
 static void json_claim(struct json_writer *w, const struct claim_rec *c, int interrupted)
 {
-	int undecided = c->r.status == ST_PENDING;
-	char q[64];
 	int i;
 
-	jw_obj_begin(w);
-	jw_kstr(w, "id", c->spec->id);
-	jw_kstr(w, "question", own_question(c->spec, q, sizeof(q)));
-	jw_kstr(w, "text", c->spec->text);
-	jw_kstr(w, "status", status_words[interrupted && undecided ? ST_NOT_RUN : c->r.status]);
-	json_opt_str(w, "op", c->r.op);
-	json_opt_num(w, "got", c->r.has_got, c->r.got);
-	json_opt_num(w, "got_lo", c->r.has_interval, c->r.got_lo);
-	json_opt_num(w, "got_hi", c->r.has_interval, c->r.got_hi);
-	json_opt_num(w, "want", c->r.has_want, c->r.want);
-	json_opt_num(w, "lo", c->r.has_range, c->r.lo);
-	json_opt_num(w, "hi", c->r.has_range, c->r.hi);
-	jw_key(w, "tol");
-	if (c->r.has_tol) {
-		jw_obj_begin(w);
-		jw_knum(w, "abs", c->r.tol_abs);
-		jw_knum(w, "rel", c->r.tol_rel);
-		jw_obj_end(w);
-	} else {
-		jw_null(w);
-	}
-	json_opt_str(w, "unit", c->r.unit);
-	json_opt_str(w, "got_name", c->r.got_name);
-	json_opt_str(w, "want_name", c->r.want_name);
-	json_opt_str(w, "reason", c->r.reason);
-	json_opt_str(w, "detail", c->r.detail);
-	json_opt_str(w, "note", c->r.note);
-	jw_kstr(w, "sabotage", c->spec->sabotage);
-	jw_kstr(w, "chapter", c->spec->chapter);
-	json_erratum(w, c);
-	jw_key(w, "stats");
+	record_json_claim(w, &c->r, interrupted && c->r.status == ST_PENDING ? ST_NOT_RUN :
+			  c->r.status);
 	jw_arr_begin(w);
 	for (i = 0; i < c->nstats; i++)
 		json_stats(w, &c->stats[i]);
@@ -237,7 +172,7 @@ static void json_header(struct json_writer *w, const struct lab *L, int interrup
 	} else {
 		jw_null(w);
 	}
-	json_opt_str(w, "error", L->error);
+	jw_kstr(w, "error", or_null(L->error));
 	jw_kbool(w, "built_with_cuda", L->build_flags & LAB_BUILT_WITH_CUDA);
 	jw_kbool(w, "sabotage", L->build_flags & LAB_BUILT_SABOTAGE);
 	jw_key(w, "options");
@@ -401,7 +336,7 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 	for (c = spec->claims; c && c->id; c++) {
 		jw_obj_begin(&w);
 		jw_kstr(&w, "id", c->id);
-		jw_kstr(&w, "question", own_question(c, q, sizeof(q)));
+		jw_kstr(&w, "question", claim_own_question(c, q, sizeof(q)));
 		json_words(&w, "questions", c->question);
 		jw_kstr(&w, "text", c->text);
 		jw_kstr(&w, "chapter", c->chapter);

@@ -2,7 +2,7 @@
  * compare_node.c - one results.json (PROTOCOL.md 4) as compare sees it: the
  * node's identity and match key, its headline figures, its claims' verdicts
  * and its machine facts as text (compare.h).  Claims come through
- * resload.c's results_load, so a verdict reads exactly as `dmalab check`
+ * results.c's results_load, so a verdict reads exactly as `dmalab check`
  * counted it (a known erratum only when the lab said "predicted").
  */
 #include <errno.h>

@@ -255,19 +255,26 @@ int discover_labs(struct run_state *rs)
 	return 0;
 }
 
+void lab_entry_free(struct lab_entry *e)
+{
+	int k;
+
+	for (k = 0; k < e->nclaims; k++)
+		claim_free(&e->claims[k]);
+	free(e->claims);
+	json_free(e->desc);
+	json_free(e->record);
+	e->claims = NULL;
+	e->nclaims = 0;
+	e->desc = e->record = NULL;
+}
+
 void lab_entries_free(struct run_state *rs)
 {
-	int i, k;
+	int i;
 
-	for (i = 0; i < rs->nlabs; i++) {
-		struct lab_entry *e = &rs->labs[i];
-
-		for (k = 0; k < e->nclaims; k++)
-			claim_free(&e->claims[k]);
-		free(e->claims);
-		json_free(e->desc);
-		json_free(e->record);
-	}
+	for (i = 0; i < rs->nlabs; i++)
+		lab_entry_free(&rs->labs[i]);
 	free(rs->labs);
 	rs->labs = NULL;
 	rs->nlabs = 0;

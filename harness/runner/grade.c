@@ -96,7 +96,7 @@ void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_vi
 	v->status = "absent";
 	if (v->c) {
 		v->status = status_words[v->c->status];
-		v->state = ans_claim_state(v->status);
+		v->state = ans_claim_state(v->c->status);
 		/* the lab's word decides whether it is the known erratum; the
 		 * errata file gives its texts */
 		v->erratum = v->c->erratum_status[0] ? errata_find(&lc->errata, id) : NULL;

@@ -4,7 +4,7 @@
  *
  *   learn.c    options, dispatch, running `dmalab check` as a child, the
  *              answers cross-check against the built labs
- *   resload.c  reading a results.json back into lab entries and claims
+ *   results.c  reading a results.json back into lab entries and claims
  *   grade.c    `dmalab grade`: per question and chapter, grade.json
  *   gradescope.c  `grade --gradescope FILE`: Gradescope's autograder results.json
  *   quiz.c     `dmalab quiz`: ask, compare, self-mark, quiz.json
@@ -91,7 +91,7 @@ int learn_mkdirs(const char *dir);
  */
 int learn_map(struct learn_ctx *lc);
 
-/* resload.c */
+/* results.c: results.json read back */
 int results_load(const char *path, struct learn_results *r, char *err, size_t errlen);
 void results_unload(struct learn_results *r);
 /* Moves the labs of `more` that r does not have into r. */

@@ -434,14 +434,7 @@ void out_lab_point(struct run_state *rs, struct lab_entry *lab, const struct tap
 	if (!c || c->shown)
 		return;
 	claim_from_point(c, pt);
-	c->erratum = c->erratum_status[0] ? errata_find(&rs->errata, c->id) : NULL;
-	if (c->erratum && !c->erratum_truth && c->erratum->truth)
-		c->erratum_truth = strdup(c->erratum->truth);
-	if (c->erratum && !c->erratum_expect[0] && c->erratum->expect_text)
-		snprintf(c->erratum_expect, sizeof(c->erratum_expect), "%s",
-			 c->erratum->expect_text);
-	if (c->erratum && !c->erratum_when && c->erratum->when_text)
-		c->erratum_when = strdup(c->erratum->when_text);
+	claim_find_erratum(c, &rs->errata);
 	human_claim(rs, c);
 	c->shown = 1;
 	fflush(stdout);

@@ -1,16 +1,16 @@
 /*
  * runner.h - the `dmalab` runner: shared types of its files.
  *
- *   main.c     options and commands (list, run, check, sysinfo)
+ *   main.c     the command table, options, signals
+ *   run.c      `run` and `check`: each lab spawned, its record read
  *   discover.c finding built labs and asking each for --describe
  *   spawn.c    one lab in its own process group, with timeout (on proc.h)
- *   record.c   a lab's outcome: its JSON record or TAP, and the status rules
- *   results.c  results.json (questions, totals), written atomically
- *   merge.c    `run NN`: the labs of the earlier results.json it keeps
+ *   results.c  the run's model: the results directory, each lab's outcome
+ *              (its TAP and JSON record, the status rules), results.json
+ *              written (merged with the earlier one for `run NN`) and read
  *   output.c   human and TAP presentation, report card, summary line
- *   junit.c    junit.xml: the run as JUnit XML for CI dashboards
- *   list.c     `dmalab list`: plans and predicted skips
- *   claims.c   `dmalab claims`: every claim's relation, from --describe
+ *   junit.c    junit.xml: the run as JUnit XML, and its XML writer
+ *   list.c     `dmalab list` (plans and predicted skips) and `dmalab claims`
  *   usage.c    die, error, warning: every message on stderr (usage.h)
  *
  * The runner never initialises CUDA while it still starts labs (a process
@@ -108,7 +108,7 @@ extern volatile sig_atomic_t runner_stop_signal;
  * > 0, at most 1000, the whole string; else die_usage(). */
 double parse_timeout_mul(const char *s, const char *what);
 
-/* resdir.c: the results directory, checked and locked before any lab runs.
+/* results.c: the results directory, checked and locked before any lab runs.
  * It must be a writable directory (a file is made and removed there), and
  * no other dmalab run may be using it (flock on DIR/.dmalab-lock, which
  * names the holder's pid).  0, or an error line and -1: the caller exits 2. */
@@ -117,6 +117,8 @@ int results_dir_claim(struct run_state *rs);
 /* discover.c */
 int discover_labs(struct run_state *rs);
 void lab_entries_free(struct run_state *rs);
+/* Its claims, --describe and record freed. */
+void lab_entry_free(struct lab_entry *e);
 struct lab_entry *find_lab(struct run_state *rs, const char *id);
 
 /* spawn.c */
@@ -146,9 +148,12 @@ int spawn_capture(char *const argv[], double timeout_s, char *buf, size_t cap,
 double mono_now(void);
 const char *signal_name(int sig);
 
-/* record.c */
+/* results.c: a lab's outcome */
 struct claim *lab_claim(struct lab_entry *lab, const char *id);
 void claim_from_point(struct claim *c, const struct tap_point *pt);
+/* The runner's errata text of the erratum the lab named, and its truth,
+ * expect and when where the lab's record left them out. */
+void claim_find_erratum(struct claim *c, const struct errata *errata);
 /* A claim object of a lab record or results.json (also used by grade, quiz). */
 void claim_from_json(struct claim *c, const struct json *o);
 void record_finish(struct run_state *rs, struct lab_entry *lab,
@@ -169,13 +174,13 @@ struct file_lab {
 	const struct json *kept; /* its object in the earlier file; NULL: run now */
 };
 
-/* merge.c */
+/* results.c: `run NN` keeps the earlier file's other labs */
 void results_keep_load(struct run_state *rs);
 void results_keep_free(struct run_state *rs);
 /* The labs results.json lists; *out is malloc'ed.  Their number, or -1. */
 int results_file_labs(const struct run_state *rs, struct file_lab **out);
 
-/* results.c */
+/* results.c: results.json */
 struct totals {
 	int labs, lab_pass, lab_fail, lab_skip, lab_inconclusive, lab_error, lab_not_run;
 	int claims, pass, fail, erratum, skip, inconclusive, error, not_run;
@@ -271,8 +276,6 @@ int cmd_run(struct run_state *rs);
 
 /* list.c */
 int cmd_list(struct run_state *rs);
-
-/* claims.c */
 int cmd_claims(struct run_state *rs);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * fuzz_tapscan.c - what the runner reads of a lab's run: its TAP stream,
- * line by line (tapscan.c: tap_scan_line, tap_scan_end), and then its
- * outcome (record.c: record_finish merges the test points, the lab's JSON
- * record and the errata built into the library, and sets the status).
+ * line by line (lib/record.c: tap_scan_line, tap_scan_end), and then its
+ * outcome (runner results.c: record_finish merges the test points, the lab's
+ * JSON record and the errata built into the library, and sets the status).
  *
  * Input: the lab's stdout; a line "=== record" ends it, and what follows is
  * the lab's JSON record (dmalab-lab/1).  The exit code is 0, 1, 77 or 99 by
