@@ -53,8 +53,8 @@ static void tap_stats(FILE *out, const struct claim_rec *c)
 		const struct lab_stats *s = &c->stats[i];
 
 		fprintf(out, "    %s: {n: %d, median: %.6g, min: %.6g, max: %.6g, cv: %.4f, "
-			"unit: \"%s\"%s}\n", s->name ? s->name : "series", s->n, s->median, s->min, s->max,
-			isfinite(s->cv) ? s->cv : 0.0, s->unit ? s->unit : "",
+			"unit: \"%s\"%s}\n", s->name ? s->name : "series", s->n, s->median,
+			s->min, s->max, isfinite(s->cv) ? s->cv : 0.0, s->unit ? s->unit : "",
 			s->noisy ? ", noisy: true" : "");
 	}
 }

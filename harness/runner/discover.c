@@ -165,6 +165,8 @@ static int plan_claims(struct lab_entry *e, const struct json *claims)
 		r->text = dup_str(c, "text");
 		if (json_get_str(c, "chapter", NULL))
 			r->chapter = dup_str(c, "chapter");
+		if (json_get_str(c, "sabotage", NULL))
+			r->sabotage = dup_str(c, "sabotage");
 		if (json_get_str(json_get(c, "want"), "text", NULL))
 			r->want_text = strdup(json_get_str(json_get(c, "want"), "text", ""));
 	}

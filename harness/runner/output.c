@@ -510,10 +510,10 @@ void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
  * only when there are some. */
 static void summary_line(const struct totals *t, FILE *f)
 {
-	fprintf(f, "summary: %d passed, %d failed, %d skipped", t->lab_pass,
-		t->lab_fail + t->lab_error, t->lab_skip);
-	if (t->lab_inconclusive)
-		fprintf(f, ", %d inconclusive", t->lab_inconclusive);
+	fprintf(f, "summary: %d passed, %d failed, %d skipped", t->lab[ST_PASS],
+		t->lab[ST_FAIL] + t->lab[ST_ERROR], t->lab[ST_SKIP]);
+	if (t->lab[ST_INCONCLUSIVE])
+		fprintf(f, ", %d inconclusive", t->lab[ST_INCONCLUSIVE]);
 	fputc('\n', f);
 }
 
@@ -618,11 +618,12 @@ void out_run_end(struct run_state *rs)
 		out_report_card(rs, f, prefix);
 	if (rs->aborted)
 		fprintf(f, "%saborted (%s): %d lab%s not run\n", prefix,
-			signal_name(rs->aborted), t.lab_not_run, t.lab_not_run == 1 ? "" : "s");
-	if (t.labs && !t.pass && !t.fail && !t.erratum && !t.lab_error && !rs->aborted)
+			signal_name(rs->aborted), t.lab[ST_NOT_RUN], t.lab[ST_NOT_RUN] == 1 ? "" : "s");
+	if (t.labs && !t.claim[ST_PASS] && !t.claim[ST_FAIL] && !t.erratum &&
+	    !t.lab[ST_ERROR] && !rs->aborted)
 		fprintf(f, "%snothing was evaluated: every claim was skipped%s on this "
 			"machine (reasons above)\n", prefix,
-			t.inconclusive ? " or inconclusive" : "");
+			t.claim[ST_INCONCLUSIVE] ? " or inconclusive" : "");
 	if (t.erratum)
 		fprintf(f, "%s%d failed claim(s) are known errata of the chapters "
 			"(%s): each lab measured what its erratum predicts, so they do not "

@@ -445,39 +445,21 @@ void record_not_run(struct lab_entry *lab, const char *kind, const char *why)
 /* ------------------------------------------------------------------------ */
 /* Totals and the run's status                                              */
 
-static void count_claim(const struct claim *c, int known, struct totals *t)
-{
-	t->claims++;
-	if (c->status == ST_PASS)
-		t->pass++;
-	else if (c->status == ST_FAIL && known)
-		t->erratum++;
-	else if (c->status == ST_FAIL)
-		t->fail++;
-	else if (c->status == ST_SKIP)
-		t->skip++;
-	else if (c->status == ST_INCONCLUSIVE)
-		t->inconclusive++;
-	else if (c->status == ST_ERROR)
-		t->error++;
-	else
-		t->not_run++;
-}
-
 static void count_lab(const struct lab_entry *lab, struct totals *t)
 {
-	enum status s = lab->status == ST_PENDING ? ST_NOT_RUN : lab->status;
 	int k;
 
 	t->labs++;
-	t->lab_pass += s == ST_PASS;
-	t->lab_fail += s == ST_FAIL;
-	t->lab_skip += s == ST_SKIP;
-	t->lab_inconclusive += s == ST_INCONCLUSIVE;
-	t->lab_error += s == ST_ERROR;
-	t->lab_not_run += s == ST_NOT_RUN;
-	for (k = 0; k < lab->nclaims; k++)
-		count_claim(&lab->claims[k], claim_known(&lab->claims[k]), t);
+	t->lab[lab->status == ST_PENDING ? ST_NOT_RUN : lab->status]++;
+	for (k = 0; k < lab->nclaims; k++) {
+		const struct claim *c = &lab->claims[k];
+
+		t->claims++;
+		if (claim_known(c))
+			t->erratum++;
+		else
+			t->claim[status_decided(c->status) ? c->status : ST_NOT_RUN]++;
+	}
 }
 
 /* This run's labs (the summary line and the exit code). */
@@ -506,7 +488,7 @@ static enum status status_of(const struct run_state *rs, const struct totals *t)
 		return ST_ABORTED;
 	if (!rs->finished)
 		return ST_RUNNING; /* a file saved between two labs */
-	return t->lab_fail || t->lab_error ? ST_FAIL : ST_PASS;
+	return t->lab[ST_FAIL] || t->lab[ST_ERROR] ? ST_FAIL : ST_PASS;
 }
 
 /* This run's status: the labs it ran. */
@@ -518,31 +500,29 @@ enum status run_status(const struct run_state *rs)
 	return status_of(rs, &t);
 }
 
+/* {"planned": N, "pass": N, "fail": N, ["known_erratum": N,] "skip": N, ...} */
+static void write_counts(struct json_writer *w, const char *key, int planned,
+			 const int *by_status, const int *erratum)
+{
+	enum status s;
+
+	jw_key(w, key);
+	jw_obj_begin(w);
+	jw_kint(w, "planned", planned);
+	for (s = ST_PASS; s <= ST_NOT_RUN; s++) {
+		jw_kint(w, status_words[s], by_status[s]);
+		if (s == ST_FAIL && erratum)
+			jw_kint(w, "known_erratum", *erratum);
+	}
+	jw_obj_end(w);
+}
+
 static void write_totals(const struct totals *t, struct json_writer *w)
 {
 	jw_key(w, "totals");
 	jw_obj_begin(w);
-	jw_key(w, "labs");
-	jw_obj_begin(w);
-	jw_kint(w, "planned", t->labs);
-	jw_kint(w, "pass", t->lab_pass);
-	jw_kint(w, "fail", t->lab_fail);
-	jw_kint(w, "skip", t->lab_skip);
-	jw_kint(w, "inconclusive", t->lab_inconclusive);
-	jw_kint(w, "error", t->lab_error);
-	jw_kint(w, "not_run", t->lab_not_run);
-	jw_obj_end(w);
-	jw_key(w, "claims");
-	jw_obj_begin(w);
-	jw_kint(w, "planned", t->claims);
-	jw_kint(w, "pass", t->pass);
-	jw_kint(w, "fail", t->fail);
-	jw_kint(w, "known_erratum", t->erratum);
-	jw_kint(w, "skip", t->skip);
-	jw_kint(w, "inconclusive", t->inconclusive);
-	jw_kint(w, "error", t->error);
-	jw_kint(w, "not_run", t->not_run);
-	jw_obj_end(w);
+	write_counts(w, "labs", t->labs, t->lab, NULL);
+	write_counts(w, "claims", t->claims, t->claim, &t->erratum);
 	jw_obj_end(w);
 }
 
