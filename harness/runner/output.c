@@ -59,7 +59,7 @@ static const char *verdict_color(const struct claim *c)
 	if (claim_known(c))
 		return C_BLUE;
 	if (c->status == ST_FAIL || c->status == ST_ERROR ||
-	    (c->status == ST_NOT_RUN))
+	    c->status == ST_NOT_RUN)
 		return C_RED;
 	return C_YELLOW;
 }
@@ -317,7 +317,7 @@ static void yaml_str(FILE *f, const char *key, const char *v)
 static void tap_claim(const struct claim *c, int number)
 {
 	int ok = c->status != ST_FAIL && c->status != ST_ERROR &&
-		 (c->status != ST_NOT_RUN) && c->status != ST_PENDING;
+		 c->status != ST_NOT_RUN && c->status != ST_PENDING;
 	char gw[512], er[512];
 
 	printf("    %s %d - ", ok ? "ok" : "not ok", number);
@@ -365,7 +365,7 @@ static void tap_lab_yaml(const struct lab_entry *lab)
 static void tap_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
 {
 	int k, ok = lab->status == ST_PASS || lab->status == ST_SKIP ||
-		    (lab->status == ST_INCONCLUSIVE);
+		    lab->status == ST_INCONCLUSIVE;
 
 	printf("    # Subtest: lab-%s %s\n", lab->id, lab->title);
 	printf("    1..%d\n", lab->nclaims);
