@@ -2,8 +2,8 @@
  * runner.h - the `dmalab` runner: shared types of its files.
  *
  *   main.c     the command table, options, signals
- *   run.c      `run` and `check`: each lab spawned, its record read
- *   discover.c finding built labs and asking each for --describe
+ *   run.c      the built labs found and asked for --describe; `run` and
+ *              `check`: each lab spawned, its record read
  *   spawn.c    one lab in its own process group, with timeout (on proc.h)
  *   results.c  the run's model: the results directory, each lab's outcome
  *              (its TAP and JSON record, the status rules), results.json
@@ -114,7 +114,7 @@ double parse_timeout_mul(const char *s, const char *what);
  * names the holder's pid).  0, or an error line and -1: the caller exits 2. */
 int results_dir_claim(struct run_state *rs);
 
-/* discover.c */
+/* run.c: the built labs and their plans */
 int discover_labs(struct run_state *rs);
 void lab_entries_free(struct run_state *rs);
 /* Its claims, --describe and record freed. */
