@@ -77,12 +77,14 @@ FLEET_SCRIPTS := $(patsubst harness/fleet/%,$(BUILD)/fleet/%,$(wildcard harness/
 
 UNIT_SRCS := $(wildcard harness/tests/unit/test_*.c)
 UNIT_BINS := $(patsubst harness/tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
-# test_compare links the runner objects it tests, so it sits below unit/ (out of
-# mutants.sh's copy, which has no runner) and has its own rule; make unit runs it.
+# The runner's unit tests (unit/runner/: out of mutants.sh's copy, which has
+# no runner) link every runner object but main.o (cmocka brings a main);
+# make unit runs them.
+RUNNER_TESTS := $(patsubst harness/tests/unit/runner/%.c,$(BUILD)/tests/%,\
+	$(filter-out %/test_node_preflight.c,$(wildcard harness/tests/unit/runner/test_*.c)))
 COMPARE_TEST := $(BUILD)/tests/test_compare
-COMPARE_TEST_OBJS := $(addprefix $(BUILD)/obj/runner/,compare.o compare_node.o compare_ref.o \
-	compare_out.o baseline.o explain.o resload.o record.o spawn.o usage.o)
-UNIT_BINS += $(COMPARE_TEST)
+RUNNER_TEST_OBJS := $(filter-out $(BUILD)/obj/runner/main.o,$(RUN_OBJS))
+UNIT_BINS += $(RUNNER_TESTS)
 # test_node_preflight builds `dmalab preflight` (runner/preflight.c) in: the same reason
 PF_UNIT_TEST := $(BUILD)/tests/test_node_preflight
 UNIT_BINS += $(PF_UNIT_TEST)
@@ -250,10 +252,10 @@ $(BUILD)/tests/%: harness/tests/unit/%.c $(LIB)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(filter $(BUILD)/obj/labs/%,$^) \
 		$(LIB) -lcmocka $(LDLIBS)
 
-$(COMPARE_TEST): harness/tests/unit/runner/test_compare.c $(COMPARE_TEST_OBJS) $(LIB)
+$(RUNNER_TESTS): $(BUILD)/tests/%: harness/tests/unit/runner/%.c $(RUNNER_TEST_OBJS) $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) -Iharness/runner $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< \
-		$(COMPARE_TEST_OBJS) $(LIB) -lcmocka $(LDLIBS)
+		$(RUNNER_TEST_OBJS) $(LIB) -lcmocka $(LDLIBS)
 
 # A yes/no variable: 1 (or yes/true) on; 0 (no/false) or unset off;
 # anything else is a mistake, said before anything is built.  $(call

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "sections.h"
+#include "record.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -204,7 +205,7 @@ struct ans_tally {
 	int claims, confirmed, contradicted, known_errata, unverified, not_built;
 };
 
-enum ans_state ans_claim_state(const char *status);
+enum ans_state ans_claim_state(enum status status);
 const char *ans_state_name(enum ans_state st);   /* "confirmed", ..., "not_built" */
 void ans_tally_add(struct ans_tally *t, enum ans_state st, int known_erratum);
 /* 1 when enough of the question's claims are decided for it to count. */

@@ -37,7 +37,7 @@
  * Output (see harness/PROTOCOL.md): TAP version 13 on stdout, one test point
  * per claim with a YAML block (got, want, op, tol, unit, stats, reason), the
  * narrative as TAP comments; with --json FILE the same record as JSON, written
- * again after every claim (atomically) so a crash leaves what was decided.
+ * once as the lab exits (or is stopped by a signal it can catch).
  *
  * Exit codes: 0 all decided claims passed (skips and inconclusive allowed),
  * 1 a claim failed, 77 whole lab skipped (0 when DMALAB_TAP=1, so `prove`

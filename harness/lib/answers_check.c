@@ -347,11 +347,11 @@ int ans_cross_check(const struct ans_set *s, const struct ans_built *b, int nb, 
 /* ------------------------------------------------------------------------ */
 /* Grading rules                                                             */
 
-enum ans_state ans_claim_state(const char *status)
+enum ans_state ans_claim_state(enum status status)
 {
-	if (status && !strcmp(status, "pass"))
+	if (status == ST_PASS)
 		return ANS_CONFIRMED;
-	if (status && !strcmp(status, "fail"))
+	if (status == ST_FAIL)
 		return ANS_CONTRADICTED;
 	return ANS_UNVERIFIED;
 }
@@ -387,12 +387,12 @@ int ans_question_enough(const struct ans_tally *t)
 const char *ans_question_status(const struct ans_tally *t)
 {
 	if (!ans_question_enough(t))
-		return "unverified";
+		return question_words[Q_UNVERIFIED];
 	if (t->contradicted)
-		return "contradicted";
+		return question_words[Q_CONTRADICTED];
 	if (!t->confirmed)
-		return "unverified";
-	return t->confirmed == t->claims ? "confirmed" : "partial";
+		return question_words[Q_UNVERIFIED];
+	return question_words[t->confirmed == t->claims ? Q_CONFIRMED : Q_PARTIAL];
 }
 
 int ans_question_points(const struct ans_tally *t, double *points)

@@ -34,7 +34,7 @@ static struct claim_rec *claim_for_decision(struct lab *L, const char *id)
 
 	if (!c)
 		lab_error(L, "BUG: claim '%s' is not in the lab's spec", id ? id : "(null)");
-	if (strcmp(c->status, "pending") != 0)
+	if (c->r.status != ST_PENDING)
 		lab_error(L, "BUG: claim '%s' decided twice", id);
 	return c;
 }
@@ -53,7 +53,7 @@ int claim_decided(const struct lab *L, const char *id)
 {
 	struct claim_rec *c = claim_find((struct lab *)L, id);
 
-	return c && strcmp(c->status, "pending") != 0;
+	return c && c->r.status != ST_PENDING;
 }
 
 void claim_stats(struct lab *L, const struct lab_stats *s)
@@ -73,7 +73,7 @@ void claim_note(struct lab *L, const char *fmt, ...)
 }
 
 /* Moves the attached series and note onto c, sets its status, reports it. */
-void claim_finish(struct lab *L, struct claim_rec *c, const char *status)
+void claim_finish(struct lab *L, struct claim_rec *c, enum status status)
 {
 	int i;
 
@@ -81,17 +81,17 @@ void claim_finish(struct lab *L, struct claim_rec *c, const char *status)
 		c->stats[c->nstats++] = L->pending[i];
 	L->npending = 0;
 	if (L->pending_note[0]) {
-		snprintf(c->note, sizeof(c->note), "%s", L->pending_note);
+		snprintf(c->r.note, sizeof(c->r.note), "%s", L->pending_note);
 		L->pending_note[0] = '\0';
 	}
-	c->status = status;
+	c->r.status = status;
 	report_tap_claim(L, c);
-	report_json_write(L);
+	interrupt_render(L); /* what a signal now would leave behind */
 }
 
 static void set_unit(struct claim_rec *c, const char *unit)
 {
-	snprintf(c->unit, sizeof(c->unit), "%s", unit ? unit : "");
+	snprintf(c->r.unit, sizeof(c->r.unit), "%s", unit ? unit : "");
 }
 
 /* Copies the spec's relation into the record, for TAP and JSON. */
@@ -99,22 +99,22 @@ static void record_want(struct claim_rec *c)
 {
 	const struct claim_want *w = &c->spec->want;
 
-	c->op = w->op;
+	snprintf(c->r.op, sizeof(c->r.op), "%s", w->op);
 	if (!strcmp(w->op, "in_range")) {
-		c->lo = w->a;
-		c->hi = w->b;
-		c->has_range = 1;
+		c->r.lo = w->a;
+		c->r.hi = w->b;
+		c->r.has_range = 1;
 	} else if (strcmp(w->op, "true") != 0 && !(w->name && isnan(w->a))) {
-		c->want = w->a;
-		c->has_want = 1;
+		c->r.want = w->a;
+		c->r.has_want = 1;
 	}
 	if (!strcmp(w->op, "near")) {
-		c->abs_tol = w->abs_tol;
-		c->rel_tol = w->rel_tol;
-		c->has_tol = 1;
+		c->r.tol_abs = w->abs_tol;
+		c->r.tol_rel = w->rel_tol;
+		c->r.has_tol = 1;
 	}
 	if (w->name)
-		snprintf(c->want_name, sizeof(c->want_name), "%s", w->name);
+		snprintf(c->r.want_name, sizeof(c->r.want_name), "%s", w->name);
 	set_unit(c, w->unit);
 }
 
@@ -146,15 +146,23 @@ static int erratum_applies(struct lab *L, const struct erratum *e)
 	return lab_relation_verdict(&e->when, lab_est_exact(f->num), NULL) == LAB_HOLDS;
 }
 
-static const char *inconclusive(struct claim_rec *c, const char *fmt, double a, double b)
+static enum status inconclusive(struct claim_rec *c, const char *fmt, double a, double b)
 {
-	snprintf(c->reason, sizeof(c->reason), "inconclusive");
-	snprintf(c->detail, sizeof(c->detail), fmt, a, b);
-	return "inconclusive";
+	snprintf(c->r.reason, sizeof(c->r.reason), "inconclusive");
+	snprintf(c->r.detail, sizeof(c->r.detail), fmt, a, b);
+	return ST_INCONCLUSIVE;
+}
+
+/* The lab's word on the erratum, and what the erratum expects. */
+static void set_erratum(struct claim_rec *c, const char *status)
+{
+	snprintf(c->r.erratum_status, sizeof(c->r.erratum_status), "%s", status);
+	snprintf(c->r.erratum_expect, sizeof(c->r.erratum_expect), "%s",
+		 c->r.erratum->expect_text);
 }
 
 /* A contradicted claim against its erratum, if one is listed. */
-static const char *settle_contradiction(struct lab *L, struct claim_rec *c,
+static enum status settle_contradiction(struct lab *L, struct claim_rec *c,
 					struct lab_est got)
 {
 	char err[300];
@@ -165,36 +173,36 @@ static const char *settle_contradiction(struct lab *L, struct claim_rec *c,
 	if (!all)
 		lab_error(L, "the errata cannot be read: %s", err);
 	if (!e)
-		return "fail";
-	c->erratum_rec = e;
+		return ST_FAIL;
+	c->r.erratum = e;
 	if (!erratum_applies(L, e)) {
-		c->erratum = "not-applicable";
-		return "fail";
+		set_erratum(c, "not-applicable");
+		return ST_FAIL;
 	}
-	v = lab_relation_verdict(&e->expect, got, c->got_name);
+	v = lab_relation_verdict(&e->expect, got, c->r.got_name);
 	if (v == LAB_STRADDLES) {
-		c->erratum = NULL;
+		c->r.erratum_status[0] = '\0';
 		return inconclusive(c, "the chapter is contradicted over the whole interval "
 				    "[%.4g, %.4g], but whether as the known erratum predicts "
 				    "changes within it", got.lo, got.hi);
 	}
-	c->erratum = v == LAB_HOLDS ? "predicted" : "not-predicted";
-	return "fail";
+	set_erratum(c, v == LAB_HOLDS ? "predicted" : "not-predicted");
+	return ST_FAIL;
 }
 
 /* The verdict of got against the spec's relation (lab.h, "Claims"). */
-static const char *settle(struct lab *L, struct claim_rec *c, struct lab_est got)
+static enum status settle(struct lab *L, struct claim_rec *c, struct lab_est got)
 {
-	int v = lab_relation_verdict(&c->spec->want, got, c->got_name);
+	int v = lab_relation_verdict(&c->spec->want, got, c->r.got_name);
 
 	if (got.too_short && isfinite(got.value)) {
-		snprintf(c->reason, sizeof(c->reason), "inconclusive");
-		snprintf(c->detail, sizeof(c->detail), "a series behind it was timed in "
+		snprintf(c->r.reason, sizeof(c->r.reason), "inconclusive");
+		snprintf(c->r.detail, sizeof(c->r.detail), "a series behind it was timed in "
 			 "under 100 steps of its clock: too short to trust");
-		return "inconclusive";
+		return ST_INCONCLUSIVE;
 	}
 	if (v == LAB_HOLDS)
-		return "pass";
+		return ST_PASS;
 	if (v == LAB_STRADDLES)
 		return inconclusive(c, "the interval of the measured value [%.4g, %.4g] "
 				    "straddles the relation's boundary", got.lo, got.hi);
@@ -206,12 +214,12 @@ void claim_check(struct lab *L, const char *id, struct lab_est got)
 	struct claim_rec *c = claim_for_decision(L, id);
 
 	record_want(c);
-	c->got = got.value;
-	c->has_got = 1;
+	c->r.got = got.value;
+	c->r.has_got = 1;
 	if (strcmp(c->spec->want.op, "eq") != 0 && strcmp(c->spec->want.op, "true") != 0) {
-		c->got_lo = got.lo;
-		c->got_hi = got.hi;
-		c->has_interval = 1;
+		c->r.got_lo = got.lo;
+		c->r.got_hi = got.hi;
+		c->r.has_interval = 1;
 	}
 	claim_finish(L, c, settle(L, c, got));
 }
@@ -236,11 +244,11 @@ void claim_inconclusive(struct lab *L, const char *id, const char *why_fmt, ...)
 	va_list ap;
 
 	record_want(c);
-	snprintf(c->reason, sizeof(c->reason), "inconclusive");
+	snprintf(c->r.reason, sizeof(c->r.reason), "inconclusive");
 	va_start(ap, why_fmt);
-	vsnprintf(c->detail, sizeof(c->detail), why_fmt, ap);
+	vsnprintf(c->r.detail, sizeof(c->r.detail), why_fmt, ap);
 	va_end(ap);
-	claim_finish(L, c, "inconclusive");
+	claim_finish(L, c, ST_INCONCLUSIVE);
 }
 
 /* Exact observations: the named code goes with the number. */
@@ -248,10 +256,10 @@ static void check_exact(struct lab *L, const char *id, long long got, const char
 {
 	struct claim_rec *c = claim_for_decision(L, id);
 
-	snprintf(c->got_name, sizeof(c->got_name), "%s", got_name ? got_name : "");
+	snprintf(c->r.got_name, sizeof(c->r.got_name), "%s", got_name ? got_name : "");
 	record_want(c);
-	c->got = (double)got;
-	c->has_got = 1;
+	c->r.got = (double)got;
+	c->r.has_got = 1;
 	claim_finish(L, c, settle(L, c, lab_est_exact((double)got)));
 }
 
@@ -296,9 +304,9 @@ void claim_check_true(struct lab *L, const char *id, int got, const char *what)
 static void skip_one(struct lab *L, struct claim_rec *c, const char *reason,
 		     const char *detail)
 {
-	snprintf(c->reason, sizeof(c->reason), "%s", reason);
-	snprintf(c->detail, sizeof(c->detail), "%s", detail);
-	claim_finish(L, c, "skip");
+	snprintf(c->r.reason, sizeof(c->r.reason), "%s", reason);
+	snprintf(c->r.detail, sizeof(c->r.detail), "%s", detail);
+	claim_finish(L, c, ST_SKIP);
 }
 
 static void check_reason(struct lab *L, const char *reason)
@@ -326,7 +334,7 @@ static void skip_rest(struct lab *L, const char *reason, const char *detail)
 	int i;
 
 	for (i = 0; i < L->nclaims; i++)
-		if (strcmp(L->claims[i].status, "pending") == 0)
+		if (L->claims[i].r.status == ST_PENDING)
 			skip_one(L, &L->claims[i], reason, detail);
 }
 

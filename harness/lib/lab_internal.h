@@ -7,25 +7,16 @@
 
 #include "errata.h"
 #include "lab.h"
+#include "record.h"
 
 #define LAB_MAX_EXTRA 16
 #define LAB_MAX_ATTACHED 8
 
+/* A claim of the running lab: its spec, its record, what it attached. */
 struct claim_rec {
 	const struct claim_spec *spec;
-	const char *status;      /* "pending", "pass", "fail", "skip", "inconclusive", "error" */
-	const char *op;          /* relation name, NULL for skips */
-	double got, want, lo, hi, abs_tol, rel_tol;
-	double got_lo, got_hi;   /* the interval the verdict was decided on */
-	int has_got, has_want, has_range, has_tol, has_interval;
-	const char *erratum;     /* NULL (none listed), "predicted", "not-predicted",
-				  * "not-applicable" (its when: fact fails) */
-	const struct erratum *erratum_rec;
-	char unit[32];
-	char got_name[64], want_name[64];
-	char reason[48];
-	char detail[256];
-	char note[512];
+	struct claim r;          /* r.status ST_PENDING until decided */
+	char question[64];       /* the claim's own question: r.question */
 	struct lab_stats stats[LAB_MAX_ATTACHED]; /* copies (stats_kept) */
 	int nstats;
 };
@@ -57,11 +48,11 @@ struct lab {
 	struct claim_rec *claims;
 	int nclaims;
 	int tap_next;            /* next TAP test number */
-	const char *status;      /* "running", "pass", ... */
+	enum status status;      /* ST_RUNNING until the lab ends */
 	char skip_reason[48];
 	char skip_detail[256];
 	char error[512];
-	int record_lost;         /* errno of a failed --json write: the lab stops */
+	int record_lost;         /* errno of a failed --json write */
 	struct lab_stats pending[LAB_MAX_ATTACHED];
 	int npending;
 	char pending_note[512];
@@ -87,6 +78,9 @@ struct lab_phase {
 };
 
 /* report.c */
+/* The claim's own question: the first of its spec's blank-separated list
+ * (lab.h), into buf; "" when there is none. */
+const char *claim_own_question(const struct claim_spec *c, char *buf, size_t len);
 void report_tap_header(struct lab *L);
 void report_tap_claim(struct lab *L, struct claim_rec *c);
 void report_json_write(struct lab *L);
@@ -106,7 +100,7 @@ void interrupt_disarm(void);
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out);
 /* claim.c */
 struct claim_rec *claim_find(struct lab *L, const char *id);
-void claim_finish(struct lab *L, struct claim_rec *c, const char *status);
+void claim_finish(struct lab *L, struct claim_rec *c, enum status status);
 /* opts.c: parse argv into L; returns 0, or the exit code (2 usage, 0 help). */
 int lab_parse_args(struct lab *L, int argc, char **argv, int *describe);
 /* stats.c */

@@ -29,7 +29,7 @@ static void lab_init(struct lab *L, const struct lab_spec *spec, const char *sel
 	memset(L, 0, sizeof(*L));
 	L->spec = spec;
 	L->self = self;
-	L->status = "running";
+	L->status = ST_RUNNING;
 	L->tap_next = 1;
 	L->opt.size = spec->default_size;
 	L->opt.iters = spec->default_iters >= 7 ? spec->default_iters : 7;
@@ -41,17 +41,25 @@ static void lab_init(struct lab *L, const struct lab_spec *spec, const char *sel
 		exit(99);
 	}
 	for (i = 0; i < L->nclaims; i++) {
-		L->claims[i].spec = &spec->claims[i];
-		L->claims[i].status = "pending";
+		struct claim_rec *c = &L->claims[i];
+		const struct claim_spec *s = &spec->claims[i];
+
+		c->spec = s;
+		claim_reset(&c->r);
+		snprintf(c->r.id, sizeof(c->r.id), "%s", s->id);
+		c->r.question = claim_own_question(s, c->question, sizeof(c->question));
+		c->r.text = s->text;
+		c->r.chapter = s->chapter;
+		c->r.sabotage = s->sabotage;
 	}
 }
 
-static int count_status(const struct lab *L, const char *status)
+static int count_status(const struct lab *L, enum status status)
 {
 	int i, n = 0;
 
 	for (i = 0; i < L->nclaims; i++)
-		n += strcmp(L->claims[i].status, status) == 0;
+		n += L->claims[i].r.status == status;
 	return n;
 }
 
@@ -63,8 +71,7 @@ static int count_unexplained(const struct lab *L)
 	for (i = 0; i < L->nclaims; i++) {
 		const struct claim_rec *c = &L->claims[i];
 
-		n += !strcmp(c->status, "fail") &&
-		     !(c->erratum && !strcmp(c->erratum, "predicted"));
+		n += c->r.status == ST_FAIL && !claim_known(&c->r);
 	}
 	return n;
 }
@@ -81,15 +88,15 @@ void lab_finish_exit(struct lab *L, int code)
 {
 	interrupt_disarm(); /* the record written below is the last word */
 	if (code == 99)
-		L->status = "error";
+		L->status = ST_ERROR;
 	else if (count_unexplained(L))
-		L->status = "fail", code = 1;
-	else if (count_status(L, "skip") == L->nclaims)
-		L->status = "skip", code = skip_exit_code();
-	else if (!count_status(L, "pass") && !count_status(L, "fail"))
-		L->status = "inconclusive", code = 0; /* decided nothing either way */
+		L->status = ST_FAIL, code = 1;
+	else if (count_status(L, ST_SKIP) == L->nclaims)
+		L->status = ST_SKIP, code = skip_exit_code();
+	else if (!count_status(L, ST_PASS) && !count_status(L, ST_FAIL))
+		L->status = ST_INCONCLUSIVE, code = 0; /* decided nothing either way */
 	else
-		L->status = "pass", code = 0;
+		L->status = ST_PASS, code = 0;
 	report_json_write(L);
 	fflush(stdout);
 	exit(code);
@@ -111,10 +118,10 @@ static void vlab_error(struct lab *L, const char *fmt, va_list ap, int with_errn
 	for (i = 0; i < L->nclaims; i++) {
 		struct claim_rec *c = &L->claims[i];
 
-		if (strcmp(c->status, "pending") != 0)
+		if (c->r.status != ST_PENDING)
 			continue;
-		snprintf(c->detail, sizeof(c->detail), "the lab broke before deciding it");
-		c->status = "error";
+		snprintf(c->r.detail, sizeof(c->r.detail), "the lab broke before deciding it");
+		c->r.status = ST_ERROR;
 		report_tap_claim(L, c);
 	}
 	printf("Bail out! %s\n", L->error);
@@ -298,7 +305,7 @@ static void check_all_decided(struct lab *L)
 	int i;
 
 	for (i = 0; i < L->nclaims; i++)
-		if (strcmp(L->claims[i].status, "pending") == 0)
+		if (L->claims[i].r.status == ST_PENDING)
 			lab_error(L, "BUG: claim %s was never decided (no verdict, no skip)",
 				  L->claims[i].spec->id);
 }
@@ -491,7 +498,6 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	report_tap_header(L);
 	say_knobs(spec, build_flags);
-	report_json_write(L);
 	interrupt_arm(L); /* Ctrl-C from here on leaves an "interrupted" record */
 	L->started = lab_now();
 	phase_begin(L, "start: before the lab's first step", L->started);

@@ -1,5 +1,6 @@
 /*
- * report.c - a lab's TAP stream on stdout and its JSON record.
+ * report.c - a lab's TAP stream on stdout (record.c writes each point), its
+ * JSON record and its --describe.
  */
 #include <errno.h>
 #include <math.h>
@@ -9,36 +10,7 @@
 #include "json.h"
 #include "lab_internal.h"
 
-/* TAP descriptions: '#' starts a directive and '\' escapes, so escape both. */
-static void tap_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '#' || *s == '\\')
-			fputc('\\', out);
-		fputc(*s == '\n' ? ' ' : *s, out);
-	}
-}
-
-/* A YAML double-quoted scalar; JSON escaping is valid YAML here. */
-static void yaml_str(FILE *out, const char *key, const char *v, int indent)
-{
-	char buf[1200];
-
-	json_escape(v, buf, sizeof(buf));
-	fprintf(out, "%*s%s: %s\n", indent, "", key, buf);
-}
-
-static void yaml_num(FILE *out, const char *key, double v, int indent)
-{
-	if (isfinite(v))
-		fprintf(out, "%*s%s: %.10g\n", indent, "", key, v);
-	else
-		fprintf(out, "%*s%s: null\n", indent, "", key);
-}
-
-/* The claim's own question: the first of its spec's blank-separated list
- * (lab.h), into buf; "" when there is none. */
-static const char *own_question(const struct claim_spec *c, char *buf, size_t len)
+const char *claim_own_question(const struct claim_spec *c, char *buf, size_t len)
 {
 	const char *q = c->question ? c->question + strspn(c->question, " \t") : "";
 
@@ -70,20 +42,6 @@ void report_tap_header(struct lab *L)
 	fflush(stdout);
 }
 
-static void tap_directive(FILE *out, const struct claim_rec *c)
-{
-	if (strcmp(c->status, "skip") == 0 || strcmp(c->status, "inconclusive") == 0) {
-		fprintf(out, " # SKIP %s: ", c->reason);
-		tap_text(out, c->detail);
-	} else if (strcmp(c->status, "error") == 0) {
-		fprintf(out, " # error: ");
-		tap_text(out, c->detail);
-	} else if (c->erratum && strcmp(c->erratum, "predicted") == 0) {
-		/* TAP's TODO: an expected failure, which a harness does not count */
-		fprintf(out, " # TODO known erratum %s", c->spec->id);
-	}
-}
-
 static void tap_stats(FILE *out, const struct claim_rec *c)
 {
 	int i;
@@ -94,64 +52,18 @@ static void tap_stats(FILE *out, const struct claim_rec *c)
 	for (i = 0; i < c->nstats; i++) {
 		const struct lab_stats *s = &c->stats[i];
 
-		fprintf(out, "    %s: {n: %d, median: %.6g, min: %.6g, max: %.6g, cv: %.4f, unit: \"%s\"%s}\n",
-			s->name ? s->name : "series", s->n, s->median, s->min, s->max,
-			isfinite(s->cv) ? s->cv : 0.0, s->unit ? s->unit : "",
+		fprintf(out, "    %s: {n: %d, median: %.6g, min: %.6g, max: %.6g, cv: %.4f, "
+			"unit: \"%s\"%s}\n", s->name ? s->name : "series", s->n, s->median,
+			s->min, s->max, isfinite(s->cv) ? s->cv : 0.0, s->unit ? s->unit : "",
 			s->noisy ? ", noisy: true" : "");
 	}
 }
 
-static void tap_yaml(FILE *out, const struct claim_rec *c)
-{
-	fprintf(out, "  ---\n  status: %s\n", c->status);
-	if (c->op)
-		fprintf(out, "  op: %s\n", c->op);
-	if (c->has_got)
-		yaml_num(out, "got", c->got, 2);
-	if (c->has_interval) {
-		yaml_num(out, "got_lo", c->got_lo, 2);
-		yaml_num(out, "got_hi", c->got_hi, 2);
-	}
-	if (c->got_name[0])
-		yaml_str(out, "got_name", c->got_name, 2);
-	if (c->has_want)
-		yaml_num(out, "want", c->want, 2);
-	if (c->want_name[0])
-		yaml_str(out, "want_name", c->want_name, 2);
-	if (c->has_range) {
-		yaml_num(out, "lo", c->lo, 2);
-		yaml_num(out, "hi", c->hi, 2);
-	}
-	if (c->has_tol)
-		fprintf(out, "  tol: {abs: %.6g, rel: %.6g}\n", c->abs_tol, c->rel_tol);
-	if (c->unit[0])
-		yaml_str(out, "unit", c->unit, 2);
-	if (c->reason[0])
-		yaml_str(out, "reason", c->reason, 2);
-	if (c->detail[0])
-		yaml_str(out, "detail", c->detail, 2);
-	if (c->note[0])
-		yaml_str(out, "note", c->note, 2);
-	if (c->erratum) {
-		yaml_str(out, "erratum", c->erratum, 2);
-		yaml_str(out, "erratum_expect", c->erratum_rec->expect_text, 2);
-	}
-	tap_stats(out, c);
-	fprintf(out, "  ...\n");
-}
-
 void report_tap_claim(struct lab *L, struct claim_rec *c)
 {
-	int ok = strcmp(c->status, "fail") != 0 && strcmp(c->status, "error") != 0;
-	char q[64];
-
-	printf("%s %d - %s ", ok ? "ok" : "not ok", L->tap_next++, c->spec->id);
-	tap_text(stdout, c->spec->text);
-	printf(" [%s]", own_question(c->spec, q, sizeof(q)));
-	tap_directive(stdout, c);
-	printf("\n");
-	tap_yaml(stdout, c);
-	fflush(stdout);
+	record_tap_point(stdout, L->tap_next++, &c->r);
+	tap_stats(stdout, c);
+	record_tap_end(stdout);
 }
 
 static void json_stats(struct json_writer *w, const struct lab_stats *s)
@@ -179,74 +91,14 @@ static void json_stats(struct json_writer *w, const struct lab_stats *s)
 	jw_obj_end(w);
 }
 
-static void json_opt_num(struct json_writer *w, const char *k, int has, double v)
-{
-	jw_key(w, k);
-	if (has)
-		jw_num(w, v);
-	else
-		jw_null(w);
-}
-
-static void json_opt_str(struct json_writer *w, const char *k, const char *v)
-{
-	jw_kstr(w, k, v && v[0] ? v : NULL);
-}
-
-/* null, or what the erratum predicted and whether this run met it. */
-static void json_erratum(struct json_writer *w, const struct claim_rec *c)
-{
-	jw_key(w, "erratum");
-	if (!c->erratum) {
-		jw_null(w);
-		return;
-	}
-	jw_obj_begin(w);
-	jw_kstr(w, "status", c->erratum);
-	jw_kstr(w, "expect", c->erratum_rec->expect_text);
-	jw_kstr(w, "when", c->erratum_rec->when_text);
-	jw_kstr(w, "truth", c->erratum_rec->truth);
-	jw_obj_end(w);
-}
-
-/* A claim; in an interrupted record an undecided one is "not_run". */
+/* A claim and its statistics; in an interrupted record an undecided one is
+ * "not_run". */
 static void json_claim(struct json_writer *w, const struct claim_rec *c, int interrupted)
 {
-	int undecided = !strcmp(c->status, "pending");
-	char q[64];
 	int i;
 
-	jw_obj_begin(w);
-	jw_kstr(w, "id", c->spec->id);
-	jw_kstr(w, "question", own_question(c->spec, q, sizeof(q)));
-	jw_kstr(w, "text", c->spec->text);
-	jw_kstr(w, "status", interrupted && undecided ? "not_run" : c->status);
-	jw_kstr(w, "op", c->op);
-	json_opt_num(w, "got", c->has_got, c->got);
-	json_opt_num(w, "got_lo", c->has_interval, c->got_lo);
-	json_opt_num(w, "got_hi", c->has_interval, c->got_hi);
-	json_opt_num(w, "want", c->has_want, c->want);
-	json_opt_num(w, "lo", c->has_range, c->lo);
-	json_opt_num(w, "hi", c->has_range, c->hi);
-	jw_key(w, "tol");
-	if (c->has_tol) {
-		jw_obj_begin(w);
-		jw_knum(w, "abs", c->abs_tol);
-		jw_knum(w, "rel", c->rel_tol);
-		jw_obj_end(w);
-	} else {
-		jw_null(w);
-	}
-	json_opt_str(w, "unit", c->unit);
-	json_opt_str(w, "got_name", c->got_name);
-	json_opt_str(w, "want_name", c->want_name);
-	json_opt_str(w, "reason", c->reason);
-	json_opt_str(w, "detail", c->detail);
-	json_opt_str(w, "note", c->note);
-	jw_kstr(w, "sabotage", c->spec->sabotage);
-	jw_kstr(w, "chapter", c->spec->chapter);
-	json_erratum(w, c);
-	jw_key(w, "stats");
+	record_json_claim(w, &c->r, interrupted && c->r.status == ST_PENDING ? ST_NOT_RUN :
+			  c->r.status);
 	jw_arr_begin(w);
 	for (i = 0; i < c->nstats; i++)
 		json_stats(w, &c->stats[i]);
@@ -310,7 +162,7 @@ static void json_header(struct json_writer *w, const struct lab *L, int interrup
 	jw_kstr(w, "id", L->spec->id);
 	jw_kstr(w, "title", L->spec->title);
 	jw_kstr(w, "topic", L->spec->topic);
-	jw_kstr(w, "status", interrupted ? "interrupted" : L->status);
+	jw_kstr(w, "status", status_words[interrupted ? ST_INTERRUPTED : L->status]);
 	jw_key(w, "skip");
 	if (L->skip_reason[0]) {
 		jw_obj_begin(w);
@@ -320,7 +172,7 @@ static void json_header(struct json_writer *w, const struct lab *L, int interrup
 	} else {
 		jw_null(w);
 	}
-	json_opt_str(w, "error", L->error);
+	jw_kstr(w, "error", or_null(L->error));
 	jw_kbool(w, "built_with_cuda", L->build_flags & LAB_BUILT_WITH_CUDA);
 	jw_kbool(w, "sabotage", L->build_flags & LAB_BUILT_SABOTAGE);
 	jw_key(w, "options");
@@ -378,9 +230,9 @@ static void json_record(struct json_writer *w, const struct lab *L, int interrup
 }
 
 /*
- * A record that cannot be written (a full disk, an immutable file) is a
- * setup error: what the lab would measure is kept nowhere, so it stops at
- * the first failed write with one line, and writes no more.
+ * The record, written once as the lab exits (a signal's record is the
+ * interrupt handler's).  A record that cannot be written (a full disk, an
+ * immutable file) is a setup error: what the lab measured is kept nowhere.
  */
 void report_json_write(struct lab *L)
 {
@@ -397,8 +249,6 @@ void report_json_write(struct lab *L)
 	if (L->record_lost)
 		lab_error(L, "--json '%s': cannot write it: %s", L->opt.json_path,
 			  strerror(L->record_lost));
-	if (L->status && !strcmp(L->status, "running"))
-		interrupt_render(L); /* what a signal now would leave behind */
 }
 
 char *report_json_interrupted(const struct lab *L, size_t *len)
@@ -461,7 +311,7 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 	for (c = spec->claims; c && c->id; c++) {
 		jw_obj_begin(&w);
 		jw_kstr(&w, "id", c->id);
-		jw_kstr(&w, "question", own_question(c, q, sizeof(q)));
+		jw_kstr(&w, "question", claim_own_question(c, q, sizeof(q)));
 		json_words(&w, "questions", c->question);
 		jw_kstr(&w, "text", c->text);
 		jw_kstr(&w, "chapter", c->chapter);

@@ -2,7 +2,7 @@
  * compare_node.c - one results.json (PROTOCOL.md 4) as compare sees it: the
  * node's identity and match key, its headline figures, its claims' verdicts
  * and its machine facts as text (compare.h).  Claims come through
- * resload.c's results_load, so a verdict reads exactly as `dmalab check`
+ * results.c's results_load, so a verdict reads exactly as `dmalab check`
  * counted it (a known erratum only when the lab said "predicted").
  */
 #include <errno.h>
@@ -228,14 +228,14 @@ static void load_machine(struct cmp_node *n, const struct json *m)
 	load_gpus(n, json_get(m, "gpus"));
 }
 
-static enum cmp_verdict claim_verdict(const struct claim_res *c)
+static enum cmp_verdict claim_verdict(const struct claim *c)
 {
-	if (claim_res_known(c))
+	if (claim_known(c))
 		return CMP_V_KNOWN;
-	if (!strcmp(c->status, "pending"))
+	if (c->status == ST_PENDING)
 		return CMP_V_NOT_RUN; /* a lab record cut short */
-	return cmp_verdict_parse(c->status) == CMP_NVERDICTS ? CMP_V_ERROR
-							     : cmp_verdict_parse(c->status);
+	return cmp_verdict_parse(status_words[c->status]) == CMP_NVERDICTS ? CMP_V_ERROR
+		: cmp_verdict_parse(status_words[c->status]);
 }
 
 static void add_figure(struct cmp_node *n, const char *key, const char *unit, double v,
@@ -244,7 +244,7 @@ static void add_figure(struct cmp_node *n, const char *key, const char *unit, do
 	struct cmp_figure *f = &n->fig[n->nfig++];
 
 	snprintf(f->key, sizeof(f->key), "%s", key);
-	snprintf(f->unit, sizeof(f->unit), "%s", unit ? unit : "");
+	snprintf(f->unit, sizeof(f->unit), "%.23s", unit ? unit : "");
 	f->value = v;
 	f->lo = isfinite(lo) ? lo : NAN;
 	f->hi = isfinite(hi) ? hi : NAN;
@@ -256,7 +256,7 @@ static void load_claims(struct cmp_node *n, const struct learn_results *r)
 
 	for (i = 0; i < r->nlabs; i++)
 		for (k = 0; k < r->labs[i].nclaims; k++) {
-			const struct claim_res *c = &r->labs[i].claims[k];
+			const struct claim *c = &r->labs[i].claims[k];
 			struct cmp_claim *cc = &n->claim[n->nclaim++];
 
 			snprintf(cc->id, sizeof(cc->id), "%s", c->id);

@@ -66,7 +66,7 @@ static void score_add(struct score *to, const struct score *s)
 /* One claim                                                                 */
 
 /* The evidence of a measured claim: got vs want, or why there is none. */
-static void measured_evidence(const struct lab_entry *lab, const struct claim_res *c,
+static void measured_evidence(const struct lab_entry *lab, const struct claim *c,
 			      char *buf, size_t len)
 {
 	char gw[512];
@@ -74,13 +74,13 @@ static void measured_evidence(const struct lab_entry *lab, const struct claim_re
 	fmt_got_want(c, gw, sizeof(gw));
 	if (gw[0])
 		snprintf(buf, len, "%s", gw);
-	else if (!strcmp(c->status, "error") || (lab->error_kind && !claim_res_decided(c)))
+	else if (c->status == ST_ERROR || (lab->error_kind && !status_decided(c->status)))
 		snprintf(buf, len, "lab-%s broke before deciding it%s%s", lab->id,
 			 lab->error_msg[0] ? ": " : "", lab->error_msg);
-	else if (!claim_res_decided(c))
+	else if (!status_decided(c->status))
 		snprintf(buf, len, "not run: lab-%s ended before deciding it", lab->id);
 	else
-		snprintf(buf, len, "%s", c->status);
+		snprintf(buf, len, "%s", status_words[c->status]);
 }
 
 void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_view *v)
@@ -95,12 +95,12 @@ void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_vi
 	v->state = ANS_UNVERIFIED;
 	v->status = "absent";
 	if (v->c) {
-		v->status = v->c->status;
+		v->status = status_words[v->c->status];
 		v->state = ans_claim_state(v->c->status);
 		/* the lab's word decides whether it is the known erratum; the
 		 * errata file gives its texts */
 		v->erratum = v->c->erratum_status[0] ? errata_find(&lc->errata, id) : NULL;
-		v->known = v->state == ANS_CONTRADICTED && claim_res_known(v->c);
+		v->known = v->state == ANS_CONTRADICTED && claim_known(v->c);
 		measured_evidence(lab, v->c, v->evidence, sizeof(v->evidence));
 	} else if (pc && !learn_lab_built(lc->opt, v->lab)) {
 		v->state = ANS_NOT_BUILT;
@@ -177,15 +177,13 @@ const char *claim_view_word(const struct claim_view *v)
 	static const char *const words[] = { "confirmed", "contradicted", "unverified",
 					     "lab not built yet" };
 
-	static const struct { const char *status, *word; } undecided[] = {
-		{ "skip", "skipped" }, { "inconclusive", "inconclusive" },
-		{ "not_run", "not run" }, { "pending", "not run" }, { "error", "error" },
+	static const char *const undecided[ST_COUNT] = {
+		[ST_SKIP] = "skipped", [ST_INCONCLUSIVE] = "inconclusive",
+		[ST_NOT_RUN] = "not run", [ST_PENDING] = "not run", [ST_ERROR] = "error",
 	};
-	size_t i;
 
-	for (i = 0; v->state == ANS_UNVERIFIED && v->c && i < 5; i++)
-		if (!strcmp(v->c->status, undecided[i].status))
-			return undecided[i].word;
+	if (v->state == ANS_UNVERIFIED && v->c && undecided[v->c->status])
+		return undecided[v->c->status];
 	return words[v->state];
 }
 
@@ -323,7 +321,7 @@ static void json_view(struct json_writer *w, const struct claim_view *v)
 	if (v->c && v->state == ANS_CONTRADICTED && v->c->erratum_status[0]) {
 		jw_obj_begin(w);
 		jw_kstr(w, "status", v->c->erratum_status);
-		jw_kstr(w, "expect", v->c->erratum_expect);
+		jw_kstr(w, "expect", or_null(v->c->erratum_expect));
 		jw_kstr(w, "when", v->c->erratum_when);
 		jw_obj_end(w);
 	} else {

@@ -30,13 +30,232 @@
  *   error, not_run          <error message="...">
  */
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "learn.h"
 #include "runner.h"
-#include "xml.h"
+
+/* The XML writer (runner.h): escaping, elements, attributes. */
+
+#define XML_REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
+
+struct esc_out {
+	char *out;
+	size_t outlen, need;
+};
+
+static void esc_put(struct esc_out *e, const char *s, size_t n)
+{
+	size_t room = e->outlen > e->need ? e->outlen - 1 - e->need : 0;
+
+	if (e->outlen && room)
+		memcpy(e->out + e->need, s, n < room ? n : room);
+	e->need += n;
+}
+
+/* What a character XML 1.0 allows as it is (2.2 Char) becomes, or NULL
+ * to copy it: an entity, a character reference, or U+FFFD. */
+static const char *xml_replacement(const unsigned char *p, size_t n, int in_attr)
+{
+	switch (n == 1 ? *p : 0) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&apos;";
+	case '\r': return "&#13;"; /* a parser would make it LF (2.11) */
+	case '\t': return in_attr ? "&#9;" : NULL; /* else a blank (3.3.3) */
+	case '\n': return in_attr ? "&#10;" : NULL;
+	}
+	if (n == 1 && *p < 0x20)
+		return XML_REPLACEMENT; /* no reference to it is allowed either */
+	if (n == 3 && p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))
+		return XML_REPLACEMENT; /* U+FFFE, U+FFFF */
+	return NULL;
+}
+
+size_t xml_escape(const char *s, int in_attr, char *out, size_t outlen)
+{
+	struct esc_out e = { out, outlen, 0 };
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p) {
+		size_t n = json_utf8_len((const char *)p, SIZE_MAX);
+		const char *rep = n ? xml_replacement(p, n, in_attr) : XML_REPLACEMENT;
+
+		if (rep)
+			esc_put(&e, rep, strlen(rep));
+		else
+			esc_put(&e, (const char *)p, n);
+		p += n ? n : 1; /* a byte that starts no UTF-8 sequence: one U+FFFD */
+	}
+	if (outlen)
+		out[e.need < outlen ? e.need : outlen - 1] = '\0';
+	return e.need;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The writer                                                                */
+
+int xw_init(struct xml_writer *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->f = open_memstream(&x->buf, &x->len);
+	if (!x->f) {
+		x->failed = 1;
+		return -1;
+	}
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", x->f);
+	return 0;
+}
+
+void xw_release(struct xml_writer *x)
+{
+	if (x->f)
+		fclose(x->f);
+	free(x->buf);
+	memset(x, 0, sizeof(*x));
+}
+
+static void xw_escaped(struct xml_writer *x, const char *s, int in_attr)
+{
+	char small[256], *big = NULL;
+	size_t need = xml_escape(s, in_attr, small, sizeof(small));
+
+	if (need >= sizeof(small)) {
+		big = malloc(need + 1);
+		if (!big) {
+			x->failed = 1;
+			return;
+		}
+		xml_escape(s, in_attr, big, need + 1);
+	}
+	fputs(big ? big : small, x->f);
+	free(big);
+}
+
+static void xw_indent(struct xml_writer *x)
+{
+	int i;
+
+	fputc('\n', x->f);
+	for (i = 0; i < x->depth; i++)
+		fputs("  ", x->f);
+}
+
+/* Ends the parent's start tag before its first content. */
+static void xw_close_start(struct xml_writer *x)
+{
+	if (x->in_start_tag)
+		fputc('>', x->f);
+	x->in_start_tag = 0;
+}
+
+void xw_begin(struct xml_writer *x, const char *name)
+{
+	if (x->failed || x->depth >= XML_MAX_DEPTH) {
+		x->failed = 1;
+		return;
+	}
+	xw_close_start(x);
+	if (x->depth) {
+		x->has_elements[x->depth - 1] = 1;
+		if (!x->has_text[x->depth - 1])
+			xw_indent(x);
+	}
+	fprintf(x->f, "<%s", name);
+	x->open[x->depth] = name;
+	x->has_elements[x->depth] = x->has_text[x->depth] = 0;
+	x->depth++;
+	x->in_start_tag = 1;
+}
+
+void xw_attr(struct xml_writer *x, const char *name, const char *value)
+{
+	if (x->failed || !x->in_start_tag) {
+		x->failed = 1;
+		return;
+	}
+	fprintf(x->f, " %s=\"", name);
+	xw_escaped(x, value, 1);
+	fputc('"', x->f);
+}
+
+void xw_attr_int(struct xml_writer *x, const char *name, long long value)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%lld", value);
+	xw_attr(x, name, num);
+}
+
+void xw_attr_fixed(struct xml_writer *x, const char *name, double value, int decimals)
+{
+	char num[64];
+
+	snprintf(num, sizeof(num), "%.*f", decimals, isfinite(value) ? value : 0.0);
+	xw_attr(x, name, num);
+}
+
+void xw_text(struct xml_writer *x, const char *text)
+{
+	if (x->failed || !x->depth) {
+		x->failed = 1;
+		return;
+	}
+	xw_close_start(x);
+	x->has_text[x->depth - 1] = 1;
+	xw_escaped(x, text, 0);
+}
+
+void xw_end(struct xml_writer *x)
+{
+	int d;
+
+	if (x->failed || !x->depth) {
+		x->failed = 1;
+		return;
+	}
+	d = --x->depth;
+	if (x->in_start_tag) {
+		fputs("/>", x->f);
+		x->in_start_tag = 0;
+		return;
+	}
+	if (x->has_elements[d] && !x->has_text[d])
+		xw_indent(x);
+	fprintf(x->f, "</%s>", x->open[d]);
+}
+
+const char *xw_document(struct xml_writer *x, size_t *len)
+{
+	if (x->failed || x->depth || !x->f || fflush(x->f) != 0 || ferror(x->f))
+		return NULL;
+	*len = x->len;
+	return x->buf;
+}
+
+int xw_write_file(struct xml_writer *x, const char *path)
+{
+	struct json_writer w;
+	size_t len;
+	const char *doc = xw_document(x, &len);
+
+	if (!doc) {
+		errno = ENOMEM;
+		return -1;
+	}
+	/* results.json's atomic write (a temporary file beside path, then
+	 * rename), given the XML as its buffer: the writer itself is unused */
+	memset(&w, 0, sizeof(w));
+	w.buf = (char *)doc;
+	w.len = len;
+	return jw_write_file(&w, path);
+}
 
 enum junit_kind { JUNIT_PASSED, JUNIT_FAILURE, JUNIT_SKIPPED, JUNIT_ERROR };
 
@@ -44,13 +263,13 @@ struct junit_counts {
 	int tests, failures, errors, skipped;
 };
 
-static enum junit_kind claim_kind(const struct claim_res *c)
+static enum junit_kind claim_kind(const struct claim *c)
 {
-	if (!strcmp(c->status, "pass") || claim_res_known(c))
+	if (c->status == ST_PASS || claim_known(c))
 		return JUNIT_PASSED;
-	if (!strcmp(c->status, "fail"))
+	if (c->status == ST_FAIL)
 		return JUNIT_FAILURE;
-	if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive"))
+	if (c->status == ST_SKIP || c->status == ST_INCONCLUSIVE)
 		return JUNIT_SKIPPED;
 	return JUNIT_ERROR; /* error, not_run, and pending in a file saved mid-run */
 }
@@ -58,7 +277,7 @@ static enum junit_kind claim_kind(const struct claim_res *c)
 /* The lab did not run to its end: its own test case says how it broke. */
 static int lab_broke(const struct lab_entry *lab)
 {
-	return !lab->status || !strcmp(lab->status, "error") || !strcmp(lab->status, "not_run");
+	return lab->status == ST_PENDING || lab->status == ST_ERROR || lab->status == ST_NOT_RUN;
 }
 
 static void count_lab(const struct lab_entry *lab, struct junit_counts *n)
@@ -121,7 +340,7 @@ static void outcome(struct xml_writer *x, const char *element, const char *type,
 
 /* What a contradiction rests on: the claim, got vs want, the erratum's
  * word, the chapter's figure, the lab's note; one per line. */
-static void failure_text(const struct claim_res *c, const char *gw, char *buf, size_t len)
+static void failure_text(const struct claim *c, const char *gw, char *buf, size_t len)
 {
 	char er[512];
 	size_t n;
@@ -132,11 +351,11 @@ static void failure_text(const struct claim_res *c, const char *gw, char *buf, s
 		n += (size_t)snprintf(buf + n, len - n, "%s\n", er);
 	if (c->chapter && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "chapter: %s\n", c->chapter);
-	if (c->note && n < len)
+	if (c->note[0] && n < len)
 		snprintf(buf + n, len - n, "note: %s\n", c->note);
 }
 
-static void known_erratum(struct xml_writer *x, const struct claim_res *c, const char *gw)
+static void known_erratum(struct xml_writer *x, const struct claim *c, const char *gw)
 {
 	const char *truth = c->erratum_truth ? c->erratum_truth :
 			    c->erratum ? c->erratum->truth : NULL;
@@ -153,16 +372,16 @@ static void known_erratum(struct xml_writer *x, const struct claim_res *c, const
 }
 
 /* Why an undecided claim has no verdict, into buf. */
-static void undecided_message(const struct lab_entry *lab, const struct claim_res *c,
+static void undecided_message(const struct lab_entry *lab, const struct claim *c,
 			      const char *gw, char *buf, size_t len)
 {
-	if (!strcmp(c->status, "skip"))
+	if (c->status == ST_SKIP)
 		snprintf(buf, len, "%s", gw[0] ? gw : lab->skip_reason);
-	else if (!strcmp(c->status, "inconclusive"))
+	else if (c->status == ST_INCONCLUSIVE)
 		snprintf(buf, len, "inconclusive: %s", gw);
-	else if (!strcmp(c->status, "error"))
+	else if (c->status == ST_ERROR)
 		snprintf(buf, len, "error: %s", gw[0] ? gw : lab->error_msg);
-	else if (!lab->status) /* a file saved between two labs */
+	else if (lab->status == ST_PENDING) /* a file saved between two labs */
 		snprintf(buf, len, "not run yet: lab-%s has not started", lab->id);
 	else
 		snprintf(buf, len, "not run: lab-%s ended before deciding it%s%s%s", lab->id,
@@ -171,7 +390,7 @@ static void undecided_message(const struct lab_entry *lab, const struct claim_re
 }
 
 static void junit_claim(struct xml_writer *x, const struct lab_entry *lab,
-			const struct claim_res *c, const char *classname)
+			const struct claim *c, const char *classname)
 {
 	enum junit_kind kind = claim_kind(c);
 	char name[600], gw[512], msg[700], text[2048];
@@ -181,7 +400,7 @@ static void junit_claim(struct xml_writer *x, const struct lab_entry *lab,
 	xw_begin(x, "testcase");
 	xw_attr(x, "classname", classname);
 	xw_attr(x, "name", name);
-	if (kind == JUNIT_PASSED && claim_res_known(c)) {
+	if (kind == JUNIT_PASSED && claim_known(c)) {
 		known_erratum(x, c, gw);
 	} else if (kind == JUNIT_FAILURE) {
 		failure_text(c, gw, text, sizeof(text));
@@ -189,7 +408,7 @@ static void junit_claim(struct xml_writer *x, const struct lab_entry *lab,
 	} else if (kind != JUNIT_PASSED) {
 		undecided_message(lab, c, gw, msg, sizeof(msg));
 		outcome(x, kind == JUNIT_SKIPPED ? "skipped" : "error",
-			kind == JUNIT_SKIPPED ? NULL : c->status, msg, NULL);
+			kind == JUNIT_SKIPPED ? NULL : status_words[c->status], msg, NULL);
 	}
 	xw_end(x);
 }
@@ -205,7 +424,8 @@ static void junit_lab_runs(struct xml_writer *x, const struct lab_entry *lab,
 	if (lab->error_kind)
 		snprintf(msg, sizeof(msg), "%s: %s", lab->error_kind, lab->error_msg);
 	else
-		snprintf(msg, sizeof(msg), "not run%s", lab->status ? ": the run was stopped first" :
+		snprintf(msg, sizeof(msg), "not run%s",
+			 lab->status != ST_PENDING ? ": the run was stopped first" :
 			 " yet");
 	text[0] = '\0';
 	if (lab->exit_code >= 0)
@@ -218,7 +438,7 @@ static void junit_lab_runs(struct xml_writer *x, const struct lab_entry *lab,
 	xw_begin(x, "testcase");
 	xw_attr(x, "classname", classname);
 	xw_attr(x, "name", name);
-	outcome(x, "error", lab->error_kind ? lab->error_kind : "not_run", msg, text);
+	outcome(x, "error", lab->error_kind ? lab->error_kind : status_words[ST_NOT_RUN], msg, text);
 	xw_end(x);
 }
 
@@ -236,7 +456,7 @@ static void suite_properties(struct xml_writer *x, const struct run_state *rs,
 	property(x, "hostname", rs->si.hostname);
 	property(x, "dmalab.version", DMALAB_VERSION);
 	property(x, "quick", rs->opt->quick ? "on" : "off");
-	property(x, "lab.status", lab->status ? lab->status : "not_run");
+	property(x, "lab.status", lab_status_word(lab));
 	snprintf(value, sizeof(value), "%d", rs->si.ngpus);
 	property(x, "gpus", value);
 	for (i = 0; i < rs->si.ngpus; i++) {

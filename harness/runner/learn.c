@@ -25,20 +25,8 @@
 /* answers/errata.md as built into the library (errata_text.S). */
 extern const char dmalab_errata_text[];
 
-static const char *const learn_cmds[] = { "grade", "quiz", "hint", "answers" };
-
 /* A run of this many Chinese characters shared with a chapter is a copy. */
 #define LEARN_SEED_RUN 12
-
-int learn_is_command(const char *arg)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(learn_cmds) / sizeof(learn_cmds[0]); i++)
-		if (!strcmp(arg, learn_cmds[i]))
-			return 1;
-	return 0;
-}
 
 static void learn_usage(FILE *f)
 {
@@ -363,7 +351,7 @@ int learn_map(struct learn_ctx *lc)
 		if (ans_map_lab(&lc->ans, lab->id))
 			continue;
 		for (k = 0; k < lab->nclaims; k++) {
-			const struct claim_res *c = &lab->claims[k];
+			const struct claim *c = &lab->claims[k];
 			char qs[512];
 
 			if (ans_map_claim(&lc->ans, lab->id, c->id, c->json ?
@@ -489,7 +477,7 @@ static int seeds_check(const struct learn_ctx *lc, const char *dir)
 	return errors;
 }
 
-static int cmd_answers(struct learn_ctx *lc)
+int cmd_answers(struct learn_ctx *lc)
 {
 	struct run_state *rs = &lc->labs;
 	struct ans_built *b = NULL;
@@ -556,7 +544,7 @@ static int learn_load(struct learn_ctx *lc)
 	return 0;
 }
 
-int learn_main(int argc, char **argv)
+int learn_main(int argc, char **argv, int (*cmd)(struct learn_ctx *lc))
 {
 	struct learn_opts o;
 	struct learn_ctx lc;
@@ -570,16 +558,8 @@ int learn_main(int argc, char **argv)
 	memset(&lc, 0, sizeof(lc));
 	lc.opt = &o;
 	rc = learn_load(&lc);
-	if (!rc) {
-		if (!strcmp(o.command, "grade"))
-			rc = cmd_grade(&lc);
-		else if (!strcmp(o.command, "quiz"))
-			rc = cmd_quiz(&lc);
-		else if (!strcmp(o.command, "hint"))
-			rc = cmd_hint(&lc);
-		else
-			rc = cmd_answers(&lc);
-	}
+	if (!rc)
+		rc = cmd(&lc);
 	if (lc.have_results)
 		results_unload(&lc.res);
 	if (lc.have_labs)

@@ -4,7 +4,7 @@
  *
  *   learn.c    options, dispatch, running `dmalab check` as a child, the
  *              answers cross-check against the built labs
- *   resload.c  reading a results.json back into lab entries and claims
+ *   results.c  reading a results.json back into lab entries and claims
  *   grade.c    `dmalab grade`: per question and chapter, grade.json
  *   gradescope.c  `grade --gradescope FILE`: Gradescope's autograder results.json
  *   quiz.c     `dmalab quiz`: ask, compare, self-mark, quiz.json
@@ -68,8 +68,11 @@ struct learn_ctx {
 };
 
 /* learn.c */
-int learn_is_command(const char *arg);
-int learn_main(int argc, char **argv);
+/* `dmalab grade|quiz|hint|answers ...` (argv[1] the command): the options,
+ * the answers, errata and results loaded, then cmd. */
+int learn_main(int argc, char **argv, int (*cmd)(struct learn_ctx *lc));
+/* `dmalab answers`: answers/ against the built labs */
+int cmd_answers(struct learn_ctx *lc);
 /* Runs `dmalab check [ids]` writing into results_dir; its exit code, or
  * -1 if it could not be started.  ids may be NULL. */
 int learn_run_check(const struct learn_opts *o, const char *results_dir,
@@ -88,12 +91,12 @@ int learn_mkdirs(const char *dir);
  */
 int learn_map(struct learn_ctx *lc);
 
-/* resload.c */
+/* results.c: results.json read back */
 int results_load(const char *path, struct learn_results *r, char *err, size_t errlen);
 void results_unload(struct learn_results *r);
 /* Moves the labs of `more` that r does not have into r. */
 void results_merge(struct learn_results *r, struct learn_results *more);
-const struct claim_res *results_claim(const struct learn_results *r, const char *id,
+const struct claim *results_claim(const struct learn_results *r, const char *id,
 				      const struct lab_entry **lab);
 
 /* grade.c: a claim as the learner sees it */
@@ -104,7 +107,7 @@ struct claim_view {
 	const char *status;        /* the verdict, "not_built", or "absent" */
 	int known;                 /* contradicted and a known erratum */
 	const struct erratum *erratum;
-	const struct claim_res *c; /* NULL when not measured */
+	const struct claim *c; /* NULL when not measured */
 	char evidence[600];        /* got vs want, or why there is none */
 };
 void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_view *v);

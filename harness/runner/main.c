@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,28 +23,78 @@
 #include "learn.h"
 #include "runner.h"
 
-volatile sig_atomic_t runner_stop_signal;
+/* A command of `dmalab`: fn gets the whole argv (argv[1] is the command);
+ * help is its lines of the usage text (NULL: said on another's line). */
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static int cmd_labs(int argc, char **argv);
+static int cmd_help(int argc, char **argv);
+static int exec_fleet(int argc, char **argv);
+static int learn_grade(int argc, char **argv) { return learn_main(argc, argv, cmd_grade); }
+static int learn_quiz(int argc, char **argv) { return learn_main(argc, argv, cmd_quiz); }
+static int learn_hint(int argc, char **argv) { return learn_main(argc, argv, cmd_hint); }
+static int learn_answers(int argc, char **argv) { return learn_main(argc, argv, cmd_answers); }
+/* compare and baseline read their own options, after the command */
+static int compare(int argc, char **argv) { return cmd_compare(argc - 1, argv + 1); }
+static int baseline(int argc, char **argv) { return cmd_baseline(argc - 1, argv + 1); }
+static int preflight(int argc, char **argv);
+
+static const struct command commands[] = {
+	{ "list", cmd_labs,
+	  "  list            every lab, its claims, and whether it will skip here\n" },
+	{ "claims", cmd_labs,
+	  "  claims          every claim's relation, tolerance, rule and sabotage, from\n"
+	  "                  the labs' --describe (--format human or json)\n" },
+	{ "run", cmd_labs,
+	  "  run NN...       run labs, narrated (prints the command line it runs)\n" },
+	{ "check", cmd_labs,
+	  "  check [NN...]   run every lab (or those named): report card, results.json,\n"
+	  "                  junit.xml (JUnit XML for CI dashboards)\n" },
+	{ "sysinfo", cmd_labs, "  sysinfo         the machine facts the skips are decided on\n" },
+	{ "preflight", preflight,
+	  "  preflight       a node health check for Slurm and Kubernetes: labs 01 and 02\n"
+	  "                  run short; exit 0 healthy, 1 not, 2 could not run (--help)\n" },
+	{ "grade", learn_grade,
+	  "  grade, quiz, hint NN, answers   the chapters' questions (dmalab grade --help)\n" },
+	{ "quiz", learn_quiz, NULL },
+	{ "hint", learn_hint, NULL },
+	{ "answers", learn_answers, NULL },
+	{ "compare", compare,
+	  "  compare FILE...  nodes' results against a baseline or the fleet: what is low,\n"
+	  "                  and the likely cause (dmalab compare --help)\n" },
+	{ "baseline", baseline,
+	  "  baseline FILE... --out F   a baseline from runs of one machine type\n" },
+	{ "fleet", exec_fleet,
+	  "  fleet [SBATCH OPTIONS] [-- NN...]   check on every node of a Slurm allocation,\n"
+	  "                  one merged report (dmalab fleet --help)\n" },
+	{ "help", cmd_help, NULL },
+};
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
 
 static void usage(FILE *f)
 {
+	size_t i;
+
 	fprintf(f,
 		"usage: dmalab list | claims | run NN... | check [NN...] | sysinfo  [options]\n"
-		"       dmalab grade | quiz | hint NN | answers | compare | baseline | fleet ...\n"
-		"  list            every lab, its claims, and whether it will skip here\n"
-		"  claims          every claim's relation, tolerance, rule and sabotage, from\n"
-		"                  the labs' --describe (--format human or json)\n"
-		"  run NN...       run labs, narrated (prints the command line it runs)\n"
-		"  check [NN...]   run every lab (or those named): report card, results.json,\n"
-		"                  junit.xml (JUnit XML for CI dashboards)\n"
-		"  sysinfo         the machine facts the skips are decided on\n"
-		"  preflight       a node health check for Slurm and Kubernetes: labs 01 and 02\n"
-		"                  run short; exit 0 healthy, 1 not, 2 could not run (--help)\n"
-		"  grade, quiz, hint NN, answers   the chapters' questions (dmalab grade --help)\n"
-		"  compare FILE...  nodes' results against a baseline or the fleet: what is low,\n"
-		"                  and the likely cause (dmalab compare --help)\n"
-		"  baseline FILE... --out F   a baseline from runs of one machine type\n"
-		"  fleet [SBATCH OPTIONS] [-- NN...]   check on every node of a Slurm allocation,\n"
-		"                  one merged report (dmalab fleet --help)\n"
+		"       dmalab grade | quiz | hint NN | answers | compare | baseline | fleet ...\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (commands[i].help)
+			fputs(commands[i].help, f);
+	fprintf(f,
 		"options:\n"
 		"  --labs-dir DIR      where the lab-NN programs are (default: <dir of dmalab>/labs)\n"
 		"  --results DIR       where results.json and the logs go (default: results)\n"
@@ -60,19 +109,6 @@ static void usage(FILE *f)
 		"  -h, --help          this text\n"
 		"exit: 0 no failure, 1 a claim failed or a lab broke, 2 usage,\n"
 		"      128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n");
-}
-
-double parse_timeout_mul(const char *s, const char *what)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	/* under 0.1 every lab's limit would be a few ms: no lab could run */
-	if (!*s || *end || errno || !isfinite(v) || v < 0.1 || v > 1000)
-		die_usage("bad %s '%s' (want a number from 0.1 to 1000)", what, s);
-	return v;
 }
 
 static enum out_format parse_format(const char *s)
@@ -181,18 +217,15 @@ static void parse_options(struct runner_opts *o, int argc, char **argv)
 
 static void parse_command(struct runner_opts *o, int argc, char **argv)
 {
-	static const char *const cmds[] = { "list", "run", "check", "sysinfo", "claims" };
-	size_t i;
+	const struct command *cmd;
 
 	if (optind >= argc) {
 		usage(stderr);
 		exit(2);
 	}
 	o->command = argv[optind++];
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(o->command, cmds[i]))
-			break;
-	if (i == sizeof(cmds) / sizeof(cmds[0]))
+	cmd = find_command(o->command);
+	if (!cmd || cmd->fn != cmd_labs)
 		die_usage("unknown command '%s' (want list, claims, run, check, sysinfo, grade, "
 			  "quiz, hint, answers, compare, baseline, fleet or preflight)", o->command);
 	o->ids = argv + optind;
@@ -339,7 +372,7 @@ static int run_command(struct run_state *rs)
  * the words after "fleet" and DMALAB_BIN set to this program's path, so the
  * nodes run this build.  Returns (2) only when the script cannot be run.
  */
-static int exec_fleet(char **argv)
+static int exec_fleet(int argc, char **argv)
 {
 	char self[PATH_MAX], dir[PATH_MAX], script[PATH_MAX + 16];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -358,32 +391,29 @@ static int exec_fleet(char **argv)
 	return 2;
 }
 
-int main(int argc, char **argv)
+/* labs 01 and 02 run short, judged against the node's floors (preflight.c) */
+static int preflight(int argc, char **argv)
+{
+	char labs_dir[PATH_MAX];
+
+	default_labs_dir(argv[0], labs_dir, sizeof(labs_dir));
+	install_signals();
+	return cmd_preflight(argc - 1, argv + 1, labs_dir);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	usage(stdout);
+	return 0;
+}
+
+/* list, claims, run, check, sysinfo: options may come before the command */
+static int cmd_labs(int argc, char **argv)
 {
 	struct runner_opts opt;
 	struct run_state rs;
 	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc > 1 && !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc > 1 && !strcmp(argv[1], "fleet"))
-		return exec_fleet(argv);
-	if (argc > 1 && !strcmp(argv[1], "preflight")) {
-		char labs_dir[PATH_MAX];
-
-		default_labs_dir(argv[0], labs_dir, sizeof(labs_dir));
-		install_signals();
-		return cmd_preflight(argc - 1, argv + 1, labs_dir);
-	}
-	if (argc > 1 && !strcmp(argv[1], "compare"))
-		return cmd_compare(argc - 1, argv + 1); /* compare.c: its own options */
-	if (argc > 1 && !strcmp(argv[1], "baseline"))
-		return cmd_baseline(argc - 1, argv + 1);
-	if (argc > 1 && learn_is_command(argv[1]))
-		return learn_main(argc, argv); /* learn.c: its own options */
 	parse_args(&opt, argc, argv);
 	memset(&rs, 0, sizeof(rs));
 	rs.opt = &opt;
@@ -395,4 +425,12 @@ int main(int argc, char **argv)
 	lab_entries_free(&rs);
 	errata_free(&rs.errata);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd = argc > 1 ? find_command(argv[1]) : NULL;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return cmd ? cmd->fn(argc, argv) : cmd_labs(argc, argv);
 }

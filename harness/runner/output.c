@@ -39,40 +39,36 @@ FILE *out_progress_stream(struct run_state *rs)
 
 /* The verdict as the human format says it: does the machine agree with
  * the chapter? */
-static const char *verdict_word(const struct claim_res *c)
+static const char *verdict_word(const struct claim *c)
 {
-	static const struct { const char *status, *word; } words[] = {
-		{ "pass", "confirmed" }, { "fail", "CONTRADICTED" },
-		{ "skip", "skipped" }, { "inconclusive", "inconclusive" },
-		{ "error", "error" }, { "not_run", "not run" }, { "pending", "pending" },
+	static const char *const words[ST_COUNT] = {
+		[ST_PASS] = "confirmed", [ST_FAIL] = "CONTRADICTED",
+		[ST_SKIP] = "skipped", [ST_INCONCLUSIVE] = "inconclusive",
+		[ST_ERROR] = "error", [ST_NOT_RUN] = "not run", [ST_PENDING] = "pending",
 	};
-	size_t i;
 
-	if (claim_res_known(c))
+	if (claim_known(c))
 		return "contradicted"; /* as the known erratum predicts */
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(c->status, words[i].status))
-			return words[i].word;
-	return c->status;
+	return words[c->status] ? words[c->status] : status_words[c->status];
 }
 
-static const char *verdict_color(const struct claim_res *c)
+static const char *verdict_color(const struct claim *c)
 {
-	if (!strcmp(c->status, "pass"))
+	if (c->status == ST_PASS)
 		return C_GREEN;
-	if (claim_res_known(c))
+	if (claim_known(c))
 		return C_BLUE;
-	if (!strcmp(c->status, "fail") || !strcmp(c->status, "error") ||
-	    !strcmp(c->status, "not_run"))
+	if (c->status == ST_FAIL || c->status == ST_ERROR ||
+	    c->status == ST_NOT_RUN)
 		return C_RED;
 	return C_YELLOW;
 }
 
-static const char *lab_color(const char *status)
+static const char *lab_color(enum status status)
 {
-	if (!strcmp(status, "pass"))
+	if (status == ST_PASS)
 		return C_GREEN;
-	if (!strcmp(status, "skip") || !strcmp(status, "inconclusive"))
+	if (status == ST_SKIP || status == ST_INCONCLUSIVE)
 		return C_YELLOW;
 	return C_RED;
 }
@@ -92,7 +88,7 @@ static void fmt_num(double v, const char *unit, char *buf, size_t len)
 		snprintf(buf, len, "%.4g%s%s", v, sp, unit ? unit : "");
 }
 
-static void fmt_tol(const struct claim_res *c, char *buf, size_t len)
+static void fmt_tol(const struct claim *c, char *buf, size_t len)
 {
 	double a = isnan(c->tol_abs) ? 0 : c->tol_abs;
 	double r = isnan(c->tol_rel) ? 0 : c->tol_rel;
@@ -125,33 +121,33 @@ static const char *op_symbol(const char *op)
 	return "";
 }
 
-static void fmt_want(const struct claim_res *c, char *buf, size_t len)
+static void fmt_want(const struct claim *c, char *buf, size_t len)
 {
 	char a[64], b[64], tol[96];
 
-	if (c->op && !strcmp(c->op, "in_range")) {
+	if (c->op[0] && !strcmp(c->op, "in_range")) {
 		fmt_num(c->lo, NULL, a, sizeof(a));
 		fmt_num(c->hi, c->unit, b, sizeof(b));
 		snprintf(buf, len, "%s .. %s", a, b);
 		return;
 	}
-	if (c->want_name)
+	if (c->want_name[0])
 		snprintf(a, sizeof(a), "%s", c->want_name);
 	else
 		fmt_num(c->want, c->unit, a, sizeof(a));
 	tol[0] = '\0';
-	if (c->op && !strcmp(c->op, "near"))
+	if (c->op[0] && !strcmp(c->op, "near"))
 		fmt_tol(c, tol, sizeof(tol));
 	snprintf(buf, len, "%s%s%s", op_symbol(c->op), a, tol);
 }
 
 /* " [7.5, 8.2]": the interval the verdict was decided on, if it has one. */
-static void fmt_interval(const struct claim_res *c, char *buf, size_t len)
+static void fmt_interval(const struct claim *c, char *buf, size_t len)
 {
 	char lo[48], hi[48];
 
 	buf[0] = '\0';
-	if (isnan(c->got_lo) || isnan(c->got_hi) || c->got_lo == c->got_hi || c->got_name)
+	if (isnan(c->got_lo) || isnan(c->got_hi) || c->got_lo == c->got_hi || c->got_name[0])
 		return;
 	fmt_num(c->got_lo, NULL, lo, sizeof(lo));
 	fmt_num(c->got_hi, NULL, hi, sizeof(hi));
@@ -178,29 +174,29 @@ void fmt_expect(const char *expect, char *buf, size_t len)
 }
 
 /* The erratum's relation with the claim's unit: "= 3", ">= 3 x". */
-static void fmt_prediction(const struct claim_res *c, char *buf, size_t len)
+static void fmt_prediction(const struct claim *c, char *buf, size_t len)
 {
 	struct claim_want w;
 	char rel[96], name[64];
-	int numeric = c->erratum_expect &&
+	int numeric = c->erratum_expect[0] &&
 		      lab_want_parse(c->erratum_expect, &w, name, sizeof(name)) == 0 &&
 		      !w.name && !strstr(c->erratum_expect, "true") &&
 		      !strstr(c->erratum_expect, "false");
-	int unit = numeric && c->unit && *c->unit;
+	int unit = numeric && c->unit[0] && *c->unit;
 
 	fmt_expect(c->erratum_expect, rel, sizeof(rel));
 	snprintf(buf, len, "%s%s%s", rel, unit ? " " : "", unit ? c->unit : "");
 }
 
-void fmt_erratum(const struct claim_res *c, char *buf, size_t len)
+void fmt_erratum(const struct claim *c, char *buf, size_t len)
 {
 	char pred[160];
 
 	buf[0] = '\0';
-	if (!c->erratum_status[0] || strcmp(c->status, "fail"))
+	if (!c->erratum_status[0] || c->status != ST_FAIL)
 		return;
 	fmt_prediction(c, pred, sizeof(pred));
-	if (!strcmp(c->erratum_status, "predicted") && !c->erratum_expect)
+	if (!strcmp(c->erratum_status, "predicted") && !c->erratum_expect[0])
 		snprintf(buf, len, "known erratum %s (marked so in the results)", c->id);
 	else if (!strcmp(c->erratum_status, "predicted"))
 		snprintf(buf, len, "known erratum %s: it predicts %s, and this run meets it",
@@ -215,25 +211,26 @@ void fmt_erratum(const struct claim_res *c, char *buf, size_t len)
 }
 
 /* "got 7.9 x [7.5, 8.2], want >= 1.3 x", or the skip reason, into buf. */
-void fmt_got_want(const struct claim_res *c, char *buf, size_t len)
+void fmt_got_want(const struct claim *c, char *buf, size_t len)
 {
 	char got[64], want[160], iv[112];
 
 	buf[0] = '\0';
-	if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive")) {
-		int same = c->reason && !strcmp(c->reason, c->status); /* inconclusive */
+	if (c->status == ST_SKIP || c->status == ST_INCONCLUSIVE) {
+		/* inconclusive */
+		int same = c->reason[0] && !strcmp(c->reason, status_words[c->status]);
 
-		snprintf(buf, len, "%s%s%s", same ? "" : c->reason ? c->reason : "no reason given",
-			 c->detail && !same ? ": " : "", c->detail ? c->detail : "");
+		snprintf(buf, len, "%s%s%s", same ? "" : c->reason[0] ? c->reason : "no reason given",
+			 c->detail[0] && !same ? ": " : "", c->detail[0] ? c->detail : "");
 		return;
 	}
-	if (!claim_res_decided(c) || isnan(c->got))
+	if (!status_decided(c->status) || isnan(c->got))
 		return;
-	if (c->op && !strcmp(c->op, "true")) {
+	if (c->op[0] && !strcmp(c->op, "true")) {
 		snprintf(buf, len, "got %s, want yes", c->got != 0 ? "yes" : "no");
 		return;
 	}
-	if (c->got_name)
+	if (c->got_name[0])
 		snprintf(got, sizeof(got), "%s", c->got_name);
 	else
 		fmt_num(c->got, c->unit, got, sizeof(got));
@@ -241,14 +238,14 @@ void fmt_got_want(const struct claim_res *c, char *buf, size_t len)
 	fmt_interval(c, iv, sizeof(iv));
 	/* beside an erratum's prediction, the want is named for what it is */
 	snprintf(buf, len, "got %s%s, %s %s", got, iv,
-		 c->erratum_status[0] && !strcmp(c->status, "fail") ? "the chapter says" : "want",
+		 c->erratum_status[0] && c->status == ST_FAIL ? "the chapter says" : "want",
 		 want);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Human format                                                              */
 
-static void human_claim(struct run_state *rs, const struct claim_res *c)
+static void human_claim(struct run_state *rs, const struct claim *c)
 {
 	char gw[512], er[512];
 
@@ -259,12 +256,12 @@ static void human_claim(struct run_state *rs, const struct claim_res *c)
 	if (gw[0])
 		printf("  %-13s %s\n", "", gw);
 	if (er[0])
-		printf("  %-13s %s%s%s\n", "", col(rs, claim_res_known(c) ? C_BLUE : C_RED),
+		printf("  %-13s %s%s%s\n", "", col(rs, claim_known(c) ? C_BLUE : C_RED),
 		       er, col(rs, C_OFF));
-	if (er[0] && claim_res_known(c) && c->erratum_truth)
+	if (er[0] && claim_known(c) && c->erratum_truth)
 		printf("  %-13s %struth: %s%s\n", "", col(rs, C_BLUE), c->erratum_truth,
 		       col(rs, C_OFF));
-	if (c->note)
+	if (c->note[0])
 		printf("  %-13s %snote: %s%s\n", "", col(rs, C_DIM), c->note, col(rs, C_OFF));
 }
 
@@ -278,13 +275,13 @@ static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
 		lab->claims[k].shown = 1;
 	}
 	printf("%slab-%s: %s%s", col(rs, C_BOLD), lab->id, col(rs, lab_color(lab->status)),
-	       lab->status);
+	       lab_status_word(lab));
 	if (lab->error_kind)
 		printf(" (%s): %s", lab->error_kind, lab->error_msg);
-	else if (!strcmp(lab->status, "skip"))
+	else if (lab->status == ST_SKIP)
 		printf(": %s%s%s", lab->skip_reason, lab->skip_detail[0] ? ": " : "",
 		       lab->skip_detail);
-	else if (!strcmp(lab->status, "inconclusive"))
+	else if (lab->status == ST_INCONCLUSIVE)
 		printf(": no claim decided either way");
 	printf("%s", col(rs, C_OFF));
 	if (lab->log_path[0])
@@ -317,10 +314,10 @@ static void yaml_str(FILE *f, const char *key, const char *v)
 	fputs("'\n", f);
 }
 
-static void tap_claim(const struct claim_res *c, int number)
+static void tap_claim(const struct claim *c, int number)
 {
-	int ok = strcmp(c->status, "fail") && strcmp(c->status, "error") &&
-		 strcmp(c->status, "not_run") && strcmp(c->status, "pending");
+	int ok = c->status != ST_FAIL && c->status != ST_ERROR &&
+		 c->status != ST_NOT_RUN && c->status != ST_PENDING;
 	char gw[512], er[512];
 
 	printf("    %s %d - ", ok ? "ok" : "not ok", number);
@@ -330,15 +327,15 @@ static void tap_claim(const struct claim_res *c, int number)
 	printf(" [");
 	tap_desc(stdout, c->question);
 	printf("]");
-	if (claim_res_known(c))
+	if (claim_known(c))
 		printf(" # TODO known erratum %s", c->id);
-	else if (!strcmp(c->status, "skip") || !strcmp(c->status, "inconclusive"))
-		printf(" # SKIP %s%s%s", c->reason ? c->reason : c->status,
-		       c->detail ? ": " : "", c->detail ? c->detail : "");
-	else if (!strcmp(c->status, "not_run"))
+	else if (c->status == ST_SKIP || c->status == ST_INCONCLUSIVE)
+		printf(" # SKIP %s%s%s", c->reason[0] ? c->reason : status_words[c->status],
+		       c->detail[0] ? ": " : "", c->detail[0] ? c->detail : "");
+	else if (c->status == ST_NOT_RUN)
 		printf(" (not run)");
 	printf("\n");
-	if (strcmp(c->status, "fail"))
+	if (c->status != ST_FAIL)
 		return;
 	/* a contradiction: what the chapter says, and what its erratum predicts */
 	fmt_got_want(c, gw, sizeof(gw));
@@ -349,7 +346,7 @@ static void tap_claim(const struct claim_res *c, int number)
 static void tap_lab_yaml(const struct lab_entry *lab)
 {
 	printf("  ---\n");
-	yaml_str(stdout, "status", lab->status);
+	yaml_str(stdout, "status", lab_status_word(lab));
 	if (lab->error_kind) {
 		yaml_str(stdout, "error", lab->error_kind);
 		yaml_str(stdout, "message", lab->error_msg);
@@ -367,8 +364,8 @@ static void tap_lab_yaml(const struct lab_entry *lab)
 
 static void tap_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
 {
-	int k, ok = !strcmp(lab->status, "pass") || !strcmp(lab->status, "skip") ||
-		    !strcmp(lab->status, "inconclusive");
+	int k, ok = lab->status == ST_PASS || lab->status == ST_SKIP ||
+		    lab->status == ST_INCONCLUSIVE;
 
 	printf("    # Subtest: lab-%s %s\n", lab->id, lab->title);
 	printf("    1..%d\n", lab->nclaims);
@@ -376,10 +373,10 @@ static void tap_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
 		tap_claim(&lab->claims[k], k + 1);
 	printf("%s %d - lab-%s ", ok ? "ok" : "not ok", number, lab->id);
 	tap_desc(stdout, lab->title);
-	if (!strcmp(lab->status, "skip"))
+	if (lab->status == ST_SKIP)
 		printf(" # SKIP %s%s%s", lab->skip_reason, lab->skip_detail[0] ? ": " : "",
 		       lab->skip_detail);
-	else if (!strcmp(lab->status, "inconclusive"))
+	else if (lab->status == ST_INCONCLUSIVE)
 		printf(" # SKIP inconclusive: no claim decided either way");
 	printf("\n");
 	tap_lab_yaml(lab);
@@ -429,21 +426,15 @@ void out_lab_stderr(struct run_state *rs, const char *line)
 /* A verdict as the lab prints it, shown at once in the human format. */
 void out_lab_point(struct run_state *rs, struct lab_entry *lab, const struct tap_point *pt)
 {
-	struct claim_res *c;
+	struct claim *c;
 
-	if (rs->opt->format != FMT_HUMAN || !pt->id[0])
+	if (rs->opt->format != FMT_HUMAN || !pt->c.id[0])
 		return;
-	c = lab_claim(lab, pt->id);
+	c = lab_claim(lab, pt->c.id);
 	if (!c || c->shown)
 		return;
 	claim_from_point(c, pt);
-	c->erratum = c->erratum_status[0] ? errata_find(&rs->errata, c->id) : NULL;
-	if (c->erratum && !c->erratum_truth && c->erratum->truth)
-		c->erratum_truth = strdup(c->erratum->truth);
-	if (c->erratum && !c->erratum_expect && c->erratum->expect_text)
-		c->erratum_expect = strdup(c->erratum->expect_text);
-	if (c->erratum && !c->erratum_when && c->erratum->when_text)
-		c->erratum_when = strdup(c->erratum->when_text);
+	claim_find_erratum(c, &rs->errata);
 	human_claim(rs, c);
 	c->shown = 1;
 	fflush(stdout);
@@ -461,7 +452,7 @@ void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
 /* ------------------------------------------------------------------------ */
 /* Report card and summary                                                   */
 
-static void card_claim(struct run_state *rs, const struct claim_res *c, FILE *f,
+static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 		       const char *prefix)
 {
 	const char *word = verdict_word(c);
@@ -482,16 +473,16 @@ static void card_claim(struct run_state *rs, const struct claim_res *c, FILE *f,
 static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 		     const char *prefix)
 {
-	const char *status = lab->status ? lab->status : "not_run";
+	enum status status = lab->status == ST_PENDING ? ST_NOT_RUN : lab->status;
 	int k;
 
 	fprintf(f, "%s  lab-%-3s %s%-7s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
-		status, col(rs, C_OFF), lab->title);
+		status_words[status], col(rs, C_OFF), lab->title);
 	if (lab->error_kind)
 		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
-	if (!strcmp(status, "inconclusive"))
+	if (status == ST_INCONCLUSIVE)
 		fprintf(f, "%s              no claim decided either way\n", prefix);
-	if (!strcmp(status, "skip")) {
+	if (status == ST_SKIP) {
 		fprintf(f, "%s              %s%s%s\n", prefix, lab->skip_reason,
 			lab->skip_detail[0] ? ": " : "", lab->skip_detail);
 		fprintf(f, "%s              (all %d claims skipped)\n", prefix, lab->nclaims);
@@ -519,10 +510,10 @@ void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
  * only when there are some. */
 static void summary_line(const struct totals *t, FILE *f)
 {
-	fprintf(f, "summary: %d passed, %d failed, %d skipped", t->lab_pass,
-		t->lab_fail + t->lab_error, t->lab_skip);
-	if (t->lab_inconclusive)
-		fprintf(f, ", %d inconclusive", t->lab_inconclusive);
+	fprintf(f, "summary: %d passed, %d failed, %d skipped", t->lab[ST_PASS],
+		t->lab[ST_FAIL] + t->lab[ST_ERROR], t->lab[ST_SKIP]);
+	if (t->lab[ST_INCONCLUSIVE])
+		fprintf(f, ", %d inconclusive", t->lab[ST_INCONCLUSIVE]);
 	fputc('\n', f);
 }
 
@@ -533,17 +524,17 @@ static int unexplained_errata(const struct run_state *rs)
 
 	for (i = 0; i < rs->nlabs; i++)
 		for (k = 0; k < rs->labs[i].nclaims; k++) {
-			const struct claim_res *c = &rs->labs[i].claims[k];
+			const struct claim *c = &rs->labs[i].claims[k];
 
-			n += !strcmp(c->status, "fail") && c->erratum_status[0] &&
-			     !claim_res_known(c);
+			n += c->status == ST_FAIL && c->erratum_status[0] &&
+			     !claim_known(c);
 		}
 	return n;
 }
 
-static int contradicted(const struct claim_res *c)
+static int contradicted(const struct claim *c)
 {
-	return !strcmp(c->status, "fail") && !claim_res_known(c);
+	return c->status == ST_FAIL && !claim_known(c);
 }
 
 /* The lab's README, where its claims are explained ("" when not found). */
@@ -562,7 +553,7 @@ static void lab_readme(const char *id, char *buf, size_t len)
 /* One contradicted claim: what the chapter says, what was measured, the
  * likely cause from this run's machine facts (explain.c, as compare names
  * them; node NULL when results.json could not be read back), where to read. */
-static void finding(const struct lab_entry *lab, const struct claim_res *c,
+static void finding(const struct lab_entry *lab, const struct claim *c,
 		    const struct cmp_node *node, FILE *f, const char *prefix)
 {
 	struct cmp_item it = { 0 };
@@ -627,11 +618,12 @@ void out_run_end(struct run_state *rs)
 		out_report_card(rs, f, prefix);
 	if (rs->aborted)
 		fprintf(f, "%saborted (%s): %d lab%s not run\n", prefix,
-			signal_name(rs->aborted), t.lab_not_run, t.lab_not_run == 1 ? "" : "s");
-	if (t.labs && !t.pass && !t.fail && !t.erratum && !t.lab_error && !rs->aborted)
+			signal_name(rs->aborted), t.lab[ST_NOT_RUN], t.lab[ST_NOT_RUN] == 1 ? "" : "s");
+	if (t.labs && !t.claim[ST_PASS] && !t.claim[ST_FAIL] && !t.erratum &&
+	    !t.lab[ST_ERROR] && !rs->aborted)
 		fprintf(f, "%snothing was evaluated: every claim was skipped%s on this "
 			"machine (reasons above)\n", prefix,
-			t.inconclusive ? " or inconclusive" : "");
+			t.claim[ST_INCONCLUSIVE] ? " or inconclusive" : "");
 	if (t.erratum)
 		fprintf(f, "%s%d failed claim(s) are known errata of the chapters "
 			"(%s): each lab measured what its erratum predicts, so they do not "

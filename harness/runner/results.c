@@ -1,64 +1,465 @@
 /*
- * results.c - results/results.json (PROTOCOL.md 4), schema dmalab-results/1:
+ * results.c - the run's model and its file (PROTOCOL.md 4): the results
+ * directory, each lab's outcome, and results.json (schema dmalab-results/1:
  * the machine, every lab with every claim and sample, the chapters'
- * questions and the totals.  Written atomically (temp file + rename).
- * With `run`, the labs of the earlier file it did not run are kept (merge.c)
- * and counted with this run's.
+ * questions and the totals), written atomically (temp file + rename) and
+ * read back.
+ *
+ *   the directory  checked and locked before any lab runs: a place the run
+ *                  can write (a read-only mount, a full disk or a path naming
+ *                  a file is one line now, not six "lab bugs" later), and a
+ *                  lock so that two runs in one clone never read each other's
+ *                  per-lab files
+ *   a lab's outcome  its TAP stream is the record; its JSON file, written as
+ *                  it exits or is stopped by a signal, adds the series, facts
+ *                  and samples, and its claims are merged over the TAP's.  A
+ *                  lab killed outright leaves only the TAP.  Claims planned by
+ *                  --describe that no record mentions were never reached:
+ *                  `not_run`
+ *   `run NN`       updates results.json rather than replacing it: each lab it
+ *                  ran replaces its entry, the other labs of the earlier file
+ *                  are kept as they were written, and the questions and totals
+ *                  are counted again over all of them.  `check` writes a whole
+ *                  file
+ *   read back      into the runner's lab entries and claims, so that grade
+ *                  and quiz print verdicts exactly the way `dmalab check` does
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "learn.h"
 #include "runner.h"
+
+/* A file can be made, written and removed in dir; else -1 with errno. */
+static int dir_writable(const char *dir)
+{
+	char probe[PATH_MAX];
+	ssize_t n;
+	int fd, e;
+
+	if (snprintf(probe, sizeof(probe), "%s/.dmalab-probe-XXXXXX", dir) >= (int)sizeof(probe)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkstemp(probe);
+	if (fd < 0)
+		return -1;
+	n = write(fd, "probe\n", 6); /* a full disk fails here, not at mkstemp */
+	e = n == 6 ? 0 : n < 0 ? errno : ENOSPC;
+	if (close(fd) != 0 && !e)
+		e = errno;
+	unlink(probe);
+	errno = e;
+	return e ? -1 : 0;
+}
+
+/* The pid the lock file names (0 if none); for the message only. */
+static long lock_holder(int fd)
+{
+	char buf[32] = "";
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	return n > 0 ? strtol(buf, NULL, 10) : 0;
+}
+
+int results_dir_claim(struct run_state *rs)
+{
+	const char *dir = rs->opt->results_dir;
+	char path[PATH_MAX], pid[32];
+	struct stat st;
+	int fd, n;
+
+	rs->lock_fd = -1;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		error("results directory '%s': %s", dir, stat(dir, &st) ? strerror(errno) :
+		      "not a directory");
+		return -1;
+	}
+	if (dir_writable(dir)) {
+		error_errno("results directory '%s' cannot be written", dir);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/.dmalab-lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error_errno("cannot open '%s'", path);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		long holder = lock_holder(fd);
+
+		if (holder > 0)
+			error("results directory '%s' is in use by another dmalab run (pid %ld): "
+			      "wait for it, or give this run its own (--results DIR, make "
+			      "RESULTS=DIR)", dir, holder);
+		else
+			error("results directory '%s' is in use by another dmalab run: wait for "
+			      "it, or give this run its own (--results DIR, make RESULTS=DIR)", dir);
+		close(fd);
+		return -1;
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+		error_errno("cannot write '%s'", path);
+		close(fd);
+		return -1;
+	}
+	rs->lock_fd = fd; /* held until exit; O_CLOEXEC: no lab inherits it */
+	return 0;
+}
+
+static void set_str(const char **dst, const char *src)
+{
+	free((char *)*dst);
+	*dst = src && *src ? strdup(src) : NULL;
+}
+
+static void copy(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+static void set_erratum_status(struct claim *c, const char *s)
+{
+	copy(c->erratum_status, sizeof(c->erratum_status), s);
+}
+
+void claim_erratum_from_json(struct claim *c, const struct json *e)
+{
+	set_erratum_status(c, NULL);
+	c->erratum_expect[0] = '\0';
+	set_str(&c->erratum_when, NULL);
+	set_str(&c->erratum_truth, NULL);
+	if (e && e->type == JSON_BOOL && e->num != 0) {
+		set_erratum_status(c, "predicted"); /* results.json before the lab decided */
+	} else if (e && e->type == JSON_OBJ) {
+		set_erratum_status(c, json_get_str(e, "status", NULL));
+		copy(c->erratum_expect, sizeof(c->erratum_expect), json_get_str(e, "expect", NULL));
+		set_str(&c->erratum_when, json_get_str(e, "when", NULL));
+		set_str(&c->erratum_truth, json_get_str(e, "truth", NULL));
+	}
+}
+
+/* The claim with this id; a claim the plan did not list is appended. */
+struct claim *lab_claim(struct lab_entry *lab, const char *id)
+{
+	struct claim *cs;
+	int i;
+
+	for (i = 0; i < lab->nclaims; i++)
+		if (strcmp(lab->claims[i].id, id) == 0)
+			return &lab->claims[i];
+	cs = realloc(lab->claims, (size_t)(lab->nclaims + 1) * sizeof(*cs));
+	if (!cs)
+		return NULL;
+	lab->claims = cs;
+	claim_reset(&cs[lab->nclaims]);
+	copy(cs[lab->nclaims].id, sizeof(cs->id), id);
+	return &cs[lab->nclaims++];
+}
+
+void claim_from_json(struct claim *c, const struct json *o)
+{
+	const struct json *tol = json_get(o, "tol");
+
+	c->status = status_parse(json_get_str(o, "status", NULL));
+	if (c->status == ST_COUNT)
+		c->status = ST_PENDING;
+	if (!c->question)
+		set_str(&c->question, json_get_str(o, "question", NULL));
+	if (!c->text)
+		set_str(&c->text, json_get_str(o, "text", NULL));
+	if (json_get_str(o, "chapter", NULL))
+		set_str(&c->chapter, json_get_str(o, "chapter", NULL));
+	if (json_get_str(o, "want_text", NULL))
+		set_str(&c->want_text, json_get_str(o, "want_text", NULL));
+	copy(c->op, sizeof(c->op), json_get_str(o, "op", NULL));
+	copy(c->unit, sizeof(c->unit), json_get_str(o, "unit", NULL));
+	copy(c->reason, sizeof(c->reason), json_get_str(o, "reason", NULL));
+	copy(c->detail, sizeof(c->detail), json_get_str(o, "detail", NULL));
+	copy(c->note, sizeof(c->note), json_get_str(o, "note", NULL));
+	copy(c->got_name, sizeof(c->got_name), json_get_str(o, "got_name", NULL));
+	copy(c->want_name, sizeof(c->want_name), json_get_str(o, "want_name", NULL));
+	c->got = json_get_num(o, "got", NAN);
+	c->got_lo = json_get_num(o, "got_lo", NAN);
+	c->got_hi = json_get_num(o, "got_hi", NAN);
+	c->want = json_get_num(o, "want", NAN);
+	c->lo = json_get_num(o, "lo", NAN);
+	c->hi = json_get_num(o, "hi", NAN);
+	c->tol_abs = json_get_num(tol, "abs", NAN);
+	c->tol_rel = json_get_num(tol, "rel", NAN);
+	claim_erratum_from_json(c, json_get(o, "erratum"));
+	c->json = o;
+}
+
+/* A test point as a claim result (when there is no JSON, and live): its
+ * verdict; a reason and detail only for a skip, a note only when given. */
+void claim_from_point(struct claim *c, const struct tap_point *pt)
+{
+	struct claim v = pt->c;
+
+	if (!v.note[0])
+		copy(v.note, sizeof(v.note), c->note);
+	if (v.status != ST_SKIP && v.status != ST_INCONCLUSIVE) {
+		copy(v.reason, sizeof(v.reason), c->reason);
+		copy(v.detail, sizeof(v.detail), c->detail);
+	}
+	v.question = c->question, v.text = c->text, v.chapter = c->chapter;
+	v.want_text = c->want_text, v.erratum_when = c->erratum_when;
+	v.erratum_truth = c->erratum_truth, v.erratum = c->erratum;
+	v.sabotage = c->sabotage, v.json = c->json, v.shown = c->shown;
+	*c = v;
+}
+
+void claim_find_erratum(struct claim *c, const struct errata *errata)
+{
+	c->erratum = c->erratum_status[0] ? errata_find(errata, c->id) : NULL;
+	if (!c->erratum)
+		return;
+	if (!c->erratum_truth)
+		set_str(&c->erratum_truth, c->erratum->truth);
+	if (!c->erratum_expect[0])
+		copy(c->erratum_expect, sizeof(c->erratum_expect), c->erratum->expect_text);
+	if (!c->erratum_when)
+		set_str(&c->erratum_when, c->erratum->when_text);
+}
+
+/* 0 if the lab's JSON file was read and its claims merged over the TAP's. */
+static int merge_json(struct lab_entry *lab)
+{
+	const struct json *claims, *c;
+
+	lab->record = json_parse_file(lab->json_path, lab->record_error,
+				      sizeof(lab->record_error));
+	if (!lab->record)
+		return -1;
+	claims = json_get(lab->record, "claims");
+	if (strcmp(json_get_str(lab->record, "schema", ""), "dmalab-lab/1") ||
+	    !claims || claims->type != JSON_ARR) {
+		snprintf(lab->record_error, sizeof(lab->record_error),
+			 "%.400s: not a dmalab-lab/1 record", lab->json_path);
+		json_free(lab->record);
+		lab->record = NULL;
+		return -1;
+	}
+	for (c = claims->child; c; c = c->next) {
+		struct claim *r = lab_claim(lab, json_get_str(c, "id", "?"));
+
+		/* undecided in a record a signal left just before the verdict
+		 * the TAP stream still carried: keep the verdict */
+		if (r && (!status_decided(r->status) ||
+			  status_decided(status_parse(json_get_str(c, "status", NULL)))))
+			claim_from_json(r, c);
+	}
+	return 0;
+}
+
+static void merge_tap(struct lab_entry *lab, const struct tap_scan *ts)
+{
+	int i;
+
+	for (i = 0; i < ts->npoints; i++) {
+		struct claim *r = lab_claim(lab, ts->points[i].c.id);
+
+		if (r)
+			claim_from_point(r, &ts->points[i]);
+	}
+}
+
+struct claim_counts {
+	int decided, pass, fail, known, skipped, inconclusive, error;
+};
+
+/*
+ * Marks unreached claims; counts what the status rules need.  A failed
+ * claim is a known erratum only when the lab says its erratum predicted
+ * this run's value (PROTOCOL.md 5); the runner's errata file gives the
+ * texts (truth, why, sources) of any erratum the lab named.
+ */
+static void settle_claims(struct run_state *rs, struct lab_entry *lab,
+			  struct claim_counts *n)
+{
+	int i;
+
+	memset(n, 0, sizeof(*n));
+	for (i = 0; i < lab->nclaims; i++) {
+		struct claim *c = &lab->claims[i];
+
+		if (!status_decided(c->status)) {
+			c->status = ST_NOT_RUN;
+			continue;
+		}
+		n->decided++;
+		claim_find_erratum(c, &rs->errata);
+		if (c->status == ST_FAIL) {
+			if (claim_known(c))
+				n->known++;
+			else
+				n->fail++;
+		} else if (c->status == ST_PASS) {
+			n->pass++;
+		} else if (c->status == ST_INCONCLUSIVE) {
+			n->inconclusive++;
+		} else if (c->status == ST_SKIP) {
+			n->skipped++;
+		} else {
+			n->error++;
+		}
+	}
+}
+
+static void lab_set_error(struct lab_entry *lab, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void lab_set_error(struct lab_entry *lab, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	lab->status = ST_ERROR;
+	lab->error_kind = kind;
+	va_start(ap, fmt);
+	vsnprintf(lab->error_msg, sizeof(lab->error_msg), fmt, ap);
+	va_end(ap);
+}
+
+static void lab_skip_info(struct lab_entry *lab)
+{
+	const struct json *skip = json_get(lab->record, "skip");
+	int i;
+
+	lab->status = ST_SKIP;
+	if (skip && skip->type == JSON_OBJ) {
+		snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s",
+			 json_get_str(skip, "reason", ""));
+		snprintf(lab->skip_detail, sizeof(lab->skip_detail), "%s",
+			 json_get_str(skip, "detail", ""));
+		return;
+	}
+	for (i = 0; i < lab->nclaims; i++) {
+		const struct claim *c = &lab->claims[i];
+
+		if (c->reason[0]) {
+			snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s", c->reason);
+			snprintf(lab->skip_detail, sizeof(lab->skip_detail), "%s",
+				 c->detail);
+			return;
+		}
+	}
+}
+
+/* How the runner ended a lab it stopped (exit.signal names what it died of). */
+static const char *stopped_with(const struct spawn_result *sr)
+{
+	return sr->signal == SIGKILL ? "SIGTERM, then SIGKILL after the grace period" :
+	       "SIGTERM";
+}
+
+/* What broke the lab's run, if anything: the first rule that applies. */
+static int classify_error(struct lab_entry *lab, const struct spawn_result *sr,
+			  const struct tap_scan *ts, const struct claim_counts *n,
+			  double limit_s)
+{
+	const char *why = lab->record ? json_get_str(lab->record, "error", NULL) : NULL;
+
+	if (sr->exec_errno)
+		lab_set_error(lab, "missing", "cannot run %.300s: %s", lab->path, strerror(sr->exec_errno));
+	else if (sr->aborted)
+		lab_set_error(lab, "aborted", "stopped: the runner got %s and sent the lab %s; "
+			  "%d of %d claims decided", signal_name(runner_stop_signal),
+			  stopped_with(sr), n->decided, lab->nclaims);
+	else if (sr->timed_out)
+		lab_set_error(lab, "timeout", "still running after its %g s timeout, %d of %d "
+			  "claims decided; stopped with %s", limit_s, n->decided, lab->nclaims,
+			  stopped_with(sr));
+	else if (sr->signal)
+		lab_set_error(lab, "signal", "killed by %s after %d of %d claims",
+			  signal_name(sr->signal), n->decided, lab->nclaims);
+	else if (sr->exit_code == 99)
+		lab_set_error(lab, "setup", "setup error (exit 99): %s",
+			  why ? why : ts->bail[0] ? ts->bail : "no message");
+	else if (sr->exit_code != 0 && sr->exit_code != 1 && sr->exit_code != 77)
+		lab_set_error(lab, "bad-exit", "exit code %d (a lab exits 0, 1, 77 or 99)",
+			  sr->exit_code);
+	else if (!lab->record && ts->plan < 0 && !ts->npoints)
+		lab_set_error(lab, "bad-output", "no usable record: %s; %d of %d stdout lines "
+			  "were not TAP", lab->record_error, ts->nother, ts->nlines);
+	else if (!n->decided)
+		lab_set_error(lab, "vacuous", "exited %d without deciding or skipping any of "
+			  "its %d claims", sr->exit_code, lab->nclaims);
+	else if (n->error)
+		lab_set_error(lab, "bad-output", "exited %d with %d claims in error",
+			  sr->exit_code, n->error);
+	else if (n->decided < lab->nclaims)
+		lab_set_error(lab, "bad-output", "exited %d with %d of %d claims never decided",
+			  sr->exit_code, lab->nclaims - n->decided, lab->nclaims);
+	else
+		return 0;
+	return 1;
+}
+
+void record_finish(struct run_state *rs, struct lab_entry *lab,
+		   const struct spawn_result *sr, const struct tap_scan *ts)
+{
+	struct claim_counts n;
+
+	lab->exit_code = sr->exit_code;
+	lab->signal = sr->signal;
+	lab->timed_out = sr->timed_out;
+	lab->duration_s = sr->duration_s;
+	merge_tap(lab, ts);
+	merge_json(lab);
+	settle_claims(rs, lab, &n);
+	if (classify_error(lab, sr, ts, &n, lab->timeout_s * rs->opt->timeout_mul))
+		return;
+	if (n.fail)
+		lab->status = ST_FAIL;
+	else if (!n.pass && !n.known && n.inconclusive)
+		lab->status = ST_INCONCLUSIVE; /* decided nothing either way */
+	else if (!n.pass && !n.known)
+		lab_skip_info(lab);
+	else
+		lab->status = ST_PASS;
+}
+
+/* A lab that never ran: every claim not_run, the lab an error. */
+void record_not_run(struct lab_entry *lab, const char *kind, const char *why)
+{
+	int i;
+
+	for (i = 0; i < lab->nclaims; i++)
+		if (!status_decided(lab->claims[i].status))
+			lab->claims[i].status = ST_NOT_RUN;
+	lab_set_error(lab, kind, "%s", why);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Totals and the run's status                                              */
 
-/* A failed claim that is a known erratum: its lab said its erratum
- * predicted the value (this run, or the earlier file a kept lab comes from,
- * read by claim_from_json). */
-static int claim_known(const struct claim_res *c, int kept)
+static void count_lab(const struct lab_entry *lab, struct totals *t)
 {
-	(void)kept;
-	return claim_res_known(c);
-}
-
-static void count_claim(const struct claim_res *c, int known, struct totals *t)
-{
-	t->claims++;
-	if (!strcmp(c->status, "pass"))
-		t->pass++;
-	else if (!strcmp(c->status, "fail") && known)
-		t->erratum++;
-	else if (!strcmp(c->status, "fail"))
-		t->fail++;
-	else if (!strcmp(c->status, "skip"))
-		t->skip++;
-	else if (!strcmp(c->status, "inconclusive"))
-		t->inconclusive++;
-	else if (!strcmp(c->status, "error"))
-		t->error++;
-	else
-		t->not_run++;
-}
-
-static void count_lab(const struct lab_entry *lab, int kept, struct totals *t)
-{
-	const char *s = lab->status ? lab->status : "not_run";
 	int k;
 
 	t->labs++;
-	t->lab_pass += !strcmp(s, "pass");
-	t->lab_fail += !strcmp(s, "fail");
-	t->lab_skip += !strcmp(s, "skip");
-	t->lab_inconclusive += !strcmp(s, "inconclusive");
-	t->lab_error += !strcmp(s, "error");
-	t->lab_not_run += !strcmp(s, "not_run");
-	for (k = 0; k < lab->nclaims; k++)
-		count_claim(&lab->claims[k], claim_known(&lab->claims[k], kept), t);
+	t->lab[lab->status == ST_PENDING ? ST_NOT_RUN : lab->status]++;
+	for (k = 0; k < lab->nclaims; k++) {
+		const struct claim *c = &lab->claims[k];
+
+		t->claims++;
+		if (claim_known(c))
+			t->erratum++;
+		else
+			t->claim[status_decided(c->status) ? c->status : ST_NOT_RUN]++;
+	}
 }
 
 /* This run's labs (the summary line and the exit code). */
@@ -68,7 +469,7 @@ void totals_count(const struct run_state *rs, struct totals *t)
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < rs->nlabs; i++)
-		count_lab(&rs->labs[i], 0, t);
+		count_lab(&rs->labs[i], t);
 }
 
 /* Every lab of the file, kept ones included. */
@@ -78,20 +479,20 @@ static void file_totals(const struct file_lab *v, int n, struct totals *t)
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < n; i++)
-		count_lab(v[i].lab, v[i].kept != NULL, t);
+		count_lab(v[i].lab, t);
 }
 
-static const char *status_of(const struct run_state *rs, const struct totals *t)
+static enum status status_of(const struct run_state *rs, const struct totals *t)
 {
 	if (rs->aborted)
-		return "aborted";
+		return ST_ABORTED;
 	if (!rs->finished)
-		return "running"; /* a file saved between two labs */
-	return t->lab_fail || t->lab_error ? "fail" : "pass";
+		return ST_RUNNING; /* a file saved between two labs */
+	return t->lab[ST_FAIL] || t->lab[ST_ERROR] ? ST_FAIL : ST_PASS;
 }
 
 /* This run's status: the labs it ran. */
-const char *run_status(const struct run_state *rs)
+enum status run_status(const struct run_state *rs)
 {
 	struct totals t;
 
@@ -99,31 +500,29 @@ const char *run_status(const struct run_state *rs)
 	return status_of(rs, &t);
 }
 
+/* {"planned": N, "pass": N, "fail": N, ["known_erratum": N,] "skip": N, ...} */
+static void write_counts(struct json_writer *w, const char *key, int planned,
+			 const int *by_status, const int *erratum)
+{
+	enum status s;
+
+	jw_key(w, key);
+	jw_obj_begin(w);
+	jw_kint(w, "planned", planned);
+	for (s = ST_PASS; s <= ST_NOT_RUN; s++) {
+		jw_kint(w, status_words[s], by_status[s]);
+		if (s == ST_FAIL && erratum)
+			jw_kint(w, "known_erratum", *erratum);
+	}
+	jw_obj_end(w);
+}
+
 static void write_totals(const struct totals *t, struct json_writer *w)
 {
 	jw_key(w, "totals");
 	jw_obj_begin(w);
-	jw_key(w, "labs");
-	jw_obj_begin(w);
-	jw_kint(w, "planned", t->labs);
-	jw_kint(w, "pass", t->lab_pass);
-	jw_kint(w, "fail", t->lab_fail);
-	jw_kint(w, "skip", t->lab_skip);
-	jw_kint(w, "inconclusive", t->lab_inconclusive);
-	jw_kint(w, "error", t->lab_error);
-	jw_kint(w, "not_run", t->lab_not_run);
-	jw_obj_end(w);
-	jw_key(w, "claims");
-	jw_obj_begin(w);
-	jw_kint(w, "planned", t->claims);
-	jw_kint(w, "pass", t->pass);
-	jw_kint(w, "fail", t->fail);
-	jw_kint(w, "known_erratum", t->erratum);
-	jw_kint(w, "skip", t->skip);
-	jw_kint(w, "inconclusive", t->inconclusive);
-	jw_kint(w, "error", t->error);
-	jw_kint(w, "not_run", t->not_run);
-	jw_obj_end(w);
+	write_counts(w, "labs", t->labs, t->lab, NULL);
+	write_counts(w, "claims", t->claims, t->claim, &t->erratum);
 	jw_obj_end(w);
 }
 
@@ -152,10 +551,10 @@ static struct question *question_of(struct question *qs, int *nq, const char *id
 static const char *question_status(const struct question *q)
 {
 	if (q->fail || q->known)
-		return "contradicted";
+		return question_words[Q_CONTRADICTED];
 	if (!q->pass)
-		return "unverified";
-	return q->pass == q->claims ? "confirmed" : "partial";
+		return question_words[Q_UNVERIFIED];
+	return question_words[q->pass == q->claims ? Q_CONFIRMED : Q_PARTIAL];
 }
 
 static void write_question(const struct file_lab *v, int n, const struct question *q,
@@ -187,17 +586,17 @@ static int collect_questions(const struct file_lab *v, int n, struct question *q
 
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < v[i].lab->nclaims; k++) {
-			const struct claim_res *c = &v[i].lab->claims[k];
-			int known = claim_known(c, v[i].kept != NULL);
+			const struct claim *c = &v[i].lab->claims[k];
+			int known = claim_known(c);
 			struct question *q;
 
 			if (!c->question || !*c->question)
 				continue;
 			q = question_of(qs, &nq, c->question);
 			q->claims++;
-			q->pass += !strcmp(c->status, "pass");
-			q->fail += !strcmp(c->status, "fail") && !known;
-			q->known += !strcmp(c->status, "fail") && known;
+			q->pass += c->status == ST_PASS;
+			q->fail += c->status == ST_FAIL && !known;
+			q->known += c->status == ST_FAIL && known;
 		}
 	}
 	return nq;
@@ -220,71 +619,23 @@ static void write_questions(const struct file_lab *v, int n, const struct totals
 /* ------------------------------------------------------------------------ */
 /* Labs and claims                                                           */
 
-static void knum_or_null(struct json_writer *w, const char *k, double v)
-{
-	jw_knum(w, k, v); /* NaN is written as null */
-}
-
-/* The lab's word on the claim's erratum, from its TAP YAML when there is no
- * JSON record: null, or {status, expect, when, truth}. */
-static void write_erratum(const struct claim_res *c, struct json_writer *w)
-{
-	jw_key(w, "erratum");
-	if (!c->erratum_status[0]) {
-		jw_null(w);
-		return;
-	}
-	jw_obj_begin(w);
-	jw_kstr(w, "status", c->erratum_status);
-	jw_kstr(w, "expect", c->erratum_expect);
-	jw_kstr(w, "when", c->erratum_when ? c->erratum_when :
-		c->erratum ? c->erratum->when_text : NULL);
-	jw_kstr(w, "truth", c->erratum_truth);
-	jw_obj_end(w);
-}
-
-/* A claim only the TAP stream or the plan knows about. */
-static void write_claim_fields(const struct claim_res *c, struct json_writer *w)
-{
-	jw_kstr(w, "id", c->id);
-	jw_kstr(w, "question", c->question);
-	jw_kstr(w, "text", c->text);
-	jw_kstr(w, "status", c->status);
-	jw_kstr(w, "op", c->op);
-	knum_or_null(w, "got", c->got);
-	knum_or_null(w, "got_lo", c->got_lo);
-	knum_or_null(w, "got_hi", c->got_hi);
-	knum_or_null(w, "want", c->want);
-	knum_or_null(w, "lo", c->lo);
-	knum_or_null(w, "hi", c->hi);
-	jw_kstr(w, "unit", c->unit);
-	jw_kstr(w, "got_name", c->got_name);
-	jw_kstr(w, "want_name", c->want_name);
-	jw_kstr(w, "reason", c->reason);
-	jw_kstr(w, "detail", c->detail);
-	jw_kstr(w, "note", c->note);
-	jw_kstr(w, "chapter", c->chapter);
-	write_erratum(c, w);
-	jw_key(w, "stats");
-	jw_arr_begin(w);
-	jw_arr_end(w);
-}
-
 /* The lab's claim object verbatim (every sample, its erratum object), with
  * the runner's status and the chapter's relation as text (--describe). */
-static void write_claim(const struct claim_res *c, struct json_writer *w)
+static void write_claim(const struct claim *c, struct json_writer *w)
 {
 	const struct json *m;
 
-	jw_obj_begin(w);
-	if (!c->json) {
-		write_claim_fields(c, w);
+	if (!c->json) { /* a claim only the TAP stream or the plan knows about */
+		record_json_claim(w, c, c->status);
+		jw_arr_begin(w);
+		jw_arr_end(w);
 	} else {
+		jw_obj_begin(w);
 		for (m = c->json->child; m; m = m->next) {
 			if (!strcmp(m->key, "want_text"))
 				continue;
 			if (!strcmp(m->key, "status")) {
-				jw_kstr(w, "status", c->status);
+				jw_kstr(w, "status", status_words[c->status]);
 				continue;
 			}
 			jw_key(w, m->key);
@@ -298,7 +649,7 @@ static void write_claim(const struct claim_res *c, struct json_writer *w)
 static void write_lab_outcome(const struct lab_entry *lab, struct json_writer *w)
 {
 	jw_key(w, "skip");
-	if (lab->status && !strcmp(lab->status, "skip")) {
+	if (lab->status == ST_SKIP) {
 		jw_obj_begin(w);
 		jw_kstr(w, "reason", lab->skip_reason);
 		jw_kstr(w, "detail", lab->skip_detail);
@@ -347,7 +698,7 @@ static void write_lab(const struct lab_entry *lab, struct json_writer *w)
 	jw_obj_begin(w);
 	jw_kstr(w, "id", lab->id);
 	jw_kstr(w, "title", lab->title);
-	jw_kstr(w, "status", lab->status ? lab->status : "not_run");
+	jw_kstr(w, "status", lab_status_word(lab));
 	write_lab_outcome(lab, w);
 	jw_knum(w, "duration_s", lab->duration_s);
 	jw_kint(w, "timeout_s", lab->timeout_s);
@@ -417,7 +768,7 @@ int results_write(struct run_state *rs, struct json_writer *w)
 	jw_arr_end(w);
 	write_questions(v, n, &t, w);
 	write_totals(&t, w);
-	jw_kstr(w, "status", status_of(rs, &t));
+	jw_kstr(w, "status", status_words[status_of(rs, &t)]);
 	jw_obj_end(w);
 	free(v);
 	return w->failed ? -1 : 0;
@@ -426,7 +777,7 @@ int results_write(struct run_state *rs, struct json_writer *w)
 /*
  * A save failed (a full disk).  What an earlier save of this run left says
  * "running" and would be read as a run: it is replaced by a short document
- * whose status is "incomplete" (resload.c refuses both).  Removing the old
+ * whose status is "incomplete" (results_load refuses both).  Removing the old
  * file first makes the room for it.  An earlier run's file, never touched
  * by this one, stays as it was: it is a whole run of its own.
  */
@@ -483,4 +834,267 @@ int results_save(struct run_state *rs, int final)
 	if (junit_save(rs, final && rs->opt->format == FMT_JUNIT))
 		rc = -1;
 	return rc;
+}
+
+/* Reads the earlier results.json if there is one.  One that cannot be used
+ * (unreadable, not JSON, another schema) is replaced: said in one line. */
+void results_keep_load(struct run_state *rs)
+{
+	char path[PATH_MAX + 16], err[600];
+	struct learn_results *prev;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/results.json", rs->opt->results_dir);
+	if (stat(path, &st) && errno == ENOENT)
+		return;
+	prev = calloc(1, sizeof(*prev));
+	if (!prev) {
+		warning("%s: %s: writing a fresh one", path, strerror(ENOMEM));
+		return;
+	}
+	if (results_load(path, prev, err, sizeof(err))) {
+		warning("%s: writing a fresh one with this run's labs", err);
+		free(prev);
+		return;
+	}
+	rs->kept = prev;
+}
+
+void results_keep_free(struct run_state *rs)
+{
+	if (!rs->kept)
+		return;
+	results_unload(rs->kept);
+	free(rs->kept);
+	rs->kept = NULL;
+}
+
+/* Not reached yet, or never (the run was stopped): the earlier entry stays. */
+static int lab_ran(const struct lab_entry *lab)
+{
+	return lab && lab->status != ST_PENDING && lab->status != ST_NOT_RUN;
+}
+
+static const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n,
+					 const char *id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(labs[i].id, id))
+			return &labs[i];
+	return NULL;
+}
+
+static int by_lab_id(const void *a, const void *b)
+{
+	const struct file_lab *x = a, *y = b;
+
+	return strcmp(x->lab->id, y->lab->id);
+}
+
+/* The earlier file's labs that no lab of this run replaces, appended to v. */
+static int add_kept(const struct run_state *rs, struct file_lab *v, int n)
+{
+	const struct learn_results *prev = rs->kept;
+	const struct json *o = json_get(prev->doc, "labs")->child;
+	int i;
+
+	/* results_load read the labs array in order, one entry per object */
+	for (i = 0; i < prev->nlabs; i++, o = o->next) {
+		if (lab_ran(lab_by_id(rs->labs, rs->nlabs, prev->labs[i].id)))
+			continue;
+		v[n].lab = &prev->labs[i];
+		v[n++].kept = o;
+	}
+	return n;
+}
+
+int results_file_labs(const struct run_state *rs, struct file_lab **out)
+{
+	const struct learn_results *prev = rs->kept;
+	int i, n = 0, nprev = prev ? prev->nlabs : 0;
+	struct file_lab *v = calloc((size_t)(rs->nlabs + nprev) + 1, sizeof(*v));
+
+	if (!v)
+		return -1;
+	for (i = 0; i < rs->nlabs; i++)
+		if (!prev || lab_ran(&rs->labs[i]) ||
+		    !lab_by_id(prev->labs, prev->nlabs, rs->labs[i].id))
+			v[n++].lab = &rs->labs[i];
+	if (prev) {
+		n = add_kept(rs, v, n);
+		qsort(v, (size_t)n, sizeof(*v), by_lab_id);
+	}
+	*out = v;
+	return n;
+}
+
+static int load_claims(struct lab_entry *lab, const struct json *claims)
+{
+	const struct json *c;
+
+	for (c = claims && claims->type == JSON_ARR ? claims->child : NULL; c; c = c->next) {
+		struct claim *r;
+
+		if (c->type != JSON_OBJ || !json_get_str(c, "id", NULL))
+			return -1;
+		r = lab_claim(lab, json_get_str(c, "id", NULL));
+		if (!r)
+			return -1;
+		claim_from_json(r, c);
+	}
+	return 0;
+}
+
+static void load_outcome(struct lab_entry *lab, const struct json *o)
+{
+	const struct json *skip = json_get(o, "skip"), *error = json_get(o, "error");
+
+	lab->status = status_parse(json_get_str(o, "status", "not_run"));
+	if (lab->status == ST_COUNT)
+		lab->status = ST_NOT_RUN; /* a word of no status: as if it never ran */
+	lab->title = json_get_str(o, "title", "");
+	snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s",
+		 json_get_str(skip, "reason", ""));
+	snprintf(lab->skip_detail, sizeof(lab->skip_detail), "%s",
+		 json_get_str(skip, "detail", ""));
+	lab->error_kind = json_get_str(error, "kind", NULL);
+	snprintf(lab->error_msg, sizeof(lab->error_msg), "%s",
+		 json_get_str(error, "message", ""));
+	lab->exit_code = -1;
+}
+
+static int load_labs(struct learn_results *r, const struct json *labs)
+{
+	const struct json *o;
+	int i = 0;
+
+	r->labs = calloc(labs->count + 1, sizeof(*r->labs));
+	if (!r->labs)
+		return -1;
+	for (o = labs->child; o; o = o->next) {
+		struct lab_entry *lab = &r->labs[i];
+
+		if (o->type != JSON_OBJ || !json_get_str(o, "id", NULL))
+			return -1;
+		snprintf(lab->id, sizeof(lab->id), "%s", json_get_str(o, "id", ""));
+		load_outcome(lab, o);
+		r->nlabs = ++i;
+		if (load_claims(lab, json_get(o, "claims")))
+			return -1;
+	}
+	return 0;
+}
+
+/* A run that never finished writing its file ("running": the runner died,
+ * or its last save failed before the file could be marked; "incomplete")
+ * holds part of a run, not a run: 1 and why in err. */
+static int unfinished(const struct json *doc, const char *path, char *err, size_t errlen)
+{
+	const char *status = json_get_str(doc, "status", "");
+	enum status s = status_parse(status);
+
+	if (s != ST_RUNNING && s != ST_INCOMPLETE)
+		return 0;
+	snprintf(err, errlen, "%s: an unfinished run (status '%s'): its runner stopped or could "
+		 "not save it; run the labs again", path, status);
+	return 1;
+}
+
+int results_load(const char *path, struct learn_results *r, char *err, size_t errlen)
+{
+	const struct json *labs;
+	char why[400];
+
+	memset(r, 0, sizeof(*r));
+	r->doc = json_parse_file(path, why, sizeof(why));
+	if (!r->doc) {
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	labs = json_get(r->doc, "labs");
+	if (strcmp(json_get_str(r->doc, "schema", ""), "dmalab-results/1") || !labs ||
+	    labs->type != JSON_ARR) {
+		snprintf(err, errlen, "%s: not a dmalab-results/1 document", path);
+		results_unload(r);
+		errno = EINVAL;
+		return -1;
+	}
+	if (unfinished(r->doc, path, err, errlen)) {
+		results_unload(r);
+		errno = EINVAL;
+		return -1;
+	}
+	r->started = json_get_str(r->doc, "started", "");
+	if (load_labs(r, labs)) {
+		snprintf(err, errlen, "%s: a lab or claim without an id", path);
+		results_unload(r);
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+void results_unload(struct learn_results *r)
+{
+	int i;
+
+	for (i = 0; i < r->nlabs; i++)
+		lab_entry_free(&r->labs[i]);
+	free(r->labs);
+	json_free(r->doc); /* titles and statuses point into it */
+	for (i = 0; i < r->nmore; i++)
+		json_free(r->more[i]);
+	memset(r, 0, sizeof(*r));
+}
+
+static int has_lab(const struct learn_results *r, const char *id)
+{
+	int i;
+
+	for (i = 0; i < r->nlabs; i++)
+		if (!strcmp(r->labs[i].id, id))
+			return 1;
+	return 0;
+}
+
+/* Labs of `more` that r lacks move into r; r keeps more's document alive,
+ * since their titles point into it.  `more` is consumed. */
+void results_merge(struct learn_results *r, struct learn_results *more)
+{
+	struct lab_entry *labs;
+	int i;
+
+	labs = realloc(r->labs, (size_t)(r->nlabs + more->nlabs + 1) * sizeof(*labs));
+	if (!labs || r->nmore == LEARN_MAX_MORE) {
+		r->labs = labs ? labs : r->labs;
+		results_unload(more);
+		return;
+	}
+	r->labs = labs;
+	for (i = 0; i < more->nlabs; i++) {
+		if (has_lab(r, more->labs[i].id))
+			lab_entry_free(&more->labs[i]);
+		else
+			r->labs[r->nlabs++] = more->labs[i];
+	}
+	r->more[r->nmore++] = more->doc;
+	free(more->labs);
+	memset(more, 0, sizeof(*more));
+}
+
+const struct claim *results_claim(const struct learn_results *r, const char *id,
+				      const struct lab_entry **lab)
+{
+	int i, k;
+
+	for (i = 0; i < r->nlabs; i++)
+		for (k = 0; k < r->labs[i].nclaims; k++)
+			if (!strcmp(r->labs[i].claims[k].id, id)) {
+				if (lab)
+					*lab = &r->labs[i];
+				return &r->labs[i].claims[k];
+			}
+	return NULL;
 }

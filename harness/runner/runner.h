@@ -1,17 +1,16 @@
 /*
  * runner.h - the `dmalab` runner: shared types of its files.
  *
- *   main.c     options and commands (list, run, check, sysinfo)
- *   discover.c finding built labs and asking each for --describe
+ *   main.c     the command table, options, signals
+ *   run.c      the built labs found and asked for --describe; `run` and
+ *              `check`: each lab spawned, its record read
  *   spawn.c    one lab in its own process group, with timeout (on proc.h)
- *   tapscan.c  reading a lab's TAP stream line by line
- *   record.c   a lab's outcome: its JSON record or TAP, and the status rules
- *   results.c  results.json (questions, totals), written atomically
- *   merge.c    `run NN`: the labs of the earlier results.json it keeps
+ *   results.c  the run's model: the results directory, each lab's outcome
+ *              (its TAP and JSON record, the status rules), results.json
+ *              written (merged with the earlier one for `run NN`) and read
  *   output.c   human and TAP presentation, report card, summary line
- *   junit.c    junit.xml: the run as JUnit XML for CI dashboards
- *   list.c     `dmalab list`: plans and predicted skips
- *   claims.c   `dmalab claims`: every claim's relation, from --describe
+ *   junit.c    junit.xml: the run as JUnit XML, and its XML writer
+ *   list.c     `dmalab list` (plans and predicted skips) and `dmalab claims`
  *   usage.c    die, error, warning: every message on stderr (usage.h)
  *
  * The runner never initialises CUDA while it still starts labs (a process
@@ -27,6 +26,7 @@
 
 #include "errata.h"
 #include "json.h"
+#include "record.h"
 #include "sysinfo.h"
 #include "usage.h"
 
@@ -53,25 +53,6 @@ struct runner_opts {
 	int color;              /* human format on a tty without NO_COLOR */
 };
 
-/* One claim of a lab, as planned by --describe and then decided. */
-struct claim_res {
-	char *id, *question, *text;
-	char status[16];     /* pass fail skip inconclusive error not_run pending */
-	char *chapter;       /* the chapter's figure (--describe or the record) */
-	char *want_text;     /* the chapter's relation as text (--describe) */
-	/* The lab's word on a contradicted claim's erratum (its JSON record,
-	 * or the TAP YAML): "" none listed, "predicted" (a known erratum),
-	 * "not-predicted", "not-applicable" (its when: does not hold here). */
-	char erratum_status[16];
-	char *erratum_expect, *erratum_when, *erratum_truth; /* as the lab said */
-	const struct erratum *erratum; /* the runner's errata text for the id
-					* (truth, why, sources); NULL if none */
-	char *op, *unit, *reason, *detail, *note, *got_name, *want_name;
-	double got, got_lo, got_hi, want, lo, hi, tol_abs, tol_rel; /* NaN when absent */
-	const struct json *json; /* the lab JSON's claim object, or NULL */
-	int shown;           /* already printed live (human format) */
-};
-
 struct lab_entry {
 	char id[16];          /* "02" */
 	char path[PATH_MAX];  /* the executable */
@@ -80,11 +61,11 @@ struct lab_entry {
 	const char *title;
 	int timeout_s;
 	int needs_gpus, needs_numa, needs_root, built_with_cuda;
-	struct claim_res *claims;
+	struct claim *claims;
 	int nclaims;
 
 	/* outcome */
-	const char *status;   /* pass fail skip inconclusive error not_run; NULL: not yet */
+	enum status status;   /* ST_PENDING: not yet */
 	char skip_reason[64], skip_detail[256];
 	const char *error_kind; /* timeout signal bad-exit setup vacuous bad-output missing aborted */
 	char error_msg[512];
@@ -115,60 +96,30 @@ struct run_state {
 	int saved;            /* a results.json of this run is on disk */
 };
 
-/* main.c: set by the SIGINT/SIGTERM/SIGHUP handler */
+/* The lab's status as results.json words it: a lab not yet run is "not_run". */
+static inline const char *lab_status_word(const struct lab_entry *lab)
+{
+	return status_words[lab->status == ST_PENDING ? ST_NOT_RUN : lab->status];
+}
+
+/* run.c: set by main.c's SIGINT/SIGTERM/SIGHUP handler */
 extern volatile sig_atomic_t runner_stop_signal;
-/* main.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
+/* run.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
  * > 0, at most 1000, the whole string; else die_usage(). */
 double parse_timeout_mul(const char *s, const char *what);
 
-/* resdir.c: the results directory, checked and locked before any lab runs.
+/* results.c: the results directory, checked and locked before any lab runs.
  * It must be a writable directory (a file is made and removed there), and
  * no other dmalab run may be using it (flock on DIR/.dmalab-lock, which
  * names the holder's pid).  0, or an error line and -1: the caller exits 2. */
 int results_dir_claim(struct run_state *rs);
 
-/* discover.c */
+/* run.c: the built labs and their plans */
 int discover_labs(struct run_state *rs);
 void lab_entries_free(struct run_state *rs);
+/* Its claims, --describe and record freed. */
+void lab_entry_free(struct lab_entry *e);
 struct lab_entry *find_lab(struct run_state *rs, const char *id);
-
-/* tapscan.c */
-struct tap_point {
-	int ok;
-	int number;
-	char id[32];
-	char desc[512];
-	char directive[16];   /* "SKIP", "TODO" or "" */
-	char dir_text[256];   /* after the directive */
-	char yaml_status[16];
-	char got[64], want[64], lo[64], hi[64], op[24], unit[32], tol[64];
-	char got_name[64], want_name[64], reason[64], detail[256];
-	char got_lo[64], got_hi[64], note[256];
-	char erratum[32], erratum_expect[128]; /* the lab's erratum status, expect */
-};
-
-struct tap_sink {
-	void (*comment)(void *ctx, const char *text); /* without the "# " */
-	void (*point)(void *ctx, const struct tap_point *pt);
-	void (*bail)(void *ctx, const char *msg);
-	void *ctx;
-};
-
-struct tap_scan {
-	struct tap_sink sink;
-	int plan;             /* -1 none */
-	int nlines, ntap, nother; /* lines seen, TAP lines, other lines */
-	struct tap_point cur;
-	int have_cur, in_yaml;
-	struct tap_point *points;
-	int npoints;
-	char bail[256];
-};
-
-void tap_scan_init(struct tap_scan *ts, const struct tap_sink *sink);
-void tap_scan_line(struct tap_scan *ts, const char *line);
-void tap_scan_end(struct tap_scan *ts);
-void tap_scan_free(struct tap_scan *ts);
 
 /* spawn.c */
 struct spawn_io {
@@ -197,25 +148,23 @@ int spawn_capture(char *const argv[], double timeout_s, char *buf, size_t cap,
 double mono_now(void);
 const char *signal_name(int sig);
 
-/* record.c */
-void claim_res_reset(struct claim_res *c);
-void claim_res_free(struct claim_res *c);
-struct claim_res *lab_claim(struct lab_entry *lab, const char *id);
-void claim_from_point(struct claim_res *c, const struct tap_point *pt);
+/* results.c: a lab's outcome */
+struct claim *lab_claim(struct lab_entry *lab, const char *id);
+void claim_from_point(struct claim *c, const struct tap_point *pt);
+/* The runner's errata text of the erratum the lab named, and its truth,
+ * expect and when where the lab's record left them out. */
+void claim_find_erratum(struct claim *c, const struct errata *errata);
 /* A claim object of a lab record or results.json (also used by grade, quiz). */
-void claim_from_json(struct claim_res *c, const struct json *o);
+void claim_from_json(struct claim *c, const struct json *o);
 void record_finish(struct run_state *rs, struct lab_entry *lab,
 		   const struct spawn_result *sr, const struct tap_scan *ts);
 void record_not_run(struct lab_entry *lab, const char *kind, const char *why);
-int claim_res_decided(const struct claim_res *c);
-/* A failed claim the lab called its known erratum (erratum "predicted"). */
-int claim_res_known(const struct claim_res *c);
 /* The lab's erratum object of a claim: {status, expect, when, truth} (or
  * `true`, the older results.json) into c's erratum fields. */
-void claim_erratum_from_json(struct claim_res *c, const struct json *e);
+void claim_erratum_from_json(struct claim *c, const struct json *e);
 /* One line on a contradicted claim's erratum, or "" when none is listed:
  * "known erratum 02.2: predicts >= 3, and this run meets it". */
-void fmt_erratum(const struct claim_res *c, char *buf, size_t len);
+void fmt_erratum(const struct claim *c, char *buf, size_t len);
 /* A relation as written in errata.md ("ge 3") in lab_want_text's words. */
 void fmt_expect(const char *expect, char *buf, size_t len);
 
@@ -225,28 +174,88 @@ struct file_lab {
 	const struct json *kept; /* its object in the earlier file; NULL: run now */
 };
 
-/* merge.c */
+/* results.c: `run NN` keeps the earlier file's other labs */
 void results_keep_load(struct run_state *rs);
 void results_keep_free(struct run_state *rs);
 /* The labs results.json lists; *out is malloc'ed.  Their number, or -1. */
 int results_file_labs(const struct run_state *rs, struct file_lab **out);
 
-/* results.c */
+/* results.c: results.json */
+/* Labs and claims by status (pass to not_run); a failed claim that is a
+ * known erratum is counted in erratum, not in claim[ST_FAIL]. */
 struct totals {
-	int labs, lab_pass, lab_fail, lab_skip, lab_inconclusive, lab_error, lab_not_run;
-	int claims, pass, fail, erratum, skip, inconclusive, error, not_run;
+	int labs, lab[ST_COUNT];
+	int claims, claim[ST_COUNT], erratum;
 };
 void totals_count(const struct run_state *rs, struct totals *t);
-const char *run_status(const struct run_state *rs);
+enum status run_status(const struct run_state *rs);
 int results_write(struct run_state *rs, struct json_writer *w);
 /* Writes results.json and junit.xml; final: the run's last save, which also
  * prints the document --format json or junit asks for.  0 or -1. */
 int results_save(struct run_state *rs, int final);
 
+/* junit.c: a small XML 1.0 writer, for junit.xml.
+ *
+ * Escaping (xml_escape): & < > " ' become entities everywhere; in an
+ * attribute also TAB, LF and CR become character references, since a parser
+ * would otherwise turn them into blanks (XML 1.0, 3.3.3); CR is a reference
+ * in text too (2.11 would make it LF).  Characters XML 1.0 forbids even as
+ * references (2.2: controls below 0x20 other than TAB LF CR, U+FFFE, U+FFFF)
+ * and bytes that are not UTF-8 become U+FFFD, so the document always parses.
+ * https://www.w3.org/TR/xml/#charsets
+ *
+ * Writer: elements are opened and closed in order; attributes go right
+ * after xw_begin; an element with no content is written <name/>.  Two
+ * spaces of indentation per level, except inside an element that holds
+ * text (whose text is kept exactly).  Out of memory sets `failed`: the
+ * document is then unusable and xw_write_file fails.
+ */
+#define XML_MAX_DEPTH 16
+
+/*
+ * Escapes s (NUL-terminated; NULL is "") for an attribute value (in_attr
+ * != 0) or for element text, into out (outlen bytes, always NUL-terminated
+ * when outlen > 0).  Returns the length the whole escaped text needs, not
+ * counting the NUL: a return >= outlen means out was cut short.
+ */
+size_t xml_escape(const char *s, int in_attr, char *out, size_t outlen);
+
+struct xml_writer {
+	FILE *f;              /* open_memstream over buf/len */
+	char *buf;
+	size_t len;
+	int depth;
+	const char *open[XML_MAX_DEPTH]; /* element names, outermost first */
+	int has_elements[XML_MAX_DEPTH]; /* the element holds child elements */
+	int has_text[XML_MAX_DEPTH];     /* the element holds text */
+	int in_start_tag;     /* "<name attr=..." written, ">" not yet */
+	int failed;
+};
+
+/* Starts a document with its XML declaration (UTF-8).  0, or -1 (no memory). */
+int xw_init(struct xml_writer *x);
+void xw_release(struct xml_writer *x);
+/* Opens element `name` (a constant or a string that outlives the element). */
+void xw_begin(struct xml_writer *x, const char *name);
+/* An attribute of the element just opened; a NULL value writes "". */
+void xw_attr(struct xml_writer *x, const char *name, const char *value);
+void xw_attr_int(struct xml_writer *x, const char *name, long long value);
+/* A number with `decimals` digits after the point (seconds: 3). */
+void xw_attr_fixed(struct xml_writer *x, const char *name, double value, int decimals);
+/* Text inside the element open now (escaped). */
+void xw_text(struct xml_writer *x, const char *text);
+/* Closes the element opened last. */
+void xw_end(struct xml_writer *x);
+/* The document so far (every element must be closed): its bytes and
+ * length, or NULL after a failure.  Valid until xw_release. */
+const char *xw_document(struct xml_writer *x, size_t *len);
+/* Writes the document and a final newline to path atomically (a temporary
+ * file beside it, then rename, as results.json).  0, or -1 with errno. */
+int xw_write_file(struct xml_writer *x, const char *path);
+
 /* junit.c: the run as JUnit XML (Jenkins' junit-10.xsd); junit_save writes
  * <results>/junit.xml atomically and, with print_stdout, the same bytes on
  * stdout; a failed write is said once and sets save_failed.  0 or -1. */
-struct xml_writer;
 int junit_write(struct run_state *rs, struct xml_writer *x);
 int junit_save(struct run_state *rs, int print_stdout);
 
@@ -259,7 +268,7 @@ void out_lab_stderr(struct run_state *rs, const char *line);
 void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number);
 void out_run_end(struct run_state *rs);
 void out_report_card(struct run_state *rs, FILE *f, const char *prefix);
-void fmt_got_want(const struct claim_res *c, char *buf, size_t len);
+void fmt_got_want(const struct claim *c, char *buf, size_t len);
 /* explain.c: "320 KiB", "8 MiB", "512 bytes" from a byte count. */
 void fmt_bytes(double b, char *buf, size_t len);
 FILE *out_progress_stream(struct run_state *rs);
@@ -269,8 +278,6 @@ int cmd_run(struct run_state *rs);
 
 /* list.c */
 int cmd_list(struct run_state *rs);
-
-/* claims.c */
 int cmd_claims(struct run_state *rs);
 
 /* preflight.c: `dmalab preflight ARGS` (argv[0] "preflight"), labs from labs_dir

@@ -1,6 +1,6 @@
 /*
- * fuzz_resload.c - a results.json read back (resload.c: results_load, as
- * grade --from and quiz do; merge.c: results_keep_load and
+ * fuzz_resload.c - a results.json read back (results.c: results_load, as
+ * grade --from and quiz do; results_keep_load and
  * results_file_labs, as `dmalab run NN` keeps the earlier file's labs),
  * then results_claim on every claim and results_merge of the file with
  * itself.

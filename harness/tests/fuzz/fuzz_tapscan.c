@@ -1,8 +1,8 @@
 /*
  * fuzz_tapscan.c - what the runner reads of a lab's run: its TAP stream,
- * line by line (tapscan.c: tap_scan_line, tap_scan_end), and then its
- * outcome (record.c: record_finish merges the test points, the lab's JSON
- * record and the errata built into the library, and sets the status).
+ * line by line (lib/record.c: tap_scan_line, tap_scan_end), and then its
+ * outcome (runner results.c: record_finish merges the test points, the lab's
+ * JSON record and the errata built into the library, and sets the status).
  *
  * Input: the lab's stdout; a line "=== record" ends it, and what follows is
  * the lab's JSON record (dmalab-lab/1).  The exit code is 0, 1, 77 or 99 by
@@ -19,10 +19,12 @@
 static void point(void *ctx, const struct tap_point *pt)
 {
 	(void)ctx;
-	if (!ENDED(pt->id) || !ENDED(pt->desc) || !ENDED(pt->directive) || !ENDED(pt->dir_text) ||
-	    !ENDED(pt->yaml_status) || !ENDED(pt->got) || !ENDED(pt->op) || !ENDED(pt->unit) ||
-	    !ENDED(pt->tol) || !ENDED(pt->reason) || !ENDED(pt->detail) || !ENDED(pt->note) ||
-	    !ENDED(pt->erratum) || !ENDED(pt->erratum_expect))
+	const struct claim *c = &pt->c;
+
+	if (!ENDED(c->id) || !ENDED(pt->desc) || !ENDED(pt->directive) || !ENDED(pt->dir_text) ||
+	    c->status >= ST_COUNT || !ENDED(c->op) || !ENDED(c->unit) ||
+	    !ENDED(c->reason) || !ENDED(c->detail) || !ENDED(c->note) ||
+	    !ENDED(c->erratum_status) || !ENDED(c->erratum_expect))
 		abort();
 }
 
@@ -40,7 +42,7 @@ static void bail(void *ctx, const char *msg)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const statuses[] = { "pass", "fail", "skip", "inconclusive", "error" };
+	static const enum status statuses[] = { ST_PASS, ST_FAIL, ST_SKIP, ST_INCONCLUSIVE, ST_ERROR };
 	static const int exits[] = { 0, 1, 77, 99 };
 	const struct tap_sink sink = { comment, point, bail, NULL };
 	static struct runner_opts opt;
@@ -88,11 +90,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sr.exit_code = exits[size % 4];
 	record_finish(&rs, lab, &sr, &ts);
 	for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
-		known |= lab->status && !strcmp(lab->status, statuses[i]);
+		known |= lab->status == statuses[i];
 	if (!known || !ENDED(lab->skip_reason) || !ENDED(lab->error_msg))
 		abort();
 	for (int i = 0; i < lab->nclaims; i++)
-		if (!lab->claims[i].id || !ENDED(lab->claims[i].status))
+		if (!ENDED(lab->claims[i].id) || lab->claims[i].status >= ST_COUNT)
 			abort();
 	lab_entries_free(&rs);
 	tap_scan_free(&ts);

@@ -515,11 +515,11 @@ static struct ans_tally tally(int pass, int fail, int known, int unverified, int
 
 	memset(&t, 0, sizeof(t));
 	for (i = 0; i < pass; i++)
-		ans_tally_add(&t, ans_claim_state("pass"), 0);
+		ans_tally_add(&t, ans_claim_state(ST_PASS), 0);
 	for (i = 0; i < fail; i++)
-		ans_tally_add(&t, ans_claim_state("fail"), i < known);
+		ans_tally_add(&t, ans_claim_state(ST_FAIL), i < known);
 	for (i = 0; i < unverified; i++)
-		ans_tally_add(&t, ans_claim_state(i % 2 ? "skip" : "not_run"), 0);
+		ans_tally_add(&t, ans_claim_state(i % 2 ? ST_SKIP : ST_NOT_RUN), 0);
 	for (i = 0; i < not_built; i++)
 		ans_tally_add(&t, ANS_NOT_BUILT, 0);
 	return t;
@@ -559,9 +559,9 @@ static void test_ans_question_status_rules(void **state)
 	t = tally(0, 0, 0, 0, 2);
 	assert_string_equal(ans_question_status(&t), "unverified");
 	assert_int_equal(t.not_built, 2);
-	assert_int_equal(ans_claim_state("inconclusive"), ANS_UNVERIFIED);
-	assert_int_equal(ans_claim_state("error"), ANS_UNVERIFIED);
-	assert_int_equal(ans_claim_state(NULL), ANS_UNVERIFIED);
+	assert_int_equal(ans_claim_state(ST_INCONCLUSIVE), ANS_UNVERIFIED);
+	assert_int_equal(ans_claim_state(ST_ERROR), ANS_UNVERIFIED);
+	assert_int_equal(ans_claim_state(ST_PENDING), ANS_UNVERIFIED);
 	assert_string_equal(ans_state_name(ANS_NOT_BUILT), "not_built");
 }
 

@@ -26,8 +26,6 @@
 
 #include "compare.h"
 
-volatile sig_atomic_t runner_stop_signal; /* main.c's, which record.o reads */
-
 static void test_cmp_median_odd_even_empty(void **state)
 {
 	double odd[] = { 3, 1, 2 }, even[] = { 4, 1, 3, 2 }, one[] = { 7 };

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "xml.h"
+#include "runner.h"
 
 #define FFFD "\xef\xbf\xbd"
 

@@ -1,0 +1,125 @@
+/*
+ * record.h - the record a lab leaves and the runner reads (PROTOCOL.md 2-4):
+ * the status words, one claim, and the TAP 13 + YAML stream that carries
+ * the claims from the lab's stdout to the runner.  Part of the base: it
+ * knows no lab and no runner.
+ */
+#ifndef DMALAB_RECORD_H
+#define DMALAB_RECORD_H
+
+#include <stdio.h>
+
+struct erratum;
+struct json;
+
+/*
+ * Every status the kit writes: a claim's verdict (pending until decided),
+ * a lab's outcome, a run's.  status_words[] holds the words as results.json
+ * and the lab record spell them; no other list of them exists.
+ */
+enum status {
+	ST_PENDING, ST_PASS, ST_FAIL, ST_SKIP, ST_INCONCLUSIVE, ST_ERROR, ST_NOT_RUN,
+	ST_RUNNING, ST_INTERRUPTED, ST_INCOMPLETE, ST_ABORTED, ST_COUNT
+};
+extern const char *const status_words[ST_COUNT];
+/* The status a word names; ST_COUNT when it names none. */
+enum status status_parse(const char *word);
+/* Decided: neither pending nor not_run. */
+int status_decided(enum status s);
+
+/* A question of a chapter, from the statuses of its claims. */
+enum question_status { Q_CONFIRMED, Q_CONTRADICTED, Q_PARTIAL, Q_UNVERIFIED, Q_COUNT };
+extern const char *const question_words[Q_COUNT];
+
+/*
+ * One claim, as the lab decides it and the runner reads it back.  The
+ * lab fills the verdict (status to erratum_expect) and writes it as a TAP
+ * point; the runner fills the rest from --describe, the lab's JSON record
+ * and the errata.  Numbers are NaN when absent; the has_* flags say which
+ * the lab wrote (a NaN it measured is written as null).
+ */
+struct claim {
+	char id[32];
+	enum status status;
+	char op[24], unit[32], got_name[64], want_name[64], reason[64];
+	char detail[256], note[512];
+	double got, got_lo, got_hi, want, lo, hi, tol_abs, tol_rel;
+	int has_got, has_interval, has_want, has_range, has_tol;
+	/* the lab's word on a contradicted claim's erratum: "" none listed,
+	 * "predicted", "not-predicted", "not-applicable" (its when: fails) */
+	char erratum_status[16];
+	char erratum_expect[256];
+
+	/* from the spec (the lab's, or its --describe) and the errata; the
+	 * runner's are malloc'd (claim_free), the lab's point into its spec */
+	const char *question, *text;
+	const char *chapter;       /* the chapter's figure */
+	const char *sabotage;      /* what the sabotage build breaks */
+	const char *erratum_when, *erratum_truth; /* as the lab said */
+	const struct erratum *erratum; /* the errata text for the id */
+
+	/* the runner's */
+	const char *want_text;     /* the chapter's relation as text */
+	const struct json *json;   /* the lab JSON's claim object, or NULL */
+	int shown;                 /* already printed live (human format) */
+};
+
+/* A string field as JSON writes it: "" is absent (null). */
+static inline const char *or_null(const char *s)
+{
+	return s && s[0] ? s : NULL;
+}
+
+/* An empty claim: pending, every number NaN. */
+void claim_reset(struct claim *c);
+/* Frees the runner's strings. */
+void claim_free(struct claim *c);
+/* A failed claim the lab called its known erratum (erratum "predicted"). */
+int claim_known(const struct claim *c);
+
+/* The writer: "ok N - ID text [question] # directive" and the YAML block
+ * of the claim's fields, without its closing "  ..." (record_tap_end), so
+ * that the lab can add its statistics. */
+void record_tap_point(FILE *out, int number, const struct claim *c);
+void record_tap_end(FILE *out);
+
+/* The claim as a member of a JSON claims array, up to its "stats" array,
+ * which the caller writes and closes the object after; status is the one
+ * written (an interrupted record's undecided claims are not_run). */
+struct json_writer;
+void record_json_claim(struct json_writer *w, const struct claim *c, enum status status);
+
+/* The reader: one test point with its YAML block. */
+struct tap_point {
+	int ok;
+	int number;
+	char desc[512];
+	char directive[16];   /* "SKIP", "TODO" or "" */
+	char dir_text[256];   /* after the directive */
+	struct claim c;       /* id and verdict; the YAML's or the directive's */
+};
+
+struct tap_sink {
+	void (*comment)(void *ctx, const char *text); /* without the "# " */
+	void (*point)(void *ctx, const struct tap_point *pt);
+	void (*bail)(void *ctx, const char *msg);
+	void *ctx;
+};
+
+struct tap_scan {
+	struct tap_sink sink;
+	int plan;             /* -1 none */
+	int nlines, ntap, nother; /* lines seen, TAP lines, other lines */
+	struct tap_point cur;
+	int have_cur, in_yaml, yaml_status;
+	struct tap_point *points;
+	int npoints;
+	char bail[256];
+};
+
+void tap_scan_init(struct tap_scan *ts, const struct tap_sink *sink);
+void tap_scan_line(struct tap_scan *ts, const char *line);
+void tap_scan_end(struct tap_scan *ts);
+void tap_scan_free(struct tap_scan *ts);
+
+#endif
