@@ -25,7 +25,8 @@ ifeq ($(SAN),1)
 endif
 # a claim_spec may leave its trailing fields out (root: NULL)
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
-CPPFLAGS := -Iharness/include -D_GNU_SOURCE
+# the layers, lowest first (DESIGN.md, "The house"); a header is found in its own
+CPPFLAGS := -Iharness/base -Iharness/facts -Iharness/lab -Iharness/cuda -D_GNU_SOURCE
 LDLIBS   := $(SAN_OBJ) -lnuma -ldl -lm -lpthread
 
 NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
@@ -66,8 +67,12 @@ LAB_IDS  := $(foreach d,$(LAB_DIRS),$(firstword $(subst -, ,$(notdir $(d)))))
 LAB_BINS := $(addprefix $(BUILD)/labs/lab-,$(LAB_IDS))
 SAB_BINS := $(addprefix $(BUILD)/sabotage/lab-,$(LAB_IDS))
 
-LIB_SRCS := $(wildcard harness/lib/*.c)
-LIB_OBJS := $(patsubst harness/lib/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRCS)) $(BUILD)/obj/lib/errata_text.o
+# The library of the layers below the labs; the runner links base and facts alone
+# (RUN_LIB), so that a call of the lab runtime from it does not link.
+LIB_SRCS := $(wildcard harness/base/*.c harness/facts/*.c harness/lab/*.c)
+LIB_OBJS := $(patsubst harness/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/base/errata_text.o
+RUN_LIB_OBJS := $(filter $(BUILD)/obj/base/% $(BUILD)/obj/facts/%,$(LIB_OBJS))
+RUN_LIB  := $(BUILD)/libdmalab-base.a
 LIB      := $(BUILD)/libdmalab.a
 RUN_SRCS := $(wildcard harness/runner/*.c)
 RUN_OBJS := $(patsubst harness/runner/%.c,$(BUILD)/obj/runner/%.o,$(RUN_SRCS))
@@ -145,29 +150,29 @@ $(DEPS_STAMP): harness/deps.sh
 unit-deps:
 	@sh harness/deps.sh unit
 
-$(BUILD)/obj/lib/%.o: harness/lib/%.c $(CUDA_STAMP)
+$(BUILD)/obj/%.o: harness/%.c $(CUDA_STAMP)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
 # The errata are built into the library (errata_text.S includes the file).
-$(BUILD)/obj/lib/errata_text.o: harness/lib/errata_text.S answers/errata.md
+$(BUILD)/obj/base/errata_text.o: harness/base/errata_text.S answers/errata.md
 	@mkdir -p $(dir $@)
 	$(CC) -c -o $@ $<
-
-$(BUILD)/obj/runner/%.o: harness/runner/%.c $(CUDA_STAMP)
-	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
 $(LIB): $(LIB_OBJS) $(SAN_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $(LIB_OBJS)
 
+$(RUN_LIB): $(RUN_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $(RUN_LIB_OBJS)
+
 $(BUILD)/obj/san_mlock.o: harness/tests/san_mlock.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g $(WARN) -c -o $@ $<
 
-$(DMALAB): $(RUN_OBJS) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $(RUN_OBJS) $(LIB) $(LDLIBS)
+$(DMALAB): $(RUN_OBJS) $(RUN_LIB)
+	$(CC) $(CFLAGS) -o $@ $(RUN_OBJS) $(RUN_LIB) $(LDLIBS)
 
 # Its unit test builds runner/preflight.c in, to reach its checks (cmocka brings a main).
 $(PF_UNIT_TEST): harness/tests/unit/runner/test_node_preflight.c harness/runner/preflight.c \
@@ -245,7 +250,7 @@ $(SABOTAGE_CHECK): harness/tests/tools/sabotage_check.c $(LIB)
 
 # A unit test of a lab's helper links that helper's object too.
 $(BUILD)/tests/test_pagemap: $(call lab_helper_objs,labs/01-mlock)
-$(BUILD)/tests/test_seqread: $(call lab_helper_objs,labs/04-numa)
+$(BUILD)/tests/test_seqread $(BUILD)/tests/test_numa_topo: $(call lab_helper_objs,labs/04-numa)
 $(BUILD)/tests/test_storage $(BUILD)/tests/test_lab_cufile: $(call lab_helper_objs,labs/10-storage)
 $(BUILD)/tests/%: harness/tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
@@ -396,11 +401,11 @@ FUZZ_LIB     := $(FUZZ_DIR)/libdmalab.a
 FUZZ_RUNLIB  := $(FUZZ_DIR)/librunner.a
 FUZZ_LDFLAGS_fuzz_opts := -Wl,--wrap=die_usage
 
-$(FUZZ_DIR)/obj/lib/%.o: harness/lib/%.c
+$(FUZZ_DIR)/obj/%.o: harness/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
-$(FUZZ_DIR)/obj/lib/errata_text.o: harness/lib/errata_text.S answers/errata.md
+$(FUZZ_DIR)/obj/base/errata_text.o: harness/base/errata_text.S answers/errata.md
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -c -o $@ $<
 
@@ -408,7 +413,7 @@ $(FUZZ_DIR)/obj/runner/%.o: harness/runner/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) -Dmain=dmalab_runner_main $(DEPFLAGS) -c -o $@ $<
 
-$(FUZZ_LIB): $(patsubst harness/lib/%.c,$(FUZZ_DIR)/obj/lib/%.o,$(LIB_SRCS)) $(FUZZ_DIR)/obj/lib/errata_text.o
+$(FUZZ_LIB): $(patsubst harness/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRCS)) $(FUZZ_DIR)/obj/base/errata_text.o
 	rm -f $@ && ar rcs $@ $^
 
 $(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_SRCS))
@@ -423,7 +428,7 @@ $(FUZZ_DIR)/obj/labs/%.o: labs/%.c
 
 $(FUZZ_DIR)/fuzz_%: harness/tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(FUZZ_RUNLIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
-	$(FUZZ_CC) $(CPPFLAGS) -Iharness/lib -Iharness/runner $(FUZZ_CPPFLAGS_$(notdir $@)) \
+	$(FUZZ_CC) $(CPPFLAGS) -Iharness/runner $(FUZZ_CPPFLAGS_$(notdir $@)) \
 		$(FUZZ_CFLAGS) -fsanitize=fuzzer $(WARN) $(DEPFLAGS) $(FUZZ_LDFLAGS_$(notdir $@)) \
 		-o $@ $< $(FUZZ_OBJS_$(notdir $@)) $(FUZZ_RUNLIB) $(FUZZ_LIB) \
 		$(filter-out $(SAN_OBJ),$(LDLIBS))
@@ -483,12 +488,12 @@ answers: all
 test-answers: all
 	@BUILD=$(BUILD) sh harness/tests/test-answers.sh
 
-# The kit's own timing of each lab from $(RESULTS)/results.json (harness/tools/bench.py):
+# The kit's own timing of each lab from $(RESULTS)/results.json (plots/bench.py):
 # wall time, series, samples, CV and interval width reached; BASE=FILE compares,
 # PHASES=N lists each lab's N longest steps.
 .PHONY: bench test-bench
 bench:
-	@$${DMALAB_PYTHON:-python3} harness/tools/bench.py $(RESULTS)/results.json \
+	@$${DMALAB_PYTHON:-python3} plots/bench.py $(RESULTS)/results.json \
 		$(if $(BASE),--base $(BASE)) $(SERIES_FLAG) \
 		$(if $(PHASES),--phases $(PHASES))
 test-bench:

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "gpu_topo.h"
-#include "lab.h"
+#include "sizes.h"
 #include "procfs.h"
 #include "runner.h"
 
@@ -74,7 +74,7 @@ struct preflight {
 	struct pf_check check[MAX_CHECKS];
 };
 
-static void LAB_PRINTF(4, 5) add(struct preflight *pf, const char *name, enum pf_status st,
+static void __attribute__((format(printf, 4, 5))) add(struct preflight *pf, const char *name, enum pf_status st,
 				 const char *fmt, ...)
 {
 	struct pf_check *c = &pf->check[pf->n];

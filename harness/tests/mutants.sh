@@ -31,7 +31,7 @@ die() {
 
 # The tree `make unit` builds from (the labs for the helpers unit tests take, deps.sh for
 # unit-deps; no runner).
-for p in Makefile harness/include harness/lib harness/tests/unit harness/tests/fixtures labs \
+for p in Makefile harness/base harness/facts harness/lab harness/cuda harness/tests/unit harness/tests/fixtures labs \
 	harness/tests/run-unit.sh harness/deps.sh answers; do
 	[ -e "$p" ] || die "'$p' is missing"
 	mkdir -p "$scratch/$(dirname "$p")"

@@ -4,10 +4,16 @@
 #     (lab_main, claims, measuring, skips, its TAP writer, helper roles,
 #     placement) is in its symbol table;
 #   - no lab links the runner's code;
-#   - a header under harness/include that labs use is used by two labs or
-#     more, or by the harness itself: code one lab alone uses lives in that
-#     lab's folder;
-#   - a lab's sabotage is its knobs: no lab tests LAB_SABOTAGE in its code.
+#   - the layers call downward only: a file of harness/base, facts, lab,
+#     cuda or runner includes headers of its own layer or of those below it
+#     (base < facts < lab < cuda; the runner: base and facts), and a lab
+#     includes no runner header;
+#   - a header of the layers that labs use is used by two labs or more, or
+#     by the harness itself: code one lab alone uses lives in that lab's
+#     folder;
+#   - a lab's sabotage is its knobs: no lab tests LAB_SABOTAGE in its code;
+#   - each lab README's links to the lab's lines point at what they name
+#     (harness/tools/method-lines.sh --check).
 # Run by `make test-house` after the build.
 set -u
 BUILD=${BUILD:-build}
@@ -21,7 +27,7 @@ bad() { fail=$((fail + 1)); echo "test-house: FAIL: $*"; }
 
 # the lab runtime's entry points, one per object of it
 lab_runtime='lab_main claim_check claim_skip lab_error lab_skip lab_measure report_tap_header
-helper_run numa_map_on_node buf_map stats_kept'
+helper_run need_bytes buf_map stats_kept'
 for sym in $lab_runtime; do
 	if nm "$BUILD/dmalab" | grep -q " T $sym\$"; then
 		bad "dmalab links the lab runtime: $sym"
@@ -32,9 +38,9 @@ done
 
 # the base layer's spawner and cleanup chain call nothing of the lab runtime
 for obj in proc cleanup; do
-	calls=$(nm -u "$BUILD/obj/lib/$obj.o" | grep -E " U (lab|claim|helper|role)_" | tr -s ' ')
+	calls=$(nm -u "$BUILD/obj/base/$obj.o" | grep -E " U (lab|claim|helper|role)_" | tr -s ' ')
 	if [ -n "$calls" ]; then
-		bad "harness/lib/$obj.c calls the lab runtime:" $calls
+		bad "harness/base/$obj.c calls the lab runtime:" $calls
 	else
 		ok
 	fi
@@ -49,16 +55,45 @@ for lab in "$BUILD"/labs/lab-*; do
 	fi
 done
 
-# harness/include: a header the labs include must serve two labs, or code
-# outside labs/ other than its own .c and the tests
-for h in harness/include/*.h; do
+# The layer a header is in: its directory under harness/ ("" if none).
+layer_of() {
+	for d in base facts lab cuda runner; do
+		[ -f "harness/$d/$1" ] && { echo "$d"; return; }
+	done
+}
+
+# Each layer's includes, against the layers it may include.
+check_includes() { # $1: files' layer or "labs", $2: allowed layers, $3...: files
+	from=$1 allowed=$2
+	shift 2
+	for f in "$@"; do
+		for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+			to=$(layer_of "$h")
+			[ -n "$to" ] || continue # the lab's own header, or a system one
+			case " $allowed " in
+			*" $to "*) ok ;;
+			*) bad "$f ($from) includes $h of harness/$to: the layers call downward only" ;;
+			esac
+		done
+	done
+}
+check_includes base "base" harness/base/*.[ch]
+check_includes facts "base facts" harness/facts/*.[ch]
+check_includes lab "base facts lab" harness/lab/*.[ch]
+check_includes cuda "base facts lab cuda" harness/cuda/*.h
+check_includes runner "base facts runner" harness/runner/*.[ch]
+check_includes labs "base facts lab cuda" labs/*/*.c labs/*/*.cu labs/*/*.h
+
+# a header the labs include must serve two labs, or code outside labs/ other
+# than its own .c and the tests
+for h in harness/base/*.h harness/facts/*.h harness/lab/*.h harness/cuda/*.h; do
 	name=$(basename "$h")
 	labs=$(grep -l "#include \"$name\"" labs/[0-9]*/* 2>/dev/null |
 		sed 's|^labs/\([^/]*\)/.*|\1|' | sort -u | wc -l)
 	[ "$labs" -eq 1 ] || { ok; continue; }
 	base=${name%.h}
 	others=$(grep -rl "#include \"$name\"" harness --include=*.c --include=*.h --include=*.cu |
-		grep -v -e "^harness/tests/" -e "^harness/lib/$base\.c\$" -e "^$h\$" | wc -l)
+		grep -v -e "^harness/tests/" -e "^harness/[a-z]*/$base\.c\$" -e "^$h\$" | wc -l)
 	if [ "$others" -eq 0 ]; then
 		bad "$h serves one lab ($(grep -l "#include \"$name\"" labs/[0-9]*/* |
 			head -n 1)): it belongs in that lab's folder"
@@ -75,6 +110,14 @@ else
 	ok
 fi
 rm -f "$tmp_list"
+
+# a README's links to a lab's lines name what is there
+if sh harness/tools/method-lines.sh --check; then
+	ok
+else
+	bad "a lab README links a line that no longer holds what the link names" \
+		"(sh harness/tools/method-lines.sh moves the numbers)"
+fi
 
 echo "test-house: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

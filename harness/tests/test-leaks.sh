@@ -1,6 +1,6 @@
 #!/bin/sh
 # test-leaks.sh - under valgrind, the statistics' samples storage
-# (harness/lib/stats.c) is freed at exit and nothing reads or writes memory it should not: every process (the unit
+# (harness/lab/stats.c) is freed at exit and nothing reads or writes memory it should not: every process (the unit
 # tests' forked labs too) ends with no definite or indirect leak, no memory
 # error, and no block from samples_alloc still held.  The rest of a lab's
 # record (claims, notes) is still reachable at exit by design and is not

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test-restore.sh - a lab that changed a machine-wide setting gets it put
-# back on every path it can end by (harness/include/sysctl_change.h,
+# back on every path it can end by (harness/base/sysctl_change.h,
 # harness/runner/restore.c).  As root, through the runner, a fake lab
 # (harness/tests/fakelabs/restore-lab.c) raises /proc/sys/vm/nr_hugepages by
 # one page and then

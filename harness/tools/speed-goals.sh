@@ -47,7 +47,7 @@ for r in 1 2 3; do
 		>"$O/nvb-$r.json" 2>&1
 done
 R=${TMPDIR:-/tmp}/readbw-ref.$$
-cc -O2 -Iharness/include -o "$R" harness/tools/readbw-ref.c labs/04-numa/seqread.c
+cc -O2 -Iharness/base -Iharness/facts -Iharness/lab -o "$R" harness/tools/readbw-ref.c labs/04-numa/seqread.c
 for r in 1 2 3; do
 	t 60 build/labs/lab-04 --json "$O/lab04-$r.json" >"$O/lab04-$r.tap" 2>&1
 	t 60 env ENOUGH=50000 "$P/bw_mem" -P 1 1024m rd >>"$O/bw_mem-1024m.txt" 2>&1

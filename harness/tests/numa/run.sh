@@ -104,7 +104,7 @@ $MAKE -s --no-print-directory BUILD="$S" CC="$CC -static" NVCC= \
 rm -f "$S/labs/lab-05"
 $MAKE -s --no-print-directory BUILD="$S" CC="$CC -static" NVCC= "$S/labs/lab-05" \
 	>>"$W/build.log" 2>&1 || say "lab-05 does not link statically here: not run in the guest (see $W/build.log)"
-$CC -static -O2 -Wall -Wextra -Iharness/include -D_GNU_SOURCE -o "$W/numa-check" \
+$CC -static -O2 -Wall -Wextra -Iharness/base -Iharness/facts -Iharness/lab -D_GNU_SOURCE -o "$W/numa-check" \
 	"$HERE/check.c" "$S/libdmalab.a" -lnuma -lm >>"$W/build.log" 2>&1 ||
 	fail "cannot build $HERE/check.c (see $W/build.log)"
 

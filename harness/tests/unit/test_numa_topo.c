@@ -28,7 +28,7 @@
 #include <sched.h>
 
 #include "buffer.h"
-#include "numa_place.h"
+#include "../../../labs/04-numa/numa_place.h"
 #include "unit_lab.h"
 
 

@@ -1,6 +1,6 @@
 /*
  * test_stats.c - medians, CV, NaN samples, and the seconds -> GB/s and unit
- * conversions of measured series (harness/lib/stats.c); lab_stats_from;
+ * conversions of measured series (harness/lab/stats.c); lab_stats_from;
  * the stopping rule (the median interval's width, and lab_measure taking
  * one sample more at a time until it is met or the cap is reached, on
  * scripted series and on fake ones with known noise), warm-up discarded,

@@ -53,6 +53,7 @@
 #include <stdio.h>
 
 #include "clock.h"
+#include "record.h"
 #include "sizes.h" /* KiB..GiB, lab_parse_size, lab_fmt_size */
 #include "want.h"
 
@@ -441,37 +442,7 @@ void claim_skip_rest(struct lab *L, const char *reason, const char *detail_fmt, 
 /* 1 if the claim already has a verdict. */
 int claim_decided(const struct lab *L, const char *id);
 
-/*
- * Fixed skip reason codes (the runner, `dmalab list` and the tests rely on
- * this list; add here, never invent one in a lab):
- */
-#define SKIP_NOT_BUILT_NO_NVCC "not-built:no-nvcc"   /* built without nvcc */
-#define SKIP_NO_CUDA_DRIVER    "no-cuda-driver"      /* libcuda / driver missing */
-#define SKIP_NO_CUDA_DEVICE    "no-cuda-device"      /* driver but no GPU */
-/* driver and GPU, but CUDA fails to start (detail: why) */
-#define SKIP_CUDA_CANNOT_START "cuda-cannot-start"
-#define SKIP_TOO_FEW_GPUS      "too-few-gpus"        /* needs more GPUs */
-#define SKIP_SINGLE_GPU        "single-gpu"          /* a GPU-to-GPU claim, one GPU here */
-#define SKIP_GPU_TOO_SMALL     "gpu-too-small"       /* not enough free GPU memory */
-#define SKIP_SINGLE_NUMA_NODE  "single-numa-node"    /* needs >= 2 memory nodes */
-#define SKIP_NUMA_UNAVAILABLE  "numa-unavailable"    /* libnuma: no NUMA support */
-#define SKIP_NOT_ROOT          "not-root"            /* needs uid 0 */
-#define SKIP_NO_CAPABILITY     "no-capability"       /* a capability is missing */
-#define SKIP_UNSUPPORTED       "unsupported"         /* kernel/driver lacks a feature */
-#define SKIP_UNKNOWN_TOPOLOGY  "unknown-topology"    /* e.g. GPU NUMA node is -1 */
-#define SKIP_DEPENDS_ON_CLAIM  "depends-on-claim"    /* a claim it builds on skipped */
-#define SKIP_NOT_ENOUGH_MEMORY "not-enough-memory"   /* host memory too small */
-#define SKIP_NOT_ENOUGH_SPACE  "not-enough-space"    /* too little room for a file (lab-10) */
-/* an optional library (cuBLAS, cuFile) is absent */
-#define SKIP_NO_LIBRARY        "no-library"
-/* no InfiniBand/RoCE device in /sys/class/infiniband */
-#define SKIP_NO_RDMA_DEVICE    "no-rdma-device"
-/* a machine-wide resource the claim must change is in use (hugetlb pool) */
-#define SKIP_IN_USE            "in-use"
-/* an option of this run left the claim's measurement out (lab-04 --chase-only) */
-#define SKIP_NOT_REQUESTED     "not-requested"
-
-/* 1 if reason is one of the codes above. */
+/* 1 if reason is one of the skip codes (record.h). */
 int lab_skip_reason_valid(const char *reason);
 
 /* Skip the whole lab: every undecided claim skips with reason; exit 77. */

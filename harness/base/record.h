@@ -9,6 +9,10 @@
 
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct erratum;
 struct json;
 
@@ -122,4 +126,37 @@ void tap_scan_line(struct tap_scan *ts, const char *line);
 void tap_scan_end(struct tap_scan *ts);
 void tap_scan_free(struct tap_scan *ts);
 
+/*
+ * Fixed skip reason codes (the runner, `dmalab list` and the tests rely on
+ * this list; add here, never invent one in a lab):
+ */
+#define SKIP_NOT_BUILT_NO_NVCC "not-built:no-nvcc"   /* built without nvcc */
+#define SKIP_NO_CUDA_DRIVER    "no-cuda-driver"      /* libcuda / driver missing */
+#define SKIP_NO_CUDA_DEVICE    "no-cuda-device"      /* driver but no GPU */
+/* driver and GPU, but CUDA fails to start (detail: why) */
+#define SKIP_CUDA_CANNOT_START "cuda-cannot-start"
+#define SKIP_TOO_FEW_GPUS      "too-few-gpus"        /* needs more GPUs */
+#define SKIP_SINGLE_GPU        "single-gpu"          /* a GPU-to-GPU claim, one GPU here */
+#define SKIP_GPU_TOO_SMALL     "gpu-too-small"       /* not enough free GPU memory */
+#define SKIP_SINGLE_NUMA_NODE  "single-numa-node"    /* needs >= 2 memory nodes */
+#define SKIP_NUMA_UNAVAILABLE  "numa-unavailable"    /* libnuma: no NUMA support */
+#define SKIP_NOT_ROOT          "not-root"            /* needs uid 0 */
+#define SKIP_NO_CAPABILITY     "no-capability"       /* a capability is missing */
+#define SKIP_UNSUPPORTED       "unsupported"         /* kernel/driver lacks a feature */
+#define SKIP_UNKNOWN_TOPOLOGY  "unknown-topology"    /* e.g. GPU NUMA node is -1 */
+#define SKIP_DEPENDS_ON_CLAIM  "depends-on-claim"    /* a claim it builds on skipped */
+#define SKIP_NOT_ENOUGH_MEMORY "not-enough-memory"   /* host memory too small */
+#define SKIP_NOT_ENOUGH_SPACE  "not-enough-space"    /* too little room for a file (lab-10) */
+/* an optional library (cuBLAS, cuFile) is absent */
+#define SKIP_NO_LIBRARY        "no-library"
+/* no InfiniBand/RoCE device in /sys/class/infiniband */
+#define SKIP_NO_RDMA_DEVICE    "no-rdma-device"
+/* a machine-wide resource the claim must change is in use (hugetlb pool) */
+#define SKIP_IN_USE            "in-use"
+/* an option of this run left the claim's measurement out (lab-04 --chase-only) */
+#define SKIP_NOT_REQUESTED     "not-requested"
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench.py - the kit's own timing, from a results.json (make bench).
 
-    python3 harness/tools/bench.py [RESULTS_JSON] [--series] [--phases [N]]
+    python3 plots/bench.py [RESULTS_JSON] [--series] [--phases [N]]
                                    [--base OLD_RESULTS_JSON]
 
 Per lab: its wall time (the runner's duration_s), how many measured series it

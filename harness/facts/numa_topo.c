@@ -8,7 +8,7 @@
  * nodes in ascending id order, and distance[] is indexed by node id.
  *
  * Readers only (the runner links them); placing memory and threads on a
- * node with libnuma is numa_place.c's, the lab runtime's.
+ * node with libnuma is lab-04's (labs/04-numa/numa_place.c).
  */
 #include <ctype.h>
 #include <dirent.h>
