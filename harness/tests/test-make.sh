@@ -63,7 +63,7 @@ else fail=$((fail + 1)); echo "FAIL: make help does not name RESULTS=DIR"; fi
 nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 if [ -n "$nvcc" ]; then
 	mkdir "$tmp/bin" && ln -s "$(readlink -f "$nvcc")" "$tmp/bin/nvcc"
-	obj=$tmp/b/obj/lib/sizes.o
+	obj=$tmp/b/obj/base/sizes.o
 	make --no-print-directory BUILD="$tmp/b" NVCC="$nvcc" "$obj" >"$tmp/first.out" 2>&1
 	make --no-print-directory BUILD="$tmp/b" NVCC="$tmp/bin/nvcc" "$obj" >"$tmp/again.out" 2>&1
 	if [ -f "$obj" ] && ! grep -q " -c -o $obj" "$tmp/again.out"; then pass=$((pass + 1))
