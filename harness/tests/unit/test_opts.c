@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "lab.h"
-#include "../../lib/lab_internal.h"
+#include "lab_internal.h"
 
 /* Expect lab_parse_size(s) to succeed with want bytes. */
 static void size_ok(const char *s, uint64_t want)
