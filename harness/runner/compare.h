@@ -232,6 +232,10 @@ void cmp_node_free(struct cmp_node *n);
 /* The value of fact `name`, or NULL when the run did not record it. */
 const char *cmp_node_fact(const struct cmp_node *n, const char *name);
 const struct cmp_figure *cmp_node_figure(const struct cmp_node *n, const char *key);
+/* 1 when a and b name one existing file (device and inode). */
+int cmp_same_file(const char *a, const char *b);
+/* 1 when word (non-empty, no space) is one of the space-separated list. */
+int cmp_word_in(const char *list, const char *word);
 /* "NVIDIA H200 x1 PCIe Gen5 x16", "cpu-only" */
 void cmp_key_text(const struct cmp_key *k, char *buf, size_t len);
 int cmp_key_equal(const struct cmp_key *a, const struct cmp_key *b);
@@ -295,8 +299,6 @@ int cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int eit
 void cmp_result_free(struct cmp_result *res);
 
 /* compare_out.c */
-/* Now as ISO 8601 UTC ("2026-12-01T12:00:00Z") into buf. */
-void cmp_iso_now(char *buf, size_t len);
 void cmp_print_human(FILE *f, const struct cmp_result *res, int n, const struct cmp_opts *o,
 		     const struct cmp_ref *baseline);
 /* The whole compare as dmalab-compare/1 into w; refs: every group's reference. */
@@ -306,8 +308,6 @@ void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
 /* The members "key" {gpu, gpus, pcie_gen_max, pcie_width_max}, "key_text"
  * and "quick" into the open object of w. */
 void cmp_write_key(struct json_writer *w, const struct cmp_key *k, int quick);
-/* One line naming an item: "02/h2d_pinned_gbs 38.8 GB/s, 30.0 % low". */
-void cmp_item_text(const struct cmp_item *it, const struct cmp_ref *ref, char *buf, size_t len);
 
 /* baseline.c */
 int cmd_baseline(int argc, char **argv);

@@ -62,18 +62,10 @@ double cmp_pct_off(double value, double median)
 
 enum cmp_bad cmp_bad_dir(const char *unit)
 {
-	static const char *const rates[] = { "GB/s", "GiB/s", "MB/s", "MiB/s", "TFLOP/s",
-					     "GFLOP/s" };
-	static const char *const times[] = { "ns", "us", "ms", "s", "ms/GiB", "us/GiB",
-					     "s/GiB" };
-	size_t i;
-
-	for (i = 0; unit && i < sizeof(rates) / sizeof(rates[0]); i++)
-		if (!strcmp(unit, rates[i]))
-			return CMP_BAD_LOW;
-	for (i = 0; unit && i < sizeof(times) / sizeof(times[0]); i++)
-		if (!strcmp(unit, times[i]))
-			return CMP_BAD_HIGH;
+	if (cmp_word_in("GB/s GiB/s MB/s MiB/s TFLOP/s GFLOP/s", unit))
+		return CMP_BAD_LOW;
+	if (cmp_word_in("ns us ms s ms/GiB us/GiB s/GiB", unit))
+		return CMP_BAD_HIGH;
 	return CMP_BAD_NONE;
 }
 
