@@ -2,11 +2,7 @@
  * compare.c - `dmalab compare RESULTS.json... [--baseline FILE] [--pct P]
  * [--either] [--notes] [--format human|json] [--json-out FILE]`: each node
  * (one results file) against a baseline, or against the fleet, the other
- * nodes of its match key (compare.h).  A figure is an item when it lies
- * outside the reference's spread and more than P % from its median (--either:
- * or), a claim when its verdict differs from the reference's majority; an
- * item is bad (a rate low, a time high, a verdict worse) or a note, and
- * only bad items flag a node.
+ * nodes of its match key; the judging rules are in compare.h.
  */
 #include <errno.h>
 #include <getopt.h>

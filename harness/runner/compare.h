@@ -157,11 +157,6 @@ struct cmp_ref_fact {
 	int majority;            /* index into value */
 };
 
-struct cmp_run {
-	char path[PATH_MAX], started[32], host[256], version[32];
-	int quick;
-};
-
 enum cmp_spread_rule {
 	CMP_SPREAD_FLEET,        /* median +- max(K x 1.4826 x MAD, floor) */
 	CMP_SPREAD_RUNS,         /* the union of the runs' 95 % prediction interval for one
@@ -176,7 +171,6 @@ struct cmp_ref {
 	int quick;
 	int nruns;
 	int min_n;               /* a figure seen in fewer runs is not judged */
-	struct cmp_run *runs;    /* baseline only */
 	struct cmp_ref_fig *fig; /* sorted by key */
 	int nfig;
 	struct cmp_ref_claim *claim; /* sorted by id */
@@ -244,8 +238,7 @@ int cmp_headline_unit(const char *unit);
 /* The lab of a figure key: "02.3" and "02/x" -> "02". */
 void cmp_key_lab(const char *key, char *lab, size_t len);
 
-/* compare_ref.c: statistics.  v is sorted in place; n >= 1, else NaN. */
-double cmp_median(double *v, int n);
+/* compare_ref.c: statistics (the median is want.h's lab_median). */
 /* Median absolute deviation from `median` of v (n values); scratch holds n. */
 double cmp_mad(const double *v, int n, double median, double *scratch);
 /* 100 x (value - median) / |median|; NaN when the median is 0 or not finite. */
