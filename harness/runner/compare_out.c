@@ -39,7 +39,7 @@ static const char *verdict_word(enum cmp_verdict v)
 }
 
 /* One line naming an item: "02/h2d_pinned_gbs 38.8 GB/s, 30.0 % low". */
-static void cmp_item_text(const struct cmp_item *it, const struct cmp_ref *ref, char *buf, size_t len)
+static void item_text(const struct cmp_item *it, const struct cmp_ref *ref, char *buf, size_t len)
 {
 	if (it->is_verdict)
 		snprintf(buf, len, "%s %s, %s's %s", it->key, verdict_word(it->verdict),
@@ -103,7 +103,7 @@ static void print_table(FILE *f, const struct cmp_result *res, int n)
 			cmp_key_text(&r->node->key, key, sizeof(key));
 			worst[0] = '\0';
 			if (r->worst >= 0)
-				cmp_item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
+				item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
 			fprintf(f, "%-*.*s  %-*.*s  %-8s  %7d  %5d%s%s\n", hw, hw, r->node->host, kw,
 				kw, key, r->status, r->nbad, r->nnotes, *worst ? "  " : "", worst);
 		}
@@ -278,7 +278,7 @@ static void write_item(struct json_writer *w, const struct cmp_item *it, const s
 	char text[400];
 	int c;
 
-	cmp_item_text(it, ref, text, sizeof(text));
+	item_text(it, ref, text, sizeof(text));
 	jw_obj_begin(w);
 	jw_kstr(w, "kind", it->is_verdict ? "verdict" : "figure");
 	jw_kstr(w, "key", it->key);
@@ -338,7 +338,7 @@ static void write_node(struct json_writer *w, const struct cmp_result *r)
 	int g;
 
 	if (r->worst >= 0)
-		cmp_item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
+		item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
 	jw_obj_begin(w);
 	jw_kstr(w, "path", n->path);
 	jw_kstr(w, "host", n->host);
