@@ -242,3 +242,20 @@ struct lab_est lab_est_over(struct lab_est x, struct lab_est d)
 	}
 	return q;
 }
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double lab_median(double *v, int n)
+{
+	if (n <= 0)
+		return NAN;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	if (n % 2)
+		return v[n / 2];
+	return (v[n / 2 - 1] + v[n / 2]) / 2;
+}

@@ -360,8 +360,6 @@ void lab_stats_to_rate(const struct lab_stats *secs, uint64_t bytes,
  * new array; a copy of s taken before keeps the old samples.
  */
 void lab_stats_scale(struct lab_stats *s, double k, const char *unit);
-/* Median of v[0..n) (v is reordered). NaN for n == 0. */
-double lab_median(double *v, int n);
 
 /* ------------------------------------------------------------------------ */
 /* Estimates: a value with its interval                                      */

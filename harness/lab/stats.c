@@ -125,23 +125,6 @@ struct lab_stats stats_kept(const struct lab_stats *s)
 
 /* ---- statistics ---- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double lab_median(double *v, int n)
-{
-	if (n <= 0)
-		return NAN;
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	if (n % 2)
-		return v[n / 2];
-	return (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 void lab_stats_compute(struct lab_stats *s)
 {
 	double sorted[LAB_MAX_SAMPLES], sum = 0, var = 0;

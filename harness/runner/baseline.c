@@ -12,10 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "compare.h"
-#include "runner.h"
+#include "learn.h"
 
 static void baseline_usage(FILE *f)
 {
@@ -37,14 +36,6 @@ static void baseline_usage(FILE *f)
 struct baseline_opts {
 	const char *out, *name;
 };
-
-/* 1 when a and b name one existing file (device and inode). */
-static int same_file(const char *a, const char *b)
-{
-	struct stat x, y;
-
-	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
 
 static void parse_baseline(struct baseline_opts *o, int argc, char **argv)
 {
@@ -76,7 +67,7 @@ static void parse_baseline(struct baseline_opts *o, int argc, char **argv)
 	if (!o->out || !*o->out)
 		die_usage("'baseline' needs --out FILE");
 	for (int i = optind; i < argc; i++)
-		if (same_file(argv[i], o->out))
+		if (cmp_same_file(argv[i], o->out))
 			die_usage("--out '%s' is one of the runs: it would be overwritten", o->out);
 }
 
@@ -197,7 +188,7 @@ static void write_baseline(struct json_writer *w, const struct cmp_ref *r,
 	char now[32];
 	int i;
 
-	cmp_iso_now(now, sizeof(now));
+	learn_iso_now(now, sizeof(now));
 	jw_obj_begin(w);
 	jw_kstr(w, "schema", "dmalab-baseline/1");
 	jw_kstr(w, "name", r->name);

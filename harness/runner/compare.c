@@ -2,11 +2,7 @@
  * compare.c - `dmalab compare RESULTS.json... [--baseline FILE] [--pct P]
  * [--either] [--notes] [--format human|json] [--json-out FILE]`: each node
  * (one results file) against a baseline, or against the fleet, the other
- * nodes of its match key (compare.h).  A figure is an item when it lies
- * outside the reference's spread and more than P % from its median (--either:
- * or), a claim when its verdict differs from the reference's majority; an
- * item is bad (a rate low, a time high, a verdict worse) or a note, and
- * only bad items flag a node.
+ * nodes of its match key; the judging rules are in compare.h.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "compare.h"
 #include "usage.h"
@@ -276,15 +271,6 @@ struct compare_run {
 	struct cmp_result *res;
 };
 
-/* 1 when path is the --json-out file (the same file, by device and inode). */
-static int is_json_out(const struct cmp_opts *o, const char *path)
-{
-	struct stat a, b;
-
-	return o->json_out && !stat(path, &a) && !stat(o->json_out, &b) && a.st_dev == b.st_dev &&
-	       a.st_ino == b.st_ino;
-}
-
 /* 1 when path is a compare report or a baseline, not a run: a fleet
  * directory's fleet.json or a baseline kept beside the nodes. */
 static int report_not_run(const char *path)
@@ -307,7 +293,7 @@ static int load_nodes(struct compare_run *cr, char **paths, int npaths)
 	if (!cr->nodes)
 		return error("out of memory for %d results files", npaths);
 	for (i = 0; i < npaths; i++) {
-		if (is_json_out(&cr->opt, paths[i]))
+		if (cr->opt.json_out && cmp_same_file(paths[i], cr->opt.json_out))
 			continue; /* `compare DIR/[glob] --json-out DIR/fleet.json`, run again */
 		if (cmp_node_load(paths[i], &cr->nodes[cr->n], err, sizeof(err))) {
 			if (report_not_run(paths[i])) {

@@ -157,11 +157,6 @@ struct cmp_ref_fact {
 	int majority;            /* index into value */
 };
 
-struct cmp_run {
-	char path[PATH_MAX], started[32], host[256], version[32];
-	int quick;
-};
-
 enum cmp_spread_rule {
 	CMP_SPREAD_FLEET,        /* median +- max(K x 1.4826 x MAD, floor) */
 	CMP_SPREAD_RUNS,         /* the union of the runs' 95 % prediction interval for one
@@ -176,7 +171,6 @@ struct cmp_ref {
 	int quick;
 	int nruns;
 	int min_n;               /* a figure seen in fewer runs is not judged */
-	struct cmp_run *runs;    /* baseline only */
 	struct cmp_ref_fig *fig; /* sorted by key */
 	int nfig;
 	struct cmp_ref_claim *claim; /* sorted by id */
@@ -232,6 +226,10 @@ void cmp_node_free(struct cmp_node *n);
 /* The value of fact `name`, or NULL when the run did not record it. */
 const char *cmp_node_fact(const struct cmp_node *n, const char *name);
 const struct cmp_figure *cmp_node_figure(const struct cmp_node *n, const char *key);
+/* 1 when a and b name one existing file (device and inode). */
+int cmp_same_file(const char *a, const char *b);
+/* 1 when word (non-empty, no space) is one of the space-separated list. */
+int cmp_word_in(const char *list, const char *word);
 /* "NVIDIA H200 x1 PCIe Gen5 x16", "cpu-only" */
 void cmp_key_text(const struct cmp_key *k, char *buf, size_t len);
 int cmp_key_equal(const struct cmp_key *a, const struct cmp_key *b);
@@ -240,8 +238,7 @@ int cmp_headline_unit(const char *unit);
 /* The lab of a figure key: "02.3" and "02/x" -> "02". */
 void cmp_key_lab(const char *key, char *lab, size_t len);
 
-/* compare_ref.c: statistics.  v is sorted in place; n >= 1, else NaN. */
-double cmp_median(double *v, int n);
+/* compare_ref.c: statistics (the median is want.h's lab_median). */
 /* Median absolute deviation from `median` of v (n values); scratch holds n. */
 double cmp_mad(const double *v, int n, double median, double *scratch);
 /* 100 x (value - median) / |median|; NaN when the median is 0 or not finite. */
@@ -295,8 +292,6 @@ int cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int eit
 void cmp_result_free(struct cmp_result *res);
 
 /* compare_out.c */
-/* Now as ISO 8601 UTC ("2026-12-01T12:00:00Z") into buf. */
-void cmp_iso_now(char *buf, size_t len);
 void cmp_print_human(FILE *f, const struct cmp_result *res, int n, const struct cmp_opts *o,
 		     const struct cmp_ref *baseline);
 /* The whole compare as dmalab-compare/1 into w; refs: every group's reference. */
@@ -306,8 +301,6 @@ void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
 /* The members "key" {gpu, gpus, pcie_gen_max, pcie_width_max}, "key_text"
  * and "quick" into the open object of w. */
 void cmp_write_key(struct json_writer *w, const struct cmp_key *k, int quick);
-/* One line naming an item: "02/h2d_pinned_gbs 38.8 GB/s, 30.0 % low". */
-void cmp_item_text(const struct cmp_item *it, const struct cmp_ref *ref, char *buf, size_t len);
 
 /* baseline.c */
 int cmd_baseline(int argc, char **argv);

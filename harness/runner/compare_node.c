@@ -11,23 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "compare.h"
 #include "learn.h"
 
-/* Units of the lab facts that are headline figures: rates, times, ratios. */
-static const char *const headline_units[] = {
-	"GB/s", "GiB/s", "ns", "us", "ms", "s", "ms/GiB", "TFLOP/s", "x", "%",
-};
-
 int cmp_headline_unit(const char *unit)
 {
-	size_t i;
-
-	for (i = 0; unit && i < sizeof(headline_units) / sizeof(headline_units[0]); i++)
-		if (!strcmp(unit, headline_units[i]))
-			return 1;
-	return 0;
+	/* the units of the lab facts that are headline figures: rates, times, ratios */
+	return cmp_word_in("GB/s GiB/s ns us ms s ms/GiB TFLOP/s x %", unit);
 }
 
 void cmp_key_lab(const char *key, char *lab, size_t len)
@@ -49,6 +41,26 @@ int cmp_key_equal(const struct cmp_key *a, const struct cmp_key *b)
 {
 	return !strcmp(a->gpu, b->gpu) && a->ngpus == b->ngpus && a->gen == b->gen &&
 	       a->width == b->width;
+}
+
+int cmp_same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+int cmp_word_in(const char *list, const char *word)
+{
+	size_t n = word ? strlen(word) : 0;
+	const char *p;
+
+	if (!n || strchr(word, ' '))
+		return 0;
+	for (p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -88,14 +100,8 @@ static const char *known_str(const struct json *o, const char *key)
  * sync_boost, display_clocks) are the normal state of an idle GPU. */
 static int clocks_held_reason(const char *name)
 {
-	static const char *const held[] = { "sw_power_cap", "hw_slowdown", "sw_thermal",
-					    "hw_thermal", "hw_power_brake", "applications_clocks" };
-	size_t i;
-
-	for (i = 0; i < sizeof(held) / sizeof(held[0]); i++)
-		if (!strcmp(name, held[i]))
-			return 1;
-	return 0;
+	return cmp_word_in("sw_power_cap hw_slowdown sw_thermal hw_thermal hw_power_brake "
+			   "applications_clocks", name);
 }
 
 static void gpu_clock_fact(struct cmp_node *n, int i, const struct json *g)

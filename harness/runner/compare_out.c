@@ -12,10 +12,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "compare.h"
-#include "runner.h"
+#include "learn.h"
 
 /* The spread rule in words (static storage). */
 static const char *rule_text(const struct cmp_ref *baseline)
@@ -39,7 +38,8 @@ static const char *verdict_word(enum cmp_verdict v)
 	return v < CMP_NVERDICTS ? cmp_verdict_words[v] : "?";
 }
 
-void cmp_item_text(const struct cmp_item *it, const struct cmp_ref *ref, char *buf, size_t len)
+/* One line naming an item: "02/h2d_pinned_gbs 38.8 GB/s, 30.0 % low". */
+static void item_text(const struct cmp_item *it, const struct cmp_ref *ref, char *buf, size_t len)
 {
 	if (it->is_verdict)
 		snprintf(buf, len, "%s %s, %s's %s", it->key, verdict_word(it->verdict),
@@ -103,7 +103,7 @@ static void print_table(FILE *f, const struct cmp_result *res, int n)
 			cmp_key_text(&r->node->key, key, sizeof(key));
 			worst[0] = '\0';
 			if (r->worst >= 0)
-				cmp_item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
+				item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
 			fprintf(f, "%-*.*s  %-*.*s  %-8s  %7d  %5d%s%s\n", hw, hw, r->node->host, kw,
 				kw, key, r->status, r->nbad, r->nnotes, *worst ? "  " : "", worst);
 		}
@@ -213,14 +213,6 @@ void cmp_print_human(FILE *f, const struct cmp_result *res, int n, const struct 
 /* ------------------------------------------------------------------------ */
 /* JSON */
 
-void cmp_iso_now(char *buf, size_t len)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-}
-
 void cmp_write_key(struct json_writer *w, const struct cmp_key *k, int quick)
 {
 	char text[200];
@@ -286,7 +278,7 @@ static void write_item(struct json_writer *w, const struct cmp_item *it, const s
 	char text[400];
 	int c;
 
-	cmp_item_text(it, ref, text, sizeof(text));
+	item_text(it, ref, text, sizeof(text));
 	jw_obj_begin(w);
 	jw_kstr(w, "kind", it->is_verdict ? "verdict" : "figure");
 	jw_kstr(w, "key", it->key);
@@ -346,7 +338,7 @@ static void write_node(struct json_writer *w, const struct cmp_result *r)
 	int g;
 
 	if (r->worst >= 0)
-		cmp_item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
+		item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
 	jw_obj_begin(w);
 	jw_kstr(w, "path", n->path);
 	jw_kstr(w, "host", n->host);
@@ -416,7 +408,7 @@ void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
 	char now[32];
 	int i;
 
-	cmp_iso_now(now, sizeof(now));
+	learn_iso_now(now, sizeof(now));
 	jw_obj_begin(w);
 	jw_kstr(w, "schema", "dmalab-compare/1");
 	jw_key(w, "dmalab");

@@ -24,25 +24,11 @@
 #include <string.h>
 
 #include "compare.h"
+#include "want.h"
 
 const char *const cmp_verdict_words[CMP_NVERDICTS] = {
 	"pass", "known_erratum", "fail", "inconclusive", "skip", "error", "not_run",
 };
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double cmp_median(double *v, int n)
-{
-	if (n < 1)
-		return NAN;
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 double cmp_mad(const double *v, int n, double median, double *scratch)
 {
@@ -50,7 +36,7 @@ double cmp_mad(const double *v, int n, double median, double *scratch)
 
 	for (i = 0; i < n; i++)
 		scratch[i] = fabs(v[i] - median);
-	return cmp_median(scratch, n);
+	return lab_median(scratch, n);
 }
 
 double cmp_pct_off(double value, double median)
@@ -62,18 +48,10 @@ double cmp_pct_off(double value, double median)
 
 enum cmp_bad cmp_bad_dir(const char *unit)
 {
-	static const char *const rates[] = { "GB/s", "GiB/s", "MB/s", "MiB/s", "TFLOP/s",
-					     "GFLOP/s" };
-	static const char *const times[] = { "ns", "us", "ms", "s", "ms/GiB", "us/GiB",
-					     "s/GiB" };
-	size_t i;
-
-	for (i = 0; unit && i < sizeof(rates) / sizeof(rates[0]); i++)
-		if (!strcmp(unit, rates[i]))
-			return CMP_BAD_LOW;
-	for (i = 0; unit && i < sizeof(times) / sizeof(times[0]); i++)
-		if (!strcmp(unit, times[i]))
-			return CMP_BAD_HIGH;
+	if (cmp_word_in("GB/s GiB/s MB/s MiB/s TFLOP/s GFLOP/s", unit))
+		return CMP_BAD_LOW;
+	if (cmp_word_in("ns us ms s ms/GiB us/GiB s/GiB", unit))
+		return CMP_BAD_HIGH;
 	return CMP_BAD_NONE;
 }
 
@@ -242,7 +220,7 @@ static int fig_stats(struct cmp_ref_fig *rf, const struct fig_entry *e, int k, d
 		rf->hi_max = fmax(rf->hi_max, isfinite(f->hi) ? f->hi : f->value);
 		rf->has_interval |= isfinite(f->lo) || isfinite(f->hi);
 	}
-	rf->median = cmp_median(v, k);
+	rf->median = lab_median(v, k);
 	rf->min = v[0];
 	rf->max = v[k - 1];
 	rf->mad = cmp_mad(v, k, rf->median, dev);
@@ -383,7 +361,6 @@ void cmp_ref_free(struct cmp_ref *r)
 {
 	for (int i = 0; r->fig && i < r->nfig; i++)
 		free(r->fig[i].values);
-	free(r->runs);
 	free(r->fig);
 	free(r->claim);
 	free(r->fact);

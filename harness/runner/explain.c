@@ -50,20 +50,6 @@ static const struct explain_row {
 	{ "*", NULL, CMP_EXPLAIN_SYSTEM },
 };
 
-/* 1 when the space-separated list holds word (or is "*"). */
-static int in_list(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-	const char *p;
-
-	if (!strcmp(list, "*"))
-		return 1;
-	for (p = list; (p = strstr(p, word)); p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
-			return 1;
-	return 0;
-}
-
 static int key_matches(const char *filter, const char *key)
 {
 	char word[32];
@@ -88,9 +74,13 @@ unsigned cmp_explain_kinds(const char *lab, const char *key)
 	unsigned kinds = 0;
 	size_t i;
 
-	for (i = 0; i < sizeof(explain_table) / sizeof(explain_table[0]); i++)
-		if (in_list(explain_table[i].labs, lab) && key_matches(explain_table[i].figures, key))
-			kinds |= explain_table[i].kinds;
+	for (i = 0; i < sizeof(explain_table) / sizeof(explain_table[0]); i++) {
+		const struct explain_row *row = &explain_table[i];
+
+		if ((!strcmp(row->labs, "*") || cmp_word_in(row->labs, lab)) &&
+		    key_matches(row->figures, key))
+			kinds |= row->kinds;
+	}
 	return kinds;
 }
 
