@@ -16,7 +16,6 @@
  * worst case (one ideograph repeated on both sides, every place a match) is
  * n x N steps, not n x N x n as when every place was extended.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,35 +116,14 @@ int ans_seed_init(const char *name, const char *text, size_t len, size_t min,
 int ans_seed_load(const char *path, size_t min, struct ans_seed *sd, char *err,
 		  size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
 	const char *base = strrchr(path, '/');
-	char *text = NULL, *grown;
-	size_t len = 0, cap = 0, n;
+	size_t len;
+	char *text = sec_read_file(path, &len, err, errlen);
 	int rc;
 
 	memset(sd, 0, sizeof(*sd));
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!text)
 		return -1;
-	}
-	do {
-		if (len + 4096 > cap) {
-			cap = cap ? 2 * cap : 65536;
-			grown = realloc(text, cap);
-			if (!grown)
-				break;
-			text = grown;
-		}
-		n = fread(text + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	if (ferror(f) || !text || len + 4096 > cap) {
-		snprintf(err, errlen, "%s: cannot read it", path);
-		free(text);
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
 	rc = ans_seed_init(base ? base + 1 : path, text, len, min, sd, err, errlen);
 	free(text);
 	return rc;

@@ -84,13 +84,21 @@ static void check_chapter(const char *ch)
 		die_usage("bad chapter '%s' (want ch1, ch2, ...)", ch);
 }
 
+/* This program's resolved path into self (PATH_MAX bytes): tools such as
+ * valgrind refuse /proc/self/exe.  0, or -1 when it cannot be read. */
+static int self_path(char *self)
+{
+	ssize_t n = readlink("/proc/self/exe", self, PATH_MAX - 1);
+
+	self[n > 0 ? n : 0] = '\0';
+	return n > 0 ? 0 : -1;
+}
+
 static void self_dir_labs(char *out, size_t len)
 {
 	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	self[n > 0 ? n : 0] = '\0';
-	snprintf(out, len, "%s/labs", n > 0 ? dirname(self) : ".");
+	snprintf(out, len, "%s/labs", self_path(self) ? "." : dirname(self));
 }
 
 static void learn_option(struct learn_opts *o, int c, const char *arg)
@@ -221,6 +229,17 @@ int learn_mkdirs(const char *dir)
 	return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
 }
 
+int learn_write_json(struct json_writer *w, const char *dir, const char *path,
+		     const char *verb)
+{
+	int rc = w->failed || learn_mkdirs(dir) || jw_write_file(w, path) ? -1 : 0;
+
+	if (rc)
+		error_errno("cannot %s '%s'", verb, path);
+	jw_release(w);
+	return rc;
+}
+
 int learn_lab_built(const struct learn_opts *o, const char *lab)
 {
 	char path[PATH_MAX + 16];
@@ -258,13 +277,9 @@ int learn_run_check(const struct learn_opts *o, const char *results_dir,
 		    char *const *ids, int nids)
 {
 	char mul[32], self[PATH_MAX], *argv[32];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int n = 0, i;
 
-	/* the resolved path: tools such as valgrind refuse /proc/self/exe */
-	if (len > 0)
-		self[len] = '\0';
-	else
+	if (self_path(self))
 		snprintf(self, sizeof(self), "/proc/self/exe");
 	snprintf(mul, sizeof(mul), "%g", o->timeout_mul);
 	argv[n++] = self;

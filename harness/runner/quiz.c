@@ -19,7 +19,6 @@
 #include "learn.h"
 
 #define QUIZ_MAX_ANSWER (64 * 1024) /* bytes kept of one typed answer */
-#define TR(lc, en, zh) ((lc)->opt->lang == ANS_ZH ? (zh) : (en))
 
 struct quiz_item {
 	char id[24];
@@ -53,7 +52,7 @@ static void on_interrupt(int sig)
 static int save(struct quiz *z)
 {
 	struct json_writer w;
-	int i, rc;
+	int i;
 
 	jw_init(&w, 1);
 	jw_obj_begin(&w);
@@ -71,11 +70,8 @@ static int save(struct quiz *z)
 	}
 	jw_arr_end(&w);
 	jw_obj_end(&w);
-	rc = w.failed || learn_mkdirs(z->lc->opt->results_dir) || jw_write_file(&w, z->path);
-	if (rc)
-		error_errno("cannot save the quiz progress to '%s'", z->path);
-	jw_release(&w);
-	return rc ? -1 : 0;
+	return learn_write_json(&w, z->lc->opt->results_dir, z->path,
+				"save the quiz progress to");
 }
 
 static struct quiz_item *add_item(struct quiz *z, const char *id)
