@@ -451,12 +451,11 @@ int cmd_grade(struct learn_ctx *lc)
 	struct chapter_grade *cgs = calloc((size_t)lc->ans.nch + 1, sizeof(*cgs));
 	char source[PATH_MAX];
 	struct score total = { 0 };
-	struct gradescope gs;
+	struct gradescope gs = { 0 };
 	int i, n = 0, rc;
 
 	if (!cgs)
 		return 1;
-	gs_init(&gs);
 	rc = grade_results(lc, source, sizeof(source));
 	for (i = 0; !rc && i < lc->ans.nch; i++) {
 		if (lc->opt->chapter && strcmp(lc->opt->chapter, lc->ans.ch[i].id))

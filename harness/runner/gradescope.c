@@ -33,11 +33,6 @@ struct gs_test {
 	double score;
 };
 
-void gs_init(struct gradescope *gs)
-{
-	memset(gs, 0, sizeof(*gs));
-}
-
 void gs_free(struct gradescope *gs)
 {
 	int i;
@@ -48,7 +43,7 @@ void gs_free(struct gradescope *gs)
 		free(gs->tests[i].output);
 	}
 	free(gs->tests);
-	gs_init(gs);
+	memset(gs, 0, sizeof(*gs));
 }
 
 /* The question's score, from 0 to 1 (rounded to 4 decimals). */

@@ -382,19 +382,18 @@ int learn_map(struct learn_ctx *lc)
 /* `dmalab answers`: the answers files against the built labs                */
 
 /* The built claims with their questions, as --describe names them; the
- * strings live in the labs' describe documents or in *strs. */
-static int collect_built(struct run_state *rs, struct ans_built **out, char ***strs)
+ * strings live in the labs' describe documents or in *qs. */
+static int collect_built(struct run_state *rs, struct ans_built **out, char (**qs)[512])
 {
 	const struct json *claims, *c;
 	struct ans_built *b;
-	char qs[512];
 	int i, n = 0, total = 0;
 
 	for (i = 0; i < rs->nlabs; i++)
 		total += rs->labs[i].nclaims;
 	b = calloc((size_t)total + 1, sizeof(*b));
-	*strs = calloc((size_t)total + 1, sizeof(**strs));
-	if (!b || !*strs) {
+	*qs = calloc((size_t)total + 1, sizeof(**qs));
+	if (!b || !*qs) {
 		free(b);
 		return -1;
 	}
@@ -403,8 +402,7 @@ static int collect_built(struct run_state *rs, struct ans_built **out, char ***s
 		for (c = claims ? claims->child : NULL; c && n < total; c = c->next, n++) {
 			b[n].lab = rs->labs[i].id;
 			b[n].claim = json_get_str(c, "id", "?");
-			(*strs)[n] = strdup(claim_questions(c, qs, sizeof(qs)));
-			b[n].questions = (*strs)[n];
+			b[n].questions = claim_questions(c, (*qs)[n], sizeof((*qs)[n]));
 		}
 	}
 	*out = b;
@@ -423,41 +421,43 @@ static int describe_errors(struct run_state *rs)
 	return bad;
 }
 
+/* 1, and an error printed naming `where`, when text copies a run of the
+ * chapter's. */
+static int seed_copied(const struct ans_seed *sd, const char *text, const char *where)
+{
+	char run[LEARN_SEED_RUN * 40 + 64];
+	size_t n = ans_seed_shared(sd, text, strlen(text), run, sizeof(run));
+
+	if (n)
+		printf("error: %s shares %zu Chinese characters in a row with %s: %s\n", where, n,
+		       sd->name, run);
+	return n != 0;
+}
+
 /* One chapter's text against every zh field of the answers; the number of
  * copied runs found. */
 static int seed_check(const struct learn_ctx *lc, const struct ans_seed *sd)
 {
-	char run[LEARN_SEED_RUN * 40 + 64];
-	const char *fields[2] = { "prompt.zh", "answer.zh" };
-	int i, k, f, found = 0;
-	size_t n;
+	const struct ans_set *s = &lc->ans;
+	char where[PATH_MAX + 64];
+	int i, k, found = 0;
 
-	for (i = 0; i < lc->ans.nch; i++)
-		for (k = 0; k < lc->ans.ch[i].n; k++) {
-			const struct ans_question *q = &lc->ans.ch[i].q[k];
-			const char *text[2] = { q->prompt[ANS_ZH], q->answer[ANS_ZH] };
+	for (i = 0; i < s->nch; i++)
+		for (k = 0; k < s->ch[i].n; k++) {
+			const struct ans_question *q = &s->ch[i].q[k];
 
-			for (f = 0; f < 2; f++) {
-				n = ans_seed_shared(sd, text[f], strlen(text[f]), run, sizeof(run));
-				if (!n)
-					continue;
-				printf("error: %s:%d: %s %s shares %zu Chinese characters in a row "
-				       "with %s: %s\n", lc->ans.ch[i].path, q->line, q->id,
-				       fields[f], n, sd->name, run);
-				found++;
-			}
+			snprintf(where, sizeof(where), "%s:%d: %s prompt.zh", s->ch[i].path, q->line,
+				 q->id);
+			found += seed_copied(sd, q->prompt[ANS_ZH], where);
+			snprintf(where, sizeof(where), "%s:%d: %s answer.zh", s->ch[i].path, q->line,
+				 q->id);
+			found += seed_copied(sd, q->answer[ANS_ZH], where);
 		}
-	for (i = 0; i < lc->ans.nhints; i++)
-		for (k = 0; k < lc->ans.hints[i].n; k++) {
-			const char *t = lc->ans.hints[i].hint[ANS_ZH][k];
-
-			n = ans_seed_shared(sd, t, strlen(t), run, sizeof(run));
-			if (!n)
-				continue;
-			printf("error: hints.md:%d: lab %s hint.zh %d shares %zu Chinese characters "
-			       "in a row with %s: %s\n", lc->ans.hints[i].line, lc->ans.hints[i].id,
-			       k + 1, n, sd->name, run);
-			found++;
+	for (i = 0; i < s->nhints; i++)
+		for (k = 0; k < s->hints[i].n; k++) {
+			snprintf(where, sizeof(where), "hints.md:%d: lab %s hint.zh %d",
+				 s->hints[i].line, s->hints[i].id, k + 1);
+			found += seed_copied(sd, s->hints[i].hint[ANS_ZH][k], where);
 		}
 	return found;
 }
@@ -496,20 +496,18 @@ int cmd_answers(struct learn_ctx *lc)
 {
 	struct run_state *rs = &lc->labs;
 	struct ans_built *b = NULL;
-	char **strs = NULL;
-	int nb, errors, i;
+	char (*qs)[512] = NULL;
+	int nb, errors;
 
 	if (!lc->have_labs)
 		return 1;
-	nb = collect_built(rs, &b, &strs);
+	nb = collect_built(rs, &b, &qs);
 	errors = nb < 0 ? 1 : describe_errors(rs) + ans_cross_check(&lc->ans, b, nb, stdout);
 	printf("answers: %d chapter(s), %d built lab(s) with %d claim(s), %d planned lab(s): "
 	       "%d error(s)\n", lc->ans.nch, rs->nlabs, nb, lc->ans.nplanned, errors);
 	if (lc->opt->seeds_dir)
 		errors += seeds_check(lc, lc->opt->seeds_dir);
-	for (i = 0; strs && i < nb; i++)
-		free(strs[i]);
-	free(strs);
+	free(qs);
 	free(b);
 	return errors ? 1 : 0;
 }

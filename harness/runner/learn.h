@@ -146,7 +146,6 @@ struct gradescope {
 	int left_out;              /* questions no claim backs */
 	int decided, planned;      /* claims, over the tests */
 };
-void gs_init(struct gradescope *gs);
 void gs_free(struct gradescope *gs);
 /* Adds a question (its strings are copied).  0, or -1 out of memory. */
 int gs_add(struct gradescope *gs, const struct gs_question *q);
