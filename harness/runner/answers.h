@@ -198,7 +198,7 @@ size_t ans_seed_shared(const struct ans_seed *sd, const char *text, size_t len,
 enum ans_state { ANS_CONFIRMED, ANS_CONTRADICTED, ANS_UNVERIFIED, ANS_NOT_BUILT };
 
 struct ans_tally {
-	int claims, confirmed, contradicted, known_errata, unverified, not_built;
+	int claims, confirmed, contradicted, known_errata, not_built;
 };
 
 enum ans_state ans_claim_state(enum status status);

@@ -359,8 +359,6 @@ void ans_tally_add(struct ans_tally *t, enum ans_state st, int known_erratum)
 		t->contradicted++, t->known_errata += known_erratum != 0;
 	else if (st == ANS_NOT_BUILT)
 		t->not_built++;
-	else
-		t->unverified++;
 }
 
 /* 1 when enough of the question's claims are decided for it to count. */

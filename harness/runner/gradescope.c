@@ -229,7 +229,8 @@ int gs_write(const struct gradescope *gs, const struct learn_ctx *lc, const char
 	jw_init(&w, 1);
 	if (top)
 		write_document(&w, gs, lc, top);
-	w.failed |= !top;
+	else
+		w.failed = 1; /* out of memory: nothing is written */
 	rc = learn_write_json(&w, dirname(dir), path, "write");
 	if (!rc)
 		printf("Gradescope results written to %s\n", path);

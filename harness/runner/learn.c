@@ -306,8 +306,6 @@ static int learn_discover(struct learn_ctx *lc)
 {
 	if (lc->have_labs)
 		return 0;
-	memset(&lc->labs_opt, 0, sizeof(lc->labs_opt));
-	memset(&lc->labs, 0, sizeof(lc->labs));
 	snprintf(lc->labs_opt.labs_dir, sizeof(lc->labs_opt.labs_dir), "%s", lc->opt->labs_dir);
 	lc->labs_opt.timeout_mul = lc->opt->timeout_mul;
 	lc->labs.opt = &lc->labs_opt;
