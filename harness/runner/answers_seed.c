@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "answers.h"
+#include "json.h"
 
 /* CJK ideographs: the unified blocks, extension A, the compatibility
  * ideographs and the supplementary ideographic plane. */
@@ -34,22 +35,15 @@ static int ideograph(uint32_t cp)
  * skipped and reads as 0 (no ideograph). */
 static uint32_t next_cp(const unsigned char *s, size_t len, size_t *i)
 {
-	unsigned char c = s[*i];
-	size_t n = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-	uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1fu : n == 3 ? c & 0x0fu : c & 0x07u;
-	size_t k;
+	size_t n = json_utf8_len((const char *)s + *i, len - *i), k;
+	uint32_t cp = n > 1 ? s[*i] & (0x7fu >> n) : s[*i];
 
-	if (!n || *i + n > len) {
+	if (!n) {
 		(*i)++;
 		return 0;
 	}
-	for (k = 1; k < n; k++) {
-		if ((s[*i + k] & 0xc0) != 0x80) {
-			(*i)++;
-			return 0;
-		}
+	for (k = 1; k < n; k++)
 		cp = cp << 6 | (s[*i + k] & 0x3fu);
-	}
 	*i += n;
 	return cp;
 }
