@@ -444,11 +444,11 @@ static int seed_check(const struct learn_ctx *lc, const struct ans_seed *sd)
 		for (k = 0; k < s->ch[i].n; k++) {
 			const struct ans_question *q = &s->ch[i].q[k];
 
-			snprintf(where, sizeof(where), "%s:%d: %s prompt.zh", s->ch[i].path, q->line,
-				 q->id);
+			snprintf(where, sizeof(where), "%s:%d: %s prompt.zh", s->ch[i].path,
+				 q->line, q->id);
 			found += seed_copied(sd, q->prompt[ANS_ZH], where);
-			snprintf(where, sizeof(where), "%s:%d: %s answer.zh", s->ch[i].path, q->line,
-				 q->id);
+			snprintf(where, sizeof(where), "%s:%d: %s answer.zh", s->ch[i].path,
+				 q->line, q->id);
 			found += seed_copied(sd, q->answer[ANS_ZH], where);
 		}
 	for (i = 0; i < s->nhints; i++)
