@@ -148,10 +148,6 @@ struct ans_built {
 };
 int ans_cross_check(const struct ans_set *s, const struct ans_built *b, int nb,
 		    FILE *out);
-/* Maps every built claim (ans_map_claim), then the planned claims of the
- * labs not built (ans_map_planned), after ans_map_clear.  0, or -1 out of
- * memory. */
-int ans_map_built(struct ans_set *s, const struct ans_built *b, int nb);
 
 /*
  * Text the chapters wrote, to keep the answers in their own words: a run
@@ -202,14 +198,12 @@ size_t ans_seed_shared(const struct ans_seed *sd, const char *text, size_t len,
 enum ans_state { ANS_CONFIRMED, ANS_CONTRADICTED, ANS_UNVERIFIED, ANS_NOT_BUILT };
 
 struct ans_tally {
-	int claims, confirmed, contradicted, known_errata, unverified, not_built;
+	int claims, confirmed, contradicted, known_errata, not_built;
 };
 
 enum ans_state ans_claim_state(enum status status);
 const char *ans_state_name(enum ans_state st);   /* "confirmed", ..., "not_built" */
 void ans_tally_add(struct ans_tally *t, enum ans_state st, int known_erratum);
-/* 1 when enough of the question's claims are decided for it to count. */
-int ans_question_enough(const struct ans_tally *t);
 const char *ans_question_status(const struct ans_tally *t);
 /* 1 and *points in [0, 1] when the question counts; 0 when it is left out. */
 int ans_question_points(const struct ans_tally *t, double *points);

@@ -195,17 +195,6 @@ void ans_map_clear(struct ans_set *s)
 	s->nmapped = 0;
 }
 
-int ans_map_built(struct ans_set *s, const struct ans_built *b, int nb)
-{
-	int i;
-
-	ans_map_clear(s);
-	for (i = 0; i < nb; i++)
-		if (ans_map_claim(s, b[i].lab, b[i].claim, b[i].questions) < 0)
-			return -1;
-	return ans_map_planned(s);
-}
-
 /* ------------------------------------------------------------------------ */
 /* Cross-check                                                               */
 
@@ -298,19 +287,16 @@ static int check_planned(const struct ans_set *s, const struct ans_built *b, int
 	return errors;
 }
 
+static int same_word(const char *word, int first, void *id)
+{
+	(void)first;
+	return !strcmp(word, id);
+}
+
 /* 1 if the claim's list names the question. */
 static int names(const char *questions, const char *id)
 {
-	size_t n = strlen(id);
-
-	while (questions && *(questions += strspn(questions, " \t\n"))) {
-		size_t w = strcspn(questions, " \t\n");
-
-		if (w == n && !strncmp(questions, id, n))
-			return 1;
-		questions += w;
-	}
-	return 0;
+	return each_word(questions, same_word, (void *)id);
 }
 
 /* Every question is backed by a built claim or a planned one of a lab not built. */
@@ -373,11 +359,10 @@ void ans_tally_add(struct ans_tally *t, enum ans_state st, int known_erratum)
 		t->contradicted++, t->known_errata += known_erratum != 0;
 	else if (st == ANS_NOT_BUILT)
 		t->not_built++;
-	else
-		t->unverified++;
 }
 
-int ans_question_enough(const struct ans_tally *t)
+/* 1 when enough of the question's claims are decided for it to count. */
+static int ans_question_enough(const struct ans_tally *t)
 {
 	int decided = t->confirmed + t->contradicted;
 

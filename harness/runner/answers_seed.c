@@ -16,12 +16,12 @@
  * worst case (one ideograph repeated on both sides, every place a match) is
  * n x N steps, not n x N x n as when every place was extended.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "answers.h"
+#include "json.h"
 
 /* CJK ideographs: the unified blocks, extension A, the compatibility
  * ideographs and the supplementary ideographic plane. */
@@ -35,22 +35,15 @@ static int ideograph(uint32_t cp)
  * skipped and reads as 0 (no ideograph). */
 static uint32_t next_cp(const unsigned char *s, size_t len, size_t *i)
 {
-	unsigned char c = s[*i];
-	size_t n = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-	uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1fu : n == 3 ? c & 0x0fu : c & 0x07u;
-	size_t k;
+	size_t n = json_utf8_len((const char *)s + *i, len - *i), k;
+	uint32_t cp = n > 1 ? s[*i] & (0x7fu >> n) : s[*i];
 
-	if (!n || *i + n > len) {
+	if (!n) {
 		(*i)++;
 		return 0;
 	}
-	for (k = 1; k < n; k++) {
-		if ((s[*i + k] & 0xc0) != 0x80) {
-			(*i)++;
-			return 0;
-		}
+	for (k = 1; k < n; k++)
 		cp = cp << 6 | (s[*i + k] & 0x3fu);
-	}
 	*i += n;
 	return cp;
 }
@@ -117,35 +110,14 @@ int ans_seed_init(const char *name, const char *text, size_t len, size_t min,
 int ans_seed_load(const char *path, size_t min, struct ans_seed *sd, char *err,
 		  size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
 	const char *base = strrchr(path, '/');
-	char *text = NULL, *grown;
-	size_t len = 0, cap = 0, n;
+	size_t len;
+	char *text = sec_read_file(path, &len, err, errlen);
 	int rc;
 
 	memset(sd, 0, sizeof(*sd));
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!text)
 		return -1;
-	}
-	do {
-		if (len + 4096 > cap) {
-			cap = cap ? 2 * cap : 65536;
-			grown = realloc(text, cap);
-			if (!grown)
-				break;
-			text = grown;
-		}
-		n = fread(text + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	if (ferror(f) || !text || len + 4096 > cap) {
-		snprintf(err, errlen, "%s: cannot read it", path);
-		free(text);
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
 	rc = ans_seed_init(base ? base + 1 : path, text, len, min, sd, err, errlen);
 	free(text);
 	return rc;

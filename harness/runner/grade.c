@@ -440,12 +440,9 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	jw_obj_end(&w);
 	jw_obj_end(&w);
 	snprintf(path, sizeof(path), "%s/grade.json", lc->opt->results_dir);
-	rc = w.failed || learn_mkdirs(lc->opt->results_dir) || jw_write_file(&w, path) ? -1 : 0;
-	if (rc)
-		error_errno("cannot write '%s'", path);
-	else
+	rc = learn_write_json(&w, lc->opt->results_dir, path, "write");
+	if (!rc)
 		printf("grade written to %s\n", path);
-	jw_release(&w);
 	return rc;
 }
 
@@ -454,12 +451,11 @@ int cmd_grade(struct learn_ctx *lc)
 	struct chapter_grade *cgs = calloc((size_t)lc->ans.nch + 1, sizeof(*cgs));
 	char source[PATH_MAX];
 	struct score total = { 0 };
-	struct gradescope gs;
+	struct gradescope gs = { 0 };
 	int i, n = 0, rc;
 
 	if (!cgs)
 		return 1;
-	gs_init(&gs);
 	rc = grade_results(lc, source, sizeof(source));
 	for (i = 0; !rc && i < lc->ans.nch; i++) {
 		if (lc->opt->chapter && strcmp(lc->opt->chapter, lc->ans.ch[i].id))

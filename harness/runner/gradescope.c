@@ -33,11 +33,6 @@ struct gs_test {
 	double score;
 };
 
-void gs_init(struct gradescope *gs)
-{
-	memset(gs, 0, sizeof(*gs));
-}
-
 void gs_free(struct gradescope *gs)
 {
 	int i;
@@ -48,10 +43,11 @@ void gs_free(struct gradescope *gs)
 		free(gs->tests[i].output);
 	}
 	free(gs->tests);
-	gs_init(gs);
+	memset(gs, 0, sizeof(*gs));
 }
 
-double gs_score(const struct gs_question *q)
+/* The question's score, from 0 to 1 (rounded to 4 decimals). */
+static double gs_score(const struct gs_question *q)
 {
 	double s;
 
@@ -233,12 +229,11 @@ int gs_write(const struct gradescope *gs, const struct learn_ctx *lc, const char
 	jw_init(&w, 1);
 	if (top)
 		write_document(&w, gs, lc, top);
-	rc = !top || w.failed || learn_mkdirs(dirname(dir)) || jw_write_file(&w, path) ? -1 : 0;
-	if (rc)
-		error_errno("cannot write '%s'", path);
 	else
+		w.failed = 1; /* out of memory: nothing is written */
+	rc = learn_write_json(&w, dirname(dir), path, "write");
+	if (!rc)
 		printf("Gradescope results written to %s\n", path);
-	jw_release(&w);
 	free(top);
 	return rc;
 }

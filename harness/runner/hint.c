@@ -10,8 +10,6 @@
 
 #include "learn.h"
 
-#define TR(lc, en, zh) ((lc)->opt->lang == ANS_ZH ? (zh) : (en))
-
 struct hint_count {
 	char lab[8];
 	int shown;
@@ -46,7 +44,7 @@ static int save_counts(const struct learn_opts *o, const char *path,
 		       const struct hint_count *c, int n)
 {
 	struct json_writer w;
-	int i, rc;
+	int i;
 
 	jw_init(&w, 1);
 	jw_obj_begin(&w);
@@ -57,11 +55,7 @@ static int save_counts(const struct learn_opts *o, const char *path,
 		jw_kint(&w, c[i].lab, c[i].shown);
 	jw_obj_end(&w);
 	jw_obj_end(&w);
-	rc = w.failed || learn_mkdirs(o->results_dir) || jw_write_file(&w, path);
-	if (rc)
-		error_errno("cannot write '%s'", path);
-	jw_release(&w);
-	return rc ? -1 : 0;
+	return learn_write_json(&w, o->results_dir, path, "write");
 }
 
 /* After "no hints": the labs that have some. */

@@ -84,13 +84,21 @@ static void check_chapter(const char *ch)
 		die_usage("bad chapter '%s' (want ch1, ch2, ...)", ch);
 }
 
+/* This program's resolved path into self (PATH_MAX bytes): tools such as
+ * valgrind refuse /proc/self/exe.  0, or -1 when it cannot be read. */
+static int self_path(char *self)
+{
+	ssize_t n = readlink("/proc/self/exe", self, PATH_MAX - 1);
+
+	self[n > 0 ? n : 0] = '\0';
+	return n > 0 ? 0 : -1;
+}
+
 static void self_dir_labs(char *out, size_t len)
 {
 	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	self[n > 0 ? n : 0] = '\0';
-	snprintf(out, len, "%s/labs", n > 0 ? dirname(self) : ".");
+	snprintf(out, len, "%s/labs", self_path(self) ? "." : dirname(self));
 }
 
 static void learn_option(struct learn_opts *o, int c, const char *arg)
@@ -221,6 +229,17 @@ int learn_mkdirs(const char *dir)
 	return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
 }
 
+int learn_write_json(struct json_writer *w, const char *dir, const char *path,
+		     const char *verb)
+{
+	int rc = w->failed || learn_mkdirs(dir) || jw_write_file(w, path) ? -1 : 0;
+
+	if (rc)
+		error_errno("cannot %s '%s'", verb, path);
+	jw_release(w);
+	return rc;
+}
+
 int learn_lab_built(const struct learn_opts *o, const char *lab)
 {
 	char path[PATH_MAX + 16];
@@ -258,13 +277,9 @@ int learn_run_check(const struct learn_opts *o, const char *results_dir,
 		    char *const *ids, int nids)
 {
 	char mul[32], self[PATH_MAX], *argv[32];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int n = 0, i;
 
-	/* the resolved path: tools such as valgrind refuse /proc/self/exe */
-	if (len > 0)
-		self[len] = '\0';
-	else
+	if (self_path(self))
 		snprintf(self, sizeof(self), "/proc/self/exe");
 	snprintf(mul, sizeof(mul), "%g", o->timeout_mul);
 	argv[n++] = self;
@@ -291,8 +306,6 @@ static int learn_discover(struct learn_ctx *lc)
 {
 	if (lc->have_labs)
 		return 0;
-	memset(&lc->labs_opt, 0, sizeof(lc->labs_opt));
-	memset(&lc->labs, 0, sizeof(lc->labs));
 	snprintf(lc->labs_opt.labs_dir, sizeof(lc->labs_opt.labs_dir), "%s", lc->opt->labs_dir);
 	lc->labs_opt.timeout_mul = lc->opt->timeout_mul;
 	lc->labs.opt = &lc->labs_opt;
@@ -367,19 +380,18 @@ int learn_map(struct learn_ctx *lc)
 /* `dmalab answers`: the answers files against the built labs                */
 
 /* The built claims with their questions, as --describe names them; the
- * strings live in the labs' describe documents or in *strs. */
-static int collect_built(struct run_state *rs, struct ans_built **out, char ***strs)
+ * strings live in the labs' describe documents or in *qs. */
+static int collect_built(struct run_state *rs, struct ans_built **out, char (**qs)[512])
 {
 	const struct json *claims, *c;
 	struct ans_built *b;
-	char qs[512];
 	int i, n = 0, total = 0;
 
 	for (i = 0; i < rs->nlabs; i++)
 		total += rs->labs[i].nclaims;
 	b = calloc((size_t)total + 1, sizeof(*b));
-	*strs = calloc((size_t)total + 1, sizeof(**strs));
-	if (!b || !*strs) {
+	*qs = calloc((size_t)total + 1, sizeof(**qs));
+	if (!b || !*qs) {
 		free(b);
 		return -1;
 	}
@@ -388,8 +400,7 @@ static int collect_built(struct run_state *rs, struct ans_built **out, char ***s
 		for (c = claims ? claims->child : NULL; c && n < total; c = c->next, n++) {
 			b[n].lab = rs->labs[i].id;
 			b[n].claim = json_get_str(c, "id", "?");
-			(*strs)[n] = strdup(claim_questions(c, qs, sizeof(qs)));
-			b[n].questions = (*strs)[n];
+			b[n].questions = claim_questions(c, (*qs)[n], sizeof((*qs)[n]));
 		}
 	}
 	*out = b;
@@ -408,41 +419,43 @@ static int describe_errors(struct run_state *rs)
 	return bad;
 }
 
+/* 1, and an error printed naming `where`, when text copies a run of the
+ * chapter's. */
+static int seed_copied(const struct ans_seed *sd, const char *text, const char *where)
+{
+	char run[LEARN_SEED_RUN * 40 + 64];
+	size_t n = ans_seed_shared(sd, text, strlen(text), run, sizeof(run));
+
+	if (n)
+		printf("error: %s shares %zu Chinese characters in a row with %s: %s\n", where, n,
+		       sd->name, run);
+	return n != 0;
+}
+
 /* One chapter's text against every zh field of the answers; the number of
  * copied runs found. */
 static int seed_check(const struct learn_ctx *lc, const struct ans_seed *sd)
 {
-	char run[LEARN_SEED_RUN * 40 + 64];
-	const char *fields[2] = { "prompt.zh", "answer.zh" };
-	int i, k, f, found = 0;
-	size_t n;
+	const struct ans_set *s = &lc->ans;
+	char where[PATH_MAX + 64];
+	int i, k, found = 0;
 
-	for (i = 0; i < lc->ans.nch; i++)
-		for (k = 0; k < lc->ans.ch[i].n; k++) {
-			const struct ans_question *q = &lc->ans.ch[i].q[k];
-			const char *text[2] = { q->prompt[ANS_ZH], q->answer[ANS_ZH] };
+	for (i = 0; i < s->nch; i++)
+		for (k = 0; k < s->ch[i].n; k++) {
+			const struct ans_question *q = &s->ch[i].q[k];
 
-			for (f = 0; f < 2; f++) {
-				n = ans_seed_shared(sd, text[f], strlen(text[f]), run, sizeof(run));
-				if (!n)
-					continue;
-				printf("error: %s:%d: %s %s shares %zu Chinese characters in a row "
-				       "with %s: %s\n", lc->ans.ch[i].path, q->line, q->id,
-				       fields[f], n, sd->name, run);
-				found++;
-			}
+			snprintf(where, sizeof(where), "%s:%d: %s prompt.zh", s->ch[i].path,
+				 q->line, q->id);
+			found += seed_copied(sd, q->prompt[ANS_ZH], where);
+			snprintf(where, sizeof(where), "%s:%d: %s answer.zh", s->ch[i].path,
+				 q->line, q->id);
+			found += seed_copied(sd, q->answer[ANS_ZH], where);
 		}
-	for (i = 0; i < lc->ans.nhints; i++)
-		for (k = 0; k < lc->ans.hints[i].n; k++) {
-			const char *t = lc->ans.hints[i].hint[ANS_ZH][k];
-
-			n = ans_seed_shared(sd, t, strlen(t), run, sizeof(run));
-			if (!n)
-				continue;
-			printf("error: hints.md:%d: lab %s hint.zh %d shares %zu Chinese characters "
-			       "in a row with %s: %s\n", lc->ans.hints[i].line, lc->ans.hints[i].id,
-			       k + 1, n, sd->name, run);
-			found++;
+	for (i = 0; i < s->nhints; i++)
+		for (k = 0; k < s->hints[i].n; k++) {
+			snprintf(where, sizeof(where), "hints.md:%d: lab %s hint.zh %d",
+				 s->hints[i].line, s->hints[i].id, k + 1);
+			found += seed_copied(sd, s->hints[i].hint[ANS_ZH][k], where);
 		}
 	return found;
 }
@@ -481,20 +494,18 @@ int cmd_answers(struct learn_ctx *lc)
 {
 	struct run_state *rs = &lc->labs;
 	struct ans_built *b = NULL;
-	char **strs = NULL;
-	int nb, errors, i;
+	char (*qs)[512] = NULL;
+	int nb, errors;
 
 	if (!lc->have_labs)
 		return 1;
-	nb = collect_built(rs, &b, &strs);
+	nb = collect_built(rs, &b, &qs);
 	errors = nb < 0 ? 1 : describe_errors(rs) + ans_cross_check(&lc->ans, b, nb, stdout);
 	printf("answers: %d chapter(s), %d built lab(s) with %d claim(s), %d planned lab(s): "
 	       "%d error(s)\n", lc->ans.nch, rs->nlabs, nb, lc->ans.nplanned, errors);
 	if (lc->opt->seeds_dir)
 		errors += seeds_check(lc, lc->opt->seeds_dir);
-	for (i = 0; strs && i < nb; i++)
-		free(strs[i]);
-	free(strs);
+	free(qs);
 	free(b);
 	return errors ? 1 : 0;
 }

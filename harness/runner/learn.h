@@ -82,6 +82,12 @@ int learn_lab_built(const struct learn_opts *o, const char *lab);
 void learn_iso_now(char *buf, size_t len);
 /* mkdir -p; 0 or -1 with errno. */
 int learn_mkdirs(const char *dir);
+/* Writes w to path atomically, dir made first, and releases w; on failure
+ * says "cannot <verb> 'path'".  0, or -1. */
+int learn_write_json(struct json_writer *w, const char *dir, const char *path,
+		     const char *verb);
+/* A message in the learner's language. */
+#define TR(lc, en, zh) ((lc)->opt->lang == ANS_ZH ? (zh) : (en))
 /*
  * The question -> claims map (answers.h): the claims of the built labs as
  * their --describe names them, then those of labs in the results that are
@@ -140,10 +146,7 @@ struct gradescope {
 	int left_out;              /* questions no claim backs */
 	int decided, planned;      /* claims, over the tests */
 };
-void gs_init(struct gradescope *gs);
 void gs_free(struct gradescope *gs);
-/* The question's score, from 0 to 1 (rounded to 4 decimals). */
-double gs_score(const struct gs_question *q);
 /* Adds a question (its strings are copied).  0, or -1 out of memory. */
 int gs_add(struct gradescope *gs, const struct gs_question *q);
 /* Writes lc->opt->gradescope atomically (its directory made if missing),

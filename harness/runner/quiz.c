@@ -19,7 +19,6 @@
 #include "learn.h"
 
 #define QUIZ_MAX_ANSWER (64 * 1024) /* bytes kept of one typed answer */
-#define TR(lc, en, zh) ((lc)->opt->lang == ANS_ZH ? (zh) : (en))
 
 struct quiz_item {
 	char id[24];
@@ -53,7 +52,7 @@ static void on_interrupt(int sig)
 static int save(struct quiz *z)
 {
 	struct json_writer w;
-	int i, rc;
+	int i;
 
 	jw_init(&w, 1);
 	jw_obj_begin(&w);
@@ -71,11 +70,8 @@ static int save(struct quiz *z)
 	}
 	jw_arr_end(&w);
 	jw_obj_end(&w);
-	rc = w.failed || learn_mkdirs(z->lc->opt->results_dir) || jw_write_file(&w, z->path);
-	if (rc)
-		error_errno("cannot save the quiz progress to '%s'", z->path);
-	jw_release(&w);
-	return rc ? -1 : 0;
+	return learn_write_json(&w, z->lc->opt->results_dir, z->path,
+				"save the quiz progress to");
 }
 
 static struct quiz_item *add_item(struct quiz *z, const char *id)
@@ -337,15 +333,18 @@ static int yes_no(struct quiz *z, const char *question)
 /* ------------------------------------------------------------------------ */
 /* Results: loaded once, offered to run when missing                         */
 
-/* Labs the quiz ran earlier (offer_missing_labs) fill gaps of results.json. */
-static void merge_quiz_runs(struct learn_ctx *lc)
+/* Labs the quiz ran (offer_missing_labs), now or earlier, fill gaps of
+ * results.json.  0, or -1 when they left no results. */
+static int merge_quiz_runs(struct learn_ctx *lc)
 {
 	struct learn_results more;
 	char path[PATH_MAX + 32], err[600];
 
 	snprintf(path, sizeof(path), "%s/quiz-runs/results.json", lc->opt->results_dir);
-	if (results_load(path, &more, err, sizeof(err)) == 0)
-		results_merge(&lc->res, &more);
+	if (results_load(path, &more, err, sizeof(err)))
+		return -1;
+	results_merge(&lc->res, &more);
+	return 0;
 }
 
 static void load_results(struct quiz *z)
@@ -383,8 +382,7 @@ static void offer_missing_labs(struct quiz *z, const struct ans_question *q)
 {
 	struct learn_ctx *lc = z->lc;
 	struct claim_view v;
-	struct learn_results more;
-	char dir[PATH_MAX], path[PATH_MAX + 16], err[600], *ids[16];
+	char dir[PATH_MAX], *ids[16];
 	static char labs[16][16];
 	int k, n = 0, i;
 
@@ -406,11 +404,8 @@ static void offer_missing_labs(struct quiz *z, const struct ans_question *q)
 	for (i = 0; i < n; i++)
 		ids[i] = labs[i];
 	snprintf(dir, sizeof(dir), "%s/quiz-runs", lc->opt->results_dir);
-	snprintf(path, sizeof(path), "%s/results.json", dir);
-	if (learn_run_check(lc->opt, dir, ids, n) < 0 || results_load(path, &more, err, sizeof(err)))
+	if (learn_run_check(lc->opt, dir, ids, n) < 0 || merge_quiz_runs(lc))
 		printf("%s\n", TR(lc, "(the run left no results)", "（运行没有留下结果）"));
-	else
-		results_merge(&lc->res, &more);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -504,18 +499,13 @@ static int ask(struct quiz *z, struct quiz_item *it, const struct ans_question *
 /* ------------------------------------------------------------------------ */
 /* The session                                                               */
 
-static const char *chapter_of(const char *qid, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.*s", (int)strcspn(qid, "."), qid);
-	return buf;
-}
-
 /* An item this run asks about: a known question of the chosen chapter. */
 static const struct ans_question *selected(struct quiz *z, const struct quiz_item *it)
 {
-	char ch[16];
+	const char *chapter = z->lc->opt->chapter;
+	size_t n = chapter ? strlen(chapter) : 0;
 
-	if (z->lc->opt->chapter && strcmp(chapter_of(it->id, ch, sizeof(ch)), z->lc->opt->chapter))
+	if (chapter && (strncmp(it->id, chapter, n) || it->id[n] != '.'))
 		return NULL;
 	return ans_find_question(&z->lc->ans, it->id);
 }
