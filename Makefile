@@ -33,7 +33,8 @@ NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/c
 CUDA_GENCODE ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=[sm_80,compute_80]
 NVCCFLAGS ?= -O2 -g -std=c++17 $(CUDA_GENCODE) -Xcompiler -Wall,-Wno-unused-parameter
 ifneq ($(NVCC),)
-  NVCC_RELEASE := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+  NVCC_RELEASE := $(shell $(NVCC) --version 2>/dev/null | \
+	sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
   CUDA_RT_VERSION := $(shell echo $(NVCC_RELEASE) | awk '{print $$1*1000+$$2*10}')
   CUDA_LIBDIR := $(dir $(NVCC))../lib64
   HAVE_NVCC := 1
@@ -63,7 +64,9 @@ depfile  = $(patsubst $(BUILD)/%,$(BUILD)/dep/%.d,$(1))
 DEPFLAGS = -MMD -MP -MF $(call depfile,$@) -MT $@
 
 LAB_DIRS := $(sort $(wildcard labs/[0-9][0-9]-*))
-LAB_IDS  := $(foreach d,$(LAB_DIRS),$(firstword $(subst -, ,$(notdir $(d)))))
+# a lab's id: the NN of its folder labs/NN-name
+lab_id    = $(firstword $(subst -, ,$(notdir $(1))))
+LAB_IDS  := $(foreach d,$(LAB_DIRS),$(call lab_id,$(d)))
 LAB_BINS := $(addprefix $(BUILD)/labs/lab-,$(LAB_IDS))
 SAB_BINS := $(addprefix $(BUILD)/sabotage/lab-,$(LAB_IDS))
 
@@ -110,7 +113,8 @@ help:
 	@echo "make lab-NN    run one lab, narrated (labs: $(LAB_IDS))"
 	@echo "make list      every lab, its claims, and whether it will skip here"
 	@echo "make claims    every claim's relation, tolerance, rule and sabotage (FORMAT=json)"
-	@echo "make NVCC=     build the CUDA labs as stubs on purpose (their claims skip: not-built:no-nvcc)"
+	@echo "make NVCC=     build the CUDA labs as stubs on purpose (their claims skip: \
+	not-built:no-nvcc)"
 	@echo "make sysinfo   the machine facts the skips are decided on"
 	@echo "make selftest  sabotage builds must fail their claims; runner vs fake labs"
 	@echo "make mutants   break the statistics and relations on purpose; the unit tests must fail"
@@ -119,12 +123,18 @@ help:
 	@echo "make fuzz      libFuzzer targets of every parser; fuzz-smoke runs each briefly (clang)"
 	@echo "make plots     figures (PNG, SVG) from $(RESULTS)/results.json into $(RESULTS)/plots/"
 	@echo "make report    $(RESULTS)/report.html (self-contained) and $(RESULTS)/report.md"
-	@echo "make bench     each lab's wall time, samples and CV reached, from $(RESULTS)/results.json (BASE=old.json SERIES=1)"
-	@echo "make compare   FILES (default $(RESULTS)/results.json) against BASELINE=FILE or each other (PCT=10); make check BASELINE=FILE"
-	@echo "make fleet-report FLEET=DIR  compare DIR/*.json into DIR/fleet.json and the page DIR/fleet.html"
-	@echo "make fleet     check on every node of a Slurm allocation, one report (FLEET_OPTS=\"-p P -N 8\" BASELINE=FILE)"
-	@echo "make preflight the node health check for Slurm and Kubernetes: $(BUILD)/dmalab preflight exits 0 healthy, 1 not, 2 could not run (PREFLIGHT_ARGS=)"
-	@echo "make grade     run the labs, grade each question of the chapters, write $(RESULTS)/grade.json"
+	@echo "make bench     each lab's wall time, samples and CV reached, from \
+	$(RESULTS)/results.json (BASE=old.json SERIES=1)"
+	@echo "make compare   FILES (default $(RESULTS)/results.json) against BASELINE=FILE or \
+	each other (PCT=10); make check BASELINE=FILE"
+	@echo "make fleet-report FLEET=DIR  compare DIR/*.json into DIR/fleet.json and the page \
+	DIR/fleet.html"
+	@echo "make fleet     check on every node of a Slurm allocation, one report \
+	(FLEET_OPTS=\"-p P -N 8\" BASELINE=FILE)"
+	@echo "make preflight the node health check for Slurm and Kubernetes: $(BUILD)/dmalab \
+	preflight exits 0 healthy, 1 not, 2 could not run (PREFLIGHT_ARGS=)"
+	@echo "make grade     run the labs, grade each question of the chapters, write \
+	$(RESULTS)/grade.json"
 	@echo "               (GRADESCOPE=FILE: also Gradescope's autograder results.json)"
 	@echo "make quiz      the chapters' questions for practice, with this machine's measurements"
 	@echo "make hint-NN   the next hint of lab NN"
@@ -223,8 +233,9 @@ else
 		$(call lab_helper_objs,$(2)) $(LIB) $(LDLIBS)
 endif
 endef
-$(foreach d,$(LAB_DIRS),$(eval $(call lab_rule,$(firstword $(subst -, ,$(notdir $(d)))),$(d),$(BUILD)/labs,)))
-$(foreach d,$(LAB_DIRS),$(eval $(call lab_rule,$(firstword $(subst -, ,$(notdir $(d)))),$(d),$(BUILD)/sabotage,-DLAB_SABOTAGE)))
+$(foreach d,$(LAB_DIRS),$(eval $(call lab_rule,$(call lab_id,$(d)),$(d),$(BUILD)/labs,)))
+$(foreach d,$(LAB_DIRS),$(eval $(call lab_rule,$(call lab_id,$(d)),$(d),$(BUILD)/sabotage,\
+	-DLAB_SABOTAGE)))
 
 # The example lab of labs/README.md, built like a lab but in no lab list;
 # make test-example (part of make test) runs both builds.
@@ -396,7 +407,8 @@ FUZZ_SECONDS ?= 10
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fsanitize=fuzzer-no-link
-FUZZ_BINS    := $(patsubst harness/tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard harness/tests/fuzz/fuzz_*.c))
+FUZZ_BINS    := $(patsubst harness/tests/fuzz/%.c,$(FUZZ_DIR)/%,\
+	$(wildcard harness/tests/fuzz/fuzz_*.c))
 FUZZ_LIB     := $(FUZZ_DIR)/libdmalab.a
 FUZZ_RUNLIB  := $(FUZZ_DIR)/librunner.a
 FUZZ_LDFLAGS_fuzz_opts := -Wl,--wrap=die_usage
@@ -413,7 +425,8 @@ $(FUZZ_DIR)/obj/runner/%.o: harness/runner/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) -Dmain=dmalab_runner_main $(DEPFLAGS) -c -o $@ $<
 
-$(FUZZ_LIB): $(patsubst harness/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRCS)) $(FUZZ_DIR)/obj/base/errata_text.o
+$(FUZZ_LIB): $(patsubst harness/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRCS)) \
+		$(FUZZ_DIR)/obj/base/errata_text.o
 	rm -f $@ && ar rcs $@ $^
 
 $(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_SRCS))
@@ -473,7 +486,8 @@ LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \
 	$(RESET_FLAG)
 
 grade: all
-	$(DMALAB) grade $(LEARN_FLAGS) $(if $(FROM),--from $(FROM)) $(if $(GRADESCOPE),--gradescope $(GRADESCOPE))
+	$(DMALAB) grade $(LEARN_FLAGS) $(if $(FROM),--from $(FROM)) \
+		$(if $(GRADESCOPE),--gradescope $(GRADESCOPE))
 
 quiz: all
 	@$(DMALAB) quiz $(LEARN_FLAGS) $(SHUFFLE_FLAG)
@@ -529,7 +543,8 @@ compare: $(DMALAB)
 	@$(DMALAB) compare $(or $(FILES),$(RESULTS)/results.json) $(COMPARE_FLAGS) \
 		--json-out $(RESULTS)/compare.json
 fleet-report: $(DMALAB)
-	@test -n "$(FLEET)" || { echo "make fleet-report: which fleet? FLEET=results/fleet/JOB" >&2; exit 2; }
+	@test -n "$(FLEET)" || \
+		{ echo "make fleet-report: which fleet? FLEET=results/fleet/JOB" >&2; exit 2; }
 	@$(DMALAB) compare $(FLEET)/*.json $(COMPARE_FLAGS) --json-out $(FLEET)/fleet.json; \
 		rc=$$?; [ $$rc -le 1 ] || exit $$rc; \
 		$${DMALAB_PYTHON:-python3} plots/fleet_report.py $(FLEET)/fleet.json $(FLEET)/fleet.html \

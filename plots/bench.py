@@ -13,10 +13,10 @@ hand, fixed, or hit their cap, "noisy"); then the total.  --series lists every
 series under its lab; --base adds an older run's wall time per lab and the
 ratio, so that a slower time to the answer shows.  --phases lists each lab's N
 (default 5) longest steps, as the lab's progress lines name them, with their
-seconds and share of the lab's time: where to look first to make it faster.  A series is one point of a
-lab's "series" (every sample is kept there) or a claim's statistics that no
-point holds; a series of one value (arithmetic, or a run timed once) is left
-out.  Exit 0, or 2 on a file that is not a dmalab results.json.
+seconds and share of the lab's time: where to look first to make it faster.
+A series is one point of a lab's "series" (every sample is kept there) or a
+claim's statistics that no point holds; a series of one value (arithmetic, or
+a run timed once) is left out.  Exit 0, or 2 on a file that is not a dmalab results.json.
 """
 import json
 import math

@@ -362,6 +362,14 @@ def finish(fig, res, title, notes=()):
     fig.tight_layout(rect=(0, bottom, 1, top))
 
 
+def done(fig, res, decl, outdir, notes, missing=()):
+    """finish and save a figure of make_plots.FIGURES: its notes end with what was not recorded."""
+    if missing:
+        notes = list(notes) + ["not recorded: " + ", ".join(missing)]
+    finish(fig, res, decl["title"], notes)
+    return save(fig, outdir, decl["name"])
+
+
 def save(fig, outdir, name):
     """Write name.png and name.svg; return the two paths, or raise NotWritten."""
     paths = []

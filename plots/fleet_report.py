@@ -25,7 +25,8 @@ table{border-collapse:collapse;width:100%;font-size:13px;margin-top:10px}
 th,td{border:1px solid #d0d7de;padding:4px 8px;vertical-align:top;text-align:left}
 th{background:#f3f5f7}
 tr.flagged td{background:#fff8f8}
-.badge{display:inline-block;border-radius:10px;padding:1px 8px;font-size:12px;font-weight:600;color:#fff}
+.badge{display:inline-block;border-radius:10px;padding:1px 8px;font-size:12px;\
+font-weight:600;color:#fff}
 .flagged{background:#cf222e}.ok{background:#1a7f37}.unjudged{background:#8c959f}
 .missing{background:#6e2b8b}tr.missing td{background:#fbf6ff}
 .item{margin:2px 0}.item.bad{font-weight:600}

@@ -57,10 +57,7 @@ def draw_lines(res, outdir, decl):
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="best")
     notes = ["shaded: min-max of every sample at each point; line: median"]
-    if missing:
-        notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, decl["title"], notes)
-    return C.save(fig, outdir, decl["name"])
+    return C.done(fig, res, decl, outdir, notes, missing)
 
 
 def claim_stat_names(lab):
@@ -86,10 +83,7 @@ def draw_boxes(res, outdir, decl):
     ax.set_ylabel(y_unit(st["unit"] for _, st in got))
     ax.grid(True, axis="y", alpha=0.3)
     notes = ["boxes: quartiles of every sample, whiskers min-max"]
-    if missing:
-        notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, decl["title"], notes)
-    return C.save(fig, outdir, decl["name"])
+    return C.done(fig, res, decl, outdir, notes, missing)
 
 
 DRAWERS = {"lines": draw_lines, "boxes": draw_boxes}

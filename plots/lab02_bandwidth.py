@@ -88,7 +88,4 @@ def draw(res, outdir, decl):
         notes.append("link rate unknown: no pcie_theoretical_gbs fact, no GPU link in machine")
     if not mc:
         notes.append("one-thread memcpy rate not recorded (host_memcpy)")
-    if missing:
-        notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, decl["title"], notes)
-    return C.save(fig, outdir, decl["name"])
+    return C.done(fig, res, decl, outdir, notes, missing)

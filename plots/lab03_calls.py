@@ -38,8 +38,6 @@ def draw(res, outdir, decl):
     ax.legend(fontsize=7, loc="upper left")
     notes = ["solid: host wall time inside the cudaMemcpyAsync call; dashed: the "
              "copy's own time (CUDA events); shaded: min-max of the samples",
-             "chapter (ch1.Q2): a pageable async copy blocks the caller, a pinned one returns at once"]
-    if missing:
-        notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, decl["title"], notes)
-    return C.save(fig, outdir, decl["name"])
+             "chapter (ch1.Q2): a pageable async copy blocks the caller, a pinned one "
+             "returns at once"]
+    return C.done(fig, res, decl, outdir, notes, missing)

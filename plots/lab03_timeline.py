@@ -154,5 +154,4 @@ def draw(res, outdir, decl):
     notes += [c["note"] for c in got if c.get("note")]
     if missing:
         notes.append("not drawn: " + "; ".join(missing))
-    C.finish(fig, res, decl["title"], notes)
-    return C.save(fig, outdir, decl["name"])
+    return C.done(fig, res, decl, outdir, notes)

@@ -54,5 +54,4 @@ def draw(res, outdir, decl):
         notes.append("one memory node here: no remote line")
     if empty:
         notes.append("no finite points: " + ", ".join(empty))
-    C.finish(fig, res, decl["title"], notes)
-    return C.save(fig, outdir, decl["name"])
+    return C.done(fig, res, decl, outdir, notes)

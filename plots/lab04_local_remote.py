@@ -41,5 +41,4 @@ def draw(res, outdir, decl):
     for ax, ((_, title, unit, chapter), (local, remote)) in zip(axes, have):
         draw_panel(ax, local, remote, title, unit, chapter)
     notes = ["boxes: quartiles of every sample, whiskers min-max; dotted: the chapter's figure"]
-    C.finish(fig, res, decl["title"], notes)
-    return C.save(fig, outdir, decl["name"])
+    return C.done(fig, res, decl, outdir, notes)

@@ -54,7 +54,4 @@ def draw(res, outdir, decl):
     notes = ["scaled from a %s region (x %.1f); boxes: every sample, whiskers min-max" % (
         C.fmt_bytes(bytes_), 4 * C.GiB / bytes_) if bytes_ else
         "the lab's extrapolated figure only"]
-    if missing:
-        notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, decl["title"], notes)
-    return C.save(fig, outdir, decl["name"])
+    return C.done(fig, res, decl, outdir, notes, missing)

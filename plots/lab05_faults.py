@@ -65,7 +65,4 @@ def draw(res, outdir, decl):
     ax.legend(fontsize=7, loc="best")
     notes = ["boxes: quartiles of every sample, whiskers min-max; GPU cases are the "
              "kernel's time over the whole managed region / its 4 KiB pages"]
-    if missing:
-        notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, decl["title"], notes)
-    return C.save(fig, outdir, decl["name"])
+    return C.done(fig, res, decl, outdir, notes, missing)

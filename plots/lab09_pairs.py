@@ -52,5 +52,4 @@ def draw(res, outdir, decl):
         im = draw_panel(ax, cells, title, max(values))
     fig.colorbar(im, ax=axes[-1], label="one-way copy rate (GB/s)", shrink=0.8)
     notes = ["largest size of the sweep; '-': not measured, or its data arrived wrong"]
-    C.finish(fig, res, decl["title"], notes)
-    return C.save(fig, outdir, decl["name"])
+    return C.done(fig, res, decl, outdir, notes)

@@ -12,8 +12,10 @@ import common as C
 CHAPTER_BAND = (100, 1000)  # claim 11.4's want
 LINES = [  # series, label, colour, line style, marker
     ("swap_paged_s", "swap-back in blocks, measured", "tab:blue", "-", "o"),
-    ("recompute_batched_s", "recompute: what its tokens add to the step, measured", "tab:orange", "-", "s"),
-    ("step_with_recompute_s", "a 16-token decode step with them in it, measured", "tab:orange", "--", "^"),
+    ("recompute_batched_s", "recompute: what its tokens add to the step, measured",
+     "tab:orange", "-", "s"),
+    ("step_with_recompute_s", "a 16-token decode step with them in it, measured",
+     "tab:orange", "--", "^"),
     ("chapter_swap_s", "chapter: swap-back at 50 GB/s", "tab:blue", ":", ""),
     ("chapter_recompute_s", "chapter: recompute at 600 TFLOPS", "tab:orange", ":", ""),
 ]
@@ -84,8 +86,4 @@ def draw(res, outdir, decl):
     ax.legend(fontsize=7, loc="upper left")
     notes.append("shaded around a line: min-max of every sample; points not above 0 "
                  "(recompute that adds nothing to a step) are left out of the log axis")
-    if missing:
-        notes.append("not recorded: " + ", ".join(missing))
-    C.finish(fig, res, decl["title"],
-             notes)
-    return C.save(fig, outdir, decl["name"])
+    return C.done(fig, res, decl, outdir, notes, missing)

@@ -29,14 +29,17 @@ VERDICT_CLASS = {"pass": "ok", "confirmed": "ok", "fail": "bad", "contradicted":
                  "unverified": "skip", "inconclusive": "warn", "partial": "warn"}
 
 CSS = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d232a;background:#fff}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;\
+color:#1d232a;background:#fff}
 main{max-width:1100px;margin:0 auto;padding:16px 24px 48px}
-h1{font-size:24px;margin:8px 0}h2{border-bottom:2px solid #d0d7de;padding-bottom:4px;margin-top:32px}
+h1{font-size:24px;margin:8px 0}\
+h2{border-bottom:2px solid #d0d7de;padding-bottom:4px;margin-top:32px}
 h3{margin:20px 0 6px}
 table{border-collapse:collapse;width:100%;margin:6px 0 12px;font-size:13px}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f3f5f7}
-.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;font-size:12px;color:#fff}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;\
+font-size:12px;color:#fff}
 .ok{background:#1a7f37}.bad{background:#cf222e}.skip{background:#8c959f}.warn{background:#bf8700}
 .erratum{background:#8250df}
 .totals span{margin-right:14px}

@@ -6,7 +6,8 @@ set -u
 here=$(dirname "$0")
 if ! py=$(sh "$here/find-python.sh"); then
 	echo "plots: no Python 3 with matplotlib found; install one of:" >&2
-	echo "plots:   sudo apt-get install -y python3-matplotlib   (Debian/Ubuntu, for /usr/bin/python3)" >&2
+	echo "plots:   sudo apt-get install -y python3-matplotlib" \
+		"  (Debian/Ubuntu, for /usr/bin/python3)" >&2
 	echo "plots:   python3 -m pip install matplotlib             (any other python3)" >&2
 	echo "plots: or point DMALAB_PYTHON at a python3 that has it" >&2
 	exit 1

@@ -200,7 +200,8 @@ parse_args() {
 		esac
 		shift "$consumed"
 	done
-	is_count "$per_job" || die "bad FLEET_NODES_PER_JOB '$per_job' (want a number of nodes from 1 to 999999)"
+	is_count "$per_job" ||
+		die "bad FLEET_NODES_PER_JOB '$per_job' (want a number of nodes from 1 to 999999)"
 	local id
 	for id in ${lab_ids[@]+"${lab_ids[@]}"}; do
 		[[ $id =~ ^(lab-)?[0-9]{1,8}$ ]] || die "bad lab id '$id' (want a number like 02)"
@@ -270,7 +271,8 @@ plan_jobs() {
 			return
 		fi
 		[ -z "$nodes_req" ] || [ "$nodes_req" = "$count" ] ||
-			die "-N $nodes_req with -w of $count nodes cannot be split into jobs of $per_job nodes; give -w alone"
+			die "-N $nodes_req with -w of $count nodes cannot be split into jobs of" \
+				"$per_job nodes; give -w alone"
 		while read -r c; do
 			plan+=("-w $(compress_hosts "$c") -N $(echo "$c" | tr ',' '\n' | wc -l)")
 		done < <(chunks "$hosts" "$per_job")
@@ -303,7 +305,8 @@ check_lab_ids() {
 				echo "dmalab fleet: warning: no lab '$id' in '$clone/labs': every node's check will fail" >&2
 		else
 			[ -x "$1/labs/lab-$n" ] ||
-				echo "dmalab fleet: warning: no lab '$id' in '$1/labs' (the build the nodes run): every node's check will fail" >&2
+				echo "dmalab fleet: warning: no lab '$id' in '$1/labs' (the build the" \
+					"nodes run): every node's check will fail" >&2
 		fi
 	done
 }
@@ -312,7 +315,8 @@ main() {
 	parse_args "$@"
 	local clone build
 	clone=$(find_clone) ||
-		die "not inside a dmalab clone ('$PWD' and above have no Makefile with harness/fleet/): cd into the clone on the shared filesystem"
+		die "not inside a dmalab clone ('$PWD' and above have no Makefile with" \
+			"harness/fleet/): cd into the clone on the shared filesystem"
 	if [ -n "$merge_dir" ]; then
 		exec sh "$lib/merge.sh" "$merge_dir" "$clone" "$(find_build "$clone")" \
 			${baseline:+--baseline "$baseline"} $([ "$build_on_node" = 1 ] && echo --build-on-node)

@@ -15,8 +15,7 @@
 # 2. the nodes reported: <node>.json; expected but not reported is missing,
 #    with why (the node's <node>.log when its check broke);
 # 3. jobs/fleet-nodes.json, then `dmalab compare` of the node files into
-#    fleet.json and plots/fleet_report.py into fleet.html, each while it
-#    exists ("pending" until then);
+#    fleet.json and plots/fleet_report.py into fleet.html;
 # 4. summary.txt (also printed) and merge.rc: 0 every expected node reported
 #    and the steps that exist ran, 1 otherwise.
 set -u
@@ -143,11 +142,14 @@ account_nodes() {
 		echo "$n"
 	done | sort >"$work/reported"
 	cut -d' ' -f1 "$work/expected" | sort -u | comm -23 - "$work/reported" >"$work/missing-names"
-	awk 'NR == FNR { m[$1] = 1; next } ($1 in m)' "$work/missing-names" "$work/expected" >"$work/missing"
+	awk 'NR == FNR { m[$1] = 1; next } ($1 in m)' "$work/missing-names" "$work/expected" \
+		>"$work/missing"
 	unnamed=$(awk '{ s += $2 } END { print s + 0 }' "$work/unnamed")
 	njobs=$(grep -c . "$jobs/jobs.txt")
-	note "fleet $fleet_id: $njobs job(s), $(($(grep -c . "$work/expected") + unnamed)) node(s) expected," \
-		"$(grep -c . "$work/reported") reported, $(($(grep -c . "$work/missing") + unnamed)) missing"
+	note "fleet $fleet_id: $njobs job(s)," \
+		"$(($(grep -c . "$work/expected") + unnamed)) node(s) expected," \
+		"$(grep -c . "$work/reported") reported," \
+		"$(($(grep -c . "$work/missing") + unnamed)) missing"
 	while read -r n id; do
 		note "  missing: $n (job $id): $(why_missing "$n" "$id")"
 	done <"$work/missing"
@@ -172,21 +174,18 @@ merge_dmalab() {
 	fi
 }
 
-# dmalab compare of the node files into fleet.json (another change adds
-# the command; until a build has it, the step is reported as pending).
+# dmalab compare of the node files into fleet.json.
 compare_nodes() {
 	rm -f "$fleet/fleet.json"
-	[ -s "$work/reported" ] || { note "compare: no node reported, nothing to compare"; failed=1; return; }
+	if ! [ -s "$work/reported" ]; then
+		note "compare: no node reported, nothing to compare"
+		failed=1
+		return
+	fi
 	if ! dmalab=$(merge_dmalab); then
 		note "compare: no dmalab in '$build' to compare with$([ "$build_on_node" = 1 ] &&
 			echo ", and building one here failed")"
 		failed=1
-		return
-	fi
-	# (a dmalab without it answers --help with its general usage, which
-	# does not name compare)
-	if ! "$dmalab" compare --help 2>&1 | grep -q compare; then
-		note "compare: pending: this dmalab has no 'compare' command yet; fleet.json not written"
 		return
 	fi
 	# shellcheck disable=SC2046 # one word per node file
@@ -203,11 +202,9 @@ compare_nodes() {
 	fi
 }
 
-# plots/fleet_report.py fleet.json fleet.html (pending until it exists).
+# plots/fleet_report.py fleet.json fleet.html (pending without a fleet.json).
 report_fleet() {
-	if ! [ -f plots/fleet_report.py ]; then
-		note "report: pending: plots/fleet_report.py is not in this clone yet; fleet.html not written"
-	elif ! [ -s "$fleet/fleet.json" ]; then
+	if ! [ -s "$fleet/fleet.json" ]; then
 		note "report: pending: no fleet.json to draw from"
 	elif "${DMALAB_PYTHON:-python3}" plots/fleet_report.py "$fleet/fleet.json" "$fleet/fleet.html" \
 		>"$work/report.log" 2>&1 && [ -s "$fleet/fleet.html" ]; then

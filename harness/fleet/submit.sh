@@ -123,10 +123,12 @@ submit_fleet() {
 		exit 0
 	fi
 	merge_id=$(submit_merge_job "$clone" "$build") || exit $?
-	say "fleet $fleet_id: ${#job_ids[@]} job(s) of at most $per_job nodes (${job_ids[*]}), merge job $merge_id after them"
+	say "fleet $fleet_id: ${#job_ids[@]} job(s) of at most $per_job nodes (${job_ids[*]})," \
+		"merge job $merge_id after them"
 	say "results: $fleet/ (stop the fleet: scancel ${job_ids[*]} $merge_id)"
 	say "waiting for the merge job (Ctrl-C stops only the waiting)"
-	trap 'echo; say "stopped waiting; the fleet goes on: results in $fleet/, merge job $merge_id"; exit 130' INT
+	trap 'echo; say "stopped waiting; the fleet goes on: results in $fleet/," \
+		"merge job $merge_id"; exit 130' INT
 	trap 'say "stopped waiting (SIGTERM); the fleet goes on: results in $fleet/"; exit 143' TERM
 	wait_for_job "$merge_id" || exit 1
 	trap - INT TERM

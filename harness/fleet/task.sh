@@ -19,7 +19,8 @@ fleet=$1 clone=$2 build=$3 build_on_node=$4 quick=$5 timeout_mul=$6
 shift 6
 node=${SLURMD_NODENAME:-$(hostname -s)}
 job=${SLURM_JOB_ID:-none}
-echo "fleet-task: node $node: task ${SLURM_PROCID:-?} of ${SLURM_NTASKS:-?}, job $job step ${SLURM_STEP_ID:-?}"
+echo "fleet-task: node $node: task ${SLURM_PROCID:-?} of ${SLURM_NTASKS:-?}," \
+	"job $job step ${SLURM_STEP_ID:-?}"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-fleet.XXXXXX") || {
 	echo "fleet-task: node $node: cannot make a temporary directory in ${TMPDIR:-/tmp}" >&2
@@ -55,7 +56,8 @@ build_targets() {
 cd "$clone" || { broke "cannot enter the clone '$clone'" /dev/null; exit 1; }
 if [ "$build_on_node" = 1 ]; then
 	# shellcheck disable=SC2046 # the targets are words
-	if ! make -C "$clone" BUILD="$tmp/build" -j"$(nproc)" $(build_targets "$@") >"$tmp/build.log" 2>&1; then
+	if ! make -C "$clone" BUILD="$tmp/build" -j"$(nproc)" $(build_targets "$@") \
+		>"$tmp/build.log" 2>&1; then
 		broke "the build on the node failed" "$tmp/build.log"
 		exit 1
 	fi

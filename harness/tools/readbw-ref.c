@@ -4,7 +4,8 @@
  * against bw_mem on any machine (labs/04-numa/README.md, "Against
  * lmbench").  Not part of the kit's build:
  *
- *     cc -O2 -Iharness/base -Iharness/facts -Iharness/lab -o /tmp/readbw-ref harness/tools/readbw-ref.c labs/04-numa/seqread.c
+ *     cc -O2 -Iharness/base -Iharness/facts -Iharness/lab -o /tmp/readbw-ref \
+ *         harness/tools/readbw-ref.c labs/04-numa/seqread.c
  *     /tmp/readbw-ref [MiB (default 1024)] [repetitions (default 11)]
  *
  * bw_mem's method (lmbench 3, src/bw_mem.c and src/lib_timing.c):

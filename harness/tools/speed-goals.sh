@@ -47,7 +47,8 @@ for r in 1 2 3; do
 		>"$O/nvb-$r.json" 2>&1
 done
 R=${TMPDIR:-/tmp}/readbw-ref.$$
-cc -O2 -Iharness/base -Iharness/facts -Iharness/lab -o "$R" harness/tools/readbw-ref.c labs/04-numa/seqread.c
+cc -O2 -Iharness/base -Iharness/facts -Iharness/lab -o "$R" harness/tools/readbw-ref.c \
+	labs/04-numa/seqread.c
 for r in 1 2 3; do
 	t 60 build/labs/lab-04 --json "$O/lab04-$r.json" >"$O/lab04-$r.tap" 2>&1
 	t 60 env ENOUGH=50000 "$P/bw_mem" -P 1 1024m rd >>"$O/bw_mem-1024m.txt" 2>&1
@@ -74,13 +75,14 @@ def load(f):
         return None
 for f in sorted(glob.glob(o + "/lab02-*.json")):
     d = load(f) or {}
-    at = lambda n: [p["stats"]["median"] for p in (d.get("series") or {}).get(n, {}).get("points", [])
-                    if p.get("x") == GiB]
+    points = lambda n: (d.get("series") or {}).get(n, {}).get("points", [])
+    at = lambda n: [p["stats"]["median"] for p in points(n) if p.get("x") == GiB]
     print(f, "h2d_pinned", at("h2d_pinned"), "d2h_pinned", at("d2h_pinned"),
           [(c["id"], c["status"]) for c in d.get("claims", [])])
 for f in sorted(glob.glob(o + "/nvb-*.json")):
     d = (load(f) or {}).get("nvbandwidth", {})
-    print(f, [(c.get("name"), (c.get("bandwidth_matrix") or [[None]])[0][0]) for c in d.get("testcases", [])])
+    print(f, [(c.get("name"), (c.get("bandwidth_matrix") or [[None]])[0][0])
+              for c in d.get("testcases", [])])
 for f in sorted(glob.glob(o + "/lab04-*.json")) + sorted(glob.glob(o + "/chase-*.json")):
     x = (load(f) or {}).get("facts", {})
     print(f, {k: v.get("value") if isinstance(v, dict) else v for k, v in x.items()

@@ -66,7 +66,8 @@ static const struct lab_knob knobs[] = {
 };
 
 static const struct claim_spec claims[] = {
-	{ "01.1", "ch1.Q1", "mlock of a fresh region raises VmLck in /proc/self/status by its size (64 MiB, or what RLIMIT_MEMLOCK allows)",
+	{ "01.1", "ch1.Q1", "mlock of a fresh region raises VmLck in /proc/self/status by its size "
+	  "(64 MiB, or what RLIMIT_MEMLOCK allows)",
 	  "ch1 Q1 mlock demo: after mlock of a fresh 64 MiB mapping VmLck shows 64 MiB more",
 	  "R11 exact: VmLck counts whole pages; got = VmLck rise / locked bytes",
 	  WANT_INT(1, "fraction"),
@@ -87,7 +88,8 @@ static const struct claim_spec claims[] = {
 	  "container reports \"Cannot allocate memory\"",
 	  "R11 an errno",
 	  WANT_ERRNO(ENOMEM, "ENOMEM"),
-	  "the child sets RLIMIT_MEMLOCK above the 1 MiB it locks instead of below it, so mlock succeeds" },
+	  "the child sets RLIMIT_MEMLOCK above the 1 MiB it locks instead of below it, so mlock "
+	  "succeeds" },
 	{ "01.5", "ch1.Q3", "locking is slow: tens of milliseconds or more per GiB",
 	  "ch1 Q3 costs of pinning: pages are allocated, locked and registered one by one; "
 	  "a large allocation takes tens of ms to seconds",
@@ -105,14 +107,16 @@ static const struct claim_spec claims[] = {
 	  "R11 exact: page frames of the buffer from /proc/self/pagemap form 1 run",
 	  WANT_INT(1, "runs"),
 	  NULL, "/proc/self/pagemap shows page frame numbers to root only" },
-	{ "01.8", "ch1.Q3", "locked memory is taken from the whole machine: /proc/meminfo Mlocked grows by the locked amount",
+	{ "01.8", "ch1.Q3", "locked memory is taken from the whole machine: /proc/meminfo Mlocked grows "
+	  "by the locked amount",
 	  "ch1 Q3 costs of pinning: locked pages cannot be swapped or reclaimed, so the page "
 	  "cache and other processes lose that much memory",
 	  "R11 exact; got = the median Mlocked rise / locked bytes over 15 lock rounds (other "
 	  "tenants' locking moves single rounds), its interval the rounds' and the per-CPU drift",
 	  WANT_NEAR_ABS(1, 0, "fraction"),
 	  "the mlock call is skipped, so Mlocked does not grow",
-	  "an exact reading: vm.stat_refresh (root) folds the per-CPU counters; without it the interval is their drift, too wide to decide" },
+	  "an exact reading: vm.stat_refresh (root) folds the per-CPU counters; without it the interval "
+	  "is their drift, too wide to decide" },
 	{ "01.9", "ch1.Q3", "cudaHostAlloc memory does not show in VmLck",
 	  "ch1 DMA and Q3: CUDA pins pages the driver's own way, not charged to ulimit -l "
 	  "(read as: not counted in VmLck)",

@@ -53,23 +53,30 @@ static const struct lab_knob knobs[] = {
 
 static const struct claim_spec claims[] = {
 	{ "06.1", "ch2.S4",
-	  "each process has its own GPU address space: the exporter's raw device pointer value does not reach its memory from another process, the opened IPC handle does",
-	  "ch2 4.1 process isolation: every CUDA context has its own virtual address space; the same cudaMalloc address in two instances is not the same HBM",
+	  "each process has its own GPU address space: the exporter's raw device pointer value does not "
+	  "reach its memory from another process, the opened IPC handle does",
+	  "ch2 4.1 process isolation: every CUDA context has its own virtual address space; the same "
+	  "cudaMalloc address in two instances is not the same HBM",
 	  "R11 a behaviour: the raw value misses the data and the opened handle reaches it",
 	  WANT_TRUE, "the probe reads through an opened handle instead of the raw pointer value" },
 	{ "06.2", "ch2.S4",
-	  "cudaIpcOpenMemHandle gives the importer the exporter's memory: it reads the exporter's pattern, and the exporter sees the importer's write",
+	  "cudaIpcOpenMemHandle gives the importer the exporter's memory: it reads the exporter's "
+	  "pattern, and the exporter sees the importer's write",
 	  "ch2 4.4 CUDA IPC: process B opens A's exported handle and then points at the same physical HBM",
 	  "R11 a behaviour: every word read matches, and the exporter sees every word written",
 	  WANT_TRUE, "the importer uses the exporter's raw pointer value instead of the opened handle" },
 	{ "06.3", "ch2.S4",
 	  "zero copy: opening a 1 GiB IPC handle takes about as long as a 1 MiB one",
-	  "ch2 4.4 CUDA IPC: sharing is zero-copy with the lowest latency (read as: the open costs the same whatever the size)",
+	  "ch2 4.4 CUDA IPC: sharing is zero-copy with the lowest latency (read as: the open costs the "
+	  "same whatever the size)",
 	  "R7 about as long: median open time 1 GiB / 1 MiB near 1 +- 25 %",
-	  WANT_NEAR(1, 0.25, "x"), "after each open the importer copies the whole buffer out to host memory, as sharing by copying would, so the time grows with the size" },
+	  WANT_NEAR(1, 0.25, "x"), "after each open the importer copies the whole buffer out to host "
+	  "memory, as sharing by copying would, so the time grows with the size" },
 	{ "06.4", "ch2.S4",
-	  "a cudaMallocManaged region can be shared through an IPC handle (cudaIpcGetMemHandle succeeds on it)",
-	  "ch2 4.3 Unified Memory: two contexts can share one cudaMallocManaged region through cudaIpcGetMemHandle",
+	  "a cudaMallocManaged region can be shared through an IPC handle (cudaIpcGetMemHandle succeeds "
+	  "on it)",
+	  "ch2 4.3 Unified Memory: two contexts can share one cudaMallocManaged region through "
+	  "cudaIpcGetMemHandle",
 	  "R11 a CUDA error: cudaIpcGetMemHandle on managed memory returns cudaSuccess",
 	  WANT_CUDA_ERR(0, "cudaSuccess"), NULL },
 	{ "06.5", "ch2.S4",
@@ -78,8 +85,10 @@ static const struct claim_spec claims[] = {
 	  "R11 a behaviour: the importer dies by SIGSEGV after the exporter is SIGKILLed",
 	  WANT_TRUE, NULL },
 	{ "06.6", "ch2.S4",
-	  "the VMM route shares memory too: a cuMemCreate allocation exported as a POSIX file descriptor and mapped by another process shows the same bytes both ways",
-	  "not a chapter figure: ch2 4.4 names only cudaIpc*; this is the route the 06.4 erratum points to instead",
+	  "the VMM route shares memory too: a cuMemCreate allocation exported as a POSIX file descriptor "
+	  "and mapped by another process shows the same bytes both ways",
+	  "not a chapter figure: ch2 4.4 names only cudaIpc*; this is the route the 06.4 erratum points "
+	  "to instead",
 	  "R11 a behaviour: every word read matches, and the exporter sees every word written",
 	  WANT_TRUE, "the importer maps the allocation but skips cuMemSetAccess" },
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
@@ -311,7 +320,8 @@ static int role_probe(struct lab *L, struct role_io *io)
 	cudaError_t ae, re;
 	long long bad = -1;
 
-	ae = cudaPointerGetAttributes(&pa, use); /* what the runtime knows of it before we have device memory */
+	/* what the runtime knows of it before we have device memory */
+	ae = cudaPointerGetAttributes(&pa, use);
 	(void)cudaGetLastError();
 	own = lab_cuda_alloc(L, LAB_BUF_DEVICE, bytes);
 	CUDA_CHECK(L, cudaMemset(own, 0, bytes));
@@ -412,18 +422,20 @@ static struct exporter {
 static void check_device(struct lab *L)
 {
 	/* only --size is the user's: it must not wrap the sum around */
-	uint64_t need = need_bytes(1, cfg.large_bytes, SMALL_HANDLE_BYTES + 3 * cfg.pat_bytes + cfg.crash_bytes +
+	uint64_t need = need_bytes(1, cfg.large_bytes,
+				       SMALL_HANDLE_BYTES + 3 * cfg.pat_bytes + cfg.crash_bytes +
 				       cfg.vmm_bytes + MANAGED_BYTES + 4 * HELPER_CONTEXT_BYTES);
 	int mode = cudaComputeModeDefault;
 	uint64_t free_b;
 
 	CUDA_CHECK(L, cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, lab_options(L)->device));
 	if (mode == cudaComputeModeExclusiveProcess || mode == cudaComputeModeProhibited)
-		lab_skip(L, SKIP_UNSUPPORTED, "GPU compute mode %d (%s): a second process cannot use this GPU", mode,
-			 mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process");
+		lab_skip(L, SKIP_UNSUPPORTED, "GPU compute mode %d (%s): a second process cannot use this GPU",
+			 mode, mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process");
 	lab_cuda_mem_info(L, &free_b, NULL);
 	lab_fact_num(L, "gpu_free_bytes", (double)free_b, "bytes");
-	lab_cuda_require_free(L, need, ": --size and 1 MiB handles, 5 buffers, 4 helper contexts of ~512 MiB");
+	lab_cuda_require_free(L, need,
+			      ": --size and 1 MiB handles, 5 buffers, 4 helper contexts of ~512 MiB");
 }
 
 static void *export_one(struct lab *L, uint64_t bytes, cudaIpcMemHandle_t *h)
@@ -452,8 +464,9 @@ static void claim_managed_handle(struct lab *L)
 	(void)cudaGetLastError();
 	CUDA_CHECK(L, cudaFreeHost(pinned));
 	CUDA_CHECK(L, cudaFree(managed));
-	claim_note(L, "cudaIpcGetMemHandle on cudaMalloc memory: cudaSuccess (the handles this lab shares); on "
-		   "cudaMallocHost memory: %s; on cudaMallocManaged memory (GPU-touched): %s", ERR(e_pinned), ERR(e));
+	claim_note(L, "cudaIpcGetMemHandle on cudaMalloc memory: cudaSuccess (the handles this lab "
+		   "shares); on cudaMallocHost memory: %s; on cudaMallocManaged memory "
+		   "(GPU-touched): %s", ERR(e_pinned), ERR(e));
 	claim_check_code(L, "06.4", (long long)e, ERR(e));
 }
 
@@ -488,9 +501,10 @@ static void decide_shared_rw(struct lab *L)
 		CUDA_CHECK(L, lab_gpu_count_bad(ex.pat, cfg.pat_bytes, cfg.seed[1], &mine));
 	ex.handle_reached = is_ok(oe) && is_ok(re) && bad == 0;
 	ok = ex.handle_reached && is_ok(we) && mine == 0;
-	claim_note(L, "the importer (of the %llu-word pattern at %p here) reported %s; here %lld words differ from "
-		   "its pattern afterwards", cfg.pat_bytes / 4, ex.pat, m->text, mine);
-	claim_check_true(L, "06.2", ok, ok ? "shared both ways" : "not shared both ways through the opened handle");
+	claim_note(L, "the importer (of the %llu-word pattern at %p here) reported %s; here %lld "
+		   "words differ from its pattern afterwards", cfg.pat_bytes / 4, ex.pat, m->text, mine);
+	claim_check_true(L, "06.2", ok, ok ? "shared both ways"
+			 : "not shared both ways through the opened handle");
 }
 
 /* 06.6: pass the VMM fd, then count what the importer wrote. */
@@ -522,8 +536,8 @@ static void decide_vmm(struct lab *L)
 	if (is_ok(we))
 		CUDA_CHECK(L, lab_gpu_count_bad(DEVPTR(v->va), v->bytes, cfg.seed[3], &mine));
 	ok = !strcmp(msg_str(m, "step"), "none") && is_ok(re) && !bad && is_ok(we) && mine == 0;
-	claim_note(L, "%zu-byte cuMemCreate allocation, fd passed with SCM_RIGHTS; the importer reported %s; here "
-		   "%lld words differ from its pattern", v->bytes, m->text, mine);
+	claim_note(L, "%zu-byte cuMemCreate allocation, fd passed with SCM_RIGHTS; the importer "
+		   "reported %s; here %lld words differ from its pattern", v->bytes, m->text, mine);
 	claim_check_true(L, "06.6", ok, ok ? "shared both ways" : "not shared both ways");
 }
 
@@ -586,8 +600,9 @@ static void crash_phase(struct lab *L)
 			    proc_status_text(exporter, st, sizeof(st)));
 	ended = crash_watch(&ex.cimp, after, sizeof(after), closed, sizeof(closed));
 	segv = WIFSIGNALED(p->status) && WTERMSIG(p->status) == SIGSEGV;
-	claim_note(L, "exporter killed (SIGKILL) and reaped; %.1f s later the importer (of the %llu-word pattern) "
-		   "reported %s; cudaIpcCloseMemHandle: %s; the importer %s%s%s", CRASH_SETTLE_S,
+	claim_note(L, "exporter killed (SIGKILL) and reaped; %.1f s later the importer (of the "
+		   "%llu-word pattern) reported %s; cudaIpcCloseMemHandle: %s; the importer "
+		   "%s%s%s", CRASH_SETTLE_S,
 		   cfg.crash_bytes / 4, after[0] ? after : "nothing", closed,
 		   proc_status_text(p, st, sizeof(st)), ended ? " " : "", ended ? ended : "");
 	claim_check_true(L, "06.5", segv, segv ? "the importer died by SIGSEGV" : "no SIGSEGV");
@@ -609,11 +624,13 @@ static void probe_phase(struct lab *L)
 	m = helper_call(&ex.probe, &w, -1, "probed", cfg.t);
 	own = (unsigned long long)msg_int(m, "own");
 	raw_reached = is_ok(msg_str(m, "read_err")) && msg_int(m, "bad") == 0;
-	claim_note(L, "a second process given %p (this process's pattern buffer) reported %s (type 0 unregistered, 2 "
-		   "device; own: its first buffer%s; read_err, bad: a kernel reading through the number); through the "
-		   "opened handle the importer read %s", ex.pat, m->text, own == NUM(ex.pat) ?
+	claim_note(L, "a second process given %p (this process's pattern buffer) reported %s (type 0 "
+		   "unregistered, 2 device; own: its first buffer%s; read_err, bad: a kernel "
+		   "reading through the number); through the opened handle the importer read "
+		   "%s", ex.pat, m->text, own == NUM(ex.pat) ?
 		   ", the same number" : "", ex.handle_reached ? "the pattern" : "NOT the pattern");
-	claim_check_true(L, "06.1", !raw_reached && ex.handle_reached, raw_reached ? "the raw value reached the data"
+	claim_check_true(L, "06.1", !raw_reached && ex.handle_reached,
+			 raw_reached ? "the raw value reached the data"
 			 : ex.handle_reached ? "the raw value missed the data, the opened handle reached it" :
 			 "neither the raw value nor the opened handle reached the data");
 	helper_finish(&ex.probe, cfg.t);
@@ -655,7 +672,8 @@ static void run(struct lab *L)
 	check_device(L);
 	for (i = 0; i < 4; i++)
 		helper_start(L, helper[i], role[i], extra);
-	/* while their contexts are made: the pattern and the handles, 06.4, 06.6's allocation and its fd */
+	/* while their contexts are made: the pattern and the handles, 06.4, 06.6's allocation and
+	 * its fd */
 	ex.pat = export_one(L, cfg.pat_bytes, &ex.h_pat);
 	CUDA_CHECK(L, lab_gpu_fill(ex.pat, cfg.pat_bytes, cfg.seed[0]));
 	ex.small = export_one(L, SMALL_HANDLE_BYTES, &ex.h_small);

@@ -45,35 +45,51 @@ static const struct lab_knob knobs[] = {
 
 static const struct claim_spec claims[] = {
 	{ "07.1", "ch2.S1",
-	  "after the GPU is filled with 1 GiB blocks and every other one is freed, a cudaMalloc larger than any hole fails although cudaMemGetInfo reports enough free memory",
-	  "ch2 1.1: the virtual address space fragments (50 GB, then 1 GB, the 1 GB freed, then 20 GB may find no contiguous range while memory is free); holes left by freed blocks cannot serve a later large block",
+	  "after the GPU is filled with 1 GiB blocks and every other one is freed, a cudaMalloc larger "
+	  "than any hole fails although cudaMemGetInfo reports enough free memory",
+	  "ch2 1.1: the virtual address space fragments (50 GB, then 1 GB, the 1 GB freed, then 20 GB may "
+	  "find no contiguous range while memory is free); holes left by freed blocks cannot serve a "
+	  "later large block",
 	  "R11 a CUDA error: the request returns cudaErrorMemoryAllocation",
 	  WANT_CUDA_ERR(2, "cudaErrorMemoryAllocation"),
-	  "the holes are freed only after the request, so no hole can back it: it fails for want of memory, as the chapter says, off the erratum" },
+	  "the holes are freed only after the request, so no hole can back it: it fails for want of "
+	  "memory, as the chapter says, off the erratum" },
 	{ "07.2", "ch2.S1",
-	  "the free memory cudaMemGetInfo reports is not all yours: the context takes GPU memory before the first allocation",
-	  "not a chapter figure: ch2 S1 asks why memory shown free cannot all be allocated; its reference answer names the context's own memory as one cause (the chapter gives no size)",
+	  "the free memory cudaMemGetInfo reports is not all yours: the context takes GPU memory before "
+	  "the first allocation",
+	  "not a chapter figure: ch2 S1 asks why memory shown free cannot all be allocated; its reference "
+	  "answer names the context's own memory as one cause (the chapter gives no size)",
 	  "R10 'takes some', no figure -> GPU memory used (NVML) with the context minus before it > 0 MiB",
 	  WANT_GT(0, "MiB"),
-	  "the 'before' reading is taken after cudaSetDevice has made the context, so the context is on both sides" },
+	  "the 'before' reading is taken after cudaSetDevice has made the context, so the context is on "
+	  "both sides" },
 	{ "07.3", "ch2.S1",
 	  "a tiny cudaMalloc (1 byte) takes a whole allocation granule of free memory",
-	  "not a chapter figure: ch2 S1's reference answer names allocation granularity as a cause of memory shown free that cannot be allocated (the chapter gives no granule)",
-	  "R11 an exact fact -> the fall of cudaMemGetInfo's free figure for 1 byte, in granules (the step found by the sweep), = 1",
+	  "not a chapter figure: ch2 S1's reference answer names allocation granularity as a cause of "
+	  "memory shown free that cannot be allocated (the chapter gives no granule)",
+	  "R11 an exact fact -> the fall of cudaMemGetInfo's free figure for 1 byte, in granules (the "
+	  "step found by the sweep), = 1",
 	  WANT_INT(1, "granules"),
-	  "the byte comes from a warm memory pool that already holds memory (cudaMallocFromPoolAsync), so no new granule is taken" },
+	  "the byte comes from a warm memory pool that already holds memory (cudaMallocFromPoolAsync), so "
+	  "no new granule is taken" },
 	{ "07.4", "ch2.S4 ch2.S9",
-	  "allocating and freeing 2 MiB blocks from a warm pool (cudaMallocFromPoolAsync, cudaFreeAsync) is faster than cudaMalloc plus cudaFree",
-	  "ch2 4.5: a pool is fast since its allocations do not go through the CUDA driver's global allocator (no figure; the >= 10x of the lab list is not the chapter's)",
-	  "R6 'fast' against the driver's allocator, no figure -> (cudaMalloc + cudaFree) / pool, time per 2 MiB block, >= 1.1",
+	  "allocating and freeing 2 MiB blocks from a warm pool (cudaMallocFromPoolAsync, cudaFreeAsync) "
+	  "is faster than cudaMalloc plus cudaFree",
+	  "ch2 4.5: a pool is fast since its allocations do not go through the CUDA driver's global "
+	  "allocator (no figure; the >= 10x of the lab list is not the chapter's)",
+	  "R6 'fast' against the driver's allocator, no figure -> (cudaMalloc + cudaFree) / pool, time "
+	  "per 2 MiB block, >= 1.1",
 	  WANT_RATIO_GE(1.1),
 	  "the 'pool' loop calls cudaMalloc and cudaFree, the driver's allocator" },
 	{ "07.5", "ch2.S4",
-	  "at its default release threshold a pool gives its memory back at a synchronisation, so the next 2 MiB allocation is slower than at the highest threshold",
-	  "ch2 4.5 sets cudaMemPoolAttrReleaseThreshold without saying what it does; not a chapter figure: its meaning (default 0, memory released at synchronisation) is the CUDA reference's",
+	  "at its default release threshold a pool gives its memory back at a synchronisation, so the "
+	  "next 2 MiB allocation is slower than at the highest threshold",
+	  "ch2 4.5 sets cudaMemPoolAttrReleaseThreshold without saying what it does; not a chapter "
+	  "figure: its meaning (default 0, memory released at synchronisation) is the CUDA reference's",
 	  "R6 'slower' -> next allocation at the default threshold / at UINT64_MAX >= 1.1",
 	  WANT_RATIO_GE(1.1),
-	  "the 'default' pool's threshold is raised to UINT64_MAX too, so neither pool gives memory back" },
+	  "the 'default' pool's threshold is raised to UINT64_MAX too, so neither pool gives memory "
+	  "back" },
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
