@@ -74,8 +74,8 @@ struct preflight {
 	struct pf_check check[MAX_CHECKS];
 };
 
-static void __attribute__((format(printf, 4, 5))) add(struct preflight *pf, const char *name, enum pf_status st,
-				 const char *fmt, ...)
+static void __attribute__((format(printf, 4, 5)))
+add(struct preflight *pf, const char *name, enum pf_status st, const char *fmt, ...)
 {
 	struct pf_check *c = &pf->check[pf->n];
 	va_list ap;
