@@ -485,9 +485,9 @@ LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \
 	$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(QUIZ_LANG),--lang $(QUIZ_LANG)) \
 	$(RESET_FLAG)
 
+GRADE_FLAGS = $(if $(FROM),--from $(FROM)) $(if $(GRADESCOPE),--gradescope $(GRADESCOPE))
 grade: all
-	$(DMALAB) grade $(LEARN_FLAGS) $(if $(FROM),--from $(FROM)) \
-		$(if $(GRADESCOPE),--gradescope $(GRADESCOPE))
+	$(DMALAB) grade $(LEARN_FLAGS) $(GRADE_FLAGS)
 
 quiz: all
 	@$(DMALAB) quiz $(LEARN_FLAGS) $(SHUFFLE_FLAG)
