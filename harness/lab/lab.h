@@ -174,7 +174,8 @@ struct lab_extra_opt {
  * or only the knobs of the claims DMALAB_SABOTAGE names ("03.4", "03.4
  * 03.5"); a claim no knob backs is a usage error.  The normal build ignores
  * both.  Helpers started with --role inherit the environment, so they break
- * the same knobs.
+ * the same knobs.  --describe lists the knobs and their claims, so that
+ * `make selftest` can break one knob at a time (PROTOCOL.md 1).
  */
 struct lab_knob {
 	int *knob;

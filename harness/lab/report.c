@@ -18,21 +18,27 @@ const char *claim_own_question(const struct claim_spec *c, char *buf, size_t len
 	return buf;
 }
 
-/* The words of a blank-separated list as a JSON array of strings. */
-static void json_words(struct json_writer *w, const char *key, const char *list)
+/* The words of a list (separated by any of seps) as a JSON array of strings. */
+static void json_words_sep(struct json_writer *w, const char *key, const char *list,
+			   const char *seps)
 {
 	char word[128];
 	size_t n;
 
 	jw_key(w, key);
 	jw_arr_begin(w);
-	while (list && *(list += strspn(list, " \t"))) {
-		n = strcspn(list, " \t");
+	while (list && *(list += strspn(list, seps))) {
+		n = strcspn(list, seps);
 		snprintf(word, sizeof(word), "%.*s", (int)n, list);
 		jw_str(w, word);
 		list += n;
 	}
 	jw_arr_end(w);
+}
+
+static void json_words(struct json_writer *w, const char *key, const char *list)
+{
+	json_words_sep(w, key, list, " \t");
 }
 
 void report_tap_header(struct lab *L)
@@ -284,6 +290,23 @@ static void describe_want(struct json_writer *w, const struct claim_want *want)
 	jw_obj_end(w);
 }
 
+/*
+ * The sabotage knobs and the claims each backs (commas or blanks between, as
+ * DMALAB_SABOTAGE takes them): sabotage-check breaks one knob at a time.
+ */
+static void describe_knobs(struct json_writer *w, const struct lab_knob *k)
+{
+	jw_key(w, "knobs");
+	jw_arr_begin(w);
+	for (; k && k->knob; k++) {
+		jw_obj_begin(w);
+		jw_kstr(w, "name", k->name);
+		json_words_sep(w, "claims", k->claims, " ,");
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 {
 	const struct claim_spec *c;
@@ -322,6 +345,7 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
+	describe_knobs(&w, spec->knobs);
 	jw_key(&w, "extra_options");
 	jw_arr_begin(&w);
 	for (e = spec->extra_opts; e && e->name; e++) {

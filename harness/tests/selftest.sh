@@ -2,8 +2,10 @@
 # selftest.sh - the harness checks itself (needs no cmocka and no GPU):
 #  1. sabotage-check against fake records (every verdict pair it judges);
 #  2. every claim can fail: the normal build decides it as it should (pass,
-#     or fail as the predicted erratum) and the sabotage build fails it;
-#     a claim that skips or is inconclusive here is unproven on this machine;
+#     or fail as the predicted erratum) and the sabotage build, run once per
+#     knob with DMALAB_SABOTAGE set to that knob's claims, fails it in its own
+#     knob's run; a claim that skips or is inconclusive here is unproven on
+#     this machine;
 #  3. the runner against fake labs (golden TAP and JSON, crashes, hangs);
 #  4. `prove` must accept every lab's TAP (no parse errors).
 # Run through `make selftest`, which sets BUILD.
@@ -15,7 +17,8 @@ parts=4
 echo "== selftest 1/$parts: sabotage-check against fake records"
 BUILD="$BUILD" sh harness/tests/test-sabotage-check.sh || failed=$((failed + 1))
 
-echo "== selftest 2/$parts: normal builds decide each claim as they should, sabotage builds fail it"
+echo "== selftest 2/$parts: normal builds decide each claim as they should," \
+	"each knob's sabotage run fails its claims"
 "$BUILD/tests/sabotage-check" "$BUILD/labs" "$BUILD/sabotage" || failed=$((failed + 1))
 
 echo "== selftest 3/$parts: the runner against fake labs"

@@ -1,10 +1,15 @@
 /*
  * sabotage-check NORMALDIR SABOTAGEDIR - prove every claim can fail.
  *
- * Runs each lab of the normal build (NORMALDIR/lab-NN) and of its sabotage
- * build (SABOTAGEDIR/lab-NN, compiled with -DLAB_SABOTAGE) with --quick and
- * reads both JSON records.  For every claim whose spec carries a sabotage
- * text:
+ * Runs each lab of the normal build (NORMALDIR/lab-NN) once with --quick,
+ * and its sabotage build (SABOTAGEDIR/lab-NN, compiled with -DLAB_SABOTAGE)
+ * once per knob that its --describe lists, with DMALAB_SABOTAGE set to that
+ * knob's claims: each claim is judged on the run of the first knob naming
+ * it, so no claim is proven through another claim's sabotage.  A knob whose
+ * claims are those of an earlier knob shares its run (the same
+ * DMALAB_SABOTAGE breaks the same knobs).  A claim whose spec carries a
+ * sabotage text but that no knob names is a DEFECT.  For every other claim
+ * with a sabotage text:
  *
  *   normal build   pass, or fail as the predicted erratum  -> as it should
  *                  fail otherwise -> not proven: the sabotage build proves
@@ -24,7 +29,8 @@
  *                  anything else -> DEFECT: the claim could not fail
  *
  * A claim is proven when both builds did as they should.  One line per
- * claim, then the totals; exit 1 when there is a defect, 2 on usage.
+ * claim, naming the knob whose run decided it, then the totals; a progress
+ * line per lab on stderr; exit 1 when there is a defect, 2 on usage.
  * The records stay in a temporary directory when there is a defect.
  */
 #include <dirent.h>
@@ -50,25 +56,48 @@ static int is_lab_name(const char *name)
 	return strncmp(name, "lab-", 4) == 0 && strlen(name) == 6;
 }
 
-/* Runs `path --quick --json json` with stdout to log; kills it after limit_s.
+/* One run of a lab's binary: what it is for the messages, what it gets. */
+struct run {
+	const char *lab;  /* "lab-03" */
+	const char *path; /* the binary */
+	const char *what; /* "normal build", "sabotage build (K.x)" */
+	const char *tag;  /* its files: TMP/lab-03.TAG.json and .tap */
+	const char *env;  /* DMALAB_SABOTAGE, or NULL for none */
+	int describe;     /* --describe (its stdout is the JSON) instead of --quick */
+};
+
+/* The child's side of run_lab: never returns. */
+static void exec_lab(const struct run *r, const char *json, const char *log)
+{
+	FILE *f = freopen(r->describe ? json : log, "w", stdout);
+
+	(void)f;
+	setpgid(0, 0);
+	if (r->env)
+		setenv("DMALAB_SABOTAGE", r->env, 1);
+	else
+		unsetenv("DMALAB_SABOTAGE"); /* the caller's would pick knobs */
+	if (r->describe)
+		execl(r->path, r->path, "--describe", (char *)NULL);
+	else
+		execl(r->path, r->path, "--quick", "--json", json, (char *)NULL);
+	_exit(127);
+}
+
+/* Runs r (stdout to log, or to json for --describe); kills it after limit_s.
  * 0 when it exited (any code), -1 when it could not run or was killed. */
-static int run_lab(const char *path, const char *json, const char *log, int limit_s)
+static int run_lab(const struct run *r, const char *json, const char *log, int limit_s)
 {
 	pid_t pid;
 	int status, waited = 0;
 
 	fflush(stdout); /* or the child's freopen would flush our buffer again */
+	fflush(stderr);
 	pid = fork();
 	if (pid < 0)
 		return -1;
-	if (pid == 0) {
-		FILE *f = freopen(log, "w", stdout);
-
-		(void)f;
-		setpgid(0, 0);
-		execl(path, path, "--quick", "--json", json, (char *)NULL);
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_lab(r, json, log);
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		if (waited++ >= limit_s * 10) {
 			kill(-pid, SIGKILL);
@@ -183,104 +212,275 @@ static const struct json *find_claim(const struct json *doc, const char *id)
 	return NULL;
 }
 
-static void check_claim(const char *lab, const struct json *nc, const struct json *sc,
-			struct tally *t)
+/* "lab-03 03.4 by K.race_pinned": the claim and the knob whose run decided it. */
+struct who {
+	const char *lab, *id, *knob;
+};
+
+static void check_claim(const struct who *w, const struct json *nc, const struct json *sc,
+			const char *sab, struct tally *t)
 {
-	const char *id = json_get_str(sc, "id", "?");
-	const char *sab = json_get_str(sc, "sabotage", "?");
+	const char *lab = w->lab, *id = w->id, *k = w->knob;
 	char nbuf[600], sbuf[600];
 	enum outcome n, s;
 
-	if (!nc) {
-		printf("DEFECT   %s %s: the normal build's record has no claim %s\n", lab, id, id);
-		t->defects++;
-		return;
-	}
 	n = judge_normal(nc, nbuf, sizeof(nbuf));
 	s = judge_sabotage(sc, nc, sbuf, sizeof(sbuf));
 	if (n == DEFECT || s == DEFECT) {
-		printf("DEFECT   %s %s: %s (sabotage: %s)\n", lab, id, n == DEFECT ? nbuf : sbuf,
-		       sab);
+		printf("DEFECT   %s %s by %s: %s (sabotage: %s)\n", lab, id, k,
+		       n == DEFECT ? nbuf : sbuf, sab);
 		if (n == DEFECT && s == DEFECT)
 			printf("         %s %s: and %s\n", lab, id, sbuf);
 		t->defects++;
 	} else if (n == CANNOT_HERE && s == CANNOT_HERE &&
 		   strcmp(nbuf + strlen("normal build: "), sbuf + strlen("sabotage build: ")) == 0) {
-		printf("unproven %s %s: cannot be proven here: both builds: %s\n", lab, id,
-		       nbuf + strlen("normal build: "));
+		printf("unproven %s %s by %s: cannot be proven here: both builds: %s\n", lab, id,
+		       k, nbuf + strlen("normal build: "));
 		t->unproven++;
 	} else if (n == CANNOT_HERE || s == CANNOT_HERE) {
-		printf("unproven %s %s: cannot be proven here: %s%s%s\n", lab, id,
+		printf("unproven %s %s by %s: cannot be proven here: %s%s%s\n", lab, id, k,
 		       n == CANNOT_HERE ? nbuf : "",
 		       n == CANNOT_HERE && s == CANNOT_HERE ? "; " : "",
 		       s == CANNOT_HERE ? sbuf : "");
 		t->unproven++;
 	} else {
-		printf("proven   %s %s: %s; %s (%s)\n", lab, id, nbuf, sbuf, sab);
+		printf("proven   %s %s by %s: %s; %s (%s)\n", lab, id, k, nbuf, sbuf, sab);
 		t->proven++;
 	}
 }
 
-/* Runs dir/name; its parsed record, or NULL after a DEFECT line. */
-static struct json *record_of(const char *dir, const char *name, const char *build,
-			      const char *tmp, int want_sabotage, struct tally *t)
+static int defect(struct tally *t)
 {
-	char path[4096], json[4096], log[4096], err[256];
-	struct json *doc;
-	const struct json *flag;
+	t->defects++;
+	return -1;
+}
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(json, sizeof(json), "%s/%s.%s.json", tmp, name, build);
-	snprintf(log, sizeof(log), "%s/%s.%s.tap", tmp, name, build);
-	if (access(path, X_OK) != 0) {
-		printf("DEFECT   %s: no %s build (%s)\n", name, build, path);
-		t->defects++;
-		return NULL;
+/* Runs r and parses what it wrote (its record, or its --describe); NULL
+ * after a DEFECT line. */
+static struct json *output_of(const struct run *r, const char *tmp, struct tally *t)
+{
+	char json[4096], log[4096], err[256];
+	struct json *doc;
+
+	snprintf(json, sizeof(json), "%s/%s.%s.json", tmp, r->lab, r->tag);
+	snprintf(log, sizeof(log), "%s/%s.%s.tap", tmp, r->lab, r->tag);
+	if (access(r->path, X_OK) != 0) {
+		printf("DEFECT   %s: no %s (%s)\n", r->lab, r->what, r->path);
+		return defect(t), NULL;
 	}
-	if (run_lab(path, json, log, LAB_LIMIT_S) < 0) {
-		printf("DEFECT   %s: the %s build did not finish in %d s (see %s)\n", name, build,
-		       LAB_LIMIT_S, log);
-		t->defects++;
-		return NULL;
+	if (run_lab(r, json, log, LAB_LIMIT_S) < 0) {
+		printf("DEFECT   %s: the %s did not finish in %d s (see %s)\n", r->lab, r->what,
+		       LAB_LIMIT_S, r->describe ? json : log);
+		return defect(t), NULL;
 	}
 	doc = json_parse_file(json, err, sizeof(err));
-	if (!doc) {
-		printf("DEFECT   %s: the %s build left no record: %s\n", name, build, err);
-		t->defects++;
+	if (!doc && r->describe)
+		printf("DEFECT   %s: the %s's --describe gave no JSON: %s\n", r->lab, r->what, err);
+	else if (!doc)
+		printf("DEFECT   %s: the %s left no record: %s\n", r->lab, r->what, err);
+	if (!doc)
+		defect(t);
+	return doc;
+}
+
+/* Runs r; its record, or NULL after a DEFECT line. */
+static struct json *record_of(const struct run *r, const char *tmp, int want_sabotage,
+			      struct tally *t)
+{
+	struct json *doc = output_of(r, tmp, t);
+	const struct json *flag = doc ? json_get(doc, "sabotage") : NULL;
+
+	if (!doc)
 		return NULL;
-	}
-	flag = json_get(doc, "sabotage");
 	if (!flag || flag->type != JSON_BOOL || (flag->num != 0) != want_sabotage) {
-		printf("DEFECT   %s: the %s build's record says sabotage: %s\n", name, build,
+		printf("DEFECT   %s: the %s's record says sabotage: %s\n", r->lab, r->what,
 		       flag && flag->type == JSON_BOOL ? (flag->num ? "true" : "false") : "missing");
-		t->defects++;
+		defect(t);
 		json_free(doc);
 		return NULL;
 	}
 	return doc;
 }
 
+#define MAX_RUNS 64
+
+/* One sabotage run: the knobs it is for, their claims as DMALAB_SABOTAGE. */
+struct knob_run {
+	char knob[256]; /* "K.peer_access+K.corrupt_one_byte": knobs with these claims */
+	char env[512];  /* "09.1 09.3" */
+	char tag[32];   /* "sabotage-2" */
+	struct json *doc;
+};
+
+/* A knob's claims (a JSON array of ids) as one blank-separated list. */
+static void join_claims(const struct json *claims, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (const struct json *c = claims ? claims->child : NULL; c; c = c->next)
+		if (c->type == JSON_STR && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", c->str);
+}
+
+/* The run for env among runs[0..n), or a new one; the index, -1 when full. */
+static int run_for(struct knob_run *runs, int *n, const char *knob, const char *env)
+{
+	struct knob_run *r;
+	int i;
+
+	for (i = 0; i < *n && strcmp(runs[i].env, env); i++)
+		;
+	if (i == *n && *n == MAX_RUNS)
+		return -1;
+	r = &runs[i];
+	if (i == *n) {
+		memset(r, 0, sizeof(*r));
+		snprintf(r->env, sizeof(r->env), "%s", env);
+		snprintf(r->tag, sizeof(r->tag), "sabotage-%d", i + 1);
+		(*n)++;
+	}
+	snprintf(r->knob + strlen(r->knob), sizeof(r->knob) - strlen(r->knob), "%s%s",
+		 r->knob[0] ? "+" : "", knob);
+	return i;
+}
+
+/* The runs the --describe's knobs ask for, one per distinct claim list;
+ * how many, or -1 after a DEFECT line. */
+static int plan_runs(const char *lab, const struct json *desc, struct knob_run *runs,
+		     struct tally *t)
+{
+	const struct json *knobs = json_get(desc, "knobs"), *k;
+	char env[512];
+	int n = 0;
+
+	if (!knobs || knobs->type != JSON_ARR) {
+		printf("DEFECT   %s: its --describe lists no knobs (PROTOCOL.md 1)\n", lab);
+		return defect(t);
+	}
+	for (k = knobs->child; k; k = k->next) {
+		join_claims(json_get(k, "claims"), env, sizeof(env));
+		if (!env[0])
+			continue; /* a knob backing no claim breaks nothing we judge */
+		if (run_for(runs, &n, json_get_str(k, "name", "?"), env) < 0) {
+			printf("DEFECT   %s: more than %d knobs\n", lab, MAX_RUNS);
+			return defect(t);
+		}
+	}
+	return n;
+}
+
+/* 1 when the blank-separated list holds id. */
+static int names(const char *list, const char *id)
+{
+	size_t len = strlen(id);
+
+	for (const char *p = list; *p; p += strcspn(p, " ")) {
+		p += strspn(p, " ");
+		if (strcspn(p, " ") == len && !strncmp(p, id, len))
+			return 1;
+	}
+	return 0;
+}
+
+/* The first run whose knob names id, or NULL. */
+static const struct knob_run *run_naming(const struct knob_run *runs, int n, const char *id)
+{
+	for (int i = 0; i < n; i++)
+		if (names(runs[i].env, id))
+			return &runs[i];
+	return NULL;
+}
+
+/* Judges one claim of desc (with a sabotage text) on its knob's run. */
+static void judge_one(const char *lab, const struct json *dc, const struct json *normal,
+		      const struct knob_run *runs, int n, struct tally *t)
+{
+	const char *id = json_get_str(dc, "id", "?");
+	const char *sab = json_get_str(dc, "sabotage", "?");
+	const struct knob_run *r = run_naming(runs, n, id);
+	const struct json *nc = find_claim(normal, id), *sc = NULL;
+	struct who w = { lab, id, r ? r->knob : NULL };
+
+	if (!r) {
+		printf("DEFECT   %s %s: no knob breaks it (sabotage: %s)\n", lab, id, sab);
+		t->defects++;
+	} else if (!r->doc) {
+		return; /* the run's DEFECT line said why */
+	} else if (!nc || !(sc = find_claim(r->doc, id))) {
+		printf("DEFECT   %s %s by %s: the %s record has no claim %s\n", lab, id, r->knob,
+		       nc ? "sabotage run's" : "normal build's", id);
+		t->defects++;
+	} else {
+		check_claim(&w, nc, sc, sab, t);
+	}
+}
+
+static void judge_lab(const char *lab, const struct json *desc, const struct json *normal,
+		      const struct knob_run *runs, int n, struct tally *t)
+{
+	const struct json *c = json_get(desc, "claims");
+	int judged = 0;
+
+	for (c = c ? c->child : NULL; c; c = c->next) {
+		if (!json_get_str(c, "sabotage", NULL))
+			continue;
+		judge_one(lab, c, normal, runs, n, t);
+		judged++;
+	}
+	if (!judged)
+		printf("note     %s: no claim has a sabotage text\n", lab);
+}
+
+static void path_of(char *buf, size_t len, const char *dir, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+/* The sabotage build once per knob, after the normal build. */
+static void run_knobs(const char *sab_path, const char *name, struct knob_run *runs, int n,
+		      const char *tmp, struct tally *t)
+{
+	char what[400];
+
+	for (int i = 0; i < n; i++) {
+		struct run r = { name, sab_path, what, runs[i].tag, runs[i].env, 0 };
+
+		snprintf(what, sizeof(what), "sabotage build (%s)", runs[i].knob);
+		runs[i].doc = record_of(&r, tmp, 1, t);
+	}
+}
+
 static void check_lab(const char *normal_dir, const char *sab_dir, const char *name,
 		      const char *tmp, struct tally *t)
 {
-	struct json *normal = record_of(normal_dir, name, "normal", tmp, 0, t);
-	struct json *sab = normal ? record_of(sab_dir, name, "sabotage", tmp, 1, t) : NULL;
-	const struct json *c;
-	int n = 0;
+	static struct knob_run runs[MAX_RUNS];
+	char npath[4096], spath[4096];
+	struct run d = { name, spath, "sabotage build", "describe", NULL, 1 };
+	struct run nr = { name, npath, "normal build", "normal", NULL, 0 };
+	struct json *desc, *normal = NULL;
+	int n = -1;
 
-	if (normal && sab) {
-		c = json_get(sab, "claims");
-		for (c = c ? c->child : NULL; c; c = c->next) {
-			if (!json_get_str(c, "sabotage", NULL))
-				continue;
-			check_claim(name, find_claim(normal, json_get_str(c, "id", "")), c, t);
-			n++;
-		}
-		if (!n)
-			printf("note     %s: no claim has a sabotage text\n", name);
+	path_of(npath, sizeof(npath), normal_dir, name);
+	path_of(spath, sizeof(spath), sab_dir, name);
+	desc = output_of(&d, tmp, t);
+	if (desc)
+		n = plan_runs(name, desc, runs, t);
+	if (n >= 0) {
+		size_t k = json_get(desc, "knobs")->count;
+
+		fprintf(stderr, "sabotage-check: %s: the normal build, then %d sabotage run%s "
+			"for %zu knob%s\n", name, n, n == 1 ? "" : "s", k, k == 1 ? "" : "s");
+		normal = record_of(&nr, tmp, 0, t);
 	}
+	if (normal) {
+		run_knobs(spath, name, runs, n, tmp, t);
+		judge_lab(name, desc, normal, runs, n, t);
+	}
+	for (int i = 0; normal && i < n; i++)
+		json_free(runs[i].doc);
 	json_free(normal);
-	json_free(sab);
+	json_free(desc);
 }
 
 /* The lab-NN names in dir, sorted; returns how many (-1 on error). */
