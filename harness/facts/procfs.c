@@ -395,13 +395,25 @@ int procfs_self_has_cap(int cap)
 	return has;
 }
 
+static int64_t limit_bytes(rlim_t value)
+{
+	if (value == RLIM_INFINITY)
+		return -1;
+	return value > (rlim_t)INT64_MAX ? INT64_MAX : (int64_t)value;
+}
+
 int64_t procfs_memlock_limit(void)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-		return -1;
-	return rl.rlim_cur > (rlim_t)INT64_MAX ? INT64_MAX : (int64_t)rl.rlim_cur;
+	return getrlimit(RLIMIT_MEMLOCK, &rl) < 0 ? -1 : limit_bytes(rl.rlim_cur);
+}
+
+int64_t procfs_memlock_hard_limit(void)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_MEMLOCK, &rl) < 0 ? -1 : limit_bytes(rl.rlim_max);
 }
 
 const char *procfs_limit_text(int64_t limit, char *buf, size_t len)

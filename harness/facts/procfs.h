@@ -122,6 +122,9 @@ int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s);
 int procfs_self_has_cap(int cap);
 /* The soft RLIMIT_MEMLOCK in bytes; -1 when unlimited (or unreadable). */
 int64_t procfs_memlock_limit(void);
+/* The hard RLIMIT_MEMLOCK, the most a job may raise its soft limit to
+ * without privilege; -1 when unlimited (or unreadable). */
+int64_t procfs_memlock_hard_limit(void);
 /* A limit of procfs_memlock_limit's kind as text: "64 KiB", "0 B", or
  * "unlimited" when negative.  Returns buf (>= 32 bytes). */
 const char *procfs_limit_text(int64_t limit, char *buf, size_t len);

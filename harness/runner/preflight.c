@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/resource.h>
 
 #include "gpu_topo.h"
 #include "sizes.h"
@@ -165,25 +167,51 @@ static const struct json *claim(const struct lab_out *l, const char *id)
 
 /* ---- lab-01: memlock and mlock --------------------------------------------- */
 
+/* A limit meets the floor (both as procfs_memlock_limit gives them: -1 unlimited). */
+static int limit_meets(int64_t limit, int64_t floor)
+{
+	return limit < 0 || (floor >= 0 && limit >= floor);
+}
+
+/* The soft limit up to the hard one, as any job may do without privilege. */
+static int raise_soft_memlock(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
+		return -1;
+	rl.rlim_cur = rl.rlim_max;
+	return setrlimit(RLIMIT_MEMLOCK, &rl);
+}
+
+/*
+ * What a job started here may lock, not what the soft limit says alone: lab-01 and the
+ * job inherit this process's limits; CAP_IPC_LOCK makes them irrelevant, and without it
+ * the job may still raise its soft limit up to the hard one (ulimit -l) before it locks:
+ * preflight raises it so before lab-01 runs, so that lab-01 locks what the job could.
+ */
 static void check_memlock(struct preflight *pf)
 {
-	const struct json *f = fact(&pf->lab01, "rlimit_memlock");
-	int64_t limit = fact_str(&pf->lab01, "rlimit_memlock") ? -1 :
-			(int64_t)fact_num(&pf->lab01, "rlimit_memlock");
-	char have[32], want[32];
+	int64_t soft = procfs_memlock_limit(), hard = procfs_memlock_hard_limit();
+	int cap = procfs_self_has_cap(CAP_IPC_LOCK);
+	char s[32], h[32], want[32], right[160];
 
-	procfs_limit_text(limit, have, sizeof(have));
+	procfs_limit_text(soft, s, sizeof(s));
+	procfs_limit_text(hard, h, sizeof(h));
 	procfs_limit_text(pf->o.memlock_min, want, sizeof(want));
-	if (!f)
-		add(pf, "memlock", broke_status(&pf->lab01), "lab-01 recorded no rlimit_memlock: %s",
-		    pf->lab01.why[0] ? pf->lab01.why : "no such fact");
-	else if (limit < 0)
-		add(pf, "memlock", PF_PASS, "RLIMIT_MEMLOCK unlimited (need %s)", want);
-	else if (pf->o.memlock_min >= 0 && limit >= pf->o.memlock_min)
-		add(pf, "memlock", PF_PASS, "RLIMIT_MEMLOCK %s >= %s", have, want);
+	snprintf(right, sizeof(right), "RLIMIT_MEMLOCK soft %s, hard %s, CAP_IPC_LOCK %s", s, h,
+		 cap ? "yes" : "no");
+	if (cap)
+		add(pf, "memlock", PF_PASS, "%s: the capability lifts the limit (need %s)", right,
+		    want);
+	else if (limit_meets(soft, pf->o.memlock_min))
+		add(pf, "memlock", PF_PASS, "%s: soft >= %s", right, want);
+	else if (limit_meets(hard, pf->o.memlock_min) && raise_soft_memlock() == 0)
+		add(pf, "memlock", PF_PASS, "%s: soft < %s, so the job must raise it (ulimit -l %s) "
+		    "before it locks, as preflight did for lab-01", right, want, h);
 	else
-		add(pf, "memlock", PF_FAIL, "RLIMIT_MEMLOCK %s < %s (--memlock-min): mlock and RDMA "
-		    "registrations (NCCL over InfiniBand) fail beyond it", have, want);
+		add(pf, "memlock", PF_FAIL, "%s: hard < %s (--memlock-min): the job cannot lock more; "
+		    "mlock and RDMA registrations (NCCL over InfiniBand) fail beyond it", right, want);
 }
 
 static void check_mlock(struct preflight *pf)
@@ -423,7 +451,8 @@ static void usage(void)
 	       "A node health check for Slurm and Kubernetes: lab-01 and lab-02 run short\n"
 	       "(--quick; lab-02 --pinned-only on each NVIDIA GPU in PCI bus order, with\n"
 	       "CUDA_VISIBLE_DEVICES cleared); one line per check, then the status line.\n"
-	       "  memlock  lab-01's RLIMIT_MEMLOCK is unlimited or at least --memlock-min\n"
+	       "  memlock  what a job can lock: CAP_IPC_LOCK, or a hard RLIMIT_MEMLOCK of at least\n"
+	       "           --memlock-min (a soft limit below it is said: the job must raise it)\n"
 	       "  mlock    lab-01's 01.1 and 01.3: mlock raises VmLck, munlock takes it back\n"
 	       "  gpus     lab-02 opens every NVIDIA GPU in /sys/bus/pci/devices (--expect-gpus)\n"
 	       "  h2d d2h  per GPU, lab-02's pinned rate at --size is at least --min-fraction\n"
@@ -541,8 +570,8 @@ int cmd_preflight(int argc, char **argv, const char *labs_dir)
 	snprintf(pf->hidden_by, sizeof(pf->hidden_by), "%s", visible ? visible : "");
 	unsetenv("CUDA_VISIBLE_DEVICES");
 	setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
-	run_lab(pf, "01", (char *[]){ NULL }, &pf->lab01);
 	check_memlock(pf);
+	run_lab(pf, "01", (char *[]){ NULL }, &pf->lab01);
 	check_mlock(pf);
 	check_gpus_and_rates(pf);
 	rmdir(pf->tmp);

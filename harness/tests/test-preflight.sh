@@ -2,8 +2,9 @@
 # test-preflight.sh - `dmalab preflight` on this machine, each case with the
 # exit code and the status line it must end with:
 #   healthy with the GPU checks not applicable (no NVIDIA GPU), as JSON too,
-#   well under the 10 s a health check may take; a memlock limit under the
-#   floor (prlimit, and --memlock-min above the limit): 1; bad options: 2
+#   well under the 10 s a health check may take; what a job can lock (root
+#   with CAP_IPC_LOCK under a 64 KiB limit: 0; root without it: 1; a user
+#   whose soft limit is low and hard limit not: 0); bad options: 2
 #   with one line on stderr; a made-up sysfs with an NVIDIA GPU and the real
 #   lab-02 finding no driver, or a made-up driver that does not start
 #   (fake_libcuda.c): 1, or that hangs: 1 within --timeout, nothing left
@@ -85,22 +86,44 @@ pf brief "$D" preflight --sysfs-root "$tmp/none" --memlock-min "$floor" --brief
 [ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/brief.out")" -eq 1 ] && ok ||
 	bad "--brief: exit $rc, $(cat "$tmp/brief.out")"
 
-# 2. The memlock floor: a 64 KiB limit, and a floor above the limit.
-if command -v prlimit >/dev/null; then
-	pf lowlimit prlimit --memlock=65536:65536 "$D" preflight --sysfs-root "$tmp/none"
-	expect lowlimit 1 '^preflight: unhealthy: RLIMIT_MEMLOCK 64 KiB < 64 MiB (--memlock-min)'
+# 2. What a job can lock: CAP_IPC_LOCK lifts RLIMIT_MEMLOCK; without it the hard limit
+# counts, and a soft limit under the floor is one the job may raise (preflight does so for
+# lab-01).  Root drops the capability with setpriv (util-linux); a user is nobody.
+nocap=
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	nocap="setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock"
+	pf cap prlimit --memlock=65536:65536 "$D" preflight --sysfs-root "$tmp/none"
+	expect cap 0 '^preflight: healthy'
+	grep -q '^memlock  ok .*soft 64 KiB, hard 64 KiB, CAP_IPC_LOCK yes' "$tmp/cap.out" &&
+		grep -q '^mlock    ok' "$tmp/cap.out" && ok || bad "cap: $(cat "$tmp/cap.out")"
+	pf nocap prlimit --memlock=65536:65536 $nocap "$D" preflight --sysfs-root "$tmp/none"
+	expect nocap 1 '^preflight: unhealthy: RLIMIT_MEMLOCK soft 64 KiB, hard 64 KiB, '\
+'CAP_IPC_LOCK no: hard < 64 MiB (--memlock-min)'
+	hard=$(ulimit -Hl)
+	[ "$hard" = unlimited ] || hard=$((hard * 1024))
+	if [ "$hard" = unlimited ] || [ "$hard" -ge 2097152 ]; then
+		pf user prlimit --memlock=65536:"$hard" setpriv --reuid=nobody --regid=nogroup \
+			--clear-groups env TMPDIR=/tmp "$D" preflight --sysfs-root "$tmp/none" \
+			--memlock-min 1M
+		expect user 0 '^preflight: healthy'
+		grep -q '^memlock  ok .*soft 64 KiB, hard .*CAP_IPC_LOCK no: soft < 1 MiB, so the job' \
+			"$tmp/user.out" && grep -q '^mlock    ok' "$tmp/user.out" && ok ||
+			bad "user: $(cat "$tmp/user.out")"
+	else
+		echo "test-preflight: hard RLIMIT_MEMLOCK under 2 MiB: the user case skipped"
+	fi
 else
-	echo "test-preflight: no prlimit: the 64 KiB limit case skipped"
+	echo "test-preflight: not root or no setpriv: the capability cases skipped"
 fi
 if [ "$lim" != unlimited ]; then
-	pf floor "$D" preflight --sysfs-root "$tmp/none" --memlock-min unlimited
-	expect floor 1 "^preflight: unhealthy: RLIMIT_MEMLOCK .* < unlimited"
+	pf floor $nocap "$D" preflight --sysfs-root "$tmp/none" --memlock-min unlimited
+	expect floor 1 "^preflight: unhealthy: RLIMIT_MEMLOCK .* hard < unlimited"
 fi
-pf floor2 "$D" preflight --sysfs-root "$tmp/none" --memlock-min 1T
+pf floor2 $nocap "$D" preflight --sysfs-root "$tmp/none" --memlock-min 1T
 if [ "$lim" = unlimited ]; then
 	expect floor2 0 '^preflight: healthy'
 else
-	expect floor2 1 "^preflight: unhealthy: RLIMIT_MEMLOCK .* < 1 TiB"
+	expect floor2 1 "^preflight: unhealthy: RLIMIT_MEMLOCK .* hard < 1 TiB"
 fi
 
 # 3. Bad options: exit 2, one line on stderr naming the value, nothing on stdout.
