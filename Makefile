@@ -555,6 +555,13 @@ test-compare: $(DMALAB) $(COMPARE_TEST)
 	@sh harness/tests/run-unit.sh $(COMPARE_TEST)
 	@BUILD=$(BUILD) sh harness/tests/test-compare.sh
 
+# The Prometheus text files (dmalab metrics, check's dmalab.prom, preflight
+# --metrics) through promtool and a parser (harness/tests/test-metrics.sh).
+.PHONY: test-metrics
+test-metrics: $(DMALAB) $(BUILD)/labs/lab-01
+	@sh harness/deps.sh metrics
+	@BUILD=$(BUILD) sh harness/tests/test-metrics.sh
+
 # Figures and the shareable report from $(RESULTS)/results.json (plots/).
 plots:
 	@sh harness/deps.sh plots

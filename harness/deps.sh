@@ -4,6 +4,7 @@
 # Parts: build (every lab), unit (cmocka tests), selftest (prove), numa (the
 # two-node QEMU guest), fleet (a one-node Slurm), fuzz (libFuzzer), leaks
 # (valgrind), formats (JUnit and Gradescope readers), degraded (capsh),
+# metrics (promtool),
 # python (the harness's own scripts), plots (matplotlib), plots-test
 # (matplotlib and a headless browser).
 #
@@ -70,6 +71,14 @@ python_imports() {
 	return 1
 }
 here=$(dirname "$0")
+# promtool is in Debian's prometheus package, whose install starts the server:
+# the tests need the one static binary, so it is unpacked into build/tools.
+tools=${BUILD:-build}/tools
+unpack=""
+have_promtool() {
+	case " ${DMALAB_DEPS_MISSING:-} " in *" prometheus "*) return 1 ;; esac
+	command -v promtool >/dev/null 2>&1 || [ -x "$tools/promtool" ]
+}
 
 need_part() {
 	case "$1" in
@@ -100,11 +109,12 @@ need_part() {
 		want libxml2-utils have_cmds xmllint
 		;;
 	degraded) want libcap2-bin have_cmds capsh ;;
+	metrics) have_promtool || unpack=prometheus ;;
 	plots) want python3-matplotlib sh "$here/../plots/find-python.sh" ;;
 	plots-test) need_part plots; want chromium have_cmds chromium ;;
 	*)
 		echo "deps.sh: unknown part '$1' (build unit selftest python numa fleet fuzz" \
-			"leaks formats degraded plots plots-test)" >&2
+			"leaks formats degraded metrics plots plots-test)" >&2
 		exit 2
 		;;
 	esac
@@ -113,10 +123,11 @@ for part in "$@"; do
 	need_part "$part"
 done
 if [ "$only_list" = 1 ]; then
-	echo "${missing# }"
+	list="$missing${unpack:+ $unpack (unpacked)}"
+	echo "${list# }"
 	exit 0
 fi
-[ -z "$missing" ] && exit 0
+[ -z "$missing" ] && [ -z "$unpack" ] && exit 0
 
 # apt-get "$@", waiting while another apt or dpkg holds its lock: a message,
 # then a retry every DMALAB_APT_POLL s (5) up to DMALAB_APT_WAIT s (300).
@@ -141,12 +152,25 @@ apt_run() {
 	done
 }
 
+# promtool out of the prometheus package, without installing it (or its server).
+unpack_promtool() {
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-deb.XXXXXX") || return 1
+	(cd "$dir" && apt_run download prometheus) && dpkg -x "$dir"/prometheus_*.deb "$dir/x" &&
+		mkdir -p "$tools" && cp "$dir/x/usr/bin/promtool" "$tools/promtool"
+	rc=$?
+	rm -rf "$dir"
+	return $rc
+}
+
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-	echo "dmalab: installing$missing (for: $*)"
-	if apt_run update -qq && apt_run install -y -qq --no-install-recommends $missing; then
+	echo "dmalab: installing$missing${unpack:+ promtool (unpacked into $tools)} (for: $*)"
+	if apt_run update -qq && { [ -z "$missing" ] ||
+		apt_run install -y -qq --no-install-recommends $missing; } &&
+		{ [ -z "$unpack" ] || unpack_promtool; }; then
 		exit 0
 	fi
-	echo "dmalab: apt-get could not install$missing (its message above)" >&2
+	echo "dmalab: apt-get could not install$missing${unpack:+ $unpack} (its message above)" >&2
 fi
-echo "dmalab: missing packages for $*; run: sudo apt-get install -y$missing" >&2
+[ -n "$missing" ] && echo "dmalab: missing packages for $*; run: sudo apt-get install -y$missing" >&2
+[ -n "$unpack" ] && echo "dmalab: promtool missing for $*; put it on PATH or in $tools" >&2
 exit 1

@@ -332,4 +332,10 @@ enum {
 unsigned cmp_explain_kinds(const char *lab, const char *key);
 #define CMP_NO_CAUSE "no cause among the facts the kit reads"
 
+/* metrics.c: `dmalab metrics` (argv[0] is "metrics"); the exit code */
+int cmd_metrics(int argc, char **argv);
+/* results_path's run as Prometheus text into out (out.tmp, renamed): 0, or an
+ * error line and -1. */
+int metrics_save(const char *results_path, const char *out);
+
 #endif

@@ -41,6 +41,7 @@ static int learn_answers(int argc, char **argv) { return learn_main(argc, argv, 
 /* compare and baseline read their own options, after the command */
 static int compare(int argc, char **argv) { return cmd_compare(argc - 1, argv + 1); }
 static int baseline(int argc, char **argv) { return cmd_baseline(argc - 1, argv + 1); }
+static int metrics(int argc, char **argv) { return cmd_metrics(argc - 1, argv + 1); }
 static int preflight(int argc, char **argv);
 
 static const struct command commands[] = {
@@ -68,6 +69,8 @@ static const struct command commands[] = {
 	  "                  and the likely cause (dmalab compare --help)\n" },
 	{ "baseline", baseline,
 	  "  baseline FILE... --out F   a baseline from runs of one machine type\n" },
+	{ "metrics", metrics,
+	  "  metrics [FILE] [--out F]   a run's figures and verdicts as Prometheus gauges\n" },
 	{ "fleet", exec_fleet,
 	  "  fleet [SBATCH OPTIONS] [-- NN...]   check on every node of a Slurm allocation,\n"
 	  "                  one merged report (dmalab fleet --help)\n" },
@@ -84,13 +87,29 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* "list, claims, ... or fleet": the table's commands (help aside), for an error. */
+static const char *command_names(char *buf, size_t len)
+{
+	size_t n = sizeof(commands) / sizeof(commands[0]), used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++) {
+		const char *sep = !used ? "" : i + 2 == n ? " or " : ", ";
+
+		if (strcmp(commands[i].name, "help"))
+			used += snprintf(buf + used, len - used, "%s%s", sep, commands[i].name);
+	}
+	return buf;
+}
+
 static void usage(FILE *f)
 {
 	size_t i;
 
 	fprintf(f,
 		"usage: dmalab list | claims | run NN... | check [NN...] | sysinfo  [options]\n"
-		"       dmalab grade | quiz | hint NN | answers | compare | baseline | fleet ...\n");
+		"       dmalab preflight | grade | quiz | hint NN | answers | compare | baseline |\n"
+		"              metrics | fleet ...\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].help)
 			fputs(commands[i].help, f);
@@ -225,9 +244,12 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 	}
 	o->command = argv[optind++];
 	cmd = find_command(o->command);
-	if (!cmd || cmd->fn != cmd_labs)
-		die_usage("unknown command '%s' (want list, claims, run, check, sysinfo, grade, "
-			  "quiz, hint, answers, compare, baseline, fleet or preflight)", o->command);
+	if (!cmd || cmd->fn != cmd_labs) {
+		char names[400];
+
+		die_usage("unknown command '%s' (want %s)", o->command,
+			  command_names(names, sizeof(names)));
+	}
 	o->ids = argv + optind;
 	o->nids = unique_ids(o->ids, argc - optind);
 	if (!strcmp(o->command, "run") && !o->nids)

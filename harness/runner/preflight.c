@@ -48,6 +48,7 @@ struct pf_opts {
 	double min_fraction;    /* of the link's theoretical rate */
 	double timeout_s;       /* every lab together */
 	const char *json_path, *sysfs_root, *labs_dir;
+	const char *metrics_path; /* --metrics FILE: Prometheus text, or NULL */
 	int brief;
 };
 
@@ -62,6 +63,7 @@ struct lab_out {
 struct pf_check {
 	const char *name;
 	enum pf_status st;
+	int gpu;                /* the GPU a rate check is of; -1 for the others */
 	char line[LINE_LEN];
 };
 
@@ -87,6 +89,7 @@ add(struct preflight *pf, const char *name, enum pf_status st, const char *fmt, 
 	pf->n++;
 	c->name = name;
 	c->st = st;
+	c->gpu = -1;
 	va_start(ap, fmt);
 	vsnprintf(c->line, sizeof(c->line), fmt, ap);
 	va_end(ap);
@@ -337,6 +340,7 @@ static void check_gpu(struct preflight *pf, int i, const struct rate_check *r)
 		    json_get_str(skip, "reason", ""), json_get_str(skip, "detail", ""));
 	else
 		check_rate(pf, l, who, r);
+	pf->check[pf->n - 1].gpu = i;
 }
 
 /* Every NVIDIA GPU sysfs lists, through lab-02 --device N, one after the other. */
@@ -443,6 +447,73 @@ static int write_json(const struct preflight *pf)
 	return rc;
 }
 
+static void put_check(FILE *f, const char *host, const struct pf_check *c)
+{
+	char gpu[16];
+
+	snprintf(gpu, sizeof(gpu), "%d", c->gpu);
+	for (size_t k = 0; k < sizeof(status_key) / sizeof(status_key[0]); k++) {
+		fputs("dmalab_preflight_check{", f);
+		prom_label(f, "host", host, 1);
+		prom_label(f, "check", c->name, 0);
+		prom_label(f, "gpu", c->gpu < 0 ? "" : gpu, 0);
+		prom_label(f, "status", status_key[k], 0);
+		fprintf(f, "} %d\n", c->st == (enum pf_status)k);
+	}
+}
+
+static void put_rates(FILE *f, const char *host, const struct preflight *pf)
+{
+	char gpu[16];
+
+	for (int i = 0; i < pf->sys.n; i++)
+		for (size_t k = 0; k < N_RATES; k++) {
+			double gbs = fact_num(&pf->gpu[i], rate_checks[k].fact);
+
+			if (!isfinite(gbs))
+				continue;
+			snprintf(gpu, sizeof(gpu), "%d", i);
+			fputs("dmalab_preflight_pinned_bytes_per_second{", f);
+			prom_label(f, "host", host, 1);
+			prom_label(f, "gpu", gpu, 0);
+			prom_label(f, "bdf", pf->sys.dev[i].bdf, 0);
+			prom_label(f, "direction", rate_checks[k].name, 0);
+			fprintf(f, "} %.6g\n", gbs * 1e9);
+		}
+}
+
+/* --metrics FILE, written beside itself and renamed: a collector never reads half. */
+static int write_metrics(const struct preflight *pf)
+{
+	char host[256] = "", tmp[PATH_MAX + 8];
+	FILE *f;
+
+	gethostname(host, sizeof(host) - 1);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", pf->o.metrics_path);
+	if (!(f = fopen(tmp, "w")))
+		return -1;
+	prom_head(f, "dmalab_preflight_status", "The last dmalab preflight's exit code: 0 healthy, "
+		  "1 unhealthy, 2 could not run.");
+	fputs("dmalab_preflight_status{", f);
+	prom_label(f, "host", host, 1);
+	fprintf(f, "} %d\n", exit_code(pf));
+	prom_head(f, "dmalab_preflight_check", "1 for the status of each check of the last "
+		  "preflight, 0 for the other status words (a state set).");
+	for (int i = 0; i < pf->n; i++)
+		put_check(f, host, &pf->check[i]);
+	prom_head(f, "dmalab_preflight_pinned_bytes_per_second", "lab-02's median pinned copy "
+		  "rate per GPU and direction in the last preflight, bytes per second.");
+	put_rates(f, host, pf);
+	if (fclose(f) != 0 || rename(tmp, pf->o.metrics_path) != 0) {
+		int err = errno;
+
+		unlink(tmp);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- The command line ------------------------------------------------------ */
 
 static void usage(void)
@@ -465,6 +536,8 @@ static void usage(void)
 	       "                      x16; a link trained at Gen4 gives at most 0.50)\n"
 	       "  --timeout S         the labs' time, all together, 1 to 600 (default 50)\n"
 	       "  --json FILE         also write the checks and the labs' records as JSON\n"
+	       "  --metrics FILE      also write the status, checks and rates as Prometheus gauges\n"
+	       "                      (node_exporter's textfile collector)\n"
 	       "  --brief             print only the status line\n"
 	       "  --labs-dir DIR      where the labs are (default <dir of dmalab>/labs)\n"
 	       "  --sysfs-root DIR    read PCI devices under DIR/bus/pci/devices (tests)\n"
@@ -484,13 +557,13 @@ static uint64_t parse_size(const char *opt, const char *s, uint64_t lo, uint64_t
 	return v;
 }
 
-/* --json FILE: its directory must be writable now, not after the labs ran. */
-static const char *json_arg(const char *path)
+/* --json or --metrics FILE: its directory must be writable now, not after the labs ran. */
+static const char *out_arg(const char *opt, const char *path)
 {
 	char *copy = strdup(path);
 
 	if (!copy || access(dirname(copy), W_OK | X_OK) < 0)
-		die_usage("--json '%s': its directory is not writable: %s", path, strerror(errno));
+		die_usage("%s '%s': its directory is not writable: %s", opt, path, strerror(errno));
 	free(copy);
 	return path;
 }
@@ -509,7 +582,8 @@ static void take_option(struct pf_opts *o, int c, const char *arg)
 	case 's': o->size = parse_size("--size", arg, 64 * MiB, 4 * GiB); break;
 	case 'f': o->min_fraction = parse_number(arg, "--min-fraction", 0.01, 1); break;
 	case 't': o->timeout_s = parse_number(arg, "--timeout", 1, 600); break;
-	case 'j': o->json_path = json_arg(arg); break;
+	case 'j': o->json_path = out_arg("--json", arg); break;
+	case 'M': o->metrics_path = out_arg("--metrics", arg); break;
 	case 'b': o->brief = 1; break;
 	case 'L': o->labs_dir = arg; break;
 	case 'r': o->sysfs_root = arg; break;
@@ -526,6 +600,7 @@ static void parse_args(struct pf_opts *o, int argc, char **argv)
 		{ "min-fraction", required_argument, NULL, 'f' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "metrics", required_argument, NULL, 'M' },
 		{ "brief", no_argument, NULL, 'b' },
 		{ "labs-dir", required_argument, NULL, 'L' },
 		{ "sysfs-root", required_argument, NULL, 'r' },
@@ -557,7 +632,8 @@ int cmd_preflight(int argc, char **argv, const char *labs_dir)
 
 	if (!pf)
 		die("out of memory");
-	pf->o = (struct pf_opts){ 64 * MiB, -1, 256 * MiB, 0.70, 50, NULL, "/sys", labs_dir, 0 };
+	pf->o = (struct pf_opts){ 64 * MiB, -1, 256 * MiB, 0.70, 50, NULL, "/sys", labs_dir,
+				  NULL, 0 };
 	parse_args(&pf->o, argc, argv);
 	pf->t0 = mono_now();
 	pf->deadline = pf->t0 + pf->o.timeout_s;
@@ -583,6 +659,10 @@ int cmd_preflight(int argc, char **argv, const char *labs_dir)
 	code = exit_code(pf);
 	if (pf->o.json_path && write_json(pf) < 0) {
 		error_errno("--json '%s': not written", pf->o.json_path);
+		code = code ? code : 2;
+	}
+	if (pf->o.metrics_path && write_metrics(pf) < 0) {
+		error_errno("--metrics '%s': not written", pf->o.metrics_path);
 		code = code ? code : 2;
 	}
 	json_free(pf->lab01.rec);

@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "learn.h"
 #include "runner.h"
 
@@ -805,7 +806,19 @@ static void mark_incomplete(struct run_state *rs, const char *path, int err)
 	jw_release(&w);
 }
 
-/* Writes results.json, then junit.xml; the last save prints the document
+/* dmalab.prom beside results.json (metrics.c), for a textfile collector. */
+static int write_prom(struct run_state *rs, const char *results_path)
+{
+	char prom[PATH_MAX];
+
+	snprintf(prom, sizeof(prom), "%s/dmalab.prom", rs->opt->results_dir);
+	if (metrics_save(results_path, prom) == 0)
+		return 0;
+	rs->save_failed = 1;
+	return -1;
+}
+
+/* Writes results.json, then junit.xml, and at the end dmalab.prom; the last save prints the document
  * the format asks for (json here, junit in junit_save).  0 or -1. */
 int results_save(struct run_state *rs, int final)
 {
@@ -832,6 +845,8 @@ int results_save(struct run_state *rs, int final)
 	}
 	jw_release(&w);
 	if (junit_save(rs, final && rs->opt->format == FMT_JUNIT))
+		rc = -1;
+	if (final && rc == 0 && write_prom(rs, path))
 		rc = -1;
 	return rc;
 }

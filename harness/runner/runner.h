@@ -284,4 +284,10 @@ int cmd_claims(struct run_state *rs);
  * unless --labs-dir; its exit code: 0 healthy, 1 unhealthy, 2 could not run. */
 int cmd_preflight(int argc, char **argv, const char *labs_dir);
 
+/* metrics.c: the Prometheus text format's pieces.  prom_label writes
+ * `name="value"` (a comma before it unless first), the value's backslash,
+ * quote and newline escaped; prom_head the HELP and TYPE lines of a gauge. */
+void prom_label(FILE *f, const char *name, const char *value, int first);
+void prom_head(FILE *f, const char *name, const char *help);
+
 #endif

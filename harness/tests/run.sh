@@ -39,6 +39,7 @@ test-fleet build fleet root
 test-preflight build python
 test-formats unit formats
 test-compare unit python
+test-metrics build python metrics
 test-lab-options build python
 test-house build
 '
