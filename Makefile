@@ -550,10 +550,12 @@ fleet-report: $(DMALAB)
 		$${DMALAB_PYTHON:-python3} plots/fleet_report.py $(FLEET)/fleet.json $(FLEET)/fleet.html \
 		&& exit $$rc
 # 300 synthetic nodes: exactly the planted ones flagged, with their causes, in
-# under 5 s; baselines; refusals; the fleet page (harness/tests/test-compare.sh).
+# under 5 s; baselines; refusals; the fleet page (harness/tests/test-compare.sh);
+# history flags the one GPU going slowly bad (test-history.sh).
 test-compare: $(DMALAB) $(COMPARE_TEST)
 	@sh harness/tests/run-unit.sh $(COMPARE_TEST)
 	@BUILD=$(BUILD) sh harness/tests/test-compare.sh
+	@BUILD=$(BUILD) sh harness/tests/test-history.sh
 
 # The Prometheus text files (dmalab metrics, check's dmalab.prom, preflight
 # --metrics) through promtool and a parser (harness/tests/test-metrics.sh).
@@ -566,6 +568,15 @@ test-metrics: $(DMALAB) $(BUILD)/labs/lab-01
 plots:
 	@sh harness/deps.sh plots
 	@sh plots/run.sh make_plots.py $(RESULTS)/results.json $(RESULTS)/plots
+	@if [ -f $(RESULTS)/history.json ]; then sh plots/run.sh history.py $(RESULTS)/history.json $(RESULTS)/plots; fi
+
+# Per GPU, each figure over the runs kept in HISTORY="DIR..." (folders of
+# results.json files, e.g. a fleet's results/fleet/*); $(RESULTS)/history.json,
+# which make plots then draws.
+.PHONY: history
+history: $(DMALAB)
+	@test -n "$(HISTORY)" || { echo "make history: which runs? HISTORY=\"DIR...\"" >&2; exit 2; }
+	@$(DMALAB) history $(HISTORY) --json $(RESULTS)/history.json
 
 report:
 	@sh harness/deps.sh plots

@@ -332,6 +332,9 @@ enum {
 unsigned cmp_explain_kinds(const char *lab, const char *key);
 #define CMP_NO_CAUSE "no cause among the facts the kit reads"
 
+/* history.c: `dmalab history` (argv[0] is "history"); the exit code */
+int cmd_history(int argc, char **argv);
+
 /* metrics.c: `dmalab metrics` (argv[0] is "metrics"); the exit code */
 int cmd_metrics(int argc, char **argv);
 /* results_path's run as Prometheus text into out (out.tmp, renamed): 0, or an

@@ -42,6 +42,7 @@ static int learn_answers(int argc, char **argv) { return learn_main(argc, argv, 
 static int compare(int argc, char **argv) { return cmd_compare(argc - 1, argv + 1); }
 static int baseline(int argc, char **argv) { return cmd_baseline(argc - 1, argv + 1); }
 static int metrics(int argc, char **argv) { return cmd_metrics(argc - 1, argv + 1); }
+static int history(int argc, char **argv) { return cmd_history(argc - 1, argv + 1); }
 static int preflight(int argc, char **argv);
 
 static const struct command commands[] = {
@@ -69,6 +70,9 @@ static const struct command commands[] = {
 	  "                  and the likely cause (dmalab compare --help)\n" },
 	{ "baseline", baseline,
 	  "  baseline FILE... --out F   a baseline from runs of one machine type\n" },
+	{ "history", history,
+	  "  history PATH...  per GPU, each figure over the kept runs; flags a GPU whose\n"
+	  "                  latest run left its own earlier runs' band (--help)\n" },
 	{ "metrics", metrics,
 	  "  metrics [FILE] [--out F]   a run's figures and verdicts as Prometheus gauges\n" },
 	{ "fleet", exec_fleet,
@@ -109,7 +113,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: dmalab list | claims | run NN... | check [NN...] | sysinfo  [options]\n"
 		"       dmalab preflight | grade | quiz | hint NN | answers | compare | baseline |\n"
-		"              metrics | fleet ...\n");
+		"              history | metrics | fleet ...\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].help)
 			fputs(commands[i].help, f);

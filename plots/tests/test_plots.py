@@ -471,6 +471,28 @@ def report_renders_in_chromium():
             name, colours, ink * 100, drawn))
 
 
+@test
+def history_draws_the_moved_figure_with_its_band():
+    doc = {"schema": "dmalab-history/1", "gpus": [{
+        "id": "GPU-b", "host": "node-b", "status": "flagged",
+        "runs": [{"path": "n%d.json" % i, "started": "2026-11-0%dT02:00:00Z" % (i + 1)}
+                 for i in range(6)],
+        "figures": [{"key": "02/h2d_pinned_gbs", "unit": "GB/s", "verdict": "low",
+                     "values": [55.2, 55.5, 55.3, None, 54.2, 52.1],
+                     "band_lo": 53.4, "band_hi": 56.9},
+                    {"key": "02.1", "unit": "x", "verdict": "ok", "values": [7.0] * 6,
+                     "band_lo": 6.8, "band_hi": 7.2}]}]}
+    outdir = os.path.join(TMP, "history")
+    rc, out = run_script("history.py", write_json("history.json", doc), outdir)
+    no_traceback(out)
+    check(rc == 0, "history.py: exit %d: %s" % (rc, out))
+    png = os.path.join(outdir, "history-0.png")
+    check(out.split() == [png, os.path.join(outdir, "history-0.svg")], "printed: " + out)
+    image_is_drawn(png)
+    rc, out = run_script("history.py", write_json("not-history.json", {"schema": "x"}), outdir)
+    check(rc == 2 and "not a dmalab-history/1 file" in out, "bad file: %d %s" % (rc, out))
+
+
 def main():
     print("1..%d" % len(TESTS))
     failed = 0

@@ -1,0 +1,390 @@
+/*
+ * history.c - `dmalab history PATH... [--min-runs N] [--all] [--json FILE]`:
+ * the results.json files kept for a machine or a fleet, grouped per GPU (GPU
+ * 0's UUID, the GPU the labs use; the host for a machine without one), each
+ * headline figure over time with its interval, and the GPU whose latest run
+ * left its own earlier runs' band.  That catches a part going slowly bad
+ * before it falls under a fleet floor: compare sets a node against others,
+ * history sets a GPU against its own past.
+ *
+ * The band is compare's (cmp_prediction): the 95 % prediction interval for
+ * one new run from the earlier runs, widened to at least +-2 % of their
+ * median (CMP_SPREAD_FLOOR).  A figure outside it in its unit's bad direction
+ * (a rate low, a time high) flags the GPU; outside the other way, or in a
+ * unit without a direction, it is a note.  Runs with --quick and without are
+ * separate series, as compare keeps them apart.
+ */
+#include <getopt.h>
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "compare.h"
+#include "learn.h"
+#include "runner.h"
+#include "sizes.h"
+#include "want.h"
+
+#define HIST_MIN_RUNS 4 /* the latest and 3 earlier: cmp_prediction needs 2, t(2) is wide */
+
+struct hist_opts {
+	int min_runs, all;
+	const char *json_out;
+};
+
+/* One GPU's runs (one --quick), oldest first. */
+struct hist_gpu {
+	char id[300];            /* GPU 0's UUID, or the host; " (quick)" */
+	struct cmp_node **run;
+	int nrun;
+	int nflagged, nnotes;
+};
+
+struct hist_figure {
+	const char *key, *unit;
+	double *value;           /* per run; NaN where a run lacks it */
+	double lo, hi;           /* the band from the earlier runs; NaN: too few */
+	const char *verdict;     /* "low", "high" (bad), "moved" (a note), NULL inside */
+};
+
+static void history_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dmalab history PATH... [--min-runs N] [--all] [--json FILE]\n"
+		"  the kept results.json files (PATH: files, or folders whose *.json are read)\n"
+		"  per GPU (GPU 0's UUID; the host without a GPU), each headline figure over\n"
+		"  time, and every GPU whose latest run is outside its own earlier runs' 95 %%\n"
+		"  prediction interval (at least +-2 %% of their median) in the bad direction\n"
+		"options:\n"
+		"  --min-runs N   runs a GPU needs before it is judged (default %d, at least 3)\n"
+		"  --all          print every figure's series, not only those that moved\n"
+		"  --json FILE    also write the series and the verdicts (dmalab-history/1)\n"
+		"  -h, --help     this text\n"
+		"exit: 0 no GPU flagged, 1 a GPU flagged, 2 a missing or bad file, usage\n",
+		HIST_MIN_RUNS);
+}
+
+static void parse_history(struct hist_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "min-runs", required_argument, NULL, 'n' }, { "all", no_argument, NULL, 'a' },
+		{ "json", required_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long n;
+	int c;
+
+	*o = (struct hist_opts){ HIST_MIN_RUNS, 0, NULL };
+	opterr = 0;
+	optind = 1; /* argv[0] is "history" */
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (lab_parse_long(optarg, 3, 10000, &n) < 0)
+				die_usage("--min-runs '%s': want a whole number from 3 to 10000",
+					  optarg);
+			o->min_runs = (int)n;
+			break;
+		case 'a': o->all = 1; break;
+		case 'j': o->json_out = optarg; break;
+		case 'h': history_usage(stdout); exit(0);
+		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
+		default: die_usage("unknown option '%s'", argv[optind - 1]); break;
+		}
+	}
+	if (optind >= argc)
+		die_usage("'history' needs results files or folders, e.g. dmalab history "
+			  "runs/node07/");
+}
+
+/* ---- Reading ------------------------------------------------------------ */
+
+static int add_path(glob_t *g, const char *path, int *appended)
+{
+	char pattern[PATH_MAX + 8];
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return error_errno("'%s'", path);
+	if (!S_ISDIR(st.st_mode))
+		snprintf(pattern, sizeof(pattern), "%s", path);
+	else
+		snprintf(pattern, sizeof(pattern), "%s/*.json", path);
+	if (glob(pattern, *appended ? GLOB_APPEND : 0, NULL, g) == GLOB_NOSPACE)
+		return error("'%s': out of memory", path);
+	*appended = 1;
+	return 0;
+}
+
+/* The group a run belongs to: its GPU, or its host; --quick apart. */
+static void run_id(const struct cmp_node *n, char *buf, size_t len)
+{
+	const char *who = n->key.ngpus && n->gpu[0].uuid[0] ? n->gpu[0].uuid : n->host;
+
+	snprintf(buf, len, "%s%s", who, n->quick ? " (quick)" : "");
+}
+
+static struct hist_gpu *group_of(struct hist_gpu **g, int *ng, const char *id)
+{
+	for (int i = 0; i < *ng; i++)
+		if (!strcmp((*g)[i].id, id))
+			return &(*g)[i];
+	*g = realloc(*g, (size_t)(*ng + 1) * sizeof(**g));
+	if (!*g)
+		die("out of memory");
+	memset(&(*g)[*ng], 0, sizeof(**g));
+	snprintf((*g)[*ng].id, sizeof((*g)[*ng].id), "%s", id);
+	return &(*g)[(*ng)++];
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct cmp_node *x = *(struct cmp_node *const *)a, *y = *(struct cmp_node *const *)b;
+
+	return strcmp(x->started, y->started);
+}
+
+/* 1 when path was named on the command line, not found in a folder. */
+static int named(char **paths, int npaths, const char *path)
+{
+	for (int i = 0; i < npaths; i++)
+		if (!strcmp(paths[i], path))
+			return 1;
+	return 0;
+}
+
+/* Every file read into nodes and grouped.  A file named that is no
+ * results.json is an error (exit 2), so that a typo does not shrink a history
+ * silently; in a folder such files (a fleet's fleet.json) are passed over. */
+static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *nnodes,
+		       struct hist_gpu **g, int *ng)
+{
+	char err[PATH_MAX + 300], id[sizeof(((struct hist_gpu *)0)->id)];
+	glob_t gl = { 0 };
+	int appended = 0, rc = 0;
+
+	for (int i = 0; i < npaths && !rc; i++)
+		rc = add_path(&gl, paths[i], &appended);
+	*nodes = rc ? NULL : calloc(gl.gl_pathc ? gl.gl_pathc : 1, sizeof(**nodes));
+	for (size_t i = 0; !rc && *nodes && i < gl.gl_pathc; i++) {
+		if (cmp_node_load(gl.gl_pathv[i], &(*nodes)[*nnodes], err, sizeof(err)) == 0)
+			(*nnodes)++;
+		else if (named(paths, npaths, gl.gl_pathv[i]))
+			rc = error("%s", err);
+	}
+	if (!rc && !*nnodes)
+		rc = error("no results files in %s%s", paths[0], npaths > 1 ? " ..." : "");
+	globfree(&gl);
+	for (int i = 0; !rc && i < *nnodes; i++) {
+		struct hist_gpu *h;
+
+		run_id(&(*nodes)[i], id, sizeof(id));
+		h = group_of(g, ng, id);
+		h->run = realloc(h->run, (size_t)(h->nrun + 1) * sizeof(*h->run));
+		if (!h->run)
+			die("out of memory");
+		h->run[h->nrun++] = &(*nodes)[i];
+	}
+	for (int i = 0; !rc && i < *ng; i++)
+		qsort((*g)[i].run, (size_t)(*g)[i].nrun, sizeof(*(*g)[i].run), by_start);
+	return rc ? -1 : 0;
+}
+
+/* ---- Judging ------------------------------------------------------------ */
+
+/* The band of the earlier runs' values (n of them, finite): compare's rule. */
+static void band(const double *earlier, int n, double *lo, double *hi)
+{
+	double *copy = malloc((size_t)n * sizeof(*copy)), median, floor;
+
+	*lo = *hi = NAN;
+	if (!copy || cmp_prediction(earlier, n, lo, hi) < 0) {
+		free(copy);
+		return;
+	}
+	memcpy(copy, earlier, (size_t)n * sizeof(*copy));
+	median = lab_median(copy, n);
+	floor = CMP_SPREAD_FLOOR * fabs(median);
+	*lo = fmin(*lo, median - floor);
+	*hi = fmax(*hi, median + floor);
+	free(copy);
+}
+
+/* f's series over h's runs, and its verdict on the latest run. */
+static void judge_figure(const struct hist_gpu *h, const struct hist_opts *o,
+			 struct hist_figure *f)
+{
+	double *earlier = malloc((size_t)h->nrun * sizeof(*earlier));
+	double last = f->value[h->nrun - 1];
+	enum cmp_bad dir = cmp_bad_dir(f->unit);
+	int n = 0;
+
+	for (int i = 0; earlier && i < h->nrun - 1; i++)
+		if (isfinite(f->value[i]))
+			earlier[n++] = f->value[i];
+	f->lo = f->hi = NAN;
+	f->verdict = NULL;
+	if (earlier && n + 1 >= o->min_runs && isfinite(last))
+		band(earlier, n, &f->lo, &f->hi);
+	free(earlier);
+	if (!(last < f->lo || last > f->hi))
+		return; /* inside, or no band */
+	if (dir == CMP_BAD_LOW && last < f->lo)
+		f->verdict = "low";
+	else if (dir == CMP_BAD_HIGH && last > f->hi)
+		f->verdict = "high";
+	else
+		f->verdict = "moved";
+}
+
+/* The figures of h's latest run, each with its series over h's runs. */
+static struct hist_figure *figures_of(const struct hist_gpu *h, const struct hist_opts *o,
+				      int *nf)
+{
+	const struct cmp_node *latest = h->run[h->nrun - 1];
+	struct hist_figure *f = calloc((size_t)latest->nfig + 1, sizeof(*f));
+
+	if (!f)
+		die("out of memory");
+	for (int k = 0; k < latest->nfig; k++) {
+		f[k].key = latest->fig[k].key;
+		f[k].unit = latest->fig[k].unit;
+		f[k].value = malloc((size_t)h->nrun * sizeof(double));
+		if (!f[k].value)
+			die("out of memory");
+		for (int i = 0; i < h->nrun; i++) {
+			const struct cmp_figure *g = cmp_node_figure(h->run[i], f[k].key);
+
+			f[k].value[i] = g ? g->value : NAN;
+		}
+		judge_figure(h, o, &f[k]);
+	}
+	*nf = latest->nfig;
+	return f;
+}
+
+/* ---- Output ------------------------------------------------------------- */
+
+static void print_series(const struct hist_gpu *h, const struct hist_figure *f)
+{
+	const struct cmp_figure *g = cmp_node_figure(h->run[h->nrun - 1], f->key);
+
+	printf("  %-28s %s", f->key, f->verdict ? f->verdict : "ok");
+	for (int i = 0; i < h->nrun; i++)
+		printf(" %.4g", f->value[i]);
+	printf(" %s", f->unit);
+	if (g && isfinite(g->lo))
+		printf(" (latest's interval [%.4g, %.4g])", g->lo, g->hi);
+	if (isfinite(f->lo))
+		printf("; earlier runs' band [%.4g, %.4g]", f->lo, f->hi);
+	putchar('\n');
+}
+
+static void print_gpu(struct hist_gpu *h, const struct hist_figure *f, int nf,
+		      const struct hist_opts *o)
+{
+	const struct cmp_node *first = h->run[0], *latest = h->run[h->nrun - 1];
+
+	for (int k = 0; k < nf; k++) {
+		h->nflagged += f[k].verdict && strcmp(f[k].verdict, "moved");
+		h->nnotes += f[k].verdict && !strcmp(f[k].verdict, "moved");
+	}
+	printf("%s: %s on %s, %d run%s from %s to %s: %s\n", h->id,
+	       latest->key.ngpus ? latest->gpu[0].name : "no GPU", latest->host, h->nrun,
+	       h->nrun == 1 ? "" : "s", first->started, latest->started,
+	       h->nrun < o->min_runs ? "too few runs to judge" :
+	       h->nflagged ? "FLAGGED: the latest run left its own band" : "ok");
+	for (int k = 0; k < nf; k++)
+		if (o->all || f[k].verdict)
+			print_series(h, &f[k]);
+}
+
+static void write_gpu_json(struct json_writer *w, const struct hist_gpu *h,
+			   const struct hist_figure *f, int nf)
+{
+	jw_obj_begin(w);
+	jw_kstr(w, "id", h->id);
+	jw_kstr(w, "host", h->run[h->nrun - 1]->host);
+	jw_kstr(w, "status", h->nflagged ? "flagged" : "ok");
+	jw_key(w, "runs");
+	jw_arr_begin(w);
+	for (int i = 0; i < h->nrun; i++) {
+		jw_obj_begin(w);
+		jw_kstr(w, "path", h->run[i]->path);
+		jw_kstr(w, "started", h->run[i]->started);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_key(w, "figures");
+	jw_arr_begin(w);
+	for (int k = 0; k < nf; k++) {
+		jw_obj_begin(w);
+		jw_kstr(w, "key", f[k].key);
+		jw_kstr(w, "unit", f[k].unit);
+		jw_key(w, "values");
+		jw_arr_begin(w);
+		for (int i = 0; i < h->nrun; i++)
+			jw_num(w, f[k].value[i]);
+		jw_arr_end(w);
+		jw_knum(w, "band_lo", f[k].lo);
+		jw_knum(w, "band_hi", f[k].hi);
+		jw_kstr(w, "verdict", f[k].verdict ? f[k].verdict : "ok");
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+static void free_figures(struct hist_figure *f, int nf)
+{
+	for (int k = 0; k < nf; k++)
+		free(f[k].value);
+	free(f);
+}
+
+int cmd_history(int argc, char **argv)
+{
+	struct hist_opts o;
+	struct cmp_node *nodes = NULL;
+	struct hist_gpu *g = NULL;
+	struct json_writer w;
+	int nnodes = 0, ng = 0, flagged = 0, rc = 0;
+
+	usage_set_help("dmalab history");
+	parse_history(&o, argc, argv);
+	if (load_groups(argv + optind, argc - optind, &nodes, &nnodes, &g, &ng) < 0)
+		rc = 2;
+	jw_init(&w, 1);
+	jw_obj_begin(&w);
+	jw_kstr(&w, "schema", "dmalab-history/1");
+	jw_key(&w, "gpus");
+	jw_arr_begin(&w);
+	for (int i = 0; !rc && i < ng; i++) {
+		int nf;
+		struct hist_figure *f = figures_of(&g[i], &o, &nf);
+
+		print_gpu(&g[i], f, nf, &o);
+		flagged += g[i].nflagged > 0;
+		write_gpu_json(&w, &g[i], f, nf);
+		free_figures(f, nf);
+	}
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	if (!rc)
+		printf("history: %d GPU%s, %d flagged\n", ng, ng == 1 ? "" : "s", flagged);
+	if (!rc && o.json_out && (w.failed || jw_write_file(&w, o.json_out) != 0)) {
+		error_errno("--json '%s': not written", o.json_out);
+		rc = 2;
+	}
+	jw_release(&w);
+	for (int i = 0; i < ng; i++)
+		free(g[i].run);
+	for (int i = 0; i < nnodes; i++)
+		cmp_node_free(&nodes[i]);
+	free(nodes);
+	free(g);
+	return rc ? rc : flagged ? 1 : 0;
+}

@@ -1,0 +1,87 @@
+#!/bin/sh
+# test-history.sh - `dmalab history` on synthetic runs (fleet_gen.py's noise
+# on an H200 run): two GPUs of eight nightly runs each; GPU A healthy, GPU B
+# whose pinned H2D rate loses 2 % a night over its last three runs (-6 %,
+# still far above preflight's floor of 0.70 of the link).  B is flagged
+# naming its h2d figures, A is not; A alone exits 0; the JSON carries the
+# series; too few runs are not judged; bad input exits 2 with one line.
+# Needs the built dmalab (BUILD, default build) and python3.
+# shellcheck disable=SC2015 # ok and bad return 0
+set -u
+BUILD=${BUILD:-build}
+D=$BUILD/dmalab
+PY=${DMALAB_PYTHON:-python3}
+FIX=harness/tests/fixtures/compare/node-h200.json
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-history.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+"$PY" harness/tests/tools/fleet_gen.py "$FIX" "$tmp/gen" 16 --seed 7 >/dev/null || exit 1
+mkdir -p "$tmp/a" "$tmp/b"
+"$PY" - "$tmp" <<'EOF' || exit 1
+import glob, json, os, sys
+tmp = sys.argv[1]
+for i, path in enumerate(sorted(glob.glob(os.path.join(tmp, "gen", "*.json")))):
+    d = json.load(open(path))
+    gpu, night = ("a", i) if i < 8 else ("b", i - 8)
+    d["machine"]["hostname"] = "node-" + gpu
+    d["machine"]["gpus"][0]["uuid"] = "GPU-%s0000000-0000-0000-0000-000000000000" % gpu
+    d["started"] = "2026-11-%02dT02:00:00Z" % (night + 1)
+    loss = 0.02 * max(0, night - 4) if gpu == "b" else 0.0
+    for lab in d["labs"]:
+        for key, f in (lab.get("facts") or {}).items():
+            if key.startswith("h2d_pinned") and isinstance(f, dict) and "value" in f:
+                f["value"] *= 1 - loss
+    json.dump(d, open(os.path.join(tmp, gpu, "night-%d.json" % night), "w"))
+EOF
+
+# 1. Both GPUs: B flagged by its H2D rate, A not; exit 1.
+"$D" history "$tmp/a" "$tmp/b" --json "$tmp/h.json" >"$tmp/both.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] && grep -q '^history: 2 GPUs, 1 flagged$' "$tmp/both.out" && ok ||
+	bad "both: exit $rc: $(cat "$tmp/both.out")"
+grep -q '^GPU-b0000000-.*: NVIDIA H200 on node-b, 8 runs from 2026-11-01T02:00:00Z to '\
+'2026-11-08T02:00:00Z: FLAGGED' "$tmp/both.out" && ok || bad "B not flagged: $(cat "$tmp/both.out")"
+grep -q '^GPU-a0000000-.*: ok$' "$tmp/both.out" && ok || bad "A flagged: $(cat "$tmp/both.out")"
+grep -q '^  02/h2d_pinned_gbs  *low ' "$tmp/both.out" && ok || bad "no low 02/h2d_pinned_gbs"
+[ "$(grep -c '^  .* low ' "$tmp/both.out")" = "$(grep -c '^  [0-9/]*h2d_pinned.* low ' \
+	"$tmp/both.out")" ] && ok || bad "figures other than h2d_pinned flagged low"
+
+# 2. The JSON: B's series of 8 values, its band, its verdict.
+"$PY" - "$tmp/h.json" <<'EOF' && ok || bad "history JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "dmalab-history/1"
+b = next(g for g in d["gpus"] if g["id"].startswith("GPU-b"))
+assert b["status"] == "flagged" and len(b["runs"]) == 8
+f = next(f for f in b["figures"] if f["key"] == "02/h2d_pinned_gbs")
+assert len(f["values"]) == 8 and f["verdict"] == "low" and f["values"][-1] < f["band_lo"]
+a = next(g for g in d["gpus"] if g["id"].startswith("GPU-a"))
+assert a["status"] == "ok"
+EOF
+
+# 3. A alone: exit 0 (a file in its folder that is no run is passed over); --all
+# prints every figure's series.
+echo '{"schema": "dmalab-compare/1"}' >"$tmp/a/fleet.json"
+"$D" history "$tmp/a" --all >"$tmp/a.out" 2>&1 && ok || bad "A alone: exit $?"
+[ "$(grep -c '^  ' "$tmp/a.out")" -gt 20 ] && ok || bad "--all printed $(grep -c '^  ' "$tmp/a.out")"
+
+# 4. Three runs of B are too few for the default --min-runs 4.
+"$D" history "$tmp/b/night-5.json" "$tmp/b/night-6.json" "$tmp/b/night-7.json" \
+	>"$tmp/few.out" 2>&1 && grep -q 'too few runs to judge' "$tmp/few.out" && ok ||
+	bad "three runs: $(cat "$tmp/few.out")"
+
+# 5. Bad input: exit 2, one line.
+echo '{"not": "results"}' >"$tmp/junk.json"
+for a in "$tmp/none.json" "$tmp/junk.json" "--min-runs 2 $tmp/a" "--bogus $tmp/a" ""; do
+	# shellcheck disable=SC2086 # each case is its words
+	"$D" history $a >"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] && ok ||
+		bad "history $a: exit $rc, stderr '$(cat "$tmp/bad.err")'"
+done
+
+echo "test-history: $pass passed, $fail failed"
+[ "$fail" = 0 ]
