@@ -21,7 +21,13 @@
  * until the stopping rule holds (it is also the pageable H2D point of the
  * largest size).  02.5 compares the sweep's registered (the pageable buffer,
  * registered) and pinned H2D; 02.6 times one-off 1 MiB transfers on the
- * host clock, pinned first or not.  --pinned-only: pinned alone, at --size.
+ * host clock, pinned first or not.  02.7 holds the pair's pageable rate
+ * against the chapter's Gen5 band.  02.8-02.10 send large data once, at
+ * 8, 32 and 128 MiB (up to --size): allocated pinned (cudaHostAlloc, fill,
+ * copy, cudaFreeHost) or not (mmap, fill, copy, munmap), the cudaHostAlloc
+ * and a cudaHostRegister of the top size timed on their own (per GiB), and
+ * the size from which the pinned route is the cheaper one (02.10).
+ * --pinned-only: pinned alone, at --size.
  *
  * C and C++ at once: nvcc builds it as C++17; without nvcc gcc builds it as
  * C with DMALAB_HAVE_CUDA=0, and every claim skips.
@@ -136,7 +142,7 @@ static const struct claim_spec claims[] = {
 	  "the driver, so a large block takes tens of milliseconds to a few seconds",
 	  "R2 'X-Y' -> cudaHostAlloc's time per GiB in [10, 10000] ms: 'tens of ms' from 10, "
 	  "'a few seconds' up to 10; the chapter names no size, so per GiB, timed at the "
-	  "one-off sweep's largest size (128 MiB)",
+	  "one-off sweep's largest size (128 MiB; 32 MiB with --quick)",
 	  WANT_RANGE(10, 10000, "ms/GiB"),
 	  "the timed cudaHostAlloc pins one page, not the buffer (the rest is plain "
 	  "mmap memory), so no per-page locking is paid" },
