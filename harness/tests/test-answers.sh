@@ -176,7 +176,7 @@ echo "== grade without the labs built: the results name the claims' questions"
 	>"$tmp/nl.out" 2>&1
 check $? 0 "grade --from with no lab built exits 0"
 has "$tmp/nl.out" "  ch1.Q1  confirmed" "a claim backs the question its results name"
-has "$tmp/nl.out" "  ch2.S7  unverified (no claim of these labs backs it)" \
+has "$tmp/nl.out" "  ch2.S8  unverified (no claim of these labs backs it)" \
 	"a question backed only through the labs' specs says so"
 
 echo "== scripted quiz"
