@@ -21,11 +21,18 @@
  * until the stopping rule holds (it is also the pageable H2D point of the
  * largest size).  02.5 compares the sweep's registered (the pageable buffer,
  * registered) and pinned H2D; 02.6 times one-off 1 MiB transfers on the
- * host clock, pinned first or not.  --pinned-only: pinned alone, at --size.
+ * host clock, pinned first or not.  02.7 holds the pair's pageable rate
+ * against the chapter's Gen5 band.  02.8-02.10 send large data once, at
+ * 8, 32 and 128 MiB (up to --size): allocated pinned (cudaHostAlloc, fill,
+ * copy, cudaFreeHost) or not (mmap, fill, copy, munmap), the cudaHostAlloc
+ * and a cudaHostRegister of the top size timed on their own (per GiB), and
+ * the size from which the pinned route is the cheaper one (02.10).
+ * --pinned-only: pinned alone, at --size.
  *
  * C and C++ at once: nvcc builds it as C++17; without nvcc gcc builds it as
  * C with DMALAB_HAVE_CUDA=0, and every claim skips.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,16 +50,29 @@ static struct knobs {
 				 * buffer is cudaHostAlloc memory */
 	int keep_registered;    /* 02.5: the registered buffer stays registered while timed */
 	int pin_inside_timing;  /* 02.6: each timed one-off transfer registers its own memory */
+	int pair_pageable;      /* 02.7: the claim pair's pageable buffer is not pinned, so
+				 * its copies are staged by the CPU */
+	int alloc_pins_all;     /* 02.8: the timed cudaHostAlloc pins the whole buffer */
+	int register_pins_all;  /* 02.9: the timed cudaHostRegister pins the whole buffer */
+	int route_pinned;       /* 02.10: the pinned route copies from its pinned buffer */
 } K = {
 	.pair_pinned = 1,
 	.keep_registered = 1,
 	.pin_inside_timing = 1,
+	.pair_pageable = 1,
+	.alloc_pins_all = 1,
+	.register_pins_all = 1,
+	.route_pinned = 1,
 };
 
 static const struct lab_knob knobs[] = {
 	LAB_KNOB(K.pair_pinned, 0, "02.1 02.2 02.3 02.4"),
 	LAB_KNOB(K.keep_registered, 0, "02.5"),
 	LAB_KNOB(K.pin_inside_timing, 0, "02.6"),
+	LAB_KNOB(K.pair_pageable, 0, "02.7"),
+	LAB_KNOB(K.alloc_pins_all, 0, "02.8"),
+	LAB_KNOB(K.register_pins_all, 0, "02.9"),
+	LAB_KNOB(K.route_pinned, 0, "02.10"),
 	{ NULL },
 };
 
@@ -107,6 +127,45 @@ static const struct claim_spec claims[] = {
 	  WANT_RATIO_GE(1.1),
 	  "the buffer is registered once, outside the timing, so the timed one-off "
 	  "transfers pay no pinning and copy at pinned speed" },
+	{ "02.7", "ch2.S2",
+	  "on a PCIe Gen5 x16 link a pageable H2D copy runs at 12-15 GB/s",
+	  "ch2 sec. 2: a pageable copy runs at about 6 GB/s on Gen4 x16 and may reach "
+	  "12-15 GB/s on Gen5",
+	  "R2 'X-Y' -> the claim pair's pageable H2D rate in [12, 15] GB/s, on a Gen5 x16 "
+	  "link only (other links skip: the band is the chapter's Gen5 figure)",
+	  WANT_RANGE(12, 15, "GB/s"),
+	  "the claim pair's pageable buffer is pinned (cudaHostRegister) while the pair "
+	  "runs, so its copies skip the CPU staging and run at DMA speed" },
+	{ "02.8", "ch1.Q3",
+	  "a large cudaHostAlloc takes tens of ms to seconds (per GiB)",
+	  "ch1, the cost of pinned memory: every page is allocated, locked and recorded in "
+	  "the driver, so a large block takes tens of milliseconds to a few seconds",
+	  "R2 'X-Y' -> cudaHostAlloc's time per GiB in [10, 10000] ms: 'tens of ms' from 10, "
+	  "'a few seconds' up to 10; the chapter names no size, so per GiB, timed at the "
+	  "one-off sweep's largest size (128 MiB; 32 MiB with --quick)",
+	  WANT_RANGE(10, 10000, "ms/GiB"),
+	  "the timed cudaHostAlloc pins 1/256 of the buffer (the data sits in plain "
+	  "mmap memory), so nearly no per-page locking is paid" },
+	{ "02.9", "ch1.Q3",
+	  "pinning a large existing buffer with cudaHostRegister takes tens of ms to "
+	  "seconds (per GiB)",
+	  "ch1, the cost of pinned memory: every page is locked and recorded in the driver; "
+	  "tens of milliseconds to a few seconds for a large block",
+	  "R2 'X-Y' -> cudaHostRegister's time per GiB in [10, 10000] ms, as 02.8; the "
+	  "buffer is already touched, so the time is the pinning alone, not page faults",
+	  WANT_RANGE(10, 10000, "ms/GiB"),
+	  "the timed cudaHostRegister pins the buffer's first 1/256, so nearly no "
+	  "per-page locking is paid" },
+	{ "02.10", "ch2.S9",
+	  "for data sent once, allocating pinned memory pays from about 100 MB a transfer",
+	  "ch2 sec. 9 decision tree: large transfers (over 100 MB each) -> cudaMallocHost; "
+	  "small ones -> malloc is enough",
+	  "R1 'about X' -> the break-even size of (cudaHostAlloc + fill + copy + free) "
+	  "against (mmap + fill + copy + munmap), swept over sizes, near 100 MB +- 25 %; "
+	  "none up to the sweep's top (> 125 MB) fails",
+	  WANT_NEAR(100, 0.25, "MB"),
+	  "the pinned route copies from a pageable buffer, so it pays for the allocation "
+	  "and gains nothing: pinning never pays" },
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
@@ -153,6 +212,12 @@ static const struct lab_spec spec = {
 #define ONEOFF_CLAIM_BYTES (1 * MiB)   /* the small one-off transfer of 02.6 */
 #define ONEOFF_BATCH 8                 /* one-off transfers per timed sample */
 #define PINNED_ONLY_WHY "--pinned-only: pinned H2D and D2H alone were measured"
+#define ROUTE_FIRST_BYTES (8 * MiB)    /* the one-off routes' sweep (02.8-02.10): 8 MiB ... */
+#define ROUTE_TOP_BYTES (128 * MiB)    /* ... x4 ... 128 MiB, above the chapter's 100 MB */
+#define ROUTE_MAX_POINTS 3
+#define ROUTE_SAMPLES 8                /* [min, max] of 8 covers 99.2 %: the 6 series of
+					* 02.10 keep 95 % together (Bonferroni) */
+#define CHAPTER_BREAK_EVEN_MB 100.0    /* ch2 sec. 9: "> 100 MB a transfer" */
 
 /* Series by host kind (lab_copy_cuda.h's order) and direction; facts: NAME_gbs. */
 static const char *const series_name[LAB_HOST_NKINDS][2] = {
@@ -164,6 +229,15 @@ static const char *const series_name[LAB_HOST_NKINDS][2] = {
 /* What pinning each kind cost, as a fact of the sweep's buffer. */
 static const char *const pin_fact[LAB_HOST_NKINDS] = {
 	NULL, "host_alloc_s", "host_register_s", "host_alloc_wc_s"
+};
+
+/* Large data sent once (02.8-02.10): the two routes' times at each size. */
+struct routes {
+	int n;
+	uint64_t sizes[ROUTE_MAX_POINTS];            /* bytes */
+	struct lab_stats pinned[ROUTE_MAX_POINTS];   /* s: cudaHostAlloc, fill, copy, free */
+	struct lab_stats pageable[ROUTE_MAX_POINTS]; /* s: mmap, fill, copy, munmap */
+	struct lab_stats alloc, reg; /* s: cudaHostAlloc, cudaHostRegister of the top size */
 };
 
 struct bench {
@@ -182,6 +256,7 @@ struct bench {
 	struct lab_stats memcpy_rate;                  /* GB/s */
 	struct lab_stats oneoff_page, oneoff_pin;      /* us per transfer */
 	struct lab_copy_pair pair;  /* 02.1-02.4: pinned (a) and pageable (b) H2D */
+	struct routes routes;       /* 02.8-02.10 */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -385,6 +460,138 @@ static void run_wc(struct bench *b)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Large data sent once: allocate pinned memory for it, or not (02.8-02.10) */
+
+#define SABOTAGE_PIN_SHARE 256 /* a broken 02.8 or 02.9 pins 1/256 of the buffer: still
+				* tens of microseconds a call, clear of the clock's floor */
+#define ROUTE_FILL 0x5a    /* the data being produced: written alike on both routes */
+
+/* One H2D copy of `bytes` from src to the rig's device buffer, waited for. */
+static void copy_once(struct bench *b, const void *src, uint64_t bytes)
+{
+	CUDA_CHECK(b->L, cudaMemcpyAsync(b->rig.dev, src, (size_t)bytes,
+					 cudaMemcpyHostToDevice, b->rig.stream));
+	CUDA_CHECK(b->L, cudaStreamSynchronize(b->rig.stream));
+}
+
+/*
+ * The route ch2 sec. 9 advises for a large transfer, seconds: cudaHostAlloc,
+ * fill, copy, cudaFreeHost; *alloc_s is the cudaHostAlloc alone (02.8).
+ */
+static double route_pinned_once(struct bench *b, uint64_t bytes, double *alloc_s)
+{
+	/* K.alloc_pins_all broken: 1/256 pinned, the data in plain mmap memory */
+	uint64_t pin_bytes = K.alloc_pins_all ? bytes : bytes / SABOTAGE_PIN_SHARE;
+	double t0 = lab_now(), t1;
+	void *pin, *data;
+
+	CUDA_CHECK(b->L, cudaHostAlloc(&pin, (size_t)pin_bytes, cudaHostAllocDefault));
+	t1 = lab_now();
+	/* K.route_pinned broken: filled and copied from pageable memory (02.10) */
+	data = K.alloc_pins_all && K.route_pinned ? pin : buf_map_or_die(b->L, bytes, 0, 0);
+	memset(data, ROUTE_FILL, (size_t)bytes);
+	copy_once(b, data, bytes);
+	if (data != pin)
+		lab_cuda_free(b->L, data);
+	CUDA_CHECK(b->L, cudaFreeHost(pin));
+	*alloc_s = t1 - t0;
+	return lab_now() - t0;
+}
+
+/* The pageable route, seconds: mmap, fill (its page faults), copy, munmap. */
+static double route_pageable_once(struct bench *b, uint64_t bytes)
+{
+	double t0 = lab_now();
+	void *data = buf_map_or_die(b->L, bytes, 0, 0);
+
+	memset(data, ROUTE_FILL, (size_t)bytes);
+	copy_once(b, data, bytes);
+	lab_cuda_free(b->L, data);
+	return lab_now() - t0;
+}
+
+/* cudaHostRegister of `bytes` of a touched buffer, seconds: the pinning alone (02.9). */
+static double register_once(struct bench *b, void *touched, uint64_t bytes)
+{
+	/* K.register_pins_all broken: its first 1/256 alone */
+	uint64_t reg_bytes = K.register_pins_all ? bytes : bytes / SABOTAGE_PIN_SHARE;
+	double t0 = lab_now(), t;
+
+	CUDA_CHECK(b->L, cudaHostRegister(touched, (size_t)reg_bytes, cudaHostRegisterDefault));
+	t = lab_now() - t0;
+	CUDA_CHECK(b->L, cudaHostUnregister(touched));
+	return t;
+}
+
+/* 8 MiB x4 up to 128 MiB, or to --size when it is smaller. */
+static void routes_plan(struct bench *b)
+{
+	struct routes *r = &b->routes;
+	uint64_t s;
+
+	for (s = ROUTE_FIRST_BYTES; s <= ROUTE_TOP_BYTES && s <= b->largest &&
+	     r->n < ROUTE_MAX_POINTS; s *= 4)
+		r->sizes[r->n++] = s;
+}
+
+#define ROUTE_MAX_SAMPLES 32
+
+/* One round: both routes at every size (their order swapped every round,
+ * so the host's drift hits both), then the registration of the top size. */
+static void routes_round(struct bench *b, void *touched, int round,
+			 double sample[][2][ROUTE_MAX_SAMPLES], double *alloc, double *reg)
+{
+	struct routes *r = &b->routes;
+	double a = 0, pin, page;
+	int i;
+
+	for (i = 0; i < r->n; i++) {
+		if (round % 2) {
+			page = route_pageable_once(b, r->sizes[i]);
+			pin = route_pinned_once(b, r->sizes[i], &a);
+		} else {
+			pin = route_pinned_once(b, r->sizes[i], &a);
+			page = route_pageable_once(b, r->sizes[i]);
+		}
+		if (round < 0)
+			continue; /* the warm-up */
+		sample[i][0][round] = pin;
+		sample[i][1][round] = page;
+	}
+	*reg = register_once(b, touched, r->sizes[r->n - 1]);
+	*alloc = a; /* the top size's */
+}
+
+/* The routes of data sent once, a fixed count of rounds after one warm-up
+ * (a fixed count: the verdicts take the interval of that count as it is). */
+static void measure_routes(struct bench *b, void *touched)
+{
+	static double sample[ROUTE_MAX_POINTS][2][ROUTE_MAX_SAMPLES];
+	double alloc[ROUTE_MAX_SAMPLES], reg[ROUTE_MAX_SAMPLES], a, g;
+	struct routes *r = &b->routes;
+	int n = b->iters > ROUTE_SAMPLES ? b->iters : ROUTE_SAMPLES, k, i;
+
+	n = n > ROUTE_MAX_SAMPLES ? ROUTE_MAX_SAMPLES : n;
+	routes_plan(b);
+	for (k = -1; k < n; k++) {
+		lab_progress(b->L, "data sent once: round %d of %d", k + 1, n);
+		routes_round(b, touched, k, sample, &a, &g);
+		if (k >= 0)
+			alloc[k] = a, reg[k] = g;
+	}
+	for (i = 0; i < r->n; i++) {
+		lab_stats_from(&r->pinned[i], "oneoff_alloc_route", "s", sample[i][0], n, 0);
+		lab_stats_from(&r->pageable[i], "oneoff_mmap_route", "s", sample[i][1], n, 0);
+		lab_series_point(b->L, "oneoff_alloc_route", "bytes", (double)r->sizes[i],
+				 &r->pinned[i]);
+		lab_series_point(b->L, "oneoff_mmap_route", "bytes", (double)r->sizes[i],
+				 &r->pageable[i]);
+	}
+	lab_stats_from(&r->alloc, "host_alloc_top", "s", alloc, n, 0);
+	lab_stats_from(&r->reg, "host_register_top", "s", reg, n, 0);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The claim pair: pinned and pageable H2D in alternation (02.1-02.4)        */
 
 /* The sweep's two buffers, H2D at the largest size in alternation, by the stopping
@@ -407,7 +614,12 @@ static void measure_claim_pair(struct bench *b, const struct lab_host *pin,
 	b->pair.name_ratio = "h2d_pinned_over_pageable";
 	copy_init(&ca, &b->rig, a, LAB_COPY_H2D, b->largest);
 	copy_init(&cb, &b->rig, page->p, LAB_COPY_H2D, b->largest);
+	/* K.pair_pageable broken: the pageable side pinned in place for the pair (02.7) */
+	if (!K.pair_pageable && lab_cuda_register(page->p, b->largest) != cudaSuccess)
+		lab_error(b->L, "cudaHostRegister of the pair's pageable buffer failed");
 	n = lab_copy_pair_sampled(&b->pair, copy_sample, &ca, &cb, b->largest, b->iters, cap);
+	if (!K.pair_pageable)
+		lab_cuda_unregister(b->L, page->p);
 	lab_note(b->L, "claim pair: %d pairs (at least %d, at most %d)", n, b->iters, cap);
 	lab_series_point(b->L, "h2d_pinned_paired", "bytes", (double)b->largest, &b->pair.a);
 	lab_series_point(b->L, "h2d_pageable_paired", "bytes", (double)b->largest, &b->pair.b);
@@ -435,6 +647,7 @@ static void run_pair_kinds(struct bench *b)
 	measure_claim_pair(b, &pin, &page);
 	done_kind(b, &pin);
 	verify_kind(b, &page);
+	measure_routes(b, page.p);
 	run_registered(b, &page);
 }
 
@@ -668,6 +881,116 @@ static void decide_pinning_claims(struct bench *b)
 	claim_check_ratio(b->L, "02.6", &b->oneoff_pin, &b->oneoff_page);
 }
 
+/* Pageable H2D against the chapter's Gen5 band: the claim pair's pageable side. */
+static void decide_pageable_band(struct bench *b)
+{
+	const struct lab_copy_link *k = &b->link;
+	char sz[32];
+
+	if (!k->known) {
+		claim_skip(b->L, "02.7", SKIP_UNKNOWN_TOPOLOGY, "%s", k->seen);
+		return;
+	}
+	if (k->gen_max != 5 || k->width_max != 16) {
+		claim_skip(b->L, "02.7", SKIP_UNSUPPORTED, "the chapter's band is for Gen5 x16; "
+			   "this link is Gen%d x%d", k->gen_max, k->width_max);
+		return;
+	}
+	claim_stats(b->L, &b->pair.b);
+	claim_note(b->L, "pageable H2D of %s (claim pair): %.1f GB/s on Gen5 x16; one thread's "
+		   "memcpy %.1f GB/s", lab_fmt_size(b->largest, sz, sizeof(sz)),
+		   b->pair.b.median, b->memcpy_rate.median);
+	claim_check(b->L, "02.7", lab_est_median(&b->pair.b, 1));
+}
+
+/* The time of pinning the routes' top size, per GiB in ms (02.8, 02.9). */
+static void decide_pin_cost(struct bench *b, const char *id, const char *call,
+			    const struct lab_stats *s)
+{
+	uint64_t top = b->routes.sizes[b->routes.n - 1];
+	double per_gib_ms = 1e3 * (double)GiB / (double)top;
+	char sz[32];
+
+	claim_stats(b->L, s);
+	claim_note(b->L, "%s of %s: %.1f ms, %.0f ms per GiB", call,
+		   lab_fmt_size(top, sz, sizeof(sz)), 1e3 * s->median, per_gib_ms * s->median);
+	claim_check(b->L, id, lab_est_scale(lab_est_median(s, 1), per_gib_ms));
+}
+
+/*
+ * log2 of the size from which the curve r (pinned route / pageable route,
+ * over log2 sizes lg) stays below 1, interpolated between the two sizes
+ * around it: +inf when it is not below 1 at the top, -inf when it is below
+ * 1 at every size.
+ */
+static double pays_from_log2(const double *r, const double *lg, int n)
+{
+	int i = n - 1;
+
+	if (!(r[i] < 1))
+		return INFINITY;
+	while (i > 0 && r[i - 1] < 1)
+		i--;
+	if (i == 0)
+		return -INFINITY;
+	return lg[i - 1] + (lg[i] - lg[i - 1]) * (r[i - 1] - 1) / (r[i - 1] - r[i]);
+}
+
+/* MB (1e6 bytes) at log2 size x; 0 for -inf. */
+static double mb_at(double x)
+{
+	return exp2(x) / 1e6;
+}
+
+/* The break-even size of the two routes with its interval, in MB (02.10). */
+static void decide_break_even(struct bench *b)
+{
+	const struct routes *r = &b->routes;
+	double lg[ROUTE_MAX_POINTS], v[ROUTE_MAX_POINTS], lo[ROUTE_MAX_POINTS];
+	double hi[ROUTE_MAX_POINTS], x, xlo, xhi;
+	char sz[32], note[256];
+	struct lab_est e;
+	int i, len = 0;
+
+	for (i = 0; i < r->n; i++) {
+		e = lab_est_ratio(lab_est_median(&r->pinned[i], 2 * r->n),
+				  lab_est_median(&r->pageable[i], 2 * r->n));
+		lg[i] = log2((double)r->sizes[i]);
+		v[i] = e.value, lo[i] = e.lo, hi[i] = e.hi;
+		claim_stats(b->L, &r->pinned[i]);
+		claim_stats(b->L, &r->pageable[i]);
+		lab_note(b->L, "%s sent once: cudaHostAlloc route %.1f ms, mmap route %.1f ms",
+			 lab_fmt_size(r->sizes[i], sz, sizeof(sz)), 1e3 * r->pinned[i].median,
+			 1e3 * r->pageable[i].median);
+		len += snprintf(note + len, sizeof(note) - (size_t)len, "%s%s %.2fx",
+				i ? ", " : "pinned route / pageable route: ", sz, v[i]);
+	}
+	claim_note(b->L, "%s", note);
+	x = pays_from_log2(v, lg, r->n);
+	if (x == INFINITY && r->sizes[r->n - 1] < ROUTE_TOP_BYTES) {
+		claim_skip(b->L, "02.10", SKIP_UNSUPPORTED, "pinning did not pay up to %s, where "
+			   "--size ends the sweep (its top is 128 MiB)",
+			   lab_fmt_size(r->sizes[r->n - 1], sz, sizeof(sz)));
+		return;
+	}
+	xlo = pays_from_log2(lo, lg, r->n);
+	xhi = pays_from_log2(hi, lg, r->n);
+	e.value = mb_at(x);
+	e.lo = mb_at(fmin(x, fmin(xlo, xhi)));
+	e.hi = mb_at(fmax(x, fmax(xlo, xhi)));
+	e.too_short = 0;
+	if (isfinite(e.value))
+		lab_fact_num(b->L, "pin_break_even_mb", e.value, "MB");
+	claim_check(b->L, "02.10", e);
+}
+
+static void decide_route_claims(struct bench *b)
+{
+	decide_pin_cost(b, "02.8", "cudaHostAlloc", &b->routes.alloc);
+	decide_pin_cost(b, "02.9", "cudaHostRegister", &b->routes.reg);
+	decide_break_even(b);
+}
+
 /*
  * The method: the link; pageable and pinned memory swept, with the memcpy
  * ceiling and the claim pair on their buffers; registered (the pageable
@@ -705,6 +1028,8 @@ static void run(struct lab *L)
 		decide_ratio_claims(b);
 		decide_link_claims(b);
 		decide_pinning_claims(b);
+		decide_pageable_band(b);
+		decide_route_claims(b);
 	}
 	lab_copy_rig_close(&b->rig);
 	free(b);

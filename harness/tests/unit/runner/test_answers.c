@@ -614,7 +614,8 @@ static void test_ans_load_dir_repository(void **state)
 	assert_chapter_complete(&s, ch1);
 	assert_chapter_complete(&s, ch2);
 	assert_int_equal(s.ch[0].n + s.ch[1].n, 17);
-	assert_null(ans_find_planned_lab(&s, "09")); /* every lab is built: none planned */
+	assert_null(ans_find_planned_lab(&s, "09")); /* a built lab has no planned claims */
+	assert_non_null(ans_find_planned_lab(&s, "15")); /* two NUMA nodes with a GPU */
 	assert_int_equal(ans_map_planned(&s), 0);
 	assert_int_equal(ans_find_question(&s, "ch2.S3")->nclaims, 0); /* the labs name them */
 	assert_non_null(ans_find_hints(&s, "03"));
