@@ -552,6 +552,17 @@ static void decide_swap(struct bench *b)
 						(double)CH_TOKENS / m->context));
 }
 
+/* 1 after skipping claim id when --params is not the chapter's 70e9: its want
+ * is the chapter's figure for the chapter's model. */
+static int skipped_for_params(struct bench *b, const char *id)
+{
+	if (b->m.params == CH_PARAMS)
+		return 0;
+	claim_skip(b->L, id, SKIP_UNSUPPORTED, "--params %.4g is not the chapter's 70e9",
+		   b->m.params);
+	return 1;
+}
+
 /* 11.3: the chapter's FLOPs over the rate of one prefill chunk's GEMM. */
 static void decide_recompute(struct bench *b)
 {
@@ -568,11 +579,8 @@ static void decide_recompute(struct bench *b)
 		snprintf(peak, sizeof(peak), "%.0f %% of a peak of %.0f TFLOP/s: %s",
 			 100 * b->tflops / b->peak_tflops, b->peak_tflops, b->peak_how);
 	}
-	if (b->m.params != CH_PARAMS) {
-		claim_skip(b->L, "11.3", SKIP_UNSUPPORTED, "--params %.4g is not the chapter's 70e9",
-			   b->m.params);
+	if (skipped_for_params(b, "11.3"))
 		return;
-	}
 	claim_stats(b->L, &b->t_rate);
 	claim_note(b->L, "%.3g FLOP at %.0f TFLOP/s (cuBLAS bf16, %dx%dx%d), %s; the chapter's "
 		   "600 TFLOPS gives %.2f s; with Llama-70B's attention (%.2g FLOP more, not the "
@@ -709,11 +717,8 @@ static void decide_step(struct bench *b)
 	lab_fact_num(b->L, "decode_step_ms", step_s * 1e3, "ms");
 	lab_fact_num(b->L, "decode_step_link_bytes", moved, "bytes");
 	lab_fact_num(b->L, "decode_step_link_kv_tokens", moved / kv_bytes(&b->m), "tokens");
-	if (b->m.params != CH_PARAMS) {
-		claim_skip(b->L, "11.6", SKIP_UNSUPPORTED, "--params %.4g is not the chapter's 70e9",
-			   b->m.params);
+	if (skipped_for_params(b, "11.6"))
 		return;
-	}
 	claim_stats(b->L, &b->t_step);
 	claim_note(b->L, "%d tokens: %.0f GEMMs of %dx%d, %.1f ms; in it the link moves %.2f GB "
 		   "at %.1f GB/s: the KV of %.0f tokens, %.1f %% of the 32K request's %.2f GB, "
