@@ -14,7 +14,7 @@ LINES = [  # series, label, colour, line style, marker
     ("swap_paged_s", "swap-back in blocks, measured", "tab:blue", "-", "o"),
     ("recompute_batched_s", "recompute: what its tokens add to the step, measured",
      "tab:orange", "-", "s"),
-    ("step_with_recompute_s", "a 16-token decode step with them in it, measured",
+    ("step_with_recompute_s", "a 64-token decode step with them in it, measured",
      "tab:orange", "--", "^"),
     ("chapter_swap_s", "chapter: swap-back at 50 GB/s", "tab:blue", ":", ""),
     ("chapter_recompute_s", "chapter: recompute at 600 TFLOPS", "tab:orange", ":", ""),
