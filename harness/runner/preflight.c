@@ -24,18 +24,21 @@
 #include "runner.h"
 
 #define LINE_LEN 400
-#define MAX_CHECKS (4 + 2 * GPU_TOPO_MAX_GPUS)
+#define MAX_CHECKS (4 + N_RATES * GPU_TOPO_MAX_GPUS)
 
 enum pf_status { PF_PASS, PF_FAIL, PF_NA, PF_NOT_RUN };
 static const char *const status_word[] = { "ok", "FAIL", "n/a", "not run" };
 static const char *const status_key[] = { "pass", "fail", "not_applicable", "not_run" };
 
-/* The thresholds on lab-02's pinned rates: check name, the lab's fact, the words. */
+/* The thresholds on lab-02's pinned rates: check name, the lab's fact, the words, and
+ * the directions the rate spans (both at once: twice the link's one-way rate). */
 static const struct rate_check {
 	const char *name, *fact, *what;
+	int ways;
 } rate_checks[] = {
-	{ "h2d", "h2d_pinned_gbs", "pinned H2D" },
-	{ "d2h", "d2h_pinned_gbs", "pinned D2H" },
+	{ "h2d", "h2d_pinned_gbs", "pinned H2D", 1 },
+	{ "d2h", "d2h_pinned_gbs", "pinned D2H", 1 },
+	{ "duplex", "duplex_sum_gbs", "pinned H2D + D2H at once", 2 },
 };
 #define N_RATES (sizeof(rate_checks) / sizeof(rate_checks[0]))
 /* lab-01's claims the mlock check rests on */
@@ -308,7 +311,7 @@ static int check_gpus(struct preflight *pf)
 static void check_rate(struct preflight *pf, const struct lab_out *l, const char *who,
 		       const struct rate_check *r)
 {
-	double gbs = fact_num(l, r->fact), theo = fact_num(l, "pcie_theoretical_gbs");
+	double gbs = fact_num(l, r->fact), theo = r->ways * fact_num(l, "pcie_theoretical_gbs");
 	int gen = (int)fact_num(l, "pcie_gen_max"), width = (int)fact_num(l, "pcie_width_max");
 	double f = pf->o.min_fraction;
 
@@ -528,6 +531,8 @@ static void usage(void)
 	       "  gpus     lab-02 opens every NVIDIA GPU in /sys/bus/pci/devices (--expect-gpus)\n"
 	       "  h2d d2h  per GPU, lab-02's pinned rate at --size is at least --min-fraction\n"
 	       "           of the link's theoretical rate (Gen5 x16: 63.0 GB/s)\n"
+	       "  duplex   per GPU, lab-02's H2D and D2H at once: their sum is at least\n"
+	       "           --min-fraction of twice the link's rate (both directions)\n"
 	       "options:\n"
 	       "  --memlock-min SIZE  the least RLIMIT_MEMLOCK, or 'unlimited' (default 64M)\n"
 	       "  --expect-gpus N     the node has exactly N NVIDIA GPUs, 0 to %d\n"

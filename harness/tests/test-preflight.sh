@@ -166,8 +166,9 @@ if [ -z "$left" ]; then ok; else
 	for pid in $left; do kill -9 "$pid"; done # the lab this test started
 fi
 
-# 6. Made-up lab-02 records beside the real lab-01: FAKE02 is one "BDF H2D D2H"
-#    per device, or "error" or "nvcc"; a device past the list exits 2, as lab-02 does.
+# 6. Made-up lab-02 records beside the real lab-01: FAKE02 is one "BDF H2D D2H [BOTH]"
+#    per device (BOTH, both directions at once, is H2D + D2H when left out), or "error"
+#    or "nvcc"; a device past the list exits 2, as lab-02 does.
 mkdir -p "$tmp/labs"
 ln -s "$(cd "$BUILD/labs" && pwd)/lab-01" "$tmp/labs/lab-01"
 cat >"$tmp/labs/lab-02" <<'EOF'
@@ -186,9 +187,11 @@ esac
 line=$(printf '%s\n' "$FAKE02" | tr ';' '\n' | sed -n "$((dev + 1))p")
 [ -n "$line" ] || { echo "lab-02: --device $dev: only 1 CUDA device(s)" >&2; exit 2; }
 set -- $line
-printf '{"status": "pass", "skip": null, "facts": {"gpu_pci_bus_id": "%s", %s, %s, %s, %s, %s}}\n' \
+both=${4:-$(awk "BEGIN { print $2 + $3 }")}
+printf '{"status": "pass", "skip": null, "facts": {"gpu_pci_bus_id": "%s", %s, %s, %s, %s, %s, %s}}\n' \
 	"$1" "$(fact pcie_gen_max 5)" "$(fact pcie_width_max 16)" "$(fact pcie_theoretical_gbs 63.0)" \
-	"$(fact h2d_pinned_gbs "$2")" "$(fact d2h_pinned_gbs "$3")" >"$json"
+	"$(fact h2d_pinned_gbs "$2")" "$(fact d2h_pinned_gbs "$3")" "$(fact duplex_sum_gbs "$both")" \
+	>"$json"
 EOF
 chmod 755 "$tmp/labs/lab-02"
 fake="$D preflight --labs-dir $tmp/labs --memlock-min $floor --sysfs-root"
@@ -197,6 +200,11 @@ expect gpuok 0 '^preflight: healthy$'
 grep -q '^h2d      ok      GPU 0 (0000:fe:00.0) pinned H2D 55.5 GB/s >= 0.70 x 63.0 GB/s' \
 	"$tmp/gpuok.out" && grep -q '^d2h      ok ' "$tmp/gpuok.out" && ok ||
 	bad "gpuok: $(cat "$tmp/gpuok.out")"
+grep -q '^duplex   ok      GPU 0 (0000:fe:00.0) pinned H2D + D2H at once 108.6 GB/s >= 0.70 x '\
+'126.0 GB/s' "$tmp/gpuok.out" && ok || bad "gpuok duplex: $(cat "$tmp/gpuok.out")"
+pf halfduplex FAKE02="0000:fe:00.0 55.5 53.1 56.0" $fake "$tmp/one"
+expect halfduplex 1 '^preflight: unhealthy: GPU 0 (0000:fe:00.0) pinned H2D + D2H at once 56.0 '\
+'GB/s < 0.70 x 126.0 GB/s'
 pf slow FAKE02="0000:fe:00.0 24.1 53.1" $fake "$tmp/one"
 expect slow 1 '^preflight: unhealthy: GPU 0 (0000:fe:00.0) pinned H2D 24.1 GB/s < 0.70 x 63.0 GB/s'
 pf missing FAKE02="0000:fe:00.0 55.5 53.1" $fake "$tmp/two"
