@@ -51,10 +51,10 @@
 #define PROBE_MAX 2.0                   /* sparse / dense loads on huge pages with their reach */
 #define PROBE_PAIRS 21
 #define PROBE_SAMPLE_S 1e-3             /* a dense sample; a sparse one lasts as many loads */
-#define CLAIM_SAMPLES 31                /* 08.1's pairs */
+#define CLAIM_SAMPLES 61                /* 08.1's pairs: a 4 KiB-4 KiB sabotage decides */
 #define GPU_MAX (256 * MiB)             /* 08.2's copies, 08.3's pins: <= --size / 4 */
 #define PAIR_SAMPLES 31
-#define REGISTER_PAIRS 9
+#define REGISTER_PAIRS 21               /* 08.3's: [0.99, 1.29] at 9 in a sabotage run */
 #define FRESH_PAIRS 7                   /* 08.2's first-touch variant, shown beside it */
 #define HUGETLB_PAGES 2                 /* 08.4's mapping, in default-size pages */
 #define NR_HUGEPAGES "/proc/sys/vm/nr_hugepages"
