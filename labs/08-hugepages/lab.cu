@@ -3,9 +3,12 @@
  *
  * What do 2 MiB pages change?  A load from a working set far beyond the
  * TLB's reach walks the page table on 4 KiB pages, mostly not on 2 MiB ones
- * (08.1).  The chapter adds that copies to the GPU from huge-page memory run
- * about 5 % faster (08.2) and that pinning is cheaper on fewer, larger pages
- * (08.3); and hugetlbfs pages (MAP_HUGETLB) must be reserved first (08.4).
+ * (08.1), and a miss costs tens of cycles (08.5).  The chapter adds that
+ * copies to the GPU from huge-page memory run about 5 % faster (08.2) and
+ * that pinning is cheaper on fewer, larger pages (08.3); and hugetlbfs
+ * pages (MAP_HUGETLB) must be reserved first (08.4).  In a VM a probe
+ * measures whether a guest huge page has the TLB reach of one here
+ * (reach_probe): where the host backs it in small pages it has none.
  *
  * Two buffers of --size, one advised MADV_HUGEPAGE, one MADV_NOHUGEPAGE
  * before their first write (map_advised), are decided on only when
