@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "buffer.h"
 #include "lab.h"
@@ -330,11 +331,12 @@ static void calls(struct rig *r)
 		 q[0].median * 1e3, q[1].median * 1e3);
 	claim_note(L, "%s pageable, idle stream: call %.2f ms, copy %.2f ms", sz,
 		   pg[0].median * 1e3, pg[1].median * 1e3);
-	claim_check_ratio(L, "03.1", &pg[0], &pg[1]);
+	/* call and copy come from the same run: decide on each run's call / copy */
+	claim_check_paired(L, "03.1", "call_over_copy_pageable", &pg[0], &pg[1]);
 	claim_note(L, "%s pinned behind a kernel: call %.1f us (max %.1f), copy %.2f ms; idle "
 		   "stream call %.1f us", sz, pin[0].median * 1e6, pin[0].max * 1e6,
 		   pin[1].median * 1e3, at[WAY_PINNED_IDLE][0].median * 1e6);
-	claim_check_ratio(L, "03.2", &pin[0], &pin[1]);
+	claim_check_paired(L, "03.2", "call_over_copy_pinned", &pin[0], &pin[1]);
 }
 
 /* Part 2: a copy and a kernel on two streams (03.3) */
@@ -608,6 +610,20 @@ static void rounds(struct rig *r, struct loop *c, const char *const *names,
 		lab_stats_from(&s[2], names[2], "s", t[1], n[1], LAB_CUDA_EVENT_RES_S);
 }
 
+/* The median of each round's PART_SAMPLES part times (parts: LOOP_ROUNDS x
+ * PART_SAMPLES, in round order): one sample a round, beside the round's loop. */
+static void per_round(struct lab_stats *out, const char *name, const struct lab_stats *parts)
+{
+	double v[LOOP_ROUNDS], part[PART_SAMPLES];
+
+	for (int round = 0; round < LOOP_ROUNDS; round++) {
+		memcpy(part, parts->samples + round * PART_SAMPLES, sizeof(part));
+		v[round] = lab_median(part, PART_SAMPLES);
+	}
+	lab_stats_from(out, name, "s", v, LOOP_ROUNDS, LAB_CUDA_EVENT_RES_S);
+	out->too_short = parts->too_short;
+}
+
 /* "%d steps in %d rounds, <how>: N torn words in M steps", and the claim. */
 static void torn_claim(struct lab *L, const char *id, const struct loop *c, const char *how)
 {
@@ -649,6 +665,7 @@ static void loops(struct rig *r)
 			    1, K.fix_two_buffers };
 	struct loop chapter = { { K.chapter_pageable ? r->loop_pageable[0] : r->loop_pinned[0] } };
 	struct buf_refill refill = { r->loop_pinned[1], LOOP_BYTES, 0 };
+	struct lab_stats copy_round, call_share;
 	struct lab_est hidden, free_share, c;
 
 	lab_measure(L, "loop_fill", buf_refill_sample, &refill, NULL, &fill);
@@ -683,14 +700,18 @@ static void loops(struct rig *r)
 	claim_check(L, "03.7", hidden);
 
 	rounds(r, &chapter, ch_names, ch);
-	/* 03.6: the share of the copy the host does not wait out, (copy - call) / copy */
-	c = lab_est_median(&ch[1], 2);
-	free_share = lab_est_over(lab_est_diff(c, lab_est_median(&ch[0], 2)), c);
+	/* 03.6: the share of the copy the host does not wait out, 1 - call / copy, paired by
+	 * round (each round's call per step against the copies timed right after it); the
+	 * order statistics of call / copy give those of 1 - call / copy */
+	per_round(&copy_round, "chapter_copy_per_round", &ch[1]);
+	lab_stats_paired_ratio(L, &call_share, "chapter_call_over_copy", &ch[0], &copy_round);
+	free_share = lab_est_diff(lab_est_exact(1), lab_est_median(&call_share, 1));
 	lab_fact_num(L, "chapter_loop_call_s", ch[0].median, "s");
 	lab_fact_num(L, "chapter_copy_s", ch[1].median, "s");
 	lab_fact_num(L, "chapter_loop_torn", (double)chapter.torn, "words");
 	claim_stats(L, &ch[0]);
 	claim_stats(L, &ch[1]);
+	claim_stats(L, &call_share);
 	claim_note(L, "one %s buffer: call %.1f us a step, copy %.1f us, %.1f %% not waited out",
 		   K.chapter_pageable ? "pageable" : "pinned (sabotage)", ch[0].median * 1e6,
 		   ch[1].median * 1e6, free_share.value * 100);
