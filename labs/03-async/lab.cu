@@ -610,18 +610,40 @@ static void rounds(struct rig *r, struct loop *c, const char *const *names,
 		lab_stats_from(&s[2], names[2], "s", t[1], n[1], LAB_CUDA_EVENT_RES_S);
 }
 
-/* The median of each round's PART_SAMPLES part times (parts: LOOP_ROUNDS x
- * PART_SAMPLES, in round order): one sample a round, beside the round's loop. */
-static void per_round(struct lab_stats *out, const char *name, const struct lab_stats *parts)
+/* v[r]: the median of round r's PART_SAMPLES part times (parts: LOOP_ROUNDS x
+ * PART_SAMPLES, in round order), the value paired with round r's loop. */
+static void round_medians(const struct lab_stats *parts, double *v)
 {
-	double v[LOOP_ROUNDS], part[PART_SAMPLES];
+	double part[PART_SAMPLES];
 
 	for (int round = 0; round < LOOP_ROUNDS; round++) {
 		memcpy(part, parts->samples + round * PART_SAMPLES, sizeof(part));
 		v[round] = lab_median(part, PART_SAMPLES);
 	}
+}
+
+/* The parts' round medians as a series, one sample a round. */
+static void per_round(struct lab_stats *out, const char *name, const struct lab_stats *parts)
+{
+	double v[LOOP_ROUNDS];
+
+	round_medians(parts, v);
 	lab_stats_from(out, name, "s", v, LOOP_ROUNDS, LAB_CUDA_EVENT_RES_S);
 	out->too_short = parts->too_short;
+}
+
+/* 03.7's share of the copy hidden, (copy + compute alone - step) / copy alone, of
+ * each round (fx: step, copy, compute), so that a slow round slows all three. */
+static void hidden_per_round(struct lab_stats *out, const struct lab_stats *fx)
+{
+	double copy[LOOP_ROUNDS], compute[LOOP_ROUNDS], v[LOOP_ROUNDS];
+
+	round_medians(&fx[1], copy);
+	round_medians(&fx[2], compute);
+	for (int round = 0; round < LOOP_ROUNDS; round++)
+		v[round] = (copy[round] + compute[round] - fx[0].samples[round]) / copy[round];
+	lab_stats_from(out, "fix_hidden_per_round", "fraction", v, LOOP_ROUNDS, 0);
+	out->too_short = fx[0].too_short || fx[1].too_short || fx[2].too_short;
 }
 
 /* "%d steps in %d rounds, <how>: N torn words in M steps", and the claim. */
@@ -665,8 +687,8 @@ static void loops(struct rig *r)
 			    1, K.fix_two_buffers };
 	struct loop chapter = { { K.chapter_pageable ? r->loop_pageable[0] : r->loop_pinned[0] } };
 	struct buf_refill refill = { r->loop_pinned[1], LOOP_BYTES, 0 };
-	struct lab_stats copy_round, call_share;
-	struct lab_est hidden, free_share, c;
+	struct lab_stats copy_round, call_share, hidden_round;
+	struct lab_est hidden, free_share;
 
 	lab_measure(L, "loop_fill", buf_refill_sample, &refill, NULL, &fill);
 	lab_measure(L, "loop_copy_pinned_sizing", lab_cuda_job_run, &job, &ev, &copy);
@@ -681,10 +703,10 @@ static void loops(struct rig *r)
 		rounds(r, &serial, fix_names, fx);
 		fix.held_s = serial.held_s;
 	}
-	/* 03.7: the share of the copy hidden, (copy + compute alone - step) / copy alone */
-	c = lab_est_median(&fx[1], 3);
-	hidden = lab_est_over(lab_est_diff(lab_est_sum(c, lab_est_median(&fx[2], 3)),
-					   lab_est_median(&fx[0], 3)), c);
+	/* 03.7: the share of the copy hidden, (copy + compute alone - step) / copy alone,
+	 * paired by round as 03.6 */
+	hidden_per_round(&hidden_round, fx);
+	hidden = lab_est_median(&hidden_round, 1);
 	lab_fact_num(L, "loop_fill_s", fill.median, "s");
 	lab_fact_num(L, "loop_step_pinned_s", fx[0].median, "s");
 	lab_fact_num(L, "loop_copy_pinned_s", fx[1].median, "s");
@@ -693,6 +715,7 @@ static void loops(struct rig *r)
 	lab_fact_num(L, "loop_hidden_pinned", hidden.value, "fraction");
 	for (int i = 0; i < 3; i++)
 		claim_stats(L, &fx[i]);
+	claim_stats(L, &hidden_round);
 	claim_note(L, "step %.1f us; alone copy %.1f us, compute %.1f us, refill %.1f us; host "
 		   "held %.1f us a step: %.0f %% of the copy hidden", fx[0].median * 1e6,
 		   fx[1].median * 1e6, fx[2].median * 1e6, fill.median * 1e6, fix.held_s * 1e6,
