@@ -196,6 +196,24 @@ struct lab_est lab_est_ratio(struct lab_est num, struct lab_est den)
 	return e;
 }
 
+/* sqrt(x^2 + y^2) of two log distances: the MOVER's side of an interval. */
+static double log_side(double x_end, double x, double y_end, double y)
+{
+	return hypot(log(x_end / x), log(y_end / y));
+}
+
+struct lab_est lab_est_ratio_indep(struct lab_est num, struct lab_est den)
+{
+	struct lab_est e = lab_est_ratio(num, den);
+
+	if (!(num.lo > 0) || !(den.lo > 0) || !isfinite(num.hi) || !isfinite(den.hi) ||
+	    !(num.value > 0) || !(den.value > 0))
+		return e; /* the corners, or an infinite interval */
+	e.lo = e.value * exp(-log_side(num.value, num.lo, den.hi, den.value));
+	e.hi = e.value * exp(log_side(num.hi, num.value, den.value, den.lo));
+	return e;
+}
+
 struct lab_est lab_est_diff(struct lab_est a, struct lab_est b)
 {
 	struct lab_est e = { a.value - b.value, a.lo - b.hi, a.hi - b.lo,

@@ -74,6 +74,18 @@ struct lab_est lab_est_exact(double v);
  * (a claim on it is inconclusive); the value is NaN when den.value <= 0 or
  * num.value < 0. */
 struct lab_est lab_est_ratio(struct lab_est num, struct lab_est den);
+/*
+ * num / den of two independently measured positive quantities, each with its
+ * own 95 % interval: MOVER in log space (Zou and Donner, Statistics in
+ * Medicine 27:1693, 2008; Newcombe, SMMR 2016, for ratios).  Each side of
+ * the log ratio's interval is the root of the sum of the squared distances
+ * from each estimate to the end on that side, so two 95 % intervals give
+ * about 95 %, where lab_est_ratio's corners of two Bonferroni intervals give
+ * 99.9 %.  Not for dependent quantities (the same run's: see the paired
+ * series, lab_stats_paired_ratio).  Ends not positive and finite: as
+ * lab_est_ratio.
+ */
+struct lab_est lab_est_ratio_indep(struct lab_est num, struct lab_est den);
 /* a - b with [a.lo - b.hi, a.hi - b.lo]. */
 struct lab_est lab_est_diff(struct lab_est a, struct lab_est b);
 /* a + b with [a.lo + b.lo, a.hi + b.hi]. */

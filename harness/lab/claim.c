@@ -235,7 +235,18 @@ void claim_check_ratio(struct lab *L, const char *id, const struct lab_stats *nu
 {
 	claim_stats(L, num);
 	claim_stats(L, den);
-	claim_check(L, id, lab_est_ratio(lab_est_median(num, 2), lab_est_median(den, 2)));
+	claim_check(L, id, lab_est_median_ratio(num, den));
+}
+
+void claim_check_paired(struct lab *L, const char *id, const char *name,
+			const struct lab_stats *num, const struct lab_stats *den)
+{
+	struct lab_stats ratio;
+
+	lab_stats_paired_ratio(L, &ratio, name, num, den);
+	claim_stats(L, num);
+	claim_stats(L, den);
+	claim_check_median(L, id, &ratio);
 }
 
 void claim_inconclusive(struct lab *L, const char *id, const char *why_fmt, ...)

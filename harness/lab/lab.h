@@ -374,6 +374,23 @@ void lab_stats_scale(struct lab_stats *s, double k, const char *unit);
  * for quantiles, e.g. Conover, Practical Nonparametric Statistics, 3.2.
  */
 struct lab_est lab_est_median(const struct lab_stats *s, int nseries);
+/*
+ * num.median / den.median of two independently measured series, each median
+ * at 95 % (lab_est_median(s, 1)), joined by lab_est_ratio_indep (MOVER): the
+ * interval claim_check_ratio decides on.  Series measured in the same
+ * iterations are paired instead: lab_stats_paired_ratio.
+ */
+struct lab_est lab_est_median_ratio(const struct lab_stats *num, const struct lab_stats *den);
+/*
+ * The paired series of two series measured in the same iterations (sample i
+ * of each from iteration i, n equal): out's sample i = num's / den's, unit
+ * "x".  Its median's interval (lab_est_median) is the ratio's, without the
+ * two series' common drift and without a Bonferroni split: where both sides
+ * come from one run, decide on this.  too_short, remeasured and noisy come
+ * from either series.  A setup error (lab_error) when the counts differ.
+ */
+void lab_stats_paired_ratio(struct lab *L, struct lab_stats *out, const char *name,
+			    const struct lab_stats *num, const struct lab_stats *den);
 /* ------------------------------------------------------------------------ */
 /* Claims                                                                    */
 
@@ -397,9 +414,14 @@ struct lab_est lab_est_median(const struct lab_stats *s, int nseries);
 void claim_check(struct lab *L, const char *id, struct lab_est got);
 /* got = the median of s, with its interval; attaches s. */
 void claim_check_median(struct lab *L, const char *id, const struct lab_stats *s);
-/* got = num->median / den->median with the interval from both; attaches both. */
+/* got = num->median / den->median with the interval from both
+ * (lab_est_median_ratio: independent series); attaches both. */
 void claim_check_ratio(struct lab *L, const char *id, const struct lab_stats *num,
 		       const struct lab_stats *den);
+/* got = the median of the per-iteration ratio num[i] / den[i] with its
+ * interval (lab_stats_paired_ratio, named `name`); attaches all three. */
+void claim_check_paired(struct lab *L, const char *id, const char *name,
+			const struct lab_stats *num, const struct lab_stats *den);
 /* An exact integer observation (a count, bytes, a number of runs). */
 void claim_check_int(struct lab *L, const char *id, long long got);
 /* An errno or a CUDA error code, with its symbol ("ENOMEM", "cudaSuccess"). */

@@ -211,6 +211,23 @@ void lab_stats_from(struct lab_stats *s, const char *name, const char *unit,
 	lab_stats_compute(s);
 }
 
+void lab_stats_paired_ratio(struct lab *L, struct lab_stats *out, const char *name,
+			    const struct lab_stats *num, const struct lab_stats *den)
+{
+	double ratio[LAB_MAX_SAMPLES];
+	int i;
+
+	if (num->n != den->n || num->n < 0 || num->n > LAB_MAX_SAMPLES)
+		lab_error(L, "paired series '%s' and '%s' differ in length (%d, %d)",
+			  num->name, den->name, num->n, den->n);
+	for (i = 0; i < num->n; i++)
+		ratio[i] = den->samples[i] != 0 ? num->samples[i] / den->samples[i] : NAN;
+	lab_stats_from(out, name, "x", ratio, num->n, num->clock_res_s);
+	out->too_short = num->too_short || den->too_short;
+	out->remeasured = num->remeasured || den->remeasured;
+	out->noisy = num->noisy || den->noisy;
+}
+
 /*
  * Appends up to `samples` runs of fn to buf[out->n ..) (after `warmup`
  * discarded runs), buf holding `cap`; then out's samples are buf.

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "buffer.h"
 #include "lab.h"
@@ -330,11 +331,12 @@ static void calls(struct rig *r)
 		 q[0].median * 1e3, q[1].median * 1e3);
 	claim_note(L, "%s pageable, idle stream: call %.2f ms, copy %.2f ms", sz,
 		   pg[0].median * 1e3, pg[1].median * 1e3);
-	claim_check_ratio(L, "03.1", &pg[0], &pg[1]);
+	/* call and copy come from the same run: decide on each run's call / copy */
+	claim_check_paired(L, "03.1", "call_over_copy_pageable", &pg[0], &pg[1]);
 	claim_note(L, "%s pinned behind a kernel: call %.1f us (max %.1f), copy %.2f ms; idle "
 		   "stream call %.1f us", sz, pin[0].median * 1e6, pin[0].max * 1e6,
 		   pin[1].median * 1e3, at[WAY_PINNED_IDLE][0].median * 1e6);
-	claim_check_ratio(L, "03.2", &pin[0], &pin[1]);
+	claim_check_paired(L, "03.2", "call_over_copy_pinned", &pin[0], &pin[1]);
 }
 
 /* Part 2: a copy and a kernel on two streams (03.3) */
@@ -608,6 +610,42 @@ static void rounds(struct rig *r, struct loop *c, const char *const *names,
 		lab_stats_from(&s[2], names[2], "s", t[1], n[1], LAB_CUDA_EVENT_RES_S);
 }
 
+/* v[r]: the median of round r's PART_SAMPLES part times (parts: LOOP_ROUNDS x
+ * PART_SAMPLES, in round order), the value paired with round r's loop. */
+static void round_medians(const struct lab_stats *parts, double *v)
+{
+	double part[PART_SAMPLES];
+
+	for (int round = 0; round < LOOP_ROUNDS; round++) {
+		memcpy(part, parts->samples + round * PART_SAMPLES, sizeof(part));
+		v[round] = lab_median(part, PART_SAMPLES);
+	}
+}
+
+/* The parts' round medians as a series, one sample a round. */
+static void per_round(struct lab_stats *out, const char *name, const struct lab_stats *parts)
+{
+	double v[LOOP_ROUNDS];
+
+	round_medians(parts, v);
+	lab_stats_from(out, name, "s", v, LOOP_ROUNDS, LAB_CUDA_EVENT_RES_S);
+	out->too_short = parts->too_short;
+}
+
+/* 03.7's share of the copy hidden, (copy + compute alone - step) / copy alone, of
+ * each round (fx: step, copy, compute), so that a slow round slows all three. */
+static void hidden_per_round(struct lab_stats *out, const struct lab_stats *fx)
+{
+	double copy[LOOP_ROUNDS], compute[LOOP_ROUNDS], v[LOOP_ROUNDS];
+
+	round_medians(&fx[1], copy);
+	round_medians(&fx[2], compute);
+	for (int round = 0; round < LOOP_ROUNDS; round++)
+		v[round] = (copy[round] + compute[round] - fx[0].samples[round]) / copy[round];
+	lab_stats_from(out, "fix_hidden_per_round", "fraction", v, LOOP_ROUNDS, 0);
+	out->too_short = fx[0].too_short || fx[1].too_short || fx[2].too_short;
+}
+
 /* "%d steps in %d rounds, <how>: N torn words in M steps", and the claim. */
 static void torn_claim(struct lab *L, const char *id, const struct loop *c, const char *how)
 {
@@ -649,7 +687,8 @@ static void loops(struct rig *r)
 			    1, K.fix_two_buffers };
 	struct loop chapter = { { K.chapter_pageable ? r->loop_pageable[0] : r->loop_pinned[0] } };
 	struct buf_refill refill = { r->loop_pinned[1], LOOP_BYTES, 0 };
-	struct lab_est hidden, free_share, c;
+	struct lab_stats copy_round, call_share, hidden_round;
+	struct lab_est hidden, free_share;
 
 	lab_measure(L, "loop_fill", buf_refill_sample, &refill, NULL, &fill);
 	lab_measure(L, "loop_copy_pinned_sizing", lab_cuda_job_run, &job, &ev, &copy);
@@ -664,10 +703,10 @@ static void loops(struct rig *r)
 		rounds(r, &serial, fix_names, fx);
 		fix.held_s = serial.held_s;
 	}
-	/* 03.7: the share of the copy hidden, (copy + compute alone - step) / copy alone */
-	c = lab_est_median(&fx[1], 3);
-	hidden = lab_est_over(lab_est_diff(lab_est_sum(c, lab_est_median(&fx[2], 3)),
-					   lab_est_median(&fx[0], 3)), c);
+	/* 03.7: the share of the copy hidden, (copy + compute alone - step) / copy alone,
+	 * paired by round as 03.6 */
+	hidden_per_round(&hidden_round, fx);
+	hidden = lab_est_median(&hidden_round, 1);
 	lab_fact_num(L, "loop_fill_s", fill.median, "s");
 	lab_fact_num(L, "loop_step_pinned_s", fx[0].median, "s");
 	lab_fact_num(L, "loop_copy_pinned_s", fx[1].median, "s");
@@ -676,6 +715,7 @@ static void loops(struct rig *r)
 	lab_fact_num(L, "loop_hidden_pinned", hidden.value, "fraction");
 	for (int i = 0; i < 3; i++)
 		claim_stats(L, &fx[i]);
+	claim_stats(L, &hidden_round);
 	claim_note(L, "step %.1f us; alone copy %.1f us, compute %.1f us, refill %.1f us; host "
 		   "held %.1f us a step: %.0f %% of the copy hidden", fx[0].median * 1e6,
 		   fx[1].median * 1e6, fx[2].median * 1e6, fill.median * 1e6, fix.held_s * 1e6,
@@ -683,14 +723,18 @@ static void loops(struct rig *r)
 	claim_check(L, "03.7", hidden);
 
 	rounds(r, &chapter, ch_names, ch);
-	/* 03.6: the share of the copy the host does not wait out, (copy - call) / copy */
-	c = lab_est_median(&ch[1], 2);
-	free_share = lab_est_over(lab_est_diff(c, lab_est_median(&ch[0], 2)), c);
+	/* 03.6: the share of the copy the host does not wait out, 1 - call / copy, paired by
+	 * round (each round's call per step against the copies timed right after it); the
+	 * order statistics of call / copy give those of 1 - call / copy */
+	per_round(&copy_round, "chapter_copy_per_round", &ch[1]);
+	lab_stats_paired_ratio(L, &call_share, "chapter_call_over_copy", &ch[0], &copy_round);
+	free_share = lab_est_diff(lab_est_exact(1), lab_est_median(&call_share, 1));
 	lab_fact_num(L, "chapter_loop_call_s", ch[0].median, "s");
 	lab_fact_num(L, "chapter_copy_s", ch[1].median, "s");
 	lab_fact_num(L, "chapter_loop_torn", (double)chapter.torn, "words");
 	claim_stats(L, &ch[0]);
 	claim_stats(L, &ch[1]);
+	claim_stats(L, &call_share);
 	claim_note(L, "one %s buffer: call %.1f us a step, copy %.1f us, %.1f %% not waited out",
 		   K.chapter_pageable ? "pageable" : "pinned (sabotage)", ch[0].median * 1e6,
 		   ch[1].median * 1e6, free_share.value * 100);

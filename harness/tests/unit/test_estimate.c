@@ -323,6 +323,132 @@ static void test_median_coverage_simulated(void **state)
 	assert_true(c31 < 0.995);
 }
 
+/*
+ * Coverage of a series sampled as lab_measure does (n0 samples, then one at a
+ * time until lab_stop_narrow or the cap), from two known distributions with
+ * median 1: lognormal(0, sigma) and a heavy (Pareto, alpha 1.5) tail,
+ * 1 + sigma (U^(-1/1.5) - 2^(1/1.5)) / (2^(1/1.5) - 1), above 1 - sigma.  The
+ * intervals are judged against 95 % within the simulation's own error: at
+ * least 95 % less three binomial standard errors of `trials`.  Order
+ * statistics only reach 95 % in steps, so a cell may cover more (96-99 %).
+ */
+enum { SHAPE_LOGNORMAL, SHAPE_PARETO };
+
+static double draw(int shape, double sigma)
+{
+	double u = uniform01();
+
+	if (shape == SHAPE_LOGNORMAL)
+		return exp(sigma * sqrt(-2 * log(u)) * cos(2 * M_PI * uniform01()));
+	return 1 + sigma * (pow(u, -1 / 1.5) - pow(2, 1 / 1.5)) / (pow(2, 1 / 1.5) - 1);
+}
+
+/* lab_measure's rule on draws of k x (shape, sigma) into v: true median k. */
+static void stopped_series(struct lab_stats *s, double *v, int n0, int cap, int shape,
+			   double sigma, double k)
+{
+	int n = 0;
+
+	while (n < n0)
+		v[n++] = k * draw(shape, sigma);
+	while (n < cap && !lab_stop_narrow(v, n))
+		v[n++] = k * draw(shape, sigma);
+	lab_stats_from(s, "t", "s", v, n, 1e-12);
+	s->remeasured = n > n0;
+}
+
+static double least_coverage(int trials)
+{
+	return LAB_CONFIDENCE - 3 * sqrt(LAB_CONFIDENCE * (1 - LAB_CONFIDENCE) / trials);
+}
+
+/* Fractions of trials whose median interval holds 1: as decided, and at the
+ * level asked with the stopping rule ignored (the review's 93.9 %). */
+static void stopped_coverage(int n0, int cap, int shape, double sigma, int trials,
+			     double *decided, double *ignored)
+{
+	double v[LAB_MAX_SAMPLES];
+	int hit = 0, hit_ignored = 0;
+
+	for (int t = 0; t < trials; t++) {
+		struct lab_stats s;
+		struct lab_est e;
+
+		stopped_series(&s, v, n0, cap, shape, sigma, 1);
+		e = lab_est_median(&s, 1);
+		hit += e.lo <= 1 && 1 <= e.hi;
+		s.remeasured = 0;
+		e = lab_est_median(&s, 1);
+		hit_ignored += e.lo <= 1 && 1 <= e.hi;
+	}
+	*decided = (double)hit / trials;
+	*ignored = (double)hit_ignored / trials;
+}
+
+static void test_median_coverage_stopped(void **state)
+{
+	static const struct { int n0, cap, shape; double sigma; } cells[] = {
+		{ 9, 27, SHAPE_LOGNORMAL, 0.08 }, /* 07.4's pair config, the worst cell */
+		{ 7, 14, SHAPE_LOGNORMAL, 0.06 },
+		{ 9, 27, SHAPE_PARETO, 0.20 },
+		{ 11, 22, SHAPE_PARETO, 0.08 },
+	};
+	int trials = 4000;
+	double c, ignored;
+
+	(void)state;
+	rng = 20261202;
+	for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++) {
+		stopped_coverage(cells[i].n0, cells[i].cap, cells[i].shape, cells[i].sigma,
+				 trials, &c, &ignored);
+		if (!(c >= least_coverage(trials)))
+			fail_msg("cell %zu: coverage %.4f, want >= %.4f", i, c,
+				 least_coverage(trials));
+		if (i == 0 && !(ignored < LAB_CONFIDENCE))
+			fail_msg("the stopping rule ignored covered %.4f: the test lost its "
+				 "case", ignored);
+	}
+}
+
+/* Coverage of the ratio of two independent stopped series (3 over 1, the
+ * second noisier), by the MOVER (claim_check_ratio's) and by the corners of
+ * two Bonferroni intervals (lab_est_ratio's). */
+static void ratio_coverage(int shape, double sigma, int trials, double *mover,
+			   double *corners)
+{
+	double va[LAB_MAX_SAMPLES], vb[LAB_MAX_SAMPLES];
+	int hit = 0, hit_corners = 0;
+
+	for (int t = 0; t < trials; t++) {
+		struct lab_stats a, b;
+		struct lab_est e;
+
+		stopped_series(&a, va, 9, 27, shape, sigma, 3);
+		stopped_series(&b, vb, 9, 27, shape, 1.5 * sigma, 1);
+		e = lab_est_median_ratio(&a, &b);
+		hit += e.lo <= 3 && 3 <= e.hi;
+		e = lab_est_ratio(lab_est_median(&a, 2), lab_est_median(&b, 2));
+		hit_corners += e.lo <= 3 && 3 <= e.hi;
+	}
+	*mover = (double)hit / trials;
+	*corners = (double)hit_corners / trials;
+}
+
+static void test_ratio_indep_coverage(void **state)
+{
+	int trials = 3000, shape;
+	double mover, corners;
+
+	(void)state;
+	rng = 20261203;
+	for (shape = SHAPE_LOGNORMAL; shape <= SHAPE_PARETO; shape++) {
+		ratio_coverage(shape, 0.08, trials, &mover, &corners);
+		if (!(mover >= least_coverage(trials) && mover < corners))
+			fail_msg("shape %d: MOVER covers %.4f (want >= %.4f and below the "
+				 "corners' %.4f)", shape, mover, least_coverage(trials), corners);
+	}
+}
+
 /* ---- carried intervals ---- */
 
 static struct lab_est est(double lo, double v, double hi)
@@ -434,6 +560,52 @@ static struct lab_est ratio_of(const struct lab_stats *num, const struct lab_sta
 	return lab_est_ratio(lab_est_median(num, 2), lab_est_median(den, 2));
 }
 
+static void test_ratio_indep_ends(void **state)
+{
+	struct lab_est r;
+
+	(void)state;
+	/* den exact: the ratio's ends are num's */
+	r = lab_est_ratio_indep(est(1, 2, 4), lab_est_exact(1));
+	assert_true(fabs(r.lo - 1) < 1e-12 && r.value == 2 && fabs(r.hi - 4) < 1e-12);
+	/* both a factor 2 either way: sqrt(2) x ln 2 in log space, inside the corners */
+	r = lab_est_ratio_indep(est(1, 2, 4), est(0.5, 1, 2));
+	assert_true(fabs(r.lo - 2 * exp(-M_SQRT2 * M_LN2)) < 1e-12);
+	assert_true(fabs(r.hi - 2 * exp(M_SQRT2 * M_LN2)) < 1e-12);
+	assert_true(r.lo > 0.5 && r.hi < 8);
+	/* a den that may be 0: infinite, as lab_est_ratio */
+	r = lab_est_ratio_indep(est(1, 2, 4), est(0, 1, 2));
+	assert_true(isinf(r.lo) && isinf(r.hi));
+	r = lab_est_ratio_indep(est(1, 2, INFINITY), est(0.5, 1, 2));
+	assert_true(isinf(r.hi));
+}
+
+/* Call and copy of the same run drift together (03.1): the per-run ratio
+ * is known to a per cent, the ratio of the two medians is not. */
+static void test_paired_ratio_removes_common_drift(void **state)
+{
+	double num_v[9], den_v[9];
+	struct lab_stats num, den, ratio;
+	struct claim_want w = WANT_RATIO_GE(0.8);
+
+	(void)state;
+	for (int i = 0; i < 9; i++) {
+		den_v[i] = 1 + 0.6 * (i % 3) + 0.1 * i;      /* a drift of 2.4 x */
+		num_v[i] = den_v[i] * (0.995 + 0.001 * i);   /* call / copy 0.995-1.003 */
+	}
+	lab_stats_from(&num, "call", "s", num_v, 9, 1e-12);
+	lab_stats_from(&den, "copy", "s", den_v, 9, 1e-12);
+	num.too_short = 1;
+	lab_stats_paired_ratio(NULL, &ratio, "call_over_copy", &num, &den);
+	assert_int_equal(ratio.n, 9);
+	assert_true(fabs(ratio.median - 0.999) < 1e-12);
+	assert_int_equal(ratio.too_short, 1);
+	ratio.too_short = 0;
+	assert_int_equal(lab_relation_verdict(&w, lab_est_median(&ratio, 1), NULL), LAB_HOLDS);
+	assert_int_equal(lab_relation_verdict(&w, lab_est_median_ratio(&num, &den), NULL),
+			 LAB_STRADDLES);
+}
+
 /*
  * The issue: a 32 KiB series of 1.85 ns loads with one 11 ns sample (an
  * interrupt) against 256 MiB at ~280 ns.  The outlier widens one end of the
@@ -490,6 +662,10 @@ int main(void)
 		cmocka_unit_test(test_median_degenerate_series),
 		cmocka_unit_test(test_median_keeps_too_short),
 		cmocka_unit_test(test_median_coverage_simulated),
+		cmocka_unit_test(test_median_coverage_stopped),
+		cmocka_unit_test(test_ratio_indep_coverage),
+		cmocka_unit_test(test_ratio_indep_ends),
+		cmocka_unit_test(test_paired_ratio_removes_common_drift),
 		cmocka_unit_test(test_ratio_ends),
 		cmocka_unit_test(test_ratio_den_may_be_zero_or_negative),
 		cmocka_unit_test(test_ratio_too_short),
