@@ -272,6 +272,21 @@ static void load_claims(struct cmp_node *n, const struct learn_results *r)
 		}
 }
 
+/* A GPU error counter that rose during a lab: fact "lab02.gpu0.pcie_replay" = "3". */
+static void load_counter_moves(struct cmp_node *n, const struct json *lab)
+{
+	const struct json *moved = json_get(lab, "counters_moved"), *g, *c;
+	char name[CMP_FACT_LEN];
+
+	for (g = moved && moved->type == JSON_OBJ ? moved->child : NULL; g; g = g->next)
+		for (c = g->type == JSON_OBJ ? g->child : NULL; c; c = c->next)
+			if (c->type == JSON_NUM && c->num > 0) {
+				snprintf(name, sizeof(name), "lab%s.gpu%s.%s",
+					 json_get_str(lab, "id", "?"), g->key, c->key);
+				add_fact(n, name, "%.0f", c->num);
+			}
+}
+
 static void load_facts(struct cmp_node *n, const struct json *labs)
 {
 	const struct json *lab, *f;
@@ -280,6 +295,7 @@ static void load_facts(struct cmp_node *n, const struct json *labs)
 	for (lab = labs->child; lab; lab = lab->next) {
 		const struct json *facts = json_get(lab, "facts");
 
+		load_counter_moves(n, lab);
 		for (f = facts && facts->type == JSON_OBJ ? facts->child : NULL; f; f = f->next) {
 			const struct json *v = json_get(f, "value");
 

@@ -10,6 +10,8 @@
  *     node than the run's CPUs, a translating IOMMU, held-back clocks, other
  *     processes on the GPU, THP never, a small memlock limit) and the
  *     reference does not record it.
+ *   - a GPU error counter (PCIe replays, ECC, remapped rows, AER) rose
+ *     during the item's own lab: the runner read it around each lab.
  * A bad fact the reference shares is not named: it cannot explain why this
  * node differs from the reference.  Which facts can explain which lab's
  * figures is the table below.
@@ -21,6 +23,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "gpu_counters.h"
 
 #define COPY_PATH (CMP_EXPLAIN_PCIE | CMP_EXPLAIN_NUMA | CMP_EXPLAIN_IOMMU | CMP_EXPLAIN_PROCS | \
 		   CMP_EXPLAIN_CLOCKS)
@@ -328,6 +331,22 @@ static void explain_virt(struct says *s)
 	explain_fault_path(s);
 }
 
+/* An error counter that rose during the item's own lab: the strongest cause
+ * there is, as it was read around that lab (counters.c), whatever the reference. */
+static void explain_counters(struct says *s, int g)
+{
+	char name[CMP_FACT_LEN];
+	const char *rose;
+
+	for (int i = 0; i < GPU_NCOUNTERS; i++) {
+		snprintf(name, sizeof(name), "lab%s.gpu%d.%s", s->it->lab, g, gpu_counter_names[i]);
+		rose = cmp_node_fact(s->n, name);
+		if (rose)
+			say(s, "GPU %d's %s counter rose by %s during lab-%s", s->n->gpu[g].index,
+			    gpu_counter_names[i], rose, s->it->lab);
+	}
+}
+
 void cmp_explain(const struct cmp_node *n, const struct cmp_ref *ref, struct cmp_item *it)
 {
 	struct says s = { n, ref, it };
@@ -335,6 +354,8 @@ void cmp_explain(const struct cmp_node *n, const struct cmp_ref *ref, struct cmp
 	int g, ngpus = n->key.ngpus < CMP_MAX_GPUS ? n->key.ngpus : CMP_MAX_GPUS;
 
 	it->ncauses = 0;
+	for (g = 0; g < ngpus; g++)
+		explain_counters(&s, g);
 	for (g = 0; (kinds & CMP_EXPLAIN_PCIE) && g < ngpus; g++)
 		explain_pcie(&s, g);
 	if (kinds & CMP_EXPLAIN_NUMA)

@@ -712,6 +712,7 @@ static void write_lab(const struct lab_entry *lab, struct json_writer *w)
 	write_record_member(lab, "facts", "{}", w);
 	write_record_member(lab, "series", "{}", w);
 	write_record_member(lab, "phases", "[]", w);
+	counters_write(lab, w);
 	jw_obj_end(w);
 }
 

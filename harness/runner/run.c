@@ -455,6 +455,7 @@ int cmd_run(struct run_state *rs)
 	if (!strcmp(rs->opt->command, "run"))
 		results_keep_load(rs); /* results.json is updated, not replaced */
 	out_run_begin(rs, rs->nlabs);
+	counters_begin(rs);
 	for (i = 0; i < rs->nlabs && !runner_stop_signal; i++) {
 		struct lab_entry *lab = &rs->labs[i];
 
@@ -462,11 +463,13 @@ int cmd_run(struct run_state *rs)
 			describe_error(rs, lab);
 		else
 			run_one(rs, lab);
+		counters_after_lab(rs, lab);
 		out_lab_end(rs, lab, i + 1);
 		results_save(rs, 0);
 	}
 	if (runner_stop_signal)
 		stop_rest(rs, i);
+	counters_end(rs);
 	rs->finished = !rs->aborted;
 	results_save(rs, 1);
 	out_run_end(rs);

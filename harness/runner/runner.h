@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "errata.h"
+#include "gpu_counters.h"
 #include "json.h"
 #include "record.h"
 #include "sysinfo.h"
@@ -78,6 +79,8 @@ struct lab_entry {
 	char json_path[PATH_MAX];
 	struct json *record;  /* the lab JSON, NULL if absent or corrupt */
 	char record_error[512];
+	int counters_read;    /* GPUs whose counters_moved this run read (counters.c) */
+	struct gpu_counters counters_moved[SYSINFO_MAX_GPUS]; /* per GPU of si */
 };
 
 struct run_state {
@@ -94,6 +97,8 @@ struct run_state {
 	int lock_fd;          /* the results directory's lock, held for the run */
 	int save_failed;      /* a results.json write failed: the run is an error */
 	int saved;            /* a results.json of this run is on disk */
+	struct gpu_counter_ops nvml;  /* counters.c: NVML's counters, or none */
+	struct gpu_counters counters_last[SYSINFO_MAX_GPUS]; /* after the last lab */
 };
 
 /* The lab's status as results.json words it: a lab not yet run is "not_run". */
@@ -283,6 +288,15 @@ int cmd_claims(struct run_state *rs);
 /* preflight.c: `dmalab preflight ARGS` (argv[0] "preflight"), labs from labs_dir
  * unless --labs-dir; its exit code: 0 healthy, 1 unhealthy, 2 could not run. */
 int cmd_preflight(int argc, char **argv, const char *labs_dir);
+
+/* counters.c: the GPUs' error counters around every lab (gpu_counters.h).
+ * counters_begin reads them before the first lab, counters_after_lab after
+ * each (what moved is the lab's), counters_end closes NVML; counters_write
+ * writes a lab's "counters_moved" member (per GPU index, the counters known). */
+void counters_begin(struct run_state *rs);
+void counters_after_lab(struct run_state *rs, struct lab_entry *lab);
+void counters_end(struct run_state *rs);
+void counters_write(const struct lab_entry *lab, struct json_writer *w);
 
 /* metrics.c: the Prometheus text format's pieces.  prom_label writes
  * `name="value"` (a comma before it unless first), the value's backslash,
