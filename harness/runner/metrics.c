@@ -68,20 +68,6 @@ static void parse_metrics(struct metrics_opts *o, int argc, char **argv)
 		die_usage("option '--out' needs a file name, got ''");
 }
 
-void prom_label(FILE *f, const char *name, const char *value, int first)
-{
-	fprintf(f, "%s%s=\"", first ? "" : ",", name);
-	for (; *value; value++) {
-		if (*value == '\\' || *value == '"')
-			fputc('\\', f);
-		if (*value == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*value, f);
-	}
-	fputc('"', f);
-}
-
 /* host, gpu_uuid, gpu_model and lab: the labels every series has. */
 static void put_common(FILE *f, const struct cmp_node *n, const char *lab)
 {
@@ -91,10 +77,6 @@ static void put_common(FILE *f, const struct cmp_node *n, const char *lab)
 	prom_label(f, "lab", lab, 0);
 }
 
-void prom_head(FILE *f, const char *name, const char *help)
-{
-	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
-}
 
 static void put_figures(FILE *f, const struct cmp_node *n, const char *name, int part)
 {

@@ -193,13 +193,12 @@ static int raise_soft_memlock(void)
 /*
  * What a job started here may lock, not what the soft limit says alone: lab-01 and the
  * job inherit this process's limits; CAP_IPC_LOCK makes them irrelevant, and without it
- * the job may still raise its soft limit up to the hard one (ulimit -l) before it locks:
- * preflight raises it so before lab-01 runs, so that lab-01 locks what the job could.
+ * the job may still raise its soft limit up to the hard one (ulimit -l) before it locks.
+ * Returns 1 when the soft limit must be raised for the floor (check_memlock does so
+ * before lab-01 runs, so that lab-01 locks what the job could).
  */
-static void check_memlock(struct preflight *pf)
+static int judge_memlock(struct preflight *pf, int64_t soft, int64_t hard, int cap)
 {
-	int64_t soft = procfs_memlock_limit(), hard = procfs_memlock_hard_limit();
-	int cap = procfs_self_has_cap(CAP_IPC_LOCK);
 	char s[32], h[32], want[32], right[160];
 
 	procfs_limit_text(soft, s, sizeof(s));
@@ -212,12 +211,27 @@ static void check_memlock(struct preflight *pf)
 		    want);
 	else if (limit_meets(soft, pf->o.memlock_min))
 		add(pf, "memlock", PF_PASS, "%s: soft >= %s", right, want);
-	else if (limit_meets(hard, pf->o.memlock_min) && raise_soft_memlock() == 0)
+	else if (limit_meets(hard, pf->o.memlock_min))
 		add(pf, "memlock", PF_PASS, "%s: soft < %s, so the job must raise it (ulimit -l %s) "
 		    "before it locks, as preflight did for lab-01", right, want, h);
 	else
 		add(pf, "memlock", PF_FAIL, "%s: hard < %s (--memlock-min): the job cannot lock more; "
 		    "mlock and RDMA registrations (NCCL over InfiniBand) fail beyond it", right, want);
+	return !cap && !limit_meets(soft, pf->o.memlock_min) &&
+	       limit_meets(hard, pf->o.memlock_min);
+}
+
+static void check_memlock(struct preflight *pf)
+{
+	int cap = procfs_self_has_cap(CAP_IPC_LOCK);
+
+	if (judge_memlock(pf, procfs_memlock_limit(), procfs_memlock_hard_limit(), cap) &&
+	    raise_soft_memlock() < 0) {
+		pf->check[pf->n - 1].st = PF_FAIL;
+		snprintf(pf->check[pf->n - 1].line, sizeof(pf->check[pf->n - 1].line),
+			 "RLIMIT_MEMLOCK: raising the soft limit to the hard one failed: %s",
+			 strerror(errno));
+	}
 }
 
 static void check_mlock(struct preflight *pf)

@@ -298,7 +298,7 @@ void counters_after_lab(struct run_state *rs, struct lab_entry *lab);
 void counters_end(struct run_state *rs);
 void counters_write(const struct lab_entry *lab, struct json_writer *w);
 
-/* metrics.c: the Prometheus text format's pieces.  prom_label writes
+/* prom.c: the Prometheus text format's pieces.  prom_label writes
  * `name="value"` (a comma before it unless first), the value's backslash,
  * quote and newline escaped; prom_head the HELP and TYPE lines of a gauge. */
 void prom_label(FILE *f, const char *name, const char *value, int first);

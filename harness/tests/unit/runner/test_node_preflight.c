@@ -79,39 +79,38 @@ static const char *last_line(void)
 	return pf.check[pf.n - 1].line;
 }
 
-static void test_memlock_floor(void **state)
+/* What a job can lock: the capability, else the hard limit; a low soft limit is raised. */
+static void test_memlock_rights(void **state)
 {
-	pf.lab01.rec = parse("{\"facts\": {\"rlimit_memlock\": {\"value\": 8388608}}}");
-	check_memlock(&pf);
-	assert_int_equal(pf.check[0].st, PF_FAIL);
-	assert_string_equal(last_line(), "RLIMIT_MEMLOCK 8 MiB < 64 MiB (--memlock-min): mlock "
-			    "and RDMA registrations (NCCL over InfiniBand) fail beyond it");
-	pf.o.memlock_min = 8 * MiB;
-	check_memlock(&pf);
-	assert_int_equal(pf.check[1].st, PF_PASS);
-	assert_string_equal(last_line(), "RLIMIT_MEMLOCK 8 MiB >= 8 MiB");
-	pf.o.memlock_min = -1; /* --memlock-min unlimited: a finite limit fails */
-	check_memlock(&pf);
-	assert_int_equal(pf.check[2].st, PF_FAIL);
-	json_free(pf.lab01.rec);
-	pf.lab01.rec = parse("{\"facts\": {\"rlimit_memlock\": \"unlimited\"}}");
-	check_memlock(&pf);
+	assert_int_equal(judge_memlock(&pf, 64 * KiB, 64 * KiB, 1), 0); /* root */
+	assert_int_equal(pf.check[0].st, PF_PASS);
+	assert_string_equal(last_line(), "RLIMIT_MEMLOCK soft 64 KiB, hard 64 KiB, CAP_IPC_LOCK "
+			    "yes: the capability lifts the limit (need 64 MiB)");
+	assert_int_equal(judge_memlock(&pf, 8 * MiB, 8 * MiB, 0), 0);
+	assert_int_equal(pf.check[1].st, PF_FAIL);
+	assert_string_equal(last_line(), "RLIMIT_MEMLOCK soft 8 MiB, hard 8 MiB, CAP_IPC_LOCK no: "
+			    "hard < 64 MiB (--memlock-min): the job cannot lock more; mlock and "
+			    "RDMA registrations (NCCL over InfiniBand) fail beyond it");
+	assert_int_equal(judge_memlock(&pf, 64 * KiB, -1, 0), 1); /* a user may raise it */
+	assert_int_equal(pf.check[2].st, PF_PASS);
+	assert_non_null(strstr(last_line(), "soft < 64 MiB, so the job must raise it (ulimit -l "
+			       "unlimited)"));
+	assert_int_equal(judge_memlock(&pf, 128 * MiB, 128 * MiB, 0), 0);
 	assert_int_equal(pf.check[3].st, PF_PASS);
-	assert_string_equal(last_line(), "RLIMIT_MEMLOCK unlimited (need unlimited)");
+	pf.o.memlock_min = -1; /* --memlock-min unlimited: a finite hard limit fails */
+	assert_int_equal(judge_memlock(&pf, -1, 128 * MiB, 0), 0);
+	assert_int_equal(pf.check[4].st, PF_PASS); /* the soft one is unlimited already */
+	assert_int_equal(judge_memlock(&pf, 128 * MiB, 128 * MiB, 0), 0);
+	assert_int_equal(pf.check[5].st, PF_FAIL);
 }
 
-/* A lab-01 that broke is unhealthy; one that could not be started is not run. */
-static void test_memlock_without_a_record(void **state)
+/* A lab-01 that broke is unhealthy. */
+static void test_mlock_without_a_record(void **state)
 {
 	snprintf(pf.lab01.why, sizeof(pf.lab01.why), "stopped after 50.0 s (--timeout 50)");
-	check_memlock(&pf);
 	check_mlock(&pf);
 	assert_int_equal(pf.check[0].st, PF_FAIL);
-	assert_int_equal(pf.check[1].st, PF_FAIL);
 	assert_non_null(strstr(pf.check[0].line, "stopped after 50.0 s"));
-	pf.lab01.not_run = 1;
-	check_memlock(&pf);
-	assert_int_equal(pf.check[2].st, PF_NOT_RUN);
 }
 
 static void test_mlock_claims(void **state)
@@ -218,8 +217,8 @@ static void test_status_line_and_exit_code(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_memlock_floor, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_memlock_without_a_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_memlock_rights, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mlock_without_a_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mlock_claims, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gpu_lab_broke_or_skipped, setup, teardown),
