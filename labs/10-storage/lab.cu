@@ -256,7 +256,8 @@ struct rig {
 #endif
 };
 
-/* Paths that bring the file from the disk (a cold read), and those that end on the GPU. */
+/* Paths that read the file (from a cold page cache), and those that bring the whole
+ * file to the GPU, checked word by word (the copy-only passes copy one chunk's buffer). */
 static int reads_file(enum path p)
 {
 	return p != P_PGCOPY && p != P_PINCOPY;
@@ -264,7 +265,7 @@ static int reads_file(enum path p)
 
 static int ends_on_gpu(const struct rig *r, enum path p)
 {
-	return r->dev && p != P_RAW && p != P_READ;
+	return r->dev && reads_file(p) && p != P_RAW && p != P_READ;
 }
 
 #if DMALAB_HAVE_CUDA
