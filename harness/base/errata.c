@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,26 @@ static int expect_field(struct sec_doc *d, struct erratum *c, struct sec_field *
 	return 0;
 }
 
+/*
+ * The facts a when: may name: values read from the machine, exact by
+ * nature.  A value the run measures (a rate, a share of time) is recorded
+ * as a point without its interval, so a when: on it would turn on noise and
+ * could never be wrong about the run it comes from (issue 27).
+ */
+static const char *const reading_facts[] = {
+	"pcie_gen_max", "pcie_width_max", "pcie_gen_cur", "pcie_width_cur", NULL
+};
+
+static int is_reading_fact(const char *name, size_t n)
+{
+	int i;
+
+	for (i = 0; reading_facts[i]; i++)
+		if (strlen(reading_facts[i]) == n && !strncmp(reading_facts[i], name, n))
+			return 1;
+	return 0;
+}
+
 /* "FACT OP NUMBER": the lab fact the erratum's applicability depends on. */
 static int when_field(struct sec_doc *d, struct erratum *c, struct sec_field *f)
 {
@@ -72,6 +93,10 @@ static int when_field(struct sec_doc *d, struct erratum *c, struct sec_field *f)
 			   sizeof(dummy)) < 0 || c->when.name)
 		return sec_error(d, f->line, "'when: %.60s' is not 'FACT OP NUMBER' (like "
 				 "'pcie_gen_max ge 4')", value);
+	if (!is_reading_fact(value, n))
+		return sec_error(d, f->line, "'when: %.60s' names no fact read from the machine "
+				 "(like pcie_gen_max): a value measured in the run has no interval "
+				 "here, and a when: on it could not be wrong", value);
 	memcpy(c->when_fact, value, n);
 	c->when_fact[n] = '\0';
 	return 0;
@@ -143,6 +168,33 @@ int errata_load(const char *path, struct errata *e, char *err, size_t errlen)
 	if (rc)
 		errno = EINVAL;
 	return rc;
+}
+
+/* 1 when [el, eh] takes in every value on one side of [wl, wh], up to its edge. */
+static int covers_a_side(double wl, double wh, double el, double eh)
+{
+	return (isfinite(wl) && el == -INFINITY && eh >= wl) ||
+	       (isfinite(wh) && eh == INFINITY && el <= wh);
+}
+
+int errata_check_want(const struct erratum *e, const struct claim_want *want, char *err,
+		      size_t errlen)
+{
+	double wl, wh, el, eh;
+	char w[96];
+	int plain;
+
+	if (!strcmp(want->op, "true"))
+		plain = !strcmp(e->expect.op, "eq") && !e->expect.name && e->expect.a == 0;
+	else
+		plain = lab_want_edges(want, &wl, &wh) == 0 &&
+			lab_want_edges(&e->expect, &el, &eh) == 0 && covers_a_side(wl, wh, el, eh);
+	if (!plain)
+		return 0;
+	snprintf(err, errlen, "erratum %s: 'expect: %s' holds for every failure of the want "
+		 "(%s) on its side: the plain complement predicts nothing a contradicted run "
+		 "could refute", e->id, e->expect_text, lab_want_text(want, w, sizeof(w)));
+	return -1;
 }
 
 const struct erratum *errata_find(const struct errata *e, const char *claim_id)

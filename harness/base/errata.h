@@ -12,7 +12,9 @@
  *	says: what the chapter says
  *	expect: ge 3                 the relation the measurement must meet,
  *	                             in the claim's unit (lab_want_parse)
- *	when: pcie_gen_max ge 4      (optional) only where a lab fact meets this
+ *	when: pcie_gen_max ge 4      (optional) only where a lab fact meets this;
+ *	                             a fact read from the machine, never a value
+ *	                             the run measures (no interval to decide on)
  *	truth: what holds instead, one line
  *	why: the reason it holds, one line  (optional)
  *	source: https://... — what it shows   (one or more)
@@ -68,6 +70,16 @@ int errata_parse(const char *text, const char *name, struct errata *e,
  * message for any other problem.
  */
 int errata_load(const char *path, struct errata *e, char *err, size_t errlen);
+/*
+ * Whether the erratum predicts something a run contradicting its claim
+ * could refute (DESIGN.md, Honesty): 0; -1 with "erratum ID: why" in err
+ * when its expect: is the plain complement of the claim's want, in full
+ * ("eq false" on a behaviour) or on one side (every value below a
+ * "ratio >= 1.1", every value above an "= 1").  A gap between the two
+ * (near 2 +- 25 % against "ge 3") or a bounded expect: passes.
+ */
+int errata_check_want(const struct erratum *e, const struct claim_want *want, char *err,
+		      size_t errlen);
 /* The erratum for a claim id, or NULL. */
 const struct erratum *errata_find(const struct errata *e, const char *claim_id);
 void errata_free(struct errata *e);

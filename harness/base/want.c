@@ -45,6 +45,20 @@ static int want_band(const struct claim_want *w, struct band *b)
 	return isfinite(w->a) ? 0 : -1;
 }
 
+int lab_want_edges(const struct claim_want *w, double *lo, double *hi)
+{
+	struct band b;
+
+	if (!strcmp(w->op, "eq") && !w->name && isfinite(w->a)) {
+		*lo = *hi = w->a;
+		return 0;
+	}
+	if (want_band(w, &b) < 0)
+		return -1;
+	*lo = b.lo, *hi = b.hi;
+	return 0;
+}
+
 static int above_lo(const struct band *b, double x)
 {
 	return b->lo_open ? x > b->lo : x >= b->lo;

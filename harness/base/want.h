@@ -114,6 +114,12 @@ struct lab_est lab_est_over(struct lab_est x, struct lab_est d);
  */
 int lab_relation_verdict(const struct claim_want *w, struct lab_est got,
 			 const char *got_name);
+/*
+ * The values a numeric relation accepts, as [lo, hi] (an end may be
+ * infinite; whether it is open is left out); an eq on a number is [a, a].
+ * -1 for an eq on a name, a behaviour ("true") or a malformed relation.
+ */
+int lab_want_edges(const struct claim_want *w, double *lo, double *hi);
 /* The relation as text: "near 2 +- 25 %", "ratio >= 3", "= ENOMEM". */
 const char *lab_want_text(const struct claim_want *w, char *buf, size_t len);
 

@@ -367,13 +367,25 @@ static int check_device(const struct lab *L)
  * The errata are read before anything is measured: a file named by
  * DMALAB_ERRATA that is missing or malformed is bad input, reported as the
  * runner reports its --errata (one line, exit 2), not after a contradiction.
+ * So is an erratum of this lab's that could not be wrong: its expect: the
+ * plain complement of its claim's want (errata_check_want).  --describe
+ * checks too, so `dmalab claims` refuses such an erratum without a run.
  */
 static int check_errata(const struct lab *L)
 {
+	const struct errata *all;
+	const struct erratum *e;
+	const struct claim_spec *c;
 	char err[300];
 
-	if (errata_builtin(err, sizeof(err)))
-		return 0;
+	if (!(all = errata_builtin(err, sizeof(err))))
+		goto refused;
+	for (c = L->spec->claims; c->id; c++)
+		if ((e = errata_find(all, c->id)) && errata_check_want(e, &c->want, err,
+								       sizeof(err)) < 0)
+			goto refused;
+	return 0;
+refused:
 	fprintf(stderr, "lab-%s: errata: %s\n", L->spec->id, err);
 	return 1;
 }
@@ -474,7 +486,7 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 		return 2;
 	if (!describe && !L->opt.role && check_json_path(L))
 		return 2;
-	if (!describe && !L->opt.role && check_errata(L))
+	if (!L->opt.role && check_errata(L))
 		return 2;
 	if (!describe && !L->opt.role && check_device(L))
 		return 2;

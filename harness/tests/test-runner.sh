@@ -416,7 +416,7 @@ run_dmalab check 89 --results "$tmp/np" --format human >"$tmp/np.out" 2>&1
 check $? 1 "a not-predicted erratum fails the run"
 check "$(grep -c '89.1    CONTRADICTED  got 7, the chapter says = 5; erratum 89.1 predicts = 3: this run does not meet it' "$tmp/np.out")" 1 \
 	"not-predicted: the card says what the chapter says, what the erratum predicted, not met"
-check "$(grep -c 'only when fake_gen ge 4: not on this machine' "$tmp/np.out")" 2 \
+check "$(grep -c 'only when pcie_gen_max ge 4: not on this machine' "$tmp/np.out")" 2 \
 	"not-applicable: its when: is named (live and on the card)"
 check "$(grep -c '^2 contradicted claim(s) have an erratum whose prediction this run did not meet' "$tmp/np.out")" 1 \
 	"unexplained errata are counted on their own line"

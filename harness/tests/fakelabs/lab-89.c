@@ -3,7 +3,7 @@
  * file, which reaches the lab only as DMALAB_ERRATA from the runner):
  *   89.1 the erratum predicts another value than the one measured:
  *        not-predicted, an unexplained contradiction (the lab fails);
- *   89.2 the erratum applies only where fake_gen >= 4, and fake_gen is 3
+ *   89.2 the erratum applies only where pcie_gen_max >= 4, and pcie_gen_max is 3
  *        here: not-applicable, unexplained too;
  *   89.3 the erratum's when: holds and its relation holds: predicted,
  *        the known erratum;
@@ -38,8 +38,8 @@ static void run(struct lab *L)
 	struct lab_est straddle = { 2.0, 1.5, 2.5, 0 };
 
 	lab_note(L, "errata: %s", errata && *errata ? errata : "(built in)");
-	lab_fact_num(L, "fake_gen", 3, "");
-	lab_fact_num(L, "fake_width", 16, "");
+	lab_fact_num(L, "pcie_gen_max", 3, "");
+	lab_fact_num(L, "pcie_width_max", 16, "");
 	claim_check_int(L, "89.1", 7);
 	claim_check(L, "89.2", lab_est_exact(10));
 	claim_check(L, "89.3", lab_est_exact(3));

@@ -250,15 +250,20 @@ static void test_errata_parse_bad_relations(void **state)
 			"errata.md:4: 'when:");
 	assert_bad_relation("## 02.2\nsays: a\nexpect: ge 3\nwhen: gpu eq NVIDIA_H200_NVL\n",
 			"errata.md:4: 'when:");
-	assert_bad_relation("## 02.2\nsays: a\nexpect: ge 3\nwhen: gen ge 4\nwhen: gen ge 5\n",
-			"errata.md:5: second 'when:'");
+	assert_bad_relation("## 02.2\nsays: a\nexpect: ge 3\nwhen: pcie_gen_max ge 4\n"
+			"when: pcie_gen_max ge 5\n", "errata.md:5: second 'when:'");
+	/* a value the run measures is a point with no interval: never a when: */
+	assert_bad_relation("## 10.2\nsays: a\nexpect: lt 1.1\nwhen: overlap_gain_bound_x lt 1.1\n",
+			"errata.md:4: 'when: overlap_gain_bound_x lt 1.1' names no fact read from "
+			"the machine");
 }
 
 static void test_errata_parse_relations(void **state)
 {
 	static const char text[] =
 		"## 05.3\nsays: a\nexpect: in_range 1.25 16\ntruth: b\nsource: c\n"
-		"## 05.6\nsays: a\nexpect: near 2 0.5\nwhen: gpus ge 2\ntruth: b\nsource: c\n"
+		"## 05.6\nsays: a\nexpect: near 2 0.5\nwhen: pcie_width_max ge 2\ntruth: b\n"
+		"source: c\n"
 		"## 06.5\nsays: a\nexpect: eq false\ntruth: b\nsource: c\n";
 	struct errata e;
 	char err[256];
@@ -270,7 +275,7 @@ static void test_errata_parse_relations(void **state)
 	assert_true(!strcmp(x->expect.op, "in_range") && x->expect.a == 1.25 && x->expect.b == 16);
 	x = errata_find(&e, "05.6");
 	assert_true(!strcmp(x->expect.op, "near") && x->expect.a == 2 && x->expect.abs_tol == 0.5);
-	assert_string_equal(x->when_fact, "gpus");
+	assert_string_equal(x->when_fact, "pcie_width_max");
 	assert_true(x->when.a == 2);
 	x = errata_find(&e, "06.5");
 	assert_true(!strcmp(x->expect.op, "eq") && x->expect.a == 0 && !x->expect.name);
@@ -305,6 +310,49 @@ static void test_errata_parse_names_survive_growth(void **state)
 	}
 	errata_free(&e);
 	free(text);
+}
+
+/* errata_check_want on the erratum of one section's expect: against want. */
+static int check_want(const char *expect, struct claim_want want)
+{
+	char text[200], err[300];
+	struct errata e;
+	int rc;
+
+	snprintf(text, sizeof(text), "## 01.1\nsays: a\nexpect: %s\ntruth: b\nsource: c\n",
+		 expect);
+	assert_int_equal(errata_parse(text, "f", &e, err, sizeof(err)), 0);
+	rc = errata_check_want(&e.items[0], &want, err, sizeof(err));
+	if (rc < 0 && !strstr(err, "erratum 01.1: 'expect: "))
+		fail_msg("message '%s'", err);
+	errata_free(&e);
+	return rc;
+}
+
+static void test_errata_check_want_complement(void **state)
+{
+	struct claim_want ratio = WANT_RATIO_GE(1.1), band = WANT_NEAR(2, 0.25, "x"),
+			  abs = WANT_NEAR_ABS(1.05, 0.0125, "x"), one = WANT_INT(1, "runs"),
+			  below = WANT_LE(0.25, "x"), is = WANT_TRUE,
+			  code = WANT_CUDA_ERR(2, "cudaErrorMemoryAllocation");
+
+	(void)state;
+	/* the plain complement, on one side or whole: refused */
+	assert_int_equal(check_want("lt 1.1", ratio), -1);      /* the old erratum 10.2 */
+	assert_int_equal(check_want("le 1.2", ratio), -1);      /* overlaps the want too */
+	assert_int_equal(check_want("lt 1.0375", abs), -1);     /* 08.2 as of issue 27 */
+	assert_int_equal(check_want("gt 1", one), -1);          /* the old erratum 01.7 */
+	assert_int_equal(check_want("gt 0.25", below), -1);
+	assert_int_equal(check_want("ge 1.5", band), -1);       /* adjoins 2 + 25 % */
+	assert_int_equal(check_want("eq false", is), -1);       /* the old erratum 06.5 */
+	/* a gap to the want, or a bounded relation: a run can refute it */
+	assert_int_equal(check_want("ge 3", band), 0);          /* erratum 02.2 */
+	assert_int_equal(check_want("le 1.4", band), 0);
+	assert_int_equal(check_want("in_range 1.25 16", band), 0);
+	assert_int_equal(check_want("in_range 0.97 1.05", ratio), 0);
+	assert_int_equal(check_want("in_range 1.0 1.0375", abs), 0);
+	assert_int_equal(check_want("in_range 2 4096", one), 0);
+	assert_int_equal(check_want("eq cudaSuccess", code), 0); /* another outcome, named */
 }
 
 /* errata_builtin caches: each case runs in a child of its own.  The child
@@ -395,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_errata_parse_bad_relations),
 		cmocka_unit_test(test_errata_parse_relations),
 		cmocka_unit_test(test_errata_parse_names_survive_growth),
+		cmocka_unit_test(test_errata_check_want_complement),
 		cmocka_unit_test(test_errata_builtin),
 	};
 
