@@ -451,32 +451,49 @@ static double time_blocks(void *arg)
 	return lab_now() - t0;
 }
 
-/* The two loops in alternating pairs (drift reaches both), decided on the per-pair
- * ratio: two medians' intervals left the sabotaged ratio straddling 1.1 once. */
+/* The names of a paired measure's three series: each arm's, and their ratio. */
+struct pair_names { const char *drv, *pool, *ratio; };
+
+/* fn on the driver's arm and the pool's in alternating pairs (drift reaches both),
+ * --iters pairs to 3 x --iters by the stopping rule: each arm's series scaled by
+ * us_per_s to us, and the per-pair ratio driver / pool. */
+static void measure_pairs(struct lab *L, lab_run_fn fn, struct alloc_loop *drv,
+			  struct alloc_loop *pool, const struct pair_names *nm, double us_per_s,
+			  struct lab_stats *d, struct lab_stats *p, struct lab_stats *ratio)
+{
+	int iters = lab_options(L)->iters, n, i;
+	int most = 3 * iters < LAB_MAX_SAMPLES ? 3 * iters : LAB_MAX_SAMPLES;
+	double sd[LAB_MAX_SAMPLES], sp[LAB_MAX_SAMPLES], r[LAB_MAX_SAMPLES];
+
+	n = lab_copy_pair_run_until(fn, drv, pool, iters, most, sd, sp);
+	for (i = 0; i < n; i++)
+		r[i] = sd[i] / sp[i];
+	lab_stats_from(d, nm->drv, "s", sd, n, 0);
+	lab_stats_from(p, nm->pool, "s", sp, n, 0);
+	lab_stats_from(ratio, nm->ratio, "x", r, n, 0);
+	lab_stats_scale(d, us_per_s, "us");
+	lab_stats_scale(p, us_per_s, "us");
+}
+
+/* The two loops in pairs, decided on the per-pair ratio: two medians' intervals
+ * left the sabotaged ratio straddling 1.1 once. */
 static void measure_pool_speed(struct lab *L, cudaStream_t s)
 {
 	cudaMemPool_t pool = pool_new_warm(L, s, BLOCK_BYTES); /* holds a block's memory */
 	struct alloc_loop drv = { L, NULL, s, cfg.blocks };
 	struct alloc_loop warm = { L, K.pool_loop_uses_pool ? pool : NULL, s, cfg.blocks };
-	int iters = lab_options(L)->iters, n, i;
-	int most = 3 * iters < LAB_MAX_SAMPLES ? 3 * iters : LAB_MAX_SAMPLES;
-	double sm[LAB_MAX_SAMPLES], sp[LAB_MAX_SAMPLES], r[LAB_MAX_SAMPLES];
+	static const struct pair_names nm = { "malloc_free_2mib", "pool_2mib_threshold_max",
+					      "malloc_free_over_pool" };
 	struct lab_stats mf, ps, ratio;
 
-	n = lab_copy_pair_run_until(time_blocks, &drv, &warm, iters, most, sm, sp);
+	measure_pairs(L, time_blocks, &drv, &warm, &nm, 1e6 / drv.n, &mf, &ps, &ratio);
 	pool_free(L, pool);
-	for (i = 0; i < n; i++)
-		r[i] = sm[i] / sp[i];
-	lab_stats_from(&mf, "malloc_free_2mib", "s", sm, n, 0);
-	lab_stats_from(&ps, "pool_2mib_threshold_max", "s", sp, n, 0);
-	lab_stats_from(&ratio, "malloc_free_over_pool", "x", r, n, 0);
-	lab_stats_scale(&mf, 1e6 / drv.n, "us");
-	lab_stats_scale(&ps, 1e6 / drv.n, "us");
 	claim_stats(L, &ratio);
 	claim_stats(L, &mf);
 	claim_stats(L, &ps);
 	claim_note(L, "%d pairs of %d blocks of 2 MiB: cudaMalloc + cudaFree %.1f us a block, the "
-		   "warm pool (threshold UINT64_MAX) %.2f us", n, drv.n, mf.median, ps.median);
+		   "warm pool (threshold UINT64_MAX) %.2f us", ratio.n, drv.n, mf.median,
+		   ps.median);
 	claim_check(L, "07.4", lab_est_median(&ratio, 1));
 }
 
@@ -635,29 +652,21 @@ static void measure_spread(struct lab *L, cudaStream_t s)
 	cudaMemPool_t pool = pool_new_warm(L, s, BLOCK_BYTES);
 	struct alloc_loop drv = { L, NULL, s, SPREAD_CALLS };
 	struct alloc_loop warm = { L, K.spread_arm_uses_pool ? pool : NULL, s, SPREAD_CALLS };
-	int iters = lab_options(L)->iters, n, i;
-	int most = 3 * iters < LAB_MAX_SAMPLES ? 3 * iters : LAB_MAX_SAMPLES;
-	double sm[LAB_MAX_SAMPLES], sp[LAB_MAX_SAMPLES], r[LAB_MAX_SAMPLES];
+	static const struct pair_names nm = { "malloc_2mib_spread", "pool_2mib_spread",
+					      "malloc_spread_over_pool" };
 	struct lab_stats ms, ps, ratio;
 	cudaError_t frag;
 
-	n = lab_copy_pair_run_until(time_spread, &drv, &warm, iters, most, sm, sp);
+	measure_pairs(L, time_spread, &drv, &warm, &nm, 1e6, &ms, &ps, &ratio);
 	frag = pool_fragmenting_pattern(L, s, pool);
 	pool_free(L, pool);
-	for (i = 0; i < n; i++)
-		r[i] = sm[i] / sp[i];
-	lab_stats_from(&ms, "malloc_2mib_spread", "s", sm, n, 0);
-	lab_stats_from(&ps, "pool_2mib_spread", "s", sp, n, 0);
-	lab_stats_from(&ratio, "malloc_spread_over_pool", "x", r, n, 0);
-	lab_stats_scale(&ms, 1e6, "us");
-	lab_stats_scale(&ps, 1e6, "us");
 	lab_fact_str(L, "pool_fragmenting_pattern", cudaGetErrorName(frag));
 	claim_stats(L, &ratio);
 	claim_stats(L, &ms);
 	claim_stats(L, &ps);
 	claim_note(L, "%d pairs of %d single 2 MiB allocations: interquartile range %.2f us "
 		   "for cudaMalloc, %.3f us from the warm pool%s; in the pool, %d blocks, every "
-		   "other freed, then %d MiB: %s", n, SPREAD_CALLS, ms.median, ps.median,
+		   "other freed, then %d MiB: %s", ratio.n, SPREAD_CALLS, ms.median, ps.median,
 		   K.spread_arm_uses_pool ? "" : " (sabotage: cudaMalloc)", FRAG_BLOCKS,
 		   FRAG_BLOCKS * 2, cudaGetErrorName(frag));
 	claim_check(L, "07.6", lab_est_median(&ratio, 1));
