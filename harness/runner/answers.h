@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sections.h"
 #include "record.h"
@@ -114,6 +115,21 @@ void ans_claim_lab(const char *claim, char *out, size_t outlen);
 
 /* 1 if s is a question id of any chapter: "ch1.Q2", "ch2.S10". */
 int ans_question_id_ok(const char *s);
+
+/*
+ * A claim whose question list starts with this word measures something its
+ * chapter does not say (the kit's own answer, the CUDA reference): it backs
+ * no question, so no chapter is graded on it, and the report card and grade
+ * list it apart, "beyond the chapter".
+ */
+#define ANS_BEYOND "beyond"
+static inline int ans_beyond_chapter(const char *questions)
+{
+	size_t n = sizeof(ANS_BEYOND) - 1;
+
+	return questions && !strncmp(questions, ANS_BEYOND, n) &&
+	       (questions[n] == '\0' || questions[n] == ' ');
+}
 
 /*
  * The question -> claims map.  ans_map_claim adds claim (of lab) to every

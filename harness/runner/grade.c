@@ -269,6 +269,31 @@ static void print_chapter(const struct learn_ctx *lc, const struct chapter_grade
 	printf("\n");
 }
 
+/* The measured claims that back no question (answers.h, ANS_BEYOND): shown
+ * after the chapters, with their verdicts, and scored nowhere. */
+static void each_beyond(const struct learn_ctx *lc, void (*fn)(const struct claim_view *v,
+								void *arg), void *arg)
+{
+	struct claim_view v;
+	int i, k;
+
+	for (i = 0; i < lc->res.nlabs; i++)
+		for (k = 0; k < lc->res.labs[i].nclaims; k++)
+			if (ans_beyond_chapter(lc->res.labs[i].claims[k].question)) {
+				claim_view_make(lc, lc->res.labs[i].claims[k].id, &v);
+				fn(&v, arg);
+			}
+}
+
+static void print_beyond_one(const struct claim_view *v, void *arg)
+{
+	int *n = arg;
+
+	if (!(*n)++)
+		printf("beyond the chapter (measured, said by no chapter; not scored):\n");
+	printf("      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(v), v->evidence, v->lab);
+}
+
 /* Each question of the chapter to the Gradescope file (gradescope.c), with
  * the lines printed above as its output.  0, or -1 out of memory. */
 static int gradescope_chapter(const struct learn_ctx *lc, const struct chapter_grade *cg,
@@ -349,6 +374,11 @@ static void json_question(struct json_writer *w, const struct question_grade *g)
 		json_view(w, &g->views[k]);
 	jw_arr_end(w);
 	jw_obj_end(w);
+}
+
+static void json_beyond_one(const struct claim_view *v, void *w)
+{
+	json_view(w, v);
 }
 
 static void json_score(struct json_writer *w, const struct score *s)
@@ -434,6 +464,10 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	for (i = 0; i < n; i++)
 		json_chapter(&w, &cgs[i]);
 	jw_arr_end(&w);
+	jw_key(&w, "beyond_chapter");
+	jw_arr_begin(&w);
+	each_beyond(lc, json_beyond_one, &w);
+	jw_arr_end(&w);
 	jw_key(&w, "overall");
 	jw_obj_begin(&w);
 	json_score(&w, total);
@@ -470,7 +504,11 @@ int cmd_grade(struct learn_ctx *lc)
 			rc = 1;
 	}
 	if (!rc) {
-		printf("graded against %s (run started %s)\n", source, lc->res.started);
+		int beyond = 0;
+
+		each_beyond(lc, print_beyond_one, &beyond);
+		printf("%sgraded against %s (run started %s)\n", beyond ? "\n" : "", source,
+		       lc->res.started);
 		printf("%s\n", GRADE_RULE);
 		print_score("overall", &total);
 		rc = write_grade(lc, source, cgs, n, &total) ? 1 : 0;

@@ -12,6 +12,7 @@
 
 #include <glob.h>
 
+#include "answers.h"
 #include "compare.h"
 #include "runner.h"
 
@@ -474,7 +475,7 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 		     const char *prefix)
 {
 	enum status status = lab->status == ST_PENDING ? ST_NOT_RUN : lab->status;
-	int k;
+	int k, beyond = 0;
 
 	fprintf(f, "%s  lab-%-3s %s%-7s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
 		status_words[status], col(rs, C_OFF), lab->title);
@@ -489,7 +490,16 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 		return;
 	}
 	for (k = 0; k < lab->nclaims; k++)
+		if (!ans_beyond_chapter(lab->claims[k].question))
+			card_claim(rs, &lab->claims[k], f, prefix);
+	for (k = 0; k < lab->nclaims; k++) {
+		if (!ans_beyond_chapter(lab->claims[k].question))
+			continue;
+		if (!beyond++)
+			fprintf(f, "%s              beyond the chapter (in no chapter's grade):\n",
+				prefix);
 		card_claim(rs, &lab->claims[k], f, prefix);
+	}
 }
 
 void out_report_card(struct run_state *rs, FILE *f, const char *prefix)

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lab.h"
@@ -26,20 +27,22 @@
  * the experiment reads K, never the build's flag.
  */
 static struct knobs {
-	int holes_before_request; /* 07.1: every other 1 GiB block is freed before the request */
+	int request_anywhere;     /* 07.1: the driver places each block's virtual range anywhere */
 	int nvml_before_context;  /* 07.2: NVML's "before" readings precede cudaSetDevice */
 	int tiny_by_cudamalloc;   /* 07.3: the byte is a cudaMalloc, not a warm pool's */
 	int pool_loop_uses_pool;  /* 07.4: the "pool" loop allocates from the warm pool */
 	int keep_default_threshold; /* 07.5: the "default" arm leaves its release threshold */
-} K = { .holes_before_request = 1, .nvml_before_context = 1, .tiny_by_cudamalloc = 1,
-	.pool_loop_uses_pool = 1, .keep_default_threshold = 1 };
+	int spread_arm_uses_pool; /* 07.6: the "pool" arm allocates from the warm pool */
+} K = { .request_anywhere = 1, .nvml_before_context = 1, .tiny_by_cudamalloc = 1,
+	.pool_loop_uses_pool = 1, .keep_default_threshold = 1, .spread_arm_uses_pool = 1 };
 
 static const struct lab_knob knobs[] = {
-	LAB_KNOB(K.holes_before_request, 0, "07.1"),
+	LAB_KNOB(K.request_anywhere, 0, "07.1"),
 	LAB_KNOB(K.nvml_before_context, 0, "07.2"),
 	LAB_KNOB(K.tiny_by_cudamalloc, 0, "07.3"),
 	LAB_KNOB(K.pool_loop_uses_pool, 0, "07.4"),
 	LAB_KNOB(K.keep_default_threshold, 0, "07.5"),
+	LAB_KNOB(K.spread_arm_uses_pool, 0, "07.6"),
 	{ NULL },
 };
 
@@ -52,21 +55,24 @@ static const struct claim_spec claims[] = {
 	  "later large block",
 	  "R11 a CUDA error: the request returns cudaErrorMemoryAllocation",
 	  WANT_CUDA_ERR(2, "cudaErrorMemoryAllocation"),
-	  "the holes are freed only after the request, so no hole can back it: it fails for want of "
-	  "memory, as the chapter says, off the erratum" },
-	{ "07.2", "ch2.S1",
-	  "the free memory cudaMemGetInfo reports is not all yours: the context takes GPU memory before "
-	  "the first allocation",
-	  "not a chapter figure: ch2 S1 asks why memory shown free cannot all be allocated; its reference "
-	  "answer names the context's own memory as one cause (the chapter gives no size)",
+	  "the chapter's mechanism made real: blocks and request go through a sub-allocator confined "
+	  "to one virtual range reserved up front (cuMemAddressReserve, cuMemCreate, cuMemMap), the "
+	  "holes' memory given back to the driver; the request needs unmapped addresses there that the "
+	  "1 GiB holes cannot give, so it is refused with the memory free" },
+	{ "07.2", "beyond",
+	  "making the CUDA context raises the GPU memory NVML (nvidia-smi's source) counts as used, "
+	  "before the first allocation: memory nvidia-smi showed free before the process started",
+	  "beyond the chapter: ch2 S1 asks why memory nvidia-smi shows free cannot all be allocated and "
+	  "names no context; the kit's own answer to S1 does (no figure anywhere)",
 	  "R10 'takes some', no figure -> GPU memory used (NVML) with the context minus before it > 0 MiB",
 	  WANT_GT(0, "MiB"),
 	  "the 'before' reading is taken after cudaSetDevice has made the context, so the context is on "
 	  "both sides" },
-	{ "07.3", "ch2.S1",
-	  "a tiny cudaMalloc (1 byte) takes a whole allocation granule of free memory",
-	  "not a chapter figure: ch2 S1's reference answer names allocation granularity as a cause of "
-	  "memory shown free that cannot be allocated (the chapter gives no granule)",
+	{ "07.3", "beyond",
+	  "the first small cudaMalloc of a process (1 byte, after one 64 MiB block) lowers "
+	  "cudaMemGetInfo's free figure by one whole allocation granule (later small blocks share it)",
+	  "beyond the chapter: ch2 never names the allocation granule; the kit's own answer to S1 "
+	  "does (no granule given)",
 	  "R11 an exact fact -> the fall of cudaMemGetInfo's free figure for 1 byte, in granules (the "
 	  "step found by the sweep), = 1",
 	  WANT_INT(1, "granules"),
@@ -81,15 +87,27 @@ static const struct claim_spec claims[] = {
 	  "per 2 MiB block, >= 1.1",
 	  WANT_RATIO_GE(1.1),
 	  "the 'pool' loop calls cudaMalloc and cudaFree, the driver's allocator" },
-	{ "07.5", "ch2.S4",
-	  "at its default release threshold a pool gives its memory back at a synchronisation, so the "
-	  "next 2 MiB allocation is slower than at the highest threshold",
-	  "ch2 4.5 sets cudaMemPoolAttrReleaseThreshold without saying what it does; not a chapter "
-	  "figure: its meaning (default 0, memory released at synchronisation) is the CUDA reference's",
+	{ "07.5", "beyond",
+	  "a pool at its default release threshold gives its memory back at a synchronisation, so its "
+	  "next 2 MiB allocation is slower than a pool's at the highest threshold",
+	  "beyond the chapter: ch2 4.5 sets cudaMemPoolAttrReleaseThreshold without saying what it "
+	  "does; what it does (default 0, memory released at synchronisation) is the CUDA reference's",
 	  "R6 'slower' -> next allocation at the default threshold / at UINT64_MAX >= 1.1",
 	  WANT_RATIO_GE(1.1),
 	  "the 'default' pool's threshold is raised to UINT64_MAX too, so neither pool gives memory "
 	  "back" },
+	{ "07.6", "ch2.S4",
+	  "single 2 MiB allocations from a warm pool take a more predictable time than cudaMalloc's: "
+	  "the spread of their times is narrower; a fragmenting pattern succeeds from the pool",
+	  "ch2 4.5: allocations from a pool are predictable and leave no fragmentation at the level of "
+	  "the GPU's memory (no figure)",
+	  "R6 'predictable' against the driver's allocator, no figure -> spread (interquartile "
+	  "range) of single cudaMalloc calls / of single calls from the pool, >= 1.1; the "
+	  "fragmenting pattern is recorded, not decided: 07.1 shows cudaMalloc does not fragment here "
+	  "either, so it cannot tell the two apart",
+	  WANT_RATIO_GE(1.1),
+	  "the 'pool' arm calls cudaMalloc and cudaFree, the driver's allocator: two spreads of "
+	  "cudaMalloc" },
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
@@ -141,6 +159,8 @@ static const struct lab_spec spec = {
 #include "gpu_topo.h"
 #include "lab_buffers_cuda.h"
 #include "lab_copy_cuda.h"   /* lab_copy_pair_run: 07.5's arms in alternating pairs */
+#include <cuda.h>            /* 07.1's sabotage: the VMM calls, by entry point */
+#include <cudaTypedefs.h>
 
 #define BLOCK_BYTES (2 * MiB)        /* 07.4 and 07.5's block */
 #define FILL_MARGIN_BYTES (1 * GiB)  /* what the default fill leaves free */
@@ -431,32 +451,49 @@ static double time_blocks(void *arg)
 	return lab_now() - t0;
 }
 
-/* The two loops in alternating pairs (drift reaches both), decided on the per-pair
- * ratio: two medians' intervals left the sabotaged ratio straddling 1.1 once. */
+/* The names of a paired measure's three series: each arm's, and their ratio. */
+struct pair_names { const char *drv, *pool, *ratio; };
+
+/* fn on the driver's arm and the pool's in alternating pairs (drift reaches both),
+ * --iters pairs to 3 x --iters by the stopping rule: each arm's series scaled by
+ * us_per_s to us, and the per-pair ratio driver / pool. */
+static void measure_pairs(struct lab *L, lab_run_fn fn, struct alloc_loop *drv,
+			  struct alloc_loop *pool, const struct pair_names *nm, double us_per_s,
+			  struct lab_stats *d, struct lab_stats *p, struct lab_stats *ratio)
+{
+	int iters = lab_options(L)->iters, n, i;
+	int most = 3 * iters < LAB_MAX_SAMPLES ? 3 * iters : LAB_MAX_SAMPLES;
+	double sd[LAB_MAX_SAMPLES], sp[LAB_MAX_SAMPLES], r[LAB_MAX_SAMPLES];
+
+	n = lab_copy_pair_run_until(fn, drv, pool, iters, most, sd, sp);
+	for (i = 0; i < n; i++)
+		r[i] = sd[i] / sp[i];
+	lab_stats_from(d, nm->drv, "s", sd, n, 0);
+	lab_stats_from(p, nm->pool, "s", sp, n, 0);
+	lab_stats_from(ratio, nm->ratio, "x", r, n, 0);
+	lab_stats_scale(d, us_per_s, "us");
+	lab_stats_scale(p, us_per_s, "us");
+}
+
+/* The two loops in pairs, decided on the per-pair ratio: two medians' intervals
+ * left the sabotaged ratio straddling 1.1 once. */
 static void measure_pool_speed(struct lab *L, cudaStream_t s)
 {
 	cudaMemPool_t pool = pool_new_warm(L, s, BLOCK_BYTES); /* holds a block's memory */
 	struct alloc_loop drv = { L, NULL, s, cfg.blocks };
 	struct alloc_loop warm = { L, K.pool_loop_uses_pool ? pool : NULL, s, cfg.blocks };
-	int iters = lab_options(L)->iters, n, i;
-	int most = 3 * iters < LAB_MAX_SAMPLES ? 3 * iters : LAB_MAX_SAMPLES;
-	double sm[LAB_MAX_SAMPLES], sp[LAB_MAX_SAMPLES], r[LAB_MAX_SAMPLES];
+	static const struct pair_names nm = { "malloc_free_2mib", "pool_2mib_threshold_max",
+					      "malloc_free_over_pool" };
 	struct lab_stats mf, ps, ratio;
 
-	n = lab_copy_pair_run_until(time_blocks, &drv, &warm, iters, most, sm, sp);
+	measure_pairs(L, time_blocks, &drv, &warm, &nm, 1e6 / drv.n, &mf, &ps, &ratio);
 	pool_free(L, pool);
-	for (i = 0; i < n; i++)
-		r[i] = sm[i] / sp[i];
-	lab_stats_from(&mf, "malloc_free_2mib", "s", sm, n, 0);
-	lab_stats_from(&ps, "pool_2mib_threshold_max", "s", sp, n, 0);
-	lab_stats_from(&ratio, "malloc_free_over_pool", "x", r, n, 0);
-	lab_stats_scale(&mf, 1e6 / drv.n, "us");
-	lab_stats_scale(&ps, 1e6 / drv.n, "us");
 	claim_stats(L, &ratio);
 	claim_stats(L, &mf);
 	claim_stats(L, &ps);
 	claim_note(L, "%d pairs of %d blocks of 2 MiB: cudaMalloc + cudaFree %.1f us a block, the "
-		   "warm pool (threshold UINT64_MAX) %.2f us", n, drv.n, mf.median, ps.median);
+		   "warm pool (threshold UINT64_MAX) %.2f us", ratio.n, drv.n, mf.median,
+		   ps.median);
 	claim_check(L, "07.4", lab_est_median(&ratio, 1));
 }
 
@@ -543,9 +580,123 @@ static void measure_thresholds(struct lab *L, cudaStream_t s)
 }
 
 /* ------------------------------------------------------------------------ */
+/* 07.6: how predictable a single allocation's time is                        */
+
+#define SPREAD_CALLS 800 /* single allocations a sample; README, 07.6: why 800 */
+#define FRAG_BLOCKS 32   /* 07.6's fragmenting pattern: 2 MiB blocks, every other freed */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The interquartile range of t[0..n) (sorted in place): the spread of the
+ * bulk of the calls, which a burst of the machine's moves far less than the
+ * 90th - 10th percentile (README, 07.6). */
+static double spread_iqr(double *t, int n)
+{
+	qsort(t, (size_t)n, sizeof(*t), cmp_double);
+	return t[(3 * (n - 1)) / 4] - t[(n - 1) / 4];
+}
+
+/* lab_run_fn: SPREAD_CALLS allocations of 2 MiB, each timed alone and freed at
+ * once (from the pool, or by cudaMalloc); returns their spread, seconds. */
+static double time_spread(void *arg)
+{
+	struct alloc_loop *a = (struct alloc_loop *)arg;
+	double t[SPREAD_CALLS], t0;
+	void *p;
+
+	for (int i = 0; i < SPREAD_CALLS; i++) {
+		t0 = lab_now();
+		CUDA_CHECK(a->L, a->pool ? cudaMallocFromPoolAsync(&p, BLOCK_BYTES, a->pool, a->s)
+					 : cudaMalloc(&p, BLOCK_BYTES));
+		t[i] = lab_now() - t0;
+		CUDA_CHECK(a->L, a->pool ? cudaFreeAsync(p, a->s) : cudaFree(p));
+	}
+	if (a->pool)
+		CUDA_CHECK(a->L, cudaStreamSynchronize(a->s));
+	lab_sink(t[0]);
+	return fmax(spread_iqr(t, SPREAD_CALLS), 1e-9); /* a spread of 0: one clock step */
+}
+
+/* The chapter's fragmenting pattern inside a warm pool: FRAG_BLOCKS blocks of
+ * 2 MiB, every other freed, then one larger than every hole together. */
+static cudaError_t pool_fragmenting_pattern(struct lab *L, cudaStream_t s, cudaMemPool_t pool)
+{
+	void *p[FRAG_BLOCKS], *big = NULL;
+	cudaError_t e;
+	int i;
+
+	for (i = 0; i < FRAG_BLOCKS; i++)
+		CUDA_CHECK(L, cudaMallocFromPoolAsync(&p[i], BLOCK_BYTES, pool, s));
+	for (i = 1; i < FRAG_BLOCKS; i += 2)
+		CUDA_CHECK(L, cudaFreeAsync(p[i], s));
+	CUDA_CHECK(L, cudaStreamSynchronize(s));
+	e = cudaMallocFromPoolAsync(&big, FRAG_BLOCKS * BLOCK_BYTES, pool, s);
+	(void)cudaGetLastError(); /* a refusal is a finding, not a sticky error */
+	if (e == cudaSuccess)
+		CUDA_CHECK(L, cudaFreeAsync(big, s));
+	for (i = 0; i < FRAG_BLOCKS; i += 2)
+		CUDA_CHECK(L, cudaFreeAsync(p[i], s));
+	CUDA_CHECK(L, cudaStreamSynchronize(s));
+	return e;
+}
+
+/* cudaMalloc's spread against the warm pool's, in alternating pairs, decided
+ * on the per-pair ratio (as 07.4); then the fragmenting pattern, recorded. */
+static void measure_spread(struct lab *L, cudaStream_t s)
+{
+	cudaMemPool_t pool = pool_new_warm(L, s, BLOCK_BYTES);
+	struct alloc_loop drv = { L, NULL, s, SPREAD_CALLS };
+	struct alloc_loop warm = { L, K.spread_arm_uses_pool ? pool : NULL, s, SPREAD_CALLS };
+	static const struct pair_names nm = { "malloc_2mib_spread", "pool_2mib_spread",
+					      "malloc_spread_over_pool" };
+	struct lab_stats ms, ps, ratio;
+	cudaError_t frag;
+
+	measure_pairs(L, time_spread, &drv, &warm, &nm, 1e6, &ms, &ps, &ratio);
+	frag = pool_fragmenting_pattern(L, s, pool);
+	pool_free(L, pool);
+	lab_fact_str(L, "pool_fragmenting_pattern", cudaGetErrorName(frag));
+	claim_stats(L, &ratio);
+	claim_stats(L, &ms);
+	claim_stats(L, &ps);
+	claim_note(L, "%d pairs of %d single 2 MiB allocations: interquartile range %.2f us "
+		   "for cudaMalloc, %.3f us from the warm pool%s; in the pool, %d blocks, every "
+		   "other freed, then %d MiB: %s", ratio.n, SPREAD_CALLS, ms.median, ps.median,
+		   K.spread_arm_uses_pool ? "" : " (sabotage: cudaMalloc)", FRAG_BLOCKS,
+		   FRAG_BLOCKS * 2, cudaGetErrorName(frag));
+	claim_check(L, "07.6", lab_est_median(&ratio, 1));
+}
+
+/* ------------------------------------------------------------------------ */
 /* 07.1: holes of 1 GiB and a request larger than any                         */
 
 #define FILL_MAX_BLOCKS 2048 /* 2 TiB of 1 GiB blocks */
+
+/*
+ * 07.1's sabotage: the chapter's allocator made real.  Blocks and request go
+ * through a sub-allocator confined to one virtual range reserved up front, a
+ * caching allocator's arena: block i is physical memory (cuMemCreate) mapped
+ * at base + i GiB; a hole gives its memory back (cuMemUnmap, cuMemRelease),
+ * so cudaMemGetInfo counts it free; the request gets its memory (cuMemCreate)
+ * and must be mapped at a run of unmapped addresses of the range.
+ */
+struct arena {
+	CUdeviceptr base; /* 0: not reserved */
+	size_t bytes;
+	CUmemGenericAllocationHandle h[FILL_MAX_BLOCKS];
+	PFN_cuMemCreate_v10020 create;
+	PFN_cuMemRelease_v10020 release;
+	PFN_cuMemAddressReserve_v10020 reserve;
+	PFN_cuMemAddressFree_v10020 addr_free;
+	PFN_cuMemMap_v10020 map;
+	PFN_cuMemUnmap_v10020 unmap;
+	PFN_cuGetErrorName_v6000 err_name;
+};
 
 struct fill {
 	void *block[FILL_MAX_BLOCKS]; /* the 1 GiB blocks still held (NULL once freed) */
@@ -554,20 +705,139 @@ struct fill {
 	uint64_t with_holes; /* free once the holes are made */
 	uint64_t probe;      /* the request */
 	double fill_s;
+	struct arena a;      /* K.request_anywhere broken: where blocks and request live */
+	char how[160];       /* the sabotaged request: what the driver answered */
 };
+
+static const char *cu_name(const struct arena *a, CUresult r)
+{
+	const char *s = NULL;
+
+	return a->err_name && a->err_name(r, &s) == CUDA_SUCCESS && s ? s : "CUresult";
+}
+
+static void *driver_entry(struct lab *L, const char *name)
+{
+	enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+	void *fn = NULL;
+
+	CUDA_CHECK(L, cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q));
+	if (q != cudaDriverEntryPointSuccess || !fn)
+		lab_error(L, "driver entry point %s: query result %d", name, (int)q);
+	return fn;
+}
+
+/* The entry points, and a range of `blocks` GiB reserved (no memory yet). */
+static void arena_open(struct lab *L, struct arena *a, uint64_t blocks)
+{
+	CUresult r;
+
+	a->create = (PFN_cuMemCreate_v10020)driver_entry(L, "cuMemCreate");
+	a->release = (PFN_cuMemRelease_v10020)driver_entry(L, "cuMemRelease");
+	a->reserve = (PFN_cuMemAddressReserve_v10020)driver_entry(L, "cuMemAddressReserve");
+	a->addr_free = (PFN_cuMemAddressFree_v10020)driver_entry(L, "cuMemAddressFree");
+	a->map = (PFN_cuMemMap_v10020)driver_entry(L, "cuMemMap");
+	a->unmap = (PFN_cuMemUnmap_v10020)driver_entry(L, "cuMemUnmap");
+	a->err_name = (PFN_cuGetErrorName_v6000)driver_entry(L, "cuGetErrorName");
+	a->bytes = (size_t)(blocks ? blocks : 1) * GiB;
+	if ((r = a->reserve(&a->base, a->bytes, 0, 0, 0)) != CUDA_SUCCESS)
+		lab_error(L, "cuMemAddressReserve(%zu): %s", a->bytes, cu_name(a, r));
+}
+
+/* Device memory of `bytes` on --device (cuMemCreate), or its CUresult. */
+static CUresult arena_memory(struct lab *L, struct arena *a, size_t bytes,
+			     CUmemGenericAllocationHandle *h)
+{
+	CUmemAllocationProp prop;
+
+	memset(&prop, 0, sizeof(prop));
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = lab_options(L)->device;
+	return a->create(h, bytes, &prop, 0);
+}
+
+/* Block i of the fill: a cudaMalloc, or in the arena at base + i GiB. */
+static cudaError_t block_alloc(struct lab *L, struct fill *f, int i)
+{
+	struct arena *a = &f->a;
+	CUresult r;
+
+	if (K.request_anywhere)
+		return cudaMalloc(&f->block[i], GiB);
+	r = arena_memory(L, a, GiB, &a->h[i]);
+	if (r == CUDA_ERROR_OUT_OF_MEMORY)
+		return cudaErrorMemoryAllocation;
+	if (r == CUDA_SUCCESS && (r = a->map(a->base + (CUdeviceptr)i * GiB, GiB, 0, a->h[i], 0)))
+		a->release(a->h[i]);
+	if (r != CUDA_SUCCESS)
+		lab_error(L, "arena block %d: %s", i, cu_name(a, r));
+	f->block[i] = (void *)(uintptr_t)(a->base + (CUdeviceptr)i * GiB);
+	return cudaSuccess;
+}
+
+/* Block i given back to the driver (NULL: already). */
+static void block_free(struct lab *L, struct fill *f, int i)
+{
+	struct arena *a = &f->a;
+	CUresult r;
+
+	if (!f->block[i])
+		return;
+	if (K.request_anywhere) {
+		CUDA_CHECK(L, cudaFree(f->block[i]));
+	} else if ((r = a->unmap((CUdeviceptr)(uintptr_t)f->block[i], GiB)) != CUDA_SUCCESS ||
+		   (r = a->release(a->h[i])) != CUDA_SUCCESS) {
+		lab_error(L, "arena block %d: %s", i, cu_name(a, r));
+	}
+	f->block[i] = NULL;
+}
+
+/* The sub-allocator's request: its memory, then a place in the range, tried
+ * at every hole (beyond the last block the range ends).  The driver's
+ * answers go into f->how. */
+static cudaError_t arena_request(struct lab *L, struct fill *f)
+{
+	struct arena *a = &f->a;
+	CUmemGenericAllocationHandle h;
+	CUresult r = arena_memory(L, a, (size_t)f->probe, &h), m = CUDA_SUCCESS;
+	int i, tried = 0;
+
+	snprintf(f->how, sizeof(f->how), "; cuMemCreate of it: %s", cu_name(a, r));
+	if (r != CUDA_SUCCESS)
+		return r == CUDA_ERROR_OUT_OF_MEMORY ? cudaErrorMemoryAllocation : cudaErrorUnknown;
+	for (i = 1; i < f->n; i++) {
+		if (f->block[i])
+			continue;
+		tried++;
+		if ((m = a->map(a->base + (CUdeviceptr)i * GiB, (size_t)f->probe, 0, h, 0)) ==
+		    CUDA_SUCCESS)
+			break;
+	}
+	snprintf(f->how + strlen(f->how), sizeof(f->how) - strlen(f->how),
+		 ", cuMemMap at %d hole(s) of the range: %s", tried,
+		 tried ? cu_name(a, m) : "no hole");
+	if (tried && m == CUDA_SUCCESS)
+		a->unmap(a->base + (CUdeviceptr)i * GiB, (size_t)f->probe);
+	a->release(h);
+	return tried && m == CUDA_SUCCESS ? cudaSuccess : cudaErrorMemoryAllocation;
+}
 
 /* 1 GiB blocks until --fill, all that is free but FILL_MARGIN_BYTES, or the first refusal. */
 static void fill_gpu(struct lab *L, struct fill *f)
 {
 	uint64_t free_b = lab_cuda_free_bytes(L), room, most;
-	double t0 = lab_now();
+	double t0;
 	cudaError_t e;
 
 	room = free_b > FILL_MARGIN_BYTES ? free_b - FILL_MARGIN_BYTES : 0;
 	most = (cfg.fill_cap < room ? cfg.fill_cap : room) / GiB;
 	most = most < FILL_MAX_BLOCKS ? most : FILL_MAX_BLOCKS;
+	if (!K.request_anywhere)
+		arena_open(L, &f->a, most);
+	t0 = lab_now();
 	for (f->n = 0; (uint64_t)f->n < most; f->n++) {
-		e = cudaMalloc(&f->block[f->n], GiB);
+		e = block_alloc(L, f, f->n);
 		if (e != cudaSuccess && e != cudaErrorMemoryAllocation)
 			lab_error(L, "cudaMalloc(1 GiB): %s", cudaGetErrorName(e));
 		if (e != cudaSuccess)
@@ -578,28 +848,23 @@ static void fill_gpu(struct lab *L, struct fill *f)
 	f->unfilled = lab_cuda_free_bytes(L);
 }
 
-/* Every other block but the last; K.holes_before_request broken keeps them
- * until after the request (release_fill), counting them free all the same. */
+/* Every other block but the last, given back to the driver; the free figure
+ * is then read from cudaMemGetInfo, as every figure the lab reports. */
 static void make_holes(struct lab *L, struct fill *f)
 {
-	uint64_t kept = 0;
-
 	f->holes = f->n > 0 ? (f->n - 1) / 2 : 0;
-	for (int i = 0; i < f->holes && K.holes_before_request; i++) {
-		CUDA_CHECK(L, cudaFree(f->block[2 * i + 1]));
-		f->block[2 * i + 1] = NULL;
-	}
-	if (!K.holes_before_request)
-		kept = (uint64_t)f->holes * GiB;
-	f->with_holes = lab_cuda_free_bytes(L) + kept;
+	for (int i = 0; i < f->holes; i++)
+		block_free(L, f, 2 * i + 1);
+	f->with_holes = lab_cuda_free_bytes(L);
 }
 
 static void release_fill(struct lab *L, struct fill *f)
 {
-	int i;
-
-	for (i = 0; i < f->n; i++)
-		CUDA_CHECK(L, cudaFree(f->block[i])); /* NULL: a no-op */
+	for (int i = 0; i < f->n; i++)
+		block_free(L, f, i);
+	if (f->a.base)
+		f->a.addr_free(f->a.base, f->a.bytes);
+	f->a.base = 0;
 }
 
 /*
@@ -648,18 +913,22 @@ static void fragment(struct lab *L)
 		claim_skip(L, "07.1", why, "%s", detail);
 		return;
 	}
-	e = cudaMalloc(&p, f.probe); /* 07.1's operation: larger than any hole */
-	(void)cudaGetLastError(); /* a refusal is the finding, not a sticky error */
-	if (e == cudaSuccess)
-		CUDA_CHECK(L, cudaFree(p));
+	if (K.request_anywhere) {
+		e = cudaMalloc(&p, f.probe); /* 07.1's operation: larger than any hole */
+		(void)cudaGetLastError(); /* a refusal is the finding, not a sticky error */
+		if (e == cudaSuccess)
+			CUDA_CHECK(L, cudaFree(p));
+	} else {
+		e = arena_request(L, &f); /* sabotage: only the arena's addresses */
+	}
 	release_fill(L, &f);
 	lab_fact_num(L, "probe_bytes", (double)f.probe, "bytes");
 	lab_fact_num(L, "free_with_holes_bytes", (double)f.with_holes, "bytes");
-	claim_note(L, "%d blocks of 1 GiB in %.2f s (%s left unfilled), %d freed %s: "
-		   "cudaMemGetInfo then said %s free; cudaMalloc(%s) returned %s", f.n, f.fill_s,
-		   fmt(f.unfilled, a), f.holes, K.holes_before_request ? "every other one" :
-		   "(sabotage: after the request)", fmt(f.with_holes, b), fmt(f.probe, c),
-		   cudaGetErrorName(e));
+	claim_note(L, "%d blocks of 1 GiB in %.2f s (%s left unfilled), every other one freed "
+		   "(%d): cudaMemGetInfo then said %s free; %s(%s) returned %s%s", f.n, f.fill_s,
+		   fmt(f.unfilled, a), f.holes, fmt(f.with_holes, b), K.request_anywhere ?
+		   "cudaMalloc" : "the arena's sub-allocator (sabotage)", fmt(f.probe, c),
+		   cudaGetErrorName(e), f.how);
 	claim_check_code(L, "07.1", e, cudaGetErrorName(e));
 }
 
@@ -684,6 +953,7 @@ static void run(struct lab *L)
 	s = lab_cuda_stream_new(L);
 	measure_pool_speed(L, s);        /* 07.4 */
 	measure_thresholds(L, s);        /* 07.5 */
+	measure_spread(L, s);            /* 07.6 */
 	fragment(L);                     /* 07.1: the whole GPU, given back */
 }
 

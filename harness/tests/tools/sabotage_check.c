@@ -23,8 +23,9 @@
  *                  erratum -> it moved: a claim whose chapter is wrong
  *                  here can still come out either way, and the sabotage
  *                  (which breaks what the erratum rests on) puts it on the
- *                  chapter's side (lab-07's 07.1: no hole to back the
- *                  request, so it fails as the chapter says)
+ *                  chapter's side (lab-07's 07.1: a sub-allocator confined
+ *                  to one reserved range refuses the request, as the
+ *                  chapter says)
  *                  skip -> cannot be proven here
  *                  anything else -> DEFECT: the claim could not fail
  *
