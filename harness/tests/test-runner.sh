@@ -44,6 +44,7 @@ d["duration_s"] = 0
 d["machine"] = {}
 for lab in d["labs"]:
     lab["duration_s"] = 0
+    lab.pop("counters_moved", None)  # the GPUs' error counters: only where there are GPUs
     for p in lab.get("phases", []):
         p["start_s"] = p["s"] = 0
 print(json.dumps(d, indent=1))
@@ -191,7 +192,9 @@ run_dmalab run 93 --results "$tmp/merge" --format tap >/dev/null 2>&1
 "$BUILD/dmalab" grade --from "$tmp/merge/results.json" --labs-dir "$BUILD/labs" \
 	--results "$tmp/merge-grade" >"$tmp/merge-grade.out" 2>&1
 check $? 0 "grade reads a merged results.json"
-check "$(grep -c '^overall: 3.00 of 3 (100%)' "$tmp/merge-grade.out")" 1 \
+# (2 of 2: the questions this fixture decided, less ch1.Q3, whose claims 02.8, 02.9 and
+# the planned 16.1, added since, leave fewer than half of them decided)
+check "$(grep -c '^overall: 2.00 of 2 (100%)' "$tmp/merge-grade.out")" 1 \
 	"grade of a merged file: the kept labs' verdicts count"
 echo "not json" >"$tmp/merge/results.json"
 run_dmalab run 93 --results "$tmp/merge" --format tap >/dev/null 2>"$tmp/merge.err"

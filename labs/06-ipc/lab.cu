@@ -616,6 +616,10 @@ static void probe_phase(struct lab *L)
 	struct msg *m;
 	int raw_reached;
 
+	/* the importer has written into the pattern (06.2): put it back, so that a probe
+	 * that does reach the buffer (the sabotage: through an opened handle) reads it */
+	CUDA_CHECK(L, lab_gpu_fill(ex.pat, cfg.pat_bytes, cfg.seed[0]));
+	CUDA_CHECK(L, cudaDeviceSynchronize());
 	msg_begin(&w, "probe");
 	jw_kint(&w, "raw", (long long)NUM(ex.pat));
 	jw_kint(&w, "bytes", (long long)cfg.pat_bytes);
