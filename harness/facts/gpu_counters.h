@@ -1,7 +1,8 @@
 /*
  * gpu_counters.h - the error counters that can explain a low copy figure:
- * PCIe replays, ECC errors, remapped rows (NVML), and the PCIe AER error
- * counts the kernel keeps per device (sysfs).  The runner reads them before
+ * PCIe replays, ECC errors, remapped and retired pages, XID events and
+ * held-back clocks (NVML), and the PCIe AER error counts the kernel keeps per
+ * device (sysfs).  The runner reads them before
  * the first lab and after each one, so that a counter that moved during a lab
  * is named beside that lab's figures (results.json, dmalab compare).
  *
@@ -25,6 +26,11 @@ enum gpu_counter {
 	GPU_C_AER_CORRECTABLE,   /* sysfs aer_dev_correctable, TOTAL_ERR_COR */
 	GPU_C_AER_NONFATAL,      /* aer_dev_nonfatal, TOTAL_ERR_NONFATAL */
 	GPU_C_AER_FATAL,         /* aer_dev_fatal, TOTAL_ERR_FATAL */
+	GPU_C_RETIRED_SBE,       /* nvmlDeviceGetRetiredPages: pages retired for repeated */
+	GPU_C_RETIRED_DBE,       /* single-bit errors, and for double-bit errors */
+	GPU_C_XID,               /* XID critical-error events seen since the first reading */
+	GPU_C_CLOCKS_HELD,       /* 1 while a clocks-event reason holds the clocks back (power
+				  * cap, thermal, hardware slowdown or power brake), else 0 */
 	GPU_NCOUNTERS
 };
 
@@ -42,6 +48,9 @@ struct gpu_counter_ops {
 	int (*ecc)(void *ctx, const char *bdf, int uncorrected, long long *v);
 	int (*rows)(void *ctx, const char *bdf, long long *correctable,
 		    long long *uncorrectable, long long *pending);
+	int (*retired)(void *ctx, const char *bdf, int double_bit, long long *v);
+	int (*xid)(void *ctx, const char *bdf, long long *v);
+	int (*clocks)(void *ctx, const char *bdf, unsigned long long *reasons);
 	void *ctx;
 };
 

@@ -341,7 +341,16 @@ static void explain_counters(struct says *s, int g)
 	for (int i = 0; i < GPU_NCOUNTERS; i++) {
 		snprintf(name, sizeof(name), "lab%s.gpu%d.%s", s->it->lab, g, gpu_counter_names[i]);
 		rose = cmp_node_fact(s->n, name);
-		if (rose)
+		if (!rose)
+			continue;
+		if (i == GPU_C_CLOCKS_HELD)
+			say(s, "GPU %d's clocks were held back (power cap, thermal, hardware "
+			    "slowdown or power brake) when lab-%s ended, not before it",
+			    s->n->gpu[g].index, s->it->lab);
+		else if (i == GPU_C_XID)
+			say(s, "GPU %d raised %s XID critical-error event(s) during lab-%s",
+			    s->n->gpu[g].index, rose, s->it->lab);
+		else
 			say(s, "GPU %d's %s counter rose by %s during lab-%s", s->n->gpu[g].index,
 			    gpu_counter_names[i], rose, s->it->lab);
 	}

@@ -162,7 +162,8 @@ if [ "$lines" -lt 360 ]; then ok "human: $lines lines for 300 nodes"; else not_o
 # among its causes; on a healthy node a counter that moved flags nothing
 "$PY" - "$fleet" <<'EOF' || exit 2
 import json, os, sys
-for node, moved in (("017", {"pcie_replay": 12, "aer_correctable": 3, "ecc_corrected": 0}),
+for node, moved in (("017", {"pcie_replay": 12, "aer_correctable": 3, "ecc_corrected": 0,
+                             "xid_events": 1, "clocks_held": 1}),
                     ("040", {"pcie_replay": 2})):
     path = os.path.join(sys.argv[1], "gpu-node-%s.json" % node)
     d = json.load(open(path))
@@ -175,6 +176,10 @@ has "counters: the replays named as a cause" "$tmp/counters.out" \
 	"GPU 0's pcie_replay counter rose by 12 during lab-02"
 has "counters: the AER count too" "$tmp/counters.out" \
 	"GPU 0's aer_correctable counter rose by 3 during lab-02"
+has "counters: an XID event" "$tmp/counters.out" \
+	"GPU 0 raised 1 XID critical-error event(s) during lab-02"
+has "counters: clocks held back" "$tmp/counters.out" \
+	"GPU 0's clocks were held back (power cap, thermal, hardware slowdown or power brake) when"
 has "counters: a healthy node with a moved counter stays ok" "$tmp/counters.out" \
 	"summary: 2 of 300 nodes flagged"
 

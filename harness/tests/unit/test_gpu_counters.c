@@ -2,7 +2,8 @@
  * test_gpu_counters.c - the error counters of one GPU: the AER totals from a
  * fixture sysfs tree (harness/tests/fixtures/gpus-aer: a device with 3
  * correctable errors, 1 non-fatal, 0 fatal), NVML's from a made-up ops table
- * (a counter it answers, one it refuses, the remapped rows), and what moved
+ * (a counter it answers, one it refuses, the remapped and retired pages, an XID
+ * event, clocks held back or not), and what moved
  * between two readings (a rise, no change, a counter unknown on one side).
  */
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "gpu_counters.h"
+#include "gpu_topo.h"
 #include "unit_lab.h"
 
 #define GPU "0000:3b:00.0"
@@ -51,6 +53,32 @@ static int fake_rows(void *ctx, const char *bdf, long long *corr, long long *unc
 	return 0;
 }
 
+/* Pages retired: 4 for single-bit errors, double-bit refused (not supported). */
+static int fake_retired(void *ctx, const char *bdf, int double_bit, long long *v)
+{
+	*v = 4;
+	return double_bit ? -1 : 0;
+}
+
+static int fake_xid(void *ctx, const char *bdf, long long *v)
+{
+	*v = 1;
+	return 0;
+}
+
+/* The clocks held back by a hardware slowdown, beside an idle GPU's reason. */
+static int fake_clocks(void *ctx, const char *bdf, unsigned long long *reasons)
+{
+	*reasons = GPU_CLOCKS_GPU_IDLE | GPU_CLOCKS_HW_SLOWDOWN;
+	return 0;
+}
+
+static int fake_clocks_idle(void *ctx, const char *bdf, unsigned long long *reasons)
+{
+	*reasons = GPU_CLOCKS_GPU_IDLE | GPU_CLOCKS_APP_SETTING;
+	return 0;
+}
+
 static void test_aer_from_sysfs(void **state)
 {
 	char root[256];
@@ -68,7 +96,8 @@ static void test_aer_from_sysfs(void **state)
 static void test_nvml_through_ops(void **state)
 {
 	struct fake f = { 7, 2, 0, 1, NULL };
-	struct gpu_counter_ops ops = { fake_replay, fake_ecc, fake_rows, &f };
+	struct gpu_counter_ops ops = { fake_replay, fake_ecc, fake_rows, fake_retired, fake_xid,
+				       fake_clocks, &f };
 	char root[256];
 	struct gpu_counters c;
 
@@ -81,6 +110,16 @@ static void test_nvml_through_ops(void **state)
 	assert_int_equal(c.v[GPU_C_ROWS_UNCORRECTABLE], 0);
 	assert_int_equal(c.v[GPU_C_ROW_REMAP_PENDING], 1);
 	assert_int_equal(c.v[GPU_C_AER_CORRECTABLE], 3);
+	assert_int_equal(c.v[GPU_C_RETIRED_SBE], 4);
+	assert_int_equal(c.v[GPU_C_RETIRED_DBE], -1);
+	assert_int_equal(c.v[GPU_C_XID], 1);
+	assert_int_equal(c.v[GPU_C_CLOCKS_HELD], 1);
+	ops.clocks = fake_clocks_idle; /* idle and application clocks hold nothing back */
+	gpu_counters_read(root, GPU, &ops, &c);
+	assert_int_equal(c.v[GPU_C_CLOCKS_HELD], 0);
+	ops.clocks = NULL;
+	gpu_counters_read(root, GPU, &ops, &c);
+	assert_int_equal(c.v[GPU_C_CLOCKS_HELD], -1);
 }
 
 static void test_moved(void **state)
