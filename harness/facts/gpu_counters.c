@@ -119,8 +119,7 @@ struct nvml_event {        /* nvmlEventData_t */
 
 #define XID_MAX_GPUS 16
 struct nvml {
-	void *lib;
-	int (*shutdown)(void);
+	void *lib;                 /* gpu_nvml_open's */
 	int (*by_bus)(const char *bus_id, nvml_dev *d);
 	int (*replay)(nvml_dev d, unsigned int *v);
 	int (*ecc)(nvml_dev d, int error_type, int counter_type, unsigned long long *v);
@@ -259,15 +258,12 @@ static void xid_open(struct nvml *n)
 int gpu_counters_nvml_open(struct gpu_counter_ops *ops)
 {
 	struct nvml *n = (struct nvml *)calloc(1, sizeof(*n));
-	int (*init)(void) = NULL;
 
 	memset(ops, 0, sizeof(*ops));
-	if (!n || !(n->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL))) {
+	if (!n || !(n->lib = gpu_nvml_open())) {
 		free(n);
 		return -1;
 	}
-	*(void **)&init = dlsym(n->lib, "nvmlInit_v2");
-	SYM(n, shutdown, "nvmlShutdown");
 	SYM(n, by_bus, "nvmlDeviceGetHandleByPciBusId_v2");
 	SYM(n, replay, "nvmlDeviceGetPcieReplayCounter");
 	SYM(n, ecc, "nvmlDeviceGetTotalEccErrors");
@@ -276,8 +272,8 @@ int gpu_counters_nvml_open(struct gpu_counter_ops *ops)
 	/* renamed in R535; the old name stays as an alias in newer drivers */
 	if (!SYM(n, clocks, "nvmlDeviceGetCurrentClocksEventReasons"))
 		SYM(n, clocks, "nvmlDeviceGetCurrentClocksThrottleReasons");
-	if (!init || !n->shutdown || !n->by_bus || init() != NVML_OK) {
-		dlclose(n->lib);
+	if (!n->by_bus) {
+		gpu_nvml_close(n->lib);
 		free(n);
 		return -1;
 	}
@@ -294,8 +290,7 @@ void gpu_counters_nvml_close(struct gpu_counter_ops *ops)
 	if (n) {
 		if (n->set)
 			n->set_free(n->set);
-		n->shutdown();
-		dlclose(n->lib);
+		gpu_nvml_close(n->lib);
 		free(n);
 	}
 	memset(ops, 0, sizeof(*ops));

@@ -461,8 +461,6 @@ struct nvml_pci_info {     /* nvmlPciInfo_t as filled by nvmlDeviceGetPciInfo_v3
 
 struct nvml_api {
 	void *lib;
-	nvml_ret (*init)(void);
-	nvml_ret (*shutdown)(void);
 	nvml_ret (*driver_version)(char *buf, unsigned int len);
 	nvml_ret (*cuda_driver_version)(int *v);
 	nvml_ret (*count)(unsigned int *n);
@@ -487,8 +485,6 @@ struct nvml_api {
 
 static void nvml_bind(struct nvml_api *api)
 {
-	NVML_SYM(api, init, "nvmlInit_v2");
-	NVML_SYM(api, shutdown, "nvmlShutdown");
 	NVML_SYM(api, driver_version, "nvmlSystemGetDriverVersion");
 	if (!NVML_SYM(api, cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2"))
 		NVML_SYM(api, cuda_driver_version, "nvmlSystemGetCudaDriverVersion");
@@ -517,17 +513,42 @@ static void nvml_bind(struct nvml_api *api)
 		NVML_SYM(api, clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
 }
 
+void *gpu_nvml_open(void)
+{
+	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	nvml_ret (*init)(void) = NULL;
+
+	if (!lib)
+		return NULL;
+	*(void **)&init = dlsym(lib, "nvmlInit_v2");
+	if (!init || !dlsym(lib, "nvmlShutdown") || init() != NVML_OK) {
+		dlclose(lib);
+		return NULL;
+	}
+	return lib;
+}
+
+void gpu_nvml_close(void *lib)
+{
+	nvml_ret (*shutdown)(void) = NULL;
+
+	if (!lib)
+		return;
+	*(void **)&shutdown = dlsym(lib, "nvmlShutdown");
+	shutdown();
+	dlclose(lib);
+}
+
 /* 0 with NVML initialised, -1 when the library or its core entry points are missing. */
 static int nvml_open(struct nvml_api *api)
 {
 	memset(api, 0, sizeof(*api));
-	api->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	api->lib = gpu_nvml_open();
 	if (!api->lib)
 		return -1;
 	nvml_bind(api);
-	if (!api->init || !api->shutdown || !api->count || !api->handle ||
-	    !api->pci || api->init() != NVML_OK) {
-		dlclose(api->lib);
+	if (!api->count || !api->handle || !api->pci) {
+		gpu_nvml_close(api->lib);
 		api->lib = NULL;
 		return -1;
 	}
@@ -536,8 +557,7 @@ static int nvml_open(struct nvml_api *api)
 
 static void nvml_close(struct nvml_api *api)
 {
-	api->shutdown();
-	dlclose(api->lib);
+	gpu_nvml_close(api->lib);
 	api->lib = NULL;
 }
 

@@ -197,6 +197,12 @@ const struct gpu_topo_dev *gpu_topo_find(const struct gpu_topo *t, const char *b
  */
 int gpu_link_speed_gen(const char *speed);
 
+/* libnvidia-ml.so.1 loaded and initialised (nvmlInit_v2), for a reader's own
+ * dlsym; NULL without it.  gpu_nvml_close shuts it down and unloads it (NULL:
+ * nothing).  The one loader of NVML: gpu_topo.c's scan and gpu_counters.c. */
+void *gpu_nvml_open(void);
+void gpu_nvml_close(void *lib);
+
 /* "cuda", "sysfs", "nvml", "none": for notes and reports. */
 const char *gpu_src_name(enum gpu_src s);
 
