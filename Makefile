@@ -107,7 +107,7 @@ FAKE_SRCS := $(wildcard harness/tests/fakelabs/lab-*.c)
 FAKE_BINS := $(patsubst harness/tests/fakelabs/%.c,$(BUILD)/fakelabs/%,$(FAKE_SRCS))
 
 .PHONY: all help deps unit-deps check test unit mutants selftest list sysinfo clean \
-	plots report test-plots grade quiz answers test-answers \
+	plots report test-plots grade quiz answers test-answers test-lang \
 	claims claims-golden test-claims test-example FORCE \
 	sabotage fakelabs $(addprefix lab-,$(LAB_IDS))
 .DEFAULT_GOAL := all
@@ -518,6 +518,10 @@ answers: all
 # answers/ against the built labs, grading rules, a scripted quiz (no cmocka needed)
 test-answers: all
 	@BUILD=$(BUILD) sh harness/tests/test-answers.sh
+
+# zh: every MSG has its Chinese, lab-01's TAP and JSON the same in both, README.zh.md fresh
+test-lang: all
+	@BUILD=$(BUILD) sh harness/tests/test-lang.sh
 
 # The kit's own timing of each lab from $(RESULTS)/results.json (plots/bench.py):
 # wall time, series, samples, CV and interval width reached; BASE=FILE compares,
