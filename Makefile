@@ -492,7 +492,7 @@ claims: all
 	@$(DMALAB) claims $(if $(FORMAT),--format $(FORMAT))
 
 claims-golden: all
-	$(DMALAB) claims --format human >$(CLAIMS_GOLDEN).tmp && mv $(CLAIMS_GOLDEN).tmp $(CLAIMS_GOLDEN)
+	DMALAB_LANG=en $(DMALAB) claims --format human >$(CLAIMS_GOLDEN).tmp && mv $(CLAIMS_GOLDEN).tmp $(CLAIMS_GOLDEN)
 
 test-claims: all
 	@BUILD=$(BUILD) sh harness/tests/test-claims.sh $(CLAIMS_GOLDEN) $(BUILD)/labs

@@ -192,3 +192,36 @@ const char *msg_claim_text(const char *claim_id, const char *en)
 	zh = msg_zh(id);
 	return zh ? zh : en;
 }
+
+/* East Asian Wide and Fullwidth ranges (Unicode's EastAsianWidth.txt, W and
+ * F, folded into blocks): enough for Chinese text and its punctuation. */
+static int wide(unsigned cp)
+{
+	static const unsigned ranges[][2] = {
+		{ 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x33ff }, { 0x3400, 0x4dbf },
+		{ 0x4e00, 0x9fff }, { 0xa000, 0xa4cf }, { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff },
+		{ 0xfe30, 0xfe4f }, { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x20000, 0x3fffd },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		if (cp >= ranges[i][0] && cp <= ranges[i][1])
+			return 1;
+	return 0;
+}
+
+int msg_width(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned cp;
+	int w = 0, more;
+
+	while (*p) {
+		more = *p >= 0xf0 ? 3 : *p >= 0xe0 ? 2 : *p >= 0xc0 ? 1 : 0;
+		cp = more ? *p & (0x3f >> more) : *p;
+		for (p++; more-- && (*p & 0xc0) == 0x80; p++)
+			cp = cp << 6 | (*p & 0x3f);
+		w += wide(cp) ? 2 : 1;
+	}
+	return w;
+}

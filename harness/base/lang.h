@@ -53,6 +53,10 @@ const char *msg_english(const char *shown);
  * else en (the claim_spec's text, which TAP test lines and JSON keep). */
 const char *msg_claim_text(const char *claim_id, const char *en);
 
+/* Columns a UTF-8 text takes on a terminal: East Asian wide characters
+ * (U+1100 and up, the CJK blocks and full-width forms) take two. */
+int msg_width(const char *s);
+
 /* The message table's entry for id, NULL if none (tests). */
 const char *msg_zh(const char *id);
 

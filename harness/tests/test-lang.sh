@@ -34,7 +34,8 @@ echo "== a lab with a README.zh.md has its claims in zh"
 for zh in labs/*/README.zh.md; do
 	[ -e "$zh" ] || continue
 	dir=$(dirname "$zh")
-	grep -oE '^	\{ "[0-9]{2}\.[0-9]+"' "$dir/lab.cu" | grep -oE '[0-9]{2}\.[0-9]+' >"$tmp/claims"
+	grep -oE '^	\{ "[0-9]{2}\.[0-9]+"' "$dir/lab.cu" | grep -oE '[0-9]{2}\.[0-9]+' \
+		>"$tmp/claims"
 	while read -r c; do
 		if grep -qxF "## claim.$c" "$table"; then ok "claim.$c"
 		else bad "claim.$c: $dir has a README.zh.md, $table no '## claim.$c'"; fi
@@ -70,6 +71,28 @@ env -u LC_ALL LC_MESSAGES=zh_TW LANG=C "$lab" --quick 2>/dev/null |
 	grep -q '^# 本进程' && ok "LC_MESSAGES=zh_TW" || bad "LC_MESSAGES=zh not Chinese"
 env DMALAB_LANG=en LANG=zh_CN.UTF-8 "$lab" --quick 2>/dev/null |
 	grep -q '^# 本进程' && bad "DMALAB_LANG=en loses to LANG" || ok "DMALAB_LANG=en wins"
+
+echo "== the runner: human words in zh, TAP's summary line and the claims golden English"
+d=$BUILD/dmalab
+DMALAB_LANG=zh "$d" run --quick --format human --results "$tmp/rh" 01 >"$tmp/human" 2>&1
+grep -q '^成绩单（' "$tmp/human" && grep -q '^汇总：[0-9]* 个通过' "$tmp/human" &&
+	grep -q ' 01.1  对全新区域' "$tmp/human" && ok "human report card and summary" ||
+	{ bad "human format not in zh:"; tail -n 14 "$tmp/human"; }
+[ "$(grep -c '^  01.1 ' "$tmp/human")" = 0 ] && ok "a claim's text once, with its verdict" ||
+	bad "the lab's claim-text comment shown twice"
+DMALAB_LANG=zh "$d" run --quick --format tap --results "$tmp/rt" 01 >"$tmp/tap" 2>&1
+grep -q '^summary: [0-9]* passed, [0-9]* failed, [0-9]* skipped' "$tmp/tap" &&
+	ok "TAP summary line English" || bad "TAP summary line changed"
+DMALAB_LANG=zh "$d" claims | head -n 1 | grep -q '^dmalab claims：' && ok "claims header" ||
+	bad "claims header not in zh"
+DMALAB_LANG=zh "$d" list | grep -q '^共 [0-9]* 个实验' && ok "list count" ||
+	bad "list count not in zh"
+# test-claims and claims-golden pin DMALAB_LANG=en: a learner's locale changes no golden
+[ "$(DMALAB_LANG=en LANG=zh_CN.UTF-8 "$d" claims --format human | head -n 2)" = \
+  "$(head -n 2 harness/tests/golden/claims.txt)" ] && ok "DMALAB_LANG=en gives the golden's head" ||
+	bad "DMALAB_LANG=en claims differs from the golden's head"
+grep -q 'DMALAB_LANG=en "$BUILD/dmalab" claims' harness/tests/test-claims.sh &&
+	ok "test-claims pins English" || bad "test-claims does not pin DMALAB_LANG=en"
 
 echo "== no README.zh.md older than its README.md by more than $ZH_LAG_S s"
 commit_time() { t=$(git log -1 --format=%ct -- "$1" 2>/dev/null); echo "${t:-$(date +%s)}"; }

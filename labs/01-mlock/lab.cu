@@ -338,8 +338,8 @@ static void claim_lock_cost(struct lab *L, uint64_t bytes)
 	lab_measure(L, "mlock", time_mlock, &t, NULL, &st); /* 2 warm-up, --iters, cv 0.10 */
 	buf_free(t.prelocked);
 	if (t.rounds > 1)
-		lab_note(L, MSG("01.rounds", "one sample sums %d such mlock calls, to be long enough "
-				 "to time"),
+		lab_note(L, MSG("01.rounds", "one sample sums %d such mlock calls, to be long "
+				 "enough to time"),
 			 t.rounds);
 	lab_stats_scale(&st, 1e3 * (double)GiB / ((double)bytes * t.rounds), "ms/GiB");
 	lab_fact_num(L, "mlock_ms_per_gib", st.median, "ms/GiB");
@@ -664,8 +664,8 @@ static void run_lock_claims(struct lab *L, uint64_t budget, uint64_t timed)
 	if (!region)
 		return;
 	if (region != STATUS_REGION_BYTES)
-		lab_note(L, MSG("01.limited", "RLIMIT_MEMLOCK leaves %s lockable: locking %s instead of "
-			       "64 MiB"),
+		lab_note(L, MSG("01.limited", "RLIMIT_MEMLOCK leaves %s lockable: locking %s "
+			       "instead of 64 MiB"),
 			 a, lab_fmt_size(region, b, sizeof(b)));
 	claim_status_deltas(L, region);
 	claim_munlock(L, region);
