@@ -29,6 +29,12 @@ WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CPPFLAGS := -Iharness/base -Iharness/facts -Iharness/lab -Iharness/cuda -D_GNU_SOURCE
 LDLIBS   := $(SAN_OBJ) -lnuma -ldl -lm -lpthread
 
+# The learner's language (harness/base/lang.h): DMALAB_LANG, else the locale,
+# so `make lab-01 LANG=zh` works as is; QUIZ_LANG, its older name, still does.
+ifdef QUIZ_LANG
+export DMALAB_LANG ?= $(QUIZ_LANG)
+endif
+
 NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
 CUDA_GENCODE ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=[sm_80,compute_80]
 NVCCFLAGS ?= -O2 -g -std=c++17 $(CUDA_GENCODE) -Xcompiler -Wall,-Wno-unused-parameter
@@ -73,7 +79,8 @@ SAB_BINS := $(addprefix $(BUILD)/sabotage/lab-,$(LAB_IDS))
 # The library of the layers below the labs; the runner links base and facts alone
 # (RUN_LIB), so that a call of the lab runtime from it does not link.
 LIB_SRCS := $(wildcard harness/base/*.c harness/facts/*.c harness/lab/*.c)
-LIB_OBJS := $(patsubst harness/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/base/errata_text.o
+LIB_OBJS := $(patsubst harness/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/base/errata_text.o \
+	    $(BUILD)/obj/base/messages_text.o
 RUN_LIB_OBJS := $(filter $(BUILD)/obj/base/% $(BUILD)/obj/facts/%,$(LIB_OBJS))
 RUN_LIB  := $(BUILD)/libdmalab-base.a
 LIB      := $(BUILD)/libdmalab.a
@@ -100,7 +107,7 @@ FAKE_SRCS := $(wildcard harness/tests/fakelabs/lab-*.c)
 FAKE_BINS := $(patsubst harness/tests/fakelabs/%.c,$(BUILD)/fakelabs/%,$(FAKE_SRCS))
 
 .PHONY: all help deps unit-deps check test unit mutants selftest list sysinfo clean \
-	plots report test-plots grade quiz answers test-answers \
+	plots report test-plots grade quiz answers test-answers test-lang \
 	claims claims-golden test-claims test-example FORCE \
 	sabotage fakelabs $(addprefix lab-,$(LAB_IDS))
 .DEFAULT_GOAL := all
@@ -142,7 +149,8 @@ help:
 	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
 	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json|junit  LABS=\"01 04\"  QUICK=1"
 	@echo "           RESULTS=DIR  the folder of results.json and the other outputs (default results)"
-	@echo "           grade, quiz, hint: CH=ch1  FROM=FILE  SHUFFLE=1  QUIZ_LANG=zh  RESET=1"
+	@echo "           grade, quiz, hint: CH=ch1  FROM=FILE  SHUFFLE=1  RESET=1"
+	@echo "           LANG=zh (or DMALAB_LANG=zh; QUIZ_LANG=zh is the old name): Chinese texts"
 
 # Installs (as root) or names the Debian packages a step needs: each entry
 # point asks harness/deps.sh for its own part, so `make fuzz` does not install
@@ -166,6 +174,11 @@ $(BUILD)/obj/%.o: harness/%.c $(CUDA_STAMP)
 
 # The errata are built into the library (errata_text.S includes the file).
 $(BUILD)/obj/base/errata_text.o: harness/base/errata_text.S answers/errata.md
+	@mkdir -p $(dir $@)
+	$(CC) -c -o $@ $<
+
+# So is the Chinese message table (messages_text.S, lang.h).
+$(BUILD)/obj/base/messages_text.o: harness/base/messages_text.S answers/messages.zh.md
 	@mkdir -p $(dir $@)
 	$(CC) -c -o $@ $<
 
@@ -421,12 +434,16 @@ $(FUZZ_DIR)/obj/base/errata_text.o: harness/base/errata_text.S answers/errata.md
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -c -o $@ $<
 
+$(FUZZ_DIR)/obj/base/messages_text.o: harness/base/messages_text.S answers/messages.zh.md
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -c -o $@ $<
+
 $(FUZZ_DIR)/obj/runner/%.o: harness/runner/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) -Dmain=dmalab_runner_main $(DEPFLAGS) -c -o $@ $<
 
 $(FUZZ_LIB): $(patsubst harness/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRCS)) \
-		$(FUZZ_DIR)/obj/base/errata_text.o
+		$(FUZZ_DIR)/obj/base/errata_text.o $(FUZZ_DIR)/obj/base/messages_text.o
 	rm -f $@ && ar rcs $@ $^
 
 $(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_SRCS))
@@ -475,7 +492,7 @@ claims: all
 	@$(DMALAB) claims $(if $(FORMAT),--format $(FORMAT))
 
 claims-golden: all
-	$(DMALAB) claims --format human >$(CLAIMS_GOLDEN).tmp && mv $(CLAIMS_GOLDEN).tmp $(CLAIMS_GOLDEN)
+	DMALAB_LANG=en $(DMALAB) claims --format human >$(CLAIMS_GOLDEN).tmp && mv $(CLAIMS_GOLDEN).tmp $(CLAIMS_GOLDEN)
 
 test-claims: all
 	@BUILD=$(BUILD) sh harness/tests/test-claims.sh $(CLAIMS_GOLDEN) $(BUILD)/labs
@@ -501,6 +518,10 @@ answers: all
 # answers/ against the built labs, grading rules, a scripted quiz (no cmocka needed)
 test-answers: all
 	@BUILD=$(BUILD) sh harness/tests/test-answers.sh
+
+# zh: every MSG has its Chinese, lab-01's TAP and JSON the same in both, README.zh.md fresh
+test-lang: all
+	@BUILD=$(BUILD) sh harness/tests/test-lang.sh
 
 # The kit's own timing of each lab from $(RESULTS)/results.json (plots/bench.py):
 # wall time, series, samples, CV and interval width reached; BASE=FILE compares,

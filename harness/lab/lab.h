@@ -53,6 +53,7 @@
 #include <stdio.h>
 
 #include "clock.h"
+#include "lang.h" /* MSG: narration in the learner's language */
 #include "record.h"
 #include "sizes.h" /* KiB..GiB, lab_parse_size, lab_fmt_size */
 #include "want.h"

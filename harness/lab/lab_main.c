@@ -12,6 +12,7 @@
 
 #include "gpu_topo.h"
 #include "lab_internal.h"
+#include "lang.h"
 
 static int count_claims(const struct lab_spec *spec)
 {
@@ -175,20 +176,26 @@ static void print_comment(const char *text)
 	fflush(stdout);
 }
 
+/* fmt may be a MSG() text in the learner's language: the comment shows it,
+ * the record (JSON's notes) keeps its English, the same in every language. */
 void lab_note(struct lab *L, const char *fmt, ...)
 {
-	char buf[1024];
-	va_list ap;
+	const char *english = msg_english(fmt);
+	char buf[1024], en[1024];
+	va_list ap, ap2;
 
 	va_start(ap, fmt);
+	va_copy(ap2, ap);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(en, sizeof(en), english, ap2);
+	va_end(ap2);
 	va_end(ap);
 	if (L->opt.role) {
 		fprintf(stderr, "%s\n", buf);
 		return;
 	}
 	print_comment(buf);
-	add_note(L, buf);
+	add_note(L, en);
 }
 
 /* A new phase from now on; past LAB_MAX_PHASES the last one grows. */

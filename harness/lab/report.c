@@ -9,6 +9,7 @@
 
 #include "json.h"
 #include "lab_internal.h"
+#include "lang.h"
 
 const char *claim_own_question(const struct claim_spec *c, char *buf, size_t len)
 {
@@ -65,8 +66,19 @@ static void tap_stats(FILE *out, const struct claim_rec *c)
 	}
 }
 
+/* The claim in the learner's language, as a comment before its test line,
+ * which stays English in every language (tools parse it). */
+static void tap_claim_text(const struct claim_rec *c)
+{
+	const char *shown = msg_claim_text(c->r.id, c->r.text);
+
+	if (shown != c->r.text)
+		printf("# %s %s\n", c->r.id, shown);
+}
+
 void report_tap_claim(struct lab *L, struct claim_rec *c)
 {
+	tap_claim_text(c);
 	record_tap_point(stdout, L->tap_next++, &c->r);
 	tap_stats(stdout, c);
 	record_tap_end(stdout);

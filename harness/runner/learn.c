@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lang.h"
 #include "learn.h"
 #include "proc.h"
 
@@ -46,7 +47,8 @@ static void learn_usage(FILE *f)
 		"                      (one test per question, 1 point each; README \"JUnit and\n"
 		"                      Gradescope\")\n"
 		"  --chapter CH        only chapter CH (ch1, ch2)\n"
-		"  --lang en|zh        language (default: zh when LC_ALL/LC_MESSAGES/LANG start with zh)\n"
+		"  --lang en|zh        language (default: $DMALAB_LANG, else zh when LC_ALL/LC_MESSAGES/LANG\n"
+		"                      start with zh)\n"
 		"  --answers FILE      quiz: read the learner's input from FILE (scripted runs)\n"
 		"  --shuffle, --seed N quiz: random order (kept in quiz.json until --reset)\n"
 		"  --reset             quiz, hint: start over\n"
@@ -62,18 +64,10 @@ static void learn_usage(FILE *f)
 		LEARN_SEED_RUN);
 }
 
+/* The kit's one language setting (lang.h: DMALAB_LANG, else the locale). */
 static enum ans_lang lang_from_env(void)
 {
-	static const char *const vars[] = { "LC_ALL", "LC_MESSAGES", "LANG" };
-	size_t i;
-
-	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = getenv(vars[i]);
-
-		if (v && *v)
-			return strncmp(v, "zh", 2) ? ANS_EN : ANS_ZH;
-	}
-	return ANS_EN;
+	return dmalab_lang() == DMALAB_ZH ? ANS_ZH : ANS_EN;
 }
 
 static void check_chapter(const char *ch)
@@ -130,6 +124,9 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 		if (strcmp(arg, "en") && strcmp(arg, "zh"))
 			die_usage("bad --lang '%s' (want en or zh)", arg);
 		o->lang = strcmp(arg, "zh") ? ANS_EN : ANS_ZH;
+		/* the labs it runs and the runner's own words follow the flag */
+		dmalab_lang_set(o->lang == ANS_ZH ? DMALAB_ZH : DMALAB_EN);
+		setenv("DMALAB_LANG", arg, 1);
 		break;
 	case 'h': learn_usage(stdout); exit(0);
 	}

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "gpu_topo.h"
+#include "lang.h"
 #include "runner.h"
 
 static void print_needs(const struct lab_entry *lab)
@@ -125,7 +126,8 @@ static void list_lab(const struct run_state *rs, const struct lab_entry *lab,
 		printf("  error:   %s\n\n", lab->desc_error);
 		return;
 	}
-	printf("  timeout: %d s", lab->timeout_s);
+	printf("  "); /* indents outside the message: a table's text has none */
+	printf(MSG("list.timeout", "timeout: %d s"), lab->timeout_s);
 	if (rs->opt->timeout_mul != 1)
 		printf(" (x %g = %.0f s)", rs->opt->timeout_mul,
 		       lab->timeout_s * rs->opt->timeout_mul);
@@ -134,7 +136,7 @@ static void list_lab(const struct run_state *rs, const struct lab_entry *lab,
 	print_forecast(rs, lab, t);
 	for (k = 0; k < lab->nclaims; k++)
 		printf("  %-7s [%s] %s\n", lab->claims[k].id, lab->claims[k].question,
-		       lab->claims[k].text);
+		       msg_claim_text(lab->claims[k].id, lab->claims[k].text));
 	printf("\n");
 }
 
@@ -153,9 +155,10 @@ int cmd_list(struct run_state *rs)
 		list_lab(rs, &rs->labs[i], &t);
 		bad += rs->labs[i].desc_error[0] != '\0';
 	}
-	printf("%d lab%s", rs->nlabs, rs->nlabs == 1 ? "" : "s");
+	printf(rs->nlabs == 1 ? MSG("list.one", "%d lab") : MSG("list.count", "%d labs"),
+	       rs->nlabs);
 	if (bad)
-		printf(", %d without a usable --describe", bad);
+		printf(MSG("list.bad", ", %d without a usable --describe"), bad);
 	printf("\n");
 	return bad ? 1 : 0;
 }
@@ -249,9 +252,11 @@ static void print_human(const struct run_state *rs)
 {
 	int i, nlabs, n = count_claims(rs, &nlabs);
 
-	printf("dmalab claims: %d claims of %d labs, from each lab's --describe\n", n, nlabs);
-	printf("(the relation is what the chapter says, by the rule named; README.md, "
-	       "\"How a verdict is made\")\n");
+	/* line ends outside the messages: a table's text has none */
+	printf(MSG("claims.head", "dmalab claims: %d claims of %d labs, from each lab's "
+		   "--describe"), n, nlabs);
+	printf("\n%s\n", MSG("claims.how", "(the relation is what the chapter says, by the "
+			       "rule named; README.md, \"How a verdict is made\")"));
 	for (i = 0; i < rs->nlabs; i++) {
 		const struct lab_entry *lab = &rs->labs[i];
 		const struct json *c;

@@ -13,6 +13,7 @@
 #include <glob.h>
 
 #include "answers.h"
+#include "lang.h"
 #include "compare.h"
 #include "runner.h"
 
@@ -38,19 +39,53 @@ FILE *out_progress_stream(struct run_state *rs)
 /* ------------------------------------------------------------------------ */
 /* Words and numbers                                                         */
 
+/* A fixed text of the human format in the learner's language (lang.h);
+ * the TAP format's comments stay English, as tools and goldens read them. */
+static const char *human(const struct run_state *rs, const char *id, const char *en)
+	__attribute__((format_arg(3)));
+static const char *human(const struct run_state *rs, const char *id, const char *en)
+{
+	return rs->opt->format == FMT_HUMAN ? msg_text(id, en) : en;
+}
+
+/* Spaces that pad s to width columns (a Chinese character takes two). */
+static int pad(const char *s, int width)
+{
+	int w = msg_width(s);
+
+	return w < width ? width - w : 0;
+}
+
 /* The verdict as the human format says it: does the machine agree with
  * the chapter? */
-static const char *verdict_word(const struct claim *c)
+static const char *verdict_word(const struct run_state *rs, const struct claim *c)
 {
-	static const char *const words[ST_COUNT] = {
-		[ST_PASS] = "confirmed", [ST_FAIL] = "CONTRADICTED",
-		[ST_SKIP] = "skipped", [ST_INCONCLUSIVE] = "inconclusive",
-		[ST_ERROR] = "error", [ST_NOT_RUN] = "not run", [ST_PENDING] = "pending",
-	};
-
 	if (claim_known(c))
-		return "contradicted"; /* as the known erratum predicts */
-	return words[c->status] ? words[c->status] : status_words[c->status];
+		return human(rs, "verdict.known", "contradicted"); /* as its erratum predicts */
+	switch (c->status) {
+	case ST_PASS: return human(rs, "verdict.pass", "confirmed");
+	case ST_FAIL: return human(rs, "verdict.fail", "CONTRADICTED");
+	case ST_SKIP: return human(rs, "verdict.skip", "skipped");
+	case ST_INCONCLUSIVE: return human(rs, "verdict.inconclusive", "inconclusive");
+	case ST_ERROR: return human(rs, "verdict.error", "error");
+	case ST_NOT_RUN: return human(rs, "verdict.not-run", "not run");
+	case ST_PENDING: return human(rs, "verdict.pending", "pending");
+	default: return status_words[c->status];
+	}
+}
+
+/* A lab's status on the report card. */
+static const char *card_status_word(const struct run_state *rs, enum status st)
+{
+	switch (st) {
+	case ST_PASS: return human(rs, "status.pass", "pass");
+	case ST_FAIL: return human(rs, "status.fail", "fail");
+	case ST_SKIP: return human(rs, "status.skip", "skip");
+	case ST_INCONCLUSIVE: return human(rs, "status.inconclusive", "inconclusive");
+	case ST_ERROR: return human(rs, "status.error", "error");
+	case ST_NOT_RUN: return human(rs, "status.not-run", "not_run");
+	default: return status_words[st];
+	}
 }
 
 static const char *verdict_color(const struct claim *c)
@@ -246,12 +281,20 @@ void fmt_got_want(const struct claim *c, char *buf, size_t len)
 /* ------------------------------------------------------------------------ */
 /* Human format                                                              */
 
+/* The claim in the learner's language (the human format only). */
+static const char *human_claim_text(const struct run_state *rs, const struct claim *c)
+{
+	return rs->opt->format == FMT_HUMAN ? msg_claim_text(c->id, c->text) : c->text;
+}
+
 static void human_claim(struct run_state *rs, const struct claim *c)
 {
 	char gw[512], er[512];
 
-	printf("  %s%-13s%s %s  %s\n", col(rs, verdict_color(c)), verdict_word(c),
-	       col(rs, C_OFF), c->id, c->text ? c->text : "");
+	const char *word = verdict_word(rs, c);
+
+	printf("  %s%s%*s%s %s  %s\n", col(rs, verdict_color(c)), word, pad(word, 13), "",
+	       col(rs, C_OFF), c->id, c->text ? human_claim_text(rs, c) : "");
 	fmt_got_want(c, gw, sizeof(gw));
 	fmt_erratum(c, er, sizeof(er));
 	if (gw[0])
@@ -408,9 +451,22 @@ void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv
 	fflush(f);
 }
 
+/* "ID TEXT": a lab's claim in the learner's language, which it prints before
+ * the claim's test line; the human format shows it with the verdict. */
+static int claim_text_comment(const char *text)
+{
+	char id[32];
+	size_t n = strcspn(text, " ");
+
+	if (n >= sizeof(id) || !text[n])
+		return 0;
+	snprintf(id, sizeof(id), "%.*s", (int)n, text);
+	return !strcmp(msg_claim_text(id, ""), text + n + 1);
+}
+
 void out_lab_comment(struct run_state *rs, const char *text)
 {
-	if (rs->opt->format != FMT_HUMAN)
+	if (rs->opt->format != FMT_HUMAN || claim_text_comment(text))
 		return;
 	printf("  %s%s%s\n", col(rs, C_DIM), text, col(rs, C_OFF));
 	fflush(stdout);
@@ -456,7 +512,7 @@ void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
 static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 		       const char *prefix)
 {
-	const char *word = verdict_word(c);
+	const char *word = verdict_word(rs, c);
 	char gw[512], er[512];
 
 	fmt_got_want(c, gw, sizeof(gw));
@@ -464,7 +520,7 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 	fprintf(f, "%s      %-7s %s%s%s", prefix, c->id, col(rs, verdict_color(c)), word,
 		col(rs, C_OFF));
 	if (gw[0] || er[0])
-		fprintf(f, "%*s%s%s%s", 14 - (int)strlen(word), "", gw,
+		fprintf(f, "%*s%s%s%s", pad(word, 14), "", gw,
 			gw[0] && er[0] ? "; " : "", er);
 	fputc('\n', f);
 }
@@ -477,16 +533,21 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 	enum status status = lab->status == ST_PENDING ? ST_NOT_RUN : lab->status;
 	int k, beyond = 0;
 
-	fprintf(f, "%s  lab-%-3s %s%-7s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
-		status_words[status], col(rs, C_OFF), lab->title);
+	const char *word = card_status_word(rs, status);
+
+	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
+		word, pad(word, 7), "", col(rs, C_OFF), lab->title);
 	if (lab->error_kind)
 		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
 	if (status == ST_INCONCLUSIVE)
-		fprintf(f, "%s              no claim decided either way\n", prefix);
+		fprintf(f, "%s              %s\n", prefix,
+			human(rs, "card.undecided", "no claim decided either way"));
 	if (status == ST_SKIP) {
 		fprintf(f, "%s              %s%s%s\n", prefix, lab->skip_reason,
 			lab->skip_detail[0] ? ": " : "", lab->skip_detail);
-		fprintf(f, "%s              (all %d claims skipped)\n", prefix, lab->nclaims);
+		fprintf(f, human(rs, "card.all-skipped", "%s              (all %d claims skipped)"),
+			prefix, lab->nclaims);
+		fputc('\n', f);
 		return;
 	}
 	for (k = 0; k < lab->nclaims; k++)
@@ -496,8 +557,8 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 		if (!ans_beyond_chapter(lab->claims[k].question))
 			continue;
 		if (!beyond++)
-			fprintf(f, "%s              beyond the chapter (in no chapter's grade):\n",
-				prefix);
+			fprintf(f, "%s              %s\n", prefix, human(rs, "card.beyond",
+				"beyond the chapter (in no chapter's grade):"));
 		card_claim(rs, &lab->claims[k], f, prefix);
 	}
 }
@@ -507,23 +568,26 @@ void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
 	int i;
 
 	if (rs->save_failed)
-		fprintf(f, "%sreport card (NOT saved: %s/results.json or junit.xml could not be "
-			"written):\n",
+		fprintf(f, human(rs, "card.unsaved", "%sreport card (NOT saved: %s/results.json or "
+				 "junit.xml could not be written):"),
 			prefix, rs->opt->results_dir);
 	else
-		fprintf(f, "%sreport card (%s/results.json):\n", prefix, rs->opt->results_dir);
+		fprintf(f, human(rs, "card.title", "%sreport card (%s/results.json):"), prefix,
+			rs->opt->results_dir);
+	fputc('\n', f); /* outside the message: a table's text has no line end */
 	for (i = 0; i < rs->nlabs; i++)
 		card_lab(rs, &rs->labs[i], f, prefix);
 }
 
 /* Counting labs; an error counts as failed; inconclusive labs apart, named
  * only when there are some. */
-static void summary_line(const struct totals *t, FILE *f)
+static void summary_line(const struct run_state *rs, const struct totals *t, FILE *f)
 {
-	fprintf(f, "summary: %d passed, %d failed, %d skipped", t->lab[ST_PASS],
-		t->lab[ST_FAIL] + t->lab[ST_ERROR], t->lab[ST_SKIP]);
+	fprintf(f, human(rs, "summary", "summary: %d passed, %d failed, %d skipped"),
+		t->lab[ST_PASS], t->lab[ST_FAIL] + t->lab[ST_ERROR], t->lab[ST_SKIP]);
 	if (t->lab[ST_INCONCLUSIVE])
-		fprintf(f, ", %d inconclusive", t->lab[ST_INCONCLUSIVE]);
+		fprintf(f, human(rs, "summary.inconclusive", ", %d inconclusive"),
+			t->lab[ST_INCONCLUSIVE]);
 	fputc('\n', f);
 }
 
@@ -643,6 +707,6 @@ void out_run_end(struct run_state *rs)
 			"this run did not meet: they fail the run\n", prefix,
 			unexplained_errata(rs));
 	out_findings(rs, f, prefix);
-	summary_line(&t, f);
+	summary_line(rs, &t, f);
 	fflush(f);
 }

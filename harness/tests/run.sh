@@ -24,6 +24,7 @@ mutants unit
 selftest selftest
 test-plots plots-test
 test-answers build
+test-lang build
 test-claims build
 test-example build
 test-numa numa

@@ -15,7 +15,8 @@ labs=${2:-$BUILD/labs}
 out=$(mktemp "${TMPDIR:-/tmp}/dmalab-claims.XXXXXX") || exit 1
 trap 'rm -f "$out" "$out.diff"' EXIT
 
-if ! "$BUILD/dmalab" claims --labs-dir "$labs" --format human >"$out"; then
+# The golden is English whatever the learner's language (DMALAB_LANG, lang.h).
+if ! DMALAB_LANG=en "$BUILD/dmalab" claims --labs-dir "$labs" --format human >"$out"; then
 	echo "FAIL: dmalab claims --labs-dir $labs failed (a lab without a usable --describe?)"
 	exit 1
 fi

@@ -214,8 +214,8 @@ static void claim_status_deltas(struct lab *L, uint64_t bytes)
 	struct lab_est mlk;
 	char sz[32];
 
-	lab_note(L, "mlock of %s of fresh, untouched memory: VmLck, VmRSS and the machine's "
-		 "Mlocked", lab_fmt_size(bytes, sz, sizeof(sz)));
+	lab_note(L, MSG("01.fresh", "mlock of %s of fresh, untouched memory: VmLck, VmRSS "
+			     "and the machine's Mlocked"), lab_fmt_size(bytes, sz, sizeof(sz)));
 	snapshot(L, &b);
 	if (K.lock_region && mlock(p, bytes) < 0)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
@@ -240,7 +240,8 @@ static void claim_status_deltas(struct lab *L, uint64_t bytes)
 	mlk = lab_est_median(&ms, 1);
 	mlk.lo -= slack / n;
 	mlk.hi += slack / n;
-	lab_note(L, "VmLck %+.1f MiB, VmRSS %+.1f MiB, Mlocked %+.1f MiB, Unevictable %+.1f MiB",
+	lab_note(L, MSG("01.deltas",
+		     "VmLck %+.1f MiB, VmRSS %+.1f MiB, Mlocked %+.1f MiB, Unevictable %+.1f MiB"),
 		 TO_MIB(dlck), TO_MIB(drss), TO_MIB(dmlk), TO_MIB(duev));
 
 	claim_note(L, "VmLck %+.0f KiB for %.0f KiB locked", dlck / KiB, n / KiB);
@@ -262,8 +263,8 @@ static void claim_munlock(struct lab *L, uint64_t bytes)
 	void *p = buf_map_or_die(L, bytes, 0, 0);
 	uint64_t base, locked, after;
 
-	lab_note(L, "a second fresh region: mlock it, then munlock it; VmLck should return to "
-		 "its start");
+	lab_note(L, MSG("01.unlock", "a second fresh region: mlock it, then munlock it; VmLck "
+			      "should return to its start"));
 	base = vmlck(L);
 	if (mlock(p, bytes) < 0)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
@@ -321,8 +322,8 @@ static void claim_lock_cost(struct lab *L, uint64_t bytes)
 	struct lab_stats st;
 	char sz[32];
 
-	lab_note(L, "timing mlock of %s of fresh memory: faulting in, zeroing and locking every "
-		 "page", lab_fmt_size(bytes, sz, sizeof(sz)));
+	lab_note(L, MSG("01.timing", "timing mlock of %s of fresh memory: faulting in, zeroing "
+			      "and locking every page"), lab_fmt_size(bytes, sz, sizeof(sz)));
 	if (!K.lock_fresh) { /* huge pages, where THP allows, shorten the re-walk */
 		t.prelocked = buf_map_or_die(L, bytes, 0, BUF_HUGE);
 		if (mlock(t.prelocked, bytes) < 0)
@@ -337,7 +338,8 @@ static void claim_lock_cost(struct lab *L, uint64_t bytes)
 	lab_measure(L, "mlock", time_mlock, &t, NULL, &st); /* 2 warm-up, --iters, cv 0.10 */
 	buf_free(t.prelocked);
 	if (t.rounds > 1)
-		lab_note(L, "one sample sums %d such mlock calls, to be long enough to time",
+		lab_note(L, MSG("01.rounds", "one sample sums %d such mlock calls, to be long "
+				 "enough to time"),
 			 t.rounds);
 	lab_stats_scale(&st, 1e3 * (double)GiB / ((double)bytes * t.rounds), "ms/GiB");
 	lab_fact_num(L, "mlock_ms_per_gib", st.median, "ms/GiB");
@@ -477,9 +479,11 @@ static void claim_limit_refusal(struct lab *L)
 	long long limit, err;
 	char lim[32], sz[32];
 
-	lab_note(L, "child (fork+exec, --role %s): sets RLIMIT_MEMLOCK to %s, drops CAP_IPC_LOCK,",
+	lab_note(L, MSG("01.child", "child (fork+exec, --role %s): sets RLIMIT_MEMLOCK to %s, "
+			     "drops CAP_IPC_LOCK,"),
 		 ROLE_MLOCK, lab_fmt_size((uint64_t)K.child_limit_bytes, lim, sizeof(lim)));
-	lab_note(L, "then asks mlock for %s: what an RDMA registration meets in a container",
+	lab_note(L, MSG("01.child-ask", "then asks mlock for %s: what an RDMA registration meets "
+				 "in a container"),
 		 lab_fmt_size(CHILD_OVER_LIMIT_BYTES, sz, sizeof(sz)));
 	m = helper_run_sized(L, &h, ROLE_MLOCK, CHILD_OVER_LIMIT_BYTES, MLOCK_CHILD_TIMEOUT_S);
 	limit = msg_int(m, "limit");
@@ -512,7 +516,8 @@ static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 		claim_skip(L, "01.6", why, "%s", detail);
 		return;
 	}
-	lab_note(L, "a second child, same limit (--role %s): cudaHostAlloc; VmLck and VmPin after",
+	lab_note(L, MSG("01.pin-child", "a second child, same limit (--role %s): cudaHostAlloc; "
+				 "VmLck and VmPin after"),
 		 ROLE_PIN);
 	m = helper_run_sized(L, &h, ROLE_PIN, bytes, PIN_CHILD_TIMEOUT_S);
 	if (helper_report_skip(&h, "01.6"))
@@ -578,8 +583,8 @@ static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
 
 	if (why)
 		goto skip;
-	lab_note(L, "page frames from /proc/self/pagemap (in a VM: guest-physical, the guest's "
-		 "doing)");
+	lab_note(L, MSG("01.pagemap", "page frames from /proc/self/pagemap (in a VM: "
+			       "guest-physical, the guest's doing)"));
 	if (!control || !need_fits(2, control, avail)) /* never squeeze the machine */
 		return 1;
 	if (mlocked_runs(control, &pr) < 0)
@@ -659,7 +664,8 @@ static void run_lock_claims(struct lab *L, uint64_t budget, uint64_t timed)
 	if (!region)
 		return;
 	if (region != STATUS_REGION_BYTES)
-		lab_note(L, "RLIMIT_MEMLOCK leaves %s lockable: locking %s instead of 64 MiB",
+		lab_note(L, MSG("01.limited", "RLIMIT_MEMLOCK leaves %s lockable: locking %s "
+			       "instead of 64 MiB"),
 			 a, lab_fmt_size(region, b, sizeof(b)));
 	claim_status_deltas(L, region);
 	claim_munlock(L, region);
@@ -682,9 +688,13 @@ static void note_setting(struct lab *L, uint64_t budget)
 		lab_fact_num(L, "rlimit_memlock", (double)limit, "bytes");
 	else
 		lab_fact_str(L, "rlimit_memlock", "unlimited");
-	lab_note(L, "this process: euid %d, RLIMIT_MEMLOCK %s, CAP_IPC_LOCK %s%s", (int)geteuid(),
-		 procfs_limit_text(limit, lim, sizeof(lim)), cap ? "yes" : "no",
-		 budget == UINT64_MAX ? " (so nothing limits mlock here)" : "");
+	/* two whole sentences, not a translated fragment as an argument: JSON's
+	 * notes keep the English of the format, and would not of an argument */
+	lab_note(L, budget == UINT64_MAX ?
+		 MSG("01.process-free", "this process: euid %d, RLIMIT_MEMLOCK %s, CAP_IPC_LOCK %s "
+		     "(so nothing limits mlock here)") :
+		 MSG("01.process", "this process: euid %d, RLIMIT_MEMLOCK %s, CAP_IPC_LOCK %s"),
+		 (int)geteuid(), procfs_limit_text(limit, lim, sizeof(lim)), cap ? "yes" : "no");
 }
 
 static void run(struct lab *L)

@@ -1,0 +1,109 @@
+#!/bin/sh
+# test-lang.sh - the learner's language (harness/base/lang.h): every message
+# the C code marks user-facing (MSG("id", ...)) has a zh entry in
+# answers/messages.zh.md; a lab with a README.zh.md has every claim's text in
+# zh; lab-01 in zh narrates in Chinese with the same TAP test lines and JSON
+# keys and notes as in English; DMALAB_LANG and the locale choose; and no
+# README.zh.md is older than its English README by more than the tolerance.
+#
+#   BUILD=build sh harness/tests/test-lang.sh      (make test-lang)
+#
+# Tolerance: one day (ZH_LAG_S, seconds) between the last commits of a
+# README.md and its README.zh.md: an English edit and its Chinese follow-up
+# land in the same round of work; a Chinese README a day behind fails.
+set -u
+BUILD=${BUILD:-build}
+ZH_LAG_S=${ZH_LAG_S:-86400}
+table=answers/messages.zh.md
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-lang.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+npass=0
+nfail=0
+ok() { npass=$((npass + 1)); echo "ok: $1"; }
+bad() { nfail=$((nfail + 1)); echo "FAIL: $1"; }
+
+echo "== every MSG id of the kit (its tests aside) has a zh entry"
+grep -rhoE 'MSG\("[^"]+"' harness labs --exclude-dir=tests \
+	--include='*.c' --include='*.cu' --include='*.h' |
+	sed 's/^MSG("//; s/"$//' | sort -u >"$tmp/ids"
+[ -s "$tmp/ids" ] || bad "no MSG id found in the C code"
+while read -r id; do
+	if grep -qxF "## $id" "$table"; then ok "$id"; else bad "$id: no '## $id' in $table"; fi
+done <"$tmp/ids"
+
+echo "== a lab with a README.zh.md has its claims in zh"
+for zh in labs/*/README.zh.md; do
+	[ -e "$zh" ] || continue
+	dir=$(dirname "$zh")
+	grep -oE '^	\{ "[0-9]{2}\.[0-9]+"' "$dir/lab.cu" | grep -oE '[0-9]{2}\.[0-9]+' \
+		>"$tmp/claims"
+	while read -r c; do
+		if grep -qxF "## claim.$c" "$table"; then ok "claim.$c"
+		else bad "claim.$c: $dir has a README.zh.md, $table no '## claim.$c'"; fi
+	done <"$tmp/claims"
+done
+
+echo "== lab-01 in zh: Chinese comments, English test lines and JSON"
+lab=$BUILD/labs/lab-01
+env -u LC_ALL -u LC_MESSAGES -u DMALAB_LANG LANG=C "$lab" --quick --json "$tmp/en.json" \
+	>"$tmp/en.tap" 2>&1
+env -u LC_ALL -u LC_MESSAGES LANG=C DMALAB_LANG=zh "$lab" --quick --json "$tmp/zh.json" \
+	>"$tmp/zh.tap" 2>&1
+# the test lines and the verdicts (numbers and noise flags differ run to run)
+tests_of() { grep -E '^(ok|not ok) |^  status: |^1\.\.' "$1"; }
+if [ "$(tests_of "$tmp/en.tap")" = "$(tests_of "$tmp/zh.tap")" ]; then
+	ok "TAP test lines and YAML the same"
+else bad "TAP test lines differ:"; diff "$tmp/en.tap" "$tmp/zh.tap" | head; fi
+json_words() { grep -oE '"[A-Za-z_]+":|"[^"0-9]*[A-Za-z][^"0-9]*"' "$1"; }
+if [ "$(json_words "$tmp/en.json")" = "$(json_words "$tmp/zh.json")" ]; then
+	ok "JSON keys and words the same"
+else bad "JSON differs:"; diff "$tmp/en.json" "$tmp/zh.json" | head; fi
+if grep -q '^# 本进程：' "$tmp/zh.tap" && grep -q '^# 01.1 ' "$tmp/zh.tap"; then
+	ok "zh narration and claim texts"
+else bad "no Chinese narration:"; head -n 12 "$tmp/zh.tap"; fi
+if grep -q '^# this process:' "$tmp/zh.tap"; then bad "an English note in zh (its conversions?)"
+else ok "no note fell back to English"; fi
+
+echo "== the setting: DMALAB_LANG, else the locale"
+"$lab" --quick 2>/dev/null | grep -q '^# 本进程' && bad "English is the default" || ok "default"
+env -u DMALAB_LANG -u LC_ALL -u LC_MESSAGES LANG=zh_CN.UTF-8 "$lab" --quick 2>/dev/null |
+	grep -q '^# 本进程' && ok "LANG=zh_CN.UTF-8" || bad "LANG=zh_CN.UTF-8 not Chinese"
+env -u LC_ALL LC_MESSAGES=zh_TW LANG=C "$lab" --quick 2>/dev/null |
+	grep -q '^# 本进程' && ok "LC_MESSAGES=zh_TW" || bad "LC_MESSAGES=zh not Chinese"
+env DMALAB_LANG=en LANG=zh_CN.UTF-8 "$lab" --quick 2>/dev/null |
+	grep -q '^# 本进程' && bad "DMALAB_LANG=en loses to LANG" || ok "DMALAB_LANG=en wins"
+
+echo "== the runner: human words in zh, TAP's summary line and the claims golden English"
+d=$BUILD/dmalab
+DMALAB_LANG=zh "$d" run --quick --format human --results "$tmp/rh" 01 >"$tmp/human" 2>&1
+grep -q '^成绩单（' "$tmp/human" && grep -q '^汇总：[0-9]* 个通过' "$tmp/human" &&
+	grep -q ' 01.1  对全新区域' "$tmp/human" && ok "human report card and summary" ||
+	{ bad "human format not in zh:"; tail -n 14 "$tmp/human"; }
+[ "$(grep -c '^  01.1 ' "$tmp/human")" = 0 ] && ok "a claim's text once, with its verdict" ||
+	bad "the lab's claim-text comment shown twice"
+DMALAB_LANG=zh "$d" run --quick --format tap --results "$tmp/rt" 01 >"$tmp/tap" 2>&1
+grep -q '^summary: [0-9]* passed, [0-9]* failed, [0-9]* skipped' "$tmp/tap" &&
+	ok "TAP summary line English" || bad "TAP summary line changed"
+DMALAB_LANG=zh "$d" claims | head -n 1 | grep -q '^dmalab claims：' && ok "claims header" ||
+	bad "claims header not in zh"
+DMALAB_LANG=zh "$d" list | grep -q '^共 [0-9]* 个实验' && ok "list count" ||
+	bad "list count not in zh"
+# test-claims and claims-golden pin DMALAB_LANG=en: a learner's locale changes no golden
+[ "$(DMALAB_LANG=en LANG=zh_CN.UTF-8 "$d" claims --format human | head -n 2)" = \
+  "$(head -n 2 harness/tests/golden/claims.txt)" ] && ok "DMALAB_LANG=en gives the golden's head" ||
+	bad "DMALAB_LANG=en claims differs from the golden's head"
+grep -q 'DMALAB_LANG=en "$BUILD/dmalab" claims' harness/tests/test-claims.sh &&
+	ok "test-claims pins English" || bad "test-claims does not pin DMALAB_LANG=en"
+
+echo "== no README.zh.md older than its README.md by more than $ZH_LAG_S s"
+commit_time() { t=$(git log -1 --format=%ct -- "$1" 2>/dev/null); echo "${t:-$(date +%s)}"; }
+for zh in README.zh.md labs/*/README.zh.md; do
+	[ -e "$zh" ] || continue
+	en=$(dirname "$zh")/README.md
+	lag=$(( $(commit_time "$en") - $(commit_time "$zh") ))
+	if [ "$lag" -le "$ZH_LAG_S" ]; then ok "$zh (English newer by ${lag} s at most)"
+	else bad "$zh is $lag s older than $en: bring it up to date"; fi
+done
+
+echo "test-lang: $npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
