@@ -190,8 +190,11 @@ static const char *got_want(const struct claim *c, char *buf, size_t len)
 	return buf;
 }
 
-enum ex_state { EX_DONE, EX_NOT_YET, EX_NOT_GRADED };
-static const char *const state_words[] = { "done", "not yet", "not graded here" };
+/* Worst first, so a region takes the worst of its claims' states. */
+enum ex_state { EX_NOT_YET, EX_UNDECIDED, EX_NOT_GRADED, EX_DONE };
+static const char *const state_words[] = {
+	"not yet", "undecided (too noisy here: try again)", "not graded here", "done"
+};
 
 /* The state of region r from the run's results, each claim said when `say`. */
 static enum ex_state grade_region(const struct learn_results *res, const struct ex_region *r,
@@ -204,19 +207,23 @@ static enum ex_state grade_region(const struct learn_results *res, const struct 
 
 	snprintf(ids, sizeof(ids), "%s", r->claims);
 	for (id = strtok_r(ids, " ", &save); id; id = strtok_r(NULL, " ", &save)) {
+		enum ex_state cs = EX_NOT_YET;
+
 		c = results_claim(res, id, &lab);
-		if (c && c->status == ST_SKIP) {
-			st = st == EX_DONE ? EX_NOT_GRADED : st;
-			if (say)
-				printf("    %s skip: %s %s\n", id, c->reason, c->detail);
-		} else if (!c || c->status != ST_PASS) {
-			st = EX_NOT_YET;
-			if (say)
-				printf("    %s %s: %s\n", id, c ? status_words[c->status] : "absent",
-				       c ? got_want(c, gw, sizeof(gw)) : "not in the results");
-		} else if (say) {
-			printf("    %s pass: %s\n", id, got_want(c, gw, sizeof(gw)));
-		}
+		if (c && c->status == ST_PASS)
+			cs = EX_DONE;
+		else if (c && c->status == ST_SKIP)
+			cs = EX_NOT_GRADED;
+		else if (c && c->status == ST_INCONCLUSIVE)
+			cs = EX_UNDECIDED;
+		st = cs < st ? cs : st;
+		if (!say)
+			continue;
+		if (cs == EX_NOT_GRADED)
+			printf("    %s skip: %s %s\n", id, c->reason, c->detail);
+		else
+			printf("    %s %s: %s\n", id, c ? status_words[c->status] : "absent",
+			       c ? got_want(c, gw, sizeof(gw)) : "not in the results");
 	}
 	return st;
 }
