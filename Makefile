@@ -273,6 +273,10 @@ try-%: $(DMALAB) $(LIB)
 		$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL))
 exercises: $(DMALAB)
 	@$(DMALAB) exercises --work $(WORK)
+# The workflow in a scratch WORK: stubs not yet, reference done, refusals, resets
+.PHONY: test-exercises
+test-exercises: all
+	@BUILD=$(BUILD) sh harness/tests/test-exercises.sh
 
 $(BUILD)/fakelabs/%: harness/tests/fakelabs/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))

@@ -26,6 +26,7 @@ test-plots plots-test
 test-answers build
 test-claims build
 test-example build
+test-exercises build
 test-numa numa
 test-leaks unit leaks
 test-make build
