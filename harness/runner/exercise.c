@@ -163,6 +163,11 @@ static int verify_copy(const struct ex_lab *x)
 	if (n < 0)
 		return error("refused: '%s': %s (keep every EXERCISE marker and its END "
 			     "EXERCISE line)", x->copy, err), 2;
+	line = ex_directive_line(x->mine, x->mine_len, mine, n);
+	if (line)
+		return error("refused: '%s' line %d: a preprocessor line inside an exercise "
+			     "region would reach the lab's checks after it; write C statements "
+			     "only", x->copy, line), 2;
 	a = ex_mask(x->text, x->len, x->r, x->n);
 	b = ex_mask(x->mine, x->mine_len, mine, n);
 	line = a && b ? ex_first_diff_line(a, b) : -1;

@@ -33,6 +33,8 @@ int ex_scan(const char *t, size_t len, struct ex_region *out, int max, char *err
 char *ex_mask(const char *t, size_t len, const struct ex_region *r, int n);
 /* t with every region's body replaced by its stub: the learner's copy. */
 char *ex_stubbed(const char *t, size_t len, const struct ex_region *r, int n);
+/* The line of the first preprocessor directive inside a region, 0 if none. */
+int ex_directive_line(const char *t, size_t len, const struct ex_region *r, int n);
 /* The first line where a and b differ, 0 when equal. */
 int ex_first_diff_line(const char *a, const char *b);
 

@@ -227,3 +227,22 @@ int ex_first_diff_line(const char *a, const char *b)
 		line += *a == '\n';
 	return *a == *b ? 0 : line;
 }
+
+/* The line (1-based) of the first preprocessor directive inside a region's body, 0 if none:
+ * a #define there would reach the claims' checks that follow the region. */
+int ex_directive_line(const char *t, size_t len, const struct ex_region *r, int n)
+{
+	size_t pos, p;
+	int i, line;
+
+	for (i = 0; i < n; i++)
+		for (pos = r[i].body_start; pos < r[i].body_end; pos = next_line(t, len, pos)) {
+			p = pos + strspn(t + pos, " \t");
+			if (p < r[i].body_end && t[p] == '#') {
+				for (line = 1, p = 0; p < pos; p++)
+					line += t[p] == '\n';
+				return line;
+			}
+		}
+	return 0;
+}

@@ -64,6 +64,11 @@ if [ "$rc" -eq 2 ] && has 'refused: .* differs from the lab outside the exercise
 	! has 'running your build'; then ok "try-01 refuses an edited want"
 else bad "try-01 refuses an edited want"; fi
 cp labs/01-mlock/lab.cu "$copy"
+sed -i 's/^\treturn munlock(p, bytes);$/#define claim_check(L, id, e) (void)0\n&/' "$copy"
+mk try-01
+if [ "$rc" -eq 2 ] && has 'refused: .* a preprocessor line inside an exercise region'; then
+	ok "try-01 refuses a #define in a region"; else bad "try-01 refuses a #define in a region"; fi
+cp labs/01-mlock/lab.cu "$copy"
 sed -i 's/^\treturn munlock(p, bytes);$/\treturn munlock(p, bytes)/' "$copy"
 mk try-01
 if [ "$rc" -ne 0 ] && has 'error' && has 'your copy in .* does not compile'; then
