@@ -24,7 +24,8 @@ count() { grep -Ec "^  [0-9]{2}\.[^ ]+ +$1\$" "$tmp/out"; }
 
 mk exercises
 if [ "$rc" -eq 0 ] && has '^01\.lock +lab-01 +not started' && has '^04\.first-touch ' &&
-	has '^03\.wait ' && has '^[0-9]+ exercises'; then ok "make exercises"; else bad "make exercises"; fi
+	has '^03\.wait ' && has '^[0-9]+ exercises'; then ok "make exercises"
+else bad "make exercises"; fi
 
 # lab-01: handed out, graded, reset, reference, refused, broken
 mk exercise-01
@@ -55,7 +56,8 @@ if [ "$rc" -eq 0 ] && [ "$(count done)" -eq 3 ] && has 'try-01: 3 of 3 done'; th
 	ok "try-01 on the reference: done, exit 0"
 else bad "try-01 on the reference: done, exit 0"; fi
 mk exercises
-if has '^01\.limit +lab-01 +done'; then ok "make exercises: done"; else bad "make exercises: done"; fi
+if has '^01\.limit +lab-01 +done'; then ok "make exercises: done"
+else bad "make exercises: done"; fi
 
 # refused: a want edited (01.3's exact 0 made 1), the build never reached
 sed -i '/"01.3"/,/WANT_/s/WANT_INT(0, "fraction")/WANT_INT(1, "fraction")/' "$copy"
