@@ -330,7 +330,7 @@ $(addprefix lab-,$(LAB_IDS)): lab-%: all
 # A lab that does not exist (lab-99, lab-): the list, not make's own error.
 lab-%:
 	@echo "make lab-$*: no lab '$*'; the labs are: $(LAB_IDS) (make lab-NN)" >&2; exit 2
-lab- hint-:
+lab- hint- exercise- try-:
 	@echo "make $@: which lab? the labs are: $(LAB_IDS) (make $@NN)" >&2; exit 2
 
 list: all
