@@ -177,10 +177,10 @@ static int verify_copy(const struct ex_lab *x)
 		return error("out of memory"), 2;
 	if (line > 0)
 		return error("refused: '%s' differs from the lab outside the exercise regions "
-			     "(first at line %d of the regions-masked text): the claims, their "
+			     "(first at its line %d): the claims, their "
 			     "wants and the timing are the reference's; write only between an "
 			     "EXERCISE marker and its END EXERCISE line (RESET=1 starts over)",
-			     x->copy, line), 2;
+			     x->copy, ex_file_line(x->mine, mine, n, line)), 2;
 	return 0;
 }
 

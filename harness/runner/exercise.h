@@ -35,6 +35,8 @@ char *ex_mask(const char *t, size_t len, const struct ex_region *r, int n);
 char *ex_stubbed(const char *t, size_t len, const struct ex_region *r, int n);
 /* The line of the first preprocessor directive inside a region, 0 if none. */
 int ex_directive_line(const char *t, size_t len, const struct ex_region *r, int n);
+/* The line of t (regions r, n of them) that is line masked_line of its mask. */
+int ex_file_line(const char *t, const struct ex_region *r, int n, int masked_line);
 /* The first line where a and b differ, 0 when equal. */
 int ex_first_diff_line(const char *a, const char *b);
 

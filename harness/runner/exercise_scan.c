@@ -246,3 +246,23 @@ int ex_directive_line(const char *t, size_t len, const struct ex_region *r, int 
 		}
 	return 0;
 }
+
+/* Lines from start to end (newlines between them). */
+static int lines_in(const char *t, size_t start, size_t end)
+{
+	int n = 0;
+
+	for (; start < end; start++)
+		n += t[start] == '\n';
+	return n;
+}
+
+int ex_file_line(const char *t, const struct ex_region *r, int n, int masked_line)
+{
+	int line = masked_line, i;
+
+	for (i = 0; i < n; i++) /* a body before the line: its lines were masked out */
+		if (1 + lines_in(t, 0, r[i].body_start) <= line)
+			line += lines_in(t, r[i].body_start, r[i].body_end);
+	return line;
+}

@@ -65,6 +65,14 @@ mk try-01
 if [ "$rc" -eq 2 ] && has 'refused: .* differs from the lab outside the exercise regions' &&
 	! has 'running your build'; then ok "try-01 refuses an edited want"
 else bad "try-01 refuses an edited want"; fi
+# refused: a check after the regions changed, named by its line in the copy
+cp labs/01-mlock/lab.cu "$copy"
+sed -i 's/claim_check(L, "01.3", /claim_check(L, "01.3", 0 ? lab_est_exact(0) : /' "$copy"
+line=$(diff labs/01-mlock/lab.cu "$copy" | sed -n 's/^\([0-9]*\)c.*/\1/p')
+mk try-01
+if [ "$rc" -eq 2 ] && has "refused: .* outside the exercise regions \(first at its line $line\)"
+then ok "try-01 refuses an edited check after the regions, at its line $line"
+else bad "try-01 refuses an edited check after the regions, at its line $line"; fi
 cp labs/01-mlock/lab.cu "$copy"
 sed -i 's/^\treturn munlock(p, bytes);$/#define claim_check(L, id, e) (void)0\n&/' "$copy"
 mk try-01

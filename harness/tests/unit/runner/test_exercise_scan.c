@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,24 @@ static void test_ex_directive_line_finds_a_define(void **state)
 	assert_int_equal(ex_directive_line(def, strlen(def), r, 1), 2);
 }
 
+static void test_ex_file_line_skips_the_bodies(void **state)
+{
+	struct ex_region r[EX_MAX], m[EX_MAX];
+	char err[300], *edited = malloc(sizeof(lab) + 1), *a, *b;
+
+	snprintf(edited, sizeof(lab) + 1, "%.*s};\n", (int)(sizeof(lab) - 3), lab);
+	assert_int_equal(scan(lab, r, err), 1);
+	assert_int_equal(scan(edited, m, err), 1);
+	a = ex_mask(lab, strlen(lab), r, 1);
+	b = ex_mask(edited, strlen(edited), m, 1);
+	assert_int_equal(ex_first_diff_line(a, b), 7);         /* "}" in the mask */
+	assert_int_equal(ex_file_line(edited, m, 1, 7), 11);  /* and in the file */
+	assert_int_equal(ex_file_line(edited, m, 1, 1), 1);   /* before the region */
+	free(a);
+	free(b);
+	free(edited);
+}
+
 static void test_ex_scan_refuses_malformed(void **state)
 {
 	struct ex_region r[EX_MAX];
@@ -121,6 +140,7 @@ int main(void)
 		cmocka_unit_test(test_ex_stubbed_puts_the_stub_in),
 		cmocka_unit_test(test_ex_mask_sees_an_edited_want),
 		cmocka_unit_test(test_ex_directive_line_finds_a_define),
+		cmocka_unit_test(test_ex_file_line_skips_the_bodies),
 		cmocka_unit_test(test_ex_scan_refuses_malformed),
 	};
 
