@@ -365,6 +365,16 @@ static int parse(int argc, char **argv, struct ex_opts *o)
 	return 0;
 }
 
+/* build/work/<work, its slashes made underscores>: the Makefile's WORK_BUILD. */
+static void work_build_dir(const char *work, char *out, size_t len)
+{
+	size_t n = (size_t)snprintf(out, len, "build/work/%s", work), i;
+
+	for (i = strlen("build/work/"); i < n && i < len; i++)
+		if (out[i] == '/')
+			out[i] = '_';
+}
+
 static int with_lab(int argc, char **argv, int (*fn)(struct ex_opts *, struct ex_lab *))
 {
 	struct ex_opts o;
@@ -376,8 +386,8 @@ static int with_lab(int argc, char **argv, int (*fn)(struct ex_opts *, struct ex
 	if (!o.lab)
 		return error("%s: which lab? (dmalab %s NN; make exercises lists them)", argv[1],
 			     argv[1]), 2;
-	if (!o.run.labs_dir[0])
-		snprintf(o.run.labs_dir, sizeof(o.run.labs_dir), "build/work");
+	if (!o.run.labs_dir[0]) /* where the Makefile builds the copies of --work */
+		work_build_dir(o.work, o.run.labs_dir, sizeof(o.run.labs_dir));
 	rc = lab_find(&o, o.lab, &x) ? 2 : fn(&o, &x);
 	lab_unload(&x);
 	return rc;
