@@ -145,6 +145,9 @@ help:
 	@echo "               (GRADESCOPE=FILE: also Gradescope's autograder results.json)"
 	@echo "make quiz      the chapters' questions for practice, with this machine's measurements"
 	@echo "make hint-NN   the next hint of lab NN"
+	@echo "make exercise-NN  your copy of lab NN to write (work/NN-name/; RESET=1 starts over)"
+	@echo "make try-NN    build and grade your copy: done / not yet per exercise"
+	@echo "make exercises every exercise and its state"
 	@echo "make answers   check answers/ against the built labs"
 	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
 	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json|junit  LABS=\"01 04\"  QUICK=1"
@@ -228,22 +231,24 @@ $(BUILD)/obj/labs/%.o: labs/%.c $(CUDA_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
 # One rule per lab, for the normal and the sabotage build.
-# $(1): lab id, $(2): lab dir, $(3): output dir, $(4): extra defines
+# $(1): lab id, $(2): lab dir, $(3): output dir, $(4): extra defines, $(5): the dir whose
+# helpers link in (default $(2); a learner's copy links its lab's)
 define lab_rule
-$(3)/lab-$(1): $(wildcard $(2)/*.c $(2)/*.cu $(2)/*.h) $(call lab_helper_objs,$(2)) $(LIB) \
+$(3)/lab-$(1): $(wildcard $(2)/*.c $(2)/*.cu $(2)/*.h) $(call lab_helper_objs,$(or $(5),$(2))) \
+		$(LIB) \
 		$(if $(wildcard $(2)/lab.cu),$(CUDA_STAMP))
 	@mkdir -p $(3) $$(dir $$(call depfile,$$@))
 ifneq ($(wildcard $(2)/lab.cu),)
 ifeq ($(HAVE_NVCC),1)
 	$(NVCC) $(CPPFLAGS) $(4) -DDMALAB_HAVE_CUDA=1 $(NVCCFLAGS) $$(DEPFLAGS) -o $$@ $(2)/lab.cu \
-		$(call lab_helper_objs,$(2)) $(LIB) $(LDLIBS)
+		$(call lab_helper_objs,$(or $(5),$(2))) $(LIB) $(LDLIBS)
 else
 	$(CC) $(CPPFLAGS) $(4) -DDMALAB_HAVE_CUDA=0 $(CFLAGS) $(WARN) $$(DEPFLAGS) -x c -o $$@ \
-		$(2)/lab.cu -x none $(call lab_helper_objs,$(2)) $(LIB) $(LDLIBS)
+		$(2)/lab.cu -x none $(call lab_helper_objs,$(or $(5),$(2))) $(LIB) $(LDLIBS)
 endif
 else
 	$(CC) $(CPPFLAGS) $(4) $(CFLAGS) $(WARN) $$(DEPFLAGS) -o $$@ $(2)/lab.c \
-		$(call lab_helper_objs,$(2)) $(LIB) $(LDLIBS)
+		$(call lab_helper_objs,$(or $(5),$(2))) $(LIB) $(LDLIBS)
 endif
 endef
 $(foreach d,$(LAB_DIRS),$(eval $(call lab_rule,$(call lab_id,$(d)),$(d),$(BUILD)/labs,)))
@@ -260,6 +265,31 @@ test-example: $(EXAMPLE_BINS)
 	@sh labs/example/check.sh $(EXAMPLE_BINS)
 
 sabotage: $(SAB_BINS)
+
+# The learner's exercises (README.md "Exercises"): the copies in $(WORK)/NN-name/
+# (git-ignored) are built like their labs into $(WORK_BUILD), their helpers and
+# headers from labs/NN-name/; make try-NN refuses a copy changed outside its regions,
+# builds it, and grades it by its claims under the runner.
+WORK       ?= work
+WORK_BUILD := $(BUILD)/work/$(subst /,_,$(WORK))
+WORK_DIRS  := $(sort $(wildcard $(WORK)/[0-9][0-9]-*))
+$(foreach d,$(WORK_DIRS),$(eval $(call lab_rule,$(call lab_id,$(d)),$(d),$(WORK_BUILD),\
+	-Ilabs/$(notdir $(d)),labs/$(notdir $(d)))))
+.PHONY: exercises
+exercise-%: $(DMALAB)
+	@$(DMALAB) exercise $* --work $(WORK) $(RESET_FLAG)
+try-%: $(DMALAB) $(LIB)
+	@$(DMALAB) try $* --work $(WORK) --verify-only
+	@$(MAKE) --no-print-directory $(WORK_BUILD)/lab-$* || { echo "make try-$*: your copy \
+	in $(WORK)/ does not compile: the compiler's messages are above" >&2; exit 1; }
+	@$(DMALAB) try $* --work $(WORK) --labs-dir $(WORK_BUILD) $(QUICK_FLAG) \
+		$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL))
+exercises: $(DMALAB)
+	@$(DMALAB) exercises --work $(WORK)
+# The workflow in a scratch WORK: stubs not yet, reference done, refusals, resets
+.PHONY: test-exercises
+test-exercises: all
+	@BUILD=$(BUILD) sh harness/tests/test-exercises.sh
 
 $(BUILD)/fakelabs/%: harness/tests/fakelabs/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
@@ -313,7 +343,7 @@ $(addprefix lab-,$(LAB_IDS)): lab-%: all
 # A lab that does not exist (lab-99, lab-): the list, not make's own error.
 lab-%:
 	@echo "make lab-$*: no lab '$*'; the labs are: $(LAB_IDS) (make lab-NN)" >&2; exit 2
-lab- hint-:
+lab- hint- exercise- try-:
 	@echo "make $@: which lab? the labs are: $(LAB_IDS) (make $@NN)" >&2; exit 2
 
 list: all

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "exercise.h"
 #include "learn.h"
 #include "runner.h"
 
@@ -65,6 +66,13 @@ static const struct command commands[] = {
 	{ "quiz", learn_quiz, NULL },
 	{ "hint", learn_hint, NULL },
 	{ "answers", learn_answers, NULL },
+	{ "exercise", cmd_exercise,
+	  "  exercise NN [--reset]   write the learner's copy of lab NN (work/NN-name/),\n"
+	  "                  each exercise region a stub\n" },
+	{ "try", cmd_try,
+	  "  try NN          grade the learner's built copy: done / not yet per exercise\n" },
+	{ "exercises", cmd_exercises,
+	  "  exercises       every exercise with its state (not started, not yet, done)\n" },
 	{ "compare", compare,
 	  "  compare FILE...  nodes' results against a baseline or the fleet: what is low,\n"
 	  "                  and the likely cause (dmalab compare --help)\n" },
@@ -112,7 +120,8 @@ static void usage(FILE *f)
 
 	fprintf(f,
 		"usage: dmalab list | claims | run NN... | check [NN...] | sysinfo  [options]\n"
-		"       dmalab preflight | grade | quiz | hint NN | answers | compare | baseline |\n"
+		"       dmalab preflight | grade | quiz | hint NN | answers | exercise NN | try NN |\n"
+		"              exercises | compare | baseline |\n"
 		"              history | metrics | fleet ...\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].help)

@@ -12,6 +12,8 @@
  *   junit.c    junit.xml: the run as JUnit XML, and its XML writer
  *   list.c     `dmalab list` (plans and predicted skips) and `dmalab claims`
  *   usage.c    die, error, warning: every message on stderr (usage.h)
+ *   exercise.c, exercise_scan.c  `exercise`, `try`, `exercises`: the learner's
+ *              copies of the labs' exercise regions (exercise.h)
  *
  * The runner never initialises CUDA while it still starts labs (a process
  * that has touched CUDA must not fork): only `list` asks the driver, through

@@ -27,6 +27,7 @@ test-answers build
 test-lang build
 test-claims build
 test-example build
+test-exercises build
 test-numa numa
 test-leaks unit leaks
 test-make build

@@ -7,12 +7,14 @@
 #     knob's run; a claim that skips or is inconclusive here is unproven on
 #     this machine;
 #  3. the runner against fake labs (golden TAP and JSON, crashes, hangs);
-#  4. `prove` must accept every lab's TAP (no parse errors).
+#  4. `prove` must accept every lab's TAP (no parse errors);
+#  5. every exercise's stub is graded not done and the reference done, where
+#     it can be graded (exercise-check.sh).
 # Run through `make selftest`, which sets BUILD.
 set -u
 BUILD=${BUILD:-build}
 failed=0
-parts=4
+parts=5
 
 echo "== selftest 1/$parts: sabotage-check against fake records"
 BUILD="$BUILD" sh harness/tests/test-sabotage-check.sh || failed=$((failed + 1))
@@ -40,6 +42,9 @@ for lab in "$BUILD"/labs/lab-*; do
 	fi
 done
 failed=$((failed + prove_failed))
+
+echo "== selftest 5/$parts: each exercise's stub is not done, the reference is"
+BUILD="$BUILD" sh harness/tests/exercise-check.sh || failed=$((failed + 1))
 
 if [ "$failed" -ne 0 ]; then
 	echo "selftest: $((parts - failed)) passed, $failed failed"

@@ -387,7 +387,9 @@ usage_case "'1e-300'" run_dmalab check --timeout-mul 1e-300
 usage_case "'-1'" env DMALAB_TIMEOUT_MUL=-1 "$BUILD/dmalab" list
 usage_case "'--bogus'" run_dmalab check --bogus
 usage_case "'frobnicate'" run_dmalab frobnicate
-usage_case "sysinfo, preflight, grade, quiz, hint, answers, compare, baseline, history, metrics or fleet" run_dmalab frobnicate
+usage_case "sysinfo, preflight, grade, quiz, hint, answers, exercise, try, exercises," \
+	run_dmalab frobnicate
+usage_case "exercises, compare, baseline, history, metrics or fleet" run_dmalab frobnicate
 usage_case "'run'" run_dmalab run
 usage_case "'42'" run_dmalab run 42
 usage_case "built: 88 89 90 91" run_dmalab run 42

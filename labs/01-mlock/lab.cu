@@ -176,6 +176,30 @@ static uint64_t fit_region(uint64_t want, uint64_t budget)
 
 /* ---- 01.1, 01.2, 01.8 and 01.3: what mlock and munlock show in /proc - */
 
+/* Locks the bytes at p in RAM; 0, or -1 with errno set. */
+static int lock_region(void *p, uint64_t bytes)
+{
+	/* EXERCISE 01.lock grades 01.1 01.2 01.8: lock the bytes at p into RAM with
+	 * mlock(2), which also faults every page in; return 0, or -1 with errno set */
+	return mlock(p, bytes);
+	/* STUB
+	return 0; // nothing locked yet: VmLck, VmRSS and Mlocked stay where they were
+	END STUB */
+	/* END EXERCISE */
+}
+
+/* Unlocks the bytes at p; 0, or -1 with errno set. */
+static int unlock_region(void *p, uint64_t bytes)
+{
+	/* EXERCISE 01.unlock grades 01.3: unlock the bytes at p with munlock(2), so that
+	 * VmLck falls back; return 0, or -1 with errno set */
+	return munlock(p, bytes);
+	/* STUB
+	return 0; // nothing unlocked yet: VmLck stays raised
+	END STUB */
+	/* END EXERCISE */
+}
+
 static void snapshot(struct lab *L, struct procfs_lock_snapshot *s)
 {
 	if (procfs_lock_snapshot(NULL, s) < 0)
@@ -198,7 +222,7 @@ static void mlocked_rounds(struct lab *L, void *p, uint64_t bytes, int n, double
 		if (K.lock_region && munlock(p, bytes) < 0)
 			lab_error_errno(L, "munlock(%" PRIu64 " bytes)", bytes);
 		snapshot(L, &b);
-		if (K.lock_region && mlock(p, bytes) < 0)
+		if (K.lock_region && lock_region(p, bytes) < 0)
 			lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
 		snapshot(L, &a);
 		rise[i] = ((double)a.mlocked - (double)b.mlocked) / (double)bytes;
@@ -217,7 +241,7 @@ static void claim_status_deltas(struct lab *L, uint64_t bytes)
 	lab_note(L, MSG("01.fresh", "mlock of %s of fresh, untouched memory: VmLck, VmRSS "
 			     "and the machine's Mlocked"), lab_fmt_size(bytes, sz, sizeof(sz)));
 	snapshot(L, &b);
-	if (K.lock_region && mlock(p, bytes) < 0)
+	if (K.lock_region && lock_region(p, bytes) < 0)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
 	snapshot(L, &a);
 	dlck = (double)a.self.lck - (double)b.self.lck;
@@ -269,7 +293,7 @@ static void claim_munlock(struct lab *L, uint64_t bytes)
 	if (mlock(p, bytes) < 0)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
 	locked = vmlck(L);
-	if (K.unlock_region && munlock(p, bytes) < 0)
+	if (K.unlock_region && unlock_region(p, bytes) < 0)
 		lab_error_errno(L, "munlock(%" PRIu64 " bytes)", bytes);
 	after = vmlck(L);
 	buf_free(p);
@@ -361,6 +385,25 @@ static int child_arrange_limit(struct role_io *io, uint64_t limit, int64_t *now)
 	return -1;
 }
 
+/* In this child: the limit lowered to `limit`, then the bytes at p locked; mlock's
+ * errno (0: it locked), or -1 when the limit could not be set (role_error said why). */
+static int lock_under_limit(struct role_io *io, void *p, uint64_t bytes, uint64_t limit,
+			    int64_t *now)
+{
+	/* EXERCISE 01.limit grades 01.4: lower RLIMIT_MEMLOCK to `limit` bytes and give up
+	 * CAP_IPC_LOCK in this child (child_arrange_limit above does both), then mlock the
+	 * bytes at p; return mlock's errno (0 when it locked), or -1 when the limit could
+	 * not be set; *now is the limit then (-1: unlimited) */
+	if (child_arrange_limit(io, limit, now) < 0)
+		return -1;
+	return mlock(p, bytes) < 0 ? errno : 0;
+	/* STUB
+	*now = -1; // the limit not lowered, nothing locked: no ENOMEM to see yet
+	return 0;
+	END STUB */
+	/* END EXERCISE */
+}
+
 /* Role 01.4: lock --size bytes under the limit; report errno (0: it worked). */
 static int role_mlock_over_limit(struct lab *L, struct role_io *io)
 {
@@ -372,9 +415,9 @@ static int role_mlock_over_limit(struct lab *L, struct role_io *io)
 
 	if (!p)
 		return role_error(io, "mmap: %s", strerror(errno));
-	if (child_arrange_limit(io, (uint64_t)K.child_limit_bytes, &limit) < 0)
+	err = lock_under_limit(io, p, bytes, (uint64_t)K.child_limit_bytes, &limit);
+	if (err < 0)
 		return 1;
-	err = mlock(p, bytes) < 0 ? errno : 0;
 	msg_begin(&w, "report");
 	jw_kint(&w, "limit", limit);
 	jw_kint(&w, "bytes", (long long)bytes);

@@ -6,6 +6,7 @@
  * run-results.json and run-lab-04.json (the runner's run, GPU fixture on
  * node 1, balancing off), gpu0.json (lab-04, GPU on node 0, balancing on),
  * sab.json (the sabotage build of lab-04, GPU on node 1, balancing off),
+ * stub.json (lab-04 with exercise 04.first-touch as handed out, the same),
  * lab01-small.json and lab01-zero.json (lab-01 as uid 1000 under a 64 KiB
  * RLIMIT_MEMLOCK and under a hard limit of 0).  Prints TAP; exit 1 if any
  * check fails.
@@ -318,6 +319,20 @@ static void check_sabotage(const struct json *lab, int rc)
 }
 
 /* ---- lab-01 as uid 1000 ------------------------------------------------ */
+/* ---- exercise 04.first-touch: its stub fails, the lab (the reference) passes */
+static void check_exercise_stub(const struct json *stub, int rc, const struct json *ref)
+{
+	ok(rc == 1 && stub, "lab-04 with exercise 04.first-touch's stub ran and failed (exit %d)", rc);
+	if (!stub)
+		return;
+	ok(!strcmp(cstatus(stub, "04.4"), "fail") && !strcmp(cstatus(stub, "04.6"), "fail"),
+	   "exercise 04.first-touch's stub: 04.4 %s (got %g), 04.6 %s (got %g): not done",
+	   cstatus(stub, "04.4"), cgot(stub, "04.4"), cstatus(stub, "04.6"), cgot(stub, "04.6"));
+	ok(ref && !strcmp(cstatus(ref, "04.4"), "pass") && !strcmp(cstatus(ref, "04.6"), "pass"),
+	   "exercise 04.first-touch's reference (the lab): 04.4 %s, 04.6 %s: done",
+	   ref ? cstatus(ref, "04.4") : "absent", ref ? cstatus(ref, "04.6") : "absent");
+}
+
 static int no_claim_error(const struct json *lab)
 {
 	const struct json *c;
@@ -364,7 +379,7 @@ static void check_lab05(const struct json *res)
 int main(int argc, char **argv)
 {
 	char *steps, *facts, *sysinfo, *runout;
-	struct json *res, *run04, *gpu0, *sab, *small, *zero;
+	struct json *res, *run04, *gpu0, *sab, *stub, *small, *zero;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -381,6 +396,7 @@ int main(int argc, char **argv)
 	run04 = load("run-lab-04.json");
 	gpu0 = load("gpu0.json");
 	sab = load("sab.json");
+	stub = load("stub.json");
 	small = load("lab01-small.json");
 	zero = load("lab01-zero.json");
 
@@ -388,6 +404,7 @@ int main(int argc, char **argv)
 	check_runner_lab04(res, run04, step_rc(steps, "run"));
 	check_gpu0(gpu0, step_rc(steps, "gpu0"), facts);
 	check_sabotage(sab, step_rc(steps, "sab"));
+	check_exercise_stub(stub, step_rc(steps, "stub"), run04);
 	check_lab01(small, step_rc(steps, "lab01-small"), zero, step_rc(steps, "lab01-zero"));
 	check_lab05(res);
 
@@ -401,6 +418,7 @@ int main(int argc, char **argv)
 	json_free(run04);
 	json_free(gpu0);
 	json_free(sab);
+	json_free(stub);
 	json_free(small);
 	json_free(zero);
 	return nfail ? 1 : 0;

@@ -4,7 +4,7 @@
 # Boots a small Linux guest under QEMU (TCG, software emulation) with two
 # NUMA nodes, one CPU and $DMALAB_NUMA_NODE_MEM (512M) each, SLIT distances
 # 10/21; runs the statically linked labs 01, 04 (normal and sabotage), 05
-# and the runner inside it (harness/tests/numa/init), and judges what they
+# (and lab-04's exercise stub) and the runner inside it (harness/tests/numa/init), and judges what they
 # printed with check.c.  The guest has no network device.  QEMU is stopped
 # by its PID on every path out of this script, and the guest is given at
 # most $DMALAB_NUMA_TIMEOUT seconds (default 480; it needs about 75 here).
@@ -104,6 +104,13 @@ $MAKE -s --no-print-directory BUILD="$S" CC="$CC -static" NVCC= \
 rm -f "$S/labs/lab-05"
 $MAKE -s --no-print-directory BUILD="$S" CC="$CC -static" NVCC= "$S/labs/lab-05" \
 	>>"$W/build.log" 2>&1 || say "lab-05 does not link statically here: not run in the guest (see $W/build.log)"
+# exercise 04.first-touch as handed out (its stub): a learner's copy, built as make try-04 does
+EX=$W/ex
+rm -rf "$EX"
+"$S/dmalab" exercise 04 --work "$EX" >>"$W/build.log" 2>&1 &&
+	$MAKE -s --no-print-directory BUILD="$S" CC="$CC -static" NVCC= WORK="$EX" \
+		"$S/work/$(echo "$EX" | tr / _)/lab-04" >>"$W/build.log" 2>&1 ||
+	fail "cannot build lab-04's exercise stub (see $W/build.log)"
 $CC -static -O2 -Wall -Wextra -Iharness/base -Iharness/facts -Iharness/lab -D_GNU_SOURCE -o "$W/numa-check" \
 	"$HERE/check.c" "$S/libdmalab.a" -lnuma -lm >>"$W/build.log" 2>&1 ||
 	fail "cannot build $HERE/check.c (see $W/build.log)"
@@ -120,6 +127,7 @@ for l in 01 04 05; do
 	[ -x "$S/labs/lab-$l" ] && put "$S/labs/lab-$l" "$R/labs/lab-$l"
 done
 put "$S/sabotage/lab-04" "$R/sabotage/lab-04"
+mkdir -p "$R/exercise" && put "$S/work/$(echo "$EX" | tr / _)/lab-04" "$R/exercise/lab-04"
 cp "$GPU_FIXTURE"/* "$R/fixture/gpu/"
 (cd "$R" && find . | cpio -o -H newc --quiet) | gzip -1 >"$W/initrd.gz" ||
 	fail "cannot pack the initramfs"

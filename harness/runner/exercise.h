@@ -1,0 +1,47 @@
+/*
+ * exercise.h - the learner's exercises: regions of a lab file that the
+ * learner's copy has as stubs (DESIGN.md "Exercises and predictions").
+ *
+ *   exercise_scan.c  the regions found, masked, replaced by their stubs
+ *   exercise.c       `dmalab exercise NN`, `dmalab try NN`, `dmalab exercises`
+ *
+ * The reference solution is the lab file itself; the learner's copy is
+ * <work>/NN-name/lab.c|lab.cu.  Outside the regions' bodies the copy must be
+ * the reference's text, so the claims table, the wants and the timing stay.
+ */
+#ifndef DMALAB_EXERCISE_H
+#define DMALAB_EXERCISE_H
+
+#include <stddef.h>
+
+#define EX_MAX 16        /* regions in one lab file, at most */
+#define EX_TEXT_MAX 1024
+
+struct ex_region {
+	char id[32];             /* "01.lock" */
+	char claims[128];        /* "01.1 01.2 01.3": the claims that grade it */
+	char what[EX_TEXT_MAX];  /* what to write, as the marker says it */
+	int line;                /* the marker's line, 1-based */
+	size_t body_start, body_end;  /* the learner's part: whole lines */
+	size_t stub_start, stub_end;  /* the stub's lines inside the body; 0 0: none */
+};
+
+/* The regions of text t, in order; their count, or -1 with err (a marker
+ * without its end, a marker that names no claim). */
+int ex_scan(const char *t, size_t len, struct ex_region *out, int max, char *err, size_t errlen);
+/* t with every region's body emptied (markers kept): what must match. */
+char *ex_mask(const char *t, size_t len, const struct ex_region *r, int n);
+/* t with every region's body replaced by its stub: the learner's copy. */
+char *ex_stubbed(const char *t, size_t len, const struct ex_region *r, int n);
+/* The line of the first preprocessor directive inside a region, 0 if none. */
+int ex_directive_line(const char *t, size_t len, const struct ex_region *r, int n);
+/* The line of t (regions r, n of them) that is line masked_line of its mask. */
+int ex_file_line(const char *t, const struct ex_region *r, int n, int masked_line);
+/* The first line where a and b differ, 0 when equal. */
+int ex_first_diff_line(const char *a, const char *b);
+
+int cmd_exercise(int argc, char **argv);
+int cmd_try(int argc, char **argv);
+int cmd_exercises(int argc, char **argv);
+
+#endif

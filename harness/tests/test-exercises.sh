@@ -1,0 +1,112 @@
+#!/bin/sh
+# test-exercises.sh - the learner's workflow on this machine (README.md
+# "Exercises"), in a scratch WORK folder: make exercises lists them; lab-01's
+# copy as handed out is "not yet" everywhere (non-zero), the reference "done"
+# (exit 0); a copy that edits a want is refused; one that does not compile is
+# said; RESET=1 starts over, without it the copy is kept; the same for lab-04's
+# first touch, which needs two NUMA nodes to be graded ("not graded here" on one).
+set -u
+BUILD=${BUILD:-build}
+pass=0 fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-ex.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; sed 's/^/    /' "$tmp/out" | tail -30; }
+# mk ARGS...: make in the scratch WORK; output in $tmp/out, status in $rc
+mk() {
+	make --no-print-directory WORK="$tmp/w" QUICK=1 "$@" >"$tmp/out" 2>&1
+	rc=$?
+}
+has() { grep -Eq "$1" "$tmp/out"; }
+# count STATE: exercises of the last try in that state
+count() { grep -Ec "^  [0-9]{2}\.[^ ]+ +$1\$" "$tmp/out"; }
+
+mk exercises
+if [ "$rc" -eq 0 ] && has '^01\.lock +lab-01 +not started' && has '^04\.first-touch ' &&
+	has '^03\.wait ' && has '^[0-9]+ exercises'; then ok "make exercises"
+else bad "make exercises"; fi
+
+# lab-01: handed out, graded, reset, reference, refused, broken
+mk exercise-01
+copy=$tmp/w/01-mlock/lab.cu
+if [ "$rc" -eq 0 ] && [ -f "$copy" ] && has "wrote '$copy'" && grep -q 'END EXERCISE' "$copy" &&
+	! grep -q 'return mlock(p, bytes);' "$copy"; then ok "exercise-01 writes the stubs"
+else bad "exercise-01 writes the stubs"; fi
+mk try-01
+if [ "$rc" -ne 0 ] && [ "$(count 'not yet')" -eq 3 ] && has 'look at: line'; then
+	ok "try-01 on the stubs: every exercise not yet, non-zero"
+else bad "try-01 on the stubs: every exercise not yet, non-zero"; fi
+mk exercises
+if has '^01\.lock +lab-01 +not yet'; then ok "make exercises: not yet after the try"
+else bad "make exercises: not yet after the try"; fi
+
+echo '/* my work */' >>"$copy"
+mk exercise-01
+if [ "$rc" -eq 0 ] && has 'kept your copy' && grep -q 'my work' "$copy"; then
+	ok "exercise-01 again keeps the copy"; else bad "exercise-01 again keeps the copy"; fi
+mk exercise-01 RESET=1
+if [ "$rc" -eq 0 ] && has 'started over' && ! grep -q 'my work' "$copy"; then
+	ok "exercise-01 RESET=1 starts over"; else bad "exercise-01 RESET=1 starts over"; fi
+
+cp labs/01-mlock/lab.cu "$copy"
+mk try-01
+if [ "$rc" -ne 0 ] && [ "$(count 'undecided.*')" -gt 0 ]; then mk try-01; fi
+if [ "$rc" -eq 0 ] && [ "$(count done)" -eq 3 ] && has 'try-01: 3 of 3 done'; then
+	ok "try-01 on the reference: done, exit 0"
+else bad "try-01 on the reference: done, exit 0"; fi
+mk exercises
+if has '^01\.limit +lab-01 +done'; then ok "make exercises: done"
+else bad "make exercises: done"; fi
+
+# refused: a want edited (01.3's exact 0 made 1), the build never reached
+sed -i '/"01.3"/,/WANT_/s/WANT_INT(0, "fraction")/WANT_INT(1, "fraction")/' "$copy"
+mk try-01
+if [ "$rc" -eq 2 ] && has 'refused: .* differs from the lab outside the exercise regions' &&
+	! has 'running your build'; then ok "try-01 refuses an edited want"
+else bad "try-01 refuses an edited want"; fi
+# refused: a check after the regions changed, named by its line in the copy
+cp labs/01-mlock/lab.cu "$copy"
+sed -i 's/claim_check(L, "01.3", /claim_check(L, "01.3", 0 ? lab_est_exact(0) : /' "$copy"
+line=$(diff labs/01-mlock/lab.cu "$copy" | sed -n 's/^\([0-9]*\)c.*/\1/p')
+mk try-01
+if [ "$rc" -eq 2 ] && has "refused: .* outside the exercise regions \(first at its line $line\)"
+then ok "try-01 refuses an edited check after the regions, at its line $line"
+else bad "try-01 refuses an edited check after the regions, at its line $line"; fi
+cp labs/01-mlock/lab.cu "$copy"
+sed -i 's/^\treturn munlock(p, bytes);$/#define claim_check(L, id, e) (void)0\n&/' "$copy"
+mk try-01
+if [ "$rc" -eq 2 ] && has 'refused: .* a preprocessor line inside an exercise region'; then
+	ok "try-01 refuses a #define in a region"; else bad "try-01 refuses a #define in a region"; fi
+cp labs/01-mlock/lab.cu "$copy"
+sed -i 's/^\treturn munlock(p, bytes);$/\treturn munlock(p, bytes)/' "$copy"
+mk try-01
+if [ "$rc" -ne 0 ] && has 'error' && has 'your copy in .* does not compile'; then
+	ok "try-01 says a copy does not compile"; else bad "try-01 says a copy does not compile"; fi
+
+# lab-04's first touch: two nodes grade it; on one it is said not graded here
+mk exercise-04
+copy=$tmp/w/04-numa/lab.c
+mk try-04
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+if [ "$nodes" -ge 2 ]; then want='not yet'; ref='done'; else want='not graded here'; ref=$want; fi
+if [ "$rc" -ne 0 ] && [ "$(count "$want")" -eq 1 ]; then ok "try-04 on the stub: $want"
+else bad "try-04 on the stub: $want"; fi
+cp labs/04-numa/lab.c "$copy"
+mk try-04
+if [ "$(count "$ref")" -eq 1 ] && { [ "$ref" = done ] || [ "$rc" -ne 0 ]; }; then
+	ok "try-04 on the reference: $ref"; else bad "try-04 on the reference: $ref"; fi
+sed -i 's/WANT_GE(0.8, "fraction")/WANT_GE(0.5, "fraction")/' "$copy"
+mk try-04
+if [ "$rc" -eq 2 ] && has 'refused'; then ok "try-04 refuses an edited want"
+else bad "try-04 refuses an edited want"; fi
+cp labs/04-numa/lab.c "$copy"
+sed -i 's/^\tmemset(p->buf, 0xa5, p->len);$/\tmemset(p->buf, 0xa5)/' "$copy"
+mk try-04
+if [ "$rc" -ne 0 ] && has 'does not compile'; then ok "try-04 says a copy does not compile"
+else bad "try-04 says a copy does not compile"; fi
+mk try-99
+if [ "$rc" -ne 0 ] && has "no lab '99'"; then ok "try-99: no such lab"; else bad "try-99"; fi
+
+echo "test-exercises: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
