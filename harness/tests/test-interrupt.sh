@@ -2,7 +2,7 @@
 # test-interrupt.sh - Ctrl-C and kill at random moments, ROUNDS times per lab
 # (default 20, alternating SIGINT and SIGTERM to the run's whole process
 # group, as a terminal sends them), each run through the runner.  After each
-# stop: no process of the run is left, the machine's Mlocked is back to its
+# stop: no process of the run is left, the machine's Mlocked is not above its
 # baseline, nr_hugepages is as it was, no journal or temporary file is left,
 # lab-10's test file is gone, and results.json parses and says the run was aborted (or finished, when
 # the signal came after the end).  Then lab-10 SIGKILLed under the runner:
@@ -70,8 +70,9 @@ for id in $LABS; do
 			bad "lab-$id round $i: nr_hugepages $(hugepages), was $base_huge"
 	done
 	now=$(mlocked_kb)
-	# other tenants move Mlocked too: a lab's locks are 64 MiB; allow 8 MiB
-	[ $((now - base_mlk)) -lt 8192 ] && [ $((base_mlk - now)) -lt 8192 ] && ok ||
+	# a lock left behind can only raise it (a lab's locks are 64 MiB; allow 8 MiB of other
+	# tenants' moves); a drop is another tenant letting go (this VM's agent moves tens of MiB)
+	[ $((now - base_mlk)) -lt 8192 ] && ok ||
 		bad "lab-$id: Mlocked ${now} kB after the rounds, ${base_mlk} kB before"
 	[ "$(tmp_files)" = "$base_tmp" ] && ok || bad "lab-$id: files left in ${TMPDIR:-/tmp}: $(tmp_files)"
 	echo "test-interrupt: lab-$id: $ROUNDS rounds, $stopped stopped by a signal"
