@@ -24,7 +24,7 @@
 #include "runner.h"
 
 #define LINE_LEN 400
-#define MAX_CHECKS (4 + N_RATES * GPU_TOPO_MAX_GPUS)
+#define MAX_CHECKS (4 + N_RATES * GPU_TOPO_MAX_GPUS + N_ALL_RATES)
 
 enum pf_status { PF_PASS, PF_FAIL, PF_NA, PF_NOT_RUN };
 static const char *const status_word[] = { "ok", "FAIL", "n/a", "not run" };
@@ -41,6 +41,12 @@ static const struct rate_check {
 	{ "duplex", "duplex_sum_gbs", "pinned H2D + D2H at once", 2 },
 };
 #define N_RATES (sizeof(rate_checks) / sizeof(rate_checks[0]))
+/* lab-02 --all-gpus: every GPU's copy at once, against the links' rates added */
+static const struct rate_check all_checks[] = {
+	{ "h2d_all", "h2d_all_gbs", "host-to-all, every GPU's pinned H2D at once", 1 },
+	{ "d2h_all", "d2h_all_gbs", "all-to-host, every GPU's pinned D2H at once", 1 },
+};
+#define N_ALL_RATES (sizeof(all_checks) / sizeof(all_checks[0]))
 /* lab-01's claims the mlock check rests on */
 static const char *const mlock_claims[] = { "01.1", "01.3" };
 
@@ -76,7 +82,7 @@ struct preflight {
 	char tmp[PATH_MAX];     /* where the labs write their records */
 	char hidden_by[96];     /* CUDA_VISIBLE_DEVICES that was set (and cleared) */
 	struct gpu_topo sys;    /* the NVIDIA GPUs sysfs lists */
-	struct lab_out lab01, gpu[GPU_TOPO_MAX_GPUS];
+	struct lab_out lab01, gpu[GPU_TOPO_MAX_GPUS], all; /* all: lab-02 --all-gpus */
 	int n;
 	struct pf_check check[MAX_CHECKS];
 };
@@ -360,6 +366,38 @@ static void check_gpu(struct preflight *pf, int i, const struct rate_check *r)
 	pf->check[pf->n - 1].gpu = i;
 }
 
+/* Every GPU's copies at once (lab-02 --all-gpus) against the links' rates added:
+ * less means the GPUs share a bottleneck (a switch's uplink, a root port, host memory). */
+static void check_all_gpus(struct preflight *pf, char *size)
+{
+	char *extra[] = { "--all-gpus", "--size", size, NULL };
+	const struct lab_out *l = &pf->all;
+	double f = pf->o.min_fraction, links;
+
+	if (pf->sys.n < 2) {
+		for (size_t k = 0; k < N_ALL_RATES; k++)
+			add(pf, all_checks[k].name, PF_NA, "one NVIDIA GPU: %s needs two or more",
+			    all_checks[k].what);
+		return;
+	}
+	run_lab(pf, "02", extra, &pf->all);
+	links = fact_num(l, "all_links_theoretical_gbs");
+	for (size_t k = 0; k < N_ALL_RATES; k++) {
+		const struct rate_check *r = &all_checks[k];
+		double gbs = fact_num(l, r->fact);
+
+		if (l->why[0])
+			add(pf, r->name, broke_status(l), "lab-02 --all-gpus: %s", l->why);
+		else if (!(links > 0))
+			add(pf, r->name, PF_FAIL, "%s %.1f GB/s: a link's theoretical rate is "
+			    "unknown", r->what, gbs);
+		else
+			add(pf, r->name, gbs >= f * links ? PF_PASS : PF_FAIL, "%s %.1f GB/s %s %.2f "
+			    "x %.1f GB/s (%d links added): %.2f", r->what, gbs, gbs >= f * links ?
+			    ">=" : "<", f, links, (int)fact_num(l, "all_gpus"), gbs / links);
+	}
+}
+
 /* Every NVIDIA GPU sysfs lists, through lab-02 --device N, one after the other. */
 static void check_gpus_and_rates(struct preflight *pf)
 {
@@ -375,6 +413,7 @@ static void check_gpus_and_rates(struct preflight *pf)
 		for (int i = 0; i < nsys; i++)
 			for (size_t k = 0; k < N_RATES && pf->gpu[i].exit_code != 2; k++)
 				check_gpu(pf, i, &rate_checks[k]);
+		check_all_gpus(pf, size);
 		return;
 	}
 	for (size_t k = 0; k < N_RATES; k++)
@@ -416,7 +455,7 @@ static const char *status_line(const struct preflight *pf, char *buf, size_t len
 		snprintf(buf, len, "preflight: unhealthy: %s", c->line);
 	else if (count(pf, PF_NOT_RUN, &c))
 		snprintf(buf, len, "preflight: could not run: %s", c->line);
-	else if (count(pf, PF_NA, &c))
+	else if (pf->sys.n == 0)
 		snprintf(buf, len, "preflight: healthy (no NVIDIA GPU: memlock and mlock only)");
 	else
 		snprintf(buf, len, "preflight: healthy");
@@ -452,11 +491,13 @@ static int write_json(const struct preflight *pf)
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
-	jw_key(&w, "labs"); /* lab-01, then lab-02 per GPU: null where none was written */
+	jw_key(&w, "labs"); /* lab-01, lab-02 per GPU (null where none was written), --all-gpus's */
 	jw_arr_begin(&w);
 	jw_value(&w, pf->lab01.rec);
 	for (int i = 0; i < pf->sys.n; i++)
 		jw_value(&w, pf->gpu[i].rec);
+	if (pf->all.rec)
+		jw_value(&w, pf->all.rec);
 	jw_arr_end(&w);
 	jw_obj_end(&w);
 	rc = w.failed ? (errno = ENOMEM, -1) : jw_write_file(&w, pf->o.json_path);
@@ -479,24 +520,33 @@ static void put_check(FILE *f, const char *host, const struct pf_check *c)
 	}
 }
 
+static void put_rate(FILE *f, const char *host, const char *gpu, const char *bdf,
+		     const char *direction, double gbs)
+{
+	if (!isfinite(gbs))
+		return;
+	fputs("dmalab_preflight_pinned_bytes_per_second{", f);
+	prom_label(f, "host", host, 1);
+	prom_label(f, "gpu", gpu, 0);
+	prom_label(f, "bdf", bdf, 0);
+	prom_label(f, "direction", direction, 0);
+	fprintf(f, "} %.6g\n", gbs * 1e9);
+}
+
+/* Per GPU and direction; every GPU at once as gpu="all", bdf="". */
 static void put_rates(FILE *f, const char *host, const struct preflight *pf)
 {
 	char gpu[16];
 
 	for (int i = 0; i < pf->sys.n; i++)
 		for (size_t k = 0; k < N_RATES; k++) {
-			double gbs = fact_num(&pf->gpu[i], rate_checks[k].fact);
-
-			if (!isfinite(gbs))
-				continue;
 			snprintf(gpu, sizeof(gpu), "%d", i);
-			fputs("dmalab_preflight_pinned_bytes_per_second{", f);
-			prom_label(f, "host", host, 1);
-			prom_label(f, "gpu", gpu, 0);
-			prom_label(f, "bdf", pf->sys.dev[i].bdf, 0);
-			prom_label(f, "direction", rate_checks[k].name, 0);
-			fprintf(f, "} %.6g\n", gbs * 1e9);
+			put_rate(f, host, gpu, pf->sys.dev[i].bdf, rate_checks[k].name,
+				 fact_num(&pf->gpu[i], rate_checks[k].fact));
 		}
+	for (size_t k = 0; k < N_ALL_RATES; k++)
+		put_rate(f, host, "all", "", all_checks[k].name,
+			 fact_num(&pf->all, all_checks[k].fact));
 }
 
 /* --metrics FILE, written beside itself and renamed: a collector never reads half. */
@@ -547,6 +597,9 @@ static void usage(void)
 	       "           of the link's theoretical rate (Gen5 x16: 63.0 GB/s)\n"
 	       "  duplex   per GPU, lab-02's H2D and D2H at once: their sum is at least\n"
 	       "           --min-fraction of twice the link's rate (both directions)\n"
+	       "  h2d_all d2h_all  with two GPUs or more, lab-02 --all-gpus: every GPU's copy at\n"
+	       "           once, at least --min-fraction of the links' rates added (less: the\n"
+	       "           GPUs share a bottleneck, a switch's uplink, a root port, host memory)\n"
 	       "options:\n"
 	       "  --memlock-min SIZE  the least RLIMIT_MEMLOCK, or 'unlimited' (default 64M)\n"
 	       "  --expect-gpus N     the node has exactly N NVIDIA GPUs, 0 to %d\n"
@@ -687,6 +740,7 @@ int cmd_preflight(int argc, char **argv, const char *labs_dir)
 	json_free(pf->lab01.rec);
 	for (int i = 0; i < pf->sys.n; i++)
 		json_free(pf->gpu[i].rec);
+	json_free(pf->all.rec);
 	free(pf);
 	return code;
 }

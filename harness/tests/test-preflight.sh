@@ -174,10 +174,17 @@ ln -s "$(cd "$BUILD/labs" && pwd)/lab-01" "$tmp/labs/lab-01"
 cat >"$tmp/labs/lab-02" <<'EOF'
 #!/bin/sh
 while [ $# -gt 0 ]; do
-	case $1 in --json) json=$2; shift ;; --device) dev=$2; shift ;; esac
+	case $1 in --json) json=$2; shift ;; --device) dev=$2; shift ;; --all-gpus) all=1 ;; esac
 	shift
 done
 fact() { printf '"%s": {"value": %s}' "$1" "$2"; }
+if [ -n "$all" ]; then # FAKE02ALL: "H2D D2H LINKS" of every GPU at once
+	set -- $FAKE02ALL
+	printf '{"status": "skip", "facts": {%s, %s, %s, %s}}\n' "$(fact all_gpus 2)" \
+		"$(fact h2d_all_gbs "$1")" "$(fact d2h_all_gbs "$2")" \
+		"$(fact all_links_theoretical_gbs "$3")" >"$json"
+	exit 0
+fi
 case $FAKE02 in
 error) echo '{"status": "error", "error": "cudaMemcpyAsync: cudaErrorUnknown"}' >"$json"
 	exit 99 ;;
@@ -202,6 +209,16 @@ grep -q '^h2d      ok      GPU 0 (0000:fe:00.0) pinned H2D 55.5 GB/s >= 0.70 x 6
 	bad "gpuok: $(cat "$tmp/gpuok.out")"
 grep -q '^duplex   ok      GPU 0 (0000:fe:00.0) pinned H2D + D2H at once 108.6 GB/s >= 0.70 x '\
 '126.0 GB/s' "$tmp/gpuok.out" && ok || bad "gpuok duplex: $(cat "$tmp/gpuok.out")"
+grep -q '^h2d_all  n/a     one NVIDIA GPU: host-to-all' "$tmp/gpuok.out" && ok ||
+	bad "gpuok h2d_all: $(cat "$tmp/gpuok.out")"
+two="0000:fe:00.0 55.5 53.1;0000:ff:00.0 55.0 53.0"
+pf allok FAKE02="$two" FAKE02ALL="104.1 99.8 126.0" $fake "$tmp/two" --expect-gpus 2
+expect allok 0 '^preflight: healthy$'
+grep -q '^d2h_all  ok      all-to-host, every GPU.s pinned D2H at once 99.8 GB/s >= 0.70 x '\
+'126.0 GB/s (2 links added)' "$tmp/allok.out" && ok || bad "allok: $(cat "$tmp/allok.out")"
+pf allshared FAKE02="$two" FAKE02ALL="55.2 99.8 126.0" $fake "$tmp/two"
+expect allshared 1 '^preflight: unhealthy: host-to-all, every GPU.s pinned H2D at once 55.2 '\
+'GB/s < 0.70 x 126.0 GB/s'
 pf halfduplex FAKE02="0000:fe:00.0 55.5 53.1 56.0" $fake "$tmp/one"
 expect halfduplex 1 '^preflight: unhealthy: GPU 0 (0000:fe:00.0) pinned H2D + D2H at once 56.0 '\
 'GB/s < 0.70 x 126.0 GB/s'

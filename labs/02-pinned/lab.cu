@@ -174,13 +174,15 @@ static const struct claim_spec claims[] = {
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
 };
 
-static int opt_sweep, opt_pinned_only;
+static int opt_sweep, opt_pinned_only, opt_all_gpus;
 static const struct lab_extra_opt extra_opts[] = {
 	LAB_OPT_FLAG("sweep", opt_sweep,
 		     "every power of two from 4 KiB to --size (default: 4K 64K 1M 16M --size)"),
 	LAB_OPT_FLAG("pinned-only", opt_pinned_only, "cudaHostAlloc memory alone, H2D and D2H "
 		     "at --size (all sizes with --sweep): 02.3 and 02.4 on it, the other "
 		     "claims skip"),
+	LAB_OPT_FLAG("all-gpus", opt_all_gpus, "host-to-all and all-to-host alone: every "
+		     "visible GPU's pinned copy at once (at most 256 MiB each); the claims skip"),
 	{ NULL }
 };
 
@@ -217,6 +219,10 @@ static const struct lab_spec spec = {
 #define ONEOFF_CLAIM_BYTES (1 * MiB)   /* the small one-off transfer of 02.6 */
 #define ONEOFF_BATCH 8                 /* one-off transfers per timed sample */
 #define PINNED_ONLY_WHY "--pinned-only: pinned H2D and D2H alone were measured"
+#define ALL_GPUS_WHY "--all-gpus: every GPU's copies at once alone were measured"
+#define ALL_MAX_GPUS 16
+#define ALL_MAX_BYTES (256 * MiB)      /* per GPU: n of them pinned on the host at once */
+#define ALL_SAMPLES 5
 #define ROUTE_FIRST_BYTES (8 * MiB)    /* the one-off routes' sweep (02.8-02.10): 8 MiB ... */
 #define ROUTE_TOP_BYTES (128 * MiB)    /* ... x4 ... 128 MiB, above the chapter's 100 MB */
 #define ROUTE_MAX_POINTS 3
@@ -781,6 +787,138 @@ static void measure_duplex(struct bench *b)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Every GPU at once: host-to-all, all-to-host (figures for the SRE)         */
+
+/* One pinned host buffer, one device buffer and one stream per visible GPU. */
+struct all_gpus {
+	struct lab *L;
+	int n, home;
+	uint64_t bytes;
+	void *host[ALL_MAX_GPUS], *dev[ALL_MAX_GPUS];
+	cudaStream_t s[ALL_MAX_GPUS];
+	double links_gbs;   /* the links' one-way theoretical rates added; 0: one unknown */
+};
+
+/* The sum of every GPU's link rate: the most the copies could move together. */
+static double all_links_gbs(struct lab *L, int n)
+{
+	struct gpu_topo *t = (struct gpu_topo *)calloc(1, sizeof(*t));
+	struct lab_copy_link k;
+	char raw[64], bdf[GPU_BDF_LEN];
+	double sum = 0;
+
+	if (!t)
+		lab_error(L, "out of memory for the GPU list");
+	gpu_topo_scan("/sys", GPU_TOPO_CUDA | GPU_TOPO_NVML, t);
+	for (int i = 0; i < n && sum >= 0; i++) {
+		CUDA_CHECK(L, cudaDeviceGetPCIBusId(raw, (int)sizeof(raw), i));
+		k.known = 0;
+		if (pci_bdf_normalise(raw, bdf, sizeof(bdf)) == 0)
+			lab_copy_link_find(t, bdf, &k);
+		sum = k.known ? sum + k.theo_gbs : -1;
+	}
+	free(t);
+	return sum > 0 ? sum : 0;
+}
+
+static void all_open(struct bench *b, struct all_gpus *a, int n)
+{
+	memset(a, 0, sizeof(*a));
+	a->L = b->L;
+	a->n = n;
+	a->home = lab_options(b->L)->device;
+	a->bytes = b->largest < ALL_MAX_BYTES ? b->largest : ALL_MAX_BYTES;
+	for (int i = 0; i < n; i++) {
+		CUDA_CHECK(a->L, cudaSetDevice(i));
+		/* portable: pinned for every GPU's context, not only the one that made it */
+		CUDA_CHECK(a->L, cudaHostAlloc(&a->host[i], a->bytes, cudaHostAllocPortable));
+		memset(a->host[i], 0x5a, a->bytes);
+		CUDA_CHECK(a->L, cudaMalloc(&a->dev[i], a->bytes));
+		CUDA_CHECK(a->L, cudaStreamCreateWithFlags(&a->s[i], cudaStreamNonBlocking));
+	}
+	CUDA_CHECK(a->L, cudaSetDevice(a->home));
+	a->links_gbs = all_links_gbs(a->L, n);
+}
+
+static void all_close(struct all_gpus *a)
+{
+	for (int i = 0; i < a->n; i++) {
+		cudaSetDevice(i);
+		cudaStreamDestroy(a->s[i]);
+		cudaFree(a->dev[i]);
+		cudaFreeHost(a->host[i]);
+	}
+	cudaSetDevice(a->home);
+}
+
+/* One sample: every GPU's copy queued at once; the host's time to the last one's end. */
+static double all_sample(struct all_gpus *a, enum cudaMemcpyKind dir)
+{
+	int up = dir == cudaMemcpyHostToDevice;
+	double t0 = lab_now();
+
+	for (int i = 0; i < a->n; i++) {
+		CUDA_CHECK(a->L, cudaSetDevice(i));
+		CUDA_CHECK(a->L, cudaMemcpyAsync(up ? a->dev[i] : a->host[i],
+						 up ? a->host[i] : a->dev[i], a->bytes, dir,
+						 a->s[i]));
+	}
+	for (int i = 0; i < a->n; i++) {
+		CUDA_CHECK(a->L, cudaSetDevice(i));
+		CUDA_CHECK(a->L, cudaStreamSynchronize(a->s[i]));
+	}
+	return lab_now() - t0;
+}
+
+/* The aggregate rate of one direction (GB/s), its fact and its share of the links. */
+static double all_rate(struct all_gpus *a, enum cudaMemcpyKind dir, const char *name)
+{
+	double secs[ALL_SAMPLES];
+	struct lab_stats st;
+	char fact[48];
+
+	all_sample(a, dir); /* warm-up */
+	for (int i = 0; i < ALL_SAMPLES; i++)
+		secs[i] = all_sample(a, dir);
+	lab_stats_from(&st, name, "s", secs, ALL_SAMPLES, 0);
+	lab_stats_to_rate(&st, (uint64_t)a->n * a->bytes, &st);
+	snprintf(fact, sizeof(fact), "%s_gbs", name);
+	lab_fact_num(a->L, fact, st.median, "GB/s");
+	return st.median;
+}
+
+/*
+ * Host-to-all and all-to-host, as nvbandwidth names them: each GPU's pinned
+ * copy at once.  Their sum falls short of the links' when the GPUs share a
+ * bottleneck: a PCIe switch's uplink, a root port, host memory.  Facts only.
+ */
+static void measure_all_gpus(struct bench *b)
+{
+	struct all_gpus a;
+	double up, down;
+	int n = 0;
+	char size[32];
+
+	cudaGetDeviceCount(&n);
+	if (n < 2) {
+		lab_note(b->L, "host-to-all and all-to-host: one GPU is visible; they need two "
+			 "or more");
+		return;
+	}
+	n = n < ALL_MAX_GPUS ? n : ALL_MAX_GPUS;
+	all_open(b, &a, n);
+	up = all_rate(&a, cudaMemcpyHostToDevice, "h2d_all");
+	down = all_rate(&a, cudaMemcpyDeviceToHost, "d2h_all");
+	lab_fact_num(b->L, "all_gpus", n, "GPUs");
+	if (a.links_gbs > 0)
+		lab_fact_num(b->L, "all_links_theoretical_gbs", a.links_gbs, "GB/s");
+	lab_note(b->L, "every GPU at once (%d x %s pinned): host-to-all %.1f, all-to-host %.1f "
+		 "GB/s; the links together %.1f GB/s one way (0: a link unknown)", n,
+		 lab_fmt_size(a.bytes, size, sizeof(size)), up, down, a.links_gbs);
+	all_close(&a);
+}
+
+/* ------------------------------------------------------------------------ */
 /* One-off transfers: pin first, or copy pageable (02.6)                     */
 
 /* One-off H2D transfers of `bytes` from host to dev, each complete on its
@@ -1129,6 +1267,12 @@ static void run(struct lab *L)
 	lab_cuda_require(L, 1);
 	require_memory(b);
 	lab_copy_link_probe(L, lab_options(L)->device, &b->link);
+	if (opt_all_gpus) {
+		measure_all_gpus(b);
+		claim_skip_rest(L, SKIP_NOT_REQUESTED, ALL_GPUS_WHY);
+		free(b);
+		return;
+	}
 	lab_copy_rig_open(L, b->largest, LAB_COPY_QUEUE, &b->rig);
 	if (b->pinned_only) {
 		run_pinned_only(b);
@@ -1139,6 +1283,8 @@ static void run(struct lab *L)
 			measure_oneoffs(b);
 	}
 	measure_duplex(b);
+	if (!b->pinned_only)
+		measure_all_gpus(b);
 	print_table(b);
 	report_facts(b);
 	if (b->pinned_only) { /* 02.3 and 02.4 alone */
