@@ -327,8 +327,13 @@ RESET_FLAG := $(if $(call yes_no,RESET),--reset)
 SHUFFLE_FLAG := $(if $(call yes_no,SHUFFLE),--shuffle)
 # SERIES (make bench) is a yes or no as QUICK is
 SERIES_FLAG := $(if $(call yes_no,SERIES),--series)
+# PREDICT=1: your numbers first (PREDICTIONS=FILE: read from FILE); LEARNER=NAME: your
+# name in results.json, with every exercise's state in $(WORK) (README.md "For trainers")
+LEARN_RUN_FLAGS := $(if $(call yes_no,PREDICT),--predict) \
+	$(if $(PREDICTIONS),--predictions $(PREDICTIONS)) \
+	$(if $(LEARNER),--learner '$(LEARNER)') --work $(WORK)
 RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--format $(FORMAT)) \
-	$(QUICK_FLAG) --results $(RESULTS)
+	$(QUICK_FLAG) --results $(RESULTS) $(LEARN_RUN_FLAGS)
 
 # BASELINE=FILE: then dmalab compare of $(RESULTS)/results.json against it
 # ($(RESULTS)/compare.json); non-zero when the check failed or compare flagged.
