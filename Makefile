@@ -535,7 +535,7 @@ test-claims: all
 # The chapters' questions (answers/, harness/runner/learn.h).
 LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \
 	$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(QUIZ_LANG),--lang $(QUIZ_LANG)) \
-	$(RESET_FLAG)
+	$(RESET_FLAG) --work $(WORK) $(if $(LEARNER),--learner '$(LEARNER)')
 
 GRADE_FLAGS = $(if $(FROM),--from $(FROM)) $(if $(GRADESCOPE),--gradescope $(GRADESCOPE))
 grade: all

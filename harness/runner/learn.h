@@ -35,6 +35,8 @@ struct learn_opts {
 	const char *script;        /* quiz: read the learner's input from this file */
 	const char *lab;           /* hint: the lab id ("03") */
 	const char *seeds_dir;     /* answers: the chapters' texts, or NULL */
+	const char *work;          /* the learner's exercise copies (hint; passed to check) */
+	const char *learner;       /* passed to `dmalab check` as --learner, or NULL */
 	enum ans_lang lang;
 	int shuffle;
 	unsigned seed;

@@ -279,6 +279,11 @@ int xw_write_file(struct xml_writer *x, const char *path);
  * stdout; a failed write is said once and sets save_failed.  0 or -1. */
 int junit_write(struct run_state *rs, struct xml_writer *x);
 int junit_save(struct run_state *rs, int print_stdout);
+/* junit_learn.c: the suites "predictions" (this run's) and "exercises"
+ * (with --work) after the labs', numbered from id. */
+void junit_learner_suites(struct xml_writer *x, const struct run_state *rs, int id);
+/* Adds their test cases and failures to *tests and *failures. */
+void junit_learner_count(const struct run_state *rs, int *tests, int *failures);
 
 /* output.c */
 void out_run_begin(struct run_state *rs, int nlabs);
