@@ -201,13 +201,13 @@ static int measured(const struct lab_entry *lab, const char *id, const struct cl
 	const struct claim *c = lab_claim((struct lab_entry *)lab, id);
 
 	*out = c;
-	return c && c->has_got && isfinite(c->got) &&
+	return c && isfinite(c->got) &&
 	       (c->status == ST_PASS || c->status == ST_FAIL || c->status == ST_INCONCLUSIVE);
 }
 
 static void interval(const struct claim *c, double *lo, double *hi)
 {
-	int known = c->has_interval && isfinite(c->got_lo) && isfinite(c->got_hi);
+	int known = isfinite(c->got_lo) && isfinite(c->got_hi);
 
 	*lo = known ? c->got_lo : c->got;
 	*hi = known ? c->got_hi : c->got;
