@@ -44,6 +44,7 @@ static int compare(int argc, char **argv) { return cmd_compare(argc - 1, argv + 
 static int baseline(int argc, char **argv) { return cmd_baseline(argc - 1, argv + 1); }
 static int metrics(int argc, char **argv) { return cmd_metrics(argc - 1, argv + 1); }
 static int history(int argc, char **argv) { return cmd_history(argc - 1, argv + 1); }
+static int class_page(int argc, char **argv) { return cmd_class(argc - 1, argv + 1); }
 static int preflight(int argc, char **argv);
 
 static const struct command commands[] = {
@@ -83,6 +84,9 @@ static const struct command commands[] = {
 	  "                  latest run left its own earlier runs' band (--help)\n" },
 	{ "metrics", metrics,
 	  "  metrics [FILE] [--out F]   a run's figures and verdicts as Prometheus gauges\n" },
+	{ "class", class_page,
+	  "  class DIR [--out F]   a trainer's HTML page of the learners' results.json in\n"
+	  "                  DIR: exercises done, prediction scores, questions confirmed\n" },
 	{ "fleet", exec_fleet,
 	  "  fleet [SBATCH OPTIONS] [-- NN...]   check on every node of a Slurm allocation,\n"
 	  "                  one merged report (dmalab fleet --help)\n" },
@@ -122,7 +126,7 @@ static void usage(FILE *f)
 		"usage: dmalab list | claims | run NN... | check [NN...] | sysinfo  [options]\n"
 		"       dmalab preflight | grade | quiz | hint NN | answers | exercise NN | try NN |\n"
 		"              exercises | compare | baseline |\n"
-		"              history | metrics | fleet ...\n");
+		"              history | metrics | class | fleet ...\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].help)
 			fputs(commands[i].help, f);

@@ -302,6 +302,9 @@ FILE *out_progress_stream(struct run_state *rs);
 /* run.c */
 int cmd_run(struct run_state *rs);
 
+/* class.c: `dmalab class DIR` (argv[0] is "class"); the exit code */
+int cmd_class(int argc, char **argv);
+
 /*
  * predict.c: predictions (README.md "Predictions").  A lab's headline
  * figures are its claims measured on a scale: every claim but an exact fact
