@@ -291,6 +291,18 @@ exercises: $(DMALAB)
 test-exercises: all
 	@BUILD=$(BUILD) sh harness/tests/test-exercises.sh
 
+# Predictions, grade/Gradescope/JUnit with exercises and predictions, the
+# class page in headless Chromium, exercise hints (harness/tests/test-learner.sh)
+.PHONY: test-learner class
+test-learner: all fakelabs
+	@sh harness/deps.sh browser
+	@BUILD=$(BUILD) sh harness/tests/test-learner.sh
+
+# CLASS=DIR: a folder of learners' results.json -> DIR/class.html
+class: $(DMALAB)
+	@$(if $(CLASS),,echo "make class: name the folder of learners' runs: make class CLASS=DIR" \
+		>&2; exit 2;) $(DMALAB) class $(CLASS)
+
 $(BUILD)/fakelabs/%: harness/tests/fakelabs/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(LIB) $(LDLIBS)
