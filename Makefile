@@ -144,15 +144,21 @@ help:
 	$(RESULTS)/grade.json"
 	@echo "               (GRADESCOPE=FILE: also Gradescope's autograder results.json)"
 	@echo "make quiz      the chapters' questions for practice, with this machine's measurements"
-	@echo "make hint-NN   the next hint of lab NN"
+	@echo "make hint-NN   the next hint of your first exercise not done in lab NN, else of the lab"
 	@echo "make exercise-NN  your copy of lab NN to write (work/NN-name/; RESET=1 starts over)"
 	@echo "make try-NN    build and grade your copy: done / not yet per exercise"
 	@echo "make exercises every exercise and its state"
+	@echo "make class CLASS=DIR  a trainer's page of the learners' results.json in DIR \
+	(DIR/class.html)"
 	@echo "make answers   check answers/ against the built labs"
 	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
 	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json|junit  LABS=\"01 04\"  QUICK=1"
 	@echo "           RESULTS=DIR  the folder of results.json and the other outputs (default results)"
 	@echo "           grade, quiz, hint: CH=ch1  FROM=FILE  SHUFFLE=1  RESET=1"
+	@echo "           check, lab-NN, grade: LEARNER=NAME (your name in results.json; \
+	dmalab class names you by it)"
+	@echo "           lab-NN, check: PREDICT=1 (your numbers first, scored) \
+	PREDICTIONS=FILE (02.1 6.5 lines)"
 	@echo "           LANG=zh (or DMALAB_LANG=zh; QUIZ_LANG=zh is the old name): Chinese texts"
 
 # Installs (as root) or names the Debian packages a step needs: each entry
