@@ -1,8 +1,9 @@
 /*
  * class.c - `dmalab class DIR` (make class CLASS=DIR): a trainer's page for
  * a folder of learners' runs.  Each results.json under DIR (the files
- * ending in .json, and results.json one folder down) is read as compare reads a node (compare_node.c: its
- * host, machine key and claims' verdicts) and for what the learner did: the
+ * ending in .json, and results.json one folder down) is read as compare
+ * reads a node (compare_node.c: its host, machine key and claims'
+ * verdicts) and for what the learner did: the
  * name given with --learner, the exercises' states, the predictions'
  * scores, the questions the run confirmed.  One HTML page, no script, no
  * file beside it: a table per part, a learner per row.

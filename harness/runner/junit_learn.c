@@ -50,13 +50,10 @@ static double scored(const struct lab_entry *lab, const struct prediction *p, ch
 	const struct claim *c = lab_claim((struct lab_entry *)lab, p->id);
 	double lo, hi, s;
 
-	if (!c || !isfinite(c->got) || !status_decided(c->status) ||
-	    c->status == ST_SKIP) {
+	if (!predict_interval(c, &lo, &hi)) {
 		snprintf(msg, len, "not measured here: not scored");
 		return NAN;
 	}
-	lo = isfinite(c->got_lo) ? c->got_lo : c->got;
-	hi = isfinite(c->got_hi) ? c->got_hi : c->got;
 	s = isnan(p->predicted) ? 0 : predict_score(p->predicted, lo, hi);
 	if (isnan(p->predicted))
 		snprintf(msg, len, "score 0: don't know; measured %.4g %s [%.4g, %.4g]", c->got,

@@ -195,22 +195,22 @@ int predict_ask(struct run_state *rs)
 	return rc;
 }
 
-/* What the run measured of figure id: 1 with got and its interval, else 0. */
-static int measured(const struct lab_entry *lab, const char *id, const struct claim **out)
+int predict_interval(const struct claim *c, double *lo, double *hi)
 {
-	const struct claim *c = lab_claim((struct lab_entry *)lab, id);
-
-	*out = c;
-	return c && isfinite(c->got) &&
-	       (c->status == ST_PASS || c->status == ST_FAIL || c->status == ST_INCONCLUSIVE);
+	if (!c || !isfinite(c->got) ||
+	    !(c->status == ST_PASS || c->status == ST_FAIL || c->status == ST_INCONCLUSIVE))
+		return 0;
+	*lo = isfinite(c->got_lo) && isfinite(c->got_hi) ? c->got_lo : c->got;
+	*hi = isfinite(c->got_lo) && isfinite(c->got_hi) ? c->got_hi : c->got;
+	return 1;
 }
 
-static void interval(const struct claim *c, double *lo, double *hi)
+/* The run's claim of figure id, and whether it measured it (interval set). */
+static int measured(const struct lab_entry *lab, const char *id, const struct claim **out,
+		    double *lo, double *hi)
 {
-	int known = isfinite(c->got_lo) && isfinite(c->got_hi);
-
-	*lo = known ? c->got_lo : c->got;
-	*hi = known ? c->got_hi : c->got;
+	*out = lab_claim((struct lab_entry *)lab, id);
+	return predict_interval(*out, lo, hi);
 }
 
 void predict_report(struct run_state *rs, const struct lab_entry *lab)
@@ -226,11 +226,10 @@ void predict_report(struct run_state *rs, const struct lab_entry *lab)
 		if (!i)
 			fprintf(f, "# your predictions for lab-%s (1 inside the interval, else "
 				"1 - |log10(p / m)|, m its nearer end, at least 0):\n", lab->id);
-		if (!measured(lab, p->id, &c)) {
+		if (!measured(lab, p->id, &c, &lo, &hi)) {
 			fprintf(f, "#   %-6s not measured here: not scored\n", p->id);
 			continue;
 		}
-		interval(c, &lo, &hi);
 		if (isnan(p->predicted))
 			fprintf(f, "#   %-6s don't know; measured %.4g %s [%.4g, %.4g]: 0\n", p->id,
 				c->got, c->unit, lo, hi);
@@ -245,13 +244,11 @@ static void write_one(const struct lab_entry *lab, const struct prediction *p,
 		      struct json_writer *w)
 {
 	const struct claim *c;
-	int have = measured(lab, p->id, &c);
 	double lo = NAN, hi = NAN, score = NAN;
+	int have = measured(lab, p->id, &c, &lo, &hi);
 
-	if (have) {
-		interval(c, &lo, &hi);
+	if (have)
 		score = isnan(p->predicted) ? 0 : predict_score(p->predicted, lo, hi);
-	}
 	jw_obj_begin(w);
 	jw_kstr(w, "name", p->id);
 	jw_kstr(w, "text", c ? c->text : NULL);

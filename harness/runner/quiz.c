@@ -451,11 +451,8 @@ static double score_number(struct quiz *z, const struct claim *c, double number)
 {
 	double lo, hi, s;
 
-	if (!c || !isfinite(c->got) || !predict_is_figure(c->op, c->unit) ||
-	    !(c->status == ST_PASS || c->status == ST_FAIL || c->status == ST_INCONCLUSIVE))
+	if (!c || !predict_is_figure(c->op, c->unit) || !predict_interval(c, &lo, &hi))
 		return NAN;
-	lo = isfinite(c->got_lo) ? c->got_lo : c->got;
-	hi = isfinite(c->got_hi) ? c->got_hi : c->got;
 	s = predict_score(number, lo, hi);
 	printf("         %s %g: %.2f (%s)\n", TR(z->lc, "your number", "你的数字"), number, s,
 	       TR(z->lc, "1 inside the interval, else 1 - |log10(p / m)|",

@@ -320,6 +320,9 @@ int predict_is_figure(const char *op, const char *unit);
  * max(0, 1 - |log10(p / m)|) with m the nearer bound (0 when p or m is not
  * positive); NaN for "don't know" (p NaN), which grades as 0. */
 double predict_score(double p, double lo, double hi);
+/* 1 when claim c was measured (pass, fail or inconclusive, a finite got),
+ * with its 95 % interval in lo, hi ([got, got] when it has none); else 0. */
+int predict_interval(const struct claim *c, double *lo, double *hi);
 /* Asks (or reads --predictions) for every selected lab's figures; 0, or 2
  * after a usage error (a bad line in the file, said). */
 int predict_ask(struct run_state *rs);
