@@ -479,6 +479,7 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	jw_obj_begin(&w);
 	json_score(&w, total);
 	jw_obj_end(&w);
+	grade_json_learner(&w, &lc->res);
 	jw_obj_end(&w);
 	snprintf(path, sizeof(path), "%s/grade.json", lc->opt->results_dir);
 	rc = learn_write_json(&w, lc->opt->results_dir, path, "write");

@@ -166,6 +166,9 @@ const struct json *learn_prediction(const struct learn_results *r, const char *i
 /* "your prediction: 3 x; measured 6.25 [6.02, 6.38]: score 0.68" */
 void learn_prediction_text(const struct json *p, char *buf, size_t len);
 void grade_print_exercises(const struct learn_ctx *lc, FILE *f);
+/* grade.json's "learner", "exercises" (null when the run has none) and
+ * "predictions" (every lab's, in order). */
+void grade_json_learner(struct json_writer *w, const struct learn_results *r);
 /* A Gradescope test per exercise and per scored prediction; 0, or -1. */
 int gradescope_learner(const struct learn_ctx *lc, struct gradescope *gs);
 

@@ -79,6 +79,14 @@ has "$tmp/g/gs.json" '"name": "exercise 01.lock (lab-01)"' "Gradescope: a test p
 has "$tmp/g/gs.json" '"name": "prediction 92.2 the ratio is about 2x"' \
 	"Gradescope: a test per prediction"
 has "$tmp/g/gs.json" '"predictions"' "Gradescope: predictions tagged"
+has "$tmp/g/grade.json" '"state": "untried"' "grade.json keeps the exercises"
+has "$tmp/g/grade.json" '"name": "92.2"' "grade.json keeps the predictions"
+if command -v xmllint >/dev/null 2>&1; then # lab-92: no known erratum (its property)
+	fakes_run check 92 --predictions "$tmp/p1" --results "$tmp/r7" --work "$w" >/dev/null 2>&1
+	xmllint --noout --schema harness/tests/fixtures/junit-10.xsd "$tmp/r7/junit.xml" \
+		>"$tmp/xsd.out" 2>&1 && ok "junit.xml with them validates (junit-10.xsd)" ||
+		bad "junit.xml with them does not validate: $(head -3 "$tmp/xsd.out")"
+fi
 "$dmalab" grade --from "$tmp/g/../r4/results.json" --results "$tmp/g" >/dev/null 2>&1 ||
 	bad "grade without --gradescope"
 printf '01.5 50\n' >"$tmp/p5"
