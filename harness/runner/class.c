@@ -91,16 +91,25 @@ static void collect_cols(struct class_page *pg, const struct json *doc)
 			add_col(pg->pred, &pg->npred, json_get_str(p, "name", "?"));
 }
 
-/* Reads path into the next learner; 0, or -1 said. */
+/* Reads path into the next learner; 0 (a JSON file that is no run, such as
+ * a grade.json beside the runs, is skipped with a warning), or -1 said. */
 static int load_learner(struct class_page *pg, const char *path)
 {
 	struct learner *l = &pg->l[pg->n];
 	char err[600], base[PATH_MAX];
 
-	if (cmp_node_load(path, &l->node, err, sizeof(err)))
+	if (!(l->doc = json_parse_file(path, err, sizeof(err))))
 		return error("%s", err);
-	if (!(l->doc = json_parse_file(path, err, sizeof(err)))) {
-		cmp_node_free(&l->node);
+	if (strcmp(json_get_str(l->doc, "schema", ""), "dmalab-results/1")) {
+		warning("skipping '%s': not a run's results.json (its schema is '%s')", path,
+			json_get_str(l->doc, "schema", ""));
+		json_free(l->doc);
+		l->doc = NULL;
+		return 0;
+	}
+	if (cmp_node_load(path, &l->node, err, sizeof(err))) {
+		json_free(l->doc);
+		l->doc = NULL;
 		return error("%s", err);
 	}
 	snprintf(base, sizeof(base), "%s", path);
@@ -181,6 +190,16 @@ static void predictions_table(FILE *f, const struct class_page *pg)
 	fprintf(f, "</table>\n");
 }
 
+/* A chapter's self-test question ("ch1.Q2", "ch2.S9"), not the claims'
+ * other groups (a chapter's table, "beyond"): what a learner is asked. */
+static int chapter_question(const char *id)
+{
+	size_t n = strspn(id + 2, "0123456789");
+
+	return !strncmp(id, "ch", 2) && n && id[2 + n] == '.' &&
+	       id[3 + n] >= 'A' && id[3 + n] <= 'Z';
+}
+
 static void questions_row(FILE *f, const struct learner *l)
 {
 	const struct json *q = json_get(l->doc, "questions");
@@ -191,11 +210,15 @@ static void questions_row(FILE *f, const struct learner *l)
 	fprintf(f, "<tr><td>"), put(f, l->name), fprintf(f, "</td><td>");
 	put(f, l->node.host), fprintf(f, "</td><td>"), put(f, key);
 	fprintf(f, "</td><td class=\"q\">");
-	for (q = q ? q->child : NULL; q; q = q->next, n++)
+	for (q = q ? q->child : NULL; q; q = q->next) {
+		if (!chapter_question(json_get_str(q, "id", "")))
+			continue;
+		n++;
 		if (!strcmp(json_get_str(q, "status", ""), "confirmed")) {
 			fprintf(f, "%s", confirmed++ ? " " : "");
 			put(f, json_get_str(q, "id", "?"));
 		}
+	}
 	fprintf(f, "</td><td>%d of %d</td></tr>\n", confirmed, n);
 }
 
@@ -204,7 +227,8 @@ static void questions_table(FILE *f, const struct class_page *pg)
 	int i;
 
 	fprintf(f, "<h2 id=\"questions\">Questions each machine confirmed</h2>\n<table><tr>"
-		"<th>learner</th><th>host</th><th>machine</th><th>confirmed</th><th>of</th></tr>\n");
+		"<th>learner</th><th>host</th><th>machine</th><th>confirmed</th>"
+		"<th>of the chapters' questions in the run</th></tr>\n");
 	for (i = 0; i < pg->n; i++)
 		questions_row(f, &pg->l[i]);
 	fprintf(f, "</table>\n");

@@ -99,12 +99,20 @@ c=$tmp/class
 mkdir -p "$c/bo" && cp "$r" "$c/ada.json"
 printf '91.2 100\n' >"$tmp/pb"
 fakes_run check 91 92 --predictions "$tmp/pb" --results "$c/bo" --learner "Bo" >/dev/null 2>&1
-fakes_run check 91 --results "$tmp/r6" --learner "Cy <3" --work "$tmp/w-none" >/dev/null 2>&1
+"$dmalab" check 01 --quick --results "$tmp/r6" --learner "Cy <3" --work "$tmp/w-none" \
+	>/dev/null 2>&1
 cp "$tmp/r6/results.json" "$c/cy.json"
+cp "$tmp/g/grade.json" "$c/grade.json" # not a run: skipped, said
 "$dmalab" class "$c" >"$tmp/class.out" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] && ok "class: exit 0" || bad "class: exit $rc ($(cat "$tmp/class.out"))"
 has "$tmp/class.out" "class: 3 learners" "class counts three learners"
+has "$tmp/class.out" "skipping '$c/grade.json': not a run's results.json" "a grade.json is skipped"
+printf '{"schema": "dmalab-results/1", "labs": [' >"$tmp/broken.json"
+mkdir -p "$tmp/class2" && cp "$tmp/broken.json" "$tmp/class2/x.json"
+"$dmalab" class "$tmp/class2" >"$tmp/class2.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] && ok "a corrupt run: exit 1" || bad "a corrupt run: exit $rc"
 page=$c/class.html
 has "$page" "Cy &lt;3" "a learner's name is escaped"
 shot() {
@@ -121,6 +129,7 @@ else
 	has "$tmp/dom" ">Bo</td>" "the browser's DOM: the second learner"
 	has "$tmp/dom" ">0.00</td>" "the browser's DOM: a prediction's score"
 	has "$tmp/dom" ">done</td>" "the browser's DOM: an exercise done"
+	has "$tmp/dom" "ch1.Q1" "the browser's DOM: a question lab-01 confirmed"
 	printf '<!DOCTYPE html><html><body></body></html>\n' >"$tmp/blank.html"
 	shot --window-size=1200,900 --screenshot="$tmp/blank.png" "file://$tmp/blank.html"
 	shot --window-size=1200,900 --screenshot="$tmp/page.png" "file://$page"
