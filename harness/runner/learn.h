@@ -7,6 +7,8 @@
  *   results.c  reading a results.json back into lab entries and claims
  *   grade.c    `dmalab grade`: per question and chapter, grade.json
  *   gradescope.c  `grade --gradescope FILE`: Gradescope's autograder results.json
+ *   grade_learner.c  the learner's predictions and exercises in grade, grade.json
+ *              and the Gradescope file
  *   quiz.c     `dmalab quiz`: ask, compare, self-mark, quiz.json
  *   hint.c     `dmalab hint NN`: a lab's hints one at a time, hints.json
  *

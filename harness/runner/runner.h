@@ -10,6 +10,9 @@
  *              written (merged with the earlier one for `run NN`) and read
  *   output.c   human and TAP presentation, report card, summary line
  *   junit.c    junit.xml: the run as JUnit XML, and its XML writer
+ *   junit_learn.c  junit.xml's suites of the learner's predictions and exercises
+ *   predict.c  --predict: the learner's numbers asked before a lab, scored after
+ *   class.c    `dmalab class DIR`: a trainer's HTML page of learners' runs
  *   list.c     `dmalab list` (plans and predicted skips) and `dmalab claims`
  *   usage.c    die, error, warning: every message on stderr (usage.h)
  *   exercise.c, exercise_scan.c  `exercise`, `try`, `exercises`: the learner's
