@@ -101,22 +101,25 @@ static int lab_figures(const struct lab_entry *e, const struct json **out, int m
 	return n;
 }
 
-/* One answer typed on stdin; NaN at the end of input or after 3 bad tries. */
+/* One answer typed on stdin; NaN at the end of input (then for every later
+ * figure, unasked) or after 3 bad tries. */
 static double ask_one(const struct json *c)
 {
+	static int input_ended;
 	const char *unit = json_get_str(json_get(c, "want"), "unit", "");
 	char *line = NULL;
 	size_t cap = 0;
 	double v = NAN;
 	int tries;
 
-	for (tries = 0; tries < 3; tries++) {
+	for (tries = 0; tries < 3 && !input_ended; tries++) {
 		fprintf(stderr, "  %s %s\n     your number, in %s (plausible: %s; Enter or ? "
 			"= don't know): ", json_get_str(c, "id", "?"), json_get_str(c, "text", ""),
 			unit, plausible(unit));
 		fflush(stderr);
 		if (getline(&line, &cap, stdin) < 0) {
-			fputc('\n', stderr);
+			fprintf(stderr, "\n  (end of input: don't know, for the rest)\n");
+			input_ended = 1;
 			break;
 		}
 		chomp(line);
@@ -185,6 +188,37 @@ static int ask_lab(struct run_state *rs, struct lab_entry *e)
 	return 0;
 }
 
+static int is_asked(const struct run_state *rs, const char *id)
+{
+	int i, k;
+
+	for (i = 0; i < rs->nlabs; i++)
+		for (k = 0; k < rs->labs[i].npred; k++)
+			if (!strcmp(rs->labs[i].pred[k].id, id))
+				return 1;
+	return 0;
+}
+
+/* A name in --predictions that no lab of the run asks for is a typo or
+ * another lab's: said, not fatal. */
+static void warn_unused(const struct run_state *rs)
+{
+	FILE *f = fopen(rs->opt->predictions, "r");
+	char *line = NULL, name[64];
+	size_t cap = 0;
+	int no = 0;
+
+	while (f && getline(&line, &cap, f) >= 0) {
+		no++;
+		if (sscanf(line, " %63s", name) == 1 && name[0] != '#' && !is_asked(rs, name))
+			warning("'%s' line %d: %s is no headline figure of the labs run here (dmalab "
+				"claims lists the claims)", rs->opt->predictions, no, name);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+}
+
 int predict_ask(struct run_state *rs)
 {
 	int i, rc = 0;
@@ -192,6 +226,8 @@ int predict_ask(struct run_state *rs)
 	for (i = 0; i < rs->nlabs && !rc && !runner_stop_signal; i++)
 		if (!rs->labs[i].desc_error[0])
 			rc = ask_lab(rs, &rs->labs[i]);
+	if (!rc && rs->opt->predictions)
+		warn_unused(rs);
 	return rc;
 }
 

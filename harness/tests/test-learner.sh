@@ -54,6 +54,13 @@ fakes_run check 91 --predictions "$tmp/pbad" --results "$tmp/r3" >"$tmp/r3.out" 
 rc=$?
 [ "$rc" -eq 2 ] && ok "a bad prediction line: exit 2" || bad "a bad prediction line: exit $rc"
 has "$tmp/r3.out" "bad value 'fast' for 91.2" "the bad value is named"
+printf '91.2 12\n91.1 4\n' >"$tmp/pexact"
+fakes_run check 91 --predictions "$tmp/pexact" --results "$tmp/r3b" >"$tmp/r3b.out" 2>&1
+has "$tmp/r3b.out" "line 2: 91.1 is no headline figure" "an exact fact is not asked: said"
+printf '' | fakes_run run 92 --predict --results "$tmp/r3c" >"$tmp/r3c.out" 2>&1
+has "$tmp/r3c.out" "(end of input: don't know, for the rest)" "no input: don't know"
+[ "$(score "$tmp/r3c/results.json" 92.2)" = 0 ] && ok "no input: scored 0" ||
+	bad "no input: $(score "$tmp/r3c/results.json" 92.2)"
 
 echo "== exercises in results.json, JUnit, grade, Gradescope"
 w=$tmp/w
