@@ -219,7 +219,8 @@ static const struct sec_key hint_keys[] = {
 	[H_ZH] = { "hint.zh", SEC_REQUIRED | SEC_REPEAT },
 };
 
-/* "03" (the lab's hints) or "03.wait" (an exercise's: exercise.h's id). */
+/* "03" (the lab's hints) or "03.wait" (an exercise's id as its EXERCISE
+ * marker names it: letters, digits, '-' and '_' after the lab's number). */
 static int hint_id_ok(const char *s, const char *prefix)
 {
 	const char *dot = strchr(s, '.');
@@ -230,8 +231,7 @@ static int hint_id_ok(const char *s, const char *prefix)
 	if (dot - s != 2 || !all_digits(s, 2) || !dot[1] || strlen(s) >= 32)
 		return 0;
 	for (i = 1; dot[i]; i++)
-		if (!islower((unsigned char)dot[i]) && !isdigit((unsigned char)dot[i]) &&
-		    dot[i] != '-')
+		if (!isalnum((unsigned char)dot[i]) && dot[i] != '-' && dot[i] != '_')
 			return 0;
 	return 1;
 }

@@ -235,7 +235,7 @@ static void test_ans_parse_hints_exercise(void **state)
 	static const char ok[] = "# H\n## 03\nhint.en: a\nhint.zh: 甲\n"
 				 "## 03.wait\nhint.en: w\nhint.zh: 等\n"
 				 "## 04.first-touch\nhint.en: t\nhint.zh: 触\n";
-	static const char *const bad[] = { "3.wait", "03.Wait", "03.", "03.a b", "003.wait" };
+	static const char *const bad[] = { "3.wait", "03.", "03.a b", "003.wait", "03.w.x" };
 	struct ans_set s;
 	char err[256], text[128];
 	size_t i;
