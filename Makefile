@@ -346,10 +346,13 @@ SHUFFLE_FLAG := $(if $(call yes_no,SHUFFLE),--shuffle)
 # SERIES (make bench) is a yes or no as QUICK is
 SERIES_FLAG := $(if $(call yes_no,SERIES),--series)
 # PREDICT=1: your numbers first (PREDICTIONS=FILE: read from FILE); LEARNER=NAME: your
-# name in results.json, with every exercise's state in $(WORK) (README.md "For trainers")
+# name in results.json.  Once a learner has a copy in $(WORK) (or gives a name), results.json
+# and junit.xml list every exercise's state; a machine's plain check has no exercise in them
+# (README.md "For trainers")
+WORK_FLAG := $(if $(or $(WORK_DIRS),$(LEARNER)),--work $(WORK))
 LEARN_RUN_FLAGS := $(if $(call yes_no,PREDICT),--predict) \
 	$(if $(PREDICTIONS),--predictions $(PREDICTIONS)) \
-	$(if $(LEARNER),--learner '$(LEARNER)') --work $(WORK)
+	$(if $(LEARNER),--learner '$(LEARNER)') $(WORK_FLAG)
 RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--format $(FORMAT)) \
 	$(QUICK_FLAG) --results $(RESULTS) $(LEARN_RUN_FLAGS)
 
@@ -553,7 +556,7 @@ test-claims: all
 # The chapters' questions (answers/, harness/runner/learn.h).
 LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \
 	$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(QUIZ_LANG),--lang $(QUIZ_LANG)) \
-	$(RESET_FLAG) --work $(WORK) $(if $(LEARNER),--learner '$(LEARNER)')
+	$(RESET_FLAG) $(WORK_FLAG) $(if $(LEARNER),--learner '$(LEARNER)')
 
 GRADE_FLAGS = $(if $(FROM),--from $(FROM)) $(if $(GRADESCOPE),--gradescope $(GRADESCOPE))
 grade: all
