@@ -101,6 +101,15 @@ printf '01.5 50\n' >"$tmp/p5"
 "$dmalab" grade --from "$tmp/r5/results.json" --results "$tmp/g5" >"$tmp/g5.out" 2>&1
 has "$tmp/g5.out" "your prediction: 50 ms/GiB; measured" "grade shows a prediction beside its claim"
 
+# make passes --work once the learner has a copy or a name, never on a machine's plain check
+mkcheck() { make -n --no-print-directory check "$@" 2>/dev/null | grep 'dmalab check'; }
+mkcheck WORK="$tmp/none" | grep -q -- '--work' && bad "a plain make check passes --work" ||
+	ok "a plain make check lists no exercise"
+mkcheck WORK="$w" | grep -q -- "--work $w" && ok "a copy in WORK: make check passes --work" ||
+	bad "a copy in WORK: no --work"
+mkcheck WORK="$tmp/none" LEARNER=Ada | grep -q -- "--learner 'Ada' --work" &&
+	ok "LEARNER=: make check passes the name and --work" || bad "LEARNER=: no name or --work"
+
 echo "== the class page"
 c=$tmp/class
 mkdir -p "$c/bo" && cp "$r" "$c/ada.json"
