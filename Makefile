@@ -144,15 +144,21 @@ help:
 	$(RESULTS)/grade.json"
 	@echo "               (GRADESCOPE=FILE: also Gradescope's autograder results.json)"
 	@echo "make quiz      the chapters' questions for practice, with this machine's measurements"
-	@echo "make hint-NN   the next hint of lab NN"
+	@echo "make hint-NN   the next hint of your first exercise not done in lab NN, else of the lab"
 	@echo "make exercise-NN  your copy of lab NN to write (work/NN-name/; RESET=1 starts over)"
 	@echo "make try-NN    build and grade your copy: done / not yet per exercise"
 	@echo "make exercises every exercise and its state"
+	@echo "make class CLASS=DIR  a trainer's page of the learners' results.json in DIR \
+	(DIR/class.html)"
 	@echo "make answers   check answers/ against the built labs"
 	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
 	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json|junit  LABS=\"01 04\"  QUICK=1"
 	@echo "           RESULTS=DIR  the folder of results.json and the other outputs (default results)"
 	@echo "           grade, quiz, hint: CH=ch1  FROM=FILE  SHUFFLE=1  RESET=1"
+	@echo "           check, lab-NN, grade: LEARNER=NAME (your name in results.json; \
+	dmalab class names you by it)"
+	@echo "           lab-NN, check: PREDICT=1 (your numbers first, scored) \
+	PREDICTIONS=FILE (02.1 6.5 lines)"
 	@echo "           LANG=zh (or DMALAB_LANG=zh; QUIZ_LANG=zh is the old name): Chinese texts"
 
 # Installs (as root) or names the Debian packages a step needs: each entry
@@ -291,6 +297,18 @@ exercises: $(DMALAB)
 test-exercises: all
 	@BUILD=$(BUILD) sh harness/tests/test-exercises.sh
 
+# Predictions, grade/Gradescope/JUnit with exercises and predictions, the
+# class page in headless Chromium, exercise hints (harness/tests/test-learner.sh)
+.PHONY: test-learner class
+test-learner: all fakelabs
+	@sh harness/deps.sh browser
+	@BUILD=$(BUILD) sh harness/tests/test-learner.sh
+
+# CLASS=DIR: a folder of learners' results.json -> DIR/class.html
+class: $(DMALAB)
+	@$(if $(CLASS),,echo "make class: name the folder of learners' runs: make class CLASS=DIR" \
+		>&2; exit 2;) $(DMALAB) class $(CLASS)
+
 $(BUILD)/fakelabs/%: harness/tests/fakelabs/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(LIB) $(LDLIBS)
@@ -327,8 +345,16 @@ RESET_FLAG := $(if $(call yes_no,RESET),--reset)
 SHUFFLE_FLAG := $(if $(call yes_no,SHUFFLE),--shuffle)
 # SERIES (make bench) is a yes or no as QUICK is
 SERIES_FLAG := $(if $(call yes_no,SERIES),--series)
+# PREDICT=1: your numbers first (PREDICTIONS=FILE: read from FILE); LEARNER=NAME: your
+# name in results.json.  Once a learner has a copy in $(WORK) (or gives a name), results.json
+# and junit.xml list every exercise's state; a machine's plain check has no exercise in them
+# (README.md "For trainers")
+WORK_FLAG := $(if $(or $(WORK_DIRS),$(LEARNER)),--work $(WORK))
+LEARN_RUN_FLAGS := $(if $(call yes_no,PREDICT),--predict) \
+	$(if $(PREDICTIONS),--predictions $(PREDICTIONS)) \
+	$(if $(LEARNER),--learner '$(LEARNER)') $(WORK_FLAG)
 RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--format $(FORMAT)) \
-	$(QUICK_FLAG) --results $(RESULTS)
+	$(QUICK_FLAG) --results $(RESULTS) $(LEARN_RUN_FLAGS)
 
 # BASELINE=FILE: then dmalab compare of $(RESULTS)/results.json against it
 # ($(RESULTS)/compare.json); non-zero when the check failed or compare flagged.
@@ -530,7 +556,7 @@ test-claims: all
 # The chapters' questions (answers/, harness/runner/learn.h).
 LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \
 	$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(QUIZ_LANG),--lang $(QUIZ_LANG)) \
-	$(RESET_FLAG)
+	$(RESET_FLAG) $(WORK_FLAG) $(if $(LEARNER),--learner '$(LEARNER)')
 
 GRADE_FLAGS = $(if $(FROM),--from $(FROM)) $(if $(GRADESCOPE),--gradescope $(GRADESCOPE))
 grade: all

@@ -111,10 +111,11 @@ need_part() {
 	degraded) want libcap2-bin have_cmds capsh ;;
 	metrics) have_promtool || unpack=prometheus ;;
 	plots) want python3-matplotlib sh "$here/../plots/find-python.sh" ;;
-	plots-test) need_part plots; want chromium have_cmds chromium ;;
+	plots-test) need_part plots; need_part browser ;;
+	browser) want chromium have_cmds chromium ;;
 	*)
 		echo "deps.sh: unknown part '$1' (build unit selftest python numa fleet fuzz" \
-			"leaks formats degraded metrics plots plots-test)" >&2
+			"leaks formats degraded metrics plots plots-test browser)" >&2
 		exit 2
 		;;
 	esac

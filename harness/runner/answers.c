@@ -219,9 +219,26 @@ static const struct sec_key hint_keys[] = {
 	[H_ZH] = { "hint.zh", SEC_REQUIRED | SEC_REPEAT },
 };
 
+/* "03" (the lab's hints) or "03.wait" (an exercise's id as its EXERCISE
+ * marker names it: letters, digits, '-' and '_' after the lab's number). */
+static int hint_id_ok(const char *s, const char *prefix)
+{
+	const char *dot = strchr(s, '.');
+	size_t i;
+
+	if (!dot)
+		return lab_id_ok(s, prefix);
+	if (dot - s != 2 || !all_digits(s, 2) || !dot[1] || strlen(s) >= 32)
+		return 0;
+	for (i = 1; dot[i]; i++)
+		if (!isalnum((unsigned char)dot[i]) && dot[i] != '-' && dot[i] != '_')
+			return 0;
+	return 1;
+}
+
 static const struct sec_kind hint_kind = {
-	.what = "lab", .keys = hint_keys, .nkeys = 2, .id_ok = lab_id_ok,
-	.id_want = "the lab's number, like 03",
+	.what = "lab", .keys = hint_keys, .nkeys = 2, .id_ok = hint_id_ok,
+	.id_want = "the lab's number, like 03, or an exercise's id, like 03.wait",
 };
 
 /* "[ch1.Q4 ch2.S5]" at v: the question ids it backs, into pc->questions;
@@ -309,7 +326,7 @@ static int to_hint_lab(struct sec_doc *d, struct ans_set *set, struct sec_sectio
 	int i, n[ANS_NLANGS] = { 0, 0 };
 
 	memset(h, 0, sizeof(*h));
-	snprintf(h->id, sizeof(h->id), "%.7s", s->id);
+	snprintf(h->id, sizeof(h->id), "%.31s", s->id);
 	h->line = s->line;
 	h->hint[0] = calloc((size_t)s->nf + 1, sizeof(char *)); /* NULL-terminated */
 	h->hint[1] = calloc((size_t)s->nf + 1, sizeof(char *));

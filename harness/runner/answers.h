@@ -65,9 +65,10 @@ struct ans_planned_lab {
 	int line;
 };
 
-/* hints.md: "## NN" per lab, "hint.en:" and "hint.zh:" in pairs, in order */
+/* hints.md: "## NN" per lab and "## NN.name" per exercise, "hint.en:" and
+ * "hint.zh:" in pairs, in order */
 struct ans_hint_lab {
-	char id[8];
+	char id[32];             /* "03", or an exercise's "03.wait" */
 	char **hint[ANS_NLANGS]; /* n each */
 	int n;
 	int line;

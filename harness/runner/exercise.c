@@ -195,10 +195,12 @@ static const char *got_want(const struct claim *c, char *buf, size_t len)
 	return buf;
 }
 
-/* Worst first, so a region takes the worst of its claims' states. */
-enum ex_state { EX_NOT_YET, EX_UNDECIDED, EX_NOT_GRADED, EX_DONE };
 static const char *const state_words[] = {
-	"not yet", "undecided (too noisy here: try again)", "not graded here", "done"
+	"not yet", "undecided (too noisy here: try again)", "not graded here", "done",
+	"not started", "not yet (untried)"
+};
+const char *const ex_state_keys[EX_NSTATES] = {
+	"not_yet", "undecided", "not_graded", "done", "not_started", "untried"
 };
 
 /* The state of region r from the run's results, each claim said when `say`. */
@@ -279,7 +281,8 @@ static int do_try(struct ex_opts *o, struct ex_lab *x)
 /* ------------------------------------------------------------------------ */
 /* dmalab exercises                                                           */
 
-static void list_lab(const struct ex_lab *x)
+/* The state of each region of x from its copy's last try, into st (x->n). */
+static void lab_states(const struct ex_lab *x, enum ex_state *st)
 {
 	char path[2300], err[600];
 	struct learn_results res;
@@ -288,11 +291,21 @@ static void list_lab(const struct ex_lab *x)
 	snprintf(path, sizeof(path), "%s/results/results.json", x->copy_dir);
 	tried = x->mine && !results_load(path, &res, err, sizeof(err));
 	for (i = 0; i < x->n; i++)
-		printf("%-16s lab-%s  %-16s claims %s\n", x->r[i].id, x->id,
-		       !x->mine ? "not started" : !tried ? "not yet (untried)" :
-		       state_words[grade_region(&res, &x->r[i], 0)], x->r[i].claims);
+		st[i] = !x->mine ? EX_NOT_STARTED : !tried ? EX_UNTRIED :
+			grade_region(&res, &x->r[i], 0);
 	if (tried)
 		results_unload(&res);
+}
+
+static void list_lab(const struct ex_lab *x)
+{
+	enum ex_state st[EX_MAX];
+	int i;
+
+	lab_states(x, st);
+	for (i = 0; i < x->n; i++)
+		printf("%-16s lab-%s  %-16s claims %s\n", x->r[i].id, x->id, state_words[st[i]],
+		       x->r[i].claims);
 }
 
 static int do_exercises(const struct ex_opts *o)
@@ -321,6 +334,63 @@ static int do_exercises(const struct ex_opts *o)
 		printf("%d exercises (the state is your copy's last make try-NN, in '%s/')\n",
 		       total, o->work);
 	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Every exercise's state, for results.json and hint                          */
+
+int ex_status_all(const char *src, const char *work, const char *lab,
+		  struct ex_status **out)
+{
+	struct ex_opts o = { .src = src, .work = work };
+	struct ex_status *all = NULL, *grown;
+	enum ex_state st[EX_MAX];
+	char pat[1024];
+	struct ex_lab x;
+	glob_t g;
+	size_t i;
+	int n = 0, k;
+
+	*out = NULL;
+	snprintf(pat, sizeof(pat), "%s/%s-*/lab.c*", src, lab ? lab : "[0-9][0-9]");
+	if (glob(pat, 0, NULL, &g))
+		return 0; /* no lab source here: no exercise */
+	for (i = 0; i < g.gl_pathc; i++) {
+		if (lab_load(&o, g.gl_pathv[i], &x) == 0 && x.n > 0 &&
+		    (grown = realloc(all, (size_t)(n + x.n) * sizeof(*all)))) {
+			all = grown;
+			lab_states(&x, st);
+			for (k = 0; k < x.n; k++, n++) {
+				snprintf(all[n].id, sizeof(all[n].id), "%s", x.r[k].id);
+				snprintf(all[n].lab, sizeof(all[n].lab), "%s", x.id);
+				snprintf(all[n].claims, sizeof(all[n].claims), "%s", x.r[k].claims);
+				all[n].state = st[k];
+			}
+		}
+		lab_unload(&x);
+	}
+	globfree(&g);
+	*out = all;
+	return n;
+}
+
+void ex_status_write(struct json_writer *w, const char *src, const char *work)
+{
+	struct ex_status *all;
+	int i, n = ex_status_all(src, work, NULL, &all);
+
+	jw_key(w, "exercises");
+	jw_arr_begin(w);
+	for (i = 0; i < n; i++) {
+		jw_obj_begin(w);
+		jw_kstr(w, "id", all[i].id);
+		jw_kstr(w, "lab", all[i].lab);
+		jw_kstr(w, "claims", all[i].claims);
+		jw_kstr(w, "state", ex_state_keys[all[i].state]);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	free(all);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -40,6 +40,27 @@ int ex_file_line(const char *t, const struct ex_region *r, int n, int masked_lin
 /* The first line where a and b differ, 0 when equal. */
 int ex_first_diff_line(const char *a, const char *b);
 
+/* An exercise's state, worst first (a region takes the worst of its claims'),
+ * then the states of a copy never tried.  ex_state_keys: results.json's words. */
+enum ex_state {
+	EX_NOT_YET, EX_UNDECIDED, EX_NOT_GRADED, EX_DONE, EX_NOT_STARTED, EX_UNTRIED,
+	EX_NSTATES
+};
+extern const char *const ex_state_keys[EX_NSTATES];
+
+struct ex_status {
+	char id[32], lab[8], claims[128];
+	enum ex_state state;     /* from the copy's last try (work/NN-name/results/) */
+};
+/* Every exercise of the labs under src (only lab `lab` unless NULL), with
+ * its state from the learner's copies under work; *out is malloc'ed (free
+ * it).  Their number (0 without a lab source). */
+int ex_status_all(const char *src, const char *work, const char *lab,
+		  struct ex_status **out);
+struct json_writer;
+/* The member "exercises": [{id, lab, claims, state}] into the open object. */
+void ex_status_write(struct json_writer *w, const char *src, const char *work);
+
 int cmd_exercise(int argc, char **argv);
 int cmd_try(int argc, char **argv);
 int cmd_exercises(int argc, char **argv);

@@ -235,10 +235,17 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 	for (k = 0; k < g->q->nclaims; k++) {
 		const struct claim_view *v = &g->views[k];
 
+		const struct json *p = learn_prediction(&lc->res, v->id);
+		char said[400];
+
 		fprintf(f, "      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(v), v->evidence,
 			v->lab);
 		if (v->state == ANS_CONTRADICTED && v->c->erratum_status[0])
 			print_erratum(v, f);
+		if (p) {
+			learn_prediction_text(p, said, sizeof(said));
+			fprintf(f, "             %s\n", said);
+		}
 	}
 }
 
@@ -472,6 +479,7 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	jw_obj_begin(&w);
 	json_score(&w, total);
 	jw_obj_end(&w);
+	grade_json_learner(&w, &lc->res);
 	jw_obj_end(&w);
 	snprintf(path, sizeof(path), "%s/grade.json", lc->opt->results_dir);
 	rc = learn_write_json(&w, lc->opt->results_dir, path, "write");
@@ -507,11 +515,15 @@ int cmd_grade(struct learn_ctx *lc)
 		int beyond = 0;
 
 		each_beyond(lc, print_beyond_one, &beyond);
-		printf("%sgraded against %s (run started %s)\n", beyond ? "\n" : "", source,
-		       lc->res.started);
+		if (beyond)
+			printf("\n");
+		grade_print_exercises(lc, stdout);
+		if (lc->opt->gradescope && gradescope_learner(lc, &gs))
+			rc = 1;
+		printf("graded against %s (run started %s)\n", source, lc->res.started);
 		printf("%s\n", GRADE_RULE);
 		print_score("overall", &total);
-		rc = write_grade(lc, source, cgs, n, &total) ? 1 : 0;
+		rc = write_grade(lc, source, cgs, n, &total) || rc ? 1 : 0;
 		if (!rc && lc->opt->gradescope)
 			rc = gs_write(&gs, lc, source) ? 1 : 0;
 	}

@@ -80,15 +80,11 @@ static char *test_output(const struct gs_question *q, double score)
 	return NULL;
 }
 
-int gs_add(struct gradescope *gs, const struct gs_question *q)
+int gs_add_test(struct gradescope *gs, const char *name, const char *tag, double score,
+		const char *output)
 {
 	struct gs_test *t;
-	size_t n;
 
-	if (q->planned <= 0) {
-		gs->left_out++;
-		return 0;
-	}
 	if (gs->n == gs->cap) {
 		int cap = gs->cap ? 2 * gs->cap : 32;
 
@@ -99,23 +95,47 @@ int gs_add(struct gradescope *gs, const struct gs_question *q)
 		gs->cap = cap;
 	}
 	t = &gs->tests[gs->n];
-	memset(t, 0, sizeof(*t));
-	t->score = gs_score(q);
-	n = strlen(q->id) + strlen(q->prompt ? q->prompt : "") + 2;
-	t->name = malloc(n);
-	t->chapter = strdup(q->chapter ? q->chapter : "");
-	t->output = test_output(q, t->score);
+	t->score = round(score * 1e4) / 1e4;
+	t->name = strdup(name);
+	t->chapter = strdup(tag ? tag : "");
+	t->output = strdup(output ? output : "");
 	if (!t->name || !t->chapter || !t->output) {
 		free(t->name);
 		free(t->chapter);
 		free(t->output);
 		return -1;
 	}
-	snprintf(t->name, n, "%s %s", q->id, q->prompt ? q->prompt : "");
 	gs->n++;
-	gs->decided += q->decided;
-	gs->planned += q->planned;
+	if (strcmp(tag ? tag : "", "exercises") && strcmp(tag ? tag : "", "predictions"))
+		gs->nquestions++;
+	else
+		gs->nlearner++;
 	return 0;
+}
+
+int gs_add(struct gradescope *gs, const struct gs_question *q)
+{
+	char *name, *out;
+	size_t n;
+	int rc;
+
+	if (q->planned <= 0) {
+		gs->left_out++;
+		return 0;
+	}
+	n = strlen(q->id) + strlen(q->prompt ? q->prompt : "") + 2;
+	name = malloc(n);
+	out = test_output(q, gs_score(q));
+	if (name)
+		snprintf(name, n, "%s %s", q->id, q->prompt ? q->prompt : "");
+	rc = name && out ? gs_add_test(gs, name, q->chapter, gs_score(q), out) : -1;
+	free(name);
+	free(out);
+	if (!rc) {
+		gs->decided += q->decided;
+		gs->planned += q->planned;
+	}
+	return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -165,13 +185,20 @@ static char *top_output(const struct gradescope *gs, const struct learn_ctx *lc,
 		"machine of the course registered as a self-hosted runner (the kit's README, "
 		"\"JUnit and Gradescope\").\n");
 	fprintf(f, "score: %.10g of %d: one point per question, the confirmed share of its "
-		"decided claims times the share of its claims decided here\n",
-		total_score(gs), gs->n);
+		"decided claims times the share of its claims decided here", total_score(gs),
+		gs->n);
+	if (gs->nlearner)
+		fprintf(f, "; of the %d, %d are the learner's: an exercise done (1) or not (0), "
+			"a prediction's score", gs->n, gs->nlearner);
+	fputc('\n', f);
 	fprintf(f, "%s (here: 0 of 1)\n", GRADE_RULE);
 	fprintf(f, "claims decided: %d of %d", gs->decided, gs->planned);
 	if (gs->left_out)
 		fprintf(f, "; %d question%s without a claim behind %s left out", gs->left_out,
 			gs->left_out == 1 ? "" : "s", gs->left_out == 1 ? "it" : "them");
+	if (gs->left_out_predictions)
+		fprintf(f, "; %d prediction%s of a figure not measured here left out",
+			gs->left_out_predictions, gs->left_out_predictions == 1 ? "" : "s");
 	fputc('\n', f);
 	if (fclose(f) == 0)
 		return out;

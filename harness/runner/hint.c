@@ -1,17 +1,21 @@
 /*
  * hint.c - `dmalab hint NN` (make hint-NN): the next hint of a lab, from
- * answers/hints.md.  How many of each lab's hints were shown is kept in
- * <results>/hints.json (dmalab-hints/1), rewritten atomically.
+ * answers/hints.md.  When the learner has a copy of the lab (--work, make
+ * exercise-NN) with an exercise not done at its last try, the hints are that
+ * exercise's ("## NN.name"), else the lab's ("## NN").  How many of each
+ * section's hints were shown is kept in <results>/hints.json
+ * (dmalab-hints/1), rewritten atomically.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "exercise.h"
 #include "learn.h"
 
 struct hint_count {
-	char lab[8];
+	char lab[32];             /* a section's id: "03" or "03.wait" */
 	int shown;
 };
 
@@ -70,18 +74,42 @@ static void advise_labs(const struct ans_set *s)
 	advise("hints exist for:%s", ids);
 }
 
+/* The hints of the first exercise of the lab that the learner's copy has
+ * not done yet (and hints.md has hints for), said; else NULL. */
+static const struct ans_hint_lab *exercise_hints(const struct learn_ctx *lc)
+{
+	const struct ans_hint_lab *h = NULL;
+	struct ex_status *ex;
+	int i, n;
+
+	if (!lc->opt->work)
+		return NULL;
+	n = ex_status_all("labs", lc->opt->work, lc->opt->lab, &ex);
+	for (i = 0; i < n && !h; i++)
+		if (ex[i].state != EX_DONE && ex[i].state != EX_NOT_STARTED &&
+		    (h = ans_find_hints(&lc->ans, ex[i].id)))
+			printf(TR(lc, "exercise %s is %s in your copy (make try-%s):\n",
+				  "你的副本中练习 %s 的状态：%s（make try-%s）：\n"), ex[i].id,
+			       ex_state_keys[ex[i].state], ex[i].lab);
+	free(ex);
+	return h;
+}
+
 int cmd_hint(struct learn_ctx *lc)
 {
-	const struct ans_hint_lab *h = ans_find_hints(&lc->ans, lc->opt->lab);
+	const struct ans_hint_lab *h = exercise_hints(lc);
 	struct hint_count c[64];
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 16], name[48];
 	int n, i, k;
 
+	if (!h)
+		h = ans_find_hints(&lc->ans, lc->opt->lab);
 	if (!h) {
 		error("lab-%s has no hints in '%s/hints.md'", lc->opt->lab, lc->opt->answers_dir);
 		advise_labs(&lc->ans);
 		return 2;
 	}
+	snprintf(name, sizeof(name), "%s%s", strchr(h->id, '.') ? "exercise " : "lab-", h->id);
 	snprintf(path, sizeof(path), "%s/hints.json", lc->opt->results_dir);
 	n = load_counts(path, c, 63);
 	for (i = 0; i < n && strcmp(c[i].lab, h->id); i++)
@@ -93,16 +121,16 @@ int cmd_hint(struct learn_ctx *lc)
 	if (lc->opt->reset)
 		c[i].shown = 0;
 	if (c[i].shown >= h->n) {
-		printf(TR(lc, "All %1$d hints of lab-%2$s were shown (--reset, make hint-%3$s "
+		printf(TR(lc, "All %1$d hints of %2$s were shown (--reset, make hint-%3$s "
 			  "RESET=1, starts over):\n",
-			  "lab-%2$s 的 %1$d 条提示都已显示过（--reset 或 make hint-%3$s "
-			  "RESET=1 重新开始）：\n"), h->n, h->id, h->id);
+			  "%2$s 的 %1$d 条提示都已显示过（--reset 或 make hint-%3$s "
+			  "RESET=1 重新开始）：\n"), h->n, name, lc->opt->lab);
 		for (k = 0; k < h->n; k++)
 			printf("  %d. %s\n", k + 1, h->hint[lc->opt->lang][k]);
 		return 0;
 	}
 	k = c[i].shown++;
-	printf(TR(lc, "lab-%s hint %d of %d: %s\n", "lab-%s 提示 %d / %d：%s\n"), h->id, k + 1,
+	printf(TR(lc, "%s hint %d of %d: %s\n", "%s 提示 %d / %d：%s\n"), name, k + 1,
 	       h->n, h->hint[lc->opt->lang][k]);
 	return save_counts(lc->opt, path, c, n) ? 1 : 0;
 }

@@ -515,12 +515,14 @@ int junit_write(struct run_state *rs, struct xml_writer *x)
 		count_lab(v[i].lab, &n);
 		add_counts(&all, &n);
 	}
+	junit_learner_count(rs, &all.tests, &all.failures);
 	xw_begin(x, "testsuites");
 	xw_attr(x, "name", "dmalab");
 	counts_attrs(x, &all, 0);
 	xw_attr_fixed(x, "time", mono_now() - rs->t0, 3);
 	for (i = 0; i < nlabs; i++)
 		junit_suite(x, rs, &v[i], i);
+	junit_learner_suites(x, rs, nlabs);
 	xw_end(x);
 	free(v);
 	return x->failed ? -1 : 0;

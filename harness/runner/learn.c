@@ -40,7 +40,8 @@ static void learn_usage(FILE *f)
 		"                  chapters: confirmed, contradicted, partial, unverified; writes grade.json\n"
 		"  quiz            ask the questions, show the reference answer and this machine's\n"
 		"                  measurements, mark yourself; progress in quiz.json, resumes\n"
-		"  hint NN         the next hint of lab NN (counter in hints.json)\n"
+		"  hint NN         the next hint of lab NN, or of its first exercise not done in\n"
+		"                  your copy (--work) (counter in hints.json)\n"
 		"options:\n"
 		"  --from FILE         grade this results.json instead of running the labs\n"
 		"  --gradescope FILE   grade: also write FILE as Gradescope's autograder results.json\n"
@@ -60,6 +61,10 @@ static void learn_usage(FILE *f)
 		"  --seeds DIR         answers: also flag any run of %d or more Chinese characters\n"
 		"                      an answer shares with a chapter's text (DIR/*.txt)\n"
 		"  --quick, --timeout-mul N   passed to `dmalab check` when labs are run\n"
+		"  --work DIR          your exercise copies (make exercise-NN): grade passes it to\n"
+		"                      `dmalab check`, whose results.json then lists every exercise\n"
+		"                      done or not; hint NN gives an unfinished exercise's hints\n"
+		"  --learner NAME      grade: passed to `dmalab check`, kept in results.json\n"
 		"exit: 0 done, 1 results or progress unusable, 2 usage or malformed answers, 130 interrupted\n",
 		LEARN_SEED_RUN);
 }
@@ -115,6 +120,8 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 	case 'L': snprintf(o->labs_dir, sizeof(o->labs_dir), "%s", arg); break;
 	case 'e': o->errata_path = arg; break;
 	case 'E': o->seeds_dir = arg; break;
+	case 'w': o->work = arg; break;
+	case 'N': o->learner = arg; break;
 	case 's': o->shuffle = 1; break;
 	case 'S': o->seed = (unsigned)parse_number(arg, "--seed", 0, 4294967295.0); break;
 	case 'R': o->reset = 1; break;
@@ -142,6 +149,7 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 		{ "results", required_argument, NULL, 'r' }, { "labs-dir", required_argument, NULL, 'L' },
 		{ "errata", required_argument, NULL, 'e' }, { "shuffle", no_argument, NULL, 's' },
 		{ "seeds", required_argument, NULL, 'E' },
+		{ "work", required_argument, NULL, 'w' }, { "learner", required_argument, NULL, 'N' },
 		{ "seed", required_argument, NULL, 'S' }, { "reset", no_argument, NULL, 'R' },
 		{ "quick", no_argument, NULL, 'q' }, { "timeout-mul", required_argument, NULL, 't' },
 		{ "lang", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
@@ -288,6 +296,10 @@ int learn_run_check(const struct learn_opts *o, const char *results_dir,
 	argv[n++] = (char *)"--timeout-mul", argv[n++] = mul;
 	if (o->quick)
 		argv[n++] = (char *)"--quick";
+	if (o->work)
+		argv[n++] = (char *)"--work", argv[n++] = (char *)o->work;
+	if (o->learner)
+		argv[n++] = (char *)"--learner", argv[n++] = (char *)o->learner;
 	for (i = 0; i < nids && n < 31; i++)
 		argv[n++] = ids[i];
 	argv[n] = NULL;

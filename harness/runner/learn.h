@@ -7,6 +7,8 @@
  *   results.c  reading a results.json back into lab entries and claims
  *   grade.c    `dmalab grade`: per question and chapter, grade.json
  *   gradescope.c  `grade --gradescope FILE`: Gradescope's autograder results.json
+ *   grade_learner.c  the learner's predictions and exercises in grade, grade.json
+ *              and the Gradescope file
  *   quiz.c     `dmalab quiz`: ask, compare, self-mark, quiz.json
  *   hint.c     `dmalab hint NN`: a lab's hints one at a time, hints.json
  *
@@ -35,6 +37,8 @@ struct learn_opts {
 	const char *script;        /* quiz: read the learner's input from this file */
 	const char *lab;           /* hint: the lab id ("03") */
 	const char *seeds_dir;     /* answers: the chapters' texts, or NULL */
+	const char *work;          /* the learner's exercise copies (hint; passed to check) */
+	const char *learner;       /* passed to `dmalab check` as --learner, or NULL */
 	enum ans_lang lang;
 	int shuffle;
 	unsigned seed;
@@ -144,14 +148,31 @@ struct gradescope {
 	struct gs_test *tests;
 	int n, cap;
 	int left_out;              /* questions no claim backs */
+	int left_out_predictions;  /* predictions of figures not measured here */
+	int nquestions, nlearner;  /* tests: questions; exercises and predictions */
 	int decided, planned;      /* claims, over the tests */
 };
 void gs_free(struct gradescope *gs);
 /* Adds a question (its strings are copied).  0, or -1 out of memory. */
 int gs_add(struct gradescope *gs, const struct gs_question *q);
+/* Adds a test of 1 point (score in [0, 1], tag its one tag); 0, or -1. */
+int gs_add_test(struct gradescope *gs, const char *name, const char *tag, double score,
+		const char *output);
 /* Writes lc->opt->gradescope atomically (its directory made if missing),
  * naming the graded results file `source`; says where.  0, or -1 (said). */
 int gs_write(const struct gradescope *gs, const struct learn_ctx *lc, const char *source);
+
+/* grade_learner.c: the learner's predictions and exercises in a grade */
+/* The prediction of claim id in the results (labs[].predictions), or NULL. */
+const struct json *learn_prediction(const struct learn_results *r, const char *id);
+/* "your prediction: 3 x; measured 6.25 [6.02, 6.38]: score 0.68" */
+void learn_prediction_text(const struct json *p, char *buf, size_t len);
+void grade_print_exercises(const struct learn_ctx *lc, FILE *f);
+/* grade.json's "learner", "exercises" (null when the run has none) and
+ * "predictions" (every lab's, in order). */
+void grade_json_learner(struct json_writer *w, const struct learn_results *r);
+/* A Gradescope test per exercise and per scored prediction; 0, or -1. */
+int gradescope_learner(const struct learn_ctx *lc, struct gradescope *gs);
 
 /* quiz.c, hint.c */
 int cmd_quiz(struct learn_ctx *lc);

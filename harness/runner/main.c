@@ -44,6 +44,7 @@ static int compare(int argc, char **argv) { return cmd_compare(argc - 1, argv + 
 static int baseline(int argc, char **argv) { return cmd_baseline(argc - 1, argv + 1); }
 static int metrics(int argc, char **argv) { return cmd_metrics(argc - 1, argv + 1); }
 static int history(int argc, char **argv) { return cmd_history(argc - 1, argv + 1); }
+static int class_page(int argc, char **argv) { return cmd_class(argc - 1, argv + 1); }
 static int preflight(int argc, char **argv);
 
 static const struct command commands[] = {
@@ -83,6 +84,9 @@ static const struct command commands[] = {
 	  "                  latest run left its own earlier runs' band (--help)\n" },
 	{ "metrics", metrics,
 	  "  metrics [FILE] [--out F]   a run's figures and verdicts as Prometheus gauges\n" },
+	{ "class", class_page,
+	  "  class DIR [--out F]   a trainer's HTML page of the learners' results.json in\n"
+	  "                  DIR: exercises done, prediction scores, questions confirmed\n" },
 	{ "fleet", exec_fleet,
 	  "  fleet [SBATCH OPTIONS] [-- NN...]   check on every node of a Slurm allocation,\n"
 	  "                  one merged report (dmalab fleet --help)\n" },
@@ -122,7 +126,7 @@ static void usage(FILE *f)
 		"usage: dmalab list | claims | run NN... | check [NN...] | sysinfo  [options]\n"
 		"       dmalab preflight | grade | quiz | hint NN | answers | exercise NN | try NN |\n"
 		"              exercises | compare | baseline |\n"
-		"              history | metrics | fleet ...\n");
+		"              history | metrics | class | fleet ...\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].help)
 			fputs(commands[i].help, f);
@@ -135,14 +139,25 @@ static void usage(FILE *f)
 		"                      stdout and the progress on stderr\n"
 		"  --timeout-mul N     multiply every lab's timeout by N > 0 (env DMALAB_TIMEOUT_MUL)\n"
 		"  --quick             small sizes (passes --quick to the labs)\n"
+		"  --learner NAME      run, check: the learner's name, kept in results.json\n"
+		"                      (a trainer's `dmalab class` names the runs by it)\n"
+		"  --work DIR          run, check: results.json also lists every exercise with\n"
+		"                      its state in the learner's copies under DIR (make: work)\n"
+		"  --predict           run, check: before each lab, ask for your number for each\n"
+		"                      headline figure (a claim measured on a scale); scored by\n"
+		"                      the rule below, kept in results.json (\"predictions\")\n"
+		"  --predictions FILE  the same, read from FILE's `ID VALUE` lines (02.1 6.5;\n"
+		"                      ? or no line: don't know)\n"
 		"  --errata FILE       known errata (default: $DMALAB_ERRATA, else answers/errata.md\n"
 		"                      if present, else the copy built in); the labs get it as\n"
 		"                      DMALAB_ERRATA and decide with it\n"
 		"  -h, --help          this text\n"
+		"prediction score: %s\n"
 		"levels: 1 dmalab preflight (about 2 s on an H200), 2 make check QUICK=1 (26 s),\n"
 		"        3 make check (about 65 s)\n"
 		"exit: 0 no failure, 1 a claim failed or a lab broke, 2 usage,\n"
-		"      128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n");
+		"      128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n",
+		PREDICT_RULE);
 }
 
 static enum out_format parse_format(const char *s)
@@ -216,6 +231,19 @@ static const char *dir_arg(const char *option, const char *value)
 	return value;
 }
 
+/* A learner's name as the trainer's page shows it: printable, one line. */
+static const char *learner_arg(const char *name)
+{
+	const unsigned char *p;
+
+	if (!*name || strlen(name) > 80)
+		die_usage("bad --learner '%s' (want a name of 1 to 80 characters)", name);
+	for (p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			die_usage("bad --learner '%s': no control characters", name);
+	return name;
+}
+
 static void parse_options(struct runner_opts *o, int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -225,6 +253,10 @@ static void parse_options(struct runner_opts *o, int argc, char **argv)
 		{ "timeout-mul", required_argument, NULL, 't' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "errata", required_argument, NULL, 'e' },
+		{ "learner", required_argument, NULL, 'N' },
+		{ "work", required_argument, NULL, 'w' },
+		{ "predict", no_argument, NULL, 'P' },
+		{ "predictions", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -242,6 +274,10 @@ static void parse_options(struct runner_opts *o, int argc, char **argv)
 		case 't': o->timeout_mul = parse_timeout_mul(optarg, "--timeout-mul"); break;
 		case 'q': o->quick = 1; break;
 		case 'e': o->errata_path = optarg; o->errata_explicit = 1; break;
+		case 'N': o->learner = learner_arg(optarg); break;
+		case 'w': o->work = dir_arg("--work", optarg); break;
+		case 'P': o->predict = 1; break;
+		case 'p': o->predictions = optarg; o->predict = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
 		default: die_usage("unknown option '%s'", argv[optind - 1]); break;

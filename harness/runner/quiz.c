@@ -7,9 +7,13 @@
  * atomically after every answer and every mark, so Ctrl-C, Ctrl-D or a
  * crash loses nothing; the next run resumes at the first unmarked
  * question.  Input comes from the terminal or, with --answers FILE, from a
- * file: answers end at an empty line, then one line for the mark.
+ * file: answers end at an empty line, then one line for the mark.  An
+ * answer that starts with a number is also scored against each measured
+ * headline figure of the question by the prediction rule (predict.c), the
+ * best kept as its number_score.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,9 @@ struct quiz_item {
 	char *answer;            /* as typed, NULL when not answered yet */
 	char mark[8];            /* "", "right", "wrong", "skip" */
 	char at[32];
+	double number_score;     /* a typed number scored against a measured figure
+				  * (predict.c's rule, the best of the question's
+				  * figures); NaN: none */
 };
 
 struct quiz {
@@ -66,6 +73,8 @@ static int save(struct quiz *z)
 		jw_kstr(&w, "answer", z->items[i].answer);
 		jw_kstr(&w, "mark", z->items[i].mark[0] ? z->items[i].mark : NULL);
 		jw_kstr(&w, "at", z->items[i].at[0] ? z->items[i].at : NULL);
+		if (!isnan(z->items[i].number_score))
+			jw_knum(&w, "number_score", z->items[i].number_score);
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
@@ -83,6 +92,7 @@ static struct quiz_item *add_item(struct quiz *z, const char *id)
 	z->items = it;
 	it = &z->items[z->n++];
 	memset(it, 0, sizeof(*it));
+	it->number_score = NAN;
 	snprintf(it->id, sizeof(it->id), "%s", id);
 	return it;
 }
@@ -120,6 +130,7 @@ static int load_items(struct quiz *z, const struct json *qs)
 		snprintf(it->mark, sizeof(it->mark), "%s", mark);
 		snprintf(it->at, sizeof(it->at), "%s", json_get_str(o, "at", ""));
 		it->answer = answer ? strdup(answer) : NULL;
+		it->number_score = json_get_num(o, "number_score", NAN);
 	}
 	return 0;
 }
@@ -423,12 +434,40 @@ static void print_block(const char *text)
 	}
 }
 
-static void show_measured(struct quiz *z, const struct ans_question *q)
+/* An answer that starts with a number ("6.5", "about 6 x" does not): 1. */
+static int typed_number(const char *answer, double *v)
+{
+	char *end;
+
+	if (!answer)
+		return 0;
+	*v = strtod(answer, &end);
+	return end != answer && isfinite(*v) && *v >= 0;
+}
+
+/* A typed number against claim c when c is a measured headline figure:
+ * its score by the prediction rule, printed; NaN when not scored. */
+static double score_number(struct quiz *z, const struct claim *c, double number)
+{
+	double lo, hi, s;
+
+	if (!c || !predict_is_figure(c->op, c->unit) || !predict_interval(c, &lo, &hi))
+		return NAN;
+	s = predict_score(number, lo, hi);
+	printf("         %s %g: %.2f (%s)\n", TR(z->lc, "your number", "你的数字"), number, s,
+	       TR(z->lc, "1 inside the interval, else 1 - |log10(p / m)|",
+		  "落在区间内为 1，否则为 1 - |log10(p / m)|"));
+	return s;
+}
+
+static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans_question *q)
 {
 	struct learn_ctx *lc = z->lc;
 	struct claim_view v;
-	int k;
+	double number = 0, s;
+	int k, has_number = typed_number(it->answer, &number);
 
+	it->number_score = NAN; /* of this answer only */
 	printf("--- %s ---\n", TR(lc, "what this machine measured", "这台机器的测量结果"));
 	if (!lc->have_results)
 		printf("  %s\n", TR(lc, "(no results: run make check)",
@@ -445,6 +484,9 @@ static void show_measured(struct quiz *z, const struct ans_question *q)
 		if (v.known && (v.c->erratum_truth || v.erratum))
 			printf("         %s %s\n", TR(lc, "known erratum:", "已知勘误："),
 			       v.c->erratum_truth ? v.c->erratum_truth : v.erratum->truth);
+		s = has_number ? score_number(z, v.c, number) : NAN;
+		if (!isnan(s) && !(s <= it->number_score))
+			it->number_score = s;
 	}
 }
 
@@ -483,7 +525,7 @@ static int ask(struct quiz *z, struct quiz_item *it, const struct ans_question *
 	printf("--- %s ---\n", TR(lc, "reference answer", "参考答案"));
 	print_block(q->answer[l]);
 	offer_missing_labs(z, q);
-	show_measured(z, q);
+	show_measured(z, it, q);
 	m = ask_mark(z, TR(lc, "Did you get it right? yes, no, skip, quit",
 			   "答对了吗？对、错、跳过、退出"),
 		     "[y/n/s/q]");

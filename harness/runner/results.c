@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "exercise.h"
 #include "learn.h"
 #include "runner.h"
 
@@ -709,6 +710,7 @@ static void write_lab(const struct lab_entry *lab, struct json_writer *w)
 	for (k = 0; k < lab->nclaims; k++)
 		write_claim(&lab->claims[k], w);
 	jw_arr_end(w);
+	predict_write(lab, w);
 	write_record_member(lab, "facts", "{}", w);
 	write_record_member(lab, "series", "{}", w);
 	write_record_member(lab, "phases", "[]", w);
@@ -743,6 +745,8 @@ static void write_head(const struct run_state *rs, struct json_writer *w)
 	jw_knum(w, "duration_s", mono_now() - rs->t0);
 	jw_knum(w, "timeout_mul", rs->opt->timeout_mul);
 	jw_kbool(w, "quick", rs->opt->quick);
+	if (rs->opt->learner)
+		jw_kstr(w, "learner", rs->opt->learner);
 	jw_key(w, "machine");
 	sysinfo_write_json(&rs->si, w); /* this run's machine, also for kept labs */
 }
@@ -768,6 +772,8 @@ int results_write(struct run_state *rs, struct json_writer *w)
 			write_lab(v[i].lab, w);
 	}
 	jw_arr_end(w);
+	if (rs->opt->work) /* the learner's exercises, as their last try left them */
+		ex_status_write(w, "labs", rs->opt->work);
 	write_questions(v, n, &t, w);
 	write_totals(&t, w);
 	jw_kstr(w, "status", status_words[status_of(rs, &t)]);

@@ -287,6 +287,9 @@ void lab_entry_free(struct lab_entry *e)
 	free(e->claims);
 	json_free(e->desc);
 	json_free(e->record);
+	free(e->pred);
+	e->pred = NULL;
+	e->npred = 0;
 	e->claims = NULL;
 	e->nclaims = 0;
 	e->desc = e->record = NULL;
@@ -452,6 +455,8 @@ int cmd_run(struct run_state *rs)
 {
 	int i;
 
+	if (rs->opt->predict && (i = predict_ask(rs)) != 0)
+		return i; /* before results.json is touched */
 	if (!strcmp(rs->opt->command, "run"))
 		results_keep_load(rs); /* results.json is updated, not replaced */
 	out_run_begin(rs, rs->nlabs);
@@ -463,6 +468,7 @@ int cmd_run(struct run_state *rs)
 			describe_error(rs, lab);
 		else
 			run_one(rs, lab);
+		predict_report(rs, lab);
 		counters_after_lab(rs, lab);
 		out_lab_end(rs, lab, i + 1);
 		results_save(rs, 0);

@@ -10,6 +10,9 @@
  *              written (merged with the earlier one for `run NN`) and read
  *   output.c   human and TAP presentation, report card, summary line
  *   junit.c    junit.xml: the run as JUnit XML, and its XML writer
+ *   junit_learn.c  junit.xml's suites of the learner's predictions and exercises
+ *   predict.c  --predict: the learner's numbers asked before a lab, scored after
+ *   class.c    `dmalab class DIR`: a trainer's HTML page of learners' runs
  *   list.c     `dmalab list` (plans and predicted skips) and `dmalab claims`
  *   usage.c    die, error, warning: every message on stderr (usage.h)
  *   exercise.c, exercise_scan.c  `exercise`, `try`, `exercises`: the learner's
@@ -54,6 +57,18 @@ struct runner_opts {
 	char **ids;             /* lab ids asked for ("02"), NULL-terminated */
 	int nids;
 	int color;              /* human format on a tty without NO_COLOR */
+	const char *learner;    /* --learner NAME: kept in results.json, or NULL */
+	const char *work;       /* --work DIR: the learner's copies; results.json
+				 * then lists every exercise's state, else NULL */
+	int predict;            /* --predict: ask for the headline figures first */
+	const char *predictions; /* --predictions FILE (or $PREDICTIONS): the
+				  * answers as `name value` lines, not asked */
+};
+
+/* A learner's number for one headline figure of a lab (predict.c). */
+struct prediction {
+	char id[32];          /* the claim whose got it predicts: "02.1" */
+	double predicted;     /* NaN: "don't know" */
 };
 
 struct lab_entry {
@@ -83,6 +98,8 @@ struct lab_entry {
 	char record_error[512];
 	int counters_read;    /* GPUs whose counters_moved this run read (counters.c) */
 	struct gpu_counters counters_moved[SYSINFO_MAX_GPUS]; /* per GPU of si */
+	struct prediction *pred; /* --predict: asked before the run, or NULL */
+	int npred;
 };
 
 struct run_state {
@@ -265,6 +282,11 @@ int xw_write_file(struct xml_writer *x, const char *path);
  * stdout; a failed write is said once and sets save_failed.  0 or -1. */
 int junit_write(struct run_state *rs, struct xml_writer *x);
 int junit_save(struct run_state *rs, int print_stdout);
+/* junit_learn.c: the suites "predictions" (this run's) and "exercises"
+ * (with --work) after the labs', numbered from id. */
+void junit_learner_suites(struct xml_writer *x, const struct run_state *rs, int id);
+/* Adds their test cases and failures to *tests and *failures. */
+void junit_learner_count(const struct run_state *rs, int *tests, int *failures);
 
 /* output.c */
 void out_run_begin(struct run_state *rs, int nlabs);
@@ -282,6 +304,36 @@ FILE *out_progress_stream(struct run_state *rs);
 
 /* run.c */
 int cmd_run(struct run_state *rs);
+
+/* class.c: `dmalab class DIR` (argv[0] is "class"); the exit code */
+int cmd_class(int argc, char **argv);
+
+/*
+ * predict.c: predictions (README.md "Predictions").  A lab's headline
+ * figures are its claims measured on a scale: every claim but an exact fact
+ * (op eq, ne, true, errno_eq, cuda_err_eq) and one without a unit.  Before
+ * its run the learner gives a number for each (Enter or "?": don't know);
+ * after it each is scored against the claim's measured 95 % interval
+ * [lo, hi] by PREDICT_RULE (predict_score).
+ */
+extern const char PREDICT_RULE[];
+/* 1 when a claim of this relation and unit is a headline figure. */
+int predict_is_figure(const char *op, const char *unit);
+/* The score of prediction p against [lo, hi]: 1 inside; outside,
+ * max(0, 1 - |log10(p / m)|) with m the nearer bound (0 when p or m is not
+ * positive); NaN for "don't know" (p NaN), which grades as 0. */
+double predict_score(double p, double lo, double hi);
+/* 1 when claim c was measured (pass, fail or inconclusive, a finite got),
+ * with its 95 % interval in lo, hi ([got, got] when it has none); else 0. */
+int predict_interval(const struct claim *c, double *lo, double *hi);
+/* Asks (or reads --predictions) for every selected lab's figures; 0, or 2
+ * after a usage error (a bad line in the file, said). */
+int predict_ask(struct run_state *rs);
+/* The lab's predictions scored, on the progress stream; after its run. */
+void predict_report(struct run_state *rs, const struct lab_entry *lab);
+/* The member "predictions": [{name, text, unit, predicted, measured,
+ * interval, score}] of a lab that was asked. */
+void predict_write(const struct lab_entry *lab, struct json_writer *w);
 
 /* list.c */
 int cmd_list(struct run_state *rs);

@@ -28,6 +28,7 @@ test-lang build
 test-claims build
 test-example build
 test-exercises build
+test-learner build browser
 test-numa numa
 test-leaks unit leaks
 test-make build

@@ -229,6 +229,33 @@ static void test_ans_parse_hints_pairs(void **state)
 	ans_set_free(&s);
 }
 
+/* An exercise's hints are a section of their own: "## 03.wait" beside "## 03". */
+static void test_ans_parse_hints_exercise(void **state)
+{
+	static const char ok[] = "# H\n## 03\nhint.en: a\nhint.zh: 甲\n"
+				 "## 03.wait\nhint.en: w\nhint.zh: 等\n"
+				 "## 04.first-touch\nhint.en: t\nhint.zh: 触\n";
+	static const char *const bad[] = { "3.wait", "03.", "03.a b", "003.wait", "03.w.x" };
+	struct ans_set s;
+	char err[256], text[128];
+	size_t i;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(ans_parse_hints(ok, strlen(ok), "h.md", &s, err, sizeof(err)), 0);
+	assert_string_equal(ans_find_hints(&s, "03.wait")->hint[ANS_EN][0], "w");
+	assert_string_equal(ans_find_hints(&s, "04.first-touch")->hint[ANS_ZH][0], "触");
+	assert_string_equal(ans_find_hints(&s, "03")->hint[ANS_EN][0], "a");
+	ans_set_free(&s);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "# H\n## %s\nhint.en: a\nhint.zh: 甲\n", bad[i]);
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(ans_parse_hints(text, strlen(text), "h.md", &s, err, sizeof(err)),
+				 -1);
+		ans_set_free(&s);
+	}
+}
+
 static void test_utf8_valid_edges(void **state)
 {
 	size_t bad = 0;
@@ -645,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_ans_parse_planned_good),
 		cmocka_unit_test(test_ans_parse_planned_bad),
 		cmocka_unit_test(test_ans_parse_hints_pairs),
+		cmocka_unit_test(test_ans_parse_hints_exercise),
 		cmocka_unit_test(test_utf8_valid_edges),
 		cmocka_unit_test(test_ans_cross_check_good),
 		cmocka_unit_test(test_ans_cross_check_problems),

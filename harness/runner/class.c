@@ -1,0 +1,332 @@
+/*
+ * class.c - `dmalab class DIR` (make class CLASS=DIR): a trainer's page for
+ * a folder of learners' runs.  Each results.json under DIR (the files
+ * ending in .json, and results.json one folder down) is read as compare
+ * reads a node (compare_node.c: its host, machine key and claims'
+ * verdicts) and for what the learner did: the
+ * name given with --learner, the exercises' states, the predictions'
+ * scores, the questions the run confirmed.  One HTML page, no script, no
+ * file beside it: a table per part, a learner per row.
+ * Exit: 0 written, 1 a file could not be read, 2 usage.
+ */
+#include <glob.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "runner.h"
+
+#define CLASS_MAX_COLS 128
+
+struct learner {
+	struct cmp_node node;
+	struct json *doc;
+	char name[128];
+};
+
+struct class_page {
+	struct learner *l;
+	int n;
+	const char *ex[CLASS_MAX_COLS];   /* exercise ids, as first seen */
+	int nex;
+	const char *pred[CLASS_MAX_COLS]; /* predicted figures (claim ids) */
+	int npred;
+};
+
+static void put(FILE *f, const char *s)
+{
+	char buf[2048];
+
+	if (xml_escape(s, 0, buf, sizeof(buf)) >= sizeof(buf))
+		buf[sizeof(buf) - 1] = '\0';
+	fputs(buf, f);
+}
+
+static void add_col(const char **cols, int *n, const char *id)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp(cols[i], id))
+			return;
+	if (*n < CLASS_MAX_COLS)
+		cols[(*n)++] = id;
+}
+
+/* The member `key` of each lab of doc holding member `name` == id, or NULL. */
+static const struct json *lab_item(const struct json *doc, const char *key, const char *id)
+{
+	const struct json *lab, *p, *labs = json_get(doc, "labs");
+
+	for (lab = labs ? labs->child : NULL; lab; lab = lab->next)
+		for (p = json_get(lab, key) ? json_get(lab, key)->child : NULL; p; p = p->next)
+			if (!strcmp(json_get_str(p, "name", ""), id))
+				return p;
+	return NULL;
+}
+
+static const struct json *exercise_of(const struct json *doc, const char *id)
+{
+	const struct json *e = json_get(doc, "exercises");
+
+	for (e = e ? e->child : NULL; e; e = e->next)
+		if (!strcmp(json_get_str(e, "id", ""), id))
+			return e;
+	return NULL;
+}
+
+static void collect_cols(struct class_page *pg, const struct json *doc)
+{
+	const struct json *e = json_get(doc, "exercises"), *lab, *p, *labs;
+
+	for (e = e ? e->child : NULL; e; e = e->next)
+		add_col(pg->ex, &pg->nex, json_get_str(e, "id", "?"));
+	labs = json_get(doc, "labs");
+	for (lab = labs ? labs->child : NULL; lab; lab = lab->next)
+		for (p = json_get(lab, "predictions") ? json_get(lab, "predictions")->child : NULL;
+		     p; p = p->next)
+			add_col(pg->pred, &pg->npred, json_get_str(p, "name", "?"));
+}
+
+/* Reads path into the next learner; 0 (a JSON file that is no run, such as
+ * a grade.json beside the runs, is skipped with a warning), or -1 said. */
+static int load_learner(struct class_page *pg, const char *path)
+{
+	struct learner *l = &pg->l[pg->n];
+	char err[600], base[PATH_MAX];
+
+	if (!(l->doc = json_parse_file(path, err, sizeof(err))))
+		return error("%s", err);
+	if (strcmp(json_get_str(l->doc, "schema", ""), "dmalab-results/1")) {
+		warning("skipping '%s': not a run's results.json (its schema is '%s')", path,
+			json_get_str(l->doc, "schema", ""));
+		json_free(l->doc);
+		l->doc = NULL;
+		return 0;
+	}
+	if (cmp_node_load(path, &l->node, err, sizeof(err))) {
+		json_free(l->doc);
+		l->doc = NULL;
+		return error("%s", err);
+	}
+	snprintf(base, sizeof(base), "%s", path);
+	snprintf(l->name, sizeof(l->name), "%s",
+		 json_get_str(l->doc, "learner", NULL) ? json_get_str(l->doc, "learner", "")
+						       : basename(base));
+	collect_cols(pg, l->doc);
+	pg->n++;
+	return 0;
+}
+
+static const char *const page_style =
+	"body{font-family:sans-serif;margin:2em;color:#222}"
+	"table{border-collapse:collapse;margin-bottom:2em}"
+	"th,td{border:1px solid #999;padding:4px 8px;text-align:left}"
+	"th{background:#dde4ee}.done{background:#b9e4b9}.not_yet,.untried{background:#f4c2c2}"
+	".not_started{background:#eee}.not_graded,.undecided{background:#f6e3a1}"
+	".q{font-size:90%}";
+
+static void exercises_table(FILE *f, const struct class_page *pg)
+{
+	int i, k;
+
+	fprintf(f, "<h2 id=\"exercises\">Exercises</h2>\n<table><tr><th>learner</th>");
+	for (k = 0; k < pg->nex; k++)
+		fprintf(f, "<th>"), put(f, pg->ex[k]), fprintf(f, "</th>");
+	fprintf(f, "<th>done</th></tr>\n");
+	for (i = 0; i < pg->n; i++) {
+		int done = 0;
+
+		fprintf(f, "<tr><td>"), put(f, pg->l[i].name), fprintf(f, "</td>");
+		for (k = 0; k < pg->nex; k++) {
+			const struct json *e = exercise_of(pg->l[i].doc, pg->ex[k]);
+			const char *st = e ? json_get_str(e, "state", "?") : "not_listed";
+
+			done += !strcmp(st, "done");
+			fprintf(f, "<td class=\"%s\">", strspn(st, "abcdefghijklmnopqrstuvwxyz_") ==
+				strlen(st) ? st : "x");
+			put(f, st);
+			fprintf(f, "</td>");
+		}
+		fprintf(f, "<td>%d of %d</td></tr>\n", done, pg->nex);
+	}
+	fprintf(f, "</table>\n");
+}
+
+static void predictions_table(FILE *f, const struct class_page *pg)
+{
+	int i, k;
+
+	fprintf(f, "<h2 id=\"predictions\">Predictions</h2>\n<p>%s.</p>\n<table><tr>"
+		"<th>learner</th>", PREDICT_RULE);
+	for (k = 0; k < pg->npred; k++)
+		fprintf(f, "<th>"), put(f, pg->pred[k]), fprintf(f, "</th>");
+	fprintf(f, "<th>mean</th></tr>\n");
+	for (i = 0; i < pg->n; i++) {
+		double sum = 0;
+		int scored = 0;
+
+		fprintf(f, "<tr><td>"), put(f, pg->l[i].name), fprintf(f, "</td>");
+		for (k = 0; k < pg->npred; k++) {
+			const struct json *p = lab_item(pg->l[i].doc, "predictions", pg->pred[k]);
+			double s = p ? json_get_num(p, "score", NAN) : NAN;
+
+			if (isnan(s)) {
+				fprintf(f, "<td>%s</td>", p ? "not measured" : "&mdash;");
+				continue;
+			}
+			sum += s, scored++;
+			fprintf(f, "<td title=\"predicted %g, measured %g\">%.2f</td>",
+				json_get_num(p, "predicted", NAN), json_get_num(p, "measured", NAN), s);
+		}
+		if (scored)
+			fprintf(f, "<td>%.2f</td></tr>\n", sum / scored);
+		else
+			fprintf(f, "<td>&mdash;</td></tr>\n");
+	}
+	fprintf(f, "</table>\n");
+}
+
+/* A chapter's self-test question ("ch1.Q2", "ch2.S9"), not the claims'
+ * other groups (a chapter's table, "beyond"): what a learner is asked. */
+static int chapter_question(const char *id)
+{
+	size_t n = strspn(id + 2, "0123456789");
+
+	return !strncmp(id, "ch", 2) && n && id[2 + n] == '.' &&
+	       id[3 + n] >= 'A' && id[3 + n] <= 'Z';
+}
+
+static void questions_row(FILE *f, const struct learner *l)
+{
+	const struct json *q = json_get(l->doc, "questions");
+	char key[300];
+	int n = 0, confirmed = 0;
+
+	cmp_key_text(&l->node.key, key, sizeof(key));
+	fprintf(f, "<tr><td>"), put(f, l->name), fprintf(f, "</td><td>");
+	put(f, l->node.host), fprintf(f, "</td><td>"), put(f, key);
+	fprintf(f, "</td><td class=\"q\">");
+	for (q = q ? q->child : NULL; q; q = q->next) {
+		if (!chapter_question(json_get_str(q, "id", "")))
+			continue;
+		n++;
+		if (!strcmp(json_get_str(q, "status", ""), "confirmed")) {
+			fprintf(f, "%s", confirmed++ ? " " : "");
+			put(f, json_get_str(q, "id", "?"));
+		}
+	}
+	fprintf(f, "</td><td>%d of %d</td></tr>\n", confirmed, n);
+}
+
+static void questions_table(FILE *f, const struct class_page *pg)
+{
+	int i;
+
+	fprintf(f, "<h2 id=\"questions\">Questions each machine confirmed</h2>\n<table><tr>"
+		"<th>learner</th><th>host</th><th>machine</th><th>confirmed</th>"
+		"<th>of the chapters' questions in the run</th></tr>\n");
+	for (i = 0; i < pg->n; i++)
+		questions_row(f, &pg->l[i]);
+	fprintf(f, "</table>\n");
+}
+
+static int write_page(const struct class_page *pg, const char *dir, const char *out)
+{
+	char tmp[PATH_MAX + 8];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+	if (!(f = fopen(tmp, "w")))
+		return error_errno("cannot write '%s'", tmp);
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>dmalab class</title><style>%s</style></head>\n<body>\n<h1>dmalab class: ",
+		page_style);
+	put(f, dir);
+	fprintf(f, "</h1>\n<p>%d learner%s; exercises as each learner's last make try-NN "
+		"left them, predictions scored against that learner's own run.</p>\n", pg->n,
+		pg->n == 1 ? "" : "s");
+	exercises_table(f, pg);
+	predictions_table(f, pg);
+	questions_table(f, pg);
+	fprintf(f, "</body></html>\n");
+	if (fclose(f) || rename(tmp, out))
+		return error_errno("cannot write '%s'", out);
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct learner *)a)->name, ((const struct learner *)b)->name);
+}
+
+static int class_usage(int rc)
+{
+	fprintf(rc ? stderr : stdout,
+		"usage: dmalab class DIR [--out FILE]\n"
+		"  one HTML page (default DIR/class.html) of the learners' runs in DIR\n"
+		"  (DIR/*.json, DIR/*/results.json): per learner the exercises done or not,\n"
+		"  the predictions' scores, the questions the learner's machine confirmed;\n"
+		"  learners are named by the --learner NAME of their run (make check\n"
+		"  LEARNER=NAME), else by the file's name\n");
+	return rc;
+}
+
+static int class_run(const char *dir, const char *out, glob_t *g)
+{
+	struct class_page pg = { 0 };
+	int i, bad = 0, rc;
+
+	pg.l = calloc(g->gl_pathc + 1, sizeof(*pg.l));
+	if (!pg.l)
+		return error("out of memory"), 1;
+	for (i = 0; i < (int)g->gl_pathc; i++)
+		if (!cmp_same_file(g->gl_pathv[i], out))
+			bad += load_learner(&pg, g->gl_pathv[i]) != 0;
+	qsort(pg.l, (size_t)pg.n, sizeof(*pg.l), by_name);
+	rc = bad ? 1 : !pg.n ? error("no learner's results.json in '%s'", dir), 1 :
+	     write_page(&pg, dir, out) ? 1 : 0;
+	if (!rc)
+		printf("class: %d learners, %d exercises, %d predicted figures: wrote %s\n", pg.n,
+		       pg.nex, pg.npred, out);
+	for (i = 0; i < pg.n; i++) {
+		cmp_node_free(&pg.l[i].node);
+		json_free(pg.l[i].doc);
+	}
+	free(pg.l);
+	return rc;
+}
+
+int cmd_class(int argc, char **argv)
+{
+	const char *dir = NULL, *out = NULL;
+	char pat[PATH_MAX], def[PATH_MAX];
+	glob_t g;
+	int i, rc;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return class_usage(0);
+		if (!strcmp(argv[i], "--out") && i + 1 < argc)
+			out = argv[++i];
+		else if (argv[i][0] != '-' && !dir)
+			dir = argv[i];
+		else
+			return error("class: bad argument '%s'", argv[i]), class_usage(2);
+	}
+	if (!dir)
+		return error("class: which folder? (dmalab class DIR)"), class_usage(2);
+	snprintf(def, sizeof(def), "%s/class.html", dir);
+	out = out ? out : def;
+	snprintf(pat, sizeof(pat), "%s/*.json", dir);
+	if (glob(pat, GLOB_NOSORT, NULL, &g) == GLOB_NOSPACE)
+		return error("out of memory"), 1;
+	snprintf(pat, sizeof(pat), "%s/*/results.json", dir);
+	glob(pat, GLOB_APPEND | GLOB_NOSORT, NULL, &g);
+	rc = class_run(dir, out, &g);
+	globfree(&g);
+	return rc;
+}

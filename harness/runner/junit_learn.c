@@ -1,0 +1,159 @@
+/*
+ * junit_learn.c - the learner's part of junit.xml: a test case per
+ * prediction of this run (passed inside the measured interval, else a
+ * failure whose message is its score; skipped when the figure was not
+ * measured) and one per exercise when --work names the copies (passed when
+ * done, skipped when it cannot be graded here, else a failure).  A CI job
+ * or a course's runner then shows them beside the claims.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exercise.h"
+#include "runner.h"
+
+/* A test case: outcome NULL passes, else "failure" or "skipped". */
+static void testcase(struct xml_writer *x, const char *classname, const char *name,
+		     const char *outcome, const char *message)
+{
+	xw_begin(x, "testcase");
+	xw_attr(x, "classname", classname);
+	xw_attr(x, "name", name);
+	if (outcome) {
+		xw_begin(x, outcome);
+		xw_attr(x, "message", message);
+		if (!strcmp(outcome, "failure"))
+			xw_attr(x, "type", "learner");
+		xw_end(x);
+	}
+	xw_end(x);
+}
+
+static void suite_begin(struct xml_writer *x, const char *name, int tests, int failures,
+			int skipped, int id)
+{
+	xw_begin(x, "testsuite");
+	xw_attr(x, "name", name);
+	xw_attr_int(x, "tests", tests);
+	xw_attr_int(x, "failures", failures);
+	xw_attr_int(x, "errors", 0);
+	xw_attr_int(x, "skipped", skipped);
+	xw_attr_int(x, "id", id);
+}
+
+/* The score of p after the run, NaN when the figure was not measured. */
+static double scored(const struct lab_entry *lab, const struct prediction *p, char *msg,
+		     size_t len)
+{
+	const struct claim *c = lab_claim((struct lab_entry *)lab, p->id);
+	double lo, hi, s;
+
+	if (!predict_interval(c, &lo, &hi)) {
+		snprintf(msg, len, "not measured here: not scored");
+		return NAN;
+	}
+	s = isnan(p->predicted) ? 0 : predict_score(p->predicted, lo, hi);
+	if (isnan(p->predicted))
+		snprintf(msg, len, "score 0: don't know; measured %.4g %s [%.4g, %.4g]", c->got,
+			 c->unit, lo, hi);
+	else
+		snprintf(msg, len, "score %.2f: predicted %.4g, measured %.4g %s [%.4g, %.4g]", s,
+			 p->predicted, c->got, c->unit, lo, hi);
+	return s;
+}
+
+static void count_predictions(const struct run_state *rs, int *n, int *failed, int *skipped)
+{
+	char msg[300];
+	int i, k;
+
+	*n = *failed = *skipped = 0;
+	for (i = 0; i < rs->nlabs; i++)
+		for (k = 0; k < rs->labs[i].npred; k++) {
+			double s = scored(&rs->labs[i], &rs->labs[i].pred[k], msg, sizeof(msg));
+
+			(*n)++;
+			*skipped += isnan(s);
+			*failed += !isnan(s) && s < 1;
+		}
+}
+
+static void prediction_suite(struct xml_writer *x, const struct run_state *rs, int id)
+{
+	char msg[300], name[64];
+	int n, failed, skipped, i, k;
+
+	count_predictions(rs, &n, &failed, &skipped);
+	if (!n)
+		return;
+	suite_begin(x, "predictions", n, failed, skipped, id);
+	for (i = 0; i < rs->nlabs; i++)
+		for (k = 0; k < rs->labs[i].npred; k++) {
+			const struct prediction *p = &rs->labs[i].pred[k];
+			double s = scored(&rs->labs[i], p, msg, sizeof(msg));
+
+			snprintf(name, sizeof(name), "prediction %s", p->id);
+			testcase(x, "dmalab.predictions", name,
+				 isnan(s) ? "skipped" : s < 1 ? "failure" : NULL, msg);
+		}
+	xw_end(x);
+}
+
+static int count_exercises(const struct run_state *rs, struct ex_status **ex, int *failed,
+			   int *skipped)
+{
+	int n = rs->opt->work ? ex_status_all("labs", rs->opt->work, NULL, ex) : 0, i;
+
+	*failed = *skipped = 0;
+	for (i = 0; i < n; i++) {
+		enum ex_state st = (*ex)[i].state;
+
+		*skipped += st == EX_NOT_GRADED || st == EX_UNDECIDED;
+		*failed += st != EX_DONE && st != EX_NOT_GRADED && st != EX_UNDECIDED;
+	}
+	return n;
+}
+
+void junit_learner_count(const struct run_state *rs, int *tests, int *failures)
+{
+	struct ex_status *ex = NULL;
+	int n, failed, skipped;
+
+	count_predictions(rs, &n, &failed, &skipped);
+	*tests += n;
+	*failures += failed;
+	n = count_exercises(rs, &ex, &failed, &skipped);
+	*tests += n;
+	*failures += failed;
+	free(ex);
+}
+
+static void exercise_suite(struct xml_writer *x, const struct run_state *rs, int id)
+{
+	struct ex_status *ex = NULL;
+	int failed, skipped, n = count_exercises(rs, &ex, &failed, &skipped), i;
+	char name[64], msg[200];
+
+	if (n)
+		suite_begin(x, "exercises", n, failed, skipped, id);
+	for (i = 0; i < n; i++) {
+		enum ex_state st = ex[i].state;
+
+		snprintf(name, sizeof(name), "exercise %s", ex[i].id);
+		snprintf(msg, sizeof(msg), "%s (claims %s; make try-%s)", ex_state_keys[st],
+			 ex[i].claims, ex[i].lab);
+		testcase(x, "dmalab.exercises", name, st == EX_DONE ? NULL :
+			 st == EX_NOT_GRADED || st == EX_UNDECIDED ? "skipped" : "failure", msg);
+	}
+	if (n)
+		xw_end(x);
+	free(ex);
+}
+
+void junit_learner_suites(struct xml_writer *x, const struct run_state *rs, int id)
+{
+	prediction_suite(x, rs, id);
+	exercise_suite(x, rs, id + 1);
+}

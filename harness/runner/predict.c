@@ -1,0 +1,318 @@
+/*
+ * predict.c - `dmalab run NN --predict` (make lab-NN PREDICT=1): before a
+ * lab runs, the learner types a number for each of its headline figures
+ * (runner.h); after it, each number is scored against the figure's measured
+ * interval and kept in results.json ("predictions" of the lab).  Answering
+ * first, then looking, is what the chapters ask of a reader; the score says
+ * how far off the guess was, on a log scale, since these figures span
+ * decades (a 1 us fault, a 55 GB/s link).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+const char PREDICT_RULE[] = "a prediction inside the measured 95 % interval scores 1; "
+	"outside, 1 - |log10(p / m)| with m the nearer end, at least 0 (a factor 2 off "
+	"scores 0.70, 10 off scores 0); \"don't know\" scores 0; a figure not measured here "
+	"is not scored";
+
+int predict_is_figure(const char *op, const char *unit)
+{
+	static const char *const exact[] = { "eq", "ne", "true", "errno_eq", "cuda_err_eq" };
+	size_t i;
+
+	for (i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(op, exact[i]))
+			return 0;
+	return unit && *unit && strcmp(unit, "errno") && strcmp(unit, "cudaError_t");
+}
+
+double predict_score(double p, double lo, double hi)
+{
+	double m, s;
+
+	if (isnan(p))
+		return NAN;
+	if (p >= lo && p <= hi)
+		return 1;
+	m = p < lo ? lo : hi;
+	if (!(p > 0) || !(m > 0))
+		return 0;
+	s = 1 - fabs(log10(p / m));
+	return s > 0 ? round(s * 1e4) / 1e4 : 0;
+}
+
+/* A range a reader can guess in, by unit: shown beside the question, never
+ * the chapter's figure (that would answer it). */
+static const char *plausible(const char *unit)
+{
+	static const struct { const char *unit, *range; } t[] = {
+		{ "%", "0 to 100" }, { "fraction", "0 to 1" }, { "x", "0.01 to 100" },
+		{ "GB/s", "0.1 to 1000" }, { "GiB/s", "0.1 to 1000" },
+		{ "ms/GiB", "0.1 to 100000" }, { "ns", "1 to 1e6" }, { "us", "0.01 to 1e6" },
+		{ "ms", "0.001 to 1e6" }, { "s", "1e-6 to 1e4" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(unit, t[i].unit))
+			return t[i].range;
+	return "any number >= 0";
+}
+
+/* "12.5" -> 12.5; "", "?" -> NaN (don't know); 0, or -1 for anything else. */
+static int parse_value(const char *s, double *v)
+{
+	char *end;
+
+	s += strspn(s, " \t");
+	if (!*s || !strcmp(s, "?")) {
+		*v = NAN;
+		return 0;
+	}
+	errno = 0;
+	*v = strtod(s, &end);
+	end += strspn(end, " \t");
+	return !errno && !*end && isfinite(*v) && *v >= 0 ? 0 : -1;
+}
+
+static void chomp(char *s)
+{
+	s[strcspn(s, "\r\n")] = '\0';
+}
+
+/* The describe object of each headline figure of lab e, in order. */
+static int lab_figures(const struct lab_entry *e, const struct json **out, int max)
+{
+	const struct json *c = json_get(e->desc, "claims");
+	int n = 0;
+
+	for (c = c ? c->child : NULL; c && n < max; c = c->next) {
+		const struct json *want = json_get(c, "want");
+
+		if (predict_is_figure(json_get_str(want, "op", ""), json_get_str(want, "unit", "")))
+			out[n++] = c;
+	}
+	return n;
+}
+
+/* One answer typed on stdin; NaN at the end of input (then for every later
+ * figure, unasked) or after 3 bad tries. */
+static double ask_one(const struct json *c)
+{
+	static int input_ended;
+	const char *unit = json_get_str(json_get(c, "want"), "unit", "");
+	char *line = NULL;
+	size_t cap = 0;
+	double v = NAN;
+	int tries;
+
+	for (tries = 0; tries < 3 && !input_ended; tries++) {
+		fprintf(stderr, "  %s %s\n     your number, in %s (plausible: %s; Enter or ? "
+			"= don't know): ", json_get_str(c, "id", "?"), json_get_str(c, "text", ""),
+			unit, plausible(unit));
+		fflush(stderr);
+		if (getline(&line, &cap, stdin) < 0) {
+			fprintf(stderr, "\n  (end of input: don't know, for the rest)\n");
+			input_ended = 1;
+			break;
+		}
+		chomp(line);
+		if (!isatty(STDIN_FILENO)) /* a script's answer, shown as if typed */
+			fprintf(stderr, "%s\n", line);
+		if (!parse_value(line, &v))
+			break;
+		fprintf(stderr, "     '%s' is not a number >= 0; again\n", line);
+		v = NAN;
+	}
+	free(line);
+	return v;
+}
+
+/* The value --predictions gives for figure id; NaN when it names none.
+ * -1 after a bad line (said). */
+static int file_value(const char *path, const char *id, double *v)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, name[64];
+	size_t cap = 0;
+	int no = 0, rc = 0, at;
+
+	*v = NAN;
+	if (!f)
+		return error("cannot read predictions '%s': %s", path, strerror(errno));
+	while (!rc && getline(&line, &cap, f) >= 0) {
+		no++;
+		chomp(line);
+		if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
+			continue;
+		if (sscanf(line, " %63s %n", name, &at) != 1 || strcmp(name, id))
+			continue;
+		if (parse_value(line + at, v))
+			rc = error("'%s' line %d: bad value '%s' for %s (want a number >= 0, or ? "
+				   "for don't know)", path, no, line + at, id);
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+static int ask_lab(struct run_state *rs, struct lab_entry *e)
+{
+	const struct json *fig[64];
+	int n = lab_figures(e, fig, 64), i;
+
+	if (!n)
+		return 0;
+	e->pred = calloc((size_t)n, sizeof(*e->pred));
+	if (!e->pred)
+		return error("out of memory"), 1;
+	if (!rs->opt->predictions)
+		fprintf(stderr, "lab-%s: %s. Before it runs, what will this machine measure?\n",
+			e->id, e->title);
+	for (i = 0; i < n; i++) {
+		struct prediction *p = &e->pred[i];
+
+		snprintf(p->id, sizeof(p->id), "%s", json_get_str(fig[i], "id", ""));
+		if (!rs->opt->predictions)
+			p->predicted = ask_one(fig[i]);
+		else if (file_value(rs->opt->predictions, p->id, &p->predicted))
+			return 2;
+		e->npred++;
+	}
+	return 0;
+}
+
+static int is_asked(const struct run_state *rs, const char *id)
+{
+	int i, k;
+
+	for (i = 0; i < rs->nlabs; i++)
+		for (k = 0; k < rs->labs[i].npred; k++)
+			if (!strcmp(rs->labs[i].pred[k].id, id))
+				return 1;
+	return 0;
+}
+
+/* A name in --predictions that no lab of the run asks for is a typo or
+ * another lab's: said, not fatal. */
+static void warn_unused(const struct run_state *rs)
+{
+	FILE *f = fopen(rs->opt->predictions, "r");
+	char *line = NULL, name[64];
+	size_t cap = 0;
+	int no = 0;
+
+	while (f && getline(&line, &cap, f) >= 0) {
+		no++;
+		if (sscanf(line, " %63s", name) == 1 && name[0] != '#' && !is_asked(rs, name))
+			warning("'%s' line %d: %s is no headline figure of the labs run here (dmalab "
+				"claims lists the claims)", rs->opt->predictions, no, name);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+}
+
+int predict_ask(struct run_state *rs)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < rs->nlabs && !rc && !runner_stop_signal; i++)
+		if (!rs->labs[i].desc_error[0])
+			rc = ask_lab(rs, &rs->labs[i]);
+	if (!rc && rs->opt->predictions)
+		warn_unused(rs);
+	return rc;
+}
+
+int predict_interval(const struct claim *c, double *lo, double *hi)
+{
+	if (!c || !isfinite(c->got) ||
+	    !(c->status == ST_PASS || c->status == ST_FAIL || c->status == ST_INCONCLUSIVE))
+		return 0;
+	*lo = isfinite(c->got_lo) && isfinite(c->got_hi) ? c->got_lo : c->got;
+	*hi = isfinite(c->got_lo) && isfinite(c->got_hi) ? c->got_hi : c->got;
+	return 1;
+}
+
+/* The run's claim of figure id, and whether it measured it (interval set). */
+static int measured(const struct lab_entry *lab, const char *id, const struct claim **out,
+		    double *lo, double *hi)
+{
+	*out = lab_claim((struct lab_entry *)lab, id);
+	return predict_interval(*out, lo, hi);
+}
+
+void predict_report(struct run_state *rs, const struct lab_entry *lab)
+{
+	FILE *f = out_progress_stream(rs);
+	const struct claim *c;
+	double lo, hi;
+	int i;
+
+	for (i = 0; i < lab->npred; i++) {
+		const struct prediction *p = &lab->pred[i];
+
+		if (!i)
+			fprintf(f, "# your predictions for lab-%s (1 inside the interval, else "
+				"1 - |log10(p / m)|, m its nearer end, at least 0):\n", lab->id);
+		if (!measured(lab, p->id, &c, &lo, &hi)) {
+			fprintf(f, "#   %-6s not measured here: not scored\n", p->id);
+			continue;
+		}
+		if (isnan(p->predicted))
+			fprintf(f, "#   %-6s don't know; measured %.4g %s [%.4g, %.4g]: 0\n", p->id,
+				c->got, c->unit, lo, hi);
+		else
+			fprintf(f, "#   %-6s you said %.4g, measured %.4g %s [%.4g, %.4g]: %.2f\n",
+				p->id, p->predicted, c->got, c->unit, lo, hi,
+				predict_score(p->predicted, lo, hi));
+	}
+}
+
+static void write_one(const struct lab_entry *lab, const struct prediction *p,
+		      struct json_writer *w)
+{
+	const struct claim *c;
+	double lo = NAN, hi = NAN, score = NAN;
+	int have = measured(lab, p->id, &c, &lo, &hi);
+
+	if (have)
+		score = isnan(p->predicted) ? 0 : predict_score(p->predicted, lo, hi);
+	jw_obj_begin(w);
+	jw_kstr(w, "name", p->id);
+	jw_kstr(w, "text", c ? c->text : NULL);
+	jw_kstr(w, "unit", c ? c->unit : NULL);
+	jw_knum(w, "predicted", p->predicted);
+	jw_knum(w, "measured", have ? c->got : NAN);
+	jw_key(w, "interval");
+	if (have) {
+		jw_arr_begin(w);
+		jw_num(w, lo);
+		jw_num(w, hi);
+		jw_arr_end(w);
+	} else {
+		jw_null(w);
+	}
+	jw_knum(w, "score", score);
+	jw_obj_end(w);
+}
+
+void predict_write(const struct lab_entry *lab, struct json_writer *w)
+{
+	int i;
+
+	if (!lab->pred)
+		return;
+	jw_key(w, "predictions");
+	jw_arr_begin(w);
+	for (i = 0; i < lab->npred; i++)
+		write_one(lab, &lab->pred[i], w);
+	jw_arr_end(w);
+}

@@ -1,0 +1,193 @@
+#!/bin/sh
+# test-learner.sh - what the learner does and the trainer collects (README.md
+# "Predictions", "For trainers"): predictions scored (inside the interval,
+# off by 10x, partly off, don't know) and kept in results.json, from a file
+# and from piped stdin; grade, Gradescope and JUnit carrying one test per
+# exercise and per prediction; `dmalab class` for three learners, its page
+# rendered in headless Chromium (text in the DOM, a screenshot that is not
+# blank); hint NN giving the hints of each unfinished exercise in turn.
+#
+#   BUILD=build sh harness/tests/test-learner.sh   (needs make all fakelabs, chromium)
+set -u
+BUILD=${BUILD:-build}
+dmalab=$BUILD/dmalab
+fakes=$BUILD/fakelabs
+pass=0 fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-learner.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+# has FILE TEXT WHAT: FILE holds the fixed string TEXT
+has() { if grep -qF -- "$2" "$1"; then ok "$3"; else bad "$3: no '$2' in $1"; fi; }
+fakes_run() { "$dmalab" --labs-dir "$fakes" --errata harness/tests/fixtures/errata-fake.md "$@"; }
+# score FILE ID: the score results.json FILE keeps for the prediction of ID
+score() {
+	awk -v id="\"$2\"" '$1 == "\"name\":" && $2 == id "," { on = 1 }
+		on && $1 == "\"score\":" { sub(/,$/, "", $2); print $2; exit }' "$1"
+}
+
+if [ ! -x "$dmalab" ] || [ ! -x "$fakes/lab-91" ]; then
+	echo "FAIL: build $dmalab and the fake labs first (make all fakelabs)"
+	exit 1
+fi
+
+echo "== predictions"
+# lab-91's 91.2 measures 12.5 GB/s [11, 14]; lab-92's 92.1 1 s, 92.2 3 x [3, 3]
+printf '# a comment\n91.2 12\n92.2 30\n' >"$tmp/p1"
+fakes_run check 91 92 --predictions "$tmp/p1" --results "$tmp/r1" >"$tmp/r1.out" 2>&1
+r=$tmp/r1/results.json
+[ "$(score "$r" 91.2)" = 1 ] && ok "inside the interval: 1" || bad "inside: $(score "$r" 91.2)"
+[ "$(score "$r" 92.2)" = 0 ] && ok "off by 10x: 0" || bad "10x off: $(score "$r" 92.2)"
+[ "$(score "$r" 92.1)" = 0 ] && ok "don't know: 0" || bad "don't know: $(score "$r" 92.1)"
+has "$r" '"predicted": null' "don't know is kept as predicted null"
+has "$r" '"interval": [' "the measured interval is kept"
+has "$tmp/r1.out" "91.2   you said 12, measured 12.5 GB/s [11, 14]: 1.00" "the score is said"
+printf '28\n\n6\n' | fakes_run run 91 92 --predict --results "$tmp/r2" >"$tmp/r2.out" 2>&1
+[ "$(score "$tmp/r2/results.json" 91.2)" = 0.699 ] && ok "a factor 2 above: 0.699" ||
+	bad "factor 2: $(score "$tmp/r2/results.json" 91.2)"
+[ "$(score "$tmp/r2/results.json" 92.2)" = 0.699 ] && ok "typed on stdin, scored" ||
+	bad "stdin: $(score "$tmp/r2/results.json" 92.2)"
+has "$tmp/r2.out" "your number, in GB/s (plausible:" "the question shows the unit and a range"
+printf '91.2 fast\n' >"$tmp/pbad"
+fakes_run check 91 --predictions "$tmp/pbad" --results "$tmp/r3" >"$tmp/r3.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && ok "a bad prediction line: exit 2" || bad "a bad prediction line: exit $rc"
+has "$tmp/r3.out" "bad value 'fast' for 91.2" "the bad value is named"
+printf '91.2 12\n91.1 4\n' >"$tmp/pexact"
+fakes_run check 91 --predictions "$tmp/pexact" --results "$tmp/r3b" >"$tmp/r3b.out" 2>&1
+has "$tmp/r3b.out" "line 2: 91.1 is no headline figure" "an exact fact is not asked: said"
+printf '' | fakes_run run 92 --predict --results "$tmp/r3c" >"$tmp/r3c.out" 2>&1
+has "$tmp/r3c.out" "(end of input: don't know, for the rest)" "no input: don't know"
+[ "$(score "$tmp/r3c/results.json" 92.2)" = 0 ] && ok "no input: scored 0" ||
+	bad "no input: $(score "$tmp/r3c/results.json" 92.2)"
+
+echo "== exercises in results.json, JUnit, grade, Gradescope"
+w=$tmp/w
+"$dmalab" exercise 01 --work "$w" >/dev/null && "$dmalab" exercise 04 --work "$w" >/dev/null
+# lab-01's copy tried: the reference's run as its last try (01.lock 01.unlock 01.limit done)
+"$dmalab" check 01 --quick --results "$w/01-mlock/results" >/dev/null 2>&1
+fakes_run check 91 92 --predictions "$tmp/p1" --results "$tmp/r4" --work "$w" \
+	--learner "Ada L." >/dev/null 2>&1
+r=$tmp/r4/results.json
+has "$r" '"learner": "Ada L."' "--learner is kept"
+has "$r" '"id": "01.lock",' "results.json lists the exercises"
+grep -A3 '"id": "01.limit"' "$r" | grep -qF '"state": "done"' && ok "01.limit done (last try)" ||
+	bad "01.limit done"
+grep -A3 '"id": "04.first-touch"' "$r" | grep -qF '"state": "untried"' &&
+	ok "04.first-touch untried" || bad "04.first-touch untried"
+has "$tmp/r4/junit.xml" '<testsuite name="exercises"' "junit.xml: a suite of exercises"
+has "$tmp/r4/junit.xml" 'name="exercise 04.first-touch">' "junit.xml: a test per exercise"
+has "$tmp/r4/junit.xml" 'name="prediction 92.2">' "junit.xml: a test per prediction"
+"$dmalab" grade --from "$r" --results "$tmp/g" --gradescope "$tmp/g/gs.json" >"$tmp/g.out" 2>&1
+has "$tmp/g.out" "04.first-touch   lab-04  untried" "grade shows the exercises"
+has "$tmp/g.out" "exercises done: 3 of 5" "grade counts them"
+has "$tmp/g/gs.json" '"name": "exercise 01.lock (lab-01)"' "Gradescope: a test per exercise"
+has "$tmp/g/gs.json" '"name": "prediction 92.2 the ratio is about 2x"' \
+	"Gradescope: a test per prediction"
+has "$tmp/g/gs.json" '"predictions"' "Gradescope: predictions tagged"
+has "$tmp/g/grade.json" '"state": "untried"' "grade.json keeps the exercises"
+has "$tmp/g/grade.json" '"name": "92.2"' "grade.json keeps the predictions"
+if command -v xmllint >/dev/null 2>&1; then # lab-92: no known erratum (its property)
+	fakes_run check 92 --predictions "$tmp/p1" --results "$tmp/r7" --work "$w" >/dev/null 2>&1
+	xmllint --noout --schema harness/tests/fixtures/junit-10.xsd "$tmp/r7/junit.xml" \
+		>"$tmp/xsd.out" 2>&1 && ok "junit.xml with them validates (junit-10.xsd)" ||
+		bad "junit.xml with them does not validate: $(head -3 "$tmp/xsd.out")"
+fi
+"$dmalab" grade --from "$tmp/g/../r4/results.json" --results "$tmp/g" >/dev/null 2>&1 ||
+	bad "grade without --gradescope"
+printf '01.5 50\n' >"$tmp/p5"
+"$dmalab" check 01 --quick --predictions "$tmp/p5" --results "$tmp/r5" >/dev/null 2>&1
+"$dmalab" grade --from "$tmp/r5/results.json" --results "$tmp/g5" >"$tmp/g5.out" 2>&1
+has "$tmp/g5.out" "your prediction: 50 ms/GiB; measured" "grade shows a prediction beside its claim"
+
+# make passes --work once the learner has a copy or a name, never on a machine's plain check
+mkcheck() { make -n --no-print-directory check "$@" 2>/dev/null | grep 'dmalab check'; }
+mkcheck WORK="$tmp/none" | grep -q -- '--work' && bad "a plain make check passes --work" ||
+	ok "a plain make check lists no exercise"
+mkcheck WORK="$w" | grep -q -- "--work $w" && ok "a copy in WORK: make check passes --work" ||
+	bad "a copy in WORK: no --work"
+mkcheck WORK="$tmp/none" LEARNER=Ada | grep -q -- "--learner 'Ada' --work" &&
+	ok "LEARNER=: make check passes the name and --work" || bad "LEARNER=: no name or --work"
+
+echo "== the class page"
+c=$tmp/class
+mkdir -p "$c/bo" && cp "$r" "$c/ada.json"
+printf '91.2 100\n' >"$tmp/pb"
+fakes_run check 91 92 --predictions "$tmp/pb" --results "$c/bo" --learner "Bo" >/dev/null 2>&1
+"$dmalab" check 01 --quick --results "$tmp/r6" --learner "Cy <3" --work "$tmp/w-none" \
+	>/dev/null 2>&1
+cp "$tmp/r6/results.json" "$c/cy.json"
+cp "$tmp/g/grade.json" "$c/grade.json" # not a run: skipped, said
+"$dmalab" class "$c" >"$tmp/class.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && ok "class: exit 0" || bad "class: exit $rc ($(cat "$tmp/class.out"))"
+has "$tmp/class.out" "class: 3 learners" "class counts three learners"
+has "$tmp/class.out" "skipping '$c/grade.json': not a run's results.json" "a grade.json is skipped"
+printf '{"schema": "dmalab-results/1", "labs": [' >"$tmp/broken.json"
+mkdir -p "$tmp/class2" && cp "$tmp/broken.json" "$tmp/class2/x.json"
+"$dmalab" class "$tmp/class2" >"$tmp/class2.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] && ok "a corrupt run: exit 1" || bad "a corrupt run: exit $rc"
+page=$c/class.html
+has "$page" "Cy &lt;3" "a learner's name is escaped"
+shot() {
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$tmp/profile" "$@" 2>/dev/null
+}
+if ! command -v chromium >/dev/null 2>&1; then
+	bad "chromium not found (sh harness/deps.sh browser installs it)"
+else
+	shot --virtual-time-budget=3000 --dump-dom "file://$page" >"$tmp/dom"
+	has "$tmp/dom" '<h2 id="exercises">Exercises</h2>' "the browser's DOM: the exercises"
+	has "$tmp/dom" ">Ada L.</td>" "the browser's DOM: a learner by name"
+	has "$tmp/dom" ">Bo</td>" "the browser's DOM: the second learner"
+	has "$tmp/dom" ">0.00</td>" "the browser's DOM: a prediction's score"
+	has "$tmp/dom" ">done</td>" "the browser's DOM: an exercise done"
+	has "$tmp/dom" "ch1.Q1" "the browser's DOM: a question lab-01 confirmed"
+	printf '<!DOCTYPE html><html><body></body></html>\n' >"$tmp/blank.html"
+	shot --window-size=1200,900 --screenshot="$tmp/blank.png" "file://$tmp/blank.html"
+	shot --window-size=1200,900 --screenshot="$tmp/page.png" "file://$page"
+	b=$(wc -c <"$tmp/blank.png" 2>/dev/null || echo 0)
+	p=$(wc -c <"$tmp/page.png" 2>/dev/null || echo 0)
+	# a blank page compresses to almost nothing; text and tables do not
+	if [ "$b" -gt 0 ] && [ "$p" -gt $((b * 4)) ]; then
+		ok "the screenshot is not blank ($p bytes, a blank page $b)"
+	else bad "the screenshot looks blank ($p bytes, a blank page $b)"; fi
+fi
+
+echo "== hints of the exercises"
+h() { "$dmalab" hint "$1" --work "$w" --results "$tmp/h" >"$tmp/h.out" 2>&1; }
+# set_status ID STATUS: that claim's verdict in the last try of lab-01's copy
+set_status() {
+	f=$w/01-mlock/results/results.json
+	awk -v id="\"$1\"," -v st="$2" '$1 == "\"id\":" && $2 == id { on = 1 }
+		on && $1 == "\"status\":" { sub(/: "[a-z_]*"/, ": \"" st "\""); on = 0 } { print }' \
+		"$f" >"$f.new" && mv "$f.new" "$f"
+}
+h 01
+has "$tmp/h.out" "lab-01 hint 1 of 3:" "every exercise done: the lab's hints"
+set_status 01.1 fail
+h 01
+has "$tmp/h.out" "exercise 01.lock hint 1 of 3:" "01.lock not done: its hint"
+set_status 01.1 pass
+set_status 01.3 fail
+h 01
+has "$tmp/h.out" "exercise 01.unlock hint 1 of 2:" "01.unlock not done: its hint"
+set_status 01.3 pass
+set_status 01.4 fail
+h 01
+has "$tmp/h.out" "exercise 01.limit hint 1 of 3:" "01.limit not done: its hint"
+h 01
+has "$tmp/h.out" "exercise 01.limit hint 2 of 3:" "the next hint of the same exercise"
+h 04
+has "$tmp/h.out" "exercise 04.first-touch hint 1 of 3:" "04.first-touch untried: its hint"
+"$dmalab" exercise 03 --work "$w" >/dev/null
+h 03
+has "$tmp/h.out" "exercise 03.wait hint 1 of 3:" "03.wait untried: its hint"
+h 02
+has "$tmp/h.out" "lab-02 hint 1 of 3:" "a lab without a copy: the lab's hints"
+
+echo "test-learner: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
