@@ -214,6 +214,22 @@ static double time_one_open(void *ctx)
 	return -1; /* the lab shows what we printed */
 }
 
+/* An IPC handle of the device memory at p into *h, for another process to open; the CUDA
+ * error. */
+static cudaError_t export_handle(cudaIpcMemHandle_t *h, void *p)
+{
+	/* EXERCISE 06.export grades 06.1 06.2: export the cudaMalloc memory at p: write
+	 * its IPC handle into *h with cudaIpcGetMemHandle, the bytes another process opens
+	 * to reach the same GPU memory (the lab sends them to the importer); return its
+	 * error */
+	return cudaIpcGetMemHandle(h, p);
+	/* STUB
+	memset(h, 0, sizeof(*h)); // nothing exported yet: a handle of zeros opens nothing
+	return cudaSuccess;
+	END STUB */
+	/* END EXERCISE */
+}
+
 /* The exporter's buffer behind handle h, mapped into this process at *p; the CUDA error. */
 static cudaError_t open_shared(void **p, cudaIpcMemHandle_t h)
 {
@@ -451,22 +467,6 @@ static void check_device(struct lab *L)
 	lab_fact_num(L, "gpu_free_bytes", (double)free_b, "bytes");
 	lab_cuda_require_free(L, need,
 			      ": --size and 1 MiB handles, 5 buffers, 4 helper contexts of ~512 MiB");
-}
-
-/* An IPC handle of the device memory at p into *h, for another process to open; the CUDA
- * error. */
-static cudaError_t export_handle(cudaIpcMemHandle_t *h, void *p)
-{
-	/* EXERCISE 06.export grades 06.1 06.2: export the cudaMalloc memory at p: write
-	 * its IPC handle into *h with cudaIpcGetMemHandle, the bytes another process opens
-	 * to reach the same GPU memory (the lab sends them to the importer); return its
-	 * error */
-	return cudaIpcGetMemHandle(h, p);
-	/* STUB
-	memset(h, 0, sizeof(*h)); // nothing exported yet: a handle of zeros opens nothing
-	return cudaSuccess;
-	END STUB */
-	/* END EXERCISE */
 }
 
 /* `bytes` of device memory and its handle: the pattern's (06.1, 06.2) by export_handle;
