@@ -458,8 +458,8 @@ static void alloc_pinned(struct bench *b, struct lab_host *h)
 		lab_error(b->L, "allocating the pinned buffer: %s", cudaGetErrorName(e));
 	CUDA_CHECK(b->L, cudaPointerGetAttributes(&a, h->p));
 	locked = a.type == cudaMemoryTypeHost;
-	if (buf_track(h->p, b->largest, locked ? lab_buf_undo_free_host_ : free_unlocked) < 0)
-		lab_error(b->L, "out of memory");
+	CUDA_CHECK(b->L, lab_buf_track_(h->p, b->largest,
+					locked ? lab_buf_undo_free_host_ : free_unlocked));
 	lab_fact_num(b->L, pin_fact[LAB_HOST_PINNED], h->pin_s, "s");
 	if (locked)
 		return;
