@@ -110,7 +110,8 @@ else bad "try-04 says a copy does not compile"; fi
 # edit outside the regions refused before any build; try-07, without a GPU, not graded here
 mk exercises
 for ex in 02.pin 05.prefetch 06.export 06.open 07.pool 10.odirect; do
-	if has "^${ex%%.*}\.${ex#*.} +lab-${ex%%.*} +not started"; then ok "make exercises lists $ex"
+	lab=${ex%%.*}
+	if has "^$lab\.${ex#*.} +lab-$lab +not started"; then ok "make exercises lists $ex"
 	else bad "make exercises lists $ex"; fi
 done
 wb=$BUILD/work/$(printf '%s' "$tmp/w" | tr / _)
