@@ -4,7 +4,8 @@
 # copy as handed out is "not yet" everywhere (non-zero), the reference "done"
 # (exit 0); a copy that edits a want is refused; one that does not compile is
 # said; RESET=1 starts over, without it the copy is kept; the same for lab-04's
-# first touch, which needs two NUMA nodes to be graded ("not graded here" on one).
+# first touch, which needs two NUMA nodes to be graded ("not graded here" on one); the
+# CUDA labs' exercises (02, 05, 06, 07, 10) listed, their stubs built, edits refused.
 set -u
 BUILD=${BUILD:-build}
 pass=0 fail=0
@@ -105,6 +106,37 @@ sed -i 's/^\tmemset(p->buf, 0xa5, p->len);$/\tmemset(p->buf, 0xa5)/' "$copy"
 mk try-04
 if [ "$rc" -ne 0 ] && has 'does not compile'; then ok "try-04 says a copy does not compile"
 else bad "try-04 says a copy does not compile"; fi
+# The CUDA labs' exercises: listed, each stub built (nvcc here; a C stub without it), an
+# edit outside the regions refused before any build; try-07, without a GPU, not graded here
+mk exercises
+for ex in 02.pin 05.prefetch 06.export 06.open 07.pool 10.odirect; do
+	lab=${ex%%.*}
+	if has "^$lab\.${ex#*.} +lab-$lab +not started"; then ok "make exercises lists $ex"
+	else bad "make exercises lists $ex"; fi
+done
+wb=$BUILD/work/$(printf '%s' "$tmp/w" | tr / _)
+for n in 02 05 06 07 10; do
+	mk exercise-$n
+	copy=$(ls "$tmp"/w/$n-*/lab.cu 2>/dev/null)
+	if [ "$rc" -eq 0 ] && [ -f "$copy" ] && grep -q 'STUB' labs/$n-*/lab.cu &&
+		! grep -q 'STUB' "$copy"; then ok "exercise-$n writes the stubs"
+	else bad "exercise-$n writes the stubs"; continue; fi
+	mk "$wb/lab-$n"
+	if [ "$rc" -eq 0 ] && [ -x "$wb/lab-$n" ]; then ok "lab-$n's stubs build"
+	else bad "lab-$n's stubs build"; fi
+	sed -i '/^static const struct claim_spec claims\[\] = {$/a /* mine */' "$copy"
+	mk try-$n
+	if [ "$rc" -eq 2 ] && has 'refused: .* differs from the lab outside the exercise regions' &&
+		! has 'running your build'; then ok "try-$n refuses an edit of its claims table"
+	else bad "try-$n refuses an edit of its claims table"; fi
+done
+if [ ! -e /dev/nvidia0 ]; then
+	mk exercise-07 RESET=1
+	mk try-07
+	if [ "$rc" -ne 0 ] && [ "$(count 'not graded here')" -eq 1 ]; then
+		ok "try-07 without a GPU: not graded here, non-zero"
+	else bad "try-07 without a GPU: not graded here, non-zero"; fi
+fi
 mk try-99
 if [ "$rc" -ne 0 ] && has "no lab '99'"; then ok "try-99: no such lab"; else bad "try-99"; fi
 

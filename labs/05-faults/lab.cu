@@ -314,23 +314,39 @@ static void um_touch(struct lab_managed *m, uint64_t bytes, uint64_t stride)
 	CUDA_CHECK_LAUNCH(m->L, 0);
 }
 
-/* The bulk move 05.5 sets against faults: the first `bytes` of m to the GPU
- * (to_gpu) or to the host, queued on m's stream, not waited for. */
-static void um_prefetch(struct lab_managed *m, uint64_t bytes, int to_gpu)
+/*
+ * What 05.5 measures against demand faults: all of m moved to the GPU in bulk
+ * before the kernel touches it, queued on m's stream, not waited for.
+ */
+static void um_prefetch_to_gpu(struct lab_managed *m)
 {
-	struct cudaMemLocation loc;
+	/* EXERCISE 05.prefetch grades 05.5: move all m->bytes of the managed region at
+	 * m->p to GPU m->dev before the kernel runs, with cudaMemPrefetchAsync on m->stream
+	 * (CUDA 13: a struct cudaMemLocation of type cudaMemLocationTypeDevice and id
+	 * m->dev, flags 0; CUDA_CHECK(m->L, ...) around it), so the kernel finds every page
+	 * on the GPU and takes no fault */
+	struct cudaMemLocation gpu;
 
-	memset(&loc, 0, sizeof(loc));
-	loc.type = to_gpu ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-	loc.id = to_gpu ? m->dev : 0; /* the host's id is not read */
-	CUDA_CHECK(m->L, cudaMemPrefetchAsync(m->p, (size_t)bytes, loc, 0, m->stream));
+	memset(&gpu, 0, sizeof(gpu));
+	gpu.type = cudaMemLocationTypeDevice;
+	gpu.id = m->dev;
+	CUDA_CHECK(m->L, cudaMemPrefetchAsync(m->p, (size_t)m->bytes, gpu, 0, m->stream));
+	/* STUB
+	(void)m; // nothing moved yet: the kernel faults on every page, as on demand
+	END STUB */
+	/* END EXERCISE */
 }
 
 /* Where a timed touch starts: the first `bytes` of m moved to the GPU
  * (on_gpu) or the host, and waited for, outside the timing. */
 static void um_place(struct lab_managed *m, uint64_t bytes, int on_gpu)
 {
-	um_prefetch(m, bytes, on_gpu);
+	struct cudaMemLocation loc;
+
+	memset(&loc, 0, sizeof(loc));
+	loc.type = on_gpu ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+	loc.id = on_gpu ? m->dev : 0; /* the host's id is not read */
+	CUDA_CHECK(m->L, cudaMemPrefetchAsync(m->p, (size_t)bytes, loc, 0, m->stream));
 	lab_managed_sync(m);
 }
 
@@ -360,7 +376,7 @@ static void um_time_touch(struct lab_managed *m, uint64_t stride, int resident, 
 	t0 = lab_now();
 	cuda_timer_start(m->L, &m->ev, m->stream);
 	if (prefetch)
-		um_prefetch(m, m->bytes, 1);
+		um_prefetch_to_gpu(m);
 	cuda_timer_stop(m->L, &m->ev, m->stream);
 	um_touch(m, m->bytes, stride);
 	lab_managed_sync(m);

@@ -214,6 +214,37 @@ static double time_one_open(void *ctx)
 	return -1; /* the lab shows what we printed */
 }
 
+/* An IPC handle of the device memory at p into *h, for another process to open; the CUDA
+ * error. */
+static cudaError_t export_handle(cudaIpcMemHandle_t *h, void *p)
+{
+	/* EXERCISE 06.export grades 06.1 06.2: export the cudaMalloc memory at p: write
+	 * its IPC handle into *h with cudaIpcGetMemHandle, the bytes another process opens
+	 * to reach the same GPU memory (the lab sends them to the importer); return its
+	 * error */
+	return cudaIpcGetMemHandle(h, p);
+	/* STUB
+	memset(h, 0, sizeof(*h)); // nothing exported yet: a handle of zeros opens nothing
+	return cudaSuccess;
+	END STUB */
+	/* END EXERCISE */
+}
+
+/* The exporter's buffer behind handle h, mapped into this process at *p; the CUDA error. */
+static cudaError_t open_shared(void **p, cudaIpcMemHandle_t h)
+{
+	/* EXERCISE 06.open grades 06.1 06.2: map the exporter's buffer into this process:
+	 * open the IPC handle h with cudaIpcOpenMemHandle (flag
+	 * cudaIpcMemLazyEnablePeerAccess) into *p, the address of that same GPU memory
+	 * here; return its error */
+	return cudaIpcOpenMemHandle(p, h, cudaIpcMemLazyEnablePeerAccess);
+	/* STUB
+	*p = NULL; // not opened yet: this process has no address for the exporter's memory
+	return cudaErrorInvalidResourceHandle;
+	END STUB */
+	/* END EXERCISE */
+}
+
 /* 06.2: read the exporter's pattern through the opened handle, write ours. */
 static void importer_share(struct role_io *io)
 {
@@ -227,7 +258,7 @@ static void importer_share(struct role_io *io)
 	long long bad = -1;
 
 	msg_hex(m, "pat", &h, sizeof(h));
-	oe = cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess);
+	oe = open_shared(&p, h);
 	use = K.importer_uses_handle ? p : raw; /* broken: the exporter's number */
 	re = we = oe;
 	if (oe != cudaSuccess) {
@@ -438,12 +469,15 @@ static void check_device(struct lab *L)
 			      ": --size and 1 MiB handles, 5 buffers, 4 helper contexts of ~512 MiB");
 }
 
-static void *export_one(struct lab *L, uint64_t bytes, cudaIpcMemHandle_t *h)
+/* `bytes` of device memory and its handle: the pattern's (06.1, 06.2) by export_handle;
+ * the two whose opens 06.3 times directly, as a handle that opens nothing there stops
+ * the importer's timing (a broken setup, not a finding). */
+static void *export_one(struct lab *L, uint64_t bytes, cudaIpcMemHandle_t *h, int pattern)
 {
 	void *p = NULL;
 
 	CUDA_CHECK(L, cudaMalloc(&p, bytes));
-	CUDA_CHECK(L, cudaIpcGetMemHandle(h, p));
+	CUDA_CHECK(L, pattern ? export_handle(h, p) : cudaIpcGetMemHandle(h, p));
 	return p;
 }
 
@@ -678,10 +712,10 @@ static void run(struct lab *L)
 		helper_start(L, helper[i], role[i], extra);
 	/* while their contexts are made: the pattern and the handles, 06.4, 06.6's allocation and
 	 * its fd */
-	ex.pat = export_one(L, cfg.pat_bytes, &ex.h_pat);
+	ex.pat = export_one(L, cfg.pat_bytes, &ex.h_pat, 1);
 	CUDA_CHECK(L, lab_gpu_fill(ex.pat, cfg.pat_bytes, cfg.seed[0]));
-	ex.small = export_one(L, SMALL_HANDLE_BYTES, &ex.h_small);
-	ex.large = export_one(L, cfg.large_bytes, &ex.h_large);
+	ex.small = export_one(L, SMALL_HANDLE_BYTES, &ex.h_small, 0);
+	ex.large = export_one(L, cfg.large_bytes, &ex.h_large, 0);
 	claim_managed_handle(L);
 	ex.vmm_status = lab_vmm_exporter(&ex.vmm, lab_options(L)->device, cfg.vmm_bytes);
 	if (ex.vmm_status == LAB_VMM_OK) {

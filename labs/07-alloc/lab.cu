@@ -225,7 +225,16 @@ static uint64_t pool_get(struct lab *L, cudaMemPool_t pool, enum cudaMemPoolAttr
  * synchronisation (UINT64_MAX: all it holds). */
 static void pool_set_release_threshold(struct lab *L, cudaMemPool_t pool, uint64_t bytes)
 {
+	/* EXERCISE 07.pool grades 07.5: set the pool's release threshold to `bytes` with
+	 * cudaMemPoolSetAttribute (attribute cudaMemPoolAttrReleaseThreshold, the value
+	 * passed by its address; CUDA_CHECK(L, ...) around it), so that the pool keeps up to
+	 * that much memory across a synchronisation instead of giving it back */
 	CUDA_CHECK(L, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &bytes));
+	/* STUB
+	// not set yet: the pool keeps its default threshold, 0 bytes, and gives back all it
+	// holds at each synchronisation
+	END STUB */
+	/* END EXERCISE */
 }
 
 /* A pool that keeps everything, warmed: one block of `bytes` taken and given
