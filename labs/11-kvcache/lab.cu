@@ -261,12 +261,13 @@ static void narrate_model(struct lab *L, const struct model *m)
 
 #define W_ROWS 28672          /* one weight matrix of a 70B layer's MLP (8192 -> 28672) */
 #define W_COLS 8192
-#define GRID_MAX_TOKENS 4096  /* contexts of the crossover: one block .. this */
+#define GRID_MAX_TOKENS 2048  /* one block .. this: past the crossovers of an H200 (33-172) */
 #define QUICK_GRID_MAX 1024
 #define MAX_GRID 16
 #define NBATCH 5              /* decode batches of the crossover's series */
-#define GRID_SAMPLES 11       /* a 1 - 0.05/19 interval needs 10 or more */
-#define FULL_SAMPLES 3        /* the full swap-back in blocks and pageable H2D: facts */
+#define GRID_SAMPLES 11       /* a 1 - 0.05/17 interval needs 10 or more */
+#define FULL_SAMPLES 3        /* pageable H2D: a fact */
+#define FULL_PAGED_SAMPLES 1  /* the full swap-back in blocks, a fact: 1 s each on an H200 */
 #define GEMM_SAMPLES 15       /* 11.3's and 11.6's: one slow sample of 7 made 11.3 wander */
 #define RATE_BYTES (1 * GiB)  /* 11.5's pinned and pageable copies */
 #define QUICK_RATE_BYTES (256 * MiB)
@@ -478,7 +479,8 @@ static void measure_steps(struct bench *b)
 static void measure_swaps(struct bench *b)
 {
 	struct lab_measure_cfg grid = { 2, GRID_SAMPLES, 0.10, LAB_CUDA_EVENT_RES_S };
-	struct lab_measure_cfg full = { -1, FULL_SAMPLES, 0.10, LAB_CUDA_EVENT_RES_S, FULL_SAMPLES };
+	struct lab_measure_cfg full = { -1, FULL_PAGED_SAMPLES, 0.10, LAB_CUDA_EVENT_RES_S,
+					FULL_PAGED_SAMPLES };
 	struct lab_measure_cfg whole = { 1, lab_options(b->L)->iters, 0.10, LAB_CUDA_EVENT_RES_S };
 	struct lab_paged_copy c = { b->L, &b->k, (const char *)b->kv.p, (char *)b->rig.dev,
 				    blocks_of(&b->m, b->m.context), 0, b->rig.stream,
