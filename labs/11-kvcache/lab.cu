@@ -81,8 +81,9 @@ static const struct claim_spec claims[] = {
 	  "matrix rate takes about 7.6 s",
 	  "ch1 E2: 2 x 70e9 x 32,768 = 4.6e15 FLOP; at 600 TFLOPS about 7.6 s",
 	  "R1 'about 7.6 s' -> near 7.6 s +- 25 %: the chapter's FLOP count over the bf16 cuBLAS "
-	  "rate measured on a 70B layer's 28672x8192 matrix at 8192 tokens (attention left out, "
-	  "as the chapter does); another --params skips",
+	  "rate measured on a 70B layer's 28672x8192 matrix at 8192 tokens after 0.3 s of them "
+	  "(the clock a GPU holds under load; attention left out, as the chapter does); another "
+	  "--params skips",
 	  WANT_NEAR(7.6, 0.25, "s"),
 	  "the prefill is recomputed 16 tokens per GEMM, reading the weights again for each chunk" },
 	{ "11.4", "ch1.E2",
@@ -269,6 +270,7 @@ static void narrate_model(struct lab *L, const struct model *m)
 #define FULL_SAMPLES 3        /* pageable H2D: a fact */
 #define FULL_PAGED_SAMPLES 1  /* the full swap-back in blocks, a fact: 1 s each on an H200 */
 #define GEMM_SAMPLES 15       /* 11.3's and 11.6's: one slow sample of 7 made 11.3 wander */
+#define GEMM_WARM_S 0.3       /* GEMMs before 11.3's: the GPU's clock settles (gemm_warm) */
 #define RATE_BYTES (1 * GiB)  /* 11.5's pinned and pageable copies */
 #define QUICK_RATE_BYTES (256 * MiB)
 #define GPU_SPARE (512 * MiB)
@@ -440,12 +442,29 @@ static long long swap_back_verify(struct lab_paged_copy *c, uint32_t seed)
 	return lab_paged_check_end(c, &chk);
 }
 
+/*
+ * GEMMs of a prefill chunk, untimed, for GEMM_WARM_S: in three H200 runs a
+ * GEMM took 4.44-4.49 ms for its first 4 to 11, then 4.85-5.24 ms (the clock
+ * the GPU holds under load), and 11.3's interval took in both, straddling
+ * its band's edge (5.7 s) twice.  A prefill of seconds runs at the later rate.
+ */
+static void gemm_warm(struct lab_gemm *g, int tokens)
+{
+	double t0 = lab_now();
+
+	g->tokens = tokens;
+	g->reps = 1;
+	while (lab_now() - t0 < GEMM_WARM_S)
+		gemm_sample(g);
+}
+
 /* The bf16 GEMMs: a prefill chunk (11.3's rate) and a decode step (11.6). */
 static void measure_bf16(struct bench *b)
 {
 	int iters = lab_options(b->L)->iters > GEMM_SAMPLES ? lab_options(b->L)->iters : GEMM_SAMPLES;
 
 	lab_progress(b->L, "GEMMs of %dx%d weights: a prefill chunk, a decode step", W_ROWS, W_COLS);
+	gemm_warm(&b->gemm, K.prefill_tokens);
 	gemm_series(&b->gemm, "gemm_rate_s", K.prefill_tokens, iters, &b->t_rate);
 	b->tflops = 2.0 * W_ROWS * W_COLS * K.prefill_tokens / b->t_rate.median / 1e12;
 	/* broken: a GEMV per token, DECIDE_BATCH of them make the step (decide_step) */
