@@ -163,6 +163,27 @@ static inline void lab_copy_pair_run(lab_run_fn fn, void *a, void *b, int n,
 }
 
 /*
+ * The ABBA blocks of n pairs taken in lab_copy_pair_run_until's order: block
+ * k joins pairs 2k + 1 (a b) and 2k + 2 (b a), in which each arm runs once
+ * right after itself and once right after the other.  What a sample inherits
+ * from the one before it (caches, the driver's state) then reaches both arms
+ * alike, where a per-pair ratio swings with the order, a mode per order (pair
+ * 0, after the warm-ups' a, is left out).  ba[k], bb[k]: each arm's two
+ * samples added.  Returns the blocks, (n - 1) / 2.
+ */
+static inline int lab_copy_pair_blocks(const double *sa, const double *sb, int n,
+				       double *ba, double *bb)
+{
+	int k;
+
+	for (k = 0; 2 * k + 2 < n; k++) {
+		ba[k] = sa[2 * k + 1] + sa[2 * k + 2];
+		bb[k] = sb[2 * k + 1] + sb[2 * k + 2];
+	}
+	return k;
+}
+
+/*
  * The pair's series from n event-timed pairs of copies of `bytes` each (sa,
  * sb in seconds, n <= LAB_MAX_SAMPLES): p->a and p->b in GB/s, p->ratio =
  * sb[i] / sa[i].  A ratio is as trustworthy as the timings it divides: it is

@@ -1263,7 +1263,25 @@ static double mb_at(double x)
 	return exp2(x) / 1e6;
 }
 
-/* The break-even size of the two routes with its interval, in MB (02.10). */
+/* Size i's pinned route / pageable route, round by round (both routes ran in
+ * each round), the median with its interval over the sweep's sizes. */
+static struct lab_est route_ratio(struct bench *b, int i)
+{
+	static struct lab_stats ratio[ROUTE_MAX_POINTS]; /* attached to the claim: kept */
+	const struct routes *r = &b->routes;
+	double v[ROUTE_MAX_SAMPLES];
+	int k, n = r->pinned[i].n;
+
+	for (k = 0; k < n; k++)
+		v[k] = r->pinned[i].samples[k] / r->pageable[i].samples[k];
+	lab_stats_from(&ratio[i], "oneoff_alloc_over_mmap_route", "x", v, n, 0);
+	claim_stats(b->L, &ratio[i]);
+	return lab_est_median(&ratio[i], r->n);
+}
+
+/* The break-even size of the two routes with its interval, in MB (02.10), on
+ * the per-round ratios (paired), not on two medians' intervals each widened
+ * for 2 x sizes series: the rounds' drift reaches both routes alike. */
 static void decide_break_even(struct bench *b)
 {
 	const struct routes *r = &b->routes;
@@ -1274,8 +1292,7 @@ static void decide_break_even(struct bench *b)
 	int i, len = 0;
 
 	for (i = 0; i < r->n; i++) {
-		e = lab_est_ratio(lab_est_median(&r->pinned[i], 2 * r->n),
-				  lab_est_median(&r->pageable[i], 2 * r->n));
+		e = route_ratio(b, i);
 		lg[i] = log2((double)r->sizes[i]);
 		v[i] = e.value, lo[i] = e.lo, hi[i] = e.hi;
 		claim_stats(b->L, &r->pinned[i]);
