@@ -4,10 +4,11 @@
 # copy as handed out is "not yet" everywhere (non-zero), the reference "done"
 # (exit 0); a copy that edits a want is refused; one that does not compile is
 # said; RESET=1 starts over, without it the copy is kept; the same for lab-04's
-# first touch and binding, which need two NUMA nodes to be graded ("not graded here" on
-# one); the GPU exercises (03.fix-race, 08.huge, 11.kv): the stubs and lab-03's two wrong
-# solutions (harness/tests/fixtures/exercises/) build, an edit outside a region is refused,
-# and without a GPU they are "not graded here" (08.huge's 08.3 needs one).
+# first touch and binding, which need two NUMA nodes to be graded ("not graded
+# here" on one); the GPU exercises (03.fix-race, 08.huge, 11.kv): the stubs and
+# lab-03's two wrong solutions (harness/tests/fixtures/exercises/, put in by
+# harness/tools/exercise-put.sh) build, an edit outside a region is refused, and
+# without a GPU they are "not graded here" (08.huge's 08.3 needs one).
 set -u
 BUILD=${BUILD:-build}
 pass=0 fail=0
@@ -133,10 +134,15 @@ refused() {
 mk exercise-03
 copy=$tmp/w/03-async/lab.cu
 gpu_try 03 "the stub"
-for f in harness/tests/fixtures/exercises/03.fix-race.*.cu; do
-	cp "$f" "$copy"
-	gpu_try 03 "the wrong solution $(basename "$f")"
+for f in harness/tests/fixtures/exercises/03.fix-race.*.body; do
+	mk exercise-03 RESET=1
+	if sh harness/tools/exercise-put.sh 03.fix-race "$f" "$copy" && grep -q 'a wrong solution' "$copy"
+	then gpu_try 03 "the wrong solution $(basename "$f")"
+	else bad "exercise-put.sh puts $f in the copy"; fi
 done
+if ! sh harness/tools/exercise-put.sh 03.nothing "$f" "$copy" 2>"$tmp/out" &&
+	has "no closed region '03.nothing'"; then ok "exercise-put.sh: no such region, said"
+else bad "exercise-put.sh: no such region, said"; fi
 refused 03 labs/03-async/lab.cu 's/WANT_GE(0.8, "fraction"),$/WANT_GE(0.5, "fraction"),/'
 mk exercise-08
 copy=$tmp/w/08-hugepages/lab.cu
