@@ -11,7 +11,7 @@
  * (reach_probe): where the host backs it in small pages it has none.
  *
  * Two buffers of --size, one advised MADV_HUGEPAGE, one MADV_NOHUGEPAGE
- * before their first write (map_advised), are decided on only when
+ * before their first write (map_advised, map_huge), are decided on only when
  * /proc/self/smaps proves them so (decide_on_pages).  The timed operations
  * are here too: the chase (chase.h), the pageable copies (lab_copy_cuda.h's
  * pair) and each cudaHostRegister (time_register).  08.4 (root) empties and

@@ -205,7 +205,7 @@ static uint64_t kv_bytes(const struct model *m)
 	 * this x the request's tokens */
 	return kv_bytes_per_token(m->layers, m->kv_heads, m->head_dim, m->dtype_bytes);
 	/* STUB
-	return (uint64_t)m->layers * KV_TENSORS * m->dtype_bytes; // one element a tensor
+	return (uint64_t)m->kv_heads * m->head_dim * m->dtype_bytes; // one layer's K alone
 	END STUB */
 	/* END EXERCISE */
 }
