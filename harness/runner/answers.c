@@ -219,7 +219,7 @@ static const struct sec_key hint_keys[] = {
 	[H_ZH] = { "hint.zh", SEC_REQUIRED | SEC_REPEAT },
 };
 
-/* "03" (the lab's hints) or "03.wait" (an exercise's id as its EXERCISE
+/* "03" (the lab's hints) or "03.fix-race" (an exercise's id as its EXERCISE
  * marker names it: letters, digits, '-' and '_' after the lab's number). */
 static int hint_id_ok(const char *s, const char *prefix)
 {
@@ -238,7 +238,7 @@ static int hint_id_ok(const char *s, const char *prefix)
 
 static const struct sec_kind hint_kind = {
 	.what = "lab", .keys = hint_keys, .nkeys = 2, .id_ok = hint_id_ok,
-	.id_want = "the lab's number, like 03, or an exercise's id, like 03.wait",
+	.id_want = "the lab's number, like 03, or an exercise's id, like 03.fix-race",
 };
 
 /* "[ch1.Q4 ch2.S5]" at v: the question ids it backs, into pc->questions;

@@ -15,7 +15,7 @@
 #include "learn.h"
 
 struct hint_count {
-	char lab[32];             /* a section's id: "03" or "03.wait" */
+	char lab[32];             /* a section's id: "03" or "03.fix-race" */
 	int shown;
 };
 

@@ -4,8 +4,12 @@
 # copy as handed out is "not yet" everywhere (non-zero), the reference "done"
 # (exit 0); a copy that edits a want is refused; one that does not compile is
 # said; RESET=1 starts over, without it the copy is kept; the same for lab-04's
-# first touch, which needs two NUMA nodes to be graded ("not graded here" on one); the
-# CUDA labs' exercises (02, 05, 06, 07, 10) listed, their stubs built, edits refused.
+# first touch and binding, which need two NUMA nodes to be graded ("not graded
+# here" on one); the CUDA labs' exercises (02, 05, 06, 07, 10) listed, their stubs
+# built, edits refused; the GPU exercises (03.fix-race, 08.huge, 11.kv): the stubs and
+# lab-03's two wrong solutions (harness/tests/fixtures/exercises/, put in by
+# harness/tools/exercise-put.sh) build, an edit outside a region is refused, and
+# without a GPU they are "not graded here" (08.huge's 08.3 needs one).
 set -u
 BUILD=${BUILD:-build}
 pass=0 fail=0
@@ -25,7 +29,9 @@ count() { grep -Ec "^  [0-9]{2}\.[^ ]+ +$1\$" "$tmp/out"; }
 
 mk exercises
 if [ "$rc" -eq 0 ] && has '^01\.lock +lab-01 +not started' && has '^04\.first-touch ' &&
-	has '^03\.wait ' && has '^[0-9]+ exercises'; then ok "make exercises"
+	has '^03\.fix-race +lab-03 .*claims 03\.5 03\.7$' && has '^04\.bind +lab-04 .*04\.5 04\.7$' &&
+	has '^08\.huge +lab-08 ' && has '^11\.kv +lab-11 ' && ! has '^03\.wait ' &&
+	has '^[0-9]+ exercises'; then ok "make exercises"
 else bad "make exercises"; fi
 
 # lab-01: handed out, graded, reset, reference, refused, broken
@@ -91,11 +97,11 @@ copy=$tmp/w/04-numa/lab.c
 mk try-04
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 if [ "$nodes" -ge 2 ]; then want='not yet'; ref='done'; else want='not graded here'; ref=$want; fi
-if [ "$rc" -ne 0 ] && [ "$(count "$want")" -eq 1 ]; then ok "try-04 on the stub: $want"
-else bad "try-04 on the stub: $want"; fi
+if [ "$rc" -ne 0 ] && [ "$(count "$want")" -eq 2 ]; then ok "try-04 on the stubs: $want"
+else bad "try-04 on the stubs: $want"; fi
 cp labs/04-numa/lab.c "$copy"
 mk try-04
-if [ "$(count "$ref")" -eq 1 ] && { [ "$ref" = done ] || [ "$rc" -ne 0 ]; }; then
+if [ "$(count "$ref")" -eq 2 ] && { [ "$ref" = done ] || [ "$rc" -ne 0 ]; }; then
 	ok "try-04 on the reference: $ref"; else bad "try-04 on the reference: $ref"; fi
 sed -i 's/WANT_GE(0.8, "fraction")/WANT_GE(0.5, "fraction")/' "$copy"
 mk try-04
@@ -137,6 +143,48 @@ if [ ! -e /dev/nvidia0 ]; then
 		ok "try-07 without a GPU: not graded here, non-zero"
 	else bad "try-07 without a GPU: not graded here, non-zero"; fi
 fi
+# The GPU exercises: graded here only if a GPU is (then make selftest part 5 proves them)
+gpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+# gpu_try NN WHAT: a wrong copy in $copy built and run: "not yet" on a GPU, else "not
+# graded here"
+gpu_try() {
+	state='not graded here'
+	[ "$gpu" -gt 0 ] && state='not yet'
+	mk try-"$1"
+	if [ "$rc" -ne 0 ] && ! has 'does not compile' && [ "$(count "$state")" -eq 1 ]
+	then ok "try-$1 on $2: builds, $state"
+	else bad "try-$1 on $2: builds, $state"; fi
+}
+# refused NN FILE SED: an edit outside the regions of the copy is refused before the build
+refused() {
+	cp "$2" "$copy" && sed -i "$3" "$copy"
+	mk try-"$1"
+	if [ "$rc" -eq 2 ] && has 'refused: .* outside the exercise regions' &&
+		! has 'running your build'; then ok "try-$1 refuses an edited want"
+	else bad "try-$1 refuses an edited want"; fi
+}
+mk exercise-03
+copy=$tmp/w/03-async/lab.cu
+gpu_try 03 "the stub"
+for f in harness/tests/fixtures/exercises/03.fix-race.*.body; do
+	mk exercise-03 RESET=1
+	if sh harness/tools/exercise-put.sh 03.fix-race "$f" "$copy" && grep -q 'a wrong solution' "$copy"
+	then gpu_try 03 "the wrong solution $(basename "$f")"
+	else bad "exercise-put.sh puts $f in the copy"; fi
+done
+if ! sh harness/tools/exercise-put.sh 03.nothing "$f" "$copy" 2>"$tmp/out" &&
+	has "no closed region '03.nothing'"; then ok "exercise-put.sh: no such region, said"
+else bad "exercise-put.sh: no such region, said"; fi
+refused 03 labs/03-async/lab.cu 's/WANT_GE(0.8, "fraction"),$/WANT_GE(0.5, "fraction"),/'
+mk exercise-08
+copy=$tmp/w/08-hugepages/lab.cu
+gpu_try 08 "the stub"
+refused 08 labs/08-hugepages/lab.cu '/"08.3"/,/WANT_/s/WANT_RATIO_GE(1.1)/WANT_RATIO_GE(0.5)/'
+mk exercise-11
+copy=$tmp/w/11-kvcache/lab.cu
+gpu_try 11 "the stub"
+refused 11 labs/11-kvcache/lab.cu 's/WANT_NEAR(0.21, 0.25, "s")/WANT_NEAR(0.0001, 0.25, "s")/'
+
 mk try-99
 if [ "$rc" -ne 0 ] && has "no lab '99'"; then ok "try-99: no such lab"; else bad "try-99"; fi
 

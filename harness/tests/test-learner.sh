@@ -185,7 +185,7 @@ h 04
 has "$tmp/h.out" "exercise 04.first-touch hint 1 of 3:" "04.first-touch untried: its hint"
 "$dmalab" exercise 03 --work "$w" >/dev/null
 h 03
-has "$tmp/h.out" "exercise 03.wait hint 1 of 3:" "03.wait untried: its hint"
+has "$tmp/h.out" "exercise 03.fix-race hint 1 of 3:" "03.fix-race untried: its hint"
 h 02
 has "$tmp/h.out" "lab-02 hint 1 of 3:" "a lab without a copy: the lab's hints"
 

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <numa.h>
+#include <numaif.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,7 @@ static void report_read(struct numa_lab *X, const struct lab_stats *bw)
 struct placement {
 	char *buf;
 	uint64_t len;
+	int cpu_node, mem_node;  /* 04.5, 04.7: where bind_worker binds its CPUs and memory */
 	int read_node;           /* after the write, move there and read; -1: stay */
 	int write_cpu, read_cpu; /* where it wrote and read */
 	int err;                 /* errno of a failed move, 0 if fine */
@@ -317,27 +319,65 @@ static void place_worker(void *arg)
 	p->read_cpu = sched_getcpu();
 }
 
+/* A worker that binds itself to the node its GPU is on, then writes its buffer
+ * (04.5, 04.7).  It starts on a node that is not the one its pages should land on. */
+static void bind_worker(void *arg)
+{
+	struct placement *p = (struct placement *)arg;
+
+	/* EXERCISE 04.bind grades 04.5 04.7: before this worker first writes its buffer,
+	 * bind its CPUs to node p->cpu_node (numa_run_on_node) and its memory to node
+	 * p->mem_node alone (set_mempolicy with MPOL_BIND and a node mask: libnuma's
+	 * numa_allocate_nodemask and numa_bitmask_setbit make one); then write every page
+	 * of p->buf (p->len bytes).  A call that fails: its errno into p->err, and return */
+	struct bitmask *mem = numa_allocate_nodemask();
+
+	numa_bitmask_setbit(mem, (unsigned)p->mem_node);
+	if (numa_run_on_node(p->cpu_node) ||
+	    set_mempolicy(MPOL_BIND, mem->maskp, mem->size + 1))
+		p->err = errno;
+	numa_bitmask_free(mem);
+	if (!p->err)
+		memset(p->buf, 0xa5, p->len);
+	/* STUB
+	memset(p->buf, 0xa5, p->len); // written first: each page lands where this thread runs
+	if (numa_run_on_node(p->cpu_node)) // bound after the first touch: too late
+		p->err = errno;
+	END STUB */
+	/* END EXERCISE */
+	p->write_cpu = sched_getcpu();
+}
+
+static int other_node(const struct numa_lab *X, int not_node, int need_cpu);
+
 /*
  * This thread maps a buffer; a worker on run_node, memory bound to mem_node
  * (-1: first touch), writes it first and, if read_node >= 0, moves there
- * and reads it.  Returns the pages off want_node (*npages: all).  Aligned
- * to a huge page: with THP "always", a fault just below it (glibc writing
- * the new thread's descriptor) would bring in a huge page over its head.
+ * and reads it.  Bound memory (mem_node >= 0): the worker starts on a node
+ * with CPUs other than want_node and binds itself (bind_worker), so that a
+ * write before the binding lands off want_node.  Returns the pages off
+ * want_node (*npages: all).  Aligned to a huge page: with THP "always", a
+ * fault just below it (glibc writing the new thread's descriptor) would
+ * bring in a huge page over its head.
  */
 static long place(struct numa_lab *X, int run_node, int mem_node, int read_node,
 		  int want_node, long *npages)
 {
-	struct placement p = { NULL, X->touch_bytes, read_node, -1, -1, 0 };
+	struct placement p = { NULL, X->touch_bytes, run_node, mem_node, read_node, -1, -1, 0 };
 	const char *failed;
 	char then[64] = "";
 	long off;
 	int rc;
 
 	p.buf = (char *)buf_map_or_die(X->L, p.len, HUGE_SPAN, 0);
-	rc = numa_run_worker(run_node, mem_node, place_worker, &p, &failed);
+	if (mem_node >= 0)
+		rc = numa_run_worker(other_node(X, want_node, 1), -1, bind_worker, &p, &failed);
+	else
+		rc = numa_run_worker(run_node, -1, place_worker, &p, &failed);
 	if (rc || p.err)
 		lab_error(X->L, "placement worker on node %d: %s: %s", run_node,
-			  rc ? failed : "numa_run_on_node", strerror(rc ? rc : p.err));
+			  rc ? failed : mem_node >= 0 ? "binding itself" : "numa_run_on_node",
+			  strerror(rc ? rc : p.err));
 	off = numa_pages_off_node(p.buf, p.len, want_node, npages);
 	if (off < 0)
 		lab_error_errno(X->L, "move_pages");

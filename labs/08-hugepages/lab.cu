@@ -11,7 +11,7 @@
  * (reach_probe): where the host backs it in small pages it has none.
  *
  * Two buffers of --size, one advised MADV_HUGEPAGE, one MADV_NOHUGEPAGE
- * before their first write (map_advised), are decided on only when
+ * before their first write (map_advised, map_huge), are decided on only when
  * /proc/self/smaps proves them so (decide_on_pages).  The timed operations
  * are here too: the chase (chase.h), the pageable copies (lab_copy_cuda.h's
  * pair) and each cudaHostRegister (time_register).  08.4 (root) empties and
@@ -250,6 +250,31 @@ static void *map_advised(struct lab *L, uint64_t bytes, int advice, const char *
 	return p;
 }
 
+/* The 2 MiB-page buffer (exercise 08.huge): mapped, asked for huge pages before its
+ * first write, written in full; decide_on_pages proves its pages in smaps.  Broken
+ * knob: advised MADV_NOHUGEPAGE. */
+static void *map_huge(struct lab *L, uint64_t bytes)
+{
+	/* EXERCISE 08.huge grades 08.3: map `bytes` on a 2 MiB boundary (buf_map_or_die(L,
+	 * bytes, THP_PMD, 0)), ask for transparent huge pages over it (madvise with
+	 * MADV_HUGEPAGE) before anything writes it, then write every byte (buf_touch) and
+	 * return it; smaps must then show it in AnonHugePages */
+	void *p = buf_map_or_die(L, bytes, THP_PMD, 0);
+
+	if (madvise(p, (size_t)bytes, K.advise_huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) < 0)
+		lab_note(L, "madvise on the 2 MiB buffer refused: %s", strerror(errno));
+	buf_touch(p, bytes);
+	return p;
+	/* STUB
+	void *p = buf_map_or_die(L, bytes, THP_PMD, 0);
+
+	madvise(p, (size_t)bytes, MADV_NOHUGEPAGE); // asks for 4 KiB pages: ask for huge ones
+	buf_touch(p, bytes);
+	return p;
+	END STUB */
+	/* END EXERCISE */
+}
+
 /* Both buffers, the kernel asked once to collapse what it left of the
  * 2 MiB one in 4 KiB pages. */
 static void pages_open(struct lab *L, uint64_t bytes, struct pages *pg)
@@ -259,8 +284,7 @@ static void pages_open(struct lab *L, uint64_t bytes, struct pages *pg)
 
 	pg->bytes = bytes;
 	pg->small = map_advised(L, bytes, MADV_NOHUGEPAGE, "4 KiB");
-	pg->big = map_advised(L, bytes, K.advise_huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE,
-			      "2 MiB");
+	pg->big = map_huge(L, bytes);
 	read_smaps(L, pg->big, bytes, &r);
 	if (smaps_thp_possible(&r) && r.anon_huge < smaps_thp_expected((uintptr_t)pg->big,
 									bytes, THP_PMD)) {

@@ -196,10 +196,19 @@ static int check_model(const struct lab *L, struct model *m)
 	return 0;
 }
 
-/* Bytes of K and V a token takes in all layers of the model m. */
+/* Bytes of K and V a token takes in all layers of the model m (exercise 11.kv): the
+ * cache's layout, so the bytes 11.2 swaps back, follows from it (plan). */
 static uint64_t kv_bytes(const struct model *m)
 {
+	/* EXERCISE 11.kv grades 11.2: the bytes of KV cache one token takes: every layer
+	 * (m->layers) keeps a K and a V vector (KV_TENSORS) for each KV head (m->kv_heads)
+	 * of m->head_dim elements of m->dtype_bytes bytes.  The swap-back of 11.2 moves
+	 * this x the request's tokens */
 	return kv_bytes_per_token(m->layers, m->kv_heads, m->head_dim, m->dtype_bytes);
+	/* STUB
+	return (uint64_t)m->kv_heads * m->head_dim * m->dtype_bytes; // one layer's K alone
+	END STUB */
+	/* END EXERCISE */
 }
 
 /* Blocks of `tokens`, the last one partly filled. */
@@ -315,13 +324,17 @@ static void plan(struct bench *b)
 	const struct model *m = &b->m;
 	uint64_t top = o->quick ? QUICK_GRID_MAX : GRID_MAX_TOKENS, n;
 	uint64_t pool = blocks_of(m, (uint64_t)m->context > top ? m->context : top);
-	uint64_t bb = (uint64_t)m->block_tokens * m->kv_heads * m->head_dim * m->dtype_bytes;
+	uint64_t planes = (uint64_t)m->layers * KV_TENSORS;
+	uint64_t bb = kv_bytes(m) / planes * m->block_tokens; /* a block of one plane */
 
 	for (n = m->block_tokens; n <= top && b->ngrid < MAX_GRID; n *= 2)
 		b->grid[b->ngrid++] = n;
 	while (decode_batch[b->decide] != DECIDE_BATCH)
 		b->decide++;
-	if (lab_paged_init(&b->k, bb, (uint64_t)m->layers * KV_TENSORS, pool, (uint32_t)o->seed))
+	if (!bb)
+		lab_error(b->L, "kv_bytes gives %llu bytes a token: less than one a plane (%llu "
+			  "planes)", (unsigned long long)kv_bytes(m), (unsigned long long)planes);
+	if (lab_paged_init(&b->k, bb, planes, pool, (uint32_t)o->seed))
 		lab_error(b->L, "no block table for %llu blocks", (unsigned long long)pool);
 	b->full_bytes = b->k.planes * blocks_of(m, m->context) * bb;
 	b->pool_bytes = b->k.planes * pool * bb;

@@ -6,7 +6,7 @@
  * run-results.json and run-lab-04.json (the runner's run, GPU fixture on
  * node 1, balancing off), gpu0.json (lab-04, GPU on node 0, balancing on),
  * sab.json (the sabotage build of lab-04, GPU on node 1, balancing off),
- * stub.json (lab-04 with exercise 04.first-touch as handed out, the same),
+ * stub.json (lab-04 with exercises 04.first-touch and 04.bind as handed out, the same),
  * lab01-small.json and lab01-zero.json (lab-01 as uid 1000 under a 64 KiB
  * RLIMIT_MEMLOCK and under a hard limit of 0).  Prints TAP; exit 1 if any
  * check fails.
@@ -319,18 +319,27 @@ static void check_sabotage(const struct json *lab, int rc)
 }
 
 /* ---- lab-01 as uid 1000 ------------------------------------------------ */
-/* ---- exercise 04.first-touch: its stub fails, the lab (the reference) passes */
+/* ---- lab-04's exercises as handed out (every region its stub): 04.first-touch
+ * and 04.bind not done; the lab (the reference) done */
 static void check_exercise_stub(const struct json *stub, int rc, const struct json *ref)
 {
-	ok(rc == 1 && stub, "lab-04 with exercise 04.first-touch's stub ran and failed (exit %d)", rc);
+	static const char *const ex[][3] = { { "04.first-touch", "04.4", "04.6" },
+					     { "04.bind", "04.5", "04.7" } };
+	size_t i;
+
+	ok(rc == 1 && stub, "lab-04 with its exercises' stubs ran and failed (exit %d)", rc);
 	if (!stub)
 		return;
-	ok(!strcmp(cstatus(stub, "04.4"), "fail") && !strcmp(cstatus(stub, "04.6"), "fail"),
-	   "exercise 04.first-touch's stub: 04.4 %s (got %g), 04.6 %s (got %g): not done",
-	   cstatus(stub, "04.4"), cgot(stub, "04.4"), cstatus(stub, "04.6"), cgot(stub, "04.6"));
-	ok(ref && !strcmp(cstatus(ref, "04.4"), "pass") && !strcmp(cstatus(ref, "04.6"), "pass"),
-	   "exercise 04.first-touch's reference (the lab): 04.4 %s, 04.6 %s: done",
-	   ref ? cstatus(ref, "04.4") : "absent", ref ? cstatus(ref, "04.6") : "absent");
+	for (i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
+		const char *a = ex[i][1], *b = ex[i][2];
+
+		ok(!strcmp(cstatus(stub, a), "fail") && !strcmp(cstatus(stub, b), "fail"),
+		   "exercise %s's stub: %s %s (got %g), %s %s (got %g): not done", ex[i][0], a,
+		   cstatus(stub, a), cgot(stub, a), b, cstatus(stub, b), cgot(stub, b));
+		ok(ref && !strcmp(cstatus(ref, a), "pass") && !strcmp(cstatus(ref, b), "pass"),
+		   "exercise %s's reference (the lab): %s %s, %s %s: done", ex[i][0], a,
+		   ref ? cstatus(ref, a) : "absent", b, ref ? cstatus(ref, b) : "absent");
+	}
 }
 
 static int no_claim_error(const struct json *lab)

@@ -104,7 +104,8 @@ $MAKE -s --no-print-directory BUILD="$S" CC="$CC -static" NVCC= \
 rm -f "$S/labs/lab-05"
 $MAKE -s --no-print-directory BUILD="$S" CC="$CC -static" NVCC= "$S/labs/lab-05" \
 	>>"$W/build.log" 2>&1 || say "lab-05 does not link statically here: not run in the guest (see $W/build.log)"
-# exercise 04.first-touch as handed out (its stub): a learner's copy, built as make try-04 does
+# lab-04's exercises (04.first-touch, 04.bind) as handed out, their stubs: a learner's
+# copy, built as make try-04 does
 EX=$W/ex
 rm -rf "$EX"
 "$S/dmalab" exercise 04 --work "$EX" >>"$W/build.log" 2>&1 &&
