@@ -1,9 +1,10 @@
 #!/bin/sh
 # test-lang.sh - the learner's language (harness/base/lang.h): every message
 # the C code marks user-facing (MSG("id", ...)) has a zh entry in
-# answers/messages.zh.md; a lab with a README.zh.md has every claim's text in
-# zh; lab-01 in zh narrates in Chinese with the same TAP test lines and JSON
-# keys and notes as in English; DMALAB_LANG and the locale choose; and no
+# answers/messages.zh.md; every claim of every lab has its text in zh and
+# every lab a README.zh.md; lab-01 in zh narrates in Chinese with the same
+# TAP test lines and JSON keys and notes as in English, and so do lab-04 (a
+# CPU lab) and lab-02 (a CUDA lab, a skip without a GPU); DMALAB_LANG and the locale choose; and no
 # README.zh.md is older than its English README by more than the tolerance.
 #
 #   BUILD=build sh harness/tests/test-lang.sh      (make test-lang)
@@ -31,15 +32,15 @@ while read -r id; do
 	if grep -qxF "## $id" "$table"; then ok "$id"; else bad "$id: no '## $id' in $table"; fi
 done <"$tmp/ids"
 
-echo "== a lab with a README.zh.md has its claims in zh"
-for zh in labs/*/README.zh.md; do
-	[ -e "$zh" ] || continue
-	dir=$(dirname "$zh")
-	grep -oE '^	\{ "[0-9]{2}\.[0-9]+"' "$dir/lab.cu" | grep -oE '[0-9]{2}\.[0-9]+' \
-		>"$tmp/claims"
+echo "== every claim of every lab has its text in zh, every lab a README.zh.md"
+for dir in labs/[0-9][0-9]-*; do
+	[ -f "$dir/README.zh.md" ] && ok "$dir/README.zh.md" || bad "$dir: no README.zh.md"
+	grep -hoE '^	\{ "[0-9]{2}\.[0-9]+"' "$dir"/lab.c "$dir"/lab.cu 2>/dev/null |
+		grep -oE '[0-9]{2}\.[0-9]+' >"$tmp/claims"
+	[ -s "$tmp/claims" ] || bad "$dir: no claim found in its lab file"
 	while read -r c; do
 		if grep -qxF "## claim.$c" "$table"; then ok "claim.$c"
-		else bad "claim.$c: $dir has a README.zh.md, $table no '## claim.$c'"; fi
+		else bad "claim.$c: no '## claim.$c' in $table"; fi
 	done <"$tmp/claims"
 done
 
@@ -63,6 +64,28 @@ if grep -q '^# 本进程：' "$tmp/zh.tap" && grep -q '^# 01.1 ' "$tmp/zh.tap"; 
 else bad "no Chinese narration:"; head -n 12 "$tmp/zh.tap"; fi
 if grep -q '^# this process:' "$tmp/zh.tap"; then bad "an English note in zh (its conversions?)"
 else ok "no note fell back to English"; fi
+
+# A CPU lab (04: 1 node here, its local claims measured) and a CUDA lab that
+# skips without a GPU (02): the same test lines and JSON, a Chinese claim text
+# and (04) a Chinese narration line.
+for n in 04 02; do
+	echo "== lab-$n in zh: the same TAP test lines and JSON as in English"
+	lab_n=$BUILD/labs/lab-$n
+	env -u LC_ALL -u LC_MESSAGES -u DMALAB_LANG LANG=C "$lab_n" --quick \
+		--json "$tmp/en$n.json" >"$tmp/en$n.tap" 2>&1
+	env -u LC_ALL -u LC_MESSAGES LANG=C DMALAB_LANG=zh "$lab_n" --quick \
+		--json "$tmp/zh$n.json" >"$tmp/zh$n.tap" 2>&1
+	if [ "$(tests_of "$tmp/en$n.tap")" = "$(tests_of "$tmp/zh$n.tap")" ]; then
+		ok "lab-$n: TAP test lines the same"
+	else bad "lab-$n: TAP test lines differ:"; diff "$tmp/en$n.tap" "$tmp/zh$n.tap" | head; fi
+	if [ "$(json_words "$tmp/en$n.json")" = "$(json_words "$tmp/zh$n.json")" ]; then
+		ok "lab-$n: JSON keys and words the same"
+	else bad "lab-$n: JSON differs:"; diff "$tmp/en$n.json" "$tmp/zh$n.json" | head; fi
+	grep -q "^# $n\.1 .*[锁随]" "$tmp/zh$n.tap" && ok "lab-$n: a claim text in zh" ||
+		bad "lab-$n: no Chinese claim text"
+done
+grep -q '^# 本地延迟：' "$tmp/zh04.tap" && ok "lab-04: narration in zh" ||
+	bad "lab-04: its latency line not in Chinese"
 
 echo "== the setting: DMALAB_LANG, else the locale"
 "$lab" --quick 2>/dev/null | grep -q '^# 本进程' && bad "English is the default" || ok "default"
