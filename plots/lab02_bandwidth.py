@@ -49,9 +49,9 @@ def draw_direction(ax, lab, d, title, missing):
         C.band(ax, pts, label, marker=marker)
         xs += [p[0] for p in pts]
     C.log2_bytes_axis(ax, xs)
-    ax.set_title(title, fontsize=10)
-    ax.set_xlabel("transfer size (bytes, log2)")
-    ax.set_ylabel("bandwidth (GB/s, 1 GB = 1e9 B)")
+    ax.set_title(C.T("plot.dir-" + d, title), fontsize=10)
+    ax.set_xlabel(C.T("plot.size-log2", "transfer size (bytes, log2)"))
+    ax.set_ylabel(C.T("plot.bandwidth", "bandwidth (GB/s, 1 GB = 1e9 B)"))
     ax.grid(True, alpha=0.3)
     return bool(xs)
 
