@@ -67,7 +67,11 @@ else ok "no note fell back to English"; fi
 
 # A CPU lab (04: 1 node here, its local claims measured) and a CUDA lab that
 # skips without a GPU (02): the same test lines and JSON, a Chinese claim text
-# and (04) a Chinese narration line.
+# and (04) a Chinese narration line.  A verdict measured twice on this busy
+# machine may differ (04.1 pass, then inconclusive): the language does not
+# choose it, so verdict words are left out of these two comparisons.
+same_tests() { tests_of "$1" | sed -E 's/^not ok /ok /; s/^(  status: ).*/\1/'; }
+same_words() { json_words "$1" | grep -vxE '"(pass|fail|inconclusive|skip|error)"'; }
 for n in 04 02; do
 	echo "== lab-$n in zh: the same TAP test lines and JSON as in English"
 	lab_n=$BUILD/labs/lab-$n
@@ -75,10 +79,10 @@ for n in 04 02; do
 		--json "$tmp/en$n.json" >"$tmp/en$n.tap" 2>&1
 	env -u LC_ALL -u LC_MESSAGES LANG=C DMALAB_LANG=zh "$lab_n" --quick \
 		--json "$tmp/zh$n.json" >"$tmp/zh$n.tap" 2>&1
-	if [ "$(tests_of "$tmp/en$n.tap")" = "$(tests_of "$tmp/zh$n.tap")" ]; then
+	if [ "$(same_tests "$tmp/en$n.tap")" = "$(same_tests "$tmp/zh$n.tap")" ]; then
 		ok "lab-$n: TAP test lines the same"
 	else bad "lab-$n: TAP test lines differ:"; diff "$tmp/en$n.tap" "$tmp/zh$n.tap" | head; fi
-	if [ "$(json_words "$tmp/en$n.json")" = "$(json_words "$tmp/zh$n.json")" ]; then
+	if [ "$(same_words "$tmp/en$n.json")" = "$(same_words "$tmp/zh$n.json")" ]; then
 		ok "lab-$n: JSON keys and words the same"
 	else bad "lab-$n: JSON differs:"; diff "$tmp/en$n.json" "$tmp/zh$n.json" | head; fi
 	grep -q "^# $n\.1 .*[锁随]" "$tmp/zh$n.tap" && ok "lab-$n: a claim text in zh" ||
