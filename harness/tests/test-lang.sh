@@ -1,11 +1,13 @@
 #!/bin/sh
 # test-lang.sh - the learner's language (harness/base/lang.h): every message
 # the C code marks user-facing (MSG("id", ...)) has a zh entry in
-# answers/messages.zh.md; every claim of every lab has its text in zh and
-# every lab a README.zh.md; lab-01 in zh narrates in Chinese with the same
-# TAP test lines and JSON keys and notes as in English, and so do lab-04 (a
-# CPU lab) and lab-02 (a CUDA lab, a skip without a GPU); DMALAB_LANG and the locale choose; and no
-# README.zh.md is older than its English README by more than the tolerance.
+# answers/messages.zh.md; every claim of every lab has its text in zh, every
+# lab its title and a README.zh.md, and every figure title and fixed word of
+# plots/ its zh; lab-01 in zh narrates in Chinese with the same TAP test
+# lines and JSON keys and notes as in English, and so do lab-04 (a CPU lab)
+# and lab-02 (a CUDA lab, a skip without a GPU); DMALAB_LANG and the locale
+# choose; and no README.zh.md is older than its English README by more than
+# the tolerance.
 #
 #   BUILD=build sh harness/tests/test-lang.sh      (make test-lang)
 #
@@ -22,6 +24,15 @@ npass=0
 nfail=0
 ok() { npass=$((npass + 1)); echo "ok: $1"; }
 bad() { nfail=$((nfail + 1)); echo "FAIL: $1"; }
+# a lab's TAP test lines and YAML statuses, its JSON keys and words (numbers
+# and noise flags differ run to run)
+tests_of() { grep -E '^(ok|not ok) |^  status: |^1\.\.' "$1"; }
+json_words() { grep -oE '"[A-Za-z_]+":|"[^"0-9]*[A-Za-z][^"0-9]*"' "$1"; }
+# A verdict measured twice on this busy machine may differ (01.8's Mlocked
+# moved by another tenant, 04.1 pass then inconclusive): the language does
+# not choose it, so verdict words are left out of the comparisons.
+same_tests() { tests_of "$1" | sed -E 's/^not ok /ok /; s/^(  status: ).*/\1/'; }
+same_words() { json_words "$1" | grep -vxE '"(pass|fail|inconclusive|skip|error)"'; }
 
 echo "== every MSG id of the kit (its tests aside) has a zh entry"
 grep -rhoE 'MSG\("[^"]+"' harness labs --exclude-dir=tests \
@@ -44,19 +55,31 @@ for dir in labs/[0-9][0-9]-*; do
 	done <"$tmp/claims"
 done
 
+echo "== every lab's title, every figure's title and the plots' fixed words have zh"
+for dir in labs/[0-9][0-9]-*; do
+	n=$(basename "$dir" | cut -c1-2)
+	grep -qxF "## title.$n" "$table" && ok "title.$n" || bad "title.$n: no '## title.$n'"
+done
+# the ids plots/ names literally (T("id", ...)), and fig.NAME of make_plots' figures
+# (an id that ends in . or - is a prefix the code completes: left out)
+{ grep -ohE '\bT\("[a-z0-9._-]*[a-z0-9]"' plots/*.py | sed 's/^T("//; s/"$//'
+  grep -ohE 'figure\("lab[0-9a-z_]+"' plots/make_plots.py | sed 's/^figure("/fig./; s/"$//'
+} | sort -u >"$tmp/plot-ids"
+[ -s "$tmp/plot-ids" ] || bad "no message id found in plots/"
+while read -r id; do
+	grep -qxF "## $id" "$table" && ok "$id" || bad "$id: plots/ names it, $table has no '## $id'"
+done <"$tmp/plot-ids"
+
 echo "== lab-01 in zh: Chinese comments, English test lines and JSON"
 lab=$BUILD/labs/lab-01
 env -u LC_ALL -u LC_MESSAGES -u DMALAB_LANG LANG=C "$lab" --quick --json "$tmp/en.json" \
 	>"$tmp/en.tap" 2>&1
 env -u LC_ALL -u LC_MESSAGES LANG=C DMALAB_LANG=zh "$lab" --quick --json "$tmp/zh.json" \
 	>"$tmp/zh.tap" 2>&1
-# the test lines and the verdicts (numbers and noise flags differ run to run)
-tests_of() { grep -E '^(ok|not ok) |^  status: |^1\.\.' "$1"; }
-if [ "$(tests_of "$tmp/en.tap")" = "$(tests_of "$tmp/zh.tap")" ]; then
+if [ "$(same_tests "$tmp/en.tap")" = "$(same_tests "$tmp/zh.tap")" ]; then
 	ok "TAP test lines and YAML the same"
 else bad "TAP test lines differ:"; diff "$tmp/en.tap" "$tmp/zh.tap" | head; fi
-json_words() { grep -oE '"[A-Za-z_]+":|"[^"0-9]*[A-Za-z][^"0-9]*"' "$1"; }
-if [ "$(json_words "$tmp/en.json")" = "$(json_words "$tmp/zh.json")" ]; then
+if [ "$(same_words "$tmp/en.json")" = "$(same_words "$tmp/zh.json")" ]; then
 	ok "JSON keys and words the same"
 else bad "JSON differs:"; diff "$tmp/en.json" "$tmp/zh.json" | head; fi
 if grep -q '^# 本进程：' "$tmp/zh.tap" && grep -q '^# 01.1 ' "$tmp/zh.tap"; then
@@ -67,11 +90,7 @@ else ok "no note fell back to English"; fi
 
 # A CPU lab (04: 1 node here, its local claims measured) and a CUDA lab that
 # skips without a GPU (02): the same test lines and JSON, a Chinese claim text
-# and (04) a Chinese narration line.  A verdict measured twice on this busy
-# machine may differ (04.1 pass, then inconclusive): the language does not
-# choose it, so verdict words are left out of these two comparisons.
-same_tests() { tests_of "$1" | sed -E 's/^not ok /ok /; s/^(  status: ).*/\1/'; }
-same_words() { json_words "$1" | grep -vxE '"(pass|fail|inconclusive|skip|error)"'; }
+# and (04) a Chinese narration line.
 for n in 04 02; do
 	echo "== lab-$n in zh: the same TAP test lines and JSON as in English"
 	lab_n=$BUILD/labs/lab-$n
