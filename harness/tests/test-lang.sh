@@ -43,6 +43,11 @@ while read -r id; do
 	if grep -qxF "## $id" "$table"; then ok "$id"; else bad "$id: no '## $id' in $table"; fi
 done <"$tmp/ids"
 
+echo "== every zh message takes the English's printf arguments (else English shows)"
+if out=$(python3 harness/tests/tools/msg_conversions.py 2>&1); then ok "${out##*
+}"
+else bad "$out"; fi
+
 echo "== every claim of every lab has its text in zh, every lab a README.zh.md"
 for dir in labs/[0-9][0-9]-*; do
 	[ -f "$dir/README.zh.md" ] && ok "$dir/README.zh.md" || bad "$dir: no README.zh.md"
