@@ -5,8 +5,9 @@
 # two-node QEMU guest), fleet (a one-node Slurm), fuzz (libFuzzer), leaks
 # (valgrind), formats (JUnit and Gradescope readers), degraded (capsh),
 # metrics (promtool),
-# python (the harness's own scripts), plots (matplotlib), plots-test
-# (matplotlib and a headless browser).
+# python (the harness's own scripts), plots (matplotlib; in zh a CJK font,
+# fonts-noto-cjk), plots-test (matplotlib, a headless browser and the CJK
+# font: the zh report is checked for missing glyphs).
 #
 # deps.sh PART...            as root with apt-get, install what is missing;
 #                            otherwise print the one apt-get line and exit 1
@@ -70,6 +71,23 @@ python_imports() {
 	done
 	return 1
 }
+# A font with Chinese glyphs, for the zh figures and the zh report.
+have_cjk_font() {
+	if command -v fc-list >/dev/null 2>&1; then
+		[ -n "$(fc-list :lang=zh family)" ]
+	else
+		ls /usr/share/fonts/opentype/noto/NotoSansCJK-*.ttc
+	fi
+}
+# The learner's language as harness/base/lang.c reads it: zh or en.
+lang_is_zh() {
+	v=${DMALAB_LANG:-}
+	[ -n "$v" ] || v=${LC_ALL:-}
+	[ -n "$v" ] || v=${LC_MESSAGES:-}
+	[ -n "$v" ] || v=${LANG:-}
+	case $v in zh*|ZH*) return 0 ;; esac
+	return 1
+}
 here=$(dirname "$0")
 # promtool is in Debian's prometheus package, whose install starts the server:
 # the tests need the one static binary, so it is unpacked into build/tools.
@@ -110,8 +128,15 @@ need_part() {
 		;;
 	degraded) want libcap2-bin have_cmds capsh ;;
 	metrics) have_promtool || unpack=prometheus ;;
-	plots) want python3-matplotlib sh "$here/../plots/find-python.sh" ;;
-	plots-test) need_part plots; need_part browser ;;
+	plots)
+		want python3-matplotlib sh "$here/../plots/find-python.sh"
+		if lang_is_zh; then want fonts-noto-cjk have_cjk_font; fi
+		;;
+	plots-test)
+		need_part plots
+		need_part browser
+		want fonts-noto-cjk have_cjk_font
+		;;
 	browser) want chromium have_cmds chromium ;;
 	*)
 		echo "deps.sh: unknown part '$1' (build unit selftest python numa fleet fuzz" \

@@ -16,6 +16,12 @@ import matplotlib.ticker
 matplotlib.use("Agg")  # no display on servers and in CI
 import matplotlib.pyplot as plt  # noqa: E402
 
+import lang  # noqa: E402
+
+# the CJK families matplotlib falls back to in zh ([] in English, or none installed)
+CJK_FONTS = lang.use_cjk_font(matplotlib)
+T = lang.T
+
 RESULTS_SCHEMA = "dmalab-results"
 LAB_SCHEMA = "dmalab-lab"
 KNOWN_MAJOR = 1  # the newest major version of both schemas this code reads

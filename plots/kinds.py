@@ -51,7 +51,7 @@ def draw_lines(res, outdir, decl):
                                    "%s" % (decl["lab"], " ".join(decl["series"]))))
     if bytes_x and min(xs) > 0:
         C.log2_bytes_axis(ax, xs)
-        ax.set_xlabel("bytes (log2)")
+        ax.set_xlabel(C.T("plot.bytes-log2", "bytes (log2)"))
     fact_lines(ax, lab, decl, missing)
     ax.set_ylabel(y_unit(units))
     ax.grid(True, alpha=0.3)

@@ -9,7 +9,8 @@ KINDS = [("pageable", "pageable (malloc)", "o"), ("pinned", "pinned (cudaHostAll
          ("registered", "registered (cudaHostRegister)", "^"), ("wc", "write-combined", "x")]
 DIRS = [("h2d", "host to device (H2D)"), ("d2h", "device to host (D2H)")]
 # ch2.S2 (claim 02.2): "pinned about 12 GB/s, pageable about 6 GB/s", H2D
-CHAPTER_H2D = [(12.0, "chapter: pinned 12 GB/s"), (6.0, "chapter: pageable 6 GB/s")]
+CHAPTER_H2D = [(12.0, "chapter: pinned 12 GB/s", "plot.ch-pinned"),
+               (6.0, "chapter: pageable 6 GB/s", "plot.ch-pageable")]
 
 
 def link_rate(res, lab):
@@ -46,12 +47,12 @@ def draw_direction(ax, lab, d, title, missing):
         if not pts:
             missing.append("%s_%s" % (d, kind))
             continue
-        C.band(ax, pts, label, marker=marker)
+        C.band(ax, pts, C.T("plot.kind-" + kind, label), marker=marker)
         xs += [p[0] for p in pts]
     C.log2_bytes_axis(ax, xs)
-    ax.set_title(title, fontsize=10)
-    ax.set_xlabel("transfer size (bytes, log2)")
-    ax.set_ylabel("bandwidth (GB/s, 1 GB = 1e9 B)")
+    ax.set_title(C.T("plot.dir-" + d, title), fontsize=10)
+    ax.set_xlabel(C.T("plot.size-log2", "transfer size (bytes, log2)"))
+    ax.set_ylabel(C.T("plot.bandwidth", "bandwidth (GB/s, 1 GB = 1e9 B)"))
     ax.grid(True, alpha=0.3)
     return bool(xs)
 
@@ -59,13 +60,15 @@ def draw_direction(ax, lab, d, title, missing):
 def draw_ceilings(ax, res, lab, d):
     rate, what = link_rate(res, lab)
     if rate:
-        C.ref_hline(ax, rate, "%s theoretical: %.1f GB/s" % (what, rate), color="tab:red")
+        C.ref_hline(ax, rate, C.T("plot.theoretical", "%s theoretical: %.1f GB/s") % (what, rate),
+                    color="tab:red")
     mc = memcpy_rate(lab)
     if mc:
-        C.ref_hline(ax, mc, "one-thread memcpy: %.1f GB/s" % mc, color="tab:purple")
+        C.ref_hline(ax, mc, C.T("plot.memcpy", "one-thread memcpy: %.1f GB/s") % mc,
+                    color="tab:purple")
     if d == "h2d":
-        for y, text in CHAPTER_H2D:  # left: the ceilings' labels are on the right
-            C.ref_hline(ax, y, text, color="0.45", style=":", left=True)
+        for y, text, msg_id in CHAPTER_H2D:  # left: the ceilings' labels are on the right
+            C.ref_hline(ax, y, C.T(msg_id, text), color="0.45", style=":", left=True)
     return rate, mc
 
 

@@ -32,8 +32,8 @@ def draw(res, outdir, decl):
                                    "lab-03 recorded no call_*/copy_* series"))
     C.plain_log_y(ax)
     C.log2_bytes_axis(ax, xs)
-    ax.set_xlabel("transfer size (bytes, log2)")
-    ax.set_ylabel("time (us, log)")
+    ax.set_xlabel(C.T("plot.size-log2", "transfer size (bytes, log2)"))
+    ax.set_ylabel(C.T("plot.time-us-log", "time (us, log)"))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="upper left")
     notes = ["solid: host wall time inside the cudaMemcpyAsync call; dashed: the "

@@ -135,7 +135,7 @@ def draw_case(ax, case):
     ax.set_ylim(-0.6, len(LANES) - 0.1)
     ax.invert_yaxis()
     ax.set_xlim(0, end * k * 1.05)
-    ax.set_xlabel("time since the first issue (%s)" % unit, fontsize=8)
+    ax.set_xlabel(C.T("plot.since-issue", "time since the first issue (%s)") % unit, fontsize=8)
     ax.set_title(case["title"], fontsize=9)
     ax.grid(True, axis="x", alpha=0.3)
 

@@ -44,8 +44,8 @@ def draw(res, outdir, decl):
     C.plain_log_y(ax)
     ax.set_ylim(top=max(ax.get_ylim()[1], CHAPTER[-1][0] * 1.8))  # room for the labels
     C.log2_bytes_axis(ax, xs)
-    ax.set_xlabel("working set (bytes, log2)")
-    ax.set_ylabel("latency per load (ns, log)")
+    ax.set_xlabel(C.T("plot.working-set", "working set (bytes, log2)"))
+    ax.set_ylabel(C.T("plot.latency-load", "latency per load (ns, log)"))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     notes = ["CPU on node %s; one 64-byte line per pointer, random order; "

@@ -25,7 +25,8 @@ def draw_panel(ax, local, remote, title, unit, chapter):
                     xytext=(0, 2), textcoords="offset points",
                     fontsize=7, color="0.4", va="bottom", ha="left")
     ax.set_title(title, fontsize=10)
-    ax.set_ylabel("%s (%s)" % ("latency" if unit == "ns" else "bandwidth", unit))
+    ax.set_ylabel("%s (%s)" % (C.T("plot.latency", "latency") if unit == "ns" else
+                               C.T("plot.bandwidth-word", "bandwidth"), unit))
     ax.set_ylim(bottom=0)
     ax.grid(True, axis="y", alpha=0.3)
 
@@ -38,7 +39,7 @@ def draw(res, outdir, decl):
         raise C.NotDrawn("no remote node measured: " + C.why_not(
             lab, decl["claims"], "no *_local/*_remote statistics recorded"))
     fig, axes = C.new_figure(len(have), width=5.2 * len(have))
-    for ax, ((_, title, unit, chapter), (local, remote)) in zip(axes, have):
-        draw_panel(ax, local, remote, title, unit, chapter)
+    for ax, ((key, title, unit, chapter), (local, remote)) in zip(axes, have):
+        draw_panel(ax, local, remote, C.T("plot." + key, title), unit, chapter)
     notes = ["boxes: quartiles of every sample, whiskers min-max; dotted: the chapter's figure"]
     return C.done(fig, res, decl, outdir, notes)

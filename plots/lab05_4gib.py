@@ -47,7 +47,7 @@ def draw(res, outdir, decl):
         ax.plot([1], [first * 1e3 * 4 * C.GiB / bytes_], marker="^", color="tab:orange",
                 linestyle="none", label="very first GPU touch after the CPU's memset (once)")
         ax.legend(fontsize=8, loc="upper right", bbox_to_anchor=(1, 0.9))
-    ax.set_ylabel("time for 4 GiB (ms)")
+    ax.set_ylabel(C.T("plot.time-4gib", "time for 4 GiB (ms)"))
     top = max([b[1]["max"] for b in got] + [CHAPTER_MS])
     ax.set_ylim(0, top * 1.25)  # room for the chapter's label and the legend
     ax.grid(True, axis="y", alpha=0.3)

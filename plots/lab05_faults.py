@@ -60,7 +60,7 @@ def draw(res, outdir, decl):
                 label="CPU first touch with THP (median)")
     draw_marks(ax, labels)
     C.plain_log_y(ax)
-    ax.set_ylabel("time per 4 KiB page made resident (us, log)")
+    ax.set_ylabel(C.T("plot.per-page", "time per 4 KiB page made resident (us, log)"))
     ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     notes = ["boxes: quartiles of every sample, whiskers min-max; GPU cases are the "

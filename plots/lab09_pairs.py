@@ -33,8 +33,8 @@ def draw_panel(ax, cells, title, top):
     ax.set_yticks(range(n))
     ax.set_xticklabels(["GPU%d" % i for i in range(n)])
     ax.set_yticklabels(["GPU%d" % i for i in range(n)])
-    ax.set_xlabel("receives")
-    ax.set_ylabel("sends")
+    ax.set_xlabel(C.T("plot.receives", "receives"))
+    ax.set_ylabel(C.T("plot.sends", "sends"))
     ax.set_title(title, fontsize=10)
     return im
 
@@ -42,7 +42,8 @@ def draw_panel(ax, cells, title, top):
 def draw(res, outdir, decl):
     lab = C.find_lab(res, decl["lab"])
     n = int(C.fact(lab, "gpu_count") or 0)
-    panels = [(matrix(lab, what, n), title) for what, title in PANELS] if n >= 2 else []
+    panels = [(matrix(lab, what, n), C.T("plot." + what, title)) for what, title in PANELS] \
+        if n >= 2 else []
     values = [v for cells, _ in panels for row in cells for v in row if not math.isnan(v)]
     if not values:
         raise C.NotDrawn("no pair measured: " + C.why_not(
@@ -50,6 +51,6 @@ def draw(res, outdir, decl):
     fig, axes = C.new_figure(2, width=5.0 * 2 + 1.2)
     for ax, (cells, title) in zip(axes, panels):
         im = draw_panel(ax, cells, title, max(values))
-    fig.colorbar(im, ax=axes[-1], label="one-way copy rate (GB/s)", shrink=0.8)
+    fig.colorbar(im, ax=axes[-1], label=C.T("plot.one-way", "one-way copy rate (GB/s)"), shrink=0.8)
     notes = ["largest size of the sweep; '-': not measured, or its data arrived wrong"]
     return C.done(fig, res, decl, outdir, notes)

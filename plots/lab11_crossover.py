@@ -80,8 +80,8 @@ def draw(res, outdir, decl):
     mark_crossover(ax, lab, notes)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("context length (tokens, log2)")
-    ax.set_ylabel("time (s, log)")
+    ax.set_xlabel(C.T("plot.context", "context length (tokens, log2)"))
+    ax.set_ylabel(C.T("plot.time-s-log", "time (s, log)"))
     ax.grid(True, which="both", alpha=0.25)
     ax.legend(fontsize=7, loc="upper left")
     notes.append("shaded around a line: min-max of every sample; points not above 0 "

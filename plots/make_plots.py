@@ -40,7 +40,8 @@ def figure(name, draw, claims, title, series="", facts="", labels=None):
     the series or claim statistics (a name ending in '*' stands for every
     name that starts with the rest), the facts drawn as dashed lines, and
     the legend's words for a series ({name: words})."""
-    return {"name": name, "draw": draw, "claims": claims.split(), "title": title,
+    return {"name": name, "draw": draw, "claims": claims.split(),
+            "title": C.T("fig." + name, title),
             "series": series.split(), "facts": facts.split(), "labels": labels}
 
 

@@ -23,13 +23,14 @@ import tempfile
 
 import common as C
 import make_plots
+from lang import T, claim_text, lang
 
 VERDICT_CLASS = {"pass": "ok", "confirmed": "ok", "fail": "bad", "contradicted": "bad",
                  "error": "bad", "not_run": "bad", "aborted": "bad", "skip": "skip",
                  "unverified": "skip", "inconclusive": "warn", "partial": "warn"}
 
 CSS = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;\
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC",sans-serif;margin:0;\
 color:#1d232a;background:#fff}
 main{max-width:1100px;margin:0 auto;padding:16px 24px 48px}
 h1{font-size:24px;margin:8px 0}\
@@ -61,7 +62,14 @@ def esc(v):
 
 def badge(status, text=None):
     cls = VERDICT_CLASS.get(status, "skip")
-    return '<span class="badge %s">%s</span>' % (cls, esc(text or status))
+    return '<span class="badge %s">%s</span>' % (cls, esc(text or status_word(status)))
+
+
+def status_word(status, kind="status"):
+    """A status as the learner reads it: a lab's or a run's (kind "status"), a
+    claim's verdict ("verdict") or a question's ("question"); the record's
+    word itself in English."""
+    return T("%s.%s" % (kind, str(status).replace("_", "-")), str(status))
 
 
 def fmt_val(v, unit=None):
@@ -105,21 +113,25 @@ def machine_rows(res):
     m = res.get("machine") or {}
     numa = m.get("numa") if isinstance(m.get("numa"), dict) else {}
     mem = C.num(m.get("mem_total"))
-    rows = [("host", "%s (%s, %s)" % (m.get("hostname", "?"), m.get("arch", "?"),
-                                      m.get("virt") or "bare metal?")),
-            ("kernel", m.get("kernel")), ("CPUs online", m.get("cpus_online")),
-            ("memory", "%.1f GiB" % (mem / C.GiB) if mem else None),
-            ("NUMA nodes", "%s (%s with memory)" % (numa.get("nodes"), numa.get("mem_nodes"))
-             if numa else None),
-            ("THP", m.get("thp")), ("NVIDIA driver", m.get("driver_version") or "none seen"),
-            ("CUDA driver / runtime", "%s / %s" % (m.get("cuda_driver_version"),
-                                                    m.get("cuda_runtime_version"))
+    none = T("report.none-seen", "none seen")
+    rows = [(T("report.host", "host"), "%s (%s, %s)" % (
+                m.get("hostname", "?"), m.get("arch", "?"),
+                m.get("virt") or T("report.bare-metal", "bare metal?"))),
+            (T("report.kernel", "kernel"), m.get("kernel")),
+            (T("report.cpus", "CPUs online"), m.get("cpus_online")),
+            (T("report.memory", "memory"), "%.1f GiB" % (mem / C.GiB) if mem else None),
+            (T("report.numa", "NUMA nodes"), T("report.numa-nodes", "%s (%s with memory)") % (
+                numa.get("nodes"), numa.get("mem_nodes")) if numa else None),
+            (T("report.thp", "THP"), m.get("thp")),
+            (T("report.driver", "NVIDIA driver"), m.get("driver_version") or none),
+            (T("report.cuda", "CUDA driver / runtime"), "%s / %s" % (
+                m.get("cuda_driver_version"), m.get("cuda_runtime_version"))
              if "cuda_runtime_version" in m else None)]
     for g in m.get("gpus") or []:
         if isinstance(g, dict):
             rows.append(("GPU %s" % g.get("index", "?"), gpu_text(g)))
     if not m.get("gpus"):
-        rows.append(("GPUs", "none seen"))
+        rows.append(("GPUs", none))
     return [(k, v) for k, v in rows if v not in (None, "")]
 
 
@@ -241,7 +253,8 @@ def claim_why(c):
 def lab_heading(lab):
     why = C.lab_absence(lab)
     dur = C.num(lab.get("duration_s"))
-    return "lab-%s: %s" % (lab.get("id"), lab.get("title") or ""), \
+    title = T("title.%s" % lab.get("id"), lab.get("title") or "")
+    return "lab-%s: %s" % (lab.get("id"), title), \
         "%s%s" % (("%.1f s" % dur) if dur is not None else "", (" - " + why) if why else "")
 
 
@@ -251,17 +264,24 @@ def html_card(res, texts=None):
         title, sub = lab_heading(lab)
         parts.append('<h3 id="lab-%s">%s %s</h3><p class="muted">%s</p>' % (
             esc(lab.get("id")), esc(title), badge(lab.get("status") or "?"), esc(sub)))
-        rows = ["<tr><th>claim</th><th>question</th><th>statement</th><th>verdict</th>"
-                "<th>got</th><th>want</th><th>why / note</th></tr>"]
+        rows = ["<tr>%s</tr>" % "".join("<th>%s</th>" % esc(T("report.col-" + k, en)) for k, en in (
+            ("claim", "claim"), ("question", "question"), ("statement", "statement"),
+            ("verdict", "verdict"), ("got", "got"), ("want", "want"), ("why", "why / note")))]
         for c in lab.get("claims") or []:
             status, got, want, why = claim_cells(c, texts)
             cls = "erratum" if known_erratum(c) else VERDICT_CLASS.get(c.get("status"), "skip")
             rows.append("<tr><td>%s</td><td>%s</td><td>%s</td><td><span class=\"badge %s\">"
                         "%s</span></td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
-                            esc(c.get("id")), esc(c.get("question")), esc(c.get("text")),
-                            cls, esc(status), esc(got), esc(want), esc(why)))
+                            esc(c.get("id")), esc(c.get("question")),
+                            esc(claim_text(c.get("id"), c.get("text"))), cls,
+                            esc(verdict_word(c, status)), esc(got), esc(want), esc(why)))
         parts.append('<table class="claims">%s</table>' % "".join(rows))
-    return "\n".join(parts) or "<p>No lab in this results file.</p>"
+    return "\n".join(parts) or "<p>%s</p>" % esc(T("report.no-lab", "No lab in this results file."))
+
+
+def verdict_word(c, status):
+    """The verdict cell's word: claim_cells' status, in the learner's language."""
+    return T("verdict.known", status) if known_erratum(c) else status_word(status, "verdict")
 
 
 def question_rows(res, grade, why):
@@ -272,9 +292,10 @@ def question_rows(res, grade, why):
                                                             q.get("claims_planned")),
                  ", ".join("%s %s" % (v.get("id"), v.get("status")) for v in q.get("claims") or []))
                 for ch in grade.get("chapters") or [] for q in ch.get("questions") or []]
-        return rows, "As `make grade` grades them: every question of the chapters, with all " \
-            "the claims that back it. A question is scored when at least half of its claims " \
-            "are decided (pass or fail); below that it is unverified."
+        return rows, T("report.graded", "As `make grade` grades them: every question of the "
+                       "chapters, with all the claims that back it. A question is scored when "
+                       "at least half of its claims are decided (pass or fail); below that it "
+                       "is unverified.")
     rows = [(q.get("id"), q.get("status"), "", ", ".join(q.get("claims") or []))
             for q in res.get("questions") or [] if isinstance(q, dict)]
     return rows, "Not graded (%s): each claim's first question only, from the results." % why
@@ -282,10 +303,13 @@ def question_rows(res, grade, why):
 
 def html_questions(res, grade=None, why=""):
     qrows, note = question_rows(res, grade, why)
-    rows = ["<tr><th>question</th><th>status</th><th>claims decided</th><th>claims</th></tr>"]
+    rows = ["<tr>%s</tr>" % "".join("<th>%s</th>" % esc(T("report.col-" + k, en)) for k, en in (
+        ("question", "question"), ("status", "status"), ("decided", "claims decided"),
+        ("claims", "claims")))]
     for qid, status, decided, claims in qrows:
         rows.append("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
-            esc(qid), badge(status or "?"), esc(decided), esc(claims)))
+            esc(qid), badge(status or "?", status_word(status or "?", "question")),
+            esc(decided), esc(claims)))
     return '<p class="muted">%s</p><table>%s</table>' % (esc(note), "".join(rows)) \
         if len(rows) > 1 else "<p>No question graded.</p>"
 
@@ -327,7 +351,8 @@ def html_plots(figs):
         else:
             absent.append("<li><b>%s</b>: %s</li>" % (esc(name), esc(detail)))
     if absent:
-        out.append('<h3>Not drawn</h3><ul id="plots-not-drawn">%s</ul>' % "".join(absent))
+        out.append('<h3>%s</h3><ul id="plots-not-drawn">%s</ul>' % (
+            esc(T("report.not-drawn", "Not drawn")), "".join(absent)))
     return "\n".join(out)
 
 
@@ -338,25 +363,31 @@ def html_totals(res):
 
 
 def render_html(res, errata, figs, grade=None, why=""):
-    title = "dmalab report - %s" % ((res.get("machine") or {}).get("hostname") or "?")
+    title = T("report.title", "dmalab report - %s") % (
+        (res.get("machine") or {}).get("hostname") or "?")
     mrows = "".join("<tr><th>%s</th><td>%s</td></tr>" % (esc(k), esc(v))
                     for k, v in machine_rows(res))
     return "\n".join([
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        "<!DOCTYPE html>", '<html lang="%s"><head><meta charset="utf-8">' % (
+            "zh-CN" if lang() == "zh" else "en"),
         "<title>%s</title><style>%s</style><script>%s</script></head><body><main>" % (
             esc(title), CSS, SCRIPT),
         '<h1 id="title">%s</h1>' % esc(title),
-        '<p id="run">%s %s | %s | started %s | %s s</p>' % (
-            "run status", badge(res.get("status") or "?"), esc(res.get("command")),
+        '<p id="run">%s %s | %s | %s %s | %s s</p>' % (
+            esc(T("report.run-status", "run status")), badge(res.get("status") or "?"),
+            esc(res.get("command")), esc(T("report.started", "started")),
             esc(res.get("started")), esc(fmt_val(res.get("duration_s")))),
         html_totals(res),
-        '<section id="machine"><h2>Machine</h2><table>%s</table></section>' % mrows,
-        '<section id="report-card"><h2>Report card</h2>%s</section>' % html_card(
-            res, grade_texts(grade)),
-        '<section id="questions"><h2>Questions</h2>%s</section>' % html_questions(
-            res, grade, why),
-        '<section id="errata"><h2>Known errata</h2>%s</section>' % html_errata(res, errata),
-        '<section id="plots"><h2>Figures</h2>%s</section>' % html_plots(figs),
+        '<section id="machine"><h2>%s</h2><table>%s</table></section>' % (
+            esc(T("report.machine", "Machine")), mrows),
+        '<section id="report-card"><h2>%s</h2>%s</section>' % (
+            esc(T("report.card", "Report card")), html_card(res, grade_texts(grade))),
+        '<section id="questions"><h2>%s</h2>%s</section>' % (
+            esc(T("report.questions", "Questions")), html_questions(res, grade, why)),
+        '<section id="errata"><h2>%s</h2>%s</section>' % (
+            esc(T("report.errata", "Known errata")), html_errata(res, errata)),
+        '<section id="plots"><h2>%s</h2>%s</section>' % (
+            esc(T("report.figures", "Figures")), html_plots(figs)),
         '<p class="muted">%s</p>' % esc(C.machine_line(res)),
         "</main></body></html>", ""])
 

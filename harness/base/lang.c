@@ -181,16 +181,27 @@ const char *msg_english(const char *shown)
 	return shown;
 }
 
-const char *msg_claim_text(const char *claim_id, const char *en)
+/* The zh entry "<prefix>.<key>" in zh, else en. */
+static const char *msg_keyed(const char *prefix, const char *key, const char *en)
 {
 	char id[24];
 	const char *zh;
 
 	if (dmalab_lang() != DMALAB_ZH)
 		return en;
-	snprintf(id, sizeof(id), "claim.%s", claim_id);
+	snprintf(id, sizeof(id), "%s.%s", prefix, key);
 	zh = msg_zh(id);
 	return zh ? zh : en;
+}
+
+const char *msg_claim_text(const char *claim_id, const char *en)
+{
+	return msg_keyed("claim", claim_id, en);
+}
+
+const char *msg_lab_title(const char *lab_id, const char *en)
+{
+	return msg_keyed("title", lab_id, en);
 }
 
 /* East Asian Wide and Fullwidth ranges (Unicode's EastAsianWidth.txt, W and

@@ -53,6 +53,10 @@ const char *msg_english(const char *shown);
  * else en (the claim_spec's text, which TAP test lines and JSON keep). */
 const char *msg_claim_text(const char *claim_id, const char *en);
 
+/* A lab's title as the learner reads it: the table's "title.<id>" in zh,
+ * else en (the lab_spec's title, which TAP, JSON and the goldens keep). */
+const char *msg_lab_title(const char *lab_id, const char *en);
+
 /* Columns a UTF-8 text takes on a terminal: East Asian wide characters
  * (U+1100 and up, the CJK blocks and full-width forms) take two. */
 int msg_width(const char *s);

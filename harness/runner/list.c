@@ -121,7 +121,7 @@ static void list_lab(const struct run_state *rs, const struct lab_entry *lab,
 {
 	int k;
 
-	printf("lab-%s  %s\n", lab->id, lab->title);
+	printf("lab-%s  %s\n", lab->id, msg_lab_title(lab->id, lab->title));
 	if (lab->desc_error[0]) {
 		printf("  error:   %s\n\n", lab->desc_error);
 		return;

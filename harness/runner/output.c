@@ -536,7 +536,8 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 	const char *word = card_status_word(rs, status);
 
 	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
-		word, pad(word, 7), "", col(rs, C_OFF), lab->title);
+		word, pad(word, 7), "", col(rs, C_OFF),
+		rs->opt->format == FMT_HUMAN ? msg_lab_title(lab->id, lab->title) : lab->title);
 	if (lab->error_kind)
 		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
 	if (status == ST_INCONCLUSIVE)

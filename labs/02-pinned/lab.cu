@@ -483,7 +483,8 @@ static int alloc_kind(struct bench *b, enum lab_host_kind kind, struct lab_host 
 	}
 	if (lab_host_alloc(b->L, kind, b->largest, 0, BUF_TOUCH, h) < 0) {
 		snprintf(b->why_not[kind], sizeof(b->why_not[0]), "%s", h->why_not);
-		lab_note(b->L, "no %s series: %s", lab_host_kind_name(kind), h->why_not);
+		lab_note(b->L, MSG("02.no-series",
+			"no %s series: %s"), lab_host_kind_name(kind), h->why_not);
 		return -1;
 	}
 	if (pin_fact[kind])
@@ -511,7 +512,7 @@ static void run_registered(struct bench *b, struct lab_host *page)
 	if (lab_host_register(b->L, page) < 0) { /* the buffer given back */
 		snprintf(b->why_not[LAB_HOST_REGISTERED], sizeof(b->why_not[0]), "%s",
 			 page->why_not);
-		lab_note(b->L, "no registered series: %s", page->why_not);
+		lab_note(b->L, MSG("02.no-registered", "no registered series: %s"), page->why_not);
 		return;
 	}
 	lab_fact_num(b->L, pin_fact[LAB_HOST_REGISTERED], page->pin_s, "s");
@@ -699,7 +700,8 @@ static void measure_claim_pair(struct bench *b, const struct lab_host *pin,
 	n = lab_copy_pair_sampled(&b->pair, copy_sample, &ca, &cb, b->largest, b->iters, cap);
 	if (!K.pair_pageable)
 		lab_cuda_unregister(b->L, page->p);
-	lab_note(b->L, "claim pair: %d pairs (at least %d, at most %d)", n, b->iters, cap);
+	lab_note(b->L, MSG("02.pairs",
+		"claim pair: %d pairs (at least %d, at most %d)"), n, b->iters, cap);
 	lab_series_point(b->L, "h2d_pinned_paired", "bytes", (double)b->largest, &b->pair.a);
 	lab_series_point(b->L, "h2d_pageable_paired", "bytes", (double)b->largest, &b->pair.b);
 	b->top[LAB_HOST_PAGEABLE][LAB_COPY_H2D] = b->pair.b;
@@ -841,8 +843,9 @@ static void measure_duplex(struct bench *b)
 		return;
 	lab_fact_num(b->L, "duplex_pct_of_two_way", 100 * s_both.median / (2 * b->link.theo_gbs),
 		     "%");
-	lab_note(b->L, "both directions at once (%s each): H2D %.1f, D2H %.1f, together %.1f "
-		 "GB/s (%.0f %% of the link's two-way %.1f GB/s)",
+	lab_note(b->L, MSG("02.both-ways",
+		"both directions at once (%s each): H2D %.1f, D2H %.1f, together %.1f "
+		 "GB/s (%.0f %% of the link's two-way %.1f GB/s)"),
 		 lab_fmt_size(b->largest, size, sizeof(size)), s_up.median, s_down.median,
 		 s_both.median, 100 * s_both.median / (2 * b->link.theo_gbs),
 		 2 * b->link.theo_gbs);
@@ -1107,8 +1110,9 @@ static void report_facts(struct bench *b)
 	lab_fact_num(b->L, "h2d_paired_pinned_gbs", b->pair.a.median, "GB/s");
 	lab_fact_num(b->L, "h2d_paired_pageable_gbs", b->pair.b.median, "GB/s");
 	lab_fact_num(b->L, "h2d_paired_ratio", b->pair.ratio.median, "x");
-	lab_note(b->L, "pageable H2D runs at %.0f %% of one thread's memcpy (%.1f GB/s): "
-		 "the CPU staging copy is its ceiling",
+	lab_note(b->L, MSG("02.staging",
+		"pageable H2D runs at %.0f %% of one thread's memcpy (%.1f GB/s): "
+		 "the CPU staging copy is its ceiling"),
 		 100 * b->top[LAB_HOST_PAGEABLE][LAB_COPY_H2D].median / b->memcpy_rate.median,
 		 b->memcpy_rate.median);
 }
@@ -1297,7 +1301,8 @@ static void decide_break_even(struct bench *b)
 		v[i] = e.value, lo[i] = e.lo, hi[i] = e.hi;
 		claim_stats(b->L, &r->pinned[i]);
 		claim_stats(b->L, &r->pageable[i]);
-		lab_note(b->L, "%s sent once: cudaHostAlloc route %.1f ms, mmap route %.1f ms",
+		lab_note(b->L, MSG("02.sent-once",
+			"%s sent once: cudaHostAlloc route %.1f ms, mmap route %.1f ms"),
 			 lab_fmt_size(r->sizes[i], sz, sizeof(sz)), 1e3 * r->pinned[i].median,
 			 1e3 * r->pageable[i].median);
 		len += snprintf(note + len, sizeof(note) - (size_t)len, "%s%s %.2fx",

@@ -328,7 +328,8 @@ static void calls(struct rig *r)
 	lab_fmt_size(r->bytes, sz, sizeof(sz));
 	lab_fact_num(L, "pageable_call_over_copy", pg[0].median / pg[1].median, "x");
 	lab_fact_num(L, "pinned_call_over_copy", pin[0].median / pin[1].median, "x");
-	lab_note(L, "%s pageable behind a kernel: call %.2f ms, copy %.2f ms", sz,
+	lab_note(L, MSG("03.pageable-call",
+		"%s pageable behind a kernel: call %.2f ms, copy %.2f ms"), sz,
 		 q[0].median * 1e3, q[1].median * 1e3);
 	claim_note(L, "%s pageable, idle stream: call %.2f ms, copy %.2f ms", sz,
 		   pg[0].median * 1e3, pg[1].median * 1e3);
@@ -412,8 +413,9 @@ static void overlaps(struct rig *r)
 	lab_progress(L, "overlap of a copy and a kernel on two streams");
 	overlap(r, 1, pin, xpin);
 	overlap(r, 0, pg, xpg);
-	lab_note(L, "pageable copy %.2f ms and a kernel as long: %.2f x the longer copy first, "
-		 "%.2f x kernel first", pg[OV_COPY].median * 1e3, xpg[0].value, xpg[1].value);
+	lab_note(L, MSG("03.pageable-overlap",
+		"pageable copy %.2f ms and a kernel as long: %.2f x the longer copy first, "
+		 "%.2f x kernel first"), pg[OV_COPY].median * 1e3, xpg[0].value, xpg[1].value);
 	for (i = 0; i < OV_N; i++)
 		claim_stats(L, &pin[i]);
 	claim_note(L, "pinned copy %.2f ms, kernel %.2f ms: %.3f x the longer copy first, "
@@ -707,8 +709,9 @@ static void race_natural(struct rig *r)
 	lab_fact_num(r->L, "natural_race_steps", c.steps, "steps");
 	lab_fact_num(r->L, "natural_race_torn_steps", c.torn_steps, "steps");
 	lab_fact_num(r->L, "natural_race_torn_words", (double)c.torn, "words");
-	lab_note(r->L, "unforced race, %d steps on one pinned buffer: %d tore, %llu words, "
-		 "worst %.2f %% of a step", c.steps, c.torn_steps, c.torn,
+	lab_note(r->L, MSG("03.race",
+		"unforced race, %d steps on one pinned buffer: %d tore, %llu words, "
+		 "worst %.2f %% of a step"), c.steps, c.torn_steps, c.torn,
 		 100.0 * (double)c.most / (double)LOOP_WORDS);
 }
 

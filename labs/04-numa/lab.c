@@ -276,8 +276,9 @@ static void report_read(struct numa_lab *X, const struct lab_stats *bw)
 	lab_fact_num(X->L, "read_bw_local_best_GBps", bw->max, "GB/s");
 	lab_fact_str(X->L, "read_kernel", seqread_kernel());
 	lab_fact_num(X->L, "llc_bytes", (double)llc, "bytes");
-	lab_note(X->L, "single-thread read, local: %.1f GB/s median, %.1f best, %d passes over %s, "
-		 "%s, %s loads", bw->median, bw->max, bw->n,
+	lab_note(X->L, MSG("04.read-local",
+		"single-thread read, local: %.1f GB/s median, %.1f best, %d passes over %s, "
+		 "%s, %s loads"), bw->median, bw->max, bw->n,
 		 lab_fmt_size(X->bw_bytes, sz, sizeof(sz)), vs_llc, seqread_kernel());
 }
 
@@ -386,11 +387,13 @@ static long place(struct numa_lab *X, int run_node, int mem_node, int read_node,
 		snprintf(then, sizeof(then), ", then read from CPU %d (node %d)", p.read_cpu,
 			 read_node);
 	if (mem_node >= 0)
-		lab_note(X->L, "worker on node %d, memory bound to node %d: %ld of %ld pages on "
-			 "node %d", run_node, mem_node, *npages - off, *npages, want_node);
+		lab_note(X->L, MSG("04.bound",
+			"worker on node %d, memory bound to node %d: %ld of %ld pages on "
+			 "node %d"), run_node, mem_node, *npages - off, *npages, want_node);
 	else
-		lab_note(X->L, "mapped on node %d, first written from CPU %d (node %d)%s: %ld of "
-			 "%ld pages on node %d", X->cpu_node, p.write_cpu, run_node, then,
+		lab_note(X->L, MSG("04.first-touch",
+			"mapped on node %d, first written from CPU %d (node %d)%s: %ld of "
+			 "%ld pages on node %d"), X->cpu_node, p.write_cpu, run_node, then,
 			 *npages - off, *npages, want_node);
 	return off;
 }
@@ -440,7 +443,7 @@ static int gpu_node(struct numa_lab *X, const char **reason, char *detail, size_
 
 	gpu_topo_scan(X->sysfs_root, GPU_TOPO_CUDA, &t);
 	if (t.order != GPU_ORDER_CUDA)
-		lab_note(X->L, "GPU order: %s", t.order_note);
+		lab_note(X->L, MSG("04.gpu-order", "GPU order: %s"), t.order_note);
 	*reason = SKIP_NO_CUDA_DEVICE;
 	g = gpu_topo_device(&t, dev);
 	if (!g && t.order == GPU_ORDER_CUDA)
@@ -474,7 +477,8 @@ static void check_latency_ratio(struct numa_lab *X, const struct lab_stats *smal
 	lab_fact_num(X->L, "latency_32KiB_ns", small->median, "ns");
 	lab_fact_num(X->L, X->claim_ws == 256 * MiB ? "latency_256MiB_ns" :
 		     "latency_large_ns", large->median, "ns");
-	lab_note(X->L, "local latency: %.2f ns at 32 KiB, %.1f ns at %s", small->median,
+	lab_note(X->L, MSG("04.latency",
+		"local latency: %.2f ns at 32 KiB, %.1f ns at %s"), small->median,
 		 large->median, sz);
 	claim_note(X->L, "%.1f ns at %s vs %.2f ns at 32 KiB%s", large->median, sz, small->median,
 		   X->claim_ws == 256 * MiB ? "" :
@@ -532,11 +536,13 @@ static void check_latency_bandwidth(struct numa_lab *X)
 		struct lab_stats *lat = i == 1 ? &lat_r : &other, *bw = i == 1 ? &bw_r : &other;
 
 		latency_sweep(X, X->mem_node[i], &other, lat);
-		lab_note(X->L, "node %d: latency %.1f ns", X->mem_node[i], lat->median);
+		lab_note(X->L, MSG("04.node-latency",
+			"node %d: latency %.1f ns"), X->mem_node[i], lat->median);
 		if (X->chase_only)
 			continue;
 		read_bandwidth(X, X->mem_node[i], bw);
-		lab_note(X->L, "node %d: read %.1f GB/s", X->mem_node[i], bw->median);
+		lab_note(X->L, MSG("04.node-read",
+			"node %d: read %.1f GB/s"), X->mem_node[i], bw->median);
 	}
 	if (X->nmem > 1)
 		check_remote(X, X->mem_node[1], &lat_l, &lat_r, &bw_l, &bw_r);
@@ -648,8 +654,9 @@ static void report_topology(struct numa_lab *X)
 	lab_fact_num(X->L, "numa_balancing", (double)X->balancing, "");
 	if (X->topo_ok && *numa_topo_distances(&X->topo, line, sizeof(line)))
 		lab_fact_str(X->L, "numa_distances", line);
-	lab_note(X->L, "%d NUMA node(s), %d with memory usable here; CPU on node %d; distances: "
-		 "%s; numa_balancing %ld", nnodes, X->nmem, X->cpu_node, *line ? line : "unknown",
+	lab_note(X->L, MSG("04.topology",
+		"%d NUMA node(s), %d with memory usable here; CPU on node %d; distances: "
+		 "%s; numa_balancing %ld"), nnodes, X->nmem, X->cpu_node, *line ? line : "unknown",
 		 X->balancing);
 }
 
@@ -670,12 +677,14 @@ static void setup(struct numa_lab *X, struct lab *L)
 	if (sysfs_read_long("/proc/sys/kernel/numa_balancing", &X->balancing))
 		X->balancing = -1;
 	if (!X->topo_ok)
-		lab_note(L, "cannot read the NUMA topology under %s (%s): using libnuma alone",
+		lab_note(L, MSG("04.no-sysfs",
+			"cannot read the NUMA topology under %s (%s): using libnuma alone"),
 			 X->sysfs_root, strerror(errno));
 	X->nmem = numa_mem_nodes(X->topo_ok ? &X->topo : NULL, X->mem_node, TOPO_MAX_NODES);
 	if (X->topo_ok && X->topo.nmem_nodes != X->nmem)
-		lab_note(L, "sysfs (%s) lists %d memory nodes, libnuma can use %d here: the claims "
-			 "use the %d", X->sysfs_root, X->topo.nmem_nodes, X->nmem, X->nmem);
+		lab_note(L, MSG("04.nodes-differ",
+			"sysfs (%s) lists %d memory nodes, libnuma can use %d here: the claims "
+			 "use the %d"), X->sysfs_root, X->topo.nmem_nodes, X->nmem, X->nmem);
 	if (X->nmem == 0)
 		lab_skip(L, SKIP_NUMA_UNAVAILABLE, "libnuma sees no memory node");
 	/* the measuring thread on the first node that has a CPU for us, moved to the front */

@@ -231,7 +231,8 @@ static void cpu_series(struct lab *L, const char *name, struct cpu_touch *c,
 	lab_measure(L, name, cpu_touch_sample, c, NULL, us);
 	lab_stats_scale(us, 1e6 / (double)(c->bytes / c->page), "us");
 	if (c->advice_errno)
-		lab_note(L, "madvise(%s) refused: %s", c->advice == BUF_HUGE ? "MADV_HUGEPAGE" :
+		lab_note(L, MSG("05.madvise",
+			"madvise(%s) refused: %s"), c->advice == BUF_HUGE ? "MADV_HUGEPAGE" :
 			 "MADV_NOHUGEPAGE", strerror(c->advice_errno));
 }
 
@@ -261,8 +262,8 @@ static const struct lab_stats *cpu_part(struct lab *L, size_t bytes)
 			   lab_fmt_size(avail, b2, sizeof(b2)));
 		return NULL;
 	}
-	lab_note(L, "CPU: write one byte per %zu-byte page of a fresh %s mapping, "
-		 "huge pages off (MADV_NOHUGEPAGE)", c.page, lab_fmt_size(bytes, b1, sizeof(b1)));
+	lab_note(L, MSG("05.cpu", "CPU: write one byte per %zu-byte page of a fresh %s mapping, "
+		 "huge pages off (MADV_NOHUGEPAGE)"), c.page, lab_fmt_size(bytes, b1, sizeof(b1)));
 	cpu_series(L, "cpu_us_per_page", &c, &us);
 	claim_note(L, "%ld minor faults for %zu pages (%.2f per page), AnonHugePages %s",
 		   c.faults, pages, (double)c.faults / (double)pages,
@@ -276,8 +277,9 @@ static const struct lab_stats *cpu_part(struct lab *L, size_t bytes)
 	cpu_series(L, "cpu_first_touch_thp", &c, &thp);
 	lab_fact_num(L, "cpu_thp_fraction", (double)c.thp_bytes / (double)bytes, "");
 	lab_fact_num(L, "cpu_thp_us_per_4k", thp.median, "us");
-	lab_note(L, "THP allowed: %.3f us per 4 KiB page, %ld faults for %zu pages (%.1f us "
-		 "each), AnonHugePages %.0f%% of the region", thp.median, c.faults, pages,
+	lab_note(L, MSG("05.thp",
+		"THP allowed: %.3f us per 4 KiB page, %ld faults for %zu pages (%.1f us "
+		 "each), AnonHugePages %.0f%% of the region"), thp.median, c.faults, pages,
 		 c.faults > 0 ? thp.median * (double)pages / (double)c.faults : 0.0,
 		 100.0 * (double)c.thp_bytes / (double)bytes);
 	return K.prefault_cpu ? &ref : &us;
@@ -544,7 +546,8 @@ static void um_series_note(struct lab *L, const struct um_case *c)
 	lab_stats_to_rate(&c->s, c->bytes, &rate);
 	rate.name = c->name;
 	lab_series_point(L, "um_gb_s", "stride_bytes", (double)c->stride, &rate);
-	lab_note(L, "%s: %.2f ms, %.3f us per 4 KiB of region, %.2f GB/s over the region",
+	lab_note(L, MSG("05.case",
+		"%s: %.2f ms, %.3f us per 4 KiB of region, %.2f GB/s over the region"),
 		 c->name, c->s.median * 1e3, c->s.median * 1e6 / (double)(c->bytes / TOUCH_UNIT),
 		 rate.median);
 }
@@ -566,11 +569,13 @@ static void um_open(struct lab *L, int dev, size_t bytes)
 	t = lab_now();
 	memset(um_r.p, 0x5a, bytes);
 	t = lab_now() - t;
-	lab_note(L, "managed region initialised on the CPU (memset, first touch): %.1f ms, "
-		 "%.2f us per 4 KiB", t * 1e3, t * 1e6 / (double)(bytes / TOUCH_UNIT));
+	lab_note(L, MSG("05.cpu-init",
+		"managed region initialised on the CPU (memset, first touch): %.1f ms, "
+		 "%.2f us per 4 KiB"), t * 1e3, t * 1e6 / (double)(bytes / TOUCH_UNIT));
 	t = um_touch_events_s(&um_r, bytes, TOUCH_UNIT);
 	lab_fact_num(L, "um_first_touch_4k_s", t, "s");
-	lab_note(L, "first GPU touch after the memset, stride 4 KiB: %.1f ms (%.2f GB/s)",
+	lab_note(L, MSG("05.gpu-after",
+		"first GPU touch after the memset, stride 4 KiB: %.1f ms (%.2f GB/s)"),
 		 t * 1e3, (double)bytes / t / 1e9);
 }
 
@@ -587,16 +592,19 @@ static void um_measure_cases(struct lab *L)
 	c = um_measure(L, CASE_PREFETCHED);
 	pf = lab_median(c->prefetch_s, c->nprefetch);
 	pf = pf > 0 ? (double)c->bytes / pf / 1e9 : 0.0;
-	lab_note(L, "%s: %.2f ms in all, cudaMemPrefetchAsync at %.2f GB/s", c->name,
+	lab_note(L, MSG("05.prefetch",
+		"%s: %.2f ms in all, cudaMemPrefetchAsync at %.2f GB/s"), c->name,
 		 c->s.median * 1e3, pf);
 	lab_fact_num(L, "um_prefetch_gb_s", pf, "GB/s");
 	c = um_measure(L, CASE_RESIDENT);
-	lab_note(L, "%s (no fault at all; launch to synchronised): %.3f ms", c->name,
+	lab_note(L, MSG("05.no-fault",
+		"%s (no fault at all; launch to synchronised): %.3f ms"), c->name,
 		 c->s.median * 1e3);
 	c = um_measure(L, CASE_WAY_BACK);
 	pages = c->bytes / TOUCH_UNIT;
-	lab_note(L, "way back, CPU touches of GPU-resident data (%zu pages): %.3f us per "
-		 "4 KiB page, %ld CPU minor faults (%.3f per page)", pages,
+	lab_note(L, MSG("05.way-back",
+		"way back, CPU touches of GPU-resident data (%zu pages): %.3f us per "
+		 "4 KiB page, %ld CPU minor faults (%.3f per page)"), pages,
 		 c->s.median * 1e6 / (double)pages, c->last.minor_faults,
 		 (double)c->last.minor_faults / (double)pages);
 }
@@ -743,8 +751,9 @@ static void gpu_part(struct lab *L, size_t bytes, const struct lab_stats *cpu_us
 		lab_cupti_unusable("--no-counts given");
 	else
 		lab_cupti_setup(lab_options(L)->device);
-	lab_note(L, "GPU: managed region of %s, initialised on the CPU, then touched by a "
-		 "kernel, one byte per stride", lab_fmt_size(bytes, b, sizeof(b)));
+	lab_note(L, MSG("05.gpu",
+		"GPU: managed region of %s, initialised on the CPU, then touched by a "
+		 "kernel, one byte per stride"), lab_fmt_size(bytes, b, sizeof(b)));
 	um_open(L, lab_options(L)->device, bytes);
 	um_measure_cases(L);
 	um_count_cases(L);
@@ -762,8 +771,9 @@ static void gpu_part(struct lab *L, size_t bytes, const struct lab_stats *cpu_us
 
 	lab_managed_free(&um_r); /* so that the populate case never holds GPU memory beside it */
 	c = um_measure(L, CASE_POPULATE);
-	lab_note(L, "never-touched managed memory, GPU first touch (no migration): %.2f ms, "
-		 "%.3f us per 4 KiB", c->s.median * 1e3,
+	lab_note(L, MSG("05.never-touched",
+		"never-touched managed memory, GPU first touch (no migration): %.2f ms, "
+		 "%.3f us per 4 KiB"), c->s.median * 1e3,
 		 c->s.median * 1e6 / (double)(c->bytes / TOUCH_UNIT));
 	lab_managed_close(&um_r);
 }
@@ -775,7 +785,7 @@ static void run(struct lab *L)
 	const struct lab_stats *cpu_us;
 
 	if (gpu_bytes != lab_options(L)->size)
-		lab_note(L, "--size rounded down to a multiple of 2 MiB");
+		lab_note(L, MSG("05.size-rounded", "--size rounded down to a multiple of 2 MiB"));
 	cpu_us = cpu_part(L, cpu_bytes);
 #if DMALAB_HAVE_CUDA
 	gpu_part(L, gpu_bytes, cpu_us);

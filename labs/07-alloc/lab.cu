@@ -417,7 +417,7 @@ static void measure_granule(struct lab *L, struct granule *g)
 	}
 	for (i = 0; i < SWEEP_POINTS; i++)
 		if (i == SWEEP_POINTS - 1 || g->drop[i + 1] != g->drop[start]) {
-			lab_note(L, "cudaMalloc of %s .. %s: free falls by %s",
+			lab_note(L, MSG("07.sweep", "cudaMalloc of %s .. %s: free falls by %s"),
 				 fmt((uint64_t)(start + 1) * SWEEP_STEP_BYTES, a),
 				 fmt((uint64_t)(i + 1) * SWEEP_STEP_BYTES, b), fmt_drop(g->drop[i], c));
 			start = i + 1;

@@ -196,8 +196,9 @@ static void note_settings(struct lab *L, char *mode, size_t len, long *pmd)
 	proc_meminfo("Hugepagesize", &hugetlb);
 	lab_fact_num(L, "hugepage_size", (double)hugetlb, "bytes");
 	lab_fact_num(L, "page_size", (double)sysconf(_SC_PAGESIZE), "bytes");
-	lab_note(L, "THP %s, defrag %s, khugepaged defrag %ld; pages of %ld B, THP of %s, "
-		 "hugetlb's of %s", mode, defrag, v[0], sysconf(_SC_PAGESIZE),
+	lab_note(L, MSG("08.settings",
+		"THP %s, defrag %s, khugepaged defrag %ld; pages of %ld B, THP of %s, "
+		 "hugetlb's of %s"), mode, defrag, v[0], sysconf(_SC_PAGESIZE),
 		 lab_fmt_size((uint64_t)*pmd, a, sizeof(a)), lab_fmt_size(hugetlb, b, sizeof(b)));
 }
 
@@ -245,7 +246,8 @@ static void *map_advised(struct lab *L, uint64_t bytes, int advice, const char *
 	void *p = buf_map_or_die(L, bytes, THP_PMD, 0);
 
 	if (madvise(p, (size_t)((bytes + page - 1) / page * page), advice) < 0)
-		lab_note(L, "madvise on the %s buffer refused: %s", which, strerror(errno));
+		lab_note(L, MSG("08.madvise",
+			"madvise on the %s buffer refused: %s"), which, strerror(errno));
 	buf_touch(p, bytes);
 	return p;
 }
@@ -288,12 +290,14 @@ static void pages_open(struct lab *L, uint64_t bytes, struct pages *pg)
 	read_smaps(L, pg->big, bytes, &r);
 	if (smaps_thp_possible(&r) && r.anon_huge < smaps_thp_expected((uintptr_t)pg->big,
 									bytes, THP_PMD)) {
-		lab_note(L, "the kernel backed %s of the 2 MiB buffer with huge pages at first "
-			 "touch; MADV_COLLAPSE: %s", lab_fmt_size(r.anon_huge, a, sizeof(a)),
+		lab_note(L, MSG("08.backed",
+			"the kernel backed %s of the 2 MiB buffer with huge pages at first "
+			 "touch; MADV_COLLAPSE: %s"), lab_fmt_size(r.anon_huge, a, sizeof(a)),
 			 madvise(pg->big, bytes, MADV_COLLAPSE) ? strerror(errno) : "done");
 	}
-	lab_note(L, "two buffers of %s on a 2 MiB boundary, written in full: one advised "
-		 "MADV_%sHUGEPAGE, one MADV_NOHUGEPAGE", lab_fmt_size(bytes, b, sizeof(b)),
+	lab_note(L, MSG("08.buffers",
+		"two buffers of %s on a 2 MiB boundary, written in full: one advised "
+		 "MADV_%sHUGEPAGE, one MADV_NOHUGEPAGE"), lab_fmt_size(bytes, b, sizeof(b)),
 		 K.advise_huge ? "" : "NO");
 }
 
@@ -400,7 +404,7 @@ static int reach_probe(struct lab *L, char *why, size_t len)
 		 si.virt[0] ? si.virt : "unnamed", p.b.median, x.value, x.lo, x.hi, p.a.median,
 		 PROBE_PAIRS, PROBE_MAX, x.lo > PROBE_MAX ? ": guest huge pages have no TLB "
 		 "reach here, the host backs them in small pages" : "");
-	lab_note(L, "probe: %s", why);
+	lab_note(L, MSG("08.probe", "probe: %s"), why);
 	if (x.hi <= PROBE_MAX)
 		return 1;
 	return x.lo > PROBE_MAX ? 0 : -1;
@@ -488,7 +492,8 @@ static void claim_chase(struct lab *L, const struct pages *pg)
 		lab_progress(L, "chase over %s", lab_fmt_size(ws, sz, sizeof(sz)));
 		chase_point(L, "chase_4k", pg->small, ws, &s4);
 		chase_point(L, "chase_2m", pg->big, ws, &s2);
-		lab_note(L, "chase over %s: %.1f ns per load on 4 KiB pages, %.1f on 2 MiB", sz,
+		lab_note(L, MSG("08.chase",
+			"chase over %s: %.1f ns per load on 4 KiB pages, %.1f on 2 MiB"), sz,
 			 s4.median, s2.median);
 	}
 	reach = reach_probe(L, why, sizeof(why));
@@ -823,7 +828,8 @@ static void claim_hugetlb(struct lab *L)
 	/* read only now: a run killed with the pool changed left it changed, and
 	 * its journal, replayed by the open above, has just put it back */
 	old = pool_pages();
-	lab_note(L, "hugetlb pool: %ld pages of %llu KiB; the changes are journaled in %s", old,
+	lab_note(L, MSG("08.pool",
+		"hugetlb pool: %ld pages of %llu KiB; the changes are journaled in %s"), old,
 		 (unsigned long long)(page / KiB), journal);
 	snprintf(want, sizeof(want), "%d", HUGETLB_PAGES);
 	/* no surplus pages either; K.empty_pool broken reserves before the attempt without */

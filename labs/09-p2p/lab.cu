@@ -514,12 +514,14 @@ static void note_gpu_links(struct lab *L, int i)
 	snprintf(key, sizeof(key), "gpu%d_nvlinks", i);
 	if (d->nvlink_known) {
 		lab_fact_num(L, key, d->links_active, "links");
-		lab_note(L, "GPU %d (%s): %d active NVLink%s, NVML version %d; IOMMU %s; ACS %s (%s)",
+		lab_note(L, MSG("09.gpu",
+			"GPU %d (%s): %d active NVLink%s, NVML version %d; IOMMU %s; ACS %s (%s)"),
 			 i, d->bdf, d->links_active, d->links_active == 1 ? "" : "s", d->version,
 			 gpus[i].iommu, d->acs, d->acs_why);
 	} else {
 		lab_fact_str(L, key, "unknown");
-		lab_note(L, "GPU %d (%s): NVLinks unknown: %s; IOMMU %s; ACS %s (%s)", i, d->bdf,
+		lab_note(L, MSG("09.gpu-unknown",
+			"GPU %d (%s): NVLinks unknown: %s; IOMMU %s; ACS %s (%s)"), i, d->bdf,
 			 d->why, gpus[i].iommu, d->acs, d->acs_why);
 	}
 }
@@ -533,7 +535,7 @@ static void note_topology(struct lab *L)
 	at = snprintf(line, sizeof(line), "      ");
 	for (int b = 0; b < ngpu; b++)
 		at += snprintf(line + at, sizeof(line) - (size_t)at, " GPU%-3d", b);
-	lab_note(L, "topology (NVML and sysfs):%s", line + 5);
+	lab_note(L, MSG("09.topology", "topology (NVML and sysfs):%s"), line + 5);
 	for (int a = 0; a < ngpu; a++) {
 		at = snprintf(line, sizeof(line), "GPU%-3d", a);
 		for (int b = 0; b < ngpu; b++)
@@ -633,8 +635,9 @@ static void run_pair(struct lab *L, const struct p2p_pair *p, const uint64_t *si
 	char w[16], key[64];
 
 	r->peer_possible = can_access(L, p->src, p->dst);
-	lab_note(L, "pair %d -> %d: path %s, peer access %spossible, NVLink %.0f GB/s one way "
-		 "by NVML", p->src, p->dst, gpu_path_word(links, p->src, p->dst, w, sizeof(w)),
+	lab_note(L, MSG("09.pair",
+		"pair %d -> %d: path %s, peer access %spossible, NVLink %.0f GB/s one way "
+		 "by NVML"), p->src, p->dst, gpu_path_word(links, p->src, p->dst, w, sizeof(w)),
 		 r->peer_possible ? "" : "not ", gpu_links_nvlink_gbs(links, p->src, p->dst));
 	snprintf(key, sizeof(key), "pair_%d_%d_path", p->src, p->dst);
 	lab_fact_str(L, key, w);
@@ -799,9 +802,10 @@ static void run(struct lab *L)
 	staged = p2p_staged_gbs(hr.h2d[ngpu > 1].median, hr.d2h[0].median);
 	lab_fact_num(L, "staged_predicted_gbs", staged, "GB/s");
 	local = measure_local(L, max_bytes);
-	lab_note(L, "facts of this machine: pinned H2D %.1f GB/s and D2H %.1f GB/s (GPU 0); a "
+	lab_note(L, MSG("09.facts",
+		"facts of this machine: pinned H2D %.1f GB/s and D2H %.1f GB/s (GPU 0); a "
 		 "GPU-to-GPU copy staged through host memory would run at about %.1f GB/s "
-		 "(1/(1/H2D + 1/D2H)); GPU 0's own device-to-device copy %.0f GB/s",
+		 "(1/(1/H2D + 1/D2H)); GPU 0's own device-to-device copy %.0f GB/s"),
 		 hr.h2d[0].median, hr.d2h[0].median, staged, local);
 	if ((skip = p2p_gpu_skip(ngpu, detail, sizeof(detail))) != NULL) {
 		if (bad.found)

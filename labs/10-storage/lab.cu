@@ -491,8 +491,9 @@ static void measure(struct rig *r)
 		if (round < n - 1 || n >= cap || make_ratios(r, n) <= LAB_STOP_WIDTH)
 			continue;
 		if (!said++)
-			lab_note(r->L, "a claim ratio's interval is over 10 %% wide after %d "
-				 "rounds: %s", n, fits ? "more, one at a time" :
+			lab_note(r->L, MSG("10.wide",
+				"a claim ratio's interval is over 10 %% wide after %d "
+				 "rounds: %s"), n, fits ? "more, one at a time" :
 				 "no more, they would pass the time bound");
 		n += fits;
 	}
@@ -544,8 +545,9 @@ static void report(struct rig *r)
 {
 	int p, load = r->where.stat_path[0] != '\0'; /* the device's counters were read */
 
-	lab_note(r->L, "%d rounds: GB/s median [95 %% interval], share of the device's rate, share "
-		 "of the time in pread%s", r->rounds, load ? "; the device's mean request (KiB), "
+	lab_note(r->L, MSG("10.table-head",
+		"%d rounds: GB/s median [95 %% interval], share of the device's rate, share "
+		 "of the time in pread%s"), r->rounds, load ? "; the device's mean request (KiB), "
 		 "reads in flight, busy share:" : " (the device's load: unknown, no block device "
 		 "counters):");
 	for (p = 0; p < NPATHS; p++)
@@ -555,13 +557,15 @@ static void report(struct rig *r)
 	lab_fact_num(r->L, "program_preads_in_flight", 1, "requests");
 	lab_fact_num(r->L, "page_cache_pages_left_max", (double)r->cached_max, "pages");
 	if (r->cached_max < 0)
-		lab_note(r->L, "the program keeps one pread of %llu MiB in flight; how many of the "
+		lab_note(r->L, MSG("10.inflight-unknown",
+			"the program keeps one pread of %llu MiB in flight; how many of the "
 			 "file's %llu pages stayed cached after an eviction is unknown (mincore "
-			 "could not tell)", (unsigned long long)(r->plan.chunk / MiB),
+			 "could not tell)"), (unsigned long long)(r->plan.chunk / MiB),
 			 (unsigned long long)(r->f.bytes / r->f.page));
 	else
-		lab_note(r->L, "the program keeps one pread of %llu MiB in flight; after an "
-			 "eviction at most %ld of the file's %llu pages stayed cached (mincore)",
+		lab_note(r->L, MSG("10.inflight",
+			"the program keeps one pread of %llu MiB in flight; after an "
+			 "eviction at most %ld of the file's %llu pages stayed cached (mincore)"),
 			 (unsigned long long)(r->plan.chunk / MiB), r->cached_max,
 			 (unsigned long long)(r->f.bytes / r->f.page));
 	if (r->dev)
@@ -628,7 +632,7 @@ static void gpu_setup(struct rig *r)
 			gpu_check(r, P_CUFILE, 1);
 	}
 	if (r->cf.why[0])
-		lab_note(L, "cuFile: %s", r->cf.why);
+		lab_note(L, MSG("10.cufile", "cuFile: %s"), r->cf.why);
 }
 
 /*
@@ -758,8 +762,9 @@ static void report_rdma(struct lab *L)
 	if (n)
 		globfree(&g);
 	lab_fact_num(L, "rdma_devices", n, "");
-	lab_note(L, "%d RDMA device(s): ch1's GPUDirect RDMA figure (45 GB/s from a 400 Gb/s NIC) "
-		 "needs one and a second machine", n);
+	lab_note(L, MSG("10.rdma",
+		"%d RDMA device(s): ch1's GPUDirect RDMA figure (45 GB/s from a 400 Gb/s NIC) "
+		 "needs one and a second machine"), n);
 }
 
 /*
@@ -782,8 +787,9 @@ static void run(struct lab *L)
 	if (storage_dir_room(r->plan.dir, r->plan.bytes + SPACE_SPARE, room, sizeof(room)) < 0)
 		lab_skip(L, SKIP_NOT_ENOUGH_SPACE, "%s (the test file and %d MiB beside it)", room,
 			 (int)(SPACE_SPARE / MiB));
-	lab_note(L, "plan: up to 7 paths (4 reading the file) x a warm-up round and %d measured "
-		 "rounds or more, of %s each, about %.0f s on a 1 GB/s disk (bound %.0f s)",
+	lab_note(L, MSG("10.plan",
+		"plan: up to 7 paths (4 reading the file) x a warm-up round and %d measured "
+		 "rounds or more, of %s each, about %.0f s on a 1 GB/s disk (bound %.0f s)"),
 		 lab_options(L)->iters,
 		 lab_fmt_size(r->plan.bytes, a, sizeof(a)),
 		 4.0 * (lab_options(L)->iters + 1) * r->plan.bytes / 1e9, r->plan.budget_s);

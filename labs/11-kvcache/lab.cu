@@ -254,12 +254,14 @@ static void narrate_model(struct lab *L, const struct model *m)
 	double bytes = (double)kvb * CH_TOKENS, flop = kv_prefill_flop(m->params, CH_TOKENS);
 
 	lab_fact_num(L, "kv_bytes_per_token", (double)kvb, "bytes");
-	lab_note(L, "KV per token: %ld layers x 2 (K, V) x %ld heads x %ld dims x %ld bytes = "
-		 "%llu bytes", m->layers, m->kv_heads, m->head_dim, m->dtype_bytes,
+	lab_note(L, MSG("11.kv-per-token",
+		"KV per token: %ld layers x 2 (K, V) x %ld heads x %ld dims x %ld bytes = "
+		 "%llu bytes"), m->layers, m->kv_heads, m->head_dim, m->dtype_bytes,
 		 (unsigned long long)kvb);
-	lab_note(L, "the chapter's sums: %d tokens = %.2f GB, %.3f s at 50 GB/s; prefill 2 x "
+	lab_note(L, MSG("11.sums",
+		"the chapter's sums: %d tokens = %.2f GB, %.3f s at 50 GB/s; prefill 2 x "
 		 "%.4ge9 x %d = %.3g FLOP, %.2f s at 600 TFLOPS (claims 11.2 and 11.3 time them "
-		 "here)", CH_TOKENS, bytes / 1e9, bytes / CH_LINK_BPS, m->params / 1e9, CH_TOKENS,
+		 "here)"), CH_TOKENS, bytes / 1e9, bytes / CH_LINK_BPS, m->params / 1e9, CH_TOKENS,
 		 flop, flop / CH_FLOPS);
 }
 
@@ -663,7 +665,7 @@ static void crossover_by_batch(struct bench *b)
 		len += snprintf(line + len, sizeof(line) - len, "%s%d: %.0f [%.0f, %.0f]",
 				j ? ", " : "", decode_batch[j], x.value, x.lo, x.hi);
 	}
-	lab_note(b->L, "crossover (tokens) by decode batch: %s", line);
+	lab_note(b->L, MSG("11.crossover", "crossover (tokens) by decode batch: %s"), line);
 }
 
 /* The figure at grid point i of the decided batch: the step with the tokens

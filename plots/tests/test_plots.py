@@ -26,6 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PLOTS = os.path.dirname(HERE)
 sys.path.insert(0, PLOTS)
 sys.path.insert(0, HERE)
+# English, whatever the tester's locale; the zh test asks for Chinese itself
+os.environ["DMALAB_LANG"] = "en"
 
 import matplotlib.image  # noqa: E402
 
@@ -60,11 +62,12 @@ def write_json(name, doc, **kw):
     return path
 
 
-def run_script(script, *args):
+def run_script(script, *args, lang="en"):
     """(rc, stdout + stderr) of a plots/ script run as make runs it."""
     p = subprocess.run([sys.executable, os.path.join(PLOTS, script)] + list(args),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       universal_newlines=True, timeout=300)
+                       universal_newlines=True, timeout=300,
+                       env=dict(os.environ, DMALAB_LANG=lang))
     return p.returncode, p.stdout
 
 
@@ -368,12 +371,15 @@ def single_lab_json_is_accepted():
     check(rc == 0 and "lab02_bandwidth      drawn" in out, out)
 
 
-def make_report(path, name):
+def make_report(path, name, lang="en"):
     outdir = os.path.join(TMP, "report-" + name)
     rc, out = run_script("report.py", path, outdir, os.path.join(PLOTS, "..", "answers",
-                                                                 "errata.md"))
+                                                                 "errata.md"), lang=lang)
     no_traceback(out)
     check(rc == 0, "report.py exit %d: %s" % (rc, out))
+    # matplotlib's word for a character no font it found has: a tofu box
+    check("missing from current font" not in out, "%s: a figure lacks glyphs (is "
+          "fonts-noto-cjk installed? harness/deps.sh plots): %s" % (name, out[-600:]))
     with open(os.path.join(outdir, "report.html"), encoding="utf-8") as f:
         page = f.read()
     with open(os.path.join(outdir, "report.md"), encoding="utf-8") as f:
@@ -469,6 +475,52 @@ def report_renders_in_chromium():
             name, want, re.findall(r"<body[^>]*>", dom)))
         print("# %s: screenshot %d colours, %.0f %% ink; %d images decoded" % (
             name, colours, ink * 100, drawn))
+
+
+def probe_page(path, css, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8"><style>%s'
+                '</style></head><body><p style="font-size:32px;margin:8px">%s</p></body>'
+                '</html>' % (css, text))
+    shot = path + ".png"
+    rc, _, err = browser(os.path.abspath(path), "--screenshot=" + shot, "--window-size=1200,80")
+    check(rc == 0 and os.path.exists(shot), "%s: screenshot failed: %s" % (path, err[-800:]))
+    img = matplotlib.image.imread(shot)[:, :, :3]
+    return img
+
+
+@test
+def report_in_zh_shows_its_chinese():
+    """DMALAB_LANG=zh: the report's headings, lab titles and claim texts are
+    the message table's Chinese, its figures drawn with no missing glyph
+    (make_report), and Chromium draws that Chinese with real glyphs, not
+    tofu: the report's own headings, in the report's CSS, screenshot
+    differently from as many characters that no font has (U+10FFFD), which
+    every browser draws as its missing-glyph box.  Without a CJK font both
+    are the same boxes and this fails (FONTCONFIG_FILE of a DejaVu-only
+    configuration shows it)."""
+    fx = [p for p in FIXTURES if p.endswith("results-cpu.json")][0]
+    outdir, page, _ = make_report(fx, "zh", lang="zh")
+    check('<html lang="zh-CN">' in page, "no lang=zh-CN on the zh page")
+    heads = re.findall(r"<h2>([^<]*)</h2>", page)
+    check(heads[:2] == ["机器", "成绩单"], "zh headings: %s" % heads)
+    check("对全新区域 mlock 后" in page and "mlock 与 VmLck" in page,
+          "claim 01.1 or lab-01's title not in zh")
+    css = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
+    text = "".join(heads)
+    cjk = probe_page(os.path.join(outdir, "cjk.html"), css, text)
+    tofu = probe_page(os.path.join(outdir, "tofu.html"), css, "\U0010FFFD" * len(text))
+    ink = float((cjk.min(axis=2) < 0.5).mean())
+    differ = float((abs(cjk - tofu).max(axis=2) > 0.1).mean())
+    fonts = subprocess.run(["fc-list", ":lang=zh", "family"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, universal_newlines=True).stdout \
+        if shutil.which("fc-list") else "(no fc-list)"
+    check(differ > 0.02, "the zh headings look like missing-glyph boxes in Chromium (%.1f %% "
+          "of pixels differ): no CJK font? fc-list :lang=zh says %r" % (
+              differ * 100, fonts.strip()[:200]))
+    check(ink > 0.005, "the zh headings left no ink in Chromium")
+    print("# zh: %.1f %% ink, %.1f %% of pixels unlike tofu; fc-list :lang=zh: %s" % (
+        ink * 100, differ * 100, (fonts.strip().splitlines() or ["none"])[0]))
 
 
 @test

@@ -69,8 +69,11 @@ static void test_table_and_english(void **state)
 	assert_string_equal(MSG("no.such.id", "plain"), "plain");
 	assert_string_equal(msg_claim_text("99.9", "as is"), "as is");
 	assert_string_not_equal(msg_claim_text("01.1", "english"), "english");
+	assert_string_equal(msg_lab_title("04", "NUMA"), "NUMA：指针追逐、带宽与首次访问");
+	assert_string_equal(msg_lab_title("99", "as is"), "as is");
 	clear_env();
 	assert_string_equal(msg_claim_text("01.1", "english"), "english");
+	assert_string_equal(msg_lab_title("04", "NUMA"), "NUMA");
 }
 
 static void test_width(void **state)
