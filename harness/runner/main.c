@@ -154,7 +154,7 @@ static void usage(FILE *f)
 		"  -h, --help          this text\n"
 		"prediction score: %s\n"
 		"levels: 1 dmalab preflight (about 2 s on an H200), 2 make check QUICK=1 (26 s),\n"
-		"        3 make check (about 65 s)\n"
+		"        3 make check (about 60 s)\n"
 		"exit: 0 no failure, 1 a claim failed or a lab broke, 2 usage,\n"
 		"      128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n",
 		PREDICT_RULE);
