@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "exercise.h"
 #include "runner.h"
 
 #define CLASS_MAX_COLS 128
@@ -127,6 +128,7 @@ static const char *const page_style =
 	"th,td{border:1px solid #999;padding:4px 8px;text-align:left}"
 	"th{background:#dde4ee}.done{background:#b9e4b9}.not_yet,.untried{background:#f4c2c2}"
 	".not_started{background:#eee}.not_graded,.undecided{background:#f6e3a1}"
+	".refused,.not_compiled{background:#e89a9a}"
 	".q{font-size:90%}";
 
 static void exercises_table(FILE *f, const struct class_page *pg)
@@ -148,7 +150,7 @@ static void exercises_table(FILE *f, const struct class_page *pg)
 			done += !strcmp(st, "done");
 			fprintf(f, "<td class=\"%s\">", strspn(st, "abcdefghijklmnopqrstuvwxyz_") ==
 				strlen(st) ? st : "x");
-			put(f, st);
+			put(f, ex_state_word(st));
 			fprintf(f, "</td>");
 		}
 		fprintf(f, "<td>%d of %d</td></tr>\n", done, pg->nex);
@@ -290,8 +292,9 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 	rc = bad ? 1 : !pg.n ? error("no learner's results.json in '%s'", dir), 1 :
 	     write_page(&pg, dir, out) ? 1 : 0;
 	if (!rc)
-		printf("class: %d learners, %d exercises, %d predicted figures: wrote %s\n", pg.n,
-		       pg.nex, pg.npred, out);
+		printf("class: %d learner%s, %d exercise%s, %d predicted figure%s: wrote %s\n",
+		       pg.n, pg.n == 1 ? "" : "s", pg.nex, pg.nex == 1 ? "" : "s", pg.npred,
+		       pg.npred == 1 ? "" : "s", out);
 	for (i = 0; i < pg.n; i++) {
 		cmp_node_free(&pg.l[i].node);
 		json_free(pg.l[i].doc);

@@ -72,6 +72,9 @@ mk try-01
 if [ "$rc" -eq 2 ] && has 'refused: .* differs from the lab outside the exercise regions' &&
 	! has 'running your build'; then ok "try-01 refuses an edited want"
 else bad "try-01 refuses an edited want"; fi
+mk exercises
+if has '^01\.limit +lab-01 +refused'; then ok "make exercises: refused, no longer done"
+else bad "make exercises: refused, no longer done"; fi
 # refused: a check after the regions changed, named by its line in the copy
 cp labs/01-mlock/lab.cu "$copy"
 sed -i 's/claim_check(L, "01.3", /claim_check(L, "01.3", 0 ? lab_est_exact(0) : /' "$copy"
@@ -88,8 +91,11 @@ if [ "$rc" -eq 2 ] && has 'refused: .* a preprocessor line inside an exercise re
 cp labs/01-mlock/lab.cu "$copy"
 sed -i 's/^\treturn munlock(p, bytes);$/\treturn munlock(p, bytes)/' "$copy"
 mk try-01
-if [ "$rc" -ne 0 ] && has 'error' && has 'your copy in .* does not compile'; then
+if [ "$rc" -ne 0 ] && has 'error' && has 'your copy .* does not compile'; then
 	ok "try-01 says a copy does not compile"; else bad "try-01 says a copy does not compile"; fi
+mk exercises
+if has '^01\.limit +lab-01 +does not compile'; then ok "make exercises: does not compile"
+else bad "make exercises: does not compile"; fi
 
 # lab-04's first touch: two nodes grade it; on one it is said not graded here
 mk exercise-04

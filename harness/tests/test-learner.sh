@@ -110,6 +110,21 @@ mkcheck WORK="$w" | grep -q -- "--work $w" && ok "a copy in WORK: make check pas
 	bad "a copy in WORK: no --work"
 mkcheck WORK="$tmp/none" LEARNER=Ada | grep -q -- "--learner 'Ada' --work" &&
 	ok "LEARNER=: make check passes the name and --work" || bad "LEARNER=: no name or --work"
+# a name or a file reaches dmalab as typed: its ' " $( ) run nothing in make's shell
+odd="O'Hara \"Q\" \$(touch $tmp/pwn) '; touch $tmp/pwn; echo '"
+make -s --no-print-directory check LABS=01 QUICK=1 RESULTS="$tmp/g7" LEARNER="$odd" \
+	>"$tmp/g7.out" 2>&1
+[ -e "$tmp/pwn" ] && bad "LEARNER ran a command in make's shell" ||
+	ok "LEARNER with ' \" \$( ): no command run"
+odd_json=$(printf '%s' "$odd" | sed 's/"/\\"/g')
+grep -qF -- "\"learner\": \"$odd_json\"" "$tmp/g7/results.json" &&
+	ok "LEARNER with ' \" \$( ): the name kept intact" ||
+	bad "LEARNER with ' \" \$( ): name not in $tmp/g7/results.json"
+make -s --no-print-directory grade RESULTS="$tmp/g8" FROM="$tmp/no'file \$(x)" >"$tmp/g8.out" 2>&1
+has "$tmp/g8.out" "$tmp/no'file \$(x)" "FROM with ' and \$( ): the file named as typed"
+make -s --no-print-directory check RESULTS="$tmp/r;touch $tmp/pwn" >"$tmp/g9.out" 2>&1
+[ -e "$tmp/pwn" ] && bad "RESULTS ran a command" ||
+	has "$tmp/g9.out" "a folder name without shell characters" "RESULTS with ; is refused"
 
 echo "== the class page"
 c=$tmp/class
