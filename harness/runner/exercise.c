@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,28 @@ static const char *got_want(const struct claim *c, char *buf, size_t len)
 	return buf;
 }
 
+/* Why claim c (of lab) has no value, in the learner's words: the lab's
+ * error (the copy crashed, ran past its time), else the claim's own note. */
+static const char *why_no_value(const struct claim *c, const struct lab_entry *lab,
+				char *buf, size_t len)
+{
+	const char *kind = lab ? lab->error_kind : NULL;
+
+	if (kind && !strcmp(kind, "signal"))
+		snprintf(buf, len, "no value: %s; your copy crashed there (its region's "
+			 "code is the first suspect)", lab->error_msg);
+	else if (kind && !strcmp(kind, "timeout"))
+		snprintf(buf, len, "no value: %s; your copy may wait or loop forever",
+			 lab->error_msg);
+	else if (kind)
+		snprintf(buf, len, "no value: the lab stopped (%s: %s)", kind, lab->error_msg);
+	else if (c->detail[0] || c->note[0])
+		snprintf(buf, len, "no value: %s", c->detail[0] ? c->detail : c->note);
+	else
+		snprintf(buf, len, "no value: the lab ended before it measured this claim");
+	return buf;
+}
+
 const char *const ex_state_words[EX_NSTATES] = {
 	"refused (changed outside its regions)", "does not compile",
 	"not yet", "undecided (too noisy here: try again)", "not graded here", "done",
@@ -275,7 +298,7 @@ static enum ex_state try_state_get(const struct ex_lab *x)
 static enum ex_state grade_region(const struct learn_results *res, const struct ex_region *r,
 				  int say)
 {
-	char ids[sizeof(r->claims)], *save = NULL, *id, gw[200];
+	char ids[sizeof(r->claims)], *save = NULL, *id, gw[800];
 	enum ex_state st = EX_DONE;
 	const struct lab_entry *lab;
 	const struct claim *c;
@@ -296,6 +319,9 @@ static enum ex_state grade_region(const struct learn_results *res, const struct 
 			continue;
 		if (cs == EX_NOT_GRADED)
 			printf("    %s skip: %s %s\n", id, c->reason, c->detail);
+		else if (c && (!c->has_got || isnan(c->got)))
+			printf("    %s %s: %s\n", id, status_words[c->status],
+			       why_no_value(c, lab, gw, sizeof(gw)));
 		else
 			printf("    %s %s: %s\n", id, c ? status_words[c->status] : "absent",
 			       c ? got_want(c, gw, sizeof(gw)) : "not in the results");
@@ -345,6 +371,7 @@ static int do_try(struct ex_opts *o, struct ex_lab *x)
 	snprintf(results, sizeof(results), "%s/results", x->copy_dir);
 	printf("try-%s: running your build under the runner (results in '%s')\n", x->id, results);
 	fflush(stdout);
+	setenv(TRY_COPY_ENV, x->id, 1);
 	if (learn_run_check(&o->run, results, ids, 1) < 0)
 		return error("cannot run dmalab check"), 2;
 	snprintf(path, sizeof(path), "%s/results.json", results);
