@@ -206,6 +206,12 @@ static const char *got_want(const struct claim *c, char *buf, size_t len)
 	return buf;
 }
 
+/* A claim's verdict as the learner reads it ("not run", not "not_run"). */
+static const char *verdict_text(enum status st)
+{
+	return st == ST_NOT_RUN || st == ST_PENDING ? "not run" : status_words[st];
+}
+
 /* Why claim c (of lab) has no value, in the learner's words: the lab's
  * error (the copy crashed, ran past its time), else the claim's own note. */
 static const char *why_no_value(const struct claim *c, const struct lab_entry *lab,
@@ -320,10 +326,10 @@ static enum ex_state grade_region(const struct learn_results *res, const struct 
 		if (cs == EX_NOT_GRADED)
 			printf("    %s skip: %s %s\n", id, c->reason, c->detail);
 		else if (c && (!c->has_got || isnan(c->got)))
-			printf("    %s %s: %s\n", id, status_words[c->status],
+			printf("    %s %s: %s\n", id, verdict_text(c->status),
 			       why_no_value(c, lab, gw, sizeof(gw)));
 		else
-			printf("    %s %s: %s\n", id, c ? status_words[c->status] : "absent",
+			printf("    %s %s: %s\n", id, c ? verdict_text(c->status) : "absent",
 			       c ? got_want(c, gw, sizeof(gw)) : "not in the results");
 	}
 	return st;

@@ -97,6 +97,21 @@ mk exercises
 if has '^01\.limit +lab-01 +does not compile'; then ok "make exercises: does not compile"
 else bad "make exercises: does not compile"; fi
 
+# a copy that crashes: each claim says why it has no value, no "finding about this machine"
+cp labs/01-mlock/lab.cu "$copy"
+sed -i 's/^\treturn mlock(p, bytes);$/\t*(volatile int *)8 = 0;\n&/' "$copy"
+mk try-01
+if [ "$rc" -ne 0 ] && has '^    01\.4 not run: no value: killed by SIGSEGV.*your copy crashed' &&
+	! has 'got nan' && ! has 'contradicted on this machine'; then
+	ok "try-01 on a crashing copy: the crash said per claim"
+else bad "try-01 on a crashing copy: the crash said per claim"; fi
+# a copy that fails its claims: they are the copy's, not the machine's findings
+mk exercise-01 RESET=1
+mk try-01
+if has 'claims? failed on your copy' && ! has 'contradicted on this machine'; then
+	ok "try-01: failed claims are the copy's"
+else bad "try-01: failed claims are the copy's"; fi
+
 # lab-04's first touch: two nodes grade it; on one it is said not graded here
 mk exercise-04
 copy=$tmp/w/04-numa/lab.c

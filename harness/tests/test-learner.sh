@@ -54,6 +54,17 @@ fakes_run check 91 --predictions "$tmp/pbad" --results "$tmp/r3" >"$tmp/r3.out" 
 rc=$?
 [ "$rc" -eq 2 ] && ok "a bad prediction line: exit 2" || bad "a bad prediction line: exit $rc"
 has "$tmp/r3.out" "bad value 'fast' for 91.2" "the bad value is named"
+# the file read whole first: a folder, an id twice, a line not `ID VALUE`: exit 2, named
+pfile() { # pfile WHAT FILE TEXT: --predictions FILE exits 2 and says TEXT
+	fakes_run check 91 --predictions "$2" --results "$tmp/r3d" >"$tmp/r3d.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] && has "$tmp/r3d.out" "$3" "$1" || bad "$1: exit $rc"
+}
+pfile "predictions: a folder" "$tmp" "predictions '$tmp' is a folder"
+printf '91.2 12\n# c\n91.2 13\n' >"$tmp/ptwice"
+pfile "predictions: an id twice" "$tmp/ptwice" "'$tmp/ptwice' line 3: 91.2 is given twice"
+printf '91.2 12\n91.2\n' >"$tmp/pform"
+pfile "predictions: a line not ID VALUE" "$tmp/pform" "'$tmp/pform' line 2: '91.2' is not"
 printf '91.2 12\n91.1 4\n' >"$tmp/pexact"
 fakes_run check 91 --predictions "$tmp/pexact" --results "$tmp/r3b" >"$tmp/r3b.out" 2>&1
 has "$tmp/r3b.out" "line 2: 91.1 is no headline figure" "an exact fact is not asked: said"
