@@ -97,6 +97,19 @@ mk exercises
 if has '^01\.limit +lab-01 +does not compile'; then ok "make exercises: does not compile"
 else bad "make exercises: does not compile"; fi
 
+# 01.limit gamed: the region's ENOMEM without the limit, or its lie after a real mlock:
+# the lab's child reads the limit, the capability and mlock itself, and 01.4 refuses it
+for f in harness/tests/fixtures/exercises/01.limit.*.body; do
+	cp labs/01-mlock/lab.cu "$copy"
+	g=$(basename "$f" .body)
+	sh harness/tools/exercise-put.sh 01.limit "$f" "$copy" || bad "exercise-put.sh $f"
+	mk try-01
+	if [ "$rc" -ne 0 ] && has '^  01\.limit +not yet' &&
+		grep -q '"refused: not mlock' "$tmp/w/01-mlock/results/results.json"; then
+		ok "try-01 refuses a gamed 01.limit ($g)"
+	else bad "try-01 refuses a gamed 01.limit ($g)"; fi
+done
+
 # a copy that crashes: each claim says why it has no value, no "finding about this machine"
 cp labs/01-mlock/lab.cu "$copy"
 sed -i 's/^\treturn mlock(p, bytes);$/\t*(volatile int *)8 = 0;\n&/' "$copy"

@@ -234,6 +234,10 @@ h 03
 has "$tmp/h.out" "exercise 03.fix-race hint 1 of 3:" "03.fix-race untried: its hint"
 h 02
 has "$tmp/h.out" "lab-02 hint 1 of 3:" "a lab without a copy: the lab's hints"
+h 99
+ids=$(sed -n 's/.*hints exist for: //p' "$tmp/h.out")
+[ -n "$ids" ] && [ "$ids" = "$(printf '%s\n' $ids | sort | tr '\n' ' ' | sed 's/ $//')" ] &&
+	ok "hint 99: the labs with hints, sorted" || bad "hint 99: not sorted: $ids"
 
 echo "test-learner: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
