@@ -20,7 +20,8 @@ endif
 # $(call shq,VAR) is VAR as typed ($(value): make does not expand a $( in it),
 # in single quotes, each ' in it written '\''.  RESULTS and WORK are also make's
 # own targets and folders (rm -rf): a character the shell reads there is refused.
-shq = '$(subst ','\'',$(if $(filter command line environment%,$(origin $(1))),$(value $(1)),$($(1))))'
+typed = $(if $(filter command line environment%,$(origin $(1))),$(value $(1)),$($(1)))
+shq = '$(subst ','\'',$(call typed,$(1)))'
 lparen := (
 rparen := )
 hash := \#
