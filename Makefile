@@ -27,8 +27,9 @@ rparen := )
 hash := \#
 shell_meta := ' " ` ; & | < > \ * ? [ ] { } ! ^ $$ $(lparen) $(rparen) $(hash)
 shell_meta_in = $(strip $(foreach c,$(shell_meta),$(findstring $(c),$(value $(1)))))
-$(foreach v,RESULTS WORK,$(if $(call shell_meta_in,$(v)),$(error $(v)=$(value $(v)): \
-	a folder name without shell characters ($(call shell_meta_in,$(v))), please)))
+$(foreach v,RESULTS WORK,$(if $(call shell_meta_in,$(v))$(word 2,$(value $(v))),$(error \
+	$(v)=$(value $(v)): a folder name without blanks or shell characters, please$(if \
+	$(call shell_meta_in,$(v)), (it has $(call shell_meta_in,$(v)))))))
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 ifeq ($(SAN),1)

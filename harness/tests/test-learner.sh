@@ -135,7 +135,7 @@ make -s --no-print-directory grade RESULTS="$tmp/g8" FROM="$tmp/no'file \$(x)" >
 has "$tmp/g8.out" "$tmp/no'file \$(x)" "FROM with ' and \$( ): the file named as typed"
 make -s --no-print-directory check RESULTS="$tmp/r;id>$tmp/pwn" >"$tmp/g9.out" 2>&1
 [ -e "$tmp/pwn" ] && bad "RESULTS ran a command" ||
-	has "$tmp/g9.out" "a folder name without shell characters" "RESULTS with ; is refused"
+	has "$tmp/g9.out" "a folder name without blanks or shell characters" "RESULTS with ; is refused"
 
 echo "== the class page"
 c=$tmp/class
