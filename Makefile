@@ -14,6 +14,22 @@ RESULTS  ?= results
 ifneq ($(words $(RESULTS)),1)
   $(error RESULTS='$(RESULTS)': name one directory, without blanks (RESULTS=DIR; default results))
 endif
+
+# A value the learner types reaches a command line.  A name (LEARNER) or a file
+# (PREDICTIONS, FROM, GRADESCOPE, CLASS, BASELINE) is quoted for the shell:
+# $(call shq,VAR) is VAR as typed ($(value): make does not expand a $( in it),
+# in single quotes, each ' in it written '\''.  RESULTS and WORK are also make's
+# own targets and folders (rm -rf): a character the shell reads there is refused.
+typed = $(if $(filter command line environment%,$(origin $(1))),$(value $(1)),$($(1)))
+shq = '$(subst ','\'',$(call typed,$(1)))'
+lparen := (
+rparen := )
+hash := \#
+shell_meta := ' " ` ; & | < > \ * ? [ ] { } ! ^ $$ $(lparen) $(rparen) $(hash)
+shell_meta_in = $(strip $(foreach c,$(shell_meta),$(findstring $(c),$(value $(1)))))
+$(foreach v,RESULTS WORK,$(if $(call shell_meta_in,$(v))$(word 2,$(value $(v))),$(error \
+	$(v)=$(value $(v)): a folder name without blanks or shell characters, please$(if \
+	$(call shell_meta_in,$(v)), (it has $(call shell_meta_in,$(v)))))))
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 ifeq ($(SAN),1)
@@ -286,8 +302,8 @@ exercise-%: $(DMALAB)
 	@$(DMALAB) exercise $* --work $(WORK) $(RESET_FLAG)
 try-%: $(DMALAB) $(LIB)
 	@$(DMALAB) try $* --work $(WORK) --verify-only
-	@$(MAKE) --no-print-directory $(WORK_BUILD)/lab-$* || { echo "make try-$*: your copy \
-	in $(WORK)/ does not compile: the compiler's messages are above" >&2; exit 1; }
+	@$(MAKE) --no-print-directory $(WORK_BUILD)/lab-$* || \
+		{ $(DMALAB) try $* --work $(WORK) --not-compiled; exit 1; }
 	@$(DMALAB) try $* --work $(WORK) --labs-dir $(WORK_BUILD) $(QUICK_FLAG) \
 		$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL))
 exercises: $(DMALAB)
@@ -307,7 +323,7 @@ test-learner: all fakelabs
 # CLASS=DIR: a folder of learners' results.json -> DIR/class.html
 class: $(DMALAB)
 	@$(if $(CLASS),,echo "make class: name the folder of learners' runs: make class CLASS=DIR" \
-		>&2; exit 2;) $(DMALAB) class $(CLASS)
+		>&2; exit 2;) $(DMALAB) class $(call shq,CLASS)
 
 $(BUILD)/fakelabs/%: harness/tests/fakelabs/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
@@ -349,10 +365,10 @@ SERIES_FLAG := $(if $(call yes_no,SERIES),--series)
 # name in results.json.  Once a learner has a copy in $(WORK) (or gives a name), results.json
 # and junit.xml list every exercise's state; a machine's plain check has no exercise in them
 # (README.md "For trainers")
-WORK_FLAG := $(if $(or $(WORK_DIRS),$(LEARNER)),--work $(WORK))
+WORK_FLAG := $(if $(or $(WORK_DIRS),$(value LEARNER)),--work $(WORK))
 LEARN_RUN_FLAGS := $(if $(call yes_no,PREDICT),--predict) \
-	$(if $(PREDICTIONS),--predictions $(PREDICTIONS)) \
-	$(if $(LEARNER),--learner '$(LEARNER)') $(WORK_FLAG)
+	$(if $(PREDICTIONS),--predictions $(call shq,PREDICTIONS)) \
+	$(if $(value LEARNER),--learner $(call shq,LEARNER)) $(WORK_FLAG)
 RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--format $(FORMAT)) \
 	$(QUICK_FLAG) --results $(RESULTS) $(LEARN_RUN_FLAGS)
 
@@ -556,9 +572,10 @@ test-claims: all
 # The chapters' questions (answers/, harness/runner/learn.h).
 LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \
 	$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(QUIZ_LANG),--lang $(QUIZ_LANG)) \
-	$(RESET_FLAG) $(WORK_FLAG) $(if $(LEARNER),--learner '$(LEARNER)')
+	$(RESET_FLAG) $(WORK_FLAG) $(if $(value LEARNER),--learner $(call shq,LEARNER))
 
-GRADE_FLAGS = $(if $(FROM),--from $(FROM)) $(if $(GRADESCOPE),--gradescope $(GRADESCOPE))
+GRADE_FLAGS = $(if $(FROM),--from $(call shq,FROM)) \
+	$(if $(GRADESCOPE),--gradescope $(call shq,GRADESCOPE))
 grade: all
 	$(DMALAB) grade $(LEARN_FLAGS) $(GRADE_FLAGS)
 
@@ -600,7 +617,7 @@ $(BUILD)/fleet/%.sh: harness/fleet/%.sh
 	cp $< $@ && chmod 755 $@
 fleet: $(if $(findstring --build-on-node,$(FLEET_OPTS)),$(DMALAB) $(FLEET_SCRIPTS),all)
 	@$(DMALAB) fleet $(QUICK_FLAG) $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) \
-		$(if $(BASELINE),--baseline $(BASELINE)) \
+		$(if $(BASELINE),--baseline $(call shq,BASELINE)) \
 		$(if $(FLEET_NODES_PER_JOB),--nodes-per-job $(FLEET_NODES_PER_JOB)) \
 		--results $(RESULTS) $(FLEET_OPTS) -- $(LABS)
 # A real one-node Slurm (munged, slurmctld, slurmd) on loopback runs make fleet
@@ -613,7 +630,7 @@ test-fleet: all
 # FILES="a.json b.json" (default $(RESULTS)/results.json), BASELINE=FILE, PCT=P;
 # writes $(RESULTS)/compare.json.  fleet-report FLEET=DIR: compare of DIR/*.json
 # into DIR/fleet.json and the page DIR/fleet.html (plots/fleet_report.py).
-COMPARE_FLAGS = $(if $(BASELINE),--baseline $(BASELINE)) $(if $(PCT),--pct $(PCT))
+COMPARE_FLAGS = $(if $(BASELINE),--baseline $(call shq,BASELINE)) $(if $(PCT),--pct $(PCT))
 .PHONY: compare fleet-report test-compare
 compare: $(DMALAB)
 	@mkdir -p $(RESULTS)

@@ -8,6 +8,7 @@
  * is in its YAML.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -521,4 +522,21 @@ void tap_scan_line(struct tap_scan *ts, const char *line)
 void tap_scan_end(struct tap_scan *ts)
 {
 	emit_point(ts);
+}
+
+void text_vfit(char *out, size_t len, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(out, len, fmt, ap);
+	size_t cut;
+
+	if (n < 0 || (size_t)n < len || len < 8)
+		return;
+	cut = len - 4; /* room for "..." and the NUL */
+	while (cut > 0 && out[cut] != ' ')
+		cut--;
+	while (cut > 0 && out[cut - 1] == ' ')
+		cut--;
+	if (!cut) /* one word longer than out: cut it where it must be */
+		cut = len - 4;
+	memcpy(out + cut, "...", 4);
 }

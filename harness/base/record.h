@@ -7,6 +7,7 @@
 #ifndef DMALAB_RECORD_H
 #define DMALAB_RECORD_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -42,11 +43,15 @@ extern const char *const question_words[Q_COUNT];
  * and the errata.  Numbers are NaN when absent; the has_* flags say which
  * the lab wrote (a NaN it measured is written as null).
  */
+/* A skip's or claim's detail, with room for a path and an errno's words; a
+ * longer one is cut at a word, with "...", by text_vfit. */
+#define CLAIM_DETAIL_MAX 512
+
 struct claim {
 	char id[32];
 	enum status status;
 	char op[24], unit[32], got_name[64], want_name[64], reason[64];
-	char detail[256], note[512];
+	char detail[CLAIM_DETAIL_MAX], note[512];
 	double got, got_lo, got_hi, want, lo, hi, tol_abs, tol_rel;
 	int has_got, has_interval, has_want, has_range, has_tol;
 	/* the lab's word on a contradicted claim's erratum: "" none listed,
@@ -76,6 +81,9 @@ static inline const char *or_null(const char *s)
 
 /* An empty claim: pending, every number NaN. */
 void claim_reset(struct claim *c);
+/* fmt's text into out (len bytes); one too long is cut after its last whole
+ * word that fits, and "..." says so. */
+void text_vfit(char *out, size_t len, const char *fmt, va_list ap);
 /* Frees the runner's strings. */
 void claim_free(struct claim *c);
 /* A failed claim the lab called its known erratum (erratum "predicted"). */

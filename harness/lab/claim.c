@@ -330,12 +330,12 @@ static void check_reason(struct lab *L, const char *reason)
 void claim_skip(struct lab *L, const char *id, const char *reason, const char *fmt, ...)
 {
 	struct claim_rec *c = claim_for_decision(L, id);
-	char detail[256];
+	char detail[CLAIM_DETAIL_MAX];
 	va_list ap;
 
 	check_reason(L, reason);
 	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
+	text_vfit(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
 	skip_one(L, c, reason, detail);
 }
@@ -351,24 +351,24 @@ static void skip_rest(struct lab *L, const char *reason, const char *detail)
 
 void claim_skip_rest(struct lab *L, const char *reason, const char *fmt, ...)
 {
-	char detail[256];
+	char detail[CLAIM_DETAIL_MAX];
 	va_list ap;
 
 	check_reason(L, reason);
 	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
+	text_vfit(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
 	skip_rest(L, reason, detail);
 }
 
 void lab_skip(struct lab *L, const char *reason, const char *fmt, ...)
 {
-	char detail[256];
+	char detail[CLAIM_DETAIL_MAX];
 	va_list ap;
 
 	check_reason(L, reason);
 	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
+	text_vfit(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
 	snprintf(L->skip_reason, sizeof(L->skip_reason), "%s", reason);
 	snprintf(L->skip_detail, sizeof(L->skip_detail), "%s", detail);

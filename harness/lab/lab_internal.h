@@ -50,7 +50,7 @@ struct lab {
 	int tap_next;            /* next TAP test number */
 	enum status status;      /* ST_RUNNING until the lab ends */
 	char skip_reason[48];
-	char skip_detail[256];
+	char skip_detail[CLAIM_DETAIL_MAX];
 	char error[512];
 	int record_lost;         /* errno of a failed --json write */
 	struct lab_stats pending[LAB_MAX_ATTACHED];

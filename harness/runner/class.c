@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "compare.h"
+#include "exercise.h"
 #include "runner.h"
 
 #define CLASS_MAX_COLS 128
@@ -91,26 +93,27 @@ static void collect_cols(struct class_page *pg, const struct json *doc)
 			add_col(pg->pred, &pg->npred, json_get_str(p, "name", "?"));
 }
 
-/* Reads path into the next learner; 0 (a JSON file that is no run, such as
- * a grade.json beside the runs, is skipped with a warning), or -1 said. */
+/* Reads path into the next learner; 0, or -1 when it is skipped with a
+ * warning (a file that is no JSON or no run, such as a grade.json beside the
+ * runs): one learner's broken file does not cost the trainer the page. */
 static int load_learner(struct class_page *pg, const char *path)
 {
 	struct learner *l = &pg->l[pg->n];
 	char err[600], base[PATH_MAX];
 
 	if (!(l->doc = json_parse_file(path, err, sizeof(err))))
-		return error("%s", err);
+		return warning("skipping '%s': %s", path, err), -1;
 	if (strcmp(json_get_str(l->doc, "schema", ""), "dmalab-results/1")) {
 		warning("skipping '%s': not a run's results.json (its schema is '%s')", path,
 			json_get_str(l->doc, "schema", ""));
 		json_free(l->doc);
 		l->doc = NULL;
-		return 0;
+		return -1;
 	}
 	if (cmp_node_load(path, &l->node, err, sizeof(err))) {
 		json_free(l->doc);
 		l->doc = NULL;
-		return error("%s", err);
+		return warning("skipping '%s': %s", path, err), -1;
 	}
 	snprintf(base, sizeof(base), "%s", path);
 	snprintf(l->name, sizeof(l->name), "%s",
@@ -127,6 +130,7 @@ static const char *const page_style =
 	"th,td{border:1px solid #999;padding:4px 8px;text-align:left}"
 	"th{background:#dde4ee}.done{background:#b9e4b9}.not_yet,.untried{background:#f4c2c2}"
 	".not_started{background:#eee}.not_graded,.undecided{background:#f6e3a1}"
+	".refused,.not_compiled{background:#e89a9a}"
 	".q{font-size:90%}";
 
 static void exercises_table(FILE *f, const struct class_page *pg)
@@ -148,7 +152,7 @@ static void exercises_table(FILE *f, const struct class_page *pg)
 			done += !strcmp(st, "done");
 			fprintf(f, "<td class=\"%s\">", strspn(st, "abcdefghijklmnopqrstuvwxyz_") ==
 				strlen(st) ? st : "x");
-			put(f, st);
+			put(f, ex_state_word(st));
 			fprintf(f, "</td>");
 		}
 		fprintf(f, "<td>%d of %d</td></tr>\n", done, pg->nex);
@@ -263,6 +267,19 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct learner *)a)->name, ((const struct learner *)b)->name);
 }
 
+/* Two runs of one name (a learner's file copied twice, or one name given twice):
+ * both are on the page, and the trainer is told (pg->l sorted by name). */
+static void warn_same_learner(const struct class_page *pg)
+{
+	int i;
+
+	for (i = 1; i < pg->n; i++)
+		if (!strcmp(pg->l[i].name, pg->l[i - 1].name))
+			warning("the learner '%s' has two runs here ('%s' and '%s'): both are "
+				"on the page", pg->l[i].name, pg->l[i - 1].node.path,
+				pg->l[i].node.path);
+}
+
 static int class_usage(int rc)
 {
 	fprintf(rc ? stderr : stdout,
@@ -287,11 +304,16 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 		if (!cmp_same_file(g->gl_pathv[i], out))
 			bad += load_learner(&pg, g->gl_pathv[i]) != 0;
 	qsort(pg.l, (size_t)pg.n, sizeof(*pg.l), by_name);
-	rc = bad ? 1 : !pg.n ? error("no learner's results.json in '%s'", dir), 1 :
+	warn_same_learner(&pg);
+	rc = !pg.n ? error("no learner's results.json in '%s'%s", dir,
+			   bad ? " (the files above were skipped)" : ""), 1 :
 	     write_page(&pg, dir, out) ? 1 : 0;
 	if (!rc)
-		printf("class: %d learners, %d exercises, %d predicted figures: wrote %s\n", pg.n,
-		       pg.nex, pg.npred, out);
+		printf("class: %d learner%s, %d exercise%s, %d predicted figure%s: wrote %s\n",
+		       pg.n, pg.n == 1 ? "" : "s", pg.nex, pg.nex == 1 ? "" : "s", pg.npred,
+		       pg.npred == 1 ? "" : "s", out);
+	if (!rc && bad)
+		printf("class: %d file%s skipped (said above)\n", bad, bad == 1 ? "" : "s");
 	for (i = 0; i < pg.n; i++) {
 		cmp_node_free(&pg.l[i].node);
 		json_free(pg.l[i].doc);
@@ -304,6 +326,7 @@ int cmd_class(int argc, char **argv)
 {
 	const char *dir = NULL, *out = NULL;
 	char pat[PATH_MAX], def[PATH_MAX];
+	struct stat st;
 	glob_t g;
 	int i, rc;
 
@@ -319,6 +342,11 @@ int cmd_class(int argc, char **argv)
 	}
 	if (!dir)
 		return error("class: which folder? (dmalab class DIR)"), class_usage(2);
+	if (stat(dir, &st))
+		return error("class: no such folder '%s'", dir), 2;
+	if (!S_ISDIR(st.st_mode))
+		return error("class: '%s' is a file, not a folder: name the folder that holds "
+			     "the learners' runs", dir), 2;
 	snprintf(def, sizeof(def), "%s/class.html", dir);
 	out = out ? out : def;
 	snprintf(pat, sizeof(pat), "%s/*.json", dir);

@@ -8,22 +8,27 @@
  *   dmalab exercises               every exercise of every lab, with its state
  *
  * The Makefile builds the copy between `try --verify-only` and `try` (make try-NN),
- * as it builds the lab, so a copy that does not compile stops there.
+ * as it builds the lab, so a copy that does not compile stops there
+ * (`try --not-compiled` records it).  A try that stops before its run leaves its
+ * state in <work>/NN-name/results/try-state, so the older results.json's "done"
+ * is no longer what make exercises, results.json and grade say.
  * Exit: 0 done (or written, listed), 1 not yet or not graded here, 2 usage or refused.
  */
 #include <errno.h>
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "exercise.h"
 #include "learn.h"
 
 struct ex_opts {
 	const char *src, *work, *lab;
-	int reset, verify_only, quick, ids_only;
+	int reset, verify_only, not_compiled, quick, ids_only;
 	struct learn_opts run;     /* labs_dir, timeout_mul: for `dmalab check` */
 };
 
@@ -139,6 +144,12 @@ static int do_exercise(const struct ex_opts *o, struct ex_lab *x)
 	free(stubbed);
 	if (rc)
 		return 2;
+	if (o->reset) { /* a fresh copy: an older try's refusal is not its state */
+		char stopped[2300];
+
+		snprintf(stopped, sizeof(stopped), "%s/results/try-state", x->copy_dir);
+		unlink(stopped);
+	}
 	printf("exercise-%s: wrote '%s'%s; write these, then make try-%s:\n", x->id, x->copy,
 	       o->reset ? " (started over)" : "", x->id);
 	for (i = 0; i < x->n; i++)
@@ -195,19 +206,105 @@ static const char *got_want(const struct claim *c, char *buf, size_t len)
 	return buf;
 }
 
-static const char *const state_words[] = {
+/* A claim's verdict as the learner reads it ("not run", not "not_run"). */
+static const char *verdict_text(enum status st)
+{
+	return st == ST_NOT_RUN || st == ST_PENDING ? "not run" : status_words[st];
+}
+
+/* Why claim c (of lab) has no value, in the learner's words: the lab's
+ * error (the copy crashed, ran past its time), else the claim's own note. */
+static const char *why_no_value(const struct claim *c, const struct lab_entry *lab,
+				char *buf, size_t len)
+{
+	const char *kind = lab ? lab->error_kind : NULL;
+
+	if (kind && !strcmp(kind, "signal"))
+		snprintf(buf, len, "no value: %s; your copy crashed there (its region's "
+			 "code is the first suspect)", lab->error_msg);
+	else if (kind && !strcmp(kind, "timeout"))
+		snprintf(buf, len, "no value: %s; your copy may wait or loop forever",
+			 lab->error_msg);
+	else if (kind)
+		snprintf(buf, len, "no value: the lab stopped (%s: %s)", kind, lab->error_msg);
+	else if (c->detail[0] || c->note[0])
+		snprintf(buf, len, "no value: %s", c->detail[0] ? c->detail : c->note);
+	else
+		snprintf(buf, len, "no value: the lab ended before it measured this claim");
+	return buf;
+}
+
+const char *const ex_state_words[EX_NSTATES] = {
+	"refused (changed outside its regions)", "does not compile",
 	"not yet", "undecided (too noisy here: try again)", "not graded here", "done",
 	"not started", "not yet (untried)"
 };
 const char *const ex_state_keys[EX_NSTATES] = {
+	"refused", "not_compiled",
 	"not_yet", "undecided", "not_graded", "done", "not_started", "untried"
 };
+
+enum ex_state ex_state_of_key(const char *key)
+{
+	int i;
+
+	for (i = 0; key && i < EX_NSTATES; i++)
+		if (!strcmp(key, ex_state_keys[i]))
+			return (enum ex_state)i;
+	return EX_NSTATES;
+}
+
+const char *ex_state_word(const char *key)
+{
+	enum ex_state st = ex_state_of_key(key);
+
+	if (st != EX_NSTATES)
+		return ex_state_words[st];
+	return key && !strcmp(key, "not_listed") ? "not listed" : key ? key : "?";
+}
+
+/* <copy_dir>/results/try-state: the last try's state when it stopped before its run. */
+static void try_state_path(const struct ex_lab *x, char *out, size_t len)
+{
+	snprintf(out, len, "%s/results/try-state", x->copy_dir);
+}
+
+/* Keep st as the last try's state (EX_NSTATES: the run's results say it). */
+static void try_state_set(const struct ex_lab *x, enum ex_state st)
+{
+	char path[2300], dir[2300];
+
+	try_state_path(x, path, sizeof(path));
+	if (st == EX_NSTATES) {
+		unlink(path);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/results", x->copy_dir);
+	if (!learn_mkdirs(dir))
+		write_text(path, ex_state_keys[st]);
+}
+
+/* The state the last try left in try-state; EX_NSTATES when none. */
+static enum ex_state try_state_get(const struct ex_lab *x)
+{
+	char path[2300], key[32] = "";
+	FILE *f;
+
+	try_state_path(x, path, sizeof(path));
+	if (!(f = fopen(path, "r")))
+		return EX_NSTATES;
+	if (!fgets(key, sizeof(key), f))
+		key[0] = 0;
+	fclose(f);
+	key[strcspn(key, "\n")] = 0;
+	return ex_state_of_key(key);
+}
 
 /* The state of region r from the run's results, each claim said when `say`. */
 static enum ex_state grade_region(const struct learn_results *res, const struct ex_region *r,
 				  int say)
 {
-	char ids[sizeof(r->claims)], *save = NULL, *id, gw[200];
+	char ids[sizeof(r->claims)], *save = NULL, *id, gw[800];
 	enum ex_state st = EX_DONE;
 	const struct lab_entry *lab;
 	const struct claim *c;
@@ -228,8 +325,11 @@ static enum ex_state grade_region(const struct learn_results *res, const struct 
 			continue;
 		if (cs == EX_NOT_GRADED)
 			printf("    %s skip: %s %s\n", id, c->reason, c->detail);
+		else if (c && (!c->has_got || isnan(c->got)))
+			printf("    %s %s: %s\n", id, verdict_text(c->status),
+			       why_no_value(c, lab, gw, sizeof(gw)));
 		else
-			printf("    %s %s: %s\n", id, c ? status_words[c->status] : "absent",
+			printf("    %s %s: %s\n", id, c ? verdict_text(c->status) : "absent",
 			       c ? got_want(c, gw, sizeof(gw)) : "not in the results");
 	}
 	return st;
@@ -243,7 +343,7 @@ static int report_try(const struct ex_lab *x, const struct learn_results *res)
 	printf("try-%s: your copy '%s', exercise by exercise:\n", x->id, x->copy);
 	for (i = 0; i < x->n; i++) {
 		st = grade_region(res, &x->r[i], 0);
-		printf("  %-16s %s\n", x->r[i].id, state_words[st]);
+		printf("  %-16s %s\n", x->r[i].id, ex_state_words[st]);
 		grade_region(res, &x->r[i], 1);
 		if (st == EX_NOT_YET)
 			printf("    look at: line %d, %s\n", x->r[i].line, x->r[i].what);
@@ -263,11 +363,21 @@ static int do_try(struct ex_opts *o, struct ex_lab *x)
 	struct learn_results res;
 	int rc = verify_copy(x);
 
+	if (rc == 2 && x->mine)
+		try_state_set(x, EX_REFUSED);
 	if (rc || o->verify_only)
 		return rc;
+	if (o->not_compiled) {
+		try_state_set(x, EX_NOT_COMPILED);
+		return error("make try-%s: your copy '%s' does not compile: the compiler's "
+			     "messages are above; every exercise of it is 'does not compile' "
+			     "until it does", x->id, x->copy), 1;
+	}
+	try_state_set(x, EX_NSTATES);
 	snprintf(results, sizeof(results), "%s/results", x->copy_dir);
 	printf("try-%s: running your build under the runner (results in '%s')\n", x->id, results);
 	fflush(stdout);
+	setenv(TRY_COPY_ENV, x->id, 1);
 	if (learn_run_check(&o->run, results, ids, 1) < 0)
 		return error("cannot run dmalab check"), 2;
 	snprintf(path, sizeof(path), "%s/results.json", results);
@@ -286,13 +396,14 @@ static void lab_states(const struct ex_lab *x, enum ex_state *st)
 {
 	char path[2300], err[600];
 	struct learn_results res;
+	enum ex_state stopped = x->mine ? try_state_get(x) : EX_NSTATES;
 	int i, tried;
 
 	snprintf(path, sizeof(path), "%s/results/results.json", x->copy_dir);
-	tried = x->mine && !results_load(path, &res, err, sizeof(err));
+	tried = x->mine && stopped == EX_NSTATES && !results_load(path, &res, err, sizeof(err));
 	for (i = 0; i < x->n; i++)
-		st[i] = !x->mine ? EX_NOT_STARTED : !tried ? EX_UNTRIED :
-			grade_region(&res, &x->r[i], 0);
+		st[i] = !x->mine ? EX_NOT_STARTED : stopped != EX_NSTATES ? stopped :
+			!tried ? EX_UNTRIED : grade_region(&res, &x->r[i], 0);
 	if (tried)
 		results_unload(&res);
 }
@@ -304,7 +415,7 @@ static void list_lab(const struct ex_lab *x)
 
 	lab_states(x, st);
 	for (i = 0; i < x->n; i++)
-		printf("%-16s lab-%s  %-16s claims %s\n", x->r[i].id, x->id, state_words[st[i]],
+		printf("%-16s lab-%s  %-16s claims %s\n", x->r[i].id, x->id, ex_state_words[st[i]],
 		       x->r[i].claims);
 }
 
@@ -411,6 +522,8 @@ static int parse(int argc, char **argv, struct ex_opts *o)
 			o->reset = 1;
 		else if (!strcmp(a, "--verify-only"))
 			o->verify_only = 1;
+		else if (!strcmp(a, "--not-compiled"))
+			o->not_compiled = 1;
 		else if (!strcmp(a, "--quick"))
 			o->quick = o->run.quick = 1;
 		else if (!strcmp(a, "--ids"))

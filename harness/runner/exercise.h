@@ -41,12 +41,20 @@ int ex_file_line(const char *t, const struct ex_region *r, int n, int masked_lin
 int ex_first_diff_line(const char *a, const char *b);
 
 /* An exercise's state, worst first (a region takes the worst of its claims'),
- * then the states of a copy never tried.  ex_state_keys: results.json's words. */
+ * then the states of a copy never tried.  The last try's copy refused or not
+ * compiled: every region of it takes that state, whatever an older run said.
+ * ex_state_keys: results.json's words; ex_state_words: what the learner reads. */
 enum ex_state {
+	EX_REFUSED, EX_NOT_COMPILED,
 	EX_NOT_YET, EX_UNDECIDED, EX_NOT_GRADED, EX_DONE, EX_NOT_STARTED, EX_UNTRIED,
 	EX_NSTATES
 };
 extern const char *const ex_state_keys[EX_NSTATES];
+extern const char *const ex_state_words[EX_NSTATES];
+/* The state whose results.json word is key; EX_NSTATES if none. */
+enum ex_state ex_state_of_key(const char *key);
+/* What the learner reads for results.json's word key ("not yet" for "not_yet"). */
+const char *ex_state_word(const char *key);
 
 struct ex_status {
 	char id[32], lab[8], claims[128];

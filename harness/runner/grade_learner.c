@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exercise.h"
 #include "learn.h"
 
 /* The prediction of claim id in doc's labs, or NULL. */
@@ -70,7 +71,8 @@ void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 
 		done += !strcmp(st, "done");
 		fprintf(f, "  %-16s lab-%s  %-12s claims %s\n", json_get_str(e, "id", "?"),
-			json_get_str(e, "lab", "?"), st, json_get_str(e, "claims", ""));
+			json_get_str(e, "lab", "?"), ex_state_word(st),
+			json_get_str(e, "claims", ""));
 	}
 	fprintf(f, "exercises done: %d of %d\n\n", done, n);
 }
@@ -87,7 +89,7 @@ static int gs_exercises(const struct learn_ctx *lc, struct gradescope *gs)
 		snprintf(name, sizeof(name), "exercise %s (lab-%s)", json_get_str(e, "id", "?"),
 			 json_get_str(e, "lab", "?"));
 		snprintf(out, sizeof(out), "state: %s (the learner's last make try-%s); graded by "
-			 "claims %s: 1 point when every one passes\n", st,
+			 "claims %s: 1 point when every one passes\n", ex_state_word(st),
 			 json_get_str(e, "lab", "?"), json_get_str(e, "claims", ""));
 		rc = gs_add_test(gs, name, "exercises", strcmp(st, "done") ? 0 : 1, out);
 	}

@@ -63,14 +63,24 @@ static int save_counts(const struct learn_opts *o, const char *path,
 }
 
 /* After "no hints": the labs that have some. */
+static int by_id(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The ids that have hints, sorted (hints.md keeps them in its own order). */
 static void advise_labs(const struct ans_set *s)
 {
-	char ids[1024] = "";
+	const char *sorted[256];
+	char ids[2048] = "";
 	size_t n = 0;
-	int i;
+	int i, k = 0;
 
-	for (i = 0; i < s->nhints && n < sizeof(ids); i++)
-		n += (size_t)snprintf(ids + n, sizeof(ids) - n, " %s", s->hints[i].id);
+	for (i = 0; i < s->nhints && k < 256; i++)
+		sorted[k++] = s->hints[i].id;
+	qsort(sorted, (size_t)k, sizeof(*sorted), by_id);
+	for (i = 0; i < k && n < sizeof(ids); i++)
+		n += (size_t)snprintf(ids + n, sizeof(ids) - n, " %s", sorted[i]);
 	advise("hints exist for:%s", ids);
 }
 
@@ -90,7 +100,7 @@ static const struct ans_hint_lab *exercise_hints(const struct learn_ctx *lc)
 		    (h = ans_find_hints(&lc->ans, ex[i].id)))
 			printf(TR(lc, "exercise %s is %s in your copy (make try-%s):\n",
 				  "你的副本中练习 %s 的状态：%s（make try-%s）：\n"), ex[i].id,
-			       ex_state_keys[ex[i].state], ex[i].lab);
+			       ex_state_words[ex[i].state], ex[i].lab);
 	free(ex);
 	return h;
 }

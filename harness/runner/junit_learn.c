@@ -142,7 +142,7 @@ static void exercise_suite(struct xml_writer *x, const struct run_state *rs, int
 		enum ex_state st = ex[i].state;
 
 		snprintf(name, sizeof(name), "exercise %s", ex[i].id);
-		snprintf(msg, sizeof(msg), "%s (claims %s; make try-%s)", ex_state_keys[st],
+		snprintf(msg, sizeof(msg), "%s (claims %s; make try-%s)", ex_state_words[st],
 			 ex[i].claims, ex[i].lab);
 		testcase(x, "dmalab.exercises", name, st == EX_DONE ? NULL :
 			 st == EX_NOT_GRADED || st == EX_UNDECIDED ? "skipped" : "failure", msg);

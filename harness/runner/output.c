@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -666,6 +667,11 @@ static void out_findings(const struct run_state *rs, FILE *f, const char *prefix
 			n += contradicted(&rs->labs[i].claims[k]);
 	if (!n)
 		return;
+	if (getenv(TRY_COPY_ENV)) { /* a learner's copy: its code, not the machine, decides */
+		fprintf(f, "%s%d claim%s failed on your copy: the exercise lines below say "
+			"which exercise each one grades\n", prefix, n, n == 1 ? "" : "s");
+		return;
+	}
 	snprintf(path, sizeof(path), "%s/results.json", rs->opt->results_dir);
 	loaded = !rs->save_failed && cmp_node_load(path, &node, err, sizeof(err)) == 0;
 	fprintf(f, "%scontradicted on this machine: %d claim%s. Each is a finding about this "

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "runner.h"
 
@@ -219,9 +220,69 @@ static void warn_unused(const struct run_state *rs)
 		fclose(f);
 }
 
+/* The id of a line "ID VALUE" into name; 0 for a blank or # line, 1 for a
+ * line of that form, -1 for one that is not. */
+static int file_line_id(const char *line, char *name)
+{
+	char value[64], extra[2];
+	int n = sscanf(line, " %63s %63s %1s", name, value, extra);
+
+	if (n <= 0 || name[0] == '#')
+		return 0;
+	return n == 2 ? 1 : -1;
+}
+
+/* --predictions FILE read whole before anything is asked: a folder, a line
+ * that is not "ID VALUE" or an id given twice is said with its line; 2 then. */
+static int check_file(const char *path)
+{
+	char *line = NULL, name[64], (*seen)[64] = NULL, (*grown)[64];
+	int no = 0, n = 0, rc = 0, i, kind;
+	size_t cap = 0;
+	struct stat st;
+	FILE *f;
+
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return error("predictions '%s' is a folder: name the file of `ID VALUE` lines",
+			     path), 2;
+	if (!(f = fopen(path, "r")))
+		return error("cannot read predictions '%s': %s", path, strerror(errno)), 2;
+	while (!rc && getline(&line, &cap, f) >= 0) {
+		no++;
+		chomp(line);
+		if (!(kind = file_line_id(line, name)))
+			continue;
+		if (kind < 0) {
+			rc = error("'%s' line %d: '%s' is not `ID VALUE` (e.g. 02.1 6.5, or "
+				   "02.1 ? for don't know)", path, no, line);
+			break;
+		}
+		for (i = 0; i < n && strcmp(seen[i], name); i++)
+			;
+		if (i < n) {
+			rc = error("'%s' line %d: %s is given twice (keep one line for it)",
+				   path, no, name);
+			break;
+		}
+		if (!(grown = realloc(seen, (size_t)(n + 1) * sizeof(*seen)))) {
+			rc = error("out of memory");
+			break;
+		}
+		seen = grown;
+		snprintf(seen[n++], sizeof(*seen), "%s", name);
+	}
+	free(seen);
+	free(line);
+	fclose(f);
+	return rc ? 2 : 0;
+}
+
 int predict_ask(struct run_state *rs)
 {
 	int i, rc = 0;
+
+	if (rs->opt->predictions && check_file(rs->opt->predictions))
+		return 2;
 
 	for (i = 0; i < rs->nlabs && !rc && !runner_stop_signal; i++)
 		if (!rs->labs[i].desc_error[0])

@@ -84,7 +84,7 @@ struct lab_entry {
 
 	/* outcome */
 	enum status status;   /* ST_PENDING: not yet */
-	char skip_reason[64], skip_detail[256];
+	char skip_reason[64], skip_detail[CLAIM_DETAIL_MAX];
 	const char *error_kind; /* timeout signal bad-exit setup vacuous bad-output missing aborted */
 	char error_msg[512];
 	int exit_code;        /* -1: none (signal, not started) */
@@ -171,6 +171,9 @@ int spawn_capture(char *const argv[], double timeout_s, char *buf, size_t cap,
 		  struct spawn_result *res);
 double mono_now(void);
 const char *signal_name(int sig);
+/* Set by `dmalab try` for its `dmalab check` of the learner's copy: the run's
+ * failed claims are the copy's, not findings about the machine. */
+#define TRY_COPY_ENV "DMALAB_TRY_COPY"
 
 /* results.c: a lab's outcome */
 struct claim *lab_claim(struct lab_entry *lab, const char *id);

@@ -72,6 +72,9 @@ mk try-01
 if [ "$rc" -eq 2 ] && has 'refused: .* differs from the lab outside the exercise regions' &&
 	! has 'running your build'; then ok "try-01 refuses an edited want"
 else bad "try-01 refuses an edited want"; fi
+mk exercises
+if has '^01\.limit +lab-01 +refused'; then ok "make exercises: refused, no longer done"
+else bad "make exercises: refused, no longer done"; fi
 # refused: a check after the regions changed, named by its line in the copy
 cp labs/01-mlock/lab.cu "$copy"
 sed -i 's/claim_check(L, "01.3", /claim_check(L, "01.3", 0 ? lab_est_exact(0) : /' "$copy"
@@ -88,8 +91,39 @@ if [ "$rc" -eq 2 ] && has 'refused: .* a preprocessor line inside an exercise re
 cp labs/01-mlock/lab.cu "$copy"
 sed -i 's/^\treturn munlock(p, bytes);$/\treturn munlock(p, bytes)/' "$copy"
 mk try-01
-if [ "$rc" -ne 0 ] && has 'error' && has 'your copy in .* does not compile'; then
+if [ "$rc" -ne 0 ] && has 'error' && has 'your copy .* does not compile'; then
 	ok "try-01 says a copy does not compile"; else bad "try-01 says a copy does not compile"; fi
+mk exercises
+if has '^01\.limit +lab-01 +does not compile'; then ok "make exercises: does not compile"
+else bad "make exercises: does not compile"; fi
+
+# 01.limit gamed: the region's ENOMEM without the limit, or its lie after a real mlock:
+# the lab's child reads the limit, the capability and mlock itself, and 01.4 refuses it
+for f in harness/tests/fixtures/exercises/01.limit.*.body; do
+	cp labs/01-mlock/lab.cu "$copy"
+	g=$(basename "$f" .body)
+	sh harness/tools/exercise-put.sh 01.limit "$f" "$copy" || bad "exercise-put.sh $f"
+	mk try-01
+	if [ "$rc" -ne 0 ] && has '^  01\.limit +not yet' &&
+		grep -q '"refused: not mlock' "$tmp/w/01-mlock/results/results.json"; then
+		ok "try-01 refuses a gamed 01.limit ($g)"
+	else bad "try-01 refuses a gamed 01.limit ($g)"; fi
+done
+
+# a copy that crashes: each claim says why it has no value, no "finding about this machine"
+cp labs/01-mlock/lab.cu "$copy"
+sed -i 's/^\treturn mlock(p, bytes);$/\t*(volatile int *)8 = 0;\n&/' "$copy"
+mk try-01
+if [ "$rc" -ne 0 ] && has '^    01\.4 not run: no value: killed by SIGSEGV.*your copy crashed' &&
+	! has 'got nan' && ! has 'contradicted on this machine'; then
+	ok "try-01 on a crashing copy: the crash said per claim"
+else bad "try-01 on a crashing copy: the crash said per claim"; fi
+# a copy that fails its claims: they are the copy's, not the machine's findings
+mk exercise-01 RESET=1
+mk try-01
+if has 'claims? failed on your copy' && ! has 'contradicted on this machine'; then
+	ok "try-01: failed claims are the copy's"
+else bad "try-01: failed claims are the copy's"; fi
 
 # lab-04's first touch: two nodes grade it; on one it is said not graded here
 mk exercise-04

@@ -245,7 +245,7 @@ if command -v make >/dev/null 2>&1; then # -o all: the recipe alone, nothing bui
 	make -C "$here/../.." -n -o all list FORMAT=json 2>/dev/null | grep -q 'dmalab list --format json' &&
 		ok "make list FORMAT=json passes --format json (refused there)" || bad "make list FORMAT=json"
 	make -C "$here/../.." -n -o all grade GRADESCOPE=/autograder/results/results.json 2>/dev/null |
-		grep -q -- 'grade .*--gradescope /autograder/results/results.json' &&
+		grep -q -- "grade .*--gradescope '/autograder/results/results.json'" &&
 		ok "make grade GRADESCOPE=FILE passes --gradescope FILE" || bad "make grade GRADESCOPE"
 fi
 

@@ -54,6 +54,17 @@ fakes_run check 91 --predictions "$tmp/pbad" --results "$tmp/r3" >"$tmp/r3.out" 
 rc=$?
 [ "$rc" -eq 2 ] && ok "a bad prediction line: exit 2" || bad "a bad prediction line: exit $rc"
 has "$tmp/r3.out" "bad value 'fast' for 91.2" "the bad value is named"
+# the file read whole first: a folder, an id twice, a line not `ID VALUE`: exit 2, named
+pfile() { # pfile WHAT FILE TEXT: --predictions FILE exits 2 and says TEXT
+	fakes_run check 91 --predictions "$2" --results "$tmp/r3d" >"$tmp/r3d.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] && has "$tmp/r3d.out" "$3" "$1" || bad "$1: exit $rc"
+}
+pfile "predictions: a folder" "$tmp" "predictions '$tmp' is a folder"
+printf '91.2 12\n# c\n91.2 13\n' >"$tmp/ptwice"
+pfile "predictions: an id twice" "$tmp/ptwice" "'$tmp/ptwice' line 3: 91.2 is given twice"
+printf '91.2 12\n91.2\n' >"$tmp/pform"
+pfile "predictions: a line not ID VALUE" "$tmp/pform" "'$tmp/pform' line 2: '91.2' is not"
 printf '91.2 12\n91.1 4\n' >"$tmp/pexact"
 fakes_run check 91 --predictions "$tmp/pexact" --results "$tmp/r3b" >"$tmp/r3b.out" 2>&1
 has "$tmp/r3b.out" "line 2: 91.1 is no headline figure" "an exact fact is not asked: said"
@@ -80,7 +91,7 @@ has "$tmp/r4/junit.xml" '<testsuite name="exercises"' "junit.xml: a suite of exe
 has "$tmp/r4/junit.xml" 'name="exercise 04.first-touch">' "junit.xml: a test per exercise"
 has "$tmp/r4/junit.xml" 'name="prediction 92.2">' "junit.xml: a test per prediction"
 "$dmalab" grade --from "$r" --results "$tmp/g" --gradescope "$tmp/g/gs.json" >"$tmp/g.out" 2>&1
-has "$tmp/g.out" "04.first-touch   lab-04  untried" "grade shows the exercises"
+has "$tmp/g.out" "04.first-touch   lab-04  not yet (untried)" "grade shows the exercises"
 nex=$("$dmalab" exercises --work "$w" | tail -n 1 | cut -d' ' -f1) # every exercise of the kit
 has "$tmp/g.out" "exercises done: 3 of $nex" "grade counts them"
 has "$tmp/g/gs.json" '"name": "exercise 01.lock (lab-01)"' "Gradescope: a test per exercise"
@@ -110,6 +121,21 @@ mkcheck WORK="$w" | grep -q -- "--work $w" && ok "a copy in WORK: make check pas
 	bad "a copy in WORK: no --work"
 mkcheck WORK="$tmp/none" LEARNER=Ada | grep -q -- "--learner 'Ada' --work" &&
 	ok "LEARNER=: make check passes the name and --work" || bad "LEARNER=: no name or --work"
+# a name or a file reaches dmalab as typed: its ' " $( ) run nothing in make's shell
+odd="O'Hara \"Q\" \$(id) '; id; echo '"
+make -s --no-print-directory check LABS=01 QUICK=1 RESULTS="$tmp/g7" LEARNER="$odd" \
+	>"$tmp/g7.out" 2>&1
+grep -q 'uid=' "$tmp/g7.out" && bad "LEARNER ran a command in make's shell" ||
+	ok "LEARNER with ' \" \$( ): no command run"
+odd_json=$(printf '%s' "$odd" | sed 's/"/\\"/g')
+grep -qF -- "\"learner\": \"$odd_json\"" "$tmp/g7/results.json" &&
+	ok "LEARNER with ' \" \$( ): the name kept intact" ||
+	bad "LEARNER with ' \" \$( ): name not in $tmp/g7/results.json"; cat "$tmp/g7.out"
+make -s --no-print-directory grade RESULTS="$tmp/g8" FROM="$tmp/no'file \$(x)" >"$tmp/g8.out" 2>&1
+has "$tmp/g8.out" "$tmp/no'file \$(x)" "FROM with ' and \$( ): the file named as typed"
+make -s --no-print-directory check RESULTS="$tmp/r;id>$tmp/pwn" >"$tmp/g9.out" 2>&1
+[ -e "$tmp/pwn" ] && bad "RESULTS ran a command" ||
+	has "$tmp/g9.out" "a folder name without blanks or shell characters" "RESULTS with ; is refused"
 
 echo "== the class page"
 c=$tmp/class
@@ -127,11 +153,30 @@ has "$tmp/class.out" "class: 3 learners" "class counts three learners"
 has "$tmp/class.out" "skipping '$c/grade.json': not a run's results.json" "a grade.json is skipped"
 printf '{"schema": "dmalab-results/1", "labs": [' >"$tmp/broken.json"
 mkdir -p "$tmp/class2" && cp "$tmp/broken.json" "$tmp/class2/x.json"
+cp "$c/ada.json" "$tmp/class2/ada.json" && cp "$c/ada.json" "$tmp/class2/ada-again.json"
 "$dmalab" class "$tmp/class2" >"$tmp/class2.out" 2>&1
 rc=$?
-[ "$rc" -eq 1 ] && ok "a corrupt run: exit 1" || bad "a corrupt run: exit $rc"
+[ "$rc" -eq 0 ] && [ -s "$tmp/class2/class.html" ] &&
+	ok "a corrupt run among others: the page is written, exit 0" ||
+	bad "a corrupt run among others: exit $rc, page $(ls "$tmp/class2")"
+has "$tmp/class2.out" "skipping '$tmp/class2/x.json': " "the corrupt run is named, skipped"
+has "$tmp/class2.out" "class: 1 file skipped" "the skipped files are counted"
+has "$tmp/class2.out" "the learner 'Ada L.' has two runs here" "one learner twice: warned"
+rm "$tmp/class2/x.json" "$tmp/class2/ada-again.json"
+"$dmalab" class "$tmp/class2" >"$tmp/class2.out" 2>&1
+has "$tmp/class2.out" "class: 1 learner, " "one learner: no plural"
+"$dmalab" class "$tmp/no-such" >"$tmp/class3.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && ok "a missing folder: exit 2" || bad "a missing folder: exit $rc"
+has "$tmp/class3.out" "class: no such folder '$tmp/no-such'" "a missing folder: said in a line"
+"$dmalab" class "$tmp/broken.json" >"$tmp/class3.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && has "$tmp/class3.out" "is a file, not a folder" "a file as the folder: exit 2"
 page=$c/class.html
 has "$page" "Cy &lt;3" "a learner's name is escaped"
+has "$page" ">not yet (untried)</td>" "class.html: a state in the learner's words"
+grep -q '>not_yet<\|>untried<\|>not_started<' "$page" && bad "class.html: a JSON word shown" ||
+	ok "class.html: no JSON word shown"
 shot() {
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
@@ -189,6 +234,10 @@ h 03
 has "$tmp/h.out" "exercise 03.fix-race hint 1 of 3:" "03.fix-race untried: its hint"
 h 02
 has "$tmp/h.out" "lab-02 hint 1 of 3:" "a lab without a copy: the lab's hints"
+h 99
+ids=$(sed -n 's/.*hints exist for: //p' "$tmp/h.out")
+[ -n "$ids" ] && [ "$ids" = "$(printf '%s\n' $ids | sort | tr '\n' ' ' | sed 's/ $//')" ] &&
+	ok "hint 99: the labs with hints, sorted" || bad "hint 99: not sorted: $ids"
 
 echo "test-learner: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -404,24 +404,33 @@ static int lock_under_limit(struct role_io *io, void *p, uint64_t bytes, uint64_
 	/* END EXERCISE */
 }
 
-/* Role 01.4: lock --size bytes under the limit; report errno (0: it worked). */
+/* Role 01.4: lock --size bytes under the limit; report errno (0: it worked).
+ * The limit, the capability and the errno reported are the child's own, read
+ * after lock_under_limit returns (an exercise's region may return anything);
+ * what the region returned goes along, for 01.4 to refuse a region that lies. */
 static int role_mlock_over_limit(struct lab *L, struct role_io *io)
 {
 	uint64_t bytes = round_to_page(lab_options(L)->size);
 	void *p = map_fresh(bytes);
 	struct json_writer w;
-	int64_t limit;
-	int err;
+	int64_t region_limit;
+	int region_err, err;
 
 	if (!p)
 		return role_error(io, "mmap: %s", strerror(errno));
-	err = lock_under_limit(io, p, bytes, (uint64_t)K.child_limit_bytes, &limit);
-	if (err < 0)
+	region_err = lock_under_limit(io, p, bytes, (uint64_t)K.child_limit_bytes,
+				      &region_limit);
+	if (region_err < 0)
 		return 1;
+	/* mlock again under the limit in force: pages the region locked stay
+	 * locked, so its answer is the region's when the region really asked */
+	err = mlock(p, bytes) < 0 ? errno : 0;
 	msg_begin(&w, "report");
-	jw_kint(&w, "limit", limit);
+	jw_kint(&w, "limit", procfs_memlock_limit());
+	jw_kint(&w, "cap_ipc_lock", procfs_self_has_cap(CAP_IPC_LOCK));
 	jw_kint(&w, "bytes", (long long)bytes);
 	jw_kint(&w, "errno", err);
+	jw_kint(&w, "region_errno", region_err);
 	role_send(io, &w, -1);
 	munmap(p, bytes);
 	return 0;
@@ -515,6 +524,42 @@ static const struct helper_role roles[] = {
 
 static int run_role(struct lab *L, const char *role) { return helper_role_main(L, role, roles); }
 
+/* An errno as the note says it: its name, "0 (locked)", or its number. */
+static const char *errno_text(long long e)
+{
+	static char buf[4][32];
+	static int next;
+	const char *name = e > 0 && e < 4096 ? strerrorname_np((int)e) : NULL;
+	char *out = buf[next++ % 4];
+
+	snprintf(out, sizeof(buf[0]), "%s", !e ? "0 (locked)" : name ? name : "?");
+	if (!name && e)
+		snprintf(out, sizeof(buf[0]), "%lld", e);
+	return out;
+}
+
+/* 01.4 refused, said, when the child's own reading (limit, err: after the
+ * region) is not what its region (exercise 01.limit) was to arrange and report:
+ * the limit not lowered to K.child_limit_bytes, CAP_IPC_LOCK kept, or an errno
+ * that is not mlock's.  1 when refused. */
+static int refused_region(struct lab *L, struct msg *m, long long limit,
+			  long long err)
+{
+	long long region_err = msg_int(m, "region_errno");
+	char lim[32];
+
+	if (limit >= 0 && limit <= K.child_limit_bytes && msg_int(m, "cap_ipc_lock") != 1 &&
+	    region_err == err)
+		return 0;
+	claim_note(L, "refused: after lock_under_limit the child itself reads RLIMIT_MEMLOCK "
+		   "%s (asked: at most %d B), CAP_IPC_LOCK %s, and mlock there gives %s; "
+		   "the region returned %s", procfs_limit_text(limit, lim, sizeof(lim)),
+		   K.child_limit_bytes, msg_int(m, "cap_ipc_lock") == 1 ? "kept" : "dropped",
+		   errno_text(err), errno_text(region_err));
+	claim_check_code(L, "01.4", -1, "refused: not mlock's answer under the limit");
+	return 1;
+}
+
 static void claim_limit_refusal(struct lab *L)
 {
 	static struct helper h;
@@ -540,6 +585,8 @@ static void claim_limit_refusal(struct lab *L)
 			   err ? strerror((int)err) : "nothing (it succeeded)");
 		return;
 	}
+	if (refused_region(L, m, limit, err))
+		return;
 	claim_note(L, "child: RLIMIT_MEMLOCK %s, no CAP_IPC_LOCK; mlock %s",
 		   procfs_limit_text(limit, lim, sizeof(lim)),
 		   err ? strerror((int)err) : "succeeded");

@@ -491,6 +491,36 @@ static void run_all_skip(struct lab *L)
 	lab_skip(L, SKIP_NO_CUDA_DEVICE, "no GPU");
 }
 
+/* 60 words of 9 letters: 599 bytes, more than a detail holds */
+static void run_long_skip(struct lab *L)
+{
+	char text[700] = "";
+	int i;
+
+	for (i = 0; i < 60; i++)
+		strcat(text, i ? " wordword9" : "wordword9");
+	claim_skip(L, "96.1", SKIP_UNSUPPORTED, "%s", text);
+	claim_skip(L, "96.2", SKIP_UNSUPPORTED, "%.400s", text);
+}
+
+/* A long skip detail is cut after a whole word with "..."; one of 400 bytes is whole. */
+static void test_long_skip_detail(void **state)
+{
+	struct unit_lab u;
+	const char *d;
+	size_t n;
+
+	(void)state;
+	unit_run_lab(&two_spec, run_long_skip, &u);
+	d = json_get_str(unit_claim(&u, "96.1"), "detail", "");
+	n = strlen(d);
+	assert_true(n > 400 && n < CLAIM_DETAIL_MAX);
+	assert_string_equal(d + n - 12, "wordword9...");
+	d = json_get_str(unit_claim(&u, "96.2"), "detail", "");
+	assert_int_equal(strlen(d), 400);
+	unit_lab_free(&u);
+}
+
 static void run_undecided(struct lab *L)
 {
 	claim_check(L, "96.1", iv(3, 3.5, 4));
@@ -562,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_issue_outlier_ratio_passes),
 		cmocka_unit_test(test_check_true_text_in_note),
 		cmocka_unit_test(test_lab_status),
+		cmocka_unit_test(test_long_skip_detail),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
