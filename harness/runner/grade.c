@@ -172,7 +172,26 @@ static void chapter_grade_free(struct chapter_grade *cg)
 /* ------------------------------------------------------------------------ */
 /* Human output                                                              */
 
-const char *claim_view_word(const struct claim_view *v)
+/* A verdict word in the learner's language: the zh words are answers/terms.md's,
+ * the same as the lab's and the report's (the JSON keeps the English). */
+const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
+{
+	static const char *const pairs[][2] = {
+		{ "confirmed", "成立" }, { "contradicted", "被推翻" },
+		{ "partial", "部分成立" }, { "unverified", "未验证" },
+		{ "skipped", "跳过" }, { "inconclusive", "无定论" },
+		{ "not run", "未运行" }, { "error", "出错" },
+		{ "lab not built yet", "实验尚未构建" },
+	};
+	size_t i;
+
+	for (i = 0; lc->opt->lang == ANS_ZH && i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		if (!strcmp(en, pairs[i][0]))
+			return pairs[i][1];
+	return en;
+}
+
+const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v)
 {
 	static const char *const words[] = { "confirmed", "contradicted", "unverified",
 					     "lab not built yet" };
@@ -183,8 +202,8 @@ const char *claim_view_word(const struct claim_view *v)
 	};
 
 	if (v->state == ANS_UNVERIFIED && v->c && undecided[v->c->status])
-		return undecided[v->c->status];
-	return words[v->state];
+		return verdict_word_lang(lc, undecided[v->c->status]);
+	return verdict_word_lang(lc, words[v->state]);
 }
 
 static void print_erratum(const struct claim_view *v, FILE *f)
@@ -224,7 +243,7 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 		qual = " (lab not built yet)";
 	else if (!g->q->nclaims) /* its labs neither built here nor in the results */
 		qual = " (no claim of these labs backs it)";
-	fprintf(f, "  %-7s %s%s", g->q->id, g->status, qual);
+	fprintf(f, "  %-7s %s%s", g->q->id, verdict_word_lang(lc, g->status), qual);
 	if (g->t.claims)
 		fprintf(f, "; %d of %d claim%s decided", question_decided(g), g->t.claims,
 			g->t.claims == 1 ? "" : "s");
@@ -238,7 +257,7 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 		const struct json *p = learn_prediction(&lc->res, v->id);
 		char said[400];
 
-		fprintf(f, "      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(v), v->evidence,
+		fprintf(f, "      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(lc, v), v->evidence,
 			v->lab);
 		if (v->state == ANS_CONTRADICTED && v->c->erratum_status[0])
 			print_erratum(v, f);
@@ -292,13 +311,19 @@ static void each_beyond(const struct learn_ctx *lc, void (*fn)(const struct clai
 			}
 }
 
+struct beyond_print {
+	const struct learn_ctx *lc;
+	int n;
+};
+
 static void print_beyond_one(const struct claim_view *v, void *arg)
 {
-	int *n = arg;
+	struct beyond_print *bp = arg;
 
-	if (!(*n)++)
+	if (!bp->n++)
 		printf("beyond the chapter (measured, said by no chapter; not scored):\n");
-	printf("      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(v), v->evidence, v->lab);
+	printf("      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(bp->lc, v), v->evidence,
+	       v->lab);
 }
 
 /* Each question of the chapter to the Gradescope file (gradescope.c), with
@@ -512,10 +537,10 @@ int cmd_grade(struct learn_ctx *lc)
 			rc = 1;
 	}
 	if (!rc) {
-		int beyond = 0;
+		struct beyond_print beyond = { lc, 0 };
 
 		each_beyond(lc, print_beyond_one, &beyond);
-		if (beyond)
+		if (beyond.n)
 			printf("\n");
 		grade_print_exercises(lc, stdout);
 		if (lc->opt->gradescope && gradescope_learner(lc, &gs))
