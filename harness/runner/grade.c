@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang.h"
 #include "learn.h"
 
 /* The scoring rule in words, as grade and the Gradescope file print it. */
@@ -191,6 +192,14 @@ const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
 	return en;
 }
 
+/* Spaces that pad a word to width columns (a Chinese character takes two). */
+int word_pad(const char *word, int width)
+{
+	int w = msg_width(word);
+
+	return w < width ? width - w : 0;
+}
+
 const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v)
 {
 	static const char *const words[] = { "confirmed", "contradicted", "unverified",
@@ -238,27 +247,30 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 	int k;
 
 	if (g->t.contradicted && g->t.known_errata == g->t.contradicted)
-		qual = " (known erratum)";
+		qual = TR(lc, " (known erratum)", "（已知勘误）");
 	else if (!g->counted && g->not_built)
-		qual = " (lab not built yet)";
+		qual = TR(lc, " (lab not built yet)", "（实验尚未构建）");
 	else if (!g->q->nclaims) /* its labs neither built here nor in the results */
-		qual = " (no claim of these labs backs it)";
+		qual = TR(lc, " (no claim of these labs backs it)", "（没有论断支撑它）");
 	fprintf(f, "  %-7s %s%s", g->q->id, verdict_word_lang(lc, g->status), qual);
-	if (g->t.claims)
+	if (g->t.claims && lc->opt->lang == ANS_ZH)
+		fprintf(f, "；%d 条论断中 %d 条得出结论", g->t.claims, question_decided(g));
+	else if (g->t.claims)
 		fprintf(f, "; %d of %d claim%s decided", question_decided(g), g->t.claims,
 			g->t.claims == 1 ? "" : "s");
 	if (question_decided(g) && !g->counted)
-		fprintf(f, " (fewer than half: not scored)");
+		fprintf(f, "%s", TR(lc, " (fewer than half: not scored)", "（不足一半：不计分）"));
 	fprintf(f, "\n");
 	fprintf(f, "          %s\n", g->q->prompt[lc->opt->lang]);
 	for (k = 0; k < g->q->nclaims; k++) {
 		const struct claim_view *v = &g->views[k];
 
 		const struct json *p = learn_prediction(&lc->res, v->id);
+		const char *word = claim_view_word(lc, v);
 		char said[400];
 
-		fprintf(f, "      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(lc, v), v->evidence,
-			v->lab);
+		fprintf(f, "      %-6s %s%*s %s [lab-%s]\n", v->id, word, word_pad(word, 13), "",
+			v->evidence, v->lab);
 		if (v->state == ANS_CONTRADICTED && v->c->erratum_status[0])
 			print_erratum(v, f);
 		if (p) {
@@ -319,10 +331,12 @@ struct beyond_print {
 static void print_beyond_one(const struct claim_view *v, void *arg)
 {
 	struct beyond_print *bp = arg;
+	const char *word;
 
 	if (!bp->n++)
 		printf("beyond the chapter (measured, said by no chapter; not scored):\n");
-	printf("      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(bp->lc, v), v->evidence,
+	word = claim_view_word(bp->lc, v);
+	printf("      %-6s %s%*s %s [lab-%s]\n", v->id, word, word_pad(word, 13), "", v->evidence,
 	       v->lab);
 }
 
