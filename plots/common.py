@@ -146,16 +146,20 @@ def find_lab(res, lab_id):
     raise NotDrawn("lab-%s is not in the results" % lab_id)
 
 
+def skip_explained(reason):
+    """In zh, what a skip reason code means in brackets, as the runner prints
+    it (skip.<code>, its ':' as '-'); "" in English."""
+    explained = T("skip." + reason.replace(":", "-"), "")
+    return "（%s）" % explained if explained else ""
+
+
 def lab_absence(lab):
     """Why a lab recorded nothing useful ("skipped: reason: detail"), or ""."""
     skip = lab.get("skip")
     if isinstance(skip, dict) and skip.get("reason"):
-        reason = str(skip.get("reason"))
-        # in zh what the reason code means, as the runner prints it (skip.<code>)
-        explained = T("skip." + reason.replace(":", "-"), "")
         return T("plot.lab-skipped", "lab-%s skipped: %s: %s") % (
-            lab.get("id"), reason, skip.get("detail") or "") + \
-            ("（%s）" % explained if explained else "")
+            lab.get("id"), skip.get("reason"), skip.get("detail") or "") + \
+            skip_explained(str(skip.get("reason")))
     err = lab.get("error")
     if err:
         msg = err.get("message") if isinstance(err, dict) else err
@@ -353,9 +357,11 @@ def why_not(lab, claim_ids, fallback):
     skipped or broke says why; else the lab's own skip or error; else fallback."""
     for cid in claim_ids:
         c = claim(lab, cid) or {}
-        if c.get("status") in ("skip", "error", "not_run") and c.get("reason"):
-            word = "skipped" if c["status"] == "skip" else c["status"]
-            return "claim %s %s: %s: %s" % (cid, word, c["reason"], c.get("detail") or "")
+        if c.get("status") == "skip" and c.get("reason"):
+            return T("plot.claim-skipped", "claim %s skipped: %s: %s") % (
+                cid, c["reason"], c.get("detail") or "") + skip_explained(c["reason"])
+        if c.get("status") in ("error", "not_run") and c.get("reason"):
+            return "claim %s %s: %s: %s" % (cid, c["status"], c["reason"], c.get("detail") or "")
         if c.get("status") in ("error", "not_run"):
             return "claim %s %s" % (cid, c["status"])
     return lab_absence(lab) or fallback
