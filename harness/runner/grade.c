@@ -24,6 +24,8 @@
 /* The scoring rule in words, as grade and the Gradescope file print it. */
 const char GRADE_RULE[] = "rule: a question is scored when at least half of its claims are "
 	"decided (pass or fail); below that it is unverified, left out of the maximum";
+static const char GRADE_RULE_ZH[] = "规则：一个问题至少有一半论断得出结论（成立或被推翻）才计分；"
+	"不足一半为未验证，不计入满分";
 
 struct question_grade {
 	const struct ans_question *q;
@@ -280,8 +282,26 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 	}
 }
 
-static void print_score(const char *what, const struct score *s)
+static void print_score_zh(const char *what, const struct score *s)
 {
+	printf("%s：%.2f / %d", what, s->points, s->counted);
+	if (s->counted)
+		printf("（%.0f%%）", 100.0 * s->points / s->counted);
+	printf("，只计这里测到的问题；%d 个未验证", s->unverified);
+	if (s->not_built)
+		printf("（%d 个在等尚未构建的实验）", s->not_built);
+	printf("；测量：%d 条论断中 %d 条得出结论", s->planned, s->decided);
+	if (s->planned)
+		printf("（%.0f%%）", 100.0 * s->decided / s->planned);
+	printf("\n");
+}
+
+static void print_score(const struct learn_ctx *lc, const char *what, const struct score *s)
+{
+	if (lc->opt->lang == ANS_ZH) {
+		print_score_zh(what, s);
+		return;
+	}
 	printf("%s: %.2f of %d", what, s->points, s->counted);
 	if (s->counted)
 		printf(" (%.0f%%)", 100.0 * s->points / s->counted);
@@ -302,8 +322,8 @@ static void print_chapter(const struct learn_ctx *lc, const struct chapter_grade
 	printf("%s: %s\n", cg->ch->id, cg->ch->title);
 	for (i = 0; i < cg->ch->n; i++)
 		print_question(lc, &cg->qs[i], stdout);
-	snprintf(what, sizeof(what), "score %s", cg->ch->id);
-	print_score(what, &cg->sc);
+	snprintf(what, sizeof(what), TR(lc, "score %s", "得分 %s"), cg->ch->id);
+	print_score(lc, what, &cg->sc);
 	printf("\n");
 }
 
@@ -523,7 +543,7 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	snprintf(path, sizeof(path), "%s/grade.json", lc->opt->results_dir);
 	rc = learn_write_json(&w, lc->opt->results_dir, path, "write");
 	if (!rc)
-		printf("grade written to %s\n", path);
+		printf(TR(lc, "grade written to %s\n", "成绩已写入 %s\n"), path);
 	return rc;
 }
 
@@ -559,9 +579,10 @@ int cmd_grade(struct learn_ctx *lc)
 		grade_print_exercises(lc, stdout);
 		if (lc->opt->gradescope && gradescope_learner(lc, &gs))
 			rc = 1;
-		printf("graded against %s (run started %s)\n", source, lc->res.started);
-		printf("%s\n", GRADE_RULE);
-		print_score("overall", &total);
+		printf(TR(lc, "graded against %s (run started %s)\n", "评分依据 %s（运行开始于 %s）\n"),
+		       source, lc->res.started);
+		printf("%s\n", TR(lc, GRADE_RULE, GRADE_RULE_ZH));
+		print_score(lc, TR(lc, "overall", "总分"), &total);
 		rc = write_grade(lc, source, cgs, n, &total) || rc ? 1 : 0;
 		if (!rc && lc->opt->gradescope)
 			rc = gs_write(&gs, lc, source) ? 1 : 0;

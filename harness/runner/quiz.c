@@ -576,7 +576,7 @@ static void print_scores(struct quiz *z)
 		printf(TR(z->lc, "score %s: %d of %d marked right", "%s 得分：%d / %d 答对"),
 		       s->ch[i].id, right, right + wrong);
 		if (right + wrong)
-			printf(" (%.0f%%)", 100.0 * right / (right + wrong));
+			printf(TR(z->lc, " (%.0f%%)", "（%.0f%%）"), 100.0 * right / (right + wrong));
 		printf(TR(z->lc, ", %d skipped, %d still to answer\n", "，跳过 %d，未答 %d\n"),
 		       skip, open);
 	}

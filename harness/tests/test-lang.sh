@@ -165,6 +165,21 @@ grep -q '^成绩单（' "$tmp/human" && grep -q '^汇总：[0-9]* 个实验成�
 	{ bad "human format not in zh:"; tail -n 14 "$tmp/human"; }
 [ "$(grep -c '^  01.1 ' "$tmp/human")" = 0 ] && ok "a claim's text once, with its verdict" ||
 	bad "the lab's claim-text comment shown twice"
+grep -q '^# 运行 lab-01（超时 [0-9]* 秒）：mlock 与 VmLck' "$tmp/human" && ok "the lab's header" ||
+	bad "the lab's header line not in zh: $(grep -m1 'lab-01' "$tmp/human")"
+# a skipped claim's reason: its code, then what the code means in zh
+if grep -q '  no-cuda-driver: ' "$tmp/human"; then
+	grep -q 'no-cuda-driver: .*（这台机器没有 NVIDIA 驱动' "$tmp/human" &&
+		ok "a skip reason explained" || bad "no-cuda-driver without its zh explanation"
+fi
+DMALAB_LANG=zh "$d" grade --from "$tmp/rh/results.json" >"$tmp/grade" 2>&1
+grep -qE '^  ch1\.Q1  (成立|被推翻|部分成立|未验证)' "$tmp/grade" &&
+	grep -qE '^      01\.1   (成立|被推翻|无定论) ' "$tmp/grade" && ok "grade's verdict words" ||
+	{ bad "grade's verdict words not terms.md's:"; head -n 4 "$tmp/grade"; }
+grep -E ' (confirmed|contradicted|skipped|inconclusive|unverified)[ ;]' "$tmp/grade" |
+	head -n 3 >"$tmp/grade-en"
+[ -s "$tmp/grade-en" ] && { bad "English verdict words in zh grade:"; cat "$tmp/grade-en"; } ||
+	ok "no English verdict word in zh grade"
 DMALAB_LANG=zh "$d" run --quick --format tap --results "$tmp/rt" 01 >"$tmp/tap" 2>&1
 grep -q '^summary: [0-9]* passed, [0-9]* failed, [0-9]* skipped' "$tmp/tap" &&
 	ok "TAP summary line English" || bad "TAP summary line changed"
