@@ -298,9 +298,10 @@ def question_rows(res, grade, why):
     """[(question, status, decided, claims)] and a note: the grade's map when
     there is one, else the results' own list (each claim's first question)."""
     if grade:
-        rows = [(q.get("id"), q.get("status"), "%s of %s" % (q.get("claims_decided"),
-                                                            q.get("claims_planned")),
-                 ", ".join("%s %s" % (v.get("id"), v.get("status")) for v in q.get("claims") or []))
+        rows = [(q.get("id"), q.get("status"), T("report.decided-of", "%s of %s") % (
+                    q.get("claims_decided"), q.get("claims_planned")),
+                 ", ".join("%s %s" % (v.get("id"), status_word(v.get("status"), "verdict"))
+                           for v in q.get("claims") or []))
                 for ch in grade.get("chapters") or [] for q in ch.get("questions") or []]
         return rows, T("report.graded", "As `make grade` grades them: every question of the "
                        "chapters, with all the claims that back it. A question is scored when "
@@ -308,7 +309,8 @@ def question_rows(res, grade, why):
                        "is unverified.")
     rows = [(q.get("id"), q.get("status"), "", ", ".join(q.get("claims") or []))
             for q in res.get("questions") or [] if isinstance(q, dict)]
-    return rows, "Not graded (%s): each claim's first question only, from the results." % why
+    return rows, T("report.not-graded", "Not graded (%s): each claim's first question only, "
+                   "from the results.") % why
 
 
 def html_questions(res, grade=None, why=""):
