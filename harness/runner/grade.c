@@ -282,35 +282,35 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 	}
 }
 
-static void print_score_zh(const char *what, const struct score *s)
-{
-	printf("%s：%.2f / %d", what, s->points, s->counted);
-	if (s->counted)
-		printf("（%.0f%%）", 100.0 * s->points / s->counted);
-	printf("，只计这里测到的问题；%d 个未验证", s->unverified);
-	if (s->not_built)
-		printf("（%d 个在等尚未构建的实验）", s->not_built);
-	printf("；测量：%d 条论断中 %d 条得出结论", s->planned, s->decided);
-	if (s->planned)
-		printf("（%.0f%%）", 100.0 * s->decided / s->planned);
-	printf("\n");
-}
+/* A score line's fixed words, in the learner's language; each takes the
+ * arguments of the English in print_score. */
+struct score_words {
+	const char *of, *pct, *over, *wait, *measured;
+};
+
+static const struct score_words score_en = {
+	"%s: %.2f of %d", " (%.0f%%)", " over the questions measured here; %d unverified",
+	" (%d wait for a lab not built yet)", "; measured: %d of %d claim verdicts decided",
+};
+/* measured: decided and planned swapped by %n$: the zh says the whole first */
+static const struct score_words score_zh = {
+	"%s：%.2f / %d", "（%.0f%%）", "，只计这里测到的问题；%d 个未验证",
+	"（%d 个在等尚未构建的实验）", "；测量：%2$d 条论断中 %1$d 条得出结论",
+};
 
 static void print_score(const struct learn_ctx *lc, const char *what, const struct score *s)
 {
-	if (lc->opt->lang == ANS_ZH) {
-		print_score_zh(what, s);
-		return;
-	}
-	printf("%s: %.2f of %d", what, s->points, s->counted);
+	const struct score_words *w = lc->opt->lang == ANS_ZH ? &score_zh : &score_en;
+
+	printf(w->of, what, s->points, s->counted);
 	if (s->counted)
-		printf(" (%.0f%%)", 100.0 * s->points / s->counted);
-	printf(" over the questions measured here; %d unverified", s->unverified);
+		printf(w->pct, 100.0 * s->points / s->counted);
+	printf(w->over, s->unverified);
 	if (s->not_built)
-		printf(" (%d wait for a lab not built yet)", s->not_built);
-	printf("; measured: %d of %d claim verdicts decided", s->decided, s->planned);
+		printf(w->wait, s->not_built);
+	printf(w->measured, s->decided, s->planned);
 	if (s->planned)
-		printf(" (%.0f%%)", 100.0 * s->decided / s->planned);
+		printf(w->pct, 100.0 * s->decided / s->planned);
 	printf("\n");
 }
 
