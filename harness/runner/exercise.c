@@ -19,7 +19,6 @@
 #include <sys/stat.h>
 
 #include "exercise.h"
-#include "lang.h"
 #include "learn.h"
 
 struct ex_opts {
@@ -236,43 +235,25 @@ static enum ex_state grade_region(const struct learn_results *res, const struct 
 	return st;
 }
 
-/* An exercise's state as the learner reads it (answers/messages.zh.md in zh). */
-static const char *state_word(enum ex_state st)
-{
-	const char *const words[] = {
-		MSG("try.not-yet", "not yet"),
-		MSG("try.undecided", "undecided (too noisy here: try again)"),
-		MSG("try.not-graded", "not graded here"), MSG("try.done", "done"),
-		MSG("try.not-started", "not started"), MSG("try.untried", "not yet (untried)"),
-	};
-
-	return words[st];
-}
-
 static int report_try(const struct ex_lab *x, const struct learn_results *res)
 {
 	int i, done = 0, ungraded = 0;
 	enum ex_state st;
 
-	printf(MSG("try.head", "try-%s: your copy '%s', exercise by exercise:"), x->id, x->copy);
-	putchar('\n'); /* outside the message: a table's text has no line end */
+	printf("try-%s: your copy '%s', exercise by exercise:\n", x->id, x->copy);
 	for (i = 0; i < x->n; i++) {
 		st = grade_region(res, &x->r[i], 0);
-		printf("  %-16s %s\n", x->r[i].id, state_word(st));
+		printf("  %-16s %s\n", x->r[i].id, state_words[st]);
 		grade_region(res, &x->r[i], 1);
-		if (st == EX_NOT_YET) {
-			fputs("    ", stdout);
-			printf(MSG("try.look", "look at: line %d, %s"), x->r[i].line, x->r[i].what);
-			putchar('\n');
-		}
+		if (st == EX_NOT_YET)
+			printf("    look at: line %d, %s\n", x->r[i].line, x->r[i].what);
 		if (st == EX_NOT_GRADED)
-			printf("    %s\n", MSG("try.needs", "needs what this machine lacks (above) to be "
-						"graded"));
+			printf("    needs what this machine lacks (above) to be graded\n");
 		done += st == EX_DONE;
 		ungraded += st == EX_NOT_GRADED;
 	}
-	printf(MSG("try.end", "try-%s: %d of %d done"), x->id, done, x->n);
-	printf("%s\n", ungraded ? MSG("try.rest", ", the rest not graded here") : "");
+	printf("try-%s: %d of %d done%s\n", x->id, done, x->n,
+	       ungraded ? ", the rest not graded here" : "");
 	return done == x->n ? 0 : 1;
 }
 
