@@ -9,6 +9,7 @@ instead of printing a traceback.
 import json
 import math
 import os
+import re
 
 import matplotlib
 import matplotlib.ticker
@@ -145,16 +146,24 @@ def find_lab(res, lab_id):
     raise NotDrawn("lab-%s is not in the results" % lab_id)
 
 
+def skip_explained(reason):
+    """In zh, what a skip reason code means in brackets, as the runner prints
+    it (skip.<code>, its ':' as '-'); "" in English."""
+    explained = T("skip." + reason.replace(":", "-"), "")
+    return "（%s）" % explained if explained else ""
+
+
 def lab_absence(lab):
     """Why a lab recorded nothing useful ("skipped: reason: detail"), or ""."""
     skip = lab.get("skip")
     if isinstance(skip, dict) and skip.get("reason"):
-        return "lab-%s skipped: %s: %s" % (lab.get("id"), skip.get("reason"),
-                                           skip.get("detail") or "")
+        return T("plot.lab-skipped", "lab-%s skipped: %s: %s") % (
+            lab.get("id"), skip.get("reason"), skip.get("detail") or "") + \
+            skip_explained(str(skip.get("reason")))
     err = lab.get("error")
     if err:
         msg = err.get("message") if isinstance(err, dict) else err
-        return "lab-%s broke: %s" % (lab.get("id"), msg)
+        return T("plot.lab-broke", "lab-%s broke: %s") % (lab.get("id"), msg)
     return ""
 
 
@@ -348,23 +357,47 @@ def why_not(lab, claim_ids, fallback):
     skipped or broke says why; else the lab's own skip or error; else fallback."""
     for cid in claim_ids:
         c = claim(lab, cid) or {}
-        if c.get("status") in ("skip", "error", "not_run") and c.get("reason"):
-            word = "skipped" if c["status"] == "skip" else c["status"]
-            return "claim %s %s: %s: %s" % (cid, word, c["reason"], c.get("detail") or "")
+        if c.get("status") == "skip" and c.get("reason"):
+            return T("plot.claim-skipped", "claim %s skipped: %s: %s") % (
+                cid, c["reason"], c.get("detail") or "") + skip_explained(c["reason"])
+        if c.get("status") in ("error", "not_run") and c.get("reason"):
+            return "claim %s %s: %s: %s" % (cid, c["status"], c["reason"], c.get("detail") or "")
         if c.get("status") in ("error", "not_run"):
             return "claim %s %s" % (cid, c["status"])
     return lab_absence(lab) or fallback
 
 
+def text_columns(s):
+    """Columns a text takes: a CJK or full-width character two, others one."""
+    return sum(2 if ord(ch) >= 0x1100 else 1 for ch in s)
+
+
+def wrap_title(title, width_in, fontsize=12):
+    """The title broken into lines that fit width_in inches: at spaces, and
+    between any two CJK characters (a Chinese title has few spaces).  A
+    column is about 0.55 em of the font; a margin of 0.4 inch is kept."""
+    cols = max(20, int((width_in - 0.4) * 72 / (fontsize * 0.55)))
+    lines, cur = [], ""
+    for tok in re.findall(r"[\u1100-\uffff]|[^\s\u1100-\uffff]+\s*|\s+", title):
+        if cur and text_columns(cur + tok.rstrip()) > cols:
+            lines.append(cur.rstrip())
+            cur = tok.lstrip()
+        else:
+            cur += tok
+    return "\n".join(lines + [cur.rstrip()])
+
+
 def finish(fig, res, title, notes=()):
-    """Title, footnote (machine and notes) and a tidy layout."""
+    """Title (wrapped to the figure's width), footnote (machine and notes)
+    and a tidy layout."""
+    width, height = fig.get_size_inches()
+    title = wrap_title(title, width)
     fig.suptitle(title, fontsize=12)
     lines = [machine_line(res)] + [n for n in notes if n]
     fig.text(0.01, 0.01, "\n".join(lines), fontsize=7, color="0.3",
              ha="left", va="bottom", wrap=True)
-    height = fig.get_size_inches()[1]
     bottom = (0.12 + 0.14 * len(lines)) / height  # inches of footnote, as a fraction
-    top = 1 - 0.45 / height
+    top = 1 - (0.45 + 0.22 * title.count("\n")) / height  # 0.22 inch a title line
     fig.tight_layout(rect=(0, bottom, 1, top))
 
 

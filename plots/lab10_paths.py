@@ -11,7 +11,8 @@ GPU_PATHS = ("posix_pageable", "odirect_pinned", "odirect_pinned_overlap", "cufi
 def draw(res, outdir, decl):
     lab = C.find_lab(res, decl["lab"])
     gpu = [p for p in GPU_PATHS if C.claim_stats(lab, p)]
-    title = ("lab-10: GB/s from a file into GPU memory by path, vs the device and PCIe"
-             if gpu else "lab-10: GB/s from a file into host memory (no GPU path ran "
-             "here), vs the device")
+    title = (C.T("fig.lab10_paths.gpu", "lab-10: GB/s from a file into GPU memory by path, "
+                 "vs the device and PCIe") if gpu else
+             C.T("fig.lab10_paths.host", "lab-10: GB/s from a file into host memory (no GPU "
+                 "path ran here), vs the device"))
     return kinds.draw_boxes(res, outdir, dict(decl, title=title))

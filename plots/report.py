@@ -16,6 +16,7 @@ import base64
 import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,7 +41,7 @@ table{border-collapse:collapse;width:100%;margin:6px 0 12px;font-size:13px}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f3f5f7}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;\
-font-size:12px;color:#fff}
+font-size:12px;color:#fff;white-space:nowrap}
 .ok{background:#1a7f37}.bad{background:#cf222e}.skip{background:#8c959f}.warn{background:#bf8700}
 .erratum{background:#8250df}
 .totals span{margin-right:14px}
@@ -63,6 +64,12 @@ def esc(v):
 def badge(status, text=None):
     cls = VERDICT_CLASS.get(status, "skip")
     return '<span class="badge %s">%s</span>' % (cls, esc(text or status_word(status)))
+
+
+def esc_code(v):
+    """esc, and a `quoted` span of the text as <code> (the messages quote
+    commands so in Markdown's way; an HTML page shows no backticks)."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", esc(v))
 
 
 def status_word(status, kind="status"):
@@ -157,9 +164,12 @@ def erratum_note(c):
     e = c.get("erratum")
     if not isinstance(e, dict) or c.get("status") != "fail":
         return ""
-    met = {"predicted": "met by this run", "not-predicted": "not met by this run",
-           "not-applicable": "not applicable here (when: %s)" % e.get("when")}
-    return "erratum predicts %s: %s" % (e.get("expect"), met.get(e.get("status"), e.get("status")))
+    met = {"predicted": T("report.erratum-met", "met by this run"),
+           "not-predicted": T("report.erratum-not-met", "not met by this run"),
+           "not-applicable": T("report.erratum-not-here", "not applicable here (when: %s)") %
+           e.get("when")}
+    return T("report.erratum-predicts", "erratum predicts %s: %s") % (
+        e.get("expect"), met.get(e.get("status"), e.get("status")))
 
 
 # ---------------------------------------------------------------------------
@@ -288,9 +298,10 @@ def question_rows(res, grade, why):
     """[(question, status, decided, claims)] and a note: the grade's map when
     there is one, else the results' own list (each claim's first question)."""
     if grade:
-        rows = [(q.get("id"), q.get("status"), "%s of %s" % (q.get("claims_decided"),
-                                                            q.get("claims_planned")),
-                 ", ".join("%s %s" % (v.get("id"), v.get("status")) for v in q.get("claims") or []))
+        rows = [(q.get("id"), q.get("status"), T("report.decided-of", "%s of %s") % (
+                    q.get("claims_decided"), q.get("claims_planned")),
+                 ", ".join("%s %s" % (v.get("id"), status_word(v.get("status"), "verdict"))
+                           for v in q.get("claims") or []))
                 for ch in grade.get("chapters") or [] for q in ch.get("questions") or []]
         return rows, T("report.graded", "As `make grade` grades them: every question of the "
                        "chapters, with all the claims that back it. A question is scored when "
@@ -298,7 +309,8 @@ def question_rows(res, grade, why):
                        "is unverified.")
     rows = [(q.get("id"), q.get("status"), "", ", ".join(q.get("claims") or []))
             for q in res.get("questions") or [] if isinstance(q, dict)]
-    return rows, "Not graded (%s): each claim's first question only, from the results." % why
+    return rows, T("report.not-graded", "Not graded (%s): each claim's first question only, "
+                   "from the results.") % why
 
 
 def html_questions(res, grade=None, why=""):
@@ -310,8 +322,8 @@ def html_questions(res, grade=None, why=""):
         rows.append("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
             esc(qid), badge(status or "?", status_word(status or "?", "question")),
             esc(decided), esc(claims)))
-    return '<p class="muted">%s</p><table>%s</table>' % (esc(note), "".join(rows)) \
-        if len(rows) > 1 else "<p>No question graded.</p>"
+    return '<p class="muted">%s</p><table>%s</table>' % (esc_code(note), "".join(rows)) \
+        if len(rows) > 1 else "<p>%s</p>" % esc(T("report.no-question", "No question graded."))
 
 
 def claims_by_id(res):
@@ -319,19 +331,30 @@ def claims_by_id(res):
             if isinstance(c, dict)}
 
 
+def errata_here(c):
+    """This run's word on an erratum's claim: its verdict, and whether the run
+    reported it as the known erratum."""
+    if c is None:
+        return T("report.errata-absent", "not in this run")
+    note = T("report.errata-reported", " (reported as the known erratum)") \
+        if known_erratum(c) else (" (%s)" % erratum_note(c) if erratum_note(c) else "")
+    return T("report.errata-this-run", "this run: %s") % status_word(c.get("status"),
+                                                                    "verdict") + note
+
+
 def html_errata(res, errata):
     if not errata:
-        return "<p>No known erratum is listed in answers/errata.md.</p>"
+        return "<p>%s</p>" % esc_code(T("report.errata-none",
+                                        "No known erratum is listed in answers/errata.md."))
     seen = claims_by_id(res)
     items = []
     for e in errata:
-        c = seen.get(e["id"])
-        here = "not in this run" if c is None else "this run: %s%s" % (
-            c.get("status"), " (reported as the known erratum)" if known_erratum(c) else
-            (" (%s)" % erratum_note(c) if erratum_note(c) else ""))
-        items.append("<li><b>%s</b> - <span class=\"muted\">%s</span><br>says: %s<br>"
-                     "truth: %s<br>source: %s</li>" % (
-                         esc(e["id"]), esc(here), esc(e.get("says")), esc(e.get("truth")),
+        items.append("<li><b>%s</b> - <span class=\"muted\">%s</span><br>%s %s<br>"
+                     "%s %s<br>%s %s</li>" % (
+                         esc(e["id"]), esc(errata_here(seen.get(e["id"]))),
+                         esc(T("report.says", "says:")), esc(e.get("says")),
+                         esc(T("report.truth", "truth:")), esc(e.get("truth")),
+                         esc(T("report.source", "source:")),
                          ", ".join(esc(s) for s in e["source"])))
     return "<ul>%s</ul>" % "".join(items)
 
@@ -358,8 +381,14 @@ def html_plots(figs):
 
 def html_totals(res):
     t = (res.get("totals") or {}).get("claims") or {}
-    spans = "".join("<span>%s: <b>%s</b></span>" % (esc(k), esc(v)) for k, v in t.items())
+    spans = "".join("<span>%s: <b>%s</b></span>" % (esc(total_word(k)), esc(v))
+                    for k, v in t.items())
     return '<p class="totals">%s</p>' % spans if spans else ""
+
+
+def total_word(key):
+    """A totals key as the learner reads it: planned, or a verdict's word."""
+    return T("report.planned", "planned") if key == "planned" else status_word(key, "verdict")
 
 
 def render_html(res, errata, figs, grade=None, why=""):

@@ -18,11 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang.h"
 #include "learn.h"
 
 /* The scoring rule in words, as grade and the Gradescope file print it. */
 const char GRADE_RULE[] = "rule: a question is scored when at least half of its claims are "
 	"decided (pass or fail); below that it is unverified, left out of the maximum";
+static const char GRADE_RULE_ZH[] = "规则：一个问题至少有一半论断得出结论（成立或被推翻）才计分；"
+	"不足一半为未验证，不计入满分";
 
 struct question_grade {
 	const struct ans_question *q;
@@ -172,7 +175,34 @@ static void chapter_grade_free(struct chapter_grade *cg)
 /* ------------------------------------------------------------------------ */
 /* Human output                                                              */
 
-const char *claim_view_word(const struct claim_view *v)
+/* A verdict word in the learner's language: the zh words are answers/terms.md's,
+ * the same as the lab's and the report's (the JSON keeps the English). */
+const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
+{
+	static const char *const pairs[][2] = {
+		{ "confirmed", "成立" }, { "contradicted", "被推翻" },
+		{ "partial", "部分成立" }, { "unverified", "未验证" },
+		{ "skipped", "跳过" }, { "inconclusive", "无定论" },
+		{ "not run", "未运行" }, { "error", "出错" },
+		{ "lab not built yet", "实验尚未构建" },
+	};
+	size_t i;
+
+	for (i = 0; lc->opt->lang == ANS_ZH && i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		if (!strcmp(en, pairs[i][0]))
+			return pairs[i][1];
+	return en;
+}
+
+/* Spaces that pad a word to width columns (a Chinese character takes two). */
+int word_pad(const char *word, int width)
+{
+	int w = msg_width(word);
+
+	return w < width ? width - w : 0;
+}
+
+const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v)
 {
 	static const char *const words[] = { "confirmed", "contradicted", "unverified",
 					     "lab not built yet" };
@@ -183,8 +213,8 @@ const char *claim_view_word(const struct claim_view *v)
 	};
 
 	if (v->state == ANS_UNVERIFIED && v->c && undecided[v->c->status])
-		return undecided[v->c->status];
-	return words[v->state];
+		return verdict_word_lang(lc, undecided[v->c->status]);
+	return verdict_word_lang(lc, words[v->state]);
 }
 
 static void print_erratum(const struct claim_view *v, FILE *f)
@@ -219,27 +249,30 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 	int k;
 
 	if (g->t.contradicted && g->t.known_errata == g->t.contradicted)
-		qual = " (known erratum)";
+		qual = TR(lc, " (known erratum)", "（已知勘误）");
 	else if (!g->counted && g->not_built)
-		qual = " (lab not built yet)";
+		qual = TR(lc, " (lab not built yet)", "（实验尚未构建）");
 	else if (!g->q->nclaims) /* its labs neither built here nor in the results */
-		qual = " (no claim of these labs backs it)";
-	fprintf(f, "  %-7s %s%s", g->q->id, g->status, qual);
-	if (g->t.claims)
+		qual = TR(lc, " (no claim of these labs backs it)", "（没有论断支撑它）");
+	fprintf(f, "  %-7s %s%s", g->q->id, verdict_word_lang(lc, g->status), qual);
+	if (g->t.claims && lc->opt->lang == ANS_ZH)
+		fprintf(f, "；%d 条论断中 %d 条得出结论", g->t.claims, question_decided(g));
+	else if (g->t.claims)
 		fprintf(f, "; %d of %d claim%s decided", question_decided(g), g->t.claims,
 			g->t.claims == 1 ? "" : "s");
 	if (question_decided(g) && !g->counted)
-		fprintf(f, " (fewer than half: not scored)");
+		fprintf(f, "%s", TR(lc, " (fewer than half: not scored)", "（不足一半：不计分）"));
 	fprintf(f, "\n");
 	fprintf(f, "          %s\n", g->q->prompt[lc->opt->lang]);
 	for (k = 0; k < g->q->nclaims; k++) {
 		const struct claim_view *v = &g->views[k];
 
 		const struct json *p = learn_prediction(&lc->res, v->id);
+		const char *word = claim_view_word(lc, v);
 		char said[400];
 
-		fprintf(f, "      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(v), v->evidence,
-			v->lab);
+		fprintf(f, "      %-6s %s%*s %s [lab-%s]\n", v->id, word, word_pad(word, 13), "",
+			v->evidence, v->lab);
 		if (v->state == ANS_CONTRADICTED && v->c->erratum_status[0])
 			print_erratum(v, f);
 		if (p) {
@@ -249,17 +282,35 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 	}
 }
 
-static void print_score(const char *what, const struct score *s)
+/* A score line's fixed words, in the learner's language; each takes the
+ * arguments of the English in print_score. */
+struct score_words {
+	const char *of, *pct, *over, *wait, *measured;
+};
+
+static const struct score_words score_en = {
+	"%s: %.2f of %d", " (%.0f%%)", " over the questions measured here; %d unverified",
+	" (%d wait for a lab not built yet)", "; measured: %d of %d claim verdicts decided",
+};
+/* measured: decided and planned swapped by %n$: the zh says the whole first */
+static const struct score_words score_zh = {
+	"%s：%.2f / %d", "（%.0f%%）", "，只计这里测到的问题；%d 个未验证",
+	"（%d 个在等尚未构建的实验）", "；测量：%2$d 条论断中 %1$d 条得出结论",
+};
+
+static void print_score(const struct learn_ctx *lc, const char *what, const struct score *s)
 {
-	printf("%s: %.2f of %d", what, s->points, s->counted);
+	const struct score_words *w = lc->opt->lang == ANS_ZH ? &score_zh : &score_en;
+
+	printf(w->of, what, s->points, s->counted);
 	if (s->counted)
-		printf(" (%.0f%%)", 100.0 * s->points / s->counted);
-	printf(" over the questions measured here; %d unverified", s->unverified);
+		printf(w->pct, 100.0 * s->points / s->counted);
+	printf(w->over, s->unverified);
 	if (s->not_built)
-		printf(" (%d wait for a lab not built yet)", s->not_built);
-	printf("; measured: %d of %d claim verdicts decided", s->decided, s->planned);
+		printf(w->wait, s->not_built);
+	printf(w->measured, s->decided, s->planned);
 	if (s->planned)
-		printf(" (%.0f%%)", 100.0 * s->decided / s->planned);
+		printf(w->pct, 100.0 * s->decided / s->planned);
 	printf("\n");
 }
 
@@ -271,8 +322,8 @@ static void print_chapter(const struct learn_ctx *lc, const struct chapter_grade
 	printf("%s: %s\n", cg->ch->id, cg->ch->title);
 	for (i = 0; i < cg->ch->n; i++)
 		print_question(lc, &cg->qs[i], stdout);
-	snprintf(what, sizeof(what), "score %s", cg->ch->id);
-	print_score(what, &cg->sc);
+	snprintf(what, sizeof(what), TR(lc, "score %s", "得分 %s"), cg->ch->id);
+	print_score(lc, what, &cg->sc);
 	printf("\n");
 }
 
@@ -292,13 +343,21 @@ static void each_beyond(const struct learn_ctx *lc, void (*fn)(const struct clai
 			}
 }
 
+struct beyond_print {
+	const struct learn_ctx *lc;
+	int n;
+};
+
 static void print_beyond_one(const struct claim_view *v, void *arg)
 {
-	int *n = arg;
+	struct beyond_print *bp = arg;
+	const char *word;
 
-	if (!(*n)++)
+	if (!bp->n++)
 		printf("beyond the chapter (measured, said by no chapter; not scored):\n");
-	printf("      %-6s %-13s %s [lab-%s]\n", v->id, claim_view_word(v), v->evidence, v->lab);
+	word = claim_view_word(bp->lc, v);
+	printf("      %-6s %s%*s %s [lab-%s]\n", v->id, word, word_pad(word, 13), "", v->evidence,
+	       v->lab);
 }
 
 /* Each question of the chapter to the Gradescope file (gradescope.c), with
@@ -484,7 +543,7 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	snprintf(path, sizeof(path), "%s/grade.json", lc->opt->results_dir);
 	rc = learn_write_json(&w, lc->opt->results_dir, path, "write");
 	if (!rc)
-		printf("grade written to %s\n", path);
+		printf(TR(lc, "grade written to %s\n", "成绩已写入 %s\n"), path);
 	return rc;
 }
 
@@ -512,17 +571,18 @@ int cmd_grade(struct learn_ctx *lc)
 			rc = 1;
 	}
 	if (!rc) {
-		int beyond = 0;
+		struct beyond_print beyond = { lc, 0 };
 
 		each_beyond(lc, print_beyond_one, &beyond);
-		if (beyond)
+		if (beyond.n)
 			printf("\n");
 		grade_print_exercises(lc, stdout);
 		if (lc->opt->gradescope && gradescope_learner(lc, &gs))
 			rc = 1;
-		printf("graded against %s (run started %s)\n", source, lc->res.started);
-		printf("%s\n", GRADE_RULE);
-		print_score("overall", &total);
+		printf(TR(lc, "graded against %s (run started %s)\n", "评分依据 %s（运行开始于 %s）\n"),
+		       source, lc->res.started);
+		printf("%s\n", TR(lc, GRADE_RULE, GRADE_RULE_ZH));
+		print_score(lc, TR(lc, "overall", "总分"), &total);
 		rc = write_grade(lc, source, cgs, n, &total) || rc ? 1 : 0;
 		if (!rc && lc->opt->gradescope)
 			rc = gs_write(&gs, lc, source) ? 1 : 0;

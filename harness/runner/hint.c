@@ -119,7 +119,8 @@ int cmd_hint(struct learn_ctx *lc)
 		advise_labs(&lc->ans);
 		return 2;
 	}
-	snprintf(name, sizeof(name), "%s%s", strchr(h->id, '.') ? "exercise " : "lab-", h->id);
+	snprintf(name, sizeof(name), "%s%s", strchr(h->id, '.') ? TR(lc, "exercise ", "练习 ") : "lab-",
+		 h->id);
 	snprintf(path, sizeof(path), "%s/hints.json", lc->opt->results_dir);
 	n = load_counts(path, c, 63);
 	for (i = 0; i < n && strcmp(c[i].lab, h->id); i++)

@@ -189,10 +189,11 @@ static void human_claim(const struct json *c)
 {
 	const struct json *want = json_get(c, "want");
 	char tol[128];
+	const char *id = json_get_str(c, "id", "?");
 
 	fmt_tolerance(want, tol, sizeof(tol));
-	printf("%s [%s] %s\n", json_get_str(c, "id", "?"), json_get_str(c, "question", "?"),
-	       json_get_str(c, "text", ""));
+	printf("%s [%s] %s\n", id, json_get_str(c, "question", "?"),
+	       msg_claim_text(id, json_get_str(c, "text", "")));
 	printf("  chapter:   %s\n", or_dash(json_get_str(c, "chapter", NULL)));
 	printf("  relation:  %s\n", or_dash(json_get_str(want, "text", NULL)));
 	printf("  tolerance: %s\n", tol);
@@ -261,7 +262,7 @@ static void print_human(const struct run_state *rs)
 		const struct lab_entry *lab = &rs->labs[i];
 		const struct json *c;
 
-		printf("\nlab-%s  %s\n", lab->id, lab->title);
+		printf("\nlab-%s  %s\n", lab->id, msg_lab_title(lab->id, lab->title));
 		if (lab->desc_error[0]) {
 			printf("  error: %s\n", lab->desc_error);
 			continue;

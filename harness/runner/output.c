@@ -49,6 +49,20 @@ static const char *human(const struct run_state *rs, const char *id, const char 
 	return rs->opt->format == FMT_HUMAN ? msg_text(id, en) : en;
 }
 
+/* In zh, what a skip reason code means (skip.<code>, the code's ':' as '-');
+ * "" in English or for a code the table lacks: the code itself stays. */
+static const char *skip_explained(const struct run_state *rs, const char *code)
+{
+	char id[80];
+	size_t i;
+
+	snprintf(id, sizeof(id), "skip.%s", code);
+	for (i = 0; id[i]; i++)
+		if (id[i] == ':')
+			id[i] = '-';
+	return human(rs, id, "");
+}
+
 /* Spaces that pad s to width columns (a Chinese character takes two). */
 static int pad(const char *s, int width)
 {
@@ -298,7 +312,9 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 	       col(rs, C_OFF), c->id, c->text ? human_claim_text(rs, c) : "");
 	fmt_got_want(c, gw, sizeof(gw));
 	fmt_erratum(c, er, sizeof(er));
-	if (gw[0])
+	if (gw[0] && c->status == ST_SKIP && skip_explained(rs, c->reason)[0])
+		printf("  %-13s %s（%s）\n", "", gw, skip_explained(rs, c->reason));
+	else if (gw[0])
 		printf("  %-13s %s\n", "", gw);
 	if (er[0])
 		printf("  %-13s %s%s%s\n", "", col(rs, claim_known(c) ? C_BLUE : C_RED),
@@ -308,6 +324,17 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 		       col(rs, C_OFF));
 	if (c->note[0])
 		printf("  %-13s %snote: %s%s\n", "", col(rs, C_DIM), c->note, col(rs, C_OFF));
+}
+
+/* A skip's reason code and detail as the lab gave them (the code is the
+ * machine-readable word), then in zh what the code means (skip.<code>). */
+static void print_skip_reason(const struct run_state *rs, const struct lab_entry *lab, FILE *f)
+{
+	const char *explained = skip_explained(rs, lab->skip_reason);
+
+	fprintf(f, "%s%s%s", lab->skip_reason, lab->skip_detail[0] ? ": " : "", lab->skip_detail);
+	if (explained[0])
+		fprintf(f, "（%s）", explained);
 }
 
 static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
@@ -320,17 +347,17 @@ static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
 		lab->claims[k].shown = 1;
 	}
 	printf("%slab-%s: %s%s", col(rs, C_BOLD), lab->id, col(rs, lab_color(lab->status)),
-	       lab_status_word(lab));
+	       card_status_word(rs, lab->status == ST_PENDING ? ST_NOT_RUN : lab->status));
 	if (lab->error_kind)
 		printf(" (%s): %s", lab->error_kind, lab->error_msg);
-	else if (lab->status == ST_SKIP)
-		printf(": %s%s%s", lab->skip_reason, lab->skip_detail[0] ? ": " : "",
-		       lab->skip_detail);
-	else if (lab->status == ST_INCONCLUSIVE)
-		printf(": no claim decided either way");
+	else if (lab->status == ST_SKIP) {
+		printf(": ");
+		print_skip_reason(rs, lab, stdout);
+	} else if (lab->status == ST_INCONCLUSIVE)
+		printf(": %s", human(rs, "card.undecided", "no claim decided either way"));
 	printf("%s", col(rs, C_OFF));
 	if (lab->log_path[0])
-		printf(", %.1f s, log %s", lab->duration_s, lab->log_path);
+		printf(human(rs, "run.lab-log", ", %.1f s, log %s"), lab->duration_s, lab->log_path);
 	printf("\n\n");
 }
 
@@ -441,8 +468,11 @@ void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv
 	FILE *f = out_progress_stream(rs);
 	int i;
 
-	fprintf(f, "%s# running lab-%s (timeout %g s): %s%s\n", col(rs, C_BOLD), lab->id,
-		lab->timeout_s * rs->opt->timeout_mul, lab->title, col(rs, C_OFF));
+	fputs(col(rs, C_BOLD), f);
+	fprintf(f, human(rs, "run.lab-begin", "# running lab-%s (timeout %g s): %s"), lab->id,
+		lab->timeout_s * rs->opt->timeout_mul,
+		rs->opt->format == FMT_HUMAN ? msg_lab_title(lab->id, lab->title) : lab->title);
+	fprintf(f, "%s\n", col(rs, C_OFF));
 	if (!strcmp(rs->opt->command, "run")) {
 		fputs(rs->opt->format == FMT_HUMAN ? "$" : "# $", f);
 		for (i = 0; argv[i]; i++)
@@ -545,8 +575,9 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 		fprintf(f, "%s              %s\n", prefix,
 			human(rs, "card.undecided", "no claim decided either way"));
 	if (status == ST_SKIP) {
-		fprintf(f, "%s              %s%s%s\n", prefix, lab->skip_reason,
-			lab->skip_detail[0] ? ": " : "", lab->skip_detail);
+		fprintf(f, "%s              ", prefix);
+		print_skip_reason(rs, lab, f);
+		fputc('\n', f);
 		fprintf(f, human(rs, "card.all-skipped", "%s              (all %d claims skipped)"),
 			prefix, lab->nclaims);
 		fputc('\n', f);
@@ -688,6 +719,18 @@ static void out_findings(const struct run_state *rs, FILE *f, const char *prefix
 		cmp_node_free(&node);
 }
 
+/* The run decided nothing: every claim skipped (or was inconclusive). */
+static void print_nothing_evaluated(const struct run_state *rs, const struct totals *t, FILE *f,
+				    const char *prefix)
+{
+	fprintf(f, t->claim[ST_INCONCLUSIVE] ?
+		human(rs, "run.nothing-or", "%snothing was evaluated: every claim was "
+		      "skipped or inconclusive on this machine (reasons above)") :
+		human(rs, "run.nothing", "%snothing was evaluated: every claim was "
+		      "skipped on this machine (reasons above)"), prefix);
+	fputc('\n', f); /* outside the message: a table's text has no line end */
+}
+
 void out_run_end(struct run_state *rs)
 {
 	FILE *f = out_progress_stream(rs);
@@ -702,9 +745,7 @@ void out_run_end(struct run_state *rs)
 			signal_name(rs->aborted), t.lab[ST_NOT_RUN], t.lab[ST_NOT_RUN] == 1 ? "" : "s");
 	if (t.labs && !t.claim[ST_PASS] && !t.claim[ST_FAIL] && !t.erratum &&
 	    !t.lab[ST_ERROR] && !rs->aborted)
-		fprintf(f, "%snothing was evaluated: every claim was skipped%s on this "
-			"machine (reasons above)\n", prefix,
-			t.claim[ST_INCONCLUSIVE] ? " or inconclusive" : "");
+		print_nothing_evaluated(rs, &t, f, prefix);
 	if (t.erratum)
 		fprintf(f, "%s%d failed claim(s) are known errata of the chapters "
 			"(%s): each lab measured what its erratum predicts, so they do not "

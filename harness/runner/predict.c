@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "lang.h"
 #include "runner.h"
 
 const char PREDICT_RULE[] = "a prediction inside the measured 95 % interval scores 1; "
@@ -114,12 +115,16 @@ static double ask_one(const struct json *c)
 	int tries;
 
 	for (tries = 0; tries < 3 && !input_ended; tries++) {
-		fprintf(stderr, "  %s %s\n     your number, in %s (plausible: %s; Enter or ? "
-			"= don't know): ", json_get_str(c, "id", "?"), json_get_str(c, "text", ""),
-			unit, plausible(unit));
+		fprintf(stderr, "  %s %s\n     ", json_get_str(c, "id", "?"),
+			msg_claim_text(json_get_str(c, "id", "?"), json_get_str(c, "text", "")));
+		/* spaces and line ends outside the messages: the table keeps neither */
+		fprintf(stderr, MSG("predict.ask", "your number, in %s (plausible: %s; Enter or ? "
+				    "= don't know):"), unit, plausible(unit));
+		fputc(' ', stderr);
 		fflush(stderr);
 		if (getline(&line, &cap, stdin) < 0) {
-			fprintf(stderr, "\n  (end of input: don't know, for the rest)\n");
+			fprintf(stderr, "\n  %s\n", MSG("predict.eof", "(end of input: don't know, "
+							 "for the rest)"));
 			input_ended = 1;
 			break;
 		}
@@ -128,7 +133,9 @@ static double ask_one(const struct json *c)
 			fprintf(stderr, "%s\n", line);
 		if (!parse_value(line, &v))
 			break;
-		fprintf(stderr, "     '%s' is not a number >= 0; again\n", line);
+		fputs("     ", stderr);
+		fprintf(stderr, MSG("predict.again", "'%s' is not a number >= 0; again"), line);
+		fputc('\n', stderr);
 		v = NAN;
 	}
 	free(line);
@@ -173,9 +180,11 @@ static int ask_lab(struct run_state *rs, struct lab_entry *e)
 	e->pred = calloc((size_t)n, sizeof(*e->pred));
 	if (!e->pred)
 		return error("out of memory"), 1;
-	if (!rs->opt->predictions)
-		fprintf(stderr, "lab-%s: %s. Before it runs, what will this machine measure?\n",
-			e->id, e->title);
+	if (!rs->opt->predictions) {
+		fprintf(stderr, MSG("predict.head", "lab-%s: %s. Before it runs, what will this "
+				    "machine measure?"), e->id, msg_lab_title(e->id, e->title));
+		fputc('\n', stderr);
+	}
 	for (i = 0; i < n; i++) {
 		struct prediction *p = &e->pred[i];
 

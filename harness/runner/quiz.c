@@ -464,6 +464,7 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 {
 	struct learn_ctx *lc = z->lc;
 	struct claim_view v;
+	const char *word;
 	double number = 0, s;
 	int k, has_number = typed_number(it->answer, &number);
 
@@ -474,7 +475,9 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 				     "（没有结果：请运行 make check）"));
 	for (k = 0; k < q->nclaims; k++) {
 		claim_view_make(lc, q->claims[k], &v);
-		printf("  %-6s %-13s %s [lab-%s]\n", v.id, claim_view_word(&v), v.evidence, v.lab);
+		word = claim_view_word(lc, &v);
+		printf("  %-6s %s%*s %s [lab-%s]\n", v.id, word, word_pad(word, 13), "", v.evidence,
+		       v.lab);
 		if (v.state == ANS_CONTRADICTED && v.c->erratum_status[0]) {
 			char line[600];
 
@@ -573,7 +576,7 @@ static void print_scores(struct quiz *z)
 		printf(TR(z->lc, "score %s: %d of %d marked right", "%s 得分：%d / %d 答对"),
 		       s->ch[i].id, right, right + wrong);
 		if (right + wrong)
-			printf(" (%.0f%%)", 100.0 * right / (right + wrong));
+			printf(TR(z->lc, " (%.0f%%)", "（%.0f%%）"), 100.0 * right / (right + wrong));
 		printf(TR(z->lc, ", %d skipped, %d still to answer\n", "，跳过 %d，未答 %d\n"),
 		       skip, open);
 	}

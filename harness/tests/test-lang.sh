@@ -75,6 +75,39 @@ while read -r id; do
 	grep -qxF "## $id" "$table" && ok "$id" || bad "$id: plots/ names it, $table has no '## $id'"
 done <"$tmp/plot-ids"
 
+echo "== every skip reason code (harness/base/record.h) has its zh explanation"
+grep -oE '^#define SKIP_[A-Z_]+ +"[^"]+"' harness/base/record.h |
+	sed -E 's/.*"([^"]+)"/\1/; s/:/-/g' >"$tmp/skips"
+[ -s "$tmp/skips" ] || bad "no SKIP_ code found in harness/base/record.h"
+while read -r code; do
+	grep -qxF "## skip.$code" "$table" && ok "skip.$code" || bad "skip.$code: no zh explanation"
+done <"$tmp/skips"
+
+# The zh texts a learner reads: the message table, the READMEs, the zh lines
+# of the answers and hints (the lines with a Chinese character).
+zh_lines() {
+	grep -HnP '[\x{4e00}-\x{9fff}]' answers/messages.zh.md answers/ch1.md answers/ch2.md \
+		answers/hints.md README.zh.md labs/*/README.zh.md
+}
+echo "== one set of verdict words (answers/terms.md: 成立 被推翻 跳过 无定论) in every zh text"
+# 通过 as a verdict: right before a closing bracket or a stop; 通过 X ("by way
+# of") stays
+zh_lines | grep -P '不符|证实|通过(?=[）)，。；、：（或]|$)|个失败|论断失败|不算失败' \
+	>"$tmp/verdicts"
+[ -s "$tmp/verdicts" ] && { bad "verdict words other than terms.md's:"; head "$tmp/verdicts"; } ||
+	ok "only 成立 / 被推翻 / 跳过 / 无定论"
+
+echo "== the words of answers/terms.md, not their variants"
+# wrong word|its terms.md form; a bare English "kernel" (not bracketed after
+# 核函数) and "peer access" in a Chinese line are variants too
+for pair in '可分页|可换页' '托管内存|统一内存' '中转缓冲区|中转区' '复制|拷贝' '声明|论断' \
+	'peer access|点对点访问' '(?<!（)\bkernel\b(?!）)|核函数'; do
+	wrong=${pair%|*}; right=${pair##*|}
+	if zh_lines | grep -P "$wrong" >"$tmp/variant"; then
+		bad "'$wrong' where terms.md says $right:"; head -n 3 "$tmp/variant"
+	else ok "no '$wrong' (terms.md: $right)"; fi
+done
+
 echo "== lab-01 in zh: Chinese comments, English test lines and JSON"
 lab=$BUILD/labs/lab-01
 env -u LC_ALL -u LC_MESSAGES -u DMALAB_LANG LANG=C "$lab" --quick --json "$tmp/en.json" \
@@ -127,11 +160,26 @@ env DMALAB_LANG=en LANG=zh_CN.UTF-8 "$lab" --quick 2>/dev/null |
 echo "== the runner: human words in zh, TAP's summary line and the claims golden English"
 d=$BUILD/dmalab
 DMALAB_LANG=zh "$d" run --quick --format human --results "$tmp/rh" 01 >"$tmp/human" 2>&1
-grep -q '^成绩单（' "$tmp/human" && grep -q '^汇总：[0-9]* 个通过' "$tmp/human" &&
+grep -q '^成绩单（' "$tmp/human" && grep -q '^汇总：[0-9]* 个实验成立' "$tmp/human" &&
 	grep -q ' 01.1  对全新区域' "$tmp/human" && ok "human report card and summary" ||
 	{ bad "human format not in zh:"; tail -n 14 "$tmp/human"; }
 [ "$(grep -c '^  01.1 ' "$tmp/human")" = 0 ] && ok "a claim's text once, with its verdict" ||
 	bad "the lab's claim-text comment shown twice"
+grep -q '^# 运行 lab-01（超时 [0-9]* 秒）：mlock 与 VmLck' "$tmp/human" && ok "the lab's header" ||
+	bad "the lab's header line not in zh: $(grep -m1 'lab-01' "$tmp/human")"
+# a skipped claim's reason: its code, then what the code means in zh
+if grep -q '  no-cuda-driver: ' "$tmp/human"; then
+	grep -q 'no-cuda-driver: .*（这台机器没有 NVIDIA 驱动' "$tmp/human" &&
+		ok "a skip reason explained" || bad "no-cuda-driver without its zh explanation"
+fi
+DMALAB_LANG=zh "$d" grade --from "$tmp/rh/results.json" >"$tmp/grade" 2>&1
+grep -qE '^  ch1\.Q1  (成立|被推翻|部分成立|未验证)' "$tmp/grade" &&
+	grep -qE '^      01\.1   (成立|被推翻|无定论) ' "$tmp/grade" && ok "grade's verdict words" ||
+	{ bad "grade's verdict words not terms.md's:"; head -n 4 "$tmp/grade"; }
+grep -E ' (confirmed|contradicted|skipped|inconclusive|unverified)[ ;]' "$tmp/grade" |
+	head -n 3 >"$tmp/grade-en"
+[ -s "$tmp/grade-en" ] && { bad "English verdict words in zh grade:"; cat "$tmp/grade-en"; } ||
+	ok "no English verdict word in zh grade"
 DMALAB_LANG=zh "$d" run --quick --format tap --results "$tmp/rt" 01 >"$tmp/tap" 2>&1
 grep -q '^summary: [0-9]* passed, [0-9]* failed, [0-9]* skipped' "$tmp/tap" &&
 	ok "TAP summary line English" || bad "TAP summary line changed"

@@ -635,10 +635,14 @@ static void run_pair(struct lab *L, const struct p2p_pair *p, const uint64_t *si
 	char w[16], key[64];
 
 	r->peer_possible = can_access(L, p->src, p->dst);
-	lab_note(L, MSG("09.pair",
-		"pair %d -> %d: path %s, peer access %spossible, NVLink %.0f GB/s one way "
-		 "by NVML"), p->src, p->dst, gpu_path_word(links, p->src, p->dst, w, sizeof(w)),
-		 r->peer_possible ? "" : "not ", gpu_links_nvlink_gbs(links, p->src, p->dst));
+	/* two whole sentences, not a "not " argument: the zh cannot take an English word */
+	lab_note(L, r->peer_possible ?
+		 MSG("09.pair", "pair %d -> %d: path %s, peer access possible, NVLink %.0f GB/s "
+		     "one way by NVML") :
+		 MSG("09.pair-no-peer", "pair %d -> %d: path %s, peer access not possible, "
+		     "NVLink %.0f GB/s one way by NVML"),
+		 p->src, p->dst, gpu_path_word(links, p->src, p->dst, w, sizeof(w)),
+		 gpu_links_nvlink_gbs(links, p->src, p->dst));
 	snprintf(key, sizeof(key), "pair_%d_%d_path", p->src, p->dst);
 	lab_fact_str(L, key, w);
 	pair_fact(L, p, "nvlink_gbs", gpu_links_nvlink_gbs(links, p->src, p->dst));

@@ -490,6 +490,21 @@ def probe_page(path, css, text):
 
 
 @test
+def a_long_title_wraps_to_the_figure():
+    """A title wider than its figure breaks into lines that fit (a Chinese one
+    between characters, an English one at spaces), and loses no character."""
+    zh = "lab-10：从文件读进主机内存的 GB/s（这里没有运行 GPU 路径），与设备速率对照"
+    en = "lab-10: GB/s from a file into host memory (no GPU path ran here), vs the device"
+    for title in (zh, en):
+        lines = C.wrap_title(title, 6.5).split("\n")
+        check(len(lines) == 2, "%r: %d lines" % (title, len(lines)))
+        check(max(C.text_columns(x) for x in lines) <= (6.5 - 0.4) * 72 / (12 * 0.55),
+              "a line wider than the figure: %r" % lines)
+        check("".join(lines).replace(" ", "") == title.replace(" ", ""), "text lost: %r" % lines)
+    check(C.wrap_title("short", 6.5) == "short", "a short title changed")
+
+
+@test
 def report_in_zh_shows_its_chinese():
     """DMALAB_LANG=zh: the report's headings, lab titles and claim texts are
     the message table's Chinese, its figures drawn with no missing glyph
@@ -506,6 +521,12 @@ def report_in_zh_shows_its_chinese():
     check(heads[:2] == ["机器", "成绩单"], "zh headings: %s" % heads)
     check("对全新区域 mlock 后" in page and "mlock 与 VmLck" in page,
           "claim 01.1 or lab-01's title not in zh")
+    body = page[page.index("<body>"):]
+    check("`" not in body, "a literal backtick in the zh page (want <code>)")
+    english = [w for w in ("planned:", "this run", "says:", "truth:", "source:", " skipped:")
+               if w in body]
+    check(not english, "fixed English words in the zh page: %s" % english)
+    check(re.search(r"\.badge\{[^}]*white-space:nowrap", page), "a badge may break per character")
     css = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
     text = "".join(heads)
     cjk = probe_page(os.path.join(outdir, "cjk.html"), css, text)
