@@ -197,6 +197,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	fi
 	echo "dmalab: apt-get could not install$missing${unpack:+ $unpack} (its message above)" >&2
 fi
-[ -n "$missing" ] && echo "dmalab: missing packages for $*; run: sudo apt-get install -y$missing" >&2
+[ -n "$missing" ] &&
+	echo "dmalab: missing packages for $*; run: sudo apt-get install -y$missing" >&2
 [ -n "$unpack" ] && echo "dmalab: promtool missing for $*; put it on PATH or in $tools" >&2
 exit 1

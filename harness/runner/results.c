@@ -825,8 +825,8 @@ static int write_prom(struct run_state *rs, const char *results_path)
 	return -1;
 }
 
-/* Writes results.json, then junit.xml, and at the end dmalab.prom; the last save prints the document
- * the format asks for (json here, junit in junit_save).  0 or -1. */
+/* Writes results.json, then junit.xml, and at the end dmalab.prom; the last save prints
+ * the document the format asks for (json here, junit in junit_save).  0 or -1. */
 int results_save(struct run_state *rs, int final)
 {
 	char path[PATH_MAX];
