@@ -95,9 +95,7 @@ static const struct command commands[] = {
 
 static const struct command *find_command(const char *name)
 {
-	size_t i;
-
-	for (i = 0; name && i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; name && i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(name, commands[i].name))
 			return &commands[i];
 	return NULL;
@@ -120,14 +118,12 @@ static const char *command_names(char *buf, size_t len)
 
 static void usage(FILE *f)
 {
-	size_t i;
-
 	fprintf(f,
 		"usage: dmalab list | claims | run NN... | check [NN...] | sysinfo  [options]\n"
 		"       dmalab preflight | grade | quiz | hint NN | answers | exercise NN | try NN |\n"
 		"              exercises | compare | baseline |\n"
 		"              history | metrics | class | fleet ...\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].help)
 			fputs(commands[i].help, f);
 	fprintf(f,

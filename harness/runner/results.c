@@ -156,9 +156,8 @@ void claim_erratum_from_json(struct claim *c, const struct json *e)
 struct claim *lab_claim(struct lab_entry *lab, const char *id)
 {
 	struct claim *cs;
-	int i;
 
-	for (i = 0; i < lab->nclaims; i++)
+	for (int i = 0; i < lab->nclaims; i++)
 		if (strcmp(lab->claims[i].id, id) == 0)
 			return &lab->claims[i];
 	cs = realloc(lab->claims, (size_t)(lab->nclaims + 1) * sizeof(*cs));
@@ -268,9 +267,7 @@ static int merge_json(struct lab_entry *lab)
 
 static void merge_tap(struct lab_entry *lab, const struct tap_scan *ts)
 {
-	int i;
-
-	for (i = 0; i < ts->npoints; i++) {
+	for (int i = 0; i < ts->npoints; i++) {
 		struct claim *r = lab_claim(lab, ts->points[i].c.id);
 
 		if (r)
@@ -291,10 +288,8 @@ struct claim_counts {
 static void settle_claims(struct run_state *rs, struct lab_entry *lab,
 			  struct claim_counts *n)
 {
-	int i;
-
 	memset(n, 0, sizeof(*n));
-	for (i = 0; i < lab->nclaims; i++) {
+	for (int i = 0; i < lab->nclaims; i++) {
 		struct claim *c = &lab->claims[i];
 
 		if (!status_decided(c->status)) {
@@ -337,7 +332,6 @@ static void lab_set_error(struct lab_entry *lab, const char *kind, const char *f
 static void lab_skip_info(struct lab_entry *lab)
 {
 	const struct json *skip = json_get(lab->record, "skip");
-	int i;
 
 	lab->status = ST_SKIP;
 	if (skip && skip->type == JSON_OBJ) {
@@ -347,7 +341,7 @@ static void lab_skip_info(struct lab_entry *lab)
 			 json_get_str(skip, "detail", ""));
 		return;
 	}
-	for (i = 0; i < lab->nclaims; i++) {
+	for (int i = 0; i < lab->nclaims; i++) {
 		const struct claim *c = &lab->claims[i];
 
 		if (c->reason[0]) {
@@ -436,9 +430,7 @@ void record_finish(struct run_state *rs, struct lab_entry *lab,
 /* A lab that never ran: every claim not_run, the lab an error. */
 void record_not_run(struct lab_entry *lab, const char *kind, const char *why)
 {
-	int i;
-
-	for (i = 0; i < lab->nclaims; i++)
+	for (int i = 0; i < lab->nclaims; i++)
 		if (!status_decided(lab->claims[i].status))
 			lab->claims[i].status = ST_NOT_RUN;
 	lab_set_error(lab, kind, "%s", why);
@@ -449,11 +441,9 @@ void record_not_run(struct lab_entry *lab, const char *kind, const char *why)
 
 static void count_lab(const struct lab_entry *lab, struct totals *t)
 {
-	int k;
-
 	t->labs++;
 	t->lab[lab->status == ST_PENDING ? ST_NOT_RUN : lab->status]++;
-	for (k = 0; k < lab->nclaims; k++) {
+	for (int k = 0; k < lab->nclaims; k++) {
 		const struct claim *c = &lab->claims[k];
 
 		t->claims++;
@@ -467,20 +457,16 @@ static void count_lab(const struct lab_entry *lab, struct totals *t)
 /* This run's labs (the summary line and the exit code). */
 void totals_count(const struct run_state *rs, struct totals *t)
 {
-	int i;
-
 	memset(t, 0, sizeof(*t));
-	for (i = 0; i < rs->nlabs; i++)
+	for (int i = 0; i < rs->nlabs; i++)
 		count_lab(&rs->labs[i], t);
 }
 
 /* Every lab of the file, kept ones included. */
 static void file_totals(const struct file_lab *v, int n, struct totals *t)
 {
-	int i;
-
 	memset(t, 0, sizeof(*t));
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		count_lab(v[i].lab, t);
 }
 
@@ -538,9 +524,7 @@ struct question {
 
 static struct question *question_of(struct question *qs, int *nq, const char *id)
 {
-	int i;
-
-	for (i = 0; i < *nq; i++)
+	for (int i = 0; i < *nq; i++)
 		if (!strcmp(qs[i].id, id))
 			return &qs[i];
 	memset(&qs[*nq], 0, sizeof(qs[0]));
@@ -562,14 +546,12 @@ static const char *question_status(const struct question *q)
 static void write_question(const struct file_lab *v, int n, const struct question *q,
 			   struct json_writer *w)
 {
-	int i, k;
-
 	jw_obj_begin(w);
 	jw_kstr(w, "id", q->id);
 	jw_key(w, "claims");
 	jw_arr_begin(w);
-	for (i = 0; i < n; i++)
-		for (k = 0; k < v[i].lab->nclaims; k++)
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < v[i].lab->nclaims; k++)
 			if (v[i].lab->claims[k].question &&
 			    !strcmp(v[i].lab->claims[k].question, q->id))
 				jw_str(w, v[i].lab->claims[k].id);
@@ -695,8 +677,6 @@ static void write_record_member(const struct lab_entry *lab, const char *key,
 
 static void write_lab(const struct lab_entry *lab, struct json_writer *w)
 {
-	int k;
-
 	jw_obj_begin(w);
 	jw_kstr(w, "id", lab->id);
 	jw_kstr(w, "title", lab->title);
@@ -707,7 +687,7 @@ static void write_lab(const struct lab_entry *lab, struct json_writer *w)
 	jw_kstr(w, "log", lab->log_path[0] ? lab->log_path : NULL);
 	jw_key(w, "claims");
 	jw_arr_begin(w);
-	for (k = 0; k < lab->nclaims; k++)
+	for (int k = 0; k < lab->nclaims; k++)
 		write_claim(&lab->claims[k], w);
 	jw_arr_end(w);
 	predict_write(lab, w);
@@ -725,10 +705,9 @@ static void write_command(const struct run_state *rs, struct json_writer *w)
 {
 	char cmd[512];
 	size_t n;
-	int i;
 
 	n = (size_t)snprintf(cmd, sizeof(cmd), "dmalab %s", rs->opt->command);
-	for (i = 0; i < rs->opt->nids && n < sizeof(cmd); i++)
+	for (int i = 0; i < rs->opt->nids && n < sizeof(cmd); i++)
 		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, " %s", rs->opt->ids[i]);
 	jw_kstr(w, "command", cmd);
 }
@@ -900,9 +879,7 @@ static int lab_ran(const struct lab_entry *lab)
 static const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n,
 					 const char *id)
 {
-	int i;
-
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		if (!strcmp(labs[i].id, id))
 			return &labs[i];
 	return NULL;
@@ -920,10 +897,9 @@ static int add_kept(const struct run_state *rs, struct file_lab *v, int n)
 {
 	const struct learn_results *prev = rs->kept;
 	const struct json *o = json_get(prev->doc, "labs")->child;
-	int i;
 
 	/* results_load read the labs array in order, one entry per object */
-	for (i = 0; i < prev->nlabs; i++, o = o->next) {
+	for (int i = 0; i < prev->nlabs; i++, o = o->next) {
 		if (lab_ran(lab_by_id(rs->labs, rs->nlabs, prev->labs[i].id)))
 			continue;
 		v[n].lab = &prev->labs[i];
@@ -1060,22 +1036,18 @@ int results_load(const char *path, struct learn_results *r, char *err, size_t er
 
 void results_unload(struct learn_results *r)
 {
-	int i;
-
-	for (i = 0; i < r->nlabs; i++)
+	for (int i = 0; i < r->nlabs; i++)
 		lab_entry_free(&r->labs[i]);
 	free(r->labs);
 	json_free(r->doc); /* titles and statuses point into it */
-	for (i = 0; i < r->nmore; i++)
+	for (int i = 0; i < r->nmore; i++)
 		json_free(r->more[i]);
 	memset(r, 0, sizeof(*r));
 }
 
 static int has_lab(const struct learn_results *r, const char *id)
 {
-	int i;
-
-	for (i = 0; i < r->nlabs; i++)
+	for (int i = 0; i < r->nlabs; i++)
 		if (!strcmp(r->labs[i].id, id))
 			return 1;
 	return 0;
@@ -1086,7 +1058,6 @@ static int has_lab(const struct learn_results *r, const char *id)
 void results_merge(struct learn_results *r, struct learn_results *more)
 {
 	struct lab_entry *labs;
-	int i;
 
 	labs = realloc(r->labs, (size_t)(r->nlabs + more->nlabs + 1) * sizeof(*labs));
 	if (!labs || r->nmore == LEARN_MAX_MORE) {
@@ -1095,7 +1066,7 @@ void results_merge(struct learn_results *r, struct learn_results *more)
 		return;
 	}
 	r->labs = labs;
-	for (i = 0; i < more->nlabs; i++) {
+	for (int i = 0; i < more->nlabs; i++) {
 		if (has_lab(r, more->labs[i].id))
 			lab_entry_free(&more->labs[i]);
 		else
@@ -1109,10 +1080,8 @@ void results_merge(struct learn_results *r, struct learn_results *more)
 const struct claim *results_claim(const struct learn_results *r, const char *id,
 				      const struct lab_entry **lab)
 {
-	int i, k;
-
-	for (i = 0; i < r->nlabs; i++)
-		for (k = 0; k < r->labs[i].nclaims; k++)
+	for (int i = 0; i < r->nlabs; i++)
+		for (int k = 0; k < r->labs[i].nclaims; k++)
 			if (!strcmp(r->labs[i].claims[k].id, id)) {
 				if (lab)
 					*lab = &r->labs[i];

@@ -116,9 +116,7 @@ static int scan_dir(struct run_state *rs)
 
 struct lab_entry *find_lab(struct run_state *rs, const char *id)
 {
-	int i;
-
-	for (i = 0; i < rs->nlabs; i++)
+	for (int i = 0; i < rs->nlabs; i++)
 		if (strcmp(rs->labs[i].id, id) == 0)
 			return &rs->labs[i];
 	return NULL;
@@ -129,9 +127,8 @@ static void no_such_lab(const struct run_state *rs, const char *id)
 {
 	char built[1024] = " none";
 	size_t n = 0;
-	int i;
 
-	for (i = 0; i < rs->nlabs && n < sizeof(built); i++)
+	for (int i = 0; i < rs->nlabs && n < sizeof(built); i++)
 		n += (size_t)snprintf(built + n, sizeof(built) - n, " %s", rs->labs[i].id);
 	error("no lab '%s' in '%s' (build it with make; built:%s)", id, rs->opt->labs_dir,
 	      built);
@@ -141,14 +138,13 @@ static void no_such_lab(const struct run_state *rs, const char *id)
 static int select_labs(struct run_state *rs)
 {
 	struct lab_entry *sel;
-	int i;
 
 	if (!rs->opt->nids)
 		return 0;
 	sel = calloc((size_t)rs->opt->nids, sizeof(*sel));
 	if (!sel)
 		return -1;
-	for (i = 0; i < rs->opt->nids; i++) {
+	for (int i = 0; i < rs->opt->nids; i++) {
 		struct lab_entry *e = find_lab(rs, rs->opt->ids[i]);
 
 		if (!e) {
@@ -265,7 +261,7 @@ static void describe_lab(struct run_state *rs, struct lab_entry *e)
  * does not exist. */
 int discover_labs(struct run_state *rs)
 {
-	int i, rc;
+	int rc;
 
 	rc = scan_dir(rs);
 	if (rc)
@@ -273,16 +269,14 @@ int discover_labs(struct run_state *rs)
 	rc = select_labs(rs);
 	if (rc)
 		return rc;
-	for (i = 0; i < rs->nlabs && !runner_stop_signal; i++)
+	for (int i = 0; i < rs->nlabs && !runner_stop_signal; i++)
 		describe_lab(rs, &rs->labs[i]);
 	return 0;
 }
 
 void lab_entry_free(struct lab_entry *e)
 {
-	int k;
-
-	for (k = 0; k < e->nclaims; k++)
+	for (int k = 0; k < e->nclaims; k++)
 		claim_free(&e->claims[k]);
 	free(e->claims);
 	json_free(e->desc);
@@ -297,9 +291,7 @@ void lab_entry_free(struct lab_entry *e)
 
 void lab_entries_free(struct run_state *rs)
 {
-	int i;
-
-	for (i = 0; i < rs->nlabs; i++)
+	for (int i = 0; i < rs->nlabs; i++)
 		lab_entry_free(&rs->labs[i]);
 	free(rs->labs);
 	rs->labs = NULL;
@@ -370,14 +362,13 @@ static void lab_argv(struct run_state *rs, struct lab_entry *lab, char *argv[5])
 static FILE *open_log(struct lab_entry *lab, char *const argv[])
 {
 	FILE *log = fopen(lab->log_path, "w");
-	int i;
 
 	if (!log) {
 		error_errno("cannot write '%s'", lab->log_path);
 		return NULL;
 	}
 	fprintf(log, "$");
-	for (i = 0; argv[i]; i++)
+	for (int i = 0; argv[i]; i++)
 		fprintf(log, " %s", argv[i]);
 	fprintf(log, "\n");
 	fflush(log);
@@ -435,14 +426,12 @@ static void describe_error(struct run_state *rs, struct lab_entry *lab)
 /* The run was stopped by a signal: labs not reached are marked not_run. */
 static void stop_rest(struct run_state *rs, int from)
 {
-	int i, k;
-
 	rs->aborted = runner_stop_signal;
-	for (i = from; i < rs->nlabs; i++) {
+	for (int i = from; i < rs->nlabs; i++) {
 		struct lab_entry *lab = &rs->labs[i];
 
 		lab->status = ST_NOT_RUN;
-		for (k = 0; k < lab->nclaims; k++)
+		for (int k = 0; k < lab->nclaims; k++)
 			if (!status_decided(lab->claims[k].status))
 				lab->claims[k].status = ST_NOT_RUN;
 		out_lab_end(rs, lab, i + 1);
