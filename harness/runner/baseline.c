@@ -328,8 +328,6 @@ static int load_claims(struct cmp_ref *r, const struct json *claims)
  * memory. */
 static int load_values(struct cmp_ref_fig *f, const struct json *values)
 {
-	const struct json *v;
-
 	if (!values)
 		return 0;
 	if (values->type != JSON_ARR)
@@ -337,7 +335,7 @@ static int load_values(struct cmp_ref_fig *f, const struct json *values)
 	f->values = malloc((values->count + 1) * sizeof(*f->values));
 	if (!f->values)
 		return -1;
-	for (v = values->child; v; v = v->next) {
+	for (const struct json *v = values->child; v; v = v->next) {
 		if (v->type != JSON_NUM || !isfinite(v->num))
 			return -1;
 		f->values[f->nvalues++] = v->num;
@@ -347,9 +345,7 @@ static int load_values(struct cmp_ref_fig *f, const struct json *values)
 
 static int load_figures(struct cmp_ref *r, const struct json *figs)
 {
-	const struct json *e;
-
-	for (e = figs->child; e; e = e->next) {
+	for (const struct json *e = figs->child; e; e = e->next) {
 		struct cmp_ref_fig *f = &r->fig[r->nfig];
 		double median = json_get_num(e, "median", NAN);
 

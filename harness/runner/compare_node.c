@@ -53,11 +53,10 @@ int cmp_same_file(const char *a, const char *b)
 int cmp_word_in(const char *list, const char *word)
 {
 	size_t n = word ? strlen(word) : 0;
-	const char *p;
 
 	if (!n || strchr(word, ' '))
 		return 0;
-	for (p = list; (p = strstr(p, word)); p += n)
+	for (const char *p = list; (p = strstr(p, word)); p += n)
 		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
 			return 1;
 	return 0;

@@ -228,11 +228,11 @@ int ex_first_diff_line(const char *a, const char *b)
  * a #define there would reach the claims' checks that follow the region. */
 int ex_directive_line(const char *t, size_t len, const struct ex_region *r, int n)
 {
-	size_t p;
+	size_t pos, p;
 	int line;
 
 	for (int i = 0; i < n; i++)
-		for (size_t pos = r[i].body_start; pos < r[i].body_end; pos = next_line(t, len, pos)) {
+		for (pos = r[i].body_start; pos < r[i].body_end; pos = next_line(t, len, pos)) {
 			p = pos + strspn(t + pos, " \t");
 			if (p < r[i].body_end && t[p] == '#') {
 				for (line = 1, p = 0; p < pos; p++)

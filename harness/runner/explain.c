@@ -56,13 +56,12 @@ static const struct explain_row {
 static int key_matches(const char *filter, const char *key)
 {
 	char word[32];
-	const char *p;
 	int neg, any = 0;
 
 	if (!filter)
 		return 1;
 	neg = *filter == '!';
-	for (p = filter + neg; *p; p += strspn(p, " ")) {
+	for (const char *p = filter + neg; *p; p += strspn(p, " ")) {
 		size_t n = strcspn(p, " ");
 
 		snprintf(word, sizeof(word), "%.*s", (int)(n < sizeof(word) ? n : sizeof(word) - 1), p);

@@ -230,11 +230,9 @@ static const char *dir_arg(const char *option, const char *value)
 /* A learner's name as the trainer's page shows it: printable, one line. */
 static const char *learner_arg(const char *name)
 {
-	const unsigned char *p;
-
 	if (!*name || strlen(name) > 80)
 		die_usage("bad --learner '%s' (want a name of 1 to 80 characters)", name);
-	for (p = (const unsigned char *)name; *p; p++)
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
 			die_usage("bad --learner '%s': no control characters", name);
 	return name;

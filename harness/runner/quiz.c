@@ -111,9 +111,7 @@ static int valid_mark(const char *m)
 
 static int load_items(struct quiz *z, const struct json *qs)
 {
-	const struct json *o;
-
-	for (o = qs->child; o; o = o->next) {
+	for (const struct json *o = qs->child; o; o = o->next) {
 		const char *id = json_get_str(o, "id", NULL), *mark = json_get_str(o, "mark", "");
 		const char *answer = json_get_str(o, "answer", NULL);
 		struct quiz_item *it;

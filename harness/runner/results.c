@@ -492,12 +492,10 @@ enum status run_status(const struct run_state *rs)
 static void write_counts(struct json_writer *w, const char *key, int planned,
 			 const int *by_status, const int *erratum)
 {
-	enum status s;
-
 	jw_key(w, key);
 	jw_obj_begin(w);
 	jw_kint(w, "planned", planned);
-	for (s = ST_PASS; s <= ST_NOT_RUN; s++) {
+	for (enum status s = ST_PASS; s <= ST_NOT_RUN; s++) {
 		jw_kint(w, status_words[s], by_status[s]);
 		if (s == ST_FAIL && erratum)
 			jw_kint(w, "known_erratum", *erratum);
@@ -607,15 +605,13 @@ static void write_questions(const struct file_lab *v, int n, const struct totals
  * the runner's status and the chapter's relation as text (--describe). */
 static void write_claim(const struct claim *c, struct json_writer *w)
 {
-	const struct json *m;
-
 	if (!c->json) { /* a claim only the TAP stream or the plan knows about */
 		record_json_claim(w, c, c->status);
 		jw_arr_begin(w);
 		jw_arr_end(w);
 	} else {
 		jw_obj_begin(w);
-		for (m = c->json->child; m; m = m->next) {
+		for (const struct json *m = c->json->child; m; m = m->next) {
 			if (!strcmp(m->key, "want_text"))
 				continue;
 			if (!strcmp(m->key, "status")) {
@@ -965,13 +961,12 @@ static void load_outcome(struct lab_entry *lab, const struct json *o)
 
 static int load_labs(struct learn_results *r, const struct json *labs)
 {
-	const struct json *o;
 	int i = 0;
 
 	r->labs = calloc(labs->count + 1, sizeof(*r->labs));
 	if (!r->labs)
 		return -1;
-	for (o = labs->child; o; o = o->next) {
+	for (const struct json *o = labs->child; o; o = o->next) {
 		struct lab_entry *lab = &r->labs[i];
 
 		if (o->type != JSON_OBJ || !json_get_str(o, "id", NULL))

@@ -41,11 +41,9 @@ double parse_timeout_mul(const char *s, const char *what)
 /* "lab-02" -> "02"; NULL if the name is not lab-<digits>. */
 static const char *lab_name_id(const char *name)
 {
-	const char *p;
-
 	if (strncmp(name, "lab-", 4) != 0 || !name[4] || strlen(name) > 12)
 		return NULL;
-	for (p = name + 4; *p; p++)
+	for (const char *p = name + 4; *p; p++)
 		if (!isdigit((unsigned char)*p))
 			return NULL;
 	return name + 4;
@@ -167,13 +165,12 @@ static char *dup_str(const struct json *o, const char *key)
 
 static int plan_claims(struct lab_entry *e, const struct json *claims)
 {
-	const struct json *c;
 	int i = 0;
 
 	e->claims = calloc(claims->count ? claims->count : 1, sizeof(*e->claims));
 	if (!e->claims)
 		return -1;
-	for (c = claims->child; c; c = c->next, i++) {
+	for (const struct json *c = claims->child; c; c = c->next, i++) {
 		struct claim *r = &e->claims[i];
 
 		claim_reset(r);
