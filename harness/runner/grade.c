@@ -171,7 +171,7 @@ static void chapter_grade_free(struct chapter_grade *cg)
 
 /* A verdict word in the learner's language: the zh words are answers/terms.md's,
  * the same as the lab's and the report's (the JSON keeps the English). */
-const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
+static const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
 {
 	static const char *const pairs[][2] = {
 		{ "confirmed", "成立" }, { "contradicted", "被推翻" },

@@ -497,7 +497,7 @@ static void junit_suite(struct xml_writer *x, const struct run_state *rs,
 
 /* ------------------------------------------------------------------------ */
 
-int junit_write(struct run_state *rs, struct xml_writer *x)
+static int junit_write(struct run_state *rs, struct xml_writer *x)
 {
 	struct junit_counts all = { 0 }, n;
 	struct file_lab *v;

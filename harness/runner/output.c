@@ -591,7 +591,7 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 	}
 }
 
-void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
+static void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
 {
 	if (rs->save_failed)
 		fprintf(f, human(rs, "card.unsaved", "%sreport card (NOT saved: %s/results.json or "

@@ -136,7 +136,9 @@ static void set_erratum_status(struct claim *c, const char *s)
 	copy(c->erratum_status, sizeof(c->erratum_status), s);
 }
 
-void claim_erratum_from_json(struct claim *c, const struct json *e)
+/* The lab's erratum object of a claim: {status, expect, when, truth} (or
+ * `true`, the older results.json) into c's erratum fields. */
+static void claim_erratum_from_json(struct claim *c, const struct json *e)
 {
 	set_erratum_status(c, NULL);
 	c->erratum_expect[0] = '\0';
@@ -169,7 +171,7 @@ struct claim *lab_claim(struct lab_entry *lab, const char *id)
 	return &cs[lab->nclaims++];
 }
 
-void claim_from_json(struct claim *c, const struct json *o)
+static void claim_from_json(struct claim *c, const struct json *o)
 {
 	const struct json *tol = json_get(o, "tol");
 
@@ -727,7 +729,7 @@ static void write_head(const struct run_state *rs, struct json_writer *w)
 }
 
 /* The document: the head, every lab of the file, what is counted over them. */
-int results_write(struct run_state *rs, struct json_writer *w)
+static int results_write(struct run_state *rs, struct json_writer *w)
 {
 	struct file_lab *v;
 	struct totals t;

@@ -22,17 +22,10 @@
 /* set by main.c's SIGINT/SIGTERM/SIGHUP handler */
 volatile sig_atomic_t runner_stop_signal;
 
+/* under 0.1 every lab's limit would be a few ms: no lab could run */
 double parse_timeout_mul(const char *s, const char *what)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	/* under 0.1 every lab's limit would be a few ms: no lab could run */
-	if (!*s || *end || errno || !isfinite(v) || v < 0.1 || v > 1000)
-		die_usage("bad %s '%s' (want a number from 0.1 to 1000)", what, s);
-	return v;
+	return parse_number(s, what, 0.1, 1000);
 }
 
 #define DESCRIBE_TIMEOUT_S 10.0
@@ -112,7 +105,7 @@ static int scan_dir(struct run_state *rs)
 	return 0;
 }
 
-struct lab_entry *find_lab(struct run_state *rs, const char *id)
+static struct lab_entry *find_lab(struct run_state *rs, const char *id)
 {
 	for (int i = 0; i < rs->nlabs; i++)
 		if (strcmp(rs->labs[i].id, id) == 0)
