@@ -337,19 +337,16 @@ static void lab_skip_info(struct lab_entry *lab)
 
 	lab->status = ST_SKIP;
 	if (skip && skip->type == JSON_OBJ) {
-		snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s",
-			 json_get_str(skip, "reason", ""));
-		snprintf(lab->skip_detail, sizeof(lab->skip_detail), "%s",
-			 json_get_str(skip, "detail", ""));
+		copy(lab->skip_reason, sizeof(lab->skip_reason), json_get_str(skip, "reason", ""));
+		copy(lab->skip_detail, sizeof(lab->skip_detail), json_get_str(skip, "detail", ""));
 		return;
 	}
 	for (int i = 0; i < lab->nclaims; i++) {
 		const struct claim *c = &lab->claims[i];
 
 		if (c->reason[0]) {
-			snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s", c->reason);
-			snprintf(lab->skip_detail, sizeof(lab->skip_detail), "%s",
-				 c->detail);
+			copy(lab->skip_reason, sizeof(lab->skip_reason), c->reason);
+			copy(lab->skip_detail, sizeof(lab->skip_detail), c->detail);
 			return;
 		}
 	}
@@ -951,13 +948,10 @@ static void load_outcome(struct lab_entry *lab, const struct json *o)
 	if (lab->status == ST_COUNT)
 		lab->status = ST_NOT_RUN; /* a word of no status: as if it never ran */
 	lab->title = json_get_str(o, "title", "");
-	snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s",
-		 json_get_str(skip, "reason", ""));
-	snprintf(lab->skip_detail, sizeof(lab->skip_detail), "%s",
-		 json_get_str(skip, "detail", ""));
+	copy(lab->skip_reason, sizeof(lab->skip_reason), json_get_str(skip, "reason", ""));
+	copy(lab->skip_detail, sizeof(lab->skip_detail), json_get_str(skip, "detail", ""));
 	lab->error_kind = json_get_str(error, "kind", NULL);
-	snprintf(lab->error_msg, sizeof(lab->error_msg), "%s",
-		 json_get_str(error, "message", ""));
+	copy(lab->error_msg, sizeof(lab->error_msg), json_get_str(error, "message", ""));
 	lab->exit_code = -1;
 }
 
@@ -973,7 +967,7 @@ static int load_labs(struct learn_results *r, const struct json *labs)
 
 		if (o->type != JSON_OBJ || !json_get_str(o, "id", NULL))
 			return -1;
-		snprintf(lab->id, sizeof(lab->id), "%s", json_get_str(o, "id", ""));
+		copy(lab->id, sizeof(lab->id), json_get_str(o, "id", ""));
 		load_outcome(lab, o);
 		r->nlabs = ++i;
 		if (load_claims(lab, json_get(o, "claims")))
@@ -1012,23 +1006,18 @@ int results_load(const char *path, struct learn_results *r, char *err, size_t er
 	if (strcmp(json_get_str(r->doc, "schema", ""), "dmalab-results/1") || !labs ||
 	    labs->type != JSON_ARR) {
 		snprintf(err, errlen, "%s: not a dmalab-results/1 document", path);
-		results_unload(r);
-		errno = EINVAL;
-		return -1;
+		goto refuse;
 	}
-	if (unfinished(r->doc, path, err, errlen)) {
-		results_unload(r);
-		errno = EINVAL;
-		return -1;
-	}
+	if (unfinished(r->doc, path, err, errlen))
+		goto refuse;
 	r->started = json_get_str(r->doc, "started", "");
-	if (load_labs(r, labs)) {
-		snprintf(err, errlen, "%s: a lab or claim without an id", path);
-		results_unload(r);
-		errno = EINVAL;
-		return -1;
-	}
-	return 0;
+	if (!load_labs(r, labs))
+		return 0;
+	snprintf(err, errlen, "%s: a lab or claim without an id", path);
+refuse:
+	results_unload(r);
+	errno = EINVAL;
+	return -1;
 }
 
 void results_unload(struct learn_results *r)
@@ -1040,14 +1029,6 @@ void results_unload(struct learn_results *r)
 	for (int i = 0; i < r->nmore; i++)
 		json_free(r->more[i]);
 	memset(r, 0, sizeof(*r));
-}
-
-static int has_lab(const struct learn_results *r, const char *id)
-{
-	for (int i = 0; i < r->nlabs; i++)
-		if (!strcmp(r->labs[i].id, id))
-			return 1;
-	return 0;
 }
 
 /* Labs of `more` that r lacks move into r; r keeps more's document alive,
@@ -1064,7 +1045,7 @@ void results_merge(struct learn_results *r, struct learn_results *more)
 	}
 	r->labs = labs;
 	for (int i = 0; i < more->nlabs; i++) {
-		if (has_lab(r, more->labs[i].id))
+		if (lab_by_id(r->labs, r->nlabs, more->labs[i].id))
 			lab_entry_free(&more->labs[i]);
 		else
 			r->labs[r->nlabs++] = more->labs[i];
