@@ -156,16 +156,15 @@ static void usage(FILE *f)
 		PREDICT_RULE);
 }
 
+static const char *const format_names[] = {
+	[FMT_HUMAN] = "human", [FMT_TAP] = "tap", [FMT_JSON] = "json", [FMT_JUNIT] = "junit",
+};
+
 static enum out_format parse_format(const char *s)
 {
-	if (!strcmp(s, "human"))
-		return FMT_HUMAN;
-	if (!strcmp(s, "tap"))
-		return FMT_TAP;
-	if (!strcmp(s, "json"))
-		return FMT_JSON;
-	if (!strcmp(s, "junit"))
-		return FMT_JUNIT;
+	for (enum out_format f = FMT_HUMAN; f <= FMT_JUNIT; f++)
+		if (!strcmp(s, format_names[f]))
+			return f;
 	die_usage("bad --format '%s' (want human, tap, json or junit)", s);
 }
 
@@ -302,12 +301,10 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 	if ((!strcmp(o->command, "sysinfo")) && o->nids)
 		die_usage("'sysinfo' takes no lab id, got '%s'", o->ids[0]);
 	if (!strcmp(o->command, "claims") && (o->format == FMT_TAP || o->format == FMT_JUNIT))
-		die_usage("'claims' prints human or json, not '%s'",
-			  o->format == FMT_TAP ? "tap" : "junit");
+		die_usage("'claims' prints human or json, not '%s'", format_names[o->format]);
 	if (!strcmp(o->command, "list") && o->format != FMT_UNSET && o->format != FMT_HUMAN)
 		die_usage("'list' prints its table only, not '%s' (`dmalab claims --format json` "
-			  "has every claim as JSON)", o->format == FMT_TAP ? "tap" :
-			  o->format == FMT_JSON ? "json" : "junit");
+			  "has every claim as JSON)", format_names[o->format]);
 }
 
 static void parse_args(struct runner_opts *o, int argc, char **argv)
