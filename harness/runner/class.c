@@ -104,22 +104,19 @@ static int load_learner(struct class_page *pg, const char *path)
 	if (strcmp(json_get_str(l->doc, "schema", ""), "dmalab-results/1")) {
 		warning("skipping '%s': not a run's results.json (its schema is '%s')", path,
 			json_get_str(l->doc, "schema", ""));
-		json_free(l->doc);
-		l->doc = NULL;
-		return -1;
+	} else if (cmp_node_load(path, &l->node, err, sizeof(err))) {
+		warning("skipping '%s': %s", path, err);
+	} else {
+		snprintf(base, sizeof(base), "%s", path);
+		snprintf(l->name, sizeof(l->name), "%s", json_get_str(l->doc, "learner", NULL) ?
+			 json_get_str(l->doc, "learner", "") : basename(base));
+		collect_cols(pg, l->doc);
+		pg->n++;
+		return 0;
 	}
-	if (cmp_node_load(path, &l->node, err, sizeof(err))) {
-		json_free(l->doc);
-		l->doc = NULL;
-		return warning("skipping '%s': %s", path, err), -1;
-	}
-	snprintf(base, sizeof(base), "%s", path);
-	snprintf(l->name, sizeof(l->name), "%s",
-		 json_get_str(l->doc, "learner", NULL) ? json_get_str(l->doc, "learner", "")
-						       : basename(base));
-	collect_cols(pg, l->doc);
-	pg->n++;
-	return 0;
+	json_free(l->doc);
+	l->doc = NULL;
+	return -1;
 }
 
 static const char *const page_style =
