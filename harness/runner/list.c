@@ -257,14 +257,13 @@ static void print_human(const struct run_state *rs)
 			       "rule named; README.md, \"How a verdict is made\")"));
 	for (i = 0; i < rs->nlabs; i++) {
 		const struct lab_entry *lab = &rs->labs[i];
-		const struct json *c;
 
 		printf("\nlab-%s  %s\n", lab->id, msg_lab_title(lab->id, lab->title));
 		if (lab->desc_error[0]) {
 			printf("  error: %s\n", lab->desc_error);
 			continue;
 		}
-		for (c = json_get(lab->desc, "claims")->child; c; c = c->next) {
+		for (const struct json *c = json_get(lab->desc, "claims")->child; c; c = c->next) {
 			printf("\n");
 			human_claim(c);
 		}
