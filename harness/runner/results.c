@@ -1035,9 +1035,8 @@ void results_unload(struct learn_results *r)
  * since their titles point into it.  `more` is consumed. */
 void results_merge(struct learn_results *r, struct learn_results *more)
 {
-	struct lab_entry *labs;
-
-	labs = realloc(r->labs, (size_t)(r->nlabs + more->nlabs + 1) * sizeof(*labs));
+	struct lab_entry *labs = realloc(r->labs, (size_t)(r->nlabs + more->nlabs + 1) *
+					 sizeof(*labs));
 	if (!labs || r->nmore == LEARN_MAX_MORE) {
 		r->labs = labs ? labs : r->labs;
 		results_unload(more);

@@ -251,12 +251,10 @@ static void describe_lab(struct run_state *rs, struct lab_entry *e)
  * does not exist. */
 int discover_labs(struct run_state *rs)
 {
-	int rc;
+	int rc = scan_dir(rs);
 
-	rc = scan_dir(rs);
-	if (rc)
-		return rc;
-	rc = select_labs(rs);
+	if (!rc)
+		rc = select_labs(rs);
 	if (rc)
 		return rc;
 	for (int i = 0; i < rs->nlabs && !runner_stop_signal; i++)
