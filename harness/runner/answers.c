@@ -23,9 +23,7 @@
 
 static int all_digits(const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (!isdigit((unsigned char)s[i]))
 			return 0;
 	return n > 0;
@@ -118,12 +116,10 @@ static const struct sec_kind question_kind = {
 
 static int to_question(struct sec_doc *d, struct sec_section *s, struct ans_question *q)
 {
-	int i;
-
 	(void)d;
 	snprintf(q->id, sizeof(q->id), "%s", s->id);
 	q->line = s->line;
-	for (i = 0; i < s->nf; i++) {
+	for (int i = 0; i < s->nf; i++) {
 		struct sec_field *f = &s->f[i];
 
 		if (f->key == Q_PROMPT_EN || f->key == Q_PROMPT_ZH)
@@ -136,12 +132,10 @@ static int to_question(struct sec_doc *d, struct sec_section *s, struct ans_ques
 
 static void question_free(struct ans_question *q)
 {
-	int i;
-
-	for (i = 0; i < q->nclaims; i++)
+	for (int i = 0; i < q->nclaims; i++)
 		free(q->claims[i]);
 	free(q->claims);
-	for (i = 0; i < ANS_NLANGS; i++) {
+	for (int i = 0; i < ANS_NLANGS; i++) {
 		free(q->prompt[i]);
 		free(q->answer[i]);
 	}
@@ -149,9 +143,7 @@ static void question_free(struct ans_question *q)
 
 void ans_chapter_free(struct ans_chapter *c)
 {
-	int i;
-
-	for (i = 0; i < c->n; i++)
+	for (int i = 0; i < c->n; i++)
 		question_free(&c->q[i]);
 	free(c->q);
 	free(c->title);
@@ -162,7 +154,6 @@ void ans_chapter_free(struct ans_chapter *c)
 static int to_chapter(struct sec_doc *d, struct ans_chapter *c)
 {
 	const char *rest = d->title + strlen(d->prefix) + 1; /* after "chN:" */
-	int i;
 
 	snprintf(c->id, sizeof(c->id), "%s", d->prefix);
 	c->title = strdup(rest + strspn(rest, " "));
@@ -172,7 +163,7 @@ static int to_chapter(struct sec_doc *d, struct ans_chapter *c)
 		return sec_error(d, 1, "out of memory");
 	if (!d->ns)
 		return sec_error(d, d->title_line, "chapter %s has no question", c->id);
-	for (i = 0; i < d->ns; i++, c->n++)
+	for (int i = 0; i < d->ns; i++, c->n++)
 		if (to_question(d, &d->s[i], &c->q[i])) {
 			c->n++;
 			return -1;
@@ -224,13 +215,12 @@ static const struct sec_key hint_keys[] = {
 static int hint_id_ok(const char *s, const char *prefix)
 {
 	const char *dot = strchr(s, '.');
-	size_t i;
 
 	if (!dot)
 		return lab_id_ok(s, prefix);
 	if (dot - s != 2 || !all_digits(s, 2) || !dot[1] || strlen(s) >= 32)
 		return 0;
-	for (i = 1; dot[i]; i++)
+	for (size_t i = 1; dot[i]; i++)
 		if (!isalnum((unsigned char)dot[i]) && dot[i] != '-' && dot[i] != '_')
 			return 0;
 	return 1;
@@ -302,7 +292,6 @@ static int planned_claim(struct sec_doc *d, const struct ans_set *s, const char 
 static int to_planned_lab(struct sec_doc *d, struct ans_set *set, struct sec_section *s)
 {
 	struct ans_planned_lab *l = &set->planned[set->nplanned];
-	int i;
 
 	memset(l, 0, sizeof(*l));
 	snprintf(l->id, sizeof(l->id), "%.7s", s->id);
@@ -311,7 +300,7 @@ static int to_planned_lab(struct sec_doc *d, struct ans_set *set, struct sec_sec
 	if (!l->claims)
 		return sec_error(d, s->line, "out of memory");
 	set->nplanned++; /* owned by the set from here on, for freeing */
-	for (i = 0; i < s->nf; i++) {
+	for (int i = 0; i < s->nf; i++) {
 		if (s->f[i].key == P_TITLE)
 			l->title = sec_take(&s->f[i]);
 		else if (planned_claim(d, set, l->id, &s->f[i], &l->claims[l->n++]))
@@ -347,9 +336,7 @@ static int to_hint_lab(struct sec_doc *d, struct ans_set *set, struct sec_sectio
 
 static void planned_free(struct ans_planned_lab *l)
 {
-	int k;
-
-	for (k = 0; k < l->n; k++) {
+	for (int k = 0; k < l->n; k++) {
 		free(l->claims[k].text);
 		free(l->claims[k].questions);
 	}
@@ -359,10 +346,8 @@ static void planned_free(struct ans_planned_lab *l)
 
 static void hints_free(struct ans_hint_lab *h)
 {
-	int k, lang;
-
-	for (lang = 0; lang < ANS_NLANGS; lang++) {
-		for (k = 0; h->hint[lang] && h->hint[lang][k]; k++)
+	for (int lang = 0; lang < ANS_NLANGS; lang++) {
+		for (int k = 0; h->hint[lang] && h->hint[lang][k]; k++)
 			free(h->hint[lang][k]);
 		free(h->hint[lang]);
 	}
@@ -417,13 +402,11 @@ int ans_parse_hints(const char *text, size_t len, const char *name,
 
 void ans_set_free(struct ans_set *s)
 {
-	int i;
-
-	for (i = 0; i < s->nch; i++)
+	for (int i = 0; i < s->nch; i++)
 		ans_chapter_free(&s->ch[i]);
-	for (i = 0; i < s->nplanned; i++)
+	for (int i = 0; i < s->nplanned; i++)
 		planned_free(&s->planned[i]);
-	for (i = 0; i < s->nhints; i++)
+	for (int i = 0; i < s->nhints; i++)
 		hints_free(&s->hints[i]);
 	free(s->ch);
 	free(s->planned);
@@ -434,9 +417,7 @@ void ans_set_free(struct ans_set *s)
 
 const struct ans_chapter *ans_find_chapter(const struct ans_set *s, const char *id)
 {
-	int i;
-
-	for (i = 0; i < s->nch; i++)
+	for (int i = 0; i < s->nch; i++)
 		if (!strcmp(s->ch[i].id, id))
 			return &s->ch[i];
 	return NULL;
@@ -444,10 +425,8 @@ const struct ans_chapter *ans_find_chapter(const struct ans_set *s, const char *
 
 const struct ans_question *ans_find_question(const struct ans_set *s, const char *id)
 {
-	int i, k;
-
-	for (i = 0; i < s->nch; i++)
-		for (k = 0; k < s->ch[i].n; k++)
+	for (int i = 0; i < s->nch; i++)
+		for (int k = 0; k < s->ch[i].n; k++)
 			if (!strcmp(s->ch[i].q[k].id, id))
 				return &s->ch[i].q[k];
 	return NULL;
@@ -455,9 +434,7 @@ const struct ans_question *ans_find_question(const struct ans_set *s, const char
 
 const struct ans_planned_lab *ans_find_planned_lab(const struct ans_set *s, const char *lab)
 {
-	int i;
-
-	for (i = 0; i < s->nplanned; i++)
+	for (int i = 0; i < s->nplanned; i++)
 		if (!strcmp(s->planned[i].id, lab))
 			return &s->planned[i];
 	return NULL;
@@ -465,10 +442,8 @@ const struct ans_planned_lab *ans_find_planned_lab(const struct ans_set *s, cons
 
 const struct ans_planned_claim *ans_find_planned(const struct ans_set *s, const char *claim)
 {
-	int i, k;
-
-	for (i = 0; i < s->nplanned; i++)
-		for (k = 0; k < s->planned[i].n; k++)
+	for (int i = 0; i < s->nplanned; i++)
+		for (int k = 0; k < s->planned[i].n; k++)
 			if (!strcmp(s->planned[i].claims[k].id, claim))
 				return &s->planned[i].claims[k];
 	return NULL;
@@ -476,9 +451,7 @@ const struct ans_planned_claim *ans_find_planned(const struct ans_set *s, const 
 
 const struct ans_hint_lab *ans_find_hints(const struct ans_set *s, const char *lab)
 {
-	int i;
-
-	for (i = 0; i < s->nhints; i++)
+	for (int i = 0; i < s->nhints; i++)
 		if (!strcmp(s->hints[i].id, lab))
 			return &s->hints[i];
 	return NULL;
@@ -490,7 +463,7 @@ static int load_chapter(const char *path, struct ans_set *s, char *err, size_t e
 	struct ans_chapter c, *grown;
 	size_t len;
 	char *text = sec_read_file(path, &len, err, errlen);
-	int rc, i;
+	int rc;
 
 	if (!text)
 		return -1;
@@ -498,7 +471,7 @@ static int load_chapter(const char *path, struct ans_set *s, char *err, size_t e
 	free(text);
 	if (rc)
 		return -1;
-	for (i = 0; i < c.n; i++)
+	for (int i = 0; i < c.n; i++)
 		if (ans_find_chapter(s, c.id) || ans_find_question(s, c.q[i].id)) {
 			snprintf(err, errlen, "%s:%d: %s is also defined in an earlier file",
 				 path, c.q[i].line, ans_find_chapter(s, c.id) ? c.id : c.q[i].id);
@@ -540,7 +513,6 @@ int ans_load_dir(const char *dir, struct ans_set *s, char *err, size_t errlen)
 {
 	char pattern[4096];
 	glob_t g;
-	size_t i;
 	int rc = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -549,7 +521,7 @@ int ans_load_dir(const char *dir, struct ans_set *s, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: no chapter file (ch*.md) there", dir);
 		return -1;
 	}
-	for (i = 0; i < g.gl_pathc && !rc; i++)
+	for (size_t i = 0; i < g.gl_pathc && !rc; i++)
 		rc = load_chapter(g.gl_pathv[i], s, err, errlen);
 	globfree(&g);
 	if (!rc)

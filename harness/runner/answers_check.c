@@ -79,10 +79,10 @@ static int question_add(struct ans_question *q, const char *claim)
 static void unmap_lab(struct ans_set *s, const char *lab)
 {
 	char owner[16];
-	int i, k, j, n;
+	int j, n;
 
-	for (i = 0; i < s->nch; i++)
-		for (k = 0; k < s->ch[i].n; k++) {
+	for (int i = 0; i < s->nch; i++)
+		for (int k = 0; k < s->ch[i].n; k++) {
 			struct ans_question *q = &s->ch[i].q[k];
 
 			for (j = 0, n = 0; j < q->nclaims; j++) {
@@ -98,9 +98,7 @@ static void unmap_lab(struct ans_set *s, const char *lab)
 
 int ans_map_lab(const struct ans_set *s, const char *lab)
 {
-	int i;
-
-	for (i = 0; i < s->nmapped; i++)
+	for (int i = 0; i < s->nmapped; i++)
 		if (!strcmp(s->mapped[i], lab))
 			return 1;
 	return 0;
@@ -158,14 +156,13 @@ int ans_map_claim(struct ans_set *s, const char *lab, const char *claim,
 int ans_map_planned(struct ans_set *s)
 {
 	struct map_ctx m;
-	int i, k;
 
-	for (i = 0; i < s->nplanned; i++) {
+	for (int i = 0; i < s->nplanned; i++) {
 		const struct ans_planned_lab *l = &s->planned[i];
 
 		if (ans_map_lab(s, l->id))
 			continue;
-		for (k = 0; k < l->n; k++) {
+		for (int k = 0; k < l->n; k++) {
 			m.s = s;
 			m.claim = l->claims[k].id;
 			m.backed = 0;
@@ -178,13 +175,11 @@ int ans_map_planned(struct ans_set *s)
 
 void ans_map_clear(struct ans_set *s)
 {
-	int i, k, j;
-
-	for (i = 0; i < s->nch; i++)
-		for (k = 0; k < s->ch[i].n; k++) {
+	for (int i = 0; i < s->nch; i++)
+		for (int k = 0; k < s->ch[i].n; k++) {
 			struct ans_question *q = &s->ch[i].q[k];
 
-			for (j = 0; j < q->nclaims; j++)
+			for (int j = 0; j < q->nclaims; j++)
 				free(q->claims[j]);
 			free(q->claims);
 			q->claims = NULL;
@@ -200,9 +195,7 @@ void ans_map_clear(struct ans_set *s)
 
 static int built_lab(const struct ans_built *b, int nb, const char *lab)
 {
-	int i;
-
-	for (i = 0; i < nb; i++)
+	for (int i = 0; i < nb; i++)
 		if (!strcmp(b[i].lab, lab))
 			return 1;
 	return 0;

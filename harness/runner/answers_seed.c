@@ -70,9 +70,7 @@ static const struct ans_seed *sorting;
 
 static int run_cmp(const uint32_t *a, const uint32_t *b, size_t min)
 {
-	size_t k;
-
-	for (k = 0; k < min; k++)
+	for (size_t k = 0; k < min; k++)
 		if (a[k] != b[k])
 			return a[k] < b[k] ? -1 : 1;
 	return 0;
@@ -87,8 +85,6 @@ static int at_cmp(const void *x, const void *y)
 int ans_seed_init(const char *name, const char *text, size_t len, size_t min,
 		  struct ans_seed *sd, char *err, size_t errlen)
 {
-	size_t i;
-
 	memset(sd, 0, sizeof(*sd));
 	snprintf(sd->name, sizeof(sd->name), "%s", name);
 	sd->min = min ? min : 1;
@@ -100,7 +96,7 @@ int ans_seed_init(const char *name, const char *text, size_t len, size_t min,
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -1;
 	}
-	for (i = 0; i < sd->nat; i++)
+	for (size_t i = 0; i < sd->nat; i++)
 		sd->at[i] = i;
 	sorting = sd;
 	qsort(sd->at, sd->nat, sizeof(*sd->at), at_cmp);

@@ -75,9 +75,8 @@ static void parse_baseline(struct baseline_opts *o, int argc, char **argv)
 static int check_same_type(const struct cmp_node *nodes, int n)
 {
 	char a[200], b[200];
-	int i;
 
-	for (i = 1; i < n; i++) {
+	for (int i = 1; i < n; i++) {
 		const struct cmp_node *x = &nodes[0], *y = &nodes[i];
 
 		cmp_key_text(&x->key, a, sizeof(a));
@@ -123,11 +122,9 @@ static void write_stats(struct json_writer *w, const struct cmp_ref_fig *f)
 
 static void write_runs(struct json_writer *w, const struct cmp_node *nodes, int n)
 {
-	int i;
-
 	jw_key(w, "runs");
 	jw_arr_begin(w);
-	for (i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "path", nodes[i].path);
 		jw_kstr(w, "started", nodes[i].started);
@@ -141,14 +138,12 @@ static void write_runs(struct json_writer *w, const struct cmp_node *nodes, int 
 
 static void write_machine(struct json_writer *w, const struct cmp_ref *r)
 {
-	int i, v;
-
 	jw_key(w, "machine");
 	jw_obj_begin(w);
-	for (i = 0; i < r->nfact; i++) {
+	for (int i = 0; i < r->nfact; i++) {
 		jw_key(w, r->fact[i].name);
 		jw_obj_begin(w);
-		for (v = 0; v < r->fact[i].nvalues; v++)
+		for (int v = 0; v < r->fact[i].nvalues; v++)
 			jw_kint(w, r->fact[i].value[v], r->fact[i].count[v]);
 		jw_obj_end(w);
 	}
@@ -157,18 +152,16 @@ static void write_machine(struct json_writer *w, const struct cmp_ref *r)
 
 static void write_claims(struct json_writer *w, const struct cmp_ref *r)
 {
-	int i, v;
-
 	jw_key(w, "claims");
 	jw_arr_begin(w);
-	for (i = 0; i < r->nclaim; i++) {
+	for (int i = 0; i < r->nclaim; i++) {
 		const struct cmp_ref_fig *f = cmp_ref_figure(r, r->claim[i].id);
 
 		jw_obj_begin(w);
 		jw_kstr(w, "id", r->claim[i].id);
 		jw_key(w, "verdicts");
 		jw_obj_begin(w);
-		for (v = 0; v < CMP_NVERDICTS; v++)
+		for (int v = 0; v < CMP_NVERDICTS; v++)
 			if (r->claim[i].count[v])
 				jw_kint(w, cmp_verdict_words[v], r->claim[i].count[v]);
 		jw_obj_end(w);
@@ -186,7 +179,6 @@ static void write_baseline(struct json_writer *w, const struct cmp_ref *r,
 			   const struct cmp_node *nodes, int n)
 {
 	char now[32];
-	int i;
 
 	learn_iso_now(now, sizeof(now));
 	jw_obj_begin(w);
@@ -203,7 +195,7 @@ static void write_baseline(struct json_writer *w, const struct cmp_ref *r,
 	write_claims(w, r);
 	jw_key(w, "figures");
 	jw_arr_begin(w);
-	for (i = 0; i < r->nfig; i++) {
+	for (int i = 0; i < r->nfig; i++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "key", r->fig[i].key);
 		write_stats(w, &r->fig[i]);
@@ -336,8 +328,6 @@ static int load_claims(struct cmp_ref *r, const struct json *claims)
  * memory. */
 static int load_values(struct cmp_ref_fig *f, const struct json *values)
 {
-	const struct json *v;
-
 	if (!values)
 		return 0;
 	if (values->type != JSON_ARR)
@@ -345,7 +335,7 @@ static int load_values(struct cmp_ref_fig *f, const struct json *values)
 	f->values = malloc((values->count + 1) * sizeof(*f->values));
 	if (!f->values)
 		return -1;
-	for (v = values->child; v; v = v->next) {
+	for (const struct json *v = values->child; v; v = v->next) {
 		if (v->type != JSON_NUM || !isfinite(v->num))
 			return -1;
 		f->values[f->nvalues++] = v->num;
@@ -355,9 +345,7 @@ static int load_values(struct cmp_ref_fig *f, const struct json *values)
 
 static int load_figures(struct cmp_ref *r, const struct json *figs)
 {
-	const struct json *e;
-
-	for (e = figs->child; e; e = e->next) {
+	for (const struct json *e = figs->child; e; e = e->next) {
 		struct cmp_ref_fig *f = &r->fig[r->nfig];
 		double median = json_get_num(e, "median", NAN);
 

@@ -49,9 +49,7 @@ static void put(FILE *f, const char *s)
 
 static void add_col(const char **cols, int *n, const char *id)
 {
-	int i;
-
-	for (i = 0; i < *n; i++)
+	for (int i = 0; i < *n; i++)
 		if (!strcmp(cols[i], id))
 			return;
 	if (*n < CLASS_MAX_COLS)
@@ -106,22 +104,19 @@ static int load_learner(struct class_page *pg, const char *path)
 	if (strcmp(json_get_str(l->doc, "schema", ""), "dmalab-results/1")) {
 		warning("skipping '%s': not a run's results.json (its schema is '%s')", path,
 			json_get_str(l->doc, "schema", ""));
-		json_free(l->doc);
-		l->doc = NULL;
-		return -1;
+	} else if (cmp_node_load(path, &l->node, err, sizeof(err))) {
+		warning("skipping '%s': %s", path, err);
+	} else {
+		snprintf(base, sizeof(base), "%s", path);
+		snprintf(l->name, sizeof(l->name), "%s", json_get_str(l->doc, "learner", NULL) ?
+			 json_get_str(l->doc, "learner", "") : basename(base));
+		collect_cols(pg, l->doc);
+		pg->n++;
+		return 0;
 	}
-	if (cmp_node_load(path, &l->node, err, sizeof(err))) {
-		json_free(l->doc);
-		l->doc = NULL;
-		return warning("skipping '%s': %s", path, err), -1;
-	}
-	snprintf(base, sizeof(base), "%s", path);
-	snprintf(l->name, sizeof(l->name), "%s",
-		 json_get_str(l->doc, "learner", NULL) ? json_get_str(l->doc, "learner", "")
-						       : basename(base));
-	collect_cols(pg, l->doc);
-	pg->n++;
-	return 0;
+	json_free(l->doc);
+	l->doc = NULL;
+	return -1;
 }
 
 static const char *const page_style =
@@ -135,17 +130,15 @@ static const char *const page_style =
 
 static void exercises_table(FILE *f, const struct class_page *pg)
 {
-	int i, k;
-
 	fprintf(f, "<h2 id=\"exercises\">Exercises</h2>\n<table><tr><th>learner</th>");
-	for (k = 0; k < pg->nex; k++)
+	for (int k = 0; k < pg->nex; k++)
 		fprintf(f, "<th>"), put(f, pg->ex[k]), fprintf(f, "</th>");
 	fprintf(f, "<th>done</th></tr>\n");
-	for (i = 0; i < pg->n; i++) {
+	for (int i = 0; i < pg->n; i++) {
 		int done = 0;
 
 		fprintf(f, "<tr><td>"), put(f, pg->l[i].name), fprintf(f, "</td>");
-		for (k = 0; k < pg->nex; k++) {
+		for (int k = 0; k < pg->nex; k++) {
 			const struct json *e = exercise_of(pg->l[i].doc, pg->ex[k]);
 			const char *st = e ? json_get_str(e, "state", "?") : "not_listed";
 
@@ -162,19 +155,17 @@ static void exercises_table(FILE *f, const struct class_page *pg)
 
 static void predictions_table(FILE *f, const struct class_page *pg)
 {
-	int i, k;
-
 	fprintf(f, "<h2 id=\"predictions\">Predictions</h2>\n<p>%s.</p>\n<table><tr>"
 		"<th>learner</th>", PREDICT_RULE);
-	for (k = 0; k < pg->npred; k++)
+	for (int k = 0; k < pg->npred; k++)
 		fprintf(f, "<th>"), put(f, pg->pred[k]), fprintf(f, "</th>");
 	fprintf(f, "<th>mean</th></tr>\n");
-	for (i = 0; i < pg->n; i++) {
+	for (int i = 0; i < pg->n; i++) {
 		double sum = 0;
 		int scored = 0;
 
 		fprintf(f, "<tr><td>"), put(f, pg->l[i].name), fprintf(f, "</td>");
-		for (k = 0; k < pg->npred; k++) {
+		for (int k = 0; k < pg->npred; k++) {
 			const struct json *p = lab_item(pg->l[i].doc, "predictions", pg->pred[k]);
 			double s = p ? json_get_num(p, "score", NAN) : NAN;
 
@@ -228,12 +219,10 @@ static void questions_row(FILE *f, const struct learner *l)
 
 static void questions_table(FILE *f, const struct class_page *pg)
 {
-	int i;
-
 	fprintf(f, "<h2 id=\"questions\">Questions each machine confirmed</h2>\n<table><tr>"
 		"<th>learner</th><th>host</th><th>machine</th><th>confirmed</th>"
 		"<th>of the chapters' questions in the run</th></tr>\n");
-	for (i = 0; i < pg->n; i++)
+	for (int i = 0; i < pg->n; i++)
 		questions_row(f, &pg->l[i]);
 	fprintf(f, "</table>\n");
 }
@@ -271,9 +260,7 @@ static int by_name(const void *a, const void *b)
  * both are on the page, and the trainer is told (pg->l sorted by name). */
 static void warn_same_learner(const struct class_page *pg)
 {
-	int i;
-
-	for (i = 1; i < pg->n; i++)
+	for (int i = 1; i < pg->n; i++)
 		if (!strcmp(pg->l[i].name, pg->l[i - 1].name))
 			warning("the learner '%s' has two runs here ('%s' and '%s'): both are "
 				"on the page", pg->l[i].name, pg->l[i - 1].node.path,
@@ -328,9 +315,9 @@ int cmd_class(int argc, char **argv)
 	char pat[PATH_MAX], def[PATH_MAX];
 	struct stat st;
 	glob_t g;
-	int i, rc;
+	int rc;
 
-	for (i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return class_usage(0);
 		if (!strcmp(argv[i], "--out") && i + 1 < argc)

@@ -221,8 +221,6 @@ static int by_severity(const void *a, const void *b)
 int cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int either,
 	      struct cmp_result *res)
 {
-	int i;
-
 	memset(res, 0, sizeof(*res));
 	res->node = n;
 	res->ref = ref;
@@ -233,12 +231,12 @@ int cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int eit
 	res->item = calloc((size_t)(n->nfig + n->nclaim) + 1, sizeof(*res->item));
 	if (!res->item)
 		return -1;
-	for (i = 0; i < n->nfig; i++)
+	for (int i = 0; i < n->nfig; i++)
 		judge_figure(res, &n->fig[i], ref, pct, either);
-	for (i = 0; i < n->nclaim; i++)
+	for (int i = 0; i < n->nclaim; i++)
 		judge_claim(res, &n->claim[i], ref);
 	qsort(res->item, (size_t)res->nitem, sizeof(*res->item), by_severity);
-	for (i = 0; i < res->nitem; i++) {
+	for (int i = 0; i < res->nitem; i++) {
 		struct cmp_item *it = &res->item[i];
 
 		res->nbad += it->bad;
@@ -342,9 +340,7 @@ static int check_baseline_keys(const struct compare_run *cr)
 
 static const struct cmp_ref *group_of(const struct compare_run *cr, const struct cmp_node *n)
 {
-	int g;
-
-	for (g = 0; g < cr->ngroups; g++)
+	for (int g = 0; g < cr->ngroups; g++)
 		if (cmp_key_equal(&cr->groups[g].key, &n->key) && cr->groups[g].quick == n->quick)
 			return &cr->groups[g];
 	return NULL;
@@ -355,14 +351,14 @@ static int build_groups(struct compare_run *cr)
 {
 	struct cmp_node **members = calloc((size_t)cr->n + 1, sizeof(*members));
 	char key[200];
-	int i, k, m;
+	int k, m;
 
 	cr->groups = calloc((size_t)cr->n + 1, sizeof(*cr->groups));
 	if (!members || !cr->groups) {
 		free(members);
 		return error("out of memory grouping %d nodes", cr->n);
 	}
-	for (i = 0; i < cr->n; i++) {
+	for (int i = 0; i < cr->n; i++) {
 		const struct cmp_node *lead = &cr->nodes[i];
 		int first = 1;
 
@@ -392,10 +388,8 @@ static int build_groups(struct compare_run *cr)
 /* Two files of one node (same host and GPUs) are both judged, but said. */
 static void warn_duplicates(const struct compare_run *cr)
 {
-	int i, k;
-
-	for (i = 0; i < cr->n; i++)
-		for (k = 0; k < i; k++) {
+	for (int i = 0; i < cr->n; i++)
+		for (int k = 0; k < i; k++) {
 			const struct cmp_node *a = &cr->nodes[i], *b = &cr->nodes[k];
 			int same = !strcmp(a->host, b->host) && a->key.ngpus == b->key.ngpus, g;
 
@@ -475,13 +469,11 @@ static int report(struct compare_run *cr)
 
 static void compare_free(struct compare_run *cr)
 {
-	int i;
-
-	for (i = 0; cr->res && i < cr->n; i++)
+	for (int i = 0; cr->res && i < cr->n; i++)
 		cmp_result_free(&cr->res[i]);
-	for (i = 0; i < cr->ngroups; i++)
+	for (int i = 0; i < cr->ngroups; i++)
 		cmp_ref_free(&cr->groups[i]);
-	for (i = 0; i < cr->n; i++)
+	for (int i = 0; i < cr->n; i++)
 		cmp_node_free(&cr->nodes[i]);
 	cmp_ref_free(&cr->baseline);
 	free(cr->res);

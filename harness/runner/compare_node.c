@@ -53,11 +53,10 @@ int cmp_same_file(const char *a, const char *b)
 int cmp_word_in(const char *list, const char *word)
 {
 	size_t n = word ? strlen(word) : 0;
-	const char *p;
 
 	if (!n || strchr(word, ' '))
 		return 0;
-	for (p = list; (p = strstr(p, word)); p += n)
+	for (const char *p = list; (p = strstr(p, word)); p += n)
 		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
 			return 1;
 	return 0;
@@ -80,9 +79,7 @@ static void add_fact(struct cmp_node *n, const char *name, const char *fmt, ...)
 
 const char *cmp_node_fact(const struct cmp_node *n, const char *name)
 {
-	int i;
-
-	for (i = 0; i < n->nfact; i++)
+	for (int i = 0; i < n->nfact; i++)
 		if (!strcmp(n->fact[i].name, name))
 			return n->fact[i].value;
 	return NULL;
@@ -258,10 +255,8 @@ static void add_figure(struct cmp_node *n, const char *key, const char *unit, do
 
 static void load_claims(struct cmp_node *n, const struct learn_results *r)
 {
-	int i, k;
-
-	for (i = 0; i < r->nlabs; i++)
-		for (k = 0; k < r->labs[i].nclaims; k++) {
+	for (int i = 0; i < r->nlabs; i++)
+		for (int k = 0; k < r->labs[i].nclaims; k++) {
 			const struct claim *c = &r->labs[i].claims[k];
 			struct cmp_claim *cc = &n->claim[n->nclaim++];
 
@@ -313,10 +308,9 @@ static void count_entries(const struct learn_results *r, const struct json *labs
 			  size_t *nclaims, size_t *nfacts)
 {
 	const struct json *lab, *facts;
-	int i;
 
 	*nclaims = *nfacts = 0;
-	for (i = 0; i < r->nlabs; i++)
+	for (int i = 0; i < r->nlabs; i++)
 		*nclaims += (size_t)r->labs[i].nclaims;
 	for (lab = labs->child; lab; lab = lab->next)
 		if ((facts = json_get(lab, "facts")) && facts->type == JSON_OBJ)
@@ -363,9 +357,7 @@ void cmp_node_free(struct cmp_node *n)
 
 const struct cmp_figure *cmp_node_figure(const struct cmp_node *n, const char *key)
 {
-	int i;
-
-	for (i = 0; i < n->nfig; i++)
+	for (int i = 0; i < n->nfig; i++)
 		if (!strcmp(n->fig[i].key, key))
 			return &n->fig[i];
 	return NULL;

@@ -55,10 +55,9 @@ static void item_text(const struct cmp_item *it, const struct cmp_ref *ref, char
 static void node_gpus(const struct cmp_node *n, char *buf, size_t len)
 {
 	size_t used = 0;
-	int g;
 
 	buf[0] = '\0';
-	for (g = 0; g < n->key.ngpus && g < CMP_MAX_GPUS && used < len; g++)
+	for (int g = 0; g < n->key.ngpus && g < CMP_MAX_GPUS && used < len; g++)
 		used += (size_t)snprintf(buf + used, len - used, "%sGPU %d %s%s%s", g ? ", " : "",
 					 n->gpu[g].index, n->gpu[g].uuid, *n->gpu[g].uuid ? " at " : "",
 					 n->gpu[g].bdf);
@@ -73,11 +72,10 @@ static int rank_of(const struct cmp_result *r)
 static void column_widths(const struct cmp_result *res, int n, int *hw, int *kw)
 {
 	char key[200];
-	int i;
 
 	*hw = 4;
 	*kw = 12;
-	for (i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		int h = (int)strlen(res[i].node->host);
 
 		cmp_key_text(&res[i].node->key, key, sizeof(key));
@@ -89,13 +87,13 @@ static void column_widths(const struct cmp_result *res, int n, int *hw, int *kw)
 static void print_table(FILE *f, const struct cmp_result *res, int n)
 {
 	char key[200], worst[400];
-	int hw, kw, rank, i;
+	int hw, kw;
 
 	column_widths(res, n, &hw, &kw);
 	fprintf(f, "%-*s  %-*s  %-8s  %7s  %5s  %s\n", hw, "host", kw, "machine type", "status",
 		"flagged", "notes", "worst");
-	for (rank = 0; rank < 3; rank++)
-		for (i = 0; i < n; i++) {
+	for (int rank = 0; rank < 3; rank++)
+		for (int i = 0; i < n; i++) {
 			const struct cmp_result *r = &res[i];
 
 			if (rank_of(r) != rank)
@@ -111,11 +109,9 @@ static void print_table(FILE *f, const struct cmp_result *res, int n)
 
 static int same_causes(const struct cmp_item *a, const struct cmp_item *b)
 {
-	int c;
-
 	if (a->ncauses != b->ncauses)
 		return 0;
-	for (c = 0; c < a->ncauses; c++)
+	for (int c = 0; c < a->ncauses; c++)
 		if (strcmp(a->cause[c], b->cause[c]))
 			return 0;
 	return 1;
@@ -135,8 +131,6 @@ static const char *figure_judgement(const struct cmp_item *it)
 static void print_item(FILE *f, const struct cmp_item *it, const struct cmp_item *next,
 		       const struct cmp_ref *ref)
 {
-	int c;
-
 	if (it->is_verdict)
 		fprintf(f, "  %-26s verdict %s, %s's %s: %s\n", it->key, verdict_word(it->verdict),
 			ref->word, verdict_word(it->ref_verdict), it->change);
@@ -146,7 +140,7 @@ static void print_item(FILE *f, const struct cmp_item *it, const struct cmp_item
 			it->pct, it->low ? "low" : "high", figure_judgement(it));
 	if (next && same_causes(it, next))
 		return;
-	for (c = 0; c < it->ncauses; c++)
+	for (int c = 0; c < it->ncauses; c++)
 		fprintf(f, "    %s %s\n", c ? "          " : "likely cause:", it->cause[c]);
 }
 
@@ -155,9 +149,8 @@ static void print_item(FILE *f, const struct cmp_item *it, const struct cmp_item
 static void print_details(FILE *f, const struct cmp_result *res, int n, int notes)
 {
 	char key[200], gpus[600];
-	int i, k;
 
-	for (i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		const struct cmp_result *r = &res[i];
 		int shown = notes ? r->nitem : r->nbad;
 
@@ -167,7 +160,7 @@ static void print_details(FILE *f, const struct cmp_result *res, int n, int note
 		node_gpus(r->node, gpus, sizeof(gpus));
 		fprintf(f, "\n%s: %s%s%s (%s)\n", r->node->host, key, *gpus ? ", " : "", gpus,
 			r->node->path);
-		for (k = 0; k < shown; k++) {
+		for (int k = 0; k < shown; k++) {
 			if (k == r->nbad)
 				fprintf(f, "  notes (not bad: better, no bad direction, or a verdict "
 					"that changed otherwise):\n");
@@ -245,15 +238,13 @@ static void write_range(struct json_writer *w, const char *key, double lo, doubl
 
 static void write_group(struct json_writer *w, const struct cmp_ref *r)
 {
-	int i;
-
 	jw_obj_begin(w);
 	jw_kstr(w, "name", r->name);
 	cmp_write_key(w, &r->key, r->quick);
 	jw_kint(w, "runs", r->nruns);
 	jw_key(w, "figures");
 	jw_arr_begin(w);
-	for (i = 0; i < r->nfig; i++) {
+	for (int i = 0; i < r->nfig; i++) {
 		const struct cmp_ref_fig *f = &r->fig[i];
 
 		jw_obj_begin(w);
@@ -276,7 +267,6 @@ static void write_group(struct json_writer *w, const struct cmp_ref *r)
 static void write_item(struct json_writer *w, const struct cmp_item *it, const struct cmp_ref *ref)
 {
 	char text[400];
-	int c;
 
 	item_text(it, ref, text, sizeof(text));
 	jw_obj_begin(w);
@@ -302,7 +292,7 @@ static void write_item(struct json_writer *w, const struct cmp_item *it, const s
 	jw_kbool(w, "explained", it->explained);
 	jw_key(w, "causes");
 	jw_arr_begin(w);
-	for (c = 0; c < it->ncauses; c++)
+	for (int c = 0; c < it->ncauses; c++)
 		jw_str(w, it->cause[c]);
 	jw_arr_end(w);
 	jw_obj_end(w);
@@ -311,11 +301,9 @@ static void write_item(struct json_writer *w, const struct cmp_item *it, const s
 /* Every figure of the node beside its reference, flagged or not. */
 static void write_figures(struct json_writer *w, const struct cmp_result *r)
 {
-	int i;
-
 	jw_key(w, "figures");
 	jw_arr_begin(w);
-	for (i = 0; r->ref && i < r->node->nfig; i++) {
+	for (int i = 0; r->ref && i < r->node->nfig; i++) {
 		const struct cmp_figure *f = &r->node->fig[i];
 		const struct cmp_ref_fig *rf = cmp_ref_figure(r->ref, f->key);
 
@@ -335,7 +323,6 @@ static void write_node(struct json_writer *w, const struct cmp_result *r)
 {
 	const struct cmp_node *n = r->node;
 	char worst[400] = "";
-	int g;
 
 	if (r->worst >= 0)
 		item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
@@ -345,7 +332,7 @@ static void write_node(struct json_writer *w, const struct cmp_result *r)
 	jw_kstr(w, "started", n->started);
 	jw_key(w, "gpus");
 	jw_arr_begin(w);
-	for (g = 0; g < n->key.ngpus && g < CMP_MAX_GPUS; g++) {
+	for (int g = 0; g < n->key.ngpus && g < CMP_MAX_GPUS; g++) {
 		jw_obj_begin(w);
 		jw_kint(w, "index", n->gpu[g].index);
 		jw_kstr(w, "name", n->gpu[g].name);
@@ -363,7 +350,7 @@ static void write_node(struct json_writer *w, const struct cmp_result *r)
 	jw_kstr(w, "worst", r->worst >= 0 ? worst : NULL);
 	jw_key(w, "items");
 	jw_arr_begin(w);
-	for (g = 0; g < r->nitem; g++)
+	for (int g = 0; g < r->nitem; g++)
 		write_item(w, &r->item[g], r->ref);
 	jw_arr_end(w);
 	write_figures(w, r);
@@ -406,7 +393,6 @@ void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
 		    const struct cmp_ref *baseline)
 {
 	char now[32];
-	int i;
 
 	learn_iso_now(now, sizeof(now));
 	jw_obj_begin(w);
@@ -431,12 +417,12 @@ void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
 	write_totals(w, res, n);
 	jw_key(w, "references");
 	jw_arr_begin(w);
-	for (i = 0; i < nrefs; i++)
+	for (int i = 0; i < nrefs; i++)
 		write_group(w, refs[i]);
 	jw_arr_end(w);
 	jw_key(w, "nodes");
 	jw_arr_begin(w);
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		write_node(w, &res[i]);
 	jw_arr_end(w);
 	jw_obj_end(w);

@@ -32,9 +32,7 @@ const char *const cmp_verdict_words[CMP_NVERDICTS] = {
 
 double cmp_mad(const double *v, int n, double median, double *scratch)
 {
-	int i;
-
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		scratch[i] = fabs(v[i] - median);
 	return lab_median(scratch, n);
 }
@@ -140,9 +138,7 @@ void cmp_spread(struct cmp_ref_fig *f, enum cmp_spread_rule rule)
 
 enum cmp_verdict cmp_verdict_parse(const char *word)
 {
-	int v;
-
-	for (v = 0; word && v < CMP_NVERDICTS; v++)
+	for (int v = 0; word && v < CMP_NVERDICTS; v++)
 		if (!strcmp(word, cmp_verdict_words[v]))
 			return (enum cmp_verdict)v;
 	return CMP_NVERDICTS;
@@ -199,20 +195,19 @@ static int fig_stats(struct cmp_ref_fig *rf, const struct fig_entry *e, int k, d
 		     enum cmp_spread_rule rule)
 {
 	double *v = scratch, *dev = scratch + k;
-	int i;
 
 	rf->values = malloc((size_t)k * sizeof(*rf->values));
 	if (!rf->values)
 		return -1;
 	rf->nvalues = k;
-	for (i = 0; i < k; i++)
+	for (int i = 0; i < k; i++)
 		rf->values[i] = e[i].f->value;
 	snprintf(rf->key, sizeof(rf->key), "%s", e[0].f->key);
 	snprintf(rf->unit, sizeof(rf->unit), "%s", e[0].f->unit);
 	rf->n = k;
 	rf->lo_min = INFINITY;
 	rf->hi_max = -INFINITY;
-	for (i = 0; i < k; i++) {
+	for (int i = 0; i < k; i++) {
 		const struct cmp_figure *f = e[i].f;
 
 		v[i] = f->value;
@@ -294,9 +289,7 @@ static int build_claims(struct cmp_ref *r, struct cmp_node *const *nodes, int n)
 
 static struct cmp_ref_fact *ref_fact_add(struct cmp_ref *r, const char *name)
 {
-	int i;
-
-	for (i = 0; i < r->nfact; i++)
+	for (int i = 0; i < r->nfact; i++)
 		if (!strcmp(r->fact[i].name, name))
 			return &r->fact[i];
 	if (r->nfact == CMP_MAX_FACTS)
@@ -322,13 +315,11 @@ static void ref_fact_count(struct cmp_ref_fact *f, const char *value)
 
 static int build_facts(struct cmp_ref *r, struct cmp_node *const *nodes, int n)
 {
-	int i, j;
-
 	r->fact = calloc(CMP_MAX_FACTS, sizeof(*r->fact));
 	if (!r->fact)
 		return -1;
-	for (i = 0; i < n; i++)
-		for (j = 0; j < nodes[i]->nfact; j++) {
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < nodes[i]->nfact; j++) {
 			struct cmp_ref_fact *f = ref_fact_add(r, nodes[i]->fact[j].name);
 
 			if (f)

@@ -109,10 +109,8 @@ static int parse_marker(const char *m, size_t n, struct ex_region *r, char *err,
  * with err when the block is opened and not closed. */
 static int find_stub(const char *t, size_t len, struct ex_region *r, char *err, size_t errlen)
 {
-	size_t pos;
-
 	r->stub_start = r->stub_end = 0;
-	for (pos = r->body_start; pos < r->body_end; pos = next_line(t, len, pos)) {
+	for (size_t pos = r->body_start; pos < r->body_end; pos = next_line(t, len, pos)) {
 		if (!r->stub_start && line_is(t, len, pos, STUB_BEGIN))
 			r->stub_start = next_line(t, len, pos);
 		else if (r->stub_start && line_is(t, len, pos, STUB_END)) {
@@ -132,7 +130,6 @@ static size_t scan_region(const char *t, size_t len, size_t pos, int line, struc
 			  char *err, size_t errlen)
 {
 	const char *m = strstr(t + pos, MARK_BEGIN), *close;
-	size_t p;
 
 	memset(r, 0, sizeof(*r));
 	r->line = line;
@@ -145,7 +142,7 @@ static size_t scan_region(const char *t, size_t len, size_t pos, int line, struc
 			 err, errlen))
 		return 0;
 	r->body_start = next_line(t, len, (size_t)(close - t));
-	for (p = r->body_start; p < len; p = next_line(t, len, p)) {
+	for (size_t p = r->body_start; p < len; p = next_line(t, len, p)) {
 		if (line_starts(t, len, p, MARK_BEGIN)) {
 			snprintf(err, errlen, "line %d: exercise %s is not ended before the next",
 				 line, r->id);
@@ -190,11 +187,10 @@ static char *rebuild(const char *t, size_t len, const struct ex_region *r, int n
 {
 	char *out = malloc(len + 1), *o = out;
 	size_t pos = 0;
-	int i;
 
 	if (!out)
 		return NULL;
-	for (i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		memcpy(o, t + pos, r[i].body_start - pos);
 		o += r[i].body_start - pos;
 		if (stubs) {
@@ -233,9 +229,9 @@ int ex_first_diff_line(const char *a, const char *b)
 int ex_directive_line(const char *t, size_t len, const struct ex_region *r, int n)
 {
 	size_t pos, p;
-	int i, line;
+	int line;
 
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		for (pos = r[i].body_start; pos < r[i].body_end; pos = next_line(t, len, pos)) {
 			p = pos + strspn(t + pos, " \t");
 			if (p < r[i].body_end && t[p] == '#') {

@@ -56,13 +56,12 @@ static const struct explain_row {
 static int key_matches(const char *filter, const char *key)
 {
 	char word[32];
-	const char *p;
 	int neg, any = 0;
 
 	if (!filter)
 		return 1;
 	neg = *filter == '!';
-	for (p = filter + neg; *p; p += strspn(p, " ")) {
+	for (const char *p = filter + neg; *p; p += strspn(p, " ")) {
 		size_t n = strcspn(p, " ");
 
 		snprintf(word, sizeof(word), "%.*s", (int)(n < sizeof(word) ? n : sizeof(word) - 1), p);
@@ -75,9 +74,8 @@ static int key_matches(const char *filter, const char *key)
 unsigned cmp_explain_kinds(const char *lab, const char *key)
 {
 	unsigned kinds = 0;
-	size_t i;
 
-	for (i = 0; i < sizeof(explain_table) / sizeof(explain_table[0]); i++) {
+	for (size_t i = 0; i < sizeof(explain_table) / sizeof(explain_table[0]); i++) {
 		const struct explain_row *row = &explain_table[i];
 
 		if ((!strcmp(row->labs, "*") || cmp_word_in(row->labs, lab)) &&
@@ -101,12 +99,11 @@ static void say(struct says *s, const char *fmt, ...)
 {
 	char line[CMP_CAUSE_LEN];
 	va_list ap;
-	int i;
 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	for (i = 0; i < s->it->ncauses; i++)
+	for (int i = 0; i < s->it->ncauses; i++)
 		if (!strcmp(s->it->cause[i], line))
 			return;
 	if (s->it->ncauses < CMP_MAX_CAUSES)
@@ -188,9 +185,7 @@ static void explain_pcie(struct says *s, int g)
 
 static int on_cpu_nodes(const struct cmp_node *n, int node)
 {
-	int i;
-
-	for (i = 0; i < n->ncpu_nodes; i++)
+	for (int i = 0; i < n->ncpu_nodes; i++)
 		if (n->cpu_nodes[i] == node)
 			return 1;
 	return 0;

@@ -121,14 +121,12 @@ void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_vi
 static int grade_question(const struct learn_ctx *lc, const struct ans_question *q,
 			  struct question_grade *g)
 {
-	int k;
-
 	memset(g, 0, sizeof(*g));
 	g->q = q;
 	g->views = calloc((size_t)q->nclaims, sizeof(*g->views));
 	if (!g->views)
 		return -1;
-	for (k = 0; k < q->nclaims; k++) {
+	for (int k = 0; k < q->nclaims; k++) {
 		claim_view_make(lc, q->claims[k], &g->views[k]);
 		ans_tally_add(&g->t, g->views[k].state, g->views[k].known);
 	}
@@ -141,14 +139,12 @@ static int grade_question(const struct learn_ctx *lc, const struct ans_question 
 static int grade_chapter(const struct learn_ctx *lc, const struct ans_chapter *ch,
 			 struct chapter_grade *cg)
 {
-	int i;
-
 	memset(cg, 0, sizeof(*cg));
 	cg->ch = ch;
 	cg->qs = calloc((size_t)ch->n, sizeof(*cg->qs));
 	if (!cg->qs)
 		return -1;
-	for (i = 0; i < ch->n; i++) {
+	for (int i = 0; i < ch->n; i++) {
 		struct question_grade *g = &cg->qs[i];
 
 		if (grade_question(lc, &ch->q[i], g))
@@ -165,9 +161,7 @@ static int grade_chapter(const struct learn_ctx *lc, const struct ans_chapter *c
 
 static void chapter_grade_free(struct chapter_grade *cg)
 {
-	int i;
-
-	for (i = 0; cg->qs && i < cg->ch->n; i++)
+	for (int i = 0; cg->qs && i < cg->ch->n; i++)
 		free(cg->qs[i].views);
 	free(cg->qs);
 }
@@ -177,7 +171,7 @@ static void chapter_grade_free(struct chapter_grade *cg)
 
 /* A verdict word in the learner's language: the zh words are answers/terms.md's,
  * the same as the lab's and the report's (the JSON keeps the English). */
-const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
+static const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
 {
 	static const char *const pairs[][2] = {
 		{ "confirmed", "成立" }, { "contradicted", "被推翻" },
@@ -186,9 +180,8 @@ const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
 		{ "not run", "未运行" }, { "error", "出错" },
 		{ "lab not built yet", "实验尚未构建" },
 	};
-	size_t i;
 
-	for (i = 0; lc->opt->lang == ANS_ZH && i < sizeof(pairs) / sizeof(pairs[0]); i++)
+	for (size_t i = 0; lc->opt->lang == ANS_ZH && i < sizeof(pairs) / sizeof(pairs[0]); i++)
 		if (!strcmp(en, pairs[i][0]))
 			return pairs[i][1];
 	return en;
@@ -222,7 +215,6 @@ static void print_erratum(const struct claim_view *v, FILE *f)
 	const char *truth = v->c->erratum_truth ? v->c->erratum_truth :
 			    v->erratum ? v->erratum->truth : NULL;
 	char line[600];
-	int i;
 
 	fmt_erratum(v->c, line, sizeof(line));
 	if (line[0])
@@ -237,7 +229,7 @@ static void print_erratum(const struct claim_view *v, FILE *f)
 		return;
 	if (v->erratum->why)
 		fprintf(f, "                    why: %s\n", v->erratum->why);
-	for (i = 0; i < v->erratum->nsources; i++)
+	for (int i = 0; i < v->erratum->nsources; i++)
 		fprintf(f, "                    source: %s\n", v->erratum->source[i]);
 }
 
@@ -246,7 +238,6 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 			   FILE *f)
 {
 	const char *qual = "";
-	int k;
 
 	if (g->t.contradicted && g->t.known_errata == g->t.contradicted)
 		qual = TR(lc, " (known erratum)", "（已知勘误）");
@@ -264,7 +255,7 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 		fprintf(f, "%s", TR(lc, " (fewer than half: not scored)", "（不足一半：不计分）"));
 	fprintf(f, "\n");
 	fprintf(f, "          %s\n", g->q->prompt[lc->opt->lang]);
-	for (k = 0; k < g->q->nclaims; k++) {
+	for (int k = 0; k < g->q->nclaims; k++) {
 		const struct claim_view *v = &g->views[k];
 
 		const struct json *p = learn_prediction(&lc->res, v->id);
@@ -317,10 +308,9 @@ static void print_score(const struct learn_ctx *lc, const char *what, const stru
 static void print_chapter(const struct learn_ctx *lc, const struct chapter_grade *cg)
 {
 	char what[64];
-	int i;
 
 	printf("%s: %s\n", cg->ch->id, cg->ch->title);
-	for (i = 0; i < cg->ch->n; i++)
+	for (int i = 0; i < cg->ch->n; i++)
 		print_question(lc, &cg->qs[i], stdout);
 	snprintf(what, sizeof(what), TR(lc, "score %s", "得分 %s"), cg->ch->id);
 	print_score(lc, what, &cg->sc);
@@ -333,10 +323,9 @@ static void each_beyond(const struct learn_ctx *lc, void (*fn)(const struct clai
 								void *arg), void *arg)
 {
 	struct claim_view v;
-	int i, k;
 
-	for (i = 0; i < lc->res.nlabs; i++)
-		for (k = 0; k < lc->res.labs[i].nclaims; k++)
+	for (int i = 0; i < lc->res.nlabs; i++)
+		for (int k = 0; k < lc->res.labs[i].nclaims; k++)
 			if (ans_beyond_chapter(lc->res.labs[i].claims[k].question)) {
 				claim_view_make(lc, lc->res.labs[i].claims[k].id, &v);
 				fn(&v, arg);
@@ -423,8 +412,6 @@ static void json_view(struct json_writer *w, const struct claim_view *v)
 
 static void json_question(struct json_writer *w, const struct question_grade *g)
 {
-	int k;
-
 	jw_obj_begin(w);
 	jw_kstr(w, "id", g->q->id);
 	jw_kstr(w, "status", g->status);
@@ -436,7 +423,7 @@ static void json_question(struct json_writer *w, const struct question_grade *g)
 	jw_kint(w, "claims_planned", g->t.claims);
 	jw_key(w, "claims");
 	jw_arr_begin(w);
-	for (k = 0; k < g->q->nclaims; k++)
+	for (int k = 0; k < g->q->nclaims; k++)
 		json_view(w, &g->views[k]);
 	jw_arr_end(w);
 	jw_obj_end(w);
@@ -460,15 +447,13 @@ static void json_score(struct json_writer *w, const struct score *s)
 
 static void json_chapter(struct json_writer *w, const struct chapter_grade *cg)
 {
-	int i;
-
 	jw_obj_begin(w);
 	jw_kstr(w, "id", cg->ch->id);
 	jw_kstr(w, "title", cg->ch->title);
 	json_score(w, &cg->sc);
 	jw_key(w, "questions");
 	jw_arr_begin(w);
-	for (i = 0; i < cg->ch->n; i++)
+	for (int i = 0; i < cg->ch->n; i++)
 		json_question(w, &cg->qs[i]);
 	jw_arr_end(w);
 	jw_obj_end(w);
@@ -515,7 +500,7 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 {
 	struct json_writer w;
 	char path[PATH_MAX + 16], now[32];
-	int i, rc;
+	int rc;
 
 	learn_iso_now(now, sizeof(now));
 	jw_init(&w, 1);
@@ -527,7 +512,7 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	jw_kstr(&w, "chapter", lc->opt->chapter);
 	jw_key(&w, "chapters");
 	jw_arr_begin(&w);
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		json_chapter(&w, &cgs[i]);
 	jw_arr_end(&w);
 	jw_key(&w, "beyond_chapter");

@@ -30,9 +30,8 @@ static const struct json *doc_prediction(const struct json *doc, const char *id)
 const struct json *learn_prediction(const struct learn_results *r, const char *id)
 {
 	const struct json *p = doc_prediction(r->doc, id);
-	int i;
 
-	for (i = 0; !p && i < r->nmore; i++)
+	for (int i = 0; !p && i < r->nmore; i++)
 		p = doc_prediction(r->more[i], id);
 	return p;
 }

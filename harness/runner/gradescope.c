@@ -35,9 +35,7 @@ struct gs_test {
 
 void gs_free(struct gradescope *gs)
 {
-	int i;
-
-	for (i = 0; i < gs->n; i++) {
+	for (int i = 0; i < gs->n; i++) {
 		free(gs->tests[i].name);
 		free(gs->tests[i].chapter);
 		free(gs->tests[i].output);
@@ -144,9 +142,8 @@ int gs_add(struct gradescope *gs, const struct gs_question *q)
 static double total_score(const struct gradescope *gs)
 {
 	double sum = 0;
-	int i;
 
-	for (i = 0; i < gs->n; i++)
+	for (int i = 0; i < gs->n; i++)
 		sum += gs->tests[i].score;
 	return round(sum * 1e4) / 1e4;
 }
@@ -226,7 +223,6 @@ static void write_document(struct json_writer *w, const struct gradescope *gs,
 			   const struct learn_ctx *lc, const char *top)
 {
 	double took = json_get_num(lc->res.doc, "duration_s", NAN);
-	int i;
 
 	jw_obj_begin(w);
 	jw_knum(w, "score", total_score(gs));
@@ -239,7 +235,7 @@ static void write_document(struct json_writer *w, const struct gradescope *gs,
 	jw_kstr(w, "visibility", "visible");
 	jw_key(w, "tests");
 	jw_arr_begin(w);
-	for (i = 0; i < gs->n; i++)
+	for (int i = 0; i < gs->n; i++)
 		write_test(w, &gs->tests[i]);
 	jw_arr_end(w);
 	jw_obj_end(w);

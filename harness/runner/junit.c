@@ -140,10 +140,8 @@ static void xw_escaped(struct xml_writer *x, const char *s, int in_attr)
 
 static void xw_indent(struct xml_writer *x)
 {
-	int i;
-
 	fputc('\n', x->f);
-	for (i = 0; i < x->depth; i++)
+	for (int i = 0; i < x->depth; i++)
 		fputs("  ", x->f);
 }
 
@@ -282,10 +280,8 @@ static int lab_broke(const struct lab_entry *lab)
 
 static void count_lab(const struct lab_entry *lab, struct junit_counts *n)
 {
-	int k;
-
 	memset(n, 0, sizeof(*n));
-	for (k = 0; k < lab->nclaims; k++) {
+	for (int k = 0; k < lab->nclaims; k++) {
 		enum junit_kind kind = claim_kind(&lab->claims[k]);
 
 		n->tests++;
@@ -450,7 +446,6 @@ static void suite_properties(struct xml_writer *x, const struct run_state *rs,
 			     const struct lab_entry *lab)
 {
 	char name[48], value[16];
-	int i;
 
 	xw_begin(x, "properties");
 	property(x, "hostname", rs->si.hostname);
@@ -459,7 +454,7 @@ static void suite_properties(struct xml_writer *x, const struct run_state *rs,
 	property(x, "lab.status", lab_status_word(lab));
 	snprintf(value, sizeof(value), "%d", rs->si.ngpus);
 	property(x, "gpus", value);
-	for (i = 0; i < rs->si.ngpus; i++) {
+	for (int i = 0; i < rs->si.ngpus; i++) {
 		snprintf(name, sizeof(name), "gpu.%d.name", i);
 		property(x, name, rs->si.gpu[i].name);
 		snprintf(name, sizeof(name), "gpu.%d.bdf", i);
@@ -478,7 +473,6 @@ static void junit_suite(struct xml_writer *x, const struct run_state *rs,
 	const struct lab_entry *lab = fl->lab;
 	char name[300], classname[32];
 	struct junit_counts n;
-	int k;
 
 	count_lab(lab, &n);
 	snprintf(name, sizeof(name), "lab-%s %s", lab->id, lab->title ? lab->title : "");
@@ -494,7 +488,7 @@ static void junit_suite(struct xml_writer *x, const struct run_state *rs,
 	xw_attr(x, "hostname", rs->si.hostname[0] ? rs->si.hostname : "localhost");
 	xw_attr_int(x, "id", id);
 	suite_properties(x, rs, lab);
-	for (k = 0; k < lab->nclaims; k++)
+	for (int k = 0; k < lab->nclaims; k++)
 		junit_claim(x, lab, &lab->claims[k], classname);
 	if (lab_broke(lab))
 		junit_lab_runs(x, lab, classname);
@@ -503,7 +497,7 @@ static void junit_suite(struct xml_writer *x, const struct run_state *rs,
 
 /* ------------------------------------------------------------------------ */
 
-int junit_write(struct run_state *rs, struct xml_writer *x)
+static int junit_write(struct run_state *rs, struct xml_writer *x)
 {
 	struct junit_counts all = { 0 }, n;
 	struct file_lab *v;

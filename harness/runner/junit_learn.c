@@ -67,11 +67,10 @@ static double scored(const struct lab_entry *lab, const struct prediction *p, ch
 static void count_predictions(const struct run_state *rs, int *n, int *failed, int *skipped)
 {
 	char msg[300];
-	int i, k;
 
 	*n = *failed = *skipped = 0;
-	for (i = 0; i < rs->nlabs; i++)
-		for (k = 0; k < rs->labs[i].npred; k++) {
+	for (int i = 0; i < rs->nlabs; i++)
+		for (int k = 0; k < rs->labs[i].npred; k++) {
 			double s = scored(&rs->labs[i], &rs->labs[i].pred[k], msg, sizeof(msg));
 
 			(*n)++;
@@ -83,14 +82,14 @@ static void count_predictions(const struct run_state *rs, int *n, int *failed, i
 static void prediction_suite(struct xml_writer *x, const struct run_state *rs, int id)
 {
 	char msg[300], name[64];
-	int n, failed, skipped, i, k;
+	int n, failed, skipped;
 
 	count_predictions(rs, &n, &failed, &skipped);
 	if (!n)
 		return;
 	suite_begin(x, "predictions", n, failed, skipped, id);
-	for (i = 0; i < rs->nlabs; i++)
-		for (k = 0; k < rs->labs[i].npred; k++) {
+	for (int i = 0; i < rs->nlabs; i++)
+		for (int k = 0; k < rs->labs[i].npred; k++) {
 			const struct prediction *p = &rs->labs[i].pred[k];
 			double s = scored(&rs->labs[i], p, msg, sizeof(msg));
 

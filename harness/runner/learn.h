@@ -123,7 +123,6 @@ struct claim_view {
 void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_view *v);
 /* "confirmed", "contradicted", "skipped", "unverified", "lab not built yet" */
 int word_pad(const char *word, int width);
-const char *verdict_word_lang(const struct learn_ctx *lc, const char *en);
 const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v);
 int cmd_grade(struct learn_ctx *lc);
 extern const char GRADE_RULE[];

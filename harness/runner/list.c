@@ -79,11 +79,10 @@ static int gpu_place_forecast(const struct gpu_topo *t, const struct lab_entry *
 	const struct gpu_topo_dev *g = gpu_topo_device(t, 0);
 	char ids[128] = "";
 	size_t n = 0;
-	int k;
 
 	if (lab->needs_gpus > 0)
 		return 0;
-	for (k = 0; k < lab->nclaims && n < sizeof(ids); k++)
+	for (int k = 0; k < lab->nclaims && n < sizeof(ids); k++)
 		if (lab->claims[k].text && strstr(lab->claims[k].text, "GPU"))
 			n += (size_t)snprintf(ids + n, sizeof(ids) - n, "%s%s", n ? ", " : "",
 					      lab->claims[k].id);
@@ -119,8 +118,6 @@ static void print_forecast(const struct run_state *rs, const struct lab_entry *l
 static void list_lab(const struct run_state *rs, const struct lab_entry *lab,
 		     const struct gpu_topo *t)
 {
-	int k;
-
 	printf("lab-%s  %s\n", lab->id, msg_lab_title(lab->id, lab->title));
 	if (lab->desc_error[0]) {
 		printf("  error:   %s\n\n", lab->desc_error);
@@ -134,7 +131,7 @@ static void list_lab(const struct run_state *rs, const struct lab_entry *lab,
 	printf("\n");
 	print_needs(lab);
 	print_forecast(rs, lab, t);
-	for (k = 0; k < lab->nclaims; k++)
+	for (int k = 0; k < lab->nclaims; k++)
 		printf("  %-7s [%s] %s\n", lab->claims[k].id, lab->claims[k].question,
 		       msg_claim_text(lab->claims[k].id, lab->claims[k].text));
 	printf("\n");
@@ -260,14 +257,13 @@ static void print_human(const struct run_state *rs)
 			       "rule named; README.md, \"How a verdict is made\")"));
 	for (i = 0; i < rs->nlabs; i++) {
 		const struct lab_entry *lab = &rs->labs[i];
-		const struct json *c;
 
 		printf("\nlab-%s  %s\n", lab->id, msg_lab_title(lab->id, lab->title));
 		if (lab->desc_error[0]) {
 			printf("  error: %s\n", lab->desc_error);
 			continue;
 		}
-		for (c = json_get(lab->desc, "claims")->child; c; c = c->next) {
+		for (const struct json *c = json_get(lab->desc, "claims")->child; c; c = c->next) {
 			printf("\n");
 			human_claim(c);
 		}
@@ -277,11 +273,11 @@ static void print_human(const struct run_state *rs)
 static int print_json(const struct run_state *rs)
 {
 	struct json_writer w;
-	int i, rc;
+	int rc;
 
 	jw_init(&w, 1);
 	jw_arr_begin(&w);
-	for (i = 0; i < rs->nlabs; i++) {
+	for (int i = 0; i < rs->nlabs; i++) {
 		const struct json *c;
 
 		if (rs->labs[i].desc_error[0])

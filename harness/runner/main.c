@@ -95,9 +95,7 @@ static const struct command commands[] = {
 
 static const struct command *find_command(const char *name)
 {
-	size_t i;
-
-	for (i = 0; name && i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; name && i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(name, commands[i].name))
 			return &commands[i];
 	return NULL;
@@ -120,14 +118,12 @@ static const char *command_names(char *buf, size_t len)
 
 static void usage(FILE *f)
 {
-	size_t i;
-
 	fprintf(f,
 		"usage: dmalab list | claims | run NN... | check [NN...] | sysinfo  [options]\n"
 		"       dmalab preflight | grade | quiz | hint NN | answers | exercise NN | try NN |\n"
 		"              exercises | compare | baseline |\n"
 		"              history | metrics | class | fleet ...\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].help)
 			fputs(commands[i].help, f);
 	fprintf(f,
@@ -160,16 +156,15 @@ static void usage(FILE *f)
 		PREDICT_RULE);
 }
 
+static const char *const format_names[] = {
+	[FMT_HUMAN] = "human", [FMT_TAP] = "tap", [FMT_JSON] = "json", [FMT_JUNIT] = "junit",
+};
+
 static enum out_format parse_format(const char *s)
 {
-	if (!strcmp(s, "human"))
-		return FMT_HUMAN;
-	if (!strcmp(s, "tap"))
-		return FMT_TAP;
-	if (!strcmp(s, "json"))
-		return FMT_JSON;
-	if (!strcmp(s, "junit"))
-		return FMT_JUNIT;
+	for (enum out_format f = FMT_HUMAN; f <= FMT_JUNIT; f++)
+		if (!strcmp(s, format_names[f]))
+			return f;
 	die_usage("bad --format '%s' (want human, tap, json or junit)", s);
 }
 
@@ -234,11 +229,9 @@ static const char *dir_arg(const char *option, const char *value)
 /* A learner's name as the trainer's page shows it: printable, one line. */
 static const char *learner_arg(const char *name)
 {
-	const unsigned char *p;
-
 	if (!*name || strlen(name) > 80)
 		die_usage("bad --learner '%s' (want a name of 1 to 80 characters)", name);
-	for (p = (const unsigned char *)name; *p; p++)
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
 			die_usage("bad --learner '%s': no control characters", name);
 	return name;
@@ -308,12 +301,10 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 	if ((!strcmp(o->command, "sysinfo")) && o->nids)
 		die_usage("'sysinfo' takes no lab id, got '%s'", o->ids[0]);
 	if (!strcmp(o->command, "claims") && (o->format == FMT_TAP || o->format == FMT_JUNIT))
-		die_usage("'claims' prints human or json, not '%s'",
-			  o->format == FMT_TAP ? "tap" : "junit");
+		die_usage("'claims' prints human or json, not '%s'", format_names[o->format]);
 	if (!strcmp(o->command, "list") && o->format != FMT_UNSET && o->format != FMT_HUMAN)
 		die_usage("'list' prints its table only, not '%s' (`dmalab claims --format json` "
-			  "has every claim as JSON)", o->format == FMT_TAP ? "tap" :
-			  o->format == FMT_JSON ? "json" : "junit");
+			  "has every claim as JSON)", format_names[o->format]);
 }
 
 static void parse_args(struct runner_opts *o, int argc, char **argv)

@@ -54,10 +54,9 @@ static const char *human(const struct run_state *rs, const char *id, const char 
 static const char *skip_explained(const struct run_state *rs, const char *code)
 {
 	char id[80];
-	size_t i;
 
 	snprintf(id, sizeof(id), "skip.%s", code);
-	for (i = 0; id[i]; i++)
+	for (size_t i = 0; id[i]; i++)
 		if (id[i] == ':')
 			id[i] = '-';
 	return human(rs, id, "");
@@ -164,9 +163,8 @@ static const char *op_symbol(const char *op)
 		{ "errno_eq", "= " }, { "cuda_err_eq", "= " }, { "near", "~ " },
 		{ "eq", "= " },
 	};
-	size_t i;
 
-	for (i = 0; op && i < sizeof(ops) / sizeof(ops[0]); i++)
+	for (size_t i = 0; op && i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (!strcmp(op, ops[i].op))
 			return ops[i].sym;
 	return "";
@@ -339,9 +337,7 @@ static void print_skip_reason(const struct run_state *rs, const struct lab_entry
 
 static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
 {
-	int k;
-
-	for (k = 0; k < lab->nclaims; k++) {
+	for (int k = 0; k < lab->nclaims; k++) {
 		if (!lab->claims[k].shown)
 			human_claim(rs, &lab->claims[k]);
 		lab->claims[k].shown = 1;
@@ -466,7 +462,6 @@ void out_run_begin(struct run_state *rs, int nlabs)
 void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv[])
 {
 	FILE *f = out_progress_stream(rs);
-	int i;
 
 	fputs(col(rs, C_BOLD), f);
 	fprintf(f, human(rs, "run.lab-begin", "# running lab-%s (timeout %g s): %s"), lab->id,
@@ -475,7 +470,7 @@ void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv
 	fprintf(f, "%s\n", col(rs, C_OFF));
 	if (!strcmp(rs->opt->command, "run")) {
 		fputs(rs->opt->format == FMT_HUMAN ? "$" : "# $", f);
-		for (i = 0; argv[i]; i++)
+		for (int i = 0; argv[i]; i++)
 			fprintf(f, " %s", argv[i]);
 		fputc('\n', f);
 	}
@@ -596,10 +591,8 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 	}
 }
 
-void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
+static void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
 {
-	int i;
-
 	if (rs->save_failed)
 		fprintf(f, human(rs, "card.unsaved", "%sreport card (NOT saved: %s/results.json or "
 				 "junit.xml could not be written):"),
@@ -608,7 +601,7 @@ void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
 		fprintf(f, human(rs, "card.title", "%sreport card (%s/results.json):"), prefix,
 			rs->opt->results_dir);
 	fputc('\n', f); /* outside the message: a table's text has no line end */
-	for (i = 0; i < rs->nlabs; i++)
+	for (int i = 0; i < rs->nlabs; i++)
 		card_lab(rs, &rs->labs[i], f, prefix);
 }
 
@@ -665,7 +658,6 @@ static void finding(const struct lab_entry *lab, const struct claim *c,
 {
 	struct cmp_item it = { 0 };
 	char gw[512], readme[PATH_MAX];
-	int i;
 
 	fmt_got_want(c, gw, sizeof(gw));
 	fprintf(f, "%s  %s  %s\n", prefix, c->id, c->text ? c->text : "");
@@ -677,7 +669,7 @@ static void finding(const struct lab_entry *lab, const struct claim *c,
 		snprintf(it.key, sizeof(it.key), "%s", c->id);
 		snprintf(it.lab, sizeof(it.lab), "%.7s", lab->id);
 		cmp_explain(node, NULL, &it);
-		for (i = 0; i < it.ncauses && it.explained; i++)
+		for (int i = 0; i < it.ncauses && it.explained; i++)
 			fprintf(f, "%s        likely cause: %s\n", prefix, it.cause[i]);
 	}
 	lab_readme(lab->id, readme, sizeof(readme));

@@ -26,9 +26,8 @@ const char PREDICT_RULE[] = "a prediction inside the measured 95 % interval scor
 int predict_is_figure(const char *op, const char *unit)
 {
 	static const char *const exact[] = { "eq", "ne", "true", "errno_eq", "cuda_err_eq" };
-	size_t i;
 
-	for (i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
 		if (!strcmp(op, exact[i]))
 			return 0;
 	return unit && *unit && strcmp(unit, "errno") && strcmp(unit, "cudaError_t");
@@ -59,9 +58,8 @@ static const char *plausible(const char *unit)
 		{ "ms/GiB", "0.1 to 100000" }, { "ns", "1 to 1e6" }, { "us", "0.01 to 1e6" },
 		{ "ms", "0.001 to 1e6" }, { "s", "1e-6 to 1e4" },
 	};
-	size_t i;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (!strcmp(unit, t[i].unit))
 			return t[i].range;
 	return "any number >= 0";
@@ -112,9 +110,8 @@ static double ask_one(const struct json *c)
 	char *line = NULL;
 	size_t cap = 0;
 	double v = NAN;
-	int tries;
 
-	for (tries = 0; tries < 3 && !input_ended; tries++) {
+	for (int tries = 0; tries < 3 && !input_ended; tries++) {
 		fprintf(stderr, "  %s %s\n     ", json_get_str(c, "id", "?"),
 			msg_claim_text(json_get_str(c, "id", "?"), json_get_str(c, "text", "")));
 		/* spaces and line ends outside the messages: the table keeps neither */
@@ -200,10 +197,8 @@ static int ask_lab(struct run_state *rs, struct lab_entry *e)
 
 static int is_asked(const struct run_state *rs, const char *id)
 {
-	int i, k;
-
-	for (i = 0; i < rs->nlabs; i++)
-		for (k = 0; k < rs->labs[i].npred; k++)
+	for (int i = 0; i < rs->nlabs; i++)
+		for (int k = 0; k < rs->labs[i].npred; k++)
 			if (!strcmp(rs->labs[i].pred[k].id, id))
 				return 1;
 	return 0;
@@ -324,9 +319,8 @@ void predict_report(struct run_state *rs, const struct lab_entry *lab)
 	FILE *f = out_progress_stream(rs);
 	const struct claim *c;
 	double lo, hi;
-	int i;
 
-	for (i = 0; i < lab->npred; i++) {
+	for (int i = 0; i < lab->npred; i++) {
 		const struct prediction *p = &lab->pred[i];
 
 		if (!i)
@@ -376,13 +370,11 @@ static void write_one(const struct lab_entry *lab, const struct prediction *p,
 
 void predict_write(const struct lab_entry *lab, struct json_writer *w)
 {
-	int i;
-
 	if (!lab->pred)
 		return;
 	jw_key(w, "predictions");
 	jw_arr_begin(w);
-	for (i = 0; i < lab->npred; i++)
+	for (int i = 0; i < lab->npred; i++)
 		write_one(lab, &lab->pred[i], w);
 	jw_arr_end(w);
 }

@@ -59,7 +59,6 @@ static void on_interrupt(int sig)
 static int save(struct quiz *z)
 {
 	struct json_writer w;
-	int i;
 
 	jw_init(&w, 1);
 	jw_obj_begin(&w);
@@ -67,7 +66,7 @@ static int save(struct quiz *z)
 	jw_kstr(&w, "lang", z->lc->opt->lang == ANS_ZH ? "zh" : "en");
 	jw_key(&w, "questions");
 	jw_arr_begin(&w);
-	for (i = 0; i < z->n; i++) {
+	for (int i = 0; i < z->n; i++) {
 		jw_obj_begin(&w);
 		jw_kstr(&w, "id", z->items[i].id);
 		jw_kstr(&w, "answer", z->items[i].answer);
@@ -99,9 +98,7 @@ static struct quiz_item *add_item(struct quiz *z, const char *id)
 
 static struct quiz_item *find_item(struct quiz *z, const char *id)
 {
-	int i;
-
-	for (i = 0; i < z->n; i++)
+	for (int i = 0; i < z->n; i++)
 		if (!strcmp(z->items[i].id, id))
 			return &z->items[i];
 	return NULL;
@@ -114,9 +111,7 @@ static int valid_mark(const char *m)
 
 static int load_items(struct quiz *z, const struct json *qs)
 {
-	const struct json *o;
-
-	for (o = qs->child; o; o = o->next) {
+	for (const struct json *o = qs->child; o; o = o->next) {
 		const char *id = json_get_str(o, "id", NULL), *mark = json_get_str(o, "mark", "");
 		const char *answer = json_get_str(o, "answer", NULL);
 		struct quiz_item *it;
@@ -148,9 +143,7 @@ static void set_aside(struct quiz *z, const char *why)
 
 static void free_items(struct quiz *z)
 {
-	int i;
-
-	for (i = 0; i < z->n; i++)
+	for (int i = 0; i < z->n; i++)
 		free(z->items[i].answer);
 	free(z->items);
 	z->items = NULL;
@@ -296,7 +289,7 @@ static char mark_of(const char *s)
 		{ "错", 'n' }, { "否", 'n' }, { "跳过", 's' }, { "退出", 'q' },
 	};
 	char w[32];
-	size_t i, n;
+	size_t n;
 
 	s += strspn(s, " \t");
 	n = strlen(s);
@@ -304,10 +297,10 @@ static char mark_of(const char *s)
 		n--;
 	if (n >= sizeof(w))
 		return 0;
-	for (i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		w[i] = (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] + 32 : s[i]);
 	w[n] = '\0';
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (!strcmp(w, words[i].word))
 			return words[i].mark;
 	return 0;
@@ -558,13 +551,13 @@ static const struct ans_question *selected(struct quiz *z, const struct quiz_ite
 static void print_scores(struct quiz *z)
 {
 	const struct ans_set *s = &z->lc->ans;
-	int i, k, right, wrong, skip, open;
+	int right, wrong, skip, open;
 
-	for (i = 0; i < s->nch; i++) {
+	for (int i = 0; i < s->nch; i++) {
 		if (z->lc->opt->chapter && strcmp(z->lc->opt->chapter, s->ch[i].id))
 			continue;
 		right = wrong = skip = open = 0;
-		for (k = 0; k < s->ch[i].n; k++) {
+		for (int k = 0; k < s->ch[i].n; k++) {
 			const struct quiz_item *it = find_item(z, s->ch[i].q[k].id);
 			const char *m = it ? it->mark : "";
 

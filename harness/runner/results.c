@@ -136,7 +136,9 @@ static void set_erratum_status(struct claim *c, const char *s)
 	copy(c->erratum_status, sizeof(c->erratum_status), s);
 }
 
-void claim_erratum_from_json(struct claim *c, const struct json *e)
+/* The lab's erratum object of a claim: {status, expect, when, truth} (or
+ * `true`, the older results.json) into c's erratum fields. */
+static void claim_erratum_from_json(struct claim *c, const struct json *e)
 {
 	set_erratum_status(c, NULL);
 	c->erratum_expect[0] = '\0';
@@ -156,9 +158,8 @@ void claim_erratum_from_json(struct claim *c, const struct json *e)
 struct claim *lab_claim(struct lab_entry *lab, const char *id)
 {
 	struct claim *cs;
-	int i;
 
-	for (i = 0; i < lab->nclaims; i++)
+	for (int i = 0; i < lab->nclaims; i++)
 		if (strcmp(lab->claims[i].id, id) == 0)
 			return &lab->claims[i];
 	cs = realloc(lab->claims, (size_t)(lab->nclaims + 1) * sizeof(*cs));
@@ -170,7 +171,7 @@ struct claim *lab_claim(struct lab_entry *lab, const char *id)
 	return &cs[lab->nclaims++];
 }
 
-void claim_from_json(struct claim *c, const struct json *o)
+static void claim_from_json(struct claim *c, const struct json *o)
 {
 	const struct json *tol = json_get(o, "tol");
 
@@ -268,9 +269,7 @@ static int merge_json(struct lab_entry *lab)
 
 static void merge_tap(struct lab_entry *lab, const struct tap_scan *ts)
 {
-	int i;
-
-	for (i = 0; i < ts->npoints; i++) {
+	for (int i = 0; i < ts->npoints; i++) {
 		struct claim *r = lab_claim(lab, ts->points[i].c.id);
 
 		if (r)
@@ -291,10 +290,8 @@ struct claim_counts {
 static void settle_claims(struct run_state *rs, struct lab_entry *lab,
 			  struct claim_counts *n)
 {
-	int i;
-
 	memset(n, 0, sizeof(*n));
-	for (i = 0; i < lab->nclaims; i++) {
+	for (int i = 0; i < lab->nclaims; i++) {
 		struct claim *c = &lab->claims[i];
 
 		if (!status_decided(c->status)) {
@@ -337,23 +334,19 @@ static void lab_set_error(struct lab_entry *lab, const char *kind, const char *f
 static void lab_skip_info(struct lab_entry *lab)
 {
 	const struct json *skip = json_get(lab->record, "skip");
-	int i;
 
 	lab->status = ST_SKIP;
 	if (skip && skip->type == JSON_OBJ) {
-		snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s",
-			 json_get_str(skip, "reason", ""));
-		snprintf(lab->skip_detail, sizeof(lab->skip_detail), "%s",
-			 json_get_str(skip, "detail", ""));
+		copy(lab->skip_reason, sizeof(lab->skip_reason), json_get_str(skip, "reason", ""));
+		copy(lab->skip_detail, sizeof(lab->skip_detail), json_get_str(skip, "detail", ""));
 		return;
 	}
-	for (i = 0; i < lab->nclaims; i++) {
+	for (int i = 0; i < lab->nclaims; i++) {
 		const struct claim *c = &lab->claims[i];
 
 		if (c->reason[0]) {
-			snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s", c->reason);
-			snprintf(lab->skip_detail, sizeof(lab->skip_detail), "%s",
-				 c->detail);
+			copy(lab->skip_reason, sizeof(lab->skip_reason), c->reason);
+			copy(lab->skip_detail, sizeof(lab->skip_detail), c->detail);
 			return;
 		}
 	}
@@ -436,9 +429,7 @@ void record_finish(struct run_state *rs, struct lab_entry *lab,
 /* A lab that never ran: every claim not_run, the lab an error. */
 void record_not_run(struct lab_entry *lab, const char *kind, const char *why)
 {
-	int i;
-
-	for (i = 0; i < lab->nclaims; i++)
+	for (int i = 0; i < lab->nclaims; i++)
 		if (!status_decided(lab->claims[i].status))
 			lab->claims[i].status = ST_NOT_RUN;
 	lab_set_error(lab, kind, "%s", why);
@@ -449,11 +440,9 @@ void record_not_run(struct lab_entry *lab, const char *kind, const char *why)
 
 static void count_lab(const struct lab_entry *lab, struct totals *t)
 {
-	int k;
-
 	t->labs++;
 	t->lab[lab->status == ST_PENDING ? ST_NOT_RUN : lab->status]++;
-	for (k = 0; k < lab->nclaims; k++) {
+	for (int k = 0; k < lab->nclaims; k++) {
 		const struct claim *c = &lab->claims[k];
 
 		t->claims++;
@@ -467,20 +456,16 @@ static void count_lab(const struct lab_entry *lab, struct totals *t)
 /* This run's labs (the summary line and the exit code). */
 void totals_count(const struct run_state *rs, struct totals *t)
 {
-	int i;
-
 	memset(t, 0, sizeof(*t));
-	for (i = 0; i < rs->nlabs; i++)
+	for (int i = 0; i < rs->nlabs; i++)
 		count_lab(&rs->labs[i], t);
 }
 
 /* Every lab of the file, kept ones included. */
 static void file_totals(const struct file_lab *v, int n, struct totals *t)
 {
-	int i;
-
 	memset(t, 0, sizeof(*t));
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		count_lab(v[i].lab, t);
 }
 
@@ -506,12 +491,10 @@ enum status run_status(const struct run_state *rs)
 static void write_counts(struct json_writer *w, const char *key, int planned,
 			 const int *by_status, const int *erratum)
 {
-	enum status s;
-
 	jw_key(w, key);
 	jw_obj_begin(w);
 	jw_kint(w, "planned", planned);
-	for (s = ST_PASS; s <= ST_NOT_RUN; s++) {
+	for (enum status s = ST_PASS; s <= ST_NOT_RUN; s++) {
 		jw_kint(w, status_words[s], by_status[s]);
 		if (s == ST_FAIL && erratum)
 			jw_kint(w, "known_erratum", *erratum);
@@ -538,9 +521,7 @@ struct question {
 
 static struct question *question_of(struct question *qs, int *nq, const char *id)
 {
-	int i;
-
-	for (i = 0; i < *nq; i++)
+	for (int i = 0; i < *nq; i++)
 		if (!strcmp(qs[i].id, id))
 			return &qs[i];
 	memset(&qs[*nq], 0, sizeof(qs[0]));
@@ -562,14 +543,12 @@ static const char *question_status(const struct question *q)
 static void write_question(const struct file_lab *v, int n, const struct question *q,
 			   struct json_writer *w)
 {
-	int i, k;
-
 	jw_obj_begin(w);
 	jw_kstr(w, "id", q->id);
 	jw_key(w, "claims");
 	jw_arr_begin(w);
-	for (i = 0; i < n; i++)
-		for (k = 0; k < v[i].lab->nclaims; k++)
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < v[i].lab->nclaims; k++)
 			if (v[i].lab->claims[k].question &&
 			    !strcmp(v[i].lab->claims[k].question, q->id))
 				jw_str(w, v[i].lab->claims[k].id);
@@ -625,15 +604,13 @@ static void write_questions(const struct file_lab *v, int n, const struct totals
  * the runner's status and the chapter's relation as text (--describe). */
 static void write_claim(const struct claim *c, struct json_writer *w)
 {
-	const struct json *m;
-
 	if (!c->json) { /* a claim only the TAP stream or the plan knows about */
 		record_json_claim(w, c, c->status);
 		jw_arr_begin(w);
 		jw_arr_end(w);
 	} else {
 		jw_obj_begin(w);
-		for (m = c->json->child; m; m = m->next) {
+		for (const struct json *m = c->json->child; m; m = m->next) {
 			if (!strcmp(m->key, "want_text"))
 				continue;
 			if (!strcmp(m->key, "status")) {
@@ -695,8 +672,6 @@ static void write_record_member(const struct lab_entry *lab, const char *key,
 
 static void write_lab(const struct lab_entry *lab, struct json_writer *w)
 {
-	int k;
-
 	jw_obj_begin(w);
 	jw_kstr(w, "id", lab->id);
 	jw_kstr(w, "title", lab->title);
@@ -707,7 +682,7 @@ static void write_lab(const struct lab_entry *lab, struct json_writer *w)
 	jw_kstr(w, "log", lab->log_path[0] ? lab->log_path : NULL);
 	jw_key(w, "claims");
 	jw_arr_begin(w);
-	for (k = 0; k < lab->nclaims; k++)
+	for (int k = 0; k < lab->nclaims; k++)
 		write_claim(&lab->claims[k], w);
 	jw_arr_end(w);
 	predict_write(lab, w);
@@ -725,10 +700,9 @@ static void write_command(const struct run_state *rs, struct json_writer *w)
 {
 	char cmd[512];
 	size_t n;
-	int i;
 
 	n = (size_t)snprintf(cmd, sizeof(cmd), "dmalab %s", rs->opt->command);
-	for (i = 0; i < rs->opt->nids && n < sizeof(cmd); i++)
+	for (int i = 0; i < rs->opt->nids && n < sizeof(cmd); i++)
 		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, " %s", rs->opt->ids[i]);
 	jw_kstr(w, "command", cmd);
 }
@@ -752,7 +726,7 @@ static void write_head(const struct run_state *rs, struct json_writer *w)
 }
 
 /* The document: the head, every lab of the file, what is counted over them. */
-int results_write(struct run_state *rs, struct json_writer *w)
+static int results_write(struct run_state *rs, struct json_writer *w)
 {
 	struct file_lab *v;
 	struct totals t;
@@ -900,9 +874,7 @@ static int lab_ran(const struct lab_entry *lab)
 static const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n,
 					 const char *id)
 {
-	int i;
-
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		if (!strcmp(labs[i].id, id))
 			return &labs[i];
 	return NULL;
@@ -920,10 +892,9 @@ static int add_kept(const struct run_state *rs, struct file_lab *v, int n)
 {
 	const struct learn_results *prev = rs->kept;
 	const struct json *o = json_get(prev->doc, "labs")->child;
-	int i;
 
 	/* results_load read the labs array in order, one entry per object */
-	for (i = 0; i < prev->nlabs; i++, o = o->next) {
+	for (int i = 0; i < prev->nlabs; i++, o = o->next) {
 		if (lab_ran(lab_by_id(rs->labs, rs->nlabs, prev->labs[i].id)))
 			continue;
 		v[n].lab = &prev->labs[i];
@@ -977,30 +948,26 @@ static void load_outcome(struct lab_entry *lab, const struct json *o)
 	if (lab->status == ST_COUNT)
 		lab->status = ST_NOT_RUN; /* a word of no status: as if it never ran */
 	lab->title = json_get_str(o, "title", "");
-	snprintf(lab->skip_reason, sizeof(lab->skip_reason), "%s",
-		 json_get_str(skip, "reason", ""));
-	snprintf(lab->skip_detail, sizeof(lab->skip_detail), "%s",
-		 json_get_str(skip, "detail", ""));
+	copy(lab->skip_reason, sizeof(lab->skip_reason), json_get_str(skip, "reason", ""));
+	copy(lab->skip_detail, sizeof(lab->skip_detail), json_get_str(skip, "detail", ""));
 	lab->error_kind = json_get_str(error, "kind", NULL);
-	snprintf(lab->error_msg, sizeof(lab->error_msg), "%s",
-		 json_get_str(error, "message", ""));
+	copy(lab->error_msg, sizeof(lab->error_msg), json_get_str(error, "message", ""));
 	lab->exit_code = -1;
 }
 
 static int load_labs(struct learn_results *r, const struct json *labs)
 {
-	const struct json *o;
 	int i = 0;
 
 	r->labs = calloc(labs->count + 1, sizeof(*r->labs));
 	if (!r->labs)
 		return -1;
-	for (o = labs->child; o; o = o->next) {
+	for (const struct json *o = labs->child; o; o = o->next) {
 		struct lab_entry *lab = &r->labs[i];
 
 		if (o->type != JSON_OBJ || !json_get_str(o, "id", NULL))
 			return -1;
-		snprintf(lab->id, sizeof(lab->id), "%s", json_get_str(o, "id", ""));
+		copy(lab->id, sizeof(lab->id), json_get_str(o, "id", ""));
 		load_outcome(lab, o);
 		r->nlabs = ++i;
 		if (load_claims(lab, json_get(o, "claims")))
@@ -1039,64 +1006,45 @@ int results_load(const char *path, struct learn_results *r, char *err, size_t er
 	if (strcmp(json_get_str(r->doc, "schema", ""), "dmalab-results/1") || !labs ||
 	    labs->type != JSON_ARR) {
 		snprintf(err, errlen, "%s: not a dmalab-results/1 document", path);
-		results_unload(r);
-		errno = EINVAL;
-		return -1;
+		goto refuse;
 	}
-	if (unfinished(r->doc, path, err, errlen)) {
-		results_unload(r);
-		errno = EINVAL;
-		return -1;
-	}
+	if (unfinished(r->doc, path, err, errlen))
+		goto refuse;
 	r->started = json_get_str(r->doc, "started", "");
-	if (load_labs(r, labs)) {
-		snprintf(err, errlen, "%s: a lab or claim without an id", path);
-		results_unload(r);
-		errno = EINVAL;
-		return -1;
-	}
-	return 0;
+	if (!load_labs(r, labs))
+		return 0;
+	snprintf(err, errlen, "%s: a lab or claim without an id", path);
+refuse:
+	results_unload(r);
+	errno = EINVAL;
+	return -1;
 }
 
 void results_unload(struct learn_results *r)
 {
-	int i;
-
-	for (i = 0; i < r->nlabs; i++)
+	for (int i = 0; i < r->nlabs; i++)
 		lab_entry_free(&r->labs[i]);
 	free(r->labs);
 	json_free(r->doc); /* titles and statuses point into it */
-	for (i = 0; i < r->nmore; i++)
+	for (int i = 0; i < r->nmore; i++)
 		json_free(r->more[i]);
 	memset(r, 0, sizeof(*r));
-}
-
-static int has_lab(const struct learn_results *r, const char *id)
-{
-	int i;
-
-	for (i = 0; i < r->nlabs; i++)
-		if (!strcmp(r->labs[i].id, id))
-			return 1;
-	return 0;
 }
 
 /* Labs of `more` that r lacks move into r; r keeps more's document alive,
  * since their titles point into it.  `more` is consumed. */
 void results_merge(struct learn_results *r, struct learn_results *more)
 {
-	struct lab_entry *labs;
-	int i;
-
-	labs = realloc(r->labs, (size_t)(r->nlabs + more->nlabs + 1) * sizeof(*labs));
+	struct lab_entry *labs = realloc(r->labs, (size_t)(r->nlabs + more->nlabs + 1) *
+					 sizeof(*labs));
 	if (!labs || r->nmore == LEARN_MAX_MORE) {
 		r->labs = labs ? labs : r->labs;
 		results_unload(more);
 		return;
 	}
 	r->labs = labs;
-	for (i = 0; i < more->nlabs; i++) {
-		if (has_lab(r, more->labs[i].id))
+	for (int i = 0; i < more->nlabs; i++) {
+		if (lab_by_id(r->labs, r->nlabs, more->labs[i].id))
 			lab_entry_free(&more->labs[i]);
 		else
 			r->labs[r->nlabs++] = more->labs[i];
@@ -1109,10 +1057,8 @@ void results_merge(struct learn_results *r, struct learn_results *more)
 const struct claim *results_claim(const struct learn_results *r, const char *id,
 				      const struct lab_entry **lab)
 {
-	int i, k;
-
-	for (i = 0; i < r->nlabs; i++)
-		for (k = 0; k < r->labs[i].nclaims; k++)
+	for (int i = 0; i < r->nlabs; i++)
+		for (int k = 0; k < r->labs[i].nclaims; k++)
 			if (!strcmp(r->labs[i].claims[k].id, id)) {
 				if (lab)
 					*lab = &r->labs[i];

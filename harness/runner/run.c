@@ -22,17 +22,10 @@
 /* set by main.c's SIGINT/SIGTERM/SIGHUP handler */
 volatile sig_atomic_t runner_stop_signal;
 
+/* under 0.1 every lab's limit would be a few ms: no lab could run */
 double parse_timeout_mul(const char *s, const char *what)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	/* under 0.1 every lab's limit would be a few ms: no lab could run */
-	if (!*s || *end || errno || !isfinite(v) || v < 0.1 || v > 1000)
-		die_usage("bad %s '%s' (want a number from 0.1 to 1000)", what, s);
-	return v;
+	return parse_number(s, what, 0.1, 1000);
 }
 
 #define DESCRIBE_TIMEOUT_S 10.0
@@ -41,11 +34,9 @@ double parse_timeout_mul(const char *s, const char *what)
 /* "lab-02" -> "02"; NULL if the name is not lab-<digits>. */
 static const char *lab_name_id(const char *name)
 {
-	const char *p;
-
 	if (strncmp(name, "lab-", 4) != 0 || !name[4] || strlen(name) > 12)
 		return NULL;
-	for (p = name + 4; *p; p++)
+	for (const char *p = name + 4; *p; p++)
 		if (!isdigit((unsigned char)*p))
 			return NULL;
 	return name + 4;
@@ -114,11 +105,9 @@ static int scan_dir(struct run_state *rs)
 	return 0;
 }
 
-struct lab_entry *find_lab(struct run_state *rs, const char *id)
+static struct lab_entry *find_lab(struct run_state *rs, const char *id)
 {
-	int i;
-
-	for (i = 0; i < rs->nlabs; i++)
+	for (int i = 0; i < rs->nlabs; i++)
 		if (strcmp(rs->labs[i].id, id) == 0)
 			return &rs->labs[i];
 	return NULL;
@@ -129,9 +118,8 @@ static void no_such_lab(const struct run_state *rs, const char *id)
 {
 	char built[1024] = " none";
 	size_t n = 0;
-	int i;
 
-	for (i = 0; i < rs->nlabs && n < sizeof(built); i++)
+	for (int i = 0; i < rs->nlabs && n < sizeof(built); i++)
 		n += (size_t)snprintf(built + n, sizeof(built) - n, " %s", rs->labs[i].id);
 	error("no lab '%s' in '%s' (build it with make; built:%s)", id, rs->opt->labs_dir,
 	      built);
@@ -141,14 +129,13 @@ static void no_such_lab(const struct run_state *rs, const char *id)
 static int select_labs(struct run_state *rs)
 {
 	struct lab_entry *sel;
-	int i;
 
 	if (!rs->opt->nids)
 		return 0;
 	sel = calloc((size_t)rs->opt->nids, sizeof(*sel));
 	if (!sel)
 		return -1;
-	for (i = 0; i < rs->opt->nids; i++) {
+	for (int i = 0; i < rs->opt->nids; i++) {
 		struct lab_entry *e = find_lab(rs, rs->opt->ids[i]);
 
 		if (!e) {
@@ -171,13 +158,12 @@ static char *dup_str(const struct json *o, const char *key)
 
 static int plan_claims(struct lab_entry *e, const struct json *claims)
 {
-	const struct json *c;
 	int i = 0;
 
 	e->claims = calloc(claims->count ? claims->count : 1, sizeof(*e->claims));
 	if (!e->claims)
 		return -1;
-	for (c = claims->child; c; c = c->next, i++) {
+	for (const struct json *c = claims->child; c; c = c->next, i++) {
 		struct claim *r = &e->claims[i];
 
 		claim_reset(r);
@@ -265,24 +251,20 @@ static void describe_lab(struct run_state *rs, struct lab_entry *e)
  * does not exist. */
 int discover_labs(struct run_state *rs)
 {
-	int i, rc;
+	int rc = scan_dir(rs);
 
-	rc = scan_dir(rs);
+	if (!rc)
+		rc = select_labs(rs);
 	if (rc)
 		return rc;
-	rc = select_labs(rs);
-	if (rc)
-		return rc;
-	for (i = 0; i < rs->nlabs && !runner_stop_signal; i++)
+	for (int i = 0; i < rs->nlabs && !runner_stop_signal; i++)
 		describe_lab(rs, &rs->labs[i]);
 	return 0;
 }
 
 void lab_entry_free(struct lab_entry *e)
 {
-	int k;
-
-	for (k = 0; k < e->nclaims; k++)
+	for (int k = 0; k < e->nclaims; k++)
 		claim_free(&e->claims[k]);
 	free(e->claims);
 	json_free(e->desc);
@@ -297,9 +279,7 @@ void lab_entry_free(struct lab_entry *e)
 
 void lab_entries_free(struct run_state *rs)
 {
-	int i;
-
-	for (i = 0; i < rs->nlabs; i++)
+	for (int i = 0; i < rs->nlabs; i++)
 		lab_entry_free(&rs->labs[i]);
 	free(rs->labs);
 	rs->labs = NULL;
@@ -370,14 +350,13 @@ static void lab_argv(struct run_state *rs, struct lab_entry *lab, char *argv[5])
 static FILE *open_log(struct lab_entry *lab, char *const argv[])
 {
 	FILE *log = fopen(lab->log_path, "w");
-	int i;
 
 	if (!log) {
 		error_errno("cannot write '%s'", lab->log_path);
 		return NULL;
 	}
 	fprintf(log, "$");
-	for (i = 0; argv[i]; i++)
+	for (int i = 0; argv[i]; i++)
 		fprintf(log, " %s", argv[i]);
 	fprintf(log, "\n");
 	fflush(log);
@@ -435,14 +414,12 @@ static void describe_error(struct run_state *rs, struct lab_entry *lab)
 /* The run was stopped by a signal: labs not reached are marked not_run. */
 static void stop_rest(struct run_state *rs, int from)
 {
-	int i, k;
-
 	rs->aborted = runner_stop_signal;
-	for (i = from; i < rs->nlabs; i++) {
+	for (int i = from; i < rs->nlabs; i++) {
 		struct lab_entry *lab = &rs->labs[i];
 
 		lab->status = ST_NOT_RUN;
-		for (k = 0; k < lab->nclaims; k++)
+		for (int k = 0; k < lab->nclaims; k++)
 			if (!status_decided(lab->claims[k].status))
 				lab->claims[k].status = ST_NOT_RUN;
 		out_lab_end(rs, lab, i + 1);

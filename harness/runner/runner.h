@@ -143,7 +143,6 @@ int discover_labs(struct run_state *rs);
 void lab_entries_free(struct run_state *rs);
 /* Its claims, --describe and record freed. */
 void lab_entry_free(struct lab_entry *e);
-struct lab_entry *find_lab(struct run_state *rs, const char *id);
 
 /* spawn.c */
 struct spawn_io {
@@ -181,14 +180,9 @@ void claim_from_point(struct claim *c, const struct tap_point *pt);
 /* The runner's errata text of the erratum the lab named, and its truth,
  * expect and when where the lab's record left them out. */
 void claim_find_erratum(struct claim *c, const struct errata *errata);
-/* A claim object of a lab record or results.json (also used by grade, quiz). */
-void claim_from_json(struct claim *c, const struct json *o);
 void record_finish(struct run_state *rs, struct lab_entry *lab,
 		   const struct spawn_result *sr, const struct tap_scan *ts);
 void record_not_run(struct lab_entry *lab, const char *kind, const char *why);
-/* The lab's erratum object of a claim: {status, expect, when, truth} (or
- * `true`, the older results.json) into c's erratum fields. */
-void claim_erratum_from_json(struct claim *c, const struct json *e);
 /* One line on a contradicted claim's erratum, or "" when none is listed:
  * "known erratum 02.2: predicts >= 3, and this run meets it". */
 void fmt_erratum(const struct claim *c, char *buf, size_t len);
@@ -216,7 +210,6 @@ struct totals {
 };
 void totals_count(const struct run_state *rs, struct totals *t);
 enum status run_status(const struct run_state *rs);
-int results_write(struct run_state *rs, struct json_writer *w);
 /* Writes results.json and junit.xml; final: the run's last save, which also
  * prints the document --format json or junit asks for.  0 or -1. */
 int results_save(struct run_state *rs, int final);
@@ -283,7 +276,6 @@ int xw_write_file(struct xml_writer *x, const char *path);
 /* junit.c: the run as JUnit XML (Jenkins' junit-10.xsd); junit_save writes
  * <results>/junit.xml atomically and, with print_stdout, the same bytes on
  * stdout; a failed write is said once and sets save_failed.  0 or -1. */
-int junit_write(struct run_state *rs, struct xml_writer *x);
 int junit_save(struct run_state *rs, int print_stdout);
 /* junit_learn.c: the suites "predictions" (this run's) and "exercises"
  * (with --work) after the labs', numbered from id. */
@@ -299,7 +291,6 @@ void out_lab_point(struct run_state *rs, struct lab_entry *lab, const struct tap
 void out_lab_stderr(struct run_state *rs, const char *line);
 void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number);
 void out_run_end(struct run_state *rs);
-void out_report_card(struct run_state *rs, FILE *f, const char *prefix);
 void fmt_got_want(const struct claim *c, char *buf, size_t len);
 /* explain.c: "320 KiB", "8 MiB", "512 bytes" from a byte count. */
 void fmt_bytes(double b, char *buf, size_t len);
