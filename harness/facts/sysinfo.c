@@ -72,16 +72,6 @@ static int read_kb_at(const char *root, const char *rel, const char *key, uint64
 	return procfs_read_kb_field(path, key, v);
 }
 
-/* Copy src into dst (len bytes), cutting it if it is longer. */
-static void copy_str(char *dst, size_t len, const char *src)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len && src[i]; i++)
-		dst[i] = src[i];
-	dst[i] = '\0';
-}
-
 /* ------------------------------------------------------------------------ */
 /* Host, memory, NUMA                                                       */
 
