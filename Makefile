@@ -197,13 +197,11 @@ $(BUILD)/obj/%.o: harness/%.c $(CUDA_STAMP)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
-# The errata are built into the library (errata_text.S includes the file).
-$(BUILD)/obj/base/errata_text.o: harness/base/errata_text.S answers/errata.md
-	@mkdir -p $(dir $@)
-	$(CC) -c -o $@ $<
-
-# So is the Chinese message table (messages_text.S, lang.h).
-$(BUILD)/obj/base/messages_text.o: harness/base/messages_text.S answers/messages.zh.md
+# The errata and the Chinese message table (lang.h) are built into the library:
+# errata_text.S and messages_text.S include the files.
+$(BUILD)/obj/base/errata_text.o: answers/errata.md
+$(BUILD)/obj/base/messages_text.o: answers/messages.zh.md
+$(BUILD)/obj/base/%_text.o: harness/base/%_text.S
 	@mkdir -p $(dir $@)
 	$(CC) -c -o $@ $<
 
@@ -230,7 +228,7 @@ $(PF_UNIT_TEST): harness/tests/unit/runner/test_node_preflight.c harness/runner/
 		$(addprefix $(BUILD)/obj/runner/,spawn.o usage.o prom.o) $(LIB) -lcmocka $(LDLIBS)
 
 # `dmalab preflight` (README.md, "Preflight: a node health check") runs lab-01 and lab-02.
-.PHONY: preflight test-preflight
+.PHONY: preflight
 PREFLIGHT_NEEDS := $(DMALAB) $(BUILD)/labs/lab-01 $(BUILD)/labs/lab-02 $(BUILD)/fleet/preflight.sh
 preflight: deps $(PREFLIGHT_NEEDS)
 	@$(DMALAB) preflight $(PREFLIGHT_ARGS)
@@ -239,7 +237,6 @@ preflight: deps $(PREFLIGHT_NEEDS)
 # driver, a hung driver, made-up lab-02 records (a healthy GPU, a slow copy, a
 # missing GPU, a broken lab), the Slurm wrapper (harness/tests/test-preflight.sh).
 test-preflight: $(PREFLIGHT_NEEDS) $(BUILD)/tests/fake-cuda/libcuda.so.1
-	@BUILD=$(BUILD) sh harness/tests/test-preflight.sh
 # A made-up driver that does not start, or hangs (its comment says more)
 $(BUILD)/tests/fake-cuda/libcuda.so.1: harness/tests/tools/fake_libcuda.c
 	@mkdir -p $(dir $@)
@@ -309,16 +306,12 @@ try-%: $(DMALAB) $(LIB)
 exercises: $(DMALAB)
 	@$(DMALAB) exercises --work $(WORK)
 # The workflow in a scratch WORK: stubs not yet, reference done, refusals, resets
-.PHONY: test-exercises
 test-exercises: all
-	@BUILD=$(BUILD) sh harness/tests/test-exercises.sh
 
 # Predictions, grade/Gradescope/JUnit with exercises and predictions, the
 # class page in headless Chromium, exercise hints (harness/tests/test-learner.sh)
-.PHONY: test-learner class
+.PHONY: class
 test-learner: all fakelabs
-	@sh harness/deps.sh browser
-	@BUILD=$(BUILD) sh harness/tests/test-learner.sh
 
 # CLASS=DIR: a folder of learners' results.json -> DIR/class.html
 class: $(DMALAB)
@@ -417,24 +410,31 @@ test:
 	@MAKE='$(MAKE)' BUILD=$(BUILD) SUITES='$(SUITES)' sh harness/tests/run.sh
 endif
 
+# The suites that run as BUILD=$(BUILD) sh harness/tests/SUITE.sh, each after
+# the deps.sh part SUITE_DEPS_SUITE names (their prerequisites are with each).
+SUITE_DEPS_test-learner := browser
+SUITE_DEPS_test-formats := formats
+SUITE_DEPS_test-degraded := degraded
+SUITE_DEPS_test-leaks := leaks
+SUITE_DEPS_test-metrics := metrics
+BUILD_SUITES := test-preflight test-exercises test-learner test-formats test-house test-lab-options \
+	test-degraded test-interrupt test-leaks test-restore test-answers test-lang test-metrics
+.PHONY: $(BUILD_SUITES)
+$(BUILD_SUITES):
+	$(if $(SUITE_DEPS_$@),@sh harness/deps.sh $(SUITE_DEPS_$@))
+	@BUILD=$(BUILD) sh harness/tests/$@.sh
+
 # junit.xml and Gradescope's results.json read by their consumers (junitparser,
 # xmllint with Jenkins' junit-10.xsd, jsonschema), on the fake labs.
-.PHONY: test-formats
 test-formats: $(DMALAB) fakelabs
-	@sh harness/deps.sh formats
-	@BUILD=$(BUILD) sh harness/tests/test-formats.sh
 
 # The house's rules: the runner links no lab runtime, no lab links the
 # runner, code one lab alone uses lives in its folder (test-house.sh).
-.PHONY: test-house
 test-house: all
-	@BUILD=$(BUILD) sh harness/tests/test-house.sh
 
 # The labs' run-shaping options (lab-04's staircase, --sweep, --chase-only;
 # lab-02 --pinned-only; lab-05's regions), read back from their records.
-.PHONY: test-lab-options
 test-lab-options: all
-	@BUILD=$(BUILD) sh harness/tests/test-lab-options.sh
 
 # The Makefile's own usage errors (QUICK=maybe, make lab-99, make hint-).
 .PHONY: test-make test-deps
@@ -447,24 +447,16 @@ test-deps:
 # The labs on a lesser machine: a normal user under a 64 KiB memlock limit,
 # a hard limit of 0, root without CAP_IPC_LOCK, a stub build without nvcc
 # (its own BUILD), an unwritable TMPDIR, no GPU (skips, never lab errors).
-.PHONY: test-degraded
 test-degraded: all
-	@sh harness/deps.sh degraded
-	@BUILD=$(BUILD) sh harness/tests/test-degraded.sh
 # Ctrl-C and kill at random moments, 20 times per CPU lab: nothing left
 # behind, settings and Mlocked as before, results.json says aborted.
-.PHONY: test-interrupt
 test-interrupt: all
-	@BUILD=$(BUILD) sh harness/tests/test-interrupt.sh
 
 # Under valgrind (when installed): no leak, and the statistics' samples
 # storage freed at exit; the runner over the fake labs, list and claims, and
 # the CPU labs --quick (harness/tests/test-leaks.sh).
-.PHONY: test-leaks
 test-leaks: $(BUILD)/tests/test_stats $(BUILD)/tests/test_claim $(FAKE_BINS) \
 	$(BUILD)/example/lab-example $(DMALAB) $(addprefix $(BUILD)/labs/lab-,01 04 05)
-	@sh harness/deps.sh leaks
-	@BUILD=$(BUILD) sh harness/tests/test-leaks.sh
 
 # The C code under ASan and UBSan (SAN=1 into build/san, or BUILD when SAN=1
 # is given): unit tests, every lab --quick, the runner, the fake labs; any
@@ -477,9 +469,7 @@ test-san:
 # As root: a lab SIGKILLed (crashed, timed out) with nr_hugepages changed;
 # the runner puts it back from the lab's journal, and lab-08 run alone
 # replays one left in $TMPDIR first (harness/tests/test-restore.sh).
-.PHONY: test-restore
 test-restore: $(DMALAB) $(BUILD)/fakelabs/restore-lab $(BUILD)/labs/lab-08
-	@BUILD=$(BUILD) sh harness/tests/test-restore.sh
 
 # Fuzzing (harness/tests/fuzz/README.md): one libFuzzer target per parser,
 # built with clang into $(BUILD)/fuzz/ against a copy of the library and the
@@ -502,11 +492,9 @@ $(FUZZ_DIR)/obj/%.o: harness/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
-$(FUZZ_DIR)/obj/base/errata_text.o: harness/base/errata_text.S answers/errata.md
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -c -o $@ $<
-
-$(FUZZ_DIR)/obj/base/messages_text.o: harness/base/messages_text.S answers/messages.zh.md
+$(FUZZ_DIR)/obj/base/errata_text.o: answers/errata.md
+$(FUZZ_DIR)/obj/base/messages_text.o: answers/messages.zh.md
+$(FUZZ_DIR)/obj/base/%_text.o: harness/base/%_text.S
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -c -o $@ $<
 
@@ -590,11 +578,9 @@ answers: all
 
 # answers/ against the built labs, grading rules, a scripted quiz (no cmocka needed)
 test-answers: all
-	@BUILD=$(BUILD) sh harness/tests/test-answers.sh
 
 # zh: every MSG has its Chinese, lab-01's TAP and JSON the same in both, README.zh.md fresh
 test-lang: all
-	@BUILD=$(BUILD) sh harness/tests/test-lang.sh
 
 # The kit's own timing of each lab from $(RESULTS)/results.json (plots/bench.py):
 # wall time, series, samples, CV and interval width reached; BASE=FILE compares,
@@ -653,10 +639,7 @@ test-compare: $(DMALAB) $(COMPARE_TEST)
 
 # The Prometheus text files (dmalab metrics, check's dmalab.prom, preflight
 # --metrics) through promtool and a parser (harness/tests/test-metrics.sh).
-.PHONY: test-metrics
 test-metrics: $(DMALAB) $(BUILD)/labs/lab-01
-	@sh harness/deps.sh metrics
-	@BUILD=$(BUILD) sh harness/tests/test-metrics.sh
 
 # Figures and the shareable report from $(RESULTS)/results.json (plots/).
 plots:

@@ -21,10 +21,7 @@ _table = None
 def lang():
     """'zh' or 'en': DMALAB_LANG, else the first set of LC_ALL, LC_MESSAGES,
     LANG (a value starting with zh chooses Chinese), as the C code does."""
-    v = os.environ.get("DMALAB_LANG", "")
-    if v:
-        return "zh" if v.lower().startswith("zh") else "en"
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+    for name in ("DMALAB_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
         v = os.environ.get(name, "")
         if v:
             return "zh" if v.lower().startswith("zh") else "en"

@@ -291,6 +291,18 @@ void jw_knum(struct json_writer *w, const char *k, double v) { jw_key(w, k); jw_
 void jw_kint(struct json_writer *w, const char *k, long long v) { jw_key(w, k); jw_int(w, v); }
 void jw_kbool(struct json_writer *w, const char *k, int v) { jw_key(w, k); jw_bool(w, v); }
 
+void jw_kobj(struct json_writer *w, const char *k)
+{
+	jw_key(w, k);
+	jw_obj_begin(w);
+}
+
+void jw_karr(struct json_writer *w, const char *k)
+{
+	jw_key(w, k);
+	jw_arr_begin(w);
+}
+
 int jw_write_file(const struct json_writer *w, const char *path)
 {
 	char tmp[4096];

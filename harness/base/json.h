@@ -49,6 +49,9 @@ void jw_kstr(struct json_writer *w, const char *k, const char *s);
 void jw_knum(struct json_writer *w, const char *k, double v);
 void jw_kint(struct json_writer *w, const char *k, long long v);
 void jw_kbool(struct json_writer *w, const char *k, int v);
+/* key + the opening of an object or array value; closed by jw_obj_end/jw_arr_end */
+void jw_kobj(struct json_writer *w, const char *k);
+void jw_karr(struct json_writer *w, const char *k);
 /*
  * Length in bytes (1 to 4) of the valid UTF-8 sequence at s, 0 when it is
  * not one; avail: the bytes readable at s (SIZE_MAX for a NUL-terminated s).

@@ -19,17 +19,15 @@ static int starts_zh(const char *v)
 
 enum dmalab_lang dmalab_lang(void)
 {
-	static const char *const locale_vars[] = { "LC_ALL", "LC_MESSAGES", "LANG" };
-	const char *v = getenv("DMALAB_LANG");
+	/* ours first, then POSIX order: the first one set decides, as setlocale would */
+	static const char *const vars[] = { "DMALAB_LANG", "LC_ALL", "LC_MESSAGES", "LANG" };
 	size_t i;
 
 	if (lang_forced >= 0)
 		return (enum dmalab_lang)lang_forced;
-	if (v && *v)
-		return starts_zh(v) ? DMALAB_ZH : DMALAB_EN;
-	/* POSIX order: the first one set decides, as setlocale would. */
-	for (i = 0; i < sizeof(locale_vars) / sizeof(locale_vars[0]); i++) {
-		v = getenv(locale_vars[i]);
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+
 		if (v && *v)
 			return starts_zh(v) ? DMALAB_ZH : DMALAB_EN;
 	}

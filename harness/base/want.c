@@ -282,11 +282,16 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void lab_sort(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+}
+
 double lab_median(double *v, int n)
 {
 	if (n <= 0)
 		return NAN;
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	lab_sort(v, n);
 	if (n % 2)
 		return v[n / 2];
 	return (v[n / 2 - 1] + v[n / 2]) / 2;

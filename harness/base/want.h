@@ -131,6 +131,9 @@ const char *lab_want_text(const struct claim_want *w, char *buf, size_t len);
  */
 int lab_want_parse(const char *text, struct claim_want *w, char *name, size_t namelen);
 
+/* v[0..n) in ascending order (no NaN in it). */
+void lab_sort(double *v, int n);
+
 /* Median of v[0..n) (v is reordered). NaN for n == 0.  The labs' series
  * and compare's references (runner) both take it. */
 double lab_median(double *v, int n);

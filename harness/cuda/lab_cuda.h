@@ -269,13 +269,6 @@ static inline cudaEvent_t lab_cuda_event_new(struct lab *L, unsigned int flags)
 	return e;
 }
 
-/* cudaEventDestroy(e) now. */
-static inline void lab_cuda_event_free(struct lab *L, cudaEvent_t e)
-{
-	buf_untrack((void *)e, lab_cuda_undo_event_);
-	CUDA_CHECK(L, cudaEventDestroy(e));
-}
-
 /*
  * Seconds of GPU time from event a to event b, both recorded and made for
  * timing; waits until b has happened (cudaEventSynchronize, then

@@ -24,16 +24,6 @@
 #define SYSFS_SCAN_MAX 256          /* NVIDIA GPUs one sysfs scan can hold */
 #define PATH_LEN 4096
 
-/* Copy src into dst (len bytes), cutting it if it is longer. */
-static void copy_str(char *dst, size_t len, const char *src)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len && src[i]; i++)
-		dst[i] = src[i];
-	dst[i] = '\0';
-}
-
 const char *gpu_src_name(enum gpu_src s)
 {
 	switch (s) {

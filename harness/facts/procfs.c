@@ -181,6 +181,15 @@ int sysfs_read_long(const char *path, long *v)
 	return 0;
 }
 
+void copy_str(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i]; i++)
+		dst[i] = src[i];
+	dst[i] = '\0';
+}
+
 int sysfs_thp_mode(const char *path, char *mode, size_t len)
 {
 	char buf[256];

@@ -36,6 +36,8 @@ int sysfs_thp_mode(const char *path, char *mode, size_t len);
 /* Read a whole small file (trailing newline stripped) into buf. */
 int sysfs_read_str(const char *path, char *buf, size_t len);
 int sysfs_read_long(const char *path, long *v);
+/* Copy src into dst (len bytes), cutting it if it is longer. */
+void copy_str(char *dst, size_t len, const char *src);
 
 /* Capability bit (e.g. CAP_IPC_LOCK = 14) in CapEff of a status file. */
 int procfs_cap_effective(const char *status_path, int cap, int *has);

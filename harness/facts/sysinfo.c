@@ -72,16 +72,6 @@ static int read_kb_at(const char *root, const char *rel, const char *key, uint64
 	return procfs_read_kb_field(path, key, v);
 }
 
-/* Copy src into dst (len bytes), cutting it if it is longer. */
-static void copy_str(char *dst, size_t len, const char *src)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len && src[i]; i++)
-		dst[i] = src[i];
-	dst[i] = '\0';
-}
-
 /* ------------------------------------------------------------------------ */
 /* Host, memory, NUMA                                                       */
 
@@ -444,8 +434,7 @@ static void numa_json(const struct sysinfo *si, struct json_writer *w)
 	jw_kint(w, "nodes", t->nnodes);
 	jw_kint(w, "mem_nodes", t->nmem_nodes);
 	jw_kbool(w, "libnuma_available", si->numa_available);
-	jw_key(w, "node");
-	jw_arr_begin(w);
+	jw_karr(w, "node");
 	for (int i = 0; i < t->nnodes; i++) {
 		jw_obj_begin(w);
 		jw_kint(w, "id", t->node[i].id);
@@ -458,8 +447,7 @@ static void numa_json(const struct sysinfo *si, struct json_writer *w)
 	jw_arr_end(w);
 	/* distances[i][j]: SLIT distance from node[i] to node[j] (array
 	 * positions, not ids: ids may have gaps), 10 = local */
-	jw_key(w, "distances");
-	jw_arr_begin(w);
+	jw_karr(w, "distances");
 	for (int i = 0; i < t->nnodes; i++) {
 		jw_arr_begin(w);
 		for (int j = 0; j < t->nnodes; j++)
@@ -488,16 +476,14 @@ static void gpu_json(const struct gpu_info *g, struct json_writer *w)
 	jw_kint(w, "nvlinks_active", g->nvlinks_active);
 	jw_kstr(w, "uuid", g->uuid);
 	jw_kstr(w, "iommu", g->iommu);
-	jw_key(w, "clocks");
-	jw_obj_begin(w);
+	jw_kobj(w, "clocks");
 	jw_kint(w, "sm_mhz", g->sm_mhz);
 	jw_kint(w, "sm_max_mhz", g->sm_max_mhz);
 	jw_kint(w, "mem_mhz", g->mem_mhz);
 	jw_kint(w, "mem_max_mhz", g->mem_max_mhz);
 	jw_obj_end(w);
 	jw_kint(w, "clocks_event_reasons", g->clocks_event_reasons);
-	jw_key(w, "clocks_event_names");
-	jw_arr_begin(w);
+	jw_karr(w, "clocks_event_names");
 	for (int bit = 0; g->clocks_event_reasons > 0 && gpu_clocks_reason_name(bit); bit++)
 		if (g->clocks_event_reasons & (1ll << bit))
 			jw_str(w, gpu_clocks_reason_name(bit));
@@ -509,16 +495,14 @@ static void gpu_json(const struct gpu_info *g, struct json_writer *w)
 static void limits_json(const struct sysinfo *si, struct json_writer *w)
 {
 	/* memlock in bytes, -1 = unlimited (as RLIM_INFINITY) */
-	jw_key(w, "memlock");
-	jw_obj_begin(w);
+	jw_kobj(w, "memlock");
 	jw_kint(w, "cur", si->memlock_cur);
 	jw_kint(w, "max", si->memlock_max);
 	jw_obj_end(w);
 	jw_kbool(w, "cap_ipc_lock", si->cap_ipc_lock);
 	jw_kint(w, "uid", si->uid);
 	jw_kstr(w, "thp", si->thp);
-	jw_key(w, "hugepages");
-	jw_obj_begin(w);
+	jw_kobj(w, "hugepages");
 	jw_kint(w, "total", (long long)si->hugepages_total);
 	jw_kint(w, "free", (long long)si->hugepages_free);
 	jw_kint(w, "size", (long long)si->hugepage_size);
@@ -532,8 +516,7 @@ static void cuda_json(const struct sysinfo *si, struct json_writer *w)
 	jw_kint(w, "cuda_driver_version", si->cuda_driver_version);
 	jw_kint(w, "cuda_runtime_version", si->cuda_runtime_version);
 	jw_kbool(w, "have_nvcc", si->have_nvcc);
-	jw_key(w, "gpus");
-	jw_arr_begin(w);
+	jw_karr(w, "gpus");
 	for (int i = 0; i < si->ngpus; i++)
 		gpu_json(&si->gpu[i], w);
 	jw_arr_end(w);
@@ -549,8 +532,7 @@ void sysinfo_write_json(const struct sysinfo *si, struct json_writer *w)
 	jw_kstr(w, "virt", si->virt);
 	jw_kstr(w, "iommu", si->iommu);
 	jw_kstr(w, "cpus_allowed", si->cpus_allowed);
-	jw_key(w, "cpu_nodes");
-	jw_arr_begin(w);
+	jw_karr(w, "cpu_nodes");
 	for (int i = 0; i < si->ncpu_nodes; i++)
 		jw_int(w, si->cpu_nodes[i]);
 	jw_arr_end(w);

@@ -49,13 +49,6 @@ struct claim_rec *claim_find(struct lab *L, const char *id)
 	return NULL;
 }
 
-int claim_decided(const struct lab *L, const char *id)
-{
-	struct claim_rec *c = claim_find((struct lab *)L, id);
-
-	return c && c->r.status != ST_PENDING;
-}
-
 void claim_stats(struct lab *L, const struct lab_stats *s)
 {
 	if (L->npending >= LAB_MAX_ATTACHED)

@@ -38,13 +38,6 @@ static int median_rank(int n, double level)
 	return j;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * The stopping rule adds samples until this same interval is narrow, so it
  * stops on intervals that came out narrow by chance: at the level asked, an
@@ -76,7 +69,7 @@ struct lab_est lab_est_median(const struct lab_stats *s, int nseries)
 	if (!sorted)
 		return e;
 	memcpy(sorted, s->samples, sizeof(double) * (size_t)s->n);
-	qsort(sorted, (size_t)s->n, sizeof(double), cmp_double);
+	lab_sort(sorted, s->n);
 	e.lo = sorted[j - 1];
 	e.hi = sorted[s->n - j];
 	free(sorted);
@@ -138,7 +131,7 @@ double lab_median_interval_width(const double *v, int n)
 			return INFINITY;
 		sorted[i] = v[i];
 	}
-	qsort(sorted, (size_t)n, sizeof(double), cmp_double);
+	lab_sort(sorted, n);
 	mid = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 	if (mid == 0)
 		return INFINITY;

@@ -451,8 +451,7 @@ void role_send_stats(struct role_io *io, const char *which, const struct lab_sta
 	jw_kint(&w, "too_short", s->too_short);
 	jw_knum(&w, "cv_max", s->cv_max);
 	jw_knum(&w, "res", s->clock_res_s);
-	jw_key(&w, "s");
-	jw_arr_begin(&w);
+	jw_karr(&w, "s");
 	for (i = 0; i < s->n; i++)
 		jw_num(&w, s->samples[i]);
 	jw_arr_end(&w);

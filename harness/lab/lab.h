@@ -461,8 +461,6 @@ void claim_skip(struct lab *L, const char *id, const char *reason,
 /* Skip every claim not yet decided, with one reason. */
 void claim_skip_rest(struct lab *L, const char *reason, const char *detail_fmt, ...)
 	LAB_PRINTF(3, 4);
-/* 1 if the claim already has a verdict. */
-int claim_decided(const struct lab *L, const char *id);
 
 /* 1 if reason is one of the skip codes (record.h). */
 int lab_skip_reason_valid(const char *reason);

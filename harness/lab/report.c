@@ -26,8 +26,7 @@ static void json_words_sep(struct json_writer *w, const char *key, const char *l
 	char word[128];
 	size_t n;
 
-	jw_key(w, key);
-	jw_arr_begin(w);
+	jw_karr(w, key);
 	while (list && *(list += strspn(list, seps))) {
 		n = strcspn(list, seps);
 		snprintf(word, sizeof(word), "%.*s", (int)n, list);
@@ -101,8 +100,7 @@ static void json_stats(struct json_writer *w, const struct lab_stats *s)
 	jw_knum(w, "cv_max", s->cv_max);
 	jw_kbool(w, "noisy", s->noisy);
 	jw_kbool(w, "too_short", s->too_short);
-	jw_key(w, "samples");
-	jw_arr_begin(w);
+	jw_karr(w, "samples");
 	for (i = 0; i < s->n; i++)
 		jw_num(w, s->samples[i]);
 	jw_arr_end(w);
@@ -128,8 +126,7 @@ static void json_facts(struct json_writer *w, const struct lab *L)
 {
 	int i;
 
-	jw_key(w, "facts");
-	jw_obj_begin(w);
+	jw_kobj(w, "facts");
 	for (i = 0; i < L->nfacts; i++) {
 		const struct lab_fact *f = &L->facts[i];
 
@@ -150,17 +147,14 @@ static void json_series(struct json_writer *w, const struct lab *L)
 {
 	int i, j;
 
-	jw_key(w, "series");
-	jw_obj_begin(w);
+	jw_kobj(w, "series");
 	for (i = 0; i < L->nseries; i++) {
 		const struct lab_series *s = &L->series[i];
 
-		jw_key(w, s->name);
-		jw_obj_begin(w);
+		jw_kobj(w, s->name);
 		jw_kstr(w, "x_unit", s->x_unit);
 		jw_kstr(w, "y_unit", s->npts ? s->pts[0].y.unit : NULL);
-		jw_key(w, "points");
-		jw_arr_begin(w);
+		jw_karr(w, "points");
 		for (j = 0; j < s->npts; j++) {
 			jw_obj_begin(w);
 			jw_knum(w, "x", s->pts[j].x);
@@ -193,8 +187,7 @@ static void json_header(struct json_writer *w, const struct lab *L, int interrup
 	jw_kstr(w, "error", or_null(L->error));
 	jw_kbool(w, "built_with_cuda", L->build_flags & LAB_BUILT_WITH_CUDA);
 	jw_kbool(w, "sabotage", L->build_flags & LAB_BUILT_SABOTAGE);
-	jw_key(w, "options");
-	jw_obj_begin(w);
+	jw_kobj(w, "options");
 	jw_kbool(w, "quick", L->opt.quick);
 	jw_knum(w, "size", (double)L->opt.size);
 	jw_kint(w, "iters", L->opt.iters);
@@ -210,8 +203,7 @@ static void json_phases(struct json_writer *w, const struct lab *L)
 {
 	double now = L->started ? lab_now() - L->started : 0;
 
-	jw_key(w, "phases");
-	jw_arr_begin(w);
+	jw_karr(w, "phases");
 	for (int i = 0; i < L->nphases; i++) {
 		const struct lab_phase *p = &L->phases[i];
 		double end = i + 1 < L->nphases ? L->phases[i + 1].start_s : now;
@@ -232,16 +224,14 @@ static void json_record(struct json_writer *w, const struct lab *L, int interrup
 
 	jw_obj_begin(w);
 	json_header(w, L, interrupted);
-	jw_key(w, "claims");
-	jw_arr_begin(w);
+	jw_karr(w, "claims");
 	for (i = 0; i < L->nclaims; i++)
 		json_claim(w, &L->claims[i], interrupted);
 	jw_arr_end(w);
 	json_facts(w, L);
 	json_series(w, L);
 	json_phases(w, L);
-	jw_key(w, "notes");
-	jw_arr_begin(w);
+	jw_karr(w, "notes");
 	for (i = 0; i < L->nnotes; i++)
 		jw_str(w, L->notes[i]);
 	jw_arr_end(w);
@@ -289,8 +279,7 @@ static void describe_want(struct json_writer *w, const struct claim_want *want)
 {
 	char text[96];
 
-	jw_key(w, "want");
-	jw_obj_begin(w);
+	jw_kobj(w, "want");
 	jw_kstr(w, "op", want->op);
 	jw_knum(w, "a", want->a);
 	jw_knum(w, "b", want->b);
@@ -308,8 +297,7 @@ static void describe_want(struct json_writer *w, const struct claim_want *want)
  */
 static void describe_knobs(struct json_writer *w, const struct lab_knob *k)
 {
-	jw_key(w, "knobs");
-	jw_arr_begin(w);
+	jw_karr(w, "knobs");
 	for (; k && k->knob; k++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "name", k->name);
@@ -333,16 +321,14 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 	jw_kstr(&w, "title", spec->title);
 	jw_kstr(&w, "topic", spec->topic);
 	jw_kint(&w, "timeout_s", spec->timeout_s > 0 ? spec->timeout_s : 60);
-	jw_key(&w, "needs");
-	jw_obj_begin(&w);
+	jw_kobj(&w, "needs");
 	jw_kint(&w, "cuda_devices", spec->needs.cuda_devices);
 	jw_kint(&w, "numa_nodes", spec->needs.numa_nodes);
 	jw_kint(&w, "root", spec->needs.root);
 	jw_obj_end(&w);
 	jw_kbool(&w, "built_with_cuda", build_flags & LAB_BUILT_WITH_CUDA);
 	jw_kbool(&w, "sabotage", build_flags & LAB_BUILT_SABOTAGE);
-	jw_key(&w, "claims");
-	jw_arr_begin(&w);
+	jw_karr(&w, "claims");
 	for (c = spec->claims; c && c->id; c++) {
 		jw_obj_begin(&w);
 		jw_kstr(&w, "id", c->id);
@@ -358,8 +344,7 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 	}
 	jw_arr_end(&w);
 	describe_knobs(&w, spec->knobs);
-	jw_key(&w, "extra_options");
-	jw_arr_begin(&w);
+	jw_karr(&w, "extra_options");
 	for (e = spec->extra_opts; e && e->name; e++) {
 		jw_obj_begin(&w);
 		jw_kstr(&w, "name", e->name);
