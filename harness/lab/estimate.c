@@ -143,7 +143,7 @@ struct lab_est lab_est_hl_ratio(const struct lab_stats *s, int nseries)
 	for (i = 0; i < s->n; i++) /* the Walsh averages of the logs */
 		for (j = i; j < s->n; j++)
 			w[c++] = (log(s->samples[i]) + log(s->samples[j])) / 2;
-	qsort(w, (size_t)m, sizeof(double), cmp_double);
+	lab_sort(w, m);
 	e.value = exp(m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2);
 	k = signed_rank_k(s->n, median_level(s, nseries));
 	if (k > 0) {
