@@ -191,7 +191,8 @@ static char *region_note(const char *text, const struct ex_region *r)
 	col = start_col + msg_width(out + indent);
 	for (; *p; p += u) {
 		u = unit_len(p);
-		snprintf(unit, sizeof(unit), "%.*s", (int)(u < sizeof(unit) ? u : sizeof(unit) - 1), p);
+		snprintf(unit, sizeof(unit), "%.*s", (int)(u < sizeof(unit) ? u : sizeof(unit) - 1),
+			 p);
 		if (col + msg_width(unit) > NOTE_COLUMNS && *p != ' ') {
 			while (n && out[n - 1] == ' ') /* no blank ends a line */
 				n--;
@@ -486,7 +487,8 @@ static int report_try(const struct ex_lab *x, const struct learn_results *res)
 			putchar('\n');
 		}
 		if (st == EX_NOT_GRADED)
-			puts(MSG("try.needs", "needs what this machine lacks (above) to be graded"));
+			puts(MSG("try.needs", "needs what this machine lacks (above) to be "
+				 "graded"));
 		done += st == EX_DONE;
 		ungraded += st == EX_NOT_GRADED;
 	}

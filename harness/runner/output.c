@@ -742,7 +742,8 @@ static void out_findings(const struct run_state *rs, FILE *f, const char *prefix
 					 "exercise lines below say which exercise it grades"));
 		else
 			fprintf(f, human(rs, "finding.copy", "%d claims failed on your copy: the "
-					 "exercise lines below say which exercise each one grades"), n);
+					 "exercise lines below say which exercise each one "
+					 "grades"), n);
 		fputc('\n', f);
 		return;
 	}
@@ -754,9 +755,9 @@ static void out_findings(const struct run_state *rs, FILE *f, const char *prefix
 				 "It is a finding about this machine (or the chapter), not a kit "
 				 "failure; it makes the exit status 1:"));
 	else
-		fprintf(f, human(rs, "finding.head", "contradicted on this machine: %d claims. Each "
-				 "is a finding about this machine (or the chapter), not a kit "
-				 "failure; it makes the exit status 1:"), n);
+		fprintf(f, human(rs, "finding.head", "contradicted on this machine: %d claims. "
+				 "Each is a finding about this machine (or the chapter), not a "
+				 "kit failure; it makes the exit status 1:"), n);
 	fputc('\n', f);
 	for (i = 0; i < rs->nlabs; i++)
 		for (k = 0; k < rs->labs[i].nclaims; k++)

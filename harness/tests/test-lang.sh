@@ -225,7 +225,8 @@ for n in $(cut -c1-2 "$tmp/regions" | sort -u); do
 	grep -q "^exercise-$n：已写出 " "$tmp/ex$n" && ok "lab $n: exercise's words in zh" ||
 		bad "lab $n: exercise's words not zh: $(head -n 1 "$tmp/ex$n")"
 	"$d" try "$n" --work "$w" --verify-only >"$tmp/v$n" 2>&1 &&
-		ok "lab $n: the zh copy is not refused" || bad "lab $n: zh copy refused: $(cat "$tmp/v$n")"
+		ok "lab $n: the zh copy is not refused" ||
+		bad "lab $n: zh copy refused: $(cat "$tmp/v$n")"
 done
 # English: no zh note in the copy
 "$d" exercise 01 --work "$tmp/work-en" >/dev/null 2>&1
@@ -260,7 +261,8 @@ grep -hE '^# progress: |interval .* of the median after' "$tmp/zh.tap" "$tmp/zh0
 [ -s "$tmp/harness-en" ] && { bad "the harness's English in zh:"; head -n 3 "$tmp/harness-en"; } ||
 	ok "no English progress or stopping-rule line"
 for t in "$tmp/zh.tap" "$tmp/zh04.tap"; do
-	grep -m1 '^# lab-' "$t" | grep -qP '[\x{4e00}-\x{9fff}]' && ok "the TAP header's title in zh" ||
+	grep -m1 '^# lab-' "$t" | grep -qP '[\x{4e00}-\x{9fff}]' &&
+		ok "the TAP header's title in zh" ||
 		bad "the TAP header's title not zh: $(grep -m1 '^# lab-' "$t")"
 done
 grep -q '^# 进度：' "$tmp/zh04.tap" && ok "lab-04: progress in zh" ||
