@@ -300,7 +300,7 @@ static int verify_copy(const struct ex_lab *x)
 /* "got G unit, want OP W" of a decided claim, into buf. */
 static const char *got_want(const struct claim *c, char *buf, size_t len)
 {
-	if (c->has_range)
+	if (!isnan(c->lo) && !isnan(c->hi)) /* loaded from JSON: no has_* flags */
 		snprintf(buf, len, MSG("ex.got-range", "got %.4g %s, want %s [%g, %g]"), c->got,
 			 c->unit, c->op, c->lo, c->hi);
 	else
@@ -431,11 +431,32 @@ static enum ex_state try_state_get(const struct ex_lab *x)
 	return ex_state_of_key(key);
 }
 
+/* Claim id's line under its exercise (c NULL: not in the results; cs its state). */
+static void say_claim(const char *id, const struct claim *c, const struct lab_entry *lab,
+		      enum ex_state cs)
+{
+	char gw[800];
+
+	if (!c) {
+		printf("    %s %s\n", id, MSG("ex.absent", "absent: not in the results"));
+		return;
+	}
+	if (cs == EX_NOT_GRADED)
+		snprintf(gw, sizeof(gw), "%s %s", c->reason, c->detail);
+	else if (isnan(c->got))
+		why_no_value(c, lab, gw, sizeof(gw));
+	else
+		got_want(c, gw, sizeof(gw));
+	fputs("    ", stdout);
+	printf(MSG("try.claim", "%s %s: %s"), id, verdict_text(c->status), gw);
+	putchar('\n');
+}
+
 /* The state of region r from the run's results, each claim said when `say`. */
 static enum ex_state grade_region(const struct learn_results *res, const struct ex_region *r,
 				  int say)
 {
-	char ids[sizeof(r->claims)], *save = NULL, *id, gw[800];
+	char ids[sizeof(r->claims)], *save = NULL, *id;
 	enum ex_state st = EX_DONE;
 	const struct lab_entry *lab;
 	const struct claim *c;
@@ -452,19 +473,8 @@ static enum ex_state grade_region(const struct learn_results *res, const struct 
 		else if (c && c->status == ST_INCONCLUSIVE)
 			cs = EX_UNDECIDED;
 		st = cs < st ? cs : st;
-		if (!say)
-			continue;
-		if (cs == EX_NOT_GRADED)
-			printf("    %s %s: %s %s\n", id, verdict_text(ST_SKIP), c->reason,
-			       c->detail);
-		else if (c && (!c->has_got || isnan(c->got)))
-			printf("    %s %s: %s\n", id, verdict_text(c->status),
-			       why_no_value(c, lab, gw, sizeof(gw)));
-		else if (c)
-			printf("    %s %s: %s\n", id, verdict_text(c->status),
-			       got_want(c, gw, sizeof(gw)));
-		else
-			printf("    %s %s\n", id, MSG("ex.absent", "absent: not in the results"));
+		if (say)
+			say_claim(id, c, lab, cs);
 	}
 	return st;
 }
