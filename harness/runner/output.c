@@ -239,7 +239,15 @@ static void fmt_prediction(const struct claim *c, char *buf, size_t len)
 	snprintf(buf, len, "%s%s%s", rel, unit ? " " : "", unit ? c->unit : "");
 }
 
-void fmt_erratum(const struct claim *c, char *buf, size_t len)
+/* shown (a MSG text) in the learner's language when learner, else its English. */
+static const char *in_lang(int learner, const char *shown)
+{
+	return learner ? shown : msg_english(shown);
+}
+
+/* What the claim's erratum says of this run, into buf ("" without one); in the
+ * learner's language when learner (the human format), else English (JUnit, TAP). */
+static void erratum_as(const struct claim *c, char *buf, size_t len, int learner)
 {
 	char pred[160];
 
@@ -248,23 +256,26 @@ void fmt_erratum(const struct claim *c, char *buf, size_t len)
 		return;
 	fmt_prediction(c, pred, sizeof(pred));
 	if (!strcmp(c->erratum_status, "predicted") && !c->erratum_expect[0])
-		snprintf(buf, len, "known erratum %s (marked so in the results)", c->id);
+		snprintf(buf, len, in_lang(learner, MSG("erratum.marked", "known erratum %s "
+							"(marked so in the results)")), c->id);
 	else if (!strcmp(c->erratum_status, "predicted"))
-		snprintf(buf, len, "known erratum %s: it predicts %s, and this run meets it",
+		snprintf(buf, len, in_lang(learner, MSG("erratum.met", "known erratum %s: it "
+							"predicts %s, and this run meets it")),
 			 c->id, pred);
 	else if (!strcmp(c->erratum_status, "not-applicable"))
-		snprintf(buf, len, "erratum %s predicts %s only when %s: not on this machine, "
-			 "so the contradiction is unexplained", c->id, pred,
+		snprintf(buf, len, in_lang(learner, MSG("erratum.not-here", "erratum %s predicts "
+							"%s only when %s: not on this machine, so the "
+							"contradiction is unexplained")), c->id, pred,
 			 c->erratum_when ? c->erratum_when : "its when: holds");
 	else
-		snprintf(buf, len, "erratum %s predicts %s: this run does not meet it, so the "
-			 "contradiction is unexplained", c->id, pred);
+		snprintf(buf, len, in_lang(learner, MSG("erratum.not-met", "erratum %s predicts "
+							"%s: this run does not meet it, so the "
+							"contradiction is unexplained")), c->id, pred);
 }
 
-/* shown (a MSG text) in the learner's language when learner, else its English. */
-static const char *in_lang(int learner, const char *shown)
+void fmt_erratum(const struct claim *c, char *buf, size_t len)
 {
-	return learner ? shown : msg_english(shown);
+	erratum_as(c, buf, len, 0);
 }
 
 /* "got 7.9 x [7.5, 8.2], want >= 1.3 x", or the skip reason, into buf; in the
@@ -335,7 +346,7 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 	printf("  %s%s%*s%s %s  %s\n", col(rs, verdict_color(c)), word, pad(word, 13), "",
 	       col(rs, C_OFF), c->id, c->text ? human_claim_text(rs, c) : "");
 	human_got_want(rs, c, gw, sizeof(gw));
-	fmt_erratum(c, er, sizeof(er));
+	erratum_as(c, er, sizeof(er), rs->opt->format == FMT_HUMAN);
 	if (gw[0] && c->status == ST_SKIP && skip_explained(rs, c->reason)[0])
 		printf("  %-13s %s（%s）\n", "", gw, skip_explained(rs, c->reason));
 	else if (gw[0])
@@ -574,7 +585,7 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 	char gw[512], er[512];
 
 	human_got_want(rs, c, gw, sizeof(gw));
-	fmt_erratum(c, er, sizeof(er));
+	erratum_as(c, er, sizeof(er), rs->opt->format == FMT_HUMAN);
 	fprintf(f, "%s      %-7s %s%s%s", prefix, c->id, col(rs, verdict_color(c)), word,
 		col(rs, C_OFF));
 	if (gw[0] || er[0])
