@@ -6,7 +6,8 @@ import re
 import common as C
 
 # ch1.Q5 (claims 04.2): about 121 ns local, 186 ns remote
-CHAPTER = [(121.0, "chapter: local DRAM 121 ns"), (186.0, "chapter: remote DRAM 186 ns")]
+CHAPTER = [(121.0, C.T("plot.l04-chapter-local", "chapter: local DRAM 121 ns")),
+           (186.0, C.T("plot.l04-chapter-remote", "chapter: remote DRAM 186 ns"))]
 
 
 def node_series(lab):
@@ -31,8 +32,10 @@ def draw(res, outdir, decl):
         if not pts:
             empty.append(name)
             continue
-        where = "local" if cpu_node is not None and node == cpu_node else "remote"
-        label = "memory on node %d (%s)" % (node, where if cpu_node is not None else "?")
+        where = C.T("plot.l04-local", "local") if cpu_node is not None and node == cpu_node \
+            else C.T("plot.l04-remote", "remote")
+        label = C.T("plot.l04-node", "memory on node %d (%s)") % (
+            node, where if cpu_node is not None else "?")
         C.band(ax, pts, label)
         xs += [p[0] for p in pts]
     if not xs:

@@ -41,11 +41,13 @@ def draw(res, outdir, decl):
                     va="center")
     ax.set_xticks(range(1, len(got) + 1))
     ax.set_xticklabels([b[0] for b in got], fontsize=8)
-    C.ref_hline(ax, CHAPTER_MS, "chapter: 4 GB in about 655 ms", color="tab:red")
+    C.ref_hline(ax, CHAPTER_MS, C.T("plot.l05-chapter-4gb", "chapter: 4 GB in about 655 ms"),
+                color="tab:red")
     first = C.fact(lab, "um_first_touch_4k_s")
     if first is not None and bytes_ and got[0][0].endswith("stride 4 KiB"):
         ax.plot([1], [first * 1e3 * 4 * C.GiB / bytes_], marker="^", color="tab:orange",
-                linestyle="none", label="very first GPU touch after the CPU's memset (once)")
+                linestyle="none", label=C.T("plot.l05-first-touch", "very first GPU touch "
+                                            "after the CPU's memset (once)"))
         ax.legend(fontsize=8, loc="upper right", bbox_to_anchor=(1, 0.9))
     ax.set_ylabel(C.T("plot.time-4gib", "time for 4 GiB (ms)"))
     top = max([b[1]["max"] for b in got] + [CHAPTER_MS])

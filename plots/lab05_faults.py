@@ -12,7 +12,7 @@ CHAPTER_GPU_4K = 10.0 / 16          # ch2.S4: "about 10 us" per 64 KiB GPU fault
 
 def cpu_boxes(lab):
     st = C.claim_stats(lab, "cpu_us_per_page")
-    return [("CPU first touch\n(4 KiB pages)", st)] if st else []
+    return [(C.T("plot.l05-cpu-box", "CPU first touch\n(4 KiB pages)"), st)] if st else []
 
 
 def gpu_boxes(lab, missing):
@@ -34,10 +34,12 @@ def draw_marks(ax, labels):
     gpu = [i + 1 for i, lb in enumerate(labels) if not lb.startswith("CPU")]
     if cpu:
         ax.fill_between([min(cpu) - 0.4, max(cpu) + 0.4], *CHAPTER_CPU, color="0.5",
-                        alpha=0.15, label="chapter: CPU fault 1-2 us per 4 KiB")
+                        alpha=0.15, label=C.T("plot.l05-chapter-cpu",
+                                              "chapter: CPU fault 1-2 us per 4 KiB"))
     if gpu:
         ax.plot([min(gpu) - 0.4, max(gpu) + 0.4], [CHAPTER_GPU_4K] * 2, color="0.35",
-                linestyle=":", label="chapter: GPU fault 10 us per 64 KiB\n(= 0.625 us per 4 KiB)")
+                linestyle=":", label=C.T("plot.l05-chapter-gpu", "chapter: GPU fault 10 us per "
+                                         "64 KiB\n(= 0.625 us per 4 KiB)"))
 
 
 def draw(res, outdir, decl):
@@ -57,7 +59,7 @@ def draw(res, outdir, decl):
     thp = C.fact(lab, "cpu_thp_us_per_4k")
     if thp is not None and boxes[0][0].startswith("CPU"):
         ax.plot([1], [thp], marker="^", color="tab:orange", linestyle="none",
-                label="CPU first touch with THP (median)")
+                label=C.T("plot.l05-cpu-thp", "CPU first touch with THP (median)"))
     draw_marks(ax, labels)
     C.plain_log_y(ax)
     ax.set_ylabel(C.T("plot.per-page", "time per 4 KiB page made resident (us, log)"))

@@ -11,13 +11,16 @@ import common as C
 
 CHAPTER_BAND = (100, 1000)  # claim 11.4's want
 LINES = [  # series, label, colour, line style, marker
-    ("swap_paged_s", "swap-back in blocks, measured", "tab:blue", "-", "o"),
-    ("recompute_batched_s", "recompute: what its tokens add to the step, measured",
-     "tab:orange", "-", "s"),
-    ("step_with_recompute_s", "a 64-token decode step with them in it, measured",
-     "tab:orange", "--", "^"),
-    ("chapter_swap_s", "chapter: swap-back at 50 GB/s", "tab:blue", ":", ""),
-    ("chapter_recompute_s", "chapter: recompute at 600 TFLOPS", "tab:orange", ":", ""),
+    ("swap_paged_s", C.T("plot.l11-swap", "swap-back in blocks, measured"), "tab:blue", "-",
+     "o"),
+    ("recompute_batched_s", C.T("plot.l11-recompute", "recompute: what its tokens add to the "
+                                "step, measured"), "tab:orange", "-", "s"),
+    ("step_with_recompute_s", C.T("plot.l11-step", "a 64-token decode step with them in it, "
+                                  "measured"), "tab:orange", "--", "^"),
+    ("chapter_swap_s", C.T("plot.l11-chapter-swap", "chapter: swap-back at 50 GB/s"),
+     "tab:blue", ":", ""),
+    ("chapter_recompute_s", C.T("plot.l11-chapter-recompute", "chapter: recompute at 600 "
+                                "TFLOPS"), "tab:orange", ":", ""),
 ]
 
 
@@ -40,29 +43,34 @@ def draw_lines(ax, lab, missing):
 
 def mark_full_context(ax, lab):
     n = C.fact(lab, "context_tokens")
-    for key, label, marker in (("swap_full_paged_s", "full context in blocks", "D"),
-                               ("swap_full_onecopy_s", "full context as one copy", "*")):
+    for key, label, marker in (
+            ("swap_full_paged_s", C.T("plot.l11-full-blocks", "full context in blocks"), "D"),
+            ("swap_full_onecopy_s", C.T("plot.l11-full-one", "full context as one copy"),
+             "*")):
         v = C.fact(lab, key)
         if n and v and v > 0:
             ax.plot([n], [v], marker=marker, color="tab:blue", linestyle="none", ms=8,
-                    label="%s (%d tokens): %.3g s" % (label, n, v))
+                    label=C.T("plot.l11-full", "%s (%d tokens): %.3g s") % (label, n, v))
 
 
 def mark_crossover(ax, lab, notes):
     x, lo, hi = (C.fact(lab, k) for k in ("crossover_tokens", "crossover_lo_tokens",
                                           "crossover_hi_tokens"))
     ax.axvspan(*CHAPTER_BAND, color="0.5", alpha=0.12,
-               label="grey band: the chapter's crossover, a few hundred tokens "
-               "(%d-%d, claim 11.4's want)" % CHAPTER_BAND)
+               label=C.T("plot.l11-chapter-band", "grey band: the chapter's crossover, a few "
+                         "hundred tokens (%d-%d, claim 11.4's want)") % CHAPTER_BAND)
     if x is None or x <= 0:
-        notes.append("this machine's crossover: %s" % (
-            "none measured" if x is None else "at or below the first block"))
+        notes.append(C.T("plot.l11-no-crossover", "this machine's crossover: %s") % (
+            C.T("plot.l11-none", "none measured") if x is None else
+            C.T("plot.l11-first-block", "at or below the first block")))
         return
     if lo and hi and lo > 0:
         ax.axvspan(lo, hi, color="tab:red", alpha=0.15,
-                   label="red band: the 95 % interval of this machine's crossover")
+                   label=C.T("plot.l11-red-band", "red band: the 95 % interval of this "
+                             "machine's crossover"))
     ax.axvline(x, color="tab:red", linewidth=1.4,
-               label="this machine's crossover: %.0f tokens [%s, %s]" % (
+               label=C.T("plot.l11-crossover", "this machine's crossover: %.0f tokens "
+                         "[%s, %s]") % (
                    x, "%.0f" % lo if lo is not None else "?",
                    "%.0f" % hi if hi is not None and math.isfinite(hi) else "?"))
 

@@ -428,36 +428,63 @@ def md(v):
     return ("" if v is None else str(v)).replace("|", "\\|").replace("\n", " ")
 
 
-def render_md(res, errata, figs, grade=None, why=""):
-    texts = grade_texts(grade)
-    out = ["# dmalab report - %s" % md((res.get("machine") or {}).get("hostname")), "",
-           "Run status **%s**, `%s`, started %s." % (md(res.get("status")), md(res.get("command")),
-                                                     md(res.get("started"))), "",
-           "## Machine", "", "| fact | value |", "| --- | --- |"]
-    out += ["| %s | %s |" % (md(k), md(v)) for k, v in machine_rows(res)]
-    out += ["", "## Report card", ""]
+def md_row(cells):
+    return "| %s |" % " | ".join(md(x) for x in cells)
+
+
+def md_table(heads):
+    """A table's head: its column words (report.col-KEY, as the HTML's) and rule."""
+    return [md_row(T("report.col-" + k, en) for k, en in heads),
+            "| %s |" % " | ".join("---" for _ in heads)]
+
+
+def md_card(res, texts):
+    out = []
     for lab in res["labs"]:
         title, sub = lab_heading(lab)
-        out += ["### %s - %s" % (md(title), md(lab.get("status"))), "", md(sub), "",
-                "| claim | question | verdict | got | want | statement |",
-                "| --- | --- | --- | --- | --- | --- |"]
+        out += ["### %s - %s" % (md(title), md(status_word(lab.get("status")))), "", md(sub),
+                ""]
+        out += md_table((("claim", "claim"), ("question", "question"), ("verdict", "verdict"),
+                         ("got", "got"), ("want", "want"), ("statement", "statement")))
         for c in lab.get("claims") or []:
             status, got, want, _ = claim_cells(c, texts)
-            out.append("| %s | %s | %s | %s | %s | %s |" % (
-                md(c.get("id")), md(c.get("question")), md(status), md(got), md(want),
-                md(c.get("text"))))
+            out.append(md_row((c.get("id"), c.get("question"), verdict_word(c, status), got,
+                               want, claim_text(c.get("id"), c.get("text")))))
         out.append("")
+    return out
+
+
+def md_errata(errata):
+    return ["- **%s**: %s" % (md(e["id"]), md(T("report.md-erratum", "says %s; truth: %s") % (
+        e.get("says"), e.get("truth")))) for e in errata] or \
+        [T("report.md-no-errata", "None listed.")]
+
+
+def md_figures(figs):
+    return ["![%s](plots/%s.png)" % (md(caption), name) if status == "drawn"
+            else "- %s" % md(T("report.md-not-drawn", "%s not drawn: %s") % (name, detail))
+            for name, caption, status, detail in figs]
+
+
+def render_md(res, errata, figs, grade=None, why=""):
+    """results/report.md, the HTML page's twin, in the learner's language; the
+    section heads are the English ones in English (tests find them)."""
+    host = (res.get("machine") or {}).get("hostname")
+    out = ["# " + md(T("report.title", "dmalab report - %s") % host), "",
+           T("report.md-run", "Run status **%s**, `%s`, started %s.") % (
+               md(status_word(res.get("status"))), md(res.get("command")),
+               md(res.get("started"))), "",
+           "## " + T("report.machine", "Machine"), ""]
+    out += md_table((("fact", "fact"), ("value", "value")))
+    out += [md_row((k, v)) for k, v in machine_rows(res)]
+    out += ["", "## " + T("report.card", "Report card"), ""] + md_card(res, grade_texts(grade))
     qrows, note = question_rows(res, grade, why)
-    out += ["## Questions", "", md(note), "",
-            "| question | status | claims decided | claims |", "| --- | --- | --- | --- |"]
-    out += ["| %s | %s | %s | %s |" % tuple(md(x) for x in r) for r in qrows]
-    out += ["", "## Known errata", ""]
-    out += ["- **%s**: says %s; truth: %s" % (md(e["id"]), md(e.get("says")), md(e.get("truth")))
-            for e in errata] or ["None listed."]
-    out += ["", "## Figures", ""]
-    for name, caption, status, detail in figs:
-        out.append("![%s](plots/%s.png)" % (md(caption), name) if status == "drawn"
-                   else "- %s not drawn: %s" % (name, md(detail)))
+    out += ["## " + T("report.questions", "Questions"), "", md(note), ""]
+    out += md_table((("question", "question"), ("status", "status"),
+                     ("decided", "claims decided"), ("claims", "claims")))
+    out += [md_row(r) for r in qrows]
+    out += ["", "## " + T("report.errata", "Known errata"), ""] + md_errata(errata)
+    out += ["", "## " + T("report.figures", "Figures"), ""] + md_figures(figs)
     out += ["", "_%s_" % md(C.machine_line(res)), ""]
     return "\n".join(out)
 

@@ -85,7 +85,7 @@ int msg_same_conversions(const char *a, const char *b)
 /* The table, parsed once.  `en` is the English a lookup last paired with
  * the entry, so that msg_english can map a shown text back. */
 struct msg_entry {
-	char id[24];
+	char id[40];
 	char *zh;
 	const char *en;
 };
@@ -182,7 +182,7 @@ const char *msg_english(const char *shown)
 /* The zh entry "<prefix>.<key>" in zh, else en. */
 static const char *msg_keyed(const char *prefix, const char *key, const char *en)
 {
-	char id[24];
+	char id[40];
 	const char *zh;
 
 	if (dmalab_lang() != DMALAB_ZH)

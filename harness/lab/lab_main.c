@@ -214,16 +214,20 @@ static void phase_begin(struct lab *L, const char *what, double now)
 	p->start_s = now - L->started;
 }
 
+/* fmt may be a MSG() text: the learner reads it, JSON's phases keep its English. */
 void lab_progress(struct lab *L, const char *fmt, ...)
 {
-	char buf[256];
+	char buf[256], en[256];
 	double now = lab_now();
-	va_list ap;
+	va_list ap, ap2;
 
 	va_start(ap, fmt);
+	va_copy(ap2, ap);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(en, sizeof(en), msg_english(fmt), ap2);
+	va_end(ap2);
 	va_end(ap);
-	phase_begin(L, buf, now);
+	phase_begin(L, en, now);
 	if (isatty(STDERR_FILENO)) {
 		fprintf(stderr, "\r\033[K# %s", buf);
 		fflush(stderr);
@@ -232,7 +236,9 @@ void lab_progress(struct lab *L, const char *fmt, ...)
 	if (now - L->last_progress < 2.0 || L->opt.role)
 		return;
 	L->last_progress = now;
-	printf("# progress: %s\n", buf);
+	printf("# ");
+	printf(MSG("progress", "progress: %s"), buf);
+	putchar('\n');
 	fflush(stdout);
 }
 

@@ -43,8 +43,8 @@ static void json_words(struct json_writer *w, const char *key, const char *list)
 
 void report_tap_header(struct lab *L)
 {
-	printf("TAP version 13\n# lab-%s: %s\n1..%d\n", L->spec->id, L->spec->title,
-	       L->nclaims);
+	printf("TAP version 13\n# lab-%s: %s\n1..%d\n", L->spec->id,
+	       msg_lab_title(L->spec->id, L->spec->title), L->nclaims); /* a comment: zh too */
 	fflush(stdout);
 }
 

@@ -261,6 +261,20 @@ static void measure_more(struct lab *L, const char *name, lab_run_fn fn, void *c
  * reached.  One array of the cap's size, filled in order: nothing else
  * holds it until *out is complete.
  */
+/* The stopping rule's note: a series that took more than its minimum of samples,
+ * with its interval's width (% of the median) before and after. */
+static void note_remeasured(struct lab *L, const char *name, double first_pct, int first_n,
+			    double pct, int n, int noisy)
+{
+	if (noisy)
+		lab_note(L, MSG("stats.noisy", "%s: 95 %% interval %.0f %% of the median after %d "
+				"samples, %.0f %% after %d (the cap: noisy)"), name, first_pct,
+			 first_n, pct, n);
+	else
+		lab_note(L, MSG("stats.narrowed", "%s: 95 %% interval %.0f %% of the median after "
+				"%d samples, %.0f %% after %d"), name, first_pct, first_n, pct, n);
+}
+
 void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 		 const struct lab_measure_cfg *cfg, struct lab_stats *out)
 {
@@ -290,11 +304,10 @@ void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 	out->remeasured = out->n > samples;
 	out->noisy = !lab_stop_narrow(buf, out->n);
 	if (out->remeasured)
-		lab_note(L, "%s: 95 %% interval %.0f %% of the median after %d samples, %.0f %% after "
-			 "%d%s", name, 100 * first_width, samples,
-			 100 * lab_median_interval_width(buf, out->n), out->n,
-			 out->noisy ? " (the cap: noisy)" : "");
+		note_remeasured(L, name, 100 * first_width, samples,
+				100 * lab_median_interval_width(buf, out->n), out->n, out->noisy);
 	if (out->too_short)
-		lab_note(L, "warning: %s: a sample took under 100 clock steps (%.0f ns); "
-			 "its claims are inconclusive", name, out->clock_res_s * 1e9);
+		lab_note(L, MSG("stats.too-short", "warning: %s: a sample took under 100 clock "
+				"steps (%.0f ns); its claims are inconclusive"), name,
+			 out->clock_res_s * 1e9);
 }

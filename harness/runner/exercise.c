@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "exercise.h"
+#include "lang.h"
 #include "learn.h"
 
 struct ex_opts {
@@ -100,12 +101,14 @@ static int lab_find(const struct ex_opts *o, const char *id, struct ex_lab *x)
 	snprintf(pat, sizeof(pat), "%s/%s-*/lab.c*", o->src, id);
 	if (glob(pat, 0, NULL, &g) || g.gl_pathc != 1) {
 		globfree(&g);
-		return error("no lab '%s' under '%s' (make exercises lists them)", id, o->src);
+		return error(MSG("ex.no-lab", "no lab '%s' under '%s' (make exercises lists "
+				 "them)"), id, o->src);
 	}
 	rc = lab_load(o, g.gl_pathv[0], x);
 	globfree(&g);
 	if (!rc && x->n == 0) {
-		error("lab %s has no exercise yet (make exercises lists them)", id);
+		error(MSG("ex.no-exercise", "lab %s has no exercise yet (make exercises lists "
+			  "them)"), id);
 		rc = -1;
 	}
 	return rc;
@@ -123,22 +126,111 @@ static int write_text(const char *path, const char *text)
 /* ------------------------------------------------------------------------ */
 /* dmalab exercise NN                                                         */
 
+/* What region r asks the learner to write, in the learner's language: its
+ * "exercise.<id>" entry in zh (not a printf format: msg_zh, not MSG), else
+ * the marker's English. */
+static const char *region_what(const struct ex_region *r)
+{
+	char id[48];
+	const char *zh;
+
+	if (dmalab_lang() != DMALAB_ZH)
+		return r->what;
+	snprintf(id, sizeof(id), "exercise.%s", r->id);
+	zh = msg_zh(id);
+	return zh ? zh : r->what;
+}
+
+/* The bytes of the UTF-8 character at s (1 for a broken one). */
+static int char_len(const char *s)
+{
+	unsigned char c = (unsigned char)*s;
+	int n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1, i;
+
+	for (i = 1; i < n; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			return 1;
+	return n;
+}
+
+/* The next piece of text that a line may not split: a run of ASCII non-blanks, or
+ * one other character (a Chinese text breaks between any two of its characters). */
+static size_t unit_len(const char *s)
+{
+	size_t n = 0;
+
+	if ((unsigned char)*s >= 0x80 || *s == ' ')
+		return (size_t)char_len(s);
+	while (s[n] && s[n] != ' ' && (unsigned char)s[n] < 0x80)
+		n++;
+	return n;
+}
+
+#define NOTE_COLUMNS 88  /* a note's lines, tabs as 8 columns: within the kit's 100 */
+
+/* The comment that carries region r's text in the learner's language, at the
+ * indent of its stub's first line; malloc'd, NULL when English (the marker
+ * says it) or out of memory. */
+static char *region_note(const char *text, const struct ex_region *r)
+{
+	const char *what = region_what(r), *p = what, *ind = text + r->stub_start;
+	size_t indent = strspn(ind, " \t"), n, u, i;
+	int col = 0, start_col = 0;
+	char *out, unit[256];
+
+	/* a line break at most before each byte: its indent and " * " */
+	if (what == r->what || !(out = malloc(strlen(what) * (indent + 5) + 256)))
+		return NULL;
+	for (i = 0; i < indent; i++)
+		start_col += ind[i] == '\t' ? 8 - start_col % 8 : 1;
+	n = (size_t)sprintf(out, "%.*s/* ", (int)indent, ind);
+	n += (size_t)snprintf(out + n, 128, MSG("ex.note-head", "exercise %s:"), r->id);
+	if ((unsigned char)out[n - 1] < 0x80) /* after "：" no blank */
+		out[n++] = ' ';
+	out[n] = '\0';
+	col = start_col + msg_width(out + indent);
+	for (; *p; p += u) {
+		u = unit_len(p);
+		snprintf(unit, sizeof(unit), "%.*s", (int)(u < sizeof(unit) ? u : sizeof(unit) - 1),
+			 p);
+		if (col + msg_width(unit) > NOTE_COLUMNS && *p != ' ') {
+			while (n && out[n - 1] == ' ') /* no blank ends a line */
+				n--;
+			n += (size_t)sprintf(out + n, "\n%.*s * ", (int)indent, ind);
+			col = start_col + 3;
+		}
+		memcpy(out + n, p, u);
+		n += u;
+		col += msg_width(unit);
+	}
+	sprintf(out + n, " */\n");
+	return out;
+}
+
 static int do_exercise(const struct ex_opts *o, struct ex_lab *x)
 {
-	char *stubbed;
+	char *stubbed, *notes[EX_MAX] = { NULL };
 	int i, rc;
 
 	for (i = 0; i < x->n; i++)
 		if (!x->r[i].stub_start)
-			return error("'%s' line %d: exercise %s has no stub", x->ref, x->r[i].line,
-				     x->r[i].id), 2;
+			return error(MSG("ex.no-stub", "'%s' line %d: exercise %s has no stub"),
+				     x->ref, x->r[i].line, x->r[i].id), 2;
 	if (x->mine && !o->reset) {
-		printf("exercise-%s: kept your copy '%s' (RESET=1 starts over)\n", x->id, x->copy);
+		printf(MSG("ex.kept", "exercise-%s: kept your copy '%s' (RESET=1 starts over)"),
+		       x->id, x->copy);
+		putchar('\n'); /* outside the message: a table's text has no line end */
 		return 0;
 	}
 	if (learn_mkdirs(x->copy_dir))
-		return error("cannot make '%s': %s", x->copy_dir, strerror(errno)), 2;
-	if (!(stubbed = ex_stubbed(x->text, x->len, x->r, x->n)))
+		return error(MSG("ex.no-mkdir", "cannot make '%s': %s"), x->copy_dir,
+			     strerror(errno)), 2;
+	for (i = 0; i < x->n; i++)
+		notes[i] = region_note(x->text, &x->r[i]);
+	stubbed = ex_stubbed(x->text, x->len, x->r, x->n, (const char *const *)notes);
+	for (i = 0; i < x->n; i++)
+		free(notes[i]);
+	if (!stubbed)
 		return error("out of memory"), 2;
 	rc = write_text(x->copy, stubbed);
 	free(stubbed);
@@ -150,11 +242,19 @@ static int do_exercise(const struct ex_opts *o, struct ex_lab *x)
 		snprintf(stopped, sizeof(stopped), "%s/results/try-state", x->copy_dir);
 		unlink(stopped);
 	}
-	printf("exercise-%s: wrote '%s'%s; write these, then make try-%s:\n", x->id, x->copy,
-	       o->reset ? " (started over)" : "", x->id);
-	for (i = 0; i < x->n; i++)
-		printf("  %-16s (claims %s) line %d: %s\n", x->r[i].id, x->r[i].claims,
-		       x->r[i].line, x->r[i].what);
+	if (o->reset)
+		printf(MSG("ex.wrote-again", "exercise-%s: wrote '%s' (started over); write "
+			   "these, then make try-%s:"), x->id, x->copy, x->id);
+	else
+		printf(MSG("ex.wrote", "exercise-%s: wrote '%s'; write these, then make try-%s:"),
+		       x->id, x->copy, x->id);
+	putchar('\n');
+	for (i = 0; i < x->n; i++) {
+		printf("  %-16s ", x->r[i].id);
+		printf(MSG("ex.region", "(claims %s) line %d: %s"), x->r[i].claims,
+		       x->r[i].line, region_what(&x->r[i]));
+		putchar('\n');
+	}
 	return 0;
 }
 
@@ -169,16 +269,17 @@ static int verify_copy(const struct ex_lab *x)
 	int n, line;
 
 	if (!x->mine)
-		return error("no copy '%s' to try: make exercise-%s first", x->copy, x->id), 2;
+		return error(MSG("ex.no-copy", "no copy '%s' to try: make exercise-%s first"),
+			     x->copy, x->id), 2;
 	n = ex_scan(x->mine, x->mine_len, mine, EX_MAX, err, sizeof(err));
 	if (n < 0)
-		return error("refused: '%s': %s (keep every EXERCISE marker and its END "
-			     "EXERCISE line)", x->copy, err), 2;
+		return error(MSG("ex.refused-marker", "refused: '%s': %s (keep every EXERCISE "
+				 "marker and its END EXERCISE line)"), x->copy, err), 2;
 	line = ex_directive_line(x->mine, x->mine_len, mine, n);
 	if (line)
-		return error("refused: '%s' line %d: a preprocessor line inside an exercise "
-			     "region would reach the lab's checks after it; write C statements "
-			     "only", x->copy, line), 2;
+		return error(MSG("ex.refused-directive", "refused: '%s' line %d: a preprocessor "
+				 "line inside an exercise region would reach the lab's checks "
+				 "after it; write C statements only"), x->copy, line), 2;
 	a = ex_mask(x->text, x->len, x->r, x->n);
 	b = ex_mask(x->mine, x->mine_len, mine, n);
 	line = a && b ? ex_first_diff_line(a, b) : -1;
@@ -187,10 +288,11 @@ static int verify_copy(const struct ex_lab *x)
 	if (line < 0)
 		return error("out of memory"), 2;
 	if (line > 0)
-		return error("refused: '%s' differs from the lab outside the exercise regions "
-			     "(first at its line %d): the claims, their "
-			     "wants and the timing are the reference's; write only between an "
-			     "EXERCISE marker and its END EXERCISE line (RESET=1 starts over)",
+		return error(MSG("ex.refused-outside", "refused: '%s' differs from the lab "
+				 "outside the exercise regions (first at its line %d): the "
+				 "claims, their wants and the timing are the reference's; write "
+				 "only between an EXERCISE marker and its END EXERCISE line "
+				 "(RESET=1 starts over)"),
 			     x->copy, ex_file_line(x->mine, mine, n, line)), 2;
 	return 0;
 }
@@ -198,18 +300,27 @@ static int verify_copy(const struct ex_lab *x)
 /* "got G unit, want OP W" of a decided claim, into buf. */
 static const char *got_want(const struct claim *c, char *buf, size_t len)
 {
-	if (c->has_range)
-		snprintf(buf, len, "got %.4g %s, want %s [%g, %g]", c->got, c->unit, c->op,
-			 c->lo, c->hi);
+	if (!isnan(c->lo) && !isnan(c->hi)) /* loaded from JSON: no has_* flags */
+		snprintf(buf, len, MSG("ex.got-range", "got %.4g %s, want %s [%g, %g]"), c->got,
+			 c->unit, c->op, c->lo, c->hi);
 	else
-		snprintf(buf, len, "got %.4g %s, want %s %g", c->got, c->unit, c->op, c->want);
+		snprintf(buf, len, MSG("ex.got", "got %.4g %s, want %s %g"), c->got, c->unit,
+			 c->op, c->want);
 	return buf;
 }
 
 /* A claim's verdict as the learner reads it ("not run", not "not_run"). */
 static const char *verdict_text(enum status st)
 {
-	return st == ST_NOT_RUN || st == ST_PENDING ? "not run" : status_words[st];
+	switch (st) {
+	case ST_PASS: return MSG("status.pass", "pass");
+	case ST_FAIL: return MSG("status.fail", "fail");
+	case ST_SKIP: return MSG("status.skip", "skip");
+	case ST_INCONCLUSIVE: return MSG("status.inconclusive", "inconclusive");
+	case ST_ERROR: return MSG("status.error", "error");
+	case ST_NOT_RUN: case ST_PENDING: return MSG("status.not-run", "not run");
+	default: return status_words[st];
+	}
 }
 
 /* Why claim c (of lab) has no value, in the learner's words: the lab's
@@ -220,20 +331,24 @@ static const char *why_no_value(const struct claim *c, const struct lab_entry *l
 	const char *kind = lab ? lab->error_kind : NULL;
 
 	if (kind && !strcmp(kind, "signal"))
-		snprintf(buf, len, "no value: %s; your copy crashed there (its region's "
-			 "code is the first suspect)", lab->error_msg);
+		snprintf(buf, len, MSG("ex.crashed", "no value: %s; your copy crashed there (its "
+				       "region's code is the first suspect)"), lab->error_msg);
 	else if (kind && !strcmp(kind, "timeout"))
-		snprintf(buf, len, "no value: %s; your copy may wait or loop forever",
-			 lab->error_msg);
+		snprintf(buf, len, MSG("ex.timeout", "no value: %s; your copy may wait or loop "
+				       "forever"), lab->error_msg);
 	else if (kind)
-		snprintf(buf, len, "no value: the lab stopped (%s: %s)", kind, lab->error_msg);
+		snprintf(buf, len, MSG("ex.stopped", "no value: the lab stopped (%s: %s)"), kind,
+			 lab->error_msg);
 	else if (c->detail[0] || c->note[0])
-		snprintf(buf, len, "no value: %s", c->detail[0] ? c->detail : c->note);
+		snprintf(buf, len, MSG("ex.no-value", "no value: %s"),
+			 c->detail[0] ? c->detail : c->note);
 	else
-		snprintf(buf, len, "no value: the lab ended before it measured this claim");
+		snprintf(buf, len, MSG("ex.ended", "no value: the lab ended before it measured "
+				       "this claim"));
 	return buf;
 }
 
+/* English: JUnit's messages keep it in every language (ex_state_text: the learner's). */
 const char *const ex_state_words[EX_NSTATES] = {
 	"refused (changed outside its regions)", "does not compile",
 	"not yet", "undecided (too noisy here: try again)", "not graded here", "done",
@@ -254,13 +369,29 @@ enum ex_state ex_state_of_key(const char *key)
 	return EX_NSTATES;
 }
 
+const char *ex_state_text(enum ex_state st)
+{
+	switch (st) {
+	case EX_REFUSED: return MSG("ex.refused", "refused (changed outside its regions)");
+	case EX_NOT_COMPILED: return MSG("ex.not-compiled", "does not compile");
+	case EX_NOT_YET: return MSG("ex.not-yet", "not yet");
+	case EX_UNDECIDED: return MSG("ex.undecided", "undecided (too noisy here: try again)");
+	case EX_NOT_GRADED: return MSG("ex.not-graded", "not graded here");
+	case EX_DONE: return MSG("ex.done", "done");
+	case EX_NOT_STARTED: return MSG("ex.not-started", "not started");
+	case EX_UNTRIED: return MSG("ex.untried", "not yet (untried)");
+	default: return "?";
+	}
+}
+
 const char *ex_state_word(const char *key)
 {
 	enum ex_state st = ex_state_of_key(key);
 
 	if (st != EX_NSTATES)
-		return ex_state_words[st];
-	return key && !strcmp(key, "not_listed") ? "not listed" : key ? key : "?";
+		return ex_state_text(st);
+	return key && !strcmp(key, "not_listed") ? MSG("ex.not-listed", "not listed") :
+	       key ? key : "?";
 }
 
 /* <copy_dir>/results/try-state: the last try's state when it stopped before its run. */
@@ -300,11 +431,32 @@ static enum ex_state try_state_get(const struct ex_lab *x)
 	return ex_state_of_key(key);
 }
 
+/* Claim id's line under its exercise (c NULL: not in the results; cs its state). */
+static void say_claim(const char *id, const struct claim *c, const struct lab_entry *lab,
+		      enum ex_state cs)
+{
+	char gw[800];
+
+	if (!c) {
+		printf("    %s %s\n", id, MSG("ex.absent", "absent: not in the results"));
+		return;
+	}
+	if (cs == EX_NOT_GRADED)
+		snprintf(gw, sizeof(gw), "%s %s", c->reason, c->detail);
+	else if (isnan(c->got))
+		why_no_value(c, lab, gw, sizeof(gw));
+	else
+		got_want(c, gw, sizeof(gw));
+	fputs("    ", stdout);
+	printf(MSG("try.claim", "%s %s: %s"), id, verdict_text(c->status), gw);
+	putchar('\n');
+}
+
 /* The state of region r from the run's results, each claim said when `say`. */
 static enum ex_state grade_region(const struct learn_results *res, const struct ex_region *r,
 				  int say)
 {
-	char ids[sizeof(r->claims)], *save = NULL, *id, gw[800];
+	char ids[sizeof(r->claims)], *save = NULL, *id;
 	enum ex_state st = EX_DONE;
 	const struct lab_entry *lab;
 	const struct claim *c;
@@ -321,16 +473,8 @@ static enum ex_state grade_region(const struct learn_results *res, const struct 
 		else if (c && c->status == ST_INCONCLUSIVE)
 			cs = EX_UNDECIDED;
 		st = cs < st ? cs : st;
-		if (!say)
-			continue;
-		if (cs == EX_NOT_GRADED)
-			printf("    %s skip: %s %s\n", id, c->reason, c->detail);
-		else if (c && (!c->has_got || isnan(c->got)))
-			printf("    %s %s: %s\n", id, verdict_text(c->status),
-			       why_no_value(c, lab, gw, sizeof(gw)));
-		else
-			printf("    %s %s: %s\n", id, c ? verdict_text(c->status) : "absent",
-			       c ? got_want(c, gw, sizeof(gw)) : "not in the results");
+		if (say)
+			say_claim(id, c, lab, cs);
 	}
 	return st;
 }
@@ -340,20 +484,30 @@ static int report_try(const struct ex_lab *x, const struct learn_results *res)
 	int i, done = 0, ungraded = 0;
 	enum ex_state st;
 
-	printf("try-%s: your copy '%s', exercise by exercise:\n", x->id, x->copy);
+	printf(MSG("try.head", "try-%s: your copy '%s', exercise by exercise:"), x->id, x->copy);
+	putchar('\n'); /* outside the message: a table's text has no line end */
 	for (i = 0; i < x->n; i++) {
 		st = grade_region(res, &x->r[i], 0);
-		printf("  %-16s %s\n", x->r[i].id, ex_state_words[st]);
+		printf("  %-16s %s\n", x->r[i].id, ex_state_text(st));
 		grade_region(res, &x->r[i], 1);
-		if (st == EX_NOT_YET)
-			printf("    look at: line %d, %s\n", x->r[i].line, x->r[i].what);
+		fputs(st == EX_NOT_YET || st == EX_NOT_GRADED ? "    " : "", stdout);
+		if (st == EX_NOT_YET) {
+			printf(MSG("try.look", "look at: line %d, %s"), x->r[i].line,
+			       region_what(&x->r[i]));
+			putchar('\n');
+		}
 		if (st == EX_NOT_GRADED)
-			printf("    needs what this machine lacks (above) to be graded\n");
+			puts(MSG("try.needs", "needs what this machine lacks (above) to be "
+				 "graded"));
 		done += st == EX_DONE;
 		ungraded += st == EX_NOT_GRADED;
 	}
-	printf("try-%s: %d of %d done%s\n", x->id, done, x->n,
-	       ungraded ? ", the rest not graded here" : "");
+	if (ungraded)
+		printf(MSG("try.end-rest", "try-%s: %d of %d done, the rest not graded here"),
+		       x->id, done, x->n);
+	else
+		printf(MSG("try.end", "try-%s: %d of %d done"), x->id, done, x->n);
+	putchar('\n');
 	return done == x->n ? 0 : 1;
 }
 
@@ -369,13 +523,15 @@ static int do_try(struct ex_opts *o, struct ex_lab *x)
 		return rc;
 	if (o->not_compiled) {
 		try_state_set(x, EX_NOT_COMPILED);
-		return error("make try-%s: your copy '%s' does not compile: the compiler's "
-			     "messages are above; every exercise of it is 'does not compile' "
-			     "until it does", x->id, x->copy), 1;
+		return error(MSG("try.not-compiled", "make try-%s: your copy '%s' does not "
+				 "compile: the compiler's messages are above; every exercise of "
+				 "it is 'does not compile' until it does"), x->id, x->copy), 1;
 	}
 	try_state_set(x, EX_NSTATES);
 	snprintf(results, sizeof(results), "%s/results", x->copy_dir);
-	printf("try-%s: running your build under the runner (results in '%s')\n", x->id, results);
+	printf(MSG("try.running", "try-%s: running your build under the runner (results in "
+		   "'%s')"), x->id, results);
+	putchar('\n');
 	fflush(stdout);
 	setenv(TRY_COPY_ENV, x->id, 1);
 	if (learn_run_check(&o->run, results, ids, 1) < 0)
@@ -414,9 +570,14 @@ static void list_lab(const struct ex_lab *x)
 	int i;
 
 	lab_states(x, st);
-	for (i = 0; i < x->n; i++)
-		printf("%-16s lab-%s  %-16s claims %s\n", x->r[i].id, x->id, ex_state_words[st[i]],
-		       x->r[i].claims);
+	for (i = 0; i < x->n; i++) {
+		const char *word = ex_state_text(st[i]);
+		int w = msg_width(word);
+
+		printf("%-16s lab-%s  %s%*s ", x->r[i].id, x->id, word, w < 16 ? 16 - w : 0, "");
+		printf(MSG("ex.claims", "claims %s"), x->r[i].claims);
+		putchar('\n');
+	}
 }
 
 static int do_exercises(const struct ex_opts *o)
@@ -442,8 +603,10 @@ static int do_exercises(const struct ex_opts *o)
 	}
 	globfree(&g);
 	if (!o->ids_only)
-		printf("%d exercises (the state is your copy's last make try-NN, in '%s/')\n",
-		       total, o->work);
+		printf(MSG("ex.count", "%d exercises (the state is your copy's last make try-NN, "
+			   "in '%s/')"), total, o->work);
+	if (!o->ids_only)
+		putchar('\n');
 	return 0;
 }
 
@@ -567,8 +730,8 @@ static int with_lab(int argc, char **argv, int (*fn)(struct ex_opts *, struct ex
 	if (rc)
 		return rc;
 	if (!o.lab)
-		return error("%s: which lab? (dmalab %s NN; make exercises lists them)", argv[1],
-			     argv[1]), 2;
+		return error(MSG("ex.which-lab", "%s: which lab? (dmalab %s NN; make exercises "
+				 "lists them)"), argv[1], argv[1]), 2;
 	if (!o.run.labs_dir[0]) /* where the Makefile builds the copies of --work */
 		work_build_dir(o.work, o.run.labs_dir, sizeof(o.run.labs_dir));
 	rc = lab_find(&o, o.lab, &x) ? 2 : fn(&o, &x);

@@ -31,8 +31,10 @@ struct ex_region {
 int ex_scan(const char *t, size_t len, struct ex_region *out, int max, char *err, size_t errlen);
 /* t with every region's body emptied (markers kept): what must match. */
 char *ex_mask(const char *t, size_t len, const struct ex_region *r, int n);
-/* t with every region's body replaced by its stub: the learner's copy. */
-char *ex_stubbed(const char *t, size_t len, const struct ex_region *r, int n);
+/* t with every region's body replaced by its stub: the learner's copy; notes[i]
+ * (lines, when notes and notes[i]) goes before region i's stub, inside its body. */
+char *ex_stubbed(const char *t, size_t len, const struct ex_region *r, int n,
+		 const char *const *notes);
 /* The line of the first preprocessor directive inside a region, 0 if none. */
 int ex_directive_line(const char *t, size_t len, const struct ex_region *r, int n);
 /* The line of t (regions r, n of them) that is line masked_line of its mask. */
@@ -43,7 +45,8 @@ int ex_first_diff_line(const char *a, const char *b);
 /* An exercise's state, worst first (a region takes the worst of its claims'),
  * then the states of a copy never tried.  The last try's copy refused or not
  * compiled: every region of it takes that state, whatever an older run said.
- * ex_state_keys: results.json's words; ex_state_words: what the learner reads. */
+ * ex_state_keys: results.json's words; ex_state_words: their English (JUnit's);
+ * ex_state_text: what the learner reads, in the learner's language. */
 enum ex_state {
 	EX_REFUSED, EX_NOT_COMPILED,
 	EX_NOT_YET, EX_UNDECIDED, EX_NOT_GRADED, EX_DONE, EX_NOT_STARTED, EX_UNTRIED,
@@ -51,9 +54,12 @@ enum ex_state {
 };
 extern const char *const ex_state_keys[EX_NSTATES];
 extern const char *const ex_state_words[EX_NSTATES];
+/* State st as the learner reads it (answers/messages.zh.md "ex.*" in zh). */
+const char *ex_state_text(enum ex_state st);
 /* The state whose results.json word is key; EX_NSTATES if none. */
 enum ex_state ex_state_of_key(const char *key);
-/* What the learner reads for results.json's word key ("not yet" for "not_yet"). */
+/* What the learner reads for results.json's word key ("not yet" for "not_yet"),
+ * in the learner's language. */
 const char *ex_state_word(const char *key);
 
 struct ex_status {

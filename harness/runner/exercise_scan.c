@@ -182,17 +182,26 @@ int ex_scan(const char *t, size_t len, struct ex_region *out, int max, char *err
 	return n;
 }
 
-/* Text with each region's body replaced by `fill(region)`; malloc'd, NULL out of memory. */
-static char *rebuild(const char *t, size_t len, const struct ex_region *r, int n, int stubs)
+/* Text with each region's body emptied, or (stubs) replaced by notes[i] (when
+ * notes and notes[i]) then its stub; malloc'd, NULL out of memory. */
+static char *rebuild(const char *t, size_t len, const struct ex_region *r, int n, int stubs,
+		     const char *const *notes)
 {
-	char *out = malloc(len + 1), *o = out;
-	size_t pos = 0;
+	size_t pos = 0, extra = 0, k;
+	char *out, *o;
 
-	if (!out)
+	for (int i = 0; stubs && notes && i < n; i++)
+		extra += notes[i] ? strlen(notes[i]) : 0;
+	if (!(out = o = malloc(len + extra + 1)))
 		return NULL;
 	for (int i = 0; i < n; i++) {
 		memcpy(o, t + pos, r[i].body_start - pos);
 		o += r[i].body_start - pos;
+		if (stubs && notes && notes[i]) {
+			k = strlen(notes[i]);
+			memcpy(o, notes[i], k);
+			o += k;
+		}
 		if (stubs) {
 			memcpy(o, t + r[i].stub_start, r[i].stub_end - r[i].stub_start);
 			o += r[i].stub_end - r[i].stub_start;
@@ -206,12 +215,13 @@ static char *rebuild(const char *t, size_t len, const struct ex_region *r, int n
 
 char *ex_mask(const char *t, size_t len, const struct ex_region *r, int n)
 {
-	return rebuild(t, len, r, n, 0);
+	return rebuild(t, len, r, n, 0, NULL);
 }
 
-char *ex_stubbed(const char *t, size_t len, const struct ex_region *r, int n)
+char *ex_stubbed(const char *t, size_t len, const struct ex_region *r, int n,
+		 const char *const *notes)
 {
-	return rebuild(t, len, r, n, 1);
+	return rebuild(t, len, r, n, 1, notes);
 }
 
 /* The first line where a and b differ (1-based), for the refusal. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "exercise.h"
+#include "lang.h"
 #include "learn.h"
 
 /* The prediction of claim id in doc's labs, or NULL. */
@@ -43,13 +44,16 @@ void learn_prediction_text(const struct json *p, char *buf, size_t len)
 	const char *unit = json_get_str(p, "unit", "");
 
 	if (isnan(score) || !iv || iv->type != JSON_ARR || iv->count != 2)
-		snprintf(buf, len, "your prediction: not scored (not measured here)");
+		snprintf(buf, len, MSG("pred.not-scored", "your prediction: not scored (not "
+				       "measured here)"));
 	else if (isnan(pred))
-		snprintf(buf, len, "your prediction: don't know; measured %.4g %s [%.4g, %.4g]: "
-			 "score 0", json_get_num(p, "measured", NAN), unit, iv->child->num,
+		snprintf(buf, len, MSG("pred.unknown", "your prediction: don't know; measured "
+				       "%.4g %s [%.4g, %.4g]: score 0"),
+			 json_get_num(p, "measured", NAN), unit, iv->child->num,
 			 iv->child->next->num);
 	else
-		snprintf(buf, len, "your prediction: %.4g %s; measured %.4g [%.4g, %.4g]: score %.2f",
+		snprintf(buf, len, MSG("pred.scored", "your prediction: %.4g %s; measured %.4g "
+				       "[%.4g, %.4g]: score %.2f"),
 			 pred, unit, json_get_num(p, "measured", NAN), iv->child->num,
 			 iv->child->next->num, score);
 }
@@ -60,20 +64,24 @@ void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 	int done = 0, n = 0;
 
 	if (!ex || ex->type != JSON_ARR) {
-		fprintf(f, "exercises: not in these results (a run with --work, as make check "
-			"and make grade give, lists them)\n\n");
+		fputs(MSG("grade.ex-none", "exercises: not in these results (a run with --work, "
+			  "as make check and make grade give, lists them)"), f);
+		fputs("\n\n", f);
 		return;
 	}
-	fprintf(f, "exercises (your copies' last make try-NN):\n");
+	fprintf(f, "%s\n", MSG("grade.ex-head", "exercises (your copies' last make try-NN):"));
 	for (e = ex->child; e; e = e->next, n++) {
-		const char *st = json_get_str(e, "state", "?");
+		const char *st = json_get_str(e, "state", "?"), *word = ex_state_word(st);
+		int w = msg_width(word);
 
 		done += !strcmp(st, "done");
-		fprintf(f, "  %-16s lab-%s  %-12s claims %s\n", json_get_str(e, "id", "?"),
-			json_get_str(e, "lab", "?"), ex_state_word(st),
-			json_get_str(e, "claims", ""));
+		fprintf(f, "  %-16s lab-%s  %s%*s ", json_get_str(e, "id", "?"),
+			json_get_str(e, "lab", "?"), word, w < 12 ? 12 - w : 0, "");
+		fprintf(f, MSG("ex.claims", "claims %s"), json_get_str(e, "claims", ""));
+		fputc('\n', f);
 	}
-	fprintf(f, "exercises done: %d of %d\n\n", done, n);
+	fprintf(f, MSG("grade.ex-done", "exercises done: %d of %d"), done, n);
+	fputs("\n\n", f);
 }
 
 static int gs_exercises(const struct learn_ctx *lc, struct gradescope *gs)

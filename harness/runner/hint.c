@@ -100,7 +100,7 @@ static const struct ans_hint_lab *exercise_hints(const struct learn_ctx *lc)
 		    (h = ans_find_hints(&lc->ans, ex[i].id)))
 			printf(TR(lc, "exercise %s is %s in your copy (make try-%s):\n",
 				  "你的副本中练习 %s 的状态：%s（make try-%s）：\n"), ex[i].id,
-			       ex_state_words[ex[i].state], ex[i].lab);
+			       ex_state_text(ex[i].state), ex[i].lab);
 	free(ex);
 	return h;
 }

@@ -237,7 +237,15 @@ static void fmt_prediction(const struct claim *c, char *buf, size_t len)
 	snprintf(buf, len, "%s%s%s", rel, unit ? " " : "", unit ? c->unit : "");
 }
 
-void fmt_erratum(const struct claim *c, char *buf, size_t len)
+/* shown (a MSG text) in the learner's language when learner, else its English. */
+static const char *in_lang(int learner, const char *shown)
+{
+	return learner ? shown : msg_english(shown);
+}
+
+/* What the claim's erratum says of this run, into buf ("" without one); in the
+ * learner's language when learner (the human format), else English (JUnit, TAP). */
+static void erratum_as(const struct claim *c, char *buf, size_t len, int learner)
 {
 	char pred[160];
 
@@ -246,21 +254,31 @@ void fmt_erratum(const struct claim *c, char *buf, size_t len)
 		return;
 	fmt_prediction(c, pred, sizeof(pred));
 	if (!strcmp(c->erratum_status, "predicted") && !c->erratum_expect[0])
-		snprintf(buf, len, "known erratum %s (marked so in the results)", c->id);
+		snprintf(buf, len, in_lang(learner, MSG("erratum.marked", "known erratum %s "
+							"(marked so in the results)")), c->id);
 	else if (!strcmp(c->erratum_status, "predicted"))
-		snprintf(buf, len, "known erratum %s: it predicts %s, and this run meets it",
+		snprintf(buf, len, in_lang(learner, MSG("erratum.met", "known erratum %s: it "
+							"predicts %s, and this run meets it")),
 			 c->id, pred);
 	else if (!strcmp(c->erratum_status, "not-applicable"))
-		snprintf(buf, len, "erratum %s predicts %s only when %s: not on this machine, "
-			 "so the contradiction is unexplained", c->id, pred,
+		snprintf(buf, len, in_lang(learner, MSG("erratum.not-here", "erratum %s predicts "
+							"%s only when %s: not on this machine, so the "
+							"contradiction is unexplained")), c->id, pred,
 			 c->erratum_when ? c->erratum_when : "its when: holds");
 	else
-		snprintf(buf, len, "erratum %s predicts %s: this run does not meet it, so the "
-			 "contradiction is unexplained", c->id, pred);
+		snprintf(buf, len, in_lang(learner, MSG("erratum.not-met", "erratum %s predicts "
+							"%s: this run does not meet it, so the "
+							"contradiction is unexplained")), c->id, pred);
 }
 
-/* "got 7.9 x [7.5, 8.2], want >= 1.3 x", or the skip reason, into buf. */
-void fmt_got_want(const struct claim *c, char *buf, size_t len)
+void fmt_erratum(const struct claim *c, char *buf, size_t len)
+{
+	erratum_as(c, buf, len, 0);
+}
+
+/* "got 7.9 x [7.5, 8.2], want >= 1.3 x", or the skip reason, into buf; in the
+ * learner's language when learner (the human format), else English (JUnit). */
+static void got_want_as(const struct claim *c, char *buf, size_t len, int learner)
 {
 	char got[64], want[160], iv[112];
 
@@ -276,7 +294,9 @@ void fmt_got_want(const struct claim *c, char *buf, size_t len)
 	if (!status_decided(c->status) || isnan(c->got))
 		return;
 	if (c->op[0] && !strcmp(c->op, "true")) {
-		snprintf(buf, len, "got %s, want yes", c->got != 0 ? "yes" : "no");
+		snprintf(buf, len, in_lang(learner, MSG("gw.yes", "got %s, want yes")),
+			 c->got != 0 ? in_lang(learner, MSG("gw.yes-word", "yes")) :
+			 in_lang(learner, MSG("gw.no-word", "no")));
 		return;
 	}
 	if (c->got_name[0])
@@ -286,9 +306,24 @@ void fmt_got_want(const struct claim *c, char *buf, size_t len)
 	fmt_want(c, want, sizeof(want));
 	fmt_interval(c, iv, sizeof(iv));
 	/* beside an erratum's prediction, the want is named for what it is */
-	snprintf(buf, len, "got %s%s, %s %s", got, iv,
-		 c->erratum_status[0] && c->status == ST_FAIL ? "the chapter says" : "want",
-		 want);
+	if (c->erratum_status[0] && c->status == ST_FAIL)
+		snprintf(buf, len, in_lang(learner, MSG("gw.says", "got %s%s, the chapter says "
+							"%s")), got, iv, want);
+	else
+		snprintf(buf, len, in_lang(learner, MSG("gw.want", "got %s%s, want %s")), got, iv,
+			 want);
+}
+
+void fmt_got_want(const struct claim *c, char *buf, size_t len)
+{
+	got_want_as(c, buf, len, 0);
+}
+
+/* fmt_got_want as the human format says it (the learner's language). */
+static void human_got_want(const struct run_state *rs, const struct claim *c, char *buf,
+			   size_t len)
+{
+	got_want_as(c, buf, len, rs->opt->format == FMT_HUMAN);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -308,8 +343,8 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 
 	printf("  %s%s%*s%s %s  %s\n", col(rs, verdict_color(c)), word, pad(word, 13), "",
 	       col(rs, C_OFF), c->id, c->text ? human_claim_text(rs, c) : "");
-	fmt_got_want(c, gw, sizeof(gw));
-	fmt_erratum(c, er, sizeof(er));
+	human_got_want(rs, c, gw, sizeof(gw));
+	erratum_as(c, er, sizeof(er), rs->opt->format == FMT_HUMAN);
 	if (gw[0] && c->status == ST_SKIP && skip_explained(rs, c->reason)[0])
 		printf("  %-13s %s（%s）\n", "", gw, skip_explained(rs, c->reason));
 	else if (gw[0])
@@ -320,8 +355,11 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 	if (er[0] && claim_known(c) && c->erratum_truth)
 		printf("  %-13s %struth: %s%s\n", "", col(rs, C_BLUE), c->erratum_truth,
 		       col(rs, C_OFF));
-	if (c->note[0])
-		printf("  %-13s %snote: %s%s\n", "", col(rs, C_DIM), c->note, col(rs, C_OFF));
+	if (c->note[0]) {
+		printf("  %-13s %s", "", col(rs, C_DIM));
+		printf(human(rs, "human.note", "note: %s"), c->note);
+		printf("%s\n", col(rs, C_OFF));
+	}
 }
 
 /* A skip's reason code and detail as the lab gave them (the code is the
@@ -541,8 +579,8 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 	const char *word = verdict_word(rs, c);
 	char gw[512], er[512];
 
-	fmt_got_want(c, gw, sizeof(gw));
-	fmt_erratum(c, er, sizeof(er));
+	human_got_want(rs, c, gw, sizeof(gw));
+	erratum_as(c, er, sizeof(er), rs->opt->format == FMT_HUMAN);
 	fprintf(f, "%s      %-7s %s%s%s", prefix, c->id, col(rs, verdict_color(c)), word,
 		col(rs, C_OFF));
 	if (gw[0] || er[0])
@@ -653,28 +691,38 @@ static void lab_readme(const char *id, char *buf, size_t len)
 /* One contradicted claim: what the chapter says, what was measured, the
  * likely cause from this run's machine facts (explain.c, as compare names
  * them; node NULL when results.json could not be read back), where to read. */
-static void finding(const struct lab_entry *lab, const struct claim *c,
-		    const struct cmp_node *node, FILE *f, const char *prefix)
+static void finding(const struct run_state *rs, const struct lab_entry *lab,
+		    const struct claim *c, const struct cmp_node *node, FILE *f,
+		    const char *prefix)
 {
 	struct cmp_item it = { 0 };
 	char gw[512], readme[PATH_MAX];
 
-	fmt_got_want(c, gw, sizeof(gw));
-	fprintf(f, "%s  %s  %s\n", prefix, c->id, c->text ? c->text : "");
-	if (c->chapter)
-		fprintf(f, "%s        the chapter: %s\n", prefix, c->chapter);
+	human_got_want(rs, c, gw, sizeof(gw));
+	fprintf(f, "%s  %s  %s\n", prefix, c->id, c->text ? human_claim_text(rs, c) : "");
+	if (c->chapter) {
+		fprintf(f, "%s        ", prefix);
+		fprintf(f, human(rs, "finding.chapter", "the chapter: %s"), c->chapter);
+		fputc('\n', f);
+	}
 	if (gw[0])
 		fprintf(f, "%s        %s\n", prefix, gw);
 	if (node) {
 		snprintf(it.key, sizeof(it.key), "%s", c->id);
 		snprintf(it.lab, sizeof(it.lab), "%.7s", lab->id);
 		cmp_explain(node, NULL, &it);
-		for (int i = 0; i < it.ncauses && it.explained; i++)
-			fprintf(f, "%s        likely cause: %s\n", prefix, it.cause[i]);
+		for (int i = 0; i < it.ncauses && it.explained; i++) {
+			fprintf(f, "%s        ", prefix);
+			fprintf(f, human(rs, "finding.cause", "likely cause: %s"), it.cause[i]);
+			fputc('\n', f);
+		}
 	}
 	lab_readme(lab->id, readme, sizeof(readme));
-	if (readme[0])
-		fprintf(f, "%s        read: %s\n", prefix, readme);
+	if (readme[0]) {
+		fprintf(f, "%s        ", prefix);
+		fprintf(f, human(rs, "finding.read", "read: %s"), readme);
+		fputc('\n', f);
+	}
 }
 
 /* make check's last words on contradicted claims: a newcomer's first run
@@ -691,22 +739,38 @@ static void out_findings(const struct run_state *rs, FILE *f, const char *prefix
 	if (!n)
 		return;
 	if (getenv(TRY_COPY_ENV)) { /* a learner's copy: its code, not the machine, decides */
-		fprintf(f, "%s%d claim%s failed on your copy: the exercise lines below say "
-			"which exercise each one grades\n", prefix, n, n == 1 ? "" : "s");
+		fputs(prefix, f);
+		if (n == 1)
+			fprintf(f, human(rs, "finding.copy-one", "1 claim failed on your copy: the "
+					 "exercise lines below say which exercise it grades"));
+		else
+			fprintf(f, human(rs, "finding.copy", "%d claims failed on your copy: the "
+					 "exercise lines below say which exercise each one "
+					 "grades"), n);
+		fputc('\n', f);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/results.json", rs->opt->results_dir);
 	loaded = !rs->save_failed && cmp_node_load(path, &node, err, sizeof(err)) == 0;
-	fprintf(f, "%scontradicted on this machine: %d claim%s. Each is a finding about this "
-		"machine (or the chapter), not a kit failure; it makes the exit status 1:\n",
-		prefix, n, n == 1 ? "" : "s");
+	fputs(prefix, f);
+	if (n == 1)
+		fprintf(f, human(rs, "finding.head-one", "contradicted on this machine: 1 claim. "
+				 "It is a finding about this machine (or the chapter), not a kit "
+				 "failure; it makes the exit status 1:"));
+	else
+		fprintf(f, human(rs, "finding.head", "contradicted on this machine: %d claims. "
+				 "Each is a finding about this machine (or the chapter), not a "
+				 "kit failure; it makes the exit status 1:"), n);
+	fputc('\n', f);
 	for (i = 0; i < rs->nlabs; i++)
 		for (k = 0; k < rs->labs[i].nclaims; k++)
 			if (contradicted(&rs->labs[i].claims[k]))
-				finding(&rs->labs[i], &rs->labs[i].claims[k],
+				finding(rs, &rs->labs[i], &rs->labs[i].claims[k],
 					loaded ? &node : NULL, f, prefix);
-	fprintf(f, "%s  (every sample: %s; how the chapter's words became each want: README.md, "
-		"\"How a verdict is made\")\n", prefix, path);
+	fprintf(f, "%s  ", prefix);
+	fprintf(f, human(rs, "finding.samples", "(every sample: %s; how the chapter's words "
+			 "became each want: README.md, \"How a verdict is made\")"), path);
+	fputc('\n', f);
 	if (loaded)
 		cmp_node_free(&node);
 }

@@ -6,8 +6,11 @@
 # plots/ its zh; lab-01 in zh narrates in Chinese with the same TAP test
 # lines and JSON keys and notes as in English, and so do lab-04 (a CPU lab)
 # and lab-02 (a CUDA lab, a skip without a GPU); DMALAB_LANG and the locale
-# choose; and no README.zh.md is older than its English README by more than
-# the tolerance.
+# choose; every exercise region of the lab files has its zh text, which make
+# exercise-NN puts into the learner's copy; make exercises, try's refusals and
+# hint speak zh with English's exit codes; the harness's progress, stopping
+# rule and the runner's got/want in zh; and no README.zh.md is older than its
+# English README by more than the tolerance.
 #
 #   BUILD=build sh harness/tests/test-lang.sh      (make test-lang)
 #
@@ -31,7 +34,10 @@ json_words() { grep -oE '"[A-Za-z_]+":|"[^"0-9]*[A-Za-z][^"0-9]*"' "$1"; }
 # A verdict measured twice on this busy machine may differ (01.8's Mlocked
 # moved by another tenant, 04.1 pass then inconclusive): the language does
 # not choose it, so verdict words are left out of the comparisons.
-same_tests() { tests_of "$1" | sed -E 's/^not ok /ok /; s/^(  status: ).*/\1/'; }
+# An inconclusive claim's directive carries its measured interval: left out too.
+same_tests() {
+	tests_of "$1" | sed -E 's/^not ok /ok /; s/^(  status: ).*/\1/; s/ # SKIP inconclusive: .*//'
+}
 same_words() { json_words "$1" | grep -vxE '"(pass|fail|inconclusive|skip|error)"'; }
 
 echo "== every MSG id of the kit (its tests aside) has a zh entry"
@@ -193,6 +199,82 @@ DMALAB_LANG=zh "$d" list | grep -q '^共 [0-9]* 个实验' && ok "list count" ||
 	bad "DMALAB_LANG=en claims differs from the golden's head"
 grep -q 'DMALAB_LANG=en "$BUILD/dmalab" claims' harness/tests/test-claims.sh &&
 	ok "test-claims pins English" || bad "test-claims does not pin DMALAB_LANG=en"
+
+echo "== every exercise region of the lab files has its zh text (exercise.ID), no '*/' in it"
+# the regions the lab files have now, not a fixed list: a new region without
+# its zh text fails here
+grep -ohE '/\* EXERCISE [0-9]{2}\.[a-z0-9-]+ grades' labs/[0-9][0-9]-*/lab.c* |
+	awk '{print $3}' | sort -u >"$tmp/regions"
+[ -s "$tmp/regions" ] || bad "no exercise region found in labs/*/lab.c*"
+while read -r id; do
+	zh=$(sed -n "/^## exercise\.$id\$/{n;p;q}" "$table")
+	case $zh in
+	"zh: "*'*/'*) bad "exercise.$id: its zh text has '*/', which ends the copy's comment" ;;
+	"zh: "*) ok "exercise.$id" ;;
+	*) bad "exercise.$id: no '## exercise.$id' with a 'zh:' line in $table" ;;
+	esac
+done <"$tmp/regions"
+
+echo "== make exercise-NN in zh: each region's zh text in the copy, which try accepts"
+d=$BUILD/dmalab
+w=$tmp/work
+for n in $(cut -c1-2 "$tmp/regions" | sort -u); do
+	DMALAB_LANG=zh "$d" exercise "$n" --work "$w" >"$tmp/ex$n" 2>&1
+	copy=$(ls "$w"/"$n"-*/lab.c* 2>/dev/null)
+	for id in $(grep "^$n\." "$tmp/regions"); do
+		grep -qF "/* 练习 $id（要写的内容）：" "$copy" && ok "$id: zh text in the copy" ||
+			bad "$id: no zh text in the copy '$copy'"
+	done
+	grep -q "^exercise-$n：已写出 " "$tmp/ex$n" && ok "lab $n: exercise's words in zh" ||
+		bad "lab $n: exercise's words not zh: $(head -n 1 "$tmp/ex$n")"
+	"$d" try "$n" --work "$w" --verify-only >"$tmp/v$n" 2>&1 &&
+		ok "lab $n: the zh copy is not refused" ||
+		bad "lab $n: zh copy refused: $(cat "$tmp/v$n")"
+done
+# English: no zh note in the copy
+"$d" exercise 01 --work "$tmp/work-en" >/dev/null 2>&1
+grep -qP '[\x{4e00}-\x{9fff}]' "$tmp"/work-en/01-*/lab.c* && bad "a zh note in an English copy" ||
+	ok "an English copy has no zh note"
+
+echo "== make exercises, try's refusals and hint in zh: states and words, exit codes as in English"
+DMALAB_LANG=zh "$d" exercises --work "$w" >"$tmp/exs" 2>&1
+grep -qE '^01\.lock +lab-01  尚未完成（还没试过） +论断 01\.1' "$tmp/exs" &&
+	grep -q '^共 [0-9]* 个练习' "$tmp/exs" && ok "exercises: states and count" ||
+	{ bad "exercises not in zh:"; head -n 3 "$tmp/exs"; }
+[ "$(DMALAB_LANG=zh "$d" exercises --ids --work "$w")" = "$("$d" exercises --ids --work "$w")" ] &&
+	ok "exercises --ids the same" || bad "exercises --ids differs in zh"
+sed -i 's/^#include/#include  /' "$w"/01-*/lab.c*
+DMALAB_LANG=zh "$d" try 01 --work "$w" --verify-only >"$tmp/ref" 2>&1; zrc=$?
+"$d" try 01 --work "$w" --verify-only >/dev/null 2>&1; erc=$?
+grep -q '被拒绝：.* 在练习区域之外与实验不同' "$tmp/ref" && [ "$zrc" = 2 ] && [ "$erc" = 2 ] &&
+	ok "a refusal in zh, exit 2 both" || bad "refusal: rc $zrc/$erc: $(cat "$tmp/ref")"
+DMALAB_LANG=zh "$d" try 03 --work "$w" --not-compiled >"$tmp/nc" 2>&1; zrc=$?
+grep -q '无法编译' "$tmp/nc" && [ "$zrc" = 1 ] && ok "does not compile: zh, exit 1" ||
+	bad "not compiled: rc $zrc: $(cat "$tmp/nc")"
+DMALAB_LANG=zh "$d" exercises --work "$w" | grep -qE '^03\.fix-race +lab-03  无法编译' &&
+	ok "exercises: does not compile" || bad "exercises: 03.fix-race not 无法编译"
+DMALAB_LANG=zh "$d" hint 03 --work "$w" --results "$tmp/hints" >"$tmp/hint" 2>&1
+grep -q '^你的副本中练习 03\.fix-race 的状态：无法编译' "$tmp/hint" && ok "hint: the state in zh" ||
+	bad "hint's state line not in zh: $(head -n 1 "$tmp/hint")"
+
+echo "== the harness's narration in zh: progress, the stopping rule, the header's title"
+# (lab-01 and lab-04 as run above): none of the harness's own English lines
+grep -hE '^# progress: |interval .* of the median after' "$tmp/zh.tap" "$tmp/zh04.tap" \
+	>"$tmp/harness-en"
+[ -s "$tmp/harness-en" ] && { bad "the harness's English in zh:"; head -n 3 "$tmp/harness-en"; } ||
+	ok "no English progress or stopping-rule line"
+for t in "$tmp/zh.tap" "$tmp/zh04.tap"; do
+	grep -m1 '^# lab-' "$t" | grep -qP '[\x{4e00}-\x{9fff}]' &&
+		ok "the TAP header's title in zh" ||
+		bad "the TAP header's title not zh: $(grep -m1 '^# lab-' "$t")"
+done
+grep -q '^# 进度：' "$tmp/zh04.tap" && ok "lab-04: progress in zh" ||
+	echo "ok: lab-04 printed no progress line (under 2 s between phases)"
+grep -q '"what": "latency, memory on node' "$tmp/zh04.json" && ok "JSON's phases in English" ||
+	bad "lab-04's JSON phases not English"
+grep -E '^  +(got .*, want |note: )' "$tmp/human" | head -n 3 >"$tmp/human-en"
+[ -s "$tmp/human-en" ] && { bad "English got/want or note in zh human:"; cat "$tmp/human-en"; } ||
+	ok "human format: got/want and notes in zh"
 
 echo "== no README.zh.md older than its README.md by more than $ZH_LAG_S s"
 commit_time() { t=$(git log -1 --format=%ct -- "$1" 2>/dev/null); echo "${t:-$(date +%s)}"; }

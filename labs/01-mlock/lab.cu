@@ -633,12 +633,16 @@ static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 /* ---- 01.7 and 01.9: a pinned buffer in this process ------------------ */
 
 /* The runs in a note, their count and longest (bytes) as the facts named. */
-static void note_runs(struct lab *L, const char *what, const struct pagemap_runs *pr,
+/* fmt: a MSG() text whose arguments are the runs' present pages, pages, runs and the
+ * longest run's size, so that the whole line is in the learner's language. */
+static void note_runs(struct lab *L, const char *fmt, const struct pagemap_runs *pr,
 		      const char *runs_fact, const char *longest_fact)
 {
-	char line[160];
+	char sz[32];
 
-	lab_note(L, "%s: %s", what, pagemap_runs_text(pr, page_bytes(), line, sizeof(line)));
+	lab_note(L, fmt, (unsigned long long)pr->present, (unsigned long long)pr->pages,
+		 (unsigned long long)pr->runs,
+		 lab_fmt_size(pr->longest_run * page_bytes(), sz, sizeof(sz)));
 	lab_fact_num(L, runs_fact, (double)pr->runs, "runs");
 	lab_fact_num(L, longest_fact, (double)(pr->longest_run * page_bytes()), "bytes");
 }
@@ -681,7 +685,9 @@ static int contiguity_ready(struct lab *L, uint64_t bytes, uint64_t budget)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes) and /proc/self/pagemap", control);
 	if ((why = pagemap_runs_unknown(&pr, detail, sizeof(detail))))
 		goto skip;
-	note_runs(L, "control, mlock'd anonymous memory", &pr, "mlock_runs", "mlock_longest_run");
+	note_runs(L, MSG("01.runs-control", "control, mlock'd anonymous memory: %llu of %llu "
+			 "pages present, %llu physically contiguous runs, longest %s"),
+		  &pr, "mlock_runs", "mlock_longest_run");
 	return 1;
 skip:
 	claim_skip(L, "01.7", why, "%s", detail);
@@ -728,7 +734,9 @@ static void claim_pinned_here(struct lab *L, uint64_t bytes, uint64_t budget)
 	if (contig && (why = pagemap_runs_unknown(&pr, detail, sizeof(detail)))) /* VM_PFNMAP */
 		claim_skip(L, "01.7", why, "%s", detail);
 	else if (contig) {
-		note_runs(L, "cudaHostAlloc", &pr, "pinned_runs", "pinned_longest_run");
+		note_runs(L, MSG("01.runs-pinned", "cudaHostAlloc: %llu of %llu pages present, "
+				 "%llu physically contiguous runs, longest %s"),
+			  &pr, "pinned_runs", "pinned_longest_run");
 		claim_note(L, "%llu pages, longest run %llu pages; guest-physical frames if this "
 			   "is a VM",
 			   (unsigned long long)pr.pages, (unsigned long long)pr.longest_run);

@@ -407,7 +407,7 @@ static void sweep_kind(struct bench *b, const struct lab_host *h, int pair_h2d)
 static void measure_host_memcpy(struct bench *b, const struct lab_host *src,
 				const struct lab_host *dst)
 {
-	lab_progress(b->L, "host memcpy, one thread");
+	lab_progress(b->L, MSG("02.progress-1", "host memcpy, one thread"));
 	lab_copy_memcpy_rate(b->L, "host_memcpy", dst->p, src->p, b->largest, MEMCPY_SAMPLES,
 			     &b->memcpy_rate);
 	lab_series_point(b->L, "host_memcpy", "bytes", (double)b->largest, &b->memcpy_rate);
@@ -653,7 +653,8 @@ static void measure_routes(struct bench *b, void *touched)
 	n = n > ROUTE_MAX_SAMPLES ? ROUTE_MAX_SAMPLES : n;
 	routes_plan(b);
 	for (k = -1; k < n; k++) {
-		lab_progress(b->L, "data sent once: round %d of %d", k + 1, n);
+		lab_progress(b->L, MSG("02.progress-2", "data sent once: round %d of %d"),
+			     k + 1, n);
 		routes_round(b, touched, k, sample, &a, &g);
 		if (k >= 0)
 			alloc[k] = a, reg[k] = g;
@@ -684,7 +685,8 @@ static void measure_claim_pair(struct bench *b, const struct lab_host *pin,
 	struct copy ca, cb;
 	void *a = pin->p;
 
-	lab_progress(b->L, "claim pair: pinned and pageable H2D in alternation");
+	lab_progress(b->L, MSG("02.progress-3", "claim pair: pinned and pageable H2D in "
+					"alternation"));
 	if (!K.pair_pinned) { /* pageable memory where the pinned should be */
 		lab_host_alloc(b->L, LAB_HOST_PAGEABLE, b->largest, 0, BUF_TOUCH, &fake);
 		a = fake.p;
@@ -1054,7 +1056,7 @@ static void measure_oneoffs(struct bench *b)
 		struct lab_stats *pg = claim ? &b->oneoff_page : &page;
 		struct lab_stats *pn = claim ? &b->oneoff_pin : &pin;
 
-		lab_progress(b->L, "one-off transfers of %llu KiB",
+		lab_progress(b->L, MSG("02.progress-4", "one-off transfers of %llu KiB"),
 			     (unsigned long long)(sizes[i] / KiB));
 		measure_oneoff(b, host, sizes[i], 0, pg);
 		measure_oneoff(b, host, sizes[i], 1, pn);

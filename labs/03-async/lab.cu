@@ -316,7 +316,8 @@ static void calls(struct rig *r)
 	int w;
 
 	for (b = SIZE_AFTER(r, 0); b; b = SIZE_AFTER(r, b)) {
-		lab_progress(L, "call vs copy time: %s", lab_fmt_size(b, sz, sizeof(sz)));
+		lab_progress(L, MSG("03.progress-1", "call vs copy time: %s"),
+			     lab_fmt_size(b, sz, sizeof(sz)));
 		for (w = 0; w < NWAYS; w++) {
 			struct lab_stats *st = b == r->bytes ? at[w] : other;
 
@@ -410,7 +411,7 @@ static void overlaps(struct rig *r)
 	struct lab *L = r->L;
 	int i;
 
-	lab_progress(L, "overlap of a copy and a kernel on two streams");
+	lab_progress(L, MSG("03.progress-2", "overlap of a copy and a kernel on two streams"));
 	overlap(r, 1, pin, xpin);
 	overlap(r, 0, pg, xpg);
 	lab_note(L, MSG("03.pageable-overlap",

@@ -233,7 +233,8 @@ static void latency_sweep(struct numa_lab *X, int node, struct lab_stats *small,
 		s = ws == SMALL_WS ? small : ws == X->claim_ws ? large : &other;
 		if (!chase_build(buf, ws, CHAIN_STRIDE, CHAIN_ORDER, lab_options(X->L)->seed))
 			lab_error_errno(X->L, "chase_build");
-		lab_progress(X->L, "latency, memory on node %d: %llu KiB", node,
+		lab_progress(X->L, MSG("04.progress-latency", "latency, memory on node %d: %llu "
+				       "KiB"), node,
 			     (unsigned long long)(ws / KiB));
 		chase_time(X->L, lat_stats_name(ws, X->claim_ws, node == X->cpu_node), buf,
 			   X->sample_s, &cfg, s, NULL);
@@ -254,7 +255,7 @@ static void read_bandwidth(struct numa_lab *X, int node, struct lab_stats *rate)
 					    BUF_HUGE);
 	char sz[32];
 
-	lab_progress(X->L, "read bandwidth, memory on node %d: %s", node,
+	lab_progress(X->L, MSG("04.progress-read", "read bandwidth, memory on node %d: %s"), node,
 		     lab_fmt_size(X->bw_bytes, sz, sizeof(sz)));
 	seqread_rate(X->L, node == X->cpu_node ? "read_local" : "read_remote", buf, X->bw_bytes,
 		     NULL, rate);

@@ -533,7 +533,7 @@ static struct um_case *um_measure(struct lab *L, int k)
 	struct um_case *c = &um[k];
 	struct lab_measure_cfg cfg = { 1, 0, c->cv_max, 0 };
 
-	lab_progress(L, "measuring %s", c->name);
+	lab_progress(L, MSG("05.progress-1", "measuring %s"), c->name);
 	lab_measure(L, c->name, c->fn, c, &cfg, &c->s);
 	return c;
 }

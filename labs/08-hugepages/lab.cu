@@ -493,7 +493,8 @@ static void claim_chase(struct lab *L, const struct pages *pg)
 
 	for (ws = sizes_next(0, SWEEP_FIRST, 4, pg->bytes, NULL, 0); ws < pg->bytes;
 	     ws = sizes_next(ws, SWEEP_FIRST, 4, pg->bytes, NULL, 0)) {
-		lab_progress(L, "chase over %s", lab_fmt_size(ws, sz, sizeof(sz)));
+		lab_progress(L, MSG("08.progress-1", "chase over %s"),
+			     lab_fmt_size(ws, sz, sizeof(sz)));
 		chase_point(L, "chase_4k", pg->small, ws, &s4);
 		chase_point(L, "chase_2m", pg->big, ws, &s2);
 		lab_note(L, MSG("08.chase",
@@ -571,7 +572,7 @@ static void fresh_copies(struct lab *L, void *dev, uint64_t bytes, struct lab_st
 
 	if (K.advise_huge)
 		big.advice = MADV_HUGEPAGE;
-	lab_progress(L, "first touch and copy, pairs of fresh buffers");
+	lab_progress(L, MSG("08.progress-2", "first touch and copy, pairs of fresh buffers"));
 	lab_copy_pair_run(time_fresh_copy, &big, &small, FRESH_PAIRS, tb, ts);
 	for (i = 0; i < FRESH_PAIRS; i++)
 		r[i] = ts[i] / tb[i];
@@ -650,7 +651,8 @@ static void claim_copies(struct lab *L, const struct pages *pg)
 		return;
 	}
 	lab_copy_rig_open(L, bytes, 0, &rig);
-	lab_progress(L, "pageable H2D pairs of %s", lab_fmt_size(bytes, sz, sizeof(sz)));
+	lab_progress(L, MSG("08.progress-3", "pageable H2D pairs of %s"),
+		     lab_fmt_size(bytes, sz, sizeof(sz)));
 	pair.name_a = "h2d_2m";
 	pair.name_b = "h2d_4k";
 	pair.name_ratio = "h2d_time_4k_over_2m";
@@ -743,7 +745,7 @@ static void claim_register(struct lab *L, const struct pages *pg)
 	if (!K.advise_huge)
 		jb.advice = MADV_NOHUGEPAGE;
 	lab_fmt_size(REGISTER_BYTES, sz, sizeof(sz));
-	lab_progress(L, "cudaHostRegister pairs of fresh buffers of %s", sz);
+	lab_progress(L, MSG("08.progress-4", "cudaHostRegister pairs of fresh buffers of %s"), sz);
 	lab_copy_pair_run(time_register, &jb, &js, REGISTER_PAIRS, sb, ss);
 	m = lab_copy_pair_blocks(sb, ss, REGISTER_PAIRS, bb, bs);
 	for (i = 0; i < m; i++)

@@ -524,9 +524,11 @@ static void measure(struct rig *r)
 				continue;
 			}
 			if (round < 0)
-				lab_progress(r->L, "warm-up round: %s", series_name[p]);
+				lab_progress(r->L, MSG("10.progress-1", "warm-up round: %s"),
+					     series_name[p]);
 			else
-				lab_progress(r->L, "round %d of %d: %s", round + 1, n,
+				lab_progress(r->L, MSG("10.progress-2", "round %d of %d: %s"),
+					     round + 1, n,
 					     series_name[p]);
 			t = sample(r, p, &read_s, &cached, round < 0 ? &warm_up : &r->io[p]);
 			if (round < 0 || t <= 0)

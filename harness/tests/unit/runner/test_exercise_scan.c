@@ -46,24 +46,47 @@ static void test_ex_scan_finds_the_region(void **state)
 	assert_true(r[0].stub_start > r[0].body_start && r[0].stub_end < r[0].body_end);
 }
 
-static void test_ex_stubbed_puts_the_stub_in(void **state)
+/* A learner's copy (lab's regions r): it has no stub block, and masks to the lab's text. */
+static void assert_copy_masks_as_lab(const char *copy, const struct ex_region *r)
 {
-	struct ex_region r[EX_MAX], m[EX_MAX];
-	char err[300], *stub, *a, *b;
+	struct ex_region m[EX_MAX];
+	char err[300], *a, *b;
 
-	assert_int_equal(scan(lab, r, err), 1);
-	stub = ex_stubbed(lab, strlen(lab), r, 1);
-	assert_non_null(strstr(stub, "\treturn 0; // write it\n\t/* END EXERCISE */"));
-	assert_null(strstr(stub, "return 1;"));
-	assert_null(strstr(stub, "STUB"));
-	/* the learner's copy has no stub block, and masks to the same text */
-	assert_int_equal(scan(stub, m, err), 1);
+	assert_int_equal(scan(copy, m, err), 1);
 	assert_int_equal(m[0].stub_start, 0);
 	a = ex_mask(lab, strlen(lab), r, 1);
-	b = ex_mask(stub, strlen(stub), m, 1);
+	b = ex_mask(copy, strlen(copy), m, 1);
 	assert_int_equal(ex_first_diff_line(a, b), 0);
 	free(a);
 	free(b);
+}
+
+static void test_ex_stubbed_puts_the_stub_in(void **state)
+{
+	struct ex_region r[EX_MAX];
+	char err[300], *stub;
+
+	assert_int_equal(scan(lab, r, err), 1);
+	stub = ex_stubbed(lab, strlen(lab), r, 1, NULL);
+	assert_non_null(strstr(stub, "\treturn 0; // write it\n\t/* END EXERCISE */"));
+	assert_null(strstr(stub, "return 1;"));
+	assert_null(strstr(stub, "STUB"));
+	assert_copy_masks_as_lab(stub, r);
+	free(stub);
+}
+
+/* A note (the zh text of what to write) goes inside the body, before the stub:
+ * the copy still scans, and masks to the reference's text. */
+static void test_ex_stubbed_puts_a_note_in_the_body(void **state)
+{
+	const char *const notes[1] = { "\t/* a note */\n" };
+	struct ex_region r[EX_MAX];
+	char err[300], *stub;
+
+	assert_int_equal(scan(lab, r, err), 1);
+	stub = ex_stubbed(lab, strlen(lab), r, 1, notes);
+	assert_non_null(strstr(stub, "\t/* a note */\n\treturn 0; // write it\n"));
+	assert_copy_masks_as_lab(stub, r);
 	free(stub);
 }
 
@@ -138,6 +161,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ex_scan_finds_the_region),
 		cmocka_unit_test(test_ex_stubbed_puts_the_stub_in),
+		cmocka_unit_test(test_ex_stubbed_puts_a_note_in_the_body),
 		cmocka_unit_test(test_ex_mask_sees_an_edited_want),
 		cmocka_unit_test(test_ex_directive_line_finds_a_define),
 		cmocka_unit_test(test_ex_file_line_skips_the_bodies),
