@@ -505,7 +505,8 @@ static void measure_bf16(struct bench *b)
 {
 	int iters = lab_options(b->L)->iters > GEMM_SAMPLES ? lab_options(b->L)->iters : GEMM_SAMPLES;
 
-	lab_progress(b->L, "GEMMs of %dx%d weights: a prefill chunk, a decode step", W_ROWS, W_COLS);
+	lab_progress(b->L, MSG("11.progress-1", "GEMMs of %dx%d weights: a prefill chunk, a "
+				       "decode step"), W_ROWS, W_COLS);
 	gemm_warm(&b->gemm, K.prefill_tokens);
 	gemm_series(&b->gemm, "gemm_rate_s", K.prefill_tokens, iters, &b->t_rate);
 	b->tflops = 2.0 * W_ROWS * W_COLS * K.prefill_tokens / b->t_rate.median / 1e12;
@@ -526,7 +527,8 @@ static void measure_steps(struct bench *b)
 			lab_error(b->L, "cuBLAS for fp32 GEMMs: %s", b->gemm.why);
 	}
 	for (j = 0; j < NBATCH; j++) {
-		lab_progress(b->L, "GEMMs of a %d-token decode step and more", decode_batch[j]);
+		lab_progress(b->L, MSG("11.progress-2", "GEMMs of a %d-token decode step and more"),
+			     decode_batch[j]);
 		gemm_series(&b->gemm, "gemm_batch_s", decode_batch[j], GRID_SAMPLES, &b->t_ref[j]);
 		for (i = 0; i < b->ngrid; i++)
 			gemm_series(&b->gemm, "gemm_batch_plus_s", decode_batch[j] + (int)b->grid[i],
@@ -549,7 +551,8 @@ static void measure_swaps(struct bench *b)
 	long long bad;
 	int i;
 
-	lab_progress(b->L, "verifying a swap-back of %ld tokens in blocks", b->m.context);
+	lab_progress(b->L, MSG("11.progress-3", "verifying a swap-back of %ld tokens in blocks"),
+		     b->m.context);
 	bad = swap_back_verify(&c, (uint32_t)lab_options(b->L)->seed);
 	if (bad > 0)
 		lab_error(b->L, "paged swap-back: %lld words not where their block goes", bad);
@@ -560,7 +563,8 @@ static void measure_swaps(struct bench *b)
 	lab_measure(b->L, "swap_full_onecopy_s", swap_back_sample, &c, &whole, &b->one);
 	c.one_copy = 0;
 	for (i = 0; i < b->ngrid; i++) {
-		lab_progress(b->L, "swap-back of %llu tokens", (unsigned long long)b->grid[i]);
+		lab_progress(b->L, MSG("11.progress-4", "swap-back of %llu tokens"),
+			     (unsigned long long)b->grid[i]);
 		c.blocks = blocks_of(&b->m, b->grid[i]);
 		lab_measure(b->L, "swap_paged_s", swap_back_sample, &c, &grid, &b->swap[i]);
 		lab_series_point(b->L, "swap_paged_s", "tokens", (double)b->grid[i], &b->swap[i]);
@@ -572,7 +576,7 @@ static void measure_paths(struct bench *b)
 {
 	void *pinned = K.h2d_from_pinned ? b->kv.p : b->page.p; /* broken: pageable */
 
-	lab_progress(b->L, "pinned and pageable H2D copies");
+	lab_progress(b->L, MSG("11.progress-5", "pinned and pageable H2D copies"));
 	lab_copy_rate(&b->rig, "h2d_pinned", pinned, LAB_COPY_H2D, b->rate_bytes,
 		      lab_options(b->L)->iters, &b->pin_rate);
 	lab_copy_rate_upto(&b->rig, "h2d_pageable", b->page.p, LAB_COPY_H2D, b->rate_bytes,
@@ -883,7 +887,8 @@ static void gpu_part(struct lab *L, const struct model *m)
 		measure_bf16(b);
 		measure_steps(b);
 	}
-	lab_progress(L, "the swap space: %.1f GB of huge pages, faulted in, cudaHostRegister'd",
+	lab_progress(L, MSG("11.progress-6", "the swap space: %.1f GB of huge pages, faulted in, "
+				"cudaHostRegister'd"),
 		     b->pool_bytes / 1e9); /* README, the swap space */
 	double t0 = lab_now();
 	if (lab_host_alloc(L, LAB_HOST_REGISTERED, b->pool_bytes, 2 * MiB, BUF_HUGE | BUF_TOUCH,
