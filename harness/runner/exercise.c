@@ -297,18 +297,6 @@ static int verify_copy(const struct ex_lab *x)
 	return 0;
 }
 
-/* "got G unit, want OP W" of a decided claim, into buf. */
-static const char *got_want(const struct claim *c, char *buf, size_t len)
-{
-	if (!isnan(c->lo) && !isnan(c->hi)) /* loaded from JSON: no has_* flags */
-		snprintf(buf, len, MSG("ex.got-range", "got %.4g %s, want %s [%g, %g]"), c->got,
-			 c->unit, c->op, c->lo, c->hi);
-	else
-		snprintf(buf, len, MSG("ex.got", "got %.4g %s, want %s %g"), c->got, c->unit,
-			 c->op, c->want);
-	return buf;
-}
-
 /* A claim's verdict as the learner reads it ("not run", not "not_run"). */
 static const char *verdict_text(enum status st)
 {
@@ -442,11 +430,11 @@ static void say_claim(const char *id, const struct claim *c, const struct lab_en
 		return;
 	}
 	if (cs == EX_NOT_GRADED)
-		snprintf(gw, sizeof(gw), "%s %s", c->reason, c->detail);
+		snprintf(gw, sizeof(gw), "%s: %s", c->reason, c->detail);
 	else if (isnan(c->got))
 		why_no_value(c, lab, gw, sizeof(gw));
 	else
-		got_want(c, gw, sizeof(gw));
+		fmt_got_want_human(c, gw, sizeof(gw));
 	fputs("    ", stdout);
 	printf(MSG("try.claim", "%s %s: %s"), id, verdict_text(c->status), gw);
 	putchar('\n');
@@ -574,7 +562,7 @@ static void list_lab(const struct ex_lab *x)
 		const char *word = ex_state_text(st[i]);
 		int w = msg_width(word);
 
-		printf("%-16s lab-%s  %s%*s ", x->r[i].id, x->id, word, w < 16 ? 16 - w : 0, "");
+		printf("%-16s lab-%s  %s%*s ", x->r[i].id, x->id, word, w < 20 ? 20 - w : 0, "");
 		printf(MSG("ex.claims", "claims %s"), x->r[i].claims);
 		putchar('\n');
 	}

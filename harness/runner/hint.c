@@ -84,35 +84,58 @@ static void advise_labs(const struct ans_set *s)
 	advise("hints exist for:%s", ids);
 }
 
-/* The hints of the first exercise of the lab that the learner's copy has
- * not done yet (and hints.md has hints for), said; else NULL. */
-static const struct ans_hint_lab *exercise_hints(const struct learn_ctx *lc)
+/* Hints of `id` shown so far, by the counters c[0..n). */
+static int shown_of(const struct hint_count *c, int n, const char *id)
 {
-	const struct ans_hint_lab *h = NULL;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(c[i].lab, id))
+			return c[i].shown;
+	return 0;
+}
+
+/* The hints of the first exercise of the lab that the learner's copy has
+ * not done yet (and hints.md has hints for) and whose hints are not all shown
+ * (so an exercise this machine cannot grade does not hide the next one's);
+ * if every such exercise's were shown, the first's; said; else NULL. */
+static const struct ans_hint_lab *exercise_hints(const struct learn_ctx *lc,
+						 const struct hint_count *c, int nc)
+{
+	const struct ans_hint_lab *h = NULL, *first = NULL, *x;
 	struct ex_status *ex;
-	int i, n;
+	int i, n, pick = -1, first_i = -1;
 
 	if (!lc->opt->work)
 		return NULL;
 	n = ex_status_all("labs", lc->opt->work, lc->opt->lab, &ex);
-	for (i = 0; i < n && !h; i++)
-		if (ex[i].state != EX_DONE && ex[i].state != EX_NOT_STARTED &&
-		    (h = ans_find_hints(&lc->ans, ex[i].id)))
-			printf(TR(lc, "exercise %s is %s in your copy (make try-%s):\n",
-				  "你的副本中练习 %s 的状态：%s（make try-%s）：\n"), ex[i].id,
-			       ex_state_text(ex[i].state), ex[i].lab);
+	for (i = 0; i < n && !h; i++) {
+		if (ex[i].state == EX_DONE || ex[i].state == EX_NOT_STARTED ||
+		    !(x = ans_find_hints(&lc->ans, ex[i].id)))
+			continue;
+		if (!first)
+			first = x, first_i = i;
+		if (lc->opt->reset || shown_of(c, nc, x->id) < x->n)
+			h = x, pick = i;
+	}
+	if (!h)
+		h = first, pick = first_i;
+	if (h)
+		printf(TR(lc, "exercise %s is %s in your copy (make try-%s):\n",
+			  "你的副本中练习 %s 的状态：%s（make try-%s）：\n"), ex[pick].id,
+		       ex_state_text(ex[pick].state), ex[pick].lab);
 	free(ex);
 	return h;
 }
 
 int cmd_hint(struct learn_ctx *lc)
 {
-	const struct ans_hint_lab *h = exercise_hints(lc);
+	const struct ans_hint_lab *h;
 	struct hint_count c[64];
 	char path[PATH_MAX + 16], name[48];
 	int n, i, k;
 
-	if (!h)
+	snprintf(path, sizeof(path), "%s/hints.json", lc->opt->results_dir);
+	n = load_counts(path, c, 63);
+	if (!(h = exercise_hints(lc, c, n)))
 		h = ans_find_hints(&lc->ans, lc->opt->lab);
 	if (!h) {
 		error("lab-%s has no hints in '%s/hints.md'", lc->opt->lab, lc->opt->answers_dir);
@@ -121,8 +144,6 @@ int cmd_hint(struct learn_ctx *lc)
 	}
 	snprintf(name, sizeof(name), "%s%s", strchr(h->id, '.') ? TR(lc, "exercise ", "练习 ") : "lab-",
 		 h->id);
-	snprintf(path, sizeof(path), "%s/hints.json", lc->opt->results_dir);
-	n = load_counts(path, c, 63);
 	for (i = 0; i < n && strcmp(c[i].lab, h->id); i++)
 		;
 	if (i == n) {

@@ -319,6 +319,12 @@ void fmt_got_want(const struct claim *c, char *buf, size_t len)
 	got_want_as(c, buf, len, 0);
 }
 
+/* fmt_got_want in the learner's language, as the report card says it. */
+void fmt_got_want_human(const struct claim *c, char *buf, size_t len)
+{
+	got_want_as(c, buf, len, 1);
+}
+
 /* fmt_got_want as the human format says it (the learner's language). */
 static void human_got_want(const struct run_state *rs, const struct claim *c, char *buf,
 			   size_t len)

@@ -292,6 +292,7 @@ void out_lab_stderr(struct run_state *rs, const char *line);
 void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number);
 void out_run_end(struct run_state *rs);
 void fmt_got_want(const struct claim *c, char *buf, size_t len);
+void fmt_got_want_human(const struct claim *c, char *buf, size_t len);
 /* explain.c: "320 KiB", "8 MiB", "512 bytes" from a byte count. */
 void fmt_bytes(double b, char *buf, size_t len);
 FILE *out_progress_stream(struct run_state *rs);

@@ -5,7 +5,8 @@
 # and from piped stdin; grade, Gradescope and JUnit carrying one test per
 # exercise and per prediction; `dmalab class` for three learners, its page
 # rendered in headless Chromium (text in the DOM, a screenshot that is not
-# blank); hint NN giving the hints of each unfinished exercise in turn.
+# blank); hint NN giving the hints of each unfinished exercise in turn, the next
+# exercise once one's hints were all shown.
 #
 #   BUILD=build sh harness/tests/test-learner.sh   (needs make all fakelabs, chromium)
 set -u
@@ -229,6 +230,9 @@ h 01
 has "$tmp/h.out" "exercise 01.limit hint 2 of 3:" "the next hint of the same exercise"
 h 04
 has "$tmp/h.out" "exercise 04.first-touch hint 1 of 3:" "04.first-touch untried: its hint"
+h 04 && h 04 && h 04
+has "$tmp/h.out" "exercise 04.bind hint 1 of " \
+	"04.first-touch's hints all shown (not graded here): the next exercise's"
 "$dmalab" exercise 03 --work "$w" >/dev/null
 h 03
 has "$tmp/h.out" "exercise 03.fix-race hint 1 of 3:" "03.fix-race untried: its hint"
