@@ -344,7 +344,8 @@ static void print_beyond_one(const struct claim_view *v, void *arg)
 
 	if (!bp->n++)
 		printf("%s\n", TR(bp->lc, "beyond the chapter (measured, said by no chapter; "
-				   "not scored):", "超出章节范围（测得，但没有哪一章这样说；不计分）："));
+				   "not scored):",
+				   "超出章节范围（测得，但没有哪一章这样说；不计分）："));
 	word = claim_view_word(bp->lc, v);
 	printf("      %-6s %s%*s %s [lab-%s]\n", v->id, word, word_pad(word, 13), "", v->evidence,
 	       v->lab);
