@@ -86,6 +86,15 @@ static void measured_evidence(const struct lab_entry *lab, const struct claim *c
 		snprintf(buf, len, "%s", status_words[c->status]);
 }
 
+const char *claim_view_said(const struct learn_ctx *lc, const struct claim_view *v, char *buf,
+			    size_t len)
+{
+	buf[0] = '\0';
+	if (v->c && lc->opt->lang != ANS_EN)
+		fmt_got_want_human(v->c, buf, len);
+	return buf[0] ? buf : v->evidence;
+}
+
 void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_view *v)
 {
 	const struct lab_entry *lab = NULL;
@@ -260,10 +269,10 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 
 		const struct json *p = learn_prediction(&lc->res, v->id);
 		const char *word = claim_view_word(lc, v);
-		char said[400];
+		char said[400], gw[600];
 
 		fprintf(f, "      %-6s %s%*s %s [lab-%s]\n", v->id, word, word_pad(word, 13), "",
-			v->evidence, v->lab);
+			claim_view_said(lc, v, gw, sizeof(gw)), v->lab);
 		if (v->state == ANS_CONTRADICTED && v->c->erratum_status[0])
 			print_erratum(v, f);
 		if (p) {
@@ -307,9 +316,10 @@ static void print_score(const struct learn_ctx *lc, const char *what, const stru
 
 static void print_chapter(const struct learn_ctx *lc, const struct chapter_grade *cg)
 {
-	char what[64];
+	char what[64], key[40];
 
-	printf("%s: %s\n", cg->ch->id, cg->ch->title);
+	snprintf(key, sizeof(key), "chapter.%s", cg->ch->id); /* the title in the kit's language */
+	printf("%s: %s\n", cg->ch->id, msg_text(key, cg->ch->title));
 	for (int i = 0; i < cg->ch->n; i++)
 		print_question(lc, &cg->qs[i], stdout);
 	snprintf(what, sizeof(what), TR(lc, "score %s", "得分 %s"), cg->ch->id);
@@ -341,14 +351,15 @@ static void print_beyond_one(const struct claim_view *v, void *arg)
 {
 	struct beyond_print *bp = arg;
 	const char *word;
+	char gw[600];
 
 	if (!bp->n++)
 		printf("%s\n", TR(bp->lc, "beyond the chapter (measured, said by no chapter; "
 				   "not scored):",
 				   "超出章节范围（测得，但没有哪一章这样说；不计分）："));
 	word = claim_view_word(bp->lc, v);
-	printf("      %-6s %s%*s %s [lab-%s]\n", v->id, word, word_pad(word, 13), "", v->evidence,
-	       v->lab);
+	printf("      %-6s %s%*s %s [lab-%s]\n", v->id, word, word_pad(word, 13), "",
+	       claim_view_said(bp->lc, v, gw, sizeof(gw)), v->lab);
 }
 
 /* Each question of the chapter to the Gradescope file (gradescope.c), with

@@ -121,6 +121,10 @@ struct claim_view {
 	char evidence[600];        /* got vs want, or why there is none */
 };
 void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_view *v);
+/* v's evidence as the learner reads it: a measured claim's got vs want in the
+ * kit's language (buf); else v->evidence, which grade.json keeps in English */
+const char *claim_view_said(const struct learn_ctx *lc, const struct claim_view *v, char *buf,
+			    size_t len);
 /* "confirmed", "contradicted", "skipped", "unverified", "lab not built yet" */
 int word_pad(const char *word, int width);
 const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v);
