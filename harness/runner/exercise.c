@@ -430,7 +430,9 @@ static void say_claim(const char *id, const struct claim *c, const struct lab_en
 		return;
 	}
 	if (cs == EX_NOT_GRADED)
-		snprintf(gw, sizeof(gw), "%s: %s", c->reason, c->detail);
+		snprintf(gw, sizeof(gw), "%s: %s%s%s%s", c->reason, c->detail,
+			 *skip_meaning(c->reason) ? "（" : "", skip_meaning(c->reason),
+			 *skip_meaning(c->reason) ? "）" : "");
 	else if (isnan(c->got))
 		why_no_value(c, lab, gw, sizeof(gw));
 	else

@@ -49,9 +49,7 @@ static const char *human(const struct run_state *rs, const char *id, const char 
 	return rs->opt->format == FMT_HUMAN ? msg_text(id, en) : en;
 }
 
-/* In zh, what a skip reason code means (skip.<code>, the code's ':' as '-');
- * "" in English or for a code the table lacks: the code itself stays. */
-static const char *skip_explained(const struct run_state *rs, const char *code)
+const char *skip_meaning(const char *code)
 {
 	char id[80];
 
@@ -59,7 +57,13 @@ static const char *skip_explained(const struct run_state *rs, const char *code)
 	for (size_t i = 0; id[i]; i++)
 		if (id[i] == ':')
 			id[i] = '-';
-	return human(rs, id, "");
+	return msg_text(id, "");
+}
+
+/* skip_meaning in the human format, else "". */
+static const char *skip_explained(const struct run_state *rs, const char *code)
+{
+	return rs->opt->format == FMT_HUMAN ? skip_meaning(code) : "";
 }
 
 /* Spaces that pad s to width columns (a Chinese character takes two). */
