@@ -381,6 +381,7 @@ static int reach_probe(struct lab *L, char *why, size_t len)
 	struct lab_est x;
 	void *buf;
 	char *dense;
+	int rounds = 1;
 
 	sysinfo_collect(&si);
 	if (!strcmp(si.virt, "none"))
@@ -399,14 +400,20 @@ static int reach_probe(struct lab *L, char *why, size_t len)
 		lab_error_errno(L, "chase_build(probe)");
 	p.name_a = "probe_dense", p.name_b = "probe_sparse", p.name_ratio = "probe_sparse_x";
 	chase_pair_time(dense, buf, PROBE_SAMPLE_S, PROBE_PAIRS, &p);
-	buf_free(buf);
 	x = lab_est_median(&p.ratio, 1);
+	if (x.lo <= PROBE_MAX && x.hi > PROBE_MAX) { /* once more, after a busy moment */
+		rounds = 2;
+		chase_pair_time(dense, buf, PROBE_SAMPLE_S, PROBE_PAIRS, &p);
+		x = lab_est_median(&p.ratio, 1);
+	}
+	buf_free(buf);
 	lab_fact_num(L, "reach_probe_x", x.value, "x");
 	snprintf(why, len, "in a VM (%s) one load per 4 KiB page over 32 MiB of huge pages "
 		 "took %.1f ns, %.2fx [%.2f, %.2f] the %.1f ns of the same loads in 512 KiB "
-		 "(%d pairs; with the TLB reach of huge pages: <= %.1fx)%s",
+		 "(%d pairs%s; with the TLB reach of huge pages: <= %.1fx)%s",
 		 si.virt[0] ? si.virt : "unnamed", p.b.median, x.value, x.lo, x.hi, p.a.median,
-		 PROBE_PAIRS, PROBE_MAX, x.lo > PROBE_MAX ? ": guest huge pages have no TLB "
+		 PROBE_PAIRS, rounds > 1 ? ", a second round: the first was undecided" : "",
+		 PROBE_MAX, x.lo > PROBE_MAX ? ": guest huge pages have no TLB "
 		 "reach here, the host backs them in small pages" : "");
 	lab_note(L, MSG("08.probe", "probe: %s"), why);
 	if (x.hi <= PROBE_MAX)
