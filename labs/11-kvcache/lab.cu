@@ -292,7 +292,7 @@ static void narrate_model(struct lab *L, const struct model *m)
 #define QUICK_GRID_MAX 1024
 #define MAX_GRID 16
 #define NBATCH 5              /* decode batches of the crossover's series */
-#define GRID_SAMPLES 11       /* a 1 - 0.05/17 interval needs 10 or more */
+#define GRID_SAMPLES 11       /* a 1 - 0.05/16 interval needs 10 or more */
 #define FULL_SAMPLES 3        /* pageable H2D: a fact */
 #define FULL_PAGED_SAMPLES 1  /* the full swap-back in blocks, a fact: 1 s each on an H200 */
 #define GEMM_SAMPLES 15       /* 11.3's and 11.6's: one slow sample of 7 made 11.3 wander */
@@ -319,7 +319,9 @@ struct bench {
 	struct lab_copy_rig rig;    /* the pool (device), stream, events */
 	struct lab_host kv, page;   /* pinned (registered) swap space; pageable for 11.5 */
 	struct lab_gemm gemm;
-	struct lab_stats t[NBATCH][MAX_GRID], t_ref[NBATCH]; /* s per GEMM: batch + n, batch */
+	/* s per GEMM, in pairs: the batch + n tokens, the batch alone; and what the n tokens
+	 * add to a step, pair by pair (recompute_cost: s per pass of the model) */
+	struct lab_stats t[NBATCH][MAX_GRID], alone[NBATCH][MAX_GRID], added[NBATCH][MAX_GRID];
 	struct lab_stats t_rate, t_step; /* s per GEMM: a prefill chunk, a decode step's */
 	struct lab_stats swap[MAX_GRID], full, one;   /* s per swap-back */
 	struct lab_stats pin_rate, page_rate;         /* GB/s */
@@ -515,6 +517,60 @@ static void measure_bf16(struct bench *b)
 		    &b->t_step);
 }
 
+static struct lab_est recompute_cost(const struct model *m, struct lab_est with,
+				     struct lab_est alone);
+
+/* One side of a pair of GEMM series: the shared cuBLAS rig at its own size. */
+struct gemm_side {
+	struct lab_gemm *g;
+	int tokens, reps;
+};
+
+/* lab_run_fn: s per GEMM of one side. */
+static double gemm_side_sample(void *arg)
+{
+	struct gemm_side *s = (struct gemm_side *)arg;
+
+	s->g->tokens = s->tokens;
+	s->g->reps = s->reps;
+	return gemm_sample(s->g) / s->reps;
+}
+
+/* A side's GEMMs per sample, for LAB_GEMM_SAMPLE_S. */
+static int gemm_side_reps(struct lab_gemm *g, int tokens)
+{
+	g->tokens = tokens;
+	g->reps = 1;
+	gemm_sample(g);
+	return lab_gemm_reps(gemm_sample(g), LAB_GEMM_SAMPLE_S, LAB_GEMM_MAX_REPS);
+}
+
+/*
+ * Decode batch j alone and with grid point i's tokens in it, in alternating
+ * pairs, and what the tokens add pair by pair: the step's GEMM moves by a
+ * few microseconds in a hundred, and two series' medians each with its own
+ * interval (11 samples, 17 Bonferroni shares) left that difference, times the
+ * model's 298 GEMMs, undecided at 128 tokens in three H200 runs of four.
+ */
+static void gemm_pairs(struct bench *b, int j, int i)
+{
+	struct gemm_side with = { &b->gemm, decode_batch[j] + (int)b->grid[i], 0 };
+	struct gemm_side alone = { &b->gemm, decode_batch[j], 0 };
+	double sw[LAB_MAX_SAMPLES], sa[LAB_MAX_SAMPLES], add[LAB_MAX_SAMPLES];
+	int k;
+
+	with.reps = gemm_side_reps(&b->gemm, with.tokens);
+	alone.reps = gemm_side_reps(&b->gemm, alone.tokens);
+	lab_copy_pair_run(gemm_side_sample, &alone, &with, GRID_SAMPLES, sa, sw);
+	for (k = 0; k < GRID_SAMPLES; k++)
+		add[k] = recompute_cost(&b->m, lab_est_exact(sw[k]), lab_est_exact(sa[k])).value;
+	lab_stats_from(&b->t[j][i], "gemm_batch_plus_s", "s", sw, GRID_SAMPLES,
+		       LAB_CUDA_EVENT_RES_S / with.reps);
+	lab_stats_from(&b->alone[j][i], "gemm_batch_s", "s", sa, GRID_SAMPLES,
+		       LAB_CUDA_EVENT_RES_S / alone.reps);
+	lab_stats_from(&b->added[j][i], "recompute_batched_s", "s", add, GRID_SAMPLES, 0);
+}
+
 /* 11.4's GEMMs: each decode batch alone and with each grid context in it. */
 static void measure_steps(struct bench *b)
 {
@@ -529,10 +585,8 @@ static void measure_steps(struct bench *b)
 	for (j = 0; j < NBATCH; j++) {
 		lab_progress(b->L, MSG("11.progress-2", "GEMMs of a %d-token decode step and more"),
 			     decode_batch[j]);
-		gemm_series(&b->gemm, "gemm_batch_s", decode_batch[j], GRID_SAMPLES, &b->t_ref[j]);
 		for (i = 0; i < b->ngrid; i++)
-			gemm_series(&b->gemm, "gemm_batch_plus_s", decode_batch[j] + (int)b->grid[i],
-				    GRID_SAMPLES, &b->t[j][i]);
+			gemm_pairs(b, j, i);
 	}
 	lab_gemm_close(&b->gemm);
 }
@@ -681,16 +735,16 @@ static struct lab_est recompute_cost(const struct model *m, struct lab_est with,
 }
 
 /* The crossover at decode batch j: recompute(n) (recompute_cost: what n tokens
- * add to a step that streams the weights anyway) against swap(n).  Each of its
- * 2 x points + 1 series gets a Bonferroni share. */
+ * add to a step that streams the weights anyway, pair by pair) against
+ * swap(n).  Each of its 2 x points series gets a Bonferroni share. */
 static struct lab_est crossover_at(struct bench *b, int j)
 {
-	int k = 2 * b->ngrid + 1, i;
+	int k = 2 * b->ngrid, i;
 	double dv[MAX_GRID], dlo[MAX_GRID], dhi[MAX_GRID];
-	struct lab_est ref = lab_est_median(&b->t_ref[j], k), d, x = { 0, 0, 0, 0 };
+	struct lab_est d, x = { 0, 0, 0, 0 };
 
 	for (i = 0; i < b->ngrid; i++) {
-		d = lab_est_diff(recompute_cost(&b->m, lab_est_median(&b->t[j][i], k), ref),
+		d = lab_est_diff(lab_est_median(&b->added[j][i], k),
 				 lab_est_median(&b->swap[i], k));
 		dv[i] = d.value, dlo[i] = d.lo, dhi[i] = d.hi;
 		x.too_short |= d.too_short;
@@ -728,19 +782,16 @@ static void crossover_by_batch(struct bench *b)
 static void recompute_series(struct bench *b, int i)
 {
 	const struct lab_stats *with = &b->t[b->decide][i];
-	double step[LAB_MAX_SAMPLES], added[LAB_MAX_SAMPLES], s = MATRICES(&b->m);
+	double step[LAB_MAX_SAMPLES], s = MATRICES(&b->m);
 	struct lab_stats st;
 	int k;
 
-	for (k = 0; k < with->n; k++) {
+	for (k = 0; k < with->n; k++)
 		step[k] = s * with->samples[k];
-		added[k] = recompute_cost(&b->m, lab_est_exact(with->samples[k]),
-					  lab_est_exact(b->t_ref[b->decide].median)).value;
-	}
 	lab_stats_from(&st, "step_with_recompute_s", "s", step, with->n, LAB_CUDA_EVENT_RES_S);
 	lab_series_point(b->L, "step_with_recompute_s", "tokens", (double)b->grid[i], &st);
-	lab_stats_from(&st, "recompute_batched_s", "s", added, with->n, LAB_CUDA_EVENT_RES_S);
-	lab_series_point(b->L, "recompute_batched_s", "tokens", (double)b->grid[i], &st);
+	lab_series_point(b->L, "recompute_batched_s", "tokens", (double)b->grid[i],
+			 &b->added[b->decide][i]);
 }
 
 /* 11.7: the same crossover, against the chapter's two ends: recompute cheaper at
@@ -749,8 +800,9 @@ static void decide_turn(struct bench *b, struct lab_est x, double first, double 
 {
 	int j = b->decide, last = b->ngrid - 1;
 
-	claim_stats(b->L, &b->t_ref[j]);
+	claim_stats(b->L, &b->alone[j][0]);
 	claim_stats(b->L, &b->t[j][0]);
+	claim_stats(b->L, &b->added[j][0]);
 	claim_stats(b->L, &b->swap[0]);
 	claim_note(b->L, "decode batch %d; recompute %s; %llu tokens: recompute %.3g ms, "
 		   "swap-back %.3g ms; %llu tokens: %.3g vs %.3g ms", DECIDE_BATCH,
@@ -764,10 +816,9 @@ static void decide_turn(struct bench *b, struct lab_est x, double first, double 
 static void decide_crossover(struct bench *b)
 {
 	int j = b->decide, last = b->ngrid - 1, i;
-	double s = MATRICES(&b->m), ref = b->t_ref[j].median;
-	struct lab_est x = crossover_at(b, j), alone = lab_est_exact(ref);
-	double first = recompute_cost(&b->m, lab_est_exact(b->t[j][0].median), alone).value;
-	double top = recompute_cost(&b->m, lab_est_exact(b->t[j][last].median), alone).value;
+	double s = MATRICES(&b->m), ref = b->alone[j][0].median;
+	struct lab_est x = crossover_at(b, j);
+	double first = b->added[j][0].median, top = b->added[j][last].median;
 
 	crossover_by_batch(b);
 	for (i = 0; i < b->ngrid; i++)
@@ -775,8 +826,9 @@ static void decide_crossover(struct bench *b)
 	lab_fact_num(b->L, "crossover_tokens", x.value, "tokens");
 	lab_fact_num(b->L, "crossover_lo_tokens", x.lo, "tokens");
 	lab_fact_num(b->L, "crossover_hi_tokens", x.hi, "tokens");
-	claim_stats(b->L, &b->t_ref[j]);
+	claim_stats(b->L, &b->alone[j][0]);
 	claim_stats(b->L, &b->t[j][0]);
+	claim_stats(b->L, &b->added[j][0]);
 	claim_stats(b->L, &b->swap[0]);
 	claim_note(b->L, "decode batch %d; %llu tokens: swap-back %.3g ms, recompute added to the "
 		   "step %.3g ms (step %.3g); %llu tokens: %.3g vs %.3g ms; a pass = %.0f GEMMs "
