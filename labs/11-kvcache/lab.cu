@@ -294,7 +294,6 @@ static void narrate_model(struct lab *L, const struct model *m)
 #define NBATCH 5              /* decode batches of the crossover's series */
 #define GRID_SAMPLES 11       /* a 1 - 0.05/16 interval needs 10 or more */
 #define FULL_SAMPLES 3        /* pageable H2D: a fact */
-#define FULL_PAGED_SAMPLES 1  /* the full swap-back in blocks, a fact: 1 s each on an H200 */
 #define GEMM_SAMPLES 15       /* 11.3's and 11.6's: one slow sample of 7 made 11.3 wander */
 #define GEMM_WARM_S 0.3       /* GEMMs before 11.3's: the GPU's clock settles (gemm_warm) */
 #define RATE_BYTES (1 * GiB)  /* 11.5's pinned and pageable copies */
@@ -474,16 +473,21 @@ static double swap_back_sample(void *arg)
 	return cuda_timer_seconds(c->L, c->timer);
 }
 
-/* One swap-back in blocks, checked: the words not where the block table
- * puts them (0: all in place), or -1 when a block is not whole words. */
-static long long swap_back_verify(struct lab_paged_copy *c, uint32_t seed)
+/* One swap-back in blocks, timed (*seconds, between two events) and checked:
+ * the words not where the block table puts them (0: all in place), or -1
+ * when a block is not whole words (then timed alone). */
+static long long swap_back_verify(struct lab_paged_copy *c, uint32_t seed, double *seconds)
 {
 	struct lab_paged_check chk;
+	long long bad;
 
-	if (lab_paged_check_begin(c, seed, &chk) < 0)
+	if (lab_paged_check_begin(c, seed, &chk) < 0) {
+		*seconds = swap_back_sample(c);
 		return -1;
-	copy_blocks(c);
-	return lab_paged_check_end(c, &chk);
+	}
+	*seconds = swap_back_sample(c);
+	bad = lab_paged_check_end(c, &chk);
+	return bad;
 }
 
 /*
@@ -598,23 +602,23 @@ static void measure_steps(struct bench *b)
 static void measure_swaps(struct bench *b)
 {
 	struct lab_measure_cfg grid = { 2, GRID_SAMPLES, 0.10, LAB_CUDA_EVENT_RES_S };
-	struct lab_measure_cfg full = { -1, FULL_PAGED_SAMPLES, 0.10, LAB_CUDA_EVENT_RES_S,
-					FULL_PAGED_SAMPLES };
 	struct lab_measure_cfg whole = { 1, lab_options(b->L)->iters, 0.10, LAB_CUDA_EVENT_RES_S };
 	struct lab_paged_copy c = { b->L, &b->k, (const char *)b->kv.p, (char *)b->rig.dev,
 				    blocks_of(&b->m, b->m.context), 0, b->rig.stream,
 				    &b->rig.timer };
 	long long bad;
+	double paged;
 	int i;
 
 	lab_progress(b->L, MSG("11.progress-3", "verifying a swap-back of %ld tokens in blocks"),
 		     b->m.context);
-	bad = swap_back_verify(&c, (uint32_t)lab_options(b->L)->seed);
+	bad = swap_back_verify(&c, (uint32_t)lab_options(b->L)->seed, &paged);
 	if (bad > 0)
 		lab_error(b->L, "paged swap-back: %lld words not where their block goes", bad);
 	lab_note(b->L, bad < 0 ? "paged swap-back unverified: a block is not whole words" :
 		 "verified: each block of the request landed in its slot of every plane");
-	lab_measure(b->L, "swap_full_paged_s", swap_back_sample, &c, &full, &b->full);
+	/* a fact, one sample: the checked swap-back itself (1 s on an H200) */
+	lab_stats_from(&b->full, "swap_full_paged_s", "s", &paged, 1, LAB_CUDA_EVENT_RES_S);
 	c.one_copy = K.swap_one_copy; /* broken: the paged cache's block copies */
 	lab_measure(b->L, "swap_full_onecopy_s", swap_back_sample, &c, &whole, &b->one);
 	c.one_copy = 0;
