@@ -130,13 +130,13 @@ static long opt_steps;
 static const struct lab_extra_opt extra_opts[] = {
 	LAB_OPT_LONG("steps", opt_steps, 1000, 200, 10, 1000000,
 		     "steps of each buffer-reuse loop, over 11 rounds, at least 30 a round (the "
-		     "chapter's loop: a quarter of them, of 4x the bytes, at least 8 a round)"),
+		     "chapter's loop: a quarter of them, of 4x the bytes, at least 16 a round)"),
 	{ NULL }
 };
 
 #define MIN_CLAIM_BYTES (64 * MiB)       /* 03.1-03.3: a pinned call << 5 % of the copy */
 #define LOOP_ROUNDS 11                   /* drops the slowest and fastest round at 1 - 0.05/3 */
-enum { MIN_ROUND_STEPS = 30, MIN_CHAPTER_STEPS = 8 };
+enum { MIN_ROUND_STEPS = 30, MIN_CHAPTER_STEPS = 16 };
 
 /* --size, the size 03.1-03.3 are decided at, is copied as 32-bit words. */
 static int check_opts(const struct lab *L)
