@@ -333,6 +333,8 @@ $(SABOTAGE_CHECK): harness/tests/tools/sabotage_check.c $(LIB)
 $(BUILD)/tests/test_pagemap: $(call lab_helper_objs,labs/01-mlock)
 $(BUILD)/tests/test_seqread $(BUILD)/tests/test_numa_topo: $(call lab_helper_objs,labs/04-numa)
 $(BUILD)/tests/test_storage $(BUILD)/tests/test_lab_cufile: $(call lab_helper_objs,labs/10-storage)
+$(BUILD)/tests/test_nvml_memory: $(call lab_helper_objs,labs/07-alloc)
+$(BUILD)/tests/test_gpu_links: $(call lab_helper_objs,labs/09-p2p)
 $(BUILD)/tests/%: harness/tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(filter $(BUILD)/obj/labs/%,$^) \
