@@ -458,7 +458,6 @@ struct nvml_api {
 	nvml_ret (*gen_max)(nvml_dev d, unsigned int *v);
 	nvml_ret (*width_max)(nvml_dev d, unsigned int *v);
 	nvml_ret (*nvlink_state)(nvml_dev d, unsigned int link, int *state);
-	nvml_ret (*procs)(nvml_dev d, unsigned int *count, void *infos); /* count only */
 	nvml_ret (*uuid)(nvml_dev d, char *buf, unsigned int len);
 	nvml_ret (*clock)(nvml_dev d, int type, unsigned int *mhz);
 	nvml_ret (*clock_max)(nvml_dev d, int type, unsigned int *mhz);
@@ -485,10 +484,6 @@ static void nvml_bind(struct nvml_api *api)
 	NVML_SYM(api, gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
 	NVML_SYM(api, width_max, "nvmlDeviceGetMaxPcieLinkWidth");
 	NVML_SYM(api, nvlink_state, "nvmlDeviceGetNvLinkState");
-	/* asked with an empty list, every version answers the count alike */
-	if (!NVML_SYM(api, procs, "nvmlDeviceGetComputeRunningProcesses_v3") &&
-	    !NVML_SYM(api, procs, "nvmlDeviceGetComputeRunningProcesses_v2"))
-		NVML_SYM(api, procs, "nvmlDeviceGetComputeRunningProcesses");
 	NVML_SYM(api, uuid, "nvmlDeviceGetUUID");
 	NVML_SYM(api, clock, "nvmlDeviceGetClockInfo");
 	NVML_SYM(api, clock_max, "nvmlDeviceGetMaxClockInfo");
@@ -572,15 +567,21 @@ static unsigned nvml_mhz(nvml_ret (*fn)(nvml_dev, int, unsigned int *), nvml_dev
 	return fn && fn(d, type, &mhz) == NVML_OK ? mhz : 0;
 }
 
-/* Compute processes on d (an empty list answers the count), or -1. */
-static int nvml_procs(const struct nvml_api *api, nvml_dev d)
+int gpu_nvml_processes(void *lib, void *dev)
 {
+	nvml_ret (*procs)(nvml_dev d, unsigned int *count, void *infos) = NULL;
 	unsigned int count = 0;
 	nvml_ret e;
 
-	if (!api->procs)
+	if (!lib || !dev)
 		return -1;
-	e = api->procs(d, &count, NULL);
+	/* asked with an empty list, every version answers the count alike */
+	if (!(*(void **)&procs = dlsym(lib, "nvmlDeviceGetComputeRunningProcesses_v3")) &&
+	    !(*(void **)&procs = dlsym(lib, "nvmlDeviceGetComputeRunningProcesses_v2")))
+		*(void **)&procs = dlsym(lib, "nvmlDeviceGetComputeRunningProcesses");
+	if (!procs)
+		return -1;
+	e = procs((nvml_dev)dev, &count, NULL);
 	return e == NVML_OK || e == NVML_INSUFFICIENT_SIZE ? (int)count : -1;
 }
 
@@ -599,7 +600,7 @@ static void nvml_state(const struct nvml_api *api, nvml_dev d, struct gpu_topo_d
 	g->mem_max_mhz = nvml_mhz(api->clock_max, d, NVML_CLOCK_MEM);
 	if (api->clock_reasons && api->clock_reasons(d, &mask) == NVML_OK)
 		g->clocks_event_reasons = (long long)mask;
-	g->compute_procs = nvml_procs(api, d);
+	g->compute_procs = gpu_nvml_processes(api->lib, d);
 }
 
 const char *gpu_clocks_reason_name(int bit)
@@ -750,14 +751,4 @@ void *gpu_nvml_device(void *lib, const char *bus_id)
 	if (!api.count || !api.handle || !api.pci || nvml_find(&api, bdf, &d) < 0)
 		return NULL;
 	return d;
-}
-
-int gpu_nvml_processes(void *lib, void *dev)
-{
-	struct nvml_api api = { .lib = lib };
-
-	if (!lib || !dev)
-		return -1;
-	nvml_bind(&api);
-	return nvml_procs(&api, (nvml_dev)dev);
 }

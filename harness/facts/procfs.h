@@ -27,9 +27,8 @@ extern "C" {
  * file, in bytes (a value without "kB" is returned as is, e.g. HugePages_Total).
  */
 int procfs_read_kb_field(const char *path, const char *key, uint64_t *bytes);
-/* Shorthands on the live files. */
-int proc_self_status(const char *key, uint64_t *bytes); /* VmLck, VmRSS, VmPin */
-int proc_meminfo(const char *key, uint64_t *bytes);     /* Mlocked, Unevictable */
+/* The shorthand on the live file. */
+int proc_meminfo(const char *key, uint64_t *bytes); /* Mlocked, Unevictable */
 
 /* Current THP mode from "always [madvise] never": writes "madvise" etc. */
 int sysfs_thp_mode(const char *path, char *mode, size_t len);
