@@ -511,9 +511,12 @@ $(FUZZ_LIB): $(patsubst harness/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRCS)) \
 $(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_SRCS))
 	rm -f $@ && ar rcs $@ $^
 
-# fuzz_pagemap links lab-01's pagemap.c, built the same way
+# A target of a lab's helper links it, built the same way: fuzz_pagemap lab-01's
+# pagemap.c, fuzz_numa_topo lab-04's distances
 FUZZ_OBJS_fuzz_pagemap := $(FUZZ_DIR)/obj/labs/01-mlock/pagemap.o
+FUZZ_OBJS_fuzz_numa_topo := $(FUZZ_DIR)/obj/labs/04-numa/numa_distance.o
 $(FUZZ_DIR)/fuzz_pagemap: $(FUZZ_OBJS_fuzz_pagemap)
+$(FUZZ_DIR)/fuzz_numa_topo: $(FUZZ_OBJS_fuzz_numa_topo)
 $(FUZZ_DIR)/obj/labs/%.o: labs/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
