@@ -335,6 +335,7 @@ $(BUILD)/tests/test_seqread $(BUILD)/tests/test_numa_topo: $(call lab_helper_obj
 $(BUILD)/tests/test_storage $(BUILD)/tests/test_lab_cufile: $(call lab_helper_objs,labs/10-storage)
 $(BUILD)/tests/test_nvml_memory: $(call lab_helper_objs,labs/07-alloc)
 $(BUILD)/tests/test_gpu_links: $(call lab_helper_objs,labs/09-p2p)
+$(BUILD)/tests/test_smaps $(BUILD)/tests/test_chase_pair: $(call lab_helper_objs,labs/08-hugepages)
 $(BUILD)/tests/%: harness/tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(filter $(BUILD)/obj/labs/%,$^) \
@@ -512,11 +513,13 @@ $(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_S
 	rm -f $@ && ar rcs $@ $^
 
 # A target of a lab's helper links it, built the same way: fuzz_pagemap lab-01's
-# pagemap.c, fuzz_numa_topo lab-04's distances
+# pagemap.c, fuzz_numa_topo lab-04's distances, fuzz_smaps lab-08's THP reading
 FUZZ_OBJS_fuzz_pagemap := $(FUZZ_DIR)/obj/labs/01-mlock/pagemap.o
 FUZZ_OBJS_fuzz_numa_topo := $(FUZZ_DIR)/obj/labs/04-numa/numa_distance.o
+FUZZ_OBJS_fuzz_smaps := $(FUZZ_DIR)/obj/labs/08-hugepages/thp.o
 $(FUZZ_DIR)/fuzz_pagemap: $(FUZZ_OBJS_fuzz_pagemap)
 $(FUZZ_DIR)/fuzz_numa_topo: $(FUZZ_OBJS_fuzz_numa_topo)
+$(FUZZ_DIR)/fuzz_smaps: $(FUZZ_OBJS_fuzz_smaps)
 $(FUZZ_DIR)/obj/labs/%.o: labs/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<

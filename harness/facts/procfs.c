@@ -114,11 +114,6 @@ int procfs_read_kb_field(const char *path, const char *key, uint64_t *bytes)
 	return parse_kb_value(val, bytes);
 }
 
-int proc_meminfo(const char *key, uint64_t *bytes)
-{
-	return procfs_read_kb_field("/proc/meminfo", key, bytes);
-}
-
 int sysfs_read_str(const char *path, char *buf, size_t len)
 {
 	ssize_t n;

@@ -27,8 +27,6 @@ extern "C" {
  * file, in bytes (a value without "kB" is returned as is, e.g. HugePages_Total).
  */
 int procfs_read_kb_field(const char *path, const char *key, uint64_t *bytes);
-/* The shorthand on the live file. */
-int proc_meminfo(const char *key, uint64_t *bytes); /* Mlocked, Unevictable */
 
 /* Current THP mode from "always [madvise] never": writes "madvise" etc. */
 int sysfs_thp_mode(const char *path, char *mode, size_t len);
