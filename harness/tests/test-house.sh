@@ -117,7 +117,8 @@ done
 code_of $(find harness -path harness/tests -prune -o \( -name '*.c' -o -name '*.h' \) -print) \
 	>"$fn_dir/harness"
 # the functions: the objects' global text symbols, and the cuda headers' definitions
-fns=$( { nm --defined-only -g "$BUILD"/obj/facts/*.o "$BUILD"/obj/lab/*.o | awk '$2 == "T" {print $3}'
+fns=$( { nm --defined-only -g "$BUILD"/obj/facts/*.o "$BUILD"/obj/lab/*.o |
+		awk '$2 == "T" {print $3}'
 	sed -n 's/^static .*[ *]\([a-z_][a-z0-9_]*\)(.*[^;]$/\1/p' harness/cuda/*.h; } | sort -u)
 lab_api=$(grep -oE '[a-z_][a-z0-9_]*\(' harness/lab/lab.h | tr -d '(' | sort -u)
 # Known and not yet moved (issue 26), so that a new one fails: the --role
