@@ -124,8 +124,9 @@ lab_api=$(grep -oE '[a-z_][a-z0-9_]*\(' harness/lab/lab.h | tr -d '(' | sort -u)
 # Known and not yet moved (issue 26), so that a new one fails: the --role
 # helpers' protocol (helper.c: both ends of one mechanism, lab-01 and lab-06
 # each use a part); halves of a pair that several labs use the other half of
-# (stream_new/free, register/unregister); buf_refill_sample, in the lab API
-# table of labs/README.md; and what is still to move: lab-01's locking
+# (stream_new/free, register/unregister; procfs_mlock_drain_setup arms the
+# page procfs_lock_snapshot drains); buf_refill_sample, in the lab API table
+# of labs/README.md; and what is still to move: lab-01's other locking
 # readers (procfs.c), and single-lab inline helpers of harness/cuda.
 not_yet_moved='helper_ask helper_expect_stats helper_linger helper_report_skip helper_role_main
 helper_run_sized msg_hex msg_put_hex proc_check_opts proc_plumbing_test role_error
