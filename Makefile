@@ -330,7 +330,7 @@ $(SABOTAGE_CHECK): harness/tests/tools/sabotage_check.c $(LIB)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # A unit test of a lab's helper links that helper's object too.
-$(BUILD)/tests/test_pagemap: $(call lab_helper_objs,labs/01-mlock)
+$(BUILD)/tests/test_pagemap $(BUILD)/tests/test_procfs: $(call lab_helper_objs,labs/01-mlock)
 $(BUILD)/tests/test_seqread $(BUILD)/tests/test_numa_topo: $(call lab_helper_objs,labs/04-numa)
 $(BUILD)/tests/test_storage $(BUILD)/tests/test_lab_cufile: $(call lab_helper_objs,labs/10-storage)
 $(BUILD)/tests/test_nvml_memory: $(call lab_helper_objs,labs/07-alloc)
@@ -513,11 +513,14 @@ $(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_S
 	rm -f $@ && ar rcs $@ $^
 
 # A target of a lab's helper links it, built the same way: fuzz_pagemap lab-01's
-# pagemap.c, fuzz_numa_topo lab-04's distances, fuzz_smaps lab-08's THP reading
+# pagemap.c, fuzz_procfs its memlock.c, fuzz_numa_topo lab-04's distances, fuzz_smaps
+# lab-08's THP reading
 FUZZ_OBJS_fuzz_pagemap := $(FUZZ_DIR)/obj/labs/01-mlock/pagemap.o
+FUZZ_OBJS_fuzz_procfs := $(FUZZ_DIR)/obj/labs/01-mlock/memlock.o
 FUZZ_OBJS_fuzz_numa_topo := $(FUZZ_DIR)/obj/labs/04-numa/numa_distance.o
 FUZZ_OBJS_fuzz_smaps := $(FUZZ_DIR)/obj/labs/08-hugepages/thp.o
 $(FUZZ_DIR)/fuzz_pagemap: $(FUZZ_OBJS_fuzz_pagemap)
+$(FUZZ_DIR)/fuzz_procfs: $(FUZZ_OBJS_fuzz_procfs)
 $(FUZZ_DIR)/fuzz_numa_topo: $(FUZZ_OBJS_fuzz_numa_topo)
 $(FUZZ_DIR)/fuzz_smaps: $(FUZZ_OBJS_fuzz_smaps)
 $(FUZZ_DIR)/obj/labs/%.o: labs/%.c

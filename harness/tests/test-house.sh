@@ -126,13 +126,12 @@ lab_api=$(grep -oE '[a-z_][a-z0-9_]*\(' harness/lab/lab.h | tr -d '(' | sort -u)
 # each use a part); halves of a pair that several labs use the other half of
 # (stream_new/free, register/unregister; procfs_mlock_drain_setup arms the
 # page procfs_lock_snapshot drains); buf_refill_sample, in the lab API table
-# of labs/README.md; and what is still to move: lab-01's other locking
-# readers (procfs.c), and single-lab inline helpers of harness/cuda.
+# of labs/README.md; and what is still to move: single-lab inline helpers
+# of harness/cuda.
 not_yet_moved='helper_ask helper_expect_stats helper_linger helper_report_skip helper_role_main
 helper_run_sized msg_hex msg_put_hex proc_check_opts proc_plumbing_test role_error
 role_send_stats role_skip lab_cuda_stream_free lab_cuda_unregister buf_refill_sample
-procfs_lockable_bytes procfs_meminfo_slack procfs_memlock_confine procfs_mlock_drain_setup
-lab_copy_pair_measure lab_cuda_free_bytes lab_cuda_job_series lab_cuda_stream_busy
+procfs_mlock_drain_setup lab_copy_pair_measure lab_cuda_free_bytes lab_cuda_job_series lab_cuda_stream_busy
 lab_host_seed'
 for fn in $fns; do
 	case " $(echo $lab_api $not_yet_moved) " in *" $fn "*) continue ;; esac
