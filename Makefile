@@ -330,9 +330,12 @@ $(SABOTAGE_CHECK): harness/tests/tools/sabotage_check.c $(LIB)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # A unit test of a lab's helper links that helper's object too.
-$(BUILD)/tests/test_pagemap: $(call lab_helper_objs,labs/01-mlock)
+$(BUILD)/tests/test_pagemap $(BUILD)/tests/test_procfs: $(call lab_helper_objs,labs/01-mlock)
 $(BUILD)/tests/test_seqread $(BUILD)/tests/test_numa_topo: $(call lab_helper_objs,labs/04-numa)
 $(BUILD)/tests/test_storage $(BUILD)/tests/test_lab_cufile: $(call lab_helper_objs,labs/10-storage)
+$(BUILD)/tests/test_nvml_memory: $(call lab_helper_objs,labs/07-alloc)
+$(BUILD)/tests/test_gpu_links: $(call lab_helper_objs,labs/09-p2p)
+$(BUILD)/tests/test_smaps $(BUILD)/tests/test_chase_pair: $(call lab_helper_objs,labs/08-hugepages)
 $(BUILD)/tests/%: harness/tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< $(filter $(BUILD)/obj/labs/%,$^) \
@@ -509,9 +512,17 @@ $(FUZZ_LIB): $(patsubst harness/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRCS)) \
 $(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_SRCS))
 	rm -f $@ && ar rcs $@ $^
 
-# fuzz_pagemap links lab-01's pagemap.c, built the same way
+# A target of a lab's helper links it, built the same way: fuzz_pagemap lab-01's
+# pagemap.c, fuzz_procfs its memlock.c, fuzz_numa_topo lab-04's distances, fuzz_smaps
+# lab-08's THP reading
 FUZZ_OBJS_fuzz_pagemap := $(FUZZ_DIR)/obj/labs/01-mlock/pagemap.o
+FUZZ_OBJS_fuzz_procfs := $(FUZZ_DIR)/obj/labs/01-mlock/memlock.o
+FUZZ_OBJS_fuzz_numa_topo := $(FUZZ_DIR)/obj/labs/04-numa/numa_distance.o
+FUZZ_OBJS_fuzz_smaps := $(FUZZ_DIR)/obj/labs/08-hugepages/thp.o
 $(FUZZ_DIR)/fuzz_pagemap: $(FUZZ_OBJS_fuzz_pagemap)
+$(FUZZ_DIR)/fuzz_procfs: $(FUZZ_OBJS_fuzz_procfs)
+$(FUZZ_DIR)/fuzz_numa_topo: $(FUZZ_OBJS_fuzz_numa_topo)
+$(FUZZ_DIR)/fuzz_smaps: $(FUZZ_OBJS_fuzz_smaps)
 $(FUZZ_DIR)/obj/labs/%.o: labs/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<

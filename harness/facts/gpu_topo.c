@@ -443,12 +443,6 @@ struct nvml_memory {       /* nvmlMemory_t (v1) */
 	unsigned long long total, free, used; /* bytes */
 };
 
-struct nvml_pci_info {     /* nvmlPciInfo_t as filled by nvmlDeviceGetPciInfo_v3 */
-	char bus_id_legacy[16];
-	unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
-	char bus_id[32];   /* "00000000:3B:00.0" */
-};
-
 struct nvml_api {
 	void *lib;
 	nvml_ret (*driver_version)(char *buf, unsigned int len);
@@ -458,13 +452,12 @@ struct nvml_api {
 	nvml_ret (*name)(nvml_dev d, char *buf, unsigned int len);
 	nvml_ret (*cc)(nvml_dev d, int *major, int *minor);
 	nvml_ret (*memory)(nvml_dev d, struct nvml_memory *m);
-	nvml_ret (*pci)(nvml_dev d, struct nvml_pci_info *p);
+	nvml_ret (*pci)(nvml_dev d, struct gpu_nvml_pci_info *p);
 	nvml_ret (*gen_cur)(nvml_dev d, unsigned int *v);
 	nvml_ret (*width_cur)(nvml_dev d, unsigned int *v);
 	nvml_ret (*gen_max)(nvml_dev d, unsigned int *v);
 	nvml_ret (*width_max)(nvml_dev d, unsigned int *v);
 	nvml_ret (*nvlink_state)(nvml_dev d, unsigned int link, int *state);
-	nvml_ret (*procs)(nvml_dev d, unsigned int *count, void *infos); /* count only */
 	nvml_ret (*uuid)(nvml_dev d, char *buf, unsigned int len);
 	nvml_ret (*clock)(nvml_dev d, int type, unsigned int *mhz);
 	nvml_ret (*clock_max)(nvml_dev d, int type, unsigned int *mhz);
@@ -491,10 +484,6 @@ static void nvml_bind(struct nvml_api *api)
 	NVML_SYM(api, gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
 	NVML_SYM(api, width_max, "nvmlDeviceGetMaxPcieLinkWidth");
 	NVML_SYM(api, nvlink_state, "nvmlDeviceGetNvLinkState");
-	/* asked with an empty list, every version answers the count alike */
-	if (!NVML_SYM(api, procs, "nvmlDeviceGetComputeRunningProcesses_v3") &&
-	    !NVML_SYM(api, procs, "nvmlDeviceGetComputeRunningProcesses_v2"))
-		NVML_SYM(api, procs, "nvmlDeviceGetComputeRunningProcesses");
 	NVML_SYM(api, uuid, "nvmlDeviceGetUUID");
 	NVML_SYM(api, clock, "nvmlDeviceGetClockInfo");
 	NVML_SYM(api, clock_max, "nvmlDeviceGetMaxClockInfo");
@@ -578,15 +567,21 @@ static unsigned nvml_mhz(nvml_ret (*fn)(nvml_dev, int, unsigned int *), nvml_dev
 	return fn && fn(d, type, &mhz) == NVML_OK ? mhz : 0;
 }
 
-/* Compute processes on d (an empty list answers the count), or -1. */
-static int nvml_procs(const struct nvml_api *api, nvml_dev d)
+int gpu_nvml_processes(void *lib, void *dev)
 {
+	nvml_ret (*procs)(nvml_dev d, unsigned int *count, void *infos) = NULL;
 	unsigned int count = 0;
 	nvml_ret e;
 
-	if (!api->procs)
+	if (!lib || !dev)
 		return -1;
-	e = api->procs(d, &count, NULL);
+	/* asked with an empty list, every version answers the count alike */
+	if (!(*(void **)&procs = dlsym(lib, "nvmlDeviceGetComputeRunningProcesses_v3")) &&
+	    !(*(void **)&procs = dlsym(lib, "nvmlDeviceGetComputeRunningProcesses_v2")))
+		*(void **)&procs = dlsym(lib, "nvmlDeviceGetComputeRunningProcesses");
+	if (!procs)
+		return -1;
+	e = procs((nvml_dev)dev, &count, NULL);
 	return e == NVML_OK || e == NVML_INSUFFICIENT_SIZE ? (int)count : -1;
 }
 
@@ -605,7 +600,7 @@ static void nvml_state(const struct nvml_api *api, nvml_dev d, struct gpu_topo_d
 	g->mem_max_mhz = nvml_mhz(api->clock_max, d, NVML_CLOCK_MEM);
 	if (api->clock_reasons && api->clock_reasons(d, &mask) == NVML_OK)
 		g->clocks_event_reasons = (long long)mask;
-	g->compute_procs = nvml_procs(api, d);
+	g->compute_procs = gpu_nvml_processes(api->lib, d);
 }
 
 const char *gpu_clocks_reason_name(int bit)
@@ -638,7 +633,7 @@ static int nvml_active_links(const struct nvml_api *api, nvml_dev d)
 static void nvml_device(const struct nvml_api *api, unsigned int idx, struct gpu_topo *t,
 			const char *sysfs_root)
 {
-	struct nvml_pci_info pci;
+	struct gpu_nvml_pci_info pci;
 	struct nvml_memory mem;
 	struct gpu_topo_dev *g;
 	char name[GPU_NAME_LEN], bdf[GPU_BDF_LEN];
@@ -723,12 +718,12 @@ int gpu_topo_scan(const char *sysfs_root, unsigned flags, struct gpu_topo *t)
 }
 
 /* ------------------------------------------------------------------------ */
-/* One GPU's memory as NVML reports it                                      */
+/* A lab's own questions to NVML                                            */
 
 /* NVML's device whose PCI bus id is bdf (normalised), or -1. */
 static int nvml_find(const struct nvml_api *api, const char *bdf, nvml_dev *out)
 {
-	struct nvml_pci_info pci;
+	struct gpu_nvml_pci_info pci;
 	char got[GPU_BDF_LEN];
 	unsigned int n = 0;
 
@@ -744,370 +739,16 @@ static int nvml_find(const struct nvml_api *api, const char *bdf, nvml_dev *out)
 	return -1;
 }
 
-int gpu_nvml_memory(const char *bus_id, struct gpu_nvml_memory *m)
+void *gpu_nvml_device(void *lib, const char *bus_id)
 {
-	struct nvml_memory mem;
-	struct nvml_api api;
+	struct nvml_api api = { .lib = lib };
 	char bdf[GPU_BDF_LEN];
 	nvml_dev d;
-	nvml_ret e;
 
-	if (!bus_id || !m) {
-		errno = EINVAL;
-		return -1;
-	}
-	memset(m, 0, sizeof(*m));
-	m->processes = -1;
-	if (pci_bdf_normalise(bus_id, bdf, sizeof(bdf)) < 0) {
-		snprintf(m->why, sizeof(m->why), "'%.40s' is not a PCI bus id", bus_id);
-		errno = EINVAL;
-		return -1;
-	}
-	if (nvml_open(&api) < 0) {
-		snprintf(m->why, sizeof(m->why), "NVML unavailable (libnvidia-ml.so.1 not found, "
-			 "or nvmlInit failed)");
-		errno = ENOENT;
-		return -1;
-	}
-	if (nvml_find(&api, bdf, &d) < 0 || !api.memory) {
-		snprintf(m->why, sizeof(m->why), "NVML lists no GPU at %s", bdf);
-		nvml_close(&api);
-		errno = ENODEV;
-		return -1;
-	}
-	if ((e = api.memory(d, &mem)) != NVML_OK) {
-		snprintf(m->why, sizeof(m->why), "nvmlDeviceGetMemoryInfo(%s): NVML error %d",
-			 bdf, e);
-		nvml_close(&api);
-		errno = EIO;
-		return -1;
-	}
-	m->total = mem.total, m->free = mem.free, m->used = mem.used;
-	m->processes = nvml_procs(&api, d);
-	nvml_close(&api);
-	return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* GPU to GPU: links, paths and ACS                                         */
-
-const char *gpu_path_word(const struct gpu_links *k, int a, int b, char *buf, size_t len)
-{
-	static const char *const words[] = { "unknown", "X", "NV", "PIX", "PXB", "PHB",
-					     "NODE", "SYS" };
-	int p = k && a >= 0 && b >= 0 && a < k->n && b < k->n ? k->path[a][b] : GPU_PATH_UNKNOWN;
-
-	if (p == GPU_PATH_NVLINK)
-		snprintf(buf, len, "NV%d", k->nvlinks[a][b]);
-	else
-		snprintf(buf, len, "%s", p <= GPU_PATH_SYS ? words[p] : "unknown");
-	return buf;
-}
-
-/*
- * One direction of one link, by nvmlNvlinkVersion_t (NVML's enum, not the
- * marketing number: 4 is NVLink 3.0, 6 is 4.0).  NVLink 1.0 runs 20 GB/s a
- * direction; 2.0 to 4.0 25 GB/s (8 pairs at 25 Gbit/s, then 4 at 50, then
- * 2 at 100); 5.0 doubles it.  Hopper's 18 links of 4.0: 450 GB/s one way.
- */
-double gpu_nvlink_link_gbs(int version)
-{
-	static const double gbs[] = { 0, 20, 25, 25, 25, 25, 25, 50 };
-
-	return version > 0 && version < (int)(sizeof(gbs) / sizeof(gbs[0])) ? gbs[version] : 0;
-}
-
-double gpu_links_nvlink_gbs(const struct gpu_links *k, int a, int b)
-{
-	double sum = 0;
-
-	if (!k || a < 0 || b < 0 || a >= k->n || b >= k->n || !k->dev[a].nvlink_known)
-		return -1;
-	for (int l = 0; l < GPU_NVLINK_MAX; l++) {
-		const struct gpu_nvlink *x = &k->dev[a].link[l];
-
-		if (x->state != 1 || strcmp(x->remote_bdf, k->dev[b].bdf) != 0)
-			continue;
-		if (gpu_nvlink_link_gbs(x->version) <= 0)
-			return -1;
-		sum += gpu_nvlink_link_gbs(x->version);
-	}
-	return sum;
-}
-
-/* NVML's word for a code the link reader got back. */
-static void nvml_why(int code, const char *what, char *why, size_t len)
-{
-	if (code == GPU_NVML_NOT_SUPPORTED)
-		snprintf(why, len, "%s: not supported (NVML_ERROR_NOT_SUPPORTED)", what);
-	else
-		snprintf(why, len, "%s: NVML error %d", what, code);
-}
-
-/* Every link of GPU i: state, version, far end.  Link 0's state decides
- * whether NVML knows this GPU's NVLinks at all. */
-static void read_nvlinks(const struct gpu_link_ops *ops, int i, struct gpu_link_dev *d)
-{
-	char bdf[GPU_BDF_LEN];
-	unsigned version;
-	int active, rc;
-
-	for (unsigned l = 0; l < GPU_NVLINK_MAX; l++) {
-		struct gpu_nvlink *x = &d->link[l];
-
-		rc = ops->nvlink_state(ops->ctx, i, l, &active);
-		if (rc != GPU_NVML_SUCCESS) {
-			if (l == 0)
-				nvml_why(rc, "nvmlDeviceGetNvLinkState", d->why, sizeof(d->why));
-			continue;
-		}
-		d->nvlink_known = 1;
-		x->state = active != 0;
-		if (!x->state)
-			continue;
-		d->links_active++;
-		if (ops->nvlink_version(ops->ctx, i, l, &version) == GPU_NVML_SUCCESS)
-			x->version = (int)version;
-		if (!d->version)
-			d->version = x->version;
-		if (ops->nvlink_remote(ops->ctx, i, l, bdf, sizeof(bdf)) == GPU_NVML_SUCCESS &&
-		    pci_bdf_normalise(bdf, x->remote_bdf, sizeof(x->remote_bdf)) < 0)
-			x->remote_bdf[0] = '\0';
-	}
-}
-
-/* nvmlGpuTopologyLevel_t -> the PCIe word of nvidia-smi topo -m. */
-static enum gpu_path pcie_path(int level)
-{
-	switch (level) {
-	case 0:  /* NVML_TOPOLOGY_INTERNAL: two GPUs of one board */
-	case 10: return GPU_PATH_PIX;
-	case 20: return GPU_PATH_PXB;
-	case 30: return GPU_PATH_PHB;
-	case 40: return GPU_PATH_NODE;
-	case 50: return GPU_PATH_SYS;
-	default: return GPU_PATH_UNKNOWN;
-	}
-}
-
-/* The path a -> b: NV# when a has active links to b, else the PCIe word. */
-static void read_path(const struct gpu_link_ops *ops, struct gpu_links *k, int a, int b)
-{
-	int level;
-
-	if (a == b) {
-		k->path[a][b] = GPU_PATH_SELF;
-		return;
-	}
-	for (int l = 0; l < GPU_NVLINK_MAX; l++)
-		if (k->dev[a].link[l].state == 1 && !strcmp(k->dev[a].link[l].remote_bdf,
-							     k->dev[b].bdf))
-			k->nvlinks[a][b]++;
-	if (k->nvlinks[a][b])
-		k->path[a][b] = GPU_PATH_NVLINK;
-	else if (ops && ops->common_ancestor(ops->ctx, a, b, &level) == GPU_NVML_SUCCESS)
-		k->path[a][b] = (unsigned char)pcie_path(level);
-}
-
-int gpu_links_read(const struct gpu_topo *t, const char *sysfs_root,
-		   const struct gpu_link_ops *ops, struct gpu_links *k)
-{
-	if (!t || !k) {
-		errno = EINVAL;
-		return -1;
-	}
-	memset(k, 0, sizeof(*k));
-	k->n = t->n;
-	if (!ops)
-		snprintf(k->why, sizeof(k->why), "NVML was not asked");
-	for (int i = 0; i < k->n; i++) {
-		struct gpu_link_dev *d = &k->dev[i];
-
-		copy_str(d->bdf, sizeof(d->bdf), t->dev[i].bdf);
-		for (int l = 0; l < GPU_NVLINK_MAX; l++)
-			d->link[l].state = -1;
-		if (ops)
-			read_nvlinks(ops, i, d);
-		else
-			copy_str(d->why, sizeof(d->why), k->why);
-		copy_str(d->acs, sizeof(d->acs), sysfs_root ? gpu_acs_state(sysfs_root, d->bdf,
-				d->acs_why, sizeof(d->acs_why)) : "unknown");
-	}
-	for (int a = 0; a < k->n; a++)
-		for (int b = 0; b < k->n; b++)
-			read_path(ops, k, a, b);
-	return 0;
-}
-
-/* ---- the live ops: libnvidia-ml.so.1 ---- */
-
-struct nvml_links {
-	struct nvml_api api;
-	nvml_ret (*version)(nvml_dev d, unsigned int link, unsigned int *v);
-	nvml_ret (*remote)(nvml_dev d, unsigned int link, struct nvml_pci_info *p);
-	nvml_ret (*ancestor)(nvml_dev a, nvml_dev b, int *level);
-	nvml_dev dev[GPU_TOPO_MAX_GPUS];
-	int found[GPU_TOPO_MAX_GPUS];
-};
-
-#define NVML_ERROR_NOT_FOUND 6
-
-static int live_state(void *ctx, int i, unsigned link, int *active)
-{
-	struct nvml_links *n = (struct nvml_links *)ctx;
-
-	if (!n->found[i])
-		return NVML_ERROR_NOT_FOUND;
-	if (!n->api.nvlink_state)
-		return GPU_NVML_NOT_SUPPORTED;
-	return n->api.nvlink_state(n->dev[i], link, active);
-}
-
-static int live_version(void *ctx, int i, unsigned link, unsigned *version)
-{
-	struct nvml_links *n = (struct nvml_links *)ctx;
-
-	return n->version ? n->version(n->dev[i], link, version) : GPU_NVML_NOT_SUPPORTED;
-}
-
-static int live_remote(void *ctx, int i, unsigned link, char *bdf, size_t len)
-{
-	struct nvml_links *n = (struct nvml_links *)ctx;
-	struct nvml_pci_info pci;
-	int rc = n->remote ? n->remote(n->dev[i], link, &pci) : GPU_NVML_NOT_SUPPORTED;
-
-	if (rc == NVML_OK) {
-		pci.bus_id[sizeof(pci.bus_id) - 1] = '\0';
-		copy_str(bdf, len, pci.bus_id);
-	}
-	return rc;
-}
-
-static int live_ancestor(void *ctx, int a, int b, int *level)
-{
-	struct nvml_links *n = (struct nvml_links *)ctx;
-
-	if (!n->found[a] || !n->found[b])
-		return NVML_ERROR_NOT_FOUND;
-	return n->ancestor ? n->ancestor(n->dev[a], n->dev[b], level) : GPU_NVML_NOT_SUPPORTED;
-}
-
-int gpu_links_scan(const struct gpu_topo *t, struct gpu_links *k)
-{
-	struct gpu_link_ops ops = { NULL, live_state, live_version, live_remote, live_ancestor };
-	struct nvml_links *n;
-	int rc;
-
-	if (!t || !k) {
-		errno = EINVAL;
-		return -1;
-	}
-	n = (struct nvml_links *)calloc(1, sizeof(*n));
-	if (!n || nvml_open(&n->api) < 0) {
-		free(n);
-		rc = gpu_links_read(t, "/sys", NULL, k);
-		snprintf(k->why, sizeof(k->why), "NVML unavailable (libnvidia-ml.so.1 not found, "
-			 "or nvmlInit failed)");
-		for (int i = 0; i < k->n; i++)
-			copy_str(k->dev[i].why, sizeof(k->dev[i].why), k->why);
-		return rc;
-	}
-	*(void **)&n->version = dlsym(n->api.lib, "nvmlDeviceGetNvLinkVersion");
-	if (!(*(void **)&n->remote = dlsym(n->api.lib, "nvmlDeviceGetNvLinkRemotePciInfo_v2")))
-		*(void **)&n->remote = dlsym(n->api.lib, "nvmlDeviceGetNvLinkRemotePciInfo");
-	*(void **)&n->ancestor = dlsym(n->api.lib, "nvmlDeviceGetTopologyCommonAncestor");
-	for (int i = 0; i < t->n; i++)
-		n->found[i] = t->dev[i].bdf[0] && nvml_find(&n->api, t->dev[i].bdf, &n->dev[i]) == 0;
-	ops.ctx = n;
-	rc = gpu_links_read(t, "/sys", &ops, k);
-	nvml_close(&n->api);
-	free(n);
-	return rc;
-}
-
-/* ---- ACS on the bridges above a device ---- */
-
-#define PCI_CFG_EXT_START 0x100
-#define PCI_CFG_FULL 4096   /* a PCIe function's config space; non-root reads see 64 bytes */
-#define PCI_EXT_CAP_ACS 0x000d
-#define PCI_ACS_CTRL 6      /* the control register's offset in the capability */
-#define PCI_ACS_RR 0x0004   /* P2P Request Redirect */
-#define PCI_ACS_CR 0x0008   /* P2P Completion Redirect */
-
-static unsigned cfg_le(const unsigned char *c, unsigned off, int bytes)
-{
-	unsigned v = 0;
-
-	for (int i = bytes - 1; i >= 0; i--)
-		v = v << 8 | c[off + (unsigned)i];
-	return v;
-}
-
-/* A bridge's ACS: 1 redirects P2P, 0 does not (or has no ACS), -1 unreadable. */
-static int bridge_acs(const char *dir)
-{
-	unsigned char cfg[PCI_CFG_FULL];
-	char path[PATH_LEN];
-	unsigned off = PCI_CFG_EXT_START;
-	size_t got;
-	FILE *f;
-
-	if (snprintf(path, sizeof(path), "%s/config", dir) >= (int)sizeof(path) ||
-	    !(f = fopen(path, "rb")))
-		return -1;
-	got = fread(cfg, 1, sizeof(cfg), f);
-	fclose(f);
-	if (got < sizeof(cfg))
-		return -1;
-	for (int hops = 0; off >= PCI_CFG_EXT_START && off + 8 <= sizeof(cfg) && hops < 64; hops++) {
-		unsigned head = cfg_le(cfg, off, 4);
-
-		if ((head & 0xffff) == PCI_EXT_CAP_ACS)
-			return (cfg_le(cfg, off + PCI_ACS_CTRL, 2) & (PCI_ACS_RR | PCI_ACS_CR)) != 0;
-		off = (head >> 20) & 0xffc;
-	}
-	return 0;
-}
-
-/* The last component of path looks like a PCI function "dddd:bb:dd.f". */
-static int is_bdf_dir(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	unsigned d, b, s, f;
-	char end;
-
-	base = base ? base + 1 : path;
-	return sscanf(base, "%4x:%2x:%2x.%1x%c", &d, &b, &s, &f, &end) == 4;
-}
-
-const char *gpu_acs_state(const char *sysfs_root, const char *bdf, char *why, size_t len)
-{
-	char path[PATH_LEN], real[PATH_LEN], *slash;
-	int bridges = 0;
-
-	if (dev_path(path, sizeof(path), sysfs_root, bdf, NULL) < 0 || !realpath(path, real)) {
-		snprintf(why, len, "%s is not in %s", bdf, sysfs_root);
-		return "unknown";
-	}
-	while ((slash = strrchr(real, '/')) != NULL) {
-		int acs;
-
-		*slash = '\0';
-		if (!is_bdf_dir(real))
-			break;
-		bridges++;
-		acs = bridge_acs(real);
-		if (acs != 0) {
-			snprintf(why, len, acs < 0 ? "the config space of %s cannot be read whole "
-				 "(root reads it)" : "%s redirects peer requests upstream",
-				 strrchr(real, '/') + 1);
-			return acs < 0 ? "unknown" : "on";
-		}
-	}
-	if (bridges)
-		snprintf(why, len, "%d bridge%s above %s, none redirects peer requests", bridges,
-			 bridges == 1 ? "" : "s", bdf);
-	else
-		snprintf(why, len, "no PCIe bridge above %s", bdf);
-	return "off";
+	if (!lib || !bus_id || pci_bdf_normalise(bus_id, bdf, sizeof(bdf)) < 0)
+		return NULL;
+	nvml_bind(&api);
+	if (!api.count || !api.handle || !api.pci || nvml_find(&api, bdf, &d) < 0)
+		return NULL;
+	return d;
 }

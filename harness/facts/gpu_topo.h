@@ -206,122 +206,21 @@ void gpu_nvml_close(void *lib);
 /* "cuda", "sysfs", "nvml", "none": for notes and reports. */
 const char *gpu_src_name(enum gpu_src s);
 
-/* One GPU's memory as NVML reports it (nvmlMemory_t v1), bytes. */
-struct gpu_nvml_memory {
-	uint64_t total, free, used; /* used: by every process and the driver */
-	int processes;  /* compute processes with a context on it; -1 unknown */
-	char why[160];  /* on failure: what went wrong */
+/* nvmlPciInfo_t, as nvmlDeviceGetPciInfo_v3 and the NVLink remote queries fill it. */
+struct gpu_nvml_pci_info {
+	char bus_id_legacy[16];
+	unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+	char bus_id[32];   /* "00000000:3B:00.0" */
 };
 
 /*
- * Read NVML's memory figures and compute-process count of the GPU at PCI
- * bus id bus_id (any spelling gpu_topo_find takes).  NVML is loaded,
- * initialised and shut down within the call; it makes no CUDA context, so
- * a process can read its GPU's memory before and after making its own.
- * Returns 0, or -1 with m->why and errno EINVAL (NULL or a bad bus id),
- * ENOENT (no NVML), ENODEV (NVML lists no such GPU) or EIO (the query
- * failed).
+ * For a lab's own questions to NVML (dlsym on the library gpu_nvml_open
+ * gave): the nvmlDevice_t of the GPU at PCI bus id bus_id (any spelling
+ * gpu_topo_find takes), or NULL when NVML lists no such GPU.
  */
-int gpu_nvml_memory(const char *bus_id, struct gpu_nvml_memory *m);
-
-/* ------------------------------------------------------------------------ */
-/* GPU to GPU: the matrix of `nvidia-smi topo -m`, from NVML and sysfs      */
-
-#define GPU_NVLINK_MAX 18 /* NVML_NVLINK_MAX_LINKS */
-
-/*
- * The path between two GPUs, in nvidia-smi topo -m's words.  UNKNOWN is
- * NVML not answering (no NVML, "not supported"), never "no link": a pair
- * whose NVLink count is known to be 0 gets its PCIe word.
- */
-enum gpu_path {
-	GPU_PATH_UNKNOWN, /* "unknown" */
-	GPU_PATH_SELF,    /* "X" */
-	GPU_PATH_NVLINK,  /* "NV#", # the active links between the two */
-	GPU_PATH_PIX,     /* at most one PCIe bridge between them (or one board) */
-	GPU_PATH_PXB,     /* several PCIe bridges, no host bridge */
-	GPU_PATH_PHB,     /* through one PCIe host bridge */
-	GPU_PATH_NODE,    /* through host bridges of one NUMA node */
-	GPU_PATH_SYS      /* across the SMP link between sockets (QPI/UPI) */
-};
-
-/* One NVLink of a GPU as NVML reports it. */
-struct gpu_nvlink {
-	int state;       /* 1 active, 0 inactive, -1 unknown (NVML did not answer) */
-	int version;     /* nvmlNvlinkVersion_t (1 is 1.0 ... 6 is 4.0, 7 is 5.0); 0 unknown */
-	char remote_bdf[GPU_BDF_LEN]; /* the device at the far end; "" unknown */
-};
-
-/* A GPU's NVLinks.  links_active is a fact only when nvlink_known. */
-struct gpu_link_dev {
-	char bdf[GPU_BDF_LEN]; /* gpu_topo's, normalised */
-	int nvlink_known;  /* 1: NVML answered the state of link 0 */
-	int links_active;  /* active links; with nvlink_known, 0 is "none" */
-	int version;       /* the version of its first active link; 0 unknown */
-	char why[160];     /* when !nvlink_known: what NVML said, e.g. "not supported" */
-	struct gpu_nvlink link[GPU_NVLINK_MAX];
-	char acs[16];      /* ACS on the PCIe bridges above it: "on", "off", "unknown" */
-	char acs_why[120]; /* how acs was decided, e.g. "0000:00:01.0 redirects P2P" */
-};
-
-/* Links of every GPU of a gpu_topo (same order) and the path of each pair. */
-struct gpu_links {
-	int n;
-	char why[160]; /* when NVML was not asked or not there: why */
-	struct gpu_link_dev dev[GPU_TOPO_MAX_GPUS];
-	unsigned char path[GPU_TOPO_MAX_GPUS][GPU_TOPO_MAX_GPUS];    /* enum gpu_path */
-	unsigned char nvlinks[GPU_TOPO_MAX_GPUS][GPU_TOPO_MAX_GPUS]; /* active links a -> b */
-};
-
-#define GPU_NVML_SUCCESS 0
-#define GPU_NVML_NOT_SUPPORTED 3 /* NVML_ERROR_NOT_SUPPORTED */
-
-/*
- * The questions the link reader asks NVML, one answer a call; a call
- * returns NVML's code (GPU_NVML_SUCCESS, GPU_NVML_NOT_SUPPORTED, ...).
- * dev indexes gpu_topo.dev[]; level is nvmlGpuTopologyLevel_t (0 one
- * board, 10 one switch, 20 several, 30 host bridge, 40 node, 50 system).
- * The live table wraps libnvidia-ml.so.1; unit tests fill their own.
- */
-struct gpu_link_ops {
-	void *ctx;
-	int (*nvlink_state)(void *ctx, int dev, unsigned link, int *active);
-	int (*nvlink_version)(void *ctx, int dev, unsigned link, unsigned *version);
-	int (*nvlink_remote)(void *ctx, int dev, unsigned link, char *bdf, size_t len);
-	int (*common_ancestor)(void *ctx, int a, int b, int *level);
-};
-
-/*
- * The links and paths of t's GPUs through ops (ops NULL: every answer is
- * unknown, with `why` saying so); ACS from sysfs below sysfs_root.  0, or
- * -1 with errno EINVAL for a NULL t or k.
- */
-int gpu_links_read(const struct gpu_topo *t, const char *sysfs_root,
-		   const struct gpu_link_ops *ops, struct gpu_links *k);
-/* The same from this machine's NVML and /sys (NVML missing: unknown). */
-int gpu_links_scan(const struct gpu_topo *t, struct gpu_links *k);
-
-/* "X", "NV18", "PIX", ..., "unknown" into buf (>= 16 bytes). */
-const char *gpu_path_word(const struct gpu_links *k, int a, int b, char *buf, size_t len);
-/*
- * One-way GB/s of one NVLink of NVML version v (nvmlNvlinkVersion_t):
- * 1.0 20; 2.0, 2.2, 3.0, 3.1, 4.0 25; 5.0 50.  0 for an unknown version.
- */
-double gpu_nvlink_link_gbs(int version);
-/*
- * The theoretical one-way NVLink rate from a to b: the active links of a
- * whose far end is b, each at its version's rate (GB/s).  -1 unknown
- * (NVML did not answer for a, or a link's version is unknown), 0 none.
- */
-double gpu_links_nvlink_gbs(const struct gpu_links *k, int a, int b);
-/*
- * ACS of the PCIe bridges between the root and the device at bdf (sysfs
- * `config` of each, read from the extended capability list): "on" when a
- * bridge redirects peer requests upward (P2P Request or Completion Redirect
- * set), "off" when none does, "unknown" when a config space cannot be read
- * whole (not root) or the device is not in the tree.  why (len) says which.
- */
-const char *gpu_acs_state(const char *sysfs_root, const char *bdf, char *why, size_t len);
+void *gpu_nvml_device(void *lib, const char *bus_id);
+/* Processes with a compute context on that device (NVML's count), -1 unknown. */
+int gpu_nvml_processes(void *lib, void *dev);
 
 #ifdef __cplusplus
 }

@@ -46,14 +46,6 @@ int numa_topo_read(const char *sysfs_root, struct numa_topo *t);
 int cpulist_parse(const char *s, int *count, int *first);
 /* 1 if cpu is in the cpulist string. */
 int cpulist_contains(const char *s, int cpu);
-/* SLIT distance from node id `from` to node id `to`; 0 when unknown. */
-int numa_topo_distance(const struct numa_topo *t, int from, int to);
-/*
- * The distance table in one line, "node0: 10 21; node1: 21 10" (rows in
- * t's node order), into buf; "" for no nodes.  Truncated to len - 1
- * characters at a whole number.  Returns buf.
- */
-const char *numa_topo_distances(const struct numa_topo *t, char *buf, size_t len);
 /*
  * NUMA node of a PCI device ("0000:3b:00.0") from
  * <root>/bus/pci/devices/<bdf>/numa_node: the node, or -1 when sysfs says -1

@@ -27,9 +27,6 @@ extern "C" {
  * file, in bytes (a value without "kB" is returned as is, e.g. HugePages_Total).
  */
 int procfs_read_kb_field(const char *path, const char *key, uint64_t *bytes);
-/* Shorthands on the live files. */
-int proc_self_status(const char *key, uint64_t *bytes); /* VmLck, VmRSS, VmPin */
-int proc_meminfo(const char *key, uint64_t *bytes);     /* Mlocked, Unevictable */
 
 /* Current THP mode from "always [madvise] never": writes "madvise" etc. */
 int sysfs_thp_mode(const char *path, char *mode, size_t len);
@@ -71,19 +68,6 @@ int procfs_vm_read(const char *status_path, struct procfs_vm *v);
  * the fold), 0 if not (not root, no such file).
  */
 int procfs_stat_refresh(const char *path);
-/* Zones with managed pages ("managed N", N > 0) in a zoneinfo file (NULL:
- * /proc/zoneinfo): each keeps its own per-CPU diffs.  -1 with errno. */
-int procfs_zones_populated(const char *zoneinfo_path);
-/*
- * How far the change between two reads of a /proc/meminfo page counter
- * that were not folded can be from the true change, in bytes: each read
- * may miss PROCFS_VMSTAT_THRESHOLD_MAX pages per CPU and populated zone,
- * 2 x ncpus x zones x 125 x page_size.  zoneinfo_path NULL: /proc/zoneinfo
- * (unreadable or no zone found: 8 zones, more than any machine here has);
- * ncpus <= 0: the CPUs online; page_size 0: the system's.  Other processes
- * locking at the same moment are not covered.
- */
-uint64_t procfs_meminfo_slack(const char *zoneinfo_path, long ncpus, uint64_t page_size);
 
 /*
  * Munlocked pages wait in per-CPU batches (mm/mlock.c) and leave Mlocked
@@ -130,27 +114,6 @@ int64_t procfs_memlock_hard_limit(void);
 /* A limit of procfs_memlock_limit's kind as text: "64 KiB", "0 B", or
  * "unlimited" when negative.  Returns buf (>= 32 bytes). */
 const char *procfs_limit_text(int64_t limit, char *buf, size_t len);
-/*
- * Bytes this process may still lock: UINT64_MAX when nothing limits it
- * (CAP_IPC_LOCK in CapEff of status_path, NULL: /proc/self/status, or an
- * unlimited RLIMIT_MEMLOCK); else the soft limit minus the file's VmLck
- * (0 at or past it; a VmLck that cannot be read counts as 0).
- */
-uint64_t procfs_lockable_bytes(const char *status_path);
-/* Take cap out of this process's effective, permitted and inheritable sets
- * (capset): for good, and for what it execs.  0, or -1 with errno (EINVAL:
- * cap outside 0-63). */
-int procfs_drop_cap(int cap);
-/*
- * Put this process under a locking limit, as a container does: soft and
- * hard RLIMIT_MEMLOCK to limit bytes, then CAP_IPC_LOCK dropped and its
- * absence checked in CapEff.  A hard limit already below limit cannot be
- * raised without CAP_SYS_RESOURCE (EPERM): it then becomes the soft limit
- * too.  *now (may be NULL) gets the soft limit in force (-1: unlimited).
- * Returns 0, or -1 with errno and *what (may be NULL) naming the step that
- * failed ("setrlimit(RLIMIT_MEMLOCK)", "capset (dropping CAP_IPC_LOCK)", ...).
- */
-int procfs_memlock_confine(uint64_t limit, int64_t *now, const char **what);
 
 #ifdef __cplusplus
 }

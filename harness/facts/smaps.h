@@ -43,20 +43,6 @@ struct smaps_range {
  */
 int smaps_range_read(const char *path, uint64_t addr, uint64_t len, struct smaps_range *r);
 
-/*
- * The most AnonHugePages [addr, addr + len) can show: the bytes of the
- * pmd-aligned blocks of pmd bytes (a power of two, 2 MiB on x86-64) that
- * lie wholly inside it.  0 for pmd 0 or a range shorter than a block.
- */
-uint64_t smaps_thp_expected(uint64_t addr, uint64_t len, uint64_t pmd);
-
-/*
- * 1 when the range's mappings may hold a transparent huge page, 0 when
- * they cannot: every one says "THPeligible: 0", or (a kernel without that
- * line) every one carries "nh".  A range with no mapping cannot.
- */
-int smaps_thp_possible(const struct smaps_range *r);
-
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,6 @@
 #include <errno.h>
 
 #include "chase.h"
-#include "lab_copy.h" /* lab_copy_pair_run: the pair's order */
 
 /* xorshift64* (Vigna): small, seeded, good enough to shuffle with. */
 static uint64_t rng_next(uint64_t *s)
@@ -101,25 +100,4 @@ void chase_time(struct lab *L, const char *name, void *buf, double target_s,
 	lab_stats_scale(ns, 1e9 / (double)c.loads, "ns");
 	if (loads)
 		*loads = c.loads;
-}
-
-void chase_pair_time(void *buf_a, void *buf_b, double target_s, int n, struct chase_pair *p)
-{
-	struct chase a = { (void **)buf_a, 0 }, b = { (void **)buf_b, 0 };
-	double ta[LAB_MAX_SAMPLES], tb[LAB_MAX_SAMPLES], r[LAB_MAX_SAMPLES];
-	int i;
-
-	if (n > LAB_MAX_SAMPLES)
-		n = LAB_MAX_SAMPLES;
-	chase_calibrate(&a, target_s);
-	b.loads = p->loads = a.loads;
-	lab_copy_pair_run(chase_run, &a, &b, n, ta, tb);
-	for (i = 0; i < n; i++)
-		r[i] = tb[i] / ta[i];
-	lab_stats_from(&p->a, p->name_a, "s", ta, n, 0);
-	lab_stats_from(&p->b, p->name_b, "s", tb, n, 0);
-	lab_stats_from(&p->ratio, p->name_ratio, "x", r, n, 0);
-	p->ratio.too_short = p->a.too_short || p->b.too_short;
-	lab_stats_scale(&p->a, 1e9 / (double)p->loads, "ns");
-	lab_stats_scale(&p->b, 1e9 / (double)p->loads, "ns");
 }

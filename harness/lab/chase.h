@@ -77,28 +77,6 @@ void chase_calibrate(struct chase *c, double target_s);
 void chase_time(struct lab *L, const char *name, void *buf, double target_s,
 		const struct lab_measure_cfg *cfg, struct lab_stats *ns, uint64_t *loads);
 
-/*
- * Two chains timed in alternation, for a claim on their ratio: a machine
- * whose load comes and goes (another process, a noisy neighbour in a VM)
- * slows both alike, and the per-pair ratio cancels it.  Each sample is the
- * same number of loads on both (calibrated on a to about target_s), two
- * warm-up pairs first, the order within a pair swapped every pair
- * (lab_copy_pair_run's order).
- */
-struct chase_pair {
-	const char *name_a, *name_b, *name_ratio; /* the series' names (static strings) */
-	struct lab_stats a, b;  /* ns per load, one sample per pair */
-	struct lab_stats ratio; /* "x": b's time / a's time within each pair */
-	uint64_t loads;         /* loads per sample, on each */
-};
-
-/*
- * n pairs (at most LAB_MAX_SAMPLES) of samples of the chains that start at
- * buf_a and buf_b (chase_build them first) into p's series; p's names are
- * set by the caller.
- */
-void chase_pair_time(void *buf_a, void *buf_b, double target_s, int n, struct chase_pair *p);
-
 #ifdef __cplusplus
 }
 #endif

@@ -18,7 +18,7 @@
 #include "pagemap.h"
 #include "helper.h"
 #include "need.h"
-#include "procfs.h"
+#include "memlock.h" /* with procfs.h: the lab's locking limit and slack */
 #if DMALAB_HAVE_CUDA
 #include "lab_cuda.h"
 #endif

@@ -72,6 +72,16 @@ void *numa_map_on_node_or_die(struct lab *L, uint64_t bytes, int node, unsigned 
 int numa_run_worker(int cpu_node, int mem_node, void (*fn)(void *arg), void *arg,
 		    const char **failed);
 
+/* The distances the lab reports, from numa_topo's table (numa_distance.c). */
+/* SLIT distance from node id `from` to node id `to`; 0 when unknown. */
+int numa_topo_distance(const struct numa_topo *t, int from, int to);
+/*
+ * The distance table in one line, "node0: 10 21; node1: 21 10" (rows in
+ * t's node order), into buf; "" for no nodes.  Truncated to len - 1
+ * characters at a whole number.  Returns buf.
+ */
+const char *numa_topo_distances(const struct numa_topo *t, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

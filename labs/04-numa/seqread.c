@@ -7,7 +7,7 @@
  * core's window holds loads for many lines ahead.  The buffer is aligned,
  * so the compiler may fold the loads (an aligned SSE load can be an add's
  * memory operand; a VEX one can in any case).  No lab.h function is used
- * here, so harness/tools/readbw-ref.c builds with this file alone
+ * here, so lmbench/readbw-ref.c builds with this file alone
  * (seqread_rate, which measures, is in seqread_rate.c).
  */
 #include <errno.h>

@@ -43,7 +43,7 @@ const char *seqread_kernel(void);
 
 /*
  * seqread_sum with the kernel named ("avx2", "sse2", "c"), for the tests
- * and harness/tools/readbw-ref.c: 0 and *sum, or -1 with errno ENOTSUP
+ * and lmbench/readbw-ref.c: 0 and *sum, or -1 with errno ENOTSUP
  * where that kernel cannot run.
  */
 int seqread_sum_kernel(const char *kernel, const void *buf, uint64_t bytes, uint64_t *sum);

@@ -161,7 +161,7 @@ static const struct lab_spec spec = {
 #if DMALAB_HAVE_CUDA
 #include <unistd.h>
 
-#include "gpu_topo.h"
+#include "nvml_memory.h"     /* 07.2; with gpu_topo.h, the GPU scan */
 #include "lab_buffers_cuda.h"
 #include "lab_copy_cuda.h"   /* lab_copy_pair_run: 07.5's arms in alternating pairs */
 #include <cuda.h>            /* 07.1's sabotage: the VMM calls, by entry point */

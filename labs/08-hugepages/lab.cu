@@ -33,7 +33,7 @@
 #include "need.h"
 #include "procfs.h"
 #include "sizes.h"
-#include "smaps.h"
+#include "thp.h" /* with smaps.h: the lab's THP, meminfo and paired chases */
 #include "sysinfo.h"
 #include "sysctl_change.h"
 #if DMALAB_HAVE_CUDA

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "lab.h"
-#include "gpu_topo.h"
+#include "links.h"      /* with gpu_topo.h, the GPU scan */
 #include "p2p.h"
 
 /* What `make selftest` breaks, in one place; the experiment reads these only.

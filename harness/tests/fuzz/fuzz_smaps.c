@@ -11,7 +11,7 @@
 #include <inttypes.h>
 
 #include "fuzz_util.h"
-#include "smaps.h"
+#include "../../../labs/08-hugepages/thp.h" /* smaps.h, and the lab's THP reading */
 
 static void range(const char *path, uint64_t addr, uint64_t len)
 {

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "chase.h"
+#include "../../../labs/08-hugepages/thp.h" /* chase.h, and the paired chases */
 #include "unit_lab.h"
 
 #define BYTES (64 * MiB)

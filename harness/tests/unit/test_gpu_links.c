@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "gpu_topo.h"
+#include "../../../labs/09-p2p/links.h"
 #include "unit_lab.h"
 
 #define NVLINK_4_0 6 /* nvmlNvlinkVersion_t of Hopper's links */

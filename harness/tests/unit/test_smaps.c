@@ -17,7 +17,7 @@
 
 #include "lab.h"
 #include "unit_lab.h"
-#include "smaps.h"
+#include "../../../labs/08-hugepages/thp.h" /* smaps.h, and the lab's THP reading */
 
 /* Three mappings: a THP one with huge pages, a 4 KiB-only one beside it, a file. */
 static const char fake[] =

@@ -2,10 +2,10 @@
  * readbw-ref.c - one-thread read bandwidth the way lmbench's bw_mem rd
  * measures it, beside lab-04's loops, for a check of lab-04's figure
  * against bw_mem on any machine (labs/04-numa/README.md, "Against
- * lmbench").  Not part of the kit's build:
+ * lmbench").  Not part of the kit's build; from the repository's root:
  *
  *     cc -O2 -Iharness/base -Iharness/facts -Iharness/lab -o /tmp/readbw-ref \
- *         harness/tools/readbw-ref.c labs/04-numa/seqread.c
+ *         labs/04-numa/lmbench/readbw-ref.c labs/04-numa/seqread.c
  *     /tmp/readbw-ref [MiB (default 1024)] [repetitions (default 11)]
  *
  * bw_mem's method (lmbench 3, src/bw_mem.c and src/lib_timing.c):
@@ -37,7 +37,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "../../labs/04-numa/seqread.h"
+#include "../seqread.h"
 
 #define ENOUGH_S 0.05
 #define NLOOPS 4
