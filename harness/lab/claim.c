@@ -56,12 +56,47 @@ void claim_stats(struct lab *L, const struct lab_stats *s)
 	L->pending[L->npending++] = stats_kept(s);
 }
 
+void claim_vnote(struct lab *L, const char *fmt, va_list ap)
+{
+	va_list en;
+
+	va_copy(en, ap);
+	vsnprintf(L->pending_note, sizeof(L->pending_note), msg_english(fmt), en);
+	va_end(en);
+	vsnprintf(L->pending_note_shown, sizeof(L->pending_note_shown), fmt, ap);
+}
+
+/* "; text" at the end of note (len bytes), cut to fit; text alone if empty. */
+static void note_append(char *note, size_t len, const char *text)
+{
+	size_t n = strlen(note);
+
+	snprintf(note + n, len - n, "%s%s", n ? "; " : "", text);
+}
+
+void claim_note_add(struct lab *L, const char *fmt, ...)
+{
+	char en[512], shown[512];
+	va_list ap, ap2;
+
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	vsnprintf(en, sizeof(en), msg_english(fmt), ap2);
+	vsnprintf(shown, sizeof(shown), fmt, ap);
+	va_end(ap2);
+	va_end(ap);
+	note_append(L->pending_note, sizeof(L->pending_note), en);
+	note_append(L->pending_note_shown, sizeof(L->pending_note_shown), shown);
+}
+
+/* fmt may be a MSG() text: the learner reads it (report_tap_claim), the
+ * record keeps its English, the same in every language, as lab_note's. */
 void claim_note(struct lab *L, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(L->pending_note, sizeof(L->pending_note), fmt, ap);
+	claim_vnote(L, fmt, ap);
 	va_end(ap);
 }
 
@@ -73,12 +108,11 @@ void claim_finish(struct lab *L, struct claim_rec *c, enum status status)
 	for (i = 0; i < L->npending; i++)
 		c->stats[c->nstats++] = L->pending[i];
 	L->npending = 0;
-	if (L->pending_note[0]) {
+	if (L->pending_note[0])
 		snprintf(c->r.note, sizeof(c->r.note), "%s", L->pending_note);
-		L->pending_note[0] = '\0';
-	}
 	c->r.status = status;
-	report_tap_claim(L, c);
+	report_tap_claim(L, c, L->pending_note[0] ? L->pending_note_shown : "");
+	L->pending_note[0] = L->pending_note_shown[0] = '\0';
 	interrupt_render(L); /* what a signal now would leave behind */
 }
 
@@ -289,18 +323,28 @@ void claim_check_errno(struct lab *L, const char *id, int got_errno)
 	check_exact(L, id, got_errno, errno_name(got_errno));
 }
 
+/* "what; note" in note (len bytes), cut to fit. */
+static void note_prepend(char *note, size_t len, const char *what)
+{
+	size_t w = strlen(what), sep = note[0] ? 2 : 0, n = strlen(note);
+
+	if (w + sep + 1 >= len) {
+		snprintf(note, len, "%s", what);
+		return;
+	}
+	if (n > len - 1 - w - sep)
+		n = len - 1 - w - sep;
+	memmove(note + w + sep, note, n);
+	note[w + sep + n] = '\0';
+	memcpy(note, what, w);
+	memcpy(note + w, "; ", sep);
+}
+
 void claim_check_true(struct lab *L, const char *id, int got, const char *what)
 {
 	if (what && what[0]) {
-		char rest[sizeof(L->pending_note)];
-		size_t n;
-
-		memcpy(rest, L->pending_note, sizeof(rest));
-		n = (size_t)snprintf(L->pending_note, sizeof(L->pending_note), "%s", what);
-		if (rest[0] && n + 2 < sizeof(L->pending_note)) {
-			strcat(L->pending_note, "; ");
-			strncat(L->pending_note, rest, sizeof(L->pending_note) - n - 3);
-		}
+		note_prepend(L->pending_note, sizeof(L->pending_note), msg_english(what));
+		note_prepend(L->pending_note_shown, sizeof(L->pending_note_shown), what);
 	}
 	check_exact(L, id, got != 0, got ? "true" : "false");
 }

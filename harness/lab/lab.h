@@ -48,6 +48,7 @@
 #ifndef DMALAB_LAB_H
 #define DMALAB_LAB_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -465,8 +466,15 @@ void claim_inconclusive(struct lab *L, const char *id, const char *why_fmt, ...)
 /* Attach a measured series to the next claim decided (up to 8); the
  * ratio and median checks attach their series themselves. */
 void claim_stats(struct lab *L, const struct lab_stats *s);
-/* Attach a one-line explanation to the next claim decided (printf). */
+/* Attach a one-line explanation to the next claim decided (printf).  fmt
+ * is a MSG() text, so that a learner reads the note in zh too; the record
+ * (TAP YAML, JSON) keeps its English.  Arguments stay as they are in both:
+ * pass numbers and names, not words a language would change. */
 void claim_note(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);
+/* More of the same note, after "; " (a part another function knows). */
+void claim_note_add(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);
+/* claim_note for a lab's own printf-like function, which passes its fmt on. */
+void claim_vnote(struct lab *L, const char *fmt, va_list ap) LAB_PRINTF(2, 0);
 
 /*
  * Skip one claim: a precondition is missing here.  `reason` is one of the

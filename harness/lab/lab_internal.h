@@ -55,7 +55,8 @@ struct lab {
 	int record_lost;         /* errno of a failed --json write */
 	struct lab_stats pending[LAB_MAX_ATTACHED];
 	int npending;
-	char pending_note[512];
+	char pending_note[512];  /* English: the record's (TAP YAML, JSON) */
+	char pending_note_shown[512]; /* the learner's language (lang.h) */
 	struct lab_fact *facts;
 	int nfacts;
 	struct lab_series *series;
@@ -82,7 +83,9 @@ struct lab_phase {
  * (lab.h), into buf; "" when there is none. */
 const char *claim_own_question(const struct claim_spec *c, char *buf, size_t len);
 void report_tap_header(struct lab *L);
-void report_tap_claim(struct lab *L, struct claim_rec *c);
+/* note_shown: the claim's note in the learner's language ("" none), a
+ * comment in zh before the test line, which keeps the English. */
+void report_tap_claim(struct lab *L, struct claim_rec *c, const char *note_shown);
 void report_json_write(struct lab *L);
 /* The record as a signal would leave it (status "interrupted", undecided
  * claims "not_run"), cut after the key "interrupted_by": malloc'd, *len

@@ -123,7 +123,7 @@ static void vlab_error(struct lab *L, const char *fmt, va_list ap, int with_errn
 			continue;
 		snprintf(c->r.detail, sizeof(c->r.detail), "the lab broke before deciding it");
 		c->r.status = ST_ERROR;
-		report_tap_claim(L, c);
+		report_tap_claim(L, c, "");
 	}
 	printf("Bail out! %s\n", L->error);
 	lab_finish_exit(L, 99);

@@ -75,9 +75,21 @@ static void tap_claim_text(const struct claim_rec *c)
 		printf("# %s %s\n", c->r.id, shown);
 }
 
-void report_tap_claim(struct lab *L, struct claim_rec *c)
+/* The note in the learner's language, as "ID note: ..." (human.note's words:
+ * the runner knows it by them and shows it in the note's place). */
+static void tap_claim_note(const struct claim_rec *c, const char *shown)
+{
+	if (!shown[0] || !strcmp(shown, c->r.note))
+		return;
+	printf("# %s ", c->r.id);
+	printf(MSG("human.note", "note: %s"), shown);
+	putchar('\n');
+}
+
+void report_tap_claim(struct lab *L, struct claim_rec *c, const char *note_shown)
 {
 	tap_claim_text(c);
+	tap_claim_note(c, note_shown);
 	record_tap_point(stdout, L->tap_next++, &c->r);
 	tap_stats(stdout, c);
 	record_tap_end(stdout);

@@ -365,11 +365,14 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 	if (er[0] && claim_known(c) && c->erratum_truth)
 		printf("  %-13s %struth: %s%s\n", "", col(rs, C_BLUE), c->erratum_truth,
 		       col(rs, C_OFF));
-	if (c->note[0]) {
+	if (c->note[0] && !strcmp(rs->note_id, c->id))
+		printf("  %-13s %s%s%s\n", "", col(rs, C_DIM), rs->note_shown, col(rs, C_OFF));
+	else if (c->note[0]) {
 		printf("  %-13s %s", "", col(rs, C_DIM));
 		printf(human(rs, "human.note", "note: %s"), c->note);
 		printf("%s\n", col(rs, C_OFF));
 	}
+	rs->note_id[0] = '\0';
 }
 
 /* A skip's reason code and detail as the lab gave them (the code is the
@@ -538,9 +541,24 @@ static int claim_text_comment(const char *text)
 	return !strcmp(msg_claim_text(id, ""), text + n + 1);
 }
 
+/* "ID note: ...": a claim's note in the learner's language (the lab's
+ * report_tap_claim), kept for the claim's line, which follows it. */
+static int claim_note_comment(struct run_state *rs, const char *text)
+{
+	const char *word = human(rs, "human.note", "note: %s");
+	size_t n = strcspn(text, " "), w = strcspn(word, "%");
+
+	if (n >= sizeof(rs->note_id) || !text[n] || strncmp(text + n + 1, word, w))
+		return 0;
+	snprintf(rs->note_id, sizeof(rs->note_id), "%.*s", (int)n, text);
+	snprintf(rs->note_shown, sizeof(rs->note_shown), "%s", text + n + 1);
+	return 1;
+}
+
 void out_lab_comment(struct run_state *rs, const char *text)
 {
-	if (rs->opt->format != FMT_HUMAN || claim_text_comment(text))
+	if (rs->opt->format != FMT_HUMAN || claim_text_comment(text) ||
+	    claim_note_comment(rs, text))
 		return;
 	printf("  %s%s%s\n", col(rs, C_DIM), text, col(rs, C_OFF));
 	fflush(stdout);

@@ -118,6 +118,10 @@ struct run_state {
 	int saved;            /* a results.json of this run is on disk */
 	struct gpu_counter_ops nvml;  /* counters.c: NVML's counters, or none */
 	struct gpu_counters counters_last[SYSINFO_MAX_GPUS]; /* after the last lab */
+	/* the lab's "ID note: ..." comment in the learner's language, shown in
+	 * place of the record's English note when claim ID's line comes */
+	char note_id[32];
+	char note_shown[600];
 };
 
 /* The lab's status as results.json words it: a lab not yet run is "not_run". */

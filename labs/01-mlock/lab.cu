@@ -268,15 +268,21 @@ static void claim_status_deltas(struct lab *L, uint64_t bytes)
 		     "VmLck %+.1f MiB, VmRSS %+.1f MiB, Mlocked %+.1f MiB, Unevictable %+.1f MiB"),
 		 TO_MIB(dlck), TO_MIB(drss), TO_MIB(dmlk), TO_MIB(duev));
 
-	claim_note(L, "VmLck %+.0f KiB for %.0f KiB locked", dlck / KiB, n / KiB);
+	claim_note(L, MSG("01.note-1",
+		"VmLck %+.0f KiB for %.0f KiB locked"), dlck / KiB, n / KiB);
 	claim_check(L, "01.1", lab_est_exact(dlck / n));
-	claim_note(L, "VmRSS %+.0f KiB for %.0f KiB locked; the region was never touched "
-		   "before mlock, so every resident page came from mlock", drss / KiB, n / KiB);
+	claim_note(L, MSG("01.note-2",
+		"VmRSS %+.0f KiB for %.0f KiB locked; the region was never touched before mlock, "
+		"so every resident page came from mlock"), drss / KiB, n / KiB);
 	claim_check(L, "01.2", lab_est_exact(drss / n));
-	claim_note(L, "Mlocked %+.0f KiB for %.0f KiB locked (Unevictable %+.0f KiB); %s",
-		   dmlk / KiB, n / KiB, duev / KiB, slack == 0 ?
-		   "folded with vm.stat_refresh before each read, so exact" :
-		   "not folded (needs root): the interval is the per-CPU drift");
+	if (slack == 0)
+		claim_note(L, MSG("01.note-8", "Mlocked %+.0f KiB for %.0f KiB locked (Unevictable "
+			"%+.0f KiB); folded with vm.stat_refresh before each read, so exact"),
+			dmlk / KiB, n / KiB, duev / KiB);
+	else
+		claim_note(L, MSG("01.note-8-drift", "Mlocked %+.0f KiB for %.0f KiB locked "
+			"(Unevictable %+.0f KiB); not folded (needs root): the interval is the "
+			"per-CPU drift"), dmlk / KiB, n / KiB, duev / KiB);
 	claim_stats(L, &ms);
 	claim_check(L, "01.8", mlk);
 	buf_free(p); /* unmapping also unlocks */
@@ -298,7 +304,8 @@ static void claim_munlock(struct lab *L, uint64_t bytes)
 	after = vmlck(L);
 	buf_free(p);
 	lab_fact_num(L, "vmlck_after_munlock", (double)after, "bytes");
-	claim_note(L, "VmLck %.1f MiB -> %.1f MiB (locked) -> %.1f MiB (after munlock)",
+	claim_note(L, MSG("01.note-3",
+		"VmLck %.1f MiB -> %.1f MiB (locked) -> %.1f MiB (after munlock)"),
 		   TO_MIB(base), TO_MIB(locked), TO_MIB(after));
 	claim_check(L, "01.3", lab_est_exact(((double)after - (double)base) / (double)bytes));
 }
@@ -551,9 +558,10 @@ static int refused_region(struct lab *L, struct msg *m, long long limit,
 	if (limit >= 0 && limit <= K.child_limit_bytes && msg_int(m, "cap_ipc_lock") != 1 &&
 	    region_err == err)
 		return 0;
-	claim_note(L, "refused: after lock_under_limit the child itself reads RLIMIT_MEMLOCK "
-		   "%s (asked: at most %d B), CAP_IPC_LOCK %s, and mlock there gives %s; "
-		   "the region returned %s", procfs_limit_text(limit, lim, sizeof(lim)),
+	claim_note(L, MSG("01.note-4",
+		"refused: after lock_under_limit the child itself reads RLIMIT_MEMLOCK %s "
+		"(asked: at most %d B), CAP_IPC_LOCK %s, and mlock there gives %s; the region "
+		"returned %s"), procfs_limit_text(limit, lim, sizeof(lim)),
 		   K.child_limit_bytes, msg_int(m, "cap_ipc_lock") == 1 ? "kept" : "dropped",
 		   errno_text(err), errno_text(region_err));
 	claim_check_code(L, "01.4", -1, "refused: not mlock's answer under the limit");
@@ -587,7 +595,8 @@ static void claim_limit_refusal(struct lab *L)
 	}
 	if (refused_region(L, m, limit, err))
 		return;
-	claim_note(L, "child: RLIMIT_MEMLOCK %s, no CAP_IPC_LOCK; mlock %s",
+	claim_note(L, MSG("01.note-4-2",
+		"child: RLIMIT_MEMLOCK %s, no CAP_IPC_LOCK; mlock %s"),
 		   procfs_limit_text(limit, lim, sizeof(lim)),
 		   err ? strerror((int)err) : "succeeded");
 	claim_check_errno(L, "01.4", (int)err);
@@ -622,8 +631,9 @@ static void claim_pinned_unlimited(struct lab *L, uint64_t bytes)
 	lab_fact_num(L, "pinned_vmlck_delta", (double)dlck, "bytes");
 	lab_fact_num(L, "pinned_vmpin_delta", (double)dpin, "bytes");
 	lab_fact_num(L, "pinned_vmrss_delta", (double)drss, "bytes");
-	claim_note(L, "child: cudaHostAlloc(%s) under a %llu KiB limit without CAP_IPC_LOCK: "
-		   "%s%s; VmLck %+.1f MiB, VmPin %+.1f MiB, VmRSS %+.1f MiB",
+	claim_note(L, MSG("01.note-6",
+		"child: cudaHostAlloc(%s) under a %llu KiB limit without CAP_IPC_LOCK: %s%s; "
+		"VmLck %+.1f MiB, VmPin %+.1f MiB, VmRSS %+.1f MiB"),
 		   lab_fmt_size((uint64_t)size, sz, sizeof(sz)),
 		   (unsigned long long)(CHILD_MEMLOCK_LIMIT / KiB), nm, ok ? "" : " (refused)",
 		   TO_MIB(dlck), TO_MIB(dpin), TO_MIB(drss));
@@ -722,7 +732,8 @@ static void claim_pinned_here(struct lab *L, uint64_t bytes, uint64_t budget)
 		lab_error(L, "pinning %s: %s (%d)", sz, name, code);
 	after = vmlck(L);
 	lab_fact_num(L, "parent_pinned_vmlck_delta", (double)after - (double)before, "bytes");
-	claim_note(L, "cudaHostAlloc(%s) in this process: VmLck %.0f KiB -> %.0f KiB",
+	claim_note(L, MSG("01.note-9",
+		"cudaHostAlloc(%s) in this process: VmLck %.0f KiB -> %.0f KiB"),
 		   sz, (double)before / KiB, (double)after / KiB);
 	claim_check_int(L, "01.9", ((long long)after - (long long)before) / (long long)KiB);
 
@@ -737,8 +748,9 @@ static void claim_pinned_here(struct lab *L, uint64_t bytes, uint64_t budget)
 		note_runs(L, MSG("01.runs-pinned", "cudaHostAlloc: %llu of %llu pages present, "
 				 "%llu physically contiguous runs, longest %s"),
 			  &pr, "pinned_runs", "pinned_longest_run");
-		claim_note(L, "%llu pages, longest run %llu pages; guest-physical frames if this "
-			   "is a VM",
+		claim_note(L, MSG("01.note-7",
+			"%llu pages, longest run %llu pages; guest-physical frames if this is a "
+			"VM"),
 			   (unsigned long long)pr.pages, (unsigned long long)pr.longest_run);
 		claim_check_int(L, "01.7", (long long)pr.runs);
 	}

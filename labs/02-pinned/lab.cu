@@ -1134,13 +1134,15 @@ static void decide_ratio_claims(struct bench *b)
 	char sz[32];
 
 	attach_pair(b);
-	claim_note(b->L, "H2D of %s in alternation: pinned %.1f GB/s, pageable %.1f GB/s, "
-		   "per-pair ratio %.2f", lab_fmt_size(b->largest, sz, sizeof(sz)),
+	claim_note(b->L, MSG("02.note-1",
+		"H2D of %s in alternation: pinned %.1f GB/s, pageable %.1f GB/s, per-pair ratio "
+		"%.2f"), lab_fmt_size(b->largest, sz, sizeof(sz)),
 		   b->pair.a.median, b->pair.b.median, b->pair.ratio.median);
 	claim_check(b->L, "02.1", ratio);
 
 	attach_pair(b);
-	claim_note(b->L, "chapter: 12 vs 6 GB/s on Gen4; here %.1f vs %.1f GB/s on Gen%d",
+	claim_note(b->L, MSG("02.note-2",
+		"chapter: 12 vs 6 GB/s on Gen4; here %.1f vs %.1f GB/s on Gen%d"),
 		   b->pair.a.median, b->pair.b.median, b->link.gen_max);
 	claim_check(b->L, "02.2", ratio);
 }
@@ -1166,7 +1168,8 @@ static void decide_link_claims(struct bench *b)
 		return;
 	}
 	claim_stats(b->L, pin);
-	claim_note(b->L, "%.1f of %.1f GB/s (Gen%d x%d)", pin->median, k->theo_gbs,
+	claim_note(b->L, MSG("02.note-3",
+		"%.1f of %.1f GB/s (Gen%d x%d)"), pin->median, k->theo_gbs,
 		   k->gen_max, k->width_max);
 	claim_check(b->L, "02.3", lab_est_scale(rate, 100 / k->theo_gbs));
 
@@ -1179,7 +1182,8 @@ static void decide_link_claims(struct bench *b)
 	/* measured time / table time = the table's rate / the measured rate */
 	table_gbs = CHAPTER_BYTES / 1e9 / (table_ms / 1e3);
 	claim_stats(b->L, pin);
-	claim_note(b->L, "16e9 bytes at %.1f GB/s: %.0f ms; the chapter: %.0f ms (Gen%d x16)",
+	claim_note(b->L, MSG("02.note-4",
+		"16e9 bytes at %.1f GB/s: %.0f ms; the chapter: %.0f ms (Gen%d x16)"),
 		   pin->median, CHAPTER_BYTES / (pin->median * 1e9) * 1e3, table_ms, k->gen_max);
 	claim_check(b->L, "02.4", lab_est_ratio(lab_est_exact(table_gbs), rate));
 }
@@ -1194,11 +1198,13 @@ static void decide_pinning_claims(struct bench *b)
 		claim_skip(b->L, "02.6", SKIP_UNSUPPORTED, "%s", b->why_not[LAB_HOST_REGISTERED]);
 		return;
 	}
-	claim_note(b->L, "H2D: registered %.1f GB/s, cudaHostAlloc %.1f GB/s",
+	claim_note(b->L, MSG("02.note-5",
+		"H2D: registered %.1f GB/s, cudaHostAlloc %.1f GB/s"),
 		   reg->median, pin->median);
 	claim_check_ratio(b->L, "02.5", reg, pin);
 
-	claim_note(b->L, "1 MiB once: register+copy+unregister %.0f us, pageable copy %.0f us",
+	claim_note(b->L, MSG("02.note-6",
+		"1 MiB once: register+copy+unregister %.0f us, pageable copy %.0f us"),
 		   b->oneoff_pin.median, b->oneoff_page.median);
 	claim_check_ratio(b->L, "02.6", &b->oneoff_pin, &b->oneoff_page);
 }
@@ -1219,8 +1225,9 @@ static void decide_pageable_band(struct bench *b)
 		return;
 	}
 	claim_stats(b->L, &b->pair.b);
-	claim_note(b->L, "pageable H2D of %s (claim pair): %.1f GB/s on Gen5 x16; one thread's "
-		   "memcpy %.1f GB/s", lab_fmt_size(b->largest, sz, sizeof(sz)),
+	claim_note(b->L, MSG("02.note-7",
+		"pageable H2D of %s (claim pair): %.1f GB/s on Gen5 x16; one thread's memcpy "
+		"%.1f GB/s"), lab_fmt_size(b->largest, sz, sizeof(sz)),
 		   b->pair.b.median, b->memcpy_rate.median);
 	claim_check(b->L, "02.7", lab_est_median(&b->pair.b, 1));
 }
@@ -1238,7 +1245,8 @@ static void decide_pin_slope(struct bench *b, const char *id, const char *call,
 		return;
 	}
 	claim_stats(b->L, s);
-	claim_note(b->L, "%s adds %.0f ms per GiB of size (from %s to %s)", call,
+	claim_note(b->L, MSG("02.note-slope",
+		"%s adds %.0f ms per GiB of size (from %s to %s)"), call,
 		   1e3 * s->median, lab_fmt_size(b->routes.sizes[0], lo, sizeof(lo)),
 		   lab_fmt_size(b->routes.sizes[b->routes.n - 1], hi, sizeof(hi)));
 	claim_check(b->L, id, lab_est_scale(lab_est_median(s, 1), 1e3));
@@ -1308,9 +1316,9 @@ static void decide_break_even(struct bench *b)
 			 lab_fmt_size(r->sizes[i], sz, sizeof(sz)), 1e3 * r->pinned[i].median,
 			 1e3 * r->pageable[i].median);
 		len += snprintf(note + len, sizeof(note) - (size_t)len, "%s%s %.2fx",
-				i ? ", " : "pinned route / pageable route: ", sz, v[i]);
+				i ? ", " : "", sz, v[i]);
 	}
-	claim_note(b->L, "%s", note);
+	claim_note(b->L, MSG("02.note-routes", "pinned route / pageable route: %s"), note);
 	x = pays_from_log2(v, lg, r->n);
 	if (x == INFINITY && r->sizes[r->n - 1] < ROUTE_TOP_BYTES) {
 		claim_skip(b->L, "02.10", SKIP_UNSUPPORTED, "pinning did not pay up to %s, where "

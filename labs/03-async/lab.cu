@@ -342,12 +342,14 @@ static void calls(struct rig *r)
 	lab_note(L, MSG("03.pageable-call",
 		"%s pageable behind a kernel: call %.2f ms, copy %.2f ms"), sz,
 		 q[0].median * 1e3, q[1].median * 1e3);
-	claim_note(L, "%s pageable, idle stream: call %.2f ms, copy %.2f ms", sz,
+	claim_note(L, MSG("03.note-1",
+		"%s pageable, idle stream: call %.2f ms, copy %.2f ms"), sz,
 		   pg[0].median * 1e3, pg[1].median * 1e3);
 	/* call and copy come from the same run: decide on each run's call / copy */
 	claim_check_paired(L, "03.1", "call_over_copy_pageable", &pg[0], &pg[1]);
-	claim_note(L, "%s pinned behind a kernel: call %.1f us (max %.1f), copy %.2f ms; idle "
-		   "stream call %.1f us", sz, pin[0].median * 1e6, pin[0].max * 1e6,
+	claim_note(L, MSG("03.note-2",
+		"%s pinned behind a kernel: call %.1f us (max %.1f), copy %.2f ms; idle stream "
+		"call %.1f us"), sz, pin[0].median * 1e6, pin[0].max * 1e6,
 		   pin[1].median * 1e3, at[WAY_PINNED_IDLE][0].median * 1e6);
 	claim_check_paired(L, "03.2", "call_over_copy_pinned", &pin[0], &pin[1]);
 }
@@ -429,8 +431,9 @@ static void overlaps(struct rig *r)
 		 "%.2f x kernel first"), pg[OV_COPY].median * 1e3, xpg[0].value, xpg[1].value);
 	for (i = 0; i < OV_N; i++)
 		claim_stats(L, &pin[i]);
-	claim_note(L, "pinned copy %.2f ms, kernel %.2f ms: %.3f x the longer copy first, "
-		   "%.3f x kernel first; the larger counts", pin[OV_COPY].median * 1e3,
+	claim_note(L, MSG("03.note-3",
+		"pinned copy %.2f ms, kernel %.2f ms: %.3f x the longer copy first, %.3f x "
+		"kernel first; the larger counts"), pin[OV_COPY].median * 1e3,
 		   pin[OV_KERNEL].median * 1e3, xpin[0].value, xpin[1].value);
 	claim_check(L, "03.3", lab_est_max(xpin[0], xpin[1]));
 	lab_gpu_verify(L, r->s, r->big_d, r->bytes, VERIFY_STEP, "the copies' data");
@@ -457,8 +460,9 @@ static void race(struct rig *r)
 	CUDA_CHECK(L, lab_gpu_count_on(r->s, r->loop_d[0], LOOP_BYTES, 1, 2, got));
 	lab_fact_num(L, "race_torn_words", (double)got[1], "words");
 	lab_fact_num(L, "race_rewrite_s", rewrite_s, "s");
-	claim_note(L, "%lld of %zu words held step 2's data, %lld not step 1's; rewrite "
-		   "%.2f ms, copy then %s", got[1], (size_t)LOOP_WORDS, got[0], rewrite_s * 1e3,
+	claim_note(L, MSG("03.note-4",
+		"%lld of %zu words held step 2's data, %lld not step 1's; rewrite %.2f ms, copy "
+		"then %s"), got[1], (size_t)LOOP_WORDS, got[0], rewrite_s * 1e3,
 		   queued ? "still queued" : "done");
 	claim_check_int(L, "03.4", (long long)got[1]);
 }
@@ -713,7 +717,8 @@ static void hidden_per_round(struct lab_stats *out, const struct lab_stats *fx)
 /* "%d steps in %d rounds, <how>: N torn words in M steps", and the claim. */
 static void torn_claim(struct lab *L, const char *id, const struct loop *c, const char *how)
 {
-	claim_note(L, "%d steps in %d rounds, %s: %llu torn words in %d steps (worst %.2f %%)",
+	claim_note(L, MSG("03.note-torn",
+		"%d steps in %d rounds, %s: %llu torn words in %d steps (worst %.2f %%)"),
 		   LOOP_ROUNDS * c->steps, LOOP_ROUNDS, how, c->torn, c->torn_steps,
 		   100.0 * (double)c->most / (double)(c->bytes / sizeof(uint32_t)));
 	claim_check_int(L, id, (long long)c->torn);
@@ -777,8 +782,9 @@ static void loops(struct rig *r)
 	for (int i = 0; i < 3; i++)
 		claim_stats(L, &fx[i]);
 	claim_stats(L, &hidden_round);
-	claim_note(L, "step %.1f us; alone copy %.1f us, compute %.1f us, refill %.1f us; host "
-		   "held %.1f us a step: %.0f %% of the copy hidden", fx[0].median * 1e6,
+	claim_note(L, MSG("03.note-7",
+		"step %.1f us; alone copy %.1f us, compute %.1f us, refill %.1f us; host held "
+		"%.1f us a step: %.0f %% of the copy hidden"), fx[0].median * 1e6,
 		   fx[1].median * 1e6, fx[2].median * 1e6, fill.median * 1e6, held * 1e6,
 		   hidden.value * 100);
 	claim_check(L, "03.7", hidden);
@@ -796,7 +802,8 @@ static void loops(struct rig *r)
 	claim_stats(L, &ch[0]);
 	claim_stats(L, &ch[1]);
 	claim_stats(L, &call_share);
-	claim_note(L, "one %s buffer: call %.1f us a step, copy %.1f us, %.1f %% not waited out",
+	claim_note(L, MSG("03.note-6",
+		"one %s buffer: call %.1f us a step, copy %.1f us, %.1f %% not waited out"),
 		   K.chapter_pageable ? "pageable" : "pinned (sabotage)", ch[0].median * 1e6,
 		   ch[1].median * 1e6, free_share.value * 100);
 	claim_check(L, "03.6", free_share);

@@ -481,9 +481,13 @@ static void check_latency_ratio(struct numa_lab *X, const struct lab_stats *smal
 	lab_note(X->L, MSG("04.latency",
 		"local latency: %.2f ns at 32 KiB, %.1f ns at %s"), small->median,
 		 large->median, sz);
-	claim_note(X->L, "%.1f ns at %s vs %.2f ns at 32 KiB%s", large->median, sz, small->median,
-		   X->claim_ws == 256 * MiB ? "" :
-		   " (the large point is not 256 MiB: --quick or --size)");
+	if (X->claim_ws == 256 * MiB)
+		claim_note(X->L, MSG("04.note-1", "%.1f ns at %s vs %.2f ns at 32 KiB"),
+			   large->median, sz, small->median);
+	else
+		claim_note(X->L, MSG("04.note-1-small", "%.1f ns at %s vs %.2f ns at 32 KiB (the "
+			"large point is not 256 MiB: --quick or --size)"), large->median, sz,
+			small->median);
 	claim_check_ratio(X->L, "04.1", large, small);
 }
 
@@ -508,13 +512,15 @@ static void check_remote(struct numa_lab *X, int remote, const struct lab_stats 
 
 	if (!X->chase_only)
 		lab_fact_num(X->L, "read_bw_remote_GBps", bw_r->median, "GB/s");
-	claim_note(X->L, "CPU on node %d; %.0f ns local vs %.0f ns on node %d (SLIT distance "
-		   "%d)%s; doc: 121 vs 186 ns", X->cpu_node, lat_l->median, lat_r->median, remote,
+	claim_note(X->L, MSG("04.note-2",
+		"CPU on node %d; %.0f ns local vs %.0f ns on node %d (SLIT distance %d)%s; doc: "
+		"121 vs 186 ns"), X->cpu_node, lat_l->median, lat_r->median, remote,
 		   dist, kept_local(X, remote, K.far_chain, sab, sizeof(sab)));
 	claim_check_ratio(X->L, "04.2", lat_r, lat_l);
 	if (X->chase_only)
 		return;
-	claim_note(X->L, "%.1f GB/s local vs %.1f GB/s on node %d%s; doc: 17.7 vs 14.3 GB/s",
+	claim_note(X->L, MSG("04.note-3",
+		"%.1f GB/s local vs %.1f GB/s on node %d%s; doc: 17.7 vs 14.3 GB/s"),
 		   bw_l->median, bw_r->median, remote,
 		   kept_local(X, remote, K.far_read, sab, sizeof(sab)));
 	claim_check_ratio(X->L, "04.3", bw_r, bw_l);
@@ -570,7 +576,8 @@ static void decide_placement(struct numa_lab *X, const char *id, const char *wha
 	if (X->balancing > 0)
 		snprintf(tail, sizeof(tail), "; NUMA balancing on, %lld pages migrated meanwhile",
 			 moved);
-	claim_note(X->L, "%s: %ld of %ld pages %s node %d%s", what,
+	claim_note(X->L, MSG("04.note-pages",
+		"%s: %ld of %ld pages %s node %d%s"), what,
 		   read_node >= 0 ? npages - off : off, npages,
 		   read_node >= 0 ? "still on" : "off", want_node, tail);
 	if (read_node >= 0) {

@@ -265,7 +265,8 @@ static const struct lab_stats *cpu_part(struct lab *L, size_t bytes)
 	lab_note(L, MSG("05.cpu", "CPU: write one byte per %zu-byte page of a fresh %s mapping, "
 		 "huge pages off (MADV_NOHUGEPAGE)"), c.page, lab_fmt_size(bytes, b1, sizeof(b1)));
 	cpu_series(L, "cpu_us_per_page", &c, &us);
-	claim_note(L, "%ld minor faults for %zu pages (%.2f per page), AnonHugePages %s",
+	claim_note(L, MSG("05.note-1",
+		"%ld minor faults for %zu pages (%.2f per page), AnonHugePages %s"),
 		   c.faults, pages, (double)c.faults / (double)pages,
 		   lab_fmt_size(c.thp_bytes, b2, sizeof(b2)));
 	claim_check_median(L, "05.1", &us);
@@ -644,8 +645,9 @@ static void claim_first_touch_4g(struct lab *L, size_t bytes)
 	lab_fact_num(L, "um_region_bytes", (double)bytes, "bytes");
 	lab_fact_num(L, "um_4gib_extrapolated_ms", ms.value, "ms");
 	claim_stats(L, s);
-	claim_note(L, "%s first touched at stride 4 KiB in %.1f ms (%.2f GB/s, %.2f us per "
-		   "64 KiB page); x%.4g to 4 GiB: %.0f ms", lab_fmt_size(bytes, b, sizeof(b)),
+	claim_note(L, MSG("05.note-2",
+		"%s first touched at stride 4 KiB in %.1f ms (%.2f GB/s, %.2f us per 64 KiB "
+		"page); x%.4g to 4 GiB: %.0f ms"), lab_fmt_size(bytes, b, sizeof(b)),
 		   s->median * 1e3, (double)bytes / s->median / 1e9,
 		   s->median * 1e6 / (double)(bytes / UM_BIG_PAGE), to_4g, ms.value);
 	claim_check(L, "05.2", ms);
@@ -692,9 +694,10 @@ static void claim_gpu_vs_cpu(struct lab *L, size_t bytes, const struct lab_stats
 	claim_stats(L, demand);
 	claim_stats(L, resident);
 	claim_stats(L, cpu_us);
-	claim_note(L, "per fault: GPU %.1f us (%.2f ms the faults added, %" PRIu64 " fault "
-		   "records, %" PRIu64 " groups) vs CPU %.2f us per 4 KiB fault; per 4 KiB made "
-		   "resident: GPU %.3f us, %.2fx the CPU's", per_fault.value, added.value / 1e3,
+	claim_note(L, MSG("05.note-4",
+		"per fault: GPU %.1f us (%.2f ms the faults added, %" PRIu64 " fault records, %"
+		PRIu64 " groups) vs CPU %.2f us per 4 KiB fault; per 4 KiB made resident: GPU "
+		"%.3f us, %.2fx the CPU's"), per_fault.value, added.value / 1e3,
 		   k->gpu_faults, k->gpu_fault_groups, cpu_us->median, per4k,
 		   per4k / cpu_us->median);
 	claim_check(L, "05.4", lab_est_over(per_fault, cpu));
@@ -727,9 +730,10 @@ static void claim_faults_per_page(struct lab *L, size_t bytes)
 	got.value = got.lo = (double)k->gpu_faults / pages;
 	got.hi = got.lo * (k->h2d_bytes < bytes ? (double)bytes / (double)k->h2d_bytes : 1.0);
 	got.too_short = 0;
-	claim_note(L, "%" PRIu64 " GPU page-fault records (%" PRIu64 " fault groups) for %.0f "
-		   "pages of 64 KiB, %.0f us of %s per record; CUPTI's transfers covered %s of "
-		   "the %s region", k->gpu_faults, k->gpu_fault_groups, pages,
+	claim_note(L, MSG("05.note-6",
+		"%" PRIu64 " GPU page-fault records (%" PRIu64 " fault groups) for %.0f pages of "
+		"64 KiB, %.0f us of %s per record; CUPTI's transfers covered %s of the %s region"),
+		k->gpu_faults, k->gpu_fault_groups, pages,
 		   k->gpu_faults ? um[CASE_BASE].s.median * 1e6 / (double)k->gpu_faults : 0.0,
 		   um[CASE_BASE].name, lab_fmt_size(k->h2d_bytes, b1, sizeof(b1)),
 		   lab_fmt_size(bytes, b2, sizeof(b2)));
@@ -760,12 +764,14 @@ static void gpu_part(struct lab *L, size_t bytes, const struct lab_stats *cpu_us
 
 	claim_first_touch_4g(L, bytes);
 	claim_stats(L, &um[CASE_DEMAND_2M].s);
-	claim_note(L, "time at stride 4 KiB / time at stride 64 KiB; stride 2 MiB took %.2f ms",
+	claim_note(L, MSG("05.note-3",
+		"time at stride 4 KiB / time at stride 64 KiB; stride 2 MiB took %.2f ms"),
 		   um[CASE_DEMAND_2M].s.median * 1e3);
 	claim_check_ratio(L, "05.3", &um[CASE_DEMAND_4K].s, &um[CASE_DEMAND_64K].s);
 	claim_gpu_vs_cpu(L, bytes, cpu_us);
-	claim_note(L, "demand faults (stride 4 KiB, %s) / (cudaMemPrefetchAsync + the same "
-		   "kernel, %s)", um[CASE_BASE].name, um[CASE_PREFETCHED].name);
+	claim_note(L, MSG("05.note-5",
+		"demand faults (stride 4 KiB, %s) / (cudaMemPrefetchAsync + the same kernel, %s)"),
+		um[CASE_BASE].name, um[CASE_PREFETCHED].name);
 	claim_check_ratio(L, "05.5", &um[CASE_BASE].s, &um[CASE_PREFETCHED].s);
 	claim_faults_per_page(L, bytes);
 

@@ -498,9 +498,10 @@ static void claim_managed_handle(struct lab *L)
 	(void)cudaGetLastError();
 	CUDA_CHECK(L, cudaFreeHost(pinned));
 	CUDA_CHECK(L, cudaFree(managed));
-	claim_note(L, "cudaIpcGetMemHandle on cudaMalloc memory: cudaSuccess (the handles this lab "
-		   "shares); on cudaMallocHost memory: %s; on cudaMallocManaged memory "
-		   "(GPU-touched): %s", ERR(e_pinned), ERR(e));
+	claim_note(L, MSG("06.note-4",
+		"cudaIpcGetMemHandle on cudaMalloc memory: cudaSuccess (the handles this lab "
+		"shares); on cudaMallocHost memory: %s; on cudaMallocManaged memory "
+		"(GPU-touched): %s"), ERR(e_pinned), ERR(e));
 	claim_check_code(L, "06.4", (long long)e, ERR(e));
 }
 
@@ -514,7 +515,8 @@ static void decide_open_time(struct lab *L)
 	helper_expect_stats(&ex.imp, "large", "ipc_open_large", &large, cfg.t * 2);
 	lab_series_point(L, "ipc_open", "bytes", (double)SMALL_HANDLE_BYTES, &small);
 	lab_series_point(L, "ipc_open", "bytes", (double)cfg.large_bytes, &large);
-	claim_note(L, "median cudaIpcOpenMemHandle (%s): %s %.1f us, %s %.1f us, for %.0fx the bytes",
+	claim_note(L, MSG("06.note-3",
+		"median cudaIpcOpenMemHandle (%s): %s %.1f us, %s %.1f us, for %.0fx the bytes"),
 		   K.copy_out_after_open ? "sabotage: and a copy out to host" : "close not timed",
 		   lab_fmt_size(SMALL_HANDLE_BYTES, a, sizeof(a)), small.median * 1e6,
 		   lab_fmt_size(cfg.large_bytes, b, sizeof(b)), large.median * 1e6,
@@ -535,8 +537,9 @@ static void decide_shared_rw(struct lab *L)
 		CUDA_CHECK(L, lab_gpu_count_bad(ex.pat, cfg.pat_bytes, cfg.seed[1], &mine));
 	ex.handle_reached = is_ok(oe) && is_ok(re) && bad == 0;
 	ok = ex.handle_reached && is_ok(we) && mine == 0;
-	claim_note(L, "the importer (of the %llu-word pattern at %p here) reported %s; here %lld "
-		   "words differ from its pattern afterwards", cfg.pat_bytes / 4, ex.pat, m->text, mine);
+	claim_note(L, MSG("06.note-2",
+		"the importer (of the %llu-word pattern at %p here) reported %s; here %lld words "
+		"differ from its pattern afterwards"), cfg.pat_bytes / 4, ex.pat, m->text, mine);
 	claim_check_true(L, "06.2", ok, ok ? "shared both ways"
 			 : "not shared both ways through the opened handle");
 }
@@ -570,8 +573,9 @@ static void decide_vmm(struct lab *L)
 	if (is_ok(we))
 		CUDA_CHECK(L, lab_gpu_count_bad(DEVPTR(v->va), v->bytes, cfg.seed[3], &mine));
 	ok = !strcmp(msg_str(m, "step"), "none") && is_ok(re) && !bad && is_ok(we) && mine == 0;
-	claim_note(L, "%zu-byte cuMemCreate allocation, fd passed with SCM_RIGHTS; the importer "
-		   "reported %s; here %lld words differ from its pattern", v->bytes, m->text, mine);
+	claim_note(L, MSG("06.note-6",
+		"%zu-byte cuMemCreate allocation, fd passed with SCM_RIGHTS; the importer "
+		"reported %s; here %lld words differ from its pattern"), v->bytes, m->text, mine);
 	claim_check_true(L, "06.6", ok, ok ? "shared both ways" : "not shared both ways");
 }
 
@@ -634,9 +638,10 @@ static void crash_phase(struct lab *L)
 			    proc_status_text(exporter, st, sizeof(st)));
 	ended = crash_watch(&ex.cimp, after, sizeof(after), closed, sizeof(closed));
 	segv = WIFSIGNALED(p->status) && WTERMSIG(p->status) == SIGSEGV;
-	claim_note(L, "exporter killed (SIGKILL) and reaped; %.1f s later the importer (of the "
-		   "%llu-word pattern) reported %s; cudaIpcCloseMemHandle: %s; the importer "
-		   "%s%s%s", CRASH_SETTLE_S,
+	claim_note(L, MSG("06.note-5",
+		"exporter killed (SIGKILL) and reaped; %.1f s later the importer (of the "
+		"%llu-word pattern) reported %s; cudaIpcCloseMemHandle: %s; the importer %s%s%s"),
+		CRASH_SETTLE_S,
 		   cfg.crash_bytes / 4, after[0] ? after : "nothing", closed,
 		   proc_status_text(p, st, sizeof(st)), ended ? " " : "", ended ? ended : "");
 	claim_check_true(L, "06.5", segv, segv ? "the importer died by SIGSEGV" : "no SIGSEGV");
@@ -662,10 +667,11 @@ static void probe_phase(struct lab *L)
 	m = helper_call(&ex.probe, &w, -1, "probed", cfg.t);
 	own = (unsigned long long)msg_int(m, "own");
 	raw_reached = is_ok(msg_str(m, "read_err")) && msg_int(m, "bad") == 0;
-	claim_note(L, "a second process given %p (this process's pattern buffer) reported %s (type 0 "
-		   "unregistered, 2 device; own: its first buffer%s; read_err, bad: a kernel "
-		   "reading through the number); through the opened handle the importer read "
-		   "%s", ex.pat, m->text, own == NUM(ex.pat) ?
+	claim_note(L, MSG("06.note-1",
+		"a second process given %p (this process's pattern buffer) reported %s (type 0 "
+		"unregistered, 2 device; own: its first buffer%s; read_err, bad: a kernel "
+		"reading through the number); through the opened handle the importer read %s"),
+		ex.pat, m->text, own == NUM(ex.pat) ?
 		   ", the same number" : "", ex.handle_reached ? "the pattern" : "NOT the pattern");
 	claim_check_true(L, "06.1", !raw_reached && ex.handle_reached,
 			 raw_reached ? "the raw value reached the data"

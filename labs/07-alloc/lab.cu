@@ -316,9 +316,10 @@ static void decide_context(struct lab *L, struct context_probe *c)
 	est.lo -= drift, est.hi += drift; /* what the GPU moved on its own meanwhile */
 	lab_fact_num(L, "context_mib", with - before, "MiB");
 	lab_fact_num(L, "gpu_processes_before_context", c->m[1].processes, "");
-	claim_note(L, "NVML: %.0f MiB used before this process had a context, %.0f MiB with it "
-		   "(two readings 20 ms apart moved by %.1f MiB; %d other process(es) with a "
-		   "context, -1 unknown); cudaMemGetInfo then: %.0f of %.0f MiB free", before, with,
+	claim_note(L, MSG("07.note-2",
+		"NVML: %.0f MiB used before this process had a context, %.0f MiB with it (two "
+		"readings 20 ms apart moved by %.1f MiB; %d other process(es) with a context, -1 "
+		"unknown); cudaMemGetInfo then: %.0f of %.0f MiB free"), before, with,
 		   drift, c->m[1].processes, (double)free_b / MiB, (double)total_b / MiB);
 	claim_check(L, "07.2", est);
 }
@@ -431,9 +432,10 @@ static void measure_granule(struct lab *L, struct granule *g)
 	lab_fact_num(L, "tiny_drop_mib", (double)g->tiny / MiB, "MiB");
 	lab_fact_num(L, "granule_mib", (double)g->step / MiB, "MiB");
 	lab_fact_num(L, "tiny_held_drop_mib", (double)g->held / MiB, "MiB");
-	claim_note(L, "cudaMalloc(1) took %s of free memory%s; the sweep's step: %s; the first "
-		   "allocation (64 MiB) took %s; %d one-byte blocks held at once took %s and lie "
-		   "within %llu bytes", fmt_drop(g->tiny, a),
+	claim_note(L, MSG("07.note-3",
+		"cudaMalloc(1) took %s of free memory%s; the sweep's step: %s; the first "
+		"allocation (64 MiB) took %s; %d one-byte blocks held at once took %s and lie "
+		"within %llu bytes"), fmt_drop(g->tiny, a),
 		   K.tiny_by_cudamalloc ? "" : " (sabotage: the byte came from a warm pool)",
 		   g->step ? fmt((uint64_t)g->step, b) : "none found", fmt_drop(g->first, c),
 		   TINY_HELD, fmt_drop(g->held, d), (unsigned long long)g->span);
@@ -505,8 +507,9 @@ static void measure_pool_speed(struct lab *L, cudaStream_t s)
 	claim_stats(L, &ratio);
 	claim_stats(L, &mf);
 	claim_stats(L, &ps);
-	claim_note(L, "%d pairs of %d blocks of 2 MiB: cudaMalloc + cudaFree %.1f us a block, the "
-		   "warm pool (threshold UINT64_MAX) %.2f us", ratio.n, drv.n, mf.median,
+	claim_note(L, MSG("07.note-4",
+		"%d pairs of %d blocks of 2 MiB: cudaMalloc + cudaFree %.1f us a block, the warm "
+		"pool (threshold UINT64_MAX) %.2f us"), ratio.n, drv.n, mf.median,
 		   ps.median);
 	claim_check(L, "07.4", lab_est_median(&ratio, 1));
 }
@@ -591,9 +594,10 @@ static void measure_thresholds(struct lab *L, cudaStream_t s)
 	lab_fact_num(L, "kept_default_arm_bytes", (double)def.kept, "bytes");
 	lab_fact_num(L, "threshold_max_arm_bytes", (double)max.threshold, "bytes");
 	lab_fact_num(L, "kept_max_arm_bytes", (double)max.kept, "bytes");
-	claim_note(L, "release threshold %s (a new pool's, as read): the pool kept %s across the "
-		   "synchronisation, the next 2 MiB allocation took %.1f us; threshold %s: kept "
-		   "%s, %.1f us", fmt_threshold(def.threshold, a), fmt(def.kept, b), def.us.median,
+	claim_note(L, MSG("07.note-5",
+		"release threshold %s (a new pool's, as read): the pool kept %s across the "
+		"synchronisation, the next 2 MiB allocation took %.1f us; threshold %s: kept %s, "
+		"%.1f us"), fmt_threshold(def.threshold, a), fmt(def.kept, b), def.us.median,
 		   fmt_threshold(max.threshold, c), fmt(max.kept, d), max.us.median);
 	/* both arms' sample i come from pair i: the per-pair ratio, without their common drift,
 	 * decided on its Hodges-Lehmann center (README, 07.5: why not the median) */
@@ -723,9 +727,10 @@ static void measure_spread(struct lab *L, cudaStream_t s)
 	claim_stats(L, &ratio);
 	claim_stats(L, &ms);
 	claim_stats(L, &ps);
-	claim_note(L, "%d samples of %d rounds, a single 2 MiB allocation of each arm a round: "
-		   "interquartile range %.2f us for cudaMalloc, %.3f us from the warm pool%s; in "
-		   "the pool, %d blocks, every other freed, then %d MiB: %s", ratio.n,
+	claim_note(L, MSG("07.note-6",
+		"%d samples of %d rounds, a single 2 MiB allocation of each arm a round: "
+		"interquartile range %.2f us for cudaMalloc, %.3f us from the warm pool%s; in "
+		"the pool, %d blocks, every other freed, then %d MiB: %s"), ratio.n,
 		   SPREAD_CALLS, ms.median, ps.median,
 		   K.spread_arm_uses_pool ? "" : " (sabotage: cudaMalloc)", FRAG_BLOCKS,
 		   FRAG_BLOCKS * 2, cudaGetErrorName(frag));
@@ -984,8 +989,9 @@ static void fragment(struct lab *L)
 	release_fill(L, &f);
 	lab_fact_num(L, "probe_bytes", (double)f.probe, "bytes");
 	lab_fact_num(L, "free_with_holes_bytes", (double)f.with_holes, "bytes");
-	claim_note(L, "%d blocks of 1 GiB in %.2f s (%s left unfilled), every other one freed "
-		   "(%d): cudaMemGetInfo then said %s free; %s(%s) returned %s%s", f.n, f.fill_s,
+	claim_note(L, MSG("07.note-1",
+		"%d blocks of 1 GiB in %.2f s (%s left unfilled), every other one freed (%d): "
+		"cudaMemGetInfo then said %s free; %s(%s) returned %s%s"), f.n, f.fill_s,
 		   fmt(f.unfilled, a), f.holes, fmt(f.with_holes, b), K.request_anywhere ?
 		   "cudaMalloc" : "the arena's sub-allocator (sabotage)", fmt(f.probe, c),
 		   cudaGetErrorName(e), f.how);

@@ -317,7 +317,7 @@ static void pages_open(struct lab *L, uint64_t bytes, struct pages *pg)
  * measured cannot be credited to the pages asked for: inconclusive.
  */
 static void decide_on_pages(struct lab *L, const char *id, struct lab_est got,
-			    const struct pages *pg, const char *measured)
+			    const struct pages *pg)
 {
 	uint64_t most = smaps_thp_expected((uintptr_t)pg->big, pg->bytes, THP_PMD);
 	uint64_t want = K.advise_huge ? most : 0;
@@ -331,9 +331,16 @@ static void decide_on_pages(struct lab *L, const char *id, struct lab_est got,
 	lab_fmt_size(big.anon_huge, a, sizeof(a));
 	lab_fmt_size(want, b, sizeof(b));
 	lab_fmt_size(small.anon_huge, c, sizeof(c));
-	claim_note(L, "%s%s; smaps: '2 MiB' buffer AnonHugePages %s of %s asked (THPeligible "
-		   "%d%s), 4 KiB buffer %s", broken ? "no 2 MiB side, the value is undefined: "
-		   : "", measured, a, b, big.thp_eligible, big.nohuge ? ", VmFlags nh" : "", c);
+	/* after the caller's claim_note, what was measured */
+	if (broken)
+		claim_note_add(L, MSG("08.note-smaps-broken", "no 2 MiB side, the value is "
+			"undefined: smaps: '2 MiB' buffer AnonHugePages %s of %s asked (THPeligible "
+			"%d%s), 4 KiB buffer %s"), a, b, big.thp_eligible,
+			big.nohuge ? ", VmFlags nh" : "", c);
+	else
+		claim_note_add(L, MSG("08.note-smaps", "smaps: '2 MiB' buffer AnonHugePages %s "
+			"of %s asked (THPeligible %d%s), 4 KiB buffer %s"), a, b,
+			big.thp_eligible, big.nohuge ? ", VmFlags nh" : "", c);
 	if (broken) {
 		got.value = got.lo = got.hi = NAN;
 		claim_check(L, id, got);
@@ -460,18 +467,16 @@ static void chase_blocks(const struct chase_pair *p, double ghz, struct lab_stat
 static void claim_cycles(struct lab *L, const struct pages *pg, const struct lab_stats *extra,
 			 double ghz)
 {
-	char text[200];
-
 	if (!(ghz > 0)) {
 		claim_skip(L, "08.5", SKIP_UNSUPPORTED, "no 'cpu MHz' in /proc/cpuinfo");
 		return;
 	}
 	lab_fact_num(L, "cpu_ghz", ghz, "GHz");
-	snprintf(text, sizeof(text), "%.1f ns more per load on 4 KiB pages (median of %d ABBA "
-		 "blocks) at %.2f GHz (cpu MHz of /proc/cpuinfo)", extra->median / ghz, extra->n,
-		 ghz);
+	claim_note(L, MSG("08.note-5", "%.1f ns more per load on 4 KiB pages (median of %d "
+		"ABBA blocks) at %.2f GHz (cpu MHz of /proc/cpuinfo)"), extra->median / ghz,
+		extra->n, ghz);
 	claim_stats(L, extra);
-	decide_on_pages(L, "08.5", lab_est_median(extra, 1), pg, text);
+	decide_on_pages(L, "08.5", lab_est_median(extra, 1), pg);
 }
 
 /* 08.1 and 08.5 skipped (reach 0) or inconclusive (-1) for the probe's why. */
@@ -495,7 +500,7 @@ static void claim_chase(struct lab *L, const struct pages *pg)
 	double ghz = cpu_ghz();
 	struct lab_stats s4, s2;
 	uint64_t ws;
-	char sz[32], text[200], why[400];
+	char sz[32], why[400];
 	int reach;
 
 	for (ws = sizes_next(0, SWEEP_FIRST, 4, pg->bytes, NULL, 0); ws < pg->bytes;
@@ -519,21 +524,23 @@ static void claim_chase(struct lab *L, const struct pages *pg)
 	lab_series_point(L, "chase_2m", "bytes", (double)pg->bytes, &p.a);
 	lab_fact_num(L, "chase_4k_ns", p.b.median, "ns");
 	lab_fact_num(L, "chase_2m_ns", p.a.median, "ns");
-	snprintf(text, sizeof(text), "chase over %s: %.1f ns per load on 4 KiB pages, %.1f on "
-		 "2 MiB, in %d alternating pairs (decided on their ABBA blocks)",
-		 lab_fmt_size(pg->bytes, sz, sizeof(sz)),
-		 p.b.median, p.a.median, n);
-	if (reach != 1) {
-		lab_note(L, "%s", text);
+	lab_fmt_size(pg->bytes, sz, sizeof(sz));
+	if (reach != 1) { /* said, as 08.1's note would have said it */
+		lab_note(L, MSG("08.note-1", "chase over %s: %.1f ns per load on 4 KiB pages, %.1f "
+			"on 2 MiB, in %d alternating pairs (decided on their ABBA blocks)"), sz,
+			p.b.median, p.a.median, n);
 		chase_gated(L, reach, why);
 		return;
 	}
+	claim_note(L, MSG("08.note-1", "chase over %s: %.1f ns per load on 4 KiB pages, %.1f on "
+		"2 MiB, in %d alternating pairs (decided on their ABBA blocks)"), sz,
+		p.b.median, p.a.median, n);
 	chase_blocks(&p, ghz, &ratio, &extra);
 	claim_stats(L, &p.b);
 	claim_stats(L, &p.a);
 	claim_stats(L, &p.ratio);
 	claim_stats(L, &ratio);
-	decide_on_pages(L, "08.1", lab_est_median(&ratio, 1), pg, text);
+	decide_on_pages(L, "08.1", lab_est_median(&ratio, 1), pg);
 	claim_cycles(L, pg, &extra, ghz);
 }
 
@@ -674,10 +681,10 @@ static void claim_copies(struct lab *L, const struct pages *pg)
 	lab_copy_rig_close(&rig);
 	lab_fact_num(L, "h2d_2m_gbs", pair.a.median, "GB/s");
 	lab_fact_num(L, "h2d_4k_gbs", pair.b.median, "GB/s");
-	snprintf(text, sizeof(text), "pageable H2D of %s: %.2f GB/s from 2 MiB pages, %.2f "
-		 "from 4 KiB (%d pairs, decided on %d ABBA blocks: +- %.1f %%); with first touch "
-		 "(a fresh buffer of %s mapped, advised, written, copied) 4 KiB / 2 MiB time "
-		 "%.3fx [%.3f, %.3f] (%d pairs)", sz, pair.a.median, pair.b.median, pair.ratio.n,
+	claim_note(L, MSG("08.note-2", "pageable H2D of %s: %.2f GB/s from 2 MiB pages, %.2f "
+		"from 4 KiB (%d pairs, decided on %d ABBA blocks: +- %.1f %%); with first touch "
+		"(a fresh buffer of %s mapped, advised, written, copied) 4 KiB / 2 MiB time "
+		"%.3fx [%.3f, %.3f] (%d pairs)"), sz, pair.a.median, pair.b.median, pair.ratio.n,
 		 blocks.n, 50 * (got.hi - got.lo) / got.value,
 		 bytes < FRESH_BYTES ? sz : "64 MiB", fe.value, fe.lo, fe.hi, FRESH_PAIRS);
 	claim_stats(L, &fresh);
@@ -685,7 +692,7 @@ static void claim_copies(struct lab *L, const struct pages *pg)
 	claim_stats(L, &pair.b);
 	claim_stats(L, &pair.ratio);
 	claim_stats(L, &blocks);
-	decide_on_pages(L, "08.2", got, pg, text);
+	decide_on_pages(L, "08.2", got, pg);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -740,7 +747,7 @@ static void claim_register(struct lab *L, const struct pages *pg)
 	struct reg_job js = { L, REGISTER_BYTES, MADV_NOHUGEPAGE, 0 };
 	double sb[REGISTER_PAIRS], ss[REGISTER_PAIRS], bb[REGISTER_PAIRS], bs[REGISTER_PAIRS];
 	double r[REGISTER_PAIRS];
-	char sz[32], text[300];
+	char sz[32];
 	int i, m, ok = 0;
 
 	CUDA_CHECK(L, cudaDeviceGetAttribute(&ok, cudaDevAttrHostRegisterSupported,
@@ -763,21 +770,20 @@ static void claim_register(struct lab *L, const struct pages *pg)
 	ratio.too_short = big.too_short || small.too_short;
 	lab_fact_num(L, "register_2m_ms_per_gib", big.median, "ms/GiB");
 	lab_fact_num(L, "register_4k_ms_per_gib", small.median, "ms/GiB");
-	snprintf(text, sizeof(text), "cudaHostRegister of a fresh %s buffer: %.1f ms per GiB on "
-		 "2 MiB pages, %.1f on 4 KiB (%d pairs, decided on %d ABBA blocks; %d of the "
-		 "fresh buffers not in the pages asked for)", sz, big.median, small.median,
+	claim_note(L, MSG("08.note-3", "cudaHostRegister of a fresh %s buffer: %.1f ms per GiB "
+		"on 2 MiB pages, %.1f on 4 KiB (%d pairs, decided on %d ABBA blocks; %d of the "
+		"fresh buffers not in the pages asked for)"), sz, big.median, small.median,
 		 REGISTER_PAIRS, m, jb.off_pages + js.off_pages);
 	claim_stats(L, &big);
 	claim_stats(L, &small);
 	claim_stats(L, &ratio);
 	if (jb.off_pages + js.off_pages) {
-		claim_note(L, "%s", text);
 		claim_inconclusive(L, "08.3", "%d fresh buffers were not in the pages asked for: "
 				   "their times cannot be credited to the page size",
 				   jb.off_pages + js.off_pages);
 		return;
 	}
-	decide_on_pages(L, "08.3", lab_est_median(&ratio, 1), pg, text);
+	decide_on_pages(L, "08.3", lab_est_median(&ratio, 1), pg);
 }
 
 /* 08.2 and 08.3, or their skips when no GPU can run them. */
@@ -919,8 +925,9 @@ static void claim_hugetlb(struct lab *L)
 	lab_fact_num(L, "nr_hugepages_after", (double)pool_pages(), "pages");
 	if (pool_pages() != old)
 		lab_error(L, "nr_hugepages is %ld once put back, was %ld", pool_pages(), old);
-	claim_note(L, "%ld pages in the pool: mmap(MAP_HUGETLB, %d pages) -> %s; %ld of %d "
-		   "reserved: -> %s, %llu KiB of hugetlb mapped; nr_hugepages back at %ld", empty,
+	claim_note(L, MSG("08.note-4",
+		"%ld pages in the pool: mmap(MAP_HUGETLB, %d pages) -> %s; %ld of %d reserved: "
+		"-> %s, %llu KiB of hugetlb mapped; nr_hugepages back at %ld"), empty,
 		   HUGETLB_PAGES, without ? strerrorname_np(without) : "success", got,
 		   HUGETLB_PAGES, with ? strerrorname_np(with) : "success",
 		   (unsigned long long)(held / KiB), old);

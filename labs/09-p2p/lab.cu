@@ -701,11 +701,13 @@ static void decide_091(struct lab *L, const struct p2p_pair *p, const struct pai
 				  "%d (NVML; path %s)", p->src, p->dst,
 				  gpu_path_word(links, p->src, p->dst, w, sizeof(w)));
 	if (!r->peer_ok) {
-		claim_note(L, "the peer copies %d -> %d delivered wrong data: their rate does not "
-			   "count", p->src, p->dst);
+		claim_note(L, MSG("09.note-1",
+			"the peer copies %d -> %d delivered wrong data: their rate does not count"),
+			p->src, p->dst);
 		return claim_check(L, "09.1", not_counted());
 	}
-	claim_note(L, "%.1f GB/s of %.0f GB/s (%d links of NVML version %d) from GPU %d to %d",
+	claim_note(L, MSG("09.note-1-2",
+		"%.1f GB/s of %.0f GB/s (%d links of NVML version %d) from GPU %d to %d"),
 		   r->peer.median, nvlink, links->nvlinks[p->src][p->dst],
 		   links->dev[p->src].version, p->src, p->dst);
 	claim_stats(L, &r->peer);
@@ -718,12 +720,14 @@ static void decide_092(struct lab *L, const struct p2p_pair *p, const struct pai
 	struct lab_est staged = staged_est(&hr->h2d[p->dst], &hr->d2h[p->src]);
 
 	if (!r->host_ok) {
-		claim_note(L, "the copies %d -> %d without peer access delivered wrong data",
+		claim_note(L, MSG("09.note-2",
+			"the copies %d -> %d without peer access delivered wrong data"),
 			   p->src, p->dst);
 		return claim_check(L, "09.2", not_counted());
 	}
-	claim_note(L, "%.1f GB/s without peer access; staged through the host: %.1f GB/s "
-		   "(D2H %.1f on GPU %d, H2D %.1f on GPU %d)", r->host.median, staged.value,
+	claim_note(L, MSG("09.note-2-2",
+		"%.1f GB/s without peer access; staged through the host: %.1f GB/s (D2H %.1f on "
+		"GPU %d, H2D %.1f on GPU %d)"), r->host.median, staged.value,
 		   hr->d2h[p->src].median, p->src, hr->h2d[p->dst].median, p->dst);
 	claim_stats(L, &r->host);
 	claim_stats(L, &hr->h2d[p->dst]);
@@ -737,11 +741,13 @@ static void decide_093(struct lab *L, const struct p2p_pair *p, const struct pai
 		return claim_skip(L, "09.3", SKIP_UNSUPPORTED, "peer access is not possible "
 				  "between GPU %d and %d: no direct path to compare", p->src, p->dst);
 	if (!r->peer_ok || !r->host_ok) {
-		claim_note(L, "a copy %d -> %d delivered wrong data: no ratio counts",
+		claim_note(L, MSG("09.note-3",
+			"a copy %d -> %d delivered wrong data: no ratio counts"),
 			   p->src, p->dst);
 		return claim_check(L, "09.3", not_counted());
 	}
-	claim_note(L, "%.1f GB/s with peer access, %.1f GB/s without, GPU %d to %d",
+	claim_note(L, MSG("09.note-3-2",
+		"%.1f GB/s with peer access, %.1f GB/s without, GPU %d to %d"),
 		   r->peer.median, r->host.median, p->src, p->dst);
 	claim_check_ratio(L, "09.3", &r->peer, &r->host);
 }

@@ -698,20 +698,20 @@ static void gpu_setup(struct rig *r)
  * median, where its want's edge is 1.1.
  */
 static void decide(struct rig *r, const char *id, int c, const char *unmet, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void decide(struct rig *r, const char *id, int c, const char *unmet, const char *fmt, ...)
 {
 	const struct ratio_def *d = &ratio_def[c];
-	char note[400];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(note, sizeof(note), fmt, ap);
+	claim_vnote(r->L, fmt, ap); /* fmt: a MSG(), the note in the learner's language */
 	va_end(ap);
 	claim_stats(r->L, &r->ratio[c]);
 	claim_stats(r->L, &r->rate[d->num[0]]);
 	if (d->num[1] != NPATHS)
 		claim_stats(r->L, &r->rate[d->num[1]]);
 	claim_stats(r->L, &r->rate[d->den]);
-	claim_note(r->L, "%s", note);
 	if (unmet)
 		claim_inconclusive(r->L, id, "%s", unmet);
 	else
@@ -760,8 +760,9 @@ static void decide_cufile(struct rig *r)
 			   lab_cufile_asked(c, asked, sizeof(asked)), r->rate[P_CUFILE].median,
 			   r->ratio[2].median);
 	} else
-		decide(r, "10.3", 2, unmet(r, 0, why, sizeof(why)), "cuFile by %s %.2f GB/s "
-		       "(reads: %lld nvidia-fs, %lld P2PDMA, %lld POSIX), POSIX %.2f GB/s", mode,
+		decide(r, "10.3", 2, unmet(r, 0, why, sizeof(why)), MSG("10.note-3",
+		       "cuFile by %s %.2f GB/s (reads: %lld nvidia-fs, %lld P2PDMA, %lld POSIX), "
+		       "POSIX %.2f GB/s"), mode,
 		       r->rate[P_CUFILE].median, c->n_nvfs, c->n_p2p, c->n_posix,
 		       r->rate[P_POSIX].median);
 }
@@ -776,19 +777,22 @@ static void decide_all(struct rig *r)
 	char why[300];
 
 	claim_stats(r->L, &r->rate[P_RAW]);
-	decide(r, "10.1", 0, unmet(r, 1, why, sizeof(why)), "POSIX %.2f GB/s (requests %.0f "
-	       "KiB, %.1f in flight), O_DIRECT into pinned %.2f GB/s (%.0f KiB, %.1f), the device "
-	       "%.2f GB/s", r->rate[P_POSIX].median, b.req_kib, b.depth, r->rate[P_DIRECT].median,
+	decide(r, "10.1", 0, unmet(r, 1, why, sizeof(why)), MSG("10.note-1",
+	       "POSIX %.2f GB/s (requests %.0f KiB, %.1f in flight), O_DIRECT into pinned "
+	       "%.2f GB/s (%.0f KiB, %.1f), the device %.2f GB/s"),
+	       r->rate[P_POSIX].median, b.req_kib, b.depth, r->rate[P_DIRECT].median,
 	       d.req_kib, d.depth, r->rate[P_RAW].median);
-	decide(r, "10.2", 1, unmet(r, 0, why, sizeof(why)), "cold buffered read %.2f GB/s, "
-	       "pageable copy %.2f GB/s: composed %.2f GB/s; the chain %.2f GB/s, the copy %.0f "
-	       "%% of it", r->rate[P_READ].median, r->rate[P_PGCOPY].median,
+	decide(r, "10.2", 1, unmet(r, 0, why, sizeof(why)), MSG("10.note-2",
+	       "cold buffered read %.2f GB/s, pageable copy %.2f GB/s: composed %.2f GB/s; the "
+	       "chain %.2f GB/s, the copy %.0f %% of it"),
+	       r->rate[P_READ].median, r->rate[P_PGCOPY].median,
 	       1 / (1 / r->rate[P_READ].median + 1 / r->rate[P_PGCOPY].median),
 	       r->rate[P_POSIX].median, 100 * copy_share(r));
 	decide_cufile(r);
-	decide(r, "10.4", 3, unmet(r, 0, why, sizeof(why)), "cold buffered read %.2f GB/s, "
-	       "pinned copy %.2f GB/s (ch1's %.0f GB of weights: %.2f s over PCIe, %.1f s to "
-	       "read at this disk's rate)", r->rate[P_READ].median, r->rate[P_PINCOPY].median,
+	decide(r, "10.4", 3, unmet(r, 0, why, sizeof(why)), MSG("10.note-4",
+	       "cold buffered read %.2f GB/s, pinned copy %.2f GB/s (ch1's %.0f GB of weights: "
+	       "%.2f s over PCIe, %.1f s to read at this disk's rate)"),
+	       r->rate[P_READ].median, r->rate[P_PINCOPY].median,
 	       CH1_WEIGHTS_GB, CH1_WEIGHTS_GB / r->rate[P_PINCOPY].median,
 	       CH1_WEIGHTS_GB / r->rate[P_READ].median);
 	lab_cufile_close(&r->cf); /* now, while CUDA and the GPU buffer are there */

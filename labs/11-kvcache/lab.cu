@@ -669,8 +669,9 @@ static void decide_swap(struct bench *b)
 	}
 	claim_stats(b->L, &b->one);
 	claim_stats(b->L, &b->full);
-	claim_note(b->L, "%ld tokens (%.2f GB) %s: %.3f s (%.1f GB/s)%s; in %ld-token blocks, "
-		   "%llu copies: %.3f s, %.2fx, 32K tokens %.3f s", m->context,
+	claim_note(b->L, MSG("11.note-2",
+		"%ld tokens (%.2f GB) %s: %.3f s (%.1f GB/s)%s; in %ld-token blocks, %llu "
+		"copies: %.3f s, %.2fx, 32K tokens %.3f s"), m->context,
 		   b->full_bytes / 1e9, K.swap_one_copy ? "as one copy" : "as block copies",
 		   one, b->full_bytes / one / 1e9, m->context == CH_TOKENS ? "" :
 		   ", scaled to 32K tokens by that rate", m->block_tokens, copies, paged,
@@ -709,9 +710,10 @@ static void decide_recompute(struct bench *b)
 	if (skipped_for_params(b, "11.3"))
 		return;
 	claim_stats(b->L, &b->t_rate);
-	claim_note(b->L, "%.3g FLOP at %.0f TFLOP/s (cuBLAS bf16, %dx%dx%d), %s; the chapter's "
-		   "600 TFLOPS gives %.2f s; with Llama-70B's attention (%.2g FLOP more, not the "
-		   "chapter's count) %.2f s at this rate", flop, b->tflops, W_ROWS, K.prefill_tokens,
+	claim_note(b->L, MSG("11.note-3",
+		"%.3g FLOP at %.0f TFLOP/s (cuBLAS bf16, %dx%dx%d), %s; the chapter's 600 TFLOPS "
+		"gives %.2f s; with Llama-70B's attention (%.2g FLOP more, not the chapter's "
+		"count) %.2f s at this rate"), flop, b->tflops, W_ROWS, K.prefill_tokens,
 		   W_COLS, peak, flop / CH_FLOPS, attn, (flop + attn) / (b->tflops * 1e12));
 	claim_check(b->L, "11.3", lab_est_scale(lab_est_median(&b->t_rate, 1), flop / gemm_flop));
 }
@@ -810,8 +812,9 @@ static void decide_turn(struct bench *b, struct lab_est x, double first, double 
 	claim_stats(b->L, &b->t[j][0]);
 	claim_stats(b->L, &b->added[j][0]);
 	claim_stats(b->L, &b->swap[0]);
-	claim_note(b->L, "decode batch %d; recompute %s; %llu tokens: recompute %.3g ms, "
-		   "swap-back %.3g ms; %llu tokens: %.3g vs %.3g ms", DECIDE_BATCH,
+	claim_note(b->L, MSG("11.note-7",
+		"decode batch %d; recompute %s; %llu tokens: recompute %.3g ms, swap-back %.3g "
+		"ms; %llu tokens: %.3g vs %.3g ms"), DECIDE_BATCH,
 		   K.recompute_rides ? "what its tokens add to the step" : "the whole step",
 		   (unsigned long long)b->grid[0], first * 1e3, b->swap[0].median * 1e3,
 		   (unsigned long long)b->grid[last], top * 1e3, b->swap[last].median * 1e3);
@@ -836,9 +839,10 @@ static void decide_crossover(struct bench *b)
 	claim_stats(b->L, &b->t[j][0]);
 	claim_stats(b->L, &b->added[j][0]);
 	claim_stats(b->L, &b->swap[0]);
-	claim_note(b->L, "decode batch %d; %llu tokens: swap-back %.3g ms, recompute added to the "
-		   "step %.3g ms (step %.3g); %llu tokens: %.3g vs %.3g ms; a pass = %.0f GEMMs "
-		   "of %dx%d", DECIDE_BATCH, (unsigned long long)b->grid[0],
+	claim_note(b->L, MSG("11.note-4",
+		"decode batch %d; %llu tokens: swap-back %.3g ms, recompute added to the step "
+		"%.3g ms (step %.3g); %llu tokens: %.3g vs %.3g ms; a pass = %.0f GEMMs of %dx%d"),
+		DECIDE_BATCH, (unsigned long long)b->grid[0],
 		   b->swap[0].median * 1e3, first * 1e3, s * ref * 1e3,
 		   (unsigned long long)b->grid[last], b->swap[last].median * 1e3, top * 1e3, s,
 		   W_ROWS, W_COLS);
@@ -865,8 +869,9 @@ static void decide_paths(struct bench *b)
 	}
 	claim_stats(b->L, &b->pin_rate);
 	claim_stats(b->L, &b->page_rate);
-	claim_note(b->L, "16 GB here: pinned %.0f ms (%.1f GB/s), pageable %.0f ms (%.1f GB/s), "
-		   "in %llu-byte blocks %.0f ms; the table: %.0f ms pinned on Gen%d x16%s", pin_ms,
+	claim_note(b->L, MSG("11.note-5",
+		"16 GB here: pinned %.0f ms (%.1f GB/s), pageable %.0f ms (%.1f GB/s), in "
+		"%llu-byte blocks %.0f ms; the table: %.0f ms pinned on Gen%d x16%s"), pin_ms,
 		   b->pin_rate.median, page_ms, b->page_rate.median,
 		   (unsigned long long)b->k.block_bytes, paged_ms, t, b->link.gen_max,
 		   b->link.gen_max == 4 ? ", 1333 ms pageable" : "");
@@ -890,9 +895,10 @@ static void decide_step(struct bench *b)
 	if (skipped_for_params(b, "11.6"))
 		return;
 	claim_stats(b->L, &b->t_step);
-	claim_note(b->L, "%d tokens: %.0f GEMMs of %dx%d, %.1f ms; in it the link moves %.2f GB "
-		   "at %.1f GB/s: the KV of %.0f tokens, %.1f %% of the 32K request's %.2f GB, "
-		   "%.1f %% of the %.0f GB of bf16 weights the step reads", DECIDE_BATCH, s,
+	claim_note(b->L, MSG("11.note-6",
+		"%d tokens: %.0f GEMMs of %dx%d, %.1f ms; in it the link moves %.2f GB at %.1f "
+		"GB/s: the KV of %.0f tokens, %.1f %% of the 32K request's %.2f GB, %.1f %% of "
+		"the %.0f GB of bf16 weights the step reads"), DECIDE_BATCH, s,
 		   W_ROWS, W_COLS, step_s * 1e3, moved / 1e9, link / 1e9,
 		   moved / kv_bytes(&b->m), 100 * moved / request, request / 1e9,
 		   100 * moved / weights, weights / 1e9);

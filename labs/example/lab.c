@@ -128,10 +128,12 @@ static void run(struct lab *L)
 	lab_stats_scale(&s_rnd, 1e9 / READS_PER_SAMPLE, "ns");
 	lab_fact_num(L, "ns_per_read_random", s_rnd.median, "ns");
 
-	claim_note(L, "%.1f ns a read in random order, %.2f ns in address order", s_rnd.median,
+	claim_note(L, MSG("00.note-1",
+		"%.1f ns a read in random order, %.2f ns in address order"), s_rnd.median,
 		   s_seq.median);
 	claim_check_ratio(L, "00.1", &s_rnd, &s_seq);
-	claim_note(L, "%llu of %llu lines point at themselves", (unsigned long long)self,
+	claim_note(L, MSG("00.note-2",
+		"%llu of %llu lines point at themselves"), (unsigned long long)self,
 		   (unsigned long long)n);
 	claim_check_int(L, "00.2", (long long)self);
 	free(seq);

@@ -1,7 +1,8 @@
 """msg_conversions.py - every MSG("id", "English" ...) of the kit's C code
 whose zh text in answers/messages.zh.md takes other printf arguments: such a
 text is never shown (lang.c falls back to English at run time), so the
-learner silently reads English.  Prints one line per mismatch and
+learner silently reads English.  And every claim_note whose format is not a
+MSG(): its note would stay English in zh.  Prints one line per mismatch and
 "msg conversions: N checked, M differ"; exit 1 when any differ.
 
 usage: python3 harness/tests/tools/msg_conversions.py   (from the repository root)
@@ -14,7 +15,24 @@ TABLE = "answers/messages.zh.md"
 # what decides a conversion's argument, as lang.c's conversion_kind: the
 # length modifier and the letter ("%+.1f" and "%.0f" are both "f")
 CONV = re.compile(r"%(%|[-+ #0-9.*]*([hljztL]*)([a-zA-Z]))")
-CALL = re.compile(r'MSG\("([^"]+)",\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\)')
+# the English: string literals, and inttypes.h's PRI macros between them
+CALL = re.compile(r'MSG\("([^"]+)",\s*((?:(?:"(?:[^"\\]|\\.)*"|PRI[diouxX](?:8|16|32|64))\s*)+)\)')
+# what a PRI macro expands to on the kit's machines (x86_64, LP64 glibc)
+PRI = re.compile(r'PRI([diouxX])(8|16|32|64)')
+# claim_note(L, fmt, ...) and claim_note_add: fmt must be a MSG() (a note the
+# learner reads in zh); a lab's own printf-like wrapper passes a MSG() on
+NOTE = re.compile(r'\bclaim_note(?:_add)?\(\s*[^,()]+(?:\([^()]*\))?[^,()]*,(?!\s*MSG\()')
+
+
+def english(literals):
+    """The English format of a MSG call's literals, PRI macros expanded."""
+    out = []
+    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"|PRI([diouxX])(8|16|32|64)', literals):
+        if m.group(1) is not None:
+            out.append(m.group(1))
+        else:
+            out.append({"8": "hh", "16": "h", "32": "", "64": "l"}[m.group(3)] + m.group(2))
+    return "".join(out)
 
 
 def kinds(fmt):
@@ -42,12 +60,19 @@ def main():
         with open(path, encoding="utf-8") as f:
             src = f.read()
         for m in CALL.finditer(src):
-            en = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2)))
+            en = english(m.group(2))
             checked += 1
             if m.group(1) in zh and kinds(en) != kinds(zh[m.group(1)]):
                 differ += 1
                 print("%s: %s: English takes %s, zh %s" % (
                     path, m.group(1), kinds(en), kinds(zh[m.group(1)])))
+        for m in NOTE.finditer(src):
+            if "struct lab" in m.group(0):
+                continue  # its declaration and definition
+            line = src.count("\n", 0, m.start()) + 1
+            differ += 1
+            print("%s:%d: a claim note without MSG(): the learner reads it in English" %
+                  (path, line))
     print("msg conversions: %d checked, %d differ" % (checked, differ))
     return 1 if differ or not checked else 0
 
