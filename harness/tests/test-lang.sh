@@ -131,6 +131,12 @@ if grep -q '^# 本进程：' "$tmp/zh.tap" && grep -q '^# 01.1 ' "$tmp/zh.tap"; 
 else bad "no Chinese narration:"; head -n 12 "$tmp/zh.tap"; fi
 if grep -q '^# this process:' "$tmp/zh.tap"; then bad "an English note in zh (its conversions?)"
 else ok "no note fell back to English"; fi
+# a claim's note (claim_note): a zh comment before its test line, whose YAML
+# note stays English; none in English, where the YAML says it already
+if grep -q '^# 01\.1 注：VmLck' "$tmp/zh.tap" && grep -q '^  note: "VmLck' "$tmp/zh.tap" &&
+	! grep -qE '^# 01\.[0-9]+ note: ' "$tmp/en.tap"; then
+	ok "claim notes in zh as comments, English in the YAML"
+else bad "01.1's note in zh:"; grep -n 'note' "$tmp/zh.tap" | head -n 4; fi
 
 # A CPU lab (04: 1 node here, its local claims measured) and a CUDA lab that
 # skips without a GPU (02): the same test lines and JSON, a Chinese claim text
@@ -173,6 +179,10 @@ grep -q '^成绩单（' "$tmp/human" && grep -q '^汇总：[0-9]* 个实验成�
 	bad "the lab's claim-text comment shown twice"
 grep -q '^# 运行 lab-01（超时 [0-9]* 秒）：mlock 与 VmLck' "$tmp/human" && ok "the lab's header" ||
 	bad "the lab's header line not in zh: $(grep -m1 'lab-01' "$tmp/human")"
+# the note under a claim: the lab's zh comment in the place of the English
+grep -qE '^ +注：VmLck 变化 ' "$tmp/human" && ! grep -qE '注：VmLck [+-][0-9]+ KiB for' "$tmp/human" &&
+	! grep -q '^  *01\.1 注：' "$tmp/human" && ok "a claim's note in zh, once" ||
+	{ bad "01.1's note not in zh under its claim:"; grep -n '注' "$tmp/human" | head -n 3; }
 # a skipped claim's reason: its code, then what the code means in zh
 if grep -q '  no-cuda-driver: ' "$tmp/human"; then
 	grep -q 'no-cuda-driver: .*（这台机器没有 NVIDIA 驱动' "$tmp/human" &&
