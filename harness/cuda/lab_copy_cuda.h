@@ -365,7 +365,8 @@ static inline void lab_copy_verify(struct lab_copy_rig *r, const struct lab_host
 	if (n > r->bytes)
 		lab_error(L, "BUG: lab_copy_verify: %llu bytes > the rig's %llu",
 			  (unsigned long long)n, (unsigned long long)r->bytes);
-	lab_progress(L, "%s: verifying %s", what, lab_fmt_size(n, sz, sizeof(sz)));
+	lab_progress(L, MSG("cuda.say-1",
+		"%s: verifying %s"), what, lab_fmt_size(n, sz, sizeof(sz)));
 	buf_fill(h->p, n, seed);
 	CUDA_CHECK(L, cudaMemsetAsync(r->dev, 0, (size_t)n, r->stream));
 	lab_copy_sync_(r, r->dev, h->p, n, cudaMemcpyHostToDevice);
@@ -378,8 +379,12 @@ static inline void lab_copy_verify(struct lab_copy_rig *r, const struct lab_host
 			  "at byte offset %llu of %llu", what, (unsigned long long)c.bad,
 			  (unsigned long long)c.words, (unsigned long long)c.first_bad,
 			  (unsigned long long)n);
-	lab_note(L, "verified: %s of %s memory, H2D (counted on the GPU) and D2H%s", sz, what,
-		 stride > 1 ? " (read back one word per 4 KiB page)" : "");
+	if (stride > 1)
+		lab_note(L, MSG("cuda.verified-sparse", "verified: %s of %s memory, H2D (counted "
+			"on the GPU) and D2H (read back one word per 4 KiB page)"), sz, what);
+	else
+		lab_note(L, MSG("cuda.verified", "verified: %s of %s memory, H2D (counted on the "
+			"GPU) and D2H"), sz, what);
 }
 
 /* ------------------------------------------------------------------------ */

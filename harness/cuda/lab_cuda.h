@@ -160,8 +160,8 @@ static inline void lab_cuda_require(struct lab *L, int need)
 	lab_fact_str(L, "gpu_name", p.name);
 	lab_fact_num(L, "gpu_cc", p.major + p.minor / 10.0, "");
 	lab_fact_num(L, "gpu_mem", (double)p.totalGlobalMem, "bytes");
-	lab_note(L, "device %d: %s, compute capability %d.%d, %.1f GiB", dev, p.name,
-		 p.major, p.minor, (double)p.totalGlobalMem / (double)GiB);
+	lab_note(L, MSG("cuda.device", "device %d: %s, compute capability %d.%d, %.1f GiB"),
+		 dev, p.name, p.major, p.minor, (double)p.totalGlobalMem / (double)GiB);
 }
 
 /* ------------------------------------------------------------------------ */

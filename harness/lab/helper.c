@@ -184,7 +184,8 @@ void helper_fail(struct helper *h, const char *fmt, ...)
 		const char *nl = strchr(line, '\n');
 
 		next = nl ? nl + 1 : line + strlen(line);
-		lab_note(h->L, "%s helper printed: %.*s", p->name,
+		lab_note(h->L, MSG("lab.say-1",
+			"%s helper printed: %.*s"), p->name,
 			 (int)((nl ? nl : next) - line), line);
 	}
 	lab_error(h->L, "helper '%s' (pid %d) %s; %s; it printed: %s", p->name, (int)p->pid,
@@ -616,8 +617,9 @@ int proc_plumbing_test(struct lab *L)
 	if (strcmp(got, "pong 41\n") != 0)
 		helper_fail(&h, "wrote '%s' into the pipe it was passed", got);
 	helper_finish(&h, timeout_s);
-	lab_note(L, "plumbing test: helper pid %d answered, wrote into the passed pipe, "
-		 "quit and was reaped", (int)h.proc.pid);
+	lab_note(L, MSG("lab.say-2",
+		"plumbing test: helper pid %d answered, wrote into the passed pipe, quit and was "
+		"reaped"), (int)h.proc.pid);
 	claim_skip_rest(L, SKIP_UNSUPPORTED, "--plumbing-test ok: only the helper plumbing "
 			"was tested, and it worked");
 	return 1;

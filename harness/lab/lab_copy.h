@@ -322,12 +322,12 @@ static inline void lab_copy_link_report(struct lab *L, const struct lab_copy_lin
 	lab_fact_num(L, "pcie_gen_cur", k->gen_cur, "");
 	lab_fact_num(L, "pcie_width_cur", k->width_cur, "lanes");
 	if (!k->known) {
-		lab_note(L, "PCIe link unknown: %s", k->seen);
+		lab_note(L, MSG("lab.pcie-unknown", "PCIe link unknown: %s"), k->seen);
 		return;
 	}
 	lab_fact_num(L, "pcie_theoretical_gbs", k->theo_gbs, "GB/s");
-	lab_note(L, "PCIe link: Gen%d x%d, %.1f GB/s per direction in theory "
-		 "(now Gen%d x%d)", k->gen_max, k->width_max, k->theo_gbs,
+	lab_note(L, MSG("lab.pcie-link", "PCIe link: Gen%d x%d, %.1f GB/s per direction in "
+		"theory (now Gen%d x%d)"), k->gen_max, k->width_max, k->theo_gbs,
 		 k->gen_cur, k->width_cur);
 }
 

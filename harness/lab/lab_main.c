@@ -262,7 +262,7 @@ void lab_fact_num(struct lab *L, const char *key, double v, const char *unit)
 	f->num = v;
 	snprintf(f->unit, sizeof(f->unit), "%s", unit ? unit : "");
 	if (L->opt.verbose)
-		lab_note(L, "fact %s = %.6g %s", key, v, f->unit);
+		lab_note(L, MSG("lab.fact-num", "fact %s = %.6g %s"), key, v, f->unit);
 }
 
 void lab_fact_str(struct lab *L, const char *key, const char *v)
@@ -271,7 +271,7 @@ void lab_fact_str(struct lab *L, const char *key, const char *v)
 
 	f->str = strdup(v ? v : "");
 	if (L->opt.verbose)
-		lab_note(L, "fact %s = %s", key, f->str ? f->str : "");
+		lab_note(L, MSG("lab.fact-str", "fact %s = %s"), key, f->str ? f->str : "");
 }
 
 static struct lab_series *find_series(struct lab *L, const char *name, const char *x_unit)

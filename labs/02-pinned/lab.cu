@@ -385,7 +385,8 @@ static void sweep_kind(struct bench *b, const struct lab_host *h, int pair_h2d)
 	for (i = 0; i < b->npoints; i++) {
 		int last = i == b->npoints - 1;
 
-		lab_progress(b->L, "%s: %s", lab_host_kind_name(h->kind),
+		lab_progress(b->L, MSG("02.say-1",
+			"%s: %s"), lab_host_kind_name(h->kind),
 			     lab_fmt_size(b->sizes[i], sz, sizeof(sz)));
 		for (d = 0; d < 2; d++) {
 			struct lab_stats *out = last ? &b->top[h->kind][d] : &rate;
@@ -469,8 +470,9 @@ static void alloc_pinned(struct bench *b, struct lab_host *h)
 	lab_fact_num(b->L, pin_fact[LAB_HOST_PINNED], h->pin_s, "s");
 	if (locked)
 		return;
-	lab_note(b->L, "the pinned buffer is not page-locked (CUDA memory type %d): its copies "
-		 "are staged by the CPU", (int)a.type);
+	lab_note(b->L, MSG("02.say-2",
+		"the pinned buffer is not page-locked (CUDA memory type %d): its copies are "
+		"staged by the CPU"), (int)a.type);
 	memset(h->p, 0, (size_t)b->largest);
 }
 
@@ -968,8 +970,8 @@ static void measure_all_gpus(struct bench *b)
 
 	cudaGetDeviceCount(&n);
 	if (n < 2) {
-		lab_note(b->L, "host-to-all and all-to-host: one GPU is visible; they need two "
-			 "or more");
+		lab_note(b->L, MSG("02.say-3",
+			"host-to-all and all-to-host: one GPU is visible; they need two or more"));
 		return;
 	}
 	n = n < ALL_MAX_GPUS ? n : ALL_MAX_GPUS;
@@ -979,8 +981,9 @@ static void measure_all_gpus(struct bench *b)
 	lab_fact_num(b->L, "all_gpus", n, "GPUs");
 	if (a.links_gbs > 0)
 		lab_fact_num(b->L, "all_links_theoretical_gbs", a.links_gbs, "GB/s");
-	lab_note(b->L, "every GPU at once (%d x %s pinned): host-to-all %.1f, all-to-host %.1f "
-		 "GB/s; the links together %.1f GB/s one way (0: a link unknown)", n,
+	lab_note(b->L, MSG("02.say-4",
+		"every GPU at once (%d x %s pinned): host-to-all %.1f, all-to-host %.1f GB/s; "
+		"the links together %.1f GB/s one way (0: a link unknown)"), n,
 		 lab_fmt_size(a.bytes, size, sizeof(size)), up, down, a.links_gbs);
 	all_close(&a);
 }
@@ -1074,8 +1077,9 @@ static void print_table(struct bench *b)
 	char sz[32], line[256];
 	int i, k, d, len;
 
-	lab_note(b->L, "median GB/s   H2D: pageable pinned registered wc   "
-		 "D2H: pageable pinned registered wc");
+	lab_note(b->L, MSG("02.say-5",
+		"median GB/s   H2D: pageable pinned registered wc   D2H: pageable pinned "
+		"registered wc"));
 	for (i = 0; i < b->npoints; i++) {
 		len = snprintf(line, sizeof(line), "%9s  ",
 			       lab_fmt_size(b->sizes[i], sz, sizeof(sz)));
@@ -1318,7 +1322,8 @@ static void decide_break_even(struct bench *b)
 		len += snprintf(note + len, sizeof(note) - (size_t)len, "%s%s %.2fx",
 				i ? ", " : "", sz, v[i]);
 	}
-	claim_note(b->L, MSG("02.note-routes", "pinned route / pageable route: %s"), note);
+	claim_note(b->L, MSG("02.note-routes",
+		"pinned route / pageable route: %s"), note);
 	x = pays_from_log2(v, lg, r->n);
 	if (x == INFINITY && r->sizes[r->n - 1] < ROUTE_TOP_BYTES) {
 		claim_skip(b->L, "02.10", SKIP_UNSUPPORTED, "pinning did not pay up to %s, where "

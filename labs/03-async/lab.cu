@@ -652,8 +652,10 @@ static void rounds(struct rig *r, struct loop *c, const char *const *names,
 	double loop[LOOP_ROUNDS], t[2][LOOP_ROUNDS * PART_SAMPLES], held = 0;
 	int round, n[2] = { 0, 0 };
 
-	lab_progress(r->L, "%s, %d rounds", c->fix ? "buffer-reuse loop, two pinned buffers" :
-		     "the chapter's loop, one buffer", LOOP_ROUNDS);
+	lab_progress(r->L, c->fix ?
+		     MSG("03.loop-fixed", "buffer-reuse loop, two pinned buffers, %d rounds") :
+		     MSG("03.loop-chapter", "the chapter's loop, one buffer, %d rounds"),
+		     LOOP_ROUNDS);
 	c->steps = (int)(r->round_steps * LOOP_BYTES / c->bytes); /* a round: the same bytes */
 	if (c->steps < MIN_CHAPTER_STEPS)
 		c->steps = MIN_CHAPTER_STEPS;

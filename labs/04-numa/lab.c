@@ -268,19 +268,23 @@ static void read_bandwidth(struct numa_lab *X, int node, struct lab_stats *rate)
 static void report_read(struct numa_lab *X, const struct lab_stats *bw)
 {
 	uint64_t llc = seqread_llc_bytes("/sys", sched_getcpu() > 0 ? sched_getcpu() : 0);
-	char sz[32], vs_llc[64] = "the last-level cache's size unknown";
+	char sz[32];
 
-	if (llc)
-		snprintf(vs_llc, sizeof(vs_llc), "%.0fx the last-level cache",
-			 (double)X->bw_bytes / (double)llc);
 	lab_fact_num(X->L, "read_bw_local_GBps", bw->median, "GB/s");
 	lab_fact_num(X->L, "read_bw_local_best_GBps", bw->max, "GB/s");
 	lab_fact_str(X->L, "read_kernel", seqread_kernel());
 	lab_fact_num(X->L, "llc_bytes", (double)llc, "bytes");
-	lab_note(X->L, MSG("04.read-local",
-		"single-thread read, local: %.1f GB/s median, %.1f best, %d passes over %s, "
-		 "%s, %s loads"), bw->median, bw->max, bw->n,
-		 lab_fmt_size(X->bw_bytes, sz, sizeof(sz)), vs_llc, seqread_kernel());
+	lab_fmt_size(X->bw_bytes, sz, sizeof(sz));
+	/* two sentences, not an English fragment as an argument (lang.h) */
+	if (llc)
+		lab_note(X->L, MSG("04.read-local", "single-thread read, local: %.1f GB/s median, "
+			"%.1f best, %d passes over %s, %.0fx the last-level cache, %s loads"),
+			bw->median, bw->max, bw->n, sz, (double)X->bw_bytes / (double)llc,
+			seqread_kernel());
+	else
+		lab_note(X->L, MSG("04.read-local-nollc", "single-thread read, local: %.1f GB/s "
+			"median, %.1f best, %d passes over %s, the last-level cache's size unknown, "
+			"%s loads"), bw->median, bw->max, bw->n, sz, seqread_kernel());
 }
 
 /* ------------------------------------------------------------------------ */

@@ -258,7 +258,8 @@ static inline const char *lab_cupti_counts_text(const struct lab_cupti_counts *k
 /* Notes "fault counts unavailable: <why>"; returns -1. */
 static inline int lab_cupti_say_why_(struct lab *L)
 {
-	lab_note(L, "fault counts unavailable: %s", lab_cupti_why() ? lab_cupti_why() : "?");
+	lab_note(L, MSG("05.say-1",
+		"fault counts unavailable: %s"), lab_cupti_why() ? lab_cupti_why() : "?");
 	return -1;
 }
 
@@ -272,10 +273,12 @@ static inline void lab_cupti_collected(struct lab *L, uint64_t dropped)
 {
 	lab_cupti_st_.dropped = dropped + lab_cupti_st_.lost;
 	if (dropped)
-		lab_note(L, "CUPTI dropped %" PRIu64 " Unified Memory records: counts are low",
+		lab_note(L, MSG("05.say-2",
+			"CUPTI dropped %" PRIu64 " Unified Memory records: counts are low"),
 			 dropped);
 	if (lab_cupti_st_.lost)
-		lab_note(L, "%" PRIu64 " Unified Memory records lost (out of memory)",
+		lab_note(L, MSG("05.say-3",
+			"%" PRIu64 " Unified Memory records lost (out of memory)"),
 			 lab_cupti_st_.lost);
 	if (lab_cupti_records() == 0) {
 		lab_cupti_unusable("CUPTI delivered no Unified Memory records");
@@ -295,7 +298,8 @@ static inline uint64_t lab_cupti_note_window(struct lab *L, const char *name,
 	char text[400];
 
 	lab_cupti_count(w, k);
-	lab_note(L, "%s counted: %s", name, lab_cupti_counts_text(k, bytes, text, sizeof(text)));
+	lab_note(L, MSG("05.say-4",
+		"%s counted: %s"), name, lab_cupti_counts_text(k, bytes, text, sizeof(text)));
 	return k->gpu_faults + k->h2d_xfers + k->d2h_xfers;
 }
 
@@ -314,7 +318,8 @@ static inline int lab_cupti_windows_seen(struct lab *L, uint64_t seen)
 	lab_cupti_count(lab_cupti_all, &all);
 	lab_cupti_unusable("no record fell inside a timed window (%" PRIu64 " GPU faults, "
 			   "%" PRIu64 " H2D transfers in all)", all.gpu_faults, all.h2d_xfers);
-	lab_note(L, "fault counts unusable: %s", lab_cupti_why());
+	lab_note(L, MSG("05.say-5",
+		"fault counts unusable: %s"), lab_cupti_why());
 	return -1;
 }
 

@@ -268,7 +268,8 @@ static void *map_huge(struct lab *L, uint64_t bytes)
 	void *p = buf_map_or_die(L, bytes, THP_PMD, 0);
 
 	if (madvise(p, (size_t)bytes, K.advise_huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) < 0)
-		lab_note(L, "madvise on the 2 MiB buffer refused: %s", strerror(errno));
+		lab_note(L, MSG("08.say-1",
+			"madvise on the 2 MiB buffer refused: %s"), strerror(errno));
 	buf_touch(p, bytes);
 	return p;
 	/* STUB
@@ -422,7 +423,16 @@ static int reach_probe(struct lab *L, char *why, size_t len)
 		 PROBE_PAIRS, rounds > 1 ? ", a second round: the first was undecided" : "",
 		 PROBE_MAX, x.lo > PROBE_MAX ? ": guest huge pages have no TLB "
 		 "reach here, the host backs them in small pages" : "");
-	lab_note(L, MSG("08.probe", "probe: %s"), why);
+	/* the same words, each whole in the learner's language (lang.h) */
+	lab_note(L, x.lo > PROBE_MAX ? MSG("08.probe-small-pages", "probe: in a VM (%s) one load "
+		"per 4 KiB page over 32 MiB of huge pages took %.1f ns, %.2fx [%.2f, %.2f] the "
+		"%.1f ns of the same loads in 512 KiB (%d pairs; with the TLB reach of huge pages: "
+		"<= %.1fx): guest huge pages have no TLB reach here, the host backs them in small "
+		"pages") : MSG("08.probe", "probe: in a VM (%s) one load per 4 KiB page over 32 "
+		"MiB of huge pages took %.1f ns, %.2fx [%.2f, %.2f] the %.1f ns of the same loads "
+		"in 512 KiB (%d pairs; with the TLB reach of huge pages: <= %.1fx)"),
+		si.virt[0] ? si.virt : "unnamed", p.b.median, x.value, x.lo, x.hi, p.a.median,
+		PROBE_PAIRS, PROBE_MAX);
 	if (x.hi <= PROBE_MAX)
 		return 1;
 	return x.lo > PROBE_MAX ? 0 : -1;
@@ -472,8 +482,9 @@ static void claim_cycles(struct lab *L, const struct pages *pg, const struct lab
 		return;
 	}
 	lab_fact_num(L, "cpu_ghz", ghz, "GHz");
-	claim_note(L, MSG("08.note-5", "%.1f ns more per load on 4 KiB pages (median of %d "
-		"ABBA blocks) at %.2f GHz (cpu MHz of /proc/cpuinfo)"), extra->median / ghz,
+	claim_note(L, MSG("08.note-5",
+		"%.1f ns more per load on 4 KiB pages (median of %d ABBA blocks) at %.2f GHz "
+		"(cpu MHz of /proc/cpuinfo)"), extra->median / ghz,
 		extra->n, ghz);
 	claim_stats(L, extra);
 	decide_on_pages(L, "08.5", lab_est_median(extra, 1), pg);
@@ -532,8 +543,9 @@ static void claim_chase(struct lab *L, const struct pages *pg)
 		chase_gated(L, reach, why);
 		return;
 	}
-	claim_note(L, MSG("08.note-1", "chase over %s: %.1f ns per load on 4 KiB pages, %.1f on "
-		"2 MiB, in %d alternating pairs (decided on their ABBA blocks)"), sz,
+	claim_note(L, MSG("08.note-1",
+		"chase over %s: %.1f ns per load on 4 KiB pages, %.1f on 2 MiB, in %d "
+		"alternating pairs (decided on their ABBA blocks)"), sz,
 		p.b.median, p.a.median, n);
 	chase_blocks(&p, ghz, &ratio, &extra);
 	claim_stats(L, &p.b);
@@ -681,10 +693,11 @@ static void claim_copies(struct lab *L, const struct pages *pg)
 	lab_copy_rig_close(&rig);
 	lab_fact_num(L, "h2d_2m_gbs", pair.a.median, "GB/s");
 	lab_fact_num(L, "h2d_4k_gbs", pair.b.median, "GB/s");
-	claim_note(L, MSG("08.note-2", "pageable H2D of %s: %.2f GB/s from 2 MiB pages, %.2f "
-		"from 4 KiB (%d pairs, decided on %d ABBA blocks: +- %.1f %%); with first touch "
-		"(a fresh buffer of %s mapped, advised, written, copied) 4 KiB / 2 MiB time "
-		"%.3fx [%.3f, %.3f] (%d pairs)"), sz, pair.a.median, pair.b.median, pair.ratio.n,
+	claim_note(L, MSG("08.note-2",
+		"pageable H2D of %s: %.2f GB/s from 2 MiB pages, %.2f from 4 KiB (%d pairs, "
+		"decided on %d ABBA blocks: +- %.1f %%); with first touch (a fresh buffer of %s "
+		"mapped, advised, written, copied) 4 KiB / 2 MiB time %.3fx [%.3f, %.3f] (%d "
+		"pairs)"), sz, pair.a.median, pair.b.median, pair.ratio.n,
 		 blocks.n, 50 * (got.hi - got.lo) / got.value,
 		 bytes < FRESH_BYTES ? sz : "64 MiB", fe.value, fe.lo, fe.hi, FRESH_PAIRS);
 	claim_stats(L, &fresh);
@@ -770,9 +783,10 @@ static void claim_register(struct lab *L, const struct pages *pg)
 	ratio.too_short = big.too_short || small.too_short;
 	lab_fact_num(L, "register_2m_ms_per_gib", big.median, "ms/GiB");
 	lab_fact_num(L, "register_4k_ms_per_gib", small.median, "ms/GiB");
-	claim_note(L, MSG("08.note-3", "cudaHostRegister of a fresh %s buffer: %.1f ms per GiB "
-		"on 2 MiB pages, %.1f on 4 KiB (%d pairs, decided on %d ABBA blocks; %d of the "
-		"fresh buffers not in the pages asked for)"), sz, big.median, small.median,
+	claim_note(L, MSG("08.note-3",
+		"cudaHostRegister of a fresh %s buffer: %.1f ms per GiB on 2 MiB pages, %.1f on "
+		"4 KiB (%d pairs, decided on %d ABBA blocks; %d of the fresh buffers not in the "
+		"pages asked for)"), sz, big.median, small.median,
 		 REGISTER_PAIRS, m, jb.off_pages + js.off_pages);
 	claim_stats(L, &big);
 	claim_stats(L, &small);
@@ -869,8 +883,11 @@ static long pool_pages(void)
 
 static void replay_note(void *ctx, const struct sysctl_replay_item *it)
 {
-	lab_note((struct lab *)ctx, "a journal left by an earlier run: %s was '%s', %s '%s'",
-		 it->path, it->now, it->wrote ? "put back" : "already", it->old);
+	lab_note((struct lab *)ctx, it->wrote ?
+		 MSG("08.journal-put-back", "a journal left by an earlier run: %s was '%s', put "
+		     "back '%s'") :
+		 MSG("08.journal-already", "a journal left by an earlier run: %s was '%s', "
+		     "already '%s'"), it->path, it->now, it->old);
 }
 
 static void claim_hugetlb(struct lab *L)

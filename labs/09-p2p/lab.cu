@@ -420,7 +420,8 @@ static void note_bad(struct copy *c)
 		 "from what was sent at byte %lld (IOMMU %s)", path_name[c->path], c->a->dev,
 		 c->b ? c->b->dev : -1, lab_fmt_size(c->bytes, sz, sizeof(sz)),
 		 (long long)c->bad_at, iommu);
-	lab_note(c->L, "MISMATCH: %s", bad.what);
+	lab_note(c->L, MSG("09.say-1",
+		"MISMATCH: %s"), bad.what);
 }
 
 /*
@@ -434,7 +435,8 @@ static int measure(struct copy *c, struct lab_stats *rate)
 	struct lab_stats secs;
 	char sz[32];
 
-	lab_progress(c->L, "%s, %s", name, lab_fmt_size(c->bytes, sz, sizeof(sz)));
+	lab_progress(c->L, MSG("09.say-2",
+		"%s, %s"), name, lab_fmt_size(c->bytes, sz, sizeof(sz)));
 	c->bad_at = -1;
 	size_batch(c);
 	lab_measure(c->L, name, copy_sample, c, &cfg, &secs);

@@ -597,11 +597,14 @@ static void report(struct rig *r)
 {
 	int p, load = r->where.stat_path[0] != '\0'; /* the device's counters were read */
 
-	lab_note(r->L, MSG("10.table-head",
-		"%d rounds: GB/s median [95 %% interval], share of the device's rate, share "
-		 "of the time in pread%s"), r->rounds, load ? "; the device's mean request (KiB), "
-		 "reads in flight, busy share:" : " (the device's load: unknown, no block device "
-		 "counters):");
+	if (load)
+		lab_note(r->L, MSG("10.table-head", "%d rounds: GB/s median [95 %% interval], "
+			"share of the device's rate, share of the time in pread; the device's mean "
+			"request (KiB), reads in flight, busy share:"), r->rounds);
+	else
+		lab_note(r->L, MSG("10.table-head-noload", "%d rounds: GB/s median [95 %% "
+			"interval], share of the device's rate, share of the time in pread (the "
+			"device's load: unknown, no block device counters):"), r->rounds);
 	for (p = 0; p < NPATHS; p++)
 		if (r->have[p])
 			report_path(r, p, load);

@@ -241,7 +241,8 @@ int storage_file_create(struct storage_file *f, const char *dir, const char *pre
 
 static void note_stale(const char *path, long pid, void *ctx)
 {
-	lab_note((struct lab *)ctx, "removed %s: the run that made it (pid %ld) is gone", path,
+	lab_note((struct lab *)ctx, MSG("10.say-1",
+		"removed %s: the run that made it (pid %ld) is gone"), path,
 		 pid);
 }
 
@@ -394,12 +395,14 @@ void storage_where_report(struct lab *L, const char *path, const struct storage_
 	lab_fact_num(L, "block_max_sectors_kb", (double)w->max_sectors_kb, "KiB");
 	lab_fact_num(L, "block_max_segments", (double)w->max_segments, "");
 	if (!w->device[0]) { /* tmpfs and the like: no queue to read */
-		lab_note(L, "%s: %s from %s, no block device (so no queue limits)", path, w->fs,
+		lab_note(L, MSG("10.say-2",
+			"%s: %s from %s, no block device (so no queue limits)"), path, w->fs,
 			 w->source);
 		return;
 	}
-	lab_note(L, "%s: %s from %s, block device %s (rotational %s, read-ahead %s KiB, "
-		 "requests of at most %s KiB in %s pieces)", path, w->fs, w->source, dev,
+	lab_note(L, MSG("10.say-3",
+		"%s: %s from %s, block device %s (rotational %s, read-ahead %s KiB, requests of "
+		"at most %s KiB in %s pieces)"), path, w->fs, w->source, dev,
 		 queue_word(w->rotational, rot, sizeof(rot)),
 		 queue_word(w->read_ahead_kb, ra, sizeof(ra)),
 		 queue_word(w->max_sectors_kb, sect, sizeof(sect)),

@@ -615,8 +615,11 @@ static void measure_swaps(struct bench *b)
 	bad = swap_back_verify(&c, (uint32_t)lab_options(b->L)->seed, &paged);
 	if (bad > 0)
 		lab_error(b->L, "paged swap-back: %lld words not where their block goes", bad);
-	lab_note(b->L, bad < 0 ? "paged swap-back unverified: a block is not whole words" :
-		 "verified: each block of the request landed in its slot of every plane");
+	lab_note(b->L, bad < 0 ?
+		 MSG("11.paged-unverified",
+		     "paged swap-back unverified: a block is not whole words") :
+		 MSG("11.paged-verified",
+		     "verified: each block of the request landed in its slot of every plane"));
 	/* a fact, one sample: the checked swap-back itself (1 s on an H200) */
 	lab_stats_from(&b->full, "swap_full_paged_s", "s", &paged, 1, LAB_CUDA_EVENT_RES_S);
 	c.one_copy = K.swap_one_copy; /* broken: the paged cache's block copies */

@@ -120,7 +120,8 @@ static void run(struct lab *L)
 	for (i = 0; i < n; i++)
 		self += rnd[i * LINE] == i * LINE;
 
-	lab_note(L, "two chains of %s each, %d reads a sample", lab_fmt_size(bytes, sz, sizeof(sz)),
+	lab_note(L, MSG("00.say-1",
+		"two chains of %s each, %d reads a sample"), lab_fmt_size(bytes, sz, sizeof(sz)),
 		 READS_PER_SAMPLE);
 	lab_measure(L, "chase_address_order", chase_run, &c_seq, NULL, &s_seq);
 	lab_measure(L, "chase_random_order", chase_run, &c_rnd, NULL, &s_rnd);

@@ -1,9 +1,10 @@
 """msg_conversions.py - every MSG("id", "English" ...) of the kit's C code
 whose zh text in answers/messages.zh.md takes other printf arguments: such a
 text is never shown (lang.c falls back to English at run time), so the
-learner silently reads English.  And every claim_note whose format is not a
-MSG(): its note would stay English in zh.  Prints one line per mismatch and
-"msg conversions: N checked, M differ"; exit 1 when any differ.
+learner silently reads English.  And every claim_note, lab_note or
+lab_progress whose format is not a MSG(): it would stay English in zh.
+Prints one line per mismatch and "msg conversions: N checked, M differ";
+exit 1 when any differ.
 
 usage: python3 harness/tests/tools/msg_conversions.py   (from the repository root)
 """
@@ -21,6 +22,9 @@ CALL = re.compile(r'MSG\("([^"]+)",\s*((?:(?:"(?:[^"\\]|\\.)*"|PRI[diouxX](?:8|1
 PRI = re.compile(r'PRI([diouxX])(8|16|32|64)')
 # claim_note(L, fmt, ...) and claim_note_add: fmt must be a MSG() (a note the
 # learner reads in zh); a lab's own printf-like wrapper passes a MSG() on
+# lab_note and lab_progress (the narration): a format written out must be a
+# MSG() too; "%s" alone passes on a line the lab made of numbers and names
+SAY = re.compile(r'\b(?:lab_note|lab_progress)\(\s*[^,()]+(?:\([^()]*\))?[^,()]*,\s*"(?!%s")')
 NOTE = re.compile(r'\bclaim_note(?:_add)?\(\s*[^,()]+(?:\([^()]*\))?[^,()]*,(?!\s*MSG\()')
 
 
@@ -72,6 +76,14 @@ def main():
             line = src.count("\n", 0, m.start()) + 1
             differ += 1
             print("%s:%d: a claim note without MSG(): the learner reads it in English" %
+                  (path, line))
+        for m in SAY.finditer(src):
+            lit = re.match(r'"((?:[^"\\]|\\.)*)"', src[m.end() - 1:]).group(1)
+            if not re.search(r"[A-Za-z]{3,}", CONV.sub("", lit)):
+                continue  # a table row: numbers and names, no words
+            line = src.count("\n", 0, m.start()) + 1
+            differ += 1
+            print("%s:%d: narration without MSG(): the learner reads it in English" %
                   (path, line))
     print("msg conversions: %d checked, %d differ" % (checked, differ))
     return 1 if differ or not checked else 0
