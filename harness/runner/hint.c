@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "exercise.h"
+#include "lang.h"
 #include "learn.h"
 
 struct hint_count {
@@ -30,7 +31,7 @@ static int load_counts(const char *path, struct hint_count *c, int max)
 
 	if (!doc) {
 		if (errno != ENOENT)
-			warning("ignoring %s", err); /* err: "PATH: why" */
+			warning(MSG("hint.ignoring", "ignoring %s"), err); /* err: "PATH: why" */
 		return 0;
 	}
 	shown = json_get(doc, "shown");
@@ -81,7 +82,7 @@ static void advise_labs(const struct ans_set *s)
 	qsort(sorted, (size_t)k, sizeof(*sorted), by_id);
 	for (i = 0; i < k && n < sizeof(ids); i++)
 		n += (size_t)snprintf(ids + n, sizeof(ids) - n, " %s", sorted[i]);
-	advise("hints exist for:%s", ids);
+	advise(MSG("hint.exist", "hints exist for:%s"), ids);
 }
 
 /* Hints of `id` shown so far, by the counters c[0..n). */
@@ -138,7 +139,7 @@ int cmd_hint(struct learn_ctx *lc)
 	if (!(h = exercise_hints(lc, c, n)))
 		h = ans_find_hints(&lc->ans, lc->opt->lab);
 	if (!h) {
-		error("lab-%s has no hints in '%s/hints.md'", lc->opt->lab, lc->opt->answers_dir);
+		error(MSG("hint.none", "lab-%s has no hints in '%s/hints.md'"), lc->opt->lab, lc->opt->answers_dir);
 		advise_labs(&lc->ans);
 		return 2;
 	}

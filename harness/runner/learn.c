@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <glob.h>
 #include <libgen.h>
@@ -29,44 +30,83 @@ extern const char dmalab_errata_text[];
 /* A run of this many Chinese characters shared with a chapter is a copy. */
 #define LEARN_SEED_RUN 12
 
+/* One line of the help: `lead` blanks, then its text in the learner's
+ * language (the message table keeps no leading blanks). */
+static void help_line(FILE *f, int lead, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void help_line(FILE *f, int lead, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(f, "%*s", lead, "");
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+}
+
 static void learn_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: dmalab grade [--from FILE] [--chapter CH] [options]\n"
-		"       dmalab quiz [--chapter CH] [--shuffle] [--lang en|zh] [--answers FILE] [--reset]\n"
-		"       dmalab hint NN [--reset] [--lang en|zh]\n"
-		"       dmalab answers [--seeds DIR]   check answers/ against the built labs\n"
-		"  grade           run the labs (or read --from FILE), grade each question of the\n"
-		"                  chapters: confirmed, contradicted, partial, unverified; writes grade.json\n"
-		"  quiz            ask the questions, show the reference answer and this machine's\n"
-		"                  measurements, mark yourself; progress in quiz.json, resumes\n"
-		"  hint NN         the next hint of lab NN, or of its first exercise not done in\n"
-		"                  your copy (--work) (counter in hints.json)\n"
-		"options:\n"
-		"  --from FILE         grade this results.json instead of running the labs\n"
-		"  --gradescope FILE   grade: also write FILE as Gradescope's autograder results.json\n"
-		"                      (one test per question, 1 point each; README \"JUnit and\n"
-		"                      Gradescope\")\n"
-		"  --chapter CH        only chapter CH (ch1, ch2)\n"
-		"  --lang en|zh        language (default: $DMALAB_LANG, else zh when LC_ALL/LC_MESSAGES/LANG\n"
-		"                      start with zh)\n"
-		"  --answers FILE      quiz: read the learner's input from FILE (scripted runs)\n"
-		"  --shuffle, --seed N quiz: random order (kept in quiz.json until --reset)\n"
-		"  --reset             quiz, hint: start over\n"
-		"  --answers-dir DIR   the answers files (default: answers)\n"
-		"  --results DIR       results.json, grade.json, quiz.json, hints.json (default: results)\n"
-		"  --labs-dir DIR      the built labs (default: <dir of dmalab>/labs)\n"
-		"  --errata FILE       known errata (default: $DMALAB_ERRATA, else\n"
-		"                      <answers-dir>/errata.md, else the copy built in)\n"
-		"  --seeds DIR         answers: also flag any run of %d or more Chinese characters\n"
-		"                      an answer shares with a chapter's text (DIR/*.txt)\n"
-		"  --quick, --timeout-mul N   passed to `dmalab check` when labs are run\n"
-		"  --work DIR          your exercise copies (make exercise-NN): grade passes it to\n"
-		"                      `dmalab check`, whose results.json then lists every exercise\n"
-		"                      done or not; hint NN gives an unfinished exercise's hints\n"
-		"  --learner NAME      grade: passed to `dmalab check`, kept in results.json\n"
-		"exit: 0 done, 1 results or progress unusable, 2 usage or malformed answers, 130 interrupted\n",
-		LEARN_SEED_RUN);
+	help_line(f, 0, MSG("learn.help-1",
+		  "usage: dmalab grade [--from FILE] [--chapter CH] [options]"));
+	help_line(f, 7, MSG("learn.help-2",
+		  "dmalab quiz [--chapter CH] [--shuffle] [--lang en|zh] [--answers FILE] [--reset]"));
+	help_line(f, 7, MSG("learn.help-3", "dmalab hint NN [--reset] [--lang en|zh]"));
+	help_line(f, 7, MSG("learn.help-4",
+		  "dmalab answers [--seeds DIR]   check answers/ against the built labs"));
+	help_line(f, 2, MSG("learn.help-5",
+		  "grade           run the labs (or read --from FILE), grade each question of the"));
+	help_line(f, 18, MSG("learn.help-6",
+		  "chapters: confirmed, contradicted, partial, unverified; writes grade.json"));
+	help_line(f, 2, MSG("learn.help-7",
+		  "quiz            ask the questions, show the reference answer and this machine's"));
+	help_line(f, 18, MSG("learn.help-8",
+		  "measurements, mark yourself; progress in quiz.json, resumes"));
+	help_line(f, 2, MSG("learn.help-9",
+		  "hint NN         the next hint of lab NN, or of its first exercise not done in"));
+	help_line(f, 18, MSG("learn.help-10", "your copy (--work) (counter in hints.json)"));
+	help_line(f, 0, MSG("learn.help-11", "options:"));
+	help_line(f, 2, MSG("learn.help-12",
+		  "--from FILE         grade this results.json instead of running the labs"));
+	help_line(f, 2, MSG("learn.help-13",
+		  "--gradescope FILE   grade: also write FILE as Gradescope's autograder results.json"));
+	help_line(f, 22, MSG("learn.help-14",
+		  "(one test per question, 1 point each; README \"JUnit and"));
+	help_line(f, 22, MSG("learn.help-15", "Gradescope\")"));
+	help_line(f, 2, MSG("learn.help-16", "--chapter CH        only chapter CH (ch1, ch2)"));
+	help_line(f, 2, MSG("learn.help-17",
+		  "--lang en|zh        language (default: $DMALAB_LANG, else zh when LC_ALL/LC_MESSAGES/LANG"));
+	help_line(f, 22, MSG("learn.help-18", "start with zh)"));
+	help_line(f, 2, MSG("learn.help-19",
+		  "--answers FILE      quiz: read the learner's input from FILE (scripted runs)"));
+	help_line(f, 2, MSG("learn.help-20",
+		  "--shuffle, --seed N quiz: random order (kept in quiz.json until --reset)"));
+	help_line(f, 2, MSG("learn.help-21", "--reset             quiz, hint: start over"));
+	help_line(f, 2, MSG("learn.help-22",
+		  "--answers-dir DIR   the answers files (default: answers)"));
+	help_line(f, 2, MSG("learn.help-23",
+		  "--results DIR       results.json, grade.json, quiz.json, hints.json (default: results)"));
+	help_line(f, 2, MSG("learn.help-24",
+		  "--labs-dir DIR      the built labs (default: <dir of dmalab>/labs)"));
+	help_line(f, 2, MSG("learn.help-25",
+		  "--errata FILE       known errata (default: $DMALAB_ERRATA, else"));
+	help_line(f, 22, MSG("learn.help-26", "<answers-dir>/errata.md, else the copy built in)"));
+	help_line(f, 2, MSG("learn.help-27",
+		  "--seeds DIR         answers: also flag any run of %d or more Chinese characters"), LEARN_SEED_RUN);
+	help_line(f, 22, MSG("learn.help-28",
+		  "an answer shares with a chapter's text (DIR/*.txt)"));
+	help_line(f, 2, MSG("learn.help-29",
+		  "--quick, --timeout-mul N   passed to `dmalab check` when labs are run"));
+	help_line(f, 2, MSG("learn.help-30",
+		  "--work DIR          your exercise copies (make exercise-NN): grade passes it to"));
+	help_line(f, 22, MSG("learn.help-31",
+		  "`dmalab check`, whose results.json then lists every exercise"));
+	help_line(f, 22, MSG("learn.help-32",
+		  "done or not; hint NN gives an unfinished exercise's hints"));
+	help_line(f, 2, MSG("learn.help-33",
+		  "--learner NAME      grade: passed to `dmalab check`, kept in results.json"));
+	help_line(f, 0, MSG("learn.help-34",
+		  "exit: 0 done, 1 results or progress unusable, 2 usage or malformed answers, 130 interrupted"));
 }
 
 /* The kit's one language setting (lang.h: DMALAB_LANG, else the locale). */
@@ -80,7 +120,7 @@ static void check_chapter(const char *ch)
 	size_t n = strlen(ch);
 
 	if (n < 3 || n > 8 || strncmp(ch, "ch", 2) || strspn(ch + 2, "0123456789") != n - 2)
-		die_usage("bad chapter '%s' (want ch1, ch2, ...)", ch);
+		die_usage(MSG("learn.err-chapter", "bad chapter '%s' (want ch1, ch2, ...)"), ch);
 }
 
 /* This program's resolved path into self (PATH_MAX bytes): tools such as
@@ -106,7 +146,7 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 	case 'F': o->from = arg; break;
 	case 'G':
 		if (!*arg)
-			die_usage("option '--gradescope' needs a file, got ''");
+			die_usage(MSG("learn.err-gs-file", "option '--gradescope' needs a file, got ''"));
 		o->gradescope = arg;
 		break;
 	case 'C': check_chapter(arg); o->chapter = arg; break;
@@ -114,7 +154,7 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 	case 'D': o->answers_dir = arg; break;
 	case 'r':
 		if (!*arg)
-			die_usage("option '--results' needs a directory, got ''");
+			die_usage(MSG("learn.err-results-dir", "option '--results' needs a directory, got ''"));
 		o->results_dir = arg;
 		break;
 	case 'L': snprintf(o->labs_dir, sizeof(o->labs_dir), "%s", arg); break;
@@ -129,7 +169,7 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 	case 't': o->timeout_mul = parse_timeout_mul(arg, "--timeout-mul"); break;
 	case 'l':
 		if (strcmp(arg, "en") && strcmp(arg, "zh"))
-			die_usage("bad --lang '%s' (want en or zh)", arg);
+			die_usage(MSG("learn.err-lang", "bad --lang '%s' (want en or zh)"), arg);
 		o->lang = strcmp(arg, "zh") ? ANS_EN : ANS_ZH;
 		/* the labs it runs and the runner's own words follow the flag */
 		dmalab_lang_set(o->lang == ANS_ZH ? DMALAB_ZH : DMALAB_EN);
@@ -161,9 +201,9 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 	optind = 2; /* argv[1] is the command */
 	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
 		if (c == ':')
-			die_usage("option '%s' needs a value", argv[optind - 1]);
+			die_usage(MSG("learn.err-needs-value", "option '%s' needs a value"), argv[optind - 1]);
 		if (c == '?')
-			die_usage("unknown option '%s'", argv[optind - 1]);
+			die_usage(MSG("learn.err-unknown-opt", "unknown option '%s'"), argv[optind - 1]);
 		learn_option(o, c, optarg);
 	}
 }
@@ -189,19 +229,19 @@ static void learn_args(struct learn_opts *o, int argc, char **argv)
 	const char *a;
 
 	if (o->gradescope && strcmp(o->command, "grade"))
-		die_usage("'--gradescope' is an option of 'grade', not of '%s'", o->command);
+		die_usage(MSG("learn.err-gs-where", "'--gradescope' is an option of 'grade', not of '%s'"), o->command);
 	if (strcmp(o->command, "hint")) {
 		if (optind < argc)
-			die_usage("unexpected argument '%s'", argv[optind]);
+			die_usage(MSG("learn.err-argument", "unexpected argument '%s'"), argv[optind]);
 		return;
 	}
 	if (optind + 1 != argc)
-		die_usage("'hint' needs one lab id, e.g. dmalab hint 03");
+		die_usage(MSG("learn.err-hint-id", "'hint' needs one lab id, e.g. dmalab hint 03"));
 	a = argv[optind];
 	if (!strncmp(a, "lab-", 4))
 		a += 4;
 	if (!*a || strlen(a) > 6 || strspn(a, "0123456789") != strlen(a))
-		die_usage("bad lab id '%s' (want a number like 03)", argv[optind]);
+		die_usage(MSG("learn.err-lab-id", "bad lab id '%s' (want a number like 03)"), argv[optind]);
 	snprintf(id, sizeof(id), "%s%s", strlen(a) == 1 ? "0" : "", a);
 	o->lab = id;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang.h"
 #include "usage.h"
 
 static const char *help_command = "dmalab";
@@ -47,7 +48,7 @@ void die_usage(const char *fmt, ...)
 {
 	char tail[128];
 
-	snprintf(tail, sizeof(tail), " (see %s --help)", help_command);
+	snprintf(tail, sizeof(tail), MSG("usage.see-help", " (see %s --help)"), help_command);
 	REPORT(tail);
 	exit(2);
 }

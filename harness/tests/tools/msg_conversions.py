@@ -13,6 +13,7 @@ import re
 import sys
 
 TABLE = "answers/messages.zh.md"
+ID_MAX = 23  # harness/base/sections.h: char id[24]
 # what decides a conversion's argument, as lang.c's conversion_kind: the
 # length modifier and the letter ("%+.1f" and "%.0f" are both "f")
 CONV = re.compile(r"%(%|[-+ #0-9.*]*([hljztL]*)([a-zA-Z]))")
@@ -64,6 +65,10 @@ def main():
         with open(path, encoding="utf-8") as f:
             src = f.read()
         for m in CALL.finditer(src):
+            if len(m.group(1)) > ID_MAX:
+                differ += 1
+                print("%s: %s: an id over %d characters, cut short where the table is "
+                      "read (sections.h's id[24]): never found" % (path, m.group(1), ID_MAX))
             en = english(m.group(2))
             checked += 1
             if m.group(1) in zh and kinds(en) != kinds(zh[m.group(1)]):
