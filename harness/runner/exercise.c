@@ -141,6 +141,20 @@ static const char *region_what(const struct ex_region *r)
 	return zh ? zh : r->what;
 }
 
+/* region_what, then in zh what its stub does now ("stub.<id>": the stub's //
+ * comments, which the zh copy leaves out), into buf. */
+static const char *region_what_stub(const struct ex_region *r, char *buf, size_t len)
+{
+	char id[48];
+	const char *what = region_what(r), *stub;
+
+	snprintf(id, sizeof(id), "stub.%s", r->id);
+	if (what == r->what || !(stub = msg_zh(id)))
+		return what;
+	snprintf(buf, len, "%s%s%s", what, MSG("ex.stub-now", "; the stub now: "), stub);
+	return buf;
+}
+
 /* The bytes of the UTF-8 character at s (1 for a broken one). */
 static int char_len(const char *s)
 {
@@ -173,7 +187,9 @@ static size_t unit_len(const char *s)
  * says it) or out of memory. */
 static char *region_note(const char *text, const struct ex_region *r)
 {
-	const char *what = region_what(r), *p = what, *ind = text + r->stub_start;
+	char buf[2048];
+	const char *what = region_what_stub(r, buf, sizeof(buf)), *p = what;
+	const char *ind = text + r->stub_start;
 	size_t indent = strspn(ind, " \t"), n, u, i;
 	int col = 0, start_col = 0;
 	char *out, unit[256];

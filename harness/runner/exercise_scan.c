@@ -182,8 +182,36 @@ int ex_scan(const char *t, size_t len, struct ex_region *out, int max, char *err
 	return n;
 }
 
+/* The stub t[a..b) at o without its // comments (a line that only held one
+ * goes): a zh copy, whose note says what they said; the end of o. */
+static char *stub_uncommented(char *o, const char *t, size_t a, size_t b)
+{
+	while (a < b) {
+		size_t end = a, cut, lead;
+
+		while (end < b && t[end] != '\n')
+			end++;
+		for (cut = a; cut + 1 < end && !(t[cut] == '/' && t[cut + 1] == '/'); cut++)
+			;
+		if (cut + 1 >= end)
+			cut = end; /* no comment on this line */
+		lead = strspn(t + a, " \t");
+		if (cut == end || a + lead < cut) {
+			while (cut < end && cut > a && (t[cut - 1] == ' ' || t[cut - 1] == '\t'))
+				cut--;
+			memcpy(o, t + a, cut - a);
+			o += cut - a;
+			if (end < b)
+				*o++ = '\n';
+		}
+		a = end < b ? end + 1 : end;
+	}
+	return o;
+}
+
 /* Text with each region's body emptied, or (stubs) replaced by notes[i] (when
- * notes and notes[i]) then its stub; malloc'd, NULL out of memory. */
+ * notes and notes[i]: a zh copy, its stub's // comments left out) then its
+ * stub; malloc'd, NULL out of memory. */
 static char *rebuild(const char *t, size_t len, const struct ex_region *r, int n, int stubs,
 		     const char *const *notes)
 {
@@ -202,7 +230,9 @@ static char *rebuild(const char *t, size_t len, const struct ex_region *r, int n
 			memcpy(o, notes[i], k);
 			o += k;
 		}
-		if (stubs) {
+		if (stubs && notes && notes[i])
+			o = stub_uncommented(o, t, r[i].stub_start, r[i].stub_end);
+		else if (stubs) {
 			memcpy(o, t + r[i].stub_start, r[i].stub_end - r[i].stub_start);
 			o += r[i].stub_end - r[i].stub_start;
 		}

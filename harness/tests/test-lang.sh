@@ -107,7 +107,8 @@ echo "== the words of answers/terms.md, not their variants"
 # wrong word|its terms.md form; a bare English "kernel" (not bracketed after
 # 核函数) and "peer access" in a Chinese line are variants too
 for pair in '可分页|可换页' '托管内存|统一内存' '中转缓冲区|中转区' '复制|拷贝' '声明|论断' \
-	'peer access|点对点访问' '(?<!（)\bkernel\b(?!）)|核函数'; do
+	'peer access|点对点访问' '(?<!（)\bkernel\b(?!）)|核函数' \
+	'KV 缓存|KV cache' 'KV Cache|KV cache'; do
 	wrong=${pair%|*}; right=${pair##*|}
 	if zh_lines | grep -P "$wrong" >"$tmp/variant"; then
 		bad "'$wrong' where terms.md says $right:"; head -n 3 "$tmp/variant"
@@ -224,6 +225,15 @@ while read -r id; do
 	*) bad "exercise.$id: no '## exercise.$id' with a 'zh:' line in $table" ;;
 	esac
 done <"$tmp/regions"
+# a stub's // comments: the zh copy leaves them out and says them (stub.ID)
+for f in labs/[0-9][0-9]-*/lab.c*; do
+	awk '/\/\* EXERCISE [0-9][0-9]\./ { id = $3 } /^[ \t]*\/\* STUB/ { s = 1; next }
+		/END STUB \*\// { s = 0 } s && /\/\// { print id }' "$f"
+done | sort -u >"$tmp/stubs"
+while read -r id; do
+	grep -qxF "## stub.$id" "$table" && ok "stub.$id" ||
+		bad "stub.$id: its stub's // comments have no zh ('## stub.$id') in $table"
+done <"$tmp/stubs"
 
 echo "== make exercise-NN in zh: each region's zh text in the copy, which try accepts"
 d=$BUILD/dmalab
@@ -235,6 +245,11 @@ for n in $(cut -c1-2 "$tmp/regions" | sort -u); do
 		grep -qF "/* 练习 $id（要写的内容）：" "$copy" && ok "$id: zh text in the copy" ||
 			bad "$id: no zh text in the copy '$copy'"
 	done
+	# no English // comment between a region's markers
+	awk '/\/\* EXERCISE /{r = 1} /END EXERCISE/{r = 0} r && /\/\/ [a-z]/' "$copy" \
+		>"$tmp/en-stub"
+	[ -s "$tmp/en-stub" ] && bad "lab $n: an English stub comment in the zh copy: $(
+		head -n 1 "$tmp/en-stub")" || ok "lab $n: no English stub comment in the zh copy"
 	grep -q "^exercise-$n：已写出 " "$tmp/ex$n" && ok "lab $n: exercise's words in zh" ||
 		bad "lab $n: exercise's words not zh: $(head -n 1 "$tmp/ex$n")"
 	"$d" try "$n" --work "$w" --verify-only >"$tmp/v$n" 2>&1 &&
