@@ -75,7 +75,8 @@ static void test_ex_stubbed_puts_the_stub_in(void **state)
 	free(stub);
 }
 
-/* A note (the zh text of what to write) goes inside the body, before the stub:
+/* A note (the zh text of what to write, and of what the stub's // comments
+ * say) goes inside the body, before the stub, whose comments it leaves out:
  * the copy still scans, and masks to the reference's text. */
 static void test_ex_stubbed_puts_a_note_in_the_body(void **state)
 {
@@ -85,8 +86,38 @@ static void test_ex_stubbed_puts_a_note_in_the_body(void **state)
 
 	assert_int_equal(scan(lab, r, err), 1);
 	stub = ex_stubbed(lab, strlen(lab), r, 1, notes);
-	assert_non_null(strstr(stub, "\t/* a note */\n\treturn 0; // write it\n"));
+	assert_non_null(strstr(stub, "\t/* a note */\n\treturn 0;\n\t/* END EXERCISE */"));
+	assert_null(strstr(stub, "// write it"));
 	assert_copy_masks_as_lab(stub, r);
+	free(stub);
+}
+
+/* With a note, a line that only held a comment goes, a comment after code
+ * goes with the blanks before it, a line without one stays as it is. */
+static void test_ex_stubbed_note_leaves_comments_out(void **state)
+{
+	static const char two[] =
+		"int g(int *p)\n"
+		"{\n"
+		"\t/* EXERCISE 09.g grades 09.3: set *p */\n"
+		"\t*p = 2;\n"
+		"\treturn 0;\n"
+		"\t/* STUB\n"
+		"\t// nothing set yet: *p keeps\n"
+		"\t// what it held\n"
+		"\t*p = 0;   // zero for now\n"
+		"\treturn 0;\n"
+		"\tEND STUB */\n"
+		"\t/* END EXERCISE */\n"
+		"}\n";
+	const char *const notes[1] = { "\t/* n */\n" };
+	struct ex_region r[EX_MAX];
+	char err[300], *stub;
+
+	assert_int_equal(scan(two, r, err), 1);
+	stub = ex_stubbed(two, strlen(two), r, 1, notes);
+	assert_non_null(strstr(stub, "\t/* n */\n\t*p = 0;\n\treturn 0;\n\t/* END EXERCISE */"));
+	assert_null(strstr(stub, "//"));
 	free(stub);
 }
 
@@ -162,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_ex_scan_finds_the_region),
 		cmocka_unit_test(test_ex_stubbed_puts_the_stub_in),
 		cmocka_unit_test(test_ex_stubbed_puts_a_note_in_the_body),
+		cmocka_unit_test(test_ex_stubbed_note_leaves_comments_out),
 		cmocka_unit_test(test_ex_mask_sees_an_edited_want),
 		cmocka_unit_test(test_ex_directive_line_finds_a_define),
 		cmocka_unit_test(test_ex_file_line_skips_the_bodies),
