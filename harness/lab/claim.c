@@ -66,12 +66,12 @@ void claim_vnote(struct lab *L, const char *fmt, va_list ap)
 	vsnprintf(L->pending_note_shown, sizeof(L->pending_note_shown), fmt, ap);
 }
 
-/* "; text" at the end of note (len bytes), cut to fit; text alone if empty. */
-static void note_append(char *note, size_t len, const char *text)
+/* sep and text at the end of note (len bytes), cut to fit; text alone if empty. */
+static void note_append(char *note, size_t len, const char *sep, const char *text)
 {
 	size_t n = strlen(note);
 
-	snprintf(note + n, len - n, "%s%s", n ? "; " : "", text);
+	snprintf(note + n, len - n, "%s%s", n ? sep : "", text);
 }
 
 void claim_note_add(struct lab *L, const char *fmt, ...)
@@ -85,8 +85,9 @@ void claim_note_add(struct lab *L, const char *fmt, ...)
 	vsnprintf(shown, sizeof(shown), fmt, ap);
 	va_end(ap2);
 	va_end(ap);
-	note_append(L->pending_note, sizeof(L->pending_note), en);
-	note_append(L->pending_note_shown, sizeof(L->pending_note_shown), shown);
+	note_append(L->pending_note, sizeof(L->pending_note), "; ", en);
+	note_append(L->pending_note_shown, sizeof(L->pending_note_shown),
+		    MSG("note.sep", "; "), shown);
 }
 
 /* fmt may be a MSG() text: the learner reads it (report_tap_claim), the
@@ -323,10 +324,10 @@ void claim_check_errno(struct lab *L, const char *id, int got_errno)
 	check_exact(L, id, got_errno, errno_name(got_errno));
 }
 
-/* "what; note" in note (len bytes), cut to fit. */
-static void note_prepend(char *note, size_t len, const char *what)
+/* "what<sep>note" in note (len bytes), cut to fit. */
+static void note_prepend(char *note, size_t len, const char *sep_text, const char *what)
 {
-	size_t w = strlen(what), sep = note[0] ? 2 : 0, n = strlen(note);
+	size_t w = strlen(what), sep = note[0] ? strlen(sep_text) : 0, n = strlen(note);
 
 	if (w + sep + 1 >= len) {
 		snprintf(note, len, "%s", what);
@@ -337,14 +338,15 @@ static void note_prepend(char *note, size_t len, const char *what)
 	memmove(note + w + sep, note, n);
 	note[w + sep + n] = '\0';
 	memcpy(note, what, w);
-	memcpy(note + w, "; ", sep);
+	memcpy(note + w, sep_text, sep);
 }
 
 void claim_check_true(struct lab *L, const char *id, int got, const char *what)
 {
 	if (what && what[0]) {
-		note_prepend(L->pending_note, sizeof(L->pending_note), msg_english(what));
-		note_prepend(L->pending_note_shown, sizeof(L->pending_note_shown), what);
+		note_prepend(L->pending_note, sizeof(L->pending_note), "; ", msg_english(what));
+		note_prepend(L->pending_note_shown, sizeof(L->pending_note_shown),
+			     MSG("note.sep", "; "), what);
 	}
 	check_exact(L, id, got != 0, got ? "true" : "false");
 }

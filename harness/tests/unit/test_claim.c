@@ -455,6 +455,33 @@ static void test_check_true_text_in_note(void **state)
 	unit_lab_free(&u);
 }
 
+static void run_zh_note(struct lab *L)
+{
+	claim_note(L, MSG("01.note-1", "VmLck %+.0f KiB for %.0f KiB locked"), 64.0, 64.0);
+	claim_note_add(L, MSG("01.note-7", "%llu pages, longest run %llu pages; "
+			      "guest-physical frames if this is a VM"), 16ULL, 1ULL);
+	claim_check_int(L, "99.8", 64);
+	claim_skip_rest(L, SKIP_NOT_REQUESTED, "only 99.8 here");
+}
+
+/* A note in zh: the learner reads it as a comment before the test line; the
+ * record (YAML and JSON) keeps the English, the same in every language. */
+static void test_note_in_zh_record_english(void **state)
+{
+	static const char en[] = "VmLck +64 KiB for 64 KiB locked; 16 pages, longest run 1 "
+				 "pages; guest-physical frames if this is a VM";
+	struct unit_lab u;
+
+	(void)state;
+	dmalab_lang_set(DMALAB_ZH);
+	unit_run_lab(&plain_spec, run_zh_note, &u);
+	dmalab_lang_set(DMALAB_EN);
+	assert_string_equal(json_get_str(unit_claim(&u, "99.8"), "note", ""), en);
+	assert_non_null(strstr(u.tap, "  note: \"VmLck +64 KiB for 64 KiB locked; 16 pages"));
+	assert_non_null(strstr(u.tap, "# 99.8 注：VmLck 变化 +64 KiB，锁定 64 KiB；16 页"));
+	unit_lab_free(&u);
+}
+
 /* ---- the lab's status ---- */
 
 static const struct claim_spec two_claims[] = {
@@ -591,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_plain_verdicts),
 		cmocka_unit_test(test_issue_outlier_ratio_passes),
 		cmocka_unit_test(test_check_true_text_in_note),
+		cmocka_unit_test(test_note_in_zh_record_english),
 		cmocka_unit_test(test_lab_status),
 		cmocka_unit_test(test_long_skip_detail),
 	};
