@@ -139,7 +139,8 @@ int cmd_hint(struct learn_ctx *lc)
 	if (!(h = exercise_hints(lc, c, n)))
 		h = ans_find_hints(&lc->ans, lc->opt->lab);
 	if (!h) {
-		error(MSG("hint.none", "lab-%s has no hints in '%s/hints.md'"), lc->opt->lab, lc->opt->answers_dir);
+		error(MSG("hint.none", "lab-%s has no hints in '%s/hints.md'"), lc->opt->lab,
+		      lc->opt->answers_dir);
 		advise_labs(&lc->ans);
 		return 2;
 	}

@@ -50,16 +50,19 @@ static void learn_usage(FILE *f)
 	help_line(f, 0, MSG("learn.help-1",
 		  "usage: dmalab grade [--from FILE] [--chapter CH] [options]"));
 	help_line(f, 7, MSG("learn.help-2",
-		  "dmalab quiz [--chapter CH] [--shuffle] [--lang en|zh] [--answers FILE] [--reset]"));
+		  "dmalab quiz [--chapter CH] [--shuffle] [--lang en|zh] [--answers FILE] "
+		  "[--reset]"));
 	help_line(f, 7, MSG("learn.help-3", "dmalab hint NN [--reset] [--lang en|zh]"));
 	help_line(f, 7, MSG("learn.help-4",
 		  "dmalab answers [--seeds DIR]   check answers/ against the built labs"));
 	help_line(f, 2, MSG("learn.help-5",
-		  "grade           run the labs (or read --from FILE), grade each question of the"));
+		  "grade           run the labs (or read --from FILE), grade each question of "
+		  "the"));
 	help_line(f, 18, MSG("learn.help-6",
 		  "chapters: confirmed, contradicted, partial, unverified; writes grade.json"));
 	help_line(f, 2, MSG("learn.help-7",
-		  "quiz            ask the questions, show the reference answer and this machine's"));
+		  "quiz            ask the questions, show the reference answer and this "
+		  "machine's"));
 	help_line(f, 18, MSG("learn.help-8",
 		  "measurements, mark yourself; progress in quiz.json, resumes"));
 	help_line(f, 2, MSG("learn.help-9",
@@ -69,13 +72,15 @@ static void learn_usage(FILE *f)
 	help_line(f, 2, MSG("learn.help-12",
 		  "--from FILE         grade this results.json instead of running the labs"));
 	help_line(f, 2, MSG("learn.help-13",
-		  "--gradescope FILE   grade: also write FILE as Gradescope's autograder results.json"));
+		  "--gradescope FILE   grade: also write FILE as Gradescope's autograder "
+		  "results.json"));
 	help_line(f, 22, MSG("learn.help-14",
 		  "(one test per question, 1 point each; README \"JUnit and"));
 	help_line(f, 22, MSG("learn.help-15", "Gradescope\")"));
 	help_line(f, 2, MSG("learn.help-16", "--chapter CH        only chapter CH (ch1, ch2)"));
 	help_line(f, 2, MSG("learn.help-17",
-		  "--lang en|zh        language (default: $DMALAB_LANG, else zh when LC_ALL/LC_MESSAGES/LANG"));
+		  "--lang en|zh        language (default: $DMALAB_LANG, else zh when "
+		  "LC_ALL/LC_MESSAGES/LANG"));
 	help_line(f, 22, MSG("learn.help-18", "start with zh)"));
 	help_line(f, 2, MSG("learn.help-19",
 		  "--answers FILE      quiz: read the learner's input from FILE (scripted runs)"));
@@ -85,20 +90,23 @@ static void learn_usage(FILE *f)
 	help_line(f, 2, MSG("learn.help-22",
 		  "--answers-dir DIR   the answers files (default: answers)"));
 	help_line(f, 2, MSG("learn.help-23",
-		  "--results DIR       results.json, grade.json, quiz.json, hints.json (default: results)"));
+		  "--results DIR       results.json, grade.json, quiz.json, hints.json (default: "
+		  "results)"));
 	help_line(f, 2, MSG("learn.help-24",
 		  "--labs-dir DIR      the built labs (default: <dir of dmalab>/labs)"));
 	help_line(f, 2, MSG("learn.help-25",
 		  "--errata FILE       known errata (default: $DMALAB_ERRATA, else"));
 	help_line(f, 22, MSG("learn.help-26", "<answers-dir>/errata.md, else the copy built in)"));
 	help_line(f, 2, MSG("learn.help-27",
-		  "--seeds DIR         answers: also flag any run of %d or more Chinese characters"), LEARN_SEED_RUN);
+		  "--seeds DIR         answers: also flag any run of %d or more Chinese "
+		  "characters"), LEARN_SEED_RUN);
 	help_line(f, 22, MSG("learn.help-28",
 		  "an answer shares with a chapter's text (DIR/*.txt)"));
 	help_line(f, 2, MSG("learn.help-29",
 		  "--quick, --timeout-mul N   passed to `dmalab check` when labs are run"));
 	help_line(f, 2, MSG("learn.help-30",
-		  "--work DIR          your exercise copies (make exercise-NN): grade passes it to"));
+		  "--work DIR          your exercise copies (make exercise-NN): grade passes it "
+		  "to"));
 	help_line(f, 22, MSG("learn.help-31",
 		  "`dmalab check`, whose results.json then lists every exercise"));
 	help_line(f, 22, MSG("learn.help-32",
@@ -106,7 +114,8 @@ static void learn_usage(FILE *f)
 	help_line(f, 2, MSG("learn.help-33",
 		  "--learner NAME      grade: passed to `dmalab check`, kept in results.json"));
 	help_line(f, 0, MSG("learn.help-34",
-		  "exit: 0 done, 1 results or progress unusable, 2 usage or malformed answers, 130 interrupted"));
+		  "exit: 0 done, 1 results or progress unusable, 2 usage or malformed answers, 130 "
+		  "interrupted"));
 }
 
 /* The kit's one language setting (lang.h: DMALAB_LANG, else the locale). */
@@ -146,7 +155,8 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 	case 'F': o->from = arg; break;
 	case 'G':
 		if (!*arg)
-			die_usage(MSG("learn.err-gs-file", "option '--gradescope' needs a file, got ''"));
+			die_usage(MSG("learn.err-gs-file",
+					  "option '--gradescope' needs a file, got ''"));
 		o->gradescope = arg;
 		break;
 	case 'C': check_chapter(arg); o->chapter = arg; break;
@@ -154,7 +164,8 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 	case 'D': o->answers_dir = arg; break;
 	case 'r':
 		if (!*arg)
-			die_usage(MSG("learn.err-results-dir", "option '--results' needs a directory, got ''"));
+			die_usage(MSG("learn.err-results-dir",
+					  "option '--results' needs a directory, got ''"));
 		o->results_dir = arg;
 		break;
 	case 'L': snprintf(o->labs_dir, sizeof(o->labs_dir), "%s", arg); break;
@@ -201,9 +212,11 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 	optind = 2; /* argv[1] is the command */
 	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
 		if (c == ':')
-			die_usage(MSG("learn.err-needs-value", "option '%s' needs a value"), argv[optind - 1]);
+			die_usage(MSG("learn.err-needs-value", "option '%s' needs a value"),
+				  argv[optind - 1]);
 		if (c == '?')
-			die_usage(MSG("learn.err-unknown-opt", "unknown option '%s'"), argv[optind - 1]);
+			die_usage(MSG("learn.err-unknown-opt", "unknown option '%s'"),
+				  argv[optind - 1]);
 		learn_option(o, c, optarg);
 	}
 }
@@ -229,10 +242,12 @@ static void learn_args(struct learn_opts *o, int argc, char **argv)
 	const char *a;
 
 	if (o->gradescope && strcmp(o->command, "grade"))
-		die_usage(MSG("learn.err-gs-where", "'--gradescope' is an option of 'grade', not of '%s'"), o->command);
+		die_usage(MSG("learn.err-gs-where",
+			      "'--gradescope' is an option of 'grade', not of '%s'"), o->command);
 	if (strcmp(o->command, "hint")) {
 		if (optind < argc)
-			die_usage(MSG("learn.err-argument", "unexpected argument '%s'"), argv[optind]);
+			die_usage(MSG("learn.err-argument", "unexpected argument '%s'"),
+				  argv[optind]);
 		return;
 	}
 	if (optind + 1 != argc)
@@ -241,7 +256,8 @@ static void learn_args(struct learn_opts *o, int argc, char **argv)
 	if (!strncmp(a, "lab-", 4))
 		a += 4;
 	if (!*a || strlen(a) > 6 || strspn(a, "0123456789") != strlen(a))
-		die_usage(MSG("learn.err-lab-id", "bad lab id '%s' (want a number like 03)"), argv[optind]);
+		die_usage(MSG("learn.err-lab-id", "bad lab id '%s' (want a number like 03)"),
+			  argv[optind]);
 	snprintf(id, sizeof(id), "%s%s", strlen(a) == 1 ? "0" : "", a);
 	o->lab = id;
 }

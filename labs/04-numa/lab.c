@@ -283,7 +283,8 @@ static void report_read(struct numa_lab *X, const struct lab_stats *bw)
 			seqread_kernel());
 	else
 		lab_note(X->L, MSG("04.read-local-nollc", "single-thread read, local: %.1f GB/s "
-			"median, %.1f best, %d passes over %s, the last-level cache's size unknown, "
+			"median, %.1f best, %d passes over %s, the last-level cache's size "
+			"unknown, "
 			"%s loads"), bw->median, bw->max, bw->n, sz, seqread_kernel());
 }
 

@@ -335,8 +335,8 @@ static void decide_on_pages(struct lab *L, const char *id, struct lab_est got,
 	/* after the caller's claim_note, what was measured */
 	if (broken)
 		claim_note_add(L, MSG("08.note-smaps-broken", "no 2 MiB side, the value is "
-			"undefined: smaps: '2 MiB' buffer AnonHugePages %s of %s asked (THPeligible "
-			"%d%s), 4 KiB buffer %s"), a, b, big.thp_eligible,
+			"undefined: smaps: '2 MiB' buffer AnonHugePages %s of %s asked "
+			"(THPeligible %d%s), 4 KiB buffer %s"), a, b, big.thp_eligible,
 			big.nohuge ? ", VmFlags nh" : "", c);
 	else
 		claim_note_add(L, MSG("08.note-smaps", "smaps: '2 MiB' buffer AnonHugePages %s "
