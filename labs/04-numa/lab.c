@@ -448,8 +448,12 @@ static int gpu_node(struct numa_lab *X, const char **reason, char *detail, size_
 	struct gpu_topo t;
 
 	gpu_topo_scan(X->sysfs_root, GPU_TOPO_CUDA, &t);
-	if (t.order != GPU_ORDER_CUDA)
-		lab_note(X->L, MSG("04.gpu-order", "GPU order: %s"), t.order_note);
+	if (t.order != GPU_ORDER_CUDA) { /* why: gpu_topo's reason, after its own words */
+		const char *why = strstr(t.order_note, ": ");
+
+		lab_note(X->L, MSG("04.gpu-order", "GPU order: NVIDIA PCI devices in PCI bus order, "
+				   "which need not be CUDA's: %s"), why ? why + 2 : t.order_note);
+	}
 	*reason = SKIP_NO_CUDA_DEVICE;
 	g = gpu_topo_device(&t, dev);
 	if (!g && t.order == GPU_ORDER_CUDA)
