@@ -672,13 +672,19 @@ static void decide_swap(struct bench *b)
 	}
 	claim_stats(b->L, &b->one);
 	claim_stats(b->L, &b->full);
-	claim_note(b->L, MSG("11.note-2",
-		"%ld tokens (%.2f GB) %s: %.3f s (%.1f GB/s)%s; in %ld-token blocks, %llu "
-		"copies: %.3f s, %.2fx, 32K tokens %.3f s"), m->context,
-		   b->full_bytes / 1e9, K.swap_one_copy ? "as one copy" : "as block copies",
-		   one, b->full_bytes / one / 1e9, m->context == CH_TOKENS ? "" :
-		   ", scaled to 32K tokens by that rate", m->block_tokens, copies, paged,
-		   paged / one, paged / m->context * CH_TOKENS);
+	if (K.swap_one_copy)
+		claim_note(b->L, MSG("11.note-2", "%ld tokens (%.2f GB) as one copy: %.3f s "
+				     "(%.1f GB/s)"), m->context, b->full_bytes / 1e9, one,
+			   b->full_bytes / one / 1e9);
+	else
+		claim_note(b->L, MSG("11.note-2b", "%ld tokens (%.2f GB) as block copies: %.3f s "
+				     "(%.1f GB/s)"), m->context, b->full_bytes / 1e9, one,
+			   b->full_bytes / one / 1e9);
+	if (m->context != CH_TOKENS)
+		claim_note_add(b->L, MSG("11.note-2s", "scaled to 32K tokens by that rate"));
+	claim_note_add(b->L, MSG("11.note-2c", "in %ld-token blocks, %llu copies: %.3f s, %.2fx, "
+				 "32K tokens %.3f s"), m->block_tokens, copies, paged, paged / one,
+		       paged / m->context * CH_TOKENS);
 	claim_check(b->L, "11.2", lab_est_scale(lab_est_median(&b->one, 1),
 						(double)CH_TOKENS / m->context));
 }
@@ -699,7 +705,6 @@ static void decide_recompute(struct bench *b)
 {
 	double flop = kv_prefill_flop(b->m.params, CH_TOKENS);
 	double gemm_flop = 2.0 * W_ROWS * W_COLS * K.prefill_tokens;
-	char peak[260] = "the peak of this GPU is not known here";
 	/* attention's QK^T and AV, causal: 2 x n^2 x 8192 x 80 (README, the model) */
 	double attn = 2.0 * CH_TOKENS * CH_TOKENS * 8192 * 80;
 
@@ -707,17 +712,20 @@ static void decide_recompute(struct bench *b)
 	if (b->peak_tflops > 0) {
 		lab_fact_num(b->L, "gemm_peak_tflops", b->peak_tflops, "TFLOP/s");
 		lab_fact_num(b->L, "gemm_peak_fraction", b->tflops / b->peak_tflops, "fraction");
-		snprintf(peak, sizeof(peak), "%.0f %% of a peak of %.0f TFLOP/s: %s",
-			 100 * b->tflops / b->peak_tflops, b->peak_tflops, b->peak_how);
 	}
 	if (skipped_for_params(b, "11.3"))
 		return;
 	claim_stats(b->L, &b->t_rate);
 	claim_note(b->L, MSG("11.note-3",
-		"%.3g FLOP at %.0f TFLOP/s (cuBLAS bf16, %dx%dx%d), %s; the chapter's 600 TFLOPS "
+		"%.3g FLOP at %.0f TFLOP/s (cuBLAS bf16, %dx%dx%d); the chapter's 600 TFLOPS "
 		"gives %.2f s; with Llama-70B's attention (%.2g FLOP more, not the chapter's "
 		"count) %.2f s at this rate"), flop, b->tflops, W_ROWS, K.prefill_tokens,
-		   W_COLS, peak, flop / CH_FLOPS, attn, (flop + attn) / (b->tflops * 1e12));
+		   W_COLS, flop / CH_FLOPS, attn, (flop + attn) / (b->tflops * 1e12));
+	if (b->peak_tflops > 0)
+		claim_note_add(b->L, MSG("11.note-3p", "%.0f %% of a peak of %.0f TFLOP/s: %s"),
+			       100 * b->tflops / b->peak_tflops, b->peak_tflops, b->peak_how);
+	else
+		claim_note_add(b->L, MSG("11.note-3n", "the peak of this GPU is not known here"));
 	claim_check(b->L, "11.3", lab_est_scale(lab_est_median(&b->t_rate, 1), flop / gemm_flop));
 }
 
@@ -815,10 +823,14 @@ static void decide_turn(struct bench *b, struct lab_est x, double first, double 
 	claim_stats(b->L, &b->t[j][0]);
 	claim_stats(b->L, &b->added[j][0]);
 	claim_stats(b->L, &b->swap[0]);
-	claim_note(b->L, MSG("11.note-7",
-		"decode batch %d; recompute %s; %llu tokens: recompute %.3g ms, swap-back %.3g "
-		"ms; %llu tokens: %.3g vs %.3g ms"), DECIDE_BATCH,
-		   K.recompute_rides ? "what its tokens add to the step" : "the whole step",
+	if (K.recompute_rides)
+		claim_note(b->L, MSG("11.note-7", "decode batch %d; recompute what its tokens add to "
+				     "the step"), DECIDE_BATCH);
+	else
+		claim_note(b->L, MSG("11.note-7b", "decode batch %d; recompute the whole step"),
+			   DECIDE_BATCH);
+	claim_note_add(b->L, MSG("11.note-7c", "%llu tokens: recompute %.3g ms, swap-back %.3g "
+				 "ms; %llu tokens: %.3g vs %.3g ms"),
 		   (unsigned long long)b->grid[0], first * 1e3, b->swap[0].median * 1e3,
 		   (unsigned long long)b->grid[last], top * 1e3, b->swap[last].median * 1e3);
 	claim_check(b->L, "11.7", x);
