@@ -540,8 +540,9 @@ static void decide_shared_rw(struct lab *L)
 	claim_note(L, MSG("06.note-2",
 		"the importer (of the %llu-word pattern at %p here) reported %s; here %lld words "
 		"differ from its pattern afterwards"), cfg.pat_bytes / 4, ex.pat, m->text, mine);
-	claim_check_true(L, "06.2", ok, ok ? "shared both ways"
-			 : "not shared both ways through the opened handle");
+	claim_check_true(L, "06.2", ok, ok ? MSG("06.what-shared", "shared both ways")
+			 : MSG("06.what-not-shared-h",
+			       "not shared both ways through the opened handle"));
 }
 
 /* 06.6: pass the VMM fd, then count what the importer wrote. */
@@ -576,7 +577,8 @@ static void decide_vmm(struct lab *L)
 	claim_note(L, MSG("06.note-6",
 		"%zu-byte cuMemCreate allocation, fd passed with SCM_RIGHTS; the importer "
 		"reported %s; here %lld words differ from its pattern"), v->bytes, m->text, mine);
-	claim_check_true(L, "06.6", ok, ok ? "shared both ways" : "not shared both ways");
+	claim_check_true(L, "06.6", ok, ok ? MSG("06.what-shared", "shared both ways") :
+			 MSG("06.what-not-shared", "not shared both ways"));
 }
 
 /* 06.5 after the crash: the importer reads, writes and re-reads (its report into after), closes
@@ -644,7 +646,9 @@ static void crash_phase(struct lab *L)
 		CRASH_SETTLE_S,
 		   cfg.crash_bytes / 4, after[0] ? after : "nothing", closed,
 		   proc_status_text(p, st, sizeof(st)), ended ? " " : "", ended ? ended : "");
-	claim_check_true(L, "06.5", segv, segv ? "the importer died by SIGSEGV" : "no SIGSEGV");
+	claim_check_true(L, "06.5", segv, segv ?
+			 MSG("06.what-segv", "the importer died by SIGSEGV") :
+			 MSG("06.what-no-segv", "no SIGSEGV"));
 }
 
 /* 06.1: the raw pointer value in a process that never opened the handle. */
@@ -674,9 +678,11 @@ static void probe_phase(struct lab *L)
 		ex.pat, m->text, own == NUM(ex.pat) ?
 		   ", the same number" : "", ex.handle_reached ? "the pattern" : "NOT the pattern");
 	claim_check_true(L, "06.1", !raw_reached && ex.handle_reached,
-			 raw_reached ? "the raw value reached the data"
-			 : ex.handle_reached ? "the raw value missed the data, the opened handle reached it" :
-			 "neither the raw value nor the opened handle reached the data");
+			 raw_reached ? MSG("06.what-raw-reached", "the raw value reached the data")
+			 : ex.handle_reached ? MSG("06.what-handle-only",
+				"the raw value missed the data, the opened handle reached it") :
+			 MSG("06.what-neither",
+			     "neither the raw value nor the opened handle reached the data"));
 	helper_finish(&ex.probe, cfg.t);
 }
 
