@@ -354,7 +354,7 @@ static inline void lab_copy_say_verified(struct lab *L, enum lab_host_kind kind,
 			"(counted on the GPU) and D2H"), sz);
 		break;
 	case LAB_HOST_REGISTERED:
-		lab_note(L, MSG("cuda.verified-registered", "verified: %s of registered memory, "
+		lab_note(L, MSG("cuda.verified-register", "verified: %s of registered memory, "
 			"H2D (counted on the GPU) and D2H"), sz);
 		break;
 	default:
