@@ -339,6 +339,31 @@ static inline void lab_copy_sync_(struct lab_copy_rig *r, void *dst, const void 
 	CUDA_CHECK(r->L, cudaStreamSynchronize(r->stream));
 }
 
+/* lab_copy_verify's success, one sentence per kind (a zh note names the
+ * kind in Chinese, not as an English word passed in); write-combined memory
+ * is read back one word a page (LAB_COPY_WC_STRIDE). */
+static inline void lab_copy_say_verified(struct lab *L, enum lab_host_kind kind, const char *sz)
+{
+	switch (kind) {
+	case LAB_HOST_PAGEABLE:
+		lab_note(L, MSG("cuda.verified-pageable", "verified: %s of pageable memory, H2D "
+			"(counted on the GPU) and D2H"), sz);
+		break;
+	case LAB_HOST_PINNED:
+		lab_note(L, MSG("cuda.verified-pinned", "verified: %s of pinned memory, H2D "
+			"(counted on the GPU) and D2H"), sz);
+		break;
+	case LAB_HOST_REGISTERED:
+		lab_note(L, MSG("cuda.verified-register", "verified: %s of registered memory, "
+			"H2D (counted on the GPU) and D2H"), sz);
+		break;
+	default:
+		lab_note(L, MSG("cuda.verified-wc", "verified: %s of write-combined memory, H2D "
+			"(counted on the GPU) and D2H (read back one word per 4 KiB page)"), sz);
+		break;
+	}
+}
+
 /*
  * Checks h (h->bytes <= r->bytes) as a source and as a destination:
  * pattern `seed` written on the CPU, copied H2D into the zeroed device
@@ -379,12 +404,7 @@ static inline void lab_copy_verify(struct lab_copy_rig *r, const struct lab_host
 			  "at byte offset %llu of %llu", what, (unsigned long long)c.bad,
 			  (unsigned long long)c.words, (unsigned long long)c.first_bad,
 			  (unsigned long long)n);
-	if (stride > 1)
-		lab_note(L, MSG("cuda.verified-sparse", "verified: %s of %s memory, H2D (counted "
-			"on the GPU) and D2H (read back one word per 4 KiB page)"), sz, what);
-	else
-		lab_note(L, MSG("cuda.verified", "verified: %s of %s memory, H2D (counted on the "
-			"GPU) and D2H"), sz, what);
+	lab_copy_say_verified(L, h->kind, sz);
 }
 
 /* ------------------------------------------------------------------------ */

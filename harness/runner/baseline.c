@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "lang.h"
 #include "learn.h"
 
 static void baseline_usage(FILE *f)
@@ -53,22 +54,23 @@ static void parse_baseline(struct baseline_opts *o, int argc, char **argv)
 		case 'o': o->out = optarg; break;
 		case 'n':
 			if (!*optarg)
-				die_usage("option '--name' needs a name, got ''");
+				die_usage(MSG("baseline.err-name",
+					  "option '--name' needs a name, got ''"));
 			o->name = optarg;
 			break;
 		case 'h': baseline_usage(stdout); exit(0);
-		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
-		default: die_usage("unknown option '%s'", argv[optind - 1]); break;
+		default: die_bad_option(c, argv[optind - 1]); break;
 		}
 	}
 	if (optind >= argc)
-		die_usage("'baseline' needs results files, e.g. dmalab baseline run1.json run2.json "
-			  "run3.json --out baselines/h200.json");
+		die_usage(MSG("baseline.err-no-runs", "'baseline' needs results files, e.g. "
+			"dmalab baseline run1.json run2.json run3.json --out baselines/h200.json"));
 	if (!o->out || !*o->out)
-		die_usage("'baseline' needs --out FILE");
+		die_usage(MSG("baseline.err-no-out", "'baseline' needs --out FILE"));
 	for (int i = optind; i < argc; i++)
 		if (cmp_same_file(argv[i], o->out))
-			die_usage("--out '%s' is one of the runs: it would be overwritten", o->out);
+			die_usage(MSG("baseline.err-out-is-run",
+				"--out '%s' is one of the runs: it would be overwritten"), o->out);
 }
 
 /* One machine type, one --quick: else a line naming both runs, -1. */

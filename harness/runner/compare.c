@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "lang.h"
 #include "usage.h"
 
 static void compare_usage(FILE *f)
@@ -64,7 +65,8 @@ static double parse_pct(const char *s)
 	errno = 0;
 	v = strtod(s, &end);
 	if (!*s || *end || errno || !isfinite(v) || v <= 0 || v > 1000)
-		die_usage("bad --pct '%s' (want a number above 0, at most 1000)", s);
+		die_usage(MSG("compare.err-pct",
+			"bad --pct '%s' (want a number above 0, at most 1000)"), s);
 	return v;
 }
 
@@ -92,19 +94,19 @@ static void parse_compare(struct cmp_opts *o, int argc, char **argv)
 		case 'n': o->notes = 1; break;
 		case 'f':
 			if (strcmp(optarg, "human") && strcmp(optarg, "json"))
-				die_usage("bad --format '%s' (want human or json)", optarg);
+				die_usage(MSG("compare.err-format",
+					"bad --format '%s' (want human or json)"), optarg);
 			o->json = !strcmp(optarg, "json");
 			break;
 		case 'j': o->json_out = optarg; break;
 		case 'u': o->allow_unjudged = 1; break;
 		case 'h': compare_usage(stdout); exit(0);
-		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
-		default: die_usage("unknown option '%s'", argv[optind - 1]); break;
+		default: die_bad_option(c, argv[optind - 1]); break;
 		}
 	}
 	if (optind >= argc)
-		die_usage("'compare' needs at least one results file, e.g. dmalab compare "
-			  "results/results.json --baseline baselines/h200.json");
+		die_usage(MSG("compare.err-no-runs", "'compare' needs at least one results file, "
+			"e.g. dmalab compare results/results.json --baseline baselines/h200.json"));
 }
 
 /* ------------------------------------------------------------------------ */

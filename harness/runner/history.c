@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "compare.h"
+#include "lang.h"
 #include "learn.h"
 #include "runner.h"
 #include "sizes.h"
@@ -84,20 +85,20 @@ static void parse_history(struct hist_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'n':
 			if (lab_parse_long(optarg, 3, 10000, &n) < 0)
-				die_usage("--min-runs '%s': want a whole number from 3 to 10000",
+				die_usage(MSG("history.err-min-runs",
+					"--min-runs '%s': want a whole number from 3 to 10000"),
 					  optarg);
 			o->min_runs = (int)n;
 			break;
 		case 'a': o->all = 1; break;
 		case 'j': o->json_out = optarg; break;
 		case 'h': history_usage(stdout); exit(0);
-		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
-		default: die_usage("unknown option '%s'", argv[optind - 1]); break;
+		default: die_bad_option(c, argv[optind - 1]); break;
 		}
 	}
 	if (optind >= argc)
-		die_usage("'history' needs results files or folders, e.g. dmalab history "
-			  "runs/node07/");
+		die_usage(MSG("history.err-no-paths", "'history' needs results files or folders, "
+			"e.g. dmalab history runs/node07/"));
 }
 
 /* ---- Reading ------------------------------------------------------------ */

@@ -21,6 +21,7 @@
 
 #include "compare.h"
 #include "exercise.h"
+#include "lang.h"
 #include "learn.h"
 #include "runner.h"
 
@@ -165,7 +166,7 @@ static enum out_format parse_format(const char *s)
 	for (enum out_format f = FMT_HUMAN; f <= FMT_JUNIT; f++)
 		if (!strcmp(s, format_names[f]))
 			return f;
-	die_usage("bad --format '%s' (want human, tap, json or junit)", s);
+	die_usage(MSG("main.err-format", "bad --format '%s' (want human, tap, json or junit)"), s);
 }
 
 /* "2", "02", "002", "lab-02" -> "02": the value, at least two digits (labs
@@ -178,9 +179,9 @@ static char *normalise_id(const char *arg)
 	size_t n = strlen(s);
 
 	if (!n || n > 8 || strspn(s, "0123456789") != n)
-		die_usage("bad lab id '%s' (want a number like 02)", arg);
+		die_usage(MSG("main.err-lab-id", "bad lab id '%s' (want a number like 02)"), arg);
 	if (used == 64)
-		die_usage("too many lab ids, from '%s' on", arg);
+		die_usage(MSG("main.err-many-ids", "too many lab ids, from '%s' on"), arg);
 	while (n > 2 && *s == '0')
 		s++, n--;
 	snprintf(ids[used], sizeof(ids[used]), "%s%s", n == 1 ? "0" : "", s);
@@ -222,7 +223,8 @@ static void default_labs_dir(const char *argv0, char *out, size_t len)
 static const char *dir_arg(const char *option, const char *value)
 {
 	if (!*value)
-		die_usage("option '%s' needs a directory, got ''", option);
+		die_usage(MSG("main.err-empty-dir", "option '%s' needs a directory, got ''"),
+			  option);
 	return value;
 }
 
@@ -230,10 +232,12 @@ static const char *dir_arg(const char *option, const char *value)
 static const char *learner_arg(const char *name)
 {
 	if (!*name || strlen(name) > 80)
-		die_usage("bad --learner '%s' (want a name of 1 to 80 characters)", name);
+		die_usage(MSG("main.err-learner",
+			"bad --learner '%s' (want a name of 1 to 80 characters)"), name);
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
-			die_usage("bad --learner '%s': no control characters", name);
+			die_usage(MSG("main.err-learner-ctrl",
+				"bad --learner '%s': no control characters"), name);
 	return name;
 }
 
@@ -272,8 +276,7 @@ static void parse_options(struct runner_opts *o, int argc, char **argv)
 		case 'P': o->predict = 1; break;
 		case 'p': o->predictions = optarg; o->predict = 1; break;
 		case 'h': usage(stdout); exit(0);
-		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
-		default: die_usage("unknown option '%s'", argv[optind - 1]); break;
+		default: die_bad_option(c, argv[optind - 1]); break;
 		}
 	}
 }
@@ -291,20 +294,24 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 	if (!cmd || cmd->fn != cmd_labs) {
 		char names[400];
 
-		die_usage("unknown command '%s' (want %s)", o->command,
+		die_usage(MSG("main.err-command", "unknown command '%s' (want %s)"), o->command,
 			  command_names(names, sizeof(names)));
 	}
 	o->ids = argv + optind;
 	o->nids = unique_ids(o->ids, argc - optind);
 	if (!strcmp(o->command, "run") && !o->nids)
-		die_usage("'run' needs at least one lab id, e.g. dmalab run 02");
+		die_usage(MSG("main.err-run-no-id",
+			"'run' needs at least one lab id, e.g. dmalab run 02"));
 	if ((!strcmp(o->command, "sysinfo")) && o->nids)
-		die_usage("'sysinfo' takes no lab id, got '%s'", o->ids[0]);
+		die_usage(MSG("main.err-sysinfo-id", "'sysinfo' takes no lab id, got '%s'"),
+			  o->ids[0]);
 	if (!strcmp(o->command, "claims") && (o->format == FMT_TAP || o->format == FMT_JUNIT))
-		die_usage("'claims' prints human or json, not '%s'", format_names[o->format]);
+		die_usage(MSG("main.err-claims-format", "'claims' prints human or json, not '%s'"),
+			  format_names[o->format]);
 	if (!strcmp(o->command, "list") && o->format != FMT_UNSET && o->format != FMT_HUMAN)
-		die_usage("'list' prints its table only, not '%s' (`dmalab claims --format json` "
-			  "has every claim as JSON)", format_names[o->format]);
+		die_usage(MSG("main.err-list-format", "'list' prints its table only, not '%s' "
+			"(`dmalab claims --format json` has every claim as JSON)"),
+			  format_names[o->format]);
 }
 
 static void parse_args(struct runner_opts *o, int argc, char **argv)

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "lang.h"
 #include "learn.h"
 #include "runner.h"
 
@@ -56,16 +57,16 @@ static void parse_metrics(struct metrics_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'h': metrics_usage(stdout); exit(0);
-		case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
-		default: die_usage("unknown option '%s'", argv[optind - 1]); break;
+		default: die_bad_option(c, argv[optind - 1]); break;
 		}
 	}
 	if (optind < argc)
 		o->in = argv[optind++];
 	if (optind < argc)
-		die_usage("'%s': metrics reads one results file", argv[optind]);
+		die_usage(MSG("metrics.err-two-files", "'%s': metrics reads one results file"),
+			  argv[optind]);
 	if (o->out && !*o->out)
-		die_usage("option '--out' needs a file name, got ''");
+		die_usage(MSG("metrics.err-empty-out", "option '--out' needs a file name, got ''"));
 }
 
 /* host, gpu_uuid, gpu_model and lab: the labels every series has. */

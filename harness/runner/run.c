@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lang.h"
 #include "learn.h"
 #include "restore.h"
 #include "runner.h"
@@ -33,7 +34,8 @@ double parse_timeout_mul(const char *s, const char *what)
 	v = strtod(s, &end);
 	/* under 0.1 every lab's limit would be a few ms: no lab could run */
 	if (!*s || *end || errno || !isfinite(v) || v < 0.1 || v > 1000)
-		die_usage("bad %s '%s' (want a number from 0.1 to 1000)", what, s);
+		die_usage(MSG("run.err-number", "bad %s '%s' (want a number from 0.1 to 1000)"),
+			  what, s);
 	return v;
 }
 

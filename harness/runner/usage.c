@@ -53,6 +53,13 @@ void die_usage(const char *fmt, ...)
 	exit(2);
 }
 
+void die_bad_option(int c, const char *opt)
+{
+	if (c == ':')
+		die_usage(MSG("usage.err-needs-value", "option '%s' needs a value"), opt);
+	die_usage(MSG("usage.err-unknown-opt", "unknown option '%s'"), opt);
+}
+
 int error(const char *fmt, ...)
 {
 	REPORT("");
@@ -86,6 +93,8 @@ double parse_number(const char *s, const char *what, double lo, double hi)
 	errno = 0;
 	v = strtod(s, &end);
 	if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi)
-		die_usage("bad %s '%s' (want a number from %.10g to %.10g)", what, s, lo, hi);
+		die_usage(MSG("usage.err-number",
+			"bad %s '%s' (want a number from %.10g to %.10g)"),
+			  what, s, lo, hi);
 	return v;
 }

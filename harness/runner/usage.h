@@ -32,6 +32,8 @@ __attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) int error_errno(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void advise(const char *fmt, ...);
+/* getopt's answer c for option opt: ':' its value is missing, else unknown. */
+__attribute__((noreturn)) void die_bad_option(int c, const char *opt);
 /* s as a number from lo to hi, the whole string; else die_usage() naming what. */
 double parse_number(const char *s, const char *what, double lo, double hi);
 

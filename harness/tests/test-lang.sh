@@ -8,9 +8,12 @@
 # and lab-02 (a CUDA lab, a skip without a GPU); DMALAB_LANG and the locale
 # choose; every exercise region of the lab files has its zh text, which make
 # exercise-NN puts into the learner's copy; make exercises, try's refusals and
-# hint speak zh with English's exit codes; the harness's progress, stopping
-# rule and the runner's got/want in zh; and no README.zh.md is older than its
-# English README by more than the tolerance.
+# hint speak zh with English's exit codes; the runner's usage errors (run,
+# check, baseline, compare, history, metrics) in zh with exit 2, English
+# unchanged; the harness's progress, stopping rule and the runner's got/want
+# in zh; a claim_check_true text outside MSG() fails (msg_conversions.py);
+# and no README.zh.md is older than its English README by more than the
+# tolerance.
 #
 #   BUILD=build sh harness/tests/test-lang.sh      (make test-lang)
 #
@@ -210,6 +213,35 @@ DMALAB_LANG=zh "$d" list | grep -q '^共 [0-9]* 个实验' && ok "list count" ||
 	bad "DMALAB_LANG=en claims differs from the golden's head"
 grep -q 'DMALAB_LANG=en "$BUILD/dmalab" claims' harness/tests/test-claims.sh &&
 	ok "test-claims pins English" || bad "test-claims does not pin DMALAB_LANG=en"
+
+echo "== the runner's usage errors in zh, English unchanged, exit 2 in both"
+# each command's own option error and one error of its own (usage.c's
+# die_bad_option, the command's MSG()s): the zh line has no English words
+# but the command and option names the learner typed
+usage_case() { # want-en-words args...
+	want=$1; shift
+	DMALAB_LANG=en "$d" "$@" >"$tmp/ue" 2>&1; erc=$?
+	DMALAB_LANG=zh "$d" "$@" >"$tmp/uz" 2>&1; zrc=$?
+	if [ "$erc" = 2 ] && [ "$zrc" = 2 ] && grep -qF "$want" "$tmp/ue" &&
+		grep -qP '^dmalab: .*[\x{4e00}-\x{9fff}].*（见 dmalab' "$tmp/uz" &&
+		! grep -qE '\b(needs|unknown|want|bad|takes|prints|reads)\b' "$tmp/uz"; then
+		ok "dmalab $*: zh, exit 2"
+	else bad "dmalab $*: rc $erc/$zrc: $(cat "$tmp/ue") / $(cat "$tmp/uz")"; fi
+}
+for c in baseline compare history metrics run check; do
+	usage_case "unknown option '--bogus'" "$c" --bogus
+done
+for c_opt in baseline:--out compare:--format history:--json metrics:--out run:--format \
+	check:--results; do
+	usage_case "option '${c_opt#*:}' needs a value" "${c_opt%%:*}" x.json "${c_opt#*:}"
+done
+usage_case "'baseline' needs --out FILE" baseline x.json
+usage_case "(want human or json)" compare x.json --format xml
+usage_case "want a whole number from 3" history x --min-runs 1
+usage_case "metrics reads one results file" metrics x.json y.json
+usage_case "(want a number like 02)" run x9
+usage_case "'run' needs at least one lab id" run
+usage_case "(want a number from 0.1 to 1000)" check --timeout-mul 0
 
 echo "== every exercise region of the lab files has its zh text (exercise.ID), no '*/' in it"
 # the regions the lab files have now, not a fixed list: a new region without

@@ -485,8 +485,14 @@ static int alloc_kind(struct bench *b, enum lab_host_kind kind, struct lab_host 
 	}
 	if (lab_host_alloc(b->L, kind, b->largest, 0, BUF_TOUCH, h) < 0) {
 		snprintf(b->why_not[kind], sizeof(b->why_not[0]), "%s", h->why_not);
-		lab_note(b->L, MSG("02.no-series",
-			"no %s series: %s"), lab_host_kind_name(kind), h->why_not);
+		/* a sentence per kind: no English kind name passed into a zh note */
+		if (kind == LAB_HOST_WC)
+			lab_note(b->L, MSG("02.no-wc", "no write-combined series: %s"), h->why_not);
+		else if (kind == LAB_HOST_REGISTERED)
+			lab_note(b->L, MSG("02.no-registered", "no registered series: %s"),
+				 h->why_not);
+		else
+			lab_note(b->L, MSG("02.no-pageable", "no pageable series: %s"), h->why_not);
 		return -1;
 	}
 	if (pin_fact[kind])

@@ -460,10 +460,15 @@ static void race(struct rig *r)
 	CUDA_CHECK(L, lab_gpu_count_on(r->s, r->loop_d[0], LOOP_BYTES, 1, 2, got));
 	lab_fact_num(L, "race_torn_words", (double)got[1], "words");
 	lab_fact_num(L, "race_rewrite_s", rewrite_s, "s");
-	claim_note(L, MSG("03.note-4",
-		"%lld of %zu words held step 2's data, %lld not step 1's; rewrite %.2f ms, copy "
-		"then %s"), got[1], (size_t)LOOP_WORDS, got[0], rewrite_s * 1e3,
-		   queued ? "still queued" : "done");
+	if (queued)
+		claim_note(L, MSG("03.note-4",
+			"%lld of %zu words held step 2's data, %lld not step 1's; rewrite %.2f ms, "
+			"copy then still queued"), got[1], (size_t)LOOP_WORDS, got[0],
+			   rewrite_s * 1e3);
+	else
+		claim_note(L, MSG("03.note-4-done",
+			"%lld of %zu words held step 2's data, %lld not step 1's; rewrite %.2f ms, "
+			"copy then done"), got[1], (size_t)LOOP_WORDS, got[0], rewrite_s * 1e3);
 	claim_check_int(L, "03.4", (long long)got[1]);
 }
 
@@ -716,13 +721,27 @@ static void hidden_per_round(struct lab_stats *out, const struct lab_stats *fx)
 	out->too_short = fx[0].too_short || fx[1].too_short || fx[2].too_short;
 }
 
-/* "%d steps in %d rounds, <how>: N torn words in M steps", and the claim. */
-static void torn_claim(struct lab *L, const char *id, const struct loop *c, const char *how)
+/* Which loop a torn-words claim counts: its note says it in a whole sentence. */
+enum torn_loop { TORN_FIX, TORN_FIX_NO_WAIT, TORN_CHAPTER };
+
+/* "%d steps in %d rounds, <which loop>: N torn words in M steps", and the claim. */
+static void torn_claim(struct lab *L, const char *id, const struct loop *c, enum torn_loop which)
 {
-	claim_note(L, MSG("03.note-torn",
-		"%d steps in %d rounds, %s: %llu torn words in %d steps (worst %.2f %%)"),
-		   LOOP_ROUNDS * c->steps, LOOP_ROUNDS, how, c->torn, c->torn_steps,
-		   100.0 * (double)c->most / (double)(c->bytes / sizeof(uint32_t)));
+	int steps = LOOP_ROUNDS * c->steps;
+	double worst = 100.0 * (double)c->most / (double)(c->bytes / sizeof(uint32_t));
+
+	if (which == TORN_FIX)
+		claim_note(L, MSG("03.note-torn-fix", "%d steps in %d rounds, the fix's steps "
+			"(fix_step): %llu torn words in %d steps (worst %.2f %%)"), steps,
+			   LOOP_ROUNDS, c->torn, c->torn_steps, worst);
+	else if (which == TORN_FIX_NO_WAIT)
+		claim_note(L, MSG("03.note-torn-no-wait", "%d steps in %d rounds, one pinned "
+			"buffer, no wait (sabotage): %llu torn words in %d steps (worst %.2f %%)"),
+			   steps, LOOP_ROUNDS, c->torn, c->torn_steps, worst);
+	else
+		claim_note(L, MSG("03.note-torn-chapter", "%d steps in %d rounds, refilled right "
+			"after each call: %llu torn words in %d steps (worst %.2f %%)"), steps,
+			   LOOP_ROUNDS, c->torn, c->torn_steps, worst);
 	claim_check_int(L, id, (long long)c->torn);
 }
 
@@ -767,8 +786,7 @@ static void loops(struct rig *r)
 	r->spin_ns = (uint64_t)(COMPUTE_OVER_PARTS * (fill.median > copy.median ? fill.median :
 						      copy.median) * 1e9);
 	rounds(r, &fix, fix_names, fx);
-	torn_claim(L, "03.5", &fix, K.fix_two_buffers ? "the fix's steps (fix_step)" :
-		   "one pinned buffer, no wait (sabotage)");
+	torn_claim(L, "03.5", &fix, K.fix_two_buffers ? TORN_FIX : TORN_FIX_NO_WAIT);
 	/* the host's time in a step beyond the refill: its waits and calls */
 	held = fix.held_s > fill.median ? fix.held_s - fill.median : 0;
 	/* 03.7: the share of the copy hidden, (copy + compute alone - step) / copy alone,
@@ -804,12 +822,16 @@ static void loops(struct rig *r)
 	claim_stats(L, &ch[0]);
 	claim_stats(L, &ch[1]);
 	claim_stats(L, &call_share);
-	claim_note(L, MSG("03.note-6",
-		"one %s buffer: call %.1f us a step, copy %.1f us, %.1f %% not waited out"),
-		   K.chapter_pageable ? "pageable" : "pinned (sabotage)", ch[0].median * 1e6,
-		   ch[1].median * 1e6, free_share.value * 100);
+	if (K.chapter_pageable)
+		claim_note(L, MSG("03.note-6", "one pageable buffer: call %.1f us a step, copy "
+			"%.1f us, %.1f %% not waited out"), ch[0].median * 1e6, ch[1].median * 1e6,
+			   free_share.value * 100);
+	else
+		claim_note(L, MSG("03.note-6-sabotage", "one pinned (sabotage) buffer: call %.1f "
+			"us a step, copy %.1f us, %.1f %% not waited out"), ch[0].median * 1e6,
+			   ch[1].median * 1e6, free_share.value * 100);
 	claim_check(L, "03.6", free_share);
-	torn_claim(L, "03.8", &chapter, "refilled right after each call");
+	torn_claim(L, "03.8", &chapter, TORN_CHAPTER);
 }
 
 static void run(struct lab *L)

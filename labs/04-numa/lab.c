@@ -372,7 +372,6 @@ static long place(struct numa_lab *X, int run_node, int mem_node, int read_node,
 {
 	struct placement p = { NULL, X->touch_bytes, run_node, mem_node, read_node, -1, -1, 0 };
 	const char *failed;
-	char then[64] = "";
 	long off;
 	int rc;
 
@@ -389,17 +388,19 @@ static long place(struct numa_lab *X, int run_node, int mem_node, int read_node,
 	if (off < 0)
 		lab_error_errno(X->L, "move_pages");
 	buf_free(p.buf);
-	if (read_node >= 0)
-		snprintf(then, sizeof(then), ", then read from CPU %d (node %d)", p.read_cpu,
-			 read_node);
 	if (mem_node >= 0)
 		lab_note(X->L, MSG("04.bound",
 			"worker on node %d, memory bound to node %d: %ld of %ld pages on "
 			 "node %d"), run_node, mem_node, *npages - off, *npages, want_node);
+	else if (read_node >= 0)
+		lab_note(X->L, MSG("04.first-touch-read",
+			"mapped on node %d, first written from CPU %d (node %d), then read from "
+			"CPU %d (node %d): %ld of %ld pages on node %d"), X->cpu_node, p.write_cpu,
+			 run_node, p.read_cpu, read_node, *npages - off, *npages, want_node);
 	else
 		lab_note(X->L, MSG("04.first-touch",
-			"mapped on node %d, first written from CPU %d (node %d)%s: %ld of "
-			 "%ld pages on node %d"), X->cpu_node, p.write_cpu, run_node, then,
+			"mapped on node %d, first written from CPU %d (node %d): %ld of "
+			 "%ld pages on node %d"), X->cpu_node, p.write_cpu, run_node,
 			 *npages - off, *npages, want_node);
 	return off;
 }
@@ -500,38 +501,39 @@ static void check_latency_ratio(struct numa_lab *X, const struct lab_stats *smal
 	claim_check_ratio(X->L, "04.1", large, small);
 }
 
-/* A note's tail where a knob kept the remote node's buffer on the CPU's node. */
-static const char *kept_local(const struct numa_lab *X, int remote, int far, char *buf,
-			      size_t len)
-{
-	buf[0] = '\0';
-	if (!far)
-		snprintf(buf, len, " (sabotage: node %d's buffers placed on node %d)", remote,
-			 BACKING_NODE(X, remote, far));
-	return buf;
-}
-
 /* 04.2 and 04.3: remote over local, latency and bandwidth. */
 static void check_remote(struct numa_lab *X, int remote, const struct lab_stats *lat_l,
 			 const struct lab_stats *lat_r, const struct lab_stats *bw_l,
 			 const struct lab_stats *bw_r)
 {
 	int dist = X->topo_ok ? numa_topo_distance(&X->topo, X->cpu_node, remote) : 0;
-	char sab[96];
 
 	if (!X->chase_only)
 		lab_fact_num(X->L, "read_bw_remote_GBps", bw_r->median, "GB/s");
-	claim_note(X->L, MSG("04.note-2",
-		"CPU on node %d; %.0f ns local vs %.0f ns on node %d (SLIT distance %d)%s; doc: "
-		"121 vs 186 ns"), X->cpu_node, lat_l->median, lat_r->median, remote,
-		   dist, kept_local(X, remote, K.far_chain, sab, sizeof(sab)));
+	/* a broken knob kept the remote node's buffers on the CPU's node: the note says so */
+	if (K.far_chain)
+		claim_note(X->L, MSG("04.note-2",
+			"CPU on node %d; %.0f ns local vs %.0f ns on node %d (SLIT distance %d); "
+			"doc: 121 vs 186 ns"), X->cpu_node, lat_l->median, lat_r->median, remote,
+			   dist);
+	else
+		claim_note(X->L, MSG("04.note-2-sabotage",
+			"CPU on node %d; %.0f ns local vs %.0f ns on node %d (SLIT distance %d) "
+			"(sabotage: node %d's buffers placed on node %d); doc: 121 vs 186 ns"),
+			   X->cpu_node, lat_l->median, lat_r->median, remote, dist, remote,
+			   BACKING_NODE(X, remote, K.far_chain));
 	claim_check_ratio(X->L, "04.2", lat_r, lat_l);
 	if (X->chase_only)
 		return;
-	claim_note(X->L, MSG("04.note-3",
-		"%.1f GB/s local vs %.1f GB/s on node %d%s; doc: 17.7 vs 14.3 GB/s"),
-		   bw_l->median, bw_r->median, remote,
-		   kept_local(X, remote, K.far_read, sab, sizeof(sab)));
+	if (K.far_read)
+		claim_note(X->L, MSG("04.note-3",
+			"%.1f GB/s local vs %.1f GB/s on node %d; doc: 17.7 vs 14.3 GB/s"),
+			   bw_l->median, bw_r->median, remote);
+	else
+		claim_note(X->L, MSG("04.note-3-sabotage",
+			"%.1f GB/s local vs %.1f GB/s on node %d (sabotage: node %d's buffers "
+			"placed on node %d); doc: 17.7 vs 14.3 GB/s"), bw_l->median, bw_r->median,
+			   remote, remote, BACKING_NODE(X, remote, K.far_read));
 	claim_check_ratio(X->L, "04.3", bw_r, bw_l);
 }
 
@@ -566,30 +568,40 @@ static void check_latency_bandwidth(struct numa_lab *X)
 		skip_one_node(X, "04.2", X->chase_only ? NULL : "04.3", -1);
 }
 
-/*
- * Claim `id` on place(): the pages off want_node, or for a worker that
- * moves (04.6) the fraction still on it.  Pages NUMA balancing migrated
- * meanwhile (/proc/vmstat) may be off for that reason, not the policy's:
- * the interval reaches down to off - moved (inconclusive, not failed).
- */
-static void decide_placement(struct numa_lab *X, const char *id, const char *what,
-			     int run_node, int mem_node, int read_node, int want_node)
+/* What place() left where the claim wants it: the pages off want_node of
+ * all, and the pages NUMA balancing (/proc/vmstat) migrated meanwhile. */
+struct placed {
+	long npages, off;
+	long long moved;
+};
+
+static void place_counted(struct numa_lab *X, int run_node, int mem_node, int read_node,
+			  int want_node, struct placed *p)
 {
-	long long moved = numa_pages_migrated(NULL);
-	long npages, off = place(X, run_node, mem_node, read_node, want_node, &npages), lo;
-	char tail[96] = "";
+	p->moved = numa_pages_migrated(NULL);
+	p->off = place(X, run_node, mem_node, read_node, want_node, &p->npages);
+	p->moved = numa_pages_migrated(NULL) - p->moved;
+}
+
+/*
+ * Claim `id` on a placement its caller has described in the claim's note:
+ * the pages off the wanted node, or for a worker that moves (04.6, stays)
+ * the fraction still on it.  Pages NUMA balancing migrated meanwhile may be
+ * off for that reason, not the policy's: the interval reaches down to off -
+ * moved (inconclusive, not failed).
+ */
+static void decide_placement(struct numa_lab *X, const char *id, const struct placed *p,
+			     int stays)
+{
+	long off = p->off, npages = p->npages, lo = off;
 	struct lab_est e;
 
-	moved = numa_pages_migrated(NULL) - moved;
-	lo = X->balancing > 0 && moved > 0 ? (off > moved ? off - (long)moved : 0) : off;
-	if (X->balancing > 0)
-		snprintf(tail, sizeof(tail), "; NUMA balancing on, %lld pages migrated meanwhile",
-			 moved);
-	claim_note(X->L, MSG("04.note-pages",
-		"%s: %ld of %ld pages %s node %d%s"), what,
-		   read_node >= 0 ? npages - off : off, npages,
-		   read_node >= 0 ? "still on" : "off", want_node, tail);
-	if (read_node >= 0) {
+	if (X->balancing > 0) {
+		lo = p->moved > 0 ? (off > p->moved ? off - (long)p->moved : 0) : off;
+		claim_note_add(X->L, MSG("04.note-balancing",
+			"NUMA balancing on, %lld pages migrated meanwhile"), p->moved);
+	}
+	if (stays) {
 		e = lab_est_exact((double)(npages - off) / (double)npages);
 		e.hi = (double)(npages - lo) / (double)npages;
 		claim_check(X->L, id, e);
@@ -608,19 +620,22 @@ static void decide_placement(struct numa_lab *X, const char *id, const char *wha
 static void check_first_touch(struct numa_lab *X)
 {
 	int here = X->cpu_node, other = other_node(X, here, 1), w;
-	char what[128];
+	struct placed p;
 
 	if (other < 0) {
 		skip_one_node(X, "04.4", "04.6", here);
 		return;
 	}
 	w = K.write_from_other_node ? other : here;
-	snprintf(what, sizeof(what), "mapped by a thread on node %d, written from node %d", here,
-		 w);
-	decide_placement(X, "04.4", what, w, -1, -1, other);
+	place_counted(X, w, -1, -1, other, &p);
+	claim_note(X->L, MSG("04.note-4", "mapped by a thread on node %d, written from node %d: "
+		"%ld of %ld pages off node %d"), here, w, p.off, p.npages, other);
+	decide_placement(X, "04.4", &p, 0);
 	w = K.write_before_move ? here : other;
-	snprintf(what, sizeof(what), "written from node %d, then read from node %d", w, other);
-	decide_placement(X, "04.6", what, w, -1, other, here);
+	place_counted(X, w, -1, other, here, &p);
+	claim_note(X->L, MSG("04.note-6", "written from node %d, then read from node %d: %ld of "
+		"%ld pages still on node %d"), w, other, p.npages - p.off, p.npages, here);
+	decide_placement(X, "04.6", &p, 1);
 }
 
 /* 04.5: a worker bound (CPU and memory) to the GPU's node; 04.7: running
@@ -628,8 +643,9 @@ static void check_first_touch(struct numa_lab *X)
 static void check_gpu_binding(struct numa_lab *X)
 {
 	const char *reason = NULL;
-	char detail[512], what[128];
+	char detail[512];
 	int g = gpu_node(X, &reason, detail, sizeof(detail)), other, mem;
+	struct placed p;
 
 	if (g < 0) {
 		claim_skip(X->L, "04.5", reason, "%s", detail);
@@ -642,18 +658,20 @@ static void check_gpu_binding(struct numa_lab *X)
 		return;
 	}
 	mem = K.bind_worker_to_gpu ? g : other;
-	snprintf(what, sizeof(what), "worker's CPU bound to the GPU's node %d, memory to node %d",
-		 g, mem);
-	decide_placement(X, "04.5", what, g, mem, -1, g);
+	place_counted(X, g, mem, -1, g, &p);
+	claim_note(X->L, MSG("04.note-5", "worker's CPU bound to the GPU's node %d, memory to "
+		"node %d: %ld of %ld pages off node %d"), g, mem, p.off, p.npages, g);
+	decide_placement(X, "04.5", &p, 0);
 	other = other_node(X, g, 1);
 	if (other < 0) {
 		skip_one_node(X, "04.7", NULL, g);
 		return;
 	}
 	mem = K.bind_mover_to_gpu ? g : other;
-	snprintf(what, sizeof(what), "worker runs on node %d, memory bound to node %d (the GPU's: "
-		 "%d)", other, mem, g);
-	decide_placement(X, "04.7", what, other, mem, -1, g);
+	place_counted(X, other, mem, -1, g, &p);
+	claim_note(X->L, MSG("04.note-7", "worker runs on node %d, memory bound to node %d (the "
+		"GPU's: %d): %ld of %ld pages off node %d"), other, mem, g, p.off, p.npages, g);
+	decide_placement(X, "04.7", &p, 0);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -515,12 +515,17 @@ static void decide_open_time(struct lab *L)
 	helper_expect_stats(&ex.imp, "large", "ipc_open_large", &large, cfg.t * 2);
 	lab_series_point(L, "ipc_open", "bytes", (double)SMALL_HANDLE_BYTES, &small);
 	lab_series_point(L, "ipc_open", "bytes", (double)cfg.large_bytes, &large);
-	claim_note(L, MSG("06.note-3",
-		"median cudaIpcOpenMemHandle (%s): %s %.1f us, %s %.1f us, for %.0fx the bytes"),
-		   K.copy_out_after_open ? "sabotage: and a copy out to host" : "close not timed",
-		   lab_fmt_size(SMALL_HANDLE_BYTES, a, sizeof(a)), small.median * 1e6,
-		   lab_fmt_size(cfg.large_bytes, b, sizeof(b)), large.median * 1e6,
-		   (double)cfg.large_bytes / (double)SMALL_HANDLE_BYTES);
+	lab_fmt_size(SMALL_HANDLE_BYTES, a, sizeof(a));
+	lab_fmt_size(cfg.large_bytes, b, sizeof(b));
+	if (K.copy_out_after_open)
+		claim_note(L, MSG("06.note-3-sabotage", "median cudaIpcOpenMemHandle (sabotage: "
+			"and a copy out to host): %s %.1f us, %s %.1f us, for %.0fx the bytes"),
+			   a, small.median * 1e6, b, large.median * 1e6,
+			   (double)cfg.large_bytes / (double)SMALL_HANDLE_BYTES);
+	else
+		claim_note(L, MSG("06.note-3", "median cudaIpcOpenMemHandle (close not timed): "
+			"%s %.1f us, %s %.1f us, for %.0fx the bytes"), a, small.median * 1e6, b,
+			   large.median * 1e6, (double)cfg.large_bytes / (double)SMALL_HANDLE_BYTES);
 	claim_check_ratio(L, "06.3", &large, &small);
 }
 
@@ -540,8 +545,9 @@ static void decide_shared_rw(struct lab *L)
 	claim_note(L, MSG("06.note-2",
 		"the importer (of the %llu-word pattern at %p here) reported %s; here %lld words "
 		"differ from its pattern afterwards"), cfg.pat_bytes / 4, ex.pat, m->text, mine);
-	claim_check_true(L, "06.2", ok, ok ? "shared both ways"
-			 : "not shared both ways through the opened handle");
+	claim_check_true(L, "06.2", ok, ok ? MSG("06.what-shared", "shared both ways")
+			 : MSG("06.what-not-shared-h",
+			       "not shared both ways through the opened handle"));
 }
 
 /* 06.6: pass the VMM fd, then count what the importer wrote. */
@@ -576,7 +582,8 @@ static void decide_vmm(struct lab *L)
 	claim_note(L, MSG("06.note-6",
 		"%zu-byte cuMemCreate allocation, fd passed with SCM_RIGHTS; the importer "
 		"reported %s; here %lld words differ from its pattern"), v->bytes, m->text, mine);
-	claim_check_true(L, "06.6", ok, ok ? "shared both ways" : "not shared both ways");
+	claim_check_true(L, "06.6", ok, ok ? MSG("06.what-shared", "shared both ways") :
+			 MSG("06.what-not-shared", "not shared both ways"));
 }
 
 /* 06.5 after the crash: the importer reads, writes and re-reads (its report into after), closes
@@ -644,7 +651,9 @@ static void crash_phase(struct lab *L)
 		CRASH_SETTLE_S,
 		   cfg.crash_bytes / 4, after[0] ? after : "nothing", closed,
 		   proc_status_text(p, st, sizeof(st)), ended ? " " : "", ended ? ended : "");
-	claim_check_true(L, "06.5", segv, segv ? "the importer died by SIGSEGV" : "no SIGSEGV");
+	claim_check_true(L, "06.5", segv, segv ?
+			 MSG("06.what-segv", "the importer died by SIGSEGV") :
+			 MSG("06.what-no-segv", "no SIGSEGV"));
 }
 
 /* 06.1: the raw pointer value in a process that never opened the handle. */
@@ -667,16 +676,28 @@ static void probe_phase(struct lab *L)
 	m = helper_call(&ex.probe, &w, -1, "probed", cfg.t);
 	own = (unsigned long long)msg_int(m, "own");
 	raw_reached = is_ok(msg_str(m, "read_err")) && msg_int(m, "bad") == 0;
-	claim_note(L, MSG("06.note-1",
-		"a second process given %p (this process's pattern buffer) reported %s (type 0 "
-		"unregistered, 2 device; own: its first buffer%s; read_err, bad: a kernel "
-		"reading through the number); through the opened handle the importer read %s"),
-		ex.pat, m->text, own == NUM(ex.pat) ?
-		   ", the same number" : "", ex.handle_reached ? "the pattern" : "NOT the pattern");
+	if (own == NUM(ex.pat))
+		claim_note(L, MSG("06.note-1-same",
+			"a second process given %p (this process's pattern buffer) reported %s "
+			"(type 0 unregistered, 2 device; own: its first buffer, the same number; "
+			"read_err, bad: a kernel reading through the number)"), ex.pat, m->text);
+	else
+		claim_note(L, MSG("06.note-1",
+			"a second process given %p (this process's pattern buffer) reported %s "
+			"(type 0 unregistered, 2 device; own: its first buffer; read_err, bad: a "
+			"kernel reading through the number)"), ex.pat, m->text);
+	if (ex.handle_reached)
+		claim_note_add(L, MSG("06.note-1-handle",
+			"through the opened handle the importer read the pattern"));
+	else
+		claim_note_add(L, MSG("06.note-1-no-handle",
+			"through the opened handle the importer read NOT the pattern"));
 	claim_check_true(L, "06.1", !raw_reached && ex.handle_reached,
-			 raw_reached ? "the raw value reached the data"
-			 : ex.handle_reached ? "the raw value missed the data, the opened handle reached it" :
-			 "neither the raw value nor the opened handle reached the data");
+			 raw_reached ? MSG("06.what-raw-reached", "the raw value reached the data")
+			 : ex.handle_reached ? MSG("06.what-handle-only",
+				"the raw value missed the data, the opened handle reached it") :
+			 MSG("06.what-neither",
+			     "neither the raw value nor the opened handle reached the data"));
 	helper_finish(&ex.probe, cfg.t);
 }
 

@@ -2,7 +2,8 @@
 whose zh text in answers/messages.zh.md takes other printf arguments: such a
 text is never shown (lang.c falls back to English at run time), so the
 learner silently reads English.  And every claim_note, lab_note or
-lab_progress whose format is not a MSG(): it would stay English in zh.
+lab_progress whose format is not a MSG(), and every claim_check_true whose
+text is a string literal outside MSG(): it would stay English in zh.
 Prints one line per mismatch and "msg conversions: N checked, M differ";
 exit 1 when any differ.
 
@@ -27,6 +28,11 @@ PRI = re.compile(r'PRI([diouxX])(8|16|32|64)')
 # MSG() too; "%s" alone passes on a line the lab made of numbers and names
 SAY = re.compile(r'\b(?:lab_note|lab_progress)\(\s*[^,()]+(?:\([^()]*\))?[^,()]*,\s*"(?!%s")')
 NOTE = re.compile(r'\bclaim_note(?:_add)?\(\s*[^,()]+(?:\([^()]*\))?[^,()]*,(?!\s*MSG\()')
+# claim_check_true(L, id, got, what): what is prepended to the claim's note,
+# so a text written out must be a MSG() (a runtime string, e.g. an API's
+# error line, passes); its call runs to the first ");"
+CHECK_TRUE = re.compile(r'\bclaim_check_true\((.*?)\);', re.S)
+MSG_CALL = re.compile(r'MSG\("[^"]*",\s*(?:"(?:[^"\\]|\\.)*"\s*)+\)')
 
 
 def english(literals):
@@ -82,6 +88,16 @@ def main():
             differ += 1
             print("%s:%d: a claim note without MSG(): the learner reads it in English" %
                   (path, line))
+        for m in CHECK_TRUE.finditer(src):
+            if "struct lab" in m.group(1):
+                continue  # its declaration and definition
+            args = MSG_CALL.sub("", m.group(1)).split(",", 3)
+            if len(args) < 4 or not re.search(r'"[^"]*[A-Za-z]{3,}', args[3]):
+                continue  # its id alone a literal
+            line = src.count("\n", 0, m.start()) + 1
+            differ += 1
+            print("%s:%d: a claim_check_true text without MSG(): the learner reads it in "
+                  "English" % (path, line))
         for m in SAY.finditer(src):
             lit = re.match(r'"((?:[^"\\]|\\.)*)"', src[m.end() - 1:]).group(1)
             if not re.search(r"[A-Za-z]{3,}", CONV.sub("", lit)):
