@@ -40,13 +40,15 @@ FILE *out_progress_stream(struct run_state *rs)
 /* ------------------------------------------------------------------------ */
 /* Words and numbers                                                         */
 
-/* A fixed text of the human format in the learner's language (lang.h);
- * the TAP format's comments stay English, as tools and goldens read them. */
+/* A fixed text a person reads, in the learner's language (lang.h): the
+ * human format's lines and the TAP format's '#' comments alike (TAP test
+ * lines, YAML and JSON never pass through here; rs: the caller's run). */
 static const char *human(const struct run_state *rs, const char *id, const char *en)
 	__attribute__((format_arg(3)));
 static const char *human(const struct run_state *rs, const char *id, const char *en)
 {
-	return rs->opt->format == FMT_HUMAN ? msg_text(id, en) : en;
+	(void)rs;
+	return msg_text(id, en);
 }
 
 const char *skip_meaning(const char *code)
@@ -60,10 +62,11 @@ const char *skip_meaning(const char *code)
 	return msg_text(id, "");
 }
 
-/* skip_meaning in the human format, else "". */
+/* skip_meaning, as every format's comments for people say it. */
 static const char *skip_explained(const struct run_state *rs, const char *code)
 {
-	return rs->opt->format == FMT_HUMAN ? skip_meaning(code) : "";
+	(void)rs;
+	return skip_meaning(code);
 }
 
 /* Spaces that pad s to width columns (a Chinese character takes two). */
@@ -333,7 +336,8 @@ void fmt_got_want_human(const struct claim *c, char *buf, size_t len)
 static void human_got_want(const struct run_state *rs, const struct claim *c, char *buf,
 			   size_t len)
 {
-	got_want_as(c, buf, len, rs->opt->format == FMT_HUMAN);
+	(void)rs;
+	got_want_as(c, buf, len, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -342,7 +346,8 @@ static void human_got_want(const struct run_state *rs, const struct claim *c, ch
 /* The claim in the learner's language (the human format only). */
 static const char *human_claim_text(const struct run_state *rs, const struct claim *c)
 {
-	return rs->opt->format == FMT_HUMAN ? msg_claim_text(c->id, c->text) : c->text;
+	(void)rs;
+	return msg_claim_text(c->id, c->text);
 }
 
 static void human_claim(struct run_state *rs, const struct claim *c)
@@ -354,7 +359,7 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 	printf("  %s%s%*s%s %s  %s\n", col(rs, verdict_color(c)), word, pad(word, 13), "",
 	       col(rs, C_OFF), c->id, c->text ? human_claim_text(rs, c) : "");
 	human_got_want(rs, c, gw, sizeof(gw));
-	erratum_as(c, er, sizeof(er), rs->opt->format == FMT_HUMAN);
+	erratum_as(c, er, sizeof(er), 1);
 	if (gw[0] && c->status == ST_SKIP && skip_explained(rs, c->reason)[0])
 		printf("  %-13s %s（%s）\n", "", gw, skip_explained(rs, c->reason));
 	else if (gw[0])
@@ -517,7 +522,7 @@ void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv
 	fputs(col(rs, C_BOLD), f);
 	fprintf(f, human(rs, "run.lab-begin", "# running lab-%s (timeout %g s): %s"), lab->id,
 		lab->timeout_s * rs->opt->timeout_mul,
-		rs->opt->format == FMT_HUMAN ? msg_lab_title(lab->id, lab->title) : lab->title);
+		msg_lab_title(lab->id, lab->title));
 	fprintf(f, "%s\n", col(rs, C_OFF));
 	if (!strcmp(rs->opt->command, "run")) {
 		fputs(rs->opt->format == FMT_HUMAN ? "$" : "# $", f);
@@ -608,12 +613,14 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 	char gw[512], er[512];
 
 	human_got_want(rs, c, gw, sizeof(gw));
-	erratum_as(c, er, sizeof(er), rs->opt->format == FMT_HUMAN);
+	erratum_as(c, er, sizeof(er), 1);
 	fprintf(f, "%s      %-7s %s%s%s", prefix, c->id, col(rs, verdict_color(c)), word,
 		col(rs, C_OFF));
 	if (gw[0] || er[0])
 		fprintf(f, "%*s%s%s%s", pad(word, 14), "", gw,
 			gw[0] && er[0] ? "; " : "", er);
+	if (gw[0] && c->status == ST_SKIP && skip_explained(rs, c->reason)[0])
+		fprintf(f, "（%s）", skip_explained(rs, c->reason));
 	fputc('\n', f);
 }
 
@@ -629,7 +636,7 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 
 	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
 		word, pad(word, 7), "", col(rs, C_OFF),
-		rs->opt->format == FMT_HUMAN ? msg_lab_title(lab->id, lab->title) : lab->title);
+		msg_lab_title(lab->id, lab->title));
 	if (lab->error_kind)
 		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
 	if (status == ST_INCONCLUSIVE)
@@ -675,11 +682,14 @@ static void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
  * only when there are some. */
 static void summary_line(const struct run_state *rs, const struct totals *t, FILE *f)
 {
-	fprintf(f, human(rs, "summary", "summary: %d passed, %d failed, %d skipped"),
+	int said = rs->opt->format == FMT_HUMAN; /* else tools read it (tail -n 1) */
+
+	fprintf(f, said ? MSG("summary", "summary: %d passed, %d failed, %d skipped") :
+		"summary: %d passed, %d failed, %d skipped",
 		t->lab[ST_PASS], t->lab[ST_FAIL] + t->lab[ST_ERROR], t->lab[ST_SKIP]);
 	if (t->lab[ST_INCONCLUSIVE])
-		fprintf(f, human(rs, "summary.inconclusive", ", %d inconclusive"),
-			t->lab[ST_INCONCLUSIVE]);
+		fprintf(f, said ? MSG("summary.inconclusive", ", %d inconclusive") :
+			", %d inconclusive", t->lab[ST_INCONCLUSIVE]);
 	fputc('\n', f);
 }
 
@@ -703,17 +713,33 @@ static int contradicted(const struct claim *c)
 	return c->status == ST_FAIL && !claim_known(c);
 }
 
-/* The lab's README, where its claims are explained ("" when not found). */
+/* The lab's README in the learner's language (README.zh.md in zh where the
+ * lab has one), where its claims are explained ("" when not found). */
 static void lab_readme(const char *id, char *buf, size_t len)
 {
+	const char *names[] = { "README.zh.md", "README.md" };
 	char pattern[64];
 	glob_t g;
 
 	buf[0] = '\0';
-	snprintf(pattern, sizeof(pattern), "labs/%s-*/README.md", id);
-	if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc)
-		snprintf(buf, len, "%s", g.gl_pathv[0]);
-	globfree(&g);
+	for (int i = dmalab_lang() == DMALAB_ZH ? 0 : 1; i < 2 && !buf[0]; i++) {
+		snprintf(pattern, sizeof(pattern), "labs/%s-*/%s", id, names[i]);
+		if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc)
+			snprintf(buf, len, "%s", g.gl_pathv[0]);
+		globfree(&g);
+	}
+}
+
+/* Where the chapter says the claim: in zh only its place ("ch2 S4"), as the
+ * claim's zh text above says what it says; the spec's quote is English. */
+static void chapter_place(const char *chapter, char *buf, size_t len)
+{
+	size_t n = strcspn(chapter, ":");
+
+	if (dmalab_lang() == DMALAB_ZH && chapter[n])
+		snprintf(buf, len, "%.*s", (int)n, chapter);
+	else
+		snprintf(buf, len, "%s", chapter);
 }
 
 /* One contradicted claim: what the chapter says, what was measured, the
@@ -724,13 +750,14 @@ static void finding(const struct run_state *rs, const struct lab_entry *lab,
 		    const char *prefix)
 {
 	struct cmp_item it = { 0 };
-	char gw[512], readme[PATH_MAX];
+	char gw[512], readme[PATH_MAX], place[256];
 
 	human_got_want(rs, c, gw, sizeof(gw));
 	fprintf(f, "%s  %s  %s\n", prefix, c->id, c->text ? human_claim_text(rs, c) : "");
 	if (c->chapter) {
+		chapter_place(c->chapter, place, sizeof(place));
 		fprintf(f, "%s        ", prefix);
-		fprintf(f, human(rs, "finding.chapter", "the chapter: %s"), c->chapter);
+		fprintf(f, human(rs, "finding.chapter", "the chapter: %s"), place);
 		fputc('\n', f);
 	}
 	if (gw[0])
