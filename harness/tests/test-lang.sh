@@ -66,6 +66,13 @@ for dir in labs/[0-9][0-9]-*; do
 	done <"$tmp/claims"
 done
 
+echo "== every planned claim (answers/planned-claims.md) has its text in zh"
+grep -oE '^claim: [0-9]{2}\.[0-9]+' answers/planned-claims.md | cut -d' ' -f2 >"$tmp/planned"
+[ -s "$tmp/planned" ] || bad "no planned claim found in answers/planned-claims.md"
+while read -r c; do
+	grep -qxF "## planned.$c" "$table" && ok "planned.$c" || bad "planned.$c: no '## planned.$c'"
+done <"$tmp/planned"
+
 echo "== every lab's title, every figure's title and the plots' fixed words have zh"
 for dir in labs/[0-9][0-9]-*; do
 	n=$(basename "$dir" | cut -c1-2)
