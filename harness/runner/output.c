@@ -145,7 +145,10 @@ static void fmt_num(double v, const char *unit, char *buf, size_t len)
 		snprintf(buf, len, "%.4g%s%s", v, sp, unit ? unit : "");
 }
 
-static void fmt_tol(const struct claim *c, char *buf, size_t len)
+static const char *in_lang(int learner, const char *shown);
+
+/* A tolerance; pm: its sign ("+-", or the learner's "±"). */
+static void fmt_tol(const struct claim *c, const char *pm, char *buf, size_t len)
 {
 	double a = isnan(c->tol_abs) ? 0 : c->tol_abs;
 	double r = isnan(c->tol_rel) ? 0 : c->tol_rel;
@@ -153,11 +156,11 @@ static void fmt_tol(const struct claim *c, char *buf, size_t len)
 
 	fmt_num(a, c->unit, abs_s, sizeof(abs_s));
 	if (a && r)
-		snprintf(buf, len, " +-(%s + %.4g%%)", abs_s, r * 100);
+		snprintf(buf, len, " %s(%s + %.4g%%)", pm, abs_s, r * 100);
 	else if (r)
-		snprintf(buf, len, " +-%.4g%%", r * 100);
+		snprintf(buf, len, " %s%.4g%%", pm, r * 100);
 	else if (a)
-		snprintf(buf, len, " +-%s", abs_s);
+		snprintf(buf, len, " %s%s", pm, abs_s);
 	else
 		buf[0] = '\0';
 }
@@ -177,7 +180,7 @@ static const char *op_symbol(const char *op)
 	return "";
 }
 
-static void fmt_want(const struct claim *c, char *buf, size_t len)
+static void fmt_want(const struct claim *c, int learner, char *buf, size_t len)
 {
 	char a[64], b[64], tol[96];
 
@@ -193,7 +196,7 @@ static void fmt_want(const struct claim *c, char *buf, size_t len)
 		fmt_num(c->want, c->unit, a, sizeof(a));
 	tol[0] = '\0';
 	if (c->op[0] && !strcmp(c->op, "near"))
-		fmt_tol(c, tol, sizeof(tol));
+		fmt_tol(c, in_lang(learner, MSG("gw.plus-minus", "+-")), tol, sizeof(tol));
 	snprintf(buf, len, "%s%s%s", op_symbol(c->op), a, tol);
 }
 
@@ -283,11 +286,20 @@ void fmt_erratum(const struct claim *c, char *buf, size_t len)
 	erratum_as(c, buf, len, 0);
 }
 
+/* A unit as the learner reads it: a fraction is a bare number in zh. */
+static const char *unit_said(const char *unit, int learner)
+{
+	if (learner && dmalab_lang() == DMALAB_ZH && unit && !strcmp(unit, "fraction"))
+		return "";
+	return unit;
+}
+
 /* "got 7.9 x [7.5, 8.2], want >= 1.3 x", or the skip reason, into buf; in the
  * learner's language when learner (the human format), else English (JUnit). */
 static void got_want_as(const struct claim *c, char *buf, size_t len, int learner)
 {
 	char got[64], want[160], iv[112];
+	struct claim said = *c;
 
 	buf[0] = '\0';
 	if (c->status == ST_SKIP || c->status == ST_INCONCLUSIVE) {
@@ -306,11 +318,12 @@ static void got_want_as(const struct claim *c, char *buf, size_t len, int learne
 			 in_lang(learner, MSG("gw.no-word", "no")));
 		return;
 	}
+	snprintf(said.unit, sizeof(said.unit), "%s", unit_said(c->unit, learner));
 	if (c->got_name[0])
 		snprintf(got, sizeof(got), "%s", c->got_name);
 	else
-		fmt_num(c->got, c->unit, got, sizeof(got));
-	fmt_want(c, want, sizeof(want));
+		fmt_num(c->got, said.unit, got, sizeof(got));
+	fmt_want(&said, learner, want, sizeof(want));
 	fmt_interval(c, iv, sizeof(iv));
 	/* beside an erratum's prediction, the want is named for what it is */
 	if (c->erratum_status[0] && c->status == ST_FAIL)
