@@ -24,20 +24,20 @@
 #include "lang.h"
 #include "runner.h"
 
-/* A row's label ("needs:"), padded to the English's 9 columns (a Chinese
- * character takes two), after the two-space indent. */
-static void row_label(const char *word)
+/* A row's label ("needs:"), padded to the English's width columns (a
+ * Chinese character takes two), after the two-space indent. */
+static void row_label(const char *word, int width)
 {
 	int w = msg_width(word);
 
-	printf("  %s%*s", word, w < 9 ? 9 - w : 1, "");
+	printf("  %s%*s", word, w < width ? width - w : 1, "");
 }
 
 static void print_needs(const struct lab_entry *lab)
 {
 	const char *sep = MSG("list.sep", ", ");
 
-	row_label(MSG("list.needs", "needs:"));
+	row_label(MSG("list.needs", "needs:"), 9);
 	if (lab->needs_gpus == 1)
 		printf("%s", MSG("list.gpu-one", "a GPU for its CUDA claims"));
 	else if (lab->needs_gpus > 1)
@@ -57,7 +57,7 @@ static int here(const char *fmt, ...)
 {
 	va_list ap;
 
-	row_label(MSG("list.here", "here:"));
+	row_label(MSG("list.here", "here:"), 9);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -211,6 +211,13 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
+/* One row of a claim in `dmalab claims`: its label, then its value. */
+static void claim_row(const char *label, const char *value)
+{
+	row_label(label, 11);
+	printf("%s\n", value);
+}
+
 static void human_claim(const struct json *c)
 {
 	const struct json *want = json_get(c, "want");
@@ -220,15 +227,18 @@ static void human_claim(const struct json *c)
 	fmt_tolerance(want, tol, sizeof(tol));
 	printf("%s [%s] %s\n", id, json_get_str(c, "question", "?"),
 	       msg_claim_text(id, json_get_str(c, "text", "")));
-	printf("  chapter:   %s\n", or_dash(json_get_str(c, "chapter", NULL)));
-	printf("  relation:  %s\n", or_dash(json_get_str(want, "text", NULL)));
-	printf("  tolerance: %s\n", tol);
-	printf("  unit:      %s\n", or_dash(json_get_str(want, "unit", NULL)));
-	printf("  rule:      %s\n", or_dash(json_get_str(c, "rule", NULL)));
-	printf("  sabotage:  %s\n", json_get_str(c, "sabotage", NULL) ?
-	       json_get_str(c, "sabotage", NULL) : "none (no sabotage build breaks it)");
-	printf("  root:      %s%s\n", json_get_str(c, "needs_root", NULL) ? "needed: " :
-	       "not needed", json_get_str(c, "needs_root", ""));
+	claim_row(MSG("claims.chapter", "chapter:"), or_dash(json_get_str(c, "chapter", NULL)));
+	claim_row(MSG("claims.relation", "relation:"), or_dash(json_get_str(want, "text", NULL)));
+	claim_row(MSG("claims.tolerance", "tolerance:"), tol);
+	claim_row(MSG("claims.unit", "unit:"), or_dash(json_get_str(want, "unit", NULL)));
+	claim_row(MSG("claims.rule", "rule:"), or_dash(json_get_str(c, "rule", NULL)));
+	claim_row(MSG("claims.sabotage", "sabotage:"), json_get_str(c, "sabotage", NULL) ?
+		  json_get_str(c, "sabotage", NULL) :
+		  MSG("claims.no-sabotage", "none (no sabotage build breaks it)"));
+	row_label(MSG("claims.root", "root:"), 11);
+	printf("%s%s\n", json_get_str(c, "needs_root", NULL) ?
+	       MSG("claims.root-needed", "needed: ") : MSG("claims.root-not", "not needed"),
+	       json_get_str(c, "needs_root", ""));
 }
 
 static void json_claim(struct json_writer *w, const struct lab_entry *lab,
