@@ -743,16 +743,27 @@ static void lab_readme(const char *id, char *buf, size_t len)
 	}
 }
 
-/* Where the chapter says the claim: in zh only its place ("ch2 S4"), as the
- * claim's zh text above says what it says; the spec's quote is English. */
+/* A word of a chapter place: "ch2", "S4", "6.2", "Q1", "sec." (n bytes at w). */
+static int place_word(const char *w, size_t n)
+{
+	return (n == 4 && !strncmp(w, "sec.", 4)) || strcspn(w, "0123456789") < n;
+}
+
+/* Where the chapter says the claim: in zh only its place ("ch2 S4", "ch1
+ * Q1"), as the claim's zh text above says what it says and the spec's words
+ * after the place are English; the whole text when it names no place. */
 static void chapter_place(const char *chapter, char *buf, size_t len)
 {
-	size_t n = strcspn(chapter, ":");
+	size_t end = 0, n;
+	const char *p = chapter;
 
-	if (dmalab_lang() == DMALAB_ZH && chapter[n])
-		snprintf(buf, len, "%.*s", (int)n, chapter);
-	else
-		snprintf(buf, len, "%s", chapter);
+	while (dmalab_lang() == DMALAB_ZH && *p && place_word(p, n = strcspn(p, " :,"))) {
+		end = (size_t)(p + n - chapter);
+		if (p[n] != ' ')
+			break;
+		p += n + 1;
+	}
+	snprintf(buf, len, "%.*s", (int)(end ? end : strlen(chapter)), chapter);
 }
 
 /* One contradicted claim: what the chapter says, what was measured, the
