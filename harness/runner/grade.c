@@ -121,9 +121,14 @@ const char *claim_view_said(const struct learn_ctx *lc, const struct claim_view 
 	const struct ans_planned_claim *pc = ans_find_planned(&lc->ans, v->id);
 
 	buf[0] = '\0';
-	if (v->c && lc->opt->lang != ANS_EN)
+	if (v->c && lc->opt->lang != ANS_EN) {
+		size_t n;
+
 		fmt_got_want_human(v->c, buf, len);
-	else if (v->state == ANS_NOT_BUILT && pc && lc->opt->lang != ANS_EN)
+		n = strlen(buf);
+		if (v->c->status == ST_SKIP && *skip_meaning(v->c->reason) && n < len)
+			snprintf(buf + n, len - n, "（%s）", skip_meaning(v->c->reason));
+	} else if (v->state == ANS_NOT_BUILT && pc && lc->opt->lang != ANS_EN)
 		planned_said(v->id, pc->text, buf, len);
 	return buf[0] ? buf : v->evidence;
 }
