@@ -272,8 +272,9 @@ int lab_parse_args(struct lab *L, int argc, char **argv, int *describe)
 		/* a short option ("-q"; "-qs", where optind stays on it) is optopt;
 		 * a long one's optopt is 0 or its value (>= 256, "--quick=3") */
 		if (code == '?')
-			rc = usage_error(L, MSG("lab.unknown-option", "unknown option '%s'%s"), optopt > 0 && optopt < 256 ?
-					 shortopt : argv[optind - 1], "");
+			rc = usage_error(L, MSG("lab.unknown-option", "unknown option '%s'%s"),
+					 optopt > 0 && optopt < 256 ? shortopt : argv[optind - 1],
+					 "");
 		else if (code == ':')
 			rc = usage_error(L, MSG("lab.needs-value", "option '%s' needs a value%s"),
 					 argv[optind - 1], "");
