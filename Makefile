@@ -379,8 +379,11 @@ $(addprefix lab-,$(LAB_IDS)): lab-%: all
 	@$(DMALAB) run $(RUN_FLAGS) $*
 
 # A lab that does not exist (lab-99, lab-): the list, not make's own error.
-lab-%:
-	@echo "make lab-$*: no lab '$*'; the labs are: $(LAB_IDS) (make lab-NN)" >&2; exit 2
+lab-%: # in the learner's language, chosen as harness/base/lang.c chooses it
+	@case "$${DMALAB_LANG:-$${LC_ALL:-$${LC_MESSAGES:-$${LANG:-}}}}" in \
+	zh*) echo "make lab-$*：没有实验 '$*'；现有的实验：$(LAB_IDS)（make lab-NN）" >&2 ;; \
+	*) echo "make lab-$*: no lab '$*'; the labs are: $(LAB_IDS) (make lab-NN)" >&2 ;; \
+	esac; exit 2
 lab- hint- exercise- try-:
 	@echo "make $@: which lab? the labs are: $(LAB_IDS) (make $@NN)" >&2; exit 2
 

@@ -150,7 +150,10 @@ void tap_scan_free(struct tap_scan *ts);
 #define SKIP_NUMA_UNAVAILABLE  "numa-unavailable"    /* libnuma: no NUMA support */
 #define SKIP_NOT_ROOT          "not-root"            /* needs uid 0 */
 #define SKIP_NO_CAPABILITY     "no-capability"       /* a capability is missing */
-#define SKIP_UNSUPPORTED       "unsupported"         /* kernel/driver lacks a feature */
+/* what the claim needs is not there or cannot be measured here: a feature the
+ * kernel, driver or device lacks, a link or mode the chapter gives no figure
+ * for, a host (a VM's) that backs huge pages with small ones (detail: which) */
+#define SKIP_UNSUPPORTED       "unsupported"
 #define SKIP_UNKNOWN_TOPOLOGY  "unknown-topology"    /* e.g. GPU NUMA node is -1 */
 #define SKIP_DEPENDS_ON_CLAIM  "depends-on-claim"    /* a claim it builds on skipped */
 #define SKIP_NOT_ENOUGH_MEMORY "not-enough-memory"   /* host memory too small */

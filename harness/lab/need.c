@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang.h"
 #include "need.h"
 #include "procfs.h"
 
@@ -271,7 +272,7 @@ int lab_usage_error(const struct lab *L, const char *opt, const char *value,
 	va_start(ap, why_fmt);
 	vfprintf(stderr, why_fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see --help)\n");
+	fprintf(stderr, "%s\n", MSG("lab.see-help", " (see --help)"));
 	return 2;
 }
 
@@ -293,7 +294,8 @@ int lab_size_floor(const struct lab *L, const char *opt, uint64_t got,
 
 	if (got >= floor)
 		return 0;
-	fprintf(stderr, "lab-%s: %s (see --help)\n", lab_spec_of(L)->id,
-		lab_size_too_small(msg, sizeof(msg), opt, got, floor, why));
+	fprintf(stderr, "lab-%s: %s%s\n", lab_spec_of(L)->id,
+		lab_size_too_small(msg, sizeof(msg), opt, got, floor, why),
+		MSG("lab.see-help", " (see --help)"));
 	return 2;
 }

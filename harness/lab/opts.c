@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lab_internal.h"
+#include "lang.h"
 #include "need.h"
 
 enum { OPT_HELP = 256, OPT_DESCRIBE, OPT_QUICK, OPT_JSON, OPT_SIZE, OPT_ITERS,
@@ -64,7 +65,9 @@ static void print_help(const struct lab *L)
 	const struct claim_spec *c;
 	char sz[32], q[32];
 
-	printf("usage: lab-%s [options]\n\n%s: %s\n", s->id, s->title, s->topic ? s->topic : "");
+	printf(MSG("lab.help-usage", "usage: lab-%s [options]"), s->id);
+	printf("\n\n%s: %s\n", msg_lab_title(s->id, s->title), s->topic ? s->topic : "");
+	/* the options' lines stay English: a table's text has no line end */
 	printf("\noptions:\n"
 	       "  --help          this text\n"
 	       "  --describe      print the lab's metadata and claims as JSON, measure nothing\n"
@@ -81,17 +84,18 @@ static void print_help(const struct lab *L)
 	       LAB_MAX_SAMPLES, s->default_iters >= 7 ? s->default_iters : 7);
 	for (e = s->extra_opts; e && e->name; e++)
 		print_extra_help(e);
-	printf("\nclaims:\n");
+	printf("\n%s\n", MSG("lab.help-claims", "claims:"));
 	for (c = s->claims; c && c->id; c++)
-		printf("  %-5s [%s] %s\n", c->id, c->question, c->text);
-	printf("\nexit: 0 confirmed, 1 a claim failed, 77 skipped, 99 setup error, 2 usage\n");
+		printf("  %-5s [%s] %s\n", c->id, c->question, msg_claim_text(c->id, c->text));
+	printf("\n%s\n", MSG("lab.help-exit", "exit: 0 confirmed, 1 a claim failed, 77 skipped, "
+			     "99 setup error, 2 usage"));
 }
 
 static int usage_error(const struct lab *L, const char *fmt, const char *a, const char *b)
 {
 	fprintf(stderr, "lab-%s: ", L->spec->id);
 	fprintf(stderr, fmt, a, b);
-	fprintf(stderr, " (see --help)\n");
+	fprintf(stderr, "%s\n", MSG("lab.see-help", " (see --help)"));
 	return 2;
 }
 
@@ -99,9 +103,10 @@ static int usage_error(const struct lab *L, const char *fmt, const char *a, cons
 static int parse_size(const struct lab *L, const char *name, const char *arg, uint64_t *out)
 {
 	if (lab_parse_size(arg, out) < 0)
-		return lab_usage_error(L, name, arg, "%s", errno == ERANGE ? "too large" :
-				       "not a size above 0 (digits with an optional K, M, G or T "
-				       "suffix)");
+		return lab_usage_error(L, name, arg, "%s", errno == ERANGE ?
+				       MSG("lab.too-large", "too large") :
+				       MSG("lab.not-a-size", "not a size above 0 (digits with "
+					   "an optional K, M, G or T suffix)"));
 	if (*out > LAB_SIZE_MAX)
 		return lab_usage_error(L, name, arg, "larger than 1 PiB (1024T), the most a lab "
 				       "takes");
@@ -267,15 +272,18 @@ int lab_parse_args(struct lab *L, int argc, char **argv, int *describe)
 		/* a short option ("-q"; "-qs", where optind stays on it) is optopt;
 		 * a long one's optopt is 0 or its value (>= 256, "--quick=3") */
 		if (code == '?')
-			rc = usage_error(L, "unknown option '%s'%s", optopt > 0 && optopt < 256 ?
-					 shortopt : argv[optind - 1], "");
+			rc = usage_error(L, MSG("lab.unknown-option", "unknown option '%s'%s"),
+					 optopt > 0 && optopt < 256 ? shortopt : argv[optind - 1],
+					 "");
 		else if (code == ':')
-			rc = usage_error(L, "option '%s' needs a value%s", argv[optind - 1], "");
+			rc = usage_error(L, MSG("lab.needs-value", "option '%s' needs a value%s"),
+					 argv[optind - 1], "");
 		else
 			rc = handle_opt(L, code, optarg, describe);
 	}
 	if (rc == 0 && optind < argc)
-		rc = usage_error(L, "unexpected argument '%s'%s", argv[optind], "");
+		rc = usage_error(L, MSG("lab.unexpected", "unexpected argument '%s'%s"),
+				 argv[optind], "");
 	free(table);
 	if (rc == 0 && !L->opt.size_given && L->opt.quick && L->spec->quick_size)
 		L->opt.size = L->spec->quick_size;

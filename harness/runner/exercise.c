@@ -167,16 +167,36 @@ static int char_len(const char *s)
 	return n;
 }
 
-/* The next piece of text that a line may not split: a run of ASCII non-blanks, or
- * one other character (a Chinese text breaks between any two of its characters). */
+/* A Chinese punctuation mark that ends a phrase (a line may break after it). */
+static int phrase_end(const char *s, int n)
+{
+	static const char *const marks[] = { "，", "。", "；", "：", "、", "）", "！", "？" };
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if ((size_t)n == strlen(marks[i]) && !strncmp(s, marks[i], (size_t)n))
+			return 1;
+	return 0;
+}
+
+/* The next piece of text that a line may not split: a run of ASCII non-blanks,
+ * or a Chinese phrase up to its punctuation mark (so no word is cut and no
+ * line starts with a "，"). */
 static size_t unit_len(const char *s)
 {
 	size_t n = 0;
+	int c;
 
-	if ((unsigned char)*s >= 0x80 || *s == ' ')
-		return (size_t)char_len(s);
-	while (s[n] && s[n] != ' ' && (unsigned char)s[n] < 0x80)
-		n++;
+	if (*s == ' ')
+		return 1;
+	if ((unsigned char)*s < 0x80) {
+		while (s[n] && s[n] != ' ' && (unsigned char)s[n] < 0x80)
+			n++;
+		return n;
+	}
+	do {
+		c = char_len(s + n);
+		n += (size_t)c;
+	} while (!phrase_end(s + n - c, c) && (unsigned char)s[n] >= 0x80);
 	return n;
 }
 
@@ -209,6 +229,10 @@ static char *region_note(const char *text, const struct ex_region *r)
 		u = unit_len(p);
 		snprintf(unit, sizeof(unit), "%.*s", (int)(u < sizeof(unit) ? u : sizeof(unit) - 1),
 			 p);
+		if (msg_width(unit) > NOTE_COLUMNS - start_col - 3) { /* a phrase too long */
+			u = (size_t)char_len(p);                       /* for any line */
+			snprintf(unit, sizeof(unit), "%.*s", (int)u, p);
+		}
 		if (col + msg_width(unit) > NOTE_COLUMNS && *p != ' ') {
 			while (n && out[n - 1] == ' ') /* no blank ends a line */
 				n--;

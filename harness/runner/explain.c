@@ -24,6 +24,7 @@
 
 #include "compare.h"
 #include "gpu_counters.h"
+#include "lang.h"
 
 #define COPY_PATH (CMP_EXPLAIN_PCIE | CMP_EXPLAIN_NUMA | CMP_EXPLAIN_IOMMU | CMP_EXPLAIN_PROCS | \
 		   CMP_EXPLAIN_CLOCKS)
@@ -307,8 +308,9 @@ static void explain_fault_path(struct says *s)
 
 	if (!fault || !thp || !(thp->value > 0) || strcmp(s->it->lab, "05"))
 		return;
-	say(s, "a THP first touch cost %.3g us per 4 KiB here, %.0fx less than a 4 KiB fault: "
-	    "the time is each fault's fixed cost, not zeroing the page", thp->value,
+	say(s, MSG("cause.thp-touch", "a THP first touch cost %.3g us per 4 KiB here, %.0fx "
+		   "less than a 4 KiB fault: the time is each fault's fixed cost, not "
+		   "zeroing the page"), thp->value,
 	    fault->value / thp->value);
 }
 
@@ -321,8 +323,9 @@ static void explain_virt(struct says *s)
 
 	if (!worth(s, "virt", virt && strcmp(virt, "none"), note, sizeof(note), 0))
 		return;
-	say(s, "a virtual machine (%s)%s: the host backs guest memory, so a page fault or TLB "
-	    "miss in the guest may cost the host's as well", virt, note);
+	say(s, MSG("cause.virt", "a virtual machine (%s)%s: the host backs guest memory, so "
+		   "a page fault or TLB miss in the guest may cost the host's as well"),
+	    virt, note);
 	explain_fault_path(s);
 }
 

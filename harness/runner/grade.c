@@ -86,12 +86,50 @@ static void measured_evidence(const struct lab_entry *lab, const struct claim *c
 		snprintf(buf, len, "%s", status_words[c->status]);
 }
 
+/* A planned claim's text on one line: the file wraps it, a table row cannot. */
+static void planned_text(const char *text, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (const char *p = text; *p && n + 1 < len; p++) {
+		if (*p != '\n') {
+			buf[n++] = *p;
+			continue;
+		}
+		buf[n++] = ' ';
+		p += strspn(p + 1, " \t");
+	}
+	buf[n] = '\0';
+}
+
+/* A planned claim as the learner reads it: its zh text (the message table's
+ * planned.<id>) in zh, else the file's English, each after its "planned:". */
+static void planned_said(const char *id, const char *text, char *buf, size_t len)
+{
+	char key[64], joined[520];
+	const char *zh;
+
+	snprintf(key, sizeof(key), "planned.%s", id);
+	zh = msg_zh(key); /* called in zh only: English keeps v->evidence */
+	planned_text(zh ? zh : text, joined, sizeof(joined));
+	snprintf(buf, len, MSG("grade.planned", "planned: %s"), joined);
+}
+
 const char *claim_view_said(const struct learn_ctx *lc, const struct claim_view *v, char *buf,
 			    size_t len)
 {
+	const struct ans_planned_claim *pc = ans_find_planned(&lc->ans, v->id);
+
 	buf[0] = '\0';
-	if (v->c && lc->opt->lang != ANS_EN)
+	if (v->c && lc->opt->lang != ANS_EN) {
+		size_t n;
+
 		fmt_got_want_human(v->c, buf, len);
+		n = strlen(buf);
+		if (v->c->status == ST_SKIP && *skip_meaning(v->c->reason) && n < len)
+			snprintf(buf + n, len - n, "（%s）", skip_meaning(v->c->reason));
+	} else if (v->state == ANS_NOT_BUILT && pc && lc->opt->lang != ANS_EN)
+		planned_said(v->id, pc->text, buf, len);
 	return buf[0] ? buf : v->evidence;
 }
 
@@ -99,6 +137,7 @@ void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_vi
 {
 	const struct lab_entry *lab = NULL;
 	const struct ans_planned_claim *pc = ans_find_planned(&lc->ans, id);
+	char joined[520];
 
 	memset(v, 0, sizeof(*v));
 	v->id = id;
@@ -117,7 +156,8 @@ void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_vi
 	} else if (pc && !learn_lab_built(lc->opt, v->lab)) {
 		v->state = ANS_NOT_BUILT;
 		v->status = "not_built";
-		snprintf(v->evidence, sizeof(v->evidence), "planned: %s", pc->text);
+		planned_text(pc->text, joined, sizeof(joined));
+		snprintf(v->evidence, sizeof(v->evidence), "planned: %s", joined);
 	} else {
 		snprintf(v->evidence, sizeof(v->evidence), "not in these results (run make lab-%s)",
 			 v->lab);

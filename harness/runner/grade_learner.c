@@ -61,7 +61,7 @@ void learn_prediction_text(const struct json *p, char *buf, size_t len)
 void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 {
 	const struct json *ex = json_get(lc->res.doc, "exercises"), *e;
-	int done = 0, n = 0;
+	int done = 0, n = 0, width = 12;
 
 	if (!ex || ex->type != JSON_ARR) {
 		fputs(MSG("grade.ex-none", "exercises: not in these results (a run with --work, "
@@ -70,13 +70,15 @@ void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 		return;
 	}
 	fprintf(f, "%s\n", MSG("grade.ex-head", "exercises (your copies' last make try-NN):"));
+	for (e = ex->child; e; e = e->next) /* the claims' column after the widest state */
+		if (msg_width(ex_state_word(json_get_str(e, "state", "?"))) > width)
+			width = msg_width(ex_state_word(json_get_str(e, "state", "?")));
 	for (e = ex->child; e; e = e->next, n++) {
 		const char *st = json_get_str(e, "state", "?"), *word = ex_state_word(st);
-		int w = msg_width(word);
 
 		done += !strcmp(st, "done");
 		fprintf(f, "  %-16s lab-%s  %s%*s ", json_get_str(e, "id", "?"),
-			json_get_str(e, "lab", "?"), word, w < 12 ? 12 - w : 0, "");
+			json_get_str(e, "lab", "?"), word, width - msg_width(word), "");
 		fprintf(f, MSG("ex.claims", "claims %s"), json_get_str(e, "claims", ""));
 		fputc('\n', f);
 	}

@@ -69,20 +69,20 @@ static int by_id(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The ids that have hints, sorted (hints.md keeps them in its own order). */
-static void advise_labs(const struct ans_set *s)
+/* The ids that have hints, sorted (hints.md keeps them in its own order),
+ * into buf, a space between two. */
+static void hint_ids(const struct ans_set *s, char *buf, size_t len)
 {
 	const char *sorted[256];
-	char ids[2048] = "";
 	size_t n = 0;
 	int i, k = 0;
 
 	for (i = 0; i < s->nhints && k < 256; i++)
 		sorted[k++] = s->hints[i].id;
 	qsort(sorted, (size_t)k, sizeof(*sorted), by_id);
-	for (i = 0; i < k && n < sizeof(ids); i++)
-		n += (size_t)snprintf(ids + n, sizeof(ids) - n, " %s", sorted[i]);
-	advise(MSG("hint.exist", "hints exist for:%s"), ids);
+	buf[0] = '\0';
+	for (i = 0; i < k && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", sorted[i]);
 }
 
 /* Hints of `id` shown so far, by the counters c[0..n). */
@@ -139,9 +139,11 @@ int cmd_hint(struct learn_ctx *lc)
 	if (!(h = exercise_hints(lc, c, n)))
 		h = ans_find_hints(&lc->ans, lc->opt->lab);
 	if (!h) {
-		error(MSG("hint.none", "lab-%s has no hints in '%s/hints.md'"), lc->opt->lab,
-		      lc->opt->answers_dir);
-		advise_labs(&lc->ans);
+		char ids[2048];
+
+		hint_ids(&lc->ans, ids, sizeof(ids));
+		error(MSG("hint.none", "lab-%s has no hints in '%s/hints.md'; hints exist for: %s"),
+		      lc->opt->lab, lc->opt->answers_dir, ids);
 		return 2;
 	}
 	snprintf(name, sizeof(name), "%s%s", strchr(h->id, '.') ? TR(lc, "exercise ", "练习 ") : "lab-",

@@ -17,23 +17,52 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "gpu_topo.h"
 #include "lang.h"
 #include "runner.h"
 
+/* A row's label ("needs:"), padded to the English's width columns (a
+ * Chinese character takes two), after the two-space indent. */
+static void row_label(const char *word, int width)
+{
+	int w = msg_width(word);
+
+	printf("  %s%*s", word, w < width ? width - w : 1, "");
+}
+
 static void print_needs(const struct lab_entry *lab)
 {
-	char gpu[64] = "no CUDA";
+	const char *sep = MSG("list.sep", ", ");
 
+	row_label(MSG("list.needs", "needs:"), 9);
 	if (lab->needs_gpus == 1)
-		snprintf(gpu, sizeof(gpu), "a GPU for its CUDA claims");
+		printf("%s", MSG("list.gpu-one", "a GPU for its CUDA claims"));
 	else if (lab->needs_gpus > 1)
-		snprintf(gpu, sizeof(gpu), "%d GPUs for its CUDA claims", lab->needs_gpus);
-	printf("  needs:   %s, %d NUMA node%s, %s\n", gpu, lab->needs_numa,
-	       lab->needs_numa == 1 ? "" : "s for the full lab",
-	       lab->needs_root ? "root for some claims" : "no root");
+		printf(MSG("list.gpus", "%d GPUs for its CUDA claims"), lab->needs_gpus);
+	else
+		printf("%s", MSG("list.no-cuda", "no CUDA"));
+	printf("%s", sep);
+	printf(lab->needs_numa == 1 ? MSG("list.numa-one", "%d NUMA node") :
+	       MSG("list.numa", "%d NUMA nodes for the full lab"), lab->needs_numa);
+	printf("%s%s\n", sep, lab->needs_root ? MSG("list.root", "root for some claims") :
+	       MSG("list.no-root", "no root"));
+}
+
+/* One "here:" row: a precondition this machine lacks, and the skip it gives. */
+__attribute__((format(printf, 1, 2)))
+static int here(const char *fmt, ...)
+{
+	va_list ap;
+
+	row_label(MSG("list.here", "here:"), 9);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	return 1;
 }
 
 /*
@@ -45,26 +74,25 @@ static int cuda_forecast(const struct gpu_topo *t, const struct lab_entry *lab)
 	if (lab->needs_gpus <= 0)
 		return 0;
 	if (!lab->built_with_cuda)
-		return printf("  here:    its CUDA claims skip: not-built:no-nvcc "
-			      "(built without nvcc)\n") > 0;
+		return here("%s", MSG("list.no-nvcc", "its CUDA claims skip: not-built:no-nvcc "
+				      "(built without nvcc)"));
 	if (!t->cuda_loaded)
-		return printf("  here:    its CUDA claims skip: no-cuda-driver "
-			      "(no NVIDIA driver: libcuda.so.1 not found)\n") > 0;
+		return here("%s", MSG("list.no-libcuda", "its CUDA claims skip: no-cuda-driver "
+				      "(no NVIDIA driver: libcuda.so.1 not found)"));
 	if (t->order != GPU_ORDER_CUDA)
-		return printf("  here:    its CUDA claims skip: no-cuda-driver (%s)\n",
-			      t->cuda_note) > 0;
+		return here(MSG("list.no-driver", "its CUDA claims skip: no-cuda-driver (%s)"),
+			    t->cuda_note);
 	/* the driver's note names CUDA_VISIBLE_DEVICES when it hid them */
 	if (t->n == 0)
-		return printf("  here:    its CUDA claims skip: no-cuda-device "
-			      "(a driver, but CUDA lists no GPU; %d NVIDIA GPU%s in sysfs%s%s)\n",
-			      t->not_in_cuda, t->not_in_cuda == 1 ? "" : "s",
-			      t->cuda_note[0] ? "; " : "", t->cuda_note) > 0;
+		return here(MSG("list.no-device", "its CUDA claims skip: no-cuda-device (a "
+				"driver, but CUDA lists no GPU; %d NVIDIA GPU%s in sysfs%s%s)"),
+			    t->not_in_cuda, t->not_in_cuda == 1 ? "" : "s",
+			    t->cuda_note[0] ? "; " : "", t->cuda_note);
 	/* a GPU-to-GPU lab on one GPU says single-gpu, as lab-09 does */
 	if (lab->needs_gpus > t->n)
-		return printf("  here:    some CUDA claims skip: %s (%d CUDA device%s, "
-			      "need %d)\n", t->n == 1 && lab->needs_gpus == 2 ? "single-gpu"
-			      : "too-few-gpus", t->n, t->n == 1 ? "" : "s",
-			      lab->needs_gpus) > 0;
+		return here(MSG("list.few-gpus", "some CUDA claims skip: %s (%d CUDA device%s, "
+				"need %d)"), t->n == 1 && lab->needs_gpus == 2 ? "single-gpu"
+			    : "too-few-gpus", t->n, t->n == 1 ? "" : "s", lab->needs_gpus);
 	return 0;
 }
 
@@ -89,12 +117,13 @@ static int gpu_place_forecast(const struct gpu_topo *t, const struct lab_entry *
 	if (!n)
 		return 0;
 	if (!g)
-		return printf("  here:    claims %s skip: no-cuda-device (%s)\n", ids,
-			      t->order == GPU_ORDER_CUDA ? "CUDA lists no GPU"
-							 : "no NVIDIA PCI device") > 0;
+		return here(MSG("list.place-no-device", "claims %s skip: no-cuda-device (%s)"),
+			    ids, t->order == GPU_ORDER_CUDA ?
+			    MSG("list.cuda-no-gpu", "CUDA lists no GPU") :
+			    MSG("list.no-pci-gpu", "no NVIDIA PCI device"));
 	if (g->numa_node < 0)
-		return printf("  here:    claims %s skip: unknown-topology (GPU 0 %s NUMA "
-			      "node %d)\n", ids, g->bdf, g->numa_node) > 0;
+		return here(MSG("list.place-unknown", "claims %s skip: unknown-topology (GPU 0 %s "
+				"NUMA node %d)"), ids, g->bdf, g->numa_node);
 	return 0;
 }
 
@@ -106,13 +135,13 @@ static void print_forecast(const struct run_state *rs, const struct lab_entry *l
 	int n = cuda_forecast(t, lab) + gpu_place_forecast(t, lab);
 
 	if (lab->needs_numa > si->numa.nmem_nodes)
-		n += printf("  here:    some claims skip: single-numa-node (%d node%s with "
-			    "memory, needs %d)\n", si->numa.nmem_nodes,
-			    si->numa.nmem_nodes == 1 ? "" : "s", lab->needs_numa) > 0;
+		n += here(MSG("list.one-node", "some claims skip: single-numa-node (%d node%s "
+			      "with memory, needs %d)"), si->numa.nmem_nodes,
+			  si->numa.nmem_nodes == 1 ? "" : "s", lab->needs_numa);
 	if (lab->needs_root && si->uid != 0)
-		n += printf("  here:    some claims skip: not-root (uid %d)\n", si->uid) > 0;
+		n += here(MSG("list.not-root", "some claims skip: not-root (uid %d)"), si->uid);
 	if (!n)
-		printf("  here:    every precondition is met\n");
+		here("%s", MSG("list.all-met", "every precondition is met"));
 }
 
 static void list_lab(const struct run_state *rs, const struct lab_entry *lab,
@@ -182,6 +211,13 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
+/* One row of a claim in `dmalab claims`: its label, then its value. */
+static void claim_row(const char *label, const char *value)
+{
+	row_label(label, 11);
+	printf("%s\n", value);
+}
+
 static void human_claim(const struct json *c)
 {
 	const struct json *want = json_get(c, "want");
@@ -191,15 +227,18 @@ static void human_claim(const struct json *c)
 	fmt_tolerance(want, tol, sizeof(tol));
 	printf("%s [%s] %s\n", id, json_get_str(c, "question", "?"),
 	       msg_claim_text(id, json_get_str(c, "text", "")));
-	printf("  chapter:   %s\n", or_dash(json_get_str(c, "chapter", NULL)));
-	printf("  relation:  %s\n", or_dash(json_get_str(want, "text", NULL)));
-	printf("  tolerance: %s\n", tol);
-	printf("  unit:      %s\n", or_dash(json_get_str(want, "unit", NULL)));
-	printf("  rule:      %s\n", or_dash(json_get_str(c, "rule", NULL)));
-	printf("  sabotage:  %s\n", json_get_str(c, "sabotage", NULL) ?
-	       json_get_str(c, "sabotage", NULL) : "none (no sabotage build breaks it)");
-	printf("  root:      %s%s\n", json_get_str(c, "needs_root", NULL) ? "needed: " :
-	       "not needed", json_get_str(c, "needs_root", ""));
+	claim_row(MSG("claims.chapter", "chapter:"), or_dash(json_get_str(c, "chapter", NULL)));
+	claim_row(MSG("claims.relation", "relation:"), or_dash(json_get_str(want, "text", NULL)));
+	claim_row(MSG("claims.tolerance", "tolerance:"), tol);
+	claim_row(MSG("claims.unit", "unit:"), or_dash(json_get_str(want, "unit", NULL)));
+	claim_row(MSG("claims.rule", "rule:"), or_dash(json_get_str(c, "rule", NULL)));
+	claim_row(MSG("claims.sabotage", "sabotage:"), json_get_str(c, "sabotage", NULL) ?
+		  json_get_str(c, "sabotage", NULL) :
+		  MSG("claims.no-sabotage", "none (no sabotage build breaks it)"));
+	row_label(MSG("claims.root", "root:"), 11);
+	printf("%s%s\n", json_get_str(c, "needs_root", NULL) ?
+	       MSG("claims.root-needed", "needed: ") : MSG("claims.root-not", "not needed"),
+	       json_get_str(c, "needs_root", ""));
 }
 
 static void json_claim(struct json_writer *w, const struct lab_entry *lab,

@@ -40,13 +40,15 @@ FILE *out_progress_stream(struct run_state *rs)
 /* ------------------------------------------------------------------------ */
 /* Words and numbers                                                         */
 
-/* A fixed text of the human format in the learner's language (lang.h);
- * the TAP format's comments stay English, as tools and goldens read them. */
+/* A fixed text a person reads, in the learner's language (lang.h): the
+ * human format's lines and the TAP format's '#' comments alike (TAP test
+ * lines, YAML and JSON never pass through here; rs: the caller's run). */
 static const char *human(const struct run_state *rs, const char *id, const char *en)
 	__attribute__((format_arg(3)));
 static const char *human(const struct run_state *rs, const char *id, const char *en)
 {
-	return rs->opt->format == FMT_HUMAN ? msg_text(id, en) : en;
+	(void)rs;
+	return msg_text(id, en);
 }
 
 const char *skip_meaning(const char *code)
@@ -60,10 +62,11 @@ const char *skip_meaning(const char *code)
 	return msg_text(id, "");
 }
 
-/* skip_meaning in the human format, else "". */
+/* skip_meaning, as every format's comments for people say it. */
 static const char *skip_explained(const struct run_state *rs, const char *code)
 {
-	return rs->opt->format == FMT_HUMAN ? skip_meaning(code) : "";
+	(void)rs;
+	return skip_meaning(code);
 }
 
 /* Spaces that pad s to width columns (a Chinese character takes two). */
@@ -142,7 +145,10 @@ static void fmt_num(double v, const char *unit, char *buf, size_t len)
 		snprintf(buf, len, "%.4g%s%s", v, sp, unit ? unit : "");
 }
 
-static void fmt_tol(const struct claim *c, char *buf, size_t len)
+static const char *in_lang(int learner, const char *shown);
+
+/* A tolerance; pm: its sign ("+-", or the learner's "±"). */
+static void fmt_tol(const struct claim *c, const char *pm, char *buf, size_t len)
 {
 	double a = isnan(c->tol_abs) ? 0 : c->tol_abs;
 	double r = isnan(c->tol_rel) ? 0 : c->tol_rel;
@@ -150,11 +156,11 @@ static void fmt_tol(const struct claim *c, char *buf, size_t len)
 
 	fmt_num(a, c->unit, abs_s, sizeof(abs_s));
 	if (a && r)
-		snprintf(buf, len, " +-(%s + %.4g%%)", abs_s, r * 100);
+		snprintf(buf, len, " %s(%s + %.4g%%)", pm, abs_s, r * 100);
 	else if (r)
-		snprintf(buf, len, " +-%.4g%%", r * 100);
+		snprintf(buf, len, " %s%.4g%%", pm, r * 100);
 	else if (a)
-		snprintf(buf, len, " +-%s", abs_s);
+		snprintf(buf, len, " %s%s", pm, abs_s);
 	else
 		buf[0] = '\0';
 }
@@ -174,7 +180,7 @@ static const char *op_symbol(const char *op)
 	return "";
 }
 
-static void fmt_want(const struct claim *c, char *buf, size_t len)
+static void fmt_want(const struct claim *c, int learner, char *buf, size_t len)
 {
 	char a[64], b[64], tol[96];
 
@@ -190,7 +196,7 @@ static void fmt_want(const struct claim *c, char *buf, size_t len)
 		fmt_num(c->want, c->unit, a, sizeof(a));
 	tol[0] = '\0';
 	if (c->op[0] && !strcmp(c->op, "near"))
-		fmt_tol(c, tol, sizeof(tol));
+		fmt_tol(c, in_lang(learner, MSG("gw.plus-minus", "+-")), tol, sizeof(tol));
 	snprintf(buf, len, "%s%s%s", op_symbol(c->op), a, tol);
 }
 
@@ -280,11 +286,20 @@ void fmt_erratum(const struct claim *c, char *buf, size_t len)
 	erratum_as(c, buf, len, 0);
 }
 
+/* A unit as the learner reads it: a fraction is a bare number in zh. */
+static const char *unit_said(const char *unit, int learner)
+{
+	if (learner && dmalab_lang() == DMALAB_ZH && unit && !strcmp(unit, "fraction"))
+		return "";
+	return unit;
+}
+
 /* "got 7.9 x [7.5, 8.2], want >= 1.3 x", or the skip reason, into buf; in the
  * learner's language when learner (the human format), else English (JUnit). */
 static void got_want_as(const struct claim *c, char *buf, size_t len, int learner)
 {
 	char got[64], want[160], iv[112];
+	struct claim said = *c;
 
 	buf[0] = '\0';
 	if (c->status == ST_SKIP || c->status == ST_INCONCLUSIVE) {
@@ -303,11 +318,12 @@ static void got_want_as(const struct claim *c, char *buf, size_t len, int learne
 			 in_lang(learner, MSG("gw.no-word", "no")));
 		return;
 	}
+	snprintf(said.unit, sizeof(said.unit), "%s", unit_said(c->unit, learner));
 	if (c->got_name[0])
 		snprintf(got, sizeof(got), "%s", c->got_name);
 	else
-		fmt_num(c->got, c->unit, got, sizeof(got));
-	fmt_want(c, want, sizeof(want));
+		fmt_num(c->got, said.unit, got, sizeof(got));
+	fmt_want(&said, learner, want, sizeof(want));
 	fmt_interval(c, iv, sizeof(iv));
 	/* beside an erratum's prediction, the want is named for what it is */
 	if (c->erratum_status[0] && c->status == ST_FAIL)
@@ -333,7 +349,8 @@ void fmt_got_want_human(const struct claim *c, char *buf, size_t len)
 static void human_got_want(const struct run_state *rs, const struct claim *c, char *buf,
 			   size_t len)
 {
-	got_want_as(c, buf, len, rs->opt->format == FMT_HUMAN);
+	(void)rs;
+	got_want_as(c, buf, len, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -342,7 +359,8 @@ static void human_got_want(const struct run_state *rs, const struct claim *c, ch
 /* The claim in the learner's language (the human format only). */
 static const char *human_claim_text(const struct run_state *rs, const struct claim *c)
 {
-	return rs->opt->format == FMT_HUMAN ? msg_claim_text(c->id, c->text) : c->text;
+	(void)rs;
+	return msg_claim_text(c->id, c->text);
 }
 
 static void human_claim(struct run_state *rs, const struct claim *c)
@@ -354,7 +372,7 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 	printf("  %s%s%*s%s %s  %s\n", col(rs, verdict_color(c)), word, pad(word, 13), "",
 	       col(rs, C_OFF), c->id, c->text ? human_claim_text(rs, c) : "");
 	human_got_want(rs, c, gw, sizeof(gw));
-	erratum_as(c, er, sizeof(er), rs->opt->format == FMT_HUMAN);
+	erratum_as(c, er, sizeof(er), 1);
 	if (gw[0] && c->status == ST_SKIP && skip_explained(rs, c->reason)[0])
 		printf("  %-13s %s（%s）\n", "", gw, skip_explained(rs, c->reason));
 	else if (gw[0])
@@ -517,7 +535,7 @@ void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv
 	fputs(col(rs, C_BOLD), f);
 	fprintf(f, human(rs, "run.lab-begin", "# running lab-%s (timeout %g s): %s"), lab->id,
 		lab->timeout_s * rs->opt->timeout_mul,
-		rs->opt->format == FMT_HUMAN ? msg_lab_title(lab->id, lab->title) : lab->title);
+		msg_lab_title(lab->id, lab->title));
 	fprintf(f, "%s\n", col(rs, C_OFF));
 	if (!strcmp(rs->opt->command, "run")) {
 		fputs(rs->opt->format == FMT_HUMAN ? "$" : "# $", f);
@@ -608,12 +626,14 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 	char gw[512], er[512];
 
 	human_got_want(rs, c, gw, sizeof(gw));
-	erratum_as(c, er, sizeof(er), rs->opt->format == FMT_HUMAN);
+	erratum_as(c, er, sizeof(er), 1);
 	fprintf(f, "%s      %-7s %s%s%s", prefix, c->id, col(rs, verdict_color(c)), word,
 		col(rs, C_OFF));
 	if (gw[0] || er[0])
 		fprintf(f, "%*s%s%s%s", pad(word, 14), "", gw,
 			gw[0] && er[0] ? "; " : "", er);
+	if (gw[0] && c->status == ST_SKIP && skip_explained(rs, c->reason)[0])
+		fprintf(f, "（%s）", skip_explained(rs, c->reason));
 	fputc('\n', f);
 }
 
@@ -629,7 +649,7 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 
 	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
 		word, pad(word, 7), "", col(rs, C_OFF),
-		rs->opt->format == FMT_HUMAN ? msg_lab_title(lab->id, lab->title) : lab->title);
+		msg_lab_title(lab->id, lab->title));
 	if (lab->error_kind)
 		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
 	if (status == ST_INCONCLUSIVE)
@@ -675,11 +695,14 @@ static void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
  * only when there are some. */
 static void summary_line(const struct run_state *rs, const struct totals *t, FILE *f)
 {
-	fprintf(f, human(rs, "summary", "summary: %d passed, %d failed, %d skipped"),
+	int said = rs->opt->format == FMT_HUMAN; /* else tools read it (tail -n 1) */
+
+	fprintf(f, said ? MSG("summary", "summary: %d passed, %d failed, %d skipped") :
+		"summary: %d passed, %d failed, %d skipped",
 		t->lab[ST_PASS], t->lab[ST_FAIL] + t->lab[ST_ERROR], t->lab[ST_SKIP]);
 	if (t->lab[ST_INCONCLUSIVE])
-		fprintf(f, human(rs, "summary.inconclusive", ", %d inconclusive"),
-			t->lab[ST_INCONCLUSIVE]);
+		fprintf(f, said ? MSG("summary.inconclusive", ", %d inconclusive") :
+			", %d inconclusive", t->lab[ST_INCONCLUSIVE]);
 	fputc('\n', f);
 }
 
@@ -703,17 +726,44 @@ static int contradicted(const struct claim *c)
 	return c->status == ST_FAIL && !claim_known(c);
 }
 
-/* The lab's README, where its claims are explained ("" when not found). */
+/* The lab's README in the learner's language (README.zh.md in zh where the
+ * lab has one), where its claims are explained ("" when not found). */
 static void lab_readme(const char *id, char *buf, size_t len)
 {
+	const char *names[] = { "README.zh.md", "README.md" };
 	char pattern[64];
 	glob_t g;
 
 	buf[0] = '\0';
-	snprintf(pattern, sizeof(pattern), "labs/%s-*/README.md", id);
-	if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc)
-		snprintf(buf, len, "%s", g.gl_pathv[0]);
-	globfree(&g);
+	for (int i = dmalab_lang() == DMALAB_ZH ? 0 : 1; i < 2 && !buf[0]; i++) {
+		snprintf(pattern, sizeof(pattern), "labs/%s-*/%s", id, names[i]);
+		if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc)
+			snprintf(buf, len, "%s", g.gl_pathv[0]);
+		globfree(&g);
+	}
+}
+
+/* A word of a chapter place: "ch2", "S4", "6.2", "Q1", "sec." (n bytes at w). */
+static int place_word(const char *w, size_t n)
+{
+	return (n == 4 && !strncmp(w, "sec.", 4)) || strcspn(w, "0123456789") < n;
+}
+
+/* Where the chapter says the claim: in zh only its place ("ch2 S4", "ch1
+ * Q1"), as the claim's zh text above says what it says and the spec's words
+ * after the place are English; the whole text when it names no place. */
+static void chapter_place(const char *chapter, char *buf, size_t len)
+{
+	size_t end = 0, n;
+	const char *p = chapter;
+
+	while (dmalab_lang() == DMALAB_ZH && *p && place_word(p, n = strcspn(p, " :,"))) {
+		end = (size_t)(p + n - chapter);
+		if (p[n] != ' ')
+			break;
+		p += n + 1;
+	}
+	snprintf(buf, len, "%.*s", (int)(end ? end : strlen(chapter)), chapter);
 }
 
 /* One contradicted claim: what the chapter says, what was measured, the
@@ -724,13 +774,14 @@ static void finding(const struct run_state *rs, const struct lab_entry *lab,
 		    const char *prefix)
 {
 	struct cmp_item it = { 0 };
-	char gw[512], readme[PATH_MAX];
+	char gw[512], readme[PATH_MAX], place[256];
 
 	human_got_want(rs, c, gw, sizeof(gw));
 	fprintf(f, "%s  %s  %s\n", prefix, c->id, c->text ? human_claim_text(rs, c) : "");
 	if (c->chapter) {
+		chapter_place(c->chapter, place, sizeof(place));
 		fprintf(f, "%s        ", prefix);
-		fprintf(f, human(rs, "finding.chapter", "the chapter: %s"), c->chapter);
+		fprintf(f, human(rs, "finding.chapter", "the chapter: %s"), place);
 		fputc('\n', f);
 	}
 	if (gw[0])

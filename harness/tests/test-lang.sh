@@ -69,6 +69,14 @@ for dir in labs/[0-9][0-9]-*; do
 	done <"$tmp/claims"
 done
 
+echo "== every planned claim (answers/planned-claims.md) has its text in zh"
+grep -oE '^claim: [0-9]{2}\.[0-9]+' answers/planned-claims.md | cut -d' ' -f2 >"$tmp/planned"
+[ -s "$tmp/planned" ] || bad "no planned claim found in answers/planned-claims.md"
+while read -r c; do
+	grep -qxF "## planned.$c" "$table" && ok "planned.$c" ||
+		bad "planned.$c: no '## planned.$c' in $table"
+done <"$tmp/planned"
+
 echo "== every lab's title, every figure's title and the plots' fixed words have zh"
 for dir in labs/[0-9][0-9]-*; do
 	n=$(basename "$dir" | cut -c1-2)
@@ -203,6 +211,21 @@ grep -E ' (confirmed|contradicted|skipped|inconclusive|unverified)[ ;]' "$tmp/gr
 DMALAB_LANG=zh "$d" run --quick --format tap --results "$tmp/rt" 01 >"$tmp/tap" 2>&1
 grep -q '^summary: [0-9]* passed, [0-9]* failed, [0-9]* skipped' "$tmp/tap" &&
 	ok "TAP summary line English" || bad "TAP summary line changed"
+# TAP's '#' comments are for people: in zh they are Chinese, its test lines English
+grep -q '^# 运行 lab-01（' "$tmp/tap" && grep -q '^# 成绩单（' "$tmp/tap" &&
+	grep -qE '^(not )?ok 1 - lab-01 mlock and VmLck' "$tmp/tap" &&
+	! grep -qE '^# (running lab-|report card)' "$tmp/tap" &&
+	ok "TAP comments in zh, test lines English" ||
+	{ bad "TAP comments not in zh:"; grep '^#' "$tmp/tap" | head -n 3; }
+# a lab's own usage errors and --help in zh; the exit code stays 2
+out=$(DMALAB_LANG=zh "$lab" --bogus 2>&1); rc=$?
+[ "$rc" = 2 ] && [ "$out" = "lab-01: 未知选项 '--bogus'（见 --help）" ] &&
+	ok "a lab's usage error in zh" || bad "lab-01 --bogus in zh: rc $rc, '$out'"
+DMALAB_LANG=zh "$lab" --help | grep -q '^用法：lab-01 \[选项\]' && ok "a lab's --help in zh" ||
+	bad "lab-01 --help not in zh"
+# make list's rows: the zh labels take the English's 9 columns
+DMALAB_LANG=zh "$d" list | grep -qE '^  需要：   [^ ]' && ok "list's needs row in zh, aligned" ||
+	bad "list's needs row not in zh or misaligned"
 DMALAB_LANG=zh "$d" claims | head -n 1 | grep -q '^dmalab claims：' && ok "claims header" ||
 	bad "claims header not in zh"
 DMALAB_LANG=zh "$d" list | grep -q '^共 [0-9]* 个实验' && ok "list count" ||
