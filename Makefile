@@ -423,8 +423,8 @@ SUITE_DEPS_test-formats := formats
 SUITE_DEPS_test-degraded := degraded
 SUITE_DEPS_test-leaks := leaks
 SUITE_DEPS_test-metrics := metrics
-BUILD_SUITES := test-preflight test-exercises test-learner test-formats test-house test-lab-options \
-	test-degraded test-interrupt test-leaks test-restore test-answers test-lang test-metrics
+BUILD_SUITES := test-preflight test-exercises test-learner test-formats test-house \
+	test-lab-options test-degraded test-interrupt test-leaks test-restore test-answers test-lang test-metrics
 .PHONY: $(BUILD_SUITES)
 $(BUILD_SUITES):
 	$(if $(SUITE_DEPS_$@),@sh harness/deps.sh $(SUITE_DEPS_$@))
@@ -566,7 +566,8 @@ claims: all
 	@$(DMALAB) claims $(if $(FORMAT),--format $(FORMAT))
 
 claims-golden: all
-	DMALAB_LANG=en $(DMALAB) claims --format human >$(CLAIMS_GOLDEN).tmp && mv $(CLAIMS_GOLDEN).tmp $(CLAIMS_GOLDEN)
+	DMALAB_LANG=en $(DMALAB) claims --format human >$(CLAIMS_GOLDEN).tmp && \
+		mv $(CLAIMS_GOLDEN).tmp $(CLAIMS_GOLDEN)
 
 test-claims: all
 	@BUILD=$(BUILD) sh harness/tests/test-claims.sh $(CLAIMS_GOLDEN) $(BUILD)/labs
@@ -659,7 +660,8 @@ test-metrics: $(DMALAB) $(BUILD)/labs/lab-01
 plots:
 	@sh harness/deps.sh plots
 	@sh plots/run.sh make_plots.py $(RESULTS)/results.json $(RESULTS)/plots
-	@if [ -f $(RESULTS)/history.json ]; then sh plots/run.sh history.py $(RESULTS)/history.json $(RESULTS)/plots; fi
+	@if [ -f $(RESULTS)/history.json ]; then \
+		sh plots/run.sh history.py $(RESULTS)/history.json $(RESULTS)/plots; fi
 
 # Per GPU, each figure over the runs kept in HISTORY="DIR..." (folders of
 # results.json files, e.g. a fleet's results/fleet/*); $(RESULTS)/history.json,

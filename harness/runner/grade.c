@@ -617,7 +617,8 @@ int cmd_grade(struct learn_ctx *lc)
 		grade_print_exercises(lc, stdout);
 		if (lc->opt->gradescope && gradescope_learner(lc, &gs))
 			rc = 1;
-		printf(TR(lc, "graded against %s (run started %s)\n", "评分依据 %s（运行开始于 %s）\n"),
+		printf(TR(lc, "graded against %s (run started %s)\n",
+			  "评分依据 %s（运行开始于 %s）\n"),
 		       source, lc->res.started);
 		printf("%s\n", TR(lc, GRADE_RULE, GRADE_RULE_ZH));
 		print_score(lc, TR(lc, "overall", "总分"), &total);
