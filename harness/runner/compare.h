@@ -192,7 +192,8 @@ struct cmp_item {
 	int bad;                 /* the figure moved its known bad way; the verdict got
 				  * worse.  0: a note */
 	double severity;         /* ranks the items (bad ones first): the worst is named */
-	char cause[CMP_MAX_CAUSES][CMP_CAUSE_LEN];
+	char cause[CMP_MAX_CAUSES][CMP_CAUSE_LEN];      /* English: the JSON's */
+	char shown[CMP_MAX_CAUSES][2 * CMP_CAUSE_LEN];  /* cause[] in the reader's language */
 	int ncauses;             /* 0: a note (only bad items are explained) */
 	int explained;           /* a cause was found (else cause[0] says none was) */
 };

@@ -98,17 +98,24 @@ struct says {
 __attribute__((format(printf, 2, 3)))
 static void say(struct says *s, const char *fmt, ...)
 {
-	char line[CMP_CAUSE_LEN];
-	va_list ap;
+	char line[CMP_CAUSE_LEN], shown[2 * CMP_CAUSE_LEN];
+	va_list ap, again;
+	int k = s->it->ncauses;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	va_copy(again, ap);
+	vsnprintf(line, sizeof(line), msg_english(fmt), ap); /* fmt: MSG()'s, maybe zh */
+	vsnprintf(shown, sizeof(shown), fmt, again);
+	va_end(again);
 	va_end(ap);
-	for (int i = 0; i < s->it->ncauses; i++)
+	for (int i = 0; i < k; i++)
 		if (!strcmp(s->it->cause[i], line))
 			return;
-	if (s->it->ncauses < CMP_MAX_CAUSES)
-		snprintf(s->it->cause[s->it->ncauses++], CMP_CAUSE_LEN, "%s", line);
+	if (k == CMP_MAX_CAUSES)
+		return;
+	snprintf(s->it->cause[k], CMP_CAUSE_LEN, "%s", line);
+	snprintf(s->it->shown[k], sizeof(s->it->shown[k]), "%s", shown);
+	s->it->ncauses++;
 }
 
 void fmt_bytes(double b, char *buf, size_t len)
@@ -167,21 +174,19 @@ static void explain_pcie(struct says *s, int g)
 	const struct cmp_gpu *G = &s->n->gpu[g];
 	int below = (G->gen_cur > 0 && G->gen_cur < G->gen_max) ||
 		    (G->width_cur > 0 && G->width_cur < G->width_max);
-	char name[CMP_FACT_LEN], note[200], idle[260];
+	char name[CMP_FACT_LEN], note[200];
 
 	snprintf(name, sizeof(name), "gpu%d.pcie_cur", g);
 	if (!worth(s, name, below, note, sizeof(note), 0))
 		return;
-	/* " (the fleet: Gen5 x16)" -> " (the fleet: Gen5 x16; an idle GPU ...)" */
-	snprintf(idle, sizeof(idle), "%.*s%san idle GPU may train its link down)",
-		 note[0] ? (int)strlen(note) - 1 : 0, note, note[0] ? "; " : " (");
-	if (below)
-		say(s, "GPU %d's PCIe link was Gen%d x%d at the time sysinfo read it, below its "
-		    "Gen%d x%d%s", G->index, G->gen_cur, G->width_cur, G->gen_max, G->width_max,
-		    idle);
+	if (below) /* note: " (the fleet: Gen5 x16)" or "" */
+		say(s, MSG("cause.pcie-below", "GPU %d's PCIe link was Gen%d x%d at the time "
+			   "sysinfo read it, below its Gen%d x%d%s (an idle GPU may train its "
+			   "link down)"), G->index, G->gen_cur, G->width_cur, G->gen_max,
+		    G->width_max, note);
 	else
-		say(s, "GPU %d's PCIe link was Gen%d x%d at the time sysinfo read it%s", G->index,
-		    G->gen_cur, G->width_cur, note);
+		say(s, MSG("cause.pcie", "GPU %d's PCIe link was Gen%d x%d at the time sysinfo "
+			   "read it%s"), G->index, G->gen_cur, G->width_cur, note);
 }
 
 static int on_cpu_nodes(const struct cmp_node *n, int node)
@@ -197,10 +202,12 @@ static void explain_numa_machine(struct says *s)
 	char note[200];
 
 	if (worth(s, "numa_nodes", 0, note, sizeof(note), 0))
-		say(s, "the machine has %s NUMA node%s%s", cmp_node_fact(s->n, "numa_nodes"),
+		say(s, MSG("cause.numa-nodes", "the machine has %s NUMA node%s%s"),
+		    cmp_node_fact(s->n, "numa_nodes"),
 		    strcmp(cmp_node_fact(s->n, "numa_nodes"), "1") ? "s" : "", note);
 	if (worth(s, "cpu_nodes", 0, note, sizeof(note), 0))
-		say(s, "the run's CPUs were on NUMA node %s%s", cmp_node_fact(s->n, "cpu_nodes"),
+		say(s, MSG("cause.cpu-nodes", "the run's CPUs were on NUMA node %s%s"),
+		    cmp_node_fact(s->n, "cpu_nodes"),
 		    note);
 }
 
@@ -219,10 +226,12 @@ static void explain_numa_gpu(struct says *s, int g)
 	/* away from the CPUs: named unless the reference had the same layout */
 	if (away && (note[0] || worth(s, name, 1, note, sizeof(note), 0) ||
 		     worth(s, "cpu_nodes", 1, cpu_note, sizeof(cpu_note), 0)))
-		say(s, "GPU %d is on NUMA node %d, the run's CPUs on node %s%s", G->index,
+		say(s, MSG("cause.gpu-node-away", "GPU %d is on NUMA node %d, the run's CPUs on "
+			   "node %s%s"), G->index,
 		    G->numa_node, cpus, note);
 	else if (!away && note[0])
-		say(s, "GPU %d is on NUMA node %d%s", G->index, G->numa_node, note);
+		say(s, MSG("cause.gpu-node", "GPU %d is on NUMA node %d%s"), G->index,
+		    G->numa_node, note);
 }
 
 static void explain_iommu(struct says *s, int g)
@@ -232,14 +241,15 @@ static void explain_iommu(struct says *s, int g)
 
 	if (g < 0) {
 		if (worth(s, "iommu", machine && !strcmp(machine, "translated"), note, sizeof(note), 0))
-			say(s, "IOMMU %s%s", machine, note);
+			say(s, MSG("cause.iommu", "IOMMU %s%s"), machine, note);
 		return;
 	}
 	snprintf(name, sizeof(name), "gpu%d.iommu", g);
 	mine = cmp_node_fact(s->n, name);
 	if (mine && (!machine || strcmp(mine, machine)) &&
 	    worth(s, name, !strcmp(mine, "translated"), note, sizeof(note), 0))
-		say(s, "GPU %d's IOMMU group is %s%s", s->n->gpu[g].index, mine, note);
+		say(s, MSG("cause.iommu-gpu", "GPU %d's IOMMU group is %s%s"),
+		    s->n->gpu[g].index, mine, note);
 }
 
 static void explain_gpu_use(struct says *s, int g, unsigned kinds)
@@ -253,19 +263,23 @@ static void explain_gpu_use(struct says *s, int g, unsigned kinds)
 	if ((kinds & CMP_EXPLAIN_CLOCKS) && held &&
 	    worth(s, name, strcmp(held, "none") != 0, note, sizeof(note), 0)) {
 		if (strcmp(held, "none"))
-			say(s, "GPU %d's clocks were held back: %s%s", idx, held, note);
+			say(s, MSG("cause.clocks-held", "GPU %d's clocks were held back: %s%s"),
+			    idx, held, note);
 		else
-			say(s, "GPU %d's clocks were not held back%s", idx, note);
+			say(s, MSG("cause.clocks-free", "GPU %d's clocks were not held back%s"),
+			    idx, note);
 	}
 	snprintf(name, sizeof(name), "gpu%d.compute_procs", g);
 	procs = fact_num(s, name, -1);
 	if (!(kinds & CMP_EXPLAIN_PROCS) || !worth(s, name, procs > 0, note, sizeof(note), 0))
 		return;
 	if (procs > 0)
-		say(s, "%d other process%s using GPU %d when the run started%s", procs,
+		say(s, MSG("cause.procs", "%d other process%s using GPU %d when the run "
+			   "started%s"), procs,
 		    procs == 1 ? " was" : "es were", idx, note);
 	else
-		say(s, "no other process was using GPU %d when the run started%s", idx, note);
+		say(s, MSG("cause.no-procs", "no other process was using GPU %d when the run "
+			   "started%s"), idx, note);
 }
 
 static void explain_host(struct says *s, unsigned kinds)
@@ -277,22 +291,24 @@ static void explain_host(struct says *s, unsigned kinds)
 
 	if ((kinds & CMP_EXPLAIN_THP) && worth(s, "thp", thp && !strcmp(thp, "never"), note,
 					     sizeof(note), 0))
-		say(s, "THP %s%s", thp, note);
+		say(s, MSG("cause.thp", "THP %s%s"), thp, note);
 	/* lab-01 locks 64 MiB; below that, without CAP_IPC_LOCK, it cannot */
 	small = lock && strcmp(lock, "unlimited") && strtod(lock, NULL) < 64.0 * 1024 * 1024 &&
 		!(cap && !strcmp(cap, "yes"));
 	if ((kinds & CMP_EXPLAIN_MEMLOCK) && worth(s, "memlock", small, note, sizeof(note), 1)) {
 		bytes_text(lock, shown, sizeof(shown));
-		say(s, "memlock limit %s%s", shown, note);
+		say(s, MSG("cause.memlock", "memlock limit %s%s"), shown, note);
 	}
 	if ((kinds & CMP_EXPLAIN_MEMLOCK) && worth(s, "cap_ipc_lock", 0, note, sizeof(note), 0))
-		say(s, "CAP_IPC_LOCK %s%s", cap, note);
+		say(s, MSG("cause.cap-ipc-lock", "CAP_IPC_LOCK %s%s"), cap, note);
 	if ((kinds & CMP_EXPLAIN_HUGEPAGES) && worth(s, "hugepages", 0, note, sizeof(note), 0))
-		say(s, "%s huge pages reserved%s", cmp_node_fact(s->n, "hugepages"), note);
+		say(s, MSG("cause.hugepages", "%s huge pages reserved%s"),
+		    cmp_node_fact(s->n, "hugepages"), note);
 	if ((kinds & CMP_EXPLAIN_SYSTEM) && worth(s, "kernel", 0, note, sizeof(note), 0))
-		say(s, "kernel %s%s", cmp_node_fact(s->n, "kernel"), note);
+		say(s, MSG("cause.kernel", "kernel %s%s"), cmp_node_fact(s->n, "kernel"), note);
 	if ((kinds & CMP_EXPLAIN_SYSTEM) && worth(s, "driver", 0, note, sizeof(note), 0))
-		say(s, "NVIDIA driver %s%s", cmp_node_fact(s->n, "driver"), note);
+		say(s, MSG("cause.driver", "NVIDIA driver %s%s"), cmp_node_fact(s->n, "driver"),
+		    note);
 }
 
 /*
@@ -342,14 +358,17 @@ static void explain_counters(struct says *s, int g)
 		if (!rose)
 			continue;
 		if (i == GPU_C_CLOCKS_HELD)
-			say(s, "GPU %d's clocks were held back (power cap, thermal, hardware "
-			    "slowdown or power brake) when lab-%s ended, not before it",
+			say(s, MSG("cause.clocks-lab", "GPU %d's clocks were held back (power cap, "
+				   "thermal, hardware slowdown or power brake) when lab-%s ended, "
+				   "not before it"),
 			    s->n->gpu[g].index, s->it->lab);
 		else if (i == GPU_C_XID)
-			say(s, "GPU %d raised %s XID critical-error event(s) during lab-%s",
+			say(s, MSG("cause.xid", "GPU %d raised %s XID critical-error event(s) "
+				   "during lab-%s"),
 			    s->n->gpu[g].index, rose, s->it->lab);
 		else
-			say(s, "GPU %d's %s counter rose by %s during lab-%s", s->n->gpu[g].index,
+			say(s, MSG("cause.counter", "GPU %d's %s counter rose by %s during lab-%s"),
+			    s->n->gpu[g].index,
 			    gpu_counter_names[i], rose, s->it->lab);
 	}
 }
@@ -380,5 +399,5 @@ void cmp_explain(const struct cmp_node *n, const struct cmp_ref *ref, struct cmp
 		explain_virt(&s);
 	it->explained = it->ncauses > 0;
 	if (!it->ncauses)
-		snprintf(it->cause[it->ncauses++], CMP_CAUSE_LEN, "%s", CMP_NO_CAUSE);
+		say(&s, "%s", CMP_NO_CAUSE);
 }

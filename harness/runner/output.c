@@ -792,7 +792,7 @@ static void finding(const struct run_state *rs, const struct lab_entry *lab,
 		cmp_explain(node, NULL, &it);
 		for (int i = 0; i < it.ncauses && it.explained; i++) {
 			fprintf(f, "%s        ", prefix);
-			fprintf(f, human(rs, "finding.cause", "likely cause: %s"), it.cause[i]);
+			fprintf(f, human(rs, "finding.cause", "likely cause: %s"), it.shown[i]);
 			fputc('\n', f);
 		}
 	}
