@@ -38,22 +38,33 @@ static const char *value_text(const struct lab_extra_opt *e, long long v, char *
 	return buf;
 }
 
-/* "  --steps N" and its help, with the default, --quick's and the range. */
-static void print_extra_help(const struct lab_extra_opt *e)
+/* " (default 1000, --quick 200)", or "" when both are 0. */
+static void print_defaults(const char *def, const char *quick)
 {
-	char def[32], quick[32], lo[32], hi[32];
+	if (!strcmp(def, quick))
+		printf(MSG("lab.opt-default", " (default %s)"), def);
+	else
+		printf(MSG("lab.opt-defaults", " (default %s, --quick %s)"), def, quick);
+}
+
+/* "  --steps N" and its help (opt.LAB.NAME in the message table), with the
+ * default, --quick's and the range. */
+static void print_extra_help(const char *lab_id, const struct lab_extra_opt *e)
+{
+	char def[32], quick[32], lo[32], hi[32], id[48];
 	int typed = e->type == LAB_TYPE_LONG || e->type == LAB_TYPE_SIZE;
 
+	snprintf(id, sizeof(id), "opt.%s.%s", lab_id, e->name);
 	printf("  --%s%s%s\n                  %s", e->name, e->arg ? " " : "",
-	       e->arg ? e->arg : "", e->help);
+	       e->arg ? e->arg : "", msg_text(id, e->help));
 	if (typed && (e->def || e->quick)) /* 0: its help says what its absence means */
-		printf(" (default %s%s%s)", value_text(e, e->def, def, sizeof(def)),
-		       e->quick != e->def ? ", --quick " : "",
-		       e->quick != e->def ? value_text(e, e->quick, quick, sizeof(quick)) : "");
+		print_defaults(value_text(e, e->def, def, sizeof(def)),
+			       value_text(e, e->quick, quick, sizeof(quick)));
 	if (e->type == LAB_TYPE_SIZE)
-		printf(" (at least %s)", value_text(e, e->min, lo, sizeof(lo)));
+		printf(MSG("lab.opt-at-least", " (at least %s)"),
+		       value_text(e, e->min, lo, sizeof(lo)));
 	if (e->type == LAB_TYPE_LONG)
-		printf(" (%s to %s)", value_text(e, e->min, lo, sizeof(lo)),
+		printf(MSG("lab.opt-range", " (%s to %s)"), value_text(e, e->min, lo, sizeof(lo)),
 		       value_text(e, e->max, hi, sizeof(hi)));
 	printf("\n");
 }
@@ -63,27 +74,35 @@ static void print_help(const struct lab *L)
 	const struct lab_spec *s = L->spec;
 	const struct lab_extra_opt *e;
 	const struct claim_spec *c;
-	char sz[32], q[32];
+	char sz[32], q[32], id[32];
 
 	printf(MSG("lab.help-usage", "usage: lab-%s [options]"), s->id);
-	printf("\n\n%s: %s\n", msg_lab_title(s->id, s->title), s->topic ? s->topic : "");
-	/* the options' lines stay English: a table's text has no line end */
-	printf("\noptions:\n"
-	       "  --help          this text\n"
-	       "  --describe      print the lab's metadata and claims as JSON, measure nothing\n"
-	       "  --quick         small sizes and few steps (CI)\n"
-	       "  --json FILE     write the lab's record as JSON to FILE\n");
-	if (s->default_size)
-		printf("  --size N        bytes, with K, M, G or T suffix (default %s%s%s)\n",
-		       lab_fmt_size(s->default_size, sz, sizeof(sz)), s->quick_size ?
-		       ", --quick " : "", s->quick_size ? lab_fmt_size(s->quick_size, q, 32) : "");
-	printf("  --iters N       samples per measurement, 7 to %d (default %d)\n"
-	       "  --device N      CUDA device ordinal (default 0)\n"
-	       "  --seed N        seed of the pseudo-random inputs (default 1)\n"
-	       "  --verbose       more narrative\n",
+	snprintf(id, sizeof(id), "topic.%s", s->id);
+	printf("\n\n%s%s%s\n", msg_lab_title(s->id, s->title), MSG("lab.title-sep", ": "),
+	       s->topic ? msg_text(id, s->topic) : "");
+	/* one message a line: the table's texts hold no line end */
+	printf("\n%s\n", MSG("lab.help-options", "options:"));
+	printf("  --help          %s\n", MSG("lab.opt-help", "this text"));
+	printf("  --describe      %s\n", MSG("lab.opt-describe", "print the lab's metadata and "
+						 "claims as JSON, measure nothing"));
+	printf("  --quick         %s\n", MSG("lab.opt-quick", "small sizes and few steps (CI)"));
+	printf("  --json FILE     %s\n", MSG("lab.opt-json", "write the lab's record as JSON to "
+						 "FILE"));
+	if (s->default_size) {
+		printf("  --size N        %s", MSG("lab.opt-size", "bytes, with K, M, G or T suffix"));
+		lab_fmt_size(s->default_size, sz, sizeof(sz));
+		print_defaults(sz, s->quick_size ? lab_fmt_size(s->quick_size, q, 32) : sz);
+		putchar('\n');
+	}
+	printf("  --iters N       ");
+	printf(MSG("lab.opt-iters", "samples per measurement, 7 to %d (default %d)"),
 	       LAB_MAX_SAMPLES, s->default_iters >= 7 ? s->default_iters : 7);
+	printf("\n  --device N      %s\n", MSG("lab.opt-device", "CUDA device ordinal (default 0)"));
+	printf("  --seed N        %s\n", MSG("lab.opt-seed", "seed of the pseudo-random inputs "
+						 "(default 1)"));
+	printf("  --verbose       %s\n", MSG("lab.opt-verbose", "more narrative"));
 	for (e = s->extra_opts; e && e->name; e++)
-		print_extra_help(e);
+		print_extra_help(s->id, e);
 	printf("\n%s\n", MSG("lab.help-claims", "claims:"));
 	for (c = s->claims; c && c->id; c++)
 		printf("  %-5s [%s] %s\n", c->id, c->question, msg_claim_text(c->id, c->text));

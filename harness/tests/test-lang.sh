@@ -223,6 +223,15 @@ out=$(DMALAB_LANG=zh "$lab" --bogus 2>&1); rc=$?
 	ok "a lab's usage error in zh" || bad "lab-01 --bogus in zh: rc $rc, '$out'"
 DMALAB_LANG=zh "$lab" --help | grep -q '^用法：lab-01 \[选项\]' && ok "a lab's --help in zh" ||
 	bad "lab-01 --help not in zh"
+# every lab's topic and each option's help text in zh (opt.LAB.NAME, topic.LAB): a help
+# line that begins with an English word after the option's name has no zh entry
+for l in "$BUILD"/labs/lab-*; do
+	DMALAB_LANG=zh "$l" --help >"$tmp/help" 2>&1
+	eng=$({ sed -n '3p' "$tmp/help"; grep -E '^ {18}[^ ]|^  --[a-z-]+( [A-Z]+)?  +[^ ]' \
+		"$tmp/help"; } | grep -vP '[\x{4e00}-\x{9fff}]')
+	[ -z "$eng" ] && ok "$(basename "$l") --help in zh" ||
+		bad "$(basename "$l") --help has English in zh: $(echo "$eng" | head -n 1)"
+done
 # make list's rows: the zh labels take the English's 9 columns
 DMALAB_LANG=zh "$d" list | grep -qE '^  需要：   [^ ]' && ok "list's needs row in zh, aligned" ||
 	bad "list's needs row not in zh or misaligned"
