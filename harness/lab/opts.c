@@ -89,7 +89,8 @@ static void print_help(const struct lab *L)
 	printf("  --json FILE     %s\n", MSG("lab.opt-json", "write the lab's record as JSON to "
 						 "FILE"));
 	if (s->default_size) {
-		printf("  --size N        %s", MSG("lab.opt-size", "bytes, with K, M, G or T suffix"));
+		printf("  --size N        %s",
+		       MSG("lab.opt-size", "bytes, with K, M, G or T suffix"));
 		lab_fmt_size(s->default_size, sz, sizeof(sz));
 		print_defaults(sz, s->quick_size ? lab_fmt_size(s->quick_size, q, 32) : sz);
 		putchar('\n');
@@ -97,7 +98,8 @@ static void print_help(const struct lab *L)
 	printf("  --iters N       ");
 	printf(MSG("lab.opt-iters", "samples per measurement, 7 to %d (default %d)"),
 	       LAB_MAX_SAMPLES, s->default_iters >= 7 ? s->default_iters : 7);
-	printf("\n  --device N      %s\n", MSG("lab.opt-device", "CUDA device ordinal (default 0)"));
+	printf("\n  --device N      %s\n",
+	       MSG("lab.opt-device", "CUDA device ordinal (default 0)"));
 	printf("  --seed N        %s\n", MSG("lab.opt-seed", "seed of the pseudo-random inputs "
 						 "(default 1)"));
 	printf("  --verbose       %s\n", MSG("lab.opt-verbose", "more narrative"));
