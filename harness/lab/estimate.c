@@ -125,32 +125,61 @@ static long signed_rank_k(int n, double level)
 	return s;
 }
 
-struct lab_est lab_est_hl_ratio(const struct lab_stats *s, int nseries)
+/* Hodges-Lehmann on x[0..n) into *e (value, lo, hi), at lab_est_median's level
+ * for s; x is s's samples or their logs.  -1, *e untouched, without memory. */
+static int hl_walsh(const double *x, int n, const struct lab_stats *s, int nseries,
+		     struct lab_est *e)
+{
+	long m = (long)n * (n + 1) / 2, k, c = 0;
+	double *w = malloc(sizeof(double) * (size_t)m);
+	int i, j;
+
+	if (!w)
+		return -1;
+	for (i = 0; i < n; i++) /* the Walsh averages */
+		for (j = i; j < n; j++)
+			w[c++] = (x[i] + x[j]) / 2;
+	lab_sort(w, m);
+	e->value = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
+	k = signed_rank_k(n, median_level(s, nseries));
+	if (k > 0) {
+		e->lo = w[k - 1];
+		e->hi = w[m - k];
+	}
+	free(w);
+	return 0;
+}
+
+struct lab_est lab_est_hl(const struct lab_stats *s, int nseries)
 {
 	struct lab_est e = { s->median, -INFINITY, INFINITY, s->too_short };
-	long m = (long)s->n * (s->n + 1) / 2, k, c = 0;
-	double *w;
-	int i, j;
 
 	if (s->n <= 0 || !isfinite(s->median))
 		return e;
-	for (i = 0; i < s->n; i++)
+	for (int i = 0; i < s->n; i++)
+		if (!isfinite(s->samples[i]))
+			return e;
+	hl_walsh(s->samples, s->n, s, nseries, &e);
+	return e;
+}
+
+struct lab_est lab_est_hl_ratio(const struct lab_stats *s, int nseries)
+{
+	struct lab_est e = { s->median, -INFINITY, INFINITY, s->too_short };
+	double logs[LAB_MAX_SAMPLES];
+
+	if (s->n <= 0 || s->n > LAB_MAX_SAMPLES || !isfinite(s->median))
+		return e;
+	for (int i = 0; i < s->n; i++) {
 		if (!(s->samples[i] > 0) || !isfinite(s->samples[i]))
 			return e;
-	w = malloc(sizeof(double) * (size_t)m);
-	if (!w)
-		return e;
-	for (i = 0; i < s->n; i++) /* the Walsh averages of the logs */
-		for (j = i; j < s->n; j++)
-			w[c++] = (log(s->samples[i]) + log(s->samples[j])) / 2;
-	lab_sort(w, m);
-	e.value = exp(m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2);
-	k = signed_rank_k(s->n, median_level(s, nseries));
-	if (k > 0) {
-		e.lo = exp(w[k - 1]);
-		e.hi = exp(w[m - k]);
+		logs[i] = log(s->samples[i]);
 	}
-	free(w);
+	if (hl_walsh(logs, s->n, s, nseries, &e) < 0)
+		return e;
+	e.value = exp(e.value);
+	if (isfinite(e.lo))
+		e.lo = exp(e.lo), e.hi = exp(e.hi);
 	return e;
 }
 

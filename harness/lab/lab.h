@@ -393,6 +393,13 @@ struct lab_est lab_est_median(const struct lab_stats *s, int nseries);
  */
 struct lab_est lab_est_hl_ratio(const struct lab_stats *s, int nseries);
 /*
+ * The same on the samples themselves, for a series of differences of two
+ * sides measured alike (08.5's per-block extra cycles), which may be
+ * negative: the median of the Walsh averages of the values, with the
+ * signed-rank interval.  A non-finite sample gives an infinite interval.
+ */
+struct lab_est lab_est_hl(const struct lab_stats *s, int nseries);
+/*
  * num.median / den.median of two independently measured series, each median
  * at 95 % (lab_est_median(s, 1)), joined by lab_est_ratio_indep (MOVER): the
  * interval claim_check_ratio decides on.  Series measured in the same
