@@ -677,7 +677,7 @@ static void sample_part(struct rig *r, const void *src, uint64_t bytes, uint64_t
 /* LOOP_ROUNDS rounds.  The fix's, each followed by its parts alone (a slow stretch
  * reaches both): the copy, the compute on matching words (no atomics), behind a
  * spin so events time the GPU, not the launch.  s[]: step, copy, compute.  The
- * chapter's time each copy in the loop itself; s[]: call, copy, a step each. */
+ * chapter's rounds time each copy in the loop itself; s[]: call, copy, a step each. */
 static void rounds(struct rig *r, struct loop *c, const char *const *names,
 		   struct lab_stats *s)
 {
