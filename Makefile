@@ -131,7 +131,8 @@ FAKE_BINS := $(patsubst harness/tests/fakelabs/%.c,$(BUILD)/fakelabs/%,$(FAKE_SR
 all: $(DMALAB) $(LAB_BINS) $(FLEET_SCRIPTS)
 
 help:
-	@echo "make check     build, run every lab, print the report card, write $(RESULTS)/results.json"
+	@echo "make check     build, run every lab, print the report card, write \
+	$(RESULTS)/results.json"
 	@echo "make test      unit tests (cmocka) and the harness self-tests"
 	@echo "make lab-NN    run one lab, narrated (labs: $(LAB_IDS))"
 	@echo "make list      every lab, its claims, and whether it will skip here"
@@ -140,11 +141,15 @@ help:
 	not-built:no-nvcc)"
 	@echo "make sysinfo   the machine facts the skips are decided on"
 	@echo "make selftest  sabotage builds must fail their claims; runner vs fake labs"
-	@echo "make mutants   break the statistics and relations on purpose; the unit tests must fail"
+	@echo "make mutants   break the statistics and relations on purpose; the unit tests \
+	must fail"
 	@echo "make test-leaks  under valgrind: no leak, samples storage freed at exit"
-	@echo "make test-san  ASan and UBSan over the unit tests, labs and runner (SAN=1, build/san)"
-	@echo "make fuzz      libFuzzer targets of every parser; fuzz-smoke runs each briefly (clang)"
-	@echo "make plots     figures (PNG, SVG) from $(RESULTS)/results.json into $(RESULTS)/plots/"
+	@echo "make test-san  ASan and UBSan over the unit tests, labs and runner (SAN=1, \
+	build/san)"
+	@echo "make fuzz      libFuzzer targets of every parser; fuzz-smoke runs each briefly \
+	(clang)"
+	@echo "make plots     figures (PNG, SVG) from $(RESULTS)/results.json into \
+	$(RESULTS)/plots/"
 	@echo "make report    $(RESULTS)/report.html (self-contained) and $(RESULTS)/report.md"
 	@echo "make bench     each lab's wall time, samples and CV reached, from \
 	$(RESULTS)/results.json (BASE=old.json SERIES=1)"
@@ -159,8 +164,10 @@ help:
 	@echo "make grade     run the labs, grade each question of the chapters, write \
 	$(RESULTS)/grade.json"
 	@echo "               (GRADESCOPE=FILE: also Gradescope's autograder results.json)"
-	@echo "make quiz      the chapters' questions for practice, with this machine's measurements"
-	@echo "make hint-NN   the next hint of your first exercise not done in lab NN, else of the lab"
+	@echo "make quiz      the chapters' questions for practice, with this machine's \
+	measurements"
+	@echo "make hint-NN   the next hint of your first exercise not done in lab NN, else of \
+	the lab"
 	@echo "make exercise-NN  your copy of lab NN to write (work/NN-name/; RESET=1 starts over)"
 	@echo "make try-NN    build and grade your copy: done / not yet per exercise"
 	@echo "make exercises every exercise and its state"
@@ -169,7 +176,8 @@ help:
 	@echo "make answers   check answers/ against the built labs"
 	@echo "make clean     remove $(BUILD)/ and $(RESULTS)/"
 	@echo "variables: TIMEOUT_MUL=N  FORMAT=human|tap|json|junit  LABS=\"01 04\"  QUICK=1"
-	@echo "           RESULTS=DIR  the folder of results.json and the other outputs (default results)"
+	@echo "           RESULTS=DIR  the folder of results.json and the other outputs \
+	(default results)"
 	@echo "           grade, quiz, hint: CH=ch1  FROM=FILE  SHUFFLE=1  RESET=1"
 	@echo "           check, lab-NN, grade: LEARNER=NAME (your name in results.json; \
 	dmalab class names you by it)"
@@ -424,7 +432,8 @@ SUITE_DEPS_test-degraded := degraded
 SUITE_DEPS_test-leaks := leaks
 SUITE_DEPS_test-metrics := metrics
 BUILD_SUITES := test-preflight test-exercises test-learner test-formats test-house \
-	test-lab-options test-degraded test-interrupt test-leaks test-restore test-answers test-lang test-metrics
+	test-lab-options test-degraded test-interrupt test-leaks test-restore test-answers \
+	test-lang test-metrics
 .PHONY: $(BUILD_SUITES)
 $(BUILD_SUITES):
 	$(if $(SUITE_DEPS_$@),@sh harness/deps.sh $(SUITE_DEPS_$@))
@@ -506,7 +515,8 @@ $(FUZZ_DIR)/obj/base/%_text.o: harness/base/%_text.S
 
 $(FUZZ_DIR)/obj/runner/%.o: harness/runner/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) -Dmain=dmalab_runner_main $(DEPFLAGS) -c -o $@ $<
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) -Dmain=dmalab_runner_main $(DEPFLAGS) \
+		-c -o $@ $<
 
 $(FUZZ_LIB): $(patsubst harness/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRCS)) \
 		$(FUZZ_DIR)/obj/base/errata_text.o $(FUZZ_DIR)/obj/base/messages_text.o
@@ -642,8 +652,8 @@ fleet-report: $(DMALAB)
 		{ echo "make fleet-report: which fleet? FLEET=results/fleet/JOB" >&2; exit 2; }
 	@$(DMALAB) compare $(FLEET)/*.json $(COMPARE_FLAGS) --json-out $(FLEET)/fleet.json; \
 		rc=$$?; [ $$rc -le 1 ] || exit $$rc; \
-		$${DMALAB_PYTHON:-python3} plots/fleet_report.py $(FLEET)/fleet.json $(FLEET)/fleet.html \
-		&& exit $$rc
+		$${DMALAB_PYTHON:-python3} plots/fleet_report.py $(FLEET)/fleet.json \
+		$(FLEET)/fleet.html && exit $$rc
 # 300 synthetic nodes: exactly the planted ones flagged, with their causes, in
 # under 5 s; baselines; refusals; the fleet page (harness/tests/test-compare.sh);
 # history flags the one GPU going slowly bad (test-history.sh).
@@ -668,7 +678,8 @@ plots:
 # which make plots then draws.
 .PHONY: history
 history: $(DMALAB)
-	@test -n "$(HISTORY)" || { echo "make history: which runs? HISTORY=\"DIR...\"" >&2; exit 2; }
+	@test -n "$(HISTORY)" || \
+		{ echo "make history: which runs? HISTORY=\"DIR...\"" >&2; exit 2; }
 	@$(DMALAB) history $(HISTORY) --json $(RESULTS)/history.json
 
 report:

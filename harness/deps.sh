@@ -163,7 +163,8 @@ apt_run() {
 	while :; do
 		out=$(DEBIAN_FRONTEND=noninteractive apt-get "$@" 2>&1) && return 0
 		case $out in
-		*"Could not get lock"*|*"Unable to acquire the dpkg frontend lock"*|*"Unable to lock"*) ;;
+		*"Could not get lock"*|*"Unable to acquire the dpkg frontend lock"*| \
+		*"Unable to lock"*) ;;
 		*) printf '%s\n' "$out" | tail -n 5 | sed 's/^/  apt-get: /' >&2; return 1 ;;
 		esac
 		if [ $(($(date +%s) - start)) -ge "$limit" ]; then

@@ -190,7 +190,8 @@ static int add_field(struct sec_doc *d, int key, const char *value)
 	if (!(d->kind->keys[key].flags & SEC_REPEAT))
 		for (i = 0; i < s->nf; i++)
 			if (s->f[i].key == key)
-				return sec_error(d, d->line, "second '%s:' in %s %s (first at line %d)",
+				return sec_error(d, d->line,
+					    "second '%s:' in %s %s (first at line %d)",
 					    d->kind->keys[key].name, d->kind->what, s->id,
 					    s->f[i].line);
 	f = realloc(s->f, (size_t)(s->nf + 1) * sizeof(*f));
@@ -223,7 +224,8 @@ static int key_line(struct sec_doc *d, const char *s, size_t n)
 		return sec_error(d, d->line, "unknown key '%.*s' (want %s)", (int)n, s, want);
 	}
 	if (!d->ns)
-		return sec_error(d, d->line, "'%.*s:' before the first '## <id>' heading", (int)n, s);
+		return sec_error(d, d->line, "'%.*s:' before the first '## <id>' heading",
+				 (int)n, s);
 	s += n + 1;
 	while (*s == ' ' || *s == '\t')
 		s++;

@@ -159,7 +159,8 @@ static inline int lab_host_alloc(struct lab *L, enum lab_host_kind kind, uint64_
 		e = lab_cuda_try_alloc(cuda_kind, bytes, &h->p);
 		if (e != cudaSuccess) {
 			cudaGetLastError();
-			snprintf(h->why_not, sizeof(h->why_not), "cudaHostAlloc(%llu bytes, %s): %s",
+			snprintf(h->why_not, sizeof(h->why_not),
+				 "cudaHostAlloc(%llu bytes, %s): %s",
 				 (unsigned long long)bytes, lab_buf_kind_name(cuda_kind),
 				 cudaGetErrorName(e));
 			return -1;

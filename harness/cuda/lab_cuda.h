@@ -124,7 +124,8 @@ static inline const char *lab_cuda_unavailable(int need, char *detail, size_t le
 	}
 	if (e != cudaSuccess) {
 		snprintf(detail, len, "the driver is there but CUDA did not start: "
-			 "cudaGetDeviceCount: %s (%s)%s", cudaGetErrorName(e), cudaGetErrorString(e),
+			 "cudaGetDeviceCount: %s (%s)%s", cudaGetErrorName(e),
+			 cudaGetErrorString(e),
 			 lab_cuda_start_blocker(why, sizeof(why)));
 		return SKIP_CUDA_CANNOT_START;
 	}

@@ -59,7 +59,8 @@ struct gpu_topo_dev {
 	int nvml_index;      /* NVML's index; -1 when NVML did not list it */
 	char bdf[GPU_BDF_LEN]; /* "0000:3b:00.0", sysfs's form; "" if CUDA's id did not parse */
 	char name[GPU_NAME_LEN]; /* "NVIDIA H200", or "NVIDIA device 0x2335" from sysfs */
-	int numa_node;       /* >= 0; -1 sysfs says unknown (typical in VMs); -2 no numa_node file */
+	int numa_node;       /* >= 0; -1 sysfs says unknown (typical in VMs); -2 no
+	                        numa_node file */
 	int pcie_gen_cur, pcie_width_cur; /* the link now (idle links down-train); 0 unknown */
 	int pcie_gen_max, pcie_width_max; /* what device and slot support; 0 unknown */
 	int cc_major, cc_minor; /* compute capability (NVML); -1 unknown */
@@ -139,7 +140,8 @@ struct gpu_cuda_list {
 	char why[160];         /* when !ok, or n == 0: what the driver said */
 	int n;                 /* devices CUDA lists (kept: at most GPU_TOPO_MAX_GPUS) */
 	int left_out;          /* devices past GPU_TOPO_MAX_GPUS */
-	char bus_id[GPU_TOPO_MAX_GPUS][GPU_BDF_LEN]; /* cuDeviceGetPCIBusId: "0000:3B:00.0"; "" unknown */
+	/* cuDeviceGetPCIBusId: "0000:3B:00.0"; "" unknown */
+	char bus_id[GPU_TOPO_MAX_GPUS][GPU_BDF_LEN];
 	char name[GPU_TOPO_MAX_GPUS][GPU_NAME_LEN];  /* cuDeviceGetName; "" unknown */
 };
 

@@ -120,7 +120,8 @@ static void collect_memory(struct sysinfo *si, const char *sysfs_root, const cha
 	if (read_kb_at(proc_root, "meminfo", "Hugepagesize", &v) == 0)
 		si->hugepage_size = v;
 
-	if (join_path(path, sizeof(path), sysfs_root, "kernel/mm/transparent_hugepage/enabled") < 0 ||
+	if (join_path(path, sizeof(path), sysfs_root,
+		      "kernel/mm/transparent_hugepage/enabled") < 0 ||
 	    sysfs_thp_mode(path, si->thp, sizeof(si->thp)) < 0)
 		copy_str(si->thp, sizeof(si->thp), "unknown");
 
@@ -164,7 +165,8 @@ static void collect_affinity(struct sysinfo *si)
 	cpuset_to_list(&set, si->cpus_allowed, sizeof(si->cpus_allowed));
 	for (int i = 0; i < si->numa.nnodes; i++)
 		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-			if (CPU_ISSET(cpu, &set) && cpulist_contains(si->numa.node[i].cpulist, cpu)) {
+			if (CPU_ISSET(cpu, &set) &&
+			    cpulist_contains(si->numa.node[i].cpulist, cpu)) {
 				si->cpu_nodes[si->ncpu_nodes++] = si->numa.node[i].id;
 				break;
 			}

@@ -148,7 +148,8 @@ take_sbatch_option() {
 	array|a|wrap|wait|W|parsable|output|o|error|e|ntasks|n|ntasks-per-node)
 		die "option '$opt' is set by the fleet itself (see dmalab fleet --help)" ;;
 	nodes|N)
-		[[ $value =~ ^[1-9][0-9]*(-[1-9][0-9]*)?$ ]] || die "bad $opt '$value' (want N or MIN-MAX nodes)"
+		[[ $value =~ ^[1-9][0-9]*(-[1-9][0-9]*)?$ ]] ||
+			die "bad $opt '$value' (want N or MIN-MAX nodes)"
 		nodes_req=$value; return ;;
 	nodelist|w)
 		[ -n "$value" ] || die "option '$opt' needs a node list, got ''"
@@ -156,7 +157,11 @@ take_sbatch_option() {
 	esac
 	if [ "$consumed" = 2 ]; then node_opts+=("$opt" "$value"); else node_opts+=("$opt"); fi
 	if [[ $MERGE_KEEPS == *" $name "* ]]; then
-		if [ "$consumed" = 2 ]; then merge_opts+=("$opt" "$value"); else merge_opts+=("$opt"); fi
+		if [ "$consumed" = 2 ]; then
+			merge_opts+=("$opt" "$value")
+		else
+			merge_opts+=("$opt")
+		fi
 	fi
 }
 
@@ -181,11 +186,14 @@ parse_args() {
 			timeout_mul=$value ;;
 		--baseline|--baseline=*)
 			own_value "$1" $# "${2-}"
-			[ -f "$value" ] && [ -r "$value" ] || die "--baseline '$value': no such readable file"
+			[ -f "$value" ] && [ -r "$value" ] ||
+				die "--baseline '$value': no such readable file"
 			baseline=$(cd "$(dirname "$value")" && pwd)/$(basename "$value") ;;
 		--nodes-per-job|--nodes-per-job=*)
 			own_value "$1" $# "${2-}"
-			is_count "$value" || die "bad --nodes-per-job '$value' (want a number of nodes from 1 to 999999)"
+			is_count "$value" ||
+				die "bad --nodes-per-job '$value' (want a number of nodes" \
+					"from 1 to 999999)"
 			per_job=$value ;;
 		--results|--results=*)
 			own_value "$1" $# "${2-}"
@@ -245,7 +253,8 @@ expand_nodelist() {
 	if [ "$dry_run" = 1 ] && ! command -v scontrol >/dev/null 2>&1; then
 		# a dry run without Slurm: a plain list of names needs no scontrol
 		[[ $list != *[* ]] ||
-			die "-w '$1': a host range needs Slurm's scontrol to expand, and it is not on PATH"
+			die "-w '$1': a host range needs Slurm's scontrol to expand," \
+				"and it is not on PATH"
 		hosts=${list//,/ }
 		return
 	fi
@@ -279,7 +288,8 @@ plan_jobs() {
 	elif [ -n "$nodes_req" ]; then
 		if [[ $nodes_req == *-* ]]; then
 			[ "${nodes_req#*-}" -le "$per_job" ] ||
-				die "-N $nodes_req: a range over $per_job nodes cannot be split into jobs; give a number"
+				die "-N $nodes_req: a range over $per_job nodes cannot be split" \
+					"into jobs; give a number"
 			plan=("-N $nodes_req")
 			return
 		fi
@@ -302,11 +312,13 @@ check_lab_ids() {
 		n=$(printf '%02d' "$n")
 		if [ "$build_on_node" = 1 ]; then
 			ls -d "$clone/labs/$n"-* >/dev/null 2>&1 ||
-				echo "dmalab fleet: warning: no lab '$id' in '$clone/labs': every node's check will fail" >&2
+				echo "dmalab fleet: warning: no lab '$id' in '$clone/labs':" \
+					"every node's check will fail" >&2
 		else
 			[ -x "$1/labs/lab-$n" ] ||
-				echo "dmalab fleet: warning: no lab '$id' in '$1/labs' (the build the" \
-					"nodes run): every node's check will fail" >&2
+				echo "dmalab fleet: warning: no lab '$id' in '$1/labs'" \
+					"(the build the nodes run): every node's check will" \
+					"fail" >&2
 		fi
 	done
 }
@@ -319,16 +331,21 @@ main() {
 			"harness/fleet/): cd into the clone on the shared filesystem"
 	if [ -n "$merge_dir" ]; then
 		exec sh "$lib/merge.sh" "$merge_dir" "$clone" "$(find_build "$clone")" \
-			${baseline:+--baseline "$baseline"} $([ "$build_on_node" = 1 ] && echo --build-on-node)
+			${baseline:+--baseline "$baseline"} \
+			$([ "$build_on_node" = 1 ] && echo --build-on-node)
 	fi
 	# --dry-run submits nothing, so it runs where Slurm is not installed
 	[ "$dry_run" = 1 ] || command -v sbatch >/dev/null 2>&1 ||
-		die "no sbatch on PATH: run this on a Slurm login node (Debian: apt-get install slurm-client)"
+		die "no sbatch on PATH: run this on a Slurm login node" \
+			"(Debian: apt-get install slurm-client)"
 	build=$(find_build "$clone")
-	if [ "$build_on_node" = 0 ] && ! { [ -x "$build/dmalab" ] && [ -d "$build/labs" ]; }; then
-		die "the kit is not built in '$build' (run make there first, or use --build-on-node)"
+	if [ "$build_on_node" = 0 ] &&
+	   ! { [ -x "$build/dmalab" ] && [ -d "$build/labs" ]; }; then
+		die "the kit is not built in '$build' (run make there first, or use" \
+			"--build-on-node)"
 	fi
-	[ -z "$baseline" ] || [ -s "$baseline" ] || die "--baseline '$baseline': no such file, or empty"
+	[ -z "$baseline" ] || [ -s "$baseline" ] ||
+		die "--baseline '$baseline': no such file, or empty"
 	check_lab_ids "$build"
 	results=${results:-$clone/results}
 	mkdir -p "$results/fleet" || die "cannot create '$results/fleet'"

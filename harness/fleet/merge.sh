@@ -89,7 +89,8 @@ why_missing() {
 	if [ -f "$fleet/$1.log" ]; then
 		head -n 1 "$fleet/$1.log" | sed 's/^# [^:]*: //'
 	elif grep -q "^$2 " "$work/no-list"; then
-		echo "job $2 did not start its script ($(grep "^$2 " "$work/no-list" | cut -d' ' -f2))"
+		echo "job $2 did not start its script ($(grep "^$2 " "$work/no-list" |
+			cut -d' ' -f2))"
 	else
 		echo "no result came back (node failure, time limit or cancel: see jobs/job-$2.out)"
 	fi
@@ -99,12 +100,14 @@ why_missing() {
 # DIR/*.json` reads every .json there) from expected, reported and unnamed.
 write_nodes_json() {
 	{
-		printf '{"schema": "dmalab-fleet-nodes/1", "fleet": %s,\n "jobs": [' "$(json_str "$fleet_id")"
+		printf '{"schema": "dmalab-fleet-nodes/1", "fleet": %s,\n "jobs": [' \
+			"$(json_str "$fleet_id")"
 		sep=""
 		while read -r id request; do
 			[ -n "$id" ] || continue
-			printf '%s{"id": %s, "request": %s, "nodes": %s}' "$sep" "$(json_str "$id")" \
-				"$(json_str "$request")" "$(grep -c " $id\$" "$work/expected")"
+			printf '%s{"id": %s, "request": %s, "nodes": %s}' "$sep" \
+				"$(json_str "$id")" "$(json_str "$request")" \
+				"$(grep -c " $id\$" "$work/expected")"
 			sep=", "
 		done <"$jobs/jobs.txt"
 		printf '],\n "expected": [%s],\n' "$(list_json "$work/expected")"
@@ -141,7 +144,8 @@ account_nodes() {
 		case $n in fleet) continue ;; esac # compare's own output
 		echo "$n"
 	done | sort >"$work/reported"
-	cut -d' ' -f1 "$work/expected" | sort -u | comm -23 - "$work/reported" >"$work/missing-names"
+	cut -d' ' -f1 "$work/expected" | sort -u |
+		comm -23 - "$work/reported" >"$work/missing-names"
 	awk 'NR == FNR { m[$1] = 1; next } ($1 in m)' "$work/missing-names" "$work/expected" \
 		>"$work/missing"
 	unnamed=$(awk '{ s += $2 } END { print s + 0 }' "$work/unnamed")
@@ -156,7 +160,8 @@ account_nodes() {
 	while read -r id count state; do
 		note "  missing: $count node(s) of job $id: job never ran ($state)"
 	done <"$work/unnamed"
-	extra=$(cut -d' ' -f1 "$work/expected" | sort -u | comm -13 - "$work/reported" | tr '\n' ' ')
+	extra=$(cut -d' ' -f1 "$work/expected" | sort -u | comm -13 - "$work/reported" |
+		tr '\n' ' ')
 	[ -z "$extra" ] || note "  reported but not in any allocation of this fleet: $extra"
 	[ ! -s "$work/missing" ] && [ "$unnamed" = 0 ] || failed=1
 }
@@ -167,7 +172,8 @@ merge_dmalab() {
 	if [ -x "$build/dmalab" ]; then
 		echo "$build/dmalab"
 	elif [ "$build_on_node" = 1 ] &&
-		make -C "$clone" BUILD="$work/build" "$work/build/dmalab" >"$work/build.log" 2>&1; then
+		make -C "$clone" BUILD="$work/build" "$work/build/dmalab" \
+			>"$work/build.log" 2>&1; then
 		echo "$work/build/dmalab"
 	else
 		return 1
@@ -190,12 +196,14 @@ compare_nodes() {
 	fi
 	# shellcheck disable=SC2046 # one word per node file
 	"$dmalab" compare $(sed "s|^|$fleet/|; s|\$|.json|" "$work/reported") \
-		--json-out "$fleet/fleet.json" --allow-unjudged ${baseline:+--baseline "$baseline"} \
+		--json-out "$fleet/fleet.json" --allow-unjudged \
+		${baseline:+--baseline "$baseline"} \
 		>"$fleet/compare.txt" 2>&1
 	rc=$?
 	# exit 1 is taken as differences found (a finding, as dmalab check's 1)
 	if [ "$rc" -le 1 ] && [ -s "$fleet/fleet.json" ]; then
-		note "compare: $fleet/fleet.json (dmalab compare exit $rc; its report: $fleet/compare.txt)"
+		note "compare: $fleet/fleet.json (dmalab compare exit $rc; its report:" \
+			"$fleet/compare.txt)"
 	else
 		note "compare: dmalab compare failed (exit $rc): $(tail -n 1 "$fleet/compare.txt")"
 		failed=1
@@ -206,7 +214,8 @@ compare_nodes() {
 report_fleet() {
 	if ! [ -s "$fleet/fleet.json" ]; then
 		note "report: pending: no fleet.json to draw from"
-	elif "${DMALAB_PYTHON:-python3}" plots/fleet_report.py "$fleet/fleet.json" "$fleet/fleet.html" \
+	elif "${DMALAB_PYTHON:-python3}" plots/fleet_report.py "$fleet/fleet.json" \
+		"$fleet/fleet.html" \
 		>"$work/report.log" 2>&1 && [ -s "$fleet/fleet.html" ]; then
 		note "report: $fleet/fleet.html"
 	else

@@ -38,7 +38,8 @@ case $rc in
 1)
 	node=${SLURMD_NODENAME:-$(hostname -s)}
 	# Slurm keeps the reason as given; one line, the check's own words
-	reason=$(printf '%s' "$line" | sed 's/^preflight: unhealthy: /dmalab preflight: /' | cut -c1-240)
+	reason=$(printf '%s' "$line" | sed 's/^preflight: unhealthy: /dmalab preflight: /' |
+		cut -c1-240)
 	if ! "$scontrol" update NodeName="$node" State=DRAIN Reason="$reason"; then
 		echo "preflight.sh: $scontrol update NodeName=$node State=DRAIN failed" >&2
 	fi

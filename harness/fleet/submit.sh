@@ -9,7 +9,11 @@
 quoted() {
 	local w out=()
 	for w in "$@"; do
-		if [[ $w =~ ^[][A-Za-z0-9_./:=,@%+-]+$ ]]; then out+=("$w"); else out+=("$(printf '%q' "$w")"); fi
+		if [[ $w =~ ^[][A-Za-z0-9_./:=,@%+-]+$ ]]; then
+			out+=("$w")
+		else
+			out+=("$(printf '%q' "$w")")
+		fi
 	done
 	echo "${out[*]}"
 }
@@ -32,7 +36,8 @@ sbatch_id() {
 	# the line that says why: sbatch's fatal or refusal line, else its first
 	local why
 	why=$(echo "$out" | grep -E 'fatal|failed|unrecognized|invalid|requires' | tail -n 1)
-	echo "dmalab fleet: sbatch refused the job: ${why:-$(echo "$out" | grep -v '^$' | head -n 1)}" >&2
+	echo "dmalab fleet: sbatch refused the job: ${why:-$(echo "$out" | grep -v '^$' |
+		head -n 1)}" >&2
 	case $out in
 	*"unrecognized option"*|*"invalid option"*|*"requires an argument"*) return 2 ;;
 	esac
@@ -48,7 +53,8 @@ submit_node_jobs() {
 	for line in "${plan[@]}"; do
 		words=()
 		[ "$line" = default ] || read -ra words <<<"$line"
-		local args=("${common[@]}" ${node_opts[@]+"${node_opts[@]}"} ${words[@]+"${words[@]}"}
+		local args=("${common[@]}" ${node_opts[@]+"${node_opts[@]}"}
+			${words[@]+"${words[@]}"}
 			"$lib/job.sh" "$lib" "$results" "${fleet_id:--}" "$clone" "$build"
 			"$build_on_node" "$quick" "$timeout_mul" ${lab_ids[@]+"${lab_ids[@]}"})
 		if [ "$dry_run" = 1 ]; then
@@ -67,7 +73,8 @@ submit_node_jobs() {
 		if [ -z "$fleet_id" ]; then
 			fleet_id=$id
 			fleet=$results/fleet/$fleet_id
-			mkdir -p "$fleet/jobs" || { cancel_submitted "$id"; die "cannot create '$fleet/jobs'"; }
+			mkdir -p "$fleet/jobs" ||
+				{ cancel_submitted "$id"; die "cannot create '$fleet/jobs'"; }
 		fi
 		echo "$id $line" >>"$fleet/jobs/jobs.txt"
 	done
@@ -99,14 +106,16 @@ wait_for_job() {
 		if out=$(squeue -h -j "$id" -o %T 2>&1); then
 			errors=0
 			case $out in
-			""|COMPLETED|FAILED|CANCELLED*|TIMEOUT|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|OUT_OF_MEMORY)
+			""|COMPLETED|FAILED|CANCELLED*|TIMEOUT|NODE_FAIL|PREEMPTED| \
+			BOOT_FAIL|DEADLINE|OUT_OF_MEMORY)
 				return 0 ;;
 			esac
 		else
 			case $out in *"Invalid job id"*) return 0 ;; esac
 			errors=$((errors + 1))
 			if [ "$errors" -ge 30 ]; then
-				echo "dmalab fleet: squeue keeps failing: $(echo "$out" | head -n 1)" >&2
+				echo "dmalab fleet: squeue keeps failing: $(echo "$out" |
+					head -n 1)" >&2
 				return 1
 			fi
 		fi
@@ -133,8 +142,10 @@ submit_fleet() {
 	wait_for_job "$merge_id" || exit 1
 	trap - INT TERM
 	if ! [ -s "$fleet/merge.rc" ]; then
-		echo "dmalab fleet: the merge job $merge_id ended without a result: see $fleet/jobs/merge.out" >&2
-		[ -f "$fleet/jobs/merge.out" ] && tail -n 5 "$fleet/jobs/merge.out" | sed 's/^/  /' >&2
+		echo "dmalab fleet: the merge job $merge_id ended without a result: see" \
+			"$fleet/jobs/merge.out" >&2
+		[ -f "$fleet/jobs/merge.out" ] &&
+			tail -n 5 "$fleet/jobs/merge.out" | sed 's/^/  /' >&2
 		exit 1
 	fi
 	cat "$fleet/summary.txt"

@@ -598,8 +598,8 @@ static void check_part(struct pattern_part *part)
 			if (w[i + k] == buf_pattern_word(part->seed, i + k))
 				part->c.words++;
 			else
-				check_word((const unsigned char *)w, i + k, (i + k) * 4, 4, part->seed,
-					   &part->c);
+				check_word((const unsigned char *)w, i + k, (i + k) * 4, 4,
+					   part->seed, &part->c);
 	}
 	for (; i < part->hi; i += part->stride) {
 		/* the common case first: a whole word that matches */

@@ -418,5 +418,6 @@ void lab_skip(struct lab *L, const char *reason, const char *fmt, ...)
 void lab_run_not_built(struct lab *L)
 {
 	lab_skip(L, SKIP_NOT_BUILT_NO_NVCC,
-		 "this lab needs CUDA and was built without nvcc (install the CUDA toolkit and rebuild)");
+		 "this lab needs CUDA and was built without nvcc (install the CUDA toolkit and "
+		 "rebuild)");
 }

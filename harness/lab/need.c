@@ -248,7 +248,8 @@ void need_ram_require(struct lab *L, uint64_t k, uint64_t bytes)
 
 	if (!need_fits(k, bytes, ram))
 		lab_skip(L, SKIP_NOT_ENOUGH_MEMORY, "%s of %s, need %" PRIu64 " x %s",
-			 lab_fmt_size(ram, a, sizeof(a)), what, k, lab_fmt_size(bytes, b, sizeof(b)));
+			 lab_fmt_size(ram, a, sizeof(a)), what, k,
+			 lab_fmt_size(bytes, b, sizeof(b)));
 }
 
 const char *need_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *detail,

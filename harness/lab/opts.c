@@ -148,7 +148,8 @@ static int size_in_range(const struct lab *L, const char *name, uint64_t v, uint
 		return 0;
 	if (max && v > max)
 		return lab_usage_error(L, name, lab_size_arg(v, got, sizeof(got)),
-				       "too large: at most %s", lab_fmt_size(max, most, sizeof(most)));
+				       "too large: at most %s",
+				       lab_fmt_size(max, most, sizeof(most)));
 	return lab_size_floor(L, name, v, min, why);
 }
 
@@ -175,24 +176,28 @@ static int parse_number_opt(struct lab *L, int code, const char *arg)
 
 	switch (code) {
 	case OPT_SIZE:
-		if (!L->spec->default_size) /* not in its --help: its sizes are options of its own */
+		/* not in its --help: its sizes are options of its own */
+		if (!L->spec->default_size)
 			return usage_error(L, "--size '%s': %s", arg, "this lab takes no --size");
 		L->opt.size_given = 1;
 		return parse_size(L, "size", arg, &L->opt.size);
 	case OPT_ITERS:
 		if (lab_parse_long(arg, 7, LAB_MAX_SAMPLES, &v) < 0)
-			return usage_error(L, "--iters '%s': %s", arg, "must be a whole number from 7 to 1024");
+			return usage_error(L, "--iters '%s': %s", arg,
+					   "must be a whole number from 7 to 1024");
 		L->opt.iters = (int)v;
 		return 0;
 	case OPT_DEVICE:
 		if (lab_parse_long(arg, 0, 1023, &v) < 0)
-			return usage_error(L, "--device '%s': %s", arg, "must be a device ordinal from 0");
+			return usage_error(L, "--device '%s': %s", arg,
+					   "must be a device ordinal from 0");
 		L->opt.device = (int)v;
 		L->opt.device_given = 1;
 		return 0;
 	case OPT_SEED:
 		if (lab_parse_long(arg, 0, 0x7fffffffL, &v) < 0)
-			return usage_error(L, "--seed '%s': %s", arg, "must be a whole number from 0");
+			return usage_error(L, "--seed '%s': %s", arg,
+					   "must be a whole number from 0");
 		L->opt.seed = (uint64_t)v;
 		return 0;
 	}

@@ -270,7 +270,8 @@ static int planned_claim(struct sec_doc *d, const struct ans_set *s, const char 
 
 	snprintf(id, sizeof(id), "%.*s", (int)(n < 23 ? n : 23), f->value);
 	if (n >= sizeof(id) || !claim_id_ok(id))
-		return sec_error(d, f->line, "'claim:' must start with a claim id (like %s.1)", lab);
+		return sec_error(d, f->line, "'claim:' must start with a claim id (like %s.1)",
+				 lab);
 	ans_claim_lab(id, owner, sizeof(owner));
 	if (strcmp(owner, lab))
 		return sec_error(d, f->line, "claim %s does not belong to lab %s", id, lab);
@@ -370,7 +371,8 @@ static int parse_labs(const char *text, size_t len, const char *name, struct ans
 			break;
 		}
 		grown = hints ? realloc(s->hints, (size_t)(s->nhints + 1) * sizeof(*s->hints))
-			      : realloc(s->planned, (size_t)(s->nplanned + 1) * sizeof(*s->planned));
+			      : realloc(s->planned,
+					(size_t)(s->nplanned + 1) * sizeof(*s->planned));
 		if (!grown) {
 			rc = sec_error(&d, d.s[i].line, "out of memory");
 			break;

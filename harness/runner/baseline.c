@@ -84,8 +84,8 @@ static int check_same_type(const struct cmp_node *nodes, int n)
 		cmp_key_text(&x->key, a, sizeof(a));
 		cmp_key_text(&y->key, b, sizeof(b));
 		if (!x->key.ngpus != !y->key.ngpus)
-			return error("'%s' is %s, '%s' is %s: a baseline does not mix CPU-only runs "
-				     "with GPU runs", x->path, a, y->path, b);
+			return error("'%s' is %s, '%s' is %s: a baseline does not mix CPU-only "
+				     "runs with GPU runs", x->path, a, y->path, b);
 		if (!cmp_key_equal(&x->key, &y->key))
 			return error("'%s' is %s, '%s' is %s: a baseline is of one machine type "
 				     "(GPU model, count, PCIe max gen and width)", x->path, a,
@@ -233,8 +233,8 @@ static int make_baseline(const struct baseline_opts *o, struct cmp_node *nodes, 
 	else if (jw_write_file(&w, o->out))
 		rc = error_errno("cannot write '%s'", o->out);
 	else
-		printf("baseline: wrote %s ('%s': %d run%s, %d figures, %d claims)\n", o->out, r.name,
-		       n, n == 1 ? "" : "s", r.nfig, r.nclaim);
+		printf("baseline: wrote %s ('%s': %d run%s, %d figures, %d claims)\n", o->out,
+		       r.name, n, n == 1 ? "" : "s", r.nfig, r.nclaim);
 	jw_release(&w);
 	cmp_ref_free(&r);
 	free(list);

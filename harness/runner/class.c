@@ -175,7 +175,8 @@ static void predictions_table(FILE *f, const struct class_page *pg)
 			}
 			sum += s, scored++;
 			fprintf(f, "<td title=\"predicted %g, measured %g\">%.2f</td>",
-				json_get_num(p, "predicted", NAN), json_get_num(p, "measured", NAN), s);
+				json_get_num(p, "predicted", NAN), json_get_num(p, "measured", NAN),
+				s);
 		}
 		if (scored)
 			fprintf(f, "<td>%.2f</td></tr>\n", sum / scored);

@@ -73,7 +73,8 @@ static double parse_pct(const char *s)
 static void parse_compare(struct cmp_opts *o, int argc, char **argv)
 {
 	static const struct option longs[] = {
-		{ "baseline", required_argument, NULL, 'b' }, { "pct", required_argument, NULL, 'p' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "pct", required_argument, NULL, 'p' },
 		{ "either", no_argument, NULL, 'e' }, { "notes", no_argument, NULL, 'n' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "json-out", required_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
@@ -379,8 +380,8 @@ static int build_groups(struct compare_run *cr)
 			return error("out of memory building the fleet reference");
 		}
 		cmp_key_text(&lead->key, key, sizeof(key));
-		snprintf(cr->groups[cr->ngroups].name, sizeof(cr->groups[0].name), "fleet: %.100s%s",
-			 key, lead->quick ? ", quick" : "");
+		snprintf(cr->groups[cr->ngroups].name, sizeof(cr->groups[0].name),
+			 "fleet: %.100s%s", key, lead->quick ? ", quick" : "");
 		cr->ngroups++;
 	}
 	free(members);
@@ -399,8 +400,8 @@ static void warn_duplicates(const struct compare_run *cr)
 				same = !strcmp(a->gpu[g].uuid, b->gpu[g].uuid) &&
 				       !strcmp(a->gpu[g].bdf, b->gpu[g].bdf);
 			if (same) {
-				warning("'%s' and '%s' are the same node (%s): each is judged", b->path,
-					a->path, a->host);
+				warning("'%s' and '%s' are the same node (%s): each is judged",
+					b->path, a->path, a->host);
 				break;
 			}
 		}

@@ -214,7 +214,8 @@ static void load_machine(struct cmp_node *n, const struct json *m)
 	else if (isfinite(lock))
 		add_fact(n, "memlock", "%.0f", lock);
 	if (json_get(m, "cap_ipc_lock"))
-		add_fact(n, "cap_ipc_lock", "%s", json_get_num(m, "cap_ipc_lock", 0) ? "yes" : "no");
+		add_fact(n, "cap_ipc_lock", "%s",
+			 json_get_num(m, "cap_ipc_lock", 0) ? "yes" : "no");
 	if (json_get(numa, "nodes"))
 		add_fact(n, "numa_nodes", "%.0f", json_get_num(numa, "nodes", 0));
 	load_cpu_nodes(n, m);

@@ -45,8 +45,8 @@ static void item_text(const struct cmp_item *it, const struct cmp_ref *ref, char
 		snprintf(buf, len, "%s %s, %s's %s", it->key, verdict_word(it->verdict),
 			 ref ? ref->word : "the reference", verdict_word(it->ref_verdict));
 	else if (isfinite(it->pct))
-		snprintf(buf, len, "%s %.4g%s%s, %.1f %% %s", it->key, it->value, *it->unit ? " " : "",
-			 it->unit, fabs(it->pct), it->low ? "low" : "high");
+		snprintf(buf, len, "%s %.4g%s%s, %.1f %% %s", it->key, it->value,
+			 *it->unit ? " " : "", it->unit, fabs(it->pct), it->low ? "low" : "high");
 	else
 		snprintf(buf, len, "%s %.4g%s%s, outside %.4g..%.4g", it->key, it->value,
 			 *it->unit ? " " : "", it->unit, it->spread_lo, it->spread_hi);
@@ -58,9 +58,9 @@ static void node_gpus(const struct cmp_node *n, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (int g = 0; g < n->key.ngpus && g < CMP_MAX_GPUS && used < len; g++)
-		used += (size_t)snprintf(buf + used, len - used, "%sGPU %d %s%s%s", g ? ", " : "",
-					 n->gpu[g].index, n->gpu[g].uuid, *n->gpu[g].uuid ? " at " : "",
-					 n->gpu[g].bdf);
+		used += (size_t)snprintf(buf + used, len - used, "%sGPU %d %s%s%s",
+					 g ? ", " : "", n->gpu[g].index, n->gpu[g].uuid,
+					 *n->gpu[g].uuid ? " at " : "", n->gpu[g].bdf);
 }
 
 /* Flagged nodes first, then unjudged, then ok; input order within each. */
@@ -80,7 +80,8 @@ static void column_widths(const struct cmp_result *res, int n, int *hw, int *kw)
 
 		cmp_key_text(&res[i].node->key, key, sizeof(key));
 		*hw = h > *hw ? (h < 32 ? h : 32) : *hw;
-		*kw = (int)strlen(key) > *kw ? ((int)strlen(key) < 40 ? (int)strlen(key) : 40) : *kw;
+		*kw = (int)strlen(key) > *kw ? ((int)strlen(key) < 40 ? (int)strlen(key) : 40)
+		      : *kw;
 	}
 }
 
@@ -102,8 +103,9 @@ static void print_table(FILE *f, const struct cmp_result *res, int n)
 			worst[0] = '\0';
 			if (r->worst >= 0)
 				item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
-			fprintf(f, "%-*.*s  %-*.*s  %-8s  %7d  %5d%s%s\n", hw, hw, r->node->host, kw,
-				kw, key, r->status, r->nbad, r->nnotes, *worst ? "  " : "", worst);
+			fprintf(f, "%-*.*s  %-*.*s  %-8s  %7d  %5d%s%s\n", hw, hw, r->node->host,
+				kw, kw, key, r->status, r->nbad, r->nnotes, *worst ? "  " : "",
+				worst);
 		}
 }
 
@@ -162,8 +164,8 @@ static void print_details(FILE *f, const struct cmp_result *res, int n, int note
 			r->node->path);
 		for (int k = 0; k < shown; k++) {
 			if (k == r->nbad)
-				fprintf(f, "  notes (not bad: better, no bad direction, or a verdict "
-					"that changed otherwise):\n");
+				fprintf(f, "  notes (not bad: better, no bad direction, or a "
+					"verdict that changed otherwise):\n");
 			print_item(f, &r->item[k], k + 1 < shown ? &r->item[k + 1] : NULL, r->ref);
 		}
 	}
@@ -180,8 +182,8 @@ void cmp_print_human(FILE *f, const struct cmp_result *res, int n, const struct 
 		notes += res[i].nnotes;
 	}
 	if (baseline)
-		fprintf(f, "dmalab compare: %d node%s against the baseline '%s' (%d run%s, %s)\n", n,
-			n == 1 ? "" : "s", baseline->name, baseline->nruns,
+		fprintf(f, "dmalab compare: %d node%s against the baseline '%s' (%d run%s, %s)\n",
+			n, n == 1 ? "" : "s", baseline->name, baseline->nruns,
 			baseline->nruns == 1 ? "" : "s", baseline->path);
 	else
 		fprintf(f, "dmalab compare: %d node%s against the fleet (each figure's median over "
@@ -190,8 +192,8 @@ void cmp_print_human(FILE *f, const struct cmp_result *res, int n, const struct 
 		"from the median; a verdict worse than the majority's\nnotes, which never flag: "
 		"such moves the good way or of a unit with no bad direction (x, %%, counts), other "
 		"verdict changes%s\n(%s)\n\n",
-		o->either ? "or" : "and", o->pct, o->notes ? "" : " (--notes lists a flagged node's)",
-		rule_text(baseline));
+		o->either ? "or" : "and", o->pct,
+		o->notes ? "" : " (--notes lists a flagged node's)", rule_text(baseline));
 	print_table(f, res, n);
 	print_details(f, res, n, o->notes);
 	fprintf(f, "\nsummary: %d of %d node%s flagged, %d ok", flagged, n, n == 1 ? "" : "s",

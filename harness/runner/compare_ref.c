@@ -281,7 +281,8 @@ static int build_claims(struct cmp_ref *r, struct cmp_node *const *nodes, int n)
 		return -1;
 	for (i = 0; i < n; i++)
 		for (j = 0; j < nodes[i]->nclaim; j++)
-			ref_claim_add(r, nodes[i]->claim[j].id)->count[nodes[i]->claim[j].verdict]++;
+			ref_claim_add(r, nodes[i]->claim[j].id)
+				->count[nodes[i]->claim[j].verdict]++;
 	for (i = 0; i < r->nclaim; i++)
 		r->claim[i].majority = cmp_majority(r->claim[i].count);
 	return 0;

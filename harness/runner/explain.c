@@ -65,7 +65,8 @@ static int key_matches(const char *filter, const char *key)
 	for (const char *p = filter + neg; *p; p += strspn(p, " ")) {
 		size_t n = strcspn(p, " ");
 
-		snprintf(word, sizeof(word), "%.*s", (int)(n < sizeof(word) ? n : sizeof(word) - 1), p);
+		snprintf(word, sizeof(word), "%.*s", (int)(n < sizeof(word) ? n : sizeof(word) - 1),
+			 p);
 		any |= strstr(key, word) != NULL;
 		p += n;
 	}
@@ -222,7 +223,8 @@ static void explain_numa_gpu(struct says *s, int g)
 	ref = cmp_ref_fact(s->ref, name);
 	/* a bare number would read as the CPUs' node: say whose it is */
 	if (worth(s, name, away, note, sizeof(note), 0) && ref)
-		snprintf(note, sizeof(note), " (%s: GPU %d on node %s)", s->ref->word, G->index, ref);
+		snprintf(note, sizeof(note), " (%s: GPU %d on node %s)", s->ref->word, G->index,
+			 ref);
 	/* away from the CPUs: named unless the reference had the same layout */
 	if (away && (note[0] || worth(s, name, 1, note, sizeof(note), 0) ||
 		     worth(s, "cpu_nodes", 1, cpu_note, sizeof(cpu_note), 0)))
@@ -240,7 +242,8 @@ static void explain_iommu(struct says *s, int g)
 	char name[CMP_FACT_LEN], note[200];
 
 	if (g < 0) {
-		if (worth(s, "iommu", machine && !strcmp(machine, "translated"), note, sizeof(note), 0))
+		if (worth(s, "iommu", machine && !strcmp(machine, "translated"), note, sizeof(note),
+			  0))
 			say(s, MSG("cause.iommu", "IOMMU %s%s"), machine, note);
 		return;
 	}

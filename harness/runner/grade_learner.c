@@ -120,8 +120,8 @@ static int gs_predictions(const struct json *doc, struct gradescope *gs)
 				gs->left_out_predictions++;
 				continue;
 			}
-			snprintf(name, sizeof(name), "prediction %s %s", json_get_str(p, "name", "?"),
-				 json_get_str(p, "text", ""));
+			snprintf(name, sizeof(name), "prediction %s %s",
+				 json_get_str(p, "name", "?"), json_get_str(p, "text", ""));
 			learn_prediction_text(p, out, sizeof(out) - 120);
 			snprintf(out + strlen(out), sizeof(out) - strlen(out), "\nrule: %s\n",
 				 "1 inside the measured interval, else 1 - |log10(p / m)|, m its "

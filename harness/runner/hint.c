@@ -35,7 +35,8 @@ static int load_counts(const char *path, struct hint_count *c, int max)
 		return 0;
 	}
 	shown = json_get(doc, "shown");
-	for (m = shown && shown->type == JSON_OBJ ? shown->child : NULL; m && n < max; m = m->next) {
+	for (m = shown && shown->type == JSON_OBJ ? shown->child : NULL; m && n < max;
+	     m = m->next) {
 		if (m->type != JSON_NUM || strlen(m->key) >= sizeof(c[n].lab))
 			continue;
 		snprintf(c[n].lab, sizeof(c[n].lab), "%s", m->key);
@@ -146,8 +147,8 @@ int cmd_hint(struct learn_ctx *lc)
 		      lc->opt->lab, lc->opt->answers_dir, ids);
 		return 2;
 	}
-	snprintf(name, sizeof(name), "%s%s", strchr(h->id, '.') ? TR(lc, "exercise ", "练习 ") : "lab-",
-		 h->id);
+	snprintf(name, sizeof(name), "%s%s",
+		 strchr(h->id, '.') ? TR(lc, "exercise ", "练习 ") : "lab-", h->id);
 	for (i = 0; i < n && strcmp(c[i].lab, h->id); i++)
 		;
 	if (i == n) {

@@ -434,7 +434,8 @@ static void junit_lab_runs(struct xml_writer *x, const struct lab_entry *lab,
 	xw_begin(x, "testcase");
 	xw_attr(x, "classname", classname);
 	xw_attr(x, "name", name);
-	outcome(x, "error", lab->error_kind ? lab->error_kind : status_words[ST_NOT_RUN], msg, text);
+	outcome(x, "error", lab->error_kind ? lab->error_kind : status_words[ST_NOT_RUN], msg,
+		text);
 	xw_end(x);
 }
 

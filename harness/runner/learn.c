@@ -193,16 +193,20 @@ static void learn_option(struct learn_opts *o, int c, const char *arg)
 static void learn_parse(struct learn_opts *o, int argc, char **argv)
 {
 	static const struct option longs[] = {
-		{ "from", required_argument, NULL, 'F' }, { "chapter", required_argument, NULL, 'C' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "chapter", required_argument, NULL, 'C' },
 		{ "gradescope", required_argument, NULL, 'G' },
 		{ "answers", required_argument, NULL, 'A' },
 		{ "answers-dir", required_argument, NULL, 'D' },
-		{ "results", required_argument, NULL, 'r' }, { "labs-dir", required_argument, NULL, 'L' },
+		{ "results", required_argument, NULL, 'r' },
+		{ "labs-dir", required_argument, NULL, 'L' },
 		{ "errata", required_argument, NULL, 'e' }, { "shuffle", no_argument, NULL, 's' },
 		{ "seeds", required_argument, NULL, 'E' },
-		{ "work", required_argument, NULL, 'w' }, { "learner", required_argument, NULL, 'N' },
+		{ "work", required_argument, NULL, 'w' },
+		{ "learner", required_argument, NULL, 'N' },
 		{ "seed", required_argument, NULL, 'S' }, { "reset", no_argument, NULL, 'R' },
-		{ "quick", no_argument, NULL, 'q' }, { "timeout-mul", required_argument, NULL, 't' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "timeout-mul", required_argument, NULL, 't' },
 		{ "lang", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -596,8 +600,9 @@ static int learn_load(struct learn_ctx *lc)
 	}
 	if (errata_load(lc->opt->errata_path, &lc->errata, err, sizeof(err))) {
 		/* no file: the copy built into the library, which the labs use too */
-		if (errno != ENOENT || explicit || errata_parse(dmalab_errata_text, "answers/errata.md "
-						   "(built in)", &lc->errata, err, sizeof(err))) {
+		if (errno != ENOENT || explicit ||
+		    errata_parse(dmalab_errata_text, "answers/errata.md (built in)", &lc->errata,
+				 err, sizeof(err))) {
 			error("%s", err);
 			return 2;
 		}

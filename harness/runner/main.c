@@ -121,7 +121,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dmalab list | claims | run NN... | check [NN...] | sysinfo  [options]\n"
-		"       dmalab preflight | grade | quiz | hint NN | answers | exercise NN | try NN |\n"
+		"       dmalab preflight | grade | quiz | hint NN | answers | exercise NN | "
+		"try NN |\n"
 		"              exercises | compare | baseline |\n"
 		"              history | metrics | class | fleet ...\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -129,12 +130,14 @@ static void usage(FILE *f)
 			fputs(commands[i].help, f);
 	fprintf(f,
 		"options:\n"
-		"  --labs-dir DIR      where the lab-NN programs are (default: <dir of dmalab>/labs)\n"
+		"  --labs-dir DIR      where the lab-NN programs are (default: <dir of "
+		"dmalab>/labs)\n"
 		"  --results DIR       where results.json and the logs go (default: results)\n"
 		"  --format FMT        human, tap, json or junit (default: human for run and on a\n"
 		"                      terminal, else tap); json and junit print one document on\n"
 		"                      stdout and the progress on stderr\n"
-		"  --timeout-mul N     multiply every lab's timeout by N > 0 (env DMALAB_TIMEOUT_MUL)\n"
+		"  --timeout-mul N     multiply every lab's timeout by N > 0 (env "
+		"DMALAB_TIMEOUT_MUL)\n"
 		"  --quick             small sizes (passes --quick to the labs)\n"
 		"  --learner NAME      run, check: the learner's name, kept in results.json\n"
 		"                      (a trainer's `dmalab class` names the runs by it)\n"
@@ -145,7 +148,8 @@ static void usage(FILE *f)
 		"                      the rule below, kept in results.json (\"predictions\")\n"
 		"  --predictions FILE  the same, read from FILE's `ID VALUE` lines (02.1 6.5;\n"
 		"                      ? or no line: don't know)\n"
-		"  --errata FILE       known errata (default: $DMALAB_ERRATA, else answers/errata.md\n"
+		"  --errata FILE       known errata (default: $DMALAB_ERRATA, else "
+		"answers/errata.md\n"
 		"                      if present, else the copy built in); the labs get it as\n"
 		"                      DMALAB_ERRATA and decide with it\n"
 		"  -h, --help          this text\n"

@@ -272,13 +272,13 @@ static void erratum_as(const struct claim *c, char *buf, size_t len, int learner
 			 c->id, pred);
 	else if (!strcmp(c->erratum_status, "not-applicable"))
 		snprintf(buf, len, in_lang(learner, MSG("erratum.not-here", "erratum %s predicts "
-							"%s only when %s: not on this machine, so the "
-							"contradiction is unexplained")), c->id, pred,
+					"%s only when %s: not on this machine, so the "
+					"contradiction is unexplained")), c->id, pred,
 			 c->erratum_when ? c->erratum_when : "its when: holds");
 	else
 		snprintf(buf, len, in_lang(learner, MSG("erratum.not-met", "erratum %s predicts "
-							"%s: this run does not meet it, so the "
-							"contradiction is unexplained")), c->id, pred);
+					"%s: this run does not meet it, so the "
+					"contradiction is unexplained")), c->id, pred);
 }
 
 void fmt_erratum(const struct claim *c, char *buf, size_t len)
@@ -306,7 +306,8 @@ static void got_want_as(const struct claim *c, char *buf, size_t len, int learne
 		/* inconclusive */
 		int same = c->reason[0] && !strcmp(c->reason, status_words[c->status]);
 
-		snprintf(buf, len, "%s%s%s", same ? "" : c->reason[0] ? c->reason : "no reason given",
+		snprintf(buf, len, "%s%s%s",
+			 same ? "" : c->reason[0] ? c->reason : "no reason given",
 			 c->detail[0] && !same ? ": " : "", c->detail[0] ? c->detail : "");
 		return;
 	}
@@ -422,7 +423,8 @@ static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
 		printf(": %s", human(rs, "card.undecided", "no claim decided either way"));
 	printf("%s", col(rs, C_OFF));
 	if (lab->log_path[0])
-		printf(human(rs, "run.lab-log", ", %.1f s, log %s"), lab->duration_s, lab->log_path);
+		printf(human(rs, "run.lab-log", ", %.1f s, log %s"), lab->duration_s,
+		       lab->log_path);
 	printf("\n\n");
 }
 
@@ -877,7 +879,8 @@ void out_run_end(struct run_state *rs)
 		out_report_card(rs, f, prefix);
 	if (rs->aborted)
 		fprintf(f, "%saborted (%s): %d lab%s not run\n", prefix,
-			signal_name(rs->aborted), t.lab[ST_NOT_RUN], t.lab[ST_NOT_RUN] == 1 ? "" : "s");
+			signal_name(rs->aborted), t.lab[ST_NOT_RUN],
+			t.lab[ST_NOT_RUN] == 1 ? "" : "s");
 	if (t.labs && !t.claim[ST_PASS] && !t.claim[ST_FAIL] && !t.erratum &&
 	    !t.lab[ST_ERROR] && !rs->aborted)
 		print_nothing_evaluated(rs, &t, f, prefix);

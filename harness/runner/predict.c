@@ -216,8 +216,8 @@ static void warn_unused(const struct run_state *rs)
 	while (f && getline(&line, &cap, f) >= 0) {
 		no++;
 		if (sscanf(line, " %63s", name) == 1 && name[0] != '#' && !is_asked(rs, name))
-			warning("'%s' line %d: %s is no headline figure of the labs run here (dmalab "
-				"claims lists the claims)", rs->opt->predictions, no, name);
+			warning("'%s' line %d: %s is no headline figure of the labs run here "
+				"(dmalab claims lists the claims)", rs->opt->predictions, no, name);
 	}
 	free(line);
 	if (f)

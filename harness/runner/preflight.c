@@ -218,11 +218,12 @@ static int judge_memlock(struct preflight *pf, int64_t soft, int64_t hard, int c
 	else if (limit_meets(soft, pf->o.memlock_min))
 		add(pf, "memlock", PF_PASS, "%s: soft >= %s", right, want);
 	else if (limit_meets(hard, pf->o.memlock_min))
-		add(pf, "memlock", PF_PASS, "%s: soft < %s, so the job must raise it (ulimit -l %s) "
-		    "before it locks, as preflight did for lab-01", right, want, h);
+		add(pf, "memlock", PF_PASS, "%s: soft < %s, so the job must raise it (ulimit -l "
+		    "%s) before it locks, as preflight did for lab-01", right, want, h);
 	else
-		add(pf, "memlock", PF_FAIL, "%s: hard < %s (--memlock-min): the job cannot lock more; "
-		    "mlock and RDMA registrations (NCCL over InfiniBand) fail beyond it", right, want);
+		add(pf, "memlock", PF_FAIL, "%s: hard < %s (--memlock-min): the job cannot lock "
+		    "more; mlock and RDMA registrations (NCCL over InfiniBand) fail beyond it",
+		    right, want);
 	return !cap && !limit_meets(soft, pf->o.memlock_min) &&
 	       limit_meets(hard, pf->o.memlock_min);
 }
@@ -306,24 +307,27 @@ static int check_gpus(struct preflight *pf)
 	for (int i = 0; i < nsys; i++) /* lab-02 exits 2 for a --device CUDA does not list */
 		listed += pf->gpu[i].exit_code != 2;
 	if (want >= 0 && nsys != want)
-		add(pf, "gpus", PF_FAIL, "expected %d NVIDIA GPU%s (--expect-gpus), found %d in sysfs",
-		    want, want == 1 ? "" : "s", nsys);
+		add(pf, "gpus", PF_FAIL, "expected %d NVIDIA GPU%s (--expect-gpus), found %d in "
+		    "sysfs", want, want == 1 ? "" : "s", nsys);
 	else if (!nsys)
-		add(pf, "gpus", PF_NA, "no NVIDIA GPU under %s/bus/pci/devices and none expected: the "
-		    "GPU checks do not apply, the status rests on memlock and mlock", pf->o.sysfs_root);
+		add(pf, "gpus", PF_NA, "no NVIDIA GPU under %s/bus/pci/devices and none expected: "
+		    "the GPU checks do not apply, the status rests on memlock and mlock",
+		    pf->o.sysfs_root);
 	else if (g0->not_run)
 		add(pf, "gpus", PF_NOT_RUN, "lab-02 %s", g0->why);
 	else if (skip)
-		add(pf, "gpus", strcmp(skip, SKIP_NOT_BUILT_NO_NVCC) ? PF_FAIL : PF_NOT_RUN, "%d NVIDIA "
-		    "GPU%s in sysfs (%s%s) but lab-02 opened none: %s: %s", nsys, s, pf->sys.dev[0].bdf,
-		    nsys > 1 ? ", ..." : "", skip, json_get_str(json_get(g0->rec, "skip"), "detail", ""));
+		add(pf, "gpus", strcmp(skip, SKIP_NOT_BUILT_NO_NVCC) ? PF_FAIL : PF_NOT_RUN,
+		    "%d NVIDIA GPU%s in sysfs (%s%s) but lab-02 opened none: %s: %s", nsys, s,
+		    pf->sys.dev[0].bdf, nsys > 1 ? ", ..." : "", skip,
+		    json_get_str(json_get(g0->rec, "skip"), "detail", ""));
 	else if (listed < nsys)
-		add(pf, "gpus", PF_FAIL, "GPU %s (%s) is in sysfs but CUDA does not list it (%d of the "
-		    "%d missing)", u ? u->bdf : "?", u ? u->name : "?", nsys - listed, nsys);
+		add(pf, "gpus", PF_FAIL, "GPU %s (%s) is in sysfs but CUDA does not list it (%d of "
+		    "the %d missing)", u ? u->bdf : "?", u ? u->name : "?", nsys - listed, nsys);
 	else
 		add(pf, "gpus", PF_PASS, "%d NVIDIA GPU%s in sysfs, %svisible to CUDA%s%s", nsys, s,
-		    nsys == 1 ? "" : "all ", pf->hidden_by[0] ? ": CUDA_VISIBLE_DEVICES was cleared, "
-		    "it was " : "", pf->hidden_by);
+		    nsys == 1 ? "" : "all ",
+		    pf->hidden_by[0] ? ": CUDA_VISIBLE_DEVICES was cleared, it was " : "",
+		    pf->hidden_by);
 	return nsys && !g0->not_run && !skip;
 }
 
@@ -392,16 +396,18 @@ static void check_all_gpus(struct preflight *pf, char *size)
 			add(pf, r->name, PF_FAIL, "%s %.1f GB/s: a link's theoretical rate is "
 			    "unknown", r->what, gbs);
 		else
-			add(pf, r->name, gbs >= f * links ? PF_PASS : PF_FAIL, "%s %.1f GB/s %s %.2f "
-			    "x %.1f GB/s (%d links added): %.2f", r->what, gbs, gbs >= f * links ?
-			    ">=" : "<", f, links, (int)fact_num(l, "all_gpus"), gbs / links);
+			add(pf, r->name, gbs >= f * links ? PF_PASS : PF_FAIL,
+			    "%s %.1f GB/s %s %.2f x %.1f GB/s (%d links added): %.2f", r->what, gbs,
+			    gbs >= f * links ? ">=" : "<", f, links, (int)fact_num(l, "all_gpus"),
+			    gbs / links);
 	}
 }
 
 /* Every NVIDIA GPU sysfs lists, through lab-02 --device N, one after the other. */
 static void check_gpus_and_rates(struct preflight *pf)
 {
-	char size[32], dev[16], *extra[] = { "--pinned-only", "--size", size, "--device", dev, NULL };
+	char size[32], dev[16],
+	     *extra[] = { "--pinned-only", "--size", size, "--device", dev, NULL };
 	int nsys = gpu_topo_build(pf->o.sysfs_root, NULL, &pf->sys) < 0 ? 0 : pf->sys.n;
 
 	snprintf(size, sizeof(size), "%llu", (unsigned long long)pf->o.size);
@@ -417,8 +423,8 @@ static void check_gpus_and_rates(struct preflight *pf)
 		return;
 	}
 	for (size_t k = 0; k < N_RATES; k++)
-		add(pf, rate_checks[k].name, nsys ? PF_NOT_RUN : PF_NA, "%s", nsys ? "no GPU measured "
-		    "(see gpus)" : "no NVIDIA GPU");
+		add(pf, rate_checks[k].name, nsys ? PF_NOT_RUN : PF_NA, "%s",
+		    nsys ? "no GPU measured (see gpus)" : "no NVIDIA GPU");
 }
 
 /* ---- The verdict, for people and for machines ------------------------------ */
@@ -589,7 +595,8 @@ static void usage(void)
 	       "A node health check for Slurm and Kubernetes: lab-01 and lab-02 run short\n"
 	       "(--quick; lab-02 --pinned-only on each NVIDIA GPU in PCI bus order, with\n"
 	       "CUDA_VISIBLE_DEVICES cleared); one line per check, then the status line.\n"
-	       "  memlock  what a job can lock: CAP_IPC_LOCK, or a hard RLIMIT_MEMLOCK of at least\n"
+	       "  memlock  what a job can lock: CAP_IPC_LOCK, or a hard RLIMIT_MEMLOCK of "
+	       "at least\n"
 	       "           --memlock-min (a soft limit below it is said: the job must raise it)\n"
 	       "  mlock    lab-01's 01.1 and 01.3: mlock raises VmLck, munlock takes it back\n"
 	       "  gpus     lab-02 opens every NVIDIA GPU in /sys/bus/pci/devices (--expect-gpus)\n"
@@ -608,7 +615,8 @@ static void usage(void)
 	       "                      x16; a link trained at Gen4 gives at most 0.50)\n"
 	       "  --timeout S         the labs' time, all together, 1 to 600 (default 50)\n"
 	       "  --json FILE         also write the checks and the labs' records as JSON\n"
-	       "  --metrics FILE      also write the status, checks and rates as Prometheus gauges\n"
+	       "  --metrics FILE      also write the status, checks and rates as Prometheus "
+	       "gauges\n"
 	       "                      (node_exporter's textfile collector)\n"
 	       "  --brief             print only the status line\n"
 	       "  --labs-dir DIR      where the labs are (default <dir of dmalab>/labs)\n"
@@ -624,8 +632,9 @@ static uint64_t parse_size(const char *opt, const char *s, uint64_t lo, uint64_t
 	uint64_t v;
 
 	if (lab_parse_size(s, &v) < 0 || v < lo || v > hi)
-		die_usage("%s '%s': want a size from %s to %s (digits with an optional K, M, G or T "
-			  "suffix)", opt, s, lab_fmt_size(lo, a, sizeof(a)), lab_fmt_size(hi, b, sizeof(b)));
+		die_usage("%s '%s': want a size from %s to %s (digits with an optional K, M, G or "
+			  "T suffix)", opt, s, lab_fmt_size(lo, a, sizeof(a)),
+			  lab_fmt_size(hi, b, sizeof(b)));
 	return v;
 }
 

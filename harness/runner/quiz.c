@@ -367,7 +367,8 @@ static void load_results(struct quiz *z)
 				"没有这台机器可用的测量结果："), lc->res_error);
 	if (!yes_no(z, TR(lc, "Run the labs now (dmalab check, a minute or two)?",
 			  "现在运行实验吗（dmalab check，一两分钟）？"))) {
-		printf("%s\n\n", TR(lc, "The quiz goes on without measurements (make check adds them).",
+		printf("%s\n\n", TR(lc, "The quiz goes on without measurements (make check adds "
+				    "them).",
 				    "测验继续，但没有测量结果（之后可运行 make check）。"));
 		return;
 	}
@@ -489,7 +490,8 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 
 static void set_mark(struct quiz_item *it, char m)
 {
-	snprintf(it->mark, sizeof(it->mark), "%s", m == 'y' ? "right" : m == 'n' ? "wrong" : "skip");
+	snprintf(it->mark, sizeof(it->mark), "%s",
+		 m == 'y' ? "right" : m == 'n' ? "wrong" : "skip");
 	learn_iso_now(it->at, sizeof(it->at));
 }
 
@@ -507,8 +509,8 @@ static int ask(struct quiz *z, struct quiz_item *it, const struct ans_question *
 		printf("%s\n", TR(lc, "Your earlier answer:", "你之前的回答："));
 		print_block(it->answer);
 	}
-	printf("%s\n", TR(lc, "Your answer (end with an empty line; Ctrl-D stops, progress is kept):",
-			  "你的回答（空行结束；Ctrl-D 退出，进度会保存）："));
+	printf("%s\n", TR(lc, "Your answer (end with an empty line; Ctrl-D stops, progress is "
+			  "kept):", "你的回答（空行结束；Ctrl-D 退出，进度会保存）："));
 	fflush(stdout);
 	text = read_answer(z);
 	if (text && (*text || !it->answer)) {
@@ -570,7 +572,8 @@ static void print_scores(struct quiz *z)
 		printf(TR(z->lc, "score %s: %d of %d marked right", "%s 得分：%d / %d 答对"),
 		       s->ch[i].id, right, right + wrong);
 		if (right + wrong)
-			printf(TR(z->lc, " (%.0f%%)", "（%.0f%%）"), 100.0 * right / (right + wrong));
+			printf(TR(z->lc, " (%.0f%%)", "（%.0f%%）"),
+			       100.0 * right / (right + wrong));
 		printf(TR(z->lc, ", %d skipped, %d still to answer\n", "，跳过 %d，未答 %d\n"),
 		       skip, open);
 	}
@@ -595,8 +598,8 @@ static void run_session(struct quiz *z)
 
 	if (!open) {
 		printf("%s\n", TR(z->lc, "Every question is marked already; --reset (make quiz "
-				  "RESET=1) starts over.", "所有题目都已评分；用 --reset（make quiz "
-				  "RESET=1）重新开始。"));
+				  "RESET=1) starts over.", "所有题目都已评分；用 --reset（make "
+				  "quiz RESET=1）重新开始。"));
 		return;
 	}
 	if (open < total)
@@ -646,7 +649,8 @@ int cmd_quiz(struct learn_ctx *lc)
 	run_session(&z);
 	sigaction(SIGINT, &old, NULL);
 	if (z.stop)
-		printf("\n%s %s\n", TR(lc, "Stopped; progress saved in", "已停止；进度保存在"), z.path);
+		printf("\n%s %s\n", TR(lc, "Stopped; progress saved in", "已停止；进度保存在"),
+		       z.path);
 	print_scores(&z);
 	if (z.in != stdin)
 		fclose(z.in);

@@ -106,7 +106,8 @@ int results_dir_claim(struct run_state *rs)
 			      "RESULTS=DIR)", dir, holder);
 		else
 			error("results directory '%s' is in use by another dmalab run: wait for "
-			      "it, or give this run its own (--results DIR, make RESULTS=DIR)", dir);
+			      "it, or give this run its own (--results DIR, make RESULTS=DIR)",
+			      dir);
 		close(fd);
 		return -1;
 	}
@@ -367,7 +368,8 @@ static int classify_error(struct lab_entry *lab, const struct spawn_result *sr,
 	const char *why = lab->record ? json_get_str(lab->record, "error", NULL) : NULL;
 
 	if (sr->exec_errno)
-		lab_set_error(lab, "missing", "cannot run %.300s: %s", lab->path, strerror(sr->exec_errno));
+		lab_set_error(lab, "missing", "cannot run %.300s: %s", lab->path,
+			      strerror(sr->exec_errno));
 	else if (sr->aborted)
 		lab_set_error(lab, "aborted", "stopped: the runner got %s and sent the lab %s; "
 			  "%d of %d claims decided", signal_name(runner_stop_signal),

@@ -85,7 +85,8 @@ struct lab_entry {
 	/* outcome */
 	enum status status;   /* ST_PENDING: not yet */
 	char skip_reason[64], skip_detail[CLAIM_DETAIL_MAX];
-	const char *error_kind; /* timeout signal bad-exit setup vacuous bad-output missing aborted */
+	/* timeout signal bad-exit setup vacuous bad-output missing aborted */
+	const char *error_kind;
 	char error_msg[512];
 	int exit_code;        /* -1: none (signal, not started) */
 	int signal;           /* 0: none */

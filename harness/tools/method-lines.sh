@@ -29,7 +29,8 @@ for readme in "$@"; do
 	}
 	{
 		rest = $0; done = ""
-		while (match(rest, /\[`[^`]+`, [A-Za-z0-9_.-]+:[0-9]+\]\([A-Za-z0-9_.-]+#L[0-9]+\)/)) {
+		while (match(rest,
+			     /\[`[^`]+`, [A-Za-z0-9_.-]+:[0-9]+\]\([A-Za-z0-9_.-]+#L[0-9]+\)/)) {
 			link = substr(rest, RSTART, RLENGTH)
 			done = done substr(rest, 1, RSTART - 1)
 			rest = substr(rest, RSTART + RLENGTH)
@@ -42,7 +43,8 @@ for readme in "$@"; do
 			if (at != old) {
 				if (check || !at)
 					printf "%s:%d: `%s` is not at %s:%d (%s)\n", FILENAME, FNR,
-					       name, file, old, at ? "line " at : "nowhere" > "/dev/stderr"
+					       name, file, old,
+					       at ? "line " at : "nowhere" > "/dev/stderr"
 				if (check || !at)
 					bad = 1
 				else

@@ -83,7 +83,8 @@ static const struct claim_spec claims[] = {
 	  "R11 exact: got = VmLck after munlock minus before mlock, / locked bytes",
 	  WANT_INT(0, "fraction"),
 	  "the munlock call is skipped, so VmLck stays raised" },
-	{ "01.4", "ch1.Q3", "without CAP_IPC_LOCK, locking more than RLIMIT_MEMLOCK fails with ENOMEM",
+	{ "01.4", "ch1.Q3", "without CAP_IPC_LOCK, locking more than RLIMIT_MEMLOCK fails with "
+	  "ENOMEM",
 	  "ch1 Q3 costs of pinning: mlock is capped by ulimit -l, which is why RDMA in a "
 	  "container reports \"Cannot allocate memory\"",
 	  "R11 an errno",
@@ -95,28 +96,30 @@ static const struct claim_spec claims[] = {
 	  "a large allocation takes tens of ms to seconds",
 	  "R10 stated bound \"tens of ms or more\", read per GiB",
 	  WANT_GE(10, "ms/GiB"),
-	  "the timed mlock is of memory that is already locked and resident, which costs almost nothing" },
+	  "the timed mlock is of memory that is already locked and resident, which costs almost "
+	  "nothing" },
 	{ "01.6", "ch1.Q3", "cudaHostAlloc is not bound by RLIMIT_MEMLOCK",
 	  "ch1 Q3 costs of pinning: CUDA's own pinned allocations are not subject to ulimit -l",
 	  "R11 a CUDA error: cudaHostAlloc under a 64 KiB limit without CAP_IPC_LOCK succeeds",
 	  WANT_CUDA_ERR(0, "cudaSuccess"),
 	  "the child pins with mlock instead of cudaHostAlloc, which the lowered limit refuses" },
-	{ "01.7", "ch2.S2", "cudaHostAlloc memory is physically contiguous (one run of page frames)",
+	{ "01.7", "ch2.S2", "cudaHostAlloc memory is physically contiguous (one run of page "
+	  "frames)",
 	  "ch2 S2.2: pageable pages are not physically contiguous and go as many DMA segments; "
 	  "a cudaMallocHost buffer goes as one DMA of the whole block",
 	  "R11 exact: page frames of the buffer from /proc/self/pagemap form 1 run",
 	  WANT_INT(1, "runs"),
 	  NULL, "/proc/self/pagemap shows page frame numbers to root only" },
-	{ "01.8", "ch1.Q3", "locked memory is taken from the whole machine: /proc/meminfo Mlocked grows "
-	  "by the locked amount",
+	{ "01.8", "ch1.Q3", "locked memory is taken from the whole machine: /proc/meminfo Mlocked "
+	  "grows by the locked amount",
 	  "ch1 Q3 costs of pinning: locked pages cannot be swapped or reclaimed, so the page "
 	  "cache and other processes lose that much memory",
 	  "R11 exact; got = the median Mlocked rise / locked bytes over 15 lock rounds (other "
 	  "tenants' locking moves single rounds), its interval the rounds' and the per-CPU drift",
 	  WANT_NEAR_ABS(1, 0, "fraction"),
 	  "the mlock call is skipped, so Mlocked does not grow",
-	  "an exact reading: vm.stat_refresh (root) folds the per-CPU counters; without it the interval "
-	  "is their drift, too wide to decide" },
+	  "an exact reading: vm.stat_refresh (root) folds the per-CPU counters; without it the "
+	  "interval is their drift, too wide to decide" },
 	{ "01.9", "ch1.Q3", "cudaHostAlloc memory does not show in VmLck",
 	  "ch1 DMA and Q3: CUDA pins pages the driver's own way, not charged to ulimit -l "
 	  "(read as: not counted in VmLck)",

@@ -81,7 +81,8 @@ static const struct claim_spec claims[] = {
 	  "pinned H2D is faster than pageable H2D for copies of 64 MiB and more",
 	  "ch1 Q2: a pageable copy is first copied by the calling thread into the driver's "
 	  "pinned staging buffer, then DMA'd; a pinned one is DMA'd directly (no figure)",
-	  "R6 bare 'faster' -> pinned/pageable >= 1.1 (Q2 gives no figure; the 2x figure is 02.2's)",
+	  "R6 bare 'faster' -> pinned/pageable >= 1.1 (Q2 gives no figure; the 2x figure is "
+	  "02.2's)",
 	  WANT_RATIO_GE(1.1),
 	  "the 'pinned' buffer of the claim pair is pageable malloc memory, so both "
 	  "copies take the staging path" },

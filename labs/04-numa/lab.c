@@ -452,8 +452,8 @@ static int gpu_node(struct numa_lab *X, const char **reason, char *detail, size_
 	if (t.order != GPU_ORDER_CUDA) { /* why: gpu_topo's reason, after its own words */
 		const char *why = strstr(t.order_note, ": ");
 
-		lab_note(X->L, MSG("04.gpu-order", "GPU order: NVIDIA PCI devices in PCI bus order, "
-				   "which need not be CUDA's: %s"), why ? why + 2 : t.order_note);
+		lab_note(X->L, MSG("04.gpu-order", "GPU order: NVIDIA PCI devices in PCI bus "
+			 "order, which need not be CUDA's: %s"), why ? why + 2 : t.order_note);
 	}
 	*reason = SKIP_NO_CUDA_DEVICE;
 	g = gpu_topo_device(&t, dev);

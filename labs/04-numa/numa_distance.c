@@ -28,9 +28,11 @@ const char *numa_topo_distances(const struct numa_topo *t, char *buf, size_t len
 	for (i = 0; i < t->nnodes; i++) {
 		for (j = -1; j < t->nnodes; j++) {
 			if (j < 0)
-				n = snprintf(one, sizeof(one), "%snode%d:", i ? "; " : "", t->node[i].id);
+				n = snprintf(one, sizeof(one), "%snode%d:", i ? "; " : "",
+					     t->node[i].id);
 			else
-				n = snprintf(one, sizeof(one), " %d", t->node[i].distance[t->node[j].id]);
+				n = snprintf(one, sizeof(one), " %d",
+					     t->node[i].distance[t->node[j].id]);
 			if (off + (size_t)n >= len)
 				return buf;
 			memcpy(buf + off, one, (size_t)n + 1);

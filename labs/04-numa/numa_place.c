@@ -157,7 +157,8 @@ void *numa_map_on_node_or_die(struct lab *L, uint64_t bytes, int node, unsigned 
 		lab_error(L, "memory bound to node %d: %ld of %llu pages are elsewhere", node, off,
 			  (unsigned long long)(bytes / (uint64_t)sysconf(_SC_PAGESIZE)));
 	if (!p)
-		lab_error_errno(L, "%s bound to node %d", lab_fmt_size(bytes, sz, sizeof(sz)), node);
+		lab_error_errno(L, "%s bound to node %d", lab_fmt_size(bytes, sz, sizeof(sz)),
+				node);
 	return p;
 }
 

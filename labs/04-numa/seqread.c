@@ -141,7 +141,8 @@ uint64_t seqread_llc_bytes(const char *root, int cpu)
 	FILE *f;
 
 	for (k = 0; k < 16; k++) {
-		snprintf(dir, sizeof(dir), "%s/devices/system/cpu/cpu%d/cache/index%d", root, cpu, k);
+		snprintf(dir, sizeof(dir), "%s/devices/system/cpu/cpu%d/cache/index%d", root, cpu,
+			 k);
 		snprintf(path, sizeof(path), "%s/level", dir);
 		if (!(f = fopen(path, "r")))
 			break;

@@ -68,41 +68,43 @@ static const struct claim_spec claims[] = {
 	{ "05.2", "ch2.S4",
 	  "4 GB of managed memory first touched by a kernel takes about 655 ms",
 	  "ch2 S4: 4 GB in 64 KiB pages is 65,536 faults of about 10 us each, 655 ms in all",
-	  "R1 near 655 ms +-25 %; another region size is scaled linearly to 4 GiB, as in the chapter's "
-	  "own model (pages x 10 us)",
+	  "R1 near 655 ms +-25 %; another region size is scaled linearly to 4 GiB, as in the "
+	  "chapter's own model (pages x 10 us)",
 	  WANT_NEAR(655, 0.25, "ms"),
-	  "the region is prefetched to the GPU before the timed first touch, so the kernel takes no "
-	  "fault" },
+	  "the region is prefetched to the GPU before the timed first touch, so the kernel takes "
+	  "no fault" },
 	{ "05.3", "ch2.S4",
-	  "managed memory migrates in 64 KiB units: one byte per 4 KiB costs about the same as one byte "
-	  "per 64 KiB",
-	  "ch2 S4: Unified Memory moves 64 KiB pages at about 10 us each, so the cost is per 64 KiB page "
-	  "touched",
+	  "managed memory migrates in 64 KiB units: one byte per 4 KiB costs about the same as one "
+	  "byte per 64 KiB",
+	  "ch2 S4: Unified Memory moves 64 KiB pages at about 10 us each, so the cost is per "
+	  "64 KiB page touched",
 	  "R7 'about the same' -> time(stride 4 KiB) / time(stride 64 KiB) near 1 +-25 %",
 	  WANT_NEAR(1, 0.25, "x"),
 	  "the 4 KiB-stride run is prefetched to the GPU before its timed window, so it migrates "
 	  "nothing" },
 	{ "05.4", "ch2.S4 ch2.S7",
 	  "a GPU page fault costs more than a CPU page fault",
-	  "ch2 S4: a GPU (Unified Memory) fault is handled in about 10 us, a CPU fault in about 1-2 us",
-	  "R6 'costs more' -> ratio >= 1.1 per fault the driver handles: the time faults add to the "
-	  "GPU's first touch over the GPU page faults CUPTI counts, against the CPU's time per "
-	  "counted 4 KiB fault (not per 64 KiB page: erratum 05.6); per byte beside it (note, facts)",
+	  "ch2 S4: a GPU (Unified Memory) fault is handled in about 10 us, a CPU fault in about "
+	  "1-2 us",
+	  "R6 'costs more' -> ratio >= 1.1 per fault the driver handles: the time faults add to "
+	  "the GPU's first touch over the GPU page faults CUPTI counts, against the CPU's time per "
+	  "counted 4 KiB fault (not per 64 KiB page: erratum 05.6); per byte beside it (note, "
+	  "facts)",
 	  WANT_RATIO_GE(1.1),
 	  "the GPU's first touch is prefetched to the GPU before its timed window, so it takes no "
 	  "fault: the time faults add is about 0" },
 	{ "05.5", "ch2.S4 ch1.E2 ch2.S8",
 	  "cudaMemPrefetchAsync moves the same data several times faster than demand faults",
-	  "ch2 S4 with ch1 E2: demand faults price 4 GB at 655 ms (~6.5 GB/s), a bulk copy runs near PCIe "
-	  "5's ~50 GB/s",
+	  "ch2 S4 with ch1 E2: demand faults price 4 GB at 655 ms (~6.5 GB/s), a bulk copy runs "
+	  "near PCIe 5's ~50 GB/s",
 	  "R5 'several times' -> demand time / (prefetch + the same kernel) >= 3",
 	  WANT_RATIO_GE(3),
 	  "the prefetch call is left out, so the 'prefetched' run faults on demand too" },
 	{ "05.6", "ch2.S4",
 	  "each 64 KiB page first touched from the GPU costs one fault (of about 10 us)",
 	  "ch2 S4: 4 GB means 65,536 page faults, one per 64 KiB page",
-	  "R1 'one fault per 64 KiB page' -> CUPTI GPU fault records per 64 KiB page near 1 +-25 %; upper "
-	  "end widened by the bytes CUPTI missed",
+	  "R1 'one fault per 64 KiB page' -> CUPTI GPU fault records per 64 KiB page near "
+	  "1 +-25 %; upper end widened by the bytes CUPTI missed",
 	  WANT_NEAR(1, 0.25, "records per 64 KiB page"),
 	  NULL },
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }

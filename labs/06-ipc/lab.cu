@@ -53,42 +53,45 @@ static const struct lab_knob knobs[] = {
 
 static const struct claim_spec claims[] = {
 	{ "06.1", "ch2.S4",
-	  "each process has its own GPU address space: the exporter's raw device pointer value does not "
-	  "reach its memory from another process, the opened IPC handle does",
-	  "ch2 4.1 process isolation: every CUDA context has its own virtual address space; the same "
-	  "cudaMalloc address in two instances is not the same HBM",
+	  "each process has its own GPU address space: the exporter's raw device pointer value "
+	  "does not reach its memory from another process, the opened IPC handle does",
+	  "ch2 4.1 process isolation: every CUDA context has its own virtual address space; the "
+	  "same cudaMalloc address in two instances is not the same HBM",
 	  "R11 a behaviour: the raw value misses the data and the opened handle reaches it",
 	  WANT_TRUE, "the probe reads through an opened handle instead of the raw pointer value" },
 	{ "06.2", "ch2.S4",
 	  "cudaIpcOpenMemHandle gives the importer the exporter's memory: it reads the exporter's "
 	  "pattern, and the exporter sees the importer's write",
-	  "ch2 4.4 CUDA IPC: process B opens A's exported handle and then points at the same physical HBM",
+	  "ch2 4.4 CUDA IPC: process B opens A's exported handle and then points at the same "
+	  "physical HBM",
 	  "R11 a behaviour: every word read matches, and the exporter sees every word written",
-	  WANT_TRUE, "the importer uses the exporter's raw pointer value instead of the opened handle" },
+	  WANT_TRUE, "the importer uses the exporter's raw pointer value instead of the opened "
+	  "handle" },
 	{ "06.3", "ch2.S4",
 	  "zero copy: opening a 1 GiB IPC handle takes about as long as a 1 MiB one",
-	  "ch2 4.4 CUDA IPC: sharing is zero-copy with the lowest latency (read as: the open costs the "
-	  "same whatever the size)",
+	  "ch2 4.4 CUDA IPC: sharing is zero-copy with the lowest latency (read as: the open costs "
+	  "the same whatever the size)",
 	  "R7 about as long: median open time 1 GiB / 1 MiB near 1 +- 25 %",
-	  WANT_NEAR(1, 0.25, "x"), "after each open the importer copies the whole buffer out to host "
-	  "memory, as sharing by copying would, so the time grows with the size" },
+	  WANT_NEAR(1, 0.25, "x"), "after each open the importer copies the whole buffer out to "
+	  "host memory, as sharing by copying would, so the time grows with the size" },
 	{ "06.4", "ch2.S4",
-	  "a cudaMallocManaged region can be shared through an IPC handle (cudaIpcGetMemHandle succeeds "
-	  "on it)",
+	  "a cudaMallocManaged region can be shared through an IPC handle (cudaIpcGetMemHandle "
+	  "succeeds on it)",
 	  "ch2 4.3 Unified Memory: two contexts can share one cudaMallocManaged region through "
 	  "cudaIpcGetMemHandle",
 	  "R11 a CUDA error: cudaIpcGetMemHandle on managed memory returns cudaSuccess",
 	  WANT_CUDA_ERR(0, "cudaSuccess"), NULL },
 	{ "06.5", "ch2.S4",
 	  "when the exporter crashes, the importer segfaults at once",
-	  "ch2 4.4 CUDA IPC: if process A crashes or frees the memory, process B segfaults immediately",
+	  "ch2 4.4 CUDA IPC: if process A crashes or frees the memory, process B segfaults "
+	  "immediately",
 	  "R11 a behaviour: the importer dies by SIGSEGV after the exporter is SIGKILLed",
 	  WANT_TRUE, NULL },
 	{ "06.6", "ch2.S4",
-	  "the VMM route shares memory too: a cuMemCreate allocation exported as a POSIX file descriptor "
-	  "and mapped by another process shows the same bytes both ways",
-	  "not a chapter figure: ch2 4.4 names only cudaIpc*; this is the route the 06.4 erratum points "
-	  "to instead",
+	  "the VMM route shares memory too: a cuMemCreate allocation exported as a POSIX file "
+	  "descriptor and mapped by another process shows the same bytes both ways",
+	  "not a chapter figure: ch2 4.4 names only cudaIpc*; this is the route the 06.4 erratum "
+	  "points to instead",
 	  "R11 a behaviour: every word read matches, and the exporter sees every word written",
 	  WANT_TRUE, "the importer maps the allocation but skips cuMemSetAccess" },
 	{ NULL, NULL, NULL, NULL, NULL, WANT_TRUE, NULL }
@@ -325,7 +328,8 @@ static int role_importer(struct lab *L, struct role_io *io)
 	large.bytes = (unsigned long long)msg_int(m, "large_bytes");
 	msg_hex(m, "small", &small.h, sizeof(small.h));
 	msg_hex(m, "large", &large.h, sizeof(large.h));
-	/* its own buffer first: should the exporter's pointer number be valid here, it is our memory */
+	/* its own buffer first: should the exporter's pointer number be valid here, it is our
+	 * memory */
 	own = lab_cuda_alloc(L, LAB_BUF_DEVICE, pat_bytes); /* tracked: freed at exit */
 	CUDA_CHECK(L, cudaMemset(own, 0, pat_bytes));
 	CUDA_CHECK(L, cudaDeviceSynchronize());
@@ -459,14 +463,17 @@ static void check_device(struct lab *L)
 	int mode = cudaComputeModeDefault;
 	uint64_t free_b;
 
-	CUDA_CHECK(L, cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, lab_options(L)->device));
+	CUDA_CHECK(L, cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode,
+							     lab_options(L)->device));
 	if (mode == cudaComputeModeExclusiveProcess || mode == cudaComputeModeProhibited)
-		lab_skip(L, SKIP_UNSUPPORTED, "GPU compute mode %d (%s): a second process cannot use this GPU",
-			 mode, mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process");
+		lab_skip(L, SKIP_UNSUPPORTED, "GPU compute mode %d (%s): a second process cannot "
+			 "use this GPU", mode,
+			 mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process");
 	lab_cuda_mem_info(L, &free_b, NULL);
 	lab_fact_num(L, "gpu_free_bytes", (double)free_b, "bytes");
 	lab_cuda_require_free(L, need,
-			      ": --size and 1 MiB handles, 5 buffers, 4 helper contexts of ~512 MiB");
+			      ": --size and 1 MiB handles, 5 buffers, 4 helper contexts of "
+			      "~512 MiB");
 }
 
 /* `bytes` of device memory and its handle: the pattern's (06.1, 06.2) by export_handle;
@@ -525,7 +532,8 @@ static void decide_open_time(struct lab *L)
 	else
 		claim_note(L, MSG("06.note-3", "median cudaIpcOpenMemHandle (close not timed): "
 			"%s %.1f us, %s %.1f us, for %.0fx the bytes"), a, small.median * 1e6, b,
-			   large.median * 1e6, (double)cfg.large_bytes / (double)SMALL_HANDLE_BYTES);
+			   large.median * 1e6,
+			   (double)cfg.large_bytes / (double)SMALL_HANDLE_BYTES);
 	claim_check_ratio(L, "06.3", &large, &small);
 }
 
@@ -775,7 +783,8 @@ static int lab_role(struct lab *L, const char *role)
 	static const struct helper_role roles[] = { /* helper.h adds "echo", the plumbing test's */
 #if DMALAB_HAVE_CUDA
 		{ "importer", role_importer }, { "probe", role_probe },
-		{ "crash-exporter", role_crash_exporter }, { "crash-importer", role_crash_importer },
+		{ "crash-exporter", role_crash_exporter },
+		{ "crash-importer", role_crash_importer },
 #endif
 		{ NULL, NULL }
 	};

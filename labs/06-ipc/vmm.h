@@ -98,7 +98,8 @@ static inline int lab_vmm_load(struct lab_vmm *v)
 	memset(v, 0, sizeof(*v));
 	v->fd = -1;
 	v->step = "none";
-	if (LAB_VMM_SYM_(v, err_name, "cuGetErrorName") || LAB_VMM_SYM_(v, dev_get, "cuDeviceGet") ||
+	if (LAB_VMM_SYM_(v, err_name, "cuGetErrorName") ||
+	    LAB_VMM_SYM_(v, dev_get, "cuDeviceGet") ||
 	    LAB_VMM_SYM_(v, dev_attr, "cuDeviceGetAttribute") ||
 	    LAB_VMM_SYM_(v, granularity, "cuMemGetAllocationGranularity") ||
 	    LAB_VMM_SYM_(v, create, "cuMemCreate") || LAB_VMM_SYM_(v, release, "cuMemRelease") ||
@@ -141,7 +142,8 @@ static inline int lab_vmm_fd_supported(struct lab_vmm *v, int dev)
 
 	if (v->api.dev_get(&d, dev) != CUDA_SUCCESS ||
 	    v->api.dev_attr(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, d) ||
-	    v->api.dev_attr(&fds, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, d))
+	    v->api.dev_attr(&fds, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
+			    d))
 		snprintf(v->why, sizeof(v->why), "cuDeviceGetAttribute failed");
 	else if (!vmm || !fds)
 		snprintf(v->why, sizeof(v->why), "device %d: VMM supported %d, POSIX fd "
@@ -252,7 +254,8 @@ static inline CUresult lab_vmm_import(struct lab_vmm *v, int fd, size_t bytes, i
 	int dev = 0;
 
 	v->step = "cuMemImportFromShareableHandle";
-	r = v->api.import_fd(&v->h, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	r = v->api.import_fd(&v->h, (void *)(uintptr_t)fd,
+			     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
 	if (r != CUDA_SUCCESS) {
 		v->h = 0;
 		return r;

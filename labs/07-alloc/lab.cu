@@ -48,68 +48,74 @@ static const struct lab_knob knobs[] = {
 
 static const struct claim_spec claims[] = {
 	{ "07.1", "ch2.S1",
-	  "after the GPU is filled with 1 GiB blocks and every other one is freed, a cudaMalloc larger "
-	  "than any hole fails although cudaMemGetInfo reports enough free memory",
-	  "ch2 1.1: the virtual address space fragments (50 GB, then 1 GB, the 1 GB freed, then 20 GB may "
-	  "find no contiguous range while memory is free); holes left by freed blocks cannot serve a "
-	  "later large block",
+	  "after the GPU is filled with 1 GiB blocks and every other one is freed, a cudaMalloc "
+	  "larger than any hole fails although cudaMemGetInfo reports enough free memory",
+	  "ch2 1.1: the virtual address space fragments (50 GB, then 1 GB, the 1 GB freed, then "
+	  "20 GB may find no contiguous range while memory is free); holes left by freed blocks "
+	  "cannot serve a later large block",
 	  "R11 a CUDA error: the request returns cudaErrorMemoryAllocation",
 	  WANT_CUDA_ERR(2, "cudaErrorMemoryAllocation"),
-	  "the chapter's mechanism made real: blocks and request go through a sub-allocator confined "
-	  "to one virtual range reserved up front (cuMemAddressReserve, cuMemCreate, cuMemMap), the "
-	  "holes' memory given back to the driver; the request needs unmapped addresses there that the "
-	  "1 GiB holes cannot give, so it is refused with the memory free" },
+	  "the chapter's mechanism made real: blocks and request go through a sub-allocator "
+	  "confined to one virtual range reserved up front (cuMemAddressReserve, cuMemCreate, "
+	  "cuMemMap), the holes' memory given back to the driver; the request needs unmapped "
+	  "addresses there that the 1 GiB holes cannot give, so it is refused with the memory "
+	  "free" },
 	{ "07.2", "beyond",
-	  "making the CUDA context raises the GPU memory NVML (nvidia-smi's source) counts as used, "
-	  "before the first allocation: memory nvidia-smi showed free before the process started",
-	  "beyond the chapter: ch2 S1 asks why memory nvidia-smi shows free cannot all be allocated and "
-	  "names no context; the kit's own answer to S1 does (no figure anywhere)",
-	  "R10 'takes some', no figure -> GPU memory used (NVML) with the context minus before it > 0 MiB",
+	  "making the CUDA context raises the GPU memory NVML (nvidia-smi's source) counts as "
+	  "used, before the first allocation: memory nvidia-smi showed free before the process "
+	  "started",
+	  "beyond the chapter: ch2 S1 asks why memory nvidia-smi shows free cannot all be "
+	  "allocated and names no context; the kit's own answer to S1 does (no figure anywhere)",
+	  "R10 'takes some', no figure -> GPU memory used (NVML) with the context minus before it "
+	  "> 0 MiB",
 	  WANT_GT(0, "MiB"),
-	  "the 'before' reading is taken after cudaSetDevice has made the context, so the context is on "
-	  "both sides" },
+	  "the 'before' reading is taken after cudaSetDevice has made the context, so the context "
+	  "is on both sides" },
 	{ "07.3", "beyond",
 	  "the first small cudaMalloc of a process (1 byte, after one 64 MiB block) lowers "
-	  "cudaMemGetInfo's free figure by one whole allocation granule (later small blocks share it)",
+	  "cudaMemGetInfo's free figure by one whole allocation granule (later small blocks share "
+	  "it)",
 	  "beyond the chapter: ch2 never names the allocation granule; the kit's own answer to S1 "
 	  "does (no granule given)",
-	  "R11 an exact fact -> the fall of cudaMemGetInfo's free figure for 1 byte, in granules (the "
-	  "step found by the sweep), = 1",
+	  "R11 an exact fact -> the fall of cudaMemGetInfo's free figure for 1 byte, in granules "
+	  "(the step found by the sweep), = 1",
 	  WANT_INT(1, "granules"),
-	  "the byte comes from a warm memory pool that already holds memory (cudaMallocFromPoolAsync), so "
-	  "no new granule is taken" },
+	  "the byte comes from a warm memory pool that already holds memory "
+	  "(cudaMallocFromPoolAsync), so no new granule is taken" },
 	{ "07.4", "ch2.S4 ch2.S9",
-	  "allocating and freeing 2 MiB blocks from a warm pool (cudaMallocFromPoolAsync, cudaFreeAsync) "
-	  "is faster than cudaMalloc plus cudaFree",
-	  "ch2 4.5: a pool is fast since its allocations do not go through the CUDA driver's global "
-	  "allocator (no figure; the >= 10x of the lab list is not the chapter's)",
-	  "R6 'fast' against the driver's allocator, no figure -> (cudaMalloc + cudaFree) / pool, time "
-	  "per 2 MiB block, >= 1.1",
+	  "allocating and freeing 2 MiB blocks from a warm pool (cudaMallocFromPoolAsync, "
+	  "cudaFreeAsync) is faster than cudaMalloc plus cudaFree",
+	  "ch2 4.5: a pool is fast since its allocations do not go through the CUDA driver's "
+	  "global allocator (no figure; the >= 10x of the lab list is not the chapter's)",
+	  "R6 'fast' against the driver's allocator, no figure -> (cudaMalloc + cudaFree) / pool, "
+	  "time per 2 MiB block, >= 1.1",
 	  WANT_RATIO_GE(1.1),
 	  "the 'pool' loop calls cudaMalloc and cudaFree, the driver's allocator" },
 	{ "07.5", "beyond",
-	  "a pool at its default release threshold gives its memory back at a synchronisation, so its "
-	  "next 2 MiB allocation is slower than a pool's at the highest threshold",
+	  "a pool at its default release threshold gives its memory back at a synchronisation, so "
+	  "its next 2 MiB allocation is slower than a pool's at the highest threshold",
 	  "beyond the chapter: ch2 4.5 sets cudaMemPoolAttrReleaseThreshold without saying what it "
-	  "does; what it does (default 0, memory released at synchronisation) is the CUDA reference's",
+	  "does; what it does (default 0, memory released at synchronisation) is the CUDA "
+	  "reference's",
 	  "R6 'slower' -> next allocation at the default threshold / at UINT64_MAX >= 1.1, "
 	  "on the pairs' ratios' Hodges-Lehmann center (since a sabotage came out undecided, "
 	  "[0.98, 1.15], on an H200 on 2026-12-02: 9 pairs per --iters instead of 3)",
 	  WANT_RATIO_GE(1.1),
-	  "the 'default' pool's threshold is raised to UINT64_MAX too, so neither pool gives memory "
-	  "back" },
+	  "the 'default' pool's threshold is raised to UINT64_MAX too, so neither pool gives "
+	  "memory back" },
 	{ "07.6", "ch2.S4",
-	  "single 2 MiB allocations from a warm pool take a more predictable time than cudaMalloc's: "
-	  "the spread of their times is narrower; a fragmenting pattern succeeds from the pool",
-	  "ch2 4.5: allocations from a pool are predictable and leave no fragmentation at the level of "
-	  "the GPU's memory (no figure)",
+	  "single 2 MiB allocations from a warm pool take a more predictable time than "
+	  "cudaMalloc's: the spread of their times is narrower; a fragmenting pattern succeeds "
+	  "from the pool",
+	  "ch2 4.5: allocations from a pool are predictable and leave no fragmentation at the "
+	  "level of the GPU's memory (no figure)",
 	  "R6 'predictable' against the driver's allocator, no figure -> spread (interquartile "
 	  "range) of single cudaMalloc calls / of single calls from the pool, the two taking "
 	  "turns call by call, >= 1.1, on the samples' ratios' Hodges-Lehmann center (since a "
 	  "sabotage came out undecided, [1.00, 1.25], on an H200 on 2026-12-02: 4 samples per "
 	  "--iters instead of 2); the "
-	  "fragmenting pattern is recorded, not decided: 07.1 shows cudaMalloc does not fragment here "
-	  "either, so it cannot tell the two apart",
+	  "fragmenting pattern is recorded, not decided: 07.1 shows cudaMalloc does not fragment "
+	  "here either, so it cannot tell the two apart",
 	  WANT_RATIO_GE(1.1),
 	  "the 'pool' arm calls cudaMalloc and cudaFree, the driver's allocator: two spreads of "
 	  "cudaMalloc" },
@@ -424,7 +430,8 @@ static void measure_granule(struct lab *L, struct granule *g)
 		if (i == SWEEP_POINTS - 1 || g->drop[i + 1] != g->drop[start]) {
 			lab_note(L, MSG("07.sweep", "cudaMalloc of %s .. %s: free falls by %s"),
 				 fmt((uint64_t)(start + 1) * SWEEP_STEP_BYTES, a),
-				 fmt((uint64_t)(i + 1) * SWEEP_STEP_BYTES, b), fmt_drop(g->drop[i], c));
+				 fmt((uint64_t)(i + 1) * SWEEP_STEP_BYTES, b),
+				 fmt_drop(g->drop[i], c));
 			start = i + 1;
 		}
 	g->step = staircase_step(g->drop, SWEEP_POINTS);
@@ -949,7 +956,8 @@ static const char *plan_probe(struct fill *f, char *detail, size_t len)
 			 "ones", f->n);
 	else if (f->probe > f->with_holes)
 		snprintf(detail, len, "%s free with the holes made, %s of it unfilled: no request "
-			 "both fits and needs the holes", fmt(f->with_holes, a), fmt(f->unfilled, b));
+			 "both fits and needs the holes", fmt(f->with_holes, a),
+			 fmt(f->unfilled, b));
 	else if (cfg.fill_cap != UINT64_MAX && f->probe > cfg.fill_cap - kept)
 		snprintf(detail, len, "--fill %s leaves %s of the GPU unfilled: a request that "
 			 "needs the holes would take more than --fill allows", fmt(cfg.fill_cap, a),

@@ -100,8 +100,8 @@ static const struct claim_spec claims[] = {
 	  "misses, each costing tens of cycles (the figure: 08.5)",
 	  "R6 'faster' -> ns per load on 4 KiB / on 2 MiB pages >= 1.1, at --size, in ABBA "
 	  "blocks of alternating pairs (each side once after itself, once after the other); "
-	  "decided only when smaps shows the 2 MiB buffer fully in huge pages and the other in none "
-	  "(else inconclusive), and in a VM only where a guest huge page is measured to give "
+	  "decided only when smaps shows the 2 MiB buffer fully in huge pages and the other in "
+	  "none (else inconclusive), and in a VM only where a guest huge page is measured to give "
 	  "the TLB reach of one (else skipped: the host's small pages cap it)",
 	  WANT_RATIO_GE(1.1),
 	  "the '2 MiB' buffer is advised MADV_NOHUGEPAGE: smaps shows both buffers in 4 KiB "

@@ -693,7 +693,8 @@ static void decide_091(struct lab *L, const struct p2p_pair *p, const struct pai
 
 	if (!r->peer_possible)
 		return claim_skip(L, "09.1", SKIP_UNSUPPORTED, "peer access is not possible "
-				  "between GPU %d and %d (cudaDeviceCanAccessPeer)", p->src, p->dst);
+				  "between GPU %d and %d (cudaDeviceCanAccessPeer)", p->src,
+				  p->dst);
 	if (nvlink < 0)
 		return claim_skip(L, "09.1", SKIP_UNKNOWN_TOPOLOGY, "NVML does not say which "
 				  "NVLinks join GPU %d and %d: %s", p->src, p->dst,
@@ -741,7 +742,8 @@ static void decide_093(struct lab *L, const struct p2p_pair *p, const struct pai
 {
 	if (!r->peer_possible)
 		return claim_skip(L, "09.3", SKIP_UNSUPPORTED, "peer access is not possible "
-				  "between GPU %d and %d: no direct path to compare", p->src, p->dst);
+				  "between GPU %d and %d: no direct path to compare", p->src,
+				  p->dst);
 	if (!r->peer_ok || !r->host_ok) {
 		claim_note(L, MSG("09.note-3",
 			"a copy %d -> %d delivered wrong data: no ratio counts"),

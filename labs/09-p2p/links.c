@@ -290,11 +290,13 @@ static int bridge_acs(const char *dir)
 	fclose(f);
 	if (got < sizeof(cfg))
 		return -1;
-	for (int hops = 0; off >= PCI_CFG_EXT_START && off + 8 <= sizeof(cfg) && hops < 64; hops++) {
+	for (int hops = 0; off >= PCI_CFG_EXT_START && off + 8 <= sizeof(cfg) && hops < 64;
+	     hops++) {
 		unsigned head = cfg_le(cfg, off, 4);
 
 		if ((head & 0xffff) == PCI_EXT_CAP_ACS)
-			return (cfg_le(cfg, off + PCI_ACS_CTRL, 2) & (PCI_ACS_RR | PCI_ACS_CR)) != 0;
+			return (cfg_le(cfg, off + PCI_ACS_CTRL, 2) &
+				(PCI_ACS_RR | PCI_ACS_CR)) != 0;
 		off = (head >> 20) & 0xffc;
 	}
 	return 0;

@@ -69,7 +69,11 @@
 struct lab_cufile_err { int err, cu_err; };
 struct lab_cufile_descr { int type; union { int fd; void *handle; } h; const void *fs_ops; };
 struct lab_cufile_props {
-	struct { unsigned int major, minor; size_t poll_kb, io_kb; unsigned int status, control; } nvfs;
+	struct {
+		unsigned int major, minor;
+		size_t poll_kb, io_kb;
+		unsigned int status, control;
+	} nvfs;
 	unsigned int fflags, cache_kb, buffer_kb, pinned_kb, batch_size, batch_timeout_ms;
 };
 
@@ -202,7 +206,8 @@ static inline int lab_cufile_file_has(const char *path, const char *s)
 static inline int lab_cufile_dma_possible(const struct lab_cufile *c)
 {
 	return c->cfg[LAB_CUFILE_FORCE_COMPAT] != 1 &&
-	       (c->nvfs_loaded != 0 || (c->kernel_p2pdma != 0 && c->cfg[LAB_CUFILE_USE_P2PDMA] != 0));
+	       (c->nvfs_loaded != 0 ||
+		(c->kernel_p2pdma != 0 && c->cfg[LAB_CUFILE_USE_P2PDMA] != 0));
 }
 
 /*
@@ -253,7 +258,8 @@ static inline int lab_cufile_find_gpu_stats(const uint64_t *w, size_t nwords,
 
 	for (i = 128; bytes_read && i + 8 < nwords; i++)
 		if (w[i] == bytes_read && (w[i - 1] | w[i - 2]) &&
-		    w[i + 5] + w[i + 6] + w[i + 7] >= 1 && w[i + 5] + w[i + 6] + w[i + 7] <= w[i + 4]) {
+		    w[i + 5] + w[i + 6] + w[i + 7] >= 1 &&
+		    w[i + 5] + w[i + 6] + w[i + 7] <= w[i + 4]) {
 			out[0] = (long long)w[i + 5];
 			out[1] = (long long)w[i + 6];
 			out[2] = (long long)w[i + 7];
@@ -299,7 +305,8 @@ static inline const char *lab_cufile_log_error(const char *path, char *buf, size
 /* dlopen and dlsym: 1, or 0 with c->why. */
 static inline int lab_cufile_load(struct lab_cufile *c)
 {
-	static const char *const where[] = { "libcufile.so.0", "/usr/local/cuda/lib64/libcufile.so.0",
+	static const char *const where[] = { "libcufile.so.0",
+		"/usr/local/cuda/lib64/libcufile.so.0",
 		"/usr/local/cuda/targets/*/lib/libcufile.so.0",
 		"/usr/*/python3*/*-packages/nvidia/cufile/lib/libcufile.so.0",
 		"/usr/local/lib/python3*/*-packages/nvidia/cufile/lib/libcufile.so.0", NULL };
@@ -336,7 +343,8 @@ static inline int lab_cufile_load(struct lab_cufile *c)
 	if (c->drv_open && c->drv_close && c->props && c->reg && c->dereg && c->buf_reg &&
 	    c->buf_dereg && c->read)
 		return 1;
-	return snprintf(c->why, sizeof(c->why), "%.120s lacks a call of cuFile 1.0", c->lib_path), 0;
+	return snprintf(c->why, sizeof(c->why), "%.120s lacks a call of cuFile 1.0",
+			c->lib_path), 0;
 }
 
 static struct lab_cufile *lab_cufile_open_one_; /* the exit handler's; NULL once closed */
@@ -448,8 +456,9 @@ static inline int lab_cufile_open(struct lab_cufile *c, int fd, void *buf, uint6
 	if ((e = c->reg(&c->fh, &d)).err) {
 		c->fh = NULL;
 		return snprintf(c->why, sizeof(c->why), "cuFileHandleRegister: %.160s, cu_err %d; "
-				"the configuration asks for %.200s", lab_cufile_err_text(e.err, code,
-				sizeof(code)), e.cu_err, lab_cufile_asked(c, asked, sizeof(asked))), 0;
+				"the configuration asks for %.200s",
+				lab_cufile_err_text(e.err, code, sizeof(code)), e.cu_err,
+				lab_cufile_asked(c, asked, sizeof(asked))), 0;
 	}
 	c->buf = buf;
 	c->buf_registered = !c->buf_reg(buf, (size_t)bytes, 0).err;
@@ -468,7 +477,8 @@ static inline double lab_cufile_pass(struct lab_cufile *c, uint64_t bytes, uint6
 	for (off = 0; off < bytes; off += chunk, c->bytes_read += chunk)
 		if ((n = c->read(c->fh, c->buf, (size_t)chunk, (off_t)off, (off_t)off)) !=
 		    (ssize_t)chunk)
-			return snprintf(c->why, sizeof(c->why), "cuFileRead at byte %llu: %lld (%s)",
+			return snprintf(c->why, sizeof(c->why),
+					"cuFileRead at byte %llu: %lld (%s)",
 					(unsigned long long)off, (long long)n, n >= 0 ? "short" :
 					n == -1 ? strerror(errno) :
 					lab_cufile_err_text((int)n, code, sizeof(code))), -1;

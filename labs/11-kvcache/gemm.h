@@ -220,7 +220,8 @@ static inline void lab_gemm_close(struct lab_gemm *g)
 	g->w = g->act = g->out = NULL;
 	g->h = NULL;
 	if (st != CUBLAS_STATUS_SUCCESS)
-		lab_error(g->L, "cublasDestroy: %s", g->status_name ? g->status_name(st) : "failed");
+		lab_error(g->L, "cublasDestroy: %s",
+			  g->status_name ? g->status_name(st) : "failed");
 }
 
 /*

@@ -87,7 +87,8 @@ static const struct claim_spec claims[] = {
 	  "(the clock a GPU holds under load; attention left out, as the chapter does); another "
 	  "--params skips",
 	  WANT_NEAR(7.6, 0.25, "s"),
-	  "the prefill is recomputed 16 tokens per GEMM, reading the weights again for each chunk" },
+	  "the prefill is recomputed 16 tokens per GEMM, reading the weights again for each "
+	  "chunk" },
 	{ "11.4", "ch1.E2",
 	  "riding in a decode batch of 64 tokens, recomputing is cheaper than swapping back below "
 	  "a context of a few hundred tokens; above it swapping back wins",
@@ -204,7 +205,8 @@ static int check_model(const struct lab *L, struct model *m)
 	if (read_params(L, &m->params))
 		return 2;
 	if (m->dtype_bytes & (m->dtype_bytes - 1)) /* FP8, BF16/FP16, FP32, FP64 */
-		return lab_usage_error(L, "dtype-bytes", lab_opt(L, "dtype-bytes"), "must be 1, 2, 4 or 8");
+		return lab_usage_error(L, "dtype-bytes", lab_opt(L, "dtype-bytes"),
+				       "must be 1, 2, 4 or 8");
 	if (m->context < m->block_tokens)
 		return lab_usage_error(L, "context", lab_opt(L, "context"),
 				       "must be at least --block-tokens (%ld)", m->block_tokens);
@@ -509,7 +511,8 @@ static void gemm_warm(struct lab_gemm *g, int tokens)
 /* The bf16 GEMMs: a prefill chunk (11.3's rate) and a decode step (11.6). */
 static void measure_bf16(struct bench *b)
 {
-	int iters = lab_options(b->L)->iters > GEMM_SAMPLES ? lab_options(b->L)->iters : GEMM_SAMPLES;
+	int iters = lab_options(b->L)->iters > GEMM_SAMPLES ? lab_options(b->L)->iters
+								 : GEMM_SAMPLES;
 
 	lab_progress(b->L, MSG("11.progress-1", "GEMMs of %dx%d weights: a prefill chunk, a "
 				       "decode step"), W_ROWS, W_COLS);
@@ -824,8 +827,8 @@ static void decide_turn(struct bench *b, struct lab_est x, double first, double 
 	claim_stats(b->L, &b->added[j][0]);
 	claim_stats(b->L, &b->swap[0]);
 	if (K.recompute_rides)
-		claim_note(b->L, MSG("11.note-7", "decode batch %d; recompute what its tokens add to "
-				     "the step"), DECIDE_BATCH);
+		claim_note(b->L, MSG("11.note-7", "decode batch %d; recompute what its tokens add "
+				     "to the step"), DECIDE_BATCH);
 	else
 		claim_note(b->L, MSG("11.note-7b", "decode batch %d; recompute the whole step"),
 			   DECIDE_BATCH);
@@ -879,7 +882,8 @@ static void decide_paths(struct bench *b)
 	lab_fact_num(b->L, "load16_paged_ms", paged_ms, "ms");
 	if (!b->link.known || t == 0) {
 		claim_skip(b->L, "11.5", b->link.known ? SKIP_UNSUPPORTED : SKIP_UNKNOWN_TOPOLOGY,
-			   "%s", b->link.known ? "the table has no row for this link" : b->link.seen);
+			   "%s", b->link.known ? "the table has no row for this link"
+					       : b->link.seen);
 		return;
 	}
 	claim_stats(b->L, &b->pin_rate);

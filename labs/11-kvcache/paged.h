@@ -114,7 +114,8 @@ static __global__ void lab_paged_count_bad(const uint32_t *dev, uint64_t words, 
 		uint32_t b = block_of[slot];
 
 		if (b != UINT32_MAX)
-			mine += dev[w] != buf_pattern_word(seed, (plane * blocks + b) * wpb + w % wpb);
+			mine += dev[w] != buf_pattern_word(seed,
+							   (plane * blocks + b) * wpb + w % wpb);
 	}
 	if (mine)
 		atomicAdd(bad, mine);

@@ -23,7 +23,8 @@ expect() {
 	rc=$?
 	n=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tmp/tap")
 	got=$(grep -c "^  status: $3\$" "$tmp/tap")
-	if [ "$rc" -ne "$2" ] || [ -z "$n" ] || [ "$got" -ne "$n" ] || [ ! -s "$tmp/record.json" ]; then
+	if [ "$rc" -ne "$2" ] || [ -z "$n" ] || [ "$got" -ne "$n" ] ||
+	   [ ! -s "$tmp/record.json" ]; then
 		fail "$1 --quick: exit $rc (want $2), $got of ${n:-?} claims '$3':"
 		cat "$tmp/tap"
 	else

@@ -30,14 +30,14 @@ static const struct lab_knob knobs[] = {
 
 static const struct claim_spec claims[] = {
 	{ "00.1", "example.Q1",
-	  "reading a buffer larger than the caches in random order is several times slower per read than "
-	  "in address order",
+	  "reading a buffer larger than the caches in random order is several times slower per "
+	  "read than in address order",
 	  "example, not the chapters: in random order every read misses the caches and the TLB; in "
 	  "address order the prefetcher hides them",
 	  "R5 'several times' -> ratio >= 3",
 	  WANT_RATIO_GE(3),
-	  "the shuffle is skipped: every line points at itself, so the 'random' chain reads one cached "
-	  "word" },
+	  "the shuffle is skipped: every line points at itself, so the 'random' chain reads one "
+	  "cached word" },
 	{ "00.2", "example.Q1",
 	  "the random chain moves on at every read: no cache line points at itself",
 	  "example, not the chapters: Sattolo's shuffle makes one cycle through all lines",

@@ -47,7 +47,8 @@ def lab02():
             ser["%s_%s" % (d, kind)] = series(d + "_" + kind, "GB/s", "bytes", sizes,
                                               sweep_rate(peak, 256 * KiB))
     ser["host_memcpy"] = series("host_memcpy", "GB/s", "bytes", [sizes[-1]], lambda x: 11.0)
-    facts = {"pcie_gen_max": {"value": 5, "unit": ""}, "pcie_width_max": {"value": 16, "unit": "lanes"},
+    facts = {"pcie_gen_max": {"value": 5, "unit": ""},
+             "pcie_width_max": {"value": 16, "unit": "lanes"},
              "pcie_theoretical_gbs": {"value": 63.0, "unit": "GB/s"},
              "gpu_pci_bus_id": "0000:01:00.0", "host_memcpy_gbs": {"value": 11.0, "unit": "GB/s"}}
     return lab("02", "pinned vs pageable copies", [claim("02.1")], facts, ser)
@@ -59,7 +60,8 @@ def lab03():
     copy_s = {"pageable": 9e9, "pinned": 50e9, "pinned_idle": 50e9, "pageable_queued": 9e9}
     call_share = {"pageable": 1.0, "pinned": 0.0001, "pinned_idle": 0.0002, "pageable_queued": 0.9}
     for way, rate in copy_s.items():
-        ser["copy_" + way] = series("copy_" + way, "s", "bytes", sizes, lambda x, r=rate: 5e-6 + x / r)
+        ser["copy_" + way] = series("copy_" + way, "s", "bytes", sizes,
+                                    lambda x, r=rate: 5e-6 + x / r)
         ser["call_" + way] = series("call_" + way, "s", "bytes", sizes,
                                     lambda x, r=rate, k=call_share[way]: 3e-6 + k * x / r)
     st = [stats("overlap_kernel", "s", 0.020), stats("overlap_copy_pinned", "s", 0.0054),
@@ -125,8 +127,10 @@ def lab07():
 
 def lab08():
     sets = [MiB * 4 ** i for i in range(6)]
-    ser = {"chase_4k": series("chase_4k", "ns", "bytes", sets, lambda b: 5 + 75 * b / (b + 64 * MiB)),
-           "chase_2m": series("chase_2m", "ns", "bytes", sets, lambda b: 2 + 40 * b / (b + 256 * MiB))}
+    ser = {"chase_4k": series("chase_4k", "ns", "bytes", sets,
+                              lambda b: 5 + 75 * b / (b + 64 * MiB)),
+           "chase_2m": series("chase_2m", "ns", "bytes", sets,
+                              lambda b: 2 + 40 * b / (b + 256 * MiB))}
     claims = [claim("08.3", st=[stats("register_4k_ms_per_gib", "ms/GiB", 400.0),
                                 stats("register_2m_ms_per_gib", "ms/GiB", 160.0)])]
     return lab("08", "huge pages", claims, {}, ser)
@@ -194,6 +198,7 @@ def results():
                         "gpus": [{"name": "synthetic GPU", "bdf": "0000:01:00.0",
                                   "pcie_gen_max": 5, "pcie_width_max": 16,
                                   "pcie_max_rate_gbs": 63.0}]},
-            "labs": [lab02(), lab03(), lab04(), lab05(), lab07(), lab08(), lab09(), lab10(), lab11()],
+            "labs": [lab02(), lab03(), lab04(), lab05(), lab07(), lab08(), lab09(), lab10(),
+                     lab11()],
             "questions": [{"id": "ch1.Q2", "claims": ["02.1"], "status": "confirmed"}],
             "totals": {}, "status": "pass"}

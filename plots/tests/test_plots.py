@@ -322,7 +322,8 @@ def legend_texts(fig):
 def figures_speak_words_and_say_what_they_show():
     figs = drawn_figures(synth.results())
     chase = figs["lab08_chase"]
-    check(chase.axes[0].get_xscale() == "log", "lab08_chase: x axis %s" % chase.axes[0].get_xscale())
+    check(chase.axes[0].get_xscale() == "log",
+          "lab08_chase: x axis %s" % chase.axes[0].get_xscale())
     texts = legend_texts(chase)
     check(texts and not any("_" in t for t in texts) and any("4 KiB pages" in t for t in texts),
           "lab08_chase legend: %s" % texts)

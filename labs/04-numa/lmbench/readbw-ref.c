@@ -179,7 +179,8 @@ int main(int argc, char **argv)
 	uint64_t llc = seqread_llc_bytes("/sys", 0);
 
 	if (mib < 1 || mib > (1 << 20) || reps < 1 || reps > MAX_REPS) {
-		fprintf(stderr, "usage: %s [MiB 1..1048576] [repetitions 1..%d]\n", argv[0], MAX_REPS);
+		fprintf(stderr, "usage: %s [MiB 1..1048576] [repetitions 1..%d]\n", argv[0],
+			MAX_REPS);
 		return 2;
 	}
 	printf("readbw-ref: %llu MiB, %d repetitions of >= %.0f ms, loops alternated; "
