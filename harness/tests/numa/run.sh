@@ -6,9 +6,9 @@
 # 10/21; runs the statically linked labs 01, 04 (normal and sabotage), 05
 # (and lab-04's exercise stub) and the runner inside it
 # (harness/tests/numa/init), and judges what they printed with check.c.
-# The guest has no network device.  QEMU is stopped
-# by its PID on every path out of this script, and the guest is given at
-# most $DMALAB_NUMA_TIMEOUT seconds (default 480; it needs about 75 here).
+# The guest has no network device.  QEMU is stopped by its PID on every path
+# out of this script, and the guest is given at most $DMALAB_NUMA_TIMEOUT
+# seconds (default 480; it needs about 75 here).
 #
 # What it needs (Debian names): qemu-system-x86, busybox-static, cpio,
 # libnuma-dev and libc6-dev (static libraries), installed by harness/deps.sh
