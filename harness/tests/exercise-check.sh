@@ -23,7 +23,10 @@ states() {
 
 for lab in $("$BUILD/dmalab" exercises --ids); do
 	make --no-print-directory exercise-"$lab" WORK="$tmp" RESET=1 >/dev/null || {
-		echo "exercise-check: make exercise-$lab failed"; failed=$((failed + 1)); continue; }
+		echo "exercise-check: make exercise-$lab failed"
+		failed=$((failed + 1))
+		continue
+	}
 	try "$lab"
 	if [ "$rc" -eq 0 ] || states | grep -q ' done$'; then
 		echo "exercise-check: lab-$lab's stubs are graded done:"; cat "$tmp/out"
@@ -35,9 +38,11 @@ for lab in $("$BUILD/dmalab" exercises --ids); do
 	states >"$tmp/ref"
 	while read -r ex state; do
 		case $state in
-		done) proven=$((proven + 1)); echo "exercise-check: $ex stub not yet, reference done" ;;
+		done) proven=$((proven + 1))
+			echo "exercise-check: $ex stub not yet, reference done" ;;
 		"not graded here") ungraded=$((ungraded + 1))
-			echo "exercise-check: $ex not graded here: $(grep -m1 ' skip: ' "$tmp/out")" ;;
+			echo "exercise-check: $ex not graded here: $(grep -m1 ' skip: ' "$tmp/out")"
+			;;
 		*) failed=$((failed + 1)); echo "exercise-check: $ex reference: $state"
 			cat "$tmp/out" ;;
 		esac

@@ -51,14 +51,18 @@ check_lab() {
 	CUDA_VISIBLE_DEVICES=$value timeout 120 "$BUILD/labs/lab-$id" --quick \
 		--json "$tmp/$id.json" >"$out" 2>"$tmp/$id.err"
 	rc=$?
-	[ "$rc" -eq 77 ] && ok || bad "$name: exit $rc, want 77 (all skipped): $(head -c 300 "$tmp/$id.err")"
+	[ "$rc" -eq 77 ] && ok ||
+		bad "$name: exit $rc, want 77 (all skipped): $(head -c 300 "$tmp/$id.err")"
 	points=$(grep -c '^ok [0-9]* - \|^not ok ' "$out")
-	named=$(grep -c "^ok [0-9]* - .*# SKIP no-cuda-device: .*CUDA_VISIBLE_DEVICES='$value'" "$out")
+	named=$(grep -c "^ok [0-9]* - .*# SKIP no-cuda-device: .*CUDA_VISIBLE_DEVICES='$value'" \
+		"$out")
 	if [ "$points" -gt 0 ] && [ "$named" -eq "$points" ]; then ok; else
-		bad "$name: $named of $points claims skip no-cuda-device naming the value: $(grep -m1 '# SKIP' "$out" | cut -c1-240)"
+		seen=$(grep -m1 '# SKIP' "$out" | cut -c1-240)
+		bad "$name: $named of $points claims skip no-cuda-device naming the value: $seen"
 	fi
 	if grep -q 'no-cuda-driver\|no NVIDIA driver' "$out"; then
-		bad "$name: says the driver is missing: $(grep -m1 'no-cuda-driver\|no NVIDIA driver' "$out" | cut -c1-240)"
+		bad "$name: says the driver is missing: $(grep -m1 \
+			'no-cuda-driver\|no NVIDIA driver' "$out" | cut -c1-240)"
 	else ok; fi
 	if grep -q "\"reason\": *\"no-cuda-device\"" "$tmp/$id.json" &&
 		grep -q "CUDA_VISIBLE_DEVICES='$value'" "$tmp/$id.json"; then ok; else
@@ -76,13 +80,14 @@ for value in "$@"; do
 	CUDA_VISIBLE_DEVICES=$value timeout 120 "$BUILD/dmalab" list --labs-dir "$BUILD/labs" \
 		>"$tmp/list.out" 2>&1
 	line=$(sed -n '/^lab-02 /,/^$/p' "$tmp/list.out" | grep -m1 'here:')
+	forecast="dmalab list, CUDA_VISIBLE_DEVICES='$value': lab-02 forecast '$line'"
 	case $line in
 	*no-cuda-device*) ok ;;
-	*) bad "dmalab list, CUDA_VISIBLE_DEVICES='$value': lab-02 forecast '$line', want no-cuda-device" ;;
+	*) bad "$forecast, want no-cuda-device" ;;
 	esac
 	case $line in
 	*CUDA_VISIBLE_DEVICES*) ok ;;
-	*) bad "dmalab list, CUDA_VISIBLE_DEVICES='$value': lab-02 forecast '$line' does not name the variable" ;;
+	*) bad "$forecast does not name the variable" ;;
 	esac
 done
 echo "gpu-visible-devices: $pass passed, $fail failed ($gpus GPU(s) here)"

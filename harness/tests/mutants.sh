@@ -17,7 +17,8 @@ jobs=${MUTANT_JOBS:-2}
 unit_timeout=${UNIT_TIMEOUT:-60}
 
 if [ ! -f "$defs" ] || [ ! -f harness/tests/run-unit.sh ]; then
-	echo "mutants: run from the repository root ($defs or harness/tests/run-unit.sh missing)" >&2
+	echo "mutants: run from the repository root" \
+		"($defs or harness/tests/run-unit.sh missing)" >&2
 	exit 2
 fi
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-mutants.XXXXXX") || exit 2
@@ -31,8 +32,8 @@ die() {
 
 # The tree `make unit` builds from (the labs for the helpers unit tests take, deps.sh for
 # unit-deps; no runner).
-for p in Makefile harness/base harness/facts harness/lab harness/cuda harness/tests/unit harness/tests/fixtures labs \
-	harness/tests/run-unit.sh harness/deps.sh answers; do
+for p in Makefile harness/base harness/facts harness/lab harness/cuda harness/tests/unit \
+	harness/tests/fixtures labs harness/tests/run-unit.sh harness/deps.sh answers; do
 	[ -e "$p" ] || die "'$p' is missing"
 	mkdir -p "$scratch/$(dirname "$p")"
 	cp -R "$p" "$scratch/$p" || die "cannot copy '$p'"
@@ -111,7 +112,8 @@ while IFS= read -r line || [ -n "$line" ]; do
 		file=${rest%%:*}
 		what=${rest#*: }
 		[ -f "$scratch/$file" ] || die "$defs:$lineno: mutant '$name': no file '$file'"
-		[ -f "$scratch/pristine/$name.pairs" ] && die "$defs:$lineno: mutant '$name' defined twice"
+		[ -f "$scratch/pristine/$name.pairs" ] &&
+			die "$defs:$lineno: mutant '$name' defined twice"
 		: >"$scratch/pristine/$name.pairs"
 		printf '%s\t%s\t%s\n' "$name" "$file" "$what" >>"$list"
 		pairs=0
@@ -127,7 +129,9 @@ while IFS= read -r line || [ -n "$line" ]; do
 		new=${new# }
 		count=$(OLD=$old awk '{ line = $0; sub(/^[ \t]*/, "", line);
 			if (line == ENVIRON["OLD"]) n++ } END { print n + 0 }' "$scratch/$file")
-		[ "$count" -eq 1 ] || die "mutant '$name' no longer applies: the line '$old' occurs $count times in $file (want exactly once; update $defs)"
+		[ "$count" -eq 1 ] ||
+			die "mutant '$name' no longer applies: the line '$old' occurs" \
+				"$count times in $file (want exactly once; update $defs)"
 		printf '%s\n%s\n' "$old" "$new" >>"$scratch/pristine/$name.pairs"
 		pairs=$((pairs + 1))
 		old=""

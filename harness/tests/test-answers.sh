@@ -44,7 +44,8 @@ printf '\n## 12\ntitle: a lab not built\nclaim: 12.1 [ch2.S3 ch2.Q99] a claim\n'
 	>>"$tmp/alab/planned-claims.md"
 "$dmalab" answers --labs-dir "$BUILD/labs" --answers-dir "$tmp/alab" >"$tmp/a2.out" 2>&1
 check $? 1 "a planned claim naming a question no file has: exit 1"
-has "$tmp/a2.out" "error: claim 12.1 of planned-claims.md names question ch2.Q99, which no answers file has" \
+has "$tmp/a2.out" \
+	"error: claim 12.1 of planned-claims.md names question ch2.Q99, which no answers file has" \
 	"the unknown question is named"
 cp answers/*.md "$tmp/alab/"
 printf '\n## ch2.S99\nprompt.en: p\nprompt.zh: p\nanswer.en: a\nanswer.zh: a\n' >>"$tmp/alab/ch2.md"
@@ -58,7 +59,8 @@ check $? 2 "a 'claims:' line in a chapter file: exit 2"
 has "$tmp/a4.out" "'claims:' is not written here any more" "and it says where claims are named now"
 
 # answers/README.md names the planned labs: those of planned-claims.md, none built
-said=$(sed -n 's/.*not built yet (now only lab \([0-9, ]*\)[,;)].*/\1/p' answers/README.md | tr -d ' ')
+said=$(sed -n 's/.*not built yet (now only lab \([0-9, ]*\)[,;)].*/\1/p' answers/README.md |
+	tr -d ' ')
 planned=$(sed -n 's/^## \([0-9][0-9]\)$/\1/p' answers/planned-claims.md | paste -sd, -)
 check "$said" "$planned" "answers/README.md names the labs planned-claims.md plans"
 for n in $(echo "$said" | tr ',' ' '); do
@@ -76,11 +78,13 @@ fi
 mkdir "$tmp/seed"
 printf '# 第一章\n锁页内存不能被换出，所以设备可以放心地读写它。\n' >"$tmp/seed/fake.txt"
 cp answers/*.md "$tmp/alab/"
-sed -i '0,/^prompt.zh: .*/s//prompt.zh: 为什么说锁页内存（pinned）不能被换出所以设备可以读？/' "$tmp/alab/ch1.md"
+sed -i '0,/^prompt.zh: .*/s//prompt.zh: 为什么说锁页内存（pinned）不能被换出所以设备可以读？/' \
+	"$tmp/alab/ch1.md"
 "$dmalab" answers --labs-dir "$BUILD/labs" --answers-dir "$tmp/alab" --seeds "$tmp/seed" \
 	>"$tmp/s2.out" 2>&1
 check $? 1 "a copied run of 15 characters (across code and punctuation) is flagged"
-has "$tmp/s2.out" "ch1.Q1 prompt.zh shares 15 Chinese characters in a row with fake.txt: 锁页内存不能被换出所以设备可以" \
+copied="锁页内存不能被换出所以设备可以"
+has "$tmp/s2.out" "ch1.Q1 prompt.zh shares 15 Chinese characters in a row with fake.txt: $copied" \
 	"the copied run is named, with its length and the chapter"
 sed -i "s/^prompt.zh: 为什么说.*/prompt.zh: 它锁页内存不能被换出所以，它/" "$tmp/alab/ch1.md"
 "$dmalab" answers --labs-dir "$BUILD/labs" --answers-dir "$tmp/alab" --seeds "$tmp/seed" \
@@ -118,7 +122,8 @@ sed -n '/^  ch2\.S4 /,/^  ch2\.S5 /p' "$tmp/kit.out" | grep -q '^      05\.1 ' &
 	ok "ch2.S4 is not backed by the CPU page-fault claim"
 sed -n '/^  ch2\.S7 /,/^  ch2\.S8 /p' "$tmp/kit.out" | grep -q '^      05\.1 ' &&
 	ok "05.1 backs ch2.S7 (the latency ladder)" || bad "05.1 does not back ch2.S7"
-g --from "$fix/results-kit.json" --results "$tmp/kgs" --gradescope "$tmp/kgs/gs.json" >/dev/null 2>&1
+g --from "$fix/results-kit.json" --results "$tmp/kgs" --gradescope "$tmp/kgs/gs.json" \
+	>/dev/null 2>&1
 grep -A2 '"name": "ch1.Q5 ' "$tmp/kgs/gs.json" | grep -q '"score": 0,' &&
 	ok "Gradescope: the question grade leaves unverified scores 0" ||
 	bad "Gradescope scores ch1.Q5 (1 of 3 decided) above 0"
@@ -129,7 +134,8 @@ has "$tmp/kit/grade.json" '"schema": "dmalab-grade/1"' "grade.json schema"
 g --from "$fix/rules-mixed.json" --results "$tmp/rules" >/dev/null 2>&1
 has "$tmp/rules/grade.json" '"status": "not-predicted"' "grade.json: the erratum's status"
 has "$tmp/rules/grade.json" '"expect": "ge 3"' "grade.json: the erratum's prediction"
-ls "$tmp/kit" | grep -q tmp && bad "a temporary file was left" || ok "written atomically (no temp left)"
+ls "$tmp/kit" | grep -q tmp && bad "a temporary file was left" ||
+	ok "written atomically (no temp left)"
 
 echo "== grading rules (hand-made rule-test input, not a measurement)"
 g --from "$fix/rules-mixed.json" --results "$tmp/rules" >"$tmp/rules.out" 2>&1
@@ -139,13 +145,16 @@ has "$tmp/rules.out" "  ch1.Q5  unverified; 1 of 3 claims decided (fewer than ha
 	"pass + inconclusive + not run: 1 of 3 decided, unverified"
 has "$tmp/rules.out" "lab-04 broke before deciding it: killed by SIGSEGV" "a crash is evidence"
 has "$tmp/rules.out" "  ch2.S2  contradicted (known erratum)" "known errata are named"
-has "$tmp/rules.out" "known erratum: on a Gen4 or Gen5 link pinned copies run several times faster" \
+has "$tmp/rules.out" \
+	"known erratum: on a Gen4 or Gen5 link pinned copies run several times faster" \
 	"the erratum says what is true"
-has "$tmp/rules.out" "      02.2   contradicted  got 6.7 x [6.5, 6.9], the chapter says ~ 2 x +-25% [lab-02]" \
+has "$tmp/rules.out" \
+	"      02.2   contradicted  got 6.7 x [6.5, 6.9], the chapter says ~ 2 x +-25% [lab-02]" \
 	"a known erratum: the chapter's relation and the interval"
 has "$tmp/rules.out" "known erratum 02.2: it predicts >= 3 x, and this run meets it" \
 	"a known erratum: what it predicts (the lab's word)"
-has "$tmp/rules.out" "erratum 01.2 predicts >= 32 MiB: this run does not meet it, so the contradiction is unexplained" \
+unmet="this run does not meet it, so the contradiction is unexplained"
+has "$tmp/rules.out" "erratum 01.2 predicts >= 32 MiB: $unmet" \
 	"a not-predicted erratum: what it predicted, and not met"
 has "$tmp/rules.out" "score ch1: 0.50 of 1 (50%)" "a question scores its share of decided claims"
 has "$tmp/rules.out" "score ch2: 0.33 of 1 (33%)" "a known erratum still scores 0"
@@ -214,14 +223,16 @@ printf 'n\n\ns\n' | "$dmalab" quiz --results "$tmp/q5" --chapter ch2 --lang zh >
 has "$tmp/q5.out" "没有这台机器可用的测量结果" "missing results: a clear message (zh)"
 has "$tmp/q5.out" "现在运行实验吗" "missing results: offers to run the labs"
 has "$tmp/q5.out" "（没有结果：请运行 make check）" "quiz goes on without results"
-env -u LC_ALL -u LC_MESSAGES LANG=zh_CN.UTF-8 "$dmalab" quiz --results "$tmp/q5" --chapter ch2 </dev/null >"$tmp/q6.out" 2>&1
+env -u LC_ALL -u LC_MESSAGES LANG=zh_CN.UTF-8 "$dmalab" quiz --results "$tmp/q5" --chapter ch2 \
+	</dev/null >"$tmp/q6.out" 2>&1
 has "$tmp/q6.out" "继续上次的测验" "a Chinese locale switches language"
 
 mkdir "$tmp/q7"
 cp "$fix/rules-mixed.json" "$tmp/q7/results.json"
-printf 'x\n\ns\nx\n\ns\n' | "$dmalab" quiz --labs-dir "$tmp/nolabs" --results "$tmp/q7" --chapter ch2 \
-	>"$tmp/q7.out" 2>&1
-has "$tmp/q7.out" "  02.2   contradicted  got 6.7 x [6.5, 6.9], the chapter says ~ 2 x +-25% [lab-02]" \
+printf 'x\n\ns\nx\n\ns\n' | "$dmalab" quiz --labs-dir "$tmp/nolabs" --results "$tmp/q7" \
+	--chapter ch2 >"$tmp/q7.out" 2>&1
+has "$tmp/q7.out" \
+	"  02.2   contradicted  got 6.7 x [6.5, 6.9], the chapter says ~ 2 x +-25% [lab-02]" \
 	"quiz: a contradicted claim shows the chapter's relation"
 has "$tmp/q7.out" "         known erratum 02.2: it predicts >= 3 x, and this run meets it" \
 	"quiz: and what its erratum predicts"

@@ -41,7 +41,9 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 "$py" plots/bench.py "$tmp/phases.json" --phases 2 >"$tmp/ph" 2>&1
 check "--phases 2: exit 0" $?
-grep -A2 "^$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["labs"][0]["id"])' "$tmp/phases.json") " "$tmp/ph" |
+grep -A2 "^$("$py" -c \
+	'import json,sys; print(json.load(open(sys.argv[1]))["labs"][0]["id"])' \
+	"$tmp/phases.json") " "$tmp/ph" |
 	sed -n '2,3p' | tr -s ' ' >"$tmp/ph2"
 printf ' 6.00 s 60%% sweep 1 GiB\n 3.00 s 30%% verify\n' | diff - "$tmp/ph2" >/dev/null
 check "--phases 2: the two longest steps, longest first, with their share" $?
@@ -66,7 +68,8 @@ refused() { # refused NAME PATTERN CMD...: exit 2, one line on stderr matching P
 	shift 2
 	"$@" >/dev/null 2>"$tmp/rerr"
 	rc=$?
-	[ "$rc" -eq 2 ] && [ "$(grep -vc '^make\(\[[0-9]*\]\)\{0,1\}: \*\*\* \[' "$tmp/rerr")" -eq 1 ] &&
+	[ "$rc" -eq 2 ] &&
+		[ "$(grep -vc '^make\(\[[0-9]*\]\)\{0,1\}: \*\*\* \[' "$tmp/rerr")" -eq 1 ] &&
 		grep -q -- "$pattern" "$tmp/rerr"
 	check "$name: exit 2, one line" $?
 	[ "$rc" -eq 2 ] || sed 's/^/# /' "$tmp/rerr" | tail -n 3

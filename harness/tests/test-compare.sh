@@ -12,8 +12,9 @@
 # nodes (its spread the runs' 95 % prediction interval, and the same from
 # an old baseline file without the runs' values: their range), exactly the
 # two bad ones are flagged, with the right causes, in under 5 s; the
-# baseline keeps each run's value in run order; the notes (a faster figure, a claim's ratio, a verdict that
-# changed) are kept with "bad": false and flag nothing (exit 0); --either
+# baseline keeps each run's value in run order; the notes (a faster figure,
+# a claim's ratio, a verdict that changed) are kept with "bad": false and
+# flag nothing (exit 0); --either
 # gives more items than the default and flags gpu-node-250; --notes prints a
 # flagged node's notes;
 # the exit codes; bad input (a missing file, not JSON, not a results file);
@@ -54,17 +55,29 @@ not_ok() {
 
 # check NAME WANT_RC GOT_RC [LOG]
 check_rc() {
-	if [ "$3" -eq "$2" ]; then ok "$1 (exit $3)"; else not_ok "$1: exit $3, want $2" "${4:-}"; fi
+	if [ "$3" -eq "$2" ]; then
+		ok "$1 (exit $3)"
+	else
+		not_ok "$1: exit $3, want $2" "${4:-}"
+	fi
 }
 
 # has NAME FILE TEXT: FILE contains TEXT (a fixed string)
 has() {
-	if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1: no '$3' in $(basename "$2")" "$2"; fi
+	if grep -qF -- "$3" "$2"; then
+		ok "$1"
+	else
+		not_ok "$1: no '$3' in $(basename "$2")" "$2"
+	fi
 }
 
 # one_line NAME FILE: FILE is one line on stderr (a refusal says one thing)
 one_line() {
-	if [ "$(wc -l <"$2")" -eq 1 ]; then ok "$1: one line"; else not_ok "$1: not one line" "$2"; fi
+	if [ "$(wc -l <"$2")" -eq 1 ]; then
+		ok "$1: one line"
+	else
+		not_ok "$1: not one line" "$2"
+	fi
 }
 
 run() { # run NAME ARGS...: $tmp/NAME.out, .err, .rc
@@ -90,7 +103,8 @@ EOF
 
 # The planted nodes, exactly, with their causes; the reference word ("fleet").
 check_planted() { # check_planted WHAT FILE WORD
-	json_check "$1: exactly gpu-node-017 and gpu-node-123 flagged; 200's faster chase notes" "$2" '
+	json_check "$1: exactly gpu-node-017 and gpu-node-123 flagged; 200's faster chase notes" \
+		"$2" '
 flagged = sorted(h for h, n in nodes.items() if n["status"] == "flagged")
 assert flagged == ["gpu-node-017", "gpu-node-123"], flagged
 assert d["totals"] == {"nodes": 300, "ok": 298, "flagged": 2, "unjudged": 0}, d["totals"]
@@ -106,7 +120,8 @@ assert nodes["gpu-node-250"]["status"] == "ok" and nodes["gpu-node-250"]["items"
 	json_check "$1: 017's H2D figure low, its cause the link; its claim ratios notes" "$2" '
 it = items("gpu-node-017", "02/h2d_pinned_gbs")[0]
 assert it["direction"] == "low" and it["bad"] and abs(it["pct"] + 30) < 1.5, it
-want = "GPU 0'"'"'s PCIe link was Gen4 x16 at the time sysinfo read it, below its Gen5 x16 (the '"$3"': Gen5 x16"
+want = ("GPU 0'"'"'s PCIe link was Gen4 x16 at the time sysinfo read it, "
+        "below its Gen5 x16 (the '"$3"': Gen5 x16")
 assert any(c.startswith(want) for c in it["causes"]), it["causes"]
 assert not any("THP" in c for i in nodes["gpu-node-017"]["items"] for c in i["causes"])
 assert items("gpu-node-017", "02.3", "verdict")[0]["change"] == "worse"
@@ -116,8 +131,10 @@ for key in ("02.1", "02.3"):
     assert it["unit"] in ("x", "%") and not it["bad"] and abs(it["pct"] + 30) < 1.5, it'
 	json_check "$1: 123's latency high, its cause THP never" "$2" '
 it = items("gpu-node-123", "04/latency_256MiB_ns")[0]
-assert it["direction"] == "high" and it["bad"] and it["causes"] == ["THP never (the '"$3"': madvise)"], it
-assert {i["key"] for i in nodes["gpu-node-123"]["items"] if i["bad"]} == {"04/latency_256MiB_ns"}
+assert (it["direction"] == "high" and it["bad"] and
+        it["causes"] == ["THP never (the '"$3"': madvise)"]), it
+assert ({i["key"] for i in nodes["gpu-node-123"]["items"] if i["bad"]} ==
+        {"04/latency_256MiB_ns"})
 it = items("gpu-node-123", "04.1")[0]
 assert it["unit"] == "x" and not it["bad"] and it["causes"] == [], it'
 }
@@ -130,20 +147,24 @@ fleet=$tmp/fleet
 start=$(date +%s.%N)
 run fleet "$DMALAB" compare "$fleet"/gpu-node-*.json --json-out "$tmp/fleet.json"
 end=$(date +%s.%N)
-check_rc "compare of 300 nodes against the fleet: something flagged" 1 "$(rc_of fleet)" "$tmp/fleet.err"
+check_rc "compare of 300 nodes against the fleet: something flagged" 1 "$(rc_of fleet)" \
+	"$tmp/fleet.err"
 if awk -v a="$start" -v b="$end" 'BEGIN { exit !(b - a < 5) }'; then
-	ok "300 nodes compared in $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }') s (< 5 s)"
+	ok "300 nodes compared in $(awk -v a="$start" -v b="$end" \
+		'BEGIN { printf "%.2f", b - a }') s (< 5 s)"
 else
 	not_ok "300 nodes took $(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') s, want < 5"
 fi
 check_planted "fleet" "$tmp/fleet.json" fleet
 out=$tmp/fleet.out
 has "human: the rule stated" "$out" "outside the spread and more than 10 % from the median"
+both_rule="outside the spread and beyond P"
 has "human: the summary line" "$out" \
-	"summary: 2 of 300 nodes flagged, 298 ok (P = 10 %, outside the spread and beyond P); 9 notes"
+	"summary: 2 of 300 nodes flagged, 298 ok (P = 10 %, $both_rule); 9 notes"
 has "human: the cause printed" "$out" "likely cause: THP never (the fleet: madvise)"
 has "human: bad items and notes counted" "$out" "flagged         1      1  04/latency_256MiB_ns"
-has "human: an ok node's notes counted" "$out" "gpu-node-200  NVIDIA H200 x1 PCIe Gen5 x16  ok              0      2"
+has "human: an ok node's notes counted" "$out" \
+	"gpu-node-200  NVIDIA H200 x1 PCIe Gen5 x16  ok              0      2"
 if grep -q '^gpu-node-200:\|^  04\.1 \|^  notes' "$out"; then
 	not_ok "human: notes printed without --notes" "$out"
 else
@@ -156,7 +177,11 @@ else
 	not_ok "human: line 6 is not gpu-node-017" "$out"
 fi
 lines=$(wc -l <"$out")
-if [ "$lines" -lt 360 ]; then ok "human: $lines lines for 300 nodes"; else not_ok "human: $lines lines"; fi
+if [ "$lines" -lt 360 ]; then
+	ok "human: $lines lines for 300 nodes"
+else
+	not_ok "human: $lines lines"
+fi
 
 # error counters read around lab-02 on the slow node (as counters.c writes them): named
 # among its causes; on a healthy node a counter that moved flags nothing
@@ -186,7 +211,8 @@ has "counters: a healthy node with a moved counter stays ok" "$tmp/counters.out"
 # the same directory again, with its own fleet.json among the inputs
 cp "$tmp/fleet.json" "$fleet/fleet.json"
 run again "$DMALAB" compare "$fleet"/*.json --json-out "$fleet/fleet.json" --format json
-check_rc "compare DIR/*.json --json-out DIR/fleet.json run twice" 1 "$(rc_of again)" "$tmp/again.err"
+check_rc "compare DIR/*.json --json-out DIR/fleet.json run twice" 1 "$(rc_of again)" \
+	"$tmp/again.err"
 json_check "--format json on stdout: the same nodes" "$tmp/again.out" '
 assert d["schema"] == "dmalab-compare/1" and len(d["nodes"]) == 300'
 rm -f "$fleet/fleet.json"
@@ -197,7 +223,8 @@ if sed -n '/^gpu-node-123:/,/^$/p' "$tmp/notes.out" >"$tmp/notes.123" &&
 	grep -q '^  04/latency_256MiB_ns .*high, worse$' "$tmp/notes.123" &&
 	grep -q '^  notes (not bad' "$tmp/notes.123" &&
 	grep -q '^  04\.1 .*high, no bad direction$' "$tmp/notes.123" &&
-	[ "$(grep -n '^  04/lat' "$tmp/notes.123" | cut -d: -f1)" -lt "$(grep -n '^  04\.1 ' "$tmp/notes.123" | cut -d: -f1)" ]; then
+	[ "$(grep -n '^  04/lat' "$tmp/notes.123" | cut -d: -f1)" -lt \
+		"$(grep -n '^  04\.1 ' "$tmp/notes.123" | cut -d: -f1)" ]; then
 	ok "--notes: 123's note 04.1 printed after its bad item"
 else
 	not_ok "--notes: 123's details" "$tmp/notes.out"
@@ -221,17 +248,22 @@ it = items("gpu-node-250", "02/h2d_pageable_gbs")[0]
 assert it["bad"] and it["outside_spread"] and not it["beyond_pct"], it
 assert sorted(h for h, n in nodes.items() if n["status"] == "flagged") == \
     ["gpu-node-017", "gpu-node-123", "gpu-node-250"]'
-has "--either: the rule stated" "$tmp/either.out" "outside the spread or more than 10 % from the median"
+has "--either: the rule stated" "$tmp/either.out" \
+	"outside the spread or more than 10 % from the median"
 
-run pct50 "$DMALAB" compare "$fleet"/gpu-node-*.json --pct 50 --either --json-out "$tmp/pct50.json"
-json_check "--pct 50 --either (the spread alone): the planted nodes and the drift" "$tmp/pct50.json" '
+run pct50 "$DMALAB" compare "$fleet"/gpu-node-*.json --pct 50 --either \
+	--json-out "$tmp/pct50.json"
+json_check "--pct 50 --either (the spread alone): the planted nodes and the drift" \
+	"$tmp/pct50.json" '
 assert sorted(h for h, n in nodes.items() if n["status"] == "flagged") == \
     ["gpu-node-017", "gpu-node-123", "gpu-node-250"]'
 run pct45 "$DMALAB" compare "$fleet"/gpu-node-*.json --pct 45 --json-out "$tmp/pct45.json"
-json_check "--pct 45: 123's 40 % is within P (ok), 017's worse verdicts still flag it" "$tmp/pct45.json" '
+json_check "--pct 45: 123's 40 % is within P (ok), 017's worse verdicts still flag it" \
+	"$tmp/pct45.json" '
 assert sorted(h for h, n in nodes.items() if n["status"] == "flagged") == ["gpu-node-017"]
 assert nodes["gpu-node-123"]["items"] == []
-assert all(i["kind"] == "verdict" or i["pct"] < -45 or i["pct"] > 45 for i in nodes["gpu-node-017"]["items"])'
+assert all(i["kind"] == "verdict" or i["pct"] < -45 or i["pct"] > 45
+           for i in nodes["gpu-node-017"]["items"])'
 
 # ---------------------------------------------------------------------------
 # A baseline of three good nodes
@@ -284,11 +316,14 @@ run vsold "$DMALAB" compare "$fleet"/gpu-node-*.json --baseline "$tmp/base-old.j
 check_rc "against a baseline without values (an old file): something flagged" 1 \
 	"$(rc_of vsold)" "$tmp/vsold.err"
 check_planted "old baseline" "$tmp/vsold.json" baseline
-json_check "old baseline: no prediction, its spreads within the new ones, some narrower" "$tmp/vsold.json" '
-new = {f["key"]: f for f in json.load(open(sys.argv[1].replace("vsold", "vsbase")))["references"][0]["figures"]}
+json_check "old baseline: no prediction, its spreads within the new ones, some narrower" \
+	"$tmp/vsold.json" '
+new = {f["key"]: f
+       for f in json.load(open(sys.argv[1].replace("vsold", "vsbase")))["references"][0]["figures"]}
 figs = d["references"][0]["figures"]
 assert all(f["prediction"] is None for f in figs)
-assert all(new[f["key"]]["spread"][0] <= f["spread"][0] and f["spread"][1] <= new[f["key"]]["spread"][1] for f in figs)
+assert all(new[f["key"]]["spread"][0] <= f["spread"][0] and
+           f["spread"][1] <= new[f["key"]]["spread"][1] for f in figs)
 # the synthetic noise (+-0.5 %) leaves most bands at the +-2 % floor or the
 # claims'"'"' intervals; the interval widens the few where it is not
 width = lambda f: f["spread"][1] - f["spread"][0]
@@ -319,9 +354,12 @@ assert it["change"] == "changed" and not it["bad"] and it["causes"] == [], it'
 # Refusals and bad input
 
 "$PY" "$GEN" "$FIXTURE" "$tmp/h100" 3 --gpu-name "NVIDIA H100" --prefix h100 || exit 2
-run mixed "$DMALAB" baseline "$fleet/gpu-node-001.json" "$tmp/h100/h100-000.json" --out "$tmp/x.json"
+run mixed "$DMALAB" baseline "$fleet/gpu-node-001.json" "$tmp/h100/h100-000.json" \
+	--out "$tmp/x.json"
 check_rc "baseline of an H200 and an H100 refused" 2 "$(rc_of mixed)"
-has "mixed models: names both" "$tmp/mixed.err" "gpu-node-001.json' is NVIDIA H200 x1 PCIe Gen5 x16, '$tmp/h100/h100-000.json' is NVIDIA H100"
+h200_type="NVIDIA H200 x1 PCIe Gen5 x16" h100_type="NVIDIA H100 x1 PCIe Gen5 x16"
+has "mixed models: names both" "$tmp/mixed.err" \
+	"gpu-node-001.json' is $h200_type, '$tmp/h100/h100-000.json' is NVIDIA H100"
 one_line "mixed models" "$tmp/mixed.err"
 run cpugpu "$DMALAB" baseline "$CPU_FIXTURE" "$fleet/gpu-node-001.json" --out "$tmp/x.json"
 check_rc "baseline of a CPU-only and a GPU run refused" 2 "$(rc_of cpugpu)"
@@ -331,11 +369,15 @@ json.dump(d, open(sys.argv[2], "w"))' "$fleet/gpu-node-002.json" "$tmp/quick.jso
 run quick "$DMALAB" baseline "$fleet/gpu-node-001.json" "$tmp/quick.json" --out "$tmp/x.json"
 check_rc "baseline of --quick and full runs refused" 2 "$(rc_of quick)"
 has "quick mixed: said" "$tmp/quick.err" "a baseline does not mix them"
-if [ ! -e "$tmp/x.json" ]; then ok "no baseline written on a refusal"; else not_ok "x.json written"; fi
+if [ ! -e "$tmp/x.json" ]; then
+	ok "no baseline written on a refusal"
+else
+	not_ok "x.json written"
+fi
 run otherkey "$DMALAB" compare "$tmp/h100/h100-000.json" --baseline "$tmp/base.json"
 check_rc "an H100 node against the H200 baseline refused" 2 "$(rc_of otherkey)"
 has "other type: names the node and the baseline" "$tmp/otherkey.err" \
-	"h100-000.json' (h100-000) is NVIDIA H100 x1 PCIe Gen5 x16, the baseline 'h200-test' is NVIDIA H200 x1 PCIe Gen5 x16"
+	"h100-000.json' (h100-000) is $h100_type, the baseline 'h200-test' is $h200_type"
 run missing "$DMALAB" compare "$tmp/nope.json" "$fleet/gpu-node-001.json"
 check_rc "a missing results file" 2 "$(rc_of missing)"
 has "missing: the file named" "$tmp/missing.err" "nope.json"
@@ -349,10 +391,12 @@ check_rc "a JSON file that is not a results file" 2 "$(rc_of notres)"
 has "not results: said" "$tmp/notres.err" "other.json: not a dmalab-results/1 document"
 run beside "$DMALAB" compare "$tmp/base.json" "$fleet"/gpu-node-00?.json
 check_rc "a baseline among the nodes is skipped" 0 "$(rc_of beside)" "$tmp/beside.err"
-has "a baseline among the nodes: said" "$tmp/beside.err" "skipping '$tmp/base.json': a compare report or baseline"
+has "a baseline among the nodes: said" "$tmp/beside.err" \
+	"skipping '$tmp/base.json': a compare report or baseline"
 run onerun "$DMALAB" compare "$fleet/gpu-node-017.json" "$fleet/gpu-node-005.json" \
 	--baseline "$fleet/gpu-node-002.json" --json-out "$tmp/onerun.json"
-check_rc "--baseline of one results.json: the bad node flagged" 1 "$(rc_of onerun)" "$tmp/onerun.err"
+check_rc "--baseline of one results.json: the bad node flagged" 1 "$(rc_of onerun)" \
+	"$tmp/onerun.err"
 json_check "--baseline of one run: 017 flagged, 005 ok" "$tmp/onerun.json" '
 assert nodes["gpu-node-017"]["status"] == "flagged" and nodes["gpu-node-005"]["status"] == "ok"
 assert d["baseline"]["name"] == "gpu-node-002 of 2026-12-01T00:02:00Z", d["baseline"]'
@@ -362,7 +406,8 @@ has "not a baseline: said" "$tmp/notbase.err" "not a dmalab-baseline/1 document 
 run alone "$DMALAB" compare "$fleet/gpu-node-001.json"
 check_rc "one node, no baseline: nothing to compare against" 2 "$(rc_of alone)"
 has "one node: what to do" "$tmp/alone.err" "give --baseline FILE"
-run alone2 "$DMALAB" compare "$fleet/gpu-node-001.json" --allow-unjudged --json-out "$tmp/alone.json"
+run alone2 "$DMALAB" compare "$fleet/gpu-node-001.json" --allow-unjudged \
+	--json-out "$tmp/alone.json"
 check_rc "one node, --allow-unjudged: reported, nothing flagged" 0 "$(rc_of alone2)"
 has "one node, --allow-unjudged: its line says unjudged" "$tmp/alone2.out" "unjudged"
 json_check "--allow-unjudged: the report lists the node unjudged" "$tmp/alone.json" '
@@ -380,13 +425,16 @@ has "--pct 0: the value named" "$tmp/badpct.err" "bad --pct '0'"
 run help "$DMALAB" compare --help
 check_rc "compare --help" 0 "$(rc_of help)"
 has "compare --help: the spread rules" "$tmp/help.out" "median +- 3 x 1.4826 x MAD"
-has "compare --help: the baseline's rule" "$tmp/help.out" "its runs' 95 % prediction interval for one new run"
-has "compare --help: --either" "$tmp/help.out" "--either          a figure outside the spread OR beyond P"
+has "compare --help: the baseline's rule" "$tmp/help.out" \
+	"its runs' 95 % prediction interval for one new run"
+has "compare --help: --either" "$tmp/help.out" \
+	"--either          a figure outside the spread OR beyond P"
 has "compare --help: --notes" "$tmp/help.out" "--notes           list a flagged node's notes"
 
 # CPU-only runs are a machine type too
 for i in 0 1 2; do
-	"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["machine"]["hostname"] = sys.argv[3]
+	"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1]))
+d["machine"]["hostname"] = sys.argv[3]
 json.dump(d, open(sys.argv[2], "w"))' "$CPU_FIXTURE" "$tmp/cpu-$i.json" "cpu-$i"
 done
 run cpu "$DMALAB" compare "$tmp"/cpu-?.json
@@ -411,7 +459,8 @@ assert "GPU 0&#x27;s PCIe link was Gen4 x16" in s and "<script" not in s
 assert all('class="item' not in r for r in rows[2:]), "an ok node shows items"
 assert all("<details>" not in r for r in rows[2:])
 EOF
-then ok "the page: bad nodes first, their causes, no script, no notes of ok nodes"; else not_ok "the page" "$tmp/page.log"; fi
+then ok "the page: bad nodes first, their causes, no script, no notes of ok nodes"
+else not_ok "the page" "$tmp/page.log"; fi
 # a fleet directory of make fleet: its jobs/fleet-nodes.json's missing nodes come first
 mkdir -p "$tmp/fl/jobs" && cp "$tmp/fleet.json" "$tmp/fl/fleet.json"
 printf '{"schema": "dmalab-fleet-nodes/1", "missing": [{"node": "gpu-node-404", "job": "7",
@@ -428,15 +477,24 @@ assert "gpu-node-404" in rows[0] + rows[1] and "36 nodes of job 8" in rows[0] + 
 assert "no results: job never ran (CANCELLED)" in s and ", 2 missing</h1>" in s
 assert len(rows) == 302
 EOF
-then ok "the page lists the missing nodes first, with why"; else not_ok "missing nodes" "$tmp/pagemiss.log"; fi
+then ok "the page lists the missing nodes first, with why"
+else not_ok "missing nodes" "$tmp/pagemiss.log"; fi
 run pagebad "$PY" plots/fleet_report.py "$tmp/base.json" "$tmp/x.html"
 check_rc "fleet_report.py of a baseline file" 2 "$(rc_of pagebad)"
 
 mk() { make --no-print-directory -s BUILD="$BUILD" -o "$DMALAB" "$@"; }
 run mkcmp mk compare FILES="$fleet/gpu-node-017.json $fleet/gpu-node-004.json" \
 	BASELINE="$tmp/base.json" RESULTS="$tmp/mk"
-if [ "$(rc_of mkcmp)" -ne 0 ]; then ok "make compare with a bad node fails"; else not_ok "make compare passed"; fi
-if [ -s "$tmp/mk/compare.json" ]; then ok "make compare wrote RESULTS/compare.json"; else not_ok "no $tmp/mk/compare.json"; fi
+if [ "$(rc_of mkcmp)" -ne 0 ]; then
+	ok "make compare with a bad node fails"
+else
+	not_ok "make compare passed"
+fi
+if [ -s "$tmp/mk/compare.json" ]; then
+	ok "make compare wrote RESULTS/compare.json"
+else
+	not_ok "no $tmp/mk/compare.json"
+fi
 run mkok mk compare FILES="$fleet/gpu-node-004.json" BASELINE="$tmp/base.json" PCT=20 \
 	RESULTS="$tmp/mk"
 check_rc "make compare of a good node" 0 "$(rc_of mkok)" "$tmp/mkok.out"

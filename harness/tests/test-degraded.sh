@@ -40,10 +40,12 @@ run_lab() {
 	rc=$?
 }
 no_error() { # NAME: exit is not 99 (setup error), 2 (usage) nor a signal, no Bail out
-	if [ "$rc" -ne 99 ] && [ "$rc" -ne 2 ] && [ "$rc" -lt 124 ] && ! grep -q "^Bail out" "$tmp/$1.tap"; then
+	if [ "$rc" -ne 99 ] && [ "$rc" -ne 2 ] && [ "$rc" -lt 124 ] &&
+		! grep -q "^Bail out" "$tmp/$1.tap"; then
 		ok
 	else
-		bad "$1: exit $rc: $(head -c 300 "$tmp/$1.err") $(grep -m1 '^Bail out' "$tmp/$1.tap")"
+		bad "$1: exit $rc: $(head -c 300 "$tmp/$1.err") $(grep -m1 '^Bail out' \
+			"$tmp/$1.tap")"
 	fi
 }
 skips() { # NAME ID REASON: claim ID skipped with REASON
@@ -55,12 +57,14 @@ skips() { # NAME ID REASON: claim ID skipped with REASON
 if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && command -v prlimit >/dev/null &&
 	id nobody >/dev/null 2>&1; then
 	for id in 01 04 08; do
-		run_lab nobody-$id prlimit --memlock=65536:65536 runuser -u nobody -- "$labs/lab-$id"
+		run_lab nobody-$id prlimit --memlock=65536:65536 runuser -u nobody -- \
+			"$labs/lab-$id"
 		no_error nobody-$id
 	done
 	skips nobody-01 01.7 not-root
 	skips nobody-08 08.4 not-root
-	if grep -q "^ok [0-9]* - 01.8 .*# SKIP \(inconclusive\|no-capability\)" "$tmp/nobody-01.tap"; then
+	if grep -q "^ok [0-9]* - 01.8 .*# SKIP \(inconclusive\|no-capability\)" \
+		"$tmp/nobody-01.tap"; then
 		ok
 	else
 		bad "nobody-01: 01.8 should be inconclusive without root (the per-CPU drift)"
@@ -88,14 +92,16 @@ has() { # NAME TEXT WHAT: file $tmp/NAME holds TEXT (a grep pattern)
 # claims need the capability or a limit of at least 1 MiB.
 exec_all='exec "$@"' # capsh's -c: run the rest of its arguments
 nocap_lab() { # NAME LIMIT LAB: run_lab under RLIMIT_MEMLOCK LIMIT bytes, CAP_IPC_LOCK dropped
-	run_lab "$1" prlimit --memlock="$2:$2" capsh --drop=cap_ipc_lock -- -c "$exec_all" capsh "$3"
+	run_lab "$1" prlimit --memlock="$2:$2" capsh --drop=cap_ipc_lock -- -c "$exec_all" \
+		capsh "$3"
 }
 capability_cases() {
 	nocap_lab nocap-01 65536 "$labs/lab-01"
 	no_error nocap-01
 	[ "$rc" -eq 0 ] && ok || bad "nocap-01: exit $rc, want 0 (01.4 confirmed, the rest skipped)"
+	nocap_why="no-capability: no CAP_IPC_LOCK and only 64 KiB lockable under RLIMIT_MEMLOCK"
 	for id in 01.1 01.2 01.3 01.5 01.8; do
-		skips nocap-01 $id "no-capability: no CAP_IPC_LOCK and only 64 KiB lockable under RLIMIT_MEMLOCK"
+		skips nocap-01 $id "$nocap_why"
 	done
 	decided nocap-01 01.4 # the child's over-limit mlock: ENOMEM, as the chapter says
 	grep -q "^ok [0-9]* - 01.4 " "$tmp/nocap-01.tap" && ok ||
@@ -108,12 +114,14 @@ capability_cases() {
 		no_error nocap-$id
 	done
 	for what in sysinfo list; do
-		timeout 60 prlimit --memlock=65536:65536 capsh --drop=cap_ipc_lock -- -c "$exec_all" \
-			capsh "$BUILD/dmalab" $what --labs-dir "$labs" >"$tmp/nocap-$what" 2>&1
+		timeout 60 prlimit --memlock=65536:65536 capsh --drop=cap_ipc_lock -- \
+			-c "$exec_all" capsh "$BUILD/dmalab" $what --labs-dir "$labs" \
+			>"$tmp/nocap-$what" 2>&1
 	done
 	has nocap-sysinfo "memlock *64 KiB" "sysinfo should show the 64 KiB memlock limit"
 	has nocap-sysinfo "cap_ipc_lock *no" "sysinfo should show CAP_IPC_LOCK missing"
-	has nocap-list "needs: .*root for some claims" "list should say lab-01 needs root for some claims"
+	has nocap-list "needs: .*root for some claims" \
+		"list should say lab-01 needs root for some claims"
 	timeout 60 "$BUILD/dmalab" claims --labs-dir "$labs" >"$tmp/claims" 2>&1
 	for id in 01.7 01.8; do
 		sed -n "/^$id /,/^[0-9]/p" "$tmp/claims" | grep -q "root: *needed: ." && ok ||
@@ -134,7 +142,8 @@ for dir in /nonexistent/dmalab /proc "$tmp/a-file"; do
 	run_lab tmpdir-08-$tag env TMPDIR="$dir" "$labs/lab-08"
 	no_error tmpdir-08-$tag
 	[ "$(id -u)" = 0 ] &&
-		skips tmpdir-08-$tag 08.4 "unsupported: cannot journal the change in $dir/dmalab-lab-08.restore: "
+		skips tmpdir-08-$tag 08.4 \
+			"unsupported: cannot journal the change in $dir/dmalab-lab-08.restore: "
 done
 for id in 01 04 05 10 11; do
 	run_lab tmpdir-$id env TMPDIR=/proc "$labs/lab-$id"
@@ -146,7 +155,8 @@ for dir in /nonexistent/dmalab /proc "$tmp/a-file"; do
 	rc=$?
 	if [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/dir10.err")" -eq 1 ] &&
 		grep -q "^lab-10: --dir '$dir': " "$tmp/dir10.err"; then ok; else
-		bad "lab-10 --dir $dir: exit $rc, want 2 with one line naming it: $(head -c 300 "$tmp/dir10.err")"
+		bad "lab-10 --dir $dir: exit $rc, want 2 with one line naming it: $(head -c 300 \
+			"$tmp/dir10.err")"
 	fi
 done
 # Too little room for lab-10's test file is this machine's lack, not a
@@ -179,7 +189,8 @@ json_unwritable() { # NAME FILE RC WHY: lab-01 --json FILE exits RC, one line on
 	rc=$?
 	if [ "$rc" -eq "$3" ] && [ "$(wc -l <"$tmp/$1.err")" -eq 1 ] &&
 		grep -q -- "--json '$2': .*$4" "$tmp/$1.err"; then ok; else
-		bad "--json $2: exit $rc, want $3 and one line naming it, '$4': $(head -c 300 "$tmp/$1.err")"
+		bad "--json $2: exit $rc, want $3 and one line naming it, '$4': $(head -c 300 \
+			"$tmp/$1.err")"
 	fi
 }
 json_unwritable json-missing /nonexistent/dmalab/x.json 2 "No such file or directory"
@@ -208,16 +219,19 @@ if ! [ -e /dev/nvidiactl ]; then # no GPU here: every CUDA claim skips, no lab b
 fi
 # No nvcc at build time: `make NVCC=` builds the CUDA labs as stubs.  Only
 # the runner and the labs, into a scratch BUILD (about 10 s on 2 cores).
-cuda_reasons='"reason": "\(no-cuda-driver\|no-cuda-device\|cuda-cannot-start\|too-few-gpus\|single-gpu\)"'
+cuda_skips='no-cuda-driver\|no-cuda-device\|cuda-cannot-start\|too-few-gpus\|single-gpu'
+cuda_reasons='"reason": "\('"$cuda_skips"'\)"'
 stub_lab_ok() { # FILE SOURCE: one lab's record from the stub build
 	f=$1 src=$2 n=$(grep -c '"reason": "not-built:no-nvcc"' "$1")
 	named=$(grep -c '"detail": "[^"]*without nvcc' "$1")
 	case $src in
 	*.cu)
+		stub="stub ${f##*/}"
 		[ "$n" -gt 0 ] && [ "$named" -eq "$n" ] && ok ||
-			bad "stub ${f##*/}: $n claims skip not-built:no-nvcc, $named say 'without nvcc'"
+			bad "$stub: $n claims skip not-built:no-nvcc, $named say 'without nvcc'"
 		# a stub never asks CUDA, so no claim may skip for what CUDA said
-		grep -q "$cuda_reasons" "$f" && bad "stub ${f##*/}: a CUDA skip reason: $(grep -m1 "$cuda_reasons" "$f")" || ok
+		grep -q "$cuda_reasons" "$f" &&
+			bad "$stub: a CUDA skip reason: $(grep -m1 "$cuda_reasons" "$f")" || ok
 		;;
 	*) [ "$n" -eq 0 ] && ok || bad "stub ${f##*/}: a CPU lab skips not-built:no-nvcc" ;;
 	esac
@@ -239,16 +253,19 @@ stub_build_case() {
 	res=$sb/res/results.json
 	grep -q '"have_nvcc": false' "$res" && ok || bad "stub: results.json lacks have_nvcc false"
 	if grep -q '"status": "\(error\|not_run\|aborted\|running\)"' "$res"; then
-		bad "stub: a lab or claim broke: $(grep -m3 '"status": "\(error\|not_run\)"' "$res")"
+		bad "stub: a lab or claim broke: $(grep -m3 '"status": "\(error\|not_run\)"' \
+			"$res")"
 	elif [ "$rc" -eq 1 ] && grep -q '"status": "fail"' "$res"; then
 		ok # a CPU measurement contradicted here (05.1 on a loaded VM): a finding
 		echo "test-degraded: stub check exit 1 from contradicted CPU claims:" \
-			"$(grep -i '^#  *[0-9][0-9]\.[0-9]*  *contradicted' "$tmp/stub-check.out" | tr -s ' ' | tr '\n' ';')"
+			"$(grep -i '^#  *[0-9][0-9]\.[0-9]*  *contradicted' "$tmp/stub-check.out" |
+				tr -s ' ' | tr '\n' ';')"
 	else
 		[ "$rc" -eq 0 ] && ok || bad "stub: dmalab check exit $rc, want 0"
 	fi
 	for id in $ids; do
-		stub_lab_ok "$sb/res/lab-$id.json" "$(ls labs/$id-*/lab.cu labs/$id-*/lab.c 2>/dev/null | head -1)"
+		stub_lab_ok "$sb/res/lab-$id.json" \
+			"$(ls labs/$id-*/lab.cu labs/$id-*/lab.c 2>/dev/null | head -1)"
 	done
 	grep -q '"status": "pass"' "$sb/res/lab-01.json" && ok ||
 		bad "stub: lab-01's CPU claims should run and pass"

@@ -6,10 +6,11 @@
 # said; RESET=1 starts over, without it the copy is kept; the same for lab-04's
 # first touch and binding, which need two NUMA nodes to be graded ("not graded
 # here" on one); the CUDA labs' exercises (02, 05, 06, 07, 10) listed, their stubs
-# built, edits refused; the GPU exercises (03.fix-race, 08.huge, 11.kv, 11.blocks, 11.recompute): the stubs and
-# lab-03's two wrong solutions (harness/tests/fixtures/exercises/, put in by
-# harness/tools/exercise-put.sh) build, an edit outside a region is refused, and
-# without a GPU they are "not graded here" (08.huge's 08.3 needs one).
+# built, edits refused; the GPU exercises (03.fix-race, 08.huge, 11.kv, 11.blocks,
+# 11.recompute): the stubs and lab-03's two wrong solutions
+# (harness/tests/fixtures/exercises/, put in by harness/tools/exercise-put.sh)
+# build, an edit outside a region is refused, and without a GPU they are "not
+# graded here" (08.huge's 08.3 needs one).
 set -u
 BUILD=${BUILD:-build}
 pass=0 fail=0
@@ -29,8 +30,10 @@ count() { grep -Ec "^  [0-9]{2}\.[^ ]+ +$1\$" "$tmp/out"; }
 
 mk exercises
 if [ "$rc" -eq 0 ] && has '^01\.lock +lab-01 +not started' && has '^04\.first-touch ' &&
-	has '^03\.fix-race +lab-03 .*claims 03\.5 03\.7$' && has '^04\.bind +lab-04 .*04\.5 04\.7$' &&
-	has '^08\.huge +lab-08 ' && has '^11\.kv +lab-11 ' && has '^11\.recompute +lab-11 .*claims 11\.7$' &&
+	has '^03\.fix-race +lab-03 .*claims 03\.5 03\.7$' &&
+	has '^04\.bind +lab-04 .*04\.5 04\.7$' &&
+	has '^08\.huge +lab-08 ' && has '^11\.kv +lab-11 ' &&
+	has '^11\.recompute +lab-11 .*claims 11\.7$' &&
 	has '^11\.blocks +lab-11 ' && ! has '^03\.wait ' &&
 	has '^[0-9]+ exercises'; then ok "make exercises"
 else bad "make exercises"; fi
@@ -88,7 +91,8 @@ cp labs/01-mlock/lab.cu "$copy"
 sed -i 's/^\treturn munlock(p, bytes);$/#define claim_check(L, id, e) (void)0\n&/' "$copy"
 mk try-01
 if [ "$rc" -eq 2 ] && has 'refused: .* a preprocessor line inside an exercise region'; then
-	ok "try-01 refuses a #define in a region"; else bad "try-01 refuses a #define in a region"; fi
+	ok "try-01 refuses a #define in a region"
+else bad "try-01 refuses a #define in a region"; fi
 cp labs/01-mlock/lab.cu "$copy"
 sed -i 's/^\treturn munlock(p, bytes);$/\treturn munlock(p, bytes)/' "$copy"
 mk try-01
@@ -203,7 +207,8 @@ copy=$tmp/w/03-async/lab.cu
 gpu_try 03 "the stub"
 for f in harness/tests/fixtures/exercises/03.fix-race.*.body; do
 	mk exercise-03 RESET=1
-	if sh harness/tools/exercise-put.sh 03.fix-race "$f" "$copy" && grep -q 'a wrong solution' "$copy"
+	if sh harness/tools/exercise-put.sh 03.fix-race "$f" "$copy" &&
+		grep -q 'a wrong solution' "$copy"
 	then gpu_try 03 "the wrong solution $(basename "$f")"
 	else bad "exercise-put.sh puts $f in the copy"; fi
 done

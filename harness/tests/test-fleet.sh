@@ -45,7 +45,10 @@ say() { echo "test-fleet: [$(($(date +%s) - started)) s] $*"; }
 
 sh harness/deps.sh fleet || { echo "test-fleet: FAIL: Slurm or munge missing (above)"; exit 1; }
 [ -x "$dmalab" ] && [ -x "$clone/$BUILD/fleet/fleet.sh" ] ||
-	{ echo "test-fleet: FAIL: $dmalab or $BUILD/fleet/ not built (make $BUILD/dmalab)"; exit 1; }
+	{
+		echo "test-fleet: FAIL: $dmalab or $BUILD/fleet/ not built (make $BUILD/dmalab)"
+		exit 1
+	}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-fleet-test.XXXXXX") || exit 1
 # munged wants its socket's directory searchable by all, and no directory
@@ -110,18 +113,21 @@ cleanup() {
 	if [ -n "$ctld_pid" ] && alive "$ctld_pid"; then
 		ids=$(squeue -h -o %i 2>/dev/null)
 		[ -z "$ids" ] || scancel $ids 2>/dev/null
-		wait_until 20 queue_empty || bad "jobs still queued after scancel: $(squeue -h 2>&1)"
+		wait_until 20 queue_empty ||
+			bad "jobs still queued after scancel: $(squeue -h 2>&1)"
 	fi
 	unset SLURM_CONF
 	stop_pid "$slurmd_pid"
 	stop_pid "$ctld_pid"
 	stop_pid "$munged_pid"
 	for pid in $slurmd_pid $ctld_pid $munged_pid; do
-		alive "$pid" && bad "daemon $pid ($(cat "/proc/$pid/comm")) still alive after its stop"
+		alive "$pid" &&
+			bad "daemon $pid ($(cat "/proc/$pid/comm")) still alive after its stop"
 	done
 	left=$(cluster_processes)
 	if [ -n "$left" ]; then
-		bad "processes of the test cluster left:" $(ps -o pid=,comm= -p "$(echo $left | tr ' ' ,)")
+		bad "processes of the test cluster left:" \
+			$(ps -o pid=,comm= -p "$(echo $left | tr ' ' ,)")
 		kill -9 $left 2>/dev/null
 	elif [ -n "$munged_pid" ]; then
 		ok
@@ -142,7 +148,10 @@ daemon_failed() {
 	done
 }
 
-munge_works() { munge -S "$tmp/munge.socket" -n 2>/dev/null | unmunge -S "$tmp/munge.socket" >/dev/null 2>&1; }
+munge_works() {
+	munge -S "$tmp/munge.socket" -n 2>/dev/null |
+		unmunge -S "$tmp/munge.socket" >/dev/null 2>&1
+}
 
 # munged with a key made here (0400, as munged demands), in the foreground
 # so that $! is the daemon itself.
@@ -150,10 +159,12 @@ start_munged() {
 	mungekey -c -k "$tmp/munge.key" >/dev/null 2>&1 ||
 		dd if=/dev/urandom of="$tmp/munge.key" bs=1024 count=1 2>/dev/null
 	chmod 400 "$tmp/munge.key"
-	setsid munged -F -S "$tmp/munge.socket" --key-file="$tmp/munge.key" --log-file="$tmp/munged.log" \
-		--pid-file="$tmp/munged.pid" --seed-file="$tmp/munged.seed" >"$tmp/munged.out" 2>&1 &
+	setsid munged -F -S "$tmp/munge.socket" --key-file="$tmp/munge.key" \
+		--log-file="$tmp/munged.log" --pid-file="$tmp/munged.pid" \
+		--seed-file="$tmp/munged.seed" >"$tmp/munged.out" 2>&1 &
 	munged_pid=$!
-	wait_until 10 munge_works || { daemon_failed munged "$tmp/munged.log" "$tmp/munged.out"; return 1; }
+	wait_until 10 munge_works ||
+		{ daemon_failed munged "$tmp/munged.log" "$tmp/munged.out"; return 1; }
 }
 
 # Two TCP ports free on 127.0.0.1 now (bound to port 0, then released).
@@ -176,7 +187,8 @@ pick_address() {
 	case $addr in
 	127.*) comm_params="CommunicationParameters=NoInAddrAny,NoCtldInAddrAny" ;;
 	*)
-		say "note: '$host' resolves to '${addr:-nothing}', not loopback: the daemons listen on every address (all traffic goes to 127.0.0.1)"
+		say "note: '$host' resolves to '${addr:-nothing}', not loopback:" \
+			"the daemons listen on every address (all traffic goes to 127.0.0.1)"
 		addr=127.0.0.1 comm_params="" ;;
 	esac
 }
@@ -237,8 +249,12 @@ CONF
 wait_node_idle() {
 	tries=120
 	while [ "$tries" -gt 0 ]; do
-		alive "$ctld_pid" || { daemon_failed slurmctld "$tmp/slurmctld.log" "$tmp/slurmctld.out"; return 1; }
-		alive "$slurmd_pid" || { daemon_failed slurmd "$tmp/slurmd.log" "$tmp/slurmd.out"; return 1; }
+		alive "$ctld_pid" || {
+			daemon_failed slurmctld "$tmp/slurmctld.log" "$tmp/slurmctld.out"
+			return 1
+		}
+		alive "$slurmd_pid" ||
+			{ daemon_failed slurmd "$tmp/slurmd.log" "$tmp/slurmd.out"; return 1; }
 		[ "$(timeout 5 sinfo -h -n "$host" -o %T 2>/dev/null)" = idle ] && return 0
 		tries=$((tries - 1))
 		sleep 0.5
@@ -261,10 +277,12 @@ start_cluster() {
 	wait_node_idle || return 1
 	if [ -n "$comm_params" ]; then
 		for port in $ctld_port $slurmd_port; do
-			listens_on_loopback_only "$port" && ok || bad "port $port listens beyond loopback"
+			listens_on_loopback_only "$port" && ok ||
+				bad "port $port listens beyond loopback"
 		done
 	fi
-	say "one-node Slurm up: node $host idle (munged $munged_pid, slurmctld $ctld_pid, slurmd $slurmd_pid)"
+	say "one-node Slurm up: node $host idle" \
+		"(munged $munged_pid, slurmctld $ctld_pid, slurmd $slurmd_pid)"
 }
 
 # ---- the checks -----------------------------------------------------------
@@ -313,16 +331,19 @@ check_usage_errors() {
 		printf '%s\n' "$err" | grep -q "no sbatch on PATH" && ok ||
 		bad "without sbatch: exit $rc, stderr: $err"
 	# a dry run submits nothing: it needs no Slurm at all
-	out=$(PATH=$(path_without_slurm) "$dmalab" fleet --dry-run --results "$tmp/dry" -N 2 -- 01 2>&1)
+	out=$(PATH=$(path_without_slurm) "$dmalab" fleet --dry-run --results "$tmp/dry" -N 2 \
+		-- 01 2>&1)
 	rc=$?
 	[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c '^sbatch ')" -eq 2 ] && ok ||
 		bad "--dry-run without Slurm: exit $rc, output: $out"
-	"$dmalab" fleet --help | grep -q -- "--nodes-per-job N" && ok || bad "dmalab fleet --help: no --nodes-per-job"
+	"$dmalab" fleet --help | grep -q -- "--nodes-per-job N" && ok ||
+		bad "dmalab fleet --help: no --nodes-per-job"
 	# a dmalab with no fleet/ beside it
 	cp "$dmalab" "$tmp/dmalab"
 	err=$("$tmp/dmalab" fleet -N 1 2>&1 >/dev/null)
 	rc=$?
-	[ "$rc" -eq 2 ] && printf '%s\n' "$err" | grep -q "cannot run '$tmp/fleet/fleet.sh'" && ok ||
+	[ "$rc" -eq 2 ] && printf '%s\n' "$err" | grep -q "cannot run '$tmp/fleet/fleet.sh'" &&
+		ok ||
 		bad "a dmalab without its fleet script: exit $rc, stderr: $err"
 }
 
@@ -332,33 +353,44 @@ job_sizes() { job_lines "$1" | grep -o ' -N [0-9]*' | awk '{ printf "%s%s", s, $
 
 check_dry_run() {
 	say "dmalab fleet --dry-run: jobs split, options passed on"
-	out=$("$dmalab" fleet --dry-run --nodes-per-job 64 -N 130 -p test -t 5 --gres=gpu:1 --quick \
-		--timeout-mul 2 --baseline "$tmp/slurm.conf" -- 01 04 2>&1)
+	out=$("$dmalab" fleet --dry-run --nodes-per-job 64 -N 130 -p test -t 5 --gres=gpu:1 \
+		--quick --timeout-mul 2 --baseline "$tmp/slurm.conf" -- 01 04 2>&1)
 	[ "$(job_sizes "$out")" = "64 64 2" ] && ok || bad "-N 130 in jobs of 64: not 64 64 2: $out"
 	[ "$(job_lines "$out" | grep -c " 0 1 2 01 04\$")" = 3 ] && ok ||
 		bad "the jobs do not get --quick, --timeout-mul 2 and labs 01 04: $out"
-	[ "$(job_lines "$out" | grep -c -- '--exclusive.* -p test -t 5 --gres=gpu:1')" = 3 ] && ok ||
+	[ "$(job_lines "$out" | grep -c -- '--exclusive.* -p test -t 5 --gres=gpu:1')" = 3 ] &&
+		ok ||
 		bad "-N 130: the sbatch options are not on every job: $out"
 	merge=$(printf '%s\n' "$out" | grep "fleet/merge\.sh ")
-	printf '%s\n' "$merge" | grep -q -- "--dependency=afterany:JOB1:JOB2:JOB3 .* -p test .* --baseline $tmp/slurm.conf" &&
+	after_all="--dependency=afterany:JOB1:JOB2:JOB3 .* -p test .*"
+	printf '%s\n' "$merge" | grep -q -- "$after_all --baseline $tmp/slurm.conf" &&
 		! printf '%s\n' "$merge" | grep -q -- '--gres' && ok ||
-		bad "the merge job is not after all three jobs, in partition test alone, with the baseline: $merge"
+		bad "the merge job is not after all three jobs, in partition test alone," \
+			"with the baseline: $merge"
 	out=$("$dmalab" fleet --dry-run -N 2 -C h200 -- 01 2>&1)
-	job_lines "$out" | grep -q -- '-C h200 -N 2' && ok || bad "-C h200 is not passed to sbatch: $out"
+	job_lines "$out" | grep -q -- '-C h200 -N 2' && ok ||
+		bad "-C h200 is not passed to sbatch: $out"
 	err=$("$dmalab" fleet --dry-run -N 2 -- 01 99 2>&1 >/dev/null)
-	printf '%s\n' "$err" | grep -q "warning: no lab '99' in .*every node's check will fail" && ok ||
+	printf '%s\n' "$err" | grep -q "warning: no lab '99' in .*every node's check will fail" &&
+		ok ||
 		bad "-- 99: no warning before submitting: $err"
 	: >"$tmp/empty.json"
-	expect_usage "--baseline '.*empty.json': no such file, or empty" --dry-run -N 2 --baseline "$tmp/empty.json"
+	expect_usage "--baseline '.*empty.json': no such file, or empty" --dry-run -N 2 \
+		--baseline "$tmp/empty.json"
 	out=$("$dmalab" fleet --dry-run --shared --nodes-per-job 2 -w 'n[1-5]' 2>&1)
 	[ "$(job_lines "$out" | grep -o -- '-w [^ ]* -N [0-9]*' | tr '\n' ';')" = \
-		"-w n[1-2] -N 2;-w n[3-4] -N 2;-w n5 -N 1;" ] && ok || bad "-w n[1-5] in jobs of 2: $out"
-	job_lines "$out" | grep -q -- --exclusive && bad "--shared still asks for --exclusive: $out" || ok
+		"-w n[1-2] -N 2;-w n[3-4] -N 2;-w n5 -N 1;" ] && ok ||
+		bad "-w n[1-5] in jobs of 2: $out"
+	job_lines "$out" | grep -q -- --exclusive &&
+		bad "--shared still asks for --exclusive: $out" || ok
 	expect_usage "a range over 2 nodes cannot be split" --dry-run --nodes-per-job 2 -N 4-8
 	out=$(FLEET_NODES_PER_JOB=100 "$dmalab" fleet --dry-run -N 130 2>&1)
-	[ "$(job_sizes "$out")" = "100 30" ] && ok || bad "FLEET_NODES_PER_JOB=100 -N 130: not 100 30: $out"
-	run_bounded 60 "$MAKE" --no-print-directory fleet FLEET_NODES_PER_JOB=50 FLEET_OPTS="--dry-run -N 130"
-	[ "$(job_sizes "$out")" = "50 50 30" ] && ok || bad "make fleet FLEET_NODES_PER_JOB=50: not 50 50 30: $out"
+	[ "$(job_sizes "$out")" = "100 30" ] && ok ||
+		bad "FLEET_NODES_PER_JOB=100 -N 130: not 100 30: $out"
+	run_bounded 60 "$MAKE" --no-print-directory fleet FLEET_NODES_PER_JOB=50 \
+		FLEET_OPTS="--dry-run -N 130"
+	[ "$(job_sizes "$out")" = "50 50 30" ] && ok ||
+		bad "make fleet FLEET_NODES_PER_JOB=50: not 50 50 30: $out"
 	# an option sbatch does not know: its line, exit 2, nothing queued
 	expect_usage "sbatch refused the job: sbatch: unrecognized option '--no-such-option'" \
 		--results "$tmp/results-refused" --no-such-option
@@ -378,11 +410,13 @@ check_stop_waiting() {
 	wait "$child"
 	rc=$?
 	child=""
-	[ "$rc" -eq 143 ] && grep -q "stopped waiting (SIGTERM); the fleet goes on" "$tmp/left.out" && ok ||
+	[ "$rc" -eq 143 ] &&
+		grep -q "stopped waiting (SIGTERM); the fleet goes on" "$tmp/left.out" && ok ||
 		bad "SIGTERM while waiting: exit $rc (want 143): $(cat "$tmp/left.out")"
 	fleet=$(fleet_dir "$tmp/results-left")
 	wait_until 90 test -s "$fleet/merge.rc" && [ -s "$fleet/$host.json" ] && ok ||
-		bad "the fleet did not finish without its command: no merge.rc or $host.json in '$fleet'"
+		bad "the fleet did not finish without its command:" \
+			"no merge.rc or $host.json in '$fleet'"
 }
 
 # python3 CHECK FILE: exits 0 when the Python expression CHECK holds for
@@ -399,16 +433,19 @@ fleet_dir() { ls -d "$1"/fleet/[0-9]* 2>/dev/null | head -n 1; }
 # fleet.json and fleet.html of fleet $1, or what is pending.
 check_merged_report() {
 	if "$dmalab" compare --help 2>&1 | grep -q compare; then
-		grep -q "\"$host\"" "$1/fleet.json" 2>/dev/null && ok || bad "fleet.json does not list $host"
+		grep -q "\"$host\"" "$1/fleet.json" 2>/dev/null && ok ||
+			bad "fleet.json does not list $host"
 	else
 		say "pending: dmalab compare is not in this build; fleet.json not checked"
-		grep -q "compare: pending" "$1/summary.txt" && ok || bad "the summary does not say compare is pending"
+		grep -q "compare: pending" "$1/summary.txt" && ok ||
+			bad "the summary does not say compare is pending"
 	fi
 	if [ -f "$clone/plots/fleet_report.py" ] && [ -s "$1/fleet.json" ]; then
 		[ -s "$1/fleet.html" ] && ok || bad "no fleet.html from plots/fleet_report.py"
 	else
 		say "pending: plots/fleet_report.py (or fleet.json); fleet.html not checked"
-		grep -q "report: pending" "$1/summary.txt" && ok || bad "the summary does not say the report is pending"
+		grep -q "report: pending" "$1/summary.txt" && ok ||
+			bad "the summary does not say the report is pending"
 	fi
 }
 
@@ -426,22 +463,30 @@ make_baseline() {
 check_fleet_run() {
 	make_baseline
 	say "make fleet LABS=\"01 04\" QUICK=1${baseline:+ BASELINE=$baseline}"
-	run_bounded 150 "$MAKE" --no-print-directory fleet LABS="01 04" QUICK=1 BASELINE="$baseline" \
-		RESULTS="$tmp/results" FLEET_OPTS="-p test -t 10"
+	run_bounded 150 "$MAKE" --no-print-directory fleet LABS="01 04" QUICK=1 \
+		BASELINE="$baseline" RESULTS="$tmp/results" FLEET_OPTS="-p test -t 10"
 	[ "$rc" -eq 0 ] && ok || bad "make fleet: exit $rc: $(printf '%s\n' "$out" | tail -n 15)"
 	fleet=$(fleet_dir "$tmp/results")
 	[ -n "$fleet" ] || { bad "make fleet: no fleet directory in $tmp/results/fleet"; return; }
 	id=${fleet##*/}
-	[ "$(grep -c '^fleet-task: node .*: task [0-9]* of ' "$fleet/jobs/job-$id.out" 2>/dev/null)" = 1 ] &&
-		grep -q "^fleet-task: node $host: task 0 of 1, job $id " "$fleet/jobs/job-$id.out" && ok ||
-		bad "job $id did not run exactly one task on $host: $(cat "$fleet/jobs/job-$id.out" 2>&1)"
+	[ "$(grep -c '^fleet-task: node .*: task [0-9]* of ' "$fleet/jobs/job-$id.out" \
+		2>/dev/null)" = 1 ] &&
+		grep -q "^fleet-task: node $host: task 0 of 1, job $id " \
+			"$fleet/jobs/job-$id.out" && ok ||
+		bad "job $id did not run exactly one task on $host:" \
+			"$(cat "$fleet/jobs/job-$id.out" 2>&1)"
 	json_holds "d['schema'] == 'dmalab-results/1' and d['machine']['hostname'] == '$host'
-		and [l['id'] for l in d['labs']] == ['01', '04'] and d['quick']" "$fleet/$host.json" && ok ||
+		and [l['id'] for l in d['labs']] == ['01', '04'] and d['quick']" \
+		"$fleet/$host.json" && ok ||
 		bad "$fleet/$host.json is not a --quick results.json of $host with labs 01 and 04"
 	others=$(cd "$fleet" && ls -- *.json | grep -vx -e "$host.json" -e fleet.json)
-	[ -z "$others" ] && ok || bad "other .json files beside the node files (compare DIR/*.json reads them): $others"
-	json_holds "d['expected'] == ['$host'] and d['reported'] == ['$host'] and d['missing'] == []" \
-		"$fleet/jobs/fleet-nodes.json" && ok || bad "fleet-nodes.json: $(cat "$fleet/jobs/fleet-nodes.json" 2>&1)"
+	[ -z "$others" ] && ok ||
+		bad "other .json files beside the node files (compare DIR/*.json reads them):" \
+			"$others"
+	json_holds \
+		"d['expected'] == ['$host'] and d['reported'] == ['$host'] and d['missing'] == []" \
+		"$fleet/jobs/fleet-nodes.json" && ok ||
+		bad "fleet-nodes.json: $(cat "$fleet/jobs/fleet-nodes.json" 2>&1)"
 	printf '%s\n' "$out" | grep -q "1 node(s) expected, 1 reported, 0 missing" && ok ||
 		bad "make fleet did not print the merge's summary: $out"
 	check_merged_report "$fleet"
@@ -455,10 +500,13 @@ check_broken_node() {
 	[ "$rc" -eq 1 ] && ok || bad "a broken check: exit $rc (want 1): $out"
 	fleet=$(fleet_dir "$tmp/results-broken")
 	head -n 1 "$fleet/$host.log" 2>/dev/null | grep -q "dmalab check exit 2, no results.json" &&
-		grep -q "no lab '99'" "$fleet/$host.log" && ok || bad "no $host.log with the check's error in '$fleet'"
+		grep -q "no lab '99'" "$fleet/$host.log" && ok ||
+		bad "no $host.log with the check's error in '$fleet'"
 	json_holds "[m['node'] for m in d['missing']] == ['$host'] and d['reported'] == []" \
-		"$fleet/jobs/fleet-nodes.json" && ok || bad "fleet-nodes.json: $(cat "$fleet/jobs/fleet-nodes.json" 2>&1)"
-	printf '%s\n' "$out" | grep -q "missing: $host (job ${fleet##*/}): dmalab check exit 2" && ok ||
+		"$fleet/jobs/fleet-nodes.json" && ok ||
+		bad "fleet-nodes.json: $(cat "$fleet/jobs/fleet-nodes.json" 2>&1)"
+	printf '%s\n' "$out" | grep -q "missing: $host (job ${fleet##*/}): dmalab check exit 2" &&
+		ok ||
 		bad "the summary does not list $host missing: $out"
 }
 
@@ -485,9 +533,11 @@ check_build_on_node() {
 	say "dmalab fleet --build-on-node -- 01 04"
 	run_bounded 200 "$dmalab" fleet --build-on-node --quick --results "$tmp/results-bon" -t 10 \
 		${baseline:+--baseline "$baseline"} -- 01 04
-	[ "$rc" -eq 0 ] && ok || bad "--build-on-node: exit $rc: $(printf '%s\n' "$out" | tail -n 15)"
+	[ "$rc" -eq 0 ] && ok ||
+		bad "--build-on-node: exit $rc: $(printf '%s\n' "$out" | tail -n 15)"
 	fleet=$(fleet_dir "$tmp/results-bon")
-	grep -q "^fleet-task: node $host: built the kit in " "$fleet/jobs/job-${fleet##*/}.out" 2>/dev/null &&
+	grep -q "^fleet-task: node $host: built the kit in " "$fleet/jobs/job-${fleet##*/}.out" \
+		2>/dev/null &&
 		ok || bad "--build-on-node: the task did not build the kit on the node"
 	json_holds "[l['id'] for l in d['labs']] == ['01', '04']" "$fleet/$host.json" && ok ||
 		bad "--build-on-node: no results.json of labs 01 and 04 from $host"
@@ -498,7 +548,8 @@ trap 'say "interrupted"; exit 130' INT
 trap 'say "stopped (SIGTERM: the time limit?)"; exit 143' TERM HUP
 check_usage_errors
 if [ "$(id -u)" != 0 ]; then
-	say "skipped the Slurm part: not root (slurmd starts each job as its owner, which needs uid 0)"
+	say "skipped the Slurm part: not root" \
+		"(slurmd starts each job as its owner, which needs uid 0)"
 	exit 0
 fi
 start_cluster || exit 1

@@ -115,8 +115,9 @@ fi
 
 echo "== junitparser reads every claim's kind"
 if [ -n "$py_junit" ]; then
+	says="junitparser: 12 suites, 34 cases (3 failures, 12 errors, 7 skipped)"
 	py_expect "$py_junit" \
-		"junitparser: 12 suites, 34 cases (3 failures, 12 errors, 7 skipped), each claim's kind, errata, properties" \
+		"$says, each claim's kind, errata, properties" \
 		"$tmp/all/junit.xml" "$tmp/all/results.json" <<'EOF'
 import json, sys
 from junitparser import JUnitXml, Properties, Failure, Skipped, Error
@@ -195,13 +196,15 @@ from junitparser import JUnitXml
 xml = JUnitXml.fromfile(sys.argv[1])
 print(xml._elem.get("tests"), xml._elem.get("failures"), xml._elem.get("errors"))
 EOF
-	check "$(cat "$tmp/attrs.out")" "34 3 12" "<testsuites> counts as written agree with junitparser's"
+	check "$(cat "$tmp/attrs.out")" "34 3 12" \
+		"<testsuites> counts as written agree with junitparser's"
 else
 	skip "python3 with junitparser not found (Debian python3-junitparser): junit.xml not parsed"
 fi
 has "$tmp/all/junit.xml" 'the relation&apos;s boundary' "an apostrophe in a message is escaped"
 has "$tmp/all/junit.xml" '&gt;= 20 GB/s' "'>' in evidence is escaped"
-has "$tmp/all/junit.xml" '<testsuite name="lab-92 fake fail" tests="2" failures="1" errors="0" skipped="0"' \
+has "$tmp/all/junit.xml" \
+	'<testsuite name="lab-92 fake fail" tests="2" failures="1" errors="0" skipped="0"' \
 	"a suite: lab id and title, its counts"
 
 echo "== run NN: junit.xml keeps the labs results.json keeps"
@@ -225,28 +228,34 @@ run_dmalab claims --format junit >"$tmp/u1" 2>&1
 check "$?:$(wc -l <"$tmp/u1"):$(grep -c "'claims' prints human or json, not 'junit'" "$tmp/u1")" \
 	"2:1:1" "claims --format junit: exit 2, one line"
 run_dmalab check --format xml >"$tmp/u2" 2>&1
-check "$?:$(wc -l <"$tmp/u2"):$(grep -c "bad --format 'xml' (want human, tap, json or junit)" "$tmp/u2")" \
+check "$?:$(wc -l <"$tmp/u2"):$(grep -c "bad --format 'xml' (want human, tap, json or junit)" \
+	"$tmp/u2")" \
 	"2:1:1" "bad --format: exit 2, the choices named in one line"
 run_dmalab list --format json >"$tmp/u5" 2>&1
 check "$?:$(wc -l <"$tmp/u5"):$(grep -c "'list' prints its table only, not 'json'" "$tmp/u5")" \
 	"2:1:1" "list --format json: exit 2, one line"
 "$BUILD/dmalab" --help | grep -q 'human, tap, json or junit' && ok "--help names junit" ||
 	bad "--help does not name junit"
-"$BUILD/dmalab" grade --help | grep -q -- '--gradescope FILE' && ok "grade --help names --gradescope" ||
-	bad "grade --help does not name --gradescope"
+"$BUILD/dmalab" grade --help | grep -q -- '--gradescope FILE' &&
+	ok "grade --help names --gradescope" || bad "grade --help does not name --gradescope"
 "$BUILD/dmalab" quiz --gradescope "$tmp/x.json" >"$tmp/u3" 2>&1
 check "$?:$(grep -c "'--gradescope' is an option of 'grade'" "$tmp/u3")" "2:1" \
 	"quiz --gradescope: exit 2, said why"
 "$BUILD/dmalab" grade --gradescope '' >"$tmp/u4" 2>&1
 check "$?:$(grep -c "needs a file" "$tmp/u4")" "2:1" "grade --gradescope '': exit 2"
 if command -v make >/dev/null 2>&1; then # -o all: the recipe alone, nothing built
-	make -C "$here/../.." -n -o all check FORMAT=junit 2>/dev/null | grep -q 'dmalab check .*--format junit' &&
+	make -C "$here/../.." -n -o all check FORMAT=junit 2>/dev/null |
+		grep -q 'dmalab check .*--format junit' &&
 		ok "make check FORMAT=junit passes --format junit" || bad "make check FORMAT=junit"
-	make -C "$here/../.." -n -o all list FORMAT=json 2>/dev/null | grep -q 'dmalab list --format json' &&
-		ok "make list FORMAT=json passes --format json (refused there)" || bad "make list FORMAT=json"
-	make -C "$here/../.." -n -o all grade GRADESCOPE=/autograder/results/results.json 2>/dev/null |
+	make -C "$here/../.." -n -o all list FORMAT=json 2>/dev/null |
+		grep -q 'dmalab list --format json' &&
+		ok "make list FORMAT=json passes --format json (refused there)" ||
+		bad "make list FORMAT=json"
+	make -C "$here/../.." -n -o all grade GRADESCOPE=/autograder/results/results.json \
+		2>/dev/null |
 		grep -q -- "grade .*--gradescope '/autograder/results/results.json'" &&
-		ok "make grade GRADESCOPE=FILE passes --gradescope FILE" || bad "make grade GRADESCOPE"
+		ok "make grade GRADESCOPE=FILE passes --gradescope FILE" ||
+		bad "make grade GRADESCOPE"
 fi
 
 echo "== Gradescope results.json of the fake labs' outcomes"
@@ -258,7 +267,8 @@ mkdir -p "$tmp/ans" "$tmp/nolabs"
 {
 	echo "# ch9: the fake labs' questions"
 	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
-		printf '\n## ch9.Q%d\nprompt.en: fake question %d\nprompt.zh: fake %d\n' "$i" "$i" "$i"
+		printf '\n## ch9.Q%d\nprompt.en: fake question %d\nprompt.zh: fake %d\n' \
+			"$i" "$i" "$i"
 		printf 'answer.en: none\nanswer.zh: none\n'
 	done
 } >"$tmp/ans/ch9.md"
@@ -269,7 +279,8 @@ gs=$tmp/autograder/results/results.json # its directory is made
 check $? 0 "grade --gradescope exits 0"
 has "$tmp/grade.out" "Gradescope results written to $gs" "grade says where the file is"
 if [ -n "$py_schema" ]; then
-	py_expect "$py_schema" "jsonschema: the Gradescope file validates against its documented format" \
+	py_expect "$py_schema" \
+		"jsonschema: the Gradescope file validates against its documented format" \
 		"$fix/gradescope-results.schema.json" "$gs" <<'EOF'
 import json, sys
 import jsonschema
@@ -284,11 +295,13 @@ except jsonschema.ValidationError:
     pass
 EOF
 else
-	skip "python3 with jsonschema not found (Debian python3-jsonschema): Gradescope file not validated"
+	why="python3 with jsonschema not found (Debian python3-jsonschema)"
+	skip "$why: Gradescope file not validated"
 fi
 if [ -n "$py_any" ]; then
+	says="Gradescope scores of the known outcomes (4.1667 of 13;"
 	py_expect "$py_any" \
-		"Gradescope scores of the known outcomes (4.1667 of 13; 1 of 2 claims decided scores 0.5, not 1), outputs" \
+		"$says 1 of 2 claims decided scores 0.5, not 1), outputs" \
 		"$gs" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -66,7 +66,8 @@ EOF
 # prints every figure's series.
 echo '{"schema": "dmalab-compare/1"}' >"$tmp/a/fleet.json"
 "$D" history "$tmp/a" --all >"$tmp/a.out" 2>&1 && ok || bad "A alone: exit $?"
-[ "$(grep -c '^  ' "$tmp/a.out")" -gt 20 ] && ok || bad "--all printed $(grep -c '^  ' "$tmp/a.out")"
+[ "$(grep -c '^  ' "$tmp/a.out")" -gt 20 ] && ok ||
+	bad "--all printed $(grep -c '^  ' "$tmp/a.out")"
 
 # 4. Three runs of B are too few for the default --min-runs 4.
 "$D" history "$tmp/b/night-5.json" "$tmp/b/night-6.json" "$tmp/b/night-7.json" \

@@ -67,13 +67,15 @@ layer_of() {
 check_includes() { # $1: files' layer or "labs", $2: allowed layers, $3...: files
 	from=$1 allowed=$2
 	shift 2
+	inc='s/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p'
 	for f in "$@"; do
-		for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+		for h in $(sed -n "$inc" "$f"); do
 			to=$(layer_of "$h")
 			[ -n "$to" ] || continue # the lab's own header, or a system one
 			case " $allowed " in
 			*" $to "*) ok ;;
-			*) bad "$f ($from) includes $h of harness/$to: the layers call downward only" ;;
+			*) bad "$f ($from) includes $h of harness/$to:" \
+				"the layers call downward only" ;;
 			esac
 		done
 	done
@@ -112,7 +114,8 @@ code_of() { # $@: files -> their text, as above
 }
 fn_dir=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-house-fn.XXXXXX") || exit 1
 for d in labs/[0-9]*/ labs/example/; do
-	code_of $(find "$d" -name '*.c' -o -name '*.cu' -o -name '*.h') >"$fn_dir/lab-$(basename "$d")"
+	code_of $(find "$d" -name '*.c' -o -name '*.cu' -o -name '*.h') \
+		>"$fn_dir/lab-$(basename "$d")"
 done
 code_of $(find harness -path harness/tests -prune -o \( -name '*.c' -o -name '*.h' \) -print) \
 	>"$fn_dir/harness"
@@ -131,8 +134,8 @@ lab_api=$(grep -oE '[a-z_][a-z0-9_]*\(' harness/lab/lab.h | tr -d '(' | sort -u)
 not_yet_moved='helper_ask helper_expect_stats helper_linger helper_report_skip helper_role_main
 helper_run_sized msg_hex msg_put_hex proc_check_opts proc_plumbing_test role_error
 role_send_stats role_skip lab_cuda_stream_free lab_cuda_unregister buf_refill_sample
-procfs_mlock_drain_setup lab_copy_pair_measure lab_cuda_free_bytes lab_cuda_job_series lab_cuda_stream_busy
-lab_host_seed'
+procfs_mlock_drain_setup lab_copy_pair_measure lab_cuda_free_bytes lab_cuda_job_series
+lab_cuda_stream_busy lab_host_seed'
 for fn in $fns; do
 	case " $(echo $lab_api $not_yet_moved) " in *" $fn "*) continue ;; esac
 	users=$(grep -lw -- "$fn" "$fn_dir"/lab-* | wc -l)

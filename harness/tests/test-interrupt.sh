@@ -4,10 +4,11 @@
 # group, as a terminal sends them), each run through the runner.  After each
 # stop: no process of the run is left, the machine's Mlocked is not above its
 # baseline, nr_hugepages is as it was, no journal or temporary file is left,
-# lab-10's test file is gone, and results.json parses and says the run was aborted (or finished, when
-# the signal came after the end).  Then lab-10 SIGKILLed under the runner:
-# the runner removes its test file.  LABS (default: the CPU labs) and ROUNDS
-# may be set; each run is bounded by `timeout`.
+# lab-10's test file is gone, and results.json parses and says the run was
+# aborted (or finished, when the signal came after the end).  Then lab-10
+# SIGKILLed under the runner: the runner removes its test file.  LABS
+# (default: the CPU labs) and ROUNDS may be set; each run is bounded by
+# `timeout`.
 set -u
 BUILD=${BUILD:-build}
 LABS=${LABS:-01 04 05 08 10}
@@ -34,7 +35,9 @@ mlocked_kb() { awk '/^Mlocked:/ { print $2 }' /proc/meminfo; }
 hugepages() { cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo -; }
 tmp_files() { ls "${TMPDIR:-/tmp}" 2>/dev/null | grep '^dmalab-lab-' | sort; }
 # the delay of round i of lab id: 0.05 s to 3.5 s, spread over the lab's run
-delay_of() { awk -v i="$1" -v id="$2" 'BEGIN { srand(i * 97 + id); printf "%.2f", 0.05 + 3.45 * rand() }'; }
+delay_of() {
+	awk -v i="$1" -v id="$2" 'BEGIN { srand(i * 97 + id); printf "%.2f", 0.05 + 3.45 * rand() }'
+}
 
 for id in $LABS; do
 	lab=$BUILD/labs/lab-$id
@@ -57,15 +60,18 @@ for id in $LABS; do
 		left=$(pgrep -g "$pid" 2>/dev/null | wc -l)
 		[ "$left" = 0 ] && ok || bad "lab-$id round $i (SIG$sig): $left process(es) left"
 		case $rc in 0|1|130|143) ok ;; *) bad "lab-$id round $i (SIG$sig): exit $rc" ;; esac
-		status=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["status"])' \
+		status=$(python3 -c \
+			'import json, sys; print(json.load(open(sys.argv[1]))["status"])' \
 			"$res/results.json" 2>/dev/null || echo unreadable)
 		[ "$rc" -gt 128 ] && ! [ -d "$res" ] && status=none # stopped before it began
 		case $rc:$status in
 		130:aborted|143:aborted|130:none|143:none|0:pass|1:fail|0:inconclusive) ok ;;
 		*) bad "lab-$id round $i (SIG$sig): exit $rc with results.json '$status'" ;;
 		esac
-		ls "$res" | grep -q '\.restore$' && bad "lab-$id round $i: a journal left in $res" || ok
-		ls "$res" 2>/dev/null | grep -q '\.dat$' && bad "lab-$id round $i: a test file left in $res" || ok
+		ls "$res" | grep -q '\.restore$' &&
+			bad "lab-$id round $i: a journal left in $res" || ok
+		ls "$res" 2>/dev/null | grep -q '\.dat$' &&
+			bad "lab-$id round $i: a test file left in $res" || ok
 		[ "$(hugepages)" = "$base_huge" ] && ok ||
 			bad "lab-$id round $i: nr_hugepages $(hugepages), was $base_huge"
 	done
@@ -74,7 +80,8 @@ for id in $LABS; do
 	# tenants' moves); a drop is another tenant letting go (this VM's agent moves tens of MiB)
 	[ $((now - base_mlk)) -lt 8192 ] && ok ||
 		bad "lab-$id: Mlocked ${now} kB after the rounds, ${base_mlk} kB before"
-	[ "$(tmp_files)" = "$base_tmp" ] && ok || bad "lab-$id: files left in ${TMPDIR:-/tmp}: $(tmp_files)"
+	[ "$(tmp_files)" = "$base_tmp" ] && ok ||
+		bad "lab-$id: files left in ${TMPDIR:-/tmp}: $(tmp_files)"
 	echo "test-interrupt: lab-$id: $ROUNDS rounds, $stopped stopped by a signal"
 done
 # lab-10 SIGKILLed under the runner while its test file is there: no

@@ -59,7 +59,8 @@ lab_04() {
 	timeout 120 "$labs/lab-04" "$@" --json "$tmp/$name.json" >"$tmp/$name.tap" 2>&1
 	expect "lab-04 $* exit" "$?" 0
 	grep "^ok [0-9]* - 04.1 " "$tmp/$name.tap" | grep -qv "# SKIP" && ok ||
-		bad "lab-04 $*: 04.1 not decided: $(grep -m1 ' - 04.1 ' "$tmp/$name.tap" | cut -c1-160)"
+		bad "lab-04 $*: 04.1 not decided: $(grep -m1 ' - 04.1 ' "$tmp/$name.tap" |
+			cut -c1-160)"
 }
 x4="4 16 32 64 256 1024 4096 16384 65536"
 x2="4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"
@@ -85,7 +86,8 @@ if grep -q "^ok [0-9]* - 02\.1 .*# SKIP no-cuda-d" "$tmp/l02.tap"; then
 	expect "lab-02 --pinned-only without a GPU: exit" "$rc" 77
 else
 	for id in 02.1 02.2 02.5 02.6 02.7 02.8 02.9 02.10; do
-		grep -q "^ok [0-9]* - $id .*# SKIP not-requested: --pinned-only" "$tmp/l02.tap" && ok ||
+		grep -q "^ok [0-9]* - $id .*# SKIP not-requested: --pinned-only" \
+			"$tmp/l02.tap" && ok ||
 			bad "lab-02 --pinned-only: $id should skip not-requested"
 	done
 	for id in 02.3 02.4; do
@@ -94,13 +96,16 @@ else
 	done
 	expect "lab-02 --pinned-only: the series" "$(python3 -c "
 import json, sys
-print(' '.join(sorted(k for k in json.load(open(sys.argv[1]))['series'] if k[:3] in ('h2d', 'd2h'))))
+print(' '.join(sorted(k for k in json.load(open(sys.argv[1]))['series']
+                      if k[:3] in ('h2d', 'd2h'))))
 " "$tmp/l02.json")" "d2h_pinned h2d_pinned"
 fi
 "$labs/lab-02" --pinned-only --size 1M >"$tmp/l02b.out" 2>"$tmp/l02b.err"
 expect "lab-02 --pinned-only --size 1M: exit" "$?" 2
-expect "lab-02 --pinned-only --size 1M: one line on stderr" "$(wc -l <"$tmp/l02b.err" | tr -d ' ')" 1
-grep -q "'1M'" "$tmp/l02b.err" && ok || bad "lab-02 --size 1M: the error does not name '1M': $(cat "$tmp/l02b.err")"
+expect "lab-02 --pinned-only --size 1M: one line on stderr" \
+	"$(wc -l <"$tmp/l02b.err" | tr -d ' ')" 1
+grep -q "'1M'" "$tmp/l02b.err" && ok ||
+	bad "lab-02 --size 1M: the error does not name '1M': $(cat "$tmp/l02b.err")"
 
 for q in "" --quick; do
 	t0=$(date +%s.%N)
@@ -112,9 +117,11 @@ for q in "" --quick; do
 	else
 		ok
 	fi
-	grep -q "^# CPU: write one byte per [0-9]*-byte page of a fresh 64 MiB mapping" "$tmp/l05.tap" &&
-		ok || bad "lab-05 $q: the CPU region is not 64 MiB: $(grep -m1 '^# CPU:' "$tmp/l05.tap")"
-	[ "$(getconf PAGESIZE)" != 4096 ] || grep -q 'minor faults for 16384 pages' "$tmp/l05.tap" &&
+	grep -q "^# CPU: write one byte per [0-9]*-byte page of a fresh 64 MiB mapping" \
+		"$tmp/l05.tap" && ok ||
+		bad "lab-05 $q: the CPU region is not 64 MiB: $(grep -m1 '^# CPU:' "$tmp/l05.tap")"
+	[ "$(getconf PAGESIZE)" != 4096 ] ||
+		grep -q 'minor faults for 16384 pages' "$tmp/l05.tap" &&
 		ok || bad "lab-05 $q: 05.1 did not count 16384 pages"
 done
 timeout 120 "$labs/lab-05" --cpu-size 32M --json "$tmp/l05c.json" >"$tmp/l05c.tap" 2>&1
@@ -160,7 +167,8 @@ done | sed 's/,$//')
 # "unknown", never 0x or -1 with a legend; a legend only for what is shown;
 # lab-10's rounds counted the same in its plan, its progress and its table.
 narration() { # narration NAME FILE: the checks every lab's comments must pass
-	if grep -nE '^# .*(\(0: unknown\)|-1: unknown|-1: it could not tell|[^0-9.]0x the |(^|[ (])-1 (KiB|pieces)|  -1(\.0+)? )' \
+	unknown_words='\(0: unknown\)|-1: unknown|-1: it could not tell|[^0-9.]0x the '
+	if grep -nE "^# .*($unknown_words|(^|[ (])-1 (KiB|pieces)|  -1(\.0+)? )" \
 		"$2" >"$tmp/narr.bad"; then
 		bad "$1: an unknown value shown as a number or legend: $(head -n 3 "$tmp/narr.bad")"
 	else
@@ -174,7 +182,8 @@ grep -qE '^# single-thread read, local: .*(the last-level cache|last-level cache
 timeout 120 "$labs/lab-08" --quick >"$tmp/n08.tap" 2>&1
 narration "lab-08 --quick" "$tmp/n08.tap"
 shm=""
-if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/shm" && mount -t tmpfs -o size=256m tmpfs "$tmp/shm" 2>/dev/null
+if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/shm" &&
+	mount -t tmpfs -o size=256m tmpfs "$tmp/shm" 2>/dev/null
 then
 	shm=$tmp/shm
 elif [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
@@ -183,7 +192,8 @@ fi
 for dir in "$tmp" $shm; do
 	timeout 120 "$labs/lab-10" --quick --dir "$dir" >"$tmp/n10.tap" 2>&1
 	narration "lab-10 --quick --dir $dir" "$tmp/n10.tap"
-	planned=$(sed -n 's/^# plan: .* a warm-up round and \([0-9]*\) measured rounds.*/\1/p' "$tmp/n10.tap")
+	planned=$(sed -n 's/^# plan: .* a warm-up round and \([0-9]*\) measured rounds.*/\1/p' \
+		"$tmp/n10.tap")
 	table=$(sed -n 's/^# \([0-9]*\) rounds: GB\/s.*/\1/p' "$tmp/n10.tap")
 	grep -q '^# progress: round 0 of' "$tmp/n10.tap" && bad "lab-10 $dir: a round 0" || ok
 	[ -n "$planned" ] && [ "$planned" = "$table" ] && ok ||

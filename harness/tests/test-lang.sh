@@ -39,7 +39,8 @@ json_words() { grep -oE '"[A-Za-z_]+":|"[^"0-9]*[A-Za-z][^"0-9]*"' "$1"; }
 # not choose it, so verdict words are left out of the comparisons.
 # An inconclusive claim's directive carries its measured interval: left out too.
 same_tests() {
-	tests_of "$1" | sed -E 's/^not ok /ok /; s/^(  status: ).*/\1/; s/ # SKIP inconclusive: .*//'
+	tests_of "$1" |
+		sed -E 's/^not ok /ok /; s/^(  status: ).*/\1/; s/ # SKIP inconclusive: .*//'
 }
 same_words() { json_words "$1" | grep -vxE '"(pass|fail|inconclusive|skip|error)"'; }
 
@@ -89,7 +90,8 @@ done
 } | sort -u >"$tmp/plot-ids"
 [ -s "$tmp/plot-ids" ] || bad "no message id found in plots/"
 while read -r id; do
-	grep -qxF "## $id" "$table" && ok "$id" || bad "$id: plots/ names it, $table has no '## $id'"
+	grep -qxF "## $id" "$table" && ok "$id" ||
+		bad "$id: plots/ names it, $table has no '## $id'"
 done <"$tmp/plot-ids"
 
 echo "== every skip reason code (harness/base/record.h) has its zh explanation"
@@ -192,7 +194,8 @@ grep -q '^成绩单（' "$tmp/human" && grep -q '^汇总：[0-9]* 个实验成�
 grep -q '^# 运行 lab-01（超时 [0-9]* 秒）：mlock 与 VmLck' "$tmp/human" && ok "the lab's header" ||
 	bad "the lab's header line not in zh: $(grep -m1 'lab-01' "$tmp/human")"
 # the note under a claim: the lab's zh comment in the place of the English
-grep -qE '^ +注：VmLck 变化 ' "$tmp/human" && ! grep -qE '注：VmLck [+-][0-9]+ KiB for' "$tmp/human" &&
+grep -qE '^ +注：VmLck 变化 ' "$tmp/human" &&
+	! grep -qE '注：VmLck [+-][0-9]+ KiB for' "$tmp/human" &&
 	! grep -q '^  *01\.1 注：' "$tmp/human" && ok "a claim's note in zh, once" ||
 	{ bad "01.1's note not in zh under its claim:"; grep -n '注' "$tmp/human" | head -n 3; }
 # a skipped claim's reason: its code, then what the code means in zh
@@ -202,7 +205,8 @@ if grep -q '  no-cuda-driver: ' "$tmp/human"; then
 fi
 DMALAB_LANG=zh "$d" grade --from "$tmp/rh/results.json" >"$tmp/grade" 2>&1
 grep -qE '^  ch1\.Q1  (成立|被推翻|部分成立|未验证)' "$tmp/grade" &&
-	grep -qE '^      01\.1   (成立|被推翻|无定论) ' "$tmp/grade" && ok "grade's verdict words" ||
+	grep -qE '^      01\.1   (成立|被推翻|无定论) ' "$tmp/grade" &&
+	ok "grade's verdict words" ||
 	{ bad "grade's verdict words not terms.md's:"; head -n 4 "$tmp/grade"; }
 grep -E ' (confirmed|contradicted|skipped|inconclusive|unverified)[ ;]' "$tmp/grade" |
 	head -n 3 >"$tmp/grade-en"

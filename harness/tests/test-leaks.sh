@@ -1,14 +1,15 @@
 #!/bin/sh
 # test-leaks.sh - under valgrind, the statistics' samples storage
-# (harness/lab/stats.c) is freed at exit and nothing reads or writes memory it should not: every process (the unit
-# tests' forked labs too) ends with no definite or indirect leak, no memory
-# error, and no block from samples_alloc still held.  The rest of a lab's
-# record (claims, notes) is still reachable at exit by design and is not
-# counted.  Runs the statistics' unit tests, a fake lab and the example lab
-# from $BUILD (default build), the runner (`dmalab check` over the fake labs,
-# `dmalab list` and `dmalab claims` over the built labs) and the CPU labs
-# (LEAK_LABS, default "01 04 05", --quick, with the helper processes they
-# start); without valgrind it says so and passes (`make test-leaks`).
+# (harness/lab/stats.c) is freed at exit and nothing reads or writes memory
+# it should not: every process (the unit tests' forked labs too) ends with no
+# definite or indirect leak, no memory error, and no block from samples_alloc
+# still held.  The rest of a lab's record (claims, notes) is still reachable
+# at exit by design and is not counted.  Runs the statistics' unit tests, a
+# fake lab and the example lab from $BUILD (default build), the runner
+# (`dmalab check` over the fake labs, `dmalab list` and `dmalab claims` over
+# the built labs) and the CPU labs (LEAK_LABS, default "01 04 05", --quick,
+# with the helper processes they start); without valgrind it says so and
+# passes (`make test-leaks`).
 set -u
 b=${BUILD:-build}
 
@@ -37,7 +38,8 @@ check() {
 	name=$*
 	if [ "$rc" -eq 97 ] || grep -q "ERROR SUMMARY: [1-9]" "$log".*; then
 		echo "FAIL $name: valgrind found errors or leaks:"
-		grep -h -A12 "lost in loss record\|Invalid \|uninitialised\|Syscall param" "$log".* | head -60
+		grep -h -A12 "lost in loss record\|Invalid \|uninitialised\|Syscall param" \
+			"$log".* | head -60
 		failed=1
 	elif ! echo " $exits " | grep -q " $rc "; then
 		echo "FAIL $name: exit $rc"

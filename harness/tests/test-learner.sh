@@ -136,7 +136,8 @@ make -s --no-print-directory grade RESULTS="$tmp/g8" FROM="$tmp/no'file \$(x)" >
 has "$tmp/g8.out" "$tmp/no'file \$(x)" "FROM with ' and \$( ): the file named as typed"
 make -s --no-print-directory check RESULTS="$tmp/r;id>$tmp/pwn" >"$tmp/g9.out" 2>&1
 [ -e "$tmp/pwn" ] && bad "RESULTS ran a command" ||
-	has "$tmp/g9.out" "a folder name without blanks or shell characters" "RESULTS with ; is refused"
+	has "$tmp/g9.out" "a folder name without blanks or shell characters" \
+		"RESULTS with ; is refused"
 
 echo "== the class page"
 c=$tmp/class
@@ -210,7 +211,8 @@ h() { "$dmalab" hint "$1" --work "$w" --results "$tmp/h" >"$tmp/h.out" 2>&1; }
 set_status() {
 	f=$w/01-mlock/results/results.json
 	awk -v id="\"$1\"," -v st="$2" '$1 == "\"id\":" && $2 == id { on = 1 }
-		on && $1 == "\"status\":" { sub(/: "[a-z_]*"/, ": \"" st "\""); on = 0 } { print }' \
+		on && $1 == "\"status\":" { sub(/: "[a-z_]*"/, ": \"" st "\""); on = 0 }
+		{ print }' \
 		"$f" >"$f.new" && mv "$f.new" "$f"
 }
 h 01

@@ -72,7 +72,8 @@ grep -q '^dmalab_figure{host="h200-template",gpu_uuid="GPU-5e2a7c41-0d3b-4f7e-9a
 sed 's/"h200-template"/"rack\\\\1 \\"a\\""/' "$FIX" >"$tmp/odd.json"
 "$D" metrics "$tmp/odd.json" --out "$tmp/odd.prom" && ok || bad "odd host: exit $?"
 accepted odd "$tmp/odd.prom" -
-grep -q 'host="rack\\\\1 \\"a\\""' "$tmp/odd.prom" && ok || bad "odd host: $(head -3 "$tmp/odd.prom")"
+grep -q 'host="rack\\\\1 \\"a\\""' "$tmp/odd.prom" && ok ||
+	bad "odd host: $(head -3 "$tmp/odd.prom")"
 [ ! -e "$tmp/odd.prom.tmp" ] && ok || bad "odd host: the .tmp file was left behind"
 
 # 3. A real run here writes RESULTS/dmalab.prom beside results.json.

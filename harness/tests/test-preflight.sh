@@ -59,7 +59,8 @@ pf() {
 }
 expect() { # NAME RC PATTERN: exit code RC, last line matching the grep pattern
 	if [ "$rc" -eq "$2" ] && printf '%s\n' "$last" | grep -q -- "$3"; then ok; else
-		bad "$1: exit $rc (want $2), last line '$last' (want /$3/); stderr: $(head -c 300 "$tmp/$1.err")"
+		bad "$1: exit $rc (want $2), last line '$last' (want /$3/); stderr: $(head -c 300 \
+			"$tmp/$1.err")"
 	fi
 }
 nocuda="LD_LIBRARY_PATH=$FAKE"
@@ -106,7 +107,8 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 			--clear-groups env TMPDIR=/tmp "$D" preflight --sysfs-root "$tmp/none" \
 			--memlock-min 1M
 		expect user 0 '^preflight: healthy'
-		grep -q '^memlock  ok .*soft 64 KiB, hard .*CAP_IPC_LOCK no: soft < 1 MiB, so the job' \
+		memlock_says='soft 64 KiB, hard .*CAP_IPC_LOCK no: soft < 1 MiB, so the job'
+		grep -q "^memlock  ok .*$memlock_says" \
 			"$tmp/user.out" && grep -q '^mlock    ok' "$tmp/user.out" && ok ||
 			bad "user: $(cat "$tmp/user.out")"
 	else
@@ -135,7 +137,8 @@ for a in "--size 1M" "--min-fraction 2" "--bogus" "--expect-gpus x" "--timeout 0
 	[ "$v" = -xq ] && v="'-x'"
 	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/usage.out" ] && [ "$(wc -l <"$tmp/usage.err")" -eq 1 ] &&
 		grep -q -- "$v" "$tmp/usage.err"; then ok; else
-		bad "'$a': exit $rc, stdout '$(cat "$tmp/usage.out")', stderr '$(cat "$tmp/usage.err")'"
+		bad "'$a': exit $rc, stdout '$(cat "$tmp/usage.out")', stderr '$(cat \
+			"$tmp/usage.err")'"
 	fi
 done
 pf help "$D" preflight --help

@@ -254,8 +254,10 @@ done
 kill -INT "-$gpid"
 wait "$gpid"
 check $? 130 "Ctrl-C during grade: exit 130"
-check "$(cat "$tmp/gint/grade.json")" '{"sentinel": 1}' "Ctrl-C during grade: grade.json left as it was"
-check "$(grep -c "nothing graded" "$tmp/gint.out")" 1 "Ctrl-C during grade: it says nothing was graded"
+check "$(cat "$tmp/gint/grade.json")" '{"sentinel": 1}' \
+	"Ctrl-C during grade: grade.json left as it was"
+check "$(grep -c "nothing graded" "$tmp/gint.out")" 1 \
+	"Ctrl-C during grade: it says nothing was graded"
 check "$(leftovers)" 0 "after Ctrl-C during grade: no fake lab process is left"
 
 # 5c. The results directory, checked once before any lab runs: a path that
@@ -419,24 +421,28 @@ EOF
 fi
 run_dmalab check 89 --results "$tmp/np" --format human >"$tmp/np.out" 2>&1
 check $? 1 "a not-predicted erratum fails the run"
-check "$(grep -c '89.1    CONTRADICTED  got 7, the chapter says = 5; erratum 89.1 predicts = 3: this run does not meet it' "$tmp/np.out")" 1 \
+pat='89.1    CONTRADICTED  got 7, the chapter says = 5; erratum 89.1 predicts = 3: this run'
+check "$(grep -c "$pat does not meet it" "$tmp/np.out")" 1 \
 	"not-predicted: the card says what the chapter says, what the erratum predicted, not met"
 check "$(grep -c 'only when pcie_gen_max ge 4: not on this machine' "$tmp/np.out")" 2 \
 	"not-applicable: its when: is named (live and on the card)"
-check "$(grep -c '^2 contradicted claim(s) have an erratum whose prediction this run did not meet' "$tmp/np.out")" 1 \
+pat='^2 contradicted claim(s) have an erratum whose prediction this run'
+check "$(grep -c "$pat did not meet" "$tmp/np.out")" 1 \
 	"unexplained errata are counted on their own line"
 run_dmalab check 91 --results "$tmp/pr" --format tap >"$tmp/pr.out" 2>&1
 check $? 0 "a predicted erratum does not fail the run"
 check "$(grep -c '^    not ok 3 - 91.3 .* # TODO known erratum 91.3$' "$tmp/pr.out")" 1 \
 	"TAP: a predicted erratum is a TODO naming it"
-check "$(grep -c '^    # 91.3: got 3, the chapter says = 5; known erratum 91.3: it predicts = 3' "$tmp/pr.out")" 1 \
+pat='^    # 91.3: got 3, the chapter says = 5; known erratum 91.3: it predicts = 3'
+check "$(grep -c "$pat" "$tmp/pr.out")" 1 \
 	"TAP: the chapter's relation and the erratum's prediction"
 
 # 9. A lab whose claims are all inconclusive: its own status, exit 0,
 # counted apart, in every output.
 run_dmalab check 88 --results "$tmp/inc" --format tap >"$tmp/inc.tap" 2>&1
 check $? 0 "all inconclusive: exit 0"
-check "$(grep -c '^ok 1 - lab-88 fake all inconclusive # SKIP inconclusive: no claim decided either way$' "$tmp/inc.tap")" 1 \
+pat='^ok 1 - lab-88 fake all inconclusive # SKIP inconclusive: no claim decided either way$'
+check "$(grep -c "$pat" "$tmp/inc.tap")" 1 \
 	"TAP: an inconclusive lab is a skip that says so"
 check "$(grep -c "^  status: 'inconclusive'$" "$tmp/inc.tap")" 1 "TAP: its status is inconclusive"
 check "$(tail -n 1 "$tmp/inc.tap")" "summary: 0 passed, 0 failed, 0 skipped, 1 inconclusive" \
@@ -444,19 +450,23 @@ check "$(tail -n 1 "$tmp/inc.tap")" "summary: 0 passed, 0 failed, 0 skipped, 1 i
 check "$(grep -c 'every claim was skipped or inconclusive on this machine' "$tmp/inc.tap")" 1 \
 	"nothing decided: said so"
 run_dmalab check 88 --results "$tmp/inc" --format human >"$tmp/inc.out" 2>&1
-check "$(grep -c '^lab-88: inconclusive: no claim decided either way' "$tmp/inc.out"):$(grep -c '^  lab-88  inconclusive ' "$tmp/inc.out")" \
+check "$(grep -c '^lab-88: inconclusive: no claim decided either way' "$tmp/inc.out"):$(grep -c \
+	'^  lab-88  inconclusive ' "$tmp/inc.out")" \
 	"1:1" "human: the lab line and the card say inconclusive"
 if has_python; then
 	check "$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-print(d["labs"][0]["status"], d["totals"]["labs"]["inconclusive"], d["totals"]["labs"]["skip"], d["status"])' "$tmp/inc/results.json")" \
-		"inconclusive 1 0 pass" "results.json: lab status inconclusive, counted apart, run passes"
+print(d["labs"][0]["status"], d["totals"]["labs"]["inconclusive"], d["totals"]["labs"]["skip"],
+      d["status"])' "$tmp/inc/results.json")" \
+		"inconclusive 1 0 pass" \
+		"results.json: lab status inconclusive, counted apart, run passes"
 fi
 
 # 10. DMALAB_ERRATA: the runner hands its errata file to every lab, so the
 # fixture errata reach the fake labs; without a file both use the built-in.
 run_dmalab run 89 --results "$tmp/env" --format human >"$tmp/env.out" 2>&1
-check "$(grep -c "^  errata: $errata\$" "$tmp/env.out")" 1 "--errata reaches the lab as DMALAB_ERRATA (absolute)"
+check "$(grep -c "^  errata: $errata\$" "$tmp/env.out")" 1 \
+	"--errata reaches the lab as DMALAB_ERRATA (absolute)"
 dm=$(cd "$BUILD" && pwd -P)/dmalab
 fk=$(cd "$fakes" && pwd -P)
 mkdir -p "$tmp/elsewhere"
@@ -476,7 +486,8 @@ check "$?:$(grep -c '# TODO known erratum 91.3' "$tmp/envset.out")" "0:1" \
 run_dmalab claims >"$tmp/claims.txt" 2>&1
 check $? 0 "claims exits 0"
 compare claims-fakelabs.txt "$tmp/claims.txt"
-check "$(grep -c '^92.2 \[fq.Q1\] the ratio is about 2x$' "$tmp/claims.txt"):$(grep -c '^  tolerance: +- 25 %$' "$tmp/claims.txt")" \
+check "$(grep -c '^92.2 \[fq.Q1\] the ratio is about 2x$' "$tmp/claims.txt"):$(grep -c \
+	'^  tolerance: +- 25 %$' "$tmp/claims.txt")" \
 	"1:2" "claims: one block per claim, with its tolerance"
 run_dmalab claims --format json >"$tmp/claims.json" 2>&1
 check $? 0 "claims --format json exits 0"
@@ -490,10 +501,12 @@ print(len(a), c["92.2"]["relation"], c["92.2"]["want"]["rel_tol"], c["92.2"]["ru
 		"claims json: an array of every claim with want, relation, rule, sabotage"
 fi
 sh "$here/test-claims.sh" "$tmp/claims.txt" "$fakes" >"$tmp/tc.out" 2>&1
-check "$?:$(grep -c '^test-claims: ok, 28 claims' "$tmp/tc.out")" "0:1" "test-claims: the same table passes"
+check "$?:$(grep -c '^test-claims: ok, 28 claims' "$tmp/tc.out")" "0:1" \
+	"test-claims: the same table passes"
 sed '0,/^  relation:  = 5$/s//  relation:  = 6/' "$tmp/claims.txt" >"$tmp/claims-bad.txt"
 sh "$here/test-claims.sh" "$tmp/claims-bad.txt" "$fakes" >"$tmp/tc.out" 2>&1
-check "$?:$(grep -c '^-  relation:  = 6$' "$tmp/tc.out"):$(grep -c 'make claims-golden' "$tmp/tc.out")" \
+check "$?:$(grep -c '^-  relation:  = 6$' "$tmp/tc.out"):$(grep -c 'make claims-golden' \
+	"$tmp/tc.out")" \
 	"1:1:1" "test-claims: a changed relation fails with the diff and says how to update"
 
 echo "test-runner: $npass passed, $nfail failed"

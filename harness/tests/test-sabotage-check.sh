@@ -68,7 +68,8 @@ fake_run() {
 	shift 3
 	claims=$(printf '%s,' "$@")
 	printf '{"lab": "%s", "status": "pass", "sabotage": %s, "claims": [%s]}\n' \
-		"${name#lab-}" "$flag" "${claims%,}" >"$tmp/data/$name/rec.$(echo "$env" | tr ' ' _)"
+		"${name#lab-}" "$flag" "${claims%,}" \
+		>"$tmp/data/$name/rec.$(echo "$env" | tr ' ' _)"
 }
 
 # claim ID STATUS SABOTAGE_TEXT(or null) ERRATUM_STATUS(or null) [DETAIL]
@@ -76,8 +77,10 @@ claim() {
 	sab=null err=null
 	[ "$3" != null ] && sab="\"$3\""
 	[ "$4" != null ] && err="{\"status\": \"$4\", \"expect\": \"ge 3\"}"
-	printf '{"id": "%s", "status": "%s", "sabotage": %s, "erratum": %s, "reason": "%s", "detail": "%s"}' \
-		"$1" "$2" "$sab" "$err" "$([ "$2" = skip ] && echo single-numa-node)" "${5:-}"
+	printf '{"id": "%s", "status": "%s", "sabotage": %s, "erratum": %s, ' \
+		"$1" "$2" "$sab" "$err"
+	printf '"reason": "%s", "detail": "%s"}' \
+		"$([ "$2" = skip ] && echo single-numa-node)" "${5:-}"
 }
 
 # lab-81: every verdict pair, all its claims behind one knob
@@ -127,7 +130,8 @@ set -- "$(claim 86.1 pass s null)" "$(claim 86.2 pass s null)" "$(claim 86.3 pas
 	"$(claim 86.4 pass s null)" "$(claim 86.5 pass s null)"
 fake_lab normal lab-86 false "$@"
 fake_sab_lab lab-86 '[{"name": "K.a", "claims": ["86.1"]}, {"name": "K.b", "claims": ["86.2"]},
-	{"name": "K.c", "claims": ["86.4", "86.5"]}, {"name": "K.d", "claims": ["86.4", "86.5"]}]' "$@"
+	{"name": "K.c", "claims": ["86.4", "86.5"]}, {"name": "K.d", "claims": ["86.4", "86.5"]}]' \
+	"$@"
 # K.a's run breaks 86.2 too, K.b's does not: 86.2 fails only through another
 # knob; 86.3, which no knob names, fails in every run
 fake_run lab-86 86.1 true "$(claim 86.1 fail s null)" "$(claim 86.2 fail s null)" \
@@ -158,21 +162,36 @@ expect() { # expect PATTERN WHAT [FILE]
 		failed=$((failed + 1))
 	fi
 }
-expect '^proven   lab-81 81.1 by K.all: normal build passes; the sabotage makes it fail' 'pass / fail is proven'
-expect '^proven   lab-81 81.2 by K.all: normal build fails as the predicted erratum' 'predicted / fail is proven'
-expect '^unproven lab-81 81.3 by K.all: cannot be proven here: the normal build fails it (erratum: not-predicted): the sabotage proves nothing' 'an unexplained normal fail proves nothing'
-expect '^unproven lab-81 81.12 by K.all: cannot be proven here: the normal build fails it (erratum: none listed)' 'a normal fail without erratum proves nothing'
-expect '^unproven lab-81 81.4 by K.all: cannot be proven here: normal build: inconclusive (the interval straddles)' 'a normal inconclusive cannot be proven'
-expect "^DEFECT   lab-81 81.5 by K.all: with the sabotage the claim is 'pass', not 'fail' (sabotage: s)" 'a sabotage pass is a defect'
-expect '^DEFECT   lab-81 81.6 by K.all: with the sabotage it fails only as the predicted erratum' 'a sabotage fail as the predicted erratum is a defect'
-expect '^proven   lab-81 81.13 by K.all: normal build fails as the predicted erratum; the sabotage moves it off the erratum: it passes' 'predicted / pass is proven'
-expect "^DEFECT   lab-81 81.14 by K.all: with the sabotage the claim is 'pass', not 'fail'" 'pass / pass is still a defect'
-expect '^unproven lab-81 81.7 by K.all: cannot be proven here: sabotage build: skip (single-numa-node: 1 node)' 'a sabotage skip cannot be proven'
-expect "^DEFECT   lab-81 81.8 by K.all: with the sabotage the claim is 'inconclusive'" 'a sabotage inconclusive is a defect'
+expect '^proven   lab-81 81.1 by K.all: normal build passes; the sabotage makes it fail' \
+	'pass / fail is proven'
+expect '^proven   lab-81 81.2 by K.all: normal build fails as the predicted erratum' \
+	'predicted / fail is proven'
+pat='^unproven lab-81 81.3 by K.all: cannot be proven here: the normal build fails it'
+expect "$pat (erratum: not-predicted): the sabotage proves nothing" \
+	'an unexplained normal fail proves nothing'
+pat='^unproven lab-81 81.12 by K.all: cannot be proven here: the normal build fails it'
+expect "$pat (erratum: none listed)" 'a normal fail without erratum proves nothing'
+pat='^unproven lab-81 81.4 by K.all: cannot be proven here: normal build: inconclusive'
+expect "$pat (the interval straddles)" 'a normal inconclusive cannot be proven'
+pat="^DEFECT   lab-81 81.5 by K.all: with the sabotage the claim is 'pass', not 'fail'"
+expect "$pat (sabotage: s)" 'a sabotage pass is a defect'
+expect '^DEFECT   lab-81 81.6 by K.all: with the sabotage it fails only as the predicted erratum' \
+	'a sabotage fail as the predicted erratum is a defect'
+pat='^proven   lab-81 81.13 by K.all: normal build fails as the predicted erratum; the sabotage'
+expect "$pat moves it off the erratum: it passes" 'predicted / pass is proven'
+expect "^DEFECT   lab-81 81.14 by K.all: with the sabotage the claim is 'pass', not 'fail'" \
+	'pass / pass is still a defect'
+pat='^unproven lab-81 81.7 by K.all: cannot be proven here: sabotage build: skip'
+expect "$pat (single-numa-node: 1 node)" 'a sabotage skip cannot be proven'
+expect "^DEFECT   lab-81 81.8 by K.all: with the sabotage the claim is 'inconclusive'" \
+	'a sabotage inconclusive is a defect'
 expect "^DEFECT   lab-81 81.10 by K.all: normal build: status 'error'" 'a normal error is a defect'
-expect '^unproven lab-81 81.11 by K.all: cannot be proven here: both builds: skip' 'both skipping cannot be proven'
-expect '^DEFECT   lab-82: the sabotage build (K.a).s record says sabotage: false' 'a sabotage dir holding a normal build is a defect'
-expect '^DEFECT   lab-83: the sabotage build.s --describe gave no JSON' 'a lab without a --describe is a defect'
+expect '^unproven lab-81 81.11 by K.all: cannot be proven here: both builds: skip' \
+	'both skipping cannot be proven'
+expect '^DEFECT   lab-82: the sabotage build (K.a).s record says sabotage: false' \
+	'a sabotage dir holding a normal build is a defect'
+expect '^DEFECT   lab-83: the sabotage build.s --describe gave no JSON' \
+	'a lab without a --describe is a defect'
 expect '^DEFECT   lab-84: no sabotage build in' 'a lab without a sabotage build is a defect'
 expect '^proven   lab-86 86.1 by K.a: normal build passes; the sabotage makes it fail' \
 	'a claim its own knob breaks is proven'
@@ -185,7 +204,8 @@ expect '^proven   lab-86 86.5 by K.c+K.d: ' 'a knob naming two claims decides bo
 expect '^DEFECT   lab-87: the sabotage build (K.a) left no record' \
 	'a knob run without a record is a defect'
 expect '^DEFECT   lab-88: its --describe lists no knobs' 'a --describe without knobs is a defect'
-expect '^sabotage: 6 proven to fail, 5 cannot be proven on this machine, 12 defects (records in ' 'the totals'
+expect '^sabotage: 6 proven to fail, 5 cannot be proven on this machine, 12 defects (records in ' \
+	'the totals'
 expect '^sabotage-check: lab-86: the normal build, then 3 sabotage runs' \
 	'a progress line per lab' "$tmp/err"
 checks=$((checks + 4))
@@ -200,7 +220,8 @@ fi
 # one run per distinct knob, each with its own claims: never all knobs at once
 runs=$(sort "$tmp/data/lab-86/runs" | tr '\n' '|')
 if [ "$runs" != '86.1|86.2|86.4 86.5|' ]; then
-	echo "test-sabotage-check: FAIL: lab-86's sabotage runs were '$runs', want '86.1|86.2|86.4 86.5|'"
+	echo "test-sabotage-check: FAIL: lab-86's sabotage runs were '$runs'," \
+		"want '86.1|86.2|86.4 86.5|'"
 	failed=$((failed + 1))
 fi
 if [ -s "$tmp/data/lab-88/runs" ]; then
@@ -216,9 +237,13 @@ fake_sab_lab lab-85 '[{"name": "K.a", "claims": ["85.1", "85.2"]}]' "$@"
 fake_run lab-85 '85.1 85.2' true "$(claim 85.1 fail s null)" "$(claim 85.2 skip s null x)"
 "$check" "$tmp/normal" "$tmp/sabotage" >"$tmp/out" 2>&1
 rc=$?
-expect '^sabotage: 1 proven to fail, 1 cannot be proven on this machine, 0 defects$' 'the totals of a clean run'
+expect '^sabotage: 1 proven to fail, 1 cannot be proven on this machine, 0 defects$' \
+	'the totals of a clean run'
 checks=$((checks + 1))
-[ "$rc" -eq 0 ] || { echo "test-sabotage-check: FAIL: exit status $rc on a clean run"; failed=$((failed + 1)); }
+[ "$rc" -eq 0 ] || {
+	echo "test-sabotage-check: FAIL: exit status $rc on a clean run"
+	failed=$((failed + 1))
+}
 
 if [ "$failed" -ne 0 ]; then
 	echo "test-sabotage-check: $failed failed; its output was:"

@@ -24,7 +24,8 @@ nfail=0
 step=0
 
 san_env() {
-	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1:log_path=$tmp/log/$step/asan$1"
+	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1"
+	ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$tmp/log/$step/asan$1"
 	UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$tmp/log/$step/ubsan"
 	export ASAN_OPTIONS UBSAN_OPTIONS
 }

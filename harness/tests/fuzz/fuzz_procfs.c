@@ -45,7 +45,8 @@ static void strings(const char *path)
 	}
 	sysfs_read_long(path, &v);
 	memset(mode, 'x', sizeof(mode));
-	if (sysfs_thp_mode(path, mode, sizeof(mode)) == 0 && strnlen(mode, sizeof(mode)) == sizeof(mode))
+	if (sysfs_thp_mode(path, mode, sizeof(mode)) == 0 &&
+	    strnlen(mode, sizeof(mode)) == sizeof(mode))
 		abort();
 	for (size_t len = 1; len < 4; len++)
 		sysfs_thp_mode(path, mode, len);

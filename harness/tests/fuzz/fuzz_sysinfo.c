@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	back = json_parse(w.buf, w.len, err, sizeof(err));
 	if (!back) {
-		fprintf(stderr, "machine object does not parse: %s\n%.*s\n", err, (int)w.len, w.buf);
+		fprintf(stderr, "machine object does not parse: %s\n%.*s\n", err, (int)w.len,
+			w.buf);
 		abort();
 	}
 	json_free(back);

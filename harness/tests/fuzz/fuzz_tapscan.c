@@ -42,7 +42,8 @@ static void bail(void *ctx, const char *msg)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const enum status statuses[] = { ST_PASS, ST_FAIL, ST_SKIP, ST_INCONCLUSIVE, ST_ERROR };
+	static const enum status statuses[] = { ST_PASS, ST_FAIL, ST_SKIP, ST_INCONCLUSIVE,
+						ST_ERROR };
 	static const int exits[] = { 0, 1, 77, 99 };
 	const struct tap_sink sink = { comment, point, bail, NULL };
 	static struct runner_opts opt;

@@ -201,7 +201,8 @@ static FUZZ_UNUSED const char *fuzz_tree(const uint8_t *data, size_t size)
 			if (name[nlen - 1] == '/')
 				mkdir(path, 0700);
 			else
-				fuzz_write(path, (const uint8_t *)body, (size_t)((next ? next : end) - body));
+				fuzz_write(path, (const uint8_t *)body,
+					   (size_t)((next ? next : end) - body));
 		}
 		p = next;
 	}

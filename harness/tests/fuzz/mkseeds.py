@@ -122,7 +122,8 @@ def main():
     put("errata", "fake", read(os.path.join(FIX, "errata-fake.md")))
     put("errata", "errata-2", first_sections(os.path.join(ROOT, "answers/errata.md"), 2))
     put("errata", "empty", "")
-    put("errata", "relations", "ge 3\nin_range 1.25 16\nnear 2 0.5\neq ENOMEM\neq true\nlt -1e300\n")
+    put("errata", "relations",
+        "ge 3\nin_range 1.25 16\nnear 2 0.5\neq ENOMEM\neq true\nlt -1e300\n")
 
     # results JSON, cut to two labs and three samples a series
     def trimmed(path, labs=2):

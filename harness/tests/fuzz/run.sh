@@ -28,7 +28,8 @@ if ! command -v "$cc" >/dev/null 2>&1; then
 fi
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' >"$probe/p.c"
 if ! "$cc" -fsanitize=fuzzer,address,undefined -o "$probe/p" "$probe/p.c" >/dev/null 2>&1; then
-	echo "fuzz-smoke: skip ($cc cannot build a libFuzzer target with -fsanitize=fuzzer; apt-get install -y clang libclang-rt-dev)"
+	echo "fuzz-smoke: skip ($cc cannot build a libFuzzer target with -fsanitize=fuzzer;" \
+		"apt-get install -y clang libclang-rt-dev)"
 	exit 0
 fi
 $make --no-print-directory BUILD="$b" FUZZ_CC="$cc" fuzz >"$probe/build.log" 2>&1 || {
@@ -59,12 +60,14 @@ for bin in "$b"/fuzz/fuzz_*; do
 	mkdir -p "$probe/$t" "$b/fuzz/artifacts/$t"
 	# new inputs go to the scratch dir first on the line: the seeds stay as they are
 	if nice -n 10 "$bin" $opts -max_total_time="$secs" -print_final_stats=1 \
-		-artifact_prefix="$b/fuzz/artifacts/$t/" "$probe/$t" "$here/corpus/$t" >"$log" 2>&1; then
+		-artifact_prefix="$b/fuzz/artifacts/$t/" "$probe/$t" "$here/corpus/$t" \
+		>"$log" 2>&1; then
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 		line="ok   fuzz_$t: ${runs:-?} runs in ${secs} s"
 	else
 		echo "FAIL fuzz_$t: a crash (input kept in $b/fuzz/artifacts/$t/: see below)"
-		grep -A25 'ERROR: \|runtime error\|deadly signal\|Test unit written' "$log" | head -50
+		grep -A25 'ERROR: \|runtime error\|deadly signal\|Test unit written' "$log" |
+			head -50
 		failed=$((failed + 1))
 		continue
 	fi

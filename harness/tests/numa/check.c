@@ -73,7 +73,8 @@ static struct json *load(const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	j = json_parse_file(path, err, sizeof(err));
-	ok(j != NULL, "%s came back from the guest and parses%s%s", name, j ? "" : ": ", j ? "" : err);
+	ok(j != NULL, "%s came back from the guest and parses%s%s", name, j ? "" : ": ",
+	   j ? "" : err);
 	return j;
 }
 
@@ -159,7 +160,8 @@ static int lab_has_note(const struct json *lab, const char *what)
 /* Decided either way or inconclusive: measured, neither skipped nor broken. */
 static int evaluated(const char *status)
 {
-	return !strcmp(status, "pass") || !strcmp(status, "fail") || !strcmp(status, "inconclusive");
+	return !strcmp(status, "pass") || !strcmp(status, "fail") ||
+	       !strcmp(status, "inconclusive");
 }
 
 static const struct json *lab_in_results(const struct json *res, const char *id)
@@ -229,8 +231,8 @@ static void check_runner_lab04(const struct json *res, const struct json *lab, i
 	long a, b;
 	size_t i;
 
-	ok(run_rc == 0 || run_rc == 1, "the runner finished (exit %d; 1: a lab contradicted a claim)",
-	   run_rc);
+	ok(run_rc == 0 || run_rc == 1,
+	   "the runner finished (exit %d; 1: a lab contradicted a claim)", run_rc);
 	ok(r4 && fact_num(r4, "numa_nodes") == 2 && fact_num(r4, "numa_memory_nodes") == 2 &&
 	   !strcmp(fact_str(r4, "numa_distances"), "node0: 10 21; node1: 21 10"),
 	   "results.json, lab-04 facts: 2 nodes, 2 with memory, distances '%s'",
@@ -239,7 +241,8 @@ static void check_runner_lab04(const struct json *res, const struct json *lab, i
 	   "lab-04 facts: numa_balancing %g (set to 0), GPU (fixture) on node %g",
 	   fact_num(r4, "numa_balancing"), fact_num(r4, "gpu_numa_node"));
 	for (i = 0; i < sizeof(two_node) / sizeof(two_node[0]); i++)
-		ok(evaluated(cstatus(r4, two_node[i])), "%s evaluated on two nodes, not skipped (%s)",
+		ok(evaluated(cstatus(r4, two_node[i])),
+		   "%s evaluated on two nodes, not skipped (%s)",
 		   two_node[i], cstatus(r4, two_node[i]));
 	ok(!strcmp(cstatus(r4, "04.4"), "pass") && cgot(r4, "04.4") == 0 &&
 	   text_has(cnote(r4, "04.4"), "written from node 1: 0 of") &&
@@ -250,10 +253,12 @@ static void check_runner_lab04(const struct json *res, const struct json *lab, i
 	   "04.6 first touch from node 0: every page on node 0, after the move too (%s)",
 	   cnote(r4, "04.6"));
 	ok(!strcmp(cstatus(r4, "04.5"), "pass") && cgot(r4, "04.5") == 0 &&
-	   lab_note_pages(lab, "worker on node 1, memory bound to node 1: ", &a, &b) && a == b && b > 0,
+	   lab_note_pages(lab, "worker on node 1, memory bound to node 1: ", &a, &b) &&
+	   a == b && b > 0,
 	   "04.5 CPU and memory bound to node 1: every page on node 1");
 	ok(!strcmp(cstatus(r4, "04.7"), "pass") && cgot(r4, "04.7") == 0 &&
-	   lab_note_pages(lab, "worker on node 0, memory bound to node 1: ", &a, &b) && a == b && b > 0,
+	   lab_note_pages(lab, "worker on node 0, memory bound to node 1: ", &a, &b) &&
+	   a == b && b > 0,
 	   "04.7 running on node 0, memory bound to node 1: every page on node 1");
 	show(r4, "04.2", "emulated nodes share one DRAM: reported, not required to pass");
 	show(r4, "04.3", "emulated nodes share one DRAM: reported, not required to pass");
@@ -270,12 +275,15 @@ static void check_gpu0(const struct json *lab, int rc, const char *facts)
 	ok(rc == 0 || rc == 1, "lab-04 (GPU on node 0) finished without an error (exit %d)", rc);
 	ok(fact_num(lab, "gpu_numa_node") == 0 &&
 	   fact_num(lab, "numa_balancing") == (balancing ? 1 : -1),
-	   "lab-04 facts: GPU (fixture) on node 0, numa_balancing %g", fact_num(lab, "numa_balancing"));
+	   "lab-04 facts: GPU (fixture) on node 0, numa_balancing %g",
+	   fact_num(lab, "numa_balancing"));
 	ok(!strcmp(cstatus(lab, "04.5"), "pass") && cgot(lab, "04.5") == 0 &&
-	   lab_note_pages(lab, "worker on node 0, memory bound to node 0: ", &a, &b) && a == b && b > 0,
+	   lab_note_pages(lab, "worker on node 0, memory bound to node 0: ", &a, &b) &&
+	   a == b && b > 0,
 	   "04.5 CPU and memory bound to node 0: every page on node 0");
 	ok(!strcmp(cstatus(lab, "04.7"), "pass") && cgot(lab, "04.7") == 0 &&
-	   lab_note_pages(lab, "worker on node 1, memory bound to node 0: ", &a, &b) && a == b && b > 0,
+	   lab_note_pages(lab, "worker on node 1, memory bound to node 0: ", &a, &b) &&
+	   a == b && b > 0,
 	   "04.7 running on node 1, memory bound to node 0: every page on node 0");
 	for (i = 0; i < 2; i++) {
 		const char *id = first_touch[i], *st = cstatus(lab, id), *note = cnote(lab, id);
@@ -283,7 +291,8 @@ static void check_gpu0(const struct json *lab, int rc, const char *facts)
 		long long moved = m ? atoll(m + strlen("NUMA balancing on, ")) : -1;
 
 		ok(!strcmp(st, "pass") || (!strcmp(st, "inconclusive") && moved > 0),
-		   "%s with balancing on: confirmed, or inconclusive only where pages moved (%s: %s)",
+		   "%s with balancing on: confirmed, "
+		   "or inconclusive only where pages moved (%s: %s)",
 		   id, st, note);
 		ok(!balancing || m, "%s says whether balancing moved pages meanwhile", id);
 	}
@@ -298,12 +307,16 @@ static void check_sabotage(const struct json *lab, int rc)
 	   "the sabotage build of lab-04 ran and failed (exit %d)", rc);
 	int found = lab_note_pages(lab, "first written from CPU 0 (node 0): ", &a, &n);
 
-	ok(!strcmp(cstatus(lab, "04.4"), "fail") && found && a == 0 && n > 0 && cgot(lab, "04.4") == n,
-	   "sabotage 04.4: written from node 0, all %ld pages off node 1 (got %g)", n, cgot(lab, "04.4"));
+	ok(!strcmp(cstatus(lab, "04.4"), "fail") && found && a == 0 && n > 0 &&
+	   cgot(lab, "04.4") == n,
+	   "sabotage 04.4: written from node 0, all %ld pages off node 1 (got %g)", n,
+	   cgot(lab, "04.4"));
 	ok(!strcmp(cstatus(lab, "04.6"), "fail") && cgot(lab, "04.6") == 0 &&
-	   lab_note_pages(lab, "first written from CPU 1 (node 1), then read from CPU 1 (node 1): ", &a, &b) &&
+	   lab_note_pages(lab, "first written from CPU 1 (node 1), "
+			  "then read from CPU 1 (node 1): ", &a, &b) &&
 	   a == 0 && b > 0,
-	   "sabotage 04.6: written after the move, no page left on node 0 (got %g)", cgot(lab, "04.6"));
+	   "sabotage 04.6: written after the move, no page left on node 0 (got %g)",
+	   cgot(lab, "04.6"));
 	ok(!strcmp(cstatus(lab, "04.5"), "fail") && cgot(lab, "04.5") == n &&
 	   lab_note_pages(lab, "worker on node 1, memory bound to node 0: ", &a, &b) && a == 0,
 	   "sabotage 04.5: memory bound to node 0, all pages off the GPU's node 1 (got %g)",
@@ -352,17 +365,20 @@ static int no_claim_error(const struct json *lab)
 	return lab != NULL && json_get(lab, "error") && json_get(lab, "error")->type == JSON_NULL;
 }
 
-static void check_lab01(const struct json *small, int rc_small, const struct json *zero, int rc_zero)
+static void check_lab01(const struct json *small, int rc_small, const struct json *zero,
+			int rc_zero)
 {
 	const struct json *c = claim(small, "01.4");
 
 	ok(rc_small == 0 && no_claim_error(small) && lab_has_note(small, "euid 1000") &&
 	   lab_has_note(small, "RLIMIT_MEMLOCK 64 KiB"),
 	   "lab-01 as uid 1000 under a 64 KiB RLIMIT_MEMLOCK: no error (exit %d)", rc_small);
-	ok(!strcmp(cstatus(small, "01.4"), "pass") && !strcmp(json_get_str(c, "got_name", ""), "ENOMEM"),
+	ok(!strcmp(cstatus(small, "01.4"), "pass") &&
+	   !strcmp(json_get_str(c, "got_name", ""), "ENOMEM"),
 	   "01.4 over the 64 KiB limit: ENOMEM (%s)", cnote(small, "01.4"));
 	c = claim(zero, "01.4");
-	ok((rc_zero == 0 || rc_zero == 77) && no_claim_error(zero) && lab_has_note(zero, "euid 1000") &&
+	ok((rc_zero == 0 || rc_zero == 77) && no_claim_error(zero) &&
+	   lab_has_note(zero, "euid 1000") &&
 	   lab_has_note(zero, "RLIMIT_MEMLOCK 0 B"),
 	   "lab-01 as uid 1000 under a hard RLIMIT_MEMLOCK of 0: no error (exit %d)", rc_zero);
 	ok(!strcmp(cstatus(zero, "01.4"), "skip") &&
@@ -400,7 +416,8 @@ int main(int argc, char **argv)
 	facts = slurp("facts");
 	sysinfo = slurp("sysinfo.out");
 	runout = slurp("run.out");
-	ok(steps && facts && sysinfo && runout, "the guest sent its steps, facts, sysinfo and the runner's report");
+	ok(steps && facts && sysinfo && runout,
+	   "the guest sent its steps, facts, sysinfo and the runner's report");
 	res = load("run-results.json");
 	run04 = load("run-lab-04.json");
 	gpu0 = load("gpu0.json");

@@ -4,10 +4,11 @@
 # Boots a small Linux guest under QEMU (TCG, software emulation) with two
 # NUMA nodes, one CPU and $DMALAB_NUMA_NODE_MEM (512M) each, SLIT distances
 # 10/21; runs the statically linked labs 01, 04 (normal and sabotage), 05
-# (and lab-04's exercise stub) and the runner inside it (harness/tests/numa/init), and judges what they
-# printed with check.c.  The guest has no network device.  QEMU is stopped
-# by its PID on every path out of this script, and the guest is given at
-# most $DMALAB_NUMA_TIMEOUT seconds (default 480; it needs about 75 here).
+# (and lab-04's exercise stub) and the runner inside it
+# (harness/tests/numa/init), and judges what they printed with check.c.
+# The guest has no network device.  QEMU is stopped by its PID on every path
+# out of this script, and the guest is given at most $DMALAB_NUMA_TIMEOUT
+# seconds (default 480; it needs about 75 here).
 #
 # What it needs (Debian names): qemu-system-x86, busybox-static, cpio,
 # libnuma-dev and libc6-dev (static libraries), installed by harness/deps.sh
@@ -86,13 +87,16 @@ fetch_kernel() { # only the image, from Debian's package: nothing is installed
 	[ -n "$deb" ] || return 1
 	ver=${pkg#linux-image-}
 	dpkg-deb --fsys-tarfile "$deb" | tar -x -O --wildcards "./boot/vmlinuz-$ver" \
-		>"$W/kernel/vmlinuz-$ver.tmp" && mv "$W/kernel/vmlinuz-$ver.tmp" "$W/kernel/vmlinuz-$ver"
+		>"$W/kernel/vmlinuz-$ver.tmp" &&
+		mv "$W/kernel/vmlinuz-$ver.tmp" "$W/kernel/vmlinuz-$ver"
 	rc=$?
 	rm -f "$deb" "$W/kernel/vmlinuz-$ver.tmp"
 	return $rc
 }
-KERNEL=$(find_kernel) || { command -v apt-get >/dev/null 2>&1 && fetch_kernel && KERNEL=$(find_kernel); } ||
-	fail "no Linux kernel image for the guest: apt-get install linux-image-amd64 (or set DMALAB_NUMA_KERNEL=/path/to/vmlinuz)"
+KERNEL=$(find_kernel) ||
+	{ command -v apt-get >/dev/null 2>&1 && fetch_kernel && KERNEL=$(find_kernel); } ||
+	fail "no Linux kernel image for the guest: apt-get install linux-image-amd64" \
+		"(or set DMALAB_NUMA_KERNEL=/path/to/vmlinuz)"
 say "kernel $KERNEL"
 
 # ---- the static labs, the runner and the checker -------------------------
@@ -103,7 +107,8 @@ $MAKE -s --no-print-directory BUILD="$S" CC="$CC -static" NVCC= \
 	fail "the static build failed (see $W/build.log)"
 rm -f "$S/labs/lab-05"
 $MAKE -s --no-print-directory BUILD="$S" CC="$CC -static" NVCC= "$S/labs/lab-05" \
-	>>"$W/build.log" 2>&1 || say "lab-05 does not link statically here: not run in the guest (see $W/build.log)"
+	>>"$W/build.log" 2>&1 ||
+	say "lab-05 does not link statically here: not run in the guest (see $W/build.log)"
 # lab-04's exercises (04.first-touch, 04.bind) as handed out, their stubs: a learner's
 # copy, built as make try-04 does
 EX=$W/ex
@@ -112,8 +117,8 @@ rm -rf "$EX"
 	$MAKE -s --no-print-directory BUILD="$S" CC="$CC -static" NVCC= WORK="$EX" \
 		"$S/work/$(echo "$EX" | tr / _)/lab-04" >>"$W/build.log" 2>&1 ||
 	fail "cannot build lab-04's exercise stub (see $W/build.log)"
-$CC -static -O2 -Wall -Wextra -Iharness/base -Iharness/facts -Iharness/lab -D_GNU_SOURCE -o "$W/numa-check" \
-	"$HERE/check.c" "$S/libdmalab.a" -lnuma -lm >>"$W/build.log" 2>&1 ||
+$CC -static -O2 -Wall -Wextra -Iharness/base -Iharness/facts -Iharness/lab -D_GNU_SOURCE \
+	-o "$W/numa-check" "$HERE/check.c" "$S/libdmalab.a" -lnuma -lm >>"$W/build.log" 2>&1 ||
 	fail "cannot build $HERE/check.c (see $W/build.log)"
 
 # ---- initramfs ----------------------------------------------------------
@@ -163,7 +168,8 @@ say "guest ran ${elapsed} s"
 
 if ! [ -s "$W/console.log" ] && ! [ -s "$W/data.txt" ]; then
 	sed 's/^/  qemu: /' "$W/qemu.err" >&2
-	fail "QEMU could not start the guest (nothing on its serial ports; see above and $W/qemu.err)"
+	fail "QEMU could not start the guest" \
+		"(nothing on its serial ports; see above and $W/qemu.err)"
 fi
 tr -d '\r' <"$W/data.txt" | awk -v dir="$W/out" '
 	/^@@@ begin / { f = dir "/" $3; printf "" > f; next }
@@ -172,7 +178,8 @@ tr -d '\r' <"$W/data.txt" | awk -v dir="$W/out" '
 	f != ""       { print > f }'
 if ! [ -f "$W/out/done" ]; then
 	tail -n 30 "$W/console.log" | sed 's/^/  guest: /' >&2
-	[ "$timed_out" = 1 ] && fail "the guest did not finish within $LIMIT s (stopped; console: $W/console.log)"
+	[ "$timed_out" = 1 ] &&
+		fail "the guest did not finish within $LIMIT s (stopped; console: $W/console.log)"
 	fail "the guest stopped before it finished (console: $W/console.log, QEMU: $W/qemu.err)"
 fi
 sed 's/^/  /' "$W/out/steps"

@@ -234,7 +234,8 @@ static void check_claim(const struct who *w, const struct json *nc, const struct
 			printf("         %s %s: and %s\n", lab, id, sbuf);
 		t->defects++;
 	} else if (n == CANNOT_HERE && s == CANNOT_HERE &&
-		   strcmp(nbuf + strlen("normal build: "), sbuf + strlen("sabotage build: ")) == 0) {
+		   strcmp(nbuf + strlen("normal build: "),
+			  sbuf + strlen("sabotage build: ")) == 0) {
 		printf("unproven %s %s by %s: cannot be proven here: both builds: %s\n", lab, id,
 		       k, nbuf + strlen("normal build: "));
 		t->unproven++;
@@ -295,7 +296,8 @@ static struct json *record_of(const struct run *r, const char *tmp, int want_sab
 		return NULL;
 	if (!flag || flag->type != JSON_BOOL || (flag->num != 0) != want_sabotage) {
 		printf("DEFECT   %s: the %s's record says sabotage: %s\n", r->lab, r->what,
-		       flag && flag->type == JSON_BOOL ? (flag->num ? "true" : "false") : "missing");
+		       flag && flag->type == JSON_BOOL ? (flag->num ? "true" : "false") :
+		       "missing");
 		defect(t);
 		json_free(doc);
 		return NULL;
@@ -567,8 +569,8 @@ int main(int argc, char **argv)
 	free(normal);
 	free(sab);
 	if (t.defects) {
-		printf("sabotage: %d proven to fail, %d cannot be proven on this machine, %d defects "
-		       "(records in %s)\n", t.proven, t.unproven, t.defects, tmp);
+		printf("sabotage: %d proven to fail, %d cannot be proven on this machine, "
+		       "%d defects (records in %s)\n", t.proven, t.unproven, t.defects, tmp);
 		return 1;
 	}
 	remove_tmp(tmp);

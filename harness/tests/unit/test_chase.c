@@ -105,7 +105,8 @@ static int same_chain(char *a, char *b, uint64_t stride, uint64_t n)
 	uint64_t i;
 
 	for (i = 0; i < n; i++)
-		if ((char *)*(void **)(a + i * stride) - a != (char *)*(void **)(b + i * stride) - b)
+		if ((char *)*(void **)(a + i * stride) - a !=
+		    (char *)*(void **)(b + i * stride) - b)
 			return 0;
 	return 1;
 }

@@ -306,7 +306,8 @@ static void test_errata_parse_names_survive_growth(void **state)
 		assert_non_null(x);
 		assert_ptr_equal(x->expect.name, x->expect_name);
 		assert_string_equal(x->expect.name, name);
-		assert_int_equal(lab_relation_verdict(&x->expect, lab_est_exact(1), name), LAB_HOLDS);
+		assert_int_equal(lab_relation_verdict(&x->expect, lab_est_exact(1), name),
+				 LAB_HOLDS);
 	}
 	errata_free(&e);
 	free(text);
@@ -406,7 +407,8 @@ static int built_in(const struct errata *all, const char *err)
 static void test_errata_builtin(void **state)
 {
 	char good_path[] = "/tmp/dmalab-errata-XXXXXX", bad_path[] = "/tmp/dmalab-errata-XXXXXX";
-	static const char one[] = "## 42.1\nsays: a\nexpect: ge 3\ntruth: from the file\nsource: s\n";
+	static const char one[] = "## 42.1\nsays: a\nexpect: ge 3\ntruth: from the file\n"
+				  "source: s\n";
 	static const char bad[] = "## 42.1\nnonsense\n";
 	int fd;
 

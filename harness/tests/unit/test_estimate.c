@@ -556,7 +556,8 @@ static void test_hl_differences_cover_and_narrow(void **state)
 		if (!((double)hit / trials >= least_coverage(trials) && hit < 0.99 * trials))
 			fail_msg("n %d: coverage %.4f", ns[c], (double)hit / trials);
 		if (!(w_hl < 0.9 * w_med))
-			fail_msg("n %d: width %.3f of the median's, want < 0.9", ns[c], w_hl / w_med);
+			fail_msg("n %d: width %.3f of the median's, want < 0.9", ns[c],
+				 w_hl / w_med);
 	}
 }
 
@@ -694,7 +695,8 @@ static void test_over_signed_numerator(void **state)
 	struct lab_est d = est(2, 4, 8);
 
 	(void)state;
-	assert_est(lab_est_over(est(4, 8, 16), d), 0.5, 2, 8);   /* positive: lo / d.hi, hi / d.lo */
+	/* positive: lo / d.hi, hi / d.lo */
+	assert_est(lab_est_over(est(4, 8, 16), d), 0.5, 2, 8);
 	assert_est(lab_est_over(est(-4, 2, 8), d), -2, 0.5, 4);  /* straddling 0: lo / d.lo */
 	assert_est(lab_est_over(est(-16, -8, -4), d), -8, -2, -0.5); /* negative: hi / d.hi */
 	assert_est(lab_est_over(est(1, 2, 3), est(0, 1, 2)), -INFINITY, 2, INFINITY);

@@ -225,7 +225,8 @@ static void test_cuda_none_visible(void **state)
 	snprintf(c.why, sizeof(c.why), "kept");
 	assert_int_equal(gpu_cuda_none_visible(999, "CUDA_ERROR_UNKNOWN (999)", "", c.why,
 					       sizeof(c.why)), 0);
-	assert_int_equal(gpu_cuda_none_visible(0, "CUDA_SUCCESS (0)", "5", c.why, sizeof(c.why)), 0);
+	assert_int_equal(gpu_cuda_none_visible(0, "CUDA_SUCCESS (0)", "5", c.why,
+					       sizeof(c.why)), 0);
 	assert_string_equal(c.why, "kept");
 }
 
@@ -355,13 +356,15 @@ static void test_two_node_and_one_node_trees(void **state)
 	struct gpu_topo t;
 
 	(void)state;
-	assert_int_equal(gpu_topo_build(unit_fixture_sys("two-node", root, sizeof(root)), NULL, &t), 0);
+	assert_int_equal(gpu_topo_build(unit_fixture_sys("two-node", root, sizeof(root)), NULL,
+					&t), 0);
 	assert_int_equal(t.n, 1);
 	assert_string_equal(t.dev[0].bdf, "0000:3b:00.0");
 	assert_int_equal(t.dev[0].numa_node, 1);
 	assert_int_equal(t.dev[0].pcie_gen_max, 5);
 	assert_int_equal(t.dev[0].pcie_width_max, 16);
-	assert_int_equal(gpu_topo_build(unit_fixture_sys("one-node", root, sizeof(root)), NULL, &t), 0);
+	assert_int_equal(gpu_topo_build(unit_fixture_sys("one-node", root, sizeof(root)), NULL,
+					&t), 0);
 	assert_int_equal(t.n, 1);
 	assert_string_equal(t.dev[0].bdf, "0000:00:05.0");
 	assert_int_equal(t.dev[0].numa_node, -1);

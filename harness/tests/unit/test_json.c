@@ -188,7 +188,8 @@ static void test_jw_num_large_whole_numbers_exact(void **state)
 	jw_num(&w, -4503599627370497.0);         /* 2^52 + 1 */
 	jw_num(&w, 1e300);                       /* too large for %.0f: %g */
 	jw_arr_end(&w);
-	assert_string_equal(w.buf, "[1125899906842624,4611686018427389952,-4503599627370497,1e+300]");
+	assert_string_equal(w.buf,
+			    "[1125899906842624,4611686018427389952,-4503599627370497,1e+300]");
 	jw_release(&w);
 }
 
@@ -241,7 +242,8 @@ static void test_jw_nesting_commas(void **state)
 	jw_kbool(&w, "g", 1);
 	jw_obj_end(&w);
 	assert_string_equal(w.buf,
-			    "{\"a\":1,\"b\":[1,{},[],false],\"c\":{\"d\":\"e\",\"f\":null},\"g\":true}");
+			    "{\"a\":1,\"b\":[1,{},[],false],"
+			    "\"c\":{\"d\":\"e\",\"f\":null},\"g\":true}");
 	jw_release(&w);
 }
 

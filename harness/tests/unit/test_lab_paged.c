@@ -76,7 +76,8 @@ static void test_offsets_tile_host_and_scatter_in_pool(void **state)
 	dev_seen = calloc(6 * 40, 1);
 	for (p = 0; p < 6; p++)
 		for (b = 0; b < blocks; b++) {
-			uint64_t h = lab_paged_host_off(&k, p, blocks, b), d = lab_paged_dev_off(&k, p, b);
+			uint64_t h = lab_paged_host_off(&k, p, blocks, b),
+				 d = lab_paged_dev_off(&k, p, b);
 
 			assert_int_equal(h % bb, 0);
 			assert_int_equal(d % bb, 0);

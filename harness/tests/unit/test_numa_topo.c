@@ -258,7 +258,8 @@ static void test_distances_line(void **state)
 	(void)state;
 	assert_non_null(t);
 	assert_int_equal(numa_topo_read(unit_fixture_sys("two-node", root, sizeof(root)), t), 0);
-	assert_string_equal(numa_topo_distances(t, line, sizeof(line)), "node0: 10 21; node1: 21 10");
+	assert_string_equal(numa_topo_distances(t, line, sizeof(line)),
+			    "node0: 10 21; node1: 21 10");
 	assert_int_equal(numa_topo_distance(t, 0, 1), 21);
 	assert_int_equal(numa_topo_distance(t, 1, 1), 10);
 	assert_int_equal(numa_topo_distance(t, 5, 1), 0);

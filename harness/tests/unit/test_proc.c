@@ -855,7 +855,8 @@ static void test_plumbing_failures(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *args[] = { "--plumbing-test", cases[i].mode, "--child-timeout", "1", NULL };
+		const char *args[] = { "--plumbing-test", cases[i].mode, "--child-timeout", "1",
+				       NULL };
 		double t0 = lab_now();
 
 		assert_int_equal(run_lab97(args, lab_out, lab_err, sizeof(lab_out)), 99);
@@ -869,9 +870,15 @@ static void test_plumbing_failures(void **state)
 static void test_check_opts(void **state)
 {
 	static const struct { const char *opt, *val, *says; } cases[] = {
-		{ "--child-timeout", "0", "lab-97: --child-timeout '0': must be whole seconds from 1 to 600 (see --help)\n" },
-		{ "--child-timeout", "601", "lab-97: --child-timeout '601': must be whole seconds from 1 to 600 (see --help)\n" },
-		{ "--plumbing-test", "fly", "lab-97: --plumbing-test 'fly': must be ok, hang, crash, exit or garbage (see --help)\n" },
+		{ "--child-timeout", "0",
+		  "lab-97: --child-timeout '0': must be whole seconds from 1 to 600 "
+		  "(see --help)\n" },
+		{ "--child-timeout", "601",
+		  "lab-97: --child-timeout '601': must be whole seconds from 1 to 600 "
+		  "(see --help)\n" },
+		{ "--plumbing-test", "fly",
+		  "lab-97: --plumbing-test 'fly': must be ok, hang, crash, exit or garbage "
+		  "(see --help)\n" },
 	};
 	size_t i;
 
@@ -891,7 +898,8 @@ static void test_role_main_refuses(void **state)
 	char line[512];
 
 	(void)state;
-	assert_int_equal(proc_spawn_role(&p, SELF, "answer", NULL, PROC_OUT_PIPE | PROC_MERGE_ERR), 0);
+	assert_int_equal(proc_spawn_role(&p, SELF, "answer", NULL,
+					 PROC_OUT_PIPE | PROC_MERGE_ERR), 0);
 	proc_run(&p, 10, 0);
 	status_is("exited with code 2");
 	assert_non_null(strstr(p.outbuf, "lab-97: --role answer needs the socket the lab gives its "

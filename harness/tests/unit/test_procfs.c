@@ -266,7 +266,8 @@ static void test_procfs_vm_read(void **state)
 	char p[512];
 
 	(void)state;
-	assert_int_equal(procfs_vm_read(fixture("procfs/lock/proc/self/status", p, sizeof(p)), &v), 0);
+	assert_int_equal(procfs_vm_read(fixture("procfs/lock/proc/self/status", p, sizeof(p)),
+					&v), 0);
 	assert_int_equal(v.lck, 65536ULL * 1024);
 	assert_int_equal(v.pin, 8ULL * 1024);
 	assert_int_equal(v.rss, 66560ULL * 1024);
@@ -325,8 +326,10 @@ static void test_procfs_zones_populated(void **state)
 	(void)state;
 	/* DMA, DMA32 and Normal of node 0, Normal of node 1; Movable and Device
 	 * have no managed pages */
-	assert_int_equal(procfs_zones_populated(fixture("procfs/zoneinfo-two-nodes", p, sizeof(p))), 4);
-	assert_int_equal(procfs_zones_populated(fixture("procfs/zoneinfo-empty-zones", p, sizeof(p))), 0);
+	assert_int_equal(procfs_zones_populated(fixture("procfs/zoneinfo-two-nodes", p,
+							sizeof(p))), 4);
+	assert_int_equal(procfs_zones_populated(fixture("procfs/zoneinfo-empty-zones", p,
+							sizeof(p))), 0);
 	assert_int_equal(procfs_zones_populated(fixture("procfs/empty", p, sizeof(p))), 0);
 	errno = 0;
 	assert_int_equal(procfs_zones_populated("/nonexistent/zoneinfo"), -1);

@@ -438,8 +438,8 @@ static const double batch_event_long[] = { 60e-6, 61e-6, 60e-6, 62e-6, 60e-6, 61
 static const double batch_host[] = { 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3 };
 
 static const struct claim_spec measure_claims[] = {
-	{ "97.1", "t.Q1", "a wide first batch grows one sample at a time until narrow", NULL, "test",
-	  WANT_NEAR(1e-3, 0.25, "s"), NULL },
+	{ "97.1", "t.Q1", "a wide first batch grows one sample at a time until narrow", NULL,
+	  "test", WANT_NEAR(1e-3, 0.25, "s"), NULL },
 	{ "97.2", "t.Q1", "a clean first batch is kept alone", NULL, "test",
 	  WANT_NEAR(1e-3, 0.25, "s"), NULL },
 	{ "97.3", "t.Q2", "event-timed 20 us samples are too short", NULL, "test",

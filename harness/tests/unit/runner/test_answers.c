@@ -99,8 +99,10 @@ static void test_ans_parse_chapter_good(void **state)
 static void test_ans_parse_chapter_missing_key(void **state)
 {
 	(void)state;
-	assert_edit_rejected("answer.zh: a\n", "", "ch1.md:14: question ch1.E2 has no 'answer.zh:'");
-	assert_edit_rejected("prompt.en: p\n", "prompt.en:\n", "ch1.md:15: 'prompt.en:' has no value");
+	assert_edit_rejected("answer.zh: a\n", "",
+			     "ch1.md:14: question ch1.E2 has no 'answer.zh:'");
+	assert_edit_rejected("prompt.en: p\n", "prompt.en:\n",
+			     "ch1.md:15: 'prompt.en:' has no value");
 	assert_edit_rejected("## ch1.Q1\n", "", "ch1.md:3: 'prompt.en:' before the first");
 	/* the claims of a question come from the labs' specs now */
 	assert_edit_rejected("prompt.en: What", "claims: 01.1\nprompt.en: What",
@@ -112,13 +114,15 @@ static void test_ans_parse_chapter_unknown_key(void **state)
 	(void)state;
 	assert_edit_rejected("prompt.en: p\n", "promt.en: p\n",
 			     "ch1.md:15: unknown key 'promt.en' (want prompt.en, prompt.zh,");
-	assert_edit_rejected("answer.en: a\n", "Answer: a\n", "ch1.md:17: unexpected line 'Answer: a'");
+	assert_edit_rejected("answer.en: a\n", "Answer: a\n",
+			     "ch1.md:17: unexpected line 'Answer: a'");
 	assert_edit_rejected("  The CPU does not.\n", "The CPU does not.\n",
 			     "ch1.md:8: unexpected line 'The CPU does not.'");
 	assert_edit_rejected("\n## ch1.Q1\n", "\n  stray\n## ch1.Q1\n",
 			     "ch1.md:3: indented line outside a 'key:' value");
 	assert_edit_rejected("prompt.en: p\n", "prompt.en: p\nprompt.en: q\n",
-			     "ch1.md:16: second 'prompt.en:' in question ch1.E2 (first at line 15)");
+			     "ch1.md:16: second 'prompt.en:' in question ch1.E2 "
+			     "(first at line 15)");
 }
 
 static void test_ans_parse_chapter_duplicate_id(void **state)
@@ -131,13 +135,16 @@ static void test_ans_parse_chapter_duplicate_id(void **state)
 static void test_ans_parse_chapter_bad_id(void **state)
 {
 	(void)state;
-	assert_edit_rejected("## ch1.E2\n", "## ch2.E2\n", "ch1.md:14: 'ch2.E2' is not a question id");
+	assert_edit_rejected("## ch1.E2\n", "## ch2.E2\n",
+			     "ch1.md:14: 'ch2.E2' is not a question id");
 	assert_edit_rejected("## ch1.E2\n", "## ch1.e2\n", "is not a question id");
 	assert_edit_rejected("## ch1.E2\n", "## ch1.E\n", "is not a question id");
 	assert_edit_rejected("# ch1: Pinned memory\n", "# Chapter one\n",
 			     "ch1.md:1: the title must be '# chN: <title>'");
-	assert_edit_rejected("# ch1: Pinned memory\n", "", "ch1.md:2: '## ch1.Q1' before the '# ' title");
-	assert_edit_rejected("## ch1.E2\n", "# ch1: again\n## ch1.E2\n", "title line after the first section");
+	assert_edit_rejected("# ch1: Pinned memory\n", "",
+			     "ch1.md:2: '## ch1.Q1' before the '# ' title");
+	assert_edit_rejected("## ch1.E2\n", "# ch1: again\n## ch1.E2\n",
+			     "title line after the first section");
 }
 
 static void test_ans_parse_chapter_invalid_utf8(void **state)
@@ -197,17 +204,26 @@ static void assert_planned_rejected(const char *text, const char *want)
 static void test_ans_parse_planned_bad(void **state)
 {
 	(void)state;
-	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 08.1 [ch1.Q1] x\n", "p.md:4: claim 08.1 does not belong to lab 07");
-	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ch1.Q1]\n", "p.md:4: claim 07.1 has no text");
-	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ch1.Q1] x\nclaim: 07.1 [ch1.Q1] y\n", "p.md:5: claim 07.1 is planned twice");
+	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 08.1 [ch1.Q1] x\n",
+				"p.md:4: claim 08.1 does not belong to lab 07");
+	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ch1.Q1]\n",
+				"p.md:4: claim 07.1 has no text");
+	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ch1.Q1] x\n"
+				"claim: 07.1 [ch1.Q1] y\n", "p.md:5: claim 07.1 is planned twice");
 	assert_planned_rejected("# P\n## lab-07\n", "p.md:2: 'lab-07' is not a lab id");
-	assert_planned_rejected("# P\n## 07\nclaim: 07.1 [ch1.Q1] x\n", "p.md:2: lab 07 has no 'title:'");
-	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ch1.Q1] x\n## 07\n", "p.md:5: lab 07 is listed twice");
-	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 x\n", "p.md:4: claim 07.1: want the questions it backs in brackets");
+	assert_planned_rejected("# P\n## 07\nclaim: 07.1 [ch1.Q1] x\n",
+				"p.md:2: lab 07 has no 'title:'");
+	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ch1.Q1] x\n## 07\n",
+				"p.md:5: lab 07 is listed twice");
+	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 x\n",
+				"p.md:4: claim 07.1: want the questions it backs in brackets");
 	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ch1.Q1 x\n", "in brackets");
-	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ch1.q1] x\n", "p.md:4: claim 07.1: 'ch1.q1' is not a question id");
-	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ ] x\n", "p.md:4: claim 07.1 backs no question");
-	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ch1.Q1\n  ch1.Q2] x\n", "in brackets");
+	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ch1.q1] x\n",
+				"p.md:4: claim 07.1: 'ch1.q1' is not a question id");
+	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ ] x\n",
+				"p.md:4: claim 07.1 backs no question");
+	assert_planned_rejected("# P\n## 07\ntitle: t\nclaim: 07.1 [ch1.Q1\n  ch1.Q2] x\n",
+				"in brackets");
 }
 
 static void test_ans_parse_hints_pairs(void **state)
@@ -303,7 +319,8 @@ static int cross_check(const struct ans_set *s, const struct ans_built *b, int n
 
 static void test_ans_cross_check_good(void **state)
 {
-	const struct ans_built b[] = { { "01", "01.1", "ch1.Q1" }, { "01", "01.2", "ch1.Q1 ch1.E2" },
+	const struct ans_built b[] = { { "01", "01.1", "ch1.Q1" },
+				       { "01", "01.2", "ch1.Q1 ch1.E2" },
 				       { "02", "02.4", "ch1.table ch1.E2" } };
 	struct ans_set s;
 	char out[1024] = "";
@@ -329,8 +346,10 @@ static void test_ans_cross_check_problems(void **state)
 	 * id after its first; 02.4 only its section and 11.2 nothing; lab 11
 	 * is built now, so its planned 11.1 no longer backs E2 */
 	assert_int_equal(cross_check(&s, b, 5, out, sizeof(out)), 5);
-	assert_non_null(strstr(out, "error: claim 01.9 of lab-01 names question ch1.E9, which no answers file has"));
-	assert_non_null(strstr(out, "error: claim 01.3 of lab-01 names question table, which is not a question id"));
+	assert_non_null(strstr(out, "error: claim 01.9 of lab-01 names question ch1.E9, "
+				    "which no answers file has"));
+	assert_non_null(strstr(out, "error: claim 01.3 of lab-01 names question table, "
+				    "which is not a question id"));
 	assert_non_null(strstr(out, "error: claim 02.4 of lab-02 backs no question"));
 	assert_non_null(strstr(out, "error: claim 11.2 of lab-11 backs no question"));
 	assert_non_null(strstr(out, "error: ch1.md:14: no claim backs ch1.E2"));
@@ -351,7 +370,8 @@ static void test_ans_cross_check_planned(void **state)
 					   sizeof(err)), 0);
 	/* a planned claim names a question of no chapter; E2 is backed by 11.1 */
 	assert_int_equal(cross_check(&s, b, 1, out, sizeof(out)), 1);
-	assert_non_null(strstr(out, "error: claim 12.1 of planned-claims.md names question ch9.Q1"));
+	assert_non_null(strstr(out,
+			       "error: claim 12.1 of planned-claims.md names question ch9.Q1"));
 	ans_set_free(&s);
 }
 
@@ -370,7 +390,8 @@ static int ans_map_built(struct ans_set *s, const struct ans_built *b, int nb)
 
 static void test_ans_map(void **state)
 {
-	const struct ans_built b[] = { { "02", "02.10", "ch1.Q1" }, { "01", "01.2", "ch1.Q1 ch1.E2" },
+	const struct ans_built b[] = { { "02", "02.10", "ch1.Q1" },
+				       { "01", "01.2", "ch1.Q1 ch1.E2" },
 				       { "02", "02.9", "ch1.table ch1.Q1 ch9.Q9" } };
 	const struct ans_question *q1, *e2;
 	struct ans_set s;
@@ -542,8 +563,10 @@ static void test_ans_seed_shared_worst_case_fast(void **state)
 	assert_int_equal(ans_seed_shared(&sd, text, 3 * N, run, sizeof(run)), N);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	alarm(0);
-	assert_string_equal(run, "锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁"); /* cut to 63 bytes */
-	assert_true((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec) < 5.0);
+	/* cut to 63 bytes */
+	assert_string_equal(run, "锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁锁");
+	assert_true((double)(t1.tv_sec - t0.tv_sec) +
+		    1e-9 * (double)(t1.tv_nsec - t0.tv_nsec) < 5.0);
 	ans_seed_free(&sd);
 	free(text);
 }

@@ -177,7 +177,8 @@ static void test_gpus_listed_or_not(void **state)
 	assert_string_equal(last_line(), "1 NVIDIA GPU in sysfs, visible to CUDA");
 	pf.o.expect_gpus = 8;
 	check_gpus(&pf);
-	assert_string_equal(last_line(), "expected 8 NVIDIA GPUs (--expect-gpus), found 1 in sysfs");
+	assert_string_equal(last_line(),
+			    "expected 8 NVIDIA GPUs (--expect-gpus), found 1 in sysfs");
 }
 
 static void test_gpus_without_cuda(void **state)
@@ -187,7 +188,8 @@ static void test_gpus_without_cuda(void **state)
 	assert_int_equal(check_gpus(&pf), 0);
 	assert_int_equal(pf.check[0].st, PF_FAIL);
 	assert_string_equal(last_line(), "2 NVIDIA GPUs in sysfs (0000:00:00.0, ...) but lab-02 "
-			    "opened none: no-cuda-driver: no NVIDIA driver: libcuda.so.1 not found");
+			    "opened none: no-cuda-driver: no NVIDIA driver: "
+			    "libcuda.so.1 not found");
 	json_free(pf.gpu[0].rec);
 	pf.gpu[0].rec = skipped(SKIP_NOT_BUILT_NO_NVCC, "built without nvcc");
 	assert_int_equal(check_gpus(&pf), 0);

@@ -121,7 +121,8 @@ static void test_xw_elements_attributes_text(void **state)
 			    "<suites tests=\"3\" time=\"1.235\">\n"
 			    "  <case name=\"01.1 a &lt; b\"/>\n"
 			    "  <case name=\"\">\n"
-			    "    <failure message=\"got &quot;3&quot;\">line 1\nline 2 &amp; 3</failure>\n"
+			    "    <failure message=\"got &quot;3&quot;\">line 1\n"
+			    "line 2 &amp; 3</failure>\n"
 			    "  </case>\n"
 			    "</suites>");
 	xw_release(&x);
