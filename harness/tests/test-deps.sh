@@ -28,7 +28,8 @@ fake_apt() {
 #!/bin/sh
 n=\$(cat "$tmp/count" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"$tmp/count"
 if [ \$n -le $1 ]; then
-	echo "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4242 (apt-get)"
+	printf 'E: Could not get lock /var/lib/dpkg/lock-frontend. %s\n' \
+		"It is held by process 4242 (apt-get)"
 	exit 100
 fi
 [ -n "$2" ] && { echo "E: $2"; exit 100; }

@@ -178,7 +178,8 @@ for suite in xml:
             problems.append("91.3: the erratum's truth is not its system-out")
     failures = [c for c in suite if kind(c) == "failure"]
     for c in failures:
-        if not c.result or not (c.result[0] if isinstance(c.result, list) else c.result).message.startswith("got "):
+        if not c.result or not (c.result[0] if isinstance(c.result, list)
+                                else c.result).message.startswith("got "):
             problems.append("%s: failure message does not start 'got '" % c.name)
 if seen != want:
     problems.append("kinds: %s" % {k: (seen.get(k), want.get(k)) for k in set(seen) | set(want)

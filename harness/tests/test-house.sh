@@ -14,7 +14,9 @@
 #     lab API of lab.h aside: every lab is offered it);
 #   - a lab's sabotage is its knobs: no lab tests LAB_SABOTAGE in its code;
 #   - each lab README's links to the lab's lines point at what they name
-#     (harness/tools/method-lines.sh --check).
+#     (harness/tools/method-lines.sh --check);
+#   - no code line is wider than 100 columns, a tab reaching the next multiple
+#     of 8 and a wide (CJK) character taking 2 (wc -L's display width).
 # Run by `make test-house` after the build.
 set -u
 BUILD=${BUILD:-build}
@@ -163,6 +165,17 @@ if sh harness/tools/method-lines.sh --check; then
 else
 	bad "a lab README links a line that no longer holds what the link names" \
 		"(sh harness/tools/method-lines.sh moves the numbers)"
+fi
+
+# code lines at most 100 columns: expand the tabs, then the display width of the widest
+wide=""
+for f in $(git ls-files 2>/dev/null | grep -E '\.(c|h|cu|py|sh|S)$|(^|/)Makefile$'); do
+	[ "$(expand -t 8 "$f" | LC_ALL=C.UTF-8 wc -L)" -le 100 ] || wide="$wide $f"
+done
+if [ -z "$wide" ]; then
+	ok
+else
+	bad "code lines over 100 columns (tabs at 8) in:$wide"
 fi
 
 echo "test-house: $pass passed, $fail failed"

@@ -198,9 +198,12 @@ line=$(printf '%s\n' "$FAKE02" | tr ';' '\n' | sed -n "$((dev + 1))p")
 [ -n "$line" ] || { echo "lab-02: --device $dev: only 1 CUDA device(s)" >&2; exit 2; }
 set -- $line
 both=${4:-$(awk "BEGIN { print $2 + $3 }")}
-printf '{"status": "pass", "skip": null, "facts": {"gpu_pci_bus_id": "%s", %s, %s, %s, %s, %s, %s}}\n' \
-	"$1" "$(fact pcie_gen_max 5)" "$(fact pcie_width_max 16)" "$(fact pcie_theoretical_gbs 63.0)" \
-	"$(fact h2d_pinned_gbs "$2")" "$(fact d2h_pinned_gbs "$3")" "$(fact duplex_sum_gbs "$both")" \
+fmt='{"status": "pass", "skip": null, "facts": '
+fmt="$fmt"'{"gpu_pci_bus_id": "%s", %s, %s, %s, %s, %s, %s}}\n'
+printf "$fmt" \
+	"$1" "$(fact pcie_gen_max 5)" "$(fact pcie_width_max 16)" \
+	"$(fact pcie_theoretical_gbs 63.0)" "$(fact h2d_pinned_gbs "$2")" \
+	"$(fact d2h_pinned_gbs "$3")" "$(fact duplex_sum_gbs "$both")" \
 	>"$json"
 EOF
 chmod 755 "$tmp/labs/lab-02"

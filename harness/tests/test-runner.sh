@@ -410,10 +410,12 @@ if has_python; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 cs = {c["id"]: c for l in d["labs"] for c in l["claims"]}
-print(" ".join("%s:%s:%s" % (i, cs[i]["status"], (cs[i]["erratum"] or {}).get("status"))
+print(" ".join("%s:%s:%s" % (i, cs[i]["status"],
+                             (cs[i]["erratum"] or {}).get("status"))
                for i in ("91.3", "89.1", "89.2", "89.3", "89.4", "90.2")),
       d["totals"]["claims"]["known_erratum"], d["totals"]["labs"]["inconclusive"],
-      [q["status"] + str(q.get("known_erratum", "")) for q in d["questions"] if q["id"] == "fq.Q13"])
+      [q["status"] + str(q.get("known_erratum", "")) for q in d["questions"]
+       if q["id"] == "fq.Q13"])
 EOF
 )" "91.3:fail:predicted 89.1:fail:not-predicted 89.2:fail:not-applicable 89.3:fail:predicted \
 89.4:inconclusive:None 90.2:fail:predicted 3 1 ['contradicted']" \
