@@ -494,7 +494,8 @@ struct loop {
 	int computes;        /* fix_compute calls in the last run: one a step */
 	double held_s;       /* host time in the calls (the chapter's), or in whole steps
 			      * (the fix's), all steps of the last run */
-	double copy_s;       /* the chapter's: its copies' GPU time, all steps of the last run */
+	int timed;           /* the chapter's rounds (03.6): events time each step's copy */
+	double copy_s;       /* then its copies' GPU time, all steps of the last run */
 	unsigned long long torn, most; /* words not their step's: all runs, the worst step */
 	int torn_steps;
 };
@@ -533,23 +534,26 @@ static void span_add(struct rig *r, struct loop *c, int k)
 }
 
 /* A step of the chapter's loop: refill, copy and compute on one stream; returns
- * the host's time in the call.  Events around the copy time the same copy on the
- * GPU (03.6 pairs the two); a pair is read before its reuse, SPAN_RING steps on. */
+ * the host's time in the call.  In the timed rounds events around the copy time the
+ * same copy on the GPU (03.6 pairs the two); a pair is read before its reuse,
+ * SPAN_RING steps on.  The unforced race (race_natural) records none. */
 static double chapter_step(struct rig *r, struct loop *c, int k, uint32_t step)
 {
 	struct lab *L = r->L;
 	cudaEvent_t *ev = r->span[k % SPAN_RING];
 	double t0;
 
-	if (k >= SPAN_RING)
+	if (c->timed && k >= SPAN_RING)
 		span_add(r, c, k - SPAN_RING);
 	buf_fill_down(c->h, c->bytes, step);
-	CUDA_CHECK(L, cudaEventRecord(ev[0], r->s));
+	if (c->timed)
+		CUDA_CHECK(L, cudaEventRecord(ev[0], r->s));
 	t0 = lab_now();
 	CUDA_CHECK(L, cudaMemcpyAsync(r->loop_d[0], c->h, c->bytes, cudaMemcpyHostToDevice,
 				      r->s));
 	t0 = lab_now() - t0;
-	CUDA_CHECK(L, cudaEventRecord(ev[1], r->s));
+	if (c->timed)
+		CUDA_CHECK(L, cudaEventRecord(ev[1], r->s));
 	launch_step(L, r->s, r->loop_d[0], c->bytes, step, 0, r->slots + 2 * (size_t)k);
 	return t0;
 }
@@ -635,7 +639,7 @@ static double loop_run(struct rig *r, struct loop *c)
 		c->held_s += lab_now() - t0;
 	}
 	CUDA_CHECK(L, cudaDeviceSynchronize());
-	for (k = c->steps > SPAN_RING ? c->steps - SPAN_RING : 0; !c->fix && k < c->steps; k++)
+	for (k = c->steps > SPAN_RING ? c->steps - SPAN_RING : 0; c->timed && k < c->steps; k++)
 		span_add(r, c, k);
 	if (c->fix && c->computes != c->steps) /* the step's timing and check are fix_compute */
 		lab_error(L, "fix_step called fix_compute %d times in %d steps: once a step",
@@ -793,7 +797,7 @@ static void loops(struct rig *r)
 	struct lab_cuda_job job = { L, r->s, &r->timer, 0, issue_h2d, &cp };
 	struct loop fix = { .fix = 1, .bytes = LOOP_BYTES };
 	struct loop chapter = { .h = K.chapter_pageable ? r->loop_pageable[0] : r->loop_pinned[0],
-				.bytes = CHAPTER_BYTES };
+				.bytes = CHAPTER_BYTES, .timed = 1 };
 	struct buf_refill refill = { r->loop_pinned[1], LOOP_BYTES, 0 };
 	struct lab_stats call_share, hidden_round;
 	struct lab_est hidden, free_share;

@@ -558,6 +558,8 @@ static void test_hl_differences_cover_and_narrow(void **state)
 		if (!(w_hl < 0.9 * w_med))
 			fail_msg("n %d: width %.3f of the median's, want < 0.9", ns[c],
 				 w_hl / w_med);
+		print_message("hl differences n=%d: coverage %.4f, width %.3f of the median's\n",
+			      ns[c], (double)hit / trials, w_hl / w_med);
 	}
 }
 
