@@ -7,14 +7,18 @@
  * core's window holds loads for many lines ahead.  The buffer is aligned,
  * so the compiler may fold the loads (an aligned SSE load can be an add's
  * memory operand; a VEX one can in any case).  No lab.h function is used
- * here, so lmbench/readbw-ref.c builds with this file alone
+ * here (the cache size comes through the facts layer's sysfs reader), so
+ * lmbench/readbw-ref.c builds with this file, procfs.c and sizes.c alone
  * (seqread_rate, which measures, is in seqread_rate.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "procfs.h"
 #include "seqread.h"
+#include "sizes.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -116,51 +120,30 @@ uint64_t seqread_sum(const void *buf, uint64_t bytes)
 #endif
 }
 
-/* "32768K", "1M", "512" -> bytes; 0 if unreadable. */
-static uint64_t read_size(const char *path)
-{
-	char text[32] = "", unit = 0;
-	unsigned long long v = 0;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return 0;
-	if (!fgets(text, sizeof(text), f))
-		text[0] = '\0';
-	fclose(f);
-	if (sscanf(text, "%llu%c", &v, &unit) < 1)
-		return 0;
-	return v << (unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0);
-}
-
 uint64_t seqread_llc_bytes(const char *root, int cpu)
 {
-	char dir[256], path[320], type[32];
-	uint64_t best = 0;
-	int k, level, best_level = 0;
-	FILE *f;
+	char dir[256], path[320], text[32];
+	uint64_t best = 0, size;
+	long level;
+	int k, best_level = 0;
 
 	for (k = 0; k < 16; k++) {
 		snprintf(dir, sizeof(dir), "%s/devices/system/cpu/cpu%d/cache/index%d", root, cpu,
 			 k);
 		snprintf(path, sizeof(path), "%s/level", dir);
-		if (!(f = fopen(path, "r")))
+		if (access(path, R_OK) != 0)
 			break;
-		if (fscanf(f, "%d", &level) != 1)
+		if (sysfs_read_long(path, &level) < 0)
 			level = 0;
-		fclose(f);
 		snprintf(path, sizeof(path), "%s/type", dir);
-		type[0] = '\0';
-		if ((f = fopen(path, "r"))) {
-			if (!fgets(type, sizeof(type), f))
-				type[0] = '\0';
-			fclose(f);
-		}
-		if (!strncmp(type, "Instruction", 11) || level < best_level)
+		if (sysfs_read_str(path, text, sizeof(text)) < 0)
+			text[0] = '\0';
+		if (!strncmp(text, "Instruction", 11) || level < best_level)
 			continue;
-		snprintf(path, sizeof(path), "%s/size", dir);
-		best = read_size(path);
-		best_level = level;
+		snprintf(path, sizeof(path), "%s/size", dir); /* "32768K" */
+		best = sysfs_read_str(path, text, sizeof(text)) == 0 &&
+		       lab_parse_size(text, &size) == 0 ? size : 0;
+		best_level = (int)level;
 	}
 	return best;
 }

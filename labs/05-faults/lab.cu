@@ -24,6 +24,7 @@
 #include "lab.h"
 #include "need.h"
 #include "procfs.h"
+#include "smaps.h"
 #if DMALAB_HAVE_CUDA
 #include "cupti_counts.h"
 #include "managed.h"
@@ -166,21 +167,9 @@ static long thread_minor_faults(void)
 /* AnonHugePages of the mappings overlapping [addr, addr + len) (0 without smaps). */
 static uint64_t smaps_anon_huge(uintptr_t addr, size_t len)
 {
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[512], perms[8];
-	unsigned long long lo, hi, kb;
-	uint64_t bytes = 0;
-	int inside = 0;
+	struct smaps_range r;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3)
-			inside = lo < addr + len && hi > addr;
-		else if (inside && sscanf(line, "AnonHugePages: %llu kB", &kb) == 1)
-			bytes += kb * 1024;
-	}
-	if (f)
-		fclose(f);
-	return bytes;
+	return smaps_range_read(NULL, addr, len, &r) == 0 ? r.anon_huge : 0;
 }
 
 struct cpu_touch {

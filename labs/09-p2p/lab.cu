@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "lab.h"
+#include "need.h"
 #include "links.h"      /* with gpu_topo.h, the GPU scan */
 #include "p2p.h"
 
@@ -98,15 +99,15 @@ static int check_opts(const struct lab *L)
 
 	max_bytes = max_bytes ? max_bytes : o->size;
 	min_bytes = min_bytes ? min_bytes : o->size_given ? max_bytes : DEFAULT_MIN;
-	if (max_bytes % 4 || min_bytes % 4 || min_bytes > max_bytes) {
-		fprintf(stderr, "lab-09: sizes: need 64K <= --min-size <= --max-size, multiples "
-			"of 4 bytes (see --help)\n");
-		return 2;
-	}
-	if (pairs && p2p_pairs_parse(pairs, &asked_pairs, err, sizeof(err)) < 0) {
-		fprintf(stderr, "lab-09: --pairs '%s': %s (see --help)\n", pairs, err);
-		return 2;
-	}
+	if (max_bytes % 4)
+		return lab_usage_error(L, "max-size", lab_size_arg(max_bytes, err, sizeof(err)),
+				       "must be a multiple of 4 bytes");
+	if (min_bytes % 4 || min_bytes > max_bytes)
+		return lab_usage_error(L, "min-size", lab_size_arg(min_bytes, err, sizeof(err)),
+				       "%s", min_bytes % 4 ? "must be a multiple of 4 bytes" :
+				       "must be at most --max-size");
+	if (pairs && p2p_pairs_parse(pairs, &asked_pairs, err, sizeof(err)) < 0)
+		return lab_usage_error(L, "pairs", pairs, "%s", err);
 	return 0;
 }
 
@@ -130,7 +131,6 @@ static const struct lab_spec spec = {
 #if DMALAB_HAVE_CUDA
 #include "lab_buffers_cuda.h"
 #include "lab_cuda.h"
-#include "need.h"
 
 #define SPIN_NS 50000ull          /* holds the stream while a batch is queued */
 #define SAMPLE_FLOOR_S 1e-3       /* a batch lasts at least this: 2000 event steps */

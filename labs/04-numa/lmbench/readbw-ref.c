@@ -5,7 +5,8 @@
  * lmbench").  Not part of the kit's build; from the repository's root:
  *
  *     cc -O2 -Iharness/base -Iharness/facts -Iharness/lab -o /tmp/readbw-ref \
- *         labs/04-numa/lmbench/readbw-ref.c labs/04-numa/seqread.c
+ *         labs/04-numa/lmbench/readbw-ref.c labs/04-numa/seqread.c \
+ *         harness/facts/procfs.c harness/base/sizes.c
  *     /tmp/readbw-ref [MiB (default 1024)] [repetitions (default 11)]
  *
  * bw_mem's method (lmbench 3, src/bw_mem.c and src/lib_timing.c):
