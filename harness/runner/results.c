@@ -1,9 +1,7 @@
 /*
  * results.c - the run's model and its file (PROTOCOL.md 4): the results
- * directory, each lab's outcome, and results.json (schema dmalab-results/1:
- * the machine, every lab with every claim and sample, the chapters'
- * questions and the totals), written atomically (temp file + rename) and
- * read back.
+ * directory, each lab's outcome, and results.json (schema dmalab-results/1),
+ * written atomically (temp file + rename) and read back.
  *
  *   the directory  checked and locked before any lab runs: a place the run
  *                  can write (a read-only mount, a full disk or a path naming
@@ -16,11 +14,7 @@
  *                  lab killed outright leaves only the TAP.  Claims planned by
  *                  --describe that no record mentions were never reached:
  *                  `not_run`
- *   `run NN`       updates results.json rather than replacing it: each lab it
- *                  ran replaces its entry, the other labs of the earlier file
- *                  are kept as they were written, and the questions and totals
- *                  are counted again over all of them.  `check` writes a whole
- *                  file
+ *   `run NN`       updates results.json (PROTOCOL.md 4)
  *   read back      into the runner's lab entries and claims, so that grade
  *                  and quiz print verdicts exactly the way `dmalab check` does
  */
