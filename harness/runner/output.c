@@ -328,23 +328,8 @@ void fmt_got_want_human(const struct claim *c, char *buf, size_t len)
 	got_want_as(c, buf, len, 1);
 }
 
-/* fmt_got_want as the human format says it (the learner's language). */
-static void human_got_want(const struct run_state *rs, const struct claim *c, char *buf,
-			   size_t len)
-{
-	(void)rs;
-	got_want_as(c, buf, len, 1);
-}
-
 /* ------------------------------------------------------------------------ */
 /* Human format                                                              */
-
-/* The claim in the learner's language (the human format only). */
-static const char *human_claim_text(const struct run_state *rs, const struct claim *c)
-{
-	(void)rs;
-	return msg_claim_text(c->id, c->text);
-}
 
 static void human_claim(struct run_state *rs, const struct claim *c)
 {
@@ -353,8 +338,8 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 	const char *word = verdict_word(rs, c);
 
 	printf("  %s%s%*s%s %s  %s\n", col(rs, verdict_color(c)), word, pad(word, 13), "",
-	       col(rs, C_OFF), c->id, c->text ? human_claim_text(rs, c) : "");
-	human_got_want(rs, c, gw, sizeof(gw));
+	       col(rs, C_OFF), c->id, c->text ? msg_claim_text(c->id, c->text) : "");
+	fmt_got_want_human(c, gw, sizeof(gw));
 	erratum_as(c, er, sizeof(er), 1);
 	if (gw[0] && c->status == ST_SKIP && skip_meaning(c->reason)[0])
 		printf("  %-13s %s（%s）\n", "", gw, skip_meaning(c->reason));
@@ -609,7 +594,7 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 	const char *word = verdict_word(rs, c);
 	char gw[512], er[512];
 
-	human_got_want(rs, c, gw, sizeof(gw));
+	fmt_got_want_human(c, gw, sizeof(gw));
 	erratum_as(c, er, sizeof(er), 1);
 	fprintf(f, "%s      %-7s %s%s%s", prefix, c->id, col(rs, verdict_color(c)), word,
 		col(rs, C_OFF));
@@ -760,8 +745,8 @@ static void finding(const struct run_state *rs, const struct lab_entry *lab,
 	struct cmp_item it = { 0 };
 	char gw[512], readme[PATH_MAX], place[256];
 
-	human_got_want(rs, c, gw, sizeof(gw));
-	fprintf(f, "%s  %s  %s\n", prefix, c->id, c->text ? human_claim_text(rs, c) : "");
+	fmt_got_want_human(c, gw, sizeof(gw));
+	fprintf(f, "%s  %s  %s\n", prefix, c->id, c->text ? msg_claim_text(c->id, c->text) : "");
 	if (c->chapter) {
 		chapter_place(c->chapter, place, sizeof(place));
 		fprintf(f, "%s        ", prefix);
