@@ -126,7 +126,6 @@ void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_vi
 const char *claim_view_said(const struct learn_ctx *lc, const struct claim_view *v, char *buf,
 			    size_t len);
 /* "confirmed", "contradicted", "skipped", "unverified", "lab not built yet" */
-int word_pad(const char *word, int width);
 const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v);
 int cmd_grade(struct learn_ctx *lc);
 extern const char GRADE_RULE[];

@@ -51,8 +51,7 @@ const char *skip_meaning(const char *code)
 	return msg_text(id, "");
 }
 
-/* Spaces that pad s to width columns (a Chinese character takes two). */
-static int pad(const char *s, int width)
+int word_pad(const char *s, int width)
 {
 	int w = msg_width(s);
 
@@ -337,7 +336,7 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 
 	const char *word = verdict_word(rs, c);
 
-	printf("  %s%s%*s%s %s  %s\n", col(rs, verdict_color(c)), word, pad(word, 13), "",
+	printf("  %s%s%*s%s %s  %s\n", col(rs, verdict_color(c)), word, word_pad(word, 13), "",
 	       col(rs, C_OFF), c->id, c->text ? msg_claim_text(c->id, c->text) : "");
 	fmt_got_want_human(c, gw, sizeof(gw));
 	erratum_as(c, er, sizeof(er), 1);
@@ -599,7 +598,7 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 	fprintf(f, "%s      %-7s %s%s%s", prefix, c->id, col(rs, verdict_color(c)), word,
 		col(rs, C_OFF));
 	if (gw[0] || er[0])
-		fprintf(f, "%*s%s%s%s", pad(word, 14), "", gw,
+		fprintf(f, "%*s%s%s%s", word_pad(word, 14), "", gw,
 			gw[0] && er[0] ? "; " : "", er);
 	if (gw[0] && c->status == ST_SKIP && skip_meaning(c->reason)[0])
 		fprintf(f, "（%s）", skip_meaning(c->reason));
@@ -617,7 +616,7 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 	const char *word = card_status_word(rs, status);
 
 	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
-		word, pad(word, 7), "", col(rs, C_OFF),
+		word, word_pad(word, 7), "", col(rs, C_OFF),
 		msg_lab_title(lab->id, lab->title));
 	if (lab->error_kind)
 		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
