@@ -3,12 +3,10 @@
  * (answers.h, struct ans_seed), so that the questions and answers stay in
  * their own words.
  *
- * Both texts are reduced to their CJK ideographs: code, API names, digits
- * and punctuation drop out, so "锁页内存（pinned）的拷贝" and "锁页内存的拷贝"
- * compare equal, and a copied sentence is found whatever was changed around
- * its identifiers.  Every run of `min` ideographs of the chapter is indexed
- * (sorted start offsets, searched by bisection); a run of the answer found
- * there is then extended as far as both texts agree.
+ * Both texts are reduced to their CJK ideographs (answers.h).  Every run of
+ * `min` ideographs of the chapter is indexed (sorted start offsets, searched
+ * by bisection); a run of the answer found there is then extended as far as
+ * both texts agree.
  *
  * Time: a place (i in the answer, j in the chapter) on the same diagonal
  * j - i as a match already extended past it can only give a shorter run, so

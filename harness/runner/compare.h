@@ -14,31 +14,9 @@
  *   explain.c       which machine facts can explain which lab's figures, and
  *                   the sentences that name them
  *
- * Words.  A *headline figure* is every claim's `got` (key: the claim id,
- * "02.3") and every numeric lab fact whose unit is a rate, time or ratio
- * (key "<lab>/<fact>", "02/h2d_pinned_gbs").  The *match key* of a run is
- * its GPU model, GPU count and PCIe max generation and width ("cpu-only"
- * without a GPU); runs are compared only within one key and one --quick.
- * A *reference* is what a node is set against: a baseline file, or the
- * fleet (every node of the same key in this compare).
- *
- * Judging.  A figure has *moved* when it lies outside the reference's
- * spread AND more than P % (--pct) from its median (with --either: outside
- * OR more than P %; a median of 0 has no percent, and the spread alone
- * decides).  A moved figure is *bad* when its unit has a bad direction
- * (cmp_bad_dir: a rate low, a time high) and it moved that way; a verdict is
- * bad when it got "worse" (cmp_verdict_change).  Every other moved figure
- * or changed verdict is a *note*: a figure that got better, one whose unit
- * has no direction (a claim's ratio, %, a fraction, a count), a verdict
- * that is "better" or "changed".  A node is "flagged" when it has a bad
- * item, else "ok" (notes or none); only bad items get causes (explain.c).
- * Why both by default: an H200's fourth healthy run against a baseline of
- * its three had 39 items (14 bad) under --either, 17 (9 bad) under both
- * (README.md, "Compare and baselines").
- *
- * Exit codes of both commands: 0 no node flagged (baseline: written; notes
- * do not count), 1 a node flagged, 2 could not run (a missing or bad file,
- * runs that do not match).  Percentages are of the reference's median.
+ * Words and the judging rule: PROTOCOL.md 7 and 8 (match key, headline figure,
+ * reference, moved, bad, note, flagged, exit codes).  Why both spread and
+ * percent by default: README.md, "Compare and baselines".
  */
 #ifndef DMALAB_COMPARE_H
 #define DMALAB_COMPARE_H

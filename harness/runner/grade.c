@@ -236,14 +236,6 @@ static const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
 	return en;
 }
 
-/* Spaces that pad a word to width columns (a Chinese character takes two). */
-int word_pad(const char *word, int width)
-{
-	int w = msg_width(word);
-
-	return w < width ? width - w : 0;
-}
-
 const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v)
 {
 	static const char *const words[] = { "confirmed", "contradicted", "unverified",

@@ -5,16 +5,9 @@
  * format"; the schema harness/tests/fixtures/gradescope-results.schema.json
  * is written from it).
  *
- * One test per question of the chapters, max_score 1 each, so every
- * question weighs the same, as in `dmalab grade`.  Its score reuses grade's
- * numbers: points (the confirmed share of the decided claims) times
- * decided / planned, which is confirmed / planned: an undecided claim (a
- * skip, an inconclusive verdict, a lab not built yet) cannot earn its part,
- * and a question grade leaves unverified (fewer than half of its claims
- * decided) scores 0 of 1 (grade.json leaves it out of its maximum instead; a
- * course's total cannot change with the machine).  A known erratum is a
- * contradiction and earns nothing, as in grade.  A test is "passed" only
- * with the full point.
+ * One test per question, max_score 1 each; its score is grade's points
+ * times decided / planned (README.md, "JUnit and Gradescope"): a course's
+ * total cannot change with the machine.
  *
  * Every text is "text" format: the outputs hold '<' and '>' (want < 2 s),
  * which Gradescope's default top-level format would read as HTML.

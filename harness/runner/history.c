@@ -1,18 +1,8 @@
 /*
  * history.c - `dmalab history PATH... [--min-runs N] [--all] [--json FILE]`:
- * the results.json files kept for a machine or a fleet, grouped per GPU (GPU
- * 0's UUID, the GPU the labs use; the host for a machine without one), each
- * headline figure over time with its interval, and the GPU whose latest run
- * left its own earlier runs' band.  That catches a part going slowly bad
- * before it falls under a fleet floor: compare sets a node against others,
- * history sets a GPU against its own past.
- *
- * The band is compare's (cmp_prediction): the 95 % prediction interval for
- * one new run from the earlier runs, widened to at least +-2 % of their
- * median (CMP_SPREAD_FLOOR).  A figure outside it in its unit's bad direction
- * (a rate low, a time high) flags the GPU; outside the other way, or in a
- * unit without a direction, it is a note.  Runs with --quick and without are
- * separate series, as compare keeps them apart.
+ * each GPU's latest run against the band of its own earlier runs (README.md,
+ * "History per GPU").  The band is compare's (cmp_prediction, at least
+ * CMP_SPREAD_FLOOR); runs with --quick and without are separate series.
  */
 #include <getopt.h>
 #include <glob.h>

@@ -12,22 +12,9 @@
  * test case (a lab times no claim on its own), <system-out> and
  * <system-err> in every suite and a timestamp without a zone.  One
  * addition: a known erratum's <testcase> carries <properties>, as pytest's
- * record_property writes them; junit-10.xsd does not list that.
- *
- *   <testsuites>   the run: counts over its labs, time = the run's seconds
- *   <testsuite>    one lab: "lab-02 <title>", counts, time = the lab's
- *                  duration_s, hostname, timestamp; <properties>: the machine
- *                  facts fleets join on, the dmalab version, quick on/off
- *   <testcase>     one claim: classname "dmalab.lab-02", name "02.1 <text>",
- *                  no time (a lab times no claim on its own); plus
- *                  "lab-02 runs" with <error> when the lab itself broke
- *
- * A claim's verdict as JUnit sees it:
- *   pass, known erratum     passed (an erratum: <property name="erratum">
- *                           and its truth line as <system-out>)
- *   fail                    <failure message="got ..., want ...">evidence
- *   skip, inconclusive      <skipped message="reason: detail"/>
- *   error, not_run          <error message="...">
+ * record_property writes them; junit-10.xsd does not list that.  The suites,
+ * cases and the verdict of each as JUnit sees it: README.md, "JUnit and
+ * Gradescope".
  */
 #include <errno.h>
 #include <math.h>

@@ -118,12 +118,6 @@ static void learn_usage(FILE *f)
 		  "interrupted"));
 }
 
-/* The kit's one language setting (lang.h: DMALAB_LANG, else the locale). */
-static enum ans_lang lang_from_env(void)
-{
-	return dmalab_lang() == DMALAB_ZH ? ANS_ZH : ANS_EN;
-}
-
 static void check_chapter(const char *ch)
 {
 	size_t n = strlen(ch);
@@ -233,7 +227,7 @@ static void learn_defaults(struct learn_opts *o, char **argv)
 	o->command = argv[1];
 	o->answers_dir = "answers";
 	o->results_dir = "results";
-	o->lang = lang_from_env();
+	o->lang = dmalab_lang() == DMALAB_ZH ? ANS_ZH : ANS_EN; /* DMALAB_LANG, else the locale */
 	o->seed = (unsigned)time(NULL) ^ (unsigned)getpid();
 	o->timeout_mul = env && *env ? parse_timeout_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
 	self_dir_labs(o->labs_dir, sizeof(o->labs_dir));

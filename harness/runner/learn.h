@@ -126,19 +126,11 @@ void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_vi
 const char *claim_view_said(const struct learn_ctx *lc, const struct claim_view *v, char *buf,
 			    size_t len);
 /* "confirmed", "contradicted", "skipped", "unverified", "lab not built yet" */
-int word_pad(const char *word, int width);
 const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v);
 int cmd_grade(struct learn_ctx *lc);
 extern const char GRADE_RULE[];
 
-/*
- * gradescope.c: one Gradescope test per question, worth 1 point: the share
- * of its decided claims that are confirmed (grade's points) times the share
- * of its claims decided here, i.e. confirmed / planned, so a question with 1
- * of 11 claims decided scores at most 1/11; one that grade leaves
- * unverified (fewer than half of its claims decided) scores 0.  Questions no
- * claim backs are left out.  Format: https://gradescope-autograders.readthedocs.io/en/latest/specs/
- */
+/* gradescope.c: one Gradescope test per question, worth 1 point (its top). */
 struct gs_question {
 	const char *id, *chapter;  /* "ch1.Q1", "ch1" */
 	const char *prompt;        /* in the grade's language */

@@ -7,13 +7,9 @@
  * at run time; this is a forecast, in the skip reasons of lab.h.  GPUs are
  * counted and numbered as CUDA does (gpu_topo).
  *
- * claims: one table of every claim of every built lab: what the chapter
- * says, the relation the rule of README.md ("How a verdict is made") made of
- * it, its tolerance and unit, the rule, and what the sabotage build breaks.
- * Nothing is measured and nothing of this machine is printed, so the human
- * table is the same everywhere (a CUDA lab built as a stub without nvcc has
- * the same spec) and is kept as harness/tests/golden/claims.txt: a changed
- * relation is a reviewed diff (`make test-claims`).
+ * claims: one table of every claim of every built lab (README.md, "How a
+ * verdict is made"); it prints nothing of this machine, so it is kept as
+ * harness/tests/golden/claims.txt and a changed relation is a reviewed diff.
  */
 #include <math.h>
 #include <stdio.h>

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "compare.h"
@@ -404,11 +403,7 @@ static void load_errata(struct run_state *rs)
 
 static void start_clock(struct run_state *rs)
 {
-	time_t now = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&now, &tm);
-	strftime(rs->started, sizeof(rs->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	learn_iso_now(rs->started, sizeof(rs->started));
 	rs->t0 = mono_now();
 }
 

@@ -40,17 +40,6 @@ FILE *out_progress_stream(struct run_state *rs)
 /* ------------------------------------------------------------------------ */
 /* Words and numbers                                                         */
 
-/* A fixed text a person reads, in the learner's language (lang.h): the
- * human format's lines and the TAP format's '#' comments alike (TAP test
- * lines, YAML and JSON never pass through here; rs: the caller's run). */
-static const char *human(const struct run_state *rs, const char *id, const char *en)
-	__attribute__((format_arg(3)));
-static const char *human(const struct run_state *rs, const char *id, const char *en)
-{
-	(void)rs;
-	return msg_text(id, en);
-}
-
 const char *skip_meaning(const char *code)
 {
 	char id[80];
@@ -62,15 +51,7 @@ const char *skip_meaning(const char *code)
 	return msg_text(id, "");
 }
 
-/* skip_meaning, as every format's comments for people say it. */
-static const char *skip_explained(const struct run_state *rs, const char *code)
-{
-	(void)rs;
-	return skip_meaning(code);
-}
-
-/* Spaces that pad s to width columns (a Chinese character takes two). */
-static int pad(const char *s, int width)
+int word_pad(const char *s, int width)
 {
 	int w = msg_width(s);
 
@@ -82,15 +63,15 @@ static int pad(const char *s, int width)
 static const char *verdict_word(const struct run_state *rs, const struct claim *c)
 {
 	if (claim_known(c))
-		return human(rs, "verdict.known", "contradicted"); /* as its erratum predicts */
+		return MSG("verdict.known", "contradicted"); /* as its erratum predicts */
 	switch (c->status) {
-	case ST_PASS: return human(rs, "verdict.pass", "confirmed");
-	case ST_FAIL: return human(rs, "verdict.fail", "CONTRADICTED");
-	case ST_SKIP: return human(rs, "verdict.skip", "skipped");
-	case ST_INCONCLUSIVE: return human(rs, "verdict.inconclusive", "inconclusive");
-	case ST_ERROR: return human(rs, "verdict.error", "error");
-	case ST_NOT_RUN: return human(rs, "verdict.not-run", "not run");
-	case ST_PENDING: return human(rs, "verdict.pending", "pending");
+	case ST_PASS: return MSG("verdict.pass", "confirmed");
+	case ST_FAIL: return MSG("verdict.fail", "CONTRADICTED");
+	case ST_SKIP: return MSG("verdict.skip", "skipped");
+	case ST_INCONCLUSIVE: return MSG("verdict.inconclusive", "inconclusive");
+	case ST_ERROR: return MSG("verdict.error", "error");
+	case ST_NOT_RUN: return MSG("verdict.not-run", "not run");
+	case ST_PENDING: return MSG("verdict.pending", "pending");
 	default: return status_words[c->status];
 	}
 }
@@ -99,12 +80,12 @@ static const char *verdict_word(const struct run_state *rs, const struct claim *
 static const char *card_status_word(const struct run_state *rs, enum status st)
 {
 	switch (st) {
-	case ST_PASS: return human(rs, "status.pass", "pass");
-	case ST_FAIL: return human(rs, "status.fail", "fail");
-	case ST_SKIP: return human(rs, "status.skip", "skip");
-	case ST_INCONCLUSIVE: return human(rs, "status.inconclusive", "inconclusive");
-	case ST_ERROR: return human(rs, "status.error", "error");
-	case ST_NOT_RUN: return human(rs, "status.not-run", "not_run");
+	case ST_PASS: return MSG("status.pass", "pass");
+	case ST_FAIL: return MSG("status.fail", "fail");
+	case ST_SKIP: return MSG("status.skip", "skip");
+	case ST_INCONCLUSIVE: return MSG("status.inconclusive", "inconclusive");
+	case ST_ERROR: return MSG("status.error", "error");
+	case ST_NOT_RUN: return MSG("status.not-run", "not_run");
 	default: return status_words[st];
 	}
 }
@@ -346,23 +327,8 @@ void fmt_got_want_human(const struct claim *c, char *buf, size_t len)
 	got_want_as(c, buf, len, 1);
 }
 
-/* fmt_got_want as the human format says it (the learner's language). */
-static void human_got_want(const struct run_state *rs, const struct claim *c, char *buf,
-			   size_t len)
-{
-	(void)rs;
-	got_want_as(c, buf, len, 1);
-}
-
 /* ------------------------------------------------------------------------ */
 /* Human format                                                              */
-
-/* The claim in the learner's language (the human format only). */
-static const char *human_claim_text(const struct run_state *rs, const struct claim *c)
-{
-	(void)rs;
-	return msg_claim_text(c->id, c->text);
-}
 
 static void human_claim(struct run_state *rs, const struct claim *c)
 {
@@ -370,12 +336,12 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 
 	const char *word = verdict_word(rs, c);
 
-	printf("  %s%s%*s%s %s  %s\n", col(rs, verdict_color(c)), word, pad(word, 13), "",
-	       col(rs, C_OFF), c->id, c->text ? human_claim_text(rs, c) : "");
-	human_got_want(rs, c, gw, sizeof(gw));
+	printf("  %s%s%*s%s %s  %s\n", col(rs, verdict_color(c)), word, word_pad(word, 13), "",
+	       col(rs, C_OFF), c->id, c->text ? msg_claim_text(c->id, c->text) : "");
+	fmt_got_want_human(c, gw, sizeof(gw));
 	erratum_as(c, er, sizeof(er), 1);
-	if (gw[0] && c->status == ST_SKIP && skip_explained(rs, c->reason)[0])
-		printf("  %-13s %s（%s）\n", "", gw, skip_explained(rs, c->reason));
+	if (gw[0] && c->status == ST_SKIP && skip_meaning(c->reason)[0])
+		printf("  %-13s %s（%s）\n", "", gw, skip_meaning(c->reason));
 	else if (gw[0])
 		printf("  %-13s %s\n", "", gw);
 	if (er[0])
@@ -388,7 +354,7 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 		printf("  %-13s %s%s%s\n", "", col(rs, C_DIM), rs->note_shown, col(rs, C_OFF));
 	else if (c->note[0]) {
 		printf("  %-13s %s", "", col(rs, C_DIM));
-		printf(human(rs, "human.note", "note: %s"), c->note);
+		printf(MSG("human.note", "note: %s"), c->note);
 		printf("%s\n", col(rs, C_OFF));
 	}
 	rs->note_id[0] = '\0';
@@ -398,7 +364,7 @@ static void human_claim(struct run_state *rs, const struct claim *c)
  * machine-readable word), then in zh what the code means (skip.<code>). */
 static void print_skip_reason(const struct run_state *rs, const struct lab_entry *lab, FILE *f)
 {
-	const char *explained = skip_explained(rs, lab->skip_reason);
+	const char *explained = skip_meaning(lab->skip_reason);
 
 	fprintf(f, "%s%s%s", lab->skip_reason, lab->skip_detail[0] ? ": " : "", lab->skip_detail);
 	if (explained[0])
@@ -420,10 +386,10 @@ static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
 		printf(": ");
 		print_skip_reason(rs, lab, stdout);
 	} else if (lab->status == ST_INCONCLUSIVE)
-		printf(": %s", human(rs, "card.undecided", "no claim decided either way"));
+		printf(": %s", MSG("card.undecided", "no claim decided either way"));
 	printf("%s", col(rs, C_OFF));
 	if (lab->log_path[0])
-		printf(human(rs, "run.lab-log", ", %.1f s, log %s"), lab->duration_s,
+		printf(MSG("run.lab-log", ", %.1f s, log %s"), lab->duration_s,
 		       lab->log_path);
 	printf("\n\n");
 }
@@ -535,7 +501,7 @@ void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv
 	FILE *f = out_progress_stream(rs);
 
 	fputs(col(rs, C_BOLD), f);
-	fprintf(f, human(rs, "run.lab-begin", "# running lab-%s (timeout %g s): %s"), lab->id,
+	fprintf(f, MSG("run.lab-begin", "# running lab-%s (timeout %g s): %s"), lab->id,
 		lab->timeout_s * rs->opt->timeout_mul,
 		msg_lab_title(lab->id, lab->title));
 	fprintf(f, "%s\n", col(rs, C_OFF));
@@ -565,7 +531,7 @@ static int claim_text_comment(const char *text)
  * report_tap_claim), kept for the claim's line, which follows it. */
 static int claim_note_comment(struct run_state *rs, const char *text)
 {
-	const char *word = human(rs, "human.note", "note: %s");
+	const char *word = MSG("human.note", "note: %s");
 	size_t n = strcspn(text, " "), w = strcspn(word, "%");
 
 	if (n >= sizeof(rs->note_id) || !text[n] || strncmp(text + n + 1, word, w))
@@ -627,15 +593,15 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 	const char *word = verdict_word(rs, c);
 	char gw[512], er[512];
 
-	human_got_want(rs, c, gw, sizeof(gw));
+	fmt_got_want_human(c, gw, sizeof(gw));
 	erratum_as(c, er, sizeof(er), 1);
 	fprintf(f, "%s      %-7s %s%s%s", prefix, c->id, col(rs, verdict_color(c)), word,
 		col(rs, C_OFF));
 	if (gw[0] || er[0])
-		fprintf(f, "%*s%s%s%s", pad(word, 14), "", gw,
+		fprintf(f, "%*s%s%s%s", word_pad(word, 14), "", gw,
 			gw[0] && er[0] ? "; " : "", er);
-	if (gw[0] && c->status == ST_SKIP && skip_explained(rs, c->reason)[0])
-		fprintf(f, "（%s）", skip_explained(rs, c->reason));
+	if (gw[0] && c->status == ST_SKIP && skip_meaning(c->reason)[0])
+		fprintf(f, "（%s）", skip_meaning(c->reason));
 	fputc('\n', f);
 }
 
@@ -650,18 +616,18 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 	const char *word = card_status_word(rs, status);
 
 	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
-		word, pad(word, 7), "", col(rs, C_OFF),
+		word, word_pad(word, 7), "", col(rs, C_OFF),
 		msg_lab_title(lab->id, lab->title));
 	if (lab->error_kind)
 		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
 	if (status == ST_INCONCLUSIVE)
 		fprintf(f, "%s              %s\n", prefix,
-			human(rs, "card.undecided", "no claim decided either way"));
+			MSG("card.undecided", "no claim decided either way"));
 	if (status == ST_SKIP) {
 		fprintf(f, "%s              ", prefix);
 		print_skip_reason(rs, lab, f);
 		fputc('\n', f);
-		fprintf(f, human(rs, "card.all-skipped", "%s              (all %d claims skipped)"),
+		fprintf(f, MSG("card.all-skipped", "%s              (all %d claims skipped)"),
 			prefix, lab->nclaims);
 		fputc('\n', f);
 		return;
@@ -673,7 +639,7 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 		if (!ans_beyond_chapter(lab->claims[k].question))
 			continue;
 		if (!beyond++)
-			fprintf(f, "%s              %s\n", prefix, human(rs, "card.beyond",
+			fprintf(f, "%s              %s\n", prefix, MSG("card.beyond",
 				"beyond the chapter (in no chapter's grade):"));
 		card_claim(rs, &lab->claims[k], f, prefix);
 	}
@@ -682,11 +648,11 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 static void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
 {
 	if (rs->save_failed)
-		fprintf(f, human(rs, "card.unsaved", "%sreport card (NOT saved: %s/results.json or "
+		fprintf(f, MSG("card.unsaved", "%sreport card (NOT saved: %s/results.json or "
 				 "junit.xml could not be written):"),
 			prefix, rs->opt->results_dir);
 	else
-		fprintf(f, human(rs, "card.title", "%sreport card (%s/results.json):"), prefix,
+		fprintf(f, MSG("card.title", "%sreport card (%s/results.json):"), prefix,
 			rs->opt->results_dir);
 	fputc('\n', f); /* outside the message: a table's text has no line end */
 	for (int i = 0; i < rs->nlabs; i++)
@@ -778,12 +744,12 @@ static void finding(const struct run_state *rs, const struct lab_entry *lab,
 	struct cmp_item it = { 0 };
 	char gw[512], readme[PATH_MAX], place[256];
 
-	human_got_want(rs, c, gw, sizeof(gw));
-	fprintf(f, "%s  %s  %s\n", prefix, c->id, c->text ? human_claim_text(rs, c) : "");
+	fmt_got_want_human(c, gw, sizeof(gw));
+	fprintf(f, "%s  %s  %s\n", prefix, c->id, c->text ? msg_claim_text(c->id, c->text) : "");
 	if (c->chapter) {
 		chapter_place(c->chapter, place, sizeof(place));
 		fprintf(f, "%s        ", prefix);
-		fprintf(f, human(rs, "finding.chapter", "the chapter: %s"), place);
+		fprintf(f, MSG("finding.chapter", "the chapter: %s"), place);
 		fputc('\n', f);
 	}
 	if (gw[0])
@@ -794,14 +760,14 @@ static void finding(const struct run_state *rs, const struct lab_entry *lab,
 		cmp_explain(node, NULL, &it);
 		for (int i = 0; i < it.ncauses && it.explained; i++) {
 			fprintf(f, "%s        ", prefix);
-			fprintf(f, human(rs, "finding.cause", "likely cause: %s"), it.shown[i]);
+			fprintf(f, MSG("finding.cause", "likely cause: %s"), it.shown[i]);
 			fputc('\n', f);
 		}
 	}
 	lab_readme(lab->id, readme, sizeof(readme));
 	if (readme[0]) {
 		fprintf(f, "%s        ", prefix);
-		fprintf(f, human(rs, "finding.read", "read: %s"), readme);
+		fprintf(f, MSG("finding.read", "read: %s"), readme);
 		fputc('\n', f);
 	}
 }
@@ -822,10 +788,10 @@ static void out_findings(const struct run_state *rs, FILE *f, const char *prefix
 	if (getenv(TRY_COPY_ENV)) { /* a learner's copy: its code, not the machine, decides */
 		fputs(prefix, f);
 		if (n == 1)
-			fprintf(f, human(rs, "finding.copy-one", "1 claim failed on your copy: the "
+			fprintf(f, MSG("finding.copy-one", "1 claim failed on your copy: the "
 					 "exercise lines below say which exercise it grades"));
 		else
-			fprintf(f, human(rs, "finding.copy", "%d claims failed on your copy: the "
+			fprintf(f, MSG("finding.copy", "%d claims failed on your copy: the "
 					 "exercise lines below say which exercise each one "
 					 "grades"), n);
 		fputc('\n', f);
@@ -835,11 +801,11 @@ static void out_findings(const struct run_state *rs, FILE *f, const char *prefix
 	loaded = !rs->save_failed && cmp_node_load(path, &node, err, sizeof(err)) == 0;
 	fputs(prefix, f);
 	if (n == 1)
-		fprintf(f, human(rs, "finding.head-one", "contradicted on this machine: 1 claim. "
+		fprintf(f, MSG("finding.head-one", "contradicted on this machine: 1 claim. "
 				 "It is a finding about this machine (or the chapter), not a kit "
 				 "failure; it makes the exit status 1:"));
 	else
-		fprintf(f, human(rs, "finding.head", "contradicted on this machine: %d claims. "
+		fprintf(f, MSG("finding.head", "contradicted on this machine: %d claims. "
 				 "Each is a finding about this machine (or the chapter), not a "
 				 "kit failure; it makes the exit status 1:"), n);
 	fputc('\n', f);
@@ -849,7 +815,7 @@ static void out_findings(const struct run_state *rs, FILE *f, const char *prefix
 				finding(rs, &rs->labs[i], &rs->labs[i].claims[k],
 					loaded ? &node : NULL, f, prefix);
 	fprintf(f, "%s  ", prefix);
-	fprintf(f, human(rs, "finding.samples", "(every sample: %s; how the chapter's words "
+	fprintf(f, MSG("finding.samples", "(every sample: %s; how the chapter's words "
 			 "became each want: README.md, \"How a verdict is made\")"), path);
 	fputc('\n', f);
 	if (loaded)
@@ -861,9 +827,9 @@ static void print_nothing_evaluated(const struct run_state *rs, const struct tot
 				    const char *prefix)
 {
 	fprintf(f, t->claim[ST_INCONCLUSIVE] ?
-		human(rs, "run.nothing-or", "%snothing was evaluated: every claim was "
+		MSG("run.nothing-or", "%snothing was evaluated: every claim was "
 		      "skipped or inconclusive on this machine (reasons above)") :
-		human(rs, "run.nothing", "%snothing was evaluated: every claim was "
+		MSG("run.nothing", "%snothing was evaluated: every claim was "
 		      "skipped on this machine (reasons above)"), prefix);
 	fputc('\n', f); /* outside the message: a table's text has no line end */
 }

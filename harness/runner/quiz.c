@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "learn.h"
 
 #define QUIZ_MAX_ANSWER (64 * 1024) /* bytes kept of one typed answer */
@@ -104,11 +105,6 @@ static struct quiz_item *find_item(struct quiz *z, const char *id)
 	return NULL;
 }
 
-static int valid_mark(const char *m)
-{
-	return !strcmp(m, "right") || !strcmp(m, "wrong") || !strcmp(m, "skip");
-}
-
 static int load_items(struct quiz *z, const struct json *qs)
 {
 	for (const struct json *o = qs->child; o; o = o->next) {
@@ -117,7 +113,7 @@ static int load_items(struct quiz *z, const struct json *qs)
 		struct quiz_item *it;
 
 		if (!id || strlen(id) >= sizeof(it->id) || find_item(z, id) ||
-		    (*mark && !valid_mark(mark)))
+		    (*mark && !cmp_word_in("right wrong skip", mark)))
 			return -1;
 		it = add_item(z, id);
 		if (!it)

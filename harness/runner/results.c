@@ -1,9 +1,7 @@
 /*
  * results.c - the run's model and its file (PROTOCOL.md 4): the results
- * directory, each lab's outcome, and results.json (schema dmalab-results/1:
- * the machine, every lab with every claim and sample, the chapters'
- * questions and the totals), written atomically (temp file + rename) and
- * read back.
+ * directory, each lab's outcome, and results.json (schema dmalab-results/1),
+ * written atomically (temp file + rename) and read back.
  *
  *   the directory  checked and locked before any lab runs: a place the run
  *                  can write (a read-only mount, a full disk or a path naming
@@ -16,11 +14,7 @@
  *                  lab killed outright leaves only the TAP.  Claims planned by
  *                  --describe that no record mentions were never reached:
  *                  `not_run`
- *   `run NN`       updates results.json rather than replacing it: each lab it
- *                  ran replaces its entry, the other labs of the earlier file
- *                  are kept as they were written, and the questions and totals
- *                  are counted again over all of them.  `check` writes a whole
- *                  file
+ *   `run NN`       updates results.json (PROTOCOL.md 4)
  *   read back      into the runner's lab entries and claims, so that grade
  *                  and quiz print verdicts exactly the way `dmalab check` does
  */
@@ -132,23 +126,18 @@ static void copy(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src ? src : "");
 }
 
-static void set_erratum_status(struct claim *c, const char *s)
-{
-	copy(c->erratum_status, sizeof(c->erratum_status), s);
-}
-
 /* The lab's erratum object of a claim: {status, expect, when, truth} (or
  * `true`, the older results.json) into c's erratum fields. */
 static void claim_erratum_from_json(struct claim *c, const struct json *e)
 {
-	set_erratum_status(c, NULL);
+	c->erratum_status[0] = '\0';
 	c->erratum_expect[0] = '\0';
 	set_str(&c->erratum_when, NULL);
 	set_str(&c->erratum_truth, NULL);
-	if (e && e->type == JSON_BOOL && e->num != 0) {
-		set_erratum_status(c, "predicted"); /* results.json before the lab decided */
+	if (e && e->type == JSON_BOOL && e->num != 0) { /* results.json before the lab decided */
+		copy(c->erratum_status, sizeof(c->erratum_status), "predicted");
 	} else if (e && e->type == JSON_OBJ) {
-		set_erratum_status(c, json_get_str(e, "status", NULL));
+		copy(c->erratum_status, sizeof(c->erratum_status), json_get_str(e, "status", NULL));
 		copy(c->erratum_expect, sizeof(c->erratum_expect), json_get_str(e, "expect", NULL));
 		set_str(&c->erratum_when, json_get_str(e, "when", NULL));
 		set_str(&c->erratum_truth, json_get_str(e, "truth", NULL));

@@ -301,6 +301,8 @@ void fmt_got_want_human(const struct claim *c, char *buf, size_t len);
 /* In zh, what a skip reason code means (skip.<code>, the code's ':' as '-');
  * "" in English or for a code the table lacks: the code itself stays. */
 const char *skip_meaning(const char *code);
+/* Spaces that pad s to width columns (a Chinese character takes two). */
+int word_pad(const char *s, int width);
 /* explain.c: "320 KiB", "8 MiB", "512 bytes" from a byte count. */
 void fmt_bytes(double b, char *buf, size_t len);
 FILE *out_progress_stream(struct run_state *rs);
