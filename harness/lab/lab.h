@@ -1,27 +1,6 @@
 /*
- * lab.h - the API every dmalab lab is written against.
- *
- * A lab is one program that measures this machine and checks the claims two
- * textbook chapters make.  It declares its metadata and claims statically (one
- * source of truth; `--describe` prints them without measuring), then its run
- * function measures and records one verdict per claim.
- *
- * Skeleton of a lab (labs/README.md walks through a real one):
- *
- *	static const struct claim_spec claims[] = {
- *		{ "01.1", "ch1.Q1", "mlock of 64 MiB raises VmLck by 64 MiB",
- *		  "ch1 Q1: locking shows in VmLck at once", "R11 exact counter",
- *		  WANT_NEAR_ABS(1, 0.01, "fraction"),
- *		  "mlock is skipped, so VmLck does not move" },
- *		{ NULL }
- *	};
- *	static const struct lab_spec spec = {
- *		.id = "01", .title = "mlock and VmLck", .timeout_s = 60,
- *		.claims = claims,
- *	};
- *	static void run(struct lab *L)
- *	{ ... claim_check(L, "01.1", lab_est_exact(dlck / bytes)); ... }
- *	LAB_MAIN(spec, run)
+ * lab.h - the API every dmalab lab is written against (labs/README.md walks
+ * through a real lab; harness/PROTOCOL.md gives the output and exit codes).
  *
  * Invariants the library enforces:
  *  - every claim in the spec gets exactly one verdict before run() returns;
@@ -33,16 +12,6 @@
  *
  * Units: sizes in bytes (uint64_t), times in seconds (double) unless a name
  * says _ns, rates in GB/s with 1 GB = 1e9 bytes; GiB = 2^30 bytes.
- *
- * Output (see harness/PROTOCOL.md): TAP version 13 on stdout, one test point
- * per claim with a YAML block (got, want, op, tol, unit, stats, reason), the
- * narrative as TAP comments; with --json FILE the same record as JSON, written
- * once as the lab exits (or is stopped by a signal it can catch).
- *
- * Exit codes: 0 all decided claims passed (skips and inconclusive allowed),
- * 1 a claim failed, 77 whole lab skipped (0 when DMALAB_TAP=1, so `prove`
- * counts it as a skip), 99 setup error or a lab bug, 2 usage.
- *
  * The harness library is plain C; lab.cu files include it from C++ (nvcc).
  */
 #ifndef DMALAB_LAB_H
@@ -221,13 +190,7 @@ struct lab_spec {
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
 
-/*
- * Common options every lab accepts:
- *   --help, --describe, --quick, --json FILE, --size N[K|M|G|T],
- *   --iters N (>= 7), --device N, --seed N, --verbose, --role NAME
- * plus the spec's extra_opts.  Bad input: one line on stderr naming the bad
- * value, exit 2.
- */
+/* The common options (labs/README.md), plus the spec's extra_opts. */
 struct lab_opts {
 	int quick;            /* small sizes, for CI */
 	uint64_t size;        /* bytes: --size, else spec.quick_size under --quick, else
@@ -255,20 +218,10 @@ const char *lab_self_path(const struct lab *L);
 #define LAB_MAX_SAMPLES 1024 /* the most samples a series keeps (n) */
 
 /*
- * Statistics of one measured series.  Samples are kept in the unit of
- * `unit` (seconds from lab_measure; GB/s after lab_stats_to_rate).  The
- * median is what claims compare, with its order-statistics interval
- * (lab_est_median).  `noisy` records that the interval was still wider
- * than the stopping rule wants when the cap was reached; it is
- * information, the verdict comes from the interval.
- *
- * A small value: copy it freely (b = a, an array of them, a struct member).
- * `samples` points at n values in storage the library owns until the
- * program exits, and nothing writes them once the series is made:
- * lab_measure, lab_stats_from, lab_stats_scale and lab_stats_to_rate each
- * give the result a new array, so after `b = a; lab_stats_scale(&b, ...)`
- * a still has its own samples and statistics.  Read s->samples[i]; never
- * cast the const away.
+ * Statistics of one measured series; claims compare the median with its
+ * interval.  A small value: copy it freely.  `samples` is library-owned
+ * until exit and never written once made (every function that changes a
+ * series gives it a new array), so a copy keeps its own samples.
  */
 struct lab_stats {
 	const char *name; /* series name, e.g. "h2d_pinned" (static string) */
@@ -323,45 +276,26 @@ int lab_stop_narrow(const double *v, int n);
  * Run fn warmup times (discarded), then `samples` times; then one sample
  * at a time while the stopping rule is not met, up to max_samples
  * (remeasured when more than `samples` were taken; noisy when the cap came
- * first).  Every sample is kept.  A quiet series costs `samples` runs, a
- * noisy one at most max_samples.  A sample under 100 clock
- * steps sets too_short, and every claim decided on the series is then
- * inconclusive: batch more work per sample instead.  A negative return from
- * fn is a setup error: lab_error().  cfg may be NULL for the defaults.
- * `samples` is at most LAB_MAX_SAMPLES / 2 and max_samples at most
- * LAB_MAX_SAMPLES; *out is overwritten, with samples in a new array.
+ * first).  A sample under 100 clock steps sets too_short: every claim
+ * decided on the series is then inconclusive (batch more work per sample).
+ * A negative return from fn is lab_error().  cfg may be NULL.
  */
 void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 		 const struct lab_measure_cfg *cfg, struct lab_stats *out);
 
 /*
- * A series a lab times by hand (a loop it cannot hand to lab_measure):
- * names it, takes the n samples (unit `unit`, timed with a clock of step
- * clock_res_s, 0 for lab_now's), sets too_short and the statistics.
- * too_short is judged only when unit is "s": pass durations in seconds and
- * scale afterwards (lab_stats_scale).  The samples are copied (at most
- * LAB_MAX_SAMPLES): the caller's array may be reused or freed at once.
+ * A series a lab times by hand: the n samples (clock step clock_res_s, 0
+ * for lab_now's) are copied.  too_short is judged only when unit is "s":
+ * pass seconds and scale afterwards (lab_stats_scale).
  */
 void lab_stats_from(struct lab_stats *s, const char *name, const char *unit,
 		    const double *samples, int n, double clock_res_s);
-/*
- * Recompute median, min, max, mean, cv from s->samples[0..n) (n clamped to
- * [0, LAB_MAX_SAMPLES]); reads the samples, never writes them.  A lab makes
- * its series with the functions around it; one whose samples it points at
- * by hand (a test) keeps that storage alive while the stats are used (a
- * claim or series point keeps a copy of the samples).
- */
+/* Recompute median, min, max, mean, cv from s->samples[0..n); never writes them. */
 void lab_stats_compute(struct lab_stats *s);
-/*
- * Convert a series of durations (s) for `bytes` into GB/s (1e9 B/s): rate
- * gets a new array; secs is left as it was (rate == secs converts in place).
- */
+/* Durations (s) for `bytes` into GB/s: rate gets a new array (rate == secs: in place). */
 void lab_stats_to_rate(const struct lab_stats *secs, uint64_t bytes,
 		       struct lab_stats *rate);
-/*
- * Scale every sample by k and set the unit (e.g. s -> ns with 1e9): s gets a
- * new array; a copy of s taken before keeps the old samples.
- */
+/* Scale every sample by k and set the unit (s -> ns with 1e9); s gets a new array. */
 void lab_stats_scale(struct lab_stats *s, double k, const char *unit);
 
 /* ------------------------------------------------------------------------ */
@@ -377,42 +311,24 @@ void lab_stats_scale(struct lab_stats *s, double k, const char *unit);
  */
 struct lab_est lab_est_median(const struct lab_stats *s, int nseries);
 /*
- * The center of a series of positive ratios (per-pair or per-block, where
- * swapping the two sides turns r into 1/r) by Hodges-Lehmann on their logs:
- * exp of the median of the n (n + 1) / 2 averages of two logs (Walsh
- * averages), with the distribution-free interval of the Wilcoxon signed-rank
- * test, [w(k), w(M + 1 - k)], at lab_est_median's level (nseries, a
- * remeasured series).  It assumes the logs spread symmetrically about their
- * center, as the ratios of two sides measured alike do (a sabotage's
- * 4 KiB / 4 KiB pairs); then its center is the median's, and its interval
- * about 1.5 times narrower at normal noise for the same samples (the median
- * keeps 64 % of the information, this 95 %; test_estimate.c checks the
- * coverage and the width).  A non-positive or non-finite sample gives an
- * infinite interval.  Source: Hollander, Wolfe and Chicken, Nonparametric
- * Statistical Methods, 3rd ed., sections 3.2-3.3.
+ * The center of a series of positive ratios by Hodges-Lehmann on their logs
+ * (exp of the median of the Walsh averages), with the Wilcoxon signed-rank
+ * interval at lab_est_median's level.  It assumes the logs spread
+ * symmetrically, as ratios of two sides measured alike do; its interval is
+ * then about 1.5 times narrower than the median's (test_estimate.c).  A
+ * non-positive or non-finite sample gives an infinite interval.  Source:
+ * Hollander, Wolfe and Chicken, Nonparametric Statistical Methods, 3.2-3.3.
  */
 struct lab_est lab_est_hl_ratio(const struct lab_stats *s, int nseries);
-/*
- * The same on the samples themselves, for a series of differences of two
- * sides measured alike (08.5's per-block extra cycles), which may be
- * negative: the median of the Walsh averages of the values, with the
- * signed-rank interval.  A non-finite sample gives an infinite interval.
- */
+/* The same on the samples themselves, for differences that may be negative (08.5). */
 struct lab_est lab_est_hl(const struct lab_stats *s, int nseries);
-/*
- * num.median / den.median of two independently measured series, each median
- * at 95 % (lab_est_median(s, 1)), joined by lab_est_ratio_indep (MOVER): the
- * interval claim_check_ratio decides on.  Series measured in the same
- * iterations are paired instead: lab_stats_paired_ratio.
- */
+/* num.median / den.median of two independent series (MOVER); paired ones:
+ * lab_stats_paired_ratio. */
 struct lab_est lab_est_median_ratio(const struct lab_stats *num, const struct lab_stats *den);
 /*
- * The paired series of two series measured in the same iterations (sample i
- * of each from iteration i, n equal): out's sample i = num's / den's, unit
- * "x".  Its median's interval (lab_est_median) is the ratio's, without the
- * two series' common drift and without a Bonferroni split: where both sides
- * come from one run, decide on this.  too_short, remeasured and noisy come
- * from either series.  A setup error (lab_error) when the counts differ.
+ * out's sample i = num's / den's, for two series measured in the same
+ * iterations (unit "x"): its median's interval is the ratio's without the
+ * common drift.  lab_error when the counts differ.
  */
 void lab_stats_paired_ratio(struct lab *L, struct lab_stats *out, const char *name,
 			    const struct lab_stats *num, const struct lab_stats *den);
@@ -458,14 +374,10 @@ void claim_check_errno(struct lab *L, const char *id, int got_errno);
 void claim_check_true(struct lab *L, const char *id, int got, const char *what);
 
 /*
- * Record the claim as inconclusive without deciding its relation: the
- * measurement ran, but a condition it rests on was not met, so its value
- * says nothing either way (lab-08: the kernel backed only part of the
- * "huge-page" buffer with huge pages, so a speed-up cannot be credited to
- * them, nor its absence blamed on them).  `why` (printf) becomes the
- * detail, as a straddling interval's does; attach the series and a note
- * first, as for a check.  Never a way around a verdict the value could
- * give: where the value is what the claim is about, use claim_check.
+ * Record the claim as inconclusive: the measurement ran, but a condition it
+ * rests on was not met (lab-08: only part of the buffer got huge pages), so
+ * its value says nothing either way.  Never a way around a verdict the
+ * value could give.
  */
 void claim_inconclusive(struct lab *L, const char *id, const char *why_fmt, ...)
 	LAB_PRINTF(3, 4);
@@ -511,18 +423,11 @@ void lab_note(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);
  * progress on long runs.  Not written to the JSON. */
 void lab_progress(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);
 
-/*
- * A named fact for the record ("pcie_gen" = 5, "gpu_name" = "NVIDIA H200"):
- * goes to the JSON "facts" object and a TAP comment.
- */
+/* A named fact for the record: the JSON "facts" object and a TAP comment. */
 void lab_fact_num(struct lab *L, const char *key, double v, const char *unit);
 void lab_fact_str(struct lab *L, const char *key, const char *v);
 
-/*
- * A point of a plotted series, e.g. bandwidth vs transfer size:
- * lab_series_point(L, "h2d_pinned", "bytes", 4096, &rate_stats).
- * Goes to the JSON "series" object with every sample; used by plots/.
- */
+/* A point of a plotted series (JSON "series", every sample), for plots/. */
 void lab_series_point(struct lab *L, const char *series, const char *x_unit,
 		      double x, const struct lab_stats *y);
 
