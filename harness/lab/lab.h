@@ -84,19 +84,9 @@ struct lab_needs {
 struct lab;
 
 /*
- * A lab's own option, parsed, checked and listed in --help with the common
- * ones.  Write a typed one with the macros below; the harness puts its value
- * into the lab's variable before check_opts and run, or refuses the run
- * (one line naming the bad value, exit 2):
- *
- *	static long steps;
- *	static const struct lab_extra_opt extra_opts[] = {
- *		LAB_OPT_LONG("steps", steps, 1000, 200, 10, 1000000, "steps of each loop"),
- *		{ NULL }
- *	};
- *
- * An untyped one (LAB_OPT_TEXT: a list, a folder, a mode) is taken as given;
- * lab_opt() returns it and the lab checks it in check_opts.
+ * A lab's own option (labs/README.md, "Options"): a typed one, written with
+ * the macros below, lands in the lab's variable before check_opts and run;
+ * an untyped one (LAB_OPT_TEXT) is taken as given, for check_opts.
  */
 enum lab_opt_type {
 	LAB_TYPE_TEXT, /* a value as given (arg != NULL), or a flag read by lab_opt() */
@@ -128,25 +118,10 @@ struct lab_extra_opt {
 	  (long long)(quick), (long long)(min), (long long)LAB_SIZE_MAX, (why) }
 
 /*
- * Sabotage knobs: the mechanisms a lab's claims are about, declared once at
- * the top of the lab as one struct, and a table saying which claims each
- * knob backs and the value that breaks it:
- *
- *	static struct knobs {
- *		int shuffle;  // 00.1 00.2: the chain is shuffled
- *	} K = { .shuffle = 1 };
- *	static const struct lab_knob knobs[] = {
- *		LAB_KNOB(K.shuffle, 0, "00.1 00.2"),
- *		{ NULL }
- *	};
- *
- * The experiment reads K, never LAB_SABOTAGE.  In the sabotage build
- * (-DLAB_SABOTAGE) every knob takes its broken value before the lab starts,
- * or only the knobs of the claims DMALAB_SABOTAGE names ("03.4", "03.4
- * 03.5"); a claim no knob backs is a usage error.  The normal build ignores
- * both.  Helpers started with --role inherit the environment, so they break
- * the same knobs.  --describe lists the knobs and their claims, so that
- * `make selftest` can break one knob at a time (PROTOCOL.md 1).
+ * Sabotage knobs (labs/README.md): the experiment reads them, never
+ * LAB_SABOTAGE.  The sabotage build breaks every knob before the lab
+ * starts, or only those of the claims DMALAB_SABOTAGE names ("03.4"); a
+ * claim no knob backs is a usage error.  Helpers inherit the environment.
  */
 struct lab_knob {
 	int *knob;
@@ -336,21 +311,12 @@ void lab_stats_paired_ratio(struct lab *L, struct lab_stats *out, const char *na
 /* Claims                                                                    */
 
 /*
- * Every claim_check function records the verdict of one claim, by the
- * relation in its spec's `want` (lab.h never takes a want from the code
- * that measures).  Attach the series behind it with claim_stats() first.
- *
- * Verdict of a measured relation, from the interval of got:
- *   the relation holds for every value in [lo, hi]  -> pass
- *   it holds for none                                -> fail
- *   it holds for some (the interval straddles)       -> inconclusive
- *   got not finite                                   -> fail
- *   an estimate marked too_short                     -> inconclusive
- * A fail whose claim has an erratum (answers/errata.md, built into the
- * library; DMALAB_ERRATA=FILE to read another) is then checked against the
- * erratum's `expect:` relation on the same interval: holds -> a known
- * erratum (the lab does not fail for it); holds for none -> an unexplained
- * contradiction; straddles -> inconclusive.
+ * Records the verdict of one claim by the relation in its spec's `want`, on
+ * the interval of got: holds for all of it -> pass, for none -> fail, for
+ * some -> inconclusive (so is a too_short estimate); not finite -> fail.  A
+ * fail is then checked against its erratum's `expect:` the same way: holds
+ * -> a known erratum (the lab does not fail for it).  Attach the series
+ * behind it with claim_stats() first.
  */
 void claim_check(struct lab *L, const char *id, struct lab_est got);
 /* got = the median of s, with its interval; attaches s. */
