@@ -42,8 +42,7 @@ int cleanup_write(int fd, const void *buf, size_t n);
 void cleanup_hold(sigset_t *old);
 void cleanup_release(const sigset_t *old);
 
-/* ------------------------------------------------------------------------ */
-/* Temporary files                                                           */
+/* ---- Temporary files ---- */
 
 /*
  * A file a lab leaves on disk while it runs is unlinked at exit and on

@@ -38,8 +38,7 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* ------------------------------------------------------------------------ */
-/* The registry: children not reaped yet (read by the cleanup action)        */
+/* ---- The registry: children not reaped yet (read by the cleanup action) ---- */
 
 /*
  * One thread starts and reaps children.  reg_owner is the process that
@@ -100,8 +99,7 @@ static int reg_slot(pid_t pid)
 	return -1;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Output: pipes into lines, the kept tail, the first line                   */
+/* ---- Output: pipes into lines, the kept tail, the first line ---- */
 
 /* Keep the last PROC_OUT_KEEP bytes: the end says why a child stopped. */
 static void keep_tail(struct proc *p, const char *b, size_t n)
@@ -220,8 +218,7 @@ static void drain(struct proc *p)
 	pump(p, &p->err);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Starting                                                                  */
+/* ---- Starting ---- */
 
 static void close_fd(int *fd)
 {
@@ -402,8 +399,7 @@ int proc_child_init(void)
 	return parent && parent != getppid() ? -1 : 0;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Waiting and killing                                                       */
+/* ---- Waiting and killing ---- */
 
 /* Send sig to p (its whole group with PROC_GROUP).  0, or -1 with errno. */
 static int proc_kill(struct proc *p, int sig)
@@ -585,8 +581,7 @@ int proc_reap(struct proc *p, double timeout_s)
 	return own;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Words                                                                     */
+/* ---- Words ---- */
 
 const char *proc_signal_name(int sig)
 {
@@ -649,8 +644,7 @@ const char *proc_output_line(const struct proc *p, char *buf, size_t len, size_t
 	return buf;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Messages                                                                  */
+/* ---- Messages ---- */
 
 /* One message: its text in one piece, room for up to 4 descriptors. */
 struct msg_frame {

@@ -24,8 +24,7 @@ enum lab_buf_kind {
 	LAB_BUF_MANAGED,
 };
 
-/* ------------------------------------------------------------------------ */
-/* Allocation and release                                                    */
+/* ---- Allocation and release ---- */
 
 /* The first CUDA error of the undos run by the current lab_cuda_free. */
 static cudaError_t lab_buf_undo_err_;
@@ -156,8 +155,7 @@ static inline void lab_cuda_unregister(struct lab *L, void *p)
 	CUDA_CHECK(L, cudaHostUnregister(p));
 }
 
-/* ------------------------------------------------------------------------ */
-/* The pattern on the GPU                                                    */
+/* ---- The pattern on the GPU ---- */
 
 #define LAB_BUF_THREADS 256
 
@@ -303,8 +301,7 @@ static inline void lab_gpu_count_release(void)
 	lab_buf_bad_dev = NULL;
 }
 
-/* ------------------------------------------------------------------------ */
-/* GPU memory                                                                */
+/* ---- GPU memory ---- */
 
 /* Free and total bytes of the current device (cudaMemGetInfo, CUDA_CHECK). */
 static inline void lab_cuda_mem_info(struct lab *L, uint64_t *free_b, uint64_t *total_b)

@@ -24,8 +24,7 @@
 #include "lab_buffers_cuda.h"
 #include "lab_cuda.h"
 
-/* ------------------------------------------------------------------------ */
-/* Host buffers of a kind                                                    */
+/* ---- Host buffers of a kind ---- */
 
 /* The host side of a copy.  The order is the labs' table order: keep it. */
 enum lab_host_kind {
@@ -122,8 +121,7 @@ static inline void lab_host_free(struct lab *L, struct lab_host *h)
 	h->p = NULL;
 }
 
-/* ------------------------------------------------------------------------ */
-/* The rig: device buffer, stream, events                                    */
+/* ---- The rig: device buffer, stream, events ---- */
 
 /* lab_copy_rig_open flags (1u was LAB_COPY_CHECK, a pageable check buffer no lab needs now) */
 #define LAB_COPY_QUEUE 2u /* lab_copy_rate: samples of pinned memory queued behind a
@@ -158,8 +156,7 @@ static inline void lab_copy_rig_close(struct lab_copy_rig *r)
 	lab_cuda_free(r->L, r->dev);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Timed copies                                                              */
+/* ---- Timed copies ---- */
 
 enum lab_copy_dir { LAB_COPY_H2D, LAB_COPY_D2H };
 
@@ -262,8 +259,7 @@ static inline void lab_copy_pair_measure(struct lab_copy_rig *r, struct lab_copy
 	lab_copy_pair_sampled(p, lab_copy_run_, &ca, &cb, bytes, n, n);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Verification                                                              */
+/* ---- Verification ---- */
 
 /* One word per 4 KiB page: CPU reads of write-combined memory are uncached. */
 #define LAB_COPY_WC_STRIDE (4096 / 4)
@@ -335,8 +331,7 @@ static inline void lab_copy_verify(struct lab_copy_rig *r, const struct lab_host
 	lab_copy_say_verified(L, h->kind, sz);
 }
 
-/* ------------------------------------------------------------------------ */
-/* The link                                                                  */
+/* ---- The link ---- */
 
 /* The link of CUDA device dev, by its bus id in gpu_topo's scan; recorded. */
 static inline void lab_copy_link_probe(struct lab *L, int dev, struct lab_copy_link *k)

@@ -141,8 +141,7 @@ static inline void lab_cuda_require(struct lab *L, int need)
 		 dev, p.name, p.major, p.minor, (double)p.totalGlobalMem / (double)GiB);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Streams and events                                                        */
+/* ---- Streams and events ---- */
 
 /*
  * Streams and events go into buffer.h's registry, so that they are destroyed
@@ -283,8 +282,7 @@ static inline double cuda_timer_seconds(struct lab *L, struct cuda_timer *t)
 	return lab_cuda_event_seconds(L, t->start, t->stop);
 }
 
-/* ------------------------------------------------------------------------ */
-/* The spin kernel: holding a stream for a set time                          */
+/* ---- The spin kernel: holding a stream for a set time ---- */
 
 /* %globaltimer in ns: one clock for every SM, whatever the boost. */
 static __device__ inline uint64_t lab_gpu_now_ns(void)
@@ -317,8 +315,7 @@ static inline void lab_cuda_spin(struct lab *L, cudaStream_t s, uint64_t ns)
 	CUDA_CHECK_LAUNCH(L, 0);
 }
 
-/* ------------------------------------------------------------------------ */
-/* One timed run of GPU work                                                 */
+/* ---- One timed run of GPU work ---- */
 
 /* Queues the work of a job on stream s (CUDA_CHECK on each call). */
 typedef void (*lab_cuda_issue_fn)(void *ctx, cudaStream_t s);

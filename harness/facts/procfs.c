@@ -231,8 +231,7 @@ int procfs_cap_effective(const char *status_path, int cap, int *has)
 	return 0;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Locked memory                                                             */
+/* ---- Locked memory ---- */
 
 int procfs_vm_read(const char *status_path, struct procfs_vm *v)
 {
@@ -349,8 +348,7 @@ int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s)
 	return procfs_vm_read(path, &s->self);
 }
 
-/* ------------------------------------------------------------------------ */
-/* The right to lock                                                         */
+/* ---- The right to lock ---- */
 
 int procfs_self_has_cap(int cap)
 {

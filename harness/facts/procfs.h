@@ -39,8 +39,7 @@ void copy_str(char *dst, size_t len, const char *src);
 /* Capability bit (e.g. CAP_IPC_LOCK = 14) in CapEff of a status file. */
 int procfs_cap_effective(const char *status_path, int cap, int *has);
 
-/* ------------------------------------------------------------------------ */
-/* Locked memory, as this process and the machine count it                   */
+/* ---- Locked memory, as this process and the machine count it ---- */
 
 /* This process's counters in a status file, bytes. */
 struct procfs_vm {
@@ -100,8 +99,7 @@ struct procfs_lock_snapshot {
  */
 int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s);
 
-/* ------------------------------------------------------------------------ */
-/* This process's right to lock memory                                       */
+/* ---- This process's right to lock memory ---- */
 
 /* 1 if cap (CAP_IPC_LOCK ...) is in CapEff of /proc/self/status; 0 if not,
  * or when that cannot be read. */

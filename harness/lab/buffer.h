@@ -38,8 +38,7 @@ static inline BUF_HOST_DEVICE uint32_t buf_pattern_word(uint32_t seed, uint64_t 
 extern "C" {
 #endif
 
-/* ------------------------------------------------------------------------ */
-/* Host memory                                                               */
+/* ---- Host memory ---- */
 
 /* Flags of buf_map (or them together). */
 #define BUF_TOUCH     0x01u /* every page faulted in now, zeroed: no page faults later */
@@ -74,8 +73,7 @@ int buf_touch_threads(const char *sysfs_root, const int *cpus, int ncpus, uint64
 /* buf_map, or lab_error "mmap(N bytes): strerror" when it fails. */
 void *buf_map_or_die(struct lab *L, uint64_t bytes, uint64_t align, unsigned flags);
 
-/* ------------------------------------------------------------------------ */
-/* The registry                                                              */
+/* ---- The registry ---- */
 
 /* Gives back one step of a buffer (munmap, cudaFreeHost, ...); p, bytes as tracked. */
 typedef void (*buf_undo_fn)(void *p, uint64_t bytes);
@@ -94,8 +92,7 @@ void buf_release_at_exit(void);
 /* Records in the registry now (the unit tests, and a lab checking it freed all). */
 size_t buf_tracked(void);
 
-/* ------------------------------------------------------------------------ */
-/* The pattern                                                               */
+/* ---- The pattern ---- */
 
 /*
  * Fill `bytes` at p with pattern `seed`.  buf_fill_down goes from the last

@@ -46,8 +46,7 @@ double msg_num(struct msg *m, const char *key);
 const char *msg_str(struct msg *m, const char *key);
 void msg_hex(struct msg *m, const char *key, void *p, size_t n);
 
-/* ------------------------------------------------------------------------ */
-/* The lab's side: each of these stops the lab (lab_error) when h misbehaves */
+/* ---- The lab's side: each of these stops the lab (lab_error) when h misbehaves ---- */
 
 struct helper {
 	struct proc proc;
@@ -96,8 +95,7 @@ struct msg *helper_run_sized(struct lab *L, struct helper *h, const char *role, 
  * else 0.  A reason that is not one of lab.h's codes stops the lab. */
 int helper_report_skip(struct helper *h, const char *id);
 
-/* ------------------------------------------------------------------------ */
-/* The helper's side (in its role function)                                  */
+/* ---- The helper's side (in its role function) ---- */
 
 struct role_io {
 	int ctl;        /* the socket to the lab: PROC_CTL_FD */
@@ -128,8 +126,7 @@ struct helper_role {
  * built-in "echo" of proc_plumbing_test.  Returns the helper's exit code. */
 int helper_role_main(struct lab *L, const char *role, const struct helper_role *roles);
 
-/* ------------------------------------------------------------------------ */
-/* Options and the plumbing self-test                                        */
+/* ---- Options and the plumbing self-test ---- */
 
 /* The option of the lab's wait for each answer of a helper (extra_opts),
  * read with proc_child_timeout. */

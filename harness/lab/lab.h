@@ -44,8 +44,7 @@ extern "C" {
  * under 2^64 that "size + spare" and "k x size" cannot wrap. */
 #define LAB_SIZE_MAX (1024ULL * 1024ULL * GiB)
 
-/* ------------------------------------------------------------------------ */
-/* Metadata                                                                  */
+/* ---- Metadata ---- */
 
 /*
  * One checkable statement of a chapter.  `want` is what the chapter says,
@@ -162,8 +161,7 @@ struct lab_spec {
 	const struct lab_knob *knobs;     /* terminated by { NULL }; may be NULL */
 };
 
-/* ------------------------------------------------------------------------ */
-/* Options                                                                   */
+/* ---- Options ---- */
 
 /* The common options (labs/README.md), plus the spec's extra_opts. */
 struct lab_opts {
@@ -187,8 +185,7 @@ const struct lab_spec *lab_spec_of(const struct lab *L);
 /* The path this program was started as (argv[0]), for fork+exec of itself. */
 const char *lab_self_path(const struct lab *L);
 
-/* ------------------------------------------------------------------------ */
-/* Measurement                                                               */
+/* ---- Measurement ---- */
 
 #define LAB_MAX_SAMPLES 1024 /* the most samples a series keeps (n) */
 
@@ -273,8 +270,7 @@ void lab_stats_to_rate(const struct lab_stats *secs, uint64_t bytes,
 /* Scale every sample by k and set the unit (s -> ns with 1e9); s gets a new array. */
 void lab_stats_scale(struct lab_stats *s, double k, const char *unit);
 
-/* ------------------------------------------------------------------------ */
-/* Estimates: a value with its interval                                      */
+/* ---- Estimates: a value with its interval ---- */
 
 /*
  * The median of s and a distribution-free interval on it from order
@@ -307,8 +303,7 @@ struct lab_est lab_est_median_ratio(const struct lab_stats *num, const struct la
  */
 void lab_stats_paired_ratio(struct lab *L, struct lab_stats *out, const char *name,
 			    const struct lab_stats *num, const struct lab_stats *den);
-/* ------------------------------------------------------------------------ */
-/* Claims                                                                    */
+/* ---- Claims ---- */
 
 /*
  * Records the verdict of one claim by the relation in its spec's `want`, on
@@ -397,8 +392,7 @@ void lab_fact_str(struct lab *L, const char *key, const char *v);
 void lab_series_point(struct lab *L, const char *series, const char *x_unit,
 		      double x, const struct lab_stats *y);
 
-/* ------------------------------------------------------------------------ */
-/* Entry point                                                               */
+/* ---- Entry point ---- */
 
 /* How the lab's own file was compiled (LAB_MAIN passes it). */
 #define LAB_BUILT_WITH_CUDA 1

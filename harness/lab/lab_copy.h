@@ -29,8 +29,7 @@
 /* The most copies one batched sample holds. */
 #define LAB_COPY_MAX_REPS 4096
 
-/* ------------------------------------------------------------------------ */
-/* Batches (plain C)                                                         */
+/* ---- Batches (plain C) ---- */
 
 /*
  * A sample of `reps` copies took t seconds: 0 when the batch is done, else
@@ -99,8 +98,7 @@ static inline int lab_copy_batch_size(struct lab_copy_batch *b, int queue)
 	return runs;
 }
 
-/* ------------------------------------------------------------------------ */
-/* The claim pair (plain C)                                                  */
+/* ---- The claim pair (plain C) ---- */
 
 /* Two buffers timed in alternation; the caller names the three series. */
 struct lab_copy_pair {
@@ -199,8 +197,7 @@ static inline int lab_copy_pair_sampled(struct lab_copy_pair *p, lab_run_fn samp
 	return n;
 }
 
-/* ------------------------------------------------------------------------ */
-/* One thread's host memcpy (plain C)                                        */
+/* ---- One thread's host memcpy (plain C) ---- */
 
 struct lab_copy_memcpy_ {
 	void *dst;
@@ -233,8 +230,7 @@ static inline void lab_copy_memcpy_rate(struct lab *L, const char *name, void *d
 	lab_stats_to_rate(&secs, bytes, rate);
 }
 
-/* ------------------------------------------------------------------------ */
-/* The PCIe link of a CUDA device (plain C)                                  */
+/* ---- The PCIe link of a CUDA device (plain C) ---- */
 
 struct lab_copy_link {
 	int known;               /* theo_gbs is usable */

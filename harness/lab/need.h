@@ -16,8 +16,7 @@
 extern "C" {
 #endif
 
-/* ------------------------------------------------------------------------ */
-/* Checked arithmetic                                                        */
+/* ---- Checked arithmetic ---- */
 
 /* *out = a + b, or -1 (ERANGE, *out untouched) past 2^64 - 1. */
 int need_add(uint64_t a, uint64_t b, uint64_t *out);
@@ -28,8 +27,7 @@ uint64_t need_bytes(uint64_t k, uint64_t size, uint64_t spare);
 /* 1 when k x size <= have (an overflowing product never fits), else 0. */
 int need_fits(uint64_t k, uint64_t size, uint64_t have);
 
-/* ------------------------------------------------------------------------ */
-/* Host memory                                                               */
+/* ---- Host memory ---- */
 
 struct need_host {
 	uint64_t mem_total;     /* MemTotal, bytes; 0 unknown */
@@ -61,8 +59,7 @@ void need_ram_require(struct lab *L, uint64_t k, uint64_t bytes);
 const char *need_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *detail,
 				 size_t len);
 
-/* ------------------------------------------------------------------------ */
-/* Usage errors                                                              */
+/* ---- Usage errors ---- */
 
 /* "lab-NN: --OPT 'VALUE': WHY (see --help)" on stderr; returns 2. */
 int lab_usage_error(const struct lab *L, const char *opt, const char *value,
