@@ -171,11 +171,8 @@ static void pump(struct proc *p, struct proc_stream *s)
 	}
 }
 
-/*
- * Wait up to timeout_ms for output (read it) or for the message socket (when
- * want_ctl).  Returns 1 when the socket is readable, 0 otherwise, -1 on a
- * poll error other than EINTR.  With nothing to watch it just sleeps.
- */
+/* Wait up to timeout_ms for output (read it) or the message socket (want_ctl):
+ * 1 when the socket is readable, 0 otherwise, -1 on a poll error. */
 static int wait_io(struct proc *p, int want_ctl, int timeout_ms)
 {
 	struct pollfd pf[3];

@@ -93,11 +93,8 @@ struct lab_est lab_est_over(struct lab_est x, struct lab_est d);
 #define LAB_FAILS 0
 #define LAB_STRADDLES (-1)
 
-/*
- * The relation w on the estimate got (got_name for eq on named codes; may
- * be NULL): LAB_HOLDS, LAB_FAILS or LAB_STRADDLES.  A non-finite value or
- * an unknown op fails.  Exposed for the unit tests and the runner.
- */
+/* The relation w on got (got_name: for eq on a named code; may be NULL); a
+ * non-finite value or an unknown op fails. */
 int lab_relation_verdict(const struct claim_want *w, struct lab_est got,
 			 const char *got_name);
 /* The values a numeric relation accepts, as [lo, hi]; -1 for a name, "true" or

@@ -249,13 +249,11 @@ struct cuda_timer {
 	cudaEvent_t start, stop;
 };
 
-/* Both events, cudaEventCreate (timing on); tracked as lab_cuda_event_new's. */
+/* Both events, timing on, tracked. */
 static inline void cuda_timer_init(struct lab *L, struct cuda_timer *t)
 {
-	CUDA_CHECK(L, cudaEventCreate(&t->start));
-	lab_cuda_track_(L, (void *)t->start, lab_cuda_undo_event_);
-	CUDA_CHECK(L, cudaEventCreate(&t->stop));
-	lab_cuda_track_(L, (void *)t->stop, lab_cuda_undo_event_);
+	t->start = lab_cuda_event_new(L, cudaEventDefault);
+	t->stop = lab_cuda_event_new(L, cudaEventDefault);
 }
 
 /* Both events destroyed now, unchecked (for teardown on any path). */

@@ -1,10 +1,7 @@
 /*
- * gpu_topo.c - one GPU scan: CUDA's order, sysfs's place, NVML's link and
- * names, joined by PCI bus id (see gpu_topo.h).
- *
- * Neither the CUDA runtime nor nvml.h is needed to build: both libraries are
- * loaded at run time and the few types used are declared here.  Everything
- * in sysfs is read below a root so the unit tests run on fixture trees.
+ * gpu_topo.c - one GPU scan (gpu_topo.h).  Neither the CUDA runtime nor
+ * nvml.h is needed to build: both libraries are loaded at run time and the
+ * few types used are declared here.
  */
 #include <dirent.h>
 #include <dlfcn.h>

@@ -1,10 +1,6 @@
 /*
  * procfs.c - readers for the /proc and /sys files dmalab bases decisions on,
  * and this process's right to lock memory (procfs.h).
- *
- * Every reader takes its path so the unit tests can feed fixture files.
- * Errors: -1 with errno (ENOENT: file or key missing, EINVAL: a value that
- * does not parse, ERANGE: a value or string that does not fit).
  */
 #include <ctype.h>
 #include <errno.h>

@@ -61,11 +61,8 @@ int procfs_vm_read(const char *status_path, struct procfs_vm *v);
  */
 #define PROCFS_VMSTAT_THRESHOLD_MAX 125
 
-/*
- * Write "1" to path (NULL: /proc/sys/vm/stat_refresh).  Returns 1 if the
- * counters were folded (EINVAL also says so: a counter was negative after
- * the fold), 0 if not (not root, no such file).
- */
+/* Write "1" to path (NULL: /proc/sys/vm/stat_refresh): 1 if the counters were
+ * folded (EINVAL too: a counter was negative after it), else 0. */
 int procfs_stat_refresh(const char *path);
 
 /*
@@ -90,13 +87,8 @@ struct procfs_lock_snapshot {
 	uint64_t mlocked, unevictable; /* the machine: /proc/meminfo, bytes */
 	int folded;                    /* 1: vm.stat_refresh folded just before */
 };
-/*
- * Drain the mlock batches, fold the counters (procfs_stat_refresh), then
- * read Mlocked and Unevictable, then VmLck, VmPin and VmRSS.  Files under
- * root (NULL or "": the live ones; tests: a directory holding
- * proc/meminfo, proc/self/status and proc/sys/vm/stat_refresh).  0, or -1
- * with errno (ENOENT: a counter is missing).
- */
+/* Drain the mlock batches, fold the counters, then read the machine's and this
+ * process's, below root (NULL or "": live).  -1 with ENOENT: one is missing. */
 int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s);
 
 /* ---- This process's right to lock memory ---- */

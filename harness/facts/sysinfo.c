@@ -1,14 +1,6 @@
 /*
- * sysinfo.c - the machine facts behind every skip decision and report.
- *
- * Nothing here initialises CUDA: the GPU list is gpu_topo's scan of sysfs
- * (PCI vendor 0x10de, display class) and, when the driver is installed, of
- * NVML (loaded with dlopen) for names, memory sizes and NVLink state, without
- * the CUDA driver.  A process that called this can still fork+exec labs that
- * use CUDA.
- *
- * Every file is read below a sysfs root and a proc root, so the unit tests
- * run the same code on the fixture trees in harness/tests/fixtures/.
+ * sysinfo.c - the machine facts behind every skip decision and report
+ * (sysinfo.h); every file is read below a sysfs root and a proc root.
  */
 #include <ctype.h>
 #include <dirent.h>

@@ -212,11 +212,8 @@ struct lab_stats {
 /* One timed run: returns its duration in seconds (> 0), or < 0 on error. */
 typedef double (*lab_run_fn)(void *ctx);
 
-/*
- * Resolution of cudaEventElapsedTime, as the CUDA Runtime API reference
- * states it ("around 0.5 microseconds"); pass it as clock_res_s for
- * event-timed series.
- */
+/* cudaEventElapsedTime's resolution ("around 0.5 microseconds", the CUDA
+ * Runtime API reference): the clock_res_s of event-timed series. */
 #define LAB_CUDA_EVENT_RES_S 0.5e-6
 
 struct lab_measure_cfg {
@@ -228,14 +225,11 @@ struct lab_measure_cfg {
 };
 
 /*
- * The stopping rule, the kit's and no lab's (README, "How a verdict is
- * made"): a series is measured enough once the 95 % interval of its median
- * (lab_est_median's order statistics for one series) spans at most
- * LAB_STOP_WIDTH of the median, (hi - lo) <= 0.10 x |median|, about +- 5 %;
- * a ratio of two such medians is then known to about +- 10 %, the
- * tightest tolerance of any rule (R7 "the same").  The interval needs 6
- * samples; a claim on two series needs 7 (Bonferroni), --iters' least.
- * The rule looks at the spread only, never at a verdict.
+ * The stopping rule (README, "How a verdict is made"): a series is measured
+ * enough once its median's 95 % interval spans at most LAB_STOP_WIDTH of
+ * the median (about +- 5 %), so that a ratio of two is known to about
+ * +- 10 %, the tightest tolerance of any rule (R7).  It looks at the spread
+ * only, never at a verdict.
  */
 #define LAB_STOP_WIDTH 0.10
 /* (hi - lo) / |median| of v[0..n)'s 95 % median interval; +Inf when n is
@@ -356,10 +350,8 @@ void claim_note_add(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);
 /* claim_note for a lab's own printf-like function, which passes its fmt on. */
 void claim_vnote(struct lab *L, const char *fmt, va_list ap) LAB_PRINTF(2, 0);
 
-/*
- * Skip one claim: a precondition is missing here.  `reason` is one of the
- * codes below; detail says what was detected ("1 node, need 2").
- */
+/* Skip one claim: `reason` is a code of record.h; detail says what was detected
+ * ("1 node, need 2"). */
 void claim_skip(struct lab *L, const char *id, const char *reason,
 		const char *detail_fmt, ...) LAB_PRINTF(4, 5);
 /* Skip every claim not yet decided, with one reason. */
@@ -414,10 +406,7 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 				LAB_BUILD_SABOTAGE_FLAG);                    \
 	}
 
-/*
- * A .cu lab compiled without nvcc (gcc -x c -DDMALAB_HAVE_CUDA=0) keeps its
- * metadata and replaces its body by this run function.
- */
+/* The run function of a .cu lab compiled without nvcc (DMALAB_HAVE_CUDA=0). */
 #ifndef DMALAB_HAVE_CUDA
 #define DMALAB_HAVE_CUDA 0
 #endif

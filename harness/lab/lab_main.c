@@ -377,12 +377,10 @@ static int check_device(const struct lab *L)
 }
 
 /*
- * The errata are read before anything is measured: a file named by
- * DMALAB_ERRATA that is missing or malformed is bad input, reported as the
- * runner reports its --errata (one line, exit 2), not after a contradiction.
- * So is an erratum of this lab's that could not be wrong: its expect: the
- * plain complement of its claim's want (errata_check_want).  --describe
- * checks too, so `dmalab claims` refuses such an erratum without a run.
+ * The errata are read before anything is measured: a missing or malformed
+ * DMALAB_ERRATA file, or an erratum of this lab's that could not be wrong
+ * (errata_check_want), is bad input (one line, exit 2), not found after a
+ * contradiction.  --describe checks too, for `dmalab claims`.
  */
 static int check_errata(const struct lab *L)
 {
