@@ -61,12 +61,9 @@ struct gpu_topo_dev {
 
 struct gpu_topo {
 	enum gpu_order order;
-	char order_note[240];  /* how the order was found, e.g. "NVIDIA PCI devices in
-				* PCI bus order, which need not be CUDA's: no NVIDIA
-				* driver (libcuda.so.1 not found)" */
+	char order_note[240];  /* how the order was found */
 	int cuda_loaded;       /* libcuda.so.1 was found (a driver is installed) */
-	char cuda_note[160];   /* the driver's word when it listed nothing or failed,
-				* e.g. "cuInit/cuDeviceGetCount: CUDA_ERROR_UNKNOWN (999)" */
+	char cuda_note[160];   /* the driver's word when it listed nothing or failed */
 	int nvml_loaded;       /* libnvidia-ml.so.1 loaded and initialised */
 	char driver_version[32]; /* NVML's "580.159.04", or "" */
 	int cuda_driver_version; /* NVML's 13000, or 0 */

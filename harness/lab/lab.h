@@ -53,24 +53,16 @@ extern "C" {
  */
 struct claim_spec {
 	const char *id;       /* stable id "NN.k", e.g. "02.1" */
-	const char *question; /* the chapter questions it backs, blank-separated:
-			       * "ch1.Q2 ch2.S9".  The first is the claim's own
-			       * (the claims table, TAP and JSON show it; it may
-			       * be a section that is no question: "ch1.table");
-			       * every one of them counts for `dmalab grade` and
-			       * quiz (answers/README.md) */
+	const char *question; /* the questions it backs, "ch1.Q2 ch2.S9": the first
+			       * is its own; all count for grade (answers/README.md) */
 	const char *text;     /* the claim as the chapter makes it, one line */
-	const char *chapter;  /* the chapter's figure it translates, with its
-			       * section, in our words: "ch1 NUMA test: remote
-			       * latency 186 vs 121 ns (+50 %)" */
+	const char *chapter;  /* the chapter's figure it translates, in our words */
 	const char *rule;     /* the translation rule applied ("R3 +P %"), and
 			       * why if the want departs from it */
 	struct claim_want want;
 	const char *sabotage; /* the mechanism the -DLAB_SABOTAGE build breaks
 			       * so that this claim must fail; NULL if none */
-	const char *root;     /* why this claim needs root (uid 0), as `dmalab
-			       * claims` shows it; NULL (left out): it runs
-			       * and decides as any user */
+	const char *root;     /* why this claim needs root; NULL: any user */
 };
 
 /* Preconditions the runner shows in `dmalab list` and the lab re-checks. */
@@ -138,12 +130,8 @@ struct lab_spec {
 	struct lab_needs needs;
 	const struct claim_spec *claims;       /* terminated by { NULL } */
 	const struct lab_extra_opt *extra_opts; /* terminated by { NULL }; may be NULL */
-	/*
-	 * Called instead of the lab when `--role NAME` is given: a helper
-	 * process that the lab starts as itself with --role (proc.h:
-	 * proc_spawn_role; posix_spawn, safe after CUDA is initialised).
-	 * Prints no TAP; returns the exit code.
-	 */
+	/* Run instead of the lab under `--role NAME` (a helper, helper.h); returns
+	 * the exit code. */
 	int (*role)(struct lab *L, const char *role);
 	uint64_t default_size; /* bytes, for --size; 0 if the lab takes none */
 	uint64_t quick_size;   /* --size under --quick; 0: default_size */
@@ -151,12 +139,8 @@ struct lab_spec {
 	uint64_t max_size;     /* the most --size taken; 0: LAB_SIZE_MAX */
 	const char *size_why;  /* why min_size, after "need at least 64 MiB" */
 	int default_iters;     /* samples per measurement; >= 7 */
-	/*
-	 * Optional: checks what the options' types and ranges cannot say (a
-	 * multiple of 4, one option against another) before anything is
-	 * printed.  Returns 0, or prints one line naming the bad value on
-	 * stderr (lab_usage_error) and returns 2 (the exit code).
-	 */
+	/* Optional: what types and ranges cannot say (one option against another):
+	 * 0, or lab_usage_error's 2. */
 	int (*check_opts)(const struct lab *L);
 	const struct lab_knob *knobs;     /* terminated by { NULL }; may be NULL */
 };
