@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "clock.h"
 #include "proc.h"
 
 extern char **environ;
@@ -30,6 +29,14 @@ extern char **environ;
 #define DRAIN_S 1.0    /* reading what is left in the pipes after the exit */
 #define REAP_S 2.0     /* waiting for killed group members to disappear */
 #define PARENT_ENV "DMALAB_PROC_PARENT" /* helper's check that its parent lives */
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 /* ---- The registry: children not reaped yet (read by the cleanup action) ---- */
 
@@ -272,7 +279,7 @@ static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
 				 ((flags & PROC_GROUP) ? POSIX_SPAWN_SETPGROUP : 0));
 
-	p->start = lab_now();
+	p->start = now_s();
 	fflush(NULL); /* our narrative before anything the child prints */
 	/* held from the spawn to its tracking (and from a reap to its untracking):
 	 * the cleanup action never misses a child nor kills a reused pid */
@@ -428,7 +435,7 @@ static int try_reap(struct proc *p, int options)
  * its own helpers, and none may outlive it). */
 static void leader_exited(struct proc *p)
 {
-	p->duration_s = lab_now() - p->start;
+	p->duration_s = now_s() - p->start;
 	if ((p->flags & PROC_GROUP) && kill(-p->pid, 0) == 0) {
 		p->leftovers = !p->timed_out && !p->aborted;
 		kill(-p->pid, SIGKILL);
@@ -438,7 +445,7 @@ static void leader_exited(struct proc *p)
 /* Wait until no process of the group is left (or REAP_S passed). */
 static void end_group(struct proc *p)
 {
-	double until = lab_now() + REAP_S;
+	double until = now_s() + REAP_S;
 	sigset_t old;
 	int slot;
 
@@ -447,7 +454,7 @@ static void end_group(struct proc *p)
 	for (;;) {
 		if (waitpid(-p->pid, NULL, WNOHANG) > 0)
 			continue;
-		if (kill(-p->pid, 0) != 0 || lab_now() > until)
+		if (kill(-p->pid, 0) != 0 || now_s() > until)
 			break;
 		poll(NULL, 0, IDLE_MS);
 	}
@@ -473,7 +480,7 @@ int proc_run(struct proc *p, double timeout_s, double grace_s)
 	if (p->pid <= 0)
 		return 0;
 	for (;;) {
-		now = lab_now();
+		now = now_s();
 		if (!p->reaped) {
 			int stop = p->stop && *p->stop;
 
@@ -520,11 +527,11 @@ double proc_timeout_mul(void)
 
 int proc_recv(struct proc *p, char *buf, size_t len, int *fd, double timeout_s)
 {
-	double end = lab_now() + timeout_s * proc_timeout_mul();
+	double end = now_s() + timeout_s * proc_timeout_mul();
 
 	*fd = -1;
 	for (;;) {
-		double left = end - lab_now();
+		double left = end - now_s();
 		ssize_t n;
 		int r;
 
@@ -548,7 +555,7 @@ int proc_recv(struct proc *p, char *buf, size_t len, int *fd, double timeout_s)
 
 int proc_reap(struct proc *p, double timeout_s)
 {
-	double end = lab_now() + timeout_s * proc_timeout_mul();
+	double end = now_s() + timeout_s * proc_timeout_mul();
 	int own = 1;
 
 	if (p->reaped || p->pid <= 0) {
@@ -556,7 +563,7 @@ int proc_reap(struct proc *p, double timeout_s)
 		return 1;
 	}
 	while (!try_reap(p, WNOHANG)) {
-		if (lab_now() >= end) {
+		if (now_s() >= end) {
 			own = 0;
 			proc_kill(p, SIGKILL);
 			try_reap(p, 0);
