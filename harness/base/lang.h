@@ -2,7 +2,8 @@
  * lang.h - the language a learner reads: English (the default) or Chinese,
  * from DMALAB_LANG, else the locale.  The Chinese texts are one table,
  * answers/messages.zh.md, built into the library; the C code names each
- * message by an id with its English next to it, MSG("01.fresh", "...").
+ * message by an id with its English next to it:
+ *	lab_note(L, MSG("01.fresh", "mlock of %s of fresh memory"), size);
  * The id is the key, so that a reworded English keeps its Chinese.  Only
  * what a person reads goes through MSG: TAP, JSON, JUnit and reason codes
  * stay English, so tools never change.

@@ -1,15 +1,7 @@
 /*
- * numa_topo.h - NUMA topology from sysfs, testable on fake trees.
- *
- * The root is normally "/sys"; tests pass harness/tests/fixtures/<tree>/sys.
- * Reads devices/system/node/node<N>/{cpulist,distance,meminfo} and
- * bus/pci/devices/<bdf>/numa_node.
- *
- * Below the sysfs readers, the live machine through libnuma (call them
- * after numa_available() >= 0): the memory nodes usable here, memory bound
- * to a node, where the pages of a buffer are (move_pages), and a worker
- * thread run on a node with its memory bound to a node.  Nodes are numbers
- * below TOPO_MAX_NODES.
+ * numa_topo.h - NUMA topology from sysfs below a root ("/sys"; tests: a
+ * fixture tree): devices/system/node/node<N>/{cpulist,distance,meminfo}
+ * and bus/pci/devices/<bdf>/numa_node.
  */
 #ifndef DMALAB_NUMA_TOPO_H
 #define DMALAB_NUMA_TOPO_H

@@ -1,15 +1,9 @@
 /*
- * procfs.h - readers for the /proc and /sys files dmalab decides on, and
- * what they say about locked memory: this process's VmLck, VmPin and VmRSS,
- * the machine's Mlocked read exactly (or with its drift), and this
- * process's right to lock (CAP_IPC_LOCK, RLIMIT_MEMLOCK), which a helper
- * lowers before it tries.
- *
- * Every reader takes the path (or a root directory) so the tests can point it
- * at fixture trees under harness/tests/fixtures/.  Values are returned in
- * bytes even where the file says kB.  On error: -1 and errno set (ENOENT for a
- * missing file or key, EINVAL for a line that does not parse).  Physical
- * page frames (/proc/self/pagemap) are in pagemap.h.
+ * procfs.h - readers for the /proc and /sys files dmalab decides on: locked
+ * memory as this process and the machine count it, and this process's
+ * right to lock.  Every reader takes its path (or a root) so that the tests
+ * can point it at fixtures.  Values in bytes even where the file says kB.
+ * Errors: -1 with errno (ENOENT: a missing file or key; EINVAL: no parse).
  */
 #ifndef DMALAB_PROCFS_H
 #define DMALAB_PROCFS_H
