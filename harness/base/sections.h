@@ -1,18 +1,9 @@
 /*
- * sections.h - the one reader of the kit's text files of sections: the
- * chapters' questions, planned claims and hints (answers.h) and the errata
- * (errata.h) all share this shape:
- *
- *	# <title>                  a title line (or, where comments are allowed,
- *	                           any number of "# ..." comment lines)
- *	## <id>                    one section per question, lab or claim
- *	key: value                 a key at column 0
- *	  more of the value        continuation lines are indented
- *
- * Strict on purpose: an unknown, missing or repeated key, a bad or repeated
- * id, an indented line outside a value, a NUL byte or invalid UTF-8 is an
- * error "FILE:LINE: what", so that a typo never silently drops a section.
- * Values keep their line breaks (a run of blank lines becomes one empty line).
+ * sections.h - the one reader of the kit's text files of sections ("# title",
+ * "## id", "key: value" at column 0, indented continuation lines; the format:
+ * answers/README.md): the questions, claims and hints (answers.h) and the
+ * errata (errata.h).  Strict on purpose: any slip is an error "FILE:LINE:
+ * what", so that a typo never silently drops a section.
  */
 #ifndef DMALAB_SECTIONS_H
 #define DMALAB_SECTIONS_H
