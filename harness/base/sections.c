@@ -364,39 +364,58 @@ char *sec_take(struct sec_field *f)
 }
 
 /* The whole file into a buffer; -1 with "path: why" in err. */
-char *sec_read_file(const char *path, size_t *len, char *err, size_t errlen)
+char *sec_read_all(const char *path, size_t *len, int *opened)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL, *grown;
 	size_t cap = 0, n;
 
 	*len = 0;
-	if (!f) {
-		int saved = errno;
-
-		snprintf(err, errlen, "%s: %s", path, strerror(saved));
-		errno = saved;
+	*opened = f != NULL;
+	if (!f)
 		return NULL;
-	}
+	errno = 0;
 	do {
 		if (*len + 4096 + 1 > cap) {
 			cap = cap ? cap * 2 : 65536;
 			grown = realloc(buf, cap);
-			if (!grown)
-				break;
+			if (!grown) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
 			buf = grown;
 		}
 		n = fread(buf + *len, 1, cap - *len - 1, f);
 		*len += n;
 	} while (n > 0);
-	if (ferror(f) || !buf || *len + 1 > cap) {
-		snprintf(err, errlen, "%s: cannot read it", path);
+	if (ferror(f)) {
+		int e = errno ? errno : EIO; /* fread's reason: EISDIR for a directory */
+
 		free(buf);
-		buf = NULL;
-	} else {
-		buf[*len] = '\0';
+		fclose(f);
+		errno = e;
+		return NULL;
 	}
 	fclose(f);
+	buf[*len] = '\0';
 	return buf;
+}
+
+char *sec_read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+	int opened, e;
+	char *buf = sec_read_all(path, len, &opened);
+
+	if (buf)
+		return buf;
+	e = errno;
+	if (opened)
+		snprintf(err, errlen, "%s: cannot read it", path);
+	else
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+	errno = e;
+	return NULL;
 }
 

@@ -79,6 +79,9 @@ int sec_error(struct sec_doc *d, int line, const char *fmt, ...)
 /* Takes a field's value: the doc no longer owns it. */
 char *sec_take(struct sec_field *f);
 
+/* A whole file, NUL-terminated, its length in *len; NULL with errno set and
+ * *opened saying whether the open or the read failed. */
+char *sec_read_all(const char *path, size_t *len, int *opened);
 /* A whole file, NUL-terminated, its length in *len; NULL with "PATH: why"
  * in err and errno set (ENOENT when it is missing). */
 char *sec_read_file(const char *path, size_t *len, char *err, size_t errlen);
