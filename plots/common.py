@@ -367,6 +367,21 @@ def why_not(lab, claim_ids, fallback):
     return lab_absence(lab) or fallback
 
 
+def no_data(lab, decl, fallback, fig=None):
+    """NotDrawn with why_not's reason for the figure's claims; fig (drawn on
+    in vain) is closed first."""
+    if fig is not None:
+        plt.close(fig)
+    return NotDrawn(why_not(lab, decl["claims"], fallback))
+
+
+def boxes(ax, labels, samples, **tick_args):
+    """A box per label of every sample, whiskers at min and max."""
+    ax.boxplot(samples, widths=0.5, whis=(0, 100))
+    ax.set_xticks(range(1, len(labels) + 1))
+    ax.set_xticklabels(labels, **tick_args)
+
+
 def text_columns(s):
     """Columns a text takes: a CJK or full-width character two, others one."""
     return sum(2 if ord(ch) >= 0x1100 else 1 for ch in s)

@@ -46,9 +46,8 @@ def draw_lines(res, outdir, decl):
         units.append(pts[0][1]["unit"])
         bytes_x &= (lab["series"].get(name) or {}).get("x_unit") == "bytes"
     if not xs:
-        C.plt.close(fig)
-        raise C.NotDrawn(C.why_not(lab, decl["claims"], "lab-%s recorded none of the series "
-                                   "%s" % (decl["lab"], " ".join(decl["series"]))))
+        raise C.no_data(lab, decl, "lab-%s recorded none of the series %s" % (
+            decl["lab"], " ".join(decl["series"])), fig)
     if bytes_x and min(xs) > 0:
         C.log2_bytes_axis(ax, xs)
         ax.set_xlabel(C.T("plot.bytes-log2", "bytes (log2)"))
@@ -72,13 +71,12 @@ def draw_boxes(res, outdir, decl):
         st = C.claim_stats(lab, name)
         (got.append((name, st)) if st else missing.append(name))
     if not got:
-        raise C.NotDrawn(C.why_not(lab, decl["claims"], "lab-%s recorded none of the statistics "
-                                   "%s" % (decl["lab"], " ".join(decl["series"]))))
+        raise C.no_data(lab, decl, "lab-%s recorded none of the statistics %s" % (
+            decl["lab"], " ".join(decl["series"])))
     fig, axes = C.new_figure(1, width=max(6.5, 1.6 * len(got) + 2), height=5.2)
     ax = axes[0]
-    ax.boxplot([st["samples"] for _, st in got], widths=0.5, whis=(0, 100))
-    ax.set_xticks(range(1, len(got) + 1))
-    ax.set_xticklabels([name for name, _ in got], fontsize=8, rotation=20, ha="right")
+    C.boxes(ax, [name for name, _ in got], [st["samples"] for _, st in got], fontsize=8,
+            rotation=20, ha="right")
     fact_lines(ax, lab, decl, missing)
     ax.set_ylabel(y_unit(st["unit"] for _, st in got))
     ax.grid(True, axis="y", alpha=0.3)

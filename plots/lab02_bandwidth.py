@@ -82,9 +82,7 @@ def draw(res, outdir, decl):
             drawn += 1
             rate, mc = draw_ceilings(ax, res, lab, d)
     if not drawn:
-        C.plt.close(fig)
-        raise C.NotDrawn(C.why_not(lab, decl["claims"],
-                                   "lab-02 recorded no h2d_*/d2h_* series"))
+        raise C.no_data(lab, decl, "lab-02 recorded no h2d_*/d2h_* series", fig)
     axes[0].legend(fontsize=8, loc="upper left")
     notes = ["shaded: min-max of every sample at each size; line: median"]
     if not rate:

@@ -27,9 +27,7 @@ def draw(res, outdir, decl):
             C.band(ax, us, "%s: %s" % (kind, label), color=color, linestyle=style)
             xs += [p[0] for p in pts]
     if not xs:
-        C.plt.close(fig)
-        raise C.NotDrawn(C.why_not(lab, decl["claims"],
-                                   "lab-03 recorded no call_*/copy_* series"))
+        raise C.no_data(lab, decl, "lab-03 recorded no call_*/copy_* series", fig)
     C.plain_log_y(ax)
     C.log2_bytes_axis(ax, xs)
     ax.set_xlabel(C.T("plot.size-log2", "transfer size (bytes, log2)"))

@@ -144,8 +144,7 @@ def draw(res, outdir, decl):
     lab = C.find_lab(res, decl["lab"])
     got, missing = cases(lab)
     if not got:
-        raise C.NotDrawn(C.why_not(lab, decl["claims"],
-                                   "lab-03 recorded none of: " + "; ".join(missing)))
+        raise C.no_data(lab, decl, "lab-03 recorded none of: " + "; ".join(missing))
     fig, axes = C.plt.subplots(len(got), 1, figsize=(9, 1.9 * len(got) + 1.6), squeeze=False)
     for ax, case in zip(axes[:, 0], got):
         draw_case(ax, case)

@@ -39,9 +39,7 @@ def draw(res, outdir, decl):
         C.band(ax, pts, label)
         xs += [p[0] for p in pts]
     if not xs:
-        C.plt.close(fig)
-        raise C.NotDrawn(C.why_not(lab, decl["claims"],
-                                   "lab-04 recorded no latency_nodeN series"))
+        raise C.no_data(lab, decl, "lab-04 recorded no latency_nodeN series", fig)
     for i, (y, text) in enumerate(CHAPTER):
         C.ref_hline(ax, y, text, color="0.45", style=":", below=(i == 0))
     C.plain_log_y(ax)

@@ -15,10 +15,7 @@ def pair(lab, base):
 
 
 def draw_panel(ax, local, remote, title, unit, chapter):
-    data = [local["samples"], remote["samples"]]
-    ax.boxplot(data, widths=0.5, whis=(0, 100))  # whiskers at min and max
-    ax.set_xticks([1, 2])
-    ax.set_xticklabels(["local node", "remote node"])
+    C.boxes(ax, ["local node", "remote node"], [local["samples"], remote["samples"]])
     for i, where in enumerate(("local", "remote")):
         ax.plot([i + 0.7, i + 1.3], [chapter[where]] * 2, color="0.4", linestyle=":")
         ax.annotate("chapter %g" % chapter[where], xy=(i + 0.7, chapter[where]),

@@ -30,17 +30,14 @@ def draw(res, outdir, decl):
     missing = []
     got, bytes_ = boxes(lab, missing)
     if not got:
-        raise C.NotDrawn(C.why_not(lab, decl["claims"],
-                                   "lab-05 recorded no GPU fault timings "
-                                   "(%s)" % ", ".join(missing)))
+        raise C.no_data(lab, decl, "lab-05 recorded no GPU fault timings (%s)" % (
+            ", ".join(missing)))
     fig, axes = C.new_figure(1, width=max(6.5, 1.8 * len(got) + 2.5), height=5.2)
     ax = axes[0]
-    ax.boxplot([b[1]["samples"] for b in got], widths=0.5, whis=(0, 100))
+    C.boxes(ax, [b[0] for b in got], [b[1]["samples"] for b in got], fontsize=8)
     for i, (_, st) in enumerate(got):
         ax.annotate("%.0f ms" % st["median"], xy=(i + 1.28, st["median"]), fontsize=8,
                     va="center")
-    ax.set_xticks(range(1, len(got) + 1))
-    ax.set_xticklabels([b[0] for b in got], fontsize=8)
     C.ref_hline(ax, CHAPTER_MS, C.T("plot.l05-chapter-4gb", "chapter: 4 GB in about 655 ms"),
                 color="tab:red")
     first = C.fact(lab, "um_first_touch_4k_s")

@@ -47,15 +47,12 @@ def draw(res, outdir, decl):
     missing = []
     boxes = cpu_boxes(lab) + gpu_boxes(lab, missing)
     if not boxes:
-        raise C.NotDrawn(C.why_not(lab, decl["claims"],
-                                   "lab-05 recorded neither "
-                                   "cpu_us_per_page nor GPU fault timings"))
+        raise C.no_data(lab, decl,
+                        "lab-05 recorded neither cpu_us_per_page nor GPU fault timings")
     labels = [b[0] for b in boxes]
     fig, axes = C.new_figure(1, width=max(6.5, 1.6 * len(boxes) + 2), height=5.4)
     ax = axes[0]
-    ax.boxplot([b[1]["samples"] for b in boxes], widths=0.5, whis=(0, 100))
-    ax.set_xticks(range(1, len(labels) + 1))
-    ax.set_xticklabels(labels, fontsize=8)
+    C.boxes(ax, labels, [b[1]["samples"] for b in boxes], fontsize=8)
     thp = C.fact(lab, "cpu_thp_us_per_4k")
     if thp is not None and boxes[0][0].startswith("CPU"):
         ax.plot([1], [thp], marker="^", color="tab:orange", linestyle="none",

@@ -81,9 +81,8 @@ def draw(res, outdir, decl):
     fig, axes = C.new_figure(1, width=8.8, height=5.6)
     ax = axes[0]
     if not draw_lines(ax, lab, missing):
-        C.plt.close(fig)
-        raise C.NotDrawn(C.why_not(lab, decl["claims"],
-                                   "lab-11 recorded none of the swap-back or recompute series"))
+        raise C.no_data(lab, decl,
+                        "lab-11 recorded none of the swap-back or recompute series", fig)
     mark_full_context(ax, lab)
     mark_crossover(ax, lab, notes)
     ax.set_xscale("log", base=2)

@@ -165,8 +165,7 @@ int cleanup_push(cleanup_fn fn, int when)
 	return rc;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Temporary files                                                           */
+/* ---- Temporary files ---- */
 
 static char files[TEMPFILE_MAX][PATH_MAX]; /* "" free */
 static pid_t files_owner;                  /* a parent's files are not a child's */

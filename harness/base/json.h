@@ -1,14 +1,7 @@
 /*
- * json.h - a small JSON writer and reader for dmalab's records.
- *
- * Writer: appends to a growing buffer; strings are escaped (", \, control
- * characters as \uXXXX; bytes >= 0x80 are copied, invalid UTF-8 is replaced
- * by U+FFFD); non-finite numbers are written as null.  Commas are handled by
- * the writer: callers only open, close and add members.
- *
- * Reader: parses a whole document into a tree (json_parse); numbers are
- * doubles; objects keep their member order.  Errors come back with the line
- * and column.  Used by the runner to read lab records and by `grade --from`.
+ * json.h - a small JSON writer (invalid UTF-8 becomes U+FFFD, non-finite
+ * numbers null; commas are the writer's) and reader (a tree, numbers as
+ * doubles, members in order; errors with line and column).
  */
 #ifndef DMALAB_JSON_H
 #define DMALAB_JSON_H

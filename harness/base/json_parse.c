@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "sections.h"
 
 #define JSON_MAX_DEPTH 64
 
@@ -444,50 +445,13 @@ struct json *json_parse(const char *text, size_t len, char *err, size_t errlen)
 	return j;
 }
 
-/* Whole file into memory; NULL with errno set. */
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL, *q;
-	size_t cap = 0, n;
-
-	if (!f)
-		return NULL;
-	*len = 0;
-	errno = 0;
-	do {
-		if (*len + 4096 > cap) {
-			cap = cap ? cap * 2 : 8192;
-			q = realloc(buf, cap);
-			if (!q) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = q;
-		}
-		n = fread(buf + *len, 1, cap - *len, f);
-		*len += n;
-	} while (n > 0);
-	if (ferror(f)) {
-		int e = errno ? errno : EIO; /* fread's reason: EISDIR for a directory */
-
-		free(buf);
-		fclose(f);
-		errno = e;
-		return NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 struct json *json_parse_file(const char *path, char *err, size_t errlen)
 {
 	char msg[256];
 	struct json *j;
 	size_t len;
-	char *text = read_all(path, &len);
+	int opened;
+	char *text = sec_read_all(path, &len, &opened);
 
 	if (!text) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));

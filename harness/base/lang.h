@@ -1,25 +1,12 @@
 /*
- * lang.h - the language a learner reads: English (the default) or Chinese.
- *
- * Chosen once, here: DMALAB_LANG (zh or en), else the locale (LC_ALL,
- * LC_MESSAGES, LANG: the first set one; zh... selects Chinese).  `make
- * ... LANG=zh` works through the last one; QUIZ_LANG is an alias the
- * Makefile turns into DMALAB_LANG.
- *
- * The Chinese texts are one message table, answers/messages.zh.md (the
- * sections format, sections.h), built into the library.  Each message has
- * an id, and the C code names it with its English text next to it:
- *
+ * lang.h - the language a learner reads: English (the default) or Chinese,
+ * from DMALAB_LANG, else the locale.  The Chinese texts are one table,
+ * answers/messages.zh.md, built into the library; the C code names each
+ * message by an id with its English next to it:
  *	lab_note(L, MSG("01.fresh", "mlock of %s of fresh memory"), size);
- *
- * An id, not the English text, is the key: the English is long, wraps
- * across source lines and gets reworded, and a reword must not silently
- * drop the Chinese (the coverage test in test-answers.sh finds every MSG
- * id in the C code and wants a zh entry for it; a reworded English keeps
- * its id and its Chinese, which the translator then revisits).
- *
- * Only what a person reads goes through MSG: TAP test lines, JSON, JUnit
- * and reason codes stay English in every language, so tools never change.
+ * The id is the key, so that a reworded English keeps its Chinese.  Only
+ * what a person reads goes through MSG: TAP, JSON, JUnit and reason codes
+ * stay English, so tools never change.
  */
 #ifndef DMALAB_LANG_H
 #define DMALAB_LANG_H
@@ -35,13 +22,8 @@ enum dmalab_lang dmalab_lang(void);
 /* For tests and --lang flags: overrides the environment from now on. */
 void dmalab_lang_set(enum dmalab_lang lang);
 
-/*
- * The text to show for message `id`: its Chinese in zh when the table has
- * it and its printf conversions are the English's (a table that does not
- * match falls back to English rather than reading the wrong argument);
- * else `en`.  format_arg: the compiler checks a call's arguments against
- * the English.
- */
+/* The text for message `id`: its Chinese in zh when its printf conversions are
+ * the English's, else `en` (format_arg: arguments are checked on the English). */
 const char *msg_text(const char *id, const char *en) __attribute__((format_arg(2)));
 #define MSG(id, en) msg_text(id, en)
 

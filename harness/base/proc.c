@@ -30,6 +30,7 @@ extern char **environ;
 #define REAP_S 2.0     /* waiting for killed group members to disappear */
 #define PARENT_ENV "DMALAB_PROC_PARENT" /* helper's check that its parent lives */
 
+/* not clock.c's lab_now: the spawner calls nothing named lab_* (test-house) */
 static double now_s(void)
 {
 	struct timespec t;
@@ -38,8 +39,7 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* ------------------------------------------------------------------------ */
-/* The registry: children not reaped yet (read by the cleanup action)        */
+/* ---- The registry: children not reaped yet (read by the cleanup action) ---- */
 
 /*
  * One thread starts and reaps children.  reg_owner is the process that
@@ -100,8 +100,7 @@ static int reg_slot(pid_t pid)
 	return -1;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Output: pipes into lines, the kept tail, the first line                   */
+/* ---- Output: pipes into lines, the kept tail, the first line ---- */
 
 /* Keep the last PROC_OUT_KEEP bytes: the end says why a child stopped. */
 static void keep_tail(struct proc *p, const char *b, size_t n)
@@ -173,11 +172,8 @@ static void pump(struct proc *p, struct proc_stream *s)
 	}
 }
 
-/*
- * Wait up to timeout_ms for output (read it) or for the message socket (when
- * want_ctl).  Returns 1 when the socket is readable, 0 otherwise, -1 on a
- * poll error other than EINTR.  With nothing to watch it just sleeps.
- */
+/* Wait up to timeout_ms for output (read it) or the message socket (want_ctl):
+ * 1 when the socket is readable, 0 otherwise, -1 on a poll error. */
 static int wait_io(struct proc *p, int want_ctl, int timeout_ms)
 {
 	struct pollfd pf[3];
@@ -220,8 +216,7 @@ static void drain(struct proc *p)
 	pump(p, &p->err);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Starting                                                                  */
+/* ---- Starting ---- */
 
 static void close_fd(int *fd)
 {
@@ -402,8 +397,7 @@ int proc_child_init(void)
 	return parent && parent != getppid() ? -1 : 0;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Waiting and killing                                                       */
+/* ---- Waiting and killing ---- */
 
 /* Send sig to p (its whole group with PROC_GROUP).  0, or -1 with errno. */
 static int proc_kill(struct proc *p, int sig)
@@ -585,8 +579,7 @@ int proc_reap(struct proc *p, double timeout_s)
 	return own;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Words                                                                     */
+/* ---- Words ---- */
 
 const char *proc_signal_name(int sig)
 {
@@ -649,8 +642,7 @@ const char *proc_output_line(const struct proc *p, char *buf, size_t len, size_t
 	return buf;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Messages                                                                  */
+/* ---- Messages ---- */
 
 /* One message: its text in one piece, room for up to 4 descriptors. */
 struct msg_frame {

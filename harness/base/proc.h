@@ -3,29 +3,15 @@
  * it and reap it, on every path.  The runner starts each lab with it, a lab
  * its helpers (helper.h).
  *
- * Children are started with posix_spawn, never with a bare fork(): a lab may
- * already hold a CUDA context, and a forked copy of such a process is not
- * usable (glibc's posix_spawn goes straight to exec without copying the
- * address space).  posix_spawn also reports a failed exec as its return
- * value (the errno of execve), which is what proc_spawn returns.
- *
- * Every child is reaped on every path.  A started child is in a registry
- * until it is reaped; exit() and SIGINT, SIGTERM, SIGHUP ... kill and reap
- * what is left (cleanup.h), unless PROC_OWN_SIGNALS: the runner stops its
- * labs itself on a signal, through proc_opts.stop.  A helper asks to die
- * with its parent (proc_child_init), so that even a SIGKILL of the lab
- * leaves nothing behind.  A child in its own process group (PROC_GROUP) is
- * killed as a group, and what is left of the group when its leader exits is
- * killed and reaped too (the caller is a child subreaper, as the runner is,
- * to reap the leader's orphans).
- *
- * A helper (the program itself again, `--role NAME`) may get one end of a
- * socketpair as its descriptor PROC_CTL_FD (PROC_CTL): messages, one send
- * one receive (SOCK_SEQPACKET), each with a descriptor when one is passed
- * (SCM_RIGHTS).  What they say is helper.h's.
- *
- * Times are seconds (double, CLOCK_MONOTONIC); a timeout <= 0 means none
- * where a function says so.
+ * posix_spawn, never a bare fork(): a lab may already hold a CUDA context,
+ * and a forked copy of such a process is not usable.  A started child is in
+ * a registry until reaped; exit() and the stop signals kill and reap what
+ * is left (cleanup.h), unless PROC_OWN_SIGNALS (the runner stops its labs
+ * through proc_opts.stop).  A helper dies with its parent
+ * (proc_child_init), so that even a SIGKILL of the lab leaves nothing.  A
+ * PROC_GROUP child is killed as a group, and what is left of the group when
+ * its leader exits is killed and reaped too.  A helper may get a
+ * SOCK_SEQPACKET socket as PROC_CTL_FD.  Times are seconds (monotonic).
  */
 #ifndef DMALAB_PROC_H
 #define DMALAB_PROC_H
@@ -101,33 +87,20 @@ struct proc {
 };
 
 /*
- * Start argv[0] (a path: no PATH search) with argv, stdin /dev/null, its
- * signal mask empty and SIGPIPE, SIGINT, SIGTERM, SIGCHLD and SIGQUIT at
- * their defaults; stdout and stderr as o->flags say (o may be NULL: both
- * inherited).  Returns 0, or -1 with errno: p->exec_errno is set when the
- * program could not be run (ENOENT, EACCES, ENOEXEC ...); EAGAIN when
- * PROC_MAX children are alive.  PROC_CTL is refused here (EINVAL).
+ * Start argv[0] (a path: no PATH search), stdin /dev/null, signals at their
+ * defaults, stdout and stderr as o->flags say (o may be NULL).  0, or -1
+ * with errno (p->exec_errno when the program could not be run).
  */
 int proc_spawn(struct proc *p, char *const argv[], const struct proc_opts *o);
 
-/*
- * Start this program as a helper: `self --role ROLE extra...` (extra:
- * NULL-terminated, at most 16 words; may be NULL), with the message socket
- * as its PROC_CTL_FD when flags has PROC_CTL.  self is the lab's path; one
- * without a '/' (started through PATH) is replaced by /proc/self/exe.
- * 0, or -1 with errno.
- */
+/* Start `self --role ROLE extra...` (self without a '/': /proc/self/exe). */
 int proc_spawn_role(struct proc *p, const char *self, const char *role,
 		    const char *const extra[], int flags);
 
 /*
- * Wait for p to end, reading its output meanwhile.  timeout_s after its
- * start (<= 0: no deadline), or as soon as *stop is set, it is sent SIGTERM
- * and after grace_s SIGKILL (grace_s <= 0: SIGKILL at once), the group with
- * PROC_GROUP.  Then the pipes are read to their end (1 s at most), what is
- * left of the group is killed and reaped, and every descriptor closed.
- * Returns 0 if it ended on its own, 1 if it was stopped (timed_out or
- * aborted set).
+ * Wait for p to end, reading its output.  timeout_s after its start (<= 0:
+ * none), or once *stop is set, SIGTERM, then SIGKILL after grace_s.
+ * Returns 0 if it ended on its own, 1 if it was stopped.
  */
 int proc_run(struct proc *p, double timeout_s, double grace_s);
 
@@ -137,26 +110,13 @@ int proc_run(struct proc *p, double timeout_s, double grace_s);
 #define PROC_RECV_TIMEOUT (-1)
 #define PROC_RECV_ERROR (-2) /* errno */
 
-/*
- * Wait up to timeout_s (times proc_timeout_mul) for a message from p,
- * keeping its output meanwhile.  buf gets the NUL-terminated text (len
- * bytes at most), *fd a descriptor that came with it, or -1.
- */
+/* Wait up to timeout_s (x proc_timeout_mul) for a message from p; *fd: -1 none. */
 int proc_recv(struct proc *p, char *buf, size_t len, int *fd, double timeout_s);
-/*
- * What every helper timeout (proc_recv, proc_reap and the calls on them) is
- * multiplied by: DMALAB_TIMEOUT_MUL from the environment, as the runner's
- * lab timeouts are (0.1 to 1000; anything else, or unset: 1), so that a lab
- * under a slow tool (compute-sanitizer, valgrind) does not kill its helpers.
- */
+/* DMALAB_TIMEOUT_MUL (0.1 to 1000, else 1), as the runner's: a lab under a slow
+ * tool (compute-sanitizer, valgrind) must not kill its helpers. */
 double proc_timeout_mul(void);
 
-/*
- * Wait up to timeout_s (times proc_timeout_mul; 0: not at all) for p to
- * exit, then SIGKILL it and wait.  Closes our descriptors.  Returns 1 if it
- * exited on its own (or was already reaped, or never started), 0 if it had
- * to be killed.
- */
+/* Wait up to timeout_s for p to exit, then SIGKILL it: 1 on its own, 0 killed. */
 int proc_reap(struct proc *p, double timeout_s);
 
 /* SIGKILL and reap every child still alive.  Async-signal-safe; also run
@@ -172,21 +132,13 @@ const char *proc_signal_name(int sig);
  * "(nothing)"; control characters become '?'. */
 const char *proc_output_line(const struct proc *p, char *buf, size_t len, size_t max);
 
-/*
- * First thing in a helper: die by SIGKILL when the process that started it
- * dies, whichever way.  Returns -1 if that process is gone already (the
- * helper should exit at once), else 0.
- */
+/* First thing in a helper: die with the parent; -1 when it is gone already. */
 int proc_child_init(void);
 
 /* Send one message, with a descriptor when pass_fd >= 0.  0, or -1 + errno
  * (EPIPE or ECONNRESET: the peer is gone; never SIGPIPE). */
 int proc_msg_send(int sock, int pass_fd, const char *text);
-/*
- * Receive one message into buf (NUL-terminated).  *fd gets a descriptor that
- * came with it, or -1 (any others are closed).  Returns the length, 0 when
- * the peer closed its end, -1 on error (EMSGSIZE: longer than len - 1).
- */
+/* Receive one message (*fd: -1 none): its length, 0 peer closed, -1 error. */
 ssize_t proc_msg_recv(int sock, char *buf, size_t len, int *fd);
 
 #ifdef __cplusplus

@@ -1,11 +1,6 @@
 /*
  * record.c - the status words, one claim, and the TAP 13 stream that carries
- * claims from a lab to the runner (PROTOCOL.md section 2): the lab writes
- * each claim as a test point with a YAML block; the runner reads the stream
- * line by line, live, and keeps the points as the record of last resort
- * when the lab's JSON file is missing.  A predicted erratum's line ends
- * "# TODO known erratum NN.k": still a failed claim, whose erratum status
- * is in its YAML.
+ * claims from a lab to the runner (record.h, PROTOCOL.md section 2).
  */
 #include <ctype.h>
 #include <stdarg.h>

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "sections.h"
 
 int sec_error(struct sec_doc *d, int line, const char *fmt, ...)
@@ -27,40 +28,12 @@ int sec_error(struct sec_doc *d, int line, const char *fmt, ...)
 	return -1;
 }
 
-/* Length of the UTF-8 sequence at s (at most len bytes), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t len)
-{
-	unsigned cp, min;
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f, min = 0x80;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f, min = 0x800;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07, min = 0x10000;
-	else
-		return 0;
-	if (n > len)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 int utf8_valid(const char *s, size_t len, size_t *bad)
 {
 	size_t i = 0, n;
 
 	while (i < len) {
-		n = utf8_seq((const unsigned char *)s + i, len - i);
+		n = json_utf8_len(s + i, len - i);
 		if (!n) {
 			if (bad)
 				*bad = i;
@@ -76,7 +49,7 @@ size_t utf8_fix(char *s, size_t len)
 	size_t i = 0, n, fixed = 0;
 
 	while (i < len) {
-		n = utf8_seq((const unsigned char *)s + i, len - i);
+		n = json_utf8_len(s + i, len - i);
 		if (!n) {
 			s[i] = '?';
 			fixed++;
@@ -391,39 +364,58 @@ char *sec_take(struct sec_field *f)
 }
 
 /* The whole file into a buffer; -1 with "path: why" in err. */
-char *sec_read_file(const char *path, size_t *len, char *err, size_t errlen)
+char *sec_read_all(const char *path, size_t *len, int *opened)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL, *grown;
 	size_t cap = 0, n;
 
 	*len = 0;
-	if (!f) {
-		int saved = errno;
-
-		snprintf(err, errlen, "%s: %s", path, strerror(saved));
-		errno = saved;
+	*opened = f != NULL;
+	if (!f)
 		return NULL;
-	}
+	errno = 0;
 	do {
 		if (*len + 4096 + 1 > cap) {
 			cap = cap ? cap * 2 : 65536;
 			grown = realloc(buf, cap);
-			if (!grown)
-				break;
+			if (!grown) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
 			buf = grown;
 		}
 		n = fread(buf + *len, 1, cap - *len - 1, f);
 		*len += n;
 	} while (n > 0);
-	if (ferror(f) || !buf || *len + 1 > cap) {
-		snprintf(err, errlen, "%s: cannot read it", path);
+	if (ferror(f)) {
+		int e = errno ? errno : EIO; /* fread's reason: EISDIR for a directory */
+
 		free(buf);
-		buf = NULL;
-	} else {
-		buf[*len] = '\0';
+		fclose(f);
+		errno = e;
+		return NULL;
 	}
 	fclose(f);
+	buf[*len] = '\0';
 	return buf;
+}
+
+char *sec_read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+	int opened, e;
+	char *buf = sec_read_all(path, len, &opened);
+
+	if (buf)
+		return buf;
+	e = errno;
+	if (opened)
+		snprintf(err, errlen, "%s: cannot read it", path);
+	else
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+	errno = e;
+	return NULL;
 }
 

@@ -1,18 +1,9 @@
 /*
- * sections.h - the one reader of the kit's text files of sections: the
- * chapters' questions, planned claims and hints (answers.h) and the errata
- * (errata.h) all share this shape:
- *
- *	# <title>                  a title line (or, where comments are allowed,
- *	                           any number of "# ..." comment lines)
- *	## <id>                    one section per question, lab or claim
- *	key: value                 a key at column 0
- *	  more of the value        continuation lines are indented
- *
- * Strict on purpose: an unknown, missing or repeated key, a bad or repeated
- * id, an indented line outside a value, a NUL byte or invalid UTF-8 is an
- * error "FILE:LINE: what", so that a typo never silently drops a section.
- * Values keep their line breaks (a run of blank lines becomes one empty line).
+ * sections.h - the one reader of the kit's text files of sections ("# title",
+ * "## id", "key: value" at column 0, indented continuation lines; the format:
+ * answers/README.md): the questions, claims and hints (answers.h) and the
+ * errata (errata.h).  Strict on purpose: any slip is an error "FILE:LINE:
+ * what", so that a typo never silently drops a section.
  */
 #ifndef DMALAB_SECTIONS_H
 #define DMALAB_SECTIONS_H
@@ -88,6 +79,9 @@ int sec_error(struct sec_doc *d, int line, const char *fmt, ...)
 /* Takes a field's value: the doc no longer owns it. */
 char *sec_take(struct sec_field *f);
 
+/* A whole file, NUL-terminated, its length in *len; NULL with errno set and
+ * *opened saying whether the open or the read failed. */
+char *sec_read_all(const char *path, size_t *len, int *opened);
 /* A whole file, NUL-terminated, its length in *len; NULL with "PATH: why"
  * in err and errno set (ENOENT when it is missing). */
 char *sec_read_file(const char *path, size_t *len, char *err, size_t errlen);

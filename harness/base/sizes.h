@@ -19,11 +19,8 @@ extern "C" {
 #define MiB (1024ULL * 1024ULL)
 #define GiB (1024ULL * 1024ULL * 1024ULL)
 
-/*
- * Parse a size: decimal digits with an optional K, M, G or T suffix (binary:
- * K = 1024), optionally followed by "iB" or "B".  Returns 0 and sets *out, or
- * -1 (errno = EINVAL for garbage or empty or zero, ERANGE for overflow).
- */
+/* Parse a size: digits with an optional binary K, M, G or T ("iB", "B" may
+ * follow).  0, or -1 with EINVAL (garbage, empty, zero) or ERANGE. */
 int lab_parse_size(const char *s, uint64_t *out);
 /* Parse a non-negative decimal integer in [min, max]: 0 or -1 as above. */
 int lab_parse_long(const char *s, long min, long max, long *out);

@@ -42,8 +42,7 @@ static char root_dir[ROOT_MAX];
 static pid_t owner;
 
 
-/* ------------------------------------------------------------------------ */
-/* Files                                                                     */
+/* ---- Files ---- */
 
 int sysctl_path_allowed(const char *path)
 {
@@ -134,8 +133,7 @@ const char *sysctl_journal_path(const char *lab_id, char *buf, size_t len)
 	return buf;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Putting back (async-signal-safe)                                          */
+/* ---- Putting back (async-signal-safe) ---- */
 
 /* Each change not put back yet, the last first; 0 or the first errno. */
 static int put_back(void)
@@ -177,8 +175,7 @@ static void put_back_at_end(int sig)
 	}
 }
 
-/* ------------------------------------------------------------------------ */
-/* Journaling                                                                */
+/* ---- Journaling ---- */
 
 int sysctl_change_pending(void)
 {
@@ -297,8 +294,7 @@ int sysctl_change_restore(void)
 	return -1;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Replay                                                                    */
+/* ---- Replay ---- */
 
 struct journal_set {
 	char path[SYSCTL_PATH_MAX];

@@ -140,11 +140,6 @@ static int parse_num(const char *s, double *out)
 	return s[0] && !*end && !errno && isfinite(*out) ? 0 : -1;
 }
 
-/*
- * "ge 3", "in_range 1.25 16", "near 2 0.5" (abs tolerance), "eq 1",
- * "eq cudaErrorInvalidValue", "eq true", "eq false".  Names are copied into
- * name (namelen bytes) and w->name points there.  0, or -1 on bad text.
- */
 int lab_want_parse(const char *text, struct claim_want *w, char *name, size_t namelen)
 {
 	char op[16], x[64], y[64], extra[8];

@@ -16,9 +16,8 @@ extern "C" {
 #endif
 
 /*
- * The relation a claim is decided by, as data: what the chapter says, turned
- * into a relation by the rule in README.md ("How a verdict is made").  Write
- * it with the WANT_* macros below, never by hand.
+ * The relation a claim is decided by: what the chapter says, by the rule in
+ * README.md ("How a verdict is made").  Write it with the WANT_* macros.
  *
  *   op        a (and b)               passes when the got interval [lo, hi]
  *   near      want a, abs/rel tol     lies inside a +- (abs + rel*|a|)
@@ -53,12 +52,8 @@ struct claim_want {
 #define WANT_CUDA_ERR(code, name)       { "eq", (double)(code), 0, 0, 0, "cudaError_t", (name) }
 #define WANT_TRUE                       { "true", 1, 0, 0, 0, "", "true" }
 
-/*
- * What a claim is decided on: a point value and an interval [lo, hi] that
- * holds the true value with the stated confidence.  An exact observation
- * (a counter, an errno) has lo = value = hi.  too_short marks an estimate
- * built on a series timed too close to its clock's step.
- */
+/* What a claim is decided on: a value and its interval [lo, hi] (exact: lo =
+ * value = hi); too_short: timed too close to its clock's step. */
 struct lab_est {
 	double value, lo, hi;
 	int too_short;
@@ -77,13 +72,8 @@ struct lab_est lab_est_ratio(struct lab_est num, struct lab_est den);
 /*
  * num / den of two independently measured positive quantities, each with its
  * own 95 % interval: MOVER in log space (Zou and Donner, Statistics in
- * Medicine 27:1693, 2008; Newcombe, SMMR 2016, for ratios).  Each side of
- * the log ratio's interval is the root of the sum of the squared distances
- * from each estimate to the end on that side, so two 95 % intervals give
- * about 95 %, where lab_est_ratio's corners of two Bonferroni intervals give
- * 99.9 %.  Not for dependent quantities (the same run's: see the paired
- * series, lab_stats_paired_ratio).  Ends not positive and finite: as
- * lab_est_ratio.
+ * Medicine 27:1693, 2008), so two 95 % intervals give about 95 %, where
+ * lab_est_ratio's corners would give 99.9 %.  Not for dependent quantities.
  */
 struct lab_est lab_est_ratio_indep(struct lab_est num, struct lab_est den);
 /* a - b with [a.lo - b.hi, a.hi - b.lo]. */
@@ -94,12 +84,8 @@ struct lab_est lab_est_sum(struct lab_est a, struct lab_est b);
 struct lab_est lab_est_scale(struct lab_est a, double k);
 /* max(a, b): each end the max of the two ends (max is monotone in both). */
 struct lab_est lab_est_max(struct lab_est a, struct lab_est b);
-/*
- * x / d for an x of either sign over a positive d (lab_est_ratio refuses an
- * x that may be negative, such as a share near 0).  The interval is
- * [x.lo / (x.lo >= 0 ? d.hi : d.lo), x.hi / (x.hi >= 0 ? d.lo : d.hi)], or
- * infinite when d's reaches 0; the value is NaN when d.value <= 0.
- */
+/* x / d for an x of either sign over a positive d (infinite when d's interval
+ * reaches 0; NaN when d.value <= 0). */
 struct lab_est lab_est_over(struct lab_est x, struct lab_est d);
 
 /* Result of a relation on an interval (lab_relation_verdict). */
@@ -107,28 +93,18 @@ struct lab_est lab_est_over(struct lab_est x, struct lab_est d);
 #define LAB_FAILS 0
 #define LAB_STRADDLES (-1)
 
-/*
- * The relation w on the estimate got (got_name for eq on named codes; may
- * be NULL): LAB_HOLDS, LAB_FAILS or LAB_STRADDLES.  A non-finite value or
- * an unknown op fails.  Exposed for the unit tests and the runner.
- */
+/* The relation w on got (got_name: for eq on a named code; may be NULL); a
+ * non-finite value or an unknown op fails. */
 int lab_relation_verdict(const struct claim_want *w, struct lab_est got,
 			 const char *got_name);
-/*
- * The values a numeric relation accepts, as [lo, hi] (an end may be
- * infinite; whether it is open is left out); an eq on a number is [a, a].
- * -1 for an eq on a name, a behaviour ("true") or a malformed relation.
- */
+/* The values a numeric relation accepts, as [lo, hi]; -1 for a name, "true" or
+ * a malformed relation. */
 int lab_want_edges(const struct claim_want *w, double *lo, double *hi);
 /* The relation as text: "near 2 +- 25 %", "ratio >= 3", "= ENOMEM". */
 const char *lab_want_text(const struct claim_want *w, char *buf, size_t len);
 
-/*
- * Parse a relation written as text: "ge 3", "in_range 1.25 16", "near 2 0.5"
- * (absolute tolerance), "eq 1", "eq cudaErrorInvalidValue", "eq true".
- * A name is copied into name (namelen bytes) and w->name points there.
- * Returns 0, or -1 for text that is not such a relation.
- */
+/* Parse "ge 3", "in_range 1.25 16", "near 2 0.5" (absolute), "eq ENOMEM",
+ * "eq true" (a name goes into name); -1 for anything else. */
 int lab_want_parse(const char *text, struct claim_want *w, char *name, size_t namelen);
 
 /* v[0..n) in ascending order (no NaN in it). */

@@ -1,22 +1,9 @@
 /*
- * lab_buffers_cuda.h - the CUDA side of buffer.h and need.h: the kinds
- * of memory a copy can come from or go to, the pattern filled and counted
- * on the GPU, and the GPU's free memory.
- *
- * Include after lab.h, inside `#if DMALAB_HAVE_CUDA` (nvcc only).
- * Header-only, so the harness library never links the CUDA runtime; every
- * buffer goes into buffer.h's registry, so lab_error() and lab_skip() give
- * it back on their way out.
- *
- * Each kind is one CUDA call, always the same one, so a lab that moves here
- * keeps its calls and sizes:
- *   LAB_BUF_PAGEABLE  buf_map: page-aligned anonymous memory, untouched
- *   LAB_BUF_PINNED    cudaHostAlloc(cudaHostAllocDefault)
- *   LAB_BUF_WC        cudaHostAlloc(cudaHostAllocWriteCombined)
- *   LAB_BUF_DEVICE    cudaMalloc
- *   LAB_BUF_MANAGED   cudaMallocManaged(cudaMemAttachGlobal)
- * and a registration on host memory the lab has (lab_cuda_register:
- * cudaHostRegister(cudaHostRegisterDefault)).
+ * lab_buffers_cuda.h - the CUDA side of buffer.h and need.h: the kinds of
+ * memory a copy can come from or go to (one CUDA call each), the pattern
+ * filled and counted on the GPU, and the GPU's free memory.  nvcc only;
+ * every buffer goes into buffer.h's registry, so lab_error() and lab_skip()
+ * give it back on their way out.
  */
 #ifndef DMALAB_LAB_BUFFERS_CUDA_H
 #define DMALAB_LAB_BUFFERS_CUDA_H
@@ -37,8 +24,7 @@ enum lab_buf_kind {
 	LAB_BUF_MANAGED,
 };
 
-/* ------------------------------------------------------------------------ */
-/* Allocation and release                                                    */
+/* ---- Allocation and release ---- */
 
 /* The first CUDA error of the undos run by the current lab_cuda_free. */
 static cudaError_t lab_buf_undo_err_;
@@ -64,21 +50,6 @@ static inline void lab_buf_undo_unregister_(void *p, uint64_t bytes)
 	lab_buf_note_(cudaHostUnregister(p));
 }
 
-/*
- * Pinned and device buffers must go back before the runtime's own teardown
- * at exit: once, after the first CUDA allocation (the runtime is up by
- * then), the registry's exit handler is put in front of it.
- */
-static inline void lab_buf_arm_exit_(void)
-{
-	static int armed;
-
-	if (!armed) {
-		buf_release_at_exit();
-		armed = 1;
-	}
-}
-
 /* Tracks p with undo, or undoes it at once when the registry has no memory. */
 static inline cudaError_t lab_buf_track_(void *p, uint64_t bytes, buf_undo_fn undo)
 {
@@ -92,10 +63,8 @@ static inline cudaError_t lab_buf_track_(void *p, uint64_t bytes, buf_undo_fn un
 
 /*
  * `bytes` of one kind into *out (NULL on failure), tracked; the CUDA error
- * comes back instead of stopping the lab, for a kind the lab can do
- * without (write-combined memory).  A pageable buffer that cannot be mapped
- * gives cudaErrorMemoryAllocation.  The error is the allocation's own: the
- * caller clears it with cudaGetLastError() if it goes on.
+ * comes back, for a kind the lab can do without: the caller clears it with
+ * cudaGetLastError() if it goes on.
  */
 static inline cudaError_t lab_cuda_try_alloc(enum lab_buf_kind kind, uint64_t bytes, void **out)
 {
@@ -135,7 +104,6 @@ static inline cudaError_t lab_cuda_try_alloc(enum lab_buf_kind kind, uint64_t by
 	return e;
 }
 
-/* The kind's name in messages. */
 static inline const char *lab_buf_kind_name(enum lab_buf_kind kind)
 {
 	static const char *const names[] = { "pageable", "pinned", "write-combined",
@@ -158,12 +126,8 @@ static inline void *lab_cuda_alloc(struct lab *L, enum lab_buf_kind kind, uint64
 	return p;
 }
 
-/*
- * Give back a buffer of this file's kinds (or of buf_map): every undo
- * recorded on p, newest first (a registration before the memory under it).
- * NULL is a no-op.  lab_error when p is not tracked or a CUDA call of the
- * release fails (a broken setup, as CUDA_CHECK treats it).
- */
+/* Give back a buffer of this file's kinds (or of buf_map), every undo newest
+ * first; NULL is a no-op.  lab_error when p is not tracked or a release fails. */
 static inline void lab_cuda_free(struct lab *L, void *p)
 {
 	lab_buf_undo_err_ = cudaSuccess;
@@ -175,13 +139,8 @@ static inline void lab_cuda_free(struct lab *L, void *p)
 			  cudaGetErrorString(lab_buf_undo_err_));
 }
 
-/*
- * cudaHostRegister(p, bytes, cudaHostRegisterDefault) on host memory the
- * lab holds; tracked, so lab_cuda_free(p) unregisters before it unmaps a
- * buf_map buffer (memory from elsewhere, e.g. malloc, it only unregisters:
- * free that afterwards).  Returns the CUDA error (the lab decides whether
- * that is fatal).
- */
+/* cudaHostRegister, tracked: lab_cuda_free(p) unregisters before it unmaps a
+ * buf_map buffer (other memory it only unregisters).  Returns the CUDA error. */
 static inline cudaError_t lab_cuda_register(void *p, uint64_t bytes)
 {
 	cudaError_t e = cudaHostRegister(p, (size_t)bytes, cudaHostRegisterDefault);
@@ -196,8 +155,7 @@ static inline void lab_cuda_unregister(struct lab *L, void *p)
 	CUDA_CHECK(L, cudaHostUnregister(p));
 }
 
-/* ------------------------------------------------------------------------ */
-/* The pattern on the GPU                                                    */
+/* ---- The pattern on the GPU ---- */
 
 #define LAB_BUF_THREADS 256
 
@@ -211,11 +169,9 @@ static __global__ void lab_buf_fill_kernel(uint32_t *p, uint64_t n, uint32_t see
 }
 
 /*
- * This thread's share of a count over a grid: adds to slot[0] the words of
- * p[0..n) that differ from pattern `seed` and to slot[1] those equal to
- * pattern `other` (buffer.h: two seeds differ in every word, so slot[1]
- * says how many words came from a later write).  Sums per warp before the
- * atomics.  Every thread of the grid must call it (the warp's shuffles).
+ * This thread's share of a count over a grid: slot[0] += the words of
+ * p[0..n) not of pattern `seed`, slot[1] += those of pattern `other`.  Every
+ * thread of the grid must call it (the warp's shuffles).
  */
 static __device__ inline void lab_gpu_count_words(const uint32_t *p, uint64_t n, uint32_t seed,
 						  uint32_t other, unsigned long long *slot)
@@ -254,12 +210,8 @@ static inline unsigned int lab_buf_grid(uint64_t words)
 	return blocks > 4096 ? 4096 : (blocks ? (unsigned int)blocks : 1);
 }
 
-/*
- * Fill the bytes / 4 whole words at p (device-accessible memory) with
- * pattern `seed` on the default stream and wait.  Returns the CUDA error
- * rather than stopping: a lab may write through a pointer that is not
- * valid in this process, and that error is its finding.
- */
+/* Fill the bytes / 4 words at p with pattern `seed` and wait.  Returns the CUDA
+ * error: a write through a pointer not valid here may be the lab's finding. */
 static inline cudaError_t lab_gpu_fill(void *p, uint64_t bytes, uint32_t seed)
 {
 	cudaError_t e;
@@ -270,12 +222,7 @@ static inline cudaError_t lab_gpu_fill(void *p, uint64_t bytes, uint32_t seed)
 	return e != cudaSuccess ? e : cudaDeviceSynchronize();
 }
 
-/*
- * Queue lab_buf_count_kernel on stream s over the bytes / 4 words at p:
- * slot (device memory, two counters the caller has zeroed) gets the words
- * not of pattern `seed` and the words of pattern `other`.  Launch errors
- * are the return value; nothing waits.
- */
+/* Queue lab_buf_count_kernel on s into slot (zeroed device counters); no wait. */
 static inline cudaError_t lab_gpu_count_async(cudaStream_t s, const void *p, uint64_t bytes,
 					      uint32_t seed, uint32_t other,
 					      unsigned long long *slot)
@@ -285,20 +232,13 @@ static inline cudaError_t lab_gpu_count_async(cudaStream_t s, const void *p, uin
 	return cudaGetLastError();
 }
 
-/*
- * The two counters, in device memory (allocated on first use, kept, and
- * freed at exit by lab_gpu_count_release: registered after the CUDA
- * runtime's own exit handler, it runs before it): GPU atomics on mapped
- * host memory need not be atomic across PCIe, and the count should be exact.
- */
+/* The two counters, in device memory (GPU atomics on mapped host memory need not
+ * be atomic across PCIe); freed at exit, before the runtime's own handler. */
 static unsigned long long *lab_buf_bad_dev;
 static inline void lab_gpu_count_release(void);
 
-/*
- * After whatever stream s holds, count the words of the bytes / 4 at p not
- * of pattern `seed` into out[0] and those of pattern `other` into out[1]
- * (both -1 on error); waits.  Returns the CUDA error, as lab_gpu_fill.
- */
+/* After what s holds, out[0] = words not of `seed`, out[1] = words of `other`
+ * (-1 on error); waits.  Returns the CUDA error. */
 static inline cudaError_t lab_gpu_count_on(cudaStream_t s, const void *p, uint64_t bytes,
 					   uint32_t seed, uint32_t other, long long out[2])
 {
@@ -330,11 +270,7 @@ static inline cudaError_t lab_gpu_count_on(cudaStream_t s, const void *p, uint64
 	return e;
 }
 
-/*
- * After whatever stream s holds, the bytes / 4 words at p must be pattern
- * `seed` (data a copy brought): lab_error naming `what` and the count of
- * words that differ, or the CUDA error, otherwise nothing.
- */
+/* After what s holds, the words at p must be pattern `seed`, else lab_error. */
 static inline void lab_gpu_verify(struct lab *L, cudaStream_t s, const void *p, uint64_t bytes,
 				  uint32_t seed, const char *what)
 {
@@ -346,11 +282,7 @@ static inline void lab_gpu_verify(struct lab *L, cudaStream_t s, const void *p, 
 			  what, got[0], (unsigned long long)(bytes / 4), seed);
 }
 
-/*
- * Count the words of the bytes / 4 at p that differ from pattern `seed`
- * into *bad (-1 on error), on the default stream; waits.  Returns the CUDA
- * error, as lab_gpu_fill.
- */
+/* *bad = the words at p not of pattern `seed` (-1 on error); waits. */
 static inline cudaError_t lab_gpu_count_bad(const void *p, uint64_t bytes, uint32_t seed,
 					    long long *bad)
 {
@@ -361,8 +293,7 @@ static inline cudaError_t lab_gpu_count_bad(const void *p, uint64_t bytes, uint3
 	return e;
 }
 
-/* Free the mismatch counter, unchecked: after a fault the GPU may report
- * errors, and the lab is giving everything back anyway. */
+/* Unchecked: after a fault the GPU may report errors. */
 static inline void lab_gpu_count_release(void)
 {
 	if (lab_buf_bad_dev)
@@ -370,8 +301,7 @@ static inline void lab_gpu_count_release(void)
 	lab_buf_bad_dev = NULL;
 }
 
-/* ------------------------------------------------------------------------ */
-/* GPU memory                                                                */
+/* ---- GPU memory ---- */
 
 /* Free and total bytes of the current device (cudaMemGetInfo, CUDA_CHECK). */
 static inline void lab_cuda_mem_info(struct lab *L, uint64_t *free_b, uint64_t *total_b)
@@ -393,11 +323,7 @@ static inline uint64_t lab_cuda_free_bytes(struct lab *L)
 	return f;
 }
 
-/*
- * Skip the whole lab (gpu-too-small) unless `need` bytes are free on the
- * current device; build need with need_bytes, so that it cannot wrap.
- * The detail: "<free> free on the GPU, need <need><what>" (what may be "").
- */
+/* Skip the lab (gpu-too-small) unless `need` bytes (need_bytes) are free. */
 static inline void lab_cuda_require_free(struct lab *L, uint64_t need, const char *what)
 {
 	uint64_t free_b;

@@ -1,57 +1,11 @@
 /*
- * lab_copy_cuda.h - timed copies between one host buffer and the GPU: a
- * series of cudaMemcpyAsync timed with CUDA events, small copies batched
- * until a sample is long enough to time, two host buffers timed in
- * alternation (a claim pair), the copied data verified, and the PCIe link
- * the copies cross.
- *
- * A lab that asks how fast memory of one kind copies writes, after
- * lab_cuda_require:
- *
- *	struct lab_copy_rig r;
- *	struct lab_host h;
- *	struct lab_stats rate;
- *
- *	lab_copy_rig_open(L, bytes, 0, &r);
- *	if (lab_host_alloc(L, LAB_HOST_PINNED, bytes, 0, BUF_TOUCH, &h) < 0)
- *		lab_error(L, "%s", h.why_not);
- *	lab_copy_rate(&r, "h2d_pinned", h.p, LAB_COPY_H2D, bytes, iters, &rate);
- *	lab_copy_verify(&r, &h, seed);
- *	lab_host_free(L, &h);
- *	lab_copy_rig_close(&r);
- *
- * A lab whose lesson is the copy itself writes its sample function (spin,
- * start event, its cudaMemcpyAsync calls, stop event: struct
- * lab_copy_batch) and hands it to lab_copy_rate_sampled or
- * lab_copy_pair_sampled, which size the batch, time, repeat and keep the
- * statistics; lab_copy_rate above uses the harness's own sample.
- *
- * Why batches: cudaEventElapsedTime steps in about 0.5 us, and lab.h calls
- * a sample under 100 steps too short to trust; a 4 KiB copy takes a few us.
- * A sample of a small size is therefore a batch of back-to-back copies,
- * grown until it lasts LAB_COPY_FLOOR_S; its rate is the batch's bytes over
- * its time, so the per-call cost is spread over copies that overlap their
- * launch.  From a few MiB up a sample is one copy.  A rig opened with
- * LAB_COPY_QUEUE queues each sample of pinned memory behind a spin kernel
- * that outlasts the issuing of its copies (nvbandwidth holds its stream
- * with a kernel that waits for the host in the same way): the GPU then
- * runs them back to back and the sample times the copies, not the host
- * launching them one by one.
- *
- * Why a pair: a host's copy rate drifts over a run (pageable copies by tens
- * of per cent).  Two buffers copied in alternation, one sample of each per
- * pair, meet the same drift, and the per-pair ratio cancels it.
- *
- * Two halves.  The plain-C half (the batch arithmetic, the pair's order and
- * statistics, the link) is lab_copy.h, built by gcc as well.  This CUDA half
- * is compiled under nvcc only (__CUDACC__): include this file after lab.h,
- * inside `#if DMALAB_HAVE_CUDA`.  Header-only, so the harness library never
- * links the CUDA runtime.  Buffers come from buffer.h and
- * lab_buffers_cuda.h, whose registry gives them back on every path.
- *
- * Units: bytes (uint64_t), seconds, GB/s = 1e9 B/s.  Errors: a CUDA call
- * that fails is a broken setup (CUDA_CHECK: lab_error, exit 99); only the
- * pinning of a host buffer comes back to the lab, which decides.
+ * lab_copy_cuda.h - timed copies between one host buffer and the GPU: host
+ * buffers of a kind, the rig (device buffer, stream, events), series of
+ * cudaMemcpyAsync timed with events, the copied data verified, the PCIe link.
+ * Why batches and pairs: lab_copy.h, the plain-C half.  This half is
+ * compiled under nvcc only; include it after lab.h, inside
+ * `#if DMALAB_HAVE_CUDA`.  A failing CUDA call is lab_error (exit 99); only
+ * the pinning of a host buffer comes back to the lab, which decides.
  */
 #ifndef DMALAB_LAB_COPY_CUDA_H
 #define DMALAB_LAB_COPY_CUDA_H
@@ -70,8 +24,7 @@
 #include "lab_buffers_cuda.h"
 #include "lab_cuda.h"
 
-/* ------------------------------------------------------------------------ */
-/* Host buffers of a kind                                                    */
+/* ---- Host buffers of a kind ---- */
 
 /* The host side of a copy.  The order is the labs' table order: keep it. */
 enum lab_host_kind {
@@ -99,23 +52,16 @@ static inline const char *lab_host_kind_name(enum lab_host_kind kind)
 	return (unsigned)kind < LAB_HOST_NKINDS ? names[kind] : "?";
 }
 
-/*
- * A pattern seed per kind of host buffer, from the run's `seed`: each kind
- * verified with its own (lab_copy_verify), data a buffer of another kind
- * left behind cannot pass.
- */
+/* A pattern seed per kind, so that data another kind left behind cannot pass. */
 static inline uint32_t lab_host_seed(uint32_t seed, enum lab_host_kind kind)
 {
 	return seed ^ ((uint32_t)(kind + 1) << 24);
 }
 
 /*
- * Pins the pageable buffer h holds (buf_map's, e.g. lab_host_alloc's
- * LAB_HOST_PAGEABLE after its own series: no second buffer) where it is:
- * cudaHostRegister timed into h->pin_s, h->kind LAB_HOST_REGISTERED;
- * lab_host_free then unregisters before it unmaps.  Returns 0, or -1 when
- * the registration failed: the memory given back (h->p NULL), the CUDA
- * error cleared, h->why_not naming the call and its error.
+ * Pins the pageable buffer h holds where it is (cudaHostRegister, timed into
+ * h->pin_s).  Returns 0, or -1 when it failed: the memory given back (h->p
+ * NULL), the CUDA error cleared, h->why_not naming the call and its error.
  */
 static inline int lab_host_register(struct lab *L, struct lab_host *h)
 {
@@ -136,13 +82,9 @@ static inline int lab_host_register(struct lab *L, struct lab_host *h)
 }
 
 /*
- * `bytes` of host memory of `kind` into h.  Pageable and registered memory
- * is buf_map(bytes, align, map_flags) (BUF_TOUCH so no page faults while
- * timing; BUF_HUGE with align 2 MiB for huge pages), and its mapping failing
- * is lab_error; align and map_flags do not apply to cudaHostAlloc.  The
- * pinning call is timed into h->pin_s.  Returns 0, or -1 when the pinning
- * failed: h->p NULL (the mapping under a failed registration is given
- * back), the CUDA error cleared, h->why_not naming the call and its error.
+ * `bytes` of host memory of `kind` into h; pageable and registered memory is
+ * buf_map(bytes, align, map_flags) (a failed mapping is lab_error).  Returns
+ * 0, or -1 when the pinning failed, as lab_host_register.
  */
 static inline int lab_host_alloc(struct lab *L, enum lab_host_kind kind, uint64_t bytes,
 				 uint64_t align, unsigned map_flags, struct lab_host *h)
@@ -179,8 +121,7 @@ static inline void lab_host_free(struct lab *L, struct lab_host *h)
 	h->p = NULL;
 }
 
-/* ------------------------------------------------------------------------ */
-/* The rig: device buffer, stream, events                                    */
+/* ---- The rig: device buffer, stream, events ---- */
 
 /* lab_copy_rig_open flags (1u was LAB_COPY_CHECK, a pageable check buffer no lab needs now) */
 #define LAB_COPY_QUEUE 2u /* lab_copy_rate: samples of pinned memory queued behind a
@@ -215,18 +156,15 @@ static inline void lab_copy_rig_close(struct lab_copy_rig *r)
 	lab_cuda_free(r->L, r->dev);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Timed copies                                                              */
+/* ---- Timed copies ---- */
 
 enum lab_copy_dir { LAB_COPY_H2D, LAB_COPY_D2H };
 
 /*
  * The harness's own copy sample, for labs whose lesson is not the copy
- * itself: batch.n copies of `bytes` between host and device, as a
- * lab_cuda_job on the rig's idle stream.  A pageable H2D copy stages its
- * data with the CPU inside the call, after the start event has fired: the
- * staging is timed, as it is part of what the caller waits for.  Points at
- * itself (batch.ctx, job.ctx): initialise in place.
+ * itself: batch.n copies as a lab_cuda_job on the rig's stream.  A pageable
+ * copy's staging is timed: the caller waits for it.  Points at itself:
+ * initialise in place.
  */
 struct lab_copy {
 	struct lab_copy_batch batch;
@@ -265,17 +203,11 @@ static inline void lab_copy_init(struct lab_copy *c, struct lab_copy_rig *r, voi
 }
 
 /*
- * The series `name` (static string) of a copy sample b (the caller's, or
- * lab_copy's) that moves `bytes` a copy between `host` and the device:
- * batched (lab_copy_batch_size), then lab_measure (`samples` the least kept,
- * the stopping rule up to max_samples: 0 for lab_measure's default of
- * 2 x samples, = samples for a fixed count, for a figure no claim decides
- * on; event resolution) into *rate in GB/s.  Warm-up: 2 samples; on a
- * LAB_COPY_QUEUE rig the batch's sizing runs instead, and a host buffer the
- * driver calls pinned (lab_cuda_host_pinned) is queued behind a spin
- * (pageable copies are staged by the CPU inside the call and may wait for
- * the stream: a spin would only delay them).  Returns the copies per
- * sample.
+ * The series `name` of copy sample b, batched then measured (max_samples 0:
+ * lab_measure's default) into *rate in GB/s.  On a LAB_COPY_QUEUE rig the
+ * batch's sizing is the warm-up, and pinned memory is queued behind a spin
+ * (pageable copies are staged by the CPU in the call: a spin would only
+ * delay them).  Returns the copies per sample.
  */
 static inline int lab_copy_rate_sampled(struct lab_copy_rig *r, const char *name,
 					struct lab_copy_batch *b, const void *host,
@@ -327,8 +259,7 @@ static inline void lab_copy_pair_measure(struct lab_copy_rig *r, struct lab_copy
 	lab_copy_pair_sampled(p, lab_copy_run_, &ca, &cb, bytes, n, n);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Verification                                                              */
+/* ---- Verification ---- */
 
 /* One word per 4 KiB page: CPU reads of write-combined memory are uncached. */
 #define LAB_COPY_WC_STRIDE (4096 / 4)
@@ -340,9 +271,7 @@ static inline void lab_copy_sync_(struct lab_copy_rig *r, void *dst, const void 
 	CUDA_CHECK(r->L, cudaStreamSynchronize(r->stream));
 }
 
-/* lab_copy_verify's success, one sentence per kind (a zh note names the
- * kind in Chinese, not as an English word passed in); write-combined memory
- * is read back one word a page (LAB_COPY_WC_STRIDE). */
+/* One sentence per kind, so that a zh note names the kind in Chinese. */
 static inline void lab_copy_say_verified(struct lab *L, enum lab_host_kind kind, const char *sz)
 {
 	switch (kind) {
@@ -366,17 +295,11 @@ static inline void lab_copy_say_verified(struct lab *L, enum lab_host_kind kind,
 }
 
 /*
- * Checks h (h->bytes <= r->bytes) as a source and as a destination:
- * pattern `seed` written on the CPU, copied H2D into the zeroed device
- * buffer and counted there by a GPU kernel (lab_gpu_verify); then pattern
- * seed + 1 written on the GPU over it and copied D2H into h, compared on
- * the CPU (one word per page for write-combined memory, whose reads are
- * uncached).  h holds pattern `seed` until the D2H lands, so a copy that
- * did not happen cannot pass either check.  Give each buffer its own seed,
- * so that stale data of the one before cannot pass.  A mismatch is
- * lab_error (the count on the GPU; the first bad byte offset on the CPU);
- * success a note.  The counting on the GPU spares a D2H into a pageable
- * buffer and a CPU pass over it: a third of the time of checking 1 GiB.
+ * Checks h as a source and a destination: pattern `seed` copied H2D into the
+ * zeroed device buffer and counted there (lab_gpu_verify: no D2H and CPU
+ * pass, a third of the time for 1 GiB); then seed + 1 written on the GPU,
+ * copied D2H and compared on the CPU.  h holds `seed` until the D2H lands,
+ * so a copy that did not happen cannot pass.  A mismatch is lab_error.
  */
 static inline void lab_copy_verify(struct lab_copy_rig *r, const struct lab_host *h,
 				   uint32_t seed)
@@ -408,15 +331,9 @@ static inline void lab_copy_verify(struct lab_copy_rig *r, const struct lab_host
 	lab_copy_say_verified(L, h->kind, sz);
 }
 
-/* ------------------------------------------------------------------------ */
-/* The link                                                                  */
+/* ---- The link ---- */
 
-/*
- * The link of CUDA device dev: its bus id from the runtime
- * (cudaDeviceGetPCIBusId), its entry in gpu_topo's scan (sysfs, NVML's
- * word over it), recorded with lab_copy_link_report.  lab_error when the
- * runtime gives no PCI address.
- */
+/* The link of CUDA device dev, by its bus id in gpu_topo's scan; recorded. */
 static inline void lab_copy_link_probe(struct lab *L, int dev, struct lab_copy_link *k)
 {
 	struct gpu_topo *t = (struct gpu_topo *)calloc(1, sizeof(*t));

@@ -1,22 +1,12 @@
 /*
- * lab_cuda.h - CUDA helpers for labs compiled with nvcc (lab.cu).
+ * lab_cuda.h - CUDA helpers for labs compiled with nvcc (lab.cu): CUDA_CHECK,
+ * the device check, streams and events released on every path, event timers,
+ * the spin kernel (holds a stream for a set GPU time, so that work queued
+ * behind it has not started when the host looks) and a job timed behind it.
  *
  * Include after lab.h, inside `#if DMALAB_HAVE_CUDA`.  Header-only so the
- * harness library itself never links the CUDA runtime.
- *
- * What is here: CUDA_CHECK and the device check before a lab runs (lab_cuda_require);
- * streams and events made in one call each and released on every path
- * (buffer.h's registry); whether host memory is pinned; event timers
- * (struct cuda_timer, lab_cuda_event_seconds); the spin kernel, which holds
- * a stream for a set time of the GPU's own clock, so that work queued behind
- * it has not started when the host looks (a call that returns while its copy
- * waits behind the kernel cannot have waited for the copy), or so that a
- * kernel lasts as long as the copy it is to overlap; and a job, work timed
- * between events behind such a spin, with the host's time issuing it.
- *
- * Units: seconds (double) and nanoseconds (uint64_t, names say _ns).  Every
- * function that takes `struct lab *L` treats a failing CUDA call as a
- * broken setup: lab_error (exit 99), never a failed claim.
+ * harness library itself never links the CUDA runtime.  A failing CUDA call
+ * is a broken setup: lab_error (exit 99), never a failed claim.
  */
 #ifndef DMALAB_LAB_CUDA_H
 #define DMALAB_LAB_CUDA_H
@@ -32,12 +22,8 @@
 #include "buffer.h"
 #include "lab.h"
 
-/*
- * CUDA_CHECK(L, call): on error, lab_error() with the error's name and
- * string, the expression and file:line on one line (nvbandwidth's habit).
- * A failing CUDA call is a broken setup, never a failed claim; claims about
- * expected errors use claim_cuda_err_eq on the returned code instead.
- */
+/* On error, lab_error() with the error's name and string, the expression and
+ * file:line on one line (nvbandwidth's habit). */
 #define CUDA_CHECK(L, call)                                                     \
 	do {                                                                    \
 		cudaError_t e_ = (call);                                        \
@@ -67,11 +53,8 @@ static inline int lab_cuda_driver_present(void)
 	return h != NULL;
 }
 
-/*
- * What stops a driver that is there from starting, as far as this process
- * can see: a /proc of another PID namespace (the driver reads /proc/self),
- * or /dev/nvidiactl closed to it.  "" when neither.
- */
+/* What stops a present driver from starting: a /proc of another PID namespace
+ * (the driver reads /proc/self), or /dev/nvidiactl closed.  "" when neither. */
 static inline const char *lab_cuda_start_blocker(char *buf, size_t len)
 {
 	char self[32] = "";
@@ -98,12 +81,8 @@ static inline const char *lab_cuda_start_blocker(char *buf, size_t len)
 	return buf;
 }
 
-/*
- * Why CUDA cannot run here, as a skip reason code, or NULL when at least
- * `need` devices are usable.  detail receives what was detected: which
- * CUDA_VISIBLE_DEVICES hid the GPUs, or why a driver that is there would
- * not start, never "no driver" when there is one.
- */
+/* Why CUDA cannot run here, as a skip reason code (detail: what was detected),
+ * or NULL when at least `need` devices are usable. */
 static inline const char *lab_cuda_unavailable(int need, char *detail, size_t len)
 {
 	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
@@ -136,11 +115,8 @@ static inline const char *lab_cuda_unavailable(int need, char *detail, size_t le
 	return NULL;
 }
 
-/*
- * Skip the whole lab unless `need` devices are usable; then select --device
- * (an ordinal past the last device is a usage error: exit 2) and print the
- * device's name, compute capability and memory as narrative.
- */
+/* Skip the lab unless `need` devices are usable; select --device (past the last:
+ * exit 2) and narrate it. */
 static inline void lab_cuda_require(struct lab *L, int need)
 {
 	char detail[200];
@@ -165,16 +141,13 @@ static inline void lab_cuda_require(struct lab *L, int need)
 		 dev, p.name, p.major, p.minor, (double)p.totalGlobalMem / (double)GiB);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Streams and events                                                        */
+/* ---- Streams and events ---- */
 
 /*
- * Streams and events go into buffer.h's registry as buffers do, so that
- * they are destroyed on every path: by the _free calls below (never
- * cudaStreamDestroy or cudaEventDestroy on them: the registry would destroy
- * the handle again), or at exit (after lab_error and lab_skip too), newest
- * first, before the runtime's own teardown, unchecked.  A lab that keeps
- * them to the end need not free them.
+ * Streams and events go into buffer.h's registry, so that they are destroyed
+ * on every path: by the _free calls below (never cudaStreamDestroy on them:
+ * the registry would destroy the handle again), or at exit, before the
+ * runtime's own teardown.
  */
 static inline void lab_cuda_undo_stream_(void *p, uint64_t bytes)
 {
@@ -186,25 +159,28 @@ static inline void lab_cuda_undo_event_(void *p, uint64_t bytes)
 	cudaEventDestroy((cudaEvent_t)p);
 }
 
-static inline void lab_cuda_track_(struct lab *L, void *p, buf_undo_fn undo)
+/* Once, after the first CUDA object (the runtime is up by then), the registry's
+ * exit handler is put in front of the runtime's own teardown. */
+static inline void lab_buf_arm_exit_(void)
 {
 	static int armed;
 
-	if (buf_track(p, 0, undo) < 0) {
-		undo(p, 0);
-		lab_error(L, "out of memory for the buffer registry");
-	}
-	if (!armed) { /* the runtime is up: release before its teardown */
+	if (!armed) {
 		buf_release_at_exit();
 		armed = 1;
 	}
 }
 
-/*
- * A new stream that never waits for the legacy default stream
- * (cudaStreamCreateWithFlags(cudaStreamNonBlocking)): two of them run side
- * by side, and a cudaMemcpy elsewhere does not serialise them.  Tracked.
- */
+static inline void lab_cuda_track_(struct lab *L, void *p, buf_undo_fn undo)
+{
+	if (buf_track(p, 0, undo) < 0) {
+		undo(p, 0);
+		lab_error(L, "out of memory for the buffer registry");
+	}
+	lab_buf_arm_exit_();
+}
+
+/* A tracked non-blocking stream: a cudaMemcpy elsewhere does not serialise it. */
 static inline cudaStream_t lab_cuda_stream_new(struct lab *L)
 {
 	cudaStream_t s;
@@ -221,11 +197,8 @@ static inline void lab_cuda_stream_free(struct lab *L, cudaStream_t s)
 	CUDA_CHECK(L, cudaStreamDestroy(s));
 }
 
-/*
- * 1 while work queued on s has not finished, 0 when s is idle
- * (cudaStreamQuery).  cudaErrorNotReady is the answer, not an error: it is
- * cleared so that a later cudaGetLastError does not see it.
- */
+/* 1 while work queued on s has not finished, 0 when idle; cudaErrorNotReady is
+ * cleared so that a later cudaGetLastError does not see it. */
 static inline int lab_cuda_stream_busy(struct lab *L, cudaStream_t s)
 {
 	cudaError_t e = cudaStreamQuery(s);
@@ -238,12 +211,8 @@ static inline int lab_cuda_stream_busy(struct lab *L, cudaStream_t s)
 	return 0;
 }
 
-/*
- * What the driver says host memory at p is (cudaPointerGetAttributes): 1
- * pinned or registered (cudaMemoryTypeHost), 0 not (pageable), -1 when it
- * cannot tell (that error is cleared).  The memory a copy really reads,
- * whatever the lab meant it to be: a sabotage build's swapped buffers too.
- */
+/* 1 when the driver calls host memory at p pinned or registered, 0 pageable,
+ * -1 when it cannot tell: what a copy really reads (a sabotage's buffers too). */
 static inline int lab_cuda_host_pinned(const void *p)
 {
 	struct cudaPointerAttributes a;
@@ -255,12 +224,7 @@ static inline int lab_cuda_host_pinned(const void *p)
 	return a.type == cudaMemoryTypeHost;
 }
 
-/*
- * A new event, cudaEventCreateWithFlags(flags): cudaEventDefault for one
- * that times (lab_cuda_event_seconds), cudaEventDisableTiming for one that
- * is only waited on (cudaEventSynchronize, cudaStreamWaitEvent), which
- * costs less to record.  Tracked.
- */
+/* A tracked event: cudaEventDefault to time, cudaEventDisableTiming to wait on. */
 static inline cudaEvent_t lab_cuda_event_new(struct lab *L, unsigned int flags)
 {
 	cudaEvent_t e;
@@ -270,12 +234,7 @@ static inline cudaEvent_t lab_cuda_event_new(struct lab *L, unsigned int flags)
 	return e;
 }
 
-/*
- * Seconds of GPU time from event a to event b, both recorded and made for
- * timing; waits until b has happened (cudaEventSynchronize, then
- * cudaEventElapsedTime).  Steps of about LAB_CUDA_EVENT_RES_S: pass that as
- * the clock_res_s of a series timed this way.
- */
+/* Seconds from event a to b (waits for b); steps of LAB_CUDA_EVENT_RES_S. */
 static inline double lab_cuda_event_seconds(struct lab *L, cudaEvent_t a, cudaEvent_t b)
 {
 	float ms = 0;
@@ -285,23 +244,16 @@ static inline double lab_cuda_event_seconds(struct lab *L, cudaEvent_t a, cudaEv
 	return ms / 1e3;
 }
 
-/*
- * A pair of events that time GPU work: cuda_timer_start before the work,
- * cuda_timer_stop after it (each a cudaEventRecord on stream s, not waited
- * for), then cuda_timer_seconds.  Start and stop may be recorded far apart
- * (a period over many steps of a loop).
- */
+/* Two events that time GPU work: start, the work, stop, then cuda_timer_seconds. */
 struct cuda_timer {
 	cudaEvent_t start, stop;
 };
 
-/* Both events, cudaEventCreate (timing on); tracked as lab_cuda_event_new's. */
+/* Both events, timing on, tracked. */
 static inline void cuda_timer_init(struct lab *L, struct cuda_timer *t)
 {
-	CUDA_CHECK(L, cudaEventCreate(&t->start));
-	lab_cuda_track_(L, (void *)t->start, lab_cuda_undo_event_);
-	CUDA_CHECK(L, cudaEventCreate(&t->stop));
-	lab_cuda_track_(L, (void *)t->stop, lab_cuda_undo_event_);
+	t->start = lab_cuda_event_new(L, cudaEventDefault);
+	t->stop = lab_cuda_event_new(L, cudaEventDefault);
 }
 
 /* Both events destroyed now, unchecked (for teardown on any path). */
@@ -313,32 +265,24 @@ static inline void cuda_timer_release(struct cuda_timer *t)
 	cudaEventDestroy(t->stop);
 }
 
-/* cudaEventRecord(t->start, s). */
 static inline void cuda_timer_start(struct lab *L, struct cuda_timer *t, cudaStream_t s)
 {
 	CUDA_CHECK(L, cudaEventRecord(t->start, s));
 }
 
-/* cudaEventRecord(t->stop, s). */
 static inline void cuda_timer_stop(struct lab *L, struct cuda_timer *t, cudaStream_t s)
 {
 	CUDA_CHECK(L, cudaEventRecord(t->stop, s));
 }
 
-/* Seconds between the two events (waits for stop): lab_cuda_event_seconds. */
 static inline double cuda_timer_seconds(struct lab *L, struct cuda_timer *t)
 {
 	return lab_cuda_event_seconds(L, t->start, t->stop);
 }
 
-/* ------------------------------------------------------------------------ */
-/* The spin kernel: holding a stream for a set time                          */
+/* ---- The spin kernel: holding a stream for a set time ---- */
 
-/*
- * The GPU's global timer in ns (%globaltimer): one clock for every SM,
- * independent of the SM's clock rate, so a spin lasts the same wall time
- * whatever the GPU's boost.  Device code only.
- */
+/* %globaltimer in ns: one clock for every SM, whatever the boost. */
 static __device__ inline uint64_t lab_gpu_now_ns(void)
 {
 	uint64_t t;
@@ -362,34 +306,23 @@ static __global__ void lab_spin_kernel(uint64_t ns)
 	lab_gpu_spin(ns);
 }
 
-/*
- * Queue on s a kernel of one block of one thread that spins ns nanoseconds
- * of GPU time (it keeps one SM, so a kernel on another stream still runs
- * beside it).  Work queued on s after it starts when it ends.  The launch is
- * checked, the kernel not waited for.
- */
+/* Queue on s a <<<1, 1>>> spin of ns (one SM: other streams still run beside it). */
 static inline void lab_cuda_spin(struct lab *L, cudaStream_t s, uint64_t ns)
 {
 	lab_spin_kernel<<<1, 1, 0, s>>>(ns);
 	CUDA_CHECK_LAUNCH(L, 0);
 }
 
-/* ------------------------------------------------------------------------ */
-/* One timed run of GPU work                                                 */
+/* ---- One timed run of GPU work ---- */
 
 /* Queues the work of a job on stream s (CUDA_CHECK on each call). */
 typedef void (*lab_cuda_issue_fn)(void *ctx, cudaStream_t s);
 
 /*
- * Work timed on the GPU's clock and the host's at once: lab_cuda_job_run
- * queues a spin of front_ns (0: none), records timer->start, calls
- * issue(ctx, stream), records timer->stop, and returns the GPU seconds
- * between the two events (it waits for the work).  The spin in front makes
- * the events time the GPU doing the work and not the host issuing it, and
- * shows whether issue() waits for the GPU: host_s is the host's seconds
- * inside issue().  A job is a lab_run_fn context: lab_measure(L, name,
- * lab_cuda_job_run, &job, &cfg, &s) with cfg.clock_res_s =
- * LAB_CUDA_EVENT_RES_S.
+ * Work timed on the GPU's clock and the host's at once: a spin of front_ns,
+ * the start event, issue(), the stop event; returns the GPU seconds.  The
+ * spin makes the events time the GPU doing the work, not the host issuing
+ * it, and shows whether issue() waits for the GPU (host_s).
  */
 struct lab_cuda_job {
 	struct lab *L;             /* for CUDA_CHECK */
@@ -416,12 +349,7 @@ static inline double lab_cuda_job_run(void *job)
 	return cuda_timer_seconds(j->L, j->timer);
 }
 
-/*
- * Runs a job `warmup` times unkept, then n times, keeping the GPU seconds
- * of run i in gpu_s[i] and its host seconds in host_s[i] (host_s may be
- * NULL): paired samples of one run each, for series made by hand
- * (lab_stats_from), where a re-measure of one would break the pairing.
- */
+/* `warmup` runs unkept, then n paired samples: gpu_s[i], host_s[i] (may be NULL). */
 static inline void lab_cuda_job_samples(struct lab_cuda_job *job, int warmup, int n,
 					double *gpu_s, double *host_s)
 {
@@ -438,12 +366,7 @@ static inline void lab_cuda_job_samples(struct lab_cuda_job *job, int warmup, in
 	}
 }
 
-/*
- * lab_cuda_job_samples made into two paired series: host_name (host clock)
- * and gpu_name (event clock), n samples (at most LAB_MAX_SAMPLES) after
- * `warmup`, each divided by `per` (>= 1, the operations a run makes: a
- * batch's too_short is judged on the whole run, before the division).
- */
+/* lab_cuda_job_samples as two series, divided by `per` after too_short is judged. */
 static inline void lab_cuda_job_series(struct lab_cuda_job *job, int warmup, int n, int per,
 				       const char *host_name, const char *gpu_name,
 				       struct lab_stats *host, struct lab_stats *gpu)

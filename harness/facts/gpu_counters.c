@@ -1,15 +1,9 @@
 /*
- * gpu_counters.c - NVML's and the kernel's error counters of one GPU (see
- * gpu_counters.h).  NVML's entry points and their types, from the NVML API
- * reference (docs.nvidia.com/deploy/nvml-api): nvmlDeviceGetHandleByPciBusId_v2,
- * nvmlDeviceGetPcieReplayCounter, nvmlDeviceGetTotalEccErrors (error type 0
- * corrected, 1 uncorrected; counter type 0 volatile: since the driver
- * loaded), nvmlDeviceGetRemappedRows, nvmlDeviceGetRetiredPages (cause 0
- * multiple single-bit, 1 double-bit; a count of 0 asks for the count),
- * nvmlDeviceGetCurrentClocksEventReasons, and the event set (nvmlEventSetCreate,
- * nvmlDeviceRegisterEvents with nvmlEventTypeXidCriticalError 0x8,
- * nvmlEventSetWait_v2 with a timeout of 0, nvmlEventData_t).  AER: the kernel's
- * Documentation/PCI/pcieaer-howto.rst, files aer_dev_* of the device.
+ * gpu_counters.c - NVML's and the kernel's error counters of one GPU
+ * (gpu_counters.h).  NVML's entry points and types: the NVML API reference
+ * (docs.nvidia.com/deploy/nvml-api); ECC error type 0 corrected, 1
+ * uncorrected, counter type 0 volatile; retired-page cause 0 single-bit, 1
+ * double-bit.  AER: the kernel's Documentation/PCI/pcieaer-howto.rst.
  */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,13 +1,8 @@
 /*
- * gpu_counters.h - the error counters that can explain a low copy figure:
- * PCIe replays, ECC errors, remapped and retired pages, XID events and
- * held-back clocks (NVML), and the PCIe AER error counts the kernel keeps per
- * device (sysfs).  The runner reads them before
- * the first lab and after each one, so that a counter that moved during a lab
- * is named beside that lab's figures (results.json, dmalab compare).
- *
- * NVML answers through struct gpu_counter_ops, so tests give a made-up one;
- * gpu_counters_nvml_open fills it from libnvidia-ml.so.1 (dlopen, no nvml.h).
+ * gpu_counters.h - the error counters that can explain a low copy figure
+ * (NVML's and the kernel's PCIe AER counts), read before the first lab and
+ * after each one, so that a counter that moved is named beside that lab's
+ * figures.  NVML answers through struct gpu_counter_ops (tests: a made-up one).
  */
 #ifndef DMALAB_GPU_COUNTERS_H
 #define DMALAB_GPU_COUNTERS_H

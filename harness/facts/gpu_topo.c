@@ -1,10 +1,7 @@
 /*
- * gpu_topo.c - one GPU scan: CUDA's order, sysfs's place, NVML's link and
- * names, joined by PCI bus id (see gpu_topo.h).
- *
- * Neither the CUDA runtime nor nvml.h is needed to build: both libraries are
- * loaded at run time and the few types used are declared here.  Everything
- * in sysfs is read below a root so the unit tests run on fixture trees.
+ * gpu_topo.c - one GPU scan (gpu_topo.h).  Neither the CUDA runtime nor
+ * nvml.h is needed to build: both libraries are loaded at run time and the
+ * few types used are declared here.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -43,8 +40,7 @@ static void set_known(int *field, enum gpu_src *src, long v, enum gpu_src from)
 	*src = from;
 }
 
-/* ------------------------------------------------------------------------ */
-/* sysfs                                                                    */
+/* ---- sysfs ---- */
 
 /* <root>/bus/pci/devices/<bdf>/<attr>; -1 with ENAMETOOLONG rather than a cut path. */
 static int dev_path(char *out, size_t len, const char *root, const char *bdf,
@@ -297,8 +293,7 @@ int gpu_topo_build(const char *sysfs_root, const struct gpu_cuda_list *cuda,
 	return 0;
 }
 
-/* ------------------------------------------------------------------------ */
-/* CUDA driver API, loaded at run time (no cuda.h needed to build)          */
+/* ---- CUDA driver API, loaded at run time (no cuda.h needed to build) ---- */
 
 typedef int cu_result;  /* CUresult: 0 = CUDA_SUCCESS */
 typedef int cu_device;  /* CUdevice */
@@ -429,8 +424,7 @@ int gpu_cuda_list_read(struct gpu_cuda_list *c)
 	return 0;
 }
 
-/* ------------------------------------------------------------------------ */
-/* NVML, loaded at run time (no nvml.h needed to build)                     */
+/* ---- NVML, loaded at run time (no nvml.h needed to build) ---- */
 
 typedef int nvml_ret;                 /* nvmlReturn_t: 0 = NVML_SUCCESS */
 typedef struct nvml_dev_st *nvml_dev; /* nvmlDevice_t */
@@ -688,8 +682,7 @@ static void nvml_merge(struct gpu_topo *t, const char *sysfs_root)
 		qsort(t->dev, (size_t)t->n, sizeof(t->dev[0]), cmp_dev_bdf);
 }
 
-/* ------------------------------------------------------------------------ */
-/* The scan                                                                 */
+/* ---- The scan ---- */
 
 int gpu_topo_scan(const char *sysfs_root, unsigned flags, struct gpu_topo *t)
 {
@@ -717,8 +710,7 @@ int gpu_topo_scan(const char *sysfs_root, unsigned flags, struct gpu_topo *t)
 	return rc;
 }
 
-/* ------------------------------------------------------------------------ */
-/* A lab's own questions to NVML                                            */
+/* ---- A lab's own questions to NVML ---- */
 
 /* NVML's device whose PCI bus id is bdf (normalised), or -1. */
 static int nvml_find(const struct nvml_api *api, const char *bdf, nvml_dev *out)

@@ -1,29 +1,12 @@
 /*
- * gpu_topo.h - one GPU scan: which CUDA device is which PCI device, where it
- * sits (NUMA node) and how it is attached (PCIe generation and width).
- *
- * Three sources, joined by PCI bus id:
- *   CUDA   the driver API, loaded with dlopen("libcuda.so.1") (no CUDA
- *          runtime link): the device order, which honours CUDA_VISIBLE_DEVICES
- *          and CUDA_DEVICE_ORDER, and the device names;
- *   sysfs  <root>/bus/pci/devices/<bdf>/: numa_node, current_link_speed,
- *          current_link_width, max_link_speed, max_link_width, device;
- *   NVML   dlopen("libnvidia-ml.so.1"): names, compute capability, memory,
- *          PCIe generation and width, NVLink state.
- * Every field says which source it came from (struct gpu_topo_src).  Where
- * NVML answers, its PCIe link replaces sysfs's (the driver's view over the
- * kernel's, as sysinfo has always reported it); CUDA's name wins over NVML's,
- * NVML's over sysfs's device id.
- *
- * CUDA and NVML describe the live machine, so they are asked only when the
- * sysfs root is "/sys": a fixture tree is never mixed with this machine.
- * Without CUDA's answer (no driver, cuInit failing, CUDA not asked) the list
- * is the NVIDIA display and 3D controllers sysfs lists, in PCI bus order, and
- * gpu_topo.order says the order is not CUDA's.
- *
- * Asking CUDA runs cuInit in the calling process: a process that has done so
- * must not fork (without exec) and then use CUDA in the child.  The library
- * is kept loaded afterwards, as the driver's threads run code in it.
+ * gpu_topo.h - one GPU scan: which CUDA device is which PCI device, its NUMA
+ * node and its PCIe link.  Three sources joined by PCI bus id: the CUDA
+ * driver API (dlopen: the device order and names), sysfs (node, link) and
+ * NVML (names, memory, link, NVLink); every field says its source.  NVML's
+ * link replaces sysfs's.  CUDA and NVML are asked only when the root is
+ * "/sys": a fixture tree is never mixed with this machine.  Without CUDA's
+ * answer the list is in PCI bus order.  Asking CUDA runs cuInit: such a
+ * process must not fork (without exec) and use CUDA in the child.
  */
 #ifndef DMALAB_GPU_TOPO_H
 #define DMALAB_GPU_TOPO_H
@@ -78,12 +61,9 @@ struct gpu_topo_dev {
 
 struct gpu_topo {
 	enum gpu_order order;
-	char order_note[240];  /* how the order was found, e.g. "NVIDIA PCI devices in
-				* PCI bus order, which need not be CUDA's: no NVIDIA
-				* driver (libcuda.so.1 not found)" */
+	char order_note[240];  /* how the order was found */
 	int cuda_loaded;       /* libcuda.so.1 was found (a driver is installed) */
-	char cuda_note[160];   /* the driver's word when it listed nothing or failed,
-				* e.g. "cuInit/cuDeviceGetCount: CUDA_ERROR_UNKNOWN (999)" */
+	char cuda_note[160];   /* the driver's word when it listed nothing or failed */
 	int nvml_loaded;       /* libnvidia-ml.so.1 loaded and initialised */
 	char driver_version[32]; /* NVML's "580.159.04", or "" */
 	int cuda_driver_version; /* NVML's 13000, or 0 */
@@ -94,11 +74,7 @@ struct gpu_topo {
 	struct gpu_topo_dev dev[GPU_TOPO_MAX_GPUS];
 };
 
-/*
- * Why the GPU's clocks are below their maximum: NVML's clocks-event reason
- * bits (nvmlClocksEventReason*, the older nvmlClocksThrottleReason* share the
- * values), https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html
- */
+/* NVML's clocks-event reason bits (nvmlClocksEventReason*). */
 #define GPU_CLOCKS_GPU_IDLE        0x001ull
 #define GPU_CLOCKS_APP_SETTING     0x002ull
 #define GPU_CLOCKS_SW_POWER_CAP    0x004ull
@@ -109,28 +85,18 @@ struct gpu_topo {
 #define GPU_CLOCKS_HW_POWER_BRAKE  0x080ull
 #define GPU_CLOCKS_DISPLAY_SETTING 0x100ull
 
-/*
- * The name of reason bit i (0..8) of that mask, as results.json writes it
- * ("gpu_idle", "sw_power_cap", ...), or NULL past the known bits.
- */
+/* The name of reason bit i as results.json writes it, or NULL past the known. */
 const char *gpu_clocks_reason_name(int bit);
 
-/*
- * The word for an IOMMU group's type file ("identity", "DMA", "DMA-FQ", ...):
- * "identity", "translated", or "unknown"; NULL or "" is "unknown".
- */
+/* An IOMMU group's type as "identity", "translated", or "unknown". */
 const char *gpu_iommu_word(const char *group_type);
 
 /* gpu_topo_scan flags: the live sources to ask (only with root "/sys"). */
 #define GPU_TOPO_CUDA 1u /* the driver API: runs cuInit in this process */
 #define GPU_TOPO_NVML 2u /* NVML: names, link, memory; does not initialise CUDA */
 
-/*
- * The GPUs of this machine (sysfs_root "/sys", or a fixture tree such as
- * harness/tests/fixtures/gpus/sys), asking the live sources in `flags`.
- * Never fails for a missing or partial tree: what cannot be read stays
- * unknown.  Returns 0, or -1 with errno = EINVAL for a NULL argument.
- */
+/* The GPUs under sysfs_root, asking the live sources in `flags`; what cannot be
+ * read stays unknown.  -1 (EINVAL) only for a NULL argument. */
 int gpu_topo_scan(const char *sysfs_root, unsigned flags, struct gpu_topo *t);
 
 /* What the CUDA driver says, in its device order. */
@@ -145,58 +111,30 @@ struct gpu_cuda_list {
 	char name[GPU_TOPO_MAX_GPUS][GPU_NAME_LEN];  /* cuDeviceGetName; "" unknown */
 };
 
-/*
- * Ask the driver API (cuInit, cuDeviceGetCount, cuDeviceGet,
- * cuDeviceGetPCIBusId, cuDeviceGetName).  0 with c->ok = 1 (no visible device
- * counts, gpu_cuda_none_visible: n = 0, c->why says so); -1 with c->why and
- * errno = ENOENT (no libcuda.so.1), ENOSYS (an entry point is missing) or
- * EIO (cuInit or a query failed).
- */
+/* Ask the driver API: 0 (no visible device: n = 0, why says so), or -1 with
+ * c->why and errno ENOENT (no libcuda.so.1), ENOSYS or EIO. */
 int gpu_cuda_list_read(struct gpu_cuda_list *c);
 
-/*
- * Whether cuInit's result e (CUresult; e_text its name, "CUDA_ERROR_NO_DEVICE
- * (100)") means a driver that is there but shows no device:
- * CUDA_ERROR_NO_DEVICE, or CUDA_ERROR_INVALID_DEVICE (a CUDA_VISIBLE_DEVICES
- * entry that names no GPU).  Then 1, with why (len bytes) saying so and
- * naming CUDA_VISIBLE_DEVICES's value (visible; NULL when it is unset), never
- * "no driver": libcuda.so.1 was loaded.  Otherwise 0, why untouched.
- */
+/* 1 when cuInit's result e means a driver that shows no device (why names
+ * CUDA_VISIBLE_DEVICES, never "no driver"); else 0, why untouched. */
 int gpu_cuda_none_visible(int e, const char *e_text, const char *visible, char *why,
 			  size_t len);
 
-/*
- * Whether --device `ordinal` names a GPU CUDA lists.  0 when it does, and
- * when CUDA lists none or did not answer (the lab's own skip says why);
- * else -1 with msg (len bytes) "CUDA lists N device(s), 0 to N-1" -- one
- * rule for every lab: a usage error before anything is measured.
- */
+/* 0 when --device `ordinal` names a GPU CUDA lists (or CUDA lists none: the
+ * lab's skip says why); else -1 with msg, a usage error for every lab. */
 int gpu_ordinal_check(int ordinal, const struct gpu_cuda_list *c, char *msg, size_t len);
 
-/*
- * The sysfs part of gpu_topo_scan, on CUDA's answer (tests pass a made-up
- * one): cuda with ok = 1 gives CUDA's order, NULL or ok = 0 the PCI bus order
- * (cuda->why, when given, says why in order_note).  NVML is not asked.
- * 0, or -1 with errno = EINVAL for a NULL root or t.
- */
+/* The sysfs part of gpu_topo_scan, on CUDA's answer (NULL: PCI bus order). */
 int gpu_topo_build(const char *sysfs_root, const struct gpu_cuda_list *cuda,
 		   struct gpu_topo *t);
 
-/*
- * The device a lab's --device N names: dev[N] (CUDA device N when the order
- * is CUDA's, else the N-th NVIDIA PCI device by bus id).  NULL when N < 0 or
- * N >= t->n.
- */
+/* dev[ordinal], or NULL out of range. */
 const struct gpu_topo_dev *gpu_topo_device(const struct gpu_topo *t, int ordinal);
 
 /* The entry with PCI bus id bus_id (any case, 4- or 8-digit domain), or NULL. */
 const struct gpu_topo_dev *gpu_topo_find(const struct gpu_topo *t, const char *bus_id);
 
-/*
- * The PCIe generation of a sysfs link speed: "2.5 GT/s PCIe" -> 1, 5 -> 2,
- * 8 -> 3, 16 -> 4, 32 -> 5, "64.0 GT/s PCIe" -> 6; 0 for "Unknown", "" or a
- * rate no generation has.
- */
+/* The PCIe generation of a sysfs link speed ("2.5 GT/s PCIe" -> 1); 0 unknown. */
 int gpu_link_speed_gen(const char *speed);
 
 /* libnvidia-ml.so.1 loaded and initialised (nvmlInit_v2), for a reader's own
@@ -215,11 +153,7 @@ struct gpu_nvml_pci_info {
 	char bus_id[32];   /* "00000000:3B:00.0" */
 };
 
-/*
- * For a lab's own questions to NVML (dlsym on the library gpu_nvml_open
- * gave): the nvmlDevice_t of the GPU at PCI bus id bus_id (any spelling
- * gpu_topo_find takes), or NULL when NVML lists no such GPU.
- */
+/* The nvmlDevice_t of the GPU at bus_id, or NULL. */
 void *gpu_nvml_device(void *lib, const char *bus_id);
 /* Processes with a compute context on that device (NVML's count), -1 unknown. */
 int gpu_nvml_processes(void *lib, void *dev);

@@ -1,14 +1,8 @@
 /*
- * numa_topo.c - NUMA topology from a sysfs tree (see numa_topo.h).
- *
- * Everything is read below a root directory so the unit tests can point it
- * at fixture trees; the labs pass "/sys" (or $DMALAB_SYSFS_ROOT).
- *
- * Node numbers in sysfs need not be contiguous: node[] holds the present
- * nodes in ascending id order, and distance[] is indexed by node id.
- *
- * Readers only (the runner links them); placing memory and threads on a
- * node with libnuma is lab-04's (labs/04-numa/numa_place.c).
+ * numa_topo.c - NUMA topology from a sysfs tree (numa_topo.h).  Node numbers
+ * need not be contiguous: node[] holds the present nodes in ascending id
+ * order, and distance[] is indexed by node id.  Readers only: placing
+ * memory is lab-04's (labs/04-numa/numa_place.c).
  */
 #include <ctype.h>
 #include <dirent.h>

@@ -1,15 +1,7 @@
 /*
- * numa_topo.h - NUMA topology from sysfs, testable on fake trees.
- *
- * The root is normally "/sys"; tests pass harness/tests/fixtures/<tree>/sys.
- * Reads devices/system/node/node<N>/{cpulist,distance,meminfo} and
- * bus/pci/devices/<bdf>/numa_node.
- *
- * Below the sysfs readers, the live machine through libnuma (call them
- * after numa_available() >= 0): the memory nodes usable here, memory bound
- * to a node, where the pages of a buffer are (move_pages), and a worker
- * thread run on a node with its memory bound to a node.  Nodes are numbers
- * below TOPO_MAX_NODES.
+ * numa_topo.h - NUMA topology from sysfs below a root ("/sys"; tests: a
+ * fixture tree): devices/system/node/node<N>/{cpulist,distance,meminfo}
+ * and bus/pci/devices/<bdf>/numa_node.
  */
 #ifndef DMALAB_NUMA_TOPO_H
 #define DMALAB_NUMA_TOPO_H
@@ -46,18 +38,12 @@ int numa_topo_read(const char *sysfs_root, struct numa_topo *t);
 int cpulist_parse(const char *s, int *count, int *first);
 /* 1 if cpu is in the cpulist string. */
 int cpulist_contains(const char *s, int cpu);
-/*
- * NUMA node of a PCI device ("0000:3b:00.0") from
- * <root>/bus/pci/devices/<bdf>/numa_node: the node, or -1 when sysfs says -1
- * (unknown: typical in VMs), or -2 when the file is missing.
- */
+/* NUMA node of a PCI device from sysfs: -1 when sysfs says unknown (typical in
+ * VMs), -2 when the file is missing. */
 int pci_numa_node(const char *sysfs_root, const char *bdf);
 
-/*
- * Pages automatic NUMA balancing has migrated since boot, the whole
- * system's (numa_pages_migrated in vmstat_path; NULL: /proc/vmstat).  0
- * when the file or the counter is missing: nothing migrated that we know.
- */
+/* Pages NUMA balancing has migrated since boot (vmstat_path; NULL:
+ * /proc/vmstat); 0 when it is not there. */
 long long numa_pages_migrated(const char *vmstat_path);
 
 #ifdef __cplusplus

@@ -1,10 +1,6 @@
 /*
  * procfs.c - readers for the /proc and /sys files dmalab bases decisions on,
  * and this process's right to lock memory (procfs.h).
- *
- * Every reader takes its path so the unit tests can feed fixture files.
- * Errors: -1 with errno (ENOENT: file or key missing, EINVAL: a value that
- * does not parse, ERANGE: a value or string that does not fit).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -231,8 +227,7 @@ int procfs_cap_effective(const char *status_path, int cap, int *has)
 	return 0;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Locked memory                                                             */
+/* ---- Locked memory ---- */
 
 int procfs_vm_read(const char *status_path, struct procfs_vm *v)
 {
@@ -349,8 +344,7 @@ int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s)
 	return procfs_vm_read(path, &s->self);
 }
 
-/* ------------------------------------------------------------------------ */
-/* The right to lock                                                         */
+/* ---- The right to lock ---- */
 
 int procfs_self_has_cap(int cap)
 {

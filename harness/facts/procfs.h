@@ -1,15 +1,9 @@
 /*
- * procfs.h - readers for the /proc and /sys files dmalab decides on, and
- * what they say about locked memory: this process's VmLck, VmPin and VmRSS,
- * the machine's Mlocked read exactly (or with its drift), and this
- * process's right to lock (CAP_IPC_LOCK, RLIMIT_MEMLOCK), which a helper
- * lowers before it tries.
- *
- * Every reader takes the path (or a root directory) so the tests can point it
- * at fixture trees under harness/tests/fixtures/.  Values are returned in
- * bytes even where the file says kB.  On error: -1 and errno set (ENOENT for a
- * missing file or key, EINVAL for a line that does not parse).  Physical
- * page frames (/proc/self/pagemap) are in pagemap.h.
+ * procfs.h - readers for the /proc and /sys files dmalab decides on: locked
+ * memory as this process and the machine count it, and this process's
+ * right to lock.  Every reader takes its path (or a root) so that the tests
+ * can point it at fixtures.  Values in bytes even where the file says kB.
+ * Errors: -1 with errno (ENOENT: a missing file or key; EINVAL: no parse).
  */
 #ifndef DMALAB_PROCFS_H
 #define DMALAB_PROCFS_H
@@ -39,8 +33,7 @@ void copy_str(char *dst, size_t len, const char *src);
 /* Capability bit (e.g. CAP_IPC_LOCK = 14) in CapEff of a status file. */
 int procfs_cap_effective(const char *status_path, int cap, int *has);
 
-/* ------------------------------------------------------------------------ */
-/* Locked memory, as this process and the machine count it                   */
+/* ---- Locked memory, as this process and the machine count it ---- */
 
 /* This process's counters in a status file, bytes. */
 struct procfs_vm {
@@ -62,11 +55,8 @@ int procfs_vm_read(const char *status_path, struct procfs_vm *v);
  */
 #define PROCFS_VMSTAT_THRESHOLD_MAX 125
 
-/*
- * Write "1" to path (NULL: /proc/sys/vm/stat_refresh).  Returns 1 if the
- * counters were folded (EINVAL also says so: a counter was negative after
- * the fold), 0 if not (not root, no such file).
- */
+/* Write "1" to path (NULL: /proc/sys/vm/stat_refresh): 1 if the counters were
+ * folded (EINVAL too: a counter was negative after it), else 0. */
 int procfs_stat_refresh(const char *path);
 
 /*
@@ -91,17 +81,11 @@ struct procfs_lock_snapshot {
 	uint64_t mlocked, unevictable; /* the machine: /proc/meminfo, bytes */
 	int folded;                    /* 1: vm.stat_refresh folded just before */
 };
-/*
- * Drain the mlock batches, fold the counters (procfs_stat_refresh), then
- * read Mlocked and Unevictable, then VmLck, VmPin and VmRSS.  Files under
- * root (NULL or "": the live ones; tests: a directory holding
- * proc/meminfo, proc/self/status and proc/sys/vm/stat_refresh).  0, or -1
- * with errno (ENOENT: a counter is missing).
- */
+/* Drain the mlock batches, fold the counters, then read the machine's and this
+ * process's, below root (NULL or "": live).  -1 with ENOENT: one is missing. */
 int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s);
 
-/* ------------------------------------------------------------------------ */
-/* This process's right to lock memory                                       */
+/* ---- This process's right to lock memory ---- */
 
 /* 1 if cap (CAP_IPC_LOCK ...) is in CapEff of /proc/self/status; 0 if not,
  * or when that cannot be read. */

@@ -1,14 +1,6 @@
 /*
- * sysinfo.c - the machine facts behind every skip decision and report.
- *
- * Nothing here initialises CUDA: the GPU list is gpu_topo's scan of sysfs
- * (PCI vendor 0x10de, display class) and, when the driver is installed, of
- * NVML (loaded with dlopen) for names, memory sizes and NVLink state, without
- * the CUDA driver.  A process that called this can still fork+exec labs that
- * use CUDA.
- *
- * Every file is read below a sysfs root and a proc root, so the unit tests
- * run the same code on the fixture trees in harness/tests/fixtures/.
+ * sysinfo.c - the machine facts behind every skip decision and report
+ * (sysinfo.h); every file is read below a sysfs root and a proc root.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -39,8 +31,7 @@
 #define CAP_IPC_LOCK_BIT 14
 #define PATH_LEN 4096
 
-/* ------------------------------------------------------------------------ */
-/* Small readers below a root                                               */
+/* ---- Small readers below a root ---- */
 
 /* "<root>/<rel>" into out; -1 with ENAMETOOLONG rather than a cut path. */
 static int join_path(char *out, size_t len, const char *root, const char *rel)
@@ -72,8 +63,7 @@ static int read_kb_at(const char *root, const char *rel, const char *key, uint64
 	return procfs_read_kb_field(path, key, v);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Host, memory, NUMA                                                       */
+/* ---- Host, memory, NUMA ---- */
 
 /* Kernel release and host name come from proc_root so fixtures can set them. */
 static void collect_host(struct sysinfo *si, const char *sysfs_root, const char *proc_root)
@@ -243,8 +233,7 @@ static void collect_iommu(struct sysinfo *si, const char *sysfs_root)
 		copy_str(si->iommu, sizeof(si->iommu), "identity");
 }
 
-/* ------------------------------------------------------------------------ */
-/* Virtualisation hint (best effort)                                        */
+/* ---- Virtualisation hint (best effort) ---- */
 
 /*
  * Firecracker guest kernels are commonly named "6.1.0-fc-v5": "fc" as a
@@ -325,8 +314,7 @@ static void collect_virt(struct sysinfo *si, const char *sysfs_root, const char 
 	copy_str(si->virt, sizeof(si->virt), name ? name : "");
 }
 
-/* ------------------------------------------------------------------------ */
-/* GPUs (gpu_topo)                                                          */
+/* ---- GPUs (gpu_topo) ---- */
 
 double pcie_rate_gbs(int gen, int width)
 {
@@ -403,8 +391,7 @@ static void collect_gpus(struct sysinfo *si, const char *sysfs_root)
 		qsort(si->gpu, (size_t)si->ngpus, sizeof(si->gpu[0]), cmp_gpu_index);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Entry points                                                             */
+/* ---- Entry points ---- */
 
 void sysinfo_collect_at(struct sysinfo *si, const char *sysfs_root, const char *proc_root)
 {
@@ -425,8 +412,7 @@ void sysinfo_collect(struct sysinfo *si)
 	sysinfo_collect_at(si, "/sys", "/proc");
 }
 
-/* ------------------------------------------------------------------------ */
-/* JSON: the "machine" object of results.json                               */
+/* ---- JSON: the "machine" object of results.json ---- */
 
 static void numa_json(const struct sysinfo *si, struct json_writer *w)
 {
@@ -548,8 +534,7 @@ void sysinfo_write_json(const struct sysinfo *si, struct json_writer *w)
 	jw_obj_end(w);
 }
 
-/* ------------------------------------------------------------------------ */
-/* `dmalab sysinfo`: one fact per line, labels aligned                      */
+/* ---- `dmalab sysinfo`: one fact per line, labels aligned ---- */
 
 #define LABEL "  %-14s "
 

@@ -13,8 +13,7 @@
 #include "buffer.h"
 #include "numa_topo.h"
 
-/* ------------------------------------------------------------------------ */
-/* The registry: a stack of undos, newest first                              */
+/* ---- The registry: a stack of undos, newest first ---- */
 
 struct undo_rec {
 	void *p;
@@ -184,8 +183,7 @@ size_t buf_tracked(void)
 	return n;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Mappings                                                                  */
+/* ---- Mappings ---- */
 
 static void undo_munmap(void *p, uint64_t bytes)
 {
@@ -266,8 +264,7 @@ void *buf_map_or_die(struct lab *L, uint64_t bytes, uint64_t align, unsigned fla
 	return p;
 }
 
-/* ------------------------------------------------------------------------ */
-/* The pattern                                                               */
+/* ---- The pattern ---- */
 
 /* The tail of bytes % 4 bytes after word n: word n's first bytes, in memory order. */
 static void fill_tail(unsigned char *p, uint64_t bytes, uint32_t seed)
@@ -307,8 +304,7 @@ static inline void fill_block_up(uint32_t *w, uint64_t base, uint32_t seed)
 		b[k] = buf_pattern_word(seed, (uint32_t)(lo + k));
 }
 
-/* ------------------------------------------------------------------------ */
-/* Large fills and checks on several threads                                 */
+/* ---- Large fills and checks on several threads ---- */
 
 /*
  * One thread stores or compares a few GB/s, so a 1 GiB buffer takes it a
@@ -413,8 +409,7 @@ static void run_parts(struct pattern_part *parts, int n)
 	}
 }
 
-/* ------------------------------------------------------------------------ */
-/* First touch                                                               */
+/* ---- First touch ---- */
 
 #define TOUCH_ALIGN_WORDS ((2ull << 20) / 4) /* parts of whole 2 MiB (huge) pages */
 /* Threads only from 4 CPUs: with 2, two threads' memset was no faster than one
@@ -504,8 +499,7 @@ void buf_touch(void *p, uint64_t bytes)
 	buf_touch_on(p, bytes, touch_threads_here(bytes));
 }
 
-/* ------------------------------------------------------------------------ */
-/* Fill and check                                                            */
+/* ---- Fill and check ---- */
 
 /* Words [lo, hi) of pattern `seed`; lo a multiple of FILL_BLOCK. */
 static void fill_words(uint32_t *w, uint64_t lo, uint64_t hi, uint32_t seed)

@@ -77,14 +77,12 @@ struct lab_est lab_est_median(const struct lab_stats *s, int nseries)
 }
 
 /*
- * The Hodges-Lehmann estimator (lab.h, lab_est_hl_ratio): the rank k of its
- * interval among the Walsh averages, the largest with P(T <= k - 1) <=
- * (1 - level) / 2 for the Wilcoxon signed-rank statistic T of n values
- * under symmetry (every subset of the ranks 1..n equally likely: counted by
- * adding one rank at a time); 0 when none reaches the level.  Exact up to
- * HL_EXACT_N; beyond it the normal approximation with a continuity
- * correction, within 1e-4 of the exact tail there.  The last answer is kept:
- * a lab asks for one n, a simulation for the same n many times.
+ * The rank k of the Hodges-Lehmann interval among the Walsh averages: the
+ * largest with P(T <= k - 1) <= (1 - level) / 2 for the Wilcoxon
+ * signed-rank statistic T of n values; 0 when none reaches the level.
+ * Exact up to HL_EXACT_N, then the normal approximation with a continuity
+ * correction (within 1e-4 there).  The last answer is kept: a simulation
+ * asks for the same n many times.
  */
 #define HL_EXACT_N 300
 

@@ -20,8 +20,7 @@
 
 #define EXACT_MAX 9007199254740992.0 /* 2^53: a double holds every integer up to it */
 
-/* ------------------------------------------------------------------------ */
-/* Messages                                                                  */
+/* ---- Messages ---- */
 
 void msg_begin(struct json_writer *w, const char *tag)
 {
@@ -165,8 +164,7 @@ void msg_hex(struct msg *m, const char *key, void *p, size_t n)
 	}
 }
 
-/* ------------------------------------------------------------------------ */
-/* The lab's side                                                            */
+/* ---- The lab's side ---- */
 
 void helper_fail(struct helper *h, const char *fmt, ...)
 {
@@ -367,8 +365,7 @@ int helper_report_skip(struct helper *h, const char *id)
 	return 1;
 }
 
-/* ------------------------------------------------------------------------ */
-/* The helper's side                                                         */
+/* ---- The helper's side ---- */
 
 void role_send(struct role_io *io, struct json_writer *w, int pass_fd)
 {
@@ -472,8 +469,7 @@ static int role_open(struct role_io *io)
 	return fcntl(io->ctl, F_SETFD, FD_CLOEXEC); /* not for what the helper runs */
 }
 
-/* ------------------------------------------------------------------------ */
-/* A lab's helpers by name, options and the plumbing self-test               */
+/* ---- A lab's helpers by name, options and the plumbing self-test ---- */
 
 static const char *const plumbing_modes[] = { "ok", "hang", "crash", "exit", "garbage", NULL };
 

@@ -1,27 +1,13 @@
 /*
  * helper.h - a lab's helper processes: the lab started again as itself
- * with `--role NAME` (proc.h's proc_spawn_role), talking with the lab in
- * messages over a socketpair.
+ * with `--role NAME`, talking with the lab over a socketpair in messages of
+ * one JSON object a line, tagged in "msg" ({"msg":"ready","pid":4242}), a
+ * descriptor possibly passed with it; binary values travel as hex.
  *
- * A message is one JSON object on one line, its tag in "msg":
- *   {"msg":"ready","pid":4242}
- * written with json.h's writer (msg_begin, jw_k*, then helper_send or
- * role_send), read with its parser; a descriptor may come with it
- * (SCM_RIGHTS).  Binary values (a CUDA IPC handle) travel as hex strings
- * (msg_put_hex, msg_hex), a measured series as its samples
- * (role_send_stats, helper_expect_stats).  Integers are exact up to 2^53.
- *
- * A helper either answers the lab's orders until it is told "quit", or
- * sends one "report" (or "skip" with a reason and detail, or "error" with
- * why its setup broke) and exits: helper_run.  Anything else the lab did
- * not expect (a line that is not JSON, another tag, a missing field, a
- * helper that hangs or dies) stops the lab with lab_error, quoting what the
- * helper printed; on the helper's side it ends the helper with code 3.
- *
- * A lab with helpers names them in a table and lets helper_role_main run
- * them (spec.role), and gets a self-test of this machinery that needs no
- * GPU: proc_plumbing_test, with a built-in "echo" helper that can hang,
- * crash, exit early or answer garbage.
+ * A helper answers the lab's orders until "quit", or sends one "report"
+ * ("skip", "error") and exits.  Anything the lab did not expect (not JSON,
+ * another tag, a missing field, a helper that hangs or dies) stops the lab
+ * with lab_error, quoting what the helper printed; a helper it ends with 3.
  */
 #ifndef DMALAB_HELPER_H
 #define DMALAB_HELPER_H
@@ -54,18 +40,13 @@ void msg_put_hex(struct json_writer *w, const char *key, const void *p, size_t n
 
 /* The tag of m. */
 const char *msg_tag(const struct msg *m);
-/*
- * Fields of m.  A field that is missing or of another type (a number that
- * is not whole or not exact, hex of another length) stops the lab naming
- * it (m->from), or ends a helper with code 3.
- */
+/* Fields of m; a missing or mistyped one stops the lab, or ends a helper (3). */
 long long msg_int(struct msg *m, const char *key);
 double msg_num(struct msg *m, const char *key);
 const char *msg_str(struct msg *m, const char *key);
 void msg_hex(struct msg *m, const char *key, void *p, size_t n);
 
-/* ------------------------------------------------------------------------ */
-/* The lab's side: each of these stops the lab (lab_error) when h misbehaves */
+/* ---- The lab's side: each of these stops the lab (lab_error) when h misbehaves ---- */
 
 struct helper {
 	struct proc proc;
@@ -85,21 +66,13 @@ struct msg *helper_expect(struct helper *h, const char *tag, double timeout_s);
 struct msg *helper_call(struct helper *h, struct json_writer *w, int pass_fd, const char *tag,
 			double timeout_s);
 /*
- * For a helper whose death is a finding (an importer whose exporter was
- * killed): send the message `order` (a tag alone; NULL: nothing), then wait
- * up to timeout_s for `tag`.  When the send fails or the socket closes or
- * breaks, the helper is gone: it is reaped (SIGKILL after timeout_s), NULL
- * comes back and h->proc.status says how it ended.  A timeout or another
- * message stops the lab as helper_expect does.
+ * For a helper whose death is a finding: send `order` (NULL: nothing), wait
+ * for `tag`.  When the helper is gone it is reaped and NULL comes back
+ * (h->proc.status says how it ended).
  */
 struct msg *helper_ask(struct helper *h, const char *order, const char *tag, double timeout_s);
-/*
- * Give h timeout_s to end on its own (a helper that something done
- * elsewhere may have killed), keeping its output meanwhile.  Returns 0 once
- * it ended (its socket closed) and was reaped, waiting up to reap_s (then
- * SIGKILL; h->proc.status says how it ended), or 1 when it is still there.
- * A message from it stops the lab: it was not asked anything.
- */
+/* Give h timeout_s to end on its own: 0 once it ended and was reaped (SIGKILL
+ * after reap_s), 1 when it is still there.  A message from it stops the lab. */
 int helper_linger(struct helper *h, double timeout_s, double reap_s);
 /* Wait up to timeout_s for h's stats of `which` (role_send_stats) and
  * rebuild the series into s as `name` (a static string; unit "s"). */
@@ -107,18 +80,11 @@ void helper_expect_stats(struct helper *h, const char *which, const char *name,
 			 struct lab_stats *s, double timeout_s);
 /* Send "quit" and reap h within timeout_s; it must exit with code 0. */
 void helper_finish(struct helper *h, double timeout_s);
-/*
- * h broke the lab's setup: kill and reap it, show its kept output as
- * narrative, and stop the lab with lab_error naming what happened:
- * "helper 'ROLE' (pid N) WHY; exited with code 3; it printed: ...".
- */
+/* h broke the lab's setup: kill and reap it, show its output, lab_error. */
 LAB_NORETURN void helper_fail(struct helper *h, const char *fmt, ...) LAB_PRINTF(2, 3);
 
-/*
- * Run a reporting helper to its end: `self --role ROLE extra...`, within
- * timeout_s.  Its "report" or "skip" comes back; an "error" stops the lab
- * with the helper's why; it must then exit with code 0.
- */
+/* Run a reporting helper to its end: its "report" or "skip" comes back; an
+ * "error" stops the lab; it must then exit with code 0. */
 struct msg *helper_run(struct lab *L, struct helper *h, const char *role,
 		       const char *const extra[], double timeout_s);
 /* helper_run with extra `--size BYTES --device D` (D: the lab's --device),
@@ -129,8 +95,7 @@ struct msg *helper_run_sized(struct lab *L, struct helper *h, const char *role, 
  * else 0.  A reason that is not one of lab.h's codes stops the lab. */
 int helper_report_skip(struct helper *h, const char *id);
 
-/* ------------------------------------------------------------------------ */
-/* The helper's side (in its role function)                                  */
+/* ---- The helper's side (in its role function) ---- */
 
 struct role_io {
 	int ctl;        /* the socket to the lab: PROC_CTL_FD */
@@ -140,12 +105,8 @@ struct role_io {
 /* End the message in w and send it to the lab; a lab that went away ends
  * the helper (exit 3). */
 void role_send(struct role_io *io, struct json_writer *w, int pass_fd);
-/*
- * Wait for the next message; it must be `tag` (or "quit", which ends the
- * helper with 0, as does the lab closing its end); anything else ends it
- * with 3.  A passed descriptor is in the message's fd (closed by the next
- * role_expect unless taken: set it to -1).
- */
+/* The next message must be `tag` ("quit" or the lab gone: exit 0; else 3).  A
+ * passed fd is closed by the next role_expect unless taken (set it to -1). */
 struct msg *role_expect(struct role_io *io, const char *tag);
 /* A reporting helper's other ends: "error" (its setup broke: why) returns
  * 1, the exit code; "skip" (a claim cannot be decided here) returns 0. */
@@ -161,17 +122,11 @@ struct helper_role {
 	int (*fn)(struct lab *L, struct role_io *io);
 };
 
-/*
- * spec.role of a lab with helpers: open the socket (none: a usage line on
- * stderr, 2), die with the lab (proc_child_init: 3 if it is gone already),
- * then run the entry of roles (terminated by { NULL, NULL }) named role, or
- * the built-in "echo" of proc_plumbing_test, then flush stdout.  An unknown
- * role: a line naming the known ones, 2.  Returns the helper's exit code.
- */
+/* spec.role of a lab with helpers: run the entry of roles named role, or the
+ * built-in "echo" of proc_plumbing_test.  Returns the helper's exit code. */
 int helper_role_main(struct lab *L, const char *role, const struct helper_role *roles);
 
-/* ------------------------------------------------------------------------ */
-/* Options and the plumbing self-test                                        */
+/* ---- Options and the plumbing self-test ---- */
 
 /* The option of the lab's wait for each answer of a helper (extra_opts),
  * read with proc_child_timeout. */
@@ -187,26 +142,14 @@ double proc_child_timeout(const struct lab *L);
 #define PROC_PLUMBING_OPT { "plumbing-test", "MODE", "test only the helper plumbing, " \
 	"no GPU needed: ok, hang, crash, exit or garbage (the helper's behaviour)" }
 
-/*
- * For check_opts of a lab with PROC_TIMEOUT_OPT and PROC_PLUMBING_OPT:
- * --child-timeout is whole seconds from 1 to 600, --plumbing-test one of
- * the modes.  Returns 0, or 2 after one line on stderr, as lab_usage_error
- * writes it:
- *   lab-06: --child-timeout '0': must be whole seconds from 1 to 600 (see --help)
- */
+/* check_opts of a lab with PROC_TIMEOUT_OPT and PROC_PLUMBING_OPT: 0, or 2. */
 int proc_check_opts(const struct lab *L);
 
 /*
- * The self-test of this machinery, no GPU needed, when --plumbing-test MODE
- * is given (else it returns 0 at once): start this program's "echo" helper
- * (`--role echo --plumbing-test MODE`), pass it a pipe with its first
- * message, check its answer and what it wrote into the pipe, make it quit
- * and reap it; each wait is proc_child_timeout at most.  Mode ok: a note,
- * every claim not yet decided skips (SKIP_UNSUPPORTED: only the plumbing
- * was tested), and it returns 1: the lab's run() is done.  hang, crash,
- * exit and garbage make the helper misbehave (wait forever, abort, exit 3
- * early, send a line that is not JSON): that must end in lab_error quoting
- * what it printed, leaving no process behind.
+ * The self-test of this machinery, no GPU needed, under --plumbing-test
+ * MODE (else 0 at once): the "echo" helper gets a pipe and must answer.
+ * Mode ok: every undecided claim skips and it returns 1 (run() is done).
+ * hang, crash, exit and garbage must end in lab_error, no process left.
  */
 int proc_plumbing_test(struct lab *L);
 

@@ -1,15 +1,9 @@
 /*
- * interrupt.c - what a lab run alone with --json leaves when Ctrl-C (or
- * SIGTERM, SIGHUP) stops it: its record with status "interrupted", the
- * signal named, the claims decided so far and the rest "not_run" -- never a
- * file that still says "running" with claims "pending".
- *
- * The record is written by an action of the cleanup chain (cleanup.h), which
- * may run at any point, inside malloc too, so it only calls open, write and
- * close on a text rendered beforehand: interrupt_render runs after every
- * record the lab writes (at start and at each verdict), and swaps the new
- * text in with the signals held.  The chain then lets the lab die by the
- * signal.
+ * interrupt.c - what a lab run with --json leaves when a signal stops it:
+ * its record with status "interrupted", the claims decided so far and the
+ * rest "not_run".  The cleanup action may run inside malloc, so it only
+ * writes a text rendered beforehand (interrupt_render, after every record),
+ * swapped in with the signals held.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,27 +1,6 @@
 /*
- * lab.h - the API every dmalab lab is written against.
- *
- * A lab is one program that measures this machine and checks the claims two
- * textbook chapters make.  It declares its metadata and claims statically (one
- * source of truth; `--describe` prints them without measuring), then its run
- * function measures and records one verdict per claim.
- *
- * Skeleton of a lab (labs/README.md walks through a real one):
- *
- *	static const struct claim_spec claims[] = {
- *		{ "01.1", "ch1.Q1", "mlock of 64 MiB raises VmLck by 64 MiB",
- *		  "ch1 Q1: locking shows in VmLck at once", "R11 exact counter",
- *		  WANT_NEAR_ABS(1, 0.01, "fraction"),
- *		  "mlock is skipped, so VmLck does not move" },
- *		{ NULL }
- *	};
- *	static const struct lab_spec spec = {
- *		.id = "01", .title = "mlock and VmLck", .timeout_s = 60,
- *		.claims = claims,
- *	};
- *	static void run(struct lab *L)
- *	{ ... claim_check(L, "01.1", lab_est_exact(dlck / bytes)); ... }
- *	LAB_MAIN(spec, run)
+ * lab.h - the API every dmalab lab is written against (labs/README.md walks
+ * through a real lab; harness/PROTOCOL.md gives the output and exit codes).
  *
  * Invariants the library enforces:
  *  - every claim in the spec gets exactly one verdict before run() returns;
@@ -33,16 +12,6 @@
  *
  * Units: sizes in bytes (uint64_t), times in seconds (double) unless a name
  * says _ns, rates in GB/s with 1 GB = 1e9 bytes; GiB = 2^30 bytes.
- *
- * Output (see harness/PROTOCOL.md): TAP version 13 on stdout, one test point
- * per claim with a YAML block (got, want, op, tol, unit, stats, reason), the
- * narrative as TAP comments; with --json FILE the same record as JSON, written
- * once as the lab exits (or is stopped by a signal it can catch).
- *
- * Exit codes: 0 all decided claims passed (skips and inconclusive allowed),
- * 1 a claim failed, 77 whole lab skipped (0 when DMALAB_TAP=1, so `prove`
- * counts it as a skip), 99 setup error or a lab bug, 2 usage.
- *
  * The harness library is plain C; lab.cu files include it from C++ (nvcc).
  */
 #ifndef DMALAB_LAB_H
@@ -75,8 +44,7 @@ extern "C" {
  * under 2^64 that "size + spare" and "k x size" cannot wrap. */
 #define LAB_SIZE_MAX (1024ULL * 1024ULL * GiB)
 
-/* ------------------------------------------------------------------------ */
-/* Metadata                                                                  */
+/* ---- Metadata ---- */
 
 /*
  * One checkable statement of a chapter.  `want` is what the chapter says,
@@ -85,24 +53,16 @@ extern "C" {
  */
 struct claim_spec {
 	const char *id;       /* stable id "NN.k", e.g. "02.1" */
-	const char *question; /* the chapter questions it backs, blank-separated:
-			       * "ch1.Q2 ch2.S9".  The first is the claim's own
-			       * (the claims table, TAP and JSON show it; it may
-			       * be a section that is no question: "ch1.table");
-			       * every one of them counts for `dmalab grade` and
-			       * quiz (answers/README.md) */
+	const char *question; /* the questions it backs, "ch1.Q2 ch2.S9": the first
+			       * is its own; all count for grade (answers/README.md) */
 	const char *text;     /* the claim as the chapter makes it, one line */
-	const char *chapter;  /* the chapter's figure it translates, with its
-			       * section, in our words: "ch1 NUMA test: remote
-			       * latency 186 vs 121 ns (+50 %)" */
+	const char *chapter;  /* the chapter's figure it translates, in our words */
 	const char *rule;     /* the translation rule applied ("R3 +P %"), and
 			       * why if the want departs from it */
 	struct claim_want want;
 	const char *sabotage; /* the mechanism the -DLAB_SABOTAGE build breaks
 			       * so that this claim must fail; NULL if none */
-	const char *root;     /* why this claim needs root (uid 0), as `dmalab
-			       * claims` shows it; NULL (left out): it runs
-			       * and decides as any user */
+	const char *root;     /* why this claim needs root; NULL: any user */
 };
 
 /* Preconditions the runner shows in `dmalab list` and the lab re-checks. */
@@ -115,19 +75,9 @@ struct lab_needs {
 struct lab;
 
 /*
- * A lab's own option, parsed, checked and listed in --help with the common
- * ones.  Write a typed one with the macros below; the harness puts its value
- * into the lab's variable before check_opts and run, or refuses the run
- * (one line naming the bad value, exit 2):
- *
- *	static long steps;
- *	static const struct lab_extra_opt extra_opts[] = {
- *		LAB_OPT_LONG("steps", steps, 1000, 200, 10, 1000000, "steps of each loop"),
- *		{ NULL }
- *	};
- *
- * An untyped one (LAB_OPT_TEXT: a list, a folder, a mode) is taken as given;
- * lab_opt() returns it and the lab checks it in check_opts.
+ * A lab's own option (labs/README.md, "Options"): a typed one, written with
+ * the macros below, lands in the lab's variable before check_opts and run;
+ * an untyped one (LAB_OPT_TEXT) is taken as given, for check_opts.
  */
 enum lab_opt_type {
 	LAB_TYPE_TEXT, /* a value as given (arg != NULL), or a flag read by lab_opt() */
@@ -159,25 +109,10 @@ struct lab_extra_opt {
 	  (long long)(quick), (long long)(min), (long long)LAB_SIZE_MAX, (why) }
 
 /*
- * Sabotage knobs: the mechanisms a lab's claims are about, declared once at
- * the top of the lab as one struct, and a table saying which claims each
- * knob backs and the value that breaks it:
- *
- *	static struct knobs {
- *		int shuffle;  // 00.1 00.2: the chain is shuffled
- *	} K = { .shuffle = 1 };
- *	static const struct lab_knob knobs[] = {
- *		LAB_KNOB(K.shuffle, 0, "00.1 00.2"),
- *		{ NULL }
- *	};
- *
- * The experiment reads K, never LAB_SABOTAGE.  In the sabotage build
- * (-DLAB_SABOTAGE) every knob takes its broken value before the lab starts,
- * or only the knobs of the claims DMALAB_SABOTAGE names ("03.4", "03.4
- * 03.5"); a claim no knob backs is a usage error.  The normal build ignores
- * both.  Helpers started with --role inherit the environment, so they break
- * the same knobs.  --describe lists the knobs and their claims, so that
- * `make selftest` can break one knob at a time (PROTOCOL.md 1).
+ * Sabotage knobs (labs/README.md): the experiment reads them, never
+ * LAB_SABOTAGE.  The sabotage build breaks every knob before the lab
+ * starts, or only those of the claims DMALAB_SABOTAGE names ("03.4"); a
+ * claim no knob backs is a usage error.  Helpers inherit the environment.
  */
 struct lab_knob {
 	int *knob;
@@ -195,12 +130,8 @@ struct lab_spec {
 	struct lab_needs needs;
 	const struct claim_spec *claims;       /* terminated by { NULL } */
 	const struct lab_extra_opt *extra_opts; /* terminated by { NULL }; may be NULL */
-	/*
-	 * Called instead of the lab when `--role NAME` is given: a helper
-	 * process that the lab starts as itself with --role (proc.h:
-	 * proc_spawn_role; posix_spawn, safe after CUDA is initialised).
-	 * Prints no TAP; returns the exit code.
-	 */
+	/* Run instead of the lab under `--role NAME` (a helper, helper.h); returns
+	 * the exit code. */
 	int (*role)(struct lab *L, const char *role);
 	uint64_t default_size; /* bytes, for --size; 0 if the lab takes none */
 	uint64_t quick_size;   /* --size under --quick; 0: default_size */
@@ -208,26 +139,15 @@ struct lab_spec {
 	uint64_t max_size;     /* the most --size taken; 0: LAB_SIZE_MAX */
 	const char *size_why;  /* why min_size, after "need at least 64 MiB" */
 	int default_iters;     /* samples per measurement; >= 7 */
-	/*
-	 * Optional: checks what the options' types and ranges cannot say (a
-	 * multiple of 4, one option against another) before anything is
-	 * printed.  Returns 0, or prints one line naming the bad value on
-	 * stderr (lab_usage_error) and returns 2 (the exit code).
-	 */
+	/* Optional: what types and ranges cannot say (one option against another):
+	 * 0, or lab_usage_error's 2. */
 	int (*check_opts)(const struct lab *L);
 	const struct lab_knob *knobs;     /* terminated by { NULL }; may be NULL */
 };
 
-/* ------------------------------------------------------------------------ */
-/* Options                                                                   */
+/* ---- Options ---- */
 
-/*
- * Common options every lab accepts:
- *   --help, --describe, --quick, --json FILE, --size N[K|M|G|T],
- *   --iters N (>= 7), --device N, --seed N, --verbose, --role NAME
- * plus the spec's extra_opts.  Bad input: one line on stderr naming the bad
- * value, exit 2.
- */
+/* The common options (labs/README.md), plus the spec's extra_opts. */
 struct lab_opts {
 	int quick;            /* small sizes, for CI */
 	uint64_t size;        /* bytes: --size, else spec.quick_size under --quick, else
@@ -249,26 +169,15 @@ const struct lab_spec *lab_spec_of(const struct lab *L);
 /* The path this program was started as (argv[0]), for fork+exec of itself. */
 const char *lab_self_path(const struct lab *L);
 
-/* ------------------------------------------------------------------------ */
-/* Measurement                                                               */
+/* ---- Measurement ---- */
 
 #define LAB_MAX_SAMPLES 1024 /* the most samples a series keeps (n) */
 
 /*
- * Statistics of one measured series.  Samples are kept in the unit of
- * `unit` (seconds from lab_measure; GB/s after lab_stats_to_rate).  The
- * median is what claims compare, with its order-statistics interval
- * (lab_est_median).  `noisy` records that the interval was still wider
- * than the stopping rule wants when the cap was reached; it is
- * information, the verdict comes from the interval.
- *
- * A small value: copy it freely (b = a, an array of them, a struct member).
- * `samples` points at n values in storage the library owns until the
- * program exits, and nothing writes them once the series is made:
- * lab_measure, lab_stats_from, lab_stats_scale and lab_stats_to_rate each
- * give the result a new array, so after `b = a; lab_stats_scale(&b, ...)`
- * a still has its own samples and statistics.  Read s->samples[i]; never
- * cast the const away.
+ * Statistics of one measured series; claims compare the median with its
+ * interval.  A small value: copy it freely.  `samples` is library-owned
+ * until exit and never written once made (every function that changes a
+ * series gives it a new array), so a copy keeps its own samples.
  */
 struct lab_stats {
 	const char *name; /* series name, e.g. "h2d_pinned" (static string) */
@@ -287,11 +196,8 @@ struct lab_stats {
 /* One timed run: returns its duration in seconds (> 0), or < 0 on error. */
 typedef double (*lab_run_fn)(void *ctx);
 
-/*
- * Resolution of cudaEventElapsedTime, as the CUDA Runtime API reference
- * states it ("around 0.5 microseconds"); pass it as clock_res_s for
- * event-timed series.
- */
+/* cudaEventElapsedTime's resolution ("around 0.5 microseconds", the CUDA
+ * Runtime API reference): the clock_res_s of event-timed series. */
 #define LAB_CUDA_EVENT_RES_S 0.5e-6
 
 struct lab_measure_cfg {
@@ -303,14 +209,11 @@ struct lab_measure_cfg {
 };
 
 /*
- * The stopping rule, the kit's and no lab's (README, "How a verdict is
- * made"): a series is measured enough once the 95 % interval of its median
- * (lab_est_median's order statistics for one series) spans at most
- * LAB_STOP_WIDTH of the median, (hi - lo) <= 0.10 x |median|, about +- 5 %;
- * a ratio of two such medians is then known to about +- 10 %, the
- * tightest tolerance of any rule (R7 "the same").  The interval needs 6
- * samples; a claim on two series needs 7 (Bonferroni), --iters' least.
- * The rule looks at the spread only, never at a verdict.
+ * The stopping rule (README, "How a verdict is made"): a series is measured
+ * enough once its median's 95 % interval spans at most LAB_STOP_WIDTH of
+ * the median (about +- 5 %), so that a ratio of two is known to about
+ * +- 10 %, the tightest tolerance of any rule (R7).  It looks at the spread
+ * only, never at a verdict.
  */
 #define LAB_STOP_WIDTH 0.10
 /* (hi - lo) / |median| of v[0..n)'s 95 % median interval; +Inf when n is
@@ -323,49 +226,29 @@ int lab_stop_narrow(const double *v, int n);
  * Run fn warmup times (discarded), then `samples` times; then one sample
  * at a time while the stopping rule is not met, up to max_samples
  * (remeasured when more than `samples` were taken; noisy when the cap came
- * first).  Every sample is kept.  A quiet series costs `samples` runs, a
- * noisy one at most max_samples.  A sample under 100 clock
- * steps sets too_short, and every claim decided on the series is then
- * inconclusive: batch more work per sample instead.  A negative return from
- * fn is a setup error: lab_error().  cfg may be NULL for the defaults.
- * `samples` is at most LAB_MAX_SAMPLES / 2 and max_samples at most
- * LAB_MAX_SAMPLES; *out is overwritten, with samples in a new array.
+ * first).  A sample under 100 clock steps sets too_short: every claim
+ * decided on the series is then inconclusive (batch more work per sample).
+ * A negative return from fn is lab_error().  cfg may be NULL.
  */
 void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 		 const struct lab_measure_cfg *cfg, struct lab_stats *out);
 
 /*
- * A series a lab times by hand (a loop it cannot hand to lab_measure):
- * names it, takes the n samples (unit `unit`, timed with a clock of step
- * clock_res_s, 0 for lab_now's), sets too_short and the statistics.
- * too_short is judged only when unit is "s": pass durations in seconds and
- * scale afterwards (lab_stats_scale).  The samples are copied (at most
- * LAB_MAX_SAMPLES): the caller's array may be reused or freed at once.
+ * A series a lab times by hand: the n samples (clock step clock_res_s, 0
+ * for lab_now's) are copied.  too_short is judged only when unit is "s":
+ * pass seconds and scale afterwards (lab_stats_scale).
  */
 void lab_stats_from(struct lab_stats *s, const char *name, const char *unit,
 		    const double *samples, int n, double clock_res_s);
-/*
- * Recompute median, min, max, mean, cv from s->samples[0..n) (n clamped to
- * [0, LAB_MAX_SAMPLES]); reads the samples, never writes them.  A lab makes
- * its series with the functions around it; one whose samples it points at
- * by hand (a test) keeps that storage alive while the stats are used (a
- * claim or series point keeps a copy of the samples).
- */
+/* Recompute median, min, max, mean, cv from s->samples[0..n); never writes them. */
 void lab_stats_compute(struct lab_stats *s);
-/*
- * Convert a series of durations (s) for `bytes` into GB/s (1e9 B/s): rate
- * gets a new array; secs is left as it was (rate == secs converts in place).
- */
+/* Durations (s) for `bytes` into GB/s: rate gets a new array (rate == secs: in place). */
 void lab_stats_to_rate(const struct lab_stats *secs, uint64_t bytes,
 		       struct lab_stats *rate);
-/*
- * Scale every sample by k and set the unit (e.g. s -> ns with 1e9): s gets a
- * new array; a copy of s taken before keeps the old samples.
- */
+/* Scale every sample by k and set the unit (s -> ns with 1e9); s gets a new array. */
 void lab_stats_scale(struct lab_stats *s, double k, const char *unit);
 
-/* ------------------------------------------------------------------------ */
-/* Estimates: a value with its interval                                      */
+/* ---- Estimates: a value with its interval ---- */
 
 /*
  * The median of s and a distribution-free interval on it from order
@@ -377,64 +260,36 @@ void lab_stats_scale(struct lab_stats *s, double k, const char *unit);
  */
 struct lab_est lab_est_median(const struct lab_stats *s, int nseries);
 /*
- * The center of a series of positive ratios (per-pair or per-block, where
- * swapping the two sides turns r into 1/r) by Hodges-Lehmann on their logs:
- * exp of the median of the n (n + 1) / 2 averages of two logs (Walsh
- * averages), with the distribution-free interval of the Wilcoxon signed-rank
- * test, [w(k), w(M + 1 - k)], at lab_est_median's level (nseries, a
- * remeasured series).  It assumes the logs spread symmetrically about their
- * center, as the ratios of two sides measured alike do (a sabotage's
- * 4 KiB / 4 KiB pairs); then its center is the median's, and its interval
- * about 1.5 times narrower at normal noise for the same samples (the median
- * keeps 64 % of the information, this 95 %; test_estimate.c checks the
- * coverage and the width).  A non-positive or non-finite sample gives an
- * infinite interval.  Source: Hollander, Wolfe and Chicken, Nonparametric
- * Statistical Methods, 3rd ed., sections 3.2-3.3.
+ * The center of a series of positive ratios by Hodges-Lehmann on their logs
+ * (exp of the median of the Walsh averages), with the Wilcoxon signed-rank
+ * interval at lab_est_median's level.  It assumes the logs spread
+ * symmetrically, as ratios of two sides measured alike do; its interval is
+ * then about 1.5 times narrower than the median's (test_estimate.c).  A
+ * non-positive or non-finite sample gives an infinite interval.  Source:
+ * Hollander, Wolfe and Chicken, Nonparametric Statistical Methods, 3.2-3.3.
  */
 struct lab_est lab_est_hl_ratio(const struct lab_stats *s, int nseries);
-/*
- * The same on the samples themselves, for a series of differences of two
- * sides measured alike (08.5's per-block extra cycles), which may be
- * negative: the median of the Walsh averages of the values, with the
- * signed-rank interval.  A non-finite sample gives an infinite interval.
- */
+/* The same on the samples themselves, for differences that may be negative (08.5). */
 struct lab_est lab_est_hl(const struct lab_stats *s, int nseries);
-/*
- * num.median / den.median of two independently measured series, each median
- * at 95 % (lab_est_median(s, 1)), joined by lab_est_ratio_indep (MOVER): the
- * interval claim_check_ratio decides on.  Series measured in the same
- * iterations are paired instead: lab_stats_paired_ratio.
- */
+/* num.median / den.median of two independent series (MOVER); paired ones:
+ * lab_stats_paired_ratio. */
 struct lab_est lab_est_median_ratio(const struct lab_stats *num, const struct lab_stats *den);
 /*
- * The paired series of two series measured in the same iterations (sample i
- * of each from iteration i, n equal): out's sample i = num's / den's, unit
- * "x".  Its median's interval (lab_est_median) is the ratio's, without the
- * two series' common drift and without a Bonferroni split: where both sides
- * come from one run, decide on this.  too_short, remeasured and noisy come
- * from either series.  A setup error (lab_error) when the counts differ.
+ * out's sample i = num's / den's, for two series measured in the same
+ * iterations (unit "x"): its median's interval is the ratio's without the
+ * common drift.  lab_error when the counts differ.
  */
 void lab_stats_paired_ratio(struct lab *L, struct lab_stats *out, const char *name,
 			    const struct lab_stats *num, const struct lab_stats *den);
-/* ------------------------------------------------------------------------ */
-/* Claims                                                                    */
+/* ---- Claims ---- */
 
 /*
- * Every claim_check function records the verdict of one claim, by the
- * relation in its spec's `want` (lab.h never takes a want from the code
- * that measures).  Attach the series behind it with claim_stats() first.
- *
- * Verdict of a measured relation, from the interval of got:
- *   the relation holds for every value in [lo, hi]  -> pass
- *   it holds for none                                -> fail
- *   it holds for some (the interval straddles)       -> inconclusive
- *   got not finite                                   -> fail
- *   an estimate marked too_short                     -> inconclusive
- * A fail whose claim has an erratum (answers/errata.md, built into the
- * library; DMALAB_ERRATA=FILE to read another) is then checked against the
- * erratum's `expect:` relation on the same interval: holds -> a known
- * erratum (the lab does not fail for it); holds for none -> an unexplained
- * contradiction; straddles -> inconclusive.
+ * Records the verdict of one claim by the relation in its spec's `want`, on
+ * the interval of got: holds for all of it -> pass, for none -> fail, for
+ * some -> inconclusive (so is a too_short estimate); not finite -> fail.  A
+ * fail is then checked against its erratum's `expect:` the same way: holds
+ * -> a known erratum (the lab does not fail for it).  Attach the series
+ * behind it with claim_stats() first.
  */
 void claim_check(struct lab *L, const char *id, struct lab_est got);
 /* got = the median of s, with its interval; attaches s. */
@@ -458,14 +313,10 @@ void claim_check_errno(struct lab *L, const char *id, int got_errno);
 void claim_check_true(struct lab *L, const char *id, int got, const char *what);
 
 /*
- * Record the claim as inconclusive without deciding its relation: the
- * measurement ran, but a condition it rests on was not met, so its value
- * says nothing either way (lab-08: the kernel backed only part of the
- * "huge-page" buffer with huge pages, so a speed-up cannot be credited to
- * them, nor its absence blamed on them).  `why` (printf) becomes the
- * detail, as a straddling interval's does; attach the series and a note
- * first, as for a check.  Never a way around a verdict the value could
- * give: where the value is what the claim is about, use claim_check.
+ * Record the claim as inconclusive: the measurement ran, but a condition it
+ * rests on was not met (lab-08: only part of the buffer got huge pages), so
+ * its value says nothing either way.  Never a way around a verdict the
+ * value could give.
  */
 void claim_inconclusive(struct lab *L, const char *id, const char *why_fmt, ...)
 	LAB_PRINTF(3, 4);
@@ -483,10 +334,8 @@ void claim_note_add(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);
 /* claim_note for a lab's own printf-like function, which passes its fmt on. */
 void claim_vnote(struct lab *L, const char *fmt, va_list ap) LAB_PRINTF(2, 0);
 
-/*
- * Skip one claim: a precondition is missing here.  `reason` is one of the
- * codes below; detail says what was detected ("1 node, need 2").
- */
+/* Skip one claim: `reason` is a code of record.h; detail says what was detected
+ * ("1 node, need 2"). */
 void claim_skip(struct lab *L, const char *id, const char *reason,
 		const char *detail_fmt, ...) LAB_PRINTF(4, 5);
 /* Skip every claim not yet decided, with one reason. */
@@ -511,23 +360,15 @@ void lab_note(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);
  * progress on long runs.  Not written to the JSON. */
 void lab_progress(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);
 
-/*
- * A named fact for the record ("pcie_gen" = 5, "gpu_name" = "NVIDIA H200"):
- * goes to the JSON "facts" object and a TAP comment.
- */
+/* A named fact for the record: the JSON "facts" object and a TAP comment. */
 void lab_fact_num(struct lab *L, const char *key, double v, const char *unit);
 void lab_fact_str(struct lab *L, const char *key, const char *v);
 
-/*
- * A point of a plotted series, e.g. bandwidth vs transfer size:
- * lab_series_point(L, "h2d_pinned", "bytes", 4096, &rate_stats).
- * Goes to the JSON "series" object with every sample; used by plots/.
- */
+/* A point of a plotted series (JSON "series", every sample), for plots/. */
 void lab_series_point(struct lab *L, const char *series, const char *x_unit,
 		      double x, const struct lab_stats *y);
 
-/* ------------------------------------------------------------------------ */
-/* Entry point                                                               */
+/* ---- Entry point ---- */
 
 /* How the lab's own file was compiled (LAB_MAIN passes it). */
 #define LAB_BUILT_WITH_CUDA 1
@@ -549,10 +390,7 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 				LAB_BUILD_SABOTAGE_FLAG);                    \
 	}
 
-/*
- * A .cu lab compiled without nvcc (gcc -x c -DDMALAB_HAVE_CUDA=0) keeps its
- * metadata and replaces its body by this run function.
- */
+/* The run function of a .cu lab compiled without nvcc (DMALAB_HAVE_CUDA=0). */
 #ifndef DMALAB_HAVE_CUDA
 #define DMALAB_HAVE_CUDA 0
 #endif

@@ -1,10 +1,16 @@
 /*
  * lab_copy.h - the plain-C half of timed copies (lab_copy_cuda.h has the
- * CUDA half): a batch of small copies grown until it is long enough to
- * time, two buffers timed in alternation (a claim pair) and its statistics,
- * one thread's memcpy rate, and the PCIe link the copies cross.  Built by
- * gcc as well: chase.c times its pairs with it, and
- * harness/tests/unit/test_lab_copy.c tests it without a GPU.
+ * CUDA half): batches, the claim pair, one thread's memcpy rate, the PCIe
+ * link.  Built by gcc as well (chase.c, test_lab_copy.c).
+ *
+ * Why batches: cudaEventElapsedTime steps in about 0.5 us and a 4 KiB copy
+ * takes a few us, so a small sample is a batch of back-to-back copies grown
+ * until it lasts LAB_COPY_FLOOR_S.  A queued sample waits behind a spin
+ * that outlasts the issuing of its copies (as nvbandwidth does), so that
+ * it times the copies, not the host launching them.
+ * Why a pair: a host's copy rate drifts over a run (pageable copies by tens
+ * of per cent); two buffers copied in alternation meet the same drift, and
+ * the per-pair ratio cancels it.
  */
 #ifndef DMALAB_LAB_COPY_H
 #define DMALAB_LAB_COPY_H
@@ -23,16 +29,12 @@
 /* The most copies one batched sample holds. */
 #define LAB_COPY_MAX_REPS 4096
 
-/* ------------------------------------------------------------------------ */
-/* Batches (plain C)                                                         */
+/* ---- Batches (plain C) ---- */
 
 /*
- * One step of growing a batch: a sample of `reps` copies took t seconds.
- * Returns 0 when the batch is done (t >= floor_s, or reps is already
- * max_reps), else the copies for the next try: 1.25 x floor_s / t times as
- * many, plus one, at most max_reps.  Grown on timed batches, not on one copy
- * timed alone: back-to-back copies overlap their launch, so a batch is
- * shorter than its copies timed one by one.
+ * A sample of `reps` copies took t seconds: 0 when the batch is done, else
+ * the copies for the next try.  Grown on timed batches: back-to-back copies
+ * overlap their launch, so a batch is shorter than its copies one by one.
  */
 static inline int lab_copy_next_reps(int reps, double t, double floor_s, int max_reps)
 {
@@ -48,12 +50,8 @@ static inline int lab_copy_next_reps(int reps, double t, double floor_s, int max
 #define LAB_COPY_FRONT_MIN_NS 20000.0
 #define LAB_COPY_FRONT_MAX_NS 50e6
 
-/*
- * The spin (ns) a queued sample of `reps` copies waits behind, so that the
- * host has issued every copy before the GPU starts the first: twice the
- * issuing (issue_s_per_copy x reps) plus LAB_COPY_FRONT_MIN_NS, at most
- * LAB_COPY_FRONT_MAX_NS (also for a time that is not finite).
- */
+/* The spin (ns) in front of `reps` copies: twice their issuing, so that the host
+ * has issued every copy before the GPU starts the first. */
 static inline uint64_t lab_copy_front_ns(double issue_s_per_copy, int reps)
 {
 	double ns = 2e9 * issue_s_per_copy * reps + LAB_COPY_FRONT_MIN_NS;
@@ -62,14 +60,9 @@ static inline uint64_t lab_copy_front_ns(double issue_s_per_copy, int reps)
 }
 
 /*
- * A copy sample and its batch.  The sample function is the caller's (a lab
- * that is about the copy writes it out; lab_copy_rate's own is below); the
- * harness decides how many copies a sample holds and how long the spin in
- * front of them is, and the sample says how long issuing them took:
- *
- *	double sample(void *ctx): spin front_ns (0: none) on the stream, record
- *	the start event, issue n copies (issue_s: host seconds for that),
- *	record the stop event, return the GPU seconds between the events.
+ * A copy sample and its batch: sample() spins front_ns, records the start
+ * event, issues n copies (issue_s: host seconds), records the stop event
+ * and returns the GPU seconds between them.
  */
 struct lab_copy_batch {
 	lab_run_fn sample;  /* one timed sample of n copies */
@@ -79,12 +72,8 @@ struct lab_copy_batch {
 	double issue_s;     /* host seconds issuing the last sample's copies: sample sets it */
 };
 
-/*
- * Sets b->n so a sample lasts LAB_COPY_FLOOR_S (one run of a single copy
- * first, unkept).  queue: every run after the first waits behind a spin
- * (b->front_ns) sized from the issuing of the run before it, and the spin
- * stays set for the samples.  Returns the runs made (at least 2).
- */
+/* Sets b->n so a sample lasts LAB_COPY_FLOOR_S (and, queue, b->front_ns).
+ * Returns the runs made (at least 2). */
 static inline int lab_copy_batch_size(struct lab_copy_batch *b, int queue)
 {
 	double t, per_copy;
@@ -109,8 +98,7 @@ static inline int lab_copy_batch_size(struct lab_copy_batch *b, int queue)
 	return runs;
 }
 
-/* ------------------------------------------------------------------------ */
-/* The claim pair (plain C)                                                  */
+/* ---- The claim pair (plain C) ---- */
 
 /* Two buffers timed in alternation; the caller names the three series. */
 struct lab_copy_pair {
@@ -121,12 +109,9 @@ struct lab_copy_pair {
 };
 
 /*
- * Times fn(a) and fn(b) in pairs into sa[i] and sb[i] (seconds), after two
- * warm-up pairs (b, then a): at least min_n pairs, then one more at a time
- * until the stopping rule (lab.h, lab_stop_narrow) holds for a's times,
- * b's times and their per-pair ratio, at most max_n (<= LAB_MAX_SAMPLES).
- * The order within a pair alternates, b first in the even ones, so that
- * neither always runs right after the other.  Returns the pairs taken.
+ * Times fn(a) and fn(b) in pairs after two warm-up pairs, from min_n to max_n
+ * pairs by the stopping rule on both and their ratio.  The order within a
+ * pair alternates, so that neither always runs right after the other.
  */
 static inline int lab_copy_pair_run_until(lab_run_fn fn, void *a, void *b, int min_n,
 					  int max_n, double *sa, double *sb)
@@ -163,13 +148,9 @@ static inline void lab_copy_pair_run(lab_run_fn fn, void *a, void *b, int n,
 }
 
 /*
- * The ABBA blocks of n pairs taken in lab_copy_pair_run_until's order: block
- * k joins pairs 2k + 1 (a b) and 2k + 2 (b a), in which each arm runs once
- * right after itself and once right after the other.  What a sample inherits
- * from the one before it (caches, the driver's state) then reaches both arms
- * alike, where a per-pair ratio swings with the order, a mode per order (pair
- * 0, after the warm-ups' a, is left out).  ba[k], bb[k]: each arm's two
- * samples added.  Returns the blocks, (n - 1) / 2.
+ * The ABBA blocks of n pairs: block k joins pairs 2k + 1 (a b) and 2k + 2
+ * (b a), so that what a sample inherits from the one before it reaches both
+ * arms alike.  ba[k], bb[k]: each arm's two samples added.
  */
 static inline int lab_copy_pair_blocks(const double *sa, const double *sb, int n,
 				       double *ba, double *bb)
@@ -183,12 +164,7 @@ static inline int lab_copy_pair_blocks(const double *sa, const double *sb, int n
 	return k;
 }
 
-/*
- * The pair's series from n event-timed pairs of copies of `bytes` each (sa,
- * sb in seconds, n <= LAB_MAX_SAMPLES): p->a and p->b in GB/s, p->ratio =
- * sb[i] / sa[i].  A ratio is as trustworthy as the timings it divides: it is
- * too_short when either series is.
- */
+/* The pair's series in GB/s and their ratio, too_short when either side is. */
 static inline void lab_copy_pair_stats(struct lab_copy_pair *p, const double *sa,
 				       const double *sb, int n, uint64_t bytes)
 {
@@ -206,15 +182,8 @@ static inline void lab_copy_pair_stats(struct lab_copy_pair *p, const double *sa
 	p->ratio.too_short = p->a.too_short || p->b.too_short;
 }
 
-/*
- * The claim pair by the stopping rule, with the caller's sample function:
- * sample(a) and sample(b) each time copies of `bytes` in all (one copy, or
- * a fixed batch counted into bytes), in lab_copy_pair_run_until's order (at
- * least min_n pairs, at most max_n <= LAB_MAX_SAMPLES), into p's series
- * (lab_copy_pair_stats), remeasured when more than min_n were taken and
- * noisy when max_n came first.  p's names are set by the caller.  Returns
- * the pairs.
- */
+/* The claim pair by the stopping rule, with the caller's sample function, into
+ * p's series (named by the caller).  Returns the pairs. */
 static inline int lab_copy_pair_sampled(struct lab_copy_pair *p, lab_run_fn sample, void *a,
 					void *b, uint64_t bytes, int min_n, int max_n)
 {
@@ -228,8 +197,7 @@ static inline int lab_copy_pair_sampled(struct lab_copy_pair *p, lab_run_fn samp
 	return n;
 }
 
-/* ------------------------------------------------------------------------ */
-/* One thread's host memcpy (plain C)                                        */
+/* ---- One thread's host memcpy (plain C) ---- */
 
 struct lab_copy_memcpy_ {
 	void *dst;
@@ -248,13 +216,8 @@ static inline double lab_copy_memcpy_run_(void *arg)
 	return t;
 }
 
-/*
- * One thread's memcpy of `bytes` (> 0) from src to dst, both resident: one
- * warm-up, then exactly `samples` on the host clock (a note's figure, no
- * claim's), into *rate in GB/s (series `name`, a static string).  The
- * driver stages a pageable copy with such a CPU copy, so this is a
- * pageable copy's ceiling.
- */
+/* One thread's memcpy rate (GB/s): the driver stages a pageable copy with such a
+ * CPU copy, so this is a pageable copy's ceiling. */
 static inline void lab_copy_memcpy_rate(struct lab *L, const char *name, void *dst,
 					const void *src, uint64_t bytes, int samples,
 					struct lab_stats *rate)
@@ -267,8 +230,7 @@ static inline void lab_copy_memcpy_rate(struct lab *L, const char *name, void *d
 	lab_stats_to_rate(&secs, bytes, rate);
 }
 
-/* ------------------------------------------------------------------------ */
-/* The PCIe link of a CUDA device (plain C)                                  */
+/* ---- The PCIe link of a CUDA device (plain C) ---- */
 
 struct lab_copy_link {
 	int known;               /* theo_gbs is usable */
@@ -279,12 +241,8 @@ struct lab_copy_link {
 	char seen[200];          /* what was found, for a skip's detail */
 };
 
-/*
- * The link of the device with bus id bdf (sysfs's form) in the scan t.
- * Judged by the maximum generation and width: the current link may be
- * down-trained while idle.  Not in t: gen and width -1, known 0, and seen
- * says so; a link gpu_topo could not read (0) is unknown too.
- */
+/* The link of bus id bdf in the scan t, judged by its maximum (an idle link may
+ * be trained down); not in t or unread: unknown. */
 static inline void lab_copy_link_find(const struct gpu_topo *t, const char *bdf,
 				      struct lab_copy_link *k)
 {
@@ -309,11 +267,7 @@ static inline void lab_copy_link_find(const struct gpu_topo *t, const char *bdf,
 		 k->gen_cur, k->width_cur, gpu_src_name(g->src.gen_cur));
 }
 
-/*
- * Records the link: facts gpu_pci_bus_id, pcie_gen_max, pcie_width_max
- * (lanes), pcie_gen_cur, pcie_width_cur, and pcie_theoretical_gbs when
- * known; a note either way.
- */
+/* Records the link as facts and a note. */
 static inline void lab_copy_link_report(struct lab *L, const struct lab_copy_link *k)
 {
 	lab_fact_str(L, "gpu_pci_bus_id", k->bdf);

@@ -92,11 +92,8 @@ void report_json_write(struct lab *L);
  * bytes (no NUL counted); NULL when out of memory. */
 char *report_json_interrupted(const struct lab *L, size_t *len);
 
-/* interrupt.c: a lab run with --json and stopped by SIGINT, SIGTERM or
- * SIGHUP leaves a record that says so (and which signal), not "running".
- * interrupt_arm registers its writer with the cleanup chain (after the
- * lab's first record); interrupt_render renders what it would write, after
- * every record while the lab runs; interrupt_disarm at the lab's end. */
+/* interrupt.c: the record a lab stopped by a signal leaves; interrupt_render
+ * after every record while the lab runs. */
 void interrupt_arm(struct lab *L);
 void interrupt_render(const struct lab *L);
 void interrupt_disarm(void);

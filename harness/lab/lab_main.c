@@ -377,12 +377,10 @@ static int check_device(const struct lab *L)
 }
 
 /*
- * The errata are read before anything is measured: a file named by
- * DMALAB_ERRATA that is missing or malformed is bad input, reported as the
- * runner reports its --errata (one line, exit 2), not after a contradiction.
- * So is an erratum of this lab's that could not be wrong: its expect: the
- * plain complement of its claim's want (errata_check_want).  --describe
- * checks too, so `dmalab claims` refuses such an erratum without a run.
+ * The errata are read before anything is measured: a missing or malformed
+ * DMALAB_ERRATA file, or an erratum of this lab's that could not be wrong
+ * (errata_check_want), is bad input (one line, exit 2), not found after a
+ * contradiction.  --describe checks too, for `dmalab claims`.
  */
 static int check_errata(const struct lab *L)
 {
@@ -453,33 +451,26 @@ static int knob_selected(const struct lab_knob *k, const char *only)
 }
 
 /*
- * The sabotage build breaks the selected knobs and says so in a TAP comment
- * each (after the header: say_knobs); the normal build keeps them as
- * declared.  Returns 0, or 2 (a usage error, said on stderr).
+ * The sabotage build breaks the selected knobs (say 0) and, after the
+ * header, says so in a TAP comment each (say 1); the normal build keeps
+ * them as declared.  Returns 0, or 2 (a usage error, said on stderr).
  */
-static int apply_knobs(const struct lab_spec *spec, int build_flags)
+static int apply_knobs(const struct lab_spec *spec, int build_flags, int say)
 {
 	const char *only = getenv("DMALAB_SABOTAGE");
 
 	if (!(build_flags & LAB_BUILT_SABOTAGE) || !spec->knobs)
 		return 0;
-	if (only && check_sabotage_ids(spec, only))
+	if (!say && only && check_sabotage_ids(spec, only))
 		return 2;
-	for (const struct lab_knob *k = spec->knobs; k->knob; k++)
-		if (knob_selected(k, only))
+	for (const struct lab_knob *k = spec->knobs; k->knob; k++) {
+		if (say)
+			printf("# sabotage: %s %s (claims %s)\n", k->name,
+			       knob_selected(k, only) ? "broken" : "as declared", k->claims);
+		else if (knob_selected(k, only))
 			*k->knob = k->broken;
+	}
 	return 0;
-}
-
-static void say_knobs(const struct lab_spec *spec, int build_flags)
-{
-	const char *only = getenv("DMALAB_SABOTAGE");
-
-	if (!(build_flags & LAB_BUILT_SABOTAGE) || !spec->knobs)
-		return;
-	for (const struct lab_knob *k = spec->knobs; k->knob; k++)
-		printf("# sabotage: %s %s (claims %s)\n", k->name,
-		       knob_selected(k, only) ? "broken" : "as declared", k->claims);
 }
 
 int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
@@ -495,7 +486,7 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	rc = lab_parse_args(L, argc, argv, &describe);
 	if (rc)
 		return rc;
-	if (!describe && apply_knobs(spec, build_flags))
+	if (!describe && apply_knobs(spec, build_flags, 0))
 		return 2;
 	if (!describe && !L->opt.role && check_json_path(L))
 		return 2;
@@ -522,7 +513,7 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	report_tap_header(L);
-	say_knobs(spec, build_flags);
+	apply_knobs(spec, build_flags, 1);
 	interrupt_arm(L); /* Ctrl-C from here on leaves an "interrupted" record */
 	L->started = lab_now();
 	phase_begin(L, "start: before the lab's first step", L->started);

@@ -13,8 +13,7 @@
 #include "need.h"
 #include "procfs.h"
 
-/* ------------------------------------------------------------------------ */
-/* Checked arithmetic                                                        */
+/* ---- Checked arithmetic ---- */
 
 int need_add(uint64_t a, uint64_t b, uint64_t *out)
 {
@@ -52,8 +51,7 @@ int need_fits(uint64_t k, uint64_t size, uint64_t have)
 	return need_mul(k, size, &need) == 0 && need <= have;
 }
 
-/* ------------------------------------------------------------------------ */
-/* The memory cgroup                                                         */
+/* ---- The memory cgroup ---- */
 
 /*
  * v1 reports "no limit" as the largest page count times the page size
@@ -162,8 +160,7 @@ static int lowest_limit(const char *base, const char *path, int version, uint64_
 	return nread;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Host memory                                                               */
+/* ---- Host memory ---- */
 
 #define CGROUP_LIMIT_NAME "the cgroup's memory limit"
 
@@ -261,8 +258,7 @@ const char *need_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *det
 	return need_shortfall(k, bytes, have, what, detail, len);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Usage errors                                                              */
+/* ---- Usage errors ---- */
 
 int lab_usage_error(const struct lab *L, const char *opt, const char *value,
 		    const char *why_fmt, ...)

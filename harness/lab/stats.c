@@ -1,12 +1,7 @@
 /*
- * stats.c - statistics of measured series and the measuring helper.
- *
- * A series' samples live in storage this file owns: chunks that are only
- * ever appended to, freed together at exit.  An array is written once, while
- * its series is made, and never again: lab_stats_scale, lab_stats_to_rate,
- * lab_stats_from and lab_measure each take a fresh one.  So `struct
- * lab_stats` is a small value; a copy keeps its samples whatever is done to
- * the original afterwards.
+ * stats.c - statistics of measured series and the measuring helper.  The
+ * samples live in chunks that are only appended to, freed at exit: what
+ * makes `struct lab_stats` a small value (lab.h).
  */
 #include <math.h>
 #include <pthread.h>
