@@ -53,12 +53,19 @@ static int slot_of(int sig)
 	return i;
 }
 
+static volatile sig_atomic_t *catch_flag; /* cleanup_catch's; NULL: the chain ends it */
+static sigset_t catch_set;
+
 static void on_signal(int sig)
 {
 	int saved = errno, i = slot_of(sig);
 
 	if (i == NHANDLED)
 		return;
+	if (catch_flag && sigismember(&catch_set, sig) == 1) {
+		*catch_flag = sig;
+		return;
+	}
 	run_actions(sig, handled[i].when);
 	sigaction(sig, &before[i], NULL);
 	raise(sig); /* taken when this handler returns: the one before, or death */
@@ -134,6 +141,20 @@ static void install(int when)
 		sigaction(handled[i].sig, &sa, &before[i]);
 	}
 	done |= when;
+}
+
+void cleanup_catch(volatile sig_atomic_t *flag, const int *sigs, int n)
+{
+	sigset_t old, set;
+
+	sigemptyset(&set);
+	for (int i = 0; i < n; i++)
+		sigaddset(&set, sigs[i]);
+	install(CLEANUP_ON_STOP);
+	cleanup_hold(&old);
+	catch_set = set;
+	catch_flag = flag;
+	cleanup_release(&old);
 }
 
 int cleanup_push(cleanup_fn fn, int when)

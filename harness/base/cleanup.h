@@ -33,6 +33,15 @@ typedef void (*cleanup_fn)(int sig);
  * -1 with ENOSPC. */
 int cleanup_push(cleanup_fn fn, int when);
 
+/*
+ * For a program that finishes its own work when stopped (the runner writes
+ * its results, a quiz saves its progress): the stop signals in sigs[0..n)
+ * no longer end the process, their number goes to *flag and a read in
+ * progress returns EINTR.  flag NULL gives them back to the chain.  A signal
+ * the process ignores stays ignored.
+ */
+void cleanup_catch(volatile sig_atomic_t *flag, const int *sigs, int n);
+
 /* write() all n bytes of buf to fd, again after EINTR: for actions (it is
  * async-signal-safe).  0, or -1 with errno. */
 int cleanup_write(int fd, const void *buf, size_t n);

@@ -571,10 +571,9 @@ int helper_role_main(struct lab *L, const char *role, const struct helper_role *
 	int rc;
 
 	if (role_open(&io) < 0) {
-		fprintf(stderr, "lab-%s: --role %s needs the socket the lab gives its helpers as "
-			"descriptor %d; helpers are started by the lab itself (see --help)\n",
-			lab_spec_of(L)->id, role, PROC_CTL_FD);
-		return 2;
+		return lab_usage_line(L, "--role %s needs the socket the lab gives its helpers as "
+				      "descriptor %d; helpers are started by the lab itself", role,
+				      PROC_CTL_FD);
 	}
 	if (proc_child_init() < 0) /* the lab is gone already */
 		return 3;

@@ -13,6 +13,7 @@
 #include "gpu_topo.h"
 #include "lab_internal.h"
 #include "lang.h"
+#include "need.h"
 
 static int count_claims(const struct lab_spec *spec)
 {
@@ -353,7 +354,7 @@ static int check_json_path(const struct lab *L)
 		unlink(tmp);
 	}
 	if (why)
-		fprintf(stderr, "lab-%s: --json '%s': %s (see --help)\n", L->spec->id, path, why);
+		lab_usage_error(L, "json", path, "%s", why);
 	return why != NULL;
 }
 
@@ -364,15 +365,15 @@ static int check_json_path(const struct lab *L)
 static int check_device(const struct lab *L)
 {
 	struct gpu_cuda_list c;
-	char msg[80];
+	char msg[80], ordinal[16];
 
 	if (!L->opt.device_given)
 		return 0;
 	gpu_cuda_list_read(&c);
 	if (gpu_ordinal_check(L->opt.device, &c, msg, sizeof(msg)) == 0)
 		return 0;
-	fprintf(stderr, "lab-%s: --device '%d': no such GPU: %s (see --help)\n", L->spec->id,
-		L->opt.device, msg);
+	snprintf(ordinal, sizeof(ordinal), "%d", L->opt.device);
+	lab_usage_error(L, "device", ordinal, "no such GPU: %s", msg);
 	return 1;
 }
 

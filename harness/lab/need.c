@@ -260,17 +260,37 @@ const char *need_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *det
 
 /* ---- Usage errors ---- */
 
+static int usage_vline(const struct lab *L, const char *head, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "lab-%s: %s", lab_spec_of(L)->id, head);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", MSG("lab.see-help", " (see --help)"));
+	return 2;
+}
+
+int lab_usage_line(const struct lab *L, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = usage_vline(L, "", fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 int lab_usage_error(const struct lab *L, const char *opt, const char *value,
 		    const char *why_fmt, ...)
 {
+	char head[256];
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "lab-%s: --%s '%s': ", lab_spec_of(L)->id, opt, value);
+	snprintf(head, sizeof(head), "--%s '%s': ", opt, value);
 	va_start(ap, why_fmt);
-	vfprintf(stderr, why_fmt, ap);
+	rc = usage_vline(L, head, why_fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s\n", MSG("lab.see-help", " (see --help)"));
-	return 2;
+	return rc;
 }
 
 const char *lab_size_too_small(char *buf, size_t len, const char *opt, uint64_t got,
@@ -291,8 +311,6 @@ int lab_size_floor(const struct lab *L, const char *opt, uint64_t got,
 
 	if (got >= floor)
 		return 0;
-	fprintf(stderr, "lab-%s: %s%s\n", lab_spec_of(L)->id,
-		lab_size_too_small(msg, sizeof(msg), opt, got, floor, why),
-		MSG("lab.see-help", " (see --help)"));
-	return 2;
+	return lab_usage_line(L, "%s", lab_size_too_small(msg, sizeof(msg), opt, got, floor,
+							   why));
 }

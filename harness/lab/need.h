@@ -64,6 +64,9 @@ const char *need_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *det
 /* "lab-NN: --OPT 'VALUE': WHY (see --help)" on stderr; returns 2. */
 int lab_usage_error(const struct lab *L, const char *opt, const char *value,
 		    const char *why_fmt, ...) LAB_PRINTF(4, 5);
+/* The line without an option's value ("lab-NN: " fmt " (see --help)"), the one
+ * printer lab_usage_error builds on.  Returns 2. */
+int lab_usage_line(const struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);
 /* "--OPT 'X': too small: need at least Y<why>" into buf.  Returns buf. */
 const char *lab_size_too_small(char *buf, size_t len, const char *opt, uint64_t got,
 				uint64_t floor, const char *why);

@@ -112,14 +112,6 @@ static void print_help(const struct lab *L)
 			     "99 setup error, 2 usage"));
 }
 
-static int usage_error(const struct lab *L, const char *fmt, const char *a, const char *b)
-{
-	fprintf(stderr, "lab-%s: ", L->spec->id);
-	fprintf(stderr, fmt, a, b);
-	fprintf(stderr, "%s\n", MSG("lab.see-help", " (see --help)"));
-	return 2;
-}
-
 /* The one size parser of options: *out = ARG in bytes; else 2 after one line naming it. */
 static int parse_size(const struct lab *L, const char *name, const char *arg, uint64_t *out)
 {
@@ -178,25 +170,25 @@ static int parse_number_opt(struct lab *L, int code, const char *arg)
 	case OPT_SIZE:
 		/* not in its --help: its sizes are options of its own */
 		if (!L->spec->default_size)
-			return usage_error(L, "--size '%s': %s", arg, "this lab takes no --size");
+			return lab_usage_error(L, "size", arg, "this lab takes no --size");
 		L->opt.size_given = 1;
 		return parse_size(L, "size", arg, &L->opt.size);
 	case OPT_ITERS:
 		if (lab_parse_long(arg, 7, LAB_MAX_SAMPLES, &v) < 0)
-			return usage_error(L, "--iters '%s': %s", arg,
+			return lab_usage_error(L, "iters", arg, "%s",
 					   "must be a whole number from 7 to 1024");
 		L->opt.iters = (int)v;
 		return 0;
 	case OPT_DEVICE:
 		if (lab_parse_long(arg, 0, 1023, &v) < 0)
-			return usage_error(L, "--device '%s': %s", arg,
+			return lab_usage_error(L, "device", arg, "%s",
 					   "must be a device ordinal from 0");
 		L->opt.device = (int)v;
 		L->opt.device_given = 1;
 		return 0;
 	case OPT_SEED:
 		if (lab_parse_long(arg, 0, 0x7fffffffL, &v) < 0)
-			return usage_error(L, "--seed '%s': %s", arg,
+			return lab_usage_error(L, "seed", arg, "%s",
 					   "must be a whole number from 0");
 		L->opt.seed = (uint64_t)v;
 		return 0;
@@ -289,7 +281,7 @@ int lab_parse_args(struct lab *L, int argc, char **argv, int *describe)
 	int code, rc = 0;
 
 	if (!table)
-		return usage_error(L, "%s%s", "out of memory", "");
+		return lab_usage_line(L, "%s", "out of memory");
 	opterr = 0;
 	optind = 0; /* 0, not 1: glibc forgets a cluster ("-ab") an earlier parse stopped in */
 	while (rc == 0 && (code = getopt_long(argc, argv, ":", table, NULL)) != -1) {
@@ -298,18 +290,20 @@ int lab_parse_args(struct lab *L, int argc, char **argv, int *describe)
 		/* a short option ("-q"; "-qs", where optind stays on it) is optopt;
 		 * a long one's optopt is 0 or its value (>= 256, "--quick=3") */
 		if (code == '?')
-			rc = usage_error(L, MSG("lab.unknown-option", "unknown option '%s'%s"),
-					 optopt > 0 && optopt < 256 ? shortopt : argv[optind - 1],
-					 "");
+			rc = lab_usage_line(L, MSG("lab.unknown-option", "unknown option '%s'%s"),
+					    optopt > 0 && optopt < 256 ? shortopt
+								       : argv[optind - 1],
+					    "");
 		else if (code == ':')
-			rc = usage_error(L, MSG("lab.needs-value", "option '%s' needs a value%s"),
-					 argv[optind - 1], "");
+			rc = lab_usage_line(L, MSG("lab.needs-value",
+						   "option '%s' needs a value%s"),
+					    argv[optind - 1], "");
 		else
 			rc = handle_opt(L, code, optarg, describe);
 	}
 	if (rc == 0 && optind < argc)
-		rc = usage_error(L, MSG("lab.unexpected", "unexpected argument '%s'%s"),
-				 argv[optind], "");
+		rc = lab_usage_line(L, MSG("lab.unexpected", "unexpected argument '%s'%s"),
+				    argv[optind], "");
 	free(table);
 	if (rc == 0 && !L->opt.size_given && L->opt.quick && L->spec->quick_size)
 		L->opt.size = L->spec->quick_size;

@@ -165,9 +165,9 @@ static void write_claims(struct json_writer *w, const struct cmp_ref *r)
 		jw_obj_begin(w);
 		for (int v = 0; v < CMP_NVERDICTS; v++)
 			if (r->claim[i].count[v])
-				jw_kint(w, cmp_verdict_words[v], r->claim[i].count[v]);
+				jw_kint(w, cmp_verdict_word(v), r->claim[i].count[v]);
 		jw_obj_end(w);
-		jw_kstr(w, "majority", cmp_verdict_words[r->claim[i].majority]);
+		jw_kstr(w, "majority", cmp_verdict_word(r->claim[i].majority));
 		if (f)
 			write_stats(w, f);
 		else

@@ -55,7 +55,8 @@ enum cmp_verdict {
 	CMP_V_PASS, CMP_V_KNOWN, CMP_V_FAIL, CMP_V_INCONCLUSIVE, CMP_V_SKIP,
 	CMP_V_ERROR, CMP_V_NOT_RUN, CMP_NVERDICTS
 };
-extern const char *const cmp_verdict_words[CMP_NVERDICTS]; /* "known_erratum", ... */
+/* "pass", "known_erratum", ...: the status words of record.h, and compare's own. */
+const char *cmp_verdict_word(enum cmp_verdict v);
 
 struct cmp_key {
 	char gpu[128];       /* "NVIDIA H200", "A + B" when models differ, "cpu-only" */

@@ -33,17 +33,12 @@ static const char *rule_text(const struct cmp_ref *baseline)
 	return text;
 }
 
-static const char *verdict_word(enum cmp_verdict v)
-{
-	return v < CMP_NVERDICTS ? cmp_verdict_words[v] : "?";
-}
-
 /* One line naming an item: "02/h2d_pinned_gbs 38.8 GB/s, 30.0 % low". */
 static void item_text(const struct cmp_item *it, const struct cmp_ref *ref, char *buf, size_t len)
 {
 	if (it->is_verdict)
-		snprintf(buf, len, "%s %s, %s's %s", it->key, verdict_word(it->verdict),
-			 ref ? ref->word : "the reference", verdict_word(it->ref_verdict));
+		snprintf(buf, len, "%s %s, %s's %s", it->key, cmp_verdict_word(it->verdict),
+			 ref ? ref->word : "the reference", cmp_verdict_word(it->ref_verdict));
 	else if (isfinite(it->pct))
 		snprintf(buf, len, "%s %.4g%s%s, %.1f %% %s", it->key, it->value,
 			 *it->unit ? " " : "", it->unit, fabs(it->pct), it->low ? "low" : "high");
@@ -134,8 +129,9 @@ static void print_item(FILE *f, const struct cmp_item *it, const struct cmp_item
 		       const struct cmp_ref *ref)
 {
 	if (it->is_verdict)
-		fprintf(f, "  %-26s verdict %s, %s's %s: %s\n", it->key, verdict_word(it->verdict),
-			ref->word, verdict_word(it->ref_verdict), it->change);
+		fprintf(f, "  %-26s verdict %s, %s's %s: %s\n", it->key,
+			cmp_verdict_word(it->verdict), ref->word, cmp_verdict_word(it->ref_verdict),
+			it->change);
 	else
 		fprintf(f, "  %-26s %10.4g %-7s median %.4g  spread %.4g..%.4g  %+.1f %%  %s%s\n",
 			it->key, it->value, it->unit, it->median, it->spread_lo, it->spread_hi,
@@ -278,8 +274,8 @@ static void write_item(struct json_writer *w, const struct cmp_item *it, const s
 	jw_kstr(w, "text", text);
 	jw_kbool(w, "bad", it->bad);
 	if (it->is_verdict) {
-		jw_kstr(w, "verdict", verdict_word(it->verdict));
-		jw_kstr(w, "reference", verdict_word(it->ref_verdict));
+		jw_kstr(w, "verdict", cmp_verdict_word(it->verdict));
+		jw_kstr(w, "reference", cmp_verdict_word(it->ref_verdict));
 		jw_kstr(w, "change", it->change);
 	} else {
 		jw_kstr(w, "unit", it->unit);

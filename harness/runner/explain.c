@@ -25,6 +25,7 @@
 #include "compare.h"
 #include "gpu_counters.h"
 #include "lang.h"
+#include "sizes.h"
 
 #define COPY_PATH (CMP_EXPLAIN_PCIE | CMP_EXPLAIN_NUMA | CMP_EXPLAIN_IOMMU | CMP_EXPLAIN_PROCS | \
 		   CMP_EXPLAIN_CLOCKS)
@@ -121,14 +122,10 @@ static void say(struct says *s, const char *fmt, ...)
 
 void fmt_bytes(double b, char *buf, size_t len)
 {
-	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
-	int u = 0;
+	char size[32];
 
-	while (fabs(b) >= 1024 && u < 4) {
-		b /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%g %s", b, units[u]);
+	lab_fmt_size((uint64_t)fabs(b), size, sizeof(size)); /* the kit's one formatter */
+	snprintf(buf, len, "%s%s", b < 0 ? "-" : "", size);
 }
 
 /* "64 KiB", "8 MiB", "unlimited" from a byte count as text. */

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "compare.h"
 #include "exercise.h"
 #include "lang.h"
@@ -348,23 +349,13 @@ static void parse_args(struct runner_opts *o, int argc, char **argv)
 	o->color = o->format == FMT_HUMAN && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 }
 
-static void on_stop(int sig)
-{
-	runner_stop_signal = sig;
-}
-
 /* Ctrl-C, kill and a closed terminal stop the running lab's group, and the
  * run writes its results. */
 static void install_signals(void)
 {
-	struct sigaction sa;
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	cleanup_catch(&runner_stop_signal, stops, 3);
 	signal(SIGPIPE, SIG_IGN); /* a closed stdout must not orphan a lab */
 	/* orphaned helpers of a lab are re-parented to us, so we can reap them */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);

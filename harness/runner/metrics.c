@@ -107,7 +107,7 @@ static void put_verdicts(FILE *f, const struct cmp_node *n)
 			fputs("dmalab_claim_verdict{", f);
 			put_common(f, n, lab);
 			prom_label(f, "claim", n->claim[i].id, 0);
-			prom_label(f, "verdict", cmp_verdict_words[v], 0);
+			prom_label(f, "verdict", cmp_verdict_word(v), 0);
 			fprintf(f, "} %d\n", (int)n->claim[i].verdict == v);
 		}
 	}

@@ -246,13 +246,14 @@ static void check_mlock(struct preflight *pf)
 	for (size_t i = 0; i < sizeof(mlock_claims) / sizeof(mlock_claims[0]); i++) {
 		const struct json *c = claim(&pf->lab01, mlock_claims[i]);
 		const char *st = json_get_str(c, "status", "none");
+		enum status s = status_parse(st);
 
-		if (!strcmp(st, "pass"))
+		if (s == ST_PASS)
 			continue;
-		if (!c || !strcmp(st, "error"))
+		if (!c || s == ST_ERROR)
 			add(pf, "mlock", broke_status(&pf->lab01), "lab-01 did not decide %s: %s",
 			    mlock_claims[i], pf->lab01.why[0] ? pf->lab01.why : "no verdict");
-		else if (!strcmp(st, "fail"))
+		else if (s == ST_FAIL)
 			add(pf, "mlock", PF_FAIL, "lab-01 %s: %s: got %g, want %g", mlock_claims[i],
 			    json_get_str(c, "text", ""), json_get_num(c, "got", NAN),
 			    json_get_num(c, "want", NAN));

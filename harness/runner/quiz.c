@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "compare.h"
 #include "learn.h"
 
@@ -47,12 +48,6 @@ struct quiz {
 };
 
 static volatile sig_atomic_t quiz_interrupted;
-
-static void on_interrupt(int sig)
-{
-	(void)sig;
-	quiz_interrupted = 1;
-}
 
 /* ------------------------------------------------------------------------ */
 /* quiz.json                                                                 */
@@ -625,8 +620,8 @@ static int open_input(struct quiz *z)
 
 int cmd_quiz(struct learn_ctx *lc)
 {
+	static const int interrupt = SIGINT;
 	struct quiz z;
-	struct sigaction sa, old;
 
 	memset(&z, 0, sizeof(z));
 	z.lc = lc;
@@ -639,11 +634,9 @@ int cmd_quiz(struct learn_ctx *lc)
 		free_items(&z);
 		return 1;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_interrupt; /* no SA_RESTART: a read in progress returns */
-	sigaction(SIGINT, &sa, &old);
+	cleanup_catch(&quiz_interrupted, &interrupt, 1); /* a read in progress returns */
 	run_session(&z);
-	sigaction(SIGINT, &old, NULL);
+	cleanup_catch(NULL, NULL, 0);
 	if (z.stop)
 		printf("\n%s %s\n", TR(lc, "Stopped; progress saved in", "已停止；进度保存在"),
 		       z.path);

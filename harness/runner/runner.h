@@ -303,7 +303,7 @@ void fmt_got_want_human(const struct claim *c, char *buf, size_t len);
 const char *skip_meaning(const char *code);
 /* Spaces that pad s to width columns (a Chinese character takes two). */
 int word_pad(const char *s, int width);
-/* explain.c: "320 KiB", "8 MiB", "512 bytes" from a byte count. */
+/* explain.c: "320 KiB", "1.5 GiB", "-8 MiB" from a byte count (lab_fmt_size's words). */
 void fmt_bytes(double b, char *buf, size_t len);
 FILE *out_progress_stream(struct run_state *rs);
 
