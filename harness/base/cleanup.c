@@ -66,6 +66,8 @@ static void on_signal(int sig)
 		*catch_flag = sig;
 		return;
 	}
+	if (before[i].sa_handler == SIG_IGN) /* taken by cleanup_catch, and given back */
+		return;
 	run_actions(sig, handled[i].when);
 	sigaction(sig, &before[i], NULL);
 	raise(sig); /* taken when this handler returns: the one before, or death */
@@ -115,31 +117,34 @@ void cleanup_release(const sigset_t *old)
  * The handler on each signal `when` needs, once per process: a forked copy
  * that set its own handler since (a test's) hands the signal on to that one.
  */
+static void take(int i, int even_ignored)
+{
+	struct sigaction sa, now;
+
+	/* ours already (before[] holds the one to hand on to), or ignored */
+	if (sigaction(handled[i].sig, NULL, &now) < 0 || now.sa_handler == on_signal ||
+	    (now.sa_handler == SIG_IGN && !even_ignored))
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (int k = 0; k < NHANDLED; k++)
+		sigaddset(&sa.sa_mask, handled[k].sig);
+	sigaction(handled[i].sig, &sa, &before[i]);
+}
+
 static void install(int when)
 {
 	static pid_t installed_by;
 	static int done;
-	struct sigaction sa, now;
-	int i;
 
 	if (installed_by != getpid()) {
 		installed_by = getpid();
 		done = 0;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < NHANDLED; i++)
-		sigaddset(&sa.sa_mask, handled[i].sig);
-	for (i = 0; i < NHANDLED; i++) {
-		if (!(handled[i].when & when & ~done))
-			continue;
-		/* ours already (before[] holds the one to hand on to), or ignored */
-		if (sigaction(handled[i].sig, NULL, &now) < 0 || now.sa_handler == on_signal ||
-		    now.sa_handler == SIG_IGN)
-			continue;
-		sigaction(handled[i].sig, &sa, &before[i]);
-	}
+	for (int i = 0; i < NHANDLED; i++)
+		if (handled[i].when & when & ~done)
+			take(i, 0);
 	done |= when;
 }
 
@@ -151,6 +156,9 @@ void cleanup_catch(volatile sig_atomic_t *flag, const int *sigs, int n)
 	for (int i = 0; i < n; i++)
 		sigaddset(&set, sigs[i]);
 	install(CLEANUP_ON_STOP);
+	for (int i = 0; i < n; i++) /* asked for by name: caught even where ignored */
+		if (slot_of(sigs[i]) < NHANDLED)
+			take(slot_of(sigs[i]), 1);
 	cleanup_hold(&old);
 	catch_set = set;
 	catch_flag = flag;

@@ -37,8 +37,8 @@ int cleanup_push(cleanup_fn fn, int when);
  * For a program that finishes its own work when stopped (the runner writes
  * its results, a quiz saves its progress): the stop signals in sigs[0..n)
  * no longer end the process, their number goes to *flag and a read in
- * progress returns EINTR.  flag NULL gives them back to the chain.  A signal
- * the process ignores stays ignored.
+ * progress returns EINTR, even where they were ignored (a job started in the
+ * background).  flag NULL gives them back to the chain.
  */
 void cleanup_catch(volatile sig_atomic_t *flag, const int *sigs, int n);
 
