@@ -230,10 +230,10 @@ $(DMALAB): $(RUN_OBJS) $(RUN_LIB)
 
 # Its unit test builds runner/preflight.c in, to reach its checks (cmocka brings a main).
 $(PF_UNIT_TEST): harness/tests/unit/runner/test_node_preflight.c harness/runner/preflight.c \
-		$(addprefix $(BUILD)/obj/runner/,spawn.o usage.o prom.o) $(LIB)
+		$(addprefix $(BUILD)/obj/runner/,spawn.o prom.o) $(LIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(CC) $(CPPFLAGS) -Iharness/runner $(CFLAGS) $(WARN) $(DEPFLAGS) -o $@ $< \
-		$(addprefix $(BUILD)/obj/runner/,spawn.o usage.o prom.o) $(LIB) -lcmocka $(LDLIBS)
+		$(addprefix $(BUILD)/obj/runner/,spawn.o prom.o) $(LIB) -lcmocka $(LDLIBS)
 
 # `dmalab preflight` (README.md, "Preflight: a node health check") runs lab-01 and lab-02.
 .PHONY: preflight

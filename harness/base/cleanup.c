@@ -55,12 +55,13 @@ static int slot_of(int sig)
 
 static volatile sig_atomic_t *catch_flag; /* cleanup_catch's; NULL: the chain ends it */
 static sigset_t catch_set;
+static sigset_t pass_set; /* cleanup_let_pass's: a child of ours takes these */
 
 static void on_signal(int sig)
 {
 	int saved = errno, i = slot_of(sig);
 
-	if (i == NHANDLED)
+	if (i == NHANDLED || sigismember(&pass_set, sig) == 1)
 		return;
 	if (catch_flag && sigismember(&catch_set, sig) == 1) {
 		*catch_flag = sig;
@@ -162,6 +163,19 @@ void cleanup_catch(volatile sig_atomic_t *flag, const int *sigs, int n)
 	cleanup_hold(&old);
 	catch_set = set;
 	catch_flag = flag;
+	cleanup_release(&old);
+}
+
+void cleanup_let_pass(const int *sigs, int n)
+{
+	sigset_t old, set;
+
+	sigemptyset(&set);
+	for (int i = 0; i < n; i++)
+		sigaddset(&set, sigs[i]);
+	install(CLEANUP_ON_STOP);
+	cleanup_hold(&old);
+	pass_set = set;
 	cleanup_release(&old);
 }
 

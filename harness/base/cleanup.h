@@ -42,6 +42,14 @@ int cleanup_push(cleanup_fn fn, int when);
  */
 void cleanup_catch(volatile sig_atomic_t *flag, const int *sigs, int n);
 
+/*
+ * The stop signals in sigs[0..n) pass this process by: no action runs, no
+ * flag is set, a call in progress returns EINTR (or EFBIG: a write past
+ * RLIMIT_FSIZE).  For a wait on a child in our process group that stops
+ * itself on them (a terminal's Ctrl-C reaches both).  n 0 ends that.
+ */
+void cleanup_let_pass(const int *sigs, int n);
+
 /* write() all n bytes of buf to fd, again after EINTR: for actions (it is
  * async-signal-safe).  0, or -1 with errno. */
 int cleanup_write(int fd, const void *buf, size_t n);

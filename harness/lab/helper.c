@@ -560,9 +560,7 @@ static int run_role(struct lab *L, struct role_io *io, const char *role,
 		if (o < sizeof(known))
 			o += (size_t)snprintf(known + o, sizeof(known) - o, "%s, ", roles[i].name);
 	}
-	fprintf(stderr, "lab-%s: --role '%s': unknown here (helpers: %secho)\n",
-		lab_spec_of(L)->id, role, known);
-	return 2;
+	return lab_usage_error(L, "role", role, "unknown here (helpers: %secho)", known);
 }
 
 int helper_role_main(struct lab *L, const char *role, const struct helper_role *roles)

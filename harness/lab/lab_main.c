@@ -505,11 +505,9 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 		return 0;
 	}
 	if (L->opt.role) {
-		if (!spec->role) {
-			fprintf(stderr, "lab-%s: --role '%s': this lab has no helper roles\n",
-				spec->id, L->opt.role);
-			return 2;
-		}
+		if (!spec->role)
+			return lab_usage_error(L, "role", L->opt.role,
+					       "this lab has no helper roles");
 		return spec->role(L, L->opt.role);
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

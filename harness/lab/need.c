@@ -12,6 +12,7 @@
 #include "lang.h"
 #include "need.h"
 #include "procfs.h"
+#include "usage.h"
 
 /* ---- Checked arithmetic ---- */
 
@@ -260,12 +261,17 @@ const char *need_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *det
 
 /* ---- Usage errors ---- */
 
+/* The kit's one usage line (usage.h), opened by "lab-ID" and pointing at --help. */
 static int usage_vline(const struct lab *L, const char *head, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "lab-%s: %s", lab_spec_of(L)->id, head);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "%s\n", MSG("lab.see-help", " (see --help)"));
-	return 2;
+	static char prog[32];
+	char why[1024];
+
+	vsnprintf(why, sizeof(why), fmt, ap);
+	snprintf(prog, sizeof(prog), "lab-%s", lab_spec_of(L)->id);
+	usage_set_prog(prog);
+	usage_set_help(NULL);
+	return usage_line("%s%s", head, why);
 }
 
 int lab_usage_line(const struct lab *L, const char *fmt, ...)

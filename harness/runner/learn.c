@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "lang.h"
 #include "learn.h"
 #include "proc.h"
@@ -311,8 +312,8 @@ int learn_lab_built(const struct learn_opts *o, const char *lab)
  * process group): it stops its lab and writes its results, we wait on. */
 static int run_child(char *const argv[])
 {
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
 	const struct proc_opts o = { PROC_OWN_SIGNALS };
-	struct sigaction ign, old_int, old_term, old_hup;
 	static struct proc p;
 
 	if (proc_spawn(&p, argv, &o) < 0) {
@@ -320,15 +321,9 @@ static int run_child(char *const argv[])
 			error_errno("cannot run check");
 		return p.exec_errno ? 127 : -1;
 	}
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGTERM, &ign, &old_term);
-	sigaction(SIGHUP, &ign, &old_hup);
+	cleanup_let_pass(stops, 3);
 	proc_run(&p, 0, 0);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	cleanup_let_pass(NULL, 0);
 	return WIFEXITED(p.status) ? WEXITSTATUS(p.status) : 128 + WTERMSIG(p.status);
 }
 

@@ -14,9 +14,11 @@
  *   predict.c  --predict: the learner's numbers asked before a lab, scored after
  *   class.c    `dmalab class DIR`: a trainer's HTML page of learners' runs
  *   list.c     `dmalab list` (plans and predicted skips) and `dmalab claims`
- *   usage.c    die, error, warning: every message on stderr (usage.h)
  *   exercise.c, exercise_scan.c  `exercise`, `try`, `exercises`: the learner's
  *              copies of the labs' exercise regions (exercise.h)
+ *
+ * Every message on stderr goes through die, error, warning (base/usage.h,
+ * the one usage printer, which the labs' option errors use too).
  *
  * The runner never initialises CUDA while it still starts labs (a process
  * that has touched CUDA must not fork): only `list` asks the driver, through

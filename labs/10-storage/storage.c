@@ -182,15 +182,13 @@ static int fill(struct storage_file *f, uint64_t chunk, uint32_t seed, uint32_t 
 static int fill_no_sigxfsz(struct storage_file *f, uint64_t chunk, uint32_t seed, uint32_t *w,
 			   const char **what)
 {
-	struct sigaction ign, old;
+	static const int xfsz = SIGXFSZ;
 	int rc, e;
 
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGXFSZ, &ign, &old);
+	cleanup_let_pass(&xfsz, 1);
 	rc = fill(f, chunk, seed, w, what);
 	e = errno;
-	sigaction(SIGXFSZ, &old, NULL);
+	cleanup_let_pass(NULL, 0);
 	errno = e;
 	return rc;
 }

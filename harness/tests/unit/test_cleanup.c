@@ -162,6 +162,20 @@ static void ignored_sighup(void)
 	say('.'); /* still here */
 }
 
+/* SIGINT let pass: no action, the process goes on; then the chain's again. */
+static void sigint_passed_then_taken(void)
+{
+	static const int sigint = SIGINT;
+
+	push_a_b();
+	cleanup_let_pass(&sigint, 1);
+	raise(SIGINT);
+	say('.');
+	cleanup_let_pass(NULL, 0);
+	raise(SIGINT);
+	say('!'); /* not reached */
+}
+
 static void test_actions_at_exit(void **state)
 {
 	char said[16];
@@ -207,6 +221,16 @@ static void test_an_ignored_signal_stays_ignored(void **state)
 
 	assert_true(WIFEXITED(st));
 	assert_string_equal(said, ".");
+}
+
+static void test_a_signal_let_pass_then_taken(void **state)
+{
+	char said[16];
+	int st = in_child(sigint_passed_then_taken, said, sizeof(said));
+
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGINT);
+	assert_string_equal(said, ".ba");
 }
 
 /* ---- temporary files ---- */
@@ -345,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_a_crash_runs_the_crash_actions_only),
 		cmocka_unit_test(test_a_forked_copy_runs_none),
 		cmocka_unit_test(test_an_ignored_signal_stays_ignored),
+		cmocka_unit_test(test_a_signal_let_pass_then_taken),
 		FILE_TEST(test_files_go_at_exit_and_are_listed),
 		FILE_TEST(test_files_go_on_a_signal),
 		FILE_TEST(test_remove_and_forget),

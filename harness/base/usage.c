@@ -1,5 +1,5 @@
 /*
- * usage.c - die, die_usage, error, error_errno, warning, advise (usage.h).
+ * usage.c - die, die_usage, usage_line, error, error_errno, warning, advise (usage.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -11,21 +11,27 @@
 #include "lang.h"
 #include "usage.h"
 
+static const char *prog = "dmalab";
 static const char *help_command = "dmalab";
+
+void usage_set_prog(const char *name)
+{
+	prog = name;
+}
 
 void usage_set_help(const char *command)
 {
 	help_command = command;
 }
 
-/* "dmalab: " message tail, one line in one write; errno kept. */
+/* "prog: " message tail, one line in one write; errno kept. */
 static void vreport(const char *tail, const char *fmt, va_list ap)
 {
 	char msg[8192];
 	int saved = errno;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	fprintf(stderr, "dmalab: %s%s\n", msg, tail);
+	fprintf(stderr, "%s: %s%s\n", prog, msg, tail);
 	errno = saved;
 }
 
@@ -44,12 +50,28 @@ void die(const char *fmt, ...)
 	exit(2); /* usage or bad input */
 }
 
+/* " (see dmalab --help)", or a lab's " (see --help)" */
+static const char *see_help(char *tail, size_t len)
+{
+	if (!help_command)
+		return MSG("lab.see-help", " (see --help)");
+	snprintf(tail, len, MSG("usage.see-help", " (see %s --help)"), help_command);
+	return tail;
+}
+
+int usage_line(const char *fmt, ...)
+{
+	char tail[128];
+
+	REPORT(see_help(tail, sizeof(tail)));
+	return 2;
+}
+
 void die_usage(const char *fmt, ...)
 {
 	char tail[128];
 
-	snprintf(tail, sizeof(tail), MSG("usage.see-help", " (see %s --help)"), help_command);
-	REPORT(tail);
+	REPORT(see_help(tail, sizeof(tail)));
 	exit(2);
 }
 

@@ -1,7 +1,8 @@
 /*
- * usage.h - the runner's error vocabulary, after git's usage.c.  Every
- * message the runner itself writes to stderr goes through these: one line,
- * "dmalab: <message>", lowercase, no trailing period, paths quoted
+ * usage.h - the error vocabulary of the kit's programs, after git's usage.c.
+ * Every message the runner or a lab's command line writes to stderr goes
+ * through these: one line, "<prog>: <message>" ("dmalab", or "lab-02" once
+ * usage_set_prog said so), lowercase, no trailing period, paths quoted
  * ('results/quiz.json'), except as the "PATH: what" that opens a library's
  * error text (json_parse_file, errata_load, ans_load_dir).
  *
@@ -9,6 +10,8 @@
  *                          the errata file): exit 2
  *   die_usage(fmt, ...)    die() about the command line, with
  *                          " (see dmalab --help)" (usage_set_help) appended
+ *   usage_line(fmt, ...)   that line without the exit: returns 2 (a lab
+ *                          stops through its own exit path)
  *   error(fmt, ...)        a failure its caller handles: returns -1, so that
  *                          `return error(...)` says why and fails at once
  *   error_errno(fmt, ...)  error() with ": <strerror(errno)>" appended
@@ -22,12 +25,15 @@
 #ifndef DMALAB_USAGE_H
 #define DMALAB_USAGE_H
 
-/* The command whose --help die_usage() points to: "dmalab" (the default)
- * or "dmalab grade" (the learn commands, learn.c). */
+/* The program that opens each line: "dmalab" (the default) or "lab-02". */
+void usage_set_prog(const char *prog);
+/* The command whose --help die_usage() points to: "dmalab" (the default),
+ * "dmalab grade" (the learn commands, learn.c), or NULL: " (see --help)". */
 void usage_set_help(const char *command);
 
 __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_usage(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) int usage_line(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) int error_errno(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
