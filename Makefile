@@ -640,7 +640,7 @@ test-fleet: all
 # Nodes against a baseline or the fleet (README "Compare and baselines"):
 # FILES="a.json b.json" (default $(RESULTS)/results.json), BASELINE=FILE, PCT=P;
 # writes $(RESULTS)/compare.json.  fleet-report FLEET=DIR: compare of DIR/*.json
-# into DIR/fleet.json and the page DIR/fleet.html (plots/fleet_report.py).
+# into DIR/fleet.json and the page DIR/fleet.html (compare --html-out).
 COMPARE_FLAGS = $(if $(BASELINE),--baseline $(call shq,BASELINE)) $(if $(PCT),--pct $(PCT))
 .PHONY: compare fleet-report test-compare
 compare: $(DMALAB)
@@ -650,10 +650,8 @@ compare: $(DMALAB)
 fleet-report: $(DMALAB)
 	@test -n "$(FLEET)" || \
 		{ echo "make fleet-report: which fleet? FLEET=results/fleet/JOB" >&2; exit 2; }
-	@$(DMALAB) compare $(FLEET)/*.json $(COMPARE_FLAGS) --json-out $(FLEET)/fleet.json; \
-		rc=$$?; [ $$rc -le 1 ] || exit $$rc; \
-		$${DMALAB_PYTHON:-python3} plots/fleet_report.py $(FLEET)/fleet.json \
-		$(FLEET)/fleet.html && exit $$rc
+	@$(DMALAB) compare $(FLEET)/*.json $(COMPARE_FLAGS) --json-out $(FLEET)/fleet.json \
+		--html-out $(FLEET)/fleet.html
 # 300 synthetic nodes: exactly the planted ones flagged, with their causes, in
 # under 5 s; baselines; refusals; the fleet page (harness/tests/test-compare.sh);
 # history flags the one GPU going slowly bad (test-history.sh).

@@ -11,8 +11,8 @@
 #      copying results.json to RESULTS/fleet/<fleet>/<node>.json);
 #   2. one merge job (merge.sh) waits on all of them with afterany, so it
 #      runs whatever became of them (done, failed, timed out, cancelled),
-#      lists the nodes that did not report, and runs `dmalab compare` and
-#      plots/fleet_report.py;
+#      lists the nodes that did not report, and runs `dmalab compare` into
+#      fleet.json and the page fleet.html;
 #   3. this script polls the merge job and prints its summary.  Ctrl-C stops
 #      only the waiting: the jobs go on and the merge still runs.
 # Why a dependent merge job rather than `sbatch --wait` here: a fleet can sit
@@ -79,7 +79,7 @@ lab ids (after --) as for dmalab check: 01 04, or none for every lab.
 
 Results: RESULTS/fleet/<id of the first job>/<node>.json (each node's
 results.json), <node>.log (the log's end, when its check broke),
-fleet.json (dmalab compare), fleet.html (plots/fleet_report.py),
+fleet.json and the page fleet.html (dmalab compare),
 summary.txt, jobs/fleet-nodes.json (nodes expected, reported, missing).
 exit: 0 every node reported, 1 a node missing or the merge failed, 2 usage,
       130 Ctrl-C while waiting (the jobs and the merge go on)

@@ -15,7 +15,7 @@
 # 2. the nodes reported: <node>.json; expected but not reported is missing,
 #    with why (the node's <node>.log when its check broke);
 # 3. jobs/fleet-nodes.json, then `dmalab compare` of the node files into
-#    fleet.json and plots/fleet_report.py into fleet.html;
+#    fleet.json and the page fleet.html (which lists the missing nodes too);
 # 4. summary.txt (also printed) and merge.rc: 0 every expected node reported
 #    and the steps that exist ran, 1 otherwise.
 set -u
@@ -180,9 +180,10 @@ merge_dmalab() {
 	fi
 }
 
-# dmalab compare of the node files into fleet.json.
+# dmalab compare of the node files into fleet.json and fleet.html (the page
+# reads jobs/fleet-nodes.json, written before, for the missing nodes).
 compare_nodes() {
-	rm -f "$fleet/fleet.json"
+	rm -f "$fleet/fleet.json" "$fleet/fleet.html"
 	if ! [ -s "$work/reported" ]; then
 		note "compare: no node reported, nothing to compare"
 		failed=1
@@ -196,30 +197,17 @@ compare_nodes() {
 	fi
 	# shellcheck disable=SC2046 # one word per node file
 	"$dmalab" compare $(sed "s|^|$fleet/|; s|\$|.json|" "$work/reported") \
-		--json-out "$fleet/fleet.json" --allow-unjudged \
+		--json-out "$fleet/fleet.json" --html-out "$fleet/fleet.html" --allow-unjudged \
 		${baseline:+--baseline "$baseline"} \
 		>"$fleet/compare.txt" 2>&1
 	rc=$?
 	# exit 1 is taken as differences found (a finding, as dmalab check's 1)
-	if [ "$rc" -le 1 ] && [ -s "$fleet/fleet.json" ]; then
+	if [ "$rc" -le 1 ] && [ -s "$fleet/fleet.json" ] && [ -s "$fleet/fleet.html" ]; then
 		note "compare: $fleet/fleet.json (dmalab compare exit $rc; its report:" \
 			"$fleet/compare.txt)"
-	else
-		note "compare: dmalab compare failed (exit $rc): $(tail -n 1 "$fleet/compare.txt")"
-		failed=1
-	fi
-}
-
-# plots/fleet_report.py fleet.json fleet.html (pending without a fleet.json).
-report_fleet() {
-	if ! [ -s "$fleet/fleet.json" ]; then
-		note "report: pending: no fleet.json to draw from"
-	elif "${DMALAB_PYTHON:-python3}" plots/fleet_report.py "$fleet/fleet.json" \
-		"$fleet/fleet.html" \
-		>"$work/report.log" 2>&1 && [ -s "$fleet/fleet.html" ]; then
 		note "report: $fleet/fleet.html"
 	else
-		note "report: plots/fleet_report.py failed: $(tail -n 1 "$work/report.log")"
+		note "compare: dmalab compare failed (exit $rc): $(tail -n 1 "$fleet/compare.txt")"
 		failed=1
 	fi
 }
@@ -231,7 +219,6 @@ account_nodes
 write_nodes_json
 note "nodes: $jobs/fleet-nodes.json"
 compare_nodes
-report_fleet
 cp "$work/summary" "$fleet/summary.txt"
 cat "$fleet/summary.txt"
 echo "$failed" >"$fleet/merge.rc"

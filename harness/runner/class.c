@@ -40,11 +40,7 @@ struct class_page {
 
 static void put(FILE *f, const char *s)
 {
-	char buf[2048];
-
-	if (xml_escape(s, 0, buf, sizeof(buf)) >= sizeof(buf))
-		buf[sizeof(buf) - 1] = '\0';
-	fputs(buf, f);
+	xml_put(f, s, 0);
 }
 
 static void add_col(const char **cols, int *n, const char *id)

@@ -1,8 +1,8 @@
 /*
  * compare.c - `dmalab compare RESULTS.json... [--baseline FILE] [--pct P]
- * [--either] [--notes] [--format human|json] [--json-out FILE]`: each node
- * (one results file) against a baseline, or against the fleet, the other
- * nodes of its match key; the judging rules are in compare.h.
+ * [--either] [--notes] [--format human|json] [--json-out FILE] [--html-out
+ * FILE]`: each node (one results file) against a baseline, or against the
+ * fleet, the other nodes of its match key; the judging rules are in compare.h.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +20,7 @@ static void compare_usage(FILE *f)
 	fprintf(f,
 		"usage: dmalab compare RESULTS.json... [--baseline FILE] [--pct P] [--either]\n"
 		"                      [--notes] [--format human|json] [--json-out FILE]\n"
+		"                      [--html-out FILE]\n"
 		"  each results file is one node; it is set against the baseline (made by\n"
 		"  dmalab baseline from runs of one machine type), or without one against the\n"
 		"  fleet: the nodes of the same GPU model, GPU count and PCIe max link (and\n"
@@ -48,6 +49,9 @@ static void compare_usage(FILE *f)
 		"  --notes           list a flagged node's notes too, after its bad items\n"
 		"  --format FMT      human (default) or json on stdout\n"
 		"  --json-out FILE   also write the JSON report (dmalab-compare/1) to FILE\n"
+		"  --html-out FILE   also write the fleet page to FILE: one HTML file, bad nodes\n"
+		"                    first; with the missing nodes of FILE's folder's\n"
+		"                    jobs/fleet-nodes.json when make fleet wrote one\n"
 		"  --allow-unjudged  with no baseline and fewer than %d nodes of any type,\n"
 		"                    report every node unjudged and exit 0 (make fleet's merge)\n"
 		"  -h, --help        this text\n"
@@ -78,6 +82,7 @@ static void parse_compare(struct cmp_opts *o, int argc, char **argv)
 		{ "either", no_argument, NULL, 'e' }, { "notes", no_argument, NULL, 'n' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "json-out", required_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
+		{ "html-out", required_argument, NULL, 'H' },
 		{ "allow-unjudged", no_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -100,6 +105,7 @@ static void parse_compare(struct cmp_opts *o, int argc, char **argv)
 			o->json = !strcmp(optarg, "json");
 			break;
 		case 'j': o->json_out = optarg; break;
+		case 'H': o->html_out = optarg; break;
 		case 'u': o->allow_unjudged = 1; break;
 		case 'h': compare_usage(stdout); exit(0);
 		default: die_bad_option(c, argv[optind - 1]); break;
@@ -108,6 +114,11 @@ static void parse_compare(struct cmp_opts *o, int argc, char **argv)
 	if (optind >= argc)
 		die_usage(MSG("compare.err-no-runs", "'compare' needs at least one results file, "
 			"e.g. dmalab compare results/results.json --baseline baselines/h200.json"));
+	for (int i = optind; o->html_out && i < argc; i++)
+		if (cmp_same_file(argv[i], o->html_out))
+			die_usage(MSG("compare.err-html-is-run",
+				"--html-out '%s' is one of the results files: it would be "
+				"overwritten"), o->html_out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -456,6 +467,9 @@ static int report(struct compare_run *cr)
 		rc = error("out of memory writing the JSON report");
 	else if (cr->opt.json_out && jw_write_file(&w, cr->opt.json_out))
 		rc = error_errno("cannot write '%s'", cr->opt.json_out);
+	else if (cr->opt.html_out)
+		rc = cmp_write_html(cr->opt.html_out, cr->res, cr->n, &cr->opt,
+				    cr->opt.baseline ? &cr->baseline : NULL);
 	if (!rc && cr->opt.json)
 		fwrite(w.buf, 1, w.len, stdout);
 	else if (!rc)

@@ -10,6 +10,7 @@
  *                   reference built from several nodes
  *   compare.c       `dmalab compare`: options, groups, judging each node
  *   compare_out.c   its human report and its JSON (dmalab-compare/1)
+ *   compare_html.c  its fleet page (--html-out): one HTML file, bad nodes first
  *   baseline.c      `dmalab baseline`: the file (dmalab-baseline/1), read back
  *   explain.c       which machine facts can explain which lab's figures, and
  *                   the sentences that name them
@@ -194,6 +195,7 @@ struct cmp_opts {
 	int notes;               /* --notes: the human report lists flagged nodes' notes */
 	int json;                /* --format json */
 	const char *json_out;    /* --json-out FILE */
+	const char *html_out;    /* --html-out FILE: the fleet page */
 	int allow_unjudged;      /* --allow-unjudged: no reference for any node is not
 				  * an error (a fleet of one or two, make fleet's merge) */
 };
@@ -272,6 +274,21 @@ int cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int eit
 void cmp_result_free(struct cmp_result *res);
 
 /* compare_out.c */
+/* The spread rule in words (static storage). */
+const char *cmp_rule_text(const struct cmp_ref *baseline);
+/* One line naming an item: "02/h2d_pinned_gbs 38.8 GB/s, 30.0 % low". */
+void cmp_item_text(const struct cmp_item *it, const struct cmp_ref *ref, char *buf, size_t len);
+/* "GPU 0 GPU-uuid at 0000:00:06.0, GPU 1 ..."; "" with no GPU. */
+void cmp_node_gpus(const struct cmp_node *n, char *buf, size_t len);
+/* Flagged nodes first (0), then unjudged (1), then ok (2). */
+int cmp_status_rank(const struct cmp_result *r);
+/* 1 when two items name the same causes: the reports say them once, after
+ * the last of a run of items that share them. */
+int cmp_same_causes(const struct cmp_item *a, const struct cmp_item *b);
+struct cmp_totals {
+	int nodes, ok, flagged, unjudged, notes;
+};
+struct cmp_totals cmp_count(const struct cmp_result *res, int n);
 void cmp_print_human(FILE *f, const struct cmp_result *res, int n, const struct cmp_opts *o,
 		     const struct cmp_ref *baseline);
 /* The whole compare as dmalab-compare/1 into w; refs: every group's reference. */
@@ -281,6 +298,13 @@ void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
 /* The members "key" {gpu, gpus, pcie_gen_max, pcie_width_max}, "key_text"
  * and "quick" into the open object of w. */
 void cmp_write_key(struct json_writer *w, const struct cmp_key *k, int quick);
+
+/* compare_html.c */
+/* The fleet page (--html-out) into path (path.tmp, renamed), with the missing
+ * nodes of jobs/fleet-nodes.json in path's folder when make fleet wrote one.
+ * 0, or an error line and -1. */
+int cmp_write_html(const char *path, const struct cmp_result *res, int n,
+		   const struct cmp_opts *o, const struct cmp_ref *baseline);
 
 /* baseline.c */
 int cmd_baseline(int argc, char **argv);

@@ -6,8 +6,8 @@
  * nodes' bad items with their causes (their notes too with --notes), and a
  * summary line last.  An ok node is one line, whatever its notes, so 200
  * nodes stay readable.
- * JSON (dmalab-compare/1, PROTOCOL.md 8): everything, for the fleet page
- * (plots/fleet_report.py) and dashboards.
+ * JSON (dmalab-compare/1, PROTOCOL.md 8): everything, for dashboards.
+ * The pieces the fleet page shares (compare_html.c) are compare.h's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,8 +16,7 @@
 #include "compare.h"
 #include "learn.h"
 
-/* The spread rule in words (static storage). */
-static const char *rule_text(const struct cmp_ref *baseline)
+const char *cmp_rule_text(const struct cmp_ref *baseline)
 {
 	static char text[300];
 
@@ -33,8 +32,7 @@ static const char *rule_text(const struct cmp_ref *baseline)
 	return text;
 }
 
-/* One line naming an item: "02/h2d_pinned_gbs 38.8 GB/s, 30.0 % low". */
-static void item_text(const struct cmp_item *it, const struct cmp_ref *ref, char *buf, size_t len)
+void cmp_item_text(const struct cmp_item *it, const struct cmp_ref *ref, char *buf, size_t len)
 {
 	if (it->is_verdict)
 		snprintf(buf, len, "%s %s, %s's %s", it->key, cmp_verdict_word(it->verdict),
@@ -47,7 +45,7 @@ static void item_text(const struct cmp_item *it, const struct cmp_ref *ref, char
 			 *it->unit ? " " : "", it->unit, it->spread_lo, it->spread_hi);
 }
 
-static void node_gpus(const struct cmp_node *n, char *buf, size_t len)
+void cmp_node_gpus(const struct cmp_node *n, char *buf, size_t len)
 {
 	size_t used = 0;
 
@@ -58,8 +56,7 @@ static void node_gpus(const struct cmp_node *n, char *buf, size_t len)
 					 *n->gpu[g].uuid ? " at " : "", n->gpu[g].bdf);
 }
 
-/* Flagged nodes first, then unjudged, then ok; input order within each. */
-static int rank_of(const struct cmp_result *r)
+int cmp_status_rank(const struct cmp_result *r)
 {
 	return !strcmp(r->status, "flagged") ? 0 : !strcmp(r->status, "unjudged") ? 1 : 2;
 }
@@ -92,19 +89,19 @@ static void print_table(FILE *f, const struct cmp_result *res, int n)
 		for (int i = 0; i < n; i++) {
 			const struct cmp_result *r = &res[i];
 
-			if (rank_of(r) != rank)
+			if (cmp_status_rank(r) != rank)
 				continue;
 			cmp_key_text(&r->node->key, key, sizeof(key));
 			worst[0] = '\0';
 			if (r->worst >= 0)
-				item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
+				cmp_item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
 			fprintf(f, "%-*.*s  %-*.*s  %-8s  %7d  %5d%s%s\n", hw, hw, r->node->host,
 				kw, kw, key, r->status, r->nbad, r->nnotes, *worst ? "  " : "",
 				worst);
 		}
 }
 
-static int same_causes(const struct cmp_item *a, const struct cmp_item *b)
+int cmp_same_causes(const struct cmp_item *a, const struct cmp_item *b)
 {
 	if (a->ncauses != b->ncauses)
 		return 0;
@@ -136,7 +133,7 @@ static void print_item(FILE *f, const struct cmp_item *it, const struct cmp_item
 		fprintf(f, "  %-26s %10.4g %-7s median %.4g  spread %.4g..%.4g  %+.1f %%  %s%s\n",
 			it->key, it->value, it->unit, it->median, it->spread_lo, it->spread_hi,
 			it->pct, it->low ? "low" : "high", figure_judgement(it));
-	if (next && same_causes(it, next))
+	if (next && cmp_same_causes(it, next))
 		return;
 	for (int c = 0; c < it->ncauses; c++)
 		fprintf(f, "    %s %s\n", c ? "          " : "likely cause:", it->cause[c]);
@@ -155,7 +152,7 @@ static void print_details(FILE *f, const struct cmp_result *res, int n, int note
 		if (strcmp(r->status, "flagged"))
 			continue;
 		cmp_key_text(&r->node->key, key, sizeof(key));
-		node_gpus(r->node, gpus, sizeof(gpus));
+		cmp_node_gpus(r->node, gpus, sizeof(gpus));
 		fprintf(f, "\n%s: %s%s%s (%s)\n", r->node->host, key, *gpus ? ", " : "", gpus,
 			r->node->path);
 		for (int k = 0; k < shown; k++) {
@@ -167,16 +164,24 @@ static void print_details(FILE *f, const struct cmp_result *res, int n, int note
 	}
 }
 
+struct cmp_totals cmp_count(const struct cmp_result *res, int n)
+{
+	struct cmp_totals t = { .nodes = n };
+
+	for (int i = 0; i < n; i++) {
+		t.flagged += !strcmp(res[i].status, "flagged");
+		t.unjudged += !strcmp(res[i].status, "unjudged");
+		t.notes += res[i].nnotes;
+	}
+	t.ok = n - t.flagged - t.unjudged;
+	return t;
+}
+
 void cmp_print_human(FILE *f, const struct cmp_result *res, int n, const struct cmp_opts *o,
 		     const struct cmp_ref *baseline)
 {
-	int i, flagged = 0, unjudged = 0, notes = 0;
+	struct cmp_totals t = cmp_count(res, n);
 
-	for (i = 0; i < n; i++) {
-		flagged += !strcmp(res[i].status, "flagged");
-		unjudged += !strcmp(res[i].status, "unjudged");
-		notes += res[i].nnotes;
-	}
 	if (baseline)
 		fprintf(f, "dmalab compare: %d node%s against the baseline '%s' (%d run%s, %s)\n",
 			n, n == 1 ? "" : "s", baseline->name, baseline->nruns,
@@ -189,16 +194,16 @@ void cmp_print_human(FILE *f, const struct cmp_result *res, int n, const struct 
 		"such moves the good way or of a unit with no bad direction (x, %%, counts), other "
 		"verdict changes%s\n(%s)\n\n",
 		o->either ? "or" : "and", o->pct,
-		o->notes ? "" : " (--notes lists a flagged node's)", rule_text(baseline));
+		o->notes ? "" : " (--notes lists a flagged node's)", cmp_rule_text(baseline));
 	print_table(f, res, n);
 	print_details(f, res, n, o->notes);
-	fprintf(f, "\nsummary: %d of %d node%s flagged, %d ok", flagged, n, n == 1 ? "" : "s",
-		n - flagged - unjudged);
-	if (unjudged)
-		fprintf(f, ", %d unjudged", unjudged);
+	fprintf(f, "\nsummary: %d of %d node%s flagged, %d ok", t.flagged, n, n == 1 ? "" : "s",
+		t.ok);
+	if (t.unjudged)
+		fprintf(f, ", %d unjudged", t.unjudged);
 	fprintf(f, " (P = %g %%, %soutside the spread %s beyond P); %d note%s\n", o->pct,
-		o->either ? "--either: " : "", o->either ? "or" : "and", notes,
-		notes == 1 ? "" : "s");
+		o->either ? "--either: " : "", o->either ? "or" : "and", t.notes,
+		t.notes == 1 ? "" : "s");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -266,7 +271,7 @@ static void write_item(struct json_writer *w, const struct cmp_item *it, const s
 {
 	char text[400];
 
-	item_text(it, ref, text, sizeof(text));
+	cmp_item_text(it, ref, text, sizeof(text));
 	jw_obj_begin(w);
 	jw_kstr(w, "kind", it->is_verdict ? "verdict" : "figure");
 	jw_kstr(w, "key", it->key);
@@ -323,7 +328,7 @@ static void write_node(struct json_writer *w, const struct cmp_result *r)
 	char worst[400] = "";
 
 	if (r->worst >= 0)
-		item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
+		cmp_item_text(&r->item[r->worst], r->ref, worst, sizeof(worst));
 	jw_obj_begin(w);
 	jw_kstr(w, "path", n->path);
 	jw_kstr(w, "host", n->host);
@@ -362,7 +367,7 @@ static void write_rules(struct json_writer *w, const struct cmp_opts *o,
 	jw_obj_begin(w);
 	jw_knum(w, "pct", o->pct);
 	jw_kstr(w, "figure_rule", o->either ? "either" : "both");
-	jw_kstr(w, "spread", rule_text(baseline));
+	jw_kstr(w, "spread", cmp_rule_text(baseline));
 	jw_knum(w, "mad_k", CMP_MAD_K);
 	jw_knum(w, "spread_floor_pct", 100 * CMP_SPREAD_FLOOR);
 	jw_kint(w, "min_fleet", CMP_MIN_FLEET);
@@ -371,18 +376,14 @@ static void write_rules(struct json_writer *w, const struct cmp_opts *o,
 
 static void write_totals(struct json_writer *w, const struct cmp_result *res, int n)
 {
-	int i, flagged = 0, unjudged = 0;
+	struct cmp_totals t = cmp_count(res, n);
 
-	for (i = 0; i < n; i++) {
-		flagged += !strcmp(res[i].status, "flagged");
-		unjudged += !strcmp(res[i].status, "unjudged");
-	}
 	jw_key(w, "totals");
 	jw_obj_begin(w);
-	jw_kint(w, "nodes", n);
-	jw_kint(w, "ok", n - flagged - unjudged);
-	jw_kint(w, "flagged", flagged);
-	jw_kint(w, "unjudged", unjudged);
+	jw_kint(w, "nodes", t.nodes);
+	jw_kint(w, "ok", t.ok);
+	jw_kint(w, "flagged", t.flagged);
+	jw_kint(w, "unjudged", t.unjudged);
 	jw_obj_end(w);
 }
 

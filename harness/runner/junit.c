@@ -108,21 +108,20 @@ void xw_release(struct xml_writer *x)
 	memset(x, 0, sizeof(*x));
 }
 
-static void xw_escaped(struct xml_writer *x, const char *s, int in_attr)
+int xml_put(FILE *f, const char *s, int in_attr)
 {
 	char small[256], *big = NULL;
 	size_t need = xml_escape(s, in_attr, small, sizeof(small));
 
 	if (need >= sizeof(small)) {
 		big = malloc(need + 1);
-		if (!big) {
-			x->failed = 1;
-			return;
-		}
+		if (!big)
+			return -1;
 		xml_escape(s, in_attr, big, need + 1);
 	}
-	fputs(big ? big : small, x->f);
+	fputs(big ? big : small, f);
 	free(big);
+	return 0;
 }
 
 static void xw_indent(struct xml_writer *x)
@@ -166,7 +165,8 @@ void xw_attr(struct xml_writer *x, const char *name, const char *value)
 		return;
 	}
 	fprintf(x->f, " %s=\"", name);
-	xw_escaped(x, value, 1);
+	if (xml_put(x->f, value, 1))
+		x->failed = 1;
 	fputc('"', x->f);
 }
 
@@ -194,7 +194,8 @@ void xw_text(struct xml_writer *x, const char *text)
 	}
 	xw_close_start(x);
 	x->has_text[x->depth - 1] = 1;
-	xw_escaped(x, text, 0);
+	if (xml_put(x->f, text, 0))
+		x->failed = 1;
 }
 
 void xw_end(struct xml_writer *x)

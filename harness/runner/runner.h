@@ -246,6 +246,10 @@ int results_save(struct run_state *rs, int final);
  * counting the NUL: a return >= outlen means out was cut short.
  */
 size_t xml_escape(const char *s, int in_attr, char *out, size_t outlen);
+/* Writes s escaped (xml_escape) on f, whatever its length: the XML writer's
+ * and the HTML pages' (class.c, compare_html.c) one way to put text.  0, or
+ * -1 out of memory (nothing written). */
+int xml_put(FILE *f, const char *s, int in_attr);
 
 struct xml_writer {
 	FILE *f;              /* open_memstream over buf/len */

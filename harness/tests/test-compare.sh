@@ -19,8 +19,9 @@
 # flagged node's notes;
 # the exit codes; bad input (a missing file, not JSON, not a results file);
 # the baseline's refusals (mixed GPU models, CPU-only with GPU, --quick with
-# without; a node of another type than the baseline); the fleet page names
-# the bad nodes first; make compare.
+# without; a node of another type than the baseline); the fleet page
+# (--html-out) names the bad nodes first, the missing ones before them, and
+# escapes what it shows; make compare.
 # Needs the built dmalab (BUILD, default build) and python3.
 set -u
 
@@ -145,7 +146,8 @@ assert it["unit"] == "x" and not it["bad"] and it["causes"] == [], it'
 fleet=$tmp/fleet
 "$PY" "$GEN" "$FIXTURE" "$fleet" 300 --bad-h2d 17 --bad-thp 123 --fast 200 --drift 250 || exit 2
 start=$(date +%s.%N)
-run fleet "$DMALAB" compare "$fleet"/gpu-node-*.json --json-out "$tmp/fleet.json"
+run fleet "$DMALAB" compare "$fleet"/gpu-node-*.json --json-out "$tmp/fleet.json" \
+	--html-out "$tmp/fleet.html"
 end=$(date +%s.%N)
 check_rc "compare of 300 nodes against the fleet: something flagged" 1 "$(rc_of fleet)" \
 	"$tmp/fleet.err"
@@ -442,10 +444,14 @@ check_rc "three CPU-only nodes against their fleet" 0 "$(rc_of cpu)" "$tmp/cpu.e
 has "CPU-only: the machine type" "$tmp/cpu.out" "cpu-0  cpu-only      ok"
 
 # ---------------------------------------------------------------------------
-# The fleet page and make compare
+# The fleet page (compare --html-out) and make compare
 
-run page "$PY" plots/fleet_report.py "$tmp/fleet.json" "$tmp/fleet.html"
-check_rc "fleet_report.py writes the page" 0 "$(rc_of page)" "$tmp/page.err"
+# the page of the 300 nodes' compare above, from the same results as fleet.json
+if [ -s "$tmp/fleet.html" ]; then
+	ok "compare --html-out writes the page"
+else
+	not_ok "compare --html-out wrote no page" "$tmp/fleet.err"
+fi
 if "$PY" - "$tmp/fleet.html" >"$tmp/page.log" 2>&1 <<'EOF'
 import sys
 s = open(sys.argv[1], encoding="utf-8").read()
@@ -454,7 +460,8 @@ assert [r.split('"')[0] for r in rows[:2]] == ["flagged", "flagged"], rows[:2]
 assert "gpu-node-017" in rows[0] or "gpu-node-017" in rows[1]
 assert all(r.startswith("ok") for r in rows[2:]) and len(rows) == 300
 assert "likely cause: THP never (the fleet: madvise)" in s
-assert "GPU 0&#x27;s PCIe link was Gen4 x16" in s and "<script" not in s
+assert "GPU 0&apos;s PCIe link was Gen4 x16" in s and "<script" not in s
+assert "<link" not in s and "src=" not in s, "the page needs another file"
 # an ok node's notes are left out; a flagged node's notes are folded away
 assert all('class="item' not in r for r in rows[2:]), "an ok node shows items"
 assert all("<details>" not in r for r in rows[2:])
@@ -462,12 +469,13 @@ EOF
 then ok "the page: bad nodes first, their causes, no script, no notes of ok nodes"
 else not_ok "the page" "$tmp/page.log"; fi
 # a fleet directory of make fleet: its jobs/fleet-nodes.json's missing nodes come first
-mkdir -p "$tmp/fl/jobs" && cp "$tmp/fleet.json" "$tmp/fl/fleet.json"
+mkdir -p "$tmp/fl/jobs"
 printf '{"schema": "dmalab-fleet-nodes/1", "missing": [{"node": "gpu-node-404", "job": "7",
  "why": "dmalab check exit 2, no results.json"}, {"node": null, "job": "8", "count": 36,
  "why": "job never ran (CANCELLED)"}]}\n' >"$tmp/fl/jobs/fleet-nodes.json"
-run pagemiss "$PY" plots/fleet_report.py "$tmp/fl/fleet.json" "$tmp/fl/fleet.html"
-check_rc "fleet_report.py with missing nodes" 0 "$(rc_of pagemiss)" "$tmp/pagemiss.err"
+run pagemiss "$DMALAB" compare "$fleet"/gpu-node-*.json --html-out "$tmp/fl/fleet.html"
+check_rc "compare --html-out with missing nodes (nodes flagged)" 1 "$(rc_of pagemiss)" \
+	"$tmp/pagemiss.err"
 if "$PY" - "$tmp/fl/fleet.html" >"$tmp/pagemiss.log" 2>&1 <<'EOF'
 import sys
 s = open(sys.argv[1], encoding="utf-8").read()
@@ -479,8 +487,27 @@ assert len(rows) == 302
 EOF
 then ok "the page lists the missing nodes first, with why"
 else not_ok "missing nodes" "$tmp/pagemiss.log"; fi
-run pagebad "$PY" plots/fleet_report.py "$tmp/base.json" "$tmp/x.html"
-check_rc "fleet_report.py of a baseline file" 2 "$(rc_of pagebad)"
+run pagebad "$DMALAB" compare "$tmp/base.json" --html-out "$tmp/x.html"
+check_rc "compare --html-out of a baseline file" 2 "$(rc_of pagebad)"
+[ ! -e "$tmp/x.html" ] && ok "... and no page" || not_ok "a page of a baseline file"
+cp "$fleet/gpu-node-001.json" "$tmp/own.json"
+run pageown "$DMALAB" compare "$tmp/own.json" --html-out "$tmp/own.json" --allow-unjudged
+check_rc "--html-out one of the results files: refused" 2 "$(rc_of pageown)"
+cmp -s "$fleet/gpu-node-001.json" "$tmp/own.json" && ok "... and the run is left as it was" ||
+	not_ok "--html-out overwrote a results file" "$tmp/pageown.err"
+# a host name is text from a file: escaped on the page
+"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1]))
+d["machine"]["hostname"] = "<b>&"
+json.dump(d, open(sys.argv[2], "w"))' "$fleet/gpu-node-001.json" "$tmp/markup.json"
+run pagemarkup "$DMALAB" compare "$tmp/markup.json" --allow-unjudged \
+	--html-out "$tmp/markup.html"
+check_rc "a host named <b>&: the page written" 0 "$(rc_of pagemarkup)" "$tmp/pagemarkup.err"
+if grep -qF '<td>&lt;b&gt;&amp;</td>' "$tmp/markup.html" && ! grep -qF '<b>' "$tmp/markup.html"
+then
+	ok "the page escapes a host named <b>&"
+else
+	not_ok "the host <b>& not escaped" "$tmp/markup.html"
+fi
 
 mk() { make --no-print-directory -s BUILD="$BUILD" -o "$DMALAB" "$@"; }
 run mkcmp mk compare FILES="$fleet/gpu-node-017.json $fleet/gpu-node-004.json" \
