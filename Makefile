@@ -607,16 +607,16 @@ test-answers: all
 # zh: every MSG has its Chinese, lab-01's TAP and JSON the same in both, README.zh.md fresh
 test-lang: all
 
-# The kit's own timing of each lab from $(RESULTS)/results.json (plots/bench.py):
-# wall time, series, samples, CV and interval width reached; BASE=FILE compares,
-# PHASES=N lists each lab's N longest steps.
+# The kit's own timing of each lab from $(RESULTS)/results.json (dmalab bench,
+# harness/runner/bench.c): wall time, series, samples, CV and interval width
+# reached; BASE=FILE compares, PHASES=N lists each lab's N longest steps.
 .PHONY: bench test-bench
-bench:
-	@$${DMALAB_PYTHON:-python3} plots/bench.py $(RESULTS)/results.json \
+bench: $(DMALAB)
+	@$(DMALAB) bench $(RESULTS)/results.json \
 		$(if $(BASE),--base $(BASE)) $(SERIES_FLAG) \
 		$(if $(PHASES),--phases $(PHASES))
-test-bench:
-	@sh harness/tests/test-bench.sh
+test-bench: $(DMALAB)
+	@BUILD=$(BUILD) sh harness/tests/test-bench.sh
 
 # The kit on every node of a Slurm allocation, one merged report (harness/fleet/,
 # README "Fleets on Slurm"): FLEET_OPTS="-p gpu -N 16" passes to sbatch; LABS,

@@ -1,7 +1,7 @@
 /*
  * want.c - a claim's relation (struct claim_want) decided on an interval,
  * written as text, and read back from text (errata's expect:); estimates
- * carried through ratios, differences and sums.
+ * carried through ratios, differences and sums; the median's rank and width.
  */
 #include <errno.h>
 #include <math.h>
@@ -290,4 +290,39 @@ double lab_median(double *v, int n)
 	if (n % 2)
 		return v[n / 2];
 	return (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * [x(j), x(n+1-j)] covers the median with probability 1 - 2 P(B <= j - 1), B ~
+ * Binomial(n, 1/2) (estimate.c).  One running sum of P(B = i), in log space so
+ * that n in the thousands does not overflow, serves every candidate j: linear
+ * in n, for a stopping rule that asks after every sample.
+ */
+int lab_median_rank(int n, double level)
+{
+	double cdf = 0, log_half_n = n * log(0.5);
+	int j = 0;
+
+	while (j + 1 <= (n + 1) / 2) {
+		cdf += exp(lgamma(n + 1.0) - lgamma(j + 1.0) - lgamma(n - j + 1.0) + log_half_n);
+		if (!(1 - 2 * (cdf < 1 ? cdf : 1) >= level))
+			break;
+		j++;
+	}
+	return j;
+}
+
+double lab_median_width(double *v, int n, int j)
+{
+	double mid;
+
+	if (j < 1 || j > (n + 1) / 2)
+		return INFINITY;
+	for (int i = 0; i < n; i++)
+		if (!isfinite(v[i]))
+			return INFINITY;
+	mid = lab_median(v, n);
+	if (mid == 0)
+		return INFINITY;
+	return (v[n - j] - v[j - 1]) / fabs(mid);
 }

@@ -2,9 +2,9 @@
  * want.h - what a claim is decided by, with no lab around it: the relation
  * (struct claim_want, written with the WANT_* macros), the estimate with its
  * interval (struct lab_est) and the arithmetic of intervals, the verdict of
- * a relation on an interval, and the relation as text and parsed back
- * (errata.md's expect: lines).  The base layer: lab.h, the errata and the
- * runner all use it.
+ * a relation on an interval, the relation as text and parsed back
+ * (errata.md's expect: lines), and the median's interval rank and width (the
+ * stopping rule's).  The base layer: lab.h, the errata and the runner all use it.
  */
 #ifndef DMALAB_WANT_H
 #define DMALAB_WANT_H
@@ -113,6 +113,26 @@ void lab_sort(double *v, int n);
 /* Median of v[0..n) (v is reordered). NaN for n == 0.  The labs' series
  * and compare's references (runner) both take it. */
 double lab_median(double *v, int n);
+
+/*
+ * The largest rank j (from 1) such that [x(j), x(n+1-j)] of n samples covers
+ * their median with probability >= level; 0 when even [min, max] does not.
+ * The labs' intervals (estimate.c) and `dmalab bench` take it.
+ */
+int lab_median_rank(int n, double level);
+
+/*
+ * The stopping rule (README, "How a verdict is made"): a series is measured
+ * enough once its median's 95 % interval spans at most LAB_STOP_WIDTH of
+ * the median (about +- 5 %), so that a ratio of two is known to about
+ * +- 10 %, the tightest tolerance of any rule (R7).  It looks at the spread
+ * only, never at a verdict.
+ */
+#define LAB_STOP_WIDTH 0.10
+/* (x(n+1-j) - x(j)) / |median| of v[0..n) (v is sorted in place): the width of
+ * the median's interval at rank j (lab_median_rank) as a share of the median;
+ * +Inf when j is 0, a value is not finite, or the median is 0. */
+double lab_median_width(double *v, int n, int j);
 
 #ifdef __cplusplus
 }

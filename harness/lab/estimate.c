@@ -1,6 +1,6 @@
 /*
  * estimate.c - a median with its interval and the stopping rule built on it
- * (lab.h); the arithmetic of intervals is want.c's.
+ * (lab.h); the median rank and the arithmetic of intervals are want.c's.
  *
  * The interval on a median comes from order statistics: for n samples of
  * any continuous distribution, the number below the true median is
@@ -13,30 +13,6 @@
 #include <string.h>
 
 #include "lab_internal.h"
-
-/* P(B <= k) for B ~ Binomial(n, 1/2), summed in log space (n up to 2048). */
-static double binom_half_cdf(int n, int k)
-{
-	double sum = 0, log_half_n = n * log(0.5);
-	int i;
-
-	for (i = 0; i <= k && i <= n; i++)
-		sum += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) + log_half_n);
-	return sum < 1 ? sum : 1;
-}
-
-/*
- * The largest j (1-based rank) such that [x(j), x(n+1-j)] covers the median
- * with probability >= level; 0 when even [min, max] does not.
- */
-static int median_rank(int n, double level)
-{
-	int j = 0;
-
-	while (j + 1 <= (n + 1) / 2 && 1 - 2 * binom_half_cdf(n, j) >= level)
-		j++;
-	return j;
-}
 
 /*
  * The stopping rule adds samples until this same interval is narrow, so it
@@ -62,7 +38,7 @@ struct lab_est lab_est_median(const struct lab_stats *s, int nseries)
 
 	if (s->n <= 0 || !isfinite(s->median))
 		return e;
-	j = median_rank(s->n, level);
+	j = lab_median_rank(s->n, level);
 	if (j == 0)
 		return e;
 	sorted = malloc(sizeof(double) * (size_t)s->n);
@@ -187,25 +163,6 @@ struct lab_est lab_est_median_ratio(const struct lab_stats *num, const struct la
 }
 
 /*
- * median_rank's answer from one running sum (the same terms added in the
- * same order, so the same value) instead of a sum per candidate rank:
- * linear in n, where median_rank is quadratic.
- */
-static int rank_by_sums(int n, double level)
-{
-	double cdf = 0, log_half_n = n * log(0.5);
-	int j = 0;
-
-	while (j + 1 <= (n + 1) / 2) {
-		cdf += exp(lgamma(n + 1.0) - lgamma(j + 1.0) - lgamma(n - j + 1.0) + log_half_n);
-		if (!(1 - 2 * (cdf < 1 ? cdf : 1) >= level))
-			break;
-		j++;
-	}
-	return j;
-}
-
-/*
  * The rank of lab_est_median's 95 % interval (one series) for n samples,
  * computed once per n: the stopping rule asks after every sample.
  */
@@ -218,7 +175,7 @@ static int stop_rank(int n)
 		return 0;
 	k = __atomic_load_n(&known[n], __ATOMIC_RELAXED);
 	if (!k) {
-		k = rank_by_sums(n, LAB_CONFIDENCE) + 1;
+		k = lab_median_rank(n, LAB_CONFIDENCE) + 1;
 		__atomic_store_n(&known[n], k, __ATOMIC_RELAXED);
 	}
 	return k - 1;
@@ -226,21 +183,13 @@ static int stop_rank(int n)
 
 double lab_median_interval_width(const double *v, int n)
 {
-	double sorted[LAB_MAX_SAMPLES], mid;
-	int i, j = stop_rank(n);
+	double sorted[LAB_MAX_SAMPLES];
+	int j = stop_rank(n);
 
 	if (j == 0 || !v)
 		return INFINITY;
-	for (i = 0; i < n; i++) {
-		if (!isfinite(v[i]))
-			return INFINITY;
-		sorted[i] = v[i];
-	}
-	lab_sort(sorted, n);
-	mid = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-	if (mid == 0)
-		return INFINITY;
-	return (sorted[n - j] - sorted[j - 1]) / fabs(mid);
+	memcpy(sorted, v, sizeof(*v) * (size_t)n);
+	return lab_median_width(sorted, n, j);
 }
 
 int lab_stop_narrow(const double *v, int n)

@@ -208,16 +208,9 @@ struct lab_measure_cfg {
 	int max_samples; /* the most kept; default (0) 2 x samples; = samples: fixed */
 };
 
-/*
- * The stopping rule (README, "How a verdict is made"): a series is measured
- * enough once its median's 95 % interval spans at most LAB_STOP_WIDTH of
- * the median (about +- 5 %), so that a ratio of two is known to about
- * +- 10 %, the tightest tolerance of any rule (R7).  It looks at the spread
- * only, never at a verdict.
- */
-#define LAB_STOP_WIDTH 0.10
-/* (hi - lo) / |median| of v[0..n)'s 95 % median interval; +Inf when n is
- * too small for one (< 6), a value is not finite, or the median is 0. */
+/* The stopping rule's measure (LAB_STOP_WIDTH, want.h): (hi - lo) / |median|
+ * of v[0..n)'s 95 % median interval; +Inf when n is too small for one (< 6),
+ * a value is not finite, or the median is 0. */
 double lab_median_interval_width(const double *v, int n);
 /* 1 when v[0..n) meets the stopping rule (width <= LAB_STOP_WIDTH). */
 int lab_stop_narrow(const double *v, int n);

@@ -46,6 +46,7 @@ static int baseline(int argc, char **argv) { return cmd_baseline(argc - 1, argv 
 static int metrics(int argc, char **argv) { return cmd_metrics(argc - 1, argv + 1); }
 static int history(int argc, char **argv) { return cmd_history(argc - 1, argv + 1); }
 static int class_page(int argc, char **argv) { return cmd_class(argc - 1, argv + 1); }
+static int bench(int argc, char **argv) { return cmd_bench(argc - 1, argv + 1); }
 static int preflight(int argc, char **argv);
 
 static const struct command commands[] = {
@@ -85,6 +86,9 @@ static const struct command commands[] = {
 	  "                  latest run left its own earlier runs' band (--help)\n" },
 	{ "metrics", metrics,
 	  "  metrics [FILE] [--out F]   a run's figures and verdicts as Prometheus gauges\n" },
+	{ "bench", bench,
+	  "  bench [FILE] [--series] [--phases [N]] [--base OLD]   the kit's own timing:\n"
+	  "                  each lab's wall time, samples, CV and interval width reached\n" },
 	{ "class", class_page,
 	  "  class DIR [--out F]   a trainer's HTML page of the learners' results.json in\n"
 	  "                  DIR: exercises done, prediction scores, questions confirmed\n" },
@@ -124,7 +128,7 @@ static void usage(FILE *f)
 		"       dmalab preflight | grade | quiz | hint NN | answers | exercise NN | "
 		"try NN |\n"
 		"              exercises | compare | baseline |\n"
-		"              history | metrics | class | fleet ...\n");
+		"              history | metrics | bench | class | fleet ...\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].help)
 			fputs(commands[i].help, f);

@@ -13,6 +13,8 @@
  *   junit_learn.c  junit.xml's suites of the learner's predictions and exercises
  *   predict.c  --predict: the learner's numbers asked before a lab, scored after
  *   class.c    `dmalab class DIR`: a trainer's HTML page of learners' runs
+ *   bench.c    `dmalab bench`: each lab's wall time, samples and interval width
+ *              reached, from a results.json (make bench)
  *   list.c     `dmalab list` (plans and predicted skips) and `dmalab claims`
  *   exercise.c, exercise_scan.c  `exercise`, `try`, `exercises`: the learner's
  *              copies of the labs' exercise regions (exercise.h)
@@ -318,6 +320,10 @@ int cmd_run(struct run_state *rs);
 
 /* class.c: `dmalab class DIR` (argv[0] is "class"); the exit code */
 int cmd_class(int argc, char **argv);
+
+/* bench.c: `dmalab bench` (argv[0] is "bench"), the kit's own timing from a
+ * results.json; the exit code */
+int cmd_bench(int argc, char **argv);
 
 /*
  * predict.c: predictions (README.md "Predictions").  A lab's headline

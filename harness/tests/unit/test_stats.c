@@ -665,6 +665,28 @@ static void test_median_interval_width(void **state)
 	assert_true(isinf(lab_median_interval_width(nine, LAB_MAX_SAMPLES + 1)));
 }
 
+/* The base layer's rank and width, which `dmalab bench` takes for any n: past
+ * the labs' cap too, on samples in any order. */
+static void test_median_rank_and_width_any_n(void **state)
+{
+	static double v[2 * LAB_MAX_SAMPLES];
+	double nine[] = { 9, 1, 8, 2, 7, 3, 6, 4, 5 };
+	int n = 2 * LAB_MAX_SAMPLES, j;
+
+	(void)state;
+	assert_int_equal(lab_median_rank(5, LAB_CONFIDENCE), 0);
+	assert_int_equal(lab_median_rank(6, LAB_CONFIDENCE), 1);
+	assert_int_equal(lab_median_rank(9, LAB_CONFIDENCE), 2);
+	assert_true(fabs(lab_median_width(nine, 9, 2) - 6.0 / 5) < 1e-12);
+	assert_true(isinf(lab_median_width(nine, 9, 0)));
+	for (int i = 0; i < n; i++)
+		v[i] = n - i; /* n .. 1, descending */
+	j = lab_median_rank(n, LAB_CONFIDENCE);
+	assert_true(j > 1 && j < n / 2);
+	assert_true(fabs(lab_median_width(v, n, j) - (n + 1.0 - 2 * j) / (n / 2 + 0.5)) <
+		    1e-12);
+}
+
 /* The width is lab_est_median's interval, for every n a series can have. */
 static void test_median_interval_width_is_the_estimate(void **state)
 {
@@ -800,6 +822,7 @@ int main(void)
 		cmocka_unit_test(test_lab_measure_known_noise),
 		cmocka_unit_test(test_median_interval_width),
 		cmocka_unit_test(test_median_interval_width_is_the_estimate),
+		cmocka_unit_test(test_median_rank_and_width_any_n),
 		cmocka_unit_test(test_lab_measure_clean_batch_alone),
 		cmocka_unit_test(test_lab_measure_values_kept),
 		cmocka_unit_test(test_lab_measure_too_short_is_inconclusive),

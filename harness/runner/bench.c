@@ -1,0 +1,626 @@
+/*
+ * bench.c - `dmalab bench [RESULTS_JSON] [--series] [--phases [N]]
+ * [--base OLD_RESULTS_JSON]`: the kit's own timing, from a results.json
+ * (make bench).
+ *
+ * Per lab: its wall time (the runner's duration_s), how many measured series
+ * it recorded, the samples they took (in all, and the least, median and most
+ * of one series), the CV they reached (median and largest) and the width of
+ * each median's 95 % interval as a share of the median (the quantity the
+ * stopping rule bounds, LAB_STOP_WIDTH: series left wider than it were timed
+ * by hand, fixed, or hit their cap, "noisy"); then the total.  --series lists
+ * every series under its lab; --base adds an older run's wall time per lab
+ * and the ratio, so that a slower time to the answer shows.  --phases lists
+ * each lab's N (default 5) longest steps, as the lab's progress lines name
+ * them, with their seconds and share of the lab's time: where to look first
+ * to make it faster.  A series is one point of a lab's "series" (every sample
+ * is kept there) or a claim's statistics that no point holds; a series of one
+ * value (arithmetic, or a run timed once) is left out: nothing to stop.
+ *
+ * The file is read as it stands, whatever its schema or status: an unfinished
+ * run's timing is worth a look too.  Values print as the record has them: a
+ * missing one as "None" (an id, a name), "-" (a number) or "?".
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lang.h"
+#include "runner.h"
+#include "want.h"
+
+#define BENCH_PHASES 5 /* --phases without N */
+#define NUM_LEN 330    /* any double in %.4f: 309 digits, a sign, a point, 4 decimals */
+
+struct bench_opts {
+	const char *path, *base_path;
+	int series, phases;
+};
+
+/* One series of a lab: its label and its statistics in the record. */
+struct bench_series {
+	char label[NUM_LEN + 256];
+	const struct json *stats;
+	double width; /* of its median's 95 % interval, as a share of the median */
+};
+
+struct bench_lab {
+	struct bench_series *s;
+	int n;
+	long long samples;
+	int wide, noisy;
+};
+
+/* The columns' totals over the labs. */
+struct bench_total {
+	double wall;
+	long long series, samples, wide, noisy;
+};
+
+static void bench_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dmalab bench [RESULTS_JSON] [--series] [--phases [N]] "
+		"[--base OLD_RESULTS_JSON]\n"
+		"  the kit's own timing from a results.json (default results/results.json):\n"
+		"  per lab its wall time, series, samples (in all; least/median/most of one),\n"
+		"  the CV reached (median, largest), the series whose median's 95 %% interval\n"
+		"  is wider than %.0f %% of it (wide) and those that hit their cap (noisy)\n"
+		"options:\n"
+		"  --series        list every series under its lab\n"
+		"  --phases [N]    each lab's N (default %d) longest steps, with their share\n"
+		"  --base FILE     an older run's wall time per lab, and the ratio\n"
+		"  -h, --help      this text\n"
+		"exit: 0 printed, 2 a file that is not a dmalab results.json, or usage\n",
+		100 * LAB_STOP_WIDTH, BENCH_PHASES);
+}
+
+/* s as a count of steps, 1 or more (digits only); 0 when it is none. */
+static int phase_count(const char *s)
+{
+	long n = 0;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return 0;
+	for (; *s && n < 1000000; s++) /* more steps than any lab has: all of them */
+		n = n * 10 + (*s - '0');
+	return (int)n;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+
+	return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* --phases's N: attached (--phases=N) or the next word when it is a count;
+ * a next word that is neither a count, an option nor a .json file is a typo. */
+static int parse_phases(const char *value, int argc, char **argv)
+{
+	const char *next = value ? value : optind < argc ? argv[optind] : "-";
+	int n = phase_count(next);
+
+	if (n && !value)
+		optind++;
+	else if (!n && (value || (next[0] != '-' && !ends_with(next, ".json"))))
+		die_usage(MSG("bench.err-phases",
+			"--phases '%s': want a whole number of steps, 1 or more"), next);
+	return n ? n : BENCH_PHASES;
+}
+
+static void parse_bench(struct bench_opts *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "series", no_argument, NULL, 's' },
+		{ "phases", optional_argument, NULL, 'p' },
+		{ "base", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct bench_opts){ "results/results.json", NULL, 0, 0 };
+	opterr = 0;
+	optind = 1; /* argv[0] is "bench" */
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		switch (c) {
+		case 's': o->series = 1; break;
+		case 'p': o->phases = parse_phases(optarg, argc, argv); break;
+		case 'b': o->base_path = optarg; break;
+		case 'h': bench_usage(stdout); exit(0);
+		default: die_bad_option(c, argv[optind - 1]); break;
+		}
+	}
+	if (optind < argc)
+		o->path = argv[optind++];
+	if (optind < argc)
+		die_usage(MSG("bench.err-two-files",
+			"'%s': bench reads one results file (an older one: --base)"),
+			  argv[optind]);
+}
+
+/* ---- The record's values ------------------------------------------------ */
+
+/* A number of the record (not a boolean), else NaN: what "-" prints. */
+static double num_of(const struct json *obj, const char *key)
+{
+	const struct json *v = json_get(obj, key);
+
+	return v && v->type == JSON_NUM ? v->num : NAN;
+}
+
+/* 0 for a missing value, null, false, 0, "" and an empty list or object. */
+static int present(const struct json *v)
+{
+	if (!v || v->type == JSON_NULL)
+		return 0;
+	if (v->type == JSON_NUM || v->type == JSON_BOOL)
+		return v->num != 0;
+	return v->type == JSON_STR ? v->str[0] != '\0' : v->count > 0;
+}
+
+/* A number in the fewest digits that read back as it (integers whole). */
+static const char *num_text(double x, char *buf, size_t len)
+{
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, len, "%.*g", digits, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	if (x == trunc(x) && fabs(x) < 1e16)
+		snprintf(buf, len, "%.0f", x);
+	return buf;
+}
+
+/* 1 for a JSON true alone ("noisy": true). */
+static int is_true(const struct json *v)
+{
+	return v && v->type == JSON_BOOL && v->num;
+}
+
+/* A scalar of the record as text: a missing one or null is "None". */
+static const char *text_of(const struct json *v, char *buf, size_t len)
+{
+	if (!v || v->type == JSON_NULL)
+		return "None";
+	if (v->type == JSON_STR)
+		return v->str;
+	if (v->type == JSON_BOOL)
+		return v->num ? "True" : "False";
+	return v->type == JSON_NUM ? num_text(v->num, buf, len) : "?";
+}
+
+/* text_of member key, or `dflt` where the record has nothing there. */
+static const char *member_text(const struct json *obj, const char *key, const char *dflt,
+			       char *buf, size_t len)
+{
+	const struct json *v = json_get(obj, key);
+
+	return present(v) ? text_of(v, buf, len) : dflt;
+}
+
+/* The same scalar, a missing one the same as null (a series' identity). */
+static int same_value(const struct json *a, const struct json *b)
+{
+	int a_none = !a || a->type == JSON_NULL, b_none = !b || b->type == JSON_NULL;
+	int a_num = a && (a->type == JSON_NUM || a->type == JSON_BOOL);
+	int b_num = b && (b->type == JSON_NUM || b->type == JSON_BOOL);
+
+	if (a_none || b_none)
+		return a_none && b_none;
+	if (a_num || b_num)
+		return a_num && b_num && a->num == b->num;
+	return a->type == JSON_STR && b->type == JSON_STR && !strcmp(a->str, b->str);
+}
+
+/* A series' sample count as a whole number (0 when it has none). */
+static long long count_of(const struct json *stats)
+{
+	double n = json_get_num(stats, "n", 0);
+
+	return isfinite(n) ? (long long)fmax(fmin(n, 1e18), -1e18) : 0; /* no overflow */
+}
+
+/* ---- A lab's series ----------------------------------------------------- */
+
+/* A point's x: a whole number of KiB, MiB or GiB, else bytes; else unit=x. */
+static void fmt_x(const struct json *x, const struct json *unit, char *buf, size_t len)
+{
+	static const struct { double k; const char *name; } units[] = {
+		{ 1 << 30, "GiB" }, { 1 << 20, "MiB" }, { 1 << 10, "KiB" },
+	};
+	int is_num = x && (x->type == JSON_NUM || x->type == JSON_BOOL);
+	char unit_buf[32], x_buf[32];
+	const char *u = present(unit) ? text_of(unit, unit_buf, sizeof(unit_buf)) : "x";
+
+	if (!is_num) {
+		snprintf(buf, len, "%s", text_of(x, x_buf, sizeof(x_buf)));
+		return;
+	}
+	if (strcmp(u, "bytes") || x->num < 1) {
+		snprintf(buf, len, "%s=%g", u, x->num);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (x->num >= units[i].k && fmod(x->num, units[i].k) == 0) {
+			snprintf(buf, len, "%.0f %s", floor(x->num / units[i].k), units[i].name);
+			return;
+		}
+	snprintf(buf, len, "%.0f B", trunc(x->num));
+}
+
+/* (hi - lo) / |median| of the samples' 95 % median interval; +Inf when they
+ * are too few, not all numbers, or not all finite. */
+static double samples_width(const struct json *samples)
+{
+	const struct json *v = samples && samples->type == JSON_ARR ? samples->child : NULL;
+	int n = 0, total = v ? (int)samples->count : 0;
+	double *x = total ? malloc(sizeof(*x) * (size_t)total) : NULL, w = INFINITY;
+
+	for (; x && v && v->type == JSON_NUM; v = v->next)
+		x[n++] = v->num;
+	if (x && n == total)
+		w = lab_median_width(x, n, lab_median_rank(n, LAB_CONFIDENCE));
+	free(x);
+	return w;
+}
+
+/* 1 when a series of the same name, count and median is listed already. */
+static int listed(const struct bench_lab *b, const struct json *stats)
+{
+	static const char *const keys[] = { "name", "n", "median" };
+
+	for (int i = 0; i < b->n; i++) {
+		int k = 0;
+
+		while (k < 3 && same_value(json_get(b->s[i].stats, keys[k]),
+					   json_get(stats, keys[k])))
+			k++;
+		if (k == 3)
+			return 1;
+	}
+	return 0;
+}
+
+static struct bench_series *add_series(struct bench_lab *b, const struct json *stats)
+{
+	struct bench_series *s;
+
+	b->s = realloc(b->s, sizeof(*b->s) * (size_t)(b->n + 1));
+	if (!b->s)
+		die("out of memory");
+	s = &b->s[b->n++];
+	s->stats = stats;
+	s->width = samples_width(json_get(stats, "samples"));
+	b->samples += count_of(stats);
+	b->wide += !(s->width <= LAB_STOP_WIDTH);
+	b->noisy += is_true(json_get(stats, "noisy"));
+	return s;
+}
+
+/* Each point of one named series ("name @ x") that took two samples or more. */
+static void add_points(struct bench_lab *b, const struct json *series)
+{
+	const struct json *points = json_get(series, "points");
+	char x[NUM_LEN];
+
+	for (const struct json *p = present(points) && points->type == JSON_ARR ?
+		     points->child : NULL; p; p = p->next) {
+		const struct json *stats = json_get(p, "stats");
+
+		if (count_of(stats) < 2)
+			continue;
+		fmt_x(json_get(p, "x"), json_get(series, "x_unit"), x, sizeof(x));
+		snprintf(add_series(b, stats)->label, sizeof(b->s->label), "%s @ %s",
+			 series->key, x);
+	}
+}
+
+/* A claim's statistics that no point holds ("name (claim id)"). */
+static void add_claim(struct bench_lab *b, const struct json *claim)
+{
+	const struct json *stats = json_get(claim, "stats");
+	char name[64], id[64];
+
+	for (const struct json *st = stats && stats->type == JSON_ARR ? stats->child : NULL;
+	     st; st = st->next) {
+		if (st->type != JSON_OBJ || count_of(st) < 2 || listed(b, st))
+			continue;
+		snprintf(add_series(b, st)->label, sizeof(b->s->label), "%s (claim %s)",
+			 text_of(json_get(st, "name"), name, sizeof(name)),
+			 text_of(json_get(claim, "id"), id, sizeof(id)));
+	}
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp((*(const struct json *const *)a)->key,
+		      (*(const struct json *const *)b)->key);
+}
+
+/* The lab's series, each once: its points by series name, then its claims'. */
+static void lab_series(const struct json *lab, struct bench_lab *b)
+{
+	const struct json *series = json_get(lab, "series"), *claims = json_get(lab, "claims");
+	const struct json **byname = NULL, *m;
+	size_t n = 0;
+
+	memset(b, 0, sizeof(*b));
+	if (series && series->type == JSON_OBJ && series->count) {
+		byname = malloc(sizeof(*byname) * series->count);
+		if (!byname)
+			die("out of memory");
+		for (m = series->child; m; m = m->next)
+			byname[n++] = m;
+		qsort(byname, n, sizeof(*byname), by_key);
+	}
+	for (size_t i = 0; i < n; i++)
+		add_points(b, byname[i]);
+	free(byname);
+	for (m = claims && claims->type == JSON_ARR ? claims->child : NULL; m; m = m->next)
+		add_claim(b, m);
+}
+
+/* ---- The table ---------------------------------------------------------- */
+
+/* v in printf's spec, or "-" when it is no finite number. */
+static const char *fmt_num(const char *spec, double v, char *buf, size_t len)
+{
+	if (!isfinite(v))
+		return "-";
+	snprintf(buf, len, spec, v);
+	return buf;
+}
+
+/* "least/median/most" samples of one series, "-" for none. */
+static void spread_text(const struct bench_lab *b, char *buf, size_t len)
+{
+	double *n = malloc(sizeof(*n) * (size_t)(b->n + 1)), median;
+
+	if (!n)
+		die("out of memory");
+	for (int i = 0; i < b->n; i++)
+		n[i] = (double)count_of(b->s[i].stats);
+	median = lab_median(n, b->n); /* sorts n */
+	if (b->n)
+		snprintf(buf, len, "%.0f/%g/%.0f", n[0], median, n[b->n - 1]);
+	else
+		snprintf(buf, len, "-");
+	free(n);
+}
+
+/* The median and the largest CV of the lab's series, NaN for none. */
+static void cv_reached(const struct bench_lab *b, double *median, double *most)
+{
+	double *cv = malloc(sizeof(*cv) * (size_t)(b->n + 1));
+	int n = 0;
+
+	if (!cv)
+		die("out of memory");
+	*most = NAN;
+	for (int i = 0; i < b->n; i++) {
+		double v = num_of(b->s[i].stats, "cv");
+
+		if (isnan(v))
+			continue;
+		cv[n++] = v;
+		*most = isnan(*most) ? v : fmax(*most, v);
+	}
+	*median = n ? lab_median(cv, n) : NAN;
+	free(cv);
+}
+
+/* The lab's duration_s in an older run: its last lab of the same id. */
+static double base_wall(const struct json *base, const struct json *id)
+{
+	double wall = NAN;
+
+	for (const struct json *l = base ? base->child : NULL; l; l = l->next)
+		if (same_value(json_get(l, "id"), id))
+			wall = num_of(l, "duration_s");
+	return wall;
+}
+
+/* The older run's total: each lab id once (its last), as base_wall reads it. */
+static double base_total(const struct json *base)
+{
+	double sum = 0;
+
+	for (const struct json *l = base ? base->child : NULL; l; l = l->next) {
+		const struct json *id = json_get(l, "id"), *later = l->next;
+		double wall = num_of(l, "duration_s");
+
+		while (later && !same_value(json_get(later, "id"), id))
+			later = later->next;
+		if (!later && !isnan(wall))
+			sum += wall;
+	}
+	return sum;
+}
+
+/* " base s x" columns: the older wall time and this one's ratio to it. */
+static void print_base(double old, double ratio)
+{
+	char a[NUM_LEN], b[NUM_LEN];
+
+	printf(" %8s %6s", fmt_num("%.2f", old, a, sizeof(a)),
+	       fmt_num("%.2f", ratio, b, sizeof(b)));
+}
+
+struct bench_phase {
+	const struct json *step;
+	double s;
+	int order; /* as the lab listed it: equal lengths keep it */
+};
+
+static int longest_first(const void *a, const void *b)
+{
+	const struct bench_phase *x = a, *y = b;
+
+	return x->s != y->s ? (x->s < y->s) - (x->s > y->s) : x->order - y->order;
+}
+
+/* The lab's n longest steps, each with its share of the lab's wall time. */
+static void print_phases(const struct json *lab, int n, double wall)
+{
+	const struct json *phases = json_get(lab, "phases");
+	struct bench_phase *p = NULL;
+	int np = 0;
+
+	for (const struct json *v = n && phases && phases->type == JSON_ARR ? phases->child :
+	     NULL; v; v = v->next) {
+		if (v->type != JSON_OBJ || isnan(num_of(v, "s")))
+			continue;
+		p = realloc(p, sizeof(*p) * (size_t)(np + 1));
+		if (!p)
+			die("out of memory");
+		p[np] = (struct bench_phase){ v, num_of(v, "s"), np };
+		np++;
+	}
+	if (np)
+		qsort(p, (size_t)np, sizeof(*p), longest_first);
+	for (int i = 0; i < np && i < n; i++) {
+		char share[NUM_LEN] = "-", what[64];
+
+		if (wall != 0 && !isnan(wall))
+			snprintf(share, sizeof(share), "%.0f%%", /* half to even; no "-0" */
+				 nearbyint(100 * p[i].s / wall) + 0.0);
+		printf("       %6.2f s %4s  %s\n", p[i].s, share,
+		       member_text(p[i].step, "what", "?", what, sizeof(what)));
+	}
+	free(p);
+}
+
+static void print_series(const struct bench_lab *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		char n[32], cv[NUM_LEN], width[NUM_LEN] = "inf";
+
+		if (isfinite(b->s[i].width))
+			snprintf(width, sizeof(width), "%.1f %%", 100 * b->s[i].width);
+		printf("       %-44s n %4s  cv %8s  width %s%s\n", b->s[i].label,
+		       text_of(json_get(b->s[i].stats, "n"), n, sizeof(n)),
+		       fmt_num("%.4f", num_of(b->s[i].stats, "cv"), cv, sizeof(cv)), width,
+		       is_true(json_get(b->s[i].stats, "noisy")) ? "  noisy" : "");
+	}
+}
+
+/* One lab's row, its longest steps and (--series) its series. */
+static void print_lab(const struct json *lab, const struct bench_opts *o,
+		      const struct json *base, struct bench_total *t)
+{
+	char id[64], status[64], wall_s[NUM_LEN], spread[64], cv_med[NUM_LEN];
+	char cv_max[NUM_LEN];
+	double wall = num_of(lab, "duration_s"), median, most;
+	struct bench_lab b;
+
+	lab_series(lab, &b);
+	spread_text(&b, spread, sizeof(spread));
+	cv_reached(&b, &median, &most);
+	printf("%-4s %-12s %8s %7d %8lld %12s %6s %6s %7d %7d",
+	       text_of(json_get(lab, "id"), id, sizeof(id)),
+	       text_of(json_get(lab, "status"), status, sizeof(status)),
+	       fmt_num("%.2f", wall, wall_s, sizeof(wall_s)), b.n, b.samples, spread,
+	       fmt_num("%.4f", median, cv_med, sizeof(cv_med)),
+	       fmt_num("%.3f", most, cv_max, sizeof(cv_max)), b.wide, b.noisy);
+	if (o->base_path) {
+		double old = base_wall(base, json_get(lab, "id"));
+
+		print_base(old, wall != 0 && old != 0 ? wall / old : NAN); /* NaN: none */
+	}
+	putchar('\n');
+	print_phases(lab, o->phases, wall);
+	if (o->series)
+		print_series(&b);
+	t->wall += isnan(wall) ? 0 : wall;
+	t->series += b.n, t->samples += b.samples, t->wide += b.wide, t->noisy += b.noisy;
+	free(b.s);
+}
+
+static void print_head(const struct json *d, const char *path, int with_base)
+{
+	char command[64], started[64];
+
+	printf("bench: %s (%s, started %s%s)\n", path,
+	       member_text(d, "command", "?", command, sizeof(command)),
+	       member_text(d, "started", "?", started, sizeof(started)),
+	       present(json_get(d, "quick")) ? ", --quick" : "");
+	printf("%-4s %-12s %8s %7s %8s %12s %6s %6s %7s %7s", "lab", "status", "wall s",
+	       "series", "samples", "min/med/max", "cv med", "cv max", "wide", "noisy");
+	if (with_base)
+		printf(" %8s %6s", "base s", "x");
+	putchar('\n');
+}
+
+static void print_foot(const struct json *d, const struct json *base, int with_base,
+		       const struct bench_total *t)
+{
+	char wall_s[NUM_LEN];
+
+	printf("%-4s %-12s %8s %7lld %8lld %12s %6s %6s %7lld %7lld", "all", "",
+	       fmt_num("%.2f", t->wall, wall_s, sizeof(wall_s)), t->series, t->samples,
+	       "", "", "", t->wide, t->noisy);
+	if (with_base) {
+		double old = base_total(base);
+
+		print_base(old, old != 0 ? t->wall / old : NAN);
+	}
+	putchar('\n');
+	printf(MSG("bench.foot", "runner's wall time: %s s (the labs' sum above, plus its own "
+		   "start and end); wide: the median's 95 %% interval spans more than %.0f %% "
+		   "of it"),
+	       fmt_num("%.1f", num_of(d, "duration_s"), wall_s, sizeof(wall_s)),
+	       100 * LAB_STOP_WIDTH);
+	putchar('\n');
+}
+
+/* ---- The command -------------------------------------------------------- */
+
+/* The document at path, with its "labs" list in *labs; NULL after an error. */
+static struct json *load(const char *path, const struct json **labs)
+{
+	char err[PATH_MAX + 300];
+	struct json *d = json_parse_file(path, err, sizeof(err));
+
+	if (!d) {
+		error("%s%s", err, access(path, R_OK) ? MSG("bench.err-missing",
+			" (make check writes it)") : "");
+		return NULL;
+	}
+	*labs = json_get(d, "labs");
+	if (*labs && (*labs)->type == JSON_ARR)
+		return d;
+	error(MSG("bench.err-no-labs", "%s: not a dmalab results.json (no \"labs\" list)"),
+	      path);
+	json_free(d);
+	return NULL;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_opts o;
+	struct bench_total t = { 0 };
+	const struct json *labs, *base_labs = NULL;
+	struct json *d, *base = NULL;
+
+	usage_set_help("dmalab bench");
+	parse_bench(&o, argc, argv);
+	d = load(o.path, &labs);
+	if (!d)
+		return 2;
+	if (o.base_path && !(base = load(o.base_path, &base_labs))) {
+		json_free(d);
+		return 2;
+	}
+	print_head(d, o.path, o.base_path != NULL);
+	for (const struct json *lab = labs->child; lab; lab = lab->next)
+		print_lab(lab, &o, base_labs, &t);
+	print_foot(d, base_labs, o.base_path != NULL, &t);
+	json_free(base);
+	json_free(d);
+	return 0;
+}
