@@ -391,7 +391,8 @@ usage_case "'--bogus'" run_dmalab check --bogus
 usage_case "'frobnicate'" run_dmalab frobnicate
 usage_case "sysinfo, preflight, grade, quiz, hint, answers, exercise, try, exercises," \
 	run_dmalab frobnicate
-usage_case "exercises, compare, baseline, history, metrics, bench, class or fleet" run_dmalab frobnicate
+usage_case "exercises, compare, baseline, history, metrics, bench, class or fleet" \
+	run_dmalab frobnicate
 usage_case "'run'" run_dmalab run
 usage_case "'42'" run_dmalab run 42
 usage_case "built: 88 89 90 91" run_dmalab run 42
