@@ -819,11 +819,14 @@ static void run(struct lab *L)
 	if (budget == UINT64_MAX) /* under a limit, one page would halve the region */
 		procfs_mlock_drain_setup();
 	note_setting(L, budget);
+	lab_progress(L, MSG("01.progress-1", "mlock of fresh memory: the counters, the time"));
 	run_lock_claims(L, budget, size);
 	/* Children first: this process must not fork once CUDA is initialised. */
+	lab_progress(L, MSG("01.progress-2", "children under a locked-memory limit"));
 	claim_limit_refusal(L);
 #if DMALAB_HAVE_CUDA
 	claim_pinned_unlimited(L, size);
+	lab_progress(L, MSG("01.progress-3", "cudaHostAlloc: its pages and the counters"));
 	claim_pinned_here(L, size, budget);
 #else
 	claim_skip_rest(L, SKIP_NOT_BUILT_NO_NVCC, "built without nvcc");

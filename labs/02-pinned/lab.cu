@@ -296,8 +296,8 @@ static void plan_init(struct lab *L, struct bench *b)
 static void require_memory(const struct bench *b)
 {
 	/* in half the RAM: pageable, pinned (+ the broken pair's), or --pinned-only's;
-	 * and the two of both directions at once */
-	int host_buffers = (b->pinned_only ? 1 : 2 + !K.pair_pinned) + 2;
+	 * and the D2H target of both directions at once */
+	int host_buffers = (b->pinned_only ? 1 : 2 + !K.pair_pinned) + 1;
 
 	lab_cuda_require_free(b->L, need_bytes(2, b->largest, GPU_SPARE_BYTES),
 			      " (twice the largest copy + 256 MiB)");
@@ -684,6 +684,114 @@ static void measure_routes(struct bench *b, void *touched)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Both directions at once (a figure for the SRE, no chapter claim)          */
+
+#define DUPLEX_SAMPLES 8
+
+/* An H2D and a D2H copy of `bytes` on two streams, released together. */
+struct duplex {
+	struct lab *L;
+	uint64_t bytes;
+	const void *up;                    /* the H2D source: the sweep's pinned buffer */
+	struct lab_host down;              /* pinned: the D2H target */
+	void *dev_up, *dev_down;
+	cudaStream_t s_up, s_down;
+	cudaEvent_t start, stop_up, stop_down, gate;
+};
+
+/*
+ * One sample: a spin kernel holds both streams at the gate event, so the
+ * two copies enter the link together; each direction's time runs from the
+ * common start to its own stop, the pair's to the later stop.
+ */
+static void duplex_sample(struct duplex *d, double *up_s, double *down_s, double *both_s)
+{
+	lab_cuda_spin(d->L, d->s_up, 200000);
+	CUDA_CHECK(d->L, cudaEventRecord(d->gate, d->s_up));
+	CUDA_CHECK(d->L, cudaStreamWaitEvent(d->s_down, d->gate, 0));
+	CUDA_CHECK(d->L, cudaEventRecord(d->start, d->s_up));
+	CUDA_CHECK(d->L, cudaMemcpyAsync(d->dev_up, d->up, (size_t)d->bytes,
+					 cudaMemcpyHostToDevice, d->s_up));
+	CUDA_CHECK(d->L, cudaMemcpyAsync(d->down.p, d->dev_down, (size_t)d->bytes,
+					 cudaMemcpyDeviceToHost, d->s_down));
+	CUDA_CHECK(d->L, cudaEventRecord(d->stop_up, d->s_up));
+	CUDA_CHECK(d->L, cudaEventRecord(d->stop_down, d->s_down));
+	*up_s = lab_cuda_event_seconds(d->L, d->start, d->stop_up);
+	*down_s = lab_cuda_event_seconds(d->L, d->start, d->stop_down);
+	*both_s = fmax(*up_s, *down_s);
+}
+
+/* The H2D side copies from `up` (pinned, b->largest bytes): one cudaHostAlloc of
+ * 1 GiB fewer (half a second on an H200 host); the D2H side gets its own. */
+static void duplex_open(struct bench *b, const void *up, struct duplex *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->L = b->L;
+	d->bytes = b->largest;
+	d->up = up;
+	if (lab_host_alloc(b->L, LAB_HOST_PINNED, d->bytes, 0, 0, &d->down) < 0)
+		lab_error(b->L, "%s", d->down.why_not);
+	d->dev_up = b->rig.dev;
+	d->dev_down = lab_cuda_alloc(b->L, LAB_BUF_DEVICE, d->bytes);
+	CUDA_CHECK(b->L, cudaStreamCreateWithFlags(&d->s_up, cudaStreamNonBlocking));
+	CUDA_CHECK(b->L, cudaStreamCreateWithFlags(&d->s_down, cudaStreamNonBlocking));
+	CUDA_CHECK(b->L, cudaEventCreate(&d->start));
+	CUDA_CHECK(b->L, cudaEventCreate(&d->stop_up));
+	CUDA_CHECK(b->L, cudaEventCreate(&d->stop_down));
+	CUDA_CHECK(b->L, cudaEventCreateWithFlags(&d->gate, cudaEventDisableTiming));
+}
+
+static void duplex_close(struct duplex *d)
+{
+	cudaEventDestroy(d->start);
+	cudaEventDestroy(d->stop_up);
+	cudaEventDestroy(d->stop_down);
+	cudaEventDestroy(d->gate);
+	cudaStreamDestroy(d->s_up);
+	cudaStreamDestroy(d->s_down);
+	lab_cuda_free(d->L, d->dev_down);
+	lab_host_free(d->L, &d->down);
+}
+
+/*
+ * Full duplex: PCIe carries each direction on its own lanes, so H2D and D2H
+ * together should near twice one direction's rate.  Facts, not claims: the
+ * chapters say nothing of it; preflight holds the sum against the link.
+ */
+static void measure_duplex(struct bench *b, const struct lab_host *pin)
+{
+	double up[DUPLEX_SAMPLES], down[DUPLEX_SAMPLES], both[DUPLEX_SAMPLES];
+	struct lab_stats s_up, s_down, s_both;
+	struct duplex d;
+	char size[32];
+
+	duplex_open(b, pin->p, &d);
+	duplex_sample(&d, &up[0], &down[0], &both[0]); /* warm-up */
+	for (int i = 0; i < DUPLEX_SAMPLES; i++)
+		duplex_sample(&d, &up[i], &down[i], &both[i]);
+	duplex_close(&d);
+	lab_stats_from(&s_up, "duplex_h2d", "s", up, DUPLEX_SAMPLES, LAB_CUDA_EVENT_RES_S);
+	lab_stats_from(&s_down, "duplex_d2h", "s", down, DUPLEX_SAMPLES, LAB_CUDA_EVENT_RES_S);
+	lab_stats_from(&s_both, "duplex_both", "s", both, DUPLEX_SAMPLES, LAB_CUDA_EVENT_RES_S);
+	lab_stats_to_rate(&s_up, b->largest, &s_up);
+	lab_stats_to_rate(&s_down, b->largest, &s_down);
+	lab_stats_to_rate(&s_both, 2 * b->largest, &s_both);
+	lab_fact_num(b->L, "duplex_h2d_gbs", s_up.median, "GB/s");
+	lab_fact_num(b->L, "duplex_d2h_gbs", s_down.median, "GB/s");
+	lab_fact_num(b->L, "duplex_sum_gbs", s_both.median, "GB/s");
+	if (!b->link.known)
+		return;
+	lab_fact_num(b->L, "duplex_pct_of_two_way", 100 * s_both.median / (2 * b->link.theo_gbs),
+		     "%");
+	lab_note(b->L, MSG("02.both-ways",
+		"both directions at once (%s each): H2D %.1f, D2H %.1f, together %.1f "
+		 "GB/s (%.0f %% of the link's two-way %.1f GB/s)"),
+		 lab_fmt_size(b->largest, size, sizeof(size)), s_up.median, s_down.median,
+		 s_both.median, 100 * s_both.median / (2 * b->link.theo_gbs),
+		 2 * b->link.theo_gbs);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The claim pair: pinned and pageable H2D in alternation (02.1-02.4)        */
 
 /* The sweep's two buffers, H2D at the largest size in alternation, by the stopping
@@ -726,8 +834,8 @@ static void measure_claim_pair(struct bench *b, const struct lab_host *pin,
 /*
  * Pageable and pinned memory: their sweeps (the pageable H2D point of the
  * largest size left to the pair), the memcpy ceiling, the claim pair on
- * the same two buffers, both verified; then the pageable buffer is the
- * registered kind's.
+ * the same two buffers, both directions at once from the pinned one, both
+ * verified; then the pageable buffer is the registered kind's.
  */
 static void run_pair_kinds(struct bench *b)
 {
@@ -739,6 +847,7 @@ static void run_pair_kinds(struct bench *b)
 	measure_host_memcpy(b, &page, &pin);
 	sweep_kind(b, &pin, 0);
 	measure_claim_pair(b, &pin, &page);
+	measure_duplex(b, &pin);
 	done_kind(b, &pin);
 	verify_kind(b, &page);
 	measure_routes(b, page.p);
@@ -755,113 +864,8 @@ static void run_pinned_only(struct bench *b)
 	pin.kind = LAB_HOST_PINNED;
 	sweep_kind(b, &pin, 0);
 	b->pair.a = b->top[LAB_HOST_PINNED][LAB_COPY_H2D]; /* what 02.3 and 02.4 decide on */
+	measure_duplex(b, &pin);
 	done_kind(b, &pin);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Both directions at once (a figure for the SRE, no chapter claim)          */
-
-#define DUPLEX_SAMPLES 8
-
-/* An H2D and a D2H copy of `bytes` on two streams, released together. */
-struct duplex {
-	struct lab *L;
-	uint64_t bytes;
-	struct lab_host up, down;          /* pinned: the H2D source, the D2H target */
-	void *dev_up, *dev_down;
-	cudaStream_t s_up, s_down;
-	cudaEvent_t start, stop_up, stop_down, gate;
-};
-
-/*
- * One sample: a spin kernel holds both streams at the gate event, so the
- * two copies enter the link together; each direction's time runs from the
- * common start to its own stop, the pair's to the later stop.
- */
-static void duplex_sample(struct duplex *d, double *up_s, double *down_s, double *both_s)
-{
-	lab_cuda_spin(d->L, d->s_up, 200000);
-	CUDA_CHECK(d->L, cudaEventRecord(d->gate, d->s_up));
-	CUDA_CHECK(d->L, cudaStreamWaitEvent(d->s_down, d->gate, 0));
-	CUDA_CHECK(d->L, cudaEventRecord(d->start, d->s_up));
-	CUDA_CHECK(d->L, cudaMemcpyAsync(d->dev_up, d->up.p, (size_t)d->bytes,
-					 cudaMemcpyHostToDevice, d->s_up));
-	CUDA_CHECK(d->L, cudaMemcpyAsync(d->down.p, d->dev_down, (size_t)d->bytes,
-					 cudaMemcpyDeviceToHost, d->s_down));
-	CUDA_CHECK(d->L, cudaEventRecord(d->stop_up, d->s_up));
-	CUDA_CHECK(d->L, cudaEventRecord(d->stop_down, d->s_down));
-	*up_s = lab_cuda_event_seconds(d->L, d->start, d->stop_up);
-	*down_s = lab_cuda_event_seconds(d->L, d->start, d->stop_down);
-	*both_s = fmax(*up_s, *down_s);
-}
-
-static void duplex_open(struct bench *b, struct duplex *d)
-{
-	memset(d, 0, sizeof(*d));
-	d->L = b->L;
-	d->bytes = b->largest;
-	if (lab_host_alloc(b->L, LAB_HOST_PINNED, d->bytes, 0, BUF_TOUCH, &d->up) < 0 ||
-	    lab_host_alloc(b->L, LAB_HOST_PINNED, d->bytes, 0, BUF_TOUCH, &d->down) < 0)
-		lab_error(b->L, "%s", d->up.p ? d->down.why_not : d->up.why_not);
-	d->dev_up = b->rig.dev;
-	d->dev_down = lab_cuda_alloc(b->L, LAB_BUF_DEVICE, d->bytes);
-	CUDA_CHECK(b->L, cudaStreamCreateWithFlags(&d->s_up, cudaStreamNonBlocking));
-	CUDA_CHECK(b->L, cudaStreamCreateWithFlags(&d->s_down, cudaStreamNonBlocking));
-	CUDA_CHECK(b->L, cudaEventCreate(&d->start));
-	CUDA_CHECK(b->L, cudaEventCreate(&d->stop_up));
-	CUDA_CHECK(b->L, cudaEventCreate(&d->stop_down));
-	CUDA_CHECK(b->L, cudaEventCreateWithFlags(&d->gate, cudaEventDisableTiming));
-}
-
-static void duplex_close(struct duplex *d)
-{
-	cudaEventDestroy(d->start);
-	cudaEventDestroy(d->stop_up);
-	cudaEventDestroy(d->stop_down);
-	cudaEventDestroy(d->gate);
-	cudaStreamDestroy(d->s_up);
-	cudaStreamDestroy(d->s_down);
-	lab_cuda_free(d->L, d->dev_down);
-	lab_host_free(d->L, &d->up);
-	lab_host_free(d->L, &d->down);
-}
-
-/*
- * Full duplex: PCIe carries each direction on its own lanes, so H2D and D2H
- * together should near twice one direction's rate.  Facts, not claims: the
- * chapters say nothing of it; preflight holds the sum against the link.
- */
-static void measure_duplex(struct bench *b)
-{
-	double up[DUPLEX_SAMPLES], down[DUPLEX_SAMPLES], both[DUPLEX_SAMPLES];
-	struct lab_stats s_up, s_down, s_both;
-	struct duplex d;
-	char size[32];
-
-	duplex_open(b, &d);
-	duplex_sample(&d, &up[0], &down[0], &both[0]); /* warm-up */
-	for (int i = 0; i < DUPLEX_SAMPLES; i++)
-		duplex_sample(&d, &up[i], &down[i], &both[i]);
-	duplex_close(&d);
-	lab_stats_from(&s_up, "duplex_h2d", "s", up, DUPLEX_SAMPLES, LAB_CUDA_EVENT_RES_S);
-	lab_stats_from(&s_down, "duplex_d2h", "s", down, DUPLEX_SAMPLES, LAB_CUDA_EVENT_RES_S);
-	lab_stats_from(&s_both, "duplex_both", "s", both, DUPLEX_SAMPLES, LAB_CUDA_EVENT_RES_S);
-	lab_stats_to_rate(&s_up, b->largest, &s_up);
-	lab_stats_to_rate(&s_down, b->largest, &s_down);
-	lab_stats_to_rate(&s_both, 2 * b->largest, &s_both);
-	lab_fact_num(b->L, "duplex_h2d_gbs", s_up.median, "GB/s");
-	lab_fact_num(b->L, "duplex_d2h_gbs", s_down.median, "GB/s");
-	lab_fact_num(b->L, "duplex_sum_gbs", s_both.median, "GB/s");
-	if (!b->link.known)
-		return;
-	lab_fact_num(b->L, "duplex_pct_of_two_way", 100 * s_both.median / (2 * b->link.theo_gbs),
-		     "%");
-	lab_note(b->L, MSG("02.both-ways",
-		"both directions at once (%s each): H2D %.1f, D2H %.1f, together %.1f "
-		 "GB/s (%.0f %% of the link's two-way %.1f GB/s)"),
-		 lab_fmt_size(b->largest, size, sizeof(size)), s_up.median, s_down.median,
-		 s_both.median, 100 * s_both.median / (2 * b->link.theo_gbs),
-		 2 * b->link.theo_gbs);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1360,9 +1364,10 @@ static void decide_route_claims(struct bench *b)
 
 /*
  * The method: the link; pageable and pinned memory swept, with the memcpy
- * ceiling and the claim pair on their buffers; registered (the pageable
- * buffer) and write-combined memory swept; each kind verified; the one-off
- * transfers (--pinned-only: pinned alone); the table, facts and decisions.
+ * ceiling, the claim pair and both directions at once on their buffers;
+ * registered (the pageable buffer) and write-combined memory swept; each
+ * kind verified; the one-off transfers (--pinned-only: pinned alone); the
+ * table, facts and decisions.
  */
 static void run(struct lab *L)
 {
@@ -1390,7 +1395,6 @@ static void run(struct lab *L)
 		if (b->have[LAB_HOST_REGISTERED])
 			measure_oneoffs(b);
 	}
-	measure_duplex(b);
 	if (!b->pinned_only)
 		measure_all_gpus(b);
 	print_table(b);

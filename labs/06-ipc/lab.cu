@@ -743,6 +743,8 @@ static void run(struct lab *L)
 	snprintf(dev, sizeof(dev), "%d", lab_options(L)->device);
 	lab_cuda_require(L, 1);
 	check_device(L);
+	lab_progress(L, MSG("06.progress-1", "four helper processes, each with its own "
+				       "context; the memory to share"));
 	for (i = 0; i < 4; i++)
 		helper_start(L, helper[i], role[i], extra);
 	/* while their contexts are made: the pattern and the handles, 06.4, 06.6's allocation and
@@ -759,12 +761,15 @@ static void run(struct lab *L)
 	}
 	for (i = 0; i < 4; i++)
 		helper_expect(helper[i], "ready", cfg.t);
+	lab_progress(L, MSG("06.progress-2", "the importer opens the handles"));
 	send_ipc_order(); /* the importer: 06.3, 06.2, 06.6 */
 	decide_open_time(L);
 	decide_shared_rw(L);
 	decide_vmm(L);
 	helper_finish(&ex.imp, cfg.t);
+	lab_progress(L, MSG("06.progress-3", "an exporter dies while its memory is open"));
 	crash_phase(L);
+	lab_progress(L, MSG("06.progress-4", "a raw device pointer read in another process"));
 	probe_phase(L);
 	/* after the probe's fault the GPU may report errors: freed without checks */
 	lab_vmm_release(&ex.vmm);

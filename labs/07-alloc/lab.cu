@@ -1016,6 +1016,7 @@ static void run(struct lab *L)
 	cudaStream_t s;
 
 	memset(&ctx, 0, sizeof(ctx));
+	lab_progress(L, MSG("07.progress-1", "the context: the GPU's used memory around it"));
 	if (K.nvml_before_context)
 		context_before(L, &ctx); /* before any CUDA runtime call */
 	lab_cuda_require(L, 1);          /* cudaSetDevice makes the primary context */
@@ -1023,11 +1024,18 @@ static void run(struct lab *L)
 	if (!K.nvml_before_context)
 		context_before(L, &ctx); /* broken: the context is on both sides */
 	decide_context(L, &ctx);         /* 07.2, before any allocation */
+	lab_progress(L, MSG("07.progress-2", "cudaMalloc's granularity: what free memory "
+				       "loses per request"));
 	measure_granule(L, &g);          /* 07.3: the first allocations of the process */
 	s = lab_cuda_stream_new(L);
+	lab_progress(L, MSG("07.progress-3", "cudaMalloc + cudaFree against a warm pool"));
 	measure_pool_speed(L, s);        /* 07.4 */
+	lab_progress(L, MSG("07.progress-4", "the pool's release threshold"));
 	measure_thresholds(L, s);        /* 07.5 */
+	lab_progress(L, MSG("07.progress-5", "how single allocation times spread"));
 	measure_spread(L, s);            /* 07.6 */
+	lab_progress(L, MSG("07.progress-6", "the whole GPU in 1 GiB blocks, every other "
+				       "one freed"));
 	fragment(L);                     /* 07.1: the whole GPU, given back */
 }
 
