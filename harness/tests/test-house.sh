@@ -167,6 +167,25 @@ else
 		"(sh harness/tools/method-lines.sh moves the numbers)"
 fi
 
+# the link tool itself: a comment never holds a name, and a stale link whose name
+# several code lines hold is refused, not moved to the nearest (another function's)
+fx=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-house-links.XXXXXX") || exit 1
+printf '%s\n' '/* copy() below */' 'void a(void) { copy(); }' '*p = copy();' \
+	'void b(void) { copy(); }' >"$fx/lab.c"
+printf '%s\n' '[`copy()`, lab.c:1](lab.c#L1)' >"$fx/comment.md"
+printf '%s\n' '[`*p = copy()`, lab.c:3](lab.c#L3)' >"$fx/deref.md"
+printf '%s\n' '[`copy()`, lab.c:1](lab.c#L1)' >"$fx/ambiguous.md"
+if ! sh harness/tools/method-lines.sh --check "$fx/comment.md" 2>/dev/null &&
+   sh harness/tools/method-lines.sh --check "$fx/deref.md" &&
+   ! sh harness/tools/method-lines.sh "$fx/ambiguous.md" 2>/dev/null &&
+   grep -q 'lab.c#L1)' "$fx/ambiguous.md"; then
+	ok
+else
+	bad "method-lines.sh: a comment line held a name, a '*p' line did not, or an" \
+		"ambiguous link was moved"
+fi
+rm -rf "$fx"
+
 # code lines at most 100 columns: expand the tabs, then the display width of the widest
 wide=""
 for f in $(git ls-files 2>/dev/null | grep -E '\.(c|h|cu|py|sh|S)$|(^|/)Makefile$'); do

@@ -3,10 +3,15 @@
 # "Method" to the lines of its files where the operation is.
 #
 # A link names what it points at: [`cudaMemcpyAsync`, lab.cu:212](lab.cu#L212).
-# --check: each such link's line must hold the name, and a bare line link
-# ([lab.cu:212](lab.cu#L212)) is refused; exit 1 with one line per stale link.
-# Without --check: each stale number is moved to the line holding the name
-# nearest the old one, in place.  Default: every labs/*/README.md.
+# Only code counts: a line that is a comment (it starts with /*, //, or a
+# "* " of a comment's middle) never holds a name.
+# --check: each such link's line must hold the name in its code, and a bare
+# line link ([lab.cu:212](lab.cu#L212)) is refused; exit 1 with one line per
+# stale link.  Without --check: a stale number is moved, in place, only when
+# one code line of the file holds the name; where several do, the link is
+# named as ambiguous (a longer name, `cudaHostRegister(o->host`, picks one),
+# since the nearest of them may be another function's.  Default: every
+# labs/*/README.md.
 set -u
 check=0
 [ "${1:-}" = --check ] && { check=1; shift; }
@@ -15,17 +20,26 @@ status=0
 for readme in "$@"; do
 	dir=$(dirname "$readme")
 	out=$(awk -v dir="$dir" -v check="$check" '
-	function nearest(file, name, old,    line, n, best, d, bestd) {
-		best = 0; n = 0
+	function is_code(line) {
+		return line !~ /^[ \t]*(\/\*|\/\/|\*$|\*[ \t\/])/
+	}
+	# The code line holding name: old itself when it does, else the only one
+	# (0: none, -1: several); found = how many hold it.
+	function locate(file, name, old,    line, n, at, held_at_old) {
+		at = 0; n = 0; found = 0; held_at_old = 0
 		while ((getline line < (dir "/" file)) > 0) {
 			n++
-			if (index(line, name)) {
-				d = n > old ? n - old : old - n
-				if (!best || d < bestd) { best = n; bestd = d }
+			if (index(line, name) && is_code(line)) {
+				found++
+				at = n
+				if (n == old)
+					held_at_old = 1
 			}
 		}
 		close(dir "/" file)
-		return best
+		if (held_at_old)
+			return old
+		return found > 1 ? -1 : at
 	}
 	{
 		rest = $0; done = ""
@@ -39,13 +53,15 @@ for readme in "$@"; do
 			spec = substr(part[3], 3)
 			file = substr(spec, 1, index(spec, ":") - 1)
 			old = substr(spec, index(spec, ":") + 1) + 0
-			at = nearest(file, name, old)
+			at = locate(file, name, old)
 			if (at != old) {
-				if (check || !at)
-					printf "%s:%d: `%s` is not at %s:%d (%s)\n", FILENAME, FNR,
-					       name, file, old,
-					       at ? "line " at : "nowhere" > "/dev/stderr"
-				if (check || !at)
+				where = at > 0 ? "line " at : "nowhere"
+				if (at < 0)
+					where = found " lines hold it: name it longer"
+				if (check || at <= 0)
+					printf "%s:%d: `%s` is not in the code at %s:%d (%s)\n",
+					       FILENAME, FNR, name, file, old, where > "/dev/stderr"
+				if (check || at <= 0)
 					bad = 1
 				else
 					link = "[`" name "`, " file ":" at "](" file "#L" at ")"
