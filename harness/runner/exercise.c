@@ -544,6 +544,7 @@ static int report_try(const struct ex_lab *x, const struct learn_results *res)
 static int do_try(struct ex_opts *o, struct ex_lab *x)
 {
 	char results[2200], path[2300], err[600], *ids[1] = { x->id };
+	char bin[sizeof(o->run.labs_dir) + 16];
 	struct learn_results res;
 	int rc = verify_copy(x);
 
@@ -557,6 +558,11 @@ static int do_try(struct ex_opts *o, struct ex_lab *x)
 				 "compile: the compiler's messages are above; every exercise of "
 				 "it is 'does not compile' until it does"), x->id, x->copy), 1;
 	}
+	snprintf(bin, sizeof(bin), "%s/lab-%s", o->run.labs_dir, x->id);
+	if (access(bin, X_OK) != 0) /* dmalab try alone, before make try-NN built it */
+		return error(MSG("try.not-built", "try %s: your copy is not built ('%s' is "
+				 "missing): make try-%s builds it, then grades it"), x->id, bin,
+			     x->id), 2;
 	try_state_set(x, EX_NSTATES);
 	snprintf(results, sizeof(results), "%s/results", x->copy_dir);
 	printf(MSG("try.running", "try-%s: running your build under the runner (results in "

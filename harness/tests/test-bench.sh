@@ -31,6 +31,18 @@ check "the H200 fixture: lab-02's wall time, series and samples" $?
 grep -q '^all                  44.55     245     1733' "$tmp/h200"
 check "the H200 fixture: the total" $?
 
+# a file make lab-NN merged into (its runner time below the labs' sum): no runner time claimed
+"$py" - "$fx/results.json" "$tmp/merged.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["duration_s"] = 0.03
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$dmalab" bench "$tmp/merged.json" >"$tmp/merged" 2>&1 &&
+	grep -q "more than one run .*the last run took 0.0 s" "$tmp/merged" &&
+	! grep -q "^runner's wall time" "$tmp/merged"
+check "a merged file: its labs from more than one run, no runner's wall time" $?
+
 # --phases: each lab's longest steps, longest first, with their share of the lab
 "$py" - "$fx/results.json" "$tmp/phases.json" <<'PY'
 import json, sys

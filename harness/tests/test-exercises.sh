@@ -44,6 +44,11 @@ copy=$tmp/w/01-mlock/lab.cu
 if [ "$rc" -eq 0 ] && [ -f "$copy" ] && has "wrote '$copy'" && grep -q 'END EXERCISE' "$copy" &&
 	! grep -q 'return mlock(p, bytes);' "$copy"; then ok "exercise-01 writes the stubs"
 else bad "exercise-01 writes the stubs"; fi
+# dmalab try before make try-NN built the copy: one line saying so, exit 2
+"$BUILD/dmalab" try 01 --work "$tmp/w" >"$tmp/out" 2>&1; rc=$?
+if [ "$rc" -eq 2 ] && has 'not built .*make try-01 builds it' && [ "$(wc -l <"$tmp/out")" -eq 1 ]
+then ok "dmalab try before the build: one line naming make try-01"
+else bad "dmalab try before the build: one line naming make try-01"; fi
 mk try-01
 if [ "$rc" -ne 0 ] && [ "$(count 'not yet')" -eq 3 ] && has 'look at: line'; then
 	ok "try-01 on the stubs: every exercise not yet, non-zero"
