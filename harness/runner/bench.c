@@ -595,7 +595,8 @@ static struct json *load(const char *path, const struct json **labs)
 
 	if (!d) {
 		error("%s%s", err, access(path, R_OK) ? MSG("bench.err-missing",
-			" (make check writes it)") : "");
+			" (make check writes it)") : MSG("bench.err-not-json",
+			" (not a dmalab results.json)"));
 		return NULL;
 	}
 	*labs = json_get(d, "labs");

@@ -64,8 +64,8 @@ void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 	int done = 0, n = 0, width = 12;
 
 	if (!ex || ex->type != JSON_ARR) {
-		fputs(MSG("grade.ex-none", "exercises: not in these results (a run with --work, "
-			  "as make check and make grade give, lists them)"), f);
+		fputs(MSG("grade.ex-none", "exercises: none in these results (no copy handed "
+			  "out yet: make exercise-NN; or a run without --work)"), f);
 		fputs("\n\n", f);
 		return;
 	}

@@ -65,8 +65,10 @@ check "--phases 2: the two longest steps, longest first, with their share" $?
 check "--phases on a run without phases: exit 0" $?
 
 printf 'not json' >"$tmp/bad.json"
-"$dmalab" bench "$tmp/bad.json" >/dev/null 2>&1
+"$dmalab" bench "$tmp/bad.json" >/dev/null 2>"$tmp/err1"
 check "a file that is not JSON: exit 2" "$([ $? -eq 2 ]; echo $?)"
+grep -q 'not a dmalab results.json' "$tmp/err1"
+check "a file that is not JSON: said so" $?
 printf '{"schema": "x"}' >"$tmp/nolabs.json"
 "$dmalab" bench "$tmp/nolabs.json" >/dev/null 2>"$tmp/err2"
 check "JSON without labs: exit 2" "$([ $? -eq 2 ]; echo $?)"
