@@ -227,7 +227,7 @@ static const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
 		{ "partial", "部分成立" }, { "unverified", "未验证" },
 		{ "skipped", "跳过" }, { "inconclusive", "无定论" },
 		{ "not run", "未运行" }, { "error", "出错" },
-		{ "lab not built yet", "实验尚未构建" },
+		{ "lab not built yet", "实验尚未构建" }, { "not built yet", "尚未构建" },
 	};
 
 	for (size_t i = 0; lc->opt->lang == ANS_ZH && i < sizeof(pairs) / sizeof(pairs[0]); i++)
@@ -238,8 +238,9 @@ static const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
 
 const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v)
 {
+	/* "not built yet": a claim's word fits its 13-column field; the question says "lab" */
 	static const char *const words[] = { "confirmed", "contradicted", "unverified",
-					     "lab not built yet" };
+					     "not built yet" };
 
 	static const char *const undecided[ST_COUNT] = {
 		[ST_SKIP] = "skipped", [ST_INCONCLUSIVE] = "inconclusive",
