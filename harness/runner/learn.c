@@ -617,10 +617,13 @@ static int learn_load(struct learn_ctx *lc)
 int learn_main(int argc, char **argv, int (*cmd)(struct learn_ctx *lc))
 {
 	struct learn_opts o;
+	static char help[64];
 	struct learn_ctx lc;
 	int rc;
 
-	usage_set_help("dmalab grade");
+	/* argv[1] is the command: "dmalab hint" has the help of its own name */
+	snprintf(help, sizeof(help), "dmalab %s", argc > 1 ? argv[1] : "grade");
+	usage_set_help(help);
 	learn_defaults(&o, argv);
 	learn_parse(&o, argc, argv);
 	learn_args(&o, argc, argv);
