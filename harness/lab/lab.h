@@ -389,6 +389,17 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 #endif
 void lab_run_not_built(struct lab *L);
 
+/* The next of a seeded pseudo-random sequence (splitmix64, Vigna): a lab
+ * seeds it with --seed, so a run's random choices can be repeated. */
+static inline uint64_t lab_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -652,22 +652,29 @@ static double time_one_alloc(const struct alloc_loop *a)
 }
 
 /*
- * One sample of both spreads: SPREAD_CALLS rounds of one call of each arm, the
- * order swapped every round.  cudaMalloc's spread drifts between samples (0.6 to
- * 12 us in one H200 run), so arms timed in turns of 800 calls each left the
- * sabotage's two cudaMalloc arms at [0.64, 1.40]; calls side by side see the
- * same stretch of the machine.  *d, *p: each arm's spread, seconds.
+ * One sample of both spreads: SPREAD_CALLS rounds of one call of each arm, which
+ * goes first drawn at random each round.  cudaMalloc's spread drifts between
+ * samples (0.6 to 12 us in one H200 run), so arms timed in turns of 800 calls
+ * each left the sabotage's two cudaMalloc arms at [0.64, 1.40]; calls side by
+ * side see the same stretch of the machine.  The order swapped every round
+ * (D P P D ...) gave each arm fixed places mod 4 in the call stream, and the
+ * sabotage's two cudaMalloc arms came out 0.83x, 0.88x, 1.09x and once over
+ * 1.1x on H200s of 2026-12-03, each interval clear of 1.  A rhythm in the
+ * driver's calls would do that (not seen directly); a random order gives both
+ * arms every place alike.  *d, *p: each arm's spread, seconds.
  */
 static void time_spreads(const struct alloc_loop *drv, const struct alloc_loop *pool,
-			 double *d, double *p)
+			 uint64_t *rng, double *d, double *p)
 {
 	static double td[SPREAD_CALLS], tp[SPREAD_CALLS];
 
 	for (int i = 0; i < SPREAD_CALLS; i++) {
-		if (i % 2)
+		int pool_first = (int)(lab_random(rng) >> 63);
+
+		if (pool_first)
 			tp[i] = time_one_alloc(pool);
 		td[i] = time_one_alloc(drv);
-		if (!(i % 2))
+		if (!pool_first)
 			tp[i] = time_one_alloc(pool);
 	}
 	if (pool->pool)
@@ -713,14 +720,15 @@ static void measure_spread(struct lab *L, cudaStream_t s)
 	struct alloc_loop drv = { L, NULL, s, SPREAD_CALLS };
 	struct alloc_loop warm = { L, K.spread_arm_uses_pool ? pool : NULL, s, SPREAD_CALLS };
 	int i, n = SPREADS_PER_ITER * lab_options(L)->iters;
+	uint64_t rng = lab_options(L)->seed;
 	double sd[LAB_MAX_SAMPLES], sp[LAB_MAX_SAMPLES], r[LAB_MAX_SAMPLES];
 	struct lab_stats ms, ps, ratio;
 	cudaError_t frag;
 
 	n = n < LAB_MAX_SAMPLES ? n : LAB_MAX_SAMPLES;
-	time_spreads(&drv, &warm, &sd[0], &sp[0]); /* warm-up */
+	time_spreads(&drv, &warm, &rng, &sd[0], &sp[0]); /* warm-up */
 	for (i = 0; i < n; i++) {
-		time_spreads(&drv, &warm, &sd[i], &sp[i]);
+		time_spreads(&drv, &warm, &rng, &sd[i], &sp[i]);
 		r[i] = sd[i] / sp[i];
 	}
 	lab_stats_from(&ms, "malloc_2mib_spread", "s", sd, n, 0);

@@ -83,16 +83,6 @@ static double chase_run(void *ctx)
 	return t;
 }
 
-/* splitmix64 (Vigna), seeded by --seed: a run can be repeated. */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static void run(struct lab *L)
 {
 	const struct lab_opts *o = lab_options(L);
@@ -111,7 +101,7 @@ static void run(struct lab *L)
 		rnd[i * LINE] = (uint32_t)(i * LINE);
 	}
 	for (i = n - 1; K.shuffle && i > 0; i--) { /* Sattolo: j < i, never i */
-		uint64_t j = next_random(&rng) % i;
+		uint64_t j = lab_random(&rng) % i;
 		uint32_t t = rnd[i * LINE];
 
 		rnd[i * LINE] = rnd[j * LINE];
