@@ -238,7 +238,7 @@ $(PF_UNIT_TEST): harness/tests/unit/runner/test_node_preflight.c harness/runner/
 # `dmalab preflight` (README.md, "Preflight: a node health check") runs lab-01 and lab-02.
 .PHONY: preflight
 PREFLIGHT_NEEDS := $(DMALAB) $(BUILD)/labs/lab-01 $(BUILD)/labs/lab-02 $(BUILD)/fleet/preflight.sh
-preflight: deps $(PREFLIGHT_NEEDS)
+preflight: $(PREFLIGHT_NEEDS)
 	@$(DMALAB) preflight $(PREFLIGHT_ARGS)
 
 # Exit codes, the memlock floor, bad options, a sysfs with an NVIDIA GPU and no

@@ -815,6 +815,11 @@ static void run(struct lab *L)
 
 	base_seed = (uint32_t)lab_options(L)->seed;
 	setup(L, max_bytes);
+	/* the pairs are checked against the GPUs before anything is measured; with
+	 * fewer than two the lab skips, whatever they name */
+	if (ngpu >= 2 && p2p_pairs_plan(ngpu, &asked_pairs, lab_options(L)->device_given ?
+					lab_options(L)->device : -1, &plan, err, sizeof(err)) < 0)
+		lab_error(L, "--pairs '%s': %s", lab_opt(L, "pairs"), err);
 	host = host_buffer(L, max_bytes);
 	for (int i = 0; i < ngpu; i++)
 		measure_host_link(L, i, host, &host_seed, max_bytes, &hr);
@@ -831,11 +836,6 @@ static void run(struct lab *L)
 		if (bad.found)
 			lab_error(L, "%s", bad.what);
 		lab_skip(L, skip, "%s", detail);
-	}
-	if (p2p_pairs_plan(ngpu, &asked_pairs, lab_options(L)->device_given ?
-			   lab_options(L)->device : -1, &plan, err, sizeof(err)) < 0) {
-		fprintf(stderr, "lab-09: --pairs: %s\n", err);
-		exit(2);
 	}
 	for (int i = 0; i < plan.n; i++) {
 		static struct pair_result r0;
