@@ -384,24 +384,4 @@ static inline void lab_cuda_job_series(struct lab_cuda_job *job, int warmup, int
 	}
 }
 
-/* n copies of `bytes` from src to dst, one after the other, as a job's work. */
-struct lab_cuda_copies {
-	struct lab *L;
-	void *dst;
-	const void *src;
-	uint64_t bytes;
-	int n;                      /* >= 1 */
-	enum cudaMemcpyKind kind;   /* cudaMemcpyHostToDevice, ... */
-};
-
-/* lab_cuda_issue_fn of struct lab_cuda_copies: n cudaMemcpyAsync on s (CUDA_CHECK). */
-static inline void lab_cuda_issue_copies(void *copies, cudaStream_t s)
-{
-	const struct lab_cuda_copies *c = (const struct lab_cuda_copies *)copies;
-	int i;
-
-	for (i = 0; i < c->n; i++)
-		CUDA_CHECK(c->L, cudaMemcpyAsync(c->dst, c->src, (size_t)c->bytes, c->kind, s));
-}
-
 #endif

@@ -13,10 +13,10 @@
  * Two buffers of --size, one advised MADV_HUGEPAGE, one MADV_NOHUGEPAGE
  * before their first write (map_advised, map_huge), are decided on only when
  * /proc/self/smaps proves them so (decide_on_pages).  The timed operations
- * are here too: the chase (chase.h), the pageable copies (lab_copy_cuda.h's
- * pair) and each cudaHostRegister (time_register).  08.4 (root) empties and
- * refills the hugetlb pool, journaled (sysctl_change.h: the runner restores
- * it even after a SIGKILL).  Without nvcc 08.2-08.3 skip.
+ * are here too: the chase (chase.h), the pageable copies (copy_sample, in
+ * lab_copy.h's pairs) and each cudaHostRegister (time_register).  08.4
+ * (root) empties and refills the hugetlb pool, journaled (sysctl_change.h:
+ * the runner restores it even after a SIGKILL).  Without nvcc 08.2-08.3 skip.
  */
 #include <errno.h>
 #include <math.h>
@@ -668,6 +668,32 @@ static void copy_blocks(const struct lab_copy_pair *p, struct lab_stats *ratio)
 	ratio->too_short = p->ratio.too_short;
 }
 
+/* One sample of 08.2: a copy of `bytes` from src, a pageable buffer, to the GPU. */
+struct h2d_copy {
+	struct lab_copy_rig *rig; /* the device buffer, the stream and its two events */
+	const void *src;
+	uint64_t bytes;
+};
+
+/*
+ * lab_run_fn: one cudaMemcpyAsync between the two events on the rig's stream;
+ * the GPU seconds between them.  From pageable memory the call first stages
+ * the data with the CPU, walking the source's pages, after the start event:
+ * timed too, as it is what the caller waits for and where a page size could
+ * show.
+ */
+static double copy_sample(void *arg)
+{
+	struct h2d_copy *c = (struct h2d_copy *)arg;
+	struct lab_copy_rig *r = c->rig;
+
+	cuda_timer_start(r->L, &r->timer, r->stream);
+	CUDA_CHECK(r->L, cudaMemcpyAsync(r->dev, c->src, (size_t)c->bytes,
+					 cudaMemcpyHostToDevice, r->stream));
+	cuda_timer_stop(r->L, &r->timer, r->stream);
+	return cuda_timer_seconds(r->L, &r->timer);
+}
+
 static void claim_copies(struct lab *L, const struct pages *pg)
 {
 	static struct lab_copy_pair pair;
@@ -677,7 +703,10 @@ static void claim_copies(struct lab *L, const struct pages *pg)
 	struct lab_host big = { LAB_HOST_PAGEABLE, pg->big, bytes, 0, "" };
 	struct lab_host small = { LAB_HOST_PAGEABLE, pg->small, bytes, 0, "" };
 	struct lab_copy_rig rig;
+	struct h2d_copy from_big = { &rig, pg->big, bytes };
+	struct h2d_copy from_small = { &rig, pg->small, bytes };
 	uint32_t seed = (uint32_t)lab_options(L)->seed;
+	int n;
 	char sz[32], text[480];
 	uint64_t free_b;
 
@@ -694,8 +723,8 @@ static void claim_copies(struct lab *L, const struct pages *pg)
 	pair.name_a = "h2d_2m";
 	pair.name_b = "h2d_4k";
 	pair.name_ratio = "h2d_time_4k_over_2m";
-	lab_copy_pair_measure(&rig, &pair, pg->big, pg->small, LAB_COPY_H2D, bytes,
-			      copy_pairs(L, &rig, pg, bytes));
+	n = copy_pairs(L, &rig, pg, bytes); /* exactly n: at least n, at most n */
+	lab_copy_pair_sampled(&pair, copy_sample, &from_big, &from_small, bytes, n, n);
 	copy_blocks(&pair, &blocks);
 	got = lab_est_hl_ratio(&blocks, 1);
 	lab_copy_verify(&rig, &big, seed ^ 0x2000000u);
