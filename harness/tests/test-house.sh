@@ -136,7 +136,7 @@ lab_api=$(grep -oE '[a-z_][a-z0-9_]*\(' harness/lab/lab.h | tr -d '(' | sort -u)
 not_yet_moved='helper_ask helper_expect_stats helper_linger helper_report_skip helper_role_main
 helper_run_sized msg_hex msg_put_hex proc_check_opts proc_plumbing_test role_error
 role_send_stats role_skip lab_cuda_stream_free lab_cuda_unregister buf_refill_sample
-procfs_mlock_drain_setup lab_cuda_free_bytes lab_host_seed'
+procfs_mlock_drain_setup lab_host_seed'
 for fn in $fns; do
 	case " $(echo $lab_api $not_yet_moved) " in *" $fn "*) continue ;; esac
 	users=$(grep -lw -- "$fn" "$fn_dir"/lab-* | wc -l)
