@@ -147,23 +147,6 @@ static inline void lab_copy_pair_run(lab_run_fn fn, void *a, void *b, int n,
 	lab_copy_pair_run_until(fn, a, b, n, n, sa, sb);
 }
 
-/*
- * The ABBA blocks of n pairs: block k joins pairs 2k + 1 (a b) and 2k + 2
- * (b a), so that what a sample inherits from the one before it reaches both
- * arms alike.  ba[k], bb[k]: each arm's two samples added.
- */
-static inline int lab_copy_pair_blocks(const double *sa, const double *sb, int n,
-				       double *ba, double *bb)
-{
-	int k;
-
-	for (k = 0; 2 * k + 2 < n; k++) {
-		ba[k] = sa[2 * k + 1] + sa[2 * k + 2];
-		bb[k] = sb[2 * k + 1] + sb[2 * k + 2];
-	}
-	return k;
-}
-
 /* The pair's series in GB/s and their ratio, too_short when either side is. */
 static inline void lab_copy_pair_stats(struct lab_copy_pair *p, const double *sa,
 				       const double *sb, int n, uint64_t bytes)

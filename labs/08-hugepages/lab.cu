@@ -29,7 +29,6 @@
 #include "buffer.h"
 #include "chase.h"
 #include "lab.h"
-#include "lab_copy.h" /* lab_copy_pair_blocks: 08.1, 08.3 and 08.5 on ABBA blocks */
 #include "need.h"
 #include "procfs.h"
 #include "sizes.h"
@@ -457,7 +456,7 @@ static double cpu_ghz(void)
 	return mhz > 0 ? mhz / 1e3 : NAN;
 }
 
-/* 08.1's series and 08.5's from the pairs' ABBA blocks (lab_copy_pair_blocks):
+/* 08.1's series and 08.5's from the pairs' ABBA blocks (abba_blocks):
  * per pair the order alone moved the sabotage's 4 KiB / 4 KiB ratio between
  * about 0.9 and 1.1 on an H200 host, and the median of the two modes was
  * undecided.  *ratio: 4 KiB / 2 MiB time a block; *extra: (4 KiB - 2 MiB) ns
@@ -466,7 +465,7 @@ static void chase_blocks(const struct chase_pair *p, double ghz, struct lab_stat
 			 struct lab_stats *extra)
 {
 	double b2[LAB_MAX_SAMPLES], b4[LAB_MAX_SAMPLES], r[LAB_MAX_SAMPLES], d[LAB_MAX_SAMPLES];
-	int k, m = lab_copy_pair_blocks(p->a.samples, p->b.samples, p->ratio.n, b2, b4);
+	int k, m = abba_blocks(p->a.samples, p->b.samples, p->ratio.n, b2, b4);
 
 	for (k = 0; k < m; k++) {
 		r[k] = b4[k] / b2[k];
@@ -648,7 +647,7 @@ static int copy_pairs(struct lab *L, const struct lab_copy_rig *rig, const struc
 	return n < LAB_MAX_SAMPLES ? (int)n : LAB_MAX_SAMPLES;
 }
 
-/* 08.2's ratio per ABBA block of the pairs (lab_copy_pair_blocks), 4 KiB time
+/* 08.2's ratio per ABBA block of the pairs (abba_blocks), 4 KiB time
  * over 2 MiB time: what a pair inherits from the copy before it reaches both
  * sides of a block alike. */
 static void copy_blocks(const struct lab_copy_pair *p, struct lab_stats *ratio)
@@ -661,7 +660,7 @@ static void copy_blocks(const struct lab_copy_pair *p, struct lab_stats *ratio)
 		ta[i] = 1 / p->a.samples[i];
 		tb[i] = 1 / p->b.samples[i];
 	}
-	m = lab_copy_pair_blocks(ta, tb, n, ba, bb);
+	m = abba_blocks(ta, tb, n, ba, bb);
 	for (i = 0; i < m; i++)
 		r[i] = bb[i] / ba[i];
 	lab_stats_from(ratio, "h2d_time_4k_over_2m_blocks", "x", r, m, 0);
@@ -815,7 +814,7 @@ static void claim_register(struct lab *L, const struct pages *pg)
 	lab_fmt_size(REGISTER_BYTES, sz, sizeof(sz));
 	lab_progress(L, MSG("08.progress-4", "cudaHostRegister pairs of fresh buffers of %s"), sz);
 	lab_copy_pair_run(time_register, &jb, &js, REGISTER_PAIRS, sb, ss);
-	m = lab_copy_pair_blocks(sb, ss, REGISTER_PAIRS, bb, bs);
+	m = abba_blocks(sb, ss, REGISTER_PAIRS, bb, bs);
 	for (i = 0; i < m; i++)
 		r[i] = bs[i] / bb[i];
 	register_series(&big, "register_2m_ms_per_gib", sb, REGISTER_PAIRS, REGISTER_BYTES);
