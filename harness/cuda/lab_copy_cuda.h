@@ -54,12 +54,6 @@ static inline const char *lab_host_kind_name(enum lab_host_kind kind)
 	return (unsigned)kind < LAB_HOST_NKINDS ? names[kind] : "?";
 }
 
-/* A pattern seed per kind, so that data another kind left behind cannot pass. */
-static inline uint32_t lab_host_seed(uint32_t seed, enum lab_host_kind kind)
-{
-	return seed ^ ((uint32_t)(kind + 1) << 24);
-}
-
 /*
  * Pins the pageable buffer h holds where it is (cudaHostRegister, timed into
  * h->pin_s).  Returns 0, or -1 when it failed: the memory given back (h->p
@@ -159,8 +153,6 @@ static inline void lab_copy_rig_close(struct lab_copy_rig *r)
 }
 
 /* ---- Timed copies ---- */
-
-enum lab_copy_dir { LAB_COPY_H2D, LAB_COPY_D2H };
 
 /*
  * The series `name` of the lab's copy sample b, batched then measured (max_samples 0:
