@@ -314,15 +314,6 @@ static inline void lab_cuda_mem_info(struct lab *L, uint64_t *free_b, uint64_t *
 		*total_b = t;
 }
 
-/* Free bytes of the current device now (cudaMemGetInfo, CUDA_CHECK). */
-static inline uint64_t lab_cuda_free_bytes(struct lab *L)
-{
-	uint64_t f;
-
-	lab_cuda_mem_info(L, &f, NULL);
-	return f;
-}
-
 /* Skip the lab (gpu-too-small) unless `need` bytes (need_bytes) are free. */
 static inline void lab_cuda_require_free(struct lab *L, uint64_t need, const char *what)
 {

@@ -1,7 +1,9 @@
 /*
  * lab_copy_cuda.h - timed copies between one host buffer and the GPU: host
- * buffers of a kind, the rig (device buffer, stream, events), series of
- * cudaMemcpyAsync timed with events, the copied data verified, the PCIe link.
+ * buffers of a kind, the rig (device buffer, stream, events), a lab's copy
+ * sample batched and measured, the copied data verified, the PCIe link.
+ * The sample itself, a cudaMemcpyAsync between the rig's two events, is
+ * the lab's (lab-02's copy_sample): the copy is what a lab is about.
  * Why batches and pairs: lab_copy.h, the plain-C half.  This half is
  * compiled under nvcc only; include it after lab.h, inside
  * `#if DMALAB_HAVE_CUDA`.  A failing CUDA call is lab_error (exit 99); only
@@ -50,12 +52,6 @@ static inline const char *lab_host_kind_name(enum lab_host_kind kind)
 					     "write-combined" };
 
 	return (unsigned)kind < LAB_HOST_NKINDS ? names[kind] : "?";
-}
-
-/* A pattern seed per kind, so that data another kind left behind cannot pass. */
-static inline uint32_t lab_host_seed(uint32_t seed, enum lab_host_kind kind)
-{
-	return seed ^ ((uint32_t)(kind + 1) << 24);
 }
 
 /*
@@ -124,7 +120,7 @@ static inline void lab_host_free(struct lab *L, struct lab_host *h)
 /* ---- The rig: device buffer, stream, events ---- */
 
 /* lab_copy_rig_open flags (1u was LAB_COPY_CHECK, a pageable check buffer no lab needs now) */
-#define LAB_COPY_QUEUE 2u /* lab_copy_rate: samples of pinned memory queued behind a
+#define LAB_COPY_QUEUE 2u /* lab_copy_rate_sampled: samples of pinned memory queued behind a
 			   * spin, the batch's sizing runs their warm-up */
 
 struct lab_copy_rig {
@@ -158,52 +154,8 @@ static inline void lab_copy_rig_close(struct lab_copy_rig *r)
 
 /* ---- Timed copies ---- */
 
-enum lab_copy_dir { LAB_COPY_H2D, LAB_COPY_D2H };
-
 /*
- * The harness's own copy sample, for labs whose lesson is not the copy
- * itself: batch.n copies as a lab_cuda_job on the rig's stream.  A pageable
- * copy's staging is timed: the caller waits for it.  Points at itself:
- * initialise in place.
- */
-struct lab_copy {
-	struct lab_copy_batch batch;
-	struct lab_cuda_copies copies;
-	struct lab_cuda_job job;
-};
-
-/* A lab_run_fn over struct lab_copy: lab_cuda_job_run with the batch's n and spin. */
-static inline double lab_copy_run_(void *arg)
-{
-	struct lab_copy *c = (struct lab_copy *)arg;
-	double t;
-
-	c->copies.n = c->batch.n;
-	c->job.front_ns = c->batch.front_ns;
-	t = lab_cuda_job_run(&c->job);
-	c->batch.issue_s = c->job.host_s;
-	return t;
-}
-
-/* A copy of `bytes` (<= r->bytes) between host and the rig's device buffer; n 1. */
-static inline void lab_copy_init(struct lab_copy *c, struct lab_copy_rig *r, void *host,
-				 enum lab_copy_dir d, uint64_t bytes)
-{
-	struct lab_cuda_copies cp = { r->L, d == LAB_COPY_H2D ? r->dev : host,
-				      d == LAB_COPY_H2D ? host : r->dev, bytes, 1,
-				      d == LAB_COPY_H2D ? cudaMemcpyHostToDevice
-							: cudaMemcpyDeviceToHost };
-	struct lab_cuda_job job = { r->L, r->stream, &r->timer, 0, lab_cuda_issue_copies,
-				    &c->copies, 0 };
-	struct lab_copy_batch batch = { lab_copy_run_, c, 1, 0, 0 };
-
-	c->copies = cp;
-	c->job = job;
-	c->batch = batch;
-}
-
-/*
- * The series `name` of copy sample b, batched then measured (max_samples 0:
+ * The series `name` of the lab's copy sample b, batched then measured (max_samples 0:
  * lab_measure's default) into *rate in GB/s.  On a LAB_COPY_QUEUE rig the
  * batch's sizing is the warm-up, and pinned memory is queued behind a spin
  * (pageable copies are staged by the CPU in the call: a spin would only
@@ -225,38 +177,6 @@ static inline int lab_copy_rate_sampled(struct lab_copy_rig *r, const char *name
 		secs.warmup = runs;
 	lab_stats_to_rate(&secs, bytes * (uint64_t)b->n, rate);
 	return b->n;
-}
-
-/* lab_copy_rate_sampled with the harness's own copy sample (struct lab_copy). */
-static inline int lab_copy_rate_upto(struct lab_copy_rig *r, const char *name, void *host,
-				     enum lab_copy_dir d, uint64_t bytes, int samples,
-				     int max_samples, struct lab_stats *rate)
-{
-	struct lab_copy c;
-
-	lab_copy_init(&c, r, host, d, bytes);
-	return lab_copy_rate_sampled(r, name, &c.batch, host, bytes, samples, max_samples, rate);
-}
-
-/* lab_copy_rate_upto by the stopping rule, up to 2 x samples. */
-static inline int lab_copy_rate(struct lab_copy_rig *r, const char *name, void *host,
-				enum lab_copy_dir d, uint64_t bytes, int samples,
-				struct lab_stats *rate)
-{
-	return lab_copy_rate_upto(r, name, host, d, bytes, samples, 0, rate);
-}
-
-/* The claim pair, exactly n pairs (at most LAB_MAX_SAMPLES). */
-static inline void lab_copy_pair_measure(struct lab_copy_rig *r, struct lab_copy_pair *p,
-					 void *host_a, void *host_b, enum lab_copy_dir d,
-					 uint64_t bytes, int n)
-{
-	struct lab_copy ca, cb;
-
-	n = n < LAB_MAX_SAMPLES ? n : LAB_MAX_SAMPLES;
-	lab_copy_init(&ca, r, host_a, d, bytes);
-	lab_copy_init(&cb, r, host_b, d, bytes);
-	lab_copy_pair_sampled(p, lab_copy_run_, &ca, &cb, bytes, n, n);
 }
 
 /* ---- Verification ---- */

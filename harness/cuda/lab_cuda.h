@@ -2,7 +2,7 @@
  * lab_cuda.h - CUDA helpers for labs compiled with nvcc (lab.cu): CUDA_CHECK,
  * the device check, streams and events released on every path, event timers,
  * the spin kernel (holds a stream for a set GPU time, so that work queued
- * behind it has not started when the host looks) and a job timed behind it.
+ * behind it has not started when the host looks).
  *
  * Include after lab.h, inside `#if DMALAB_HAVE_CUDA`.  Header-only so the
  * harness library itself never links the CUDA runtime.  A failing CUDA call
@@ -197,20 +197,6 @@ static inline void lab_cuda_stream_free(struct lab *L, cudaStream_t s)
 	CUDA_CHECK(L, cudaStreamDestroy(s));
 }
 
-/* 1 while work queued on s has not finished, 0 when idle; cudaErrorNotReady is
- * cleared so that a later cudaGetLastError does not see it. */
-static inline int lab_cuda_stream_busy(struct lab *L, cudaStream_t s)
-{
-	cudaError_t e = cudaStreamQuery(s);
-
-	if (e == cudaErrorNotReady) {
-		cudaGetLastError();
-		return 1;
-	}
-	CUDA_CHECK(L, e);
-	return 0;
-}
-
 /* 1 when the driver calls host memory at p pinned or registered, 0 pageable,
  * -1 when it cannot tell: what a copy really reads (a sabotage's buffers too). */
 static inline int lab_cuda_host_pinned(const void *p)
@@ -311,97 +297,6 @@ static inline void lab_cuda_spin(struct lab *L, cudaStream_t s, uint64_t ns)
 {
 	lab_spin_kernel<<<1, 1, 0, s>>>(ns);
 	CUDA_CHECK_LAUNCH(L, 0);
-}
-
-/* ---- One timed run of GPU work ---- */
-
-/* Queues the work of a job on stream s (CUDA_CHECK on each call). */
-typedef void (*lab_cuda_issue_fn)(void *ctx, cudaStream_t s);
-
-/*
- * Work timed on the GPU's clock and the host's at once: a spin of front_ns,
- * the start event, issue(), the stop event; returns the GPU seconds.  The
- * spin makes the events time the GPU doing the work, not the host issuing
- * it, and shows whether issue() waits for the GPU (host_s).
- */
-struct lab_cuda_job {
-	struct lab *L;             /* for CUDA_CHECK */
-	cudaStream_t stream;
-	struct cuda_timer *timer;  /* made by cuda_timer_init */
-	uint64_t front_ns;         /* spin queued before the start event; 0: none */
-	lab_cuda_issue_fn issue;
-	void *ctx;                 /* issue's */
-	double host_s;             /* out: seconds inside issue(), the last run */
-};
-
-static inline double lab_cuda_job_run(void *job)
-{
-	struct lab_cuda_job *j = (struct lab_cuda_job *)job;
-	double t0;
-
-	if (j->front_ns)
-		lab_cuda_spin(j->L, j->stream, j->front_ns);
-	cuda_timer_start(j->L, j->timer, j->stream);
-	t0 = lab_now();
-	j->issue(j->ctx, j->stream);
-	j->host_s = lab_now() - t0;
-	cuda_timer_stop(j->L, j->timer, j->stream);
-	return cuda_timer_seconds(j->L, j->timer);
-}
-
-/* `warmup` runs unkept, then n paired samples: gpu_s[i], host_s[i] (may be NULL). */
-static inline void lab_cuda_job_samples(struct lab_cuda_job *job, int warmup, int n,
-					double *gpu_s, double *host_s)
-{
-	int i;
-
-	for (i = -warmup; i < n; i++) {
-		double g = lab_cuda_job_run(job);
-
-		if (i >= 0) {
-			gpu_s[i] = g;
-			if (host_s)
-				host_s[i] = job->host_s;
-		}
-	}
-}
-
-/* lab_cuda_job_samples as two series, divided by `per` after too_short is judged. */
-static inline void lab_cuda_job_series(struct lab_cuda_job *job, int warmup, int n, int per,
-				       const char *host_name, const char *gpu_name,
-				       struct lab_stats *host, struct lab_stats *gpu)
-{
-	double h[LAB_MAX_SAMPLES], g[LAB_MAX_SAMPLES];
-
-	n = n < LAB_MAX_SAMPLES ? n : LAB_MAX_SAMPLES;
-	lab_cuda_job_samples(job, warmup, n, g, h);
-	lab_stats_from(host, host_name, "s", h, n, 0);
-	lab_stats_from(gpu, gpu_name, "s", g, n, LAB_CUDA_EVENT_RES_S);
-	host->warmup = gpu->warmup = warmup;
-	if (per > 1) {
-		lab_stats_scale(host, 1.0 / per, "s");
-		lab_stats_scale(gpu, 1.0 / per, "s");
-	}
-}
-
-/* n copies of `bytes` from src to dst, one after the other, as a job's work. */
-struct lab_cuda_copies {
-	struct lab *L;
-	void *dst;
-	const void *src;
-	uint64_t bytes;
-	int n;                      /* >= 1 */
-	enum cudaMemcpyKind kind;   /* cudaMemcpyHostToDevice, ... */
-};
-
-/* lab_cuda_issue_fn of struct lab_cuda_copies: n cudaMemcpyAsync on s (CUDA_CHECK). */
-static inline void lab_cuda_issue_copies(void *copies, cudaStream_t s)
-{
-	const struct lab_cuda_copies *c = (const struct lab_cuda_copies *)copies;
-	int i;
-
-	for (i = 0; i < c->n; i++)
-		CUDA_CHECK(c->L, cudaMemcpyAsync(c->dst, c->src, (size_t)c->bytes, c->kind, s));
 }
 
 #endif

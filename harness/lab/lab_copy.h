@@ -1,7 +1,7 @@
 /*
  * lab_copy.h - the plain-C half of timed copies (lab_copy_cuda.h has the
- * CUDA half): batches, the claim pair, one thread's memcpy rate, the PCIe
- * link.  Built by gcc as well (chase.c, test_lab_copy.c).
+ * CUDA half): batches, the claim pair, the PCIe link.  Built by gcc as well
+ * (lab-08's chase_pair.c, test_lab_copy.c).
  *
  * Why batches: cudaEventElapsedTime steps in about 0.5 us and a 4 KiB copy
  * takes a few us, so a small sample is a batch of back-to-back copies grown
@@ -147,23 +147,6 @@ static inline void lab_copy_pair_run(lab_run_fn fn, void *a, void *b, int n,
 	lab_copy_pair_run_until(fn, a, b, n, n, sa, sb);
 }
 
-/*
- * The ABBA blocks of n pairs: block k joins pairs 2k + 1 (a b) and 2k + 2
- * (b a), so that what a sample inherits from the one before it reaches both
- * arms alike.  ba[k], bb[k]: each arm's two samples added.
- */
-static inline int lab_copy_pair_blocks(const double *sa, const double *sb, int n,
-				       double *ba, double *bb)
-{
-	int k;
-
-	for (k = 0; 2 * k + 2 < n; k++) {
-		ba[k] = sa[2 * k + 1] + sa[2 * k + 2];
-		bb[k] = sb[2 * k + 1] + sb[2 * k + 2];
-	}
-	return k;
-}
-
 /* The pair's series in GB/s and their ratio, too_short when either side is. */
 static inline void lab_copy_pair_stats(struct lab_copy_pair *p, const double *sa,
 				       const double *sb, int n, uint64_t bytes)
@@ -195,39 +178,6 @@ static inline int lab_copy_pair_sampled(struct lab_copy_pair *p, lab_run_fn samp
 	p->a.noisy = p->b.noisy = p->ratio.noisy = !lab_stop_narrow(sa, n) ||
 		!lab_stop_narrow(sb, n) || !lab_stop_narrow(p->ratio.samples, n);
 	return n;
-}
-
-/* ---- One thread's host memcpy (plain C) ---- */
-
-struct lab_copy_memcpy_ {
-	void *dst;
-	const void *src;
-	uint64_t bytes;
-};
-
-static inline double lab_copy_memcpy_run_(void *arg)
-{
-	struct lab_copy_memcpy_ *j = (struct lab_copy_memcpy_ *)arg;
-	double t0 = lab_now(), t;
-
-	memcpy(j->dst, j->src, (size_t)j->bytes);
-	t = lab_now() - t0;
-	lab_sink(((const unsigned char *)j->dst)[j->bytes - 1]);
-	return t;
-}
-
-/* One thread's memcpy rate (GB/s): the driver stages a pageable copy with such a
- * CPU copy, so this is a pageable copy's ceiling. */
-static inline void lab_copy_memcpy_rate(struct lab *L, const char *name, void *dst,
-					const void *src, uint64_t bytes, int samples,
-					struct lab_stats *rate)
-{
-	struct lab_measure_cfg cfg = { 1, samples, 0.10, 0, samples };
-	struct lab_copy_memcpy_ j = { dst, src, bytes };
-	struct lab_stats secs;
-
-	lab_measure(L, name, lab_copy_memcpy_run_, &j, &cfg, &secs);
-	lab_stats_to_rate(&secs, bytes, rate);
 }
 
 /* ---- The PCIe link of a CUDA device (plain C) ---- */

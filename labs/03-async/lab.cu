@@ -265,6 +265,93 @@ static void rig_setup(struct lab *L, struct rig *r)
 	cuda_timer_init(L, &r->period);
 }
 
+/* ------------------------------------------------------------------------ */
+/* One timed run: the call on the host's clock, its work on the GPU's         */
+
+/* Queues the work of a job on stream s (CUDA_CHECK on each call). */
+typedef void (*issue_fn)(void *ctx, cudaStream_t s);
+
+/*
+ * Work timed on the GPU's clock and the host's at once: a spin of front_ns,
+ * the start event, issue(), the stop event.  The spin makes the events time
+ * the GPU doing the work, not the host issuing it, and shows whether
+ * issue() waits for the GPU (host_s): 03.1 and 03.2 are that difference.
+ */
+struct timed_job {
+	struct lab *L;             /* for CUDA_CHECK */
+	cudaStream_t stream;
+	struct cuda_timer *timer;  /* made by cuda_timer_init */
+	uint64_t front_ns;         /* spin queued before the start event; 0: none */
+	issue_fn issue;
+	void *ctx;                 /* issue's */
+	double host_s;             /* out: seconds inside issue(), the last run */
+};
+
+/* lab_run_fn: one run of the job, its GPU seconds (host_s beside them). */
+static double timed_job_run(void *job)
+{
+	struct timed_job *j = (struct timed_job *)job;
+	double t0;
+
+	if (j->front_ns)
+		lab_cuda_spin(j->L, j->stream, j->front_ns);
+	cuda_timer_start(j->L, j->timer, j->stream);
+	t0 = lab_now();
+	j->issue(j->ctx, j->stream);
+	j->host_s = lab_now() - t0;
+	cuda_timer_stop(j->L, j->timer, j->stream);
+	return cuda_timer_seconds(j->L, j->timer);
+}
+
+/* `warmup` runs unkept, then n paired samples: gpu_s[i], host_s[i] (may be NULL). */
+static void timed_job_samples(struct timed_job *job, int warmup, int n, double *gpu_s,
+			      double *host_s)
+{
+	int i;
+
+	for (i = -warmup; i < n; i++) {
+		double g = timed_job_run(job);
+
+		if (i >= 0) {
+			gpu_s[i] = g;
+			if (host_s)
+				host_s[i] = job->host_s;
+		}
+	}
+}
+
+/* timed_job_samples as two series, divided by `per` after too_short is judged. */
+static void timed_job_series(struct timed_job *job, int warmup, int n, int per,
+			     const char *host_name, const char *gpu_name,
+			     struct lab_stats *host, struct lab_stats *gpu)
+{
+	double h[LAB_MAX_SAMPLES], g[LAB_MAX_SAMPLES];
+
+	n = n < LAB_MAX_SAMPLES ? n : LAB_MAX_SAMPLES;
+	timed_job_samples(job, warmup, n, g, h);
+	lab_stats_from(host, host_name, "s", h, n, 0);
+	lab_stats_from(gpu, gpu_name, "s", g, n, LAB_CUDA_EVENT_RES_S);
+	host->warmup = gpu->warmup = warmup;
+	if (per > 1) {
+		lab_stats_scale(host, 1.0 / per, "s");
+		lab_stats_scale(gpu, 1.0 / per, "s");
+	}
+}
+
+/* 1 while work queued on s has not finished, 0 when idle; cudaErrorNotReady is
+ * cleared so that a later cudaGetLastError does not see it. */
+static int stream_busy(struct lab *L, cudaStream_t s)
+{
+	cudaError_t e = cudaStreamQuery(s);
+
+	if (e == cudaErrorNotReady) {
+		cudaGetLastError();
+		return 1;
+	}
+	CUDA_CHECK(L, e);
+	return 0;
+}
+
 /* The copy every part makes: n H2D copies of `bytes` queued on a stream. */
 struct h2d {
 	struct lab *L;
@@ -274,8 +361,8 @@ struct h2d {
 	int n;
 };
 
-/* A lab_cuda_issue_fn: the harness's job records an event before and after
- * it and times the host inside it, which is the call's time. */
+/* An issue_fn: timed_job_run records an event before and after it and
+ * times the host inside it, which is the call's time. */
 static void issue_h2d(void *arg, cudaStream_t s)
 {
 	const struct h2d *c = (const struct h2d *)arg;
@@ -306,18 +393,18 @@ static const struct call_way {
 	{ "call_pageable_queued", "copy_pageable_queued", 0, QUEUE_SPIN_NS },
 };
 
-/* Paired call and copy samples (lab_cuda_job_series); memory the driver
+/* Paired call and copy samples (timed_job_series); memory the driver
  * calls pinned is timed PINNED_BATCH calls a sample, then scaled to one. */
 static void measure_way(struct rig *r, const struct call_way *w, uint64_t bytes,
 			struct lab_stats *call, struct lab_stats *copy)
 {
 	struct h2d cp = { r->L, r->big_d, big_src(r, w->pinned), bytes, 1 };
-	struct lab_cuda_job job = { r->L, r->s, &r->timer, w->spin_ns, issue_h2d, &cp };
+	struct timed_job job = { r->L, r->s, &r->timer, w->spin_ns, issue_h2d, &cp };
 	int pinned = lab_cuda_host_pinned(cp.src);
 
 	cp.n = (pinned < 0 ? w->pinned : pinned) ? PINNED_BATCH : 1;
-	lab_cuda_job_series(&job, CALL_WARMUP, lab_options(r->L)->iters, cp.n, w->call, w->copy,
-			    call, copy);
+	timed_job_series(&job, CALL_WARMUP, lab_options(r->L)->iters, cp.n, w->call, w->copy,
+			 call, copy);
 }
 
 /* The sweep: 4 KiB x 16^k up to sweep_max, sweep_max, and the claim size. */
@@ -464,7 +551,7 @@ static void race(struct rig *r)
 	t0 = lab_now();
 	buf_fill_down(h, LOOP_BYTES, 2);
 	rewrite_s = lab_now() - t0;
-	queued = lab_cuda_stream_busy(L, r->s);
+	queued = stream_busy(L, r->s);
 	CUDA_CHECK(L, lab_gpu_count_on(r->s, r->loop_d[0], LOOP_BYTES, 1, 2, got));
 	lab_fact_num(L, "race_torn_words", (double)got[1], "words");
 	lab_fact_num(L, "race_rewrite_s", rewrite_s, "s");
@@ -668,13 +755,13 @@ static void sample_part(struct rig *r, const void *src, uint64_t bytes, uint64_t
 			double *v, int *n)
 {
 	struct h2d cp = { r->L, r->loop_d[1], src, bytes, 1 };
-	struct lab_cuda_job job = { r->L, r->s, &r->timer, front_ns, issue_h2d, &cp };
+	struct timed_job job = { r->L, r->s, &r->timer, front_ns, issue_h2d, &cp };
 
 	if (!src) {
 		job.issue = issue_compute;
 		job.ctx = r;
 	}
-	lab_cuda_job_samples(&job, 0, PART_SAMPLES, v + *n, NULL);
+	timed_job_samples(&job, 0, PART_SAMPLES, v + *n, NULL);
 	*n += PART_SAMPLES;
 }
 
@@ -794,7 +881,7 @@ static void loops(struct rig *r)
 	struct lab_stats fill, copy, fx[3], ch[2];
 	struct lab_measure_cfg ev = { 0, 0, 0, LAB_CUDA_EVENT_RES_S };
 	struct h2d cp = { L, r->loop_d[1], r->loop_pinned[1], LOOP_BYTES, 1 };
-	struct lab_cuda_job job = { L, r->s, &r->timer, 0, issue_h2d, &cp };
+	struct timed_job job = { L, r->s, &r->timer, 0, issue_h2d, &cp };
 	struct loop fix = { .fix = 1, .bytes = LOOP_BYTES };
 	struct loop chapter = { .h = K.chapter_pageable ? r->loop_pageable[0] : r->loop_pinned[0],
 				.bytes = CHAPTER_BYTES, .timed = 1 };
@@ -804,7 +891,7 @@ static void loops(struct rig *r)
 	double held;
 
 	lab_measure(L, "loop_fill", buf_refill_sample, &refill, NULL, &fill);
-	lab_measure(L, "loop_copy_pinned_sizing", lab_cuda_job_run, &job, &ev, &copy);
+	lab_measure(L, "loop_copy_pinned_sizing", timed_job_run, &job, &ev, &copy);
 	r->spin_ns = (uint64_t)(COMPUTE_OVER_PARTS * (fill.median > copy.median ? fill.median :
 						      copy.median) * 1e9);
 	rounds(r, &fix, fix_names, fx);

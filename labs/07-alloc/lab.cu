@@ -333,6 +333,16 @@ static void decide_context(struct lab *L, struct context_probe *c)
 /* ------------------------------------------------------------------------ */
 /* 07.3: the granule                                                          */
 
+/* Free bytes of the current device now (cudaMemGetInfo): how far it falls is
+ * what an allocation took, 07.3's measure; 07.1's fill reads it too. */
+static uint64_t free_bytes(struct lab *L)
+{
+	uint64_t f;
+
+	lab_cuda_mem_info(L, &f, NULL);
+	return f;
+}
+
 struct granule {
 	int64_t first;              /* bytes the first allocation (64 MiB) took */
 	int64_t tiny;               /* bytes a 1-byte cudaMalloc took */
@@ -347,7 +357,7 @@ struct granule {
  * the next measure; a process that dies meanwhile gives it back by dying. */
 static int64_t drop_of(struct lab *L, uint64_t bytes, int n, uint64_t *span)
 {
-	uint64_t before = lab_cuda_free_bytes(L), after;
+	uint64_t before = free_bytes(L), after;
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	void *p[TINY_HELD];
 	int i;
@@ -357,7 +367,7 @@ static int64_t drop_of(struct lab *L, uint64_t bytes, int n, uint64_t *span)
 		lo = (uintptr_t)p[i] < lo ? (uintptr_t)p[i] : lo;
 		hi = (uintptr_t)p[i] > hi ? (uintptr_t)p[i] : hi;
 	}
-	after = lab_cuda_free_bytes(L);
+	after = free_bytes(L);
 	for (i = 0; i < n; i++)
 		CUDA_CHECK(L, cudaFree(p[i]));
 	if (span)
@@ -377,10 +387,10 @@ static int64_t drop_of_tiny(struct lab *L)
 	if (K.tiny_by_cudamalloc)
 		return drop_of(L, 1, 1, NULL);
 	pool = pool_new_warm(L, 0, BLOCK_BYTES);
-	before = lab_cuda_free_bytes(L);
+	before = free_bytes(L);
 	CUDA_CHECK(L, cudaMallocFromPoolAsync(&p, 1, pool, 0));
 	CUDA_CHECK(L, cudaStreamSynchronize(0));
-	d = (int64_t)before - (int64_t)lab_cuda_free_bytes(L);
+	d = (int64_t)before - (int64_t)free_bytes(L);
 	CUDA_CHECK(L, cudaFreeAsync(p, 0));
 	pool_free(L, pool);
 	return d;
@@ -906,7 +916,7 @@ static cudaError_t arena_request(struct lab *L, struct fill *f)
 /* 1 GiB blocks until --fill, all that is free but FILL_MARGIN_BYTES, or the first refusal. */
 static void fill_gpu(struct lab *L, struct fill *f)
 {
-	uint64_t free_b = lab_cuda_free_bytes(L), room, most;
+	uint64_t free_b = free_bytes(L), room, most;
 	double t0;
 	cudaError_t e;
 
@@ -925,7 +935,7 @@ static void fill_gpu(struct lab *L, struct fill *f)
 	}
 	(void)cudaGetLastError();
 	f->fill_s = lab_now() - t0;
-	f->unfilled = lab_cuda_free_bytes(L);
+	f->unfilled = free_bytes(L);
 }
 
 /* Every other block but the last, given back to the driver; the free figure
@@ -935,7 +945,7 @@ static void make_holes(struct lab *L, struct fill *f)
 	f->holes = f->n > 0 ? (f->n - 1) / 2 : 0;
 	for (int i = 0; i < f->holes; i++)
 		block_free(L, f, 2 * i + 1);
-	f->with_holes = lab_cuda_free_bytes(L);
+	f->with_holes = free_bytes(L);
 }
 
 static void release_fill(struct lab *L, struct fill *f)

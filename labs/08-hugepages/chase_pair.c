@@ -1,6 +1,7 @@
 /*
- * chase_pair.c - lab-08's two pointer chases timed in alternation, for 08.2's
- * ratio of a walk on small pages to one on huge pages (see thp.h).
+ * chase_pair.c - lab-08's two pointer chases timed in alternation, for 08.1's
+ * ratio of a walk on small pages to one on huge pages, and the ABBA blocks
+ * its claims are decided on (see thp.h).
  */
 #include "lab_copy.h" /* lab_copy_pair_run: the pair's order */
 #include "thp.h"
@@ -24,4 +25,15 @@ void chase_pair_time(void *buf_a, void *buf_b, double target_s, int n, struct ch
 	p->ratio.too_short = p->a.too_short || p->b.too_short;
 	lab_stats_scale(&p->a, 1e9 / (double)p->loads, "ns");
 	lab_stats_scale(&p->b, 1e9 / (double)p->loads, "ns");
+}
+
+int abba_blocks(const double *sa, const double *sb, int n, double *ba, double *bb)
+{
+	int k;
+
+	for (k = 0; 2 * k + 2 < n; k++) {
+		ba[k] = sa[2 * k + 1] + sa[2 * k + 2];
+		bb[k] = sb[2 * k + 1] + sb[2 * k + 2];
+	}
+	return k;
 }

@@ -13,10 +13,10 @@
  * Two buffers of --size, one advised MADV_HUGEPAGE, one MADV_NOHUGEPAGE
  * before their first write (map_advised, map_huge), are decided on only when
  * /proc/self/smaps proves them so (decide_on_pages).  The timed operations
- * are here too: the chase (chase.h), the pageable copies (lab_copy_cuda.h's
- * pair) and each cudaHostRegister (time_register).  08.4 (root) empties and
- * refills the hugetlb pool, journaled (sysctl_change.h: the runner restores
- * it even after a SIGKILL).  Without nvcc 08.2-08.3 skip.
+ * are here too: the chase (chase.h), the pageable copies (copy_sample, in
+ * lab_copy.h's pairs) and each cudaHostRegister (time_register).  08.4
+ * (root) empties and refills the hugetlb pool, journaled (sysctl_change.h:
+ * the runner restores it even after a SIGKILL).  Without nvcc 08.2-08.3 skip.
  */
 #include <errno.h>
 #include <math.h>
@@ -29,7 +29,6 @@
 #include "buffer.h"
 #include "chase.h"
 #include "lab.h"
-#include "lab_copy.h" /* lab_copy_pair_blocks: 08.1, 08.3 and 08.5 on ABBA blocks */
 #include "need.h"
 #include "procfs.h"
 #include "sizes.h"
@@ -457,7 +456,7 @@ static double cpu_ghz(void)
 	return mhz > 0 ? mhz / 1e3 : NAN;
 }
 
-/* 08.1's series and 08.5's from the pairs' ABBA blocks (lab_copy_pair_blocks):
+/* 08.1's series and 08.5's from the pairs' ABBA blocks (abba_blocks):
  * per pair the order alone moved the sabotage's 4 KiB / 4 KiB ratio between
  * about 0.9 and 1.1 on an H200 host, and the median of the two modes was
  * undecided.  *ratio: 4 KiB / 2 MiB time a block; *extra: (4 KiB - 2 MiB) ns
@@ -466,7 +465,7 @@ static void chase_blocks(const struct chase_pair *p, double ghz, struct lab_stat
 			 struct lab_stats *extra)
 {
 	double b2[LAB_MAX_SAMPLES], b4[LAB_MAX_SAMPLES], r[LAB_MAX_SAMPLES], d[LAB_MAX_SAMPLES];
-	int k, m = lab_copy_pair_blocks(p->a.samples, p->b.samples, p->ratio.n, b2, b4);
+	int k, m = abba_blocks(p->a.samples, p->b.samples, p->ratio.n, b2, b4);
 
 	for (k = 0; k < m; k++) {
 		r[k] = b4[k] / b2[k];
@@ -648,7 +647,7 @@ static int copy_pairs(struct lab *L, const struct lab_copy_rig *rig, const struc
 	return n < LAB_MAX_SAMPLES ? (int)n : LAB_MAX_SAMPLES;
 }
 
-/* 08.2's ratio per ABBA block of the pairs (lab_copy_pair_blocks), 4 KiB time
+/* 08.2's ratio per ABBA block of the pairs (abba_blocks), 4 KiB time
  * over 2 MiB time: what a pair inherits from the copy before it reaches both
  * sides of a block alike. */
 static void copy_blocks(const struct lab_copy_pair *p, struct lab_stats *ratio)
@@ -661,11 +660,37 @@ static void copy_blocks(const struct lab_copy_pair *p, struct lab_stats *ratio)
 		ta[i] = 1 / p->a.samples[i];
 		tb[i] = 1 / p->b.samples[i];
 	}
-	m = lab_copy_pair_blocks(ta, tb, n, ba, bb);
+	m = abba_blocks(ta, tb, n, ba, bb);
 	for (i = 0; i < m; i++)
 		r[i] = bb[i] / ba[i];
 	lab_stats_from(ratio, "h2d_time_4k_over_2m_blocks", "x", r, m, 0);
 	ratio->too_short = p->ratio.too_short;
+}
+
+/* One sample of 08.2: a copy of `bytes` from src, a pageable buffer, to the GPU. */
+struct h2d_copy {
+	struct lab_copy_rig *rig; /* the device buffer, the stream and its two events */
+	const void *src;
+	uint64_t bytes;
+};
+
+/*
+ * lab_run_fn: one cudaMemcpyAsync between the two events on the rig's stream;
+ * the GPU seconds between them.  From pageable memory the call first stages
+ * the data with the CPU, walking the source's pages, after the start event:
+ * timed too, as it is what the caller waits for and where a page size could
+ * show.
+ */
+static double copy_sample(void *arg)
+{
+	struct h2d_copy *c = (struct h2d_copy *)arg;
+	struct lab_copy_rig *r = c->rig;
+
+	cuda_timer_start(r->L, &r->timer, r->stream);
+	CUDA_CHECK(r->L, cudaMemcpyAsync(r->dev, c->src, (size_t)c->bytes,
+					 cudaMemcpyHostToDevice, r->stream));
+	cuda_timer_stop(r->L, &r->timer, r->stream);
+	return cuda_timer_seconds(r->L, &r->timer);
 }
 
 static void claim_copies(struct lab *L, const struct pages *pg)
@@ -677,7 +702,10 @@ static void claim_copies(struct lab *L, const struct pages *pg)
 	struct lab_host big = { LAB_HOST_PAGEABLE, pg->big, bytes, 0, "" };
 	struct lab_host small = { LAB_HOST_PAGEABLE, pg->small, bytes, 0, "" };
 	struct lab_copy_rig rig;
+	struct h2d_copy from_big = { &rig, pg->big, bytes };
+	struct h2d_copy from_small = { &rig, pg->small, bytes };
 	uint32_t seed = (uint32_t)lab_options(L)->seed;
+	int n;
 	char sz[32], text[480];
 	uint64_t free_b;
 
@@ -694,8 +722,8 @@ static void claim_copies(struct lab *L, const struct pages *pg)
 	pair.name_a = "h2d_2m";
 	pair.name_b = "h2d_4k";
 	pair.name_ratio = "h2d_time_4k_over_2m";
-	lab_copy_pair_measure(&rig, &pair, pg->big, pg->small, LAB_COPY_H2D, bytes,
-			      copy_pairs(L, &rig, pg, bytes));
+	n = copy_pairs(L, &rig, pg, bytes); /* exactly n: at least n, at most n */
+	lab_copy_pair_sampled(&pair, copy_sample, &from_big, &from_small, bytes, n, n);
 	copy_blocks(&pair, &blocks);
 	got = lab_est_hl_ratio(&blocks, 1);
 	lab_copy_verify(&rig, &big, seed ^ 0x2000000u);
@@ -786,7 +814,7 @@ static void claim_register(struct lab *L, const struct pages *pg)
 	lab_fmt_size(REGISTER_BYTES, sz, sizeof(sz));
 	lab_progress(L, MSG("08.progress-4", "cudaHostRegister pairs of fresh buffers of %s"), sz);
 	lab_copy_pair_run(time_register, &jb, &js, REGISTER_PAIRS, sb, ss);
-	m = lab_copy_pair_blocks(sb, ss, REGISTER_PAIRS, bb, bs);
+	m = abba_blocks(sb, ss, REGISTER_PAIRS, bb, bs);
 	for (i = 0; i < m; i++)
 		r[i] = bs[i] / bb[i];
 	register_series(&big, "register_2m_ms_per_gib", sb, REGISTER_PAIRS, REGISTER_BYTES);

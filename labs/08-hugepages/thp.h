@@ -1,8 +1,9 @@
 /*
  * thp.h - lab-08's own helpers, in C that nvcc and gcc both take: how many
  * bytes of a range transparent huge pages can cover and whether its
- * mappings may hold one at all (from smaps), /proc/meminfo's figures, and
- * two pointer chases timed in alternation for 08.2's ratio.  Tested without
+ * mappings may hold one at all (from smaps), /proc/meminfo's figures,
+ * two pointer chases timed in alternation for 08.1's ratio, and the ABBA
+ * blocks of such pairs.  Tested without
  * a GPU by harness/tests/unit/test_smaps.c, test_procfs.c, test_chase_pair.c.
  */
 #ifndef DMALAB_LAB08_THP_H
@@ -56,6 +57,15 @@ struct chase_pair {
  * set by the caller.
  */
 void chase_pair_time(void *buf_a, void *buf_b, double target_s, int n, struct chase_pair *p);
+
+/*
+ * The ABBA blocks of n pairs in lab_copy_pair_run's order (08.1, 08.2, 08.3
+ * and 08.5 are decided on them): block k joins pairs 2k + 1 (a b) and
+ * 2k + 2 (b a), so that what a sample inherits from the one before it
+ * reaches both arms alike.  ba[k], bb[k]: each arm's two samples added.
+ * Returns the blocks, (n - 1) / 2.
+ */
+int abba_blocks(const double *sa, const double *sb, int n, double *ba, double *bb);
 
 #ifdef __cplusplus
 }

@@ -197,41 +197,6 @@ static void test_pair_until_stops_by_the_rule(void **state)
 	assert_int_equal(lab_copy_pair_run_until(listed_time, &a, &b, 7, 7, sa, sb), 7);
 }
 
-/* Arms of equal cost whose sample is 20 % dearer right after the other arm:
- * per pair the ratio swings 1.2 / 1 by the order, the blocks are all 1. */
-struct carry {
-	char *last; /* the arm that ran last, shared */
-	char name;
-};
-
-static double carry_time(void *arg)
-{
-	struct carry *c = (struct carry *)arg;
-	double t = *c->last && *c->last != c->name ? 1.2 : 1.0;
-
-	*c->last = c->name;
-	return t;
-}
-
-static void test_pair_blocks_cancel_carry_over(void **state)
-{
-	char last = 0;
-	struct carry a = { &last, 'a' }, b = { &last, 'b' };
-	double sa[9], sb[9], ba[4], bb[4];
-	int k;
-
-	(void)state;
-	lab_copy_pair_run(carry_time, &a, &b, 9, sa, sb);
-	assert_true(sb[1] / sa[1] > 1.1 && sb[2] / sa[2] < 0.9); /* a b, then b a */
-	assert_int_equal(lab_copy_pair_blocks(sa, sb, 9, ba, bb), 4);
-	for (k = 0; k < 4; k++) {
-		assert_true(ba[k] == sa[2 * k + 1] + sa[2 * k + 2]);
-		assert_true(bb[k] / ba[k] == 1.0);
-	}
-	assert_int_equal(lab_copy_pair_blocks(sa, sb, 8, ba, bb), 3);
-	assert_int_equal(lab_copy_pair_blocks(sa, sb, 2, ba, bb), 0);
-}
-
 static void test_pair_stats_rates_and_ratio(void **state)
 {
 	static struct lab_copy_pair p;
@@ -397,7 +362,6 @@ int main(void)
 		cmocka_unit_test(test_front_ns),
 		cmocka_unit_test(test_pair_order_alternates),
 		cmocka_unit_test(test_pair_until_stops_by_the_rule),
-		cmocka_unit_test(test_pair_blocks_cancel_carry_over),
 		cmocka_unit_test(test_pair_stats_rates_and_ratio),
 		cmocka_unit_test(test_pair_ratio_too_short_with_its_timings),
 		cmocka_unit_test(test_link_by_its_maximum),
