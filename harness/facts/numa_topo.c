@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "numa_topo.h"
-#include "procfs.h"
+#include "sysfs.h"
 
 #define NODE_DIR "devices/system/node"
 

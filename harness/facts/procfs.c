@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 
 #include "sizes.h"
+#include "sysfs.h"
 #include "procfs.h"
 
 static const char *skip_blanks(const char *p)
@@ -108,35 +109,6 @@ int procfs_read_kb_field(const char *path, const char *key, uint64_t *bytes)
 	return parse_kb_value(val, bytes);
 }
 
-int sysfs_read_str(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	char extra;
-	int fd;
-
-	if (!path || !buf || len == 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	/* A file longer than the buffer would be silently cut: refuse it. */
-	if (n >= 0 && (size_t)n == len - 1 && read(fd, &extra, 1) == 1) {
-		close(fd);
-		errno = ERANGE;
-		return -1;
-	}
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return 0;
-}
-
 /*
  * sysfs numbers are decimal ("-1", "16") or, for PCI ids, hex with "0x";
  * base 0 is avoided so that a leading zero is not read as octal.
@@ -176,9 +148,7 @@ void copy_str(char *dst, size_t len, const char *src)
 
 int sysfs_thp_mode(const char *path, char *mode, size_t len)
 {
-	char buf[256];
-	char *open_br, *close_br;
-	size_t n;
+	char buf[256], *word;
 
 	if (!mode || len == 0) {
 		errno = EINVAL;
@@ -186,19 +156,16 @@ int sysfs_thp_mode(const char *path, char *mode, size_t len)
 	}
 	if (sysfs_read_str(path, buf, sizeof(buf)) < 0)
 		return -1;
-	open_br = strchr(buf, '[');
-	close_br = open_br ? strchr(open_br, ']') : NULL;
-	if (!close_br || close_br == open_br + 1) {
+	word = sysfs_choice(buf);
+	if (!word || !*word) {
 		errno = EINVAL;
 		return -1;
 	}
-	n = (size_t)(close_br - open_br - 1);
-	if (n >= len) {
+	if (strlen(word) >= len) {
 		errno = ERANGE;
 		return -1;
 	}
-	memcpy(mode, open_br + 1, n);
-	mode[n] = '\0';
+	strcpy(mode, word);
 	return 0;
 }
 

@@ -24,8 +24,7 @@ int procfs_read_kb_field(const char *path, const char *key, uint64_t *bytes);
 
 /* Current THP mode from "always [madvise] never": writes "madvise" etc. */
 int sysfs_thp_mode(const char *path, char *mode, size_t len);
-/* Read a whole small file (trailing newline stripped) into buf. */
-int sysfs_read_str(const char *path, char *buf, size_t len);
+/* A number read by sysfs_read_str (sysfs.h): decimal, or hex with "0x". */
 int sysfs_read_long(const char *path, long *v);
 /* Copy src into dst (len bytes), cutting it if it is longer. */
 void copy_str(char *dst, size_t len, const char *src);

@@ -11,6 +11,7 @@
  */
 #include "fuzz_util.h"
 #include "numa_topo.h"
+#include "sysfs.h"
 #include "../../../labs/01-mlock/memlock.h" /* procfs.h, and lab-01's locking helpers */
 
 static char root[400], meminfo[500], status[500];
