@@ -277,18 +277,3 @@ int pci_numa_node(const char *sysfs_root, const char *bdf)
 		return -2; /* unreadable: as good as missing */
 	return (int)v;
 }
-
-long long numa_pages_migrated(const char *vmstat_path)
-{
-	FILE *f = fopen(vmstat_path ? vmstat_path : "/proc/vmstat", "re");
-	char key[64];
-	long long v, n = 0;
-
-	if (!f)
-		return 0;
-	while (fscanf(f, "%63s %lld", key, &v) == 2)
-		if (!strcmp(key, "numa_pages_migrated"))
-			n = v;
-	fclose(f);
-	return n;
-}
