@@ -129,14 +129,13 @@ lab_api=$(grep -oE '[a-z_][a-z0-9_]*\(' harness/lab/lab.h | tr -d '(' | sort -u)
 # Known and not yet moved (issue 26), so that a new one fails: the --role
 # helpers' protocol (helper.c: both ends of one mechanism, lab-01 and lab-06
 # each use a part); halves of a pair that several labs use the other half of
-# (stream_new/free, register/unregister; procfs_mlock_drain_setup arms the
-# page procfs_lock_snapshot drains); buf_refill_sample, in the lab API table
+# (stream_new/free, register/unregister); buf_refill_sample, in the lab API table
 # of labs/README.md; and what is still to move: single-lab inline helpers
 # of harness/cuda.
 not_yet_moved='helper_ask helper_expect_stats helper_linger helper_report_skip helper_role_main
 helper_run_sized msg_hex msg_put_hex proc_check_opts proc_plumbing_test role_error
 role_send_stats role_skip lab_cuda_stream_free lab_cuda_unregister buf_refill_sample
-procfs_mlock_drain_setup lab_copy_pair_measure lab_cuda_free_bytes lab_cuda_job_series
+lab_copy_pair_measure lab_cuda_free_bytes lab_cuda_job_series
 lab_cuda_stream_busy lab_host_seed'
 for fn in $fns; do
 	case " $(echo $lab_api $not_yet_moved) " in *" $fn "*) continue ;; esac

@@ -1,5 +1,7 @@
 /*
- * test_procfs.c - the /proc and /sys readers on fixture files.
+ * test_procfs.c - the /proc and /sys readers of procfs.h, and lab-01's own
+ * (labs/01-mlock/memlock.c: the lock snapshot, the drift, the confinement),
+ * on fixture files.
  *
  * Fixtures live in harness/tests/fixtures/ (run from the repository root, or
  * set DMALAB_FIXTURES to that directory).  The locking rights are changed
