@@ -526,10 +526,11 @@ $(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_S
 	rm -f $@ && ar rcs $@ $^
 
 # A target of a lab's helper links it, built the same way: fuzz_pagemap lab-01's
-# pagemap.c, fuzz_procfs its memlock.c, fuzz_numa_topo lab-04's distances, fuzz_smaps
-# lab-08's THP reading
+# pagemap.c, fuzz_procfs its memlock.c and lab-04's vmstat reading, fuzz_numa_topo
+# lab-04's distances, fuzz_smaps lab-08's THP reading
 FUZZ_OBJS_fuzz_pagemap := $(FUZZ_DIR)/obj/labs/01-mlock/pagemap.o
-FUZZ_OBJS_fuzz_procfs := $(FUZZ_DIR)/obj/labs/01-mlock/memlock.o
+FUZZ_OBJS_fuzz_procfs := $(FUZZ_DIR)/obj/labs/01-mlock/memlock.o \
+	$(FUZZ_DIR)/obj/labs/04-numa/numa_distance.o
 FUZZ_OBJS_fuzz_numa_topo := $(FUZZ_DIR)/obj/labs/04-numa/numa_distance.o
 FUZZ_OBJS_fuzz_smaps := $(FUZZ_DIR)/obj/labs/08-hugepages/thp.o
 $(FUZZ_DIR)/fuzz_pagemap: $(FUZZ_OBJS_fuzz_pagemap)

@@ -19,6 +19,7 @@
 
 #include "cleanup.h"
 #include "sysctl_change.h"
+#include "sysfs.h"
 
 #define JOURNAL_MAGIC "dmalab-restore 1"
 #define ROOT_MAX 256
@@ -81,45 +82,25 @@ static int write_file(const char *full, const char *v, size_t n)
 	return r;
 }
 
-/* One line of text: the bracketed word of a choice list, else all of it. */
-static int one_value(char *text, char *buf, size_t len)
+int sysctl_read(const char *root, const char *path, char *buf, size_t len)
 {
-	char *nl = strchr(text, '\n'), *lb, *rb;
+	char full[ROOT_MAX + SYSCTL_PATH_MAX], text[4096], *value = text, *word;
 
-	if (nl && nl[1]) {
+	if (full_path(root, path, full, sizeof(full)) < 0 ||
+	    sysfs_read_str(full, text, sizeof(text)) < 0)
+		return -1;
+	if (strchr(text, '\n')) { /* one line, or it cannot be written back */
 		errno = EINVAL;
 		return -1;
 	}
-	if (nl)
-		*nl = '\0';
-	if ((lb = strchr(text, '[')) && (rb = strchr(lb, ']'))) {
-		*rb = '\0';
-		text = lb + 1;
-	}
-	if (strlen(text) >= len) {
+	if ((word = sysfs_choice(text)))
+		value = word;
+	if (strlen(value) >= len) {
 		errno = ERANGE;
 		return -1;
 	}
-	strcpy(buf, text);
+	strcpy(buf, value);
 	return 0;
-}
-
-int sysctl_read(const char *root, const char *path, char *buf, size_t len)
-{
-	char full[ROOT_MAX + SYSCTL_PATH_MAX], text[4096];
-	ssize_t n;
-	int fd;
-
-	if (full_path(root, path, full, sizeof(full)) < 0)
-		return -1;
-	if ((fd = open(full, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	text[n] = '\0';
-	return one_value(text, buf, len);
 }
 
 const char *sysctl_journal_path(const char *lab_id, char *buf, size_t len)

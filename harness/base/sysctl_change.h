@@ -47,7 +47,8 @@ const char *sysctl_journal_path(const char *lab_id, char *buf, size_t len);
 /* 1 when path may be journaled, else 0. */
 int sysctl_path_allowed(const char *path);
 
-/* A setting's value now, one line (EINVAL: not allowed or several; ERANGE). */
+/* A setting's value now, one line, read by sysfs_read_str (EINVAL: not allowed
+ * or several lines; ERANGE: longer than len, or a file of 4 KiB or more). */
 int sysctl_read(const char *root, const char *path, char *buf, size_t len);
 
 /*

@@ -14,6 +14,7 @@
 #include "gpu_topo.h"
 #include "numa_topo.h"
 #include "procfs.h"
+#include "sysfs.h"
 #include "sysinfo.h"
 
 #define PCI_VENDOR_NVIDIA 0x10de

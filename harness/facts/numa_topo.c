@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "numa_topo.h"
-#include "procfs.h"
+#include "sysfs.h"
 
 #define NODE_DIR "devices/system/node"
 
@@ -276,19 +276,4 @@ int pci_numa_node(const char *sysfs_root, const char *bdf)
 	if (end == buf || *end || errno || v < -1 || v >= TOPO_MAX_NODES)
 		return -2; /* unreadable: as good as missing */
 	return (int)v;
-}
-
-long long numa_pages_migrated(const char *vmstat_path)
-{
-	FILE *f = fopen(vmstat_path ? vmstat_path : "/proc/vmstat", "re");
-	char key[64];
-	long long v, n = 0;
-
-	if (!f)
-		return 0;
-	while (fscanf(f, "%63s %lld", key, &v) == 2)
-		if (!strcmp(key, "numa_pages_migrated"))
-			n = v;
-	fclose(f);
-	return n;
 }

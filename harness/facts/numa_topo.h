@@ -42,10 +42,6 @@ int cpulist_contains(const char *s, int cpu);
  * VMs), -2 when the file is missing. */
 int pci_numa_node(const char *sysfs_root, const char *bdf);
 
-/* Pages NUMA balancing has migrated since boot (vmstat_path; NULL:
- * /proc/vmstat); 0 when it is not there. */
-long long numa_pages_migrated(const char *vmstat_path);
-
 #ifdef __cplusplus
 }
 #endif

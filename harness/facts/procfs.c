@@ -4,16 +4,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include "sizes.h"
+#include "sysfs.h"
 #include "procfs.h"
 
 static const char *skip_blanks(const char *p)
@@ -108,35 +106,6 @@ int procfs_read_kb_field(const char *path, const char *key, uint64_t *bytes)
 	return parse_kb_value(val, bytes);
 }
 
-int sysfs_read_str(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	char extra;
-	int fd;
-
-	if (!path || !buf || len == 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	/* A file longer than the buffer would be silently cut: refuse it. */
-	if (n >= 0 && (size_t)n == len - 1 && read(fd, &extra, 1) == 1) {
-		close(fd);
-		errno = ERANGE;
-		return -1;
-	}
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return 0;
-}
-
 /*
  * sysfs numbers are decimal ("-1", "16") or, for PCI ids, hex with "0x";
  * base 0 is avoided so that a leading zero is not read as octal.
@@ -176,9 +145,7 @@ void copy_str(char *dst, size_t len, const char *src)
 
 int sysfs_thp_mode(const char *path, char *mode, size_t len)
 {
-	char buf[256];
-	char *open_br, *close_br;
-	size_t n;
+	char buf[256], *word;
 
 	if (!mode || len == 0) {
 		errno = EINVAL;
@@ -186,19 +153,16 @@ int sysfs_thp_mode(const char *path, char *mode, size_t len)
 	}
 	if (sysfs_read_str(path, buf, sizeof(buf)) < 0)
 		return -1;
-	open_br = strchr(buf, '[');
-	close_br = open_br ? strchr(open_br, ']') : NULL;
-	if (!close_br || close_br == open_br + 1) {
+	word = sysfs_choice(buf);
+	if (!word || !*word) {
 		errno = EINVAL;
 		return -1;
 	}
-	n = (size_t)(close_br - open_br - 1);
-	if (n >= len) {
+	if (strlen(word) >= len) {
 		errno = ERANGE;
 		return -1;
 	}
-	memcpy(mode, open_br + 1, n);
-	mode[n] = '\0';
+	strcpy(mode, word);
 	return 0;
 }
 
@@ -225,123 +189,6 @@ int procfs_cap_effective(const char *status_path, int cap, int *has)
 	}
 	*has = (mask >> cap) & 1;
 	return 0;
-}
-
-/* ---- Locked memory ---- */
-
-int procfs_vm_read(const char *status_path, struct procfs_vm *v)
-{
-	static const char *const keys[] = { "VmLck", "VmPin", "VmRSS" };
-	uint64_t *dst[3];
-	char line[512];
-	unsigned found = 0;
-	int saved = 0;
-	FILE *f;
-
-	if (!v) {
-		errno = EINVAL;
-		return -1;
-	}
-	memset(v, 0, sizeof(*v));
-	dst[0] = &v->lck;
-	dst[1] = &v->pin;
-	dst[2] = &v->rss;
-	f = fopen(status_path ? status_path : "/proc/self/status", "re");
-	if (!f)
-		return -1;
-	while (!saved && fgets(line, sizeof(line), f)) {
-		for (unsigned i = 0; i < 3; i++) {
-			const char *rest = match_key(line, keys[i]);
-
-			if (!rest || (found & (1u << i)))
-				continue;
-			if (parse_kb_value(rest, dst[i]) < 0)
-				saved = errno;
-			found |= 1u << i;
-		}
-	}
-	fclose(f);
-	if (!saved && (found & 5u) != 5u) /* VmLck and VmRSS */
-		saved = ENOENT;
-	errno = saved;
-	return saved ? -1 : 0;
-}
-
-int procfs_stat_refresh(const char *path)
-{
-	int fd = open(path ? path : "/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	n = write(fd, "1\n", 2);
-	/* EINVAL means a counter was negative after the fold: it did fold. */
-	if (n < 0 && errno == EINVAL)
-		n = 2;
-	close(fd);
-	return n == 2;
-}
-
-static void *drain_page; /* the page procfs_mlock_drain locks again */
-
-int procfs_mlock_drain_setup(void)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	void *p;
-	int saved;
-
-	if (drain_page)
-		return 0;
-	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return -1;
-	if (mlock(p, pg) < 0) {
-		saved = errno;
-		munmap(p, pg);
-		errno = saved;
-		return -1;
-	}
-	drain_page = p;
-	return 0;
-}
-
-void procfs_mlock_drain(void)
-{
-	if (drain_page)
-		(void)mlock(drain_page, (size_t)sysconf(_SC_PAGESIZE));
-}
-
-/* root + rel into buf ("" or NULL root: rel itself); -1 ENAMETOOLONG. */
-static int under_root(char *buf, size_t len, const char *root, const char *rel)
-{
-	int n = snprintf(buf, len, "%s%s", root ? root : "", rel);
-
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
-
-int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s)
-{
-	char path[4096];
-
-	if (!s) {
-		errno = EINVAL;
-		return -1;
-	}
-	memset(s, 0, sizeof(*s));
-	procfs_mlock_drain();
-	if (under_root(path, sizeof(path), root, "/proc/sys/vm/stat_refresh") < 0)
-		return -1;
-	s->folded = procfs_stat_refresh(path);
-	if (under_root(path, sizeof(path), root, "/proc/meminfo") < 0 ||
-	    procfs_read_kb_field(path, "Mlocked", &s->mlocked) < 0 ||
-	    procfs_read_kb_field(path, "Unevictable", &s->unevictable) < 0 ||
-	    under_root(path, sizeof(path), root, "/proc/self/status") < 0)
-		return -1;
-	return procfs_vm_read(path, &s->self);
 }
 
 /* ---- The right to lock ---- */

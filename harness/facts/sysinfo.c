@@ -18,6 +18,7 @@
 #include "gpu_topo.h"
 #include "sizes.h"
 #include "procfs.h"
+#include "sysfs.h"
 #include "sysinfo.h"
 
 /* Set by the Makefile from `nvcc --version`; 0 when built without nvcc. */

@@ -12,6 +12,7 @@
 #include "lang.h"
 #include "need.h"
 #include "procfs.h"
+#include "sysfs.h"
 #include "usage.h"
 
 /* ---- Checked arithmetic ---- */

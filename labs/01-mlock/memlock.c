@@ -3,14 +3,111 @@
  * procfs.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
 
 #include "memlock.h"
+
+int procfs_vm_read(const char *status_path, struct procfs_vm *v)
+{
+	const char *path = status_path ? status_path : "/proc/self/status";
+
+	if (!v) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(v, 0, sizeof(*v));
+	if (procfs_read_kb_field(path, "VmLck", &v->lck) < 0 ||
+	    procfs_read_kb_field(path, "VmRSS", &v->rss) < 0)
+		return -1;
+	/* an older kernel's status has no VmPin: 0, nothing pinned */
+	if (procfs_read_kb_field(path, "VmPin", &v->pin) < 0 && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+int procfs_stat_refresh(const char *path)
+{
+	int fd = open(path ? path : "/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = write(fd, "1\n", 2);
+	/* EINVAL means a counter was negative after the fold: it did fold. */
+	if (n < 0 && errno == EINVAL)
+		n = 2;
+	close(fd);
+	return n == 2;
+}
+
+static void *drain_page; /* the page procfs_mlock_drain locks again */
+
+int procfs_mlock_drain_setup(void)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	void *p;
+	int saved;
+
+	if (drain_page)
+		return 0;
+	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	if (mlock(p, pg) < 0) {
+		saved = errno;
+		munmap(p, pg);
+		errno = saved;
+		return -1;
+	}
+	drain_page = p;
+	return 0;
+}
+
+void procfs_mlock_drain(void)
+{
+	if (drain_page)
+		(void)mlock(drain_page, (size_t)sysconf(_SC_PAGESIZE));
+}
+
+/* root + rel into buf ("" or NULL root: rel itself); -1 ENAMETOOLONG. */
+static int under_root(char *buf, size_t len, const char *root, const char *rel)
+{
+	int n = snprintf(buf, len, "%s%s", root ? root : "", rel);
+
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s)
+{
+	char path[4096];
+
+	if (!s) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(s, 0, sizeof(*s));
+	procfs_mlock_drain();
+	if (under_root(path, sizeof(path), root, "/proc/sys/vm/stat_refresh") < 0)
+		return -1;
+	s->folded = procfs_stat_refresh(path);
+	if (under_root(path, sizeof(path), root, "/proc/meminfo") < 0 ||
+	    procfs_read_kb_field(path, "Mlocked", &s->mlocked) < 0 ||
+	    procfs_read_kb_field(path, "Unevictable", &s->unevictable) < 0 ||
+	    under_root(path, sizeof(path), root, "/proc/self/status") < 0)
+		return -1;
+	return procfs_vm_read(path, &s->self);
+}
 
 int procfs_zones_populated(const char *zoneinfo_path)
 {

@@ -1,9 +1,11 @@
 /*
  * memlock.h - lab-01's own locking helpers, in C that nvcc and gcc both
- * take: how far a /proc/meminfo counter may lag (per-CPU diffs per zone),
- * how much this process may still lock, and the container-like confinement
- * (a small RLIMIT_MEMLOCK, CAP_IPC_LOCK dropped) under which its memlock
- * claims run.  Tested without a GPU by harness/tests/unit/test_procfs.c.
+ * take: what a locking step changes, read with the mlock batches drained
+ * and the counters folded; how far a /proc/meminfo counter may lag
+ * (per-CPU diffs per zone); how much this process may still lock; and the
+ * container-like confinement (a small RLIMIT_MEMLOCK, CAP_IPC_LOCK
+ * dropped) under which its memlock claims run.  Tested without a GPU by
+ * harness/tests/unit/test_procfs.c.
  */
 #ifndef DMALAB_LAB01_MEMLOCK_H
 #define DMALAB_LAB01_MEMLOCK_H
@@ -15,6 +17,57 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* This process's counters in a status file, bytes. */
+struct procfs_vm {
+	uint64_t lck; /* VmLck: pages locked by mlock and mlockall */
+	uint64_t pin; /* VmPin: pages pinned in mm->pinned_vm (an RDMA
+		       * registration); 0 where the file has no VmPin */
+	uint64_t rss; /* VmRSS: pages resident */
+};
+/* VmLck and VmRSS (both must be there) and VmPin of a status file (NULL:
+ * /proc/self/status), each read by procfs_read_kb_field.  0, or -1 with
+ * errno (ENOENT: VmLck or VmRSS is missing). */
+int procfs_vm_read(const char *status_path, struct procfs_vm *v);
+
+/*
+ * /proc/meminfo's page counters (Mlocked, Unevictable ...) are sums that
+ * each CPU updates only when its own diff for a zone passes a threshold
+ * (mm/vmstat.c; at most PROCFS_VMSTAT_THRESHOLD_MAX pages), so a read can
+ * miss up to that many pages per CPU and zone.  Writing vm.stat_refresh
+ * (root) folds every diff in at once.
+ */
+#define PROCFS_VMSTAT_THRESHOLD_MAX 125
+
+/* Write "1" to path (NULL: /proc/sys/vm/stat_refresh): 1 if the counters were
+ * folded (EINVAL too: a counter was negative after it), else 0. */
+int procfs_stat_refresh(const char *path);
+
+/*
+ * Munlocked pages wait in per-CPU batches (mm/mlock.c) and leave Mlocked
+ * only when a batch drains, so an earlier munmap of locked memory (another
+ * run, another process) can drain inside a measured window.  mlock drains
+ * every CPU's batches before it starts, so locking again one page that is
+ * locked already empties them and changes nothing else (measured on
+ * lab-01: without it a 64 MiB rise read 64 KiB short in most of 12 tries).
+ *
+ * procfs_mlock_drain_setup locks that page (a second call does nothing).
+ * Call it only where nothing limits locking: under RLIMIT_MEMLOCK the page
+ * comes out of the budget.  0, or -1 with errno (then nothing is drained).
+ * procfs_mlock_drain locks it again; without the setup it does nothing.
+ */
+int procfs_mlock_drain_setup(void);
+void procfs_mlock_drain(void);
+
+/* What a locking step changes, read at one moment. */
+struct procfs_lock_snapshot {
+	struct procfs_vm self;         /* this process: /proc/self/status */
+	uint64_t mlocked, unevictable; /* the machine: /proc/meminfo, bytes */
+	int folded;                    /* 1: vm.stat_refresh folded just before */
+};
+/* Drain the mlock batches, fold the counters, then read the machine's and this
+ * process's, below root (NULL or "": live).  -1 with ENOENT: one is missing. */
+int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s);
 
 /* Zones with managed pages ("managed N", N > 0) in a zoneinfo file (NULL:
  * /proc/zoneinfo): each keeps its own per-CPU diffs.  -1 with errno. */

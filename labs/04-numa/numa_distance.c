@@ -1,7 +1,9 @@
 /*
- * numa_distance.c - the SLIT distances lab-04 reports beside its remote
- * reads, from the table numa_topo_read filled (see numa_place.h).  Apart
- * from numa_place.c, which needs libnuma: the fuzz target links this alone.
+ * numa_distance.c - what lab-04 reads of the machine beside its remote
+ * reads, without libnuma (see numa_place.h): the SLIT distances, from the
+ * table numa_topo_read filled, and the pages NUMA balancing migrated
+ * meanwhile.  Apart from numa_place.c, which needs libnuma: the fuzz
+ * targets link this alone.
  */
 #include <stdio.h>
 #include <string.h>
@@ -40,4 +42,19 @@ const char *numa_topo_distances(const struct numa_topo *t, char *buf, size_t len
 		}
 	}
 	return buf;
+}
+
+long long numa_pages_migrated(const char *vmstat_path)
+{
+	FILE *f = fopen(vmstat_path ? vmstat_path : "/proc/vmstat", "re");
+	char key[64];
+	long long v, n = 0;
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (!strcmp(key, "numa_pages_migrated"))
+			n = v;
+	fclose(f);
+	return n;
 }

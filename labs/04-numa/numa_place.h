@@ -82,6 +82,10 @@ int numa_topo_distance(const struct numa_topo *t, int from, int to);
  */
 const char *numa_topo_distances(const struct numa_topo *t, char *buf, size_t len);
 
+/* Pages NUMA balancing has migrated since boot (vmstat_path; NULL:
+ * /proc/vmstat); 0 when it is not there (numa_distance.c). */
+long long numa_pages_migrated(const char *vmstat_path);
+
 #ifdef __cplusplus
 }
 #endif

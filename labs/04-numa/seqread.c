@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "procfs.h"
+#include "sysfs.h"
 #include "seqread.h"
 #include "sizes.h"
 

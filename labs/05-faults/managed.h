@@ -21,7 +21,7 @@
 #include "lab_buffers_cuda.h"
 #include "lab_cuda.h"
 #include "need.h"
-#include "procfs.h"
+#include "sysfs.h"
 
 /*
  * Facts on how the driver handles managed memory on device `dev`:

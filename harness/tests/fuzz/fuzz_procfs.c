@@ -1,17 +1,19 @@
 /*
- * fuzz_procfs.c - the /proc and /sys file readers of procfs.h on any file:
- * procfs_read_kb_field, procfs_vm_read, procfs_cap_effective,
- * procfs_lockable_bytes, procfs_zones_populated, procfs_meminfo_slack,
- * sysfs_read_str (at several buffer sizes), sysfs_read_long, sysfs_thp_mode,
- * procfs_lock_snapshot (the input as proc/meminfo and proc/self/status of a
- * root) and numa_pages_migrated (a vmstat file).
+ * fuzz_procfs.c - the /proc and /sys file readers of procfs.h and sysfs.h
+ * on any file: procfs_read_kb_field, procfs_cap_effective, sysfs_read_str
+ * (at several buffer sizes), sysfs_read_long, sysfs_thp_mode; lab-01's
+ * procfs_vm_read, procfs_lockable_bytes, procfs_zones_populated,
+ * procfs_meminfo_slack, procfs_lock_snapshot (the input as proc/meminfo and
+ * proc/self/status of a root); and lab-04's numa_pages_migrated (a vmstat
+ * file).
  *
  * Input: the file's bytes.  Checked: every string read is NUL-ended inside
  * its buffer, and VmLck read alone equals procfs_vm_read's.
  */
 #include "fuzz_util.h"
-#include "numa_topo.h"
+#include "sysfs.h"
 #include "../../../labs/01-mlock/memlock.h" /* procfs.h, and lab-01's locking helpers */
+#include "../../../labs/04-numa/numa_place.h" /* numa_pages_migrated */
 
 static char root[400], meminfo[500], status[500];
 

@@ -1,5 +1,7 @@
 /*
- * test_procfs.c - the /proc and /sys readers on fixture files.
+ * test_procfs.c - the /proc and /sys readers of procfs.h, and lab-01's own
+ * (labs/01-mlock/memlock.c: the lock snapshot, the drift, the confinement),
+ * on fixture files.
  *
  * Fixtures live in harness/tests/fixtures/ (run from the repository root, or
  * set DMALAB_FIXTURES to that directory).  The locking rights are changed
@@ -23,6 +25,7 @@
 #include <cmocka.h>
 
 #include "../../../labs/01-mlock/memlock.h" /* procfs.h, and lab-01's locking helpers */
+#include "sysfs.h"
 
 
 static const char *fixture(const char *rel, char *buf, size_t len)
@@ -115,29 +118,7 @@ static void test_procfs_read_kb_field_live(void **state)
 	assert_true(v > 0);
 }
 
-/* ---- sysfs_read_str / sysfs_read_long ---- */
-
-static void test_sysfs_read_str_strips_newline(void **state)
-{
-	char p[512], buf[64];
-
-	(void)state;
-	assert_int_equal(sysfs_read_str(fixture("two-node/sys/bus/pci/devices/0000:3b:00.0/"
-						"current_link_speed", p, sizeof(p)),
-					buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "32.0 GT/s PCIe");
-}
-
-static void test_sysfs_read_str_too_long(void **state)
-{
-	char p[512], buf[4];
-
-	(void)state;
-	errno = 0;
-	assert_int_equal(sysfs_read_str(fixture("procfs/thp-always", p, sizeof(p)),
-					buf, sizeof(buf)), -1);
-	assert_int_equal(errno, ERANGE);
-}
+/* ---- sysfs_read_long (sysfs_read_str: test_sysfs.c) ---- */
 
 static void test_sysfs_read_long_values(void **state)
 {
@@ -630,8 +611,6 @@ int main(void)
 		cmocka_unit_test(test_procfs_read_kb_field_missing_file),
 		cmocka_unit_test(test_procfs_read_kb_field_garbage),
 		cmocka_unit_test(test_procfs_read_kb_field_live),
-		cmocka_unit_test(test_sysfs_read_str_strips_newline),
-		cmocka_unit_test(test_sysfs_read_str_too_long),
 		cmocka_unit_test(test_sysfs_read_long_values),
 		cmocka_unit_test(test_sysfs_read_long_garbage),
 		cmocka_unit_test(test_sysfs_thp_mode_each),

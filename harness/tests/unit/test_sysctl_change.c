@@ -141,6 +141,33 @@ static void test_read_choice_and_refusals(void **state)
 	assert_int_equal(errno, ENOTCONN);
 }
 
+/* A setting is read by sysfs.h's reader: one line, whole, or refused. */
+static void test_read_one_line_or_refused(void **state)
+{
+	char v[SYSCTL_VALUE_MAX], big[5000], gone[256];
+
+	put(THP, "always madvise never\n"); /* no brackets: all of it */
+	assert_string_equal(now(THP), "always madvise never");
+	put(THP, "[always] madvise never");
+	assert_string_equal(now(THP), "always");
+	put(NR, "3\nx\n");
+	errno = 0;
+	assert_int_equal(sysctl_read(root, NR, v, sizeof(v)), -1); /* not one line */
+	assert_int_equal(errno, EINVAL);
+	memset(big, '[', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	big[1] = ']';
+	put(NR, big); /* "[]" at its start, but longer than the reader takes */
+	errno = 0;
+	assert_int_equal(sysctl_read(root, NR, v, sizeof(v)), -1);
+	assert_int_equal(errno, ERANGE);
+	snprintf(gone, sizeof(gone), "%s%s", root, OVER);
+	unlink(gone);
+	errno = 0;
+	assert_int_equal(sysctl_read(root, OVER, v, sizeof(v)), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
 static void test_restore_itself(void **state)
 {
 	assert_int_equal(ended(change_child(0)), 0);
@@ -306,6 +333,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_read_choice_and_refusals, fresh),
+		cmocka_unit_test_setup(test_read_one_line_or_refused, fresh),
 		cmocka_unit_test_setup(test_restore_itself, fresh),
 		cmocka_unit_test_setup(test_restore_at_exit, fresh),
 		cmocka_unit_test_setup(test_restore_on_sigterm, fresh),
