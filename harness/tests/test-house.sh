@@ -142,9 +142,9 @@ fns=$( { nm --defined-only -g "$BUILD"/obj/facts/*.o "$BUILD"/obj/lab/*.o |
 lab_api=$(grep -oE '[a-z_][a-z0-9_]*\(' harness/lab/lab.h | tr -d '(' | sort -u)
 # Kept in the harness though one lab calls each (for the reasons below), so that
 # a new one fails: the --role helpers' protocol (helper.c: both ends of one
-# mechanism, lab-01 and lab-06 each use a part); halves of a pair that several labs use the other half of
-# (stream_new/free, register/unregister); and buf_refill_sample, in the lab
-# API table of labs/README.md.
+# mechanism, lab-01 and lab-06 each use a part); halves of a pair that
+# several labs use the other half of (stream_new/free, register/unregister);
+# and buf_refill_sample, in the lab API table of labs/README.md.
 not_yet_moved='helper_ask helper_expect_stats helper_linger helper_report_skip helper_role_main
 helper_run_sized msg_hex msg_put_hex proc_check_opts proc_plumbing_test role_error
 role_send_stats role_skip lab_cuda_stream_free lab_cuda_unregister buf_refill_sample'
