@@ -169,6 +169,15 @@ else
 fi
 rm -f "$tmp_list"
 
+# a lab's knobs are written once, by lab_main (lab.h says why they are not const)
+if grep -nE '(^|[^.a-zA-Z_])K\.[a-z_0-9]+ *([-+*/|&]?=[^=]|\+\+|--)' labs/*/*.c labs/*/*.cu \
+	labs/*/*.h >"$tmp_list" 2>/dev/null; then
+	bad "a lab writes its knobs: $(head -n 3 "$tmp_list" | tr '\n' ' ')"
+else
+	ok
+fi
+rm -f "$tmp_list"
+
 # a README's links to a lab's lines name what is there
 if sh harness/tools/method-lines.sh --check; then
 	ok
