@@ -30,7 +30,7 @@ struct sec_field {
 };
 
 struct sec_section {
-	char id[24];
+	char id[40];             /* a longer id is an error */
 	int line;                /* of its "## id" heading */
 	struct sec_field *f;
 	int nf;

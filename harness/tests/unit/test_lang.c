@@ -116,6 +116,14 @@ static void test_table_each(void **state)
 	assert_string_equal(out, "b.1=一\n二;a-2=三;");
 	assert_int_not_equal(table_of("## b.1\nen: one\n", out, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, ":2: unknown key 'en' (want zh)"));
+	/* an id is read whole, or refused: never cut short */
+	assert_int_equal(table_of("## plot.l11-chapter-recompute\nzh: x\n", out, err,
+				  sizeof(err)), 0);
+	assert_string_equal(out, "plot.l11-chapter-recompute=x;");
+	assert_int_not_equal(table_of("## a.very.long.message.id.of.forty.chars.xy\nzh: x\n", out,
+				      err, sizeof(err)), 0);
+	assert_non_null(strstr(err, ":1: 'a.very.long.message.id.of.forty.chars.xy...' is longer "
+			       "than an id may be (39 characters)"));
 	assert_int_not_equal(table_of("## Bad\nzh: x\n", out, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, ":1: 'Bad' is not a message id"));
 	assert_int_not_equal(msg_table_each("/nonexistent/zh.md", join_entry, out, err,
