@@ -127,7 +127,7 @@ int msg_table_each(const char *path, int (*each)(const char *id, const char *zh,
 
 	if (path && !(text = sec_read_file(path, &len, err, errlen)))
 		return -1;
-	sec_init(&d, &msg_kind, path ? path : "answers/messages.zh.md (built in)", err, errlen);
+	sec_init(&d, &msg_kind, path ? path : MSG_TABLE_BUILT_IN, err, errlen);
 	rc = text ? sec_parse(&d, text, len)
 		  : sec_parse(&d, dmalab_messages_zh, strlen(dmalab_messages_zh));
 	for (i = 0; !rc && i < d.ns; i++)

@@ -45,6 +45,9 @@ const char *msg_lab_title(const char *lab_id, const char *en);
  * (U+1100 and up, the CJK blocks and full-width forms) take two. */
 int msg_width(const char *s);
 
+/* The name of the table built in, in messages. */
+#define MSG_TABLE_BUILT_IN "answers/messages.zh.md (built in)"
+
 /* Each entry of a message table (the format of answers/messages.zh.md) in
  * the file's order, read by the kit's one reader of such files (sections.h):
  * the file at path, or the table built in when path is NULL.  each returns 0,
