@@ -83,7 +83,7 @@ int cmd_messages(int argc, char **argv)
 	else if (rc)
 		error("%s", err);
 	else
-		fwrite(w.buf, 1, w.len, stdout);
+		printf("%.*s\n", (int)w.len, w.buf);
 	jw_release(&w);
 	return rc || fflush(stdout) ? 2 : 0;
 }
