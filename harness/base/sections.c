@@ -1,6 +1,8 @@
 /*
  * sections.c - the one reader of "# title / ## id / key: value" files
- * (sections.h): answers/ch*.md, planned-claims.md, hints.md, errata.md.
+ * (sections.h): answers/ch*.md, planned-claims.md, hints.md, errata.md and
+ * messages.zh.md; plots/ gets the last two through dmalab (grade.json's
+ * errata, `dmalab messages`), not a reader of its own.
  */
 #include <ctype.h>
 #include <errno.h>
