@@ -5,6 +5,10 @@ known errata, and the figures.
 
 usage: report.py RESULTS.json [OUTDIR [ERRATA.md]]
 
+The report runs `dmalab grade --from RESULTS.json` (--errata ERRATA.md when
+that file is there) and takes from its grade.json the console's texts, the
+questions and the known errata; without it, it says why they are missing.
+
 The HTML inlines its CSS and every PNG as a data: URI, so the file alone is
 the whole report; it needs no script (a small one only counts the decoded
 images, for the tests).  The Markdown links the PNGs in OUTDIR/plots/.
@@ -24,7 +28,7 @@ import tempfile
 
 import common as C
 import make_plots
-from lang import T, claim_text, lang
+from lang import PLOTS_DIR, T, claim_text, dmalab_path, labs_dir, lang
 
 VERDICT_CLASS = {"pass": "ok", "confirmed": "ok", "fail": "bad", "contradicted": "bad",
                  "error": "bad", "not_run": "bad", "aborted": "bad", "skip": "skip",
@@ -90,30 +94,6 @@ def fmt_val(v, unit=None):
 
 
 # ---------------------------------------------------------------------------
-# Errata
-
-def read_errata(path):
-    """[{id, says, truth, source: [...]}] from answers/errata.md; [] if absent."""
-    out = []
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return out
-    for line in lines:
-        if line.startswith("## "):
-            out.append({"id": line[3:].strip(), "source": []})
-        elif out and ":" in line and not line.startswith("#"):
-            key, _, val = line.partition(":")
-            key, val = key.strip(), val.strip()
-            if key == "source":
-                out[-1]["source"].append(val)
-            elif key:
-                out[-1][key] = val
-    return out
-
-
-# ---------------------------------------------------------------------------
 # The parts, as (HTML, Markdown)
 
 def machine_rows(res):
@@ -174,21 +154,9 @@ def erratum_note(c):
 
 # ---------------------------------------------------------------------------
 # The grade: what `dmalab grade` says of these results, the one source of the
-# console's texts (got with its interval, the relation in words, units) and of
+# console's texts (got with its interval, the relation in words, units), of
 # the question -> claims map (every question a claim backs, only the chapters')
-
-PLOTS_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def labs_dir():
-    """The built labs, which `dmalab grade` asks for the questions' claims:
-    $DMALAB_LABS_DIR, else build/labs beside plots/."""
-    return os.environ.get("DMALAB_LABS_DIR") or os.path.join(PLOTS_DIR, "..", "build", "labs")
-
-
-def dmalab_path():
-    return os.environ.get("DMALAB") or os.path.join(os.path.dirname(labs_dir()), "dmalab")
-
+# and of the known errata (answers/errata.md as the C reader, errata.c, has it)
 
 def grade_of(results_path, errata_path):
     """(grade.json as a dict, "") or (None, why there is none)."""
@@ -342,7 +310,20 @@ def errata_here(c):
                                                                     "verdict") + note
 
 
-def html_errata(res, errata):
+def errata_of(grade):
+    """The known errata the grade read, [] when none is listed; None without
+    a grade (the report then says why they are not listed)."""
+    return (grade.get("errata") or []) if grade else None
+
+
+def errata_unread(why):
+    return T("report.errata-unread", "Not listed: `dmalab grade` reads them, and it gave "
+             "no grade (%s).") % why
+
+
+def html_errata(res, errata, why=""):
+    if errata is None:
+        return "<p>%s</p>" % esc_code(errata_unread(why))
     if not errata:
         return "<p>%s</p>" % esc_code(T("report.errata-none",
                                         "No known erratum is listed in answers/errata.md."))
@@ -355,7 +336,7 @@ def html_errata(res, errata):
                          esc(T("report.says", "says:")), esc(e.get("says")),
                          esc(T("report.truth", "truth:")), esc(e.get("truth")),
                          esc(T("report.source", "source:")),
-                         ", ".join(esc(s) for s in e["source"])))
+                         ", ".join(esc(s) for s in e.get("source") or [])))
     return "<ul>%s</ul>" % "".join(items)
 
 
@@ -391,7 +372,7 @@ def total_word(key):
     return T("report.planned", "planned") if key == "planned" else status_word(key, "verdict")
 
 
-def render_html(res, errata, figs, grade=None, why=""):
+def render_html(res, figs, grade=None, why=""):
     title = T("report.title", "dmalab report - %s") % (
         (res.get("machine") or {}).get("hostname") or "?")
     mrows = "".join("<tr><th>%s</th><td>%s</td></tr>" % (esc(k), esc(v))
@@ -414,7 +395,7 @@ def render_html(res, errata, figs, grade=None, why=""):
         '<section id="questions"><h2>%s</h2>%s</section>' % (
             esc(T("report.questions", "Questions")), html_questions(res, grade, why)),
         '<section id="errata"><h2>%s</h2>%s</section>' % (
-            esc(T("report.errata", "Known errata")), html_errata(res, errata)),
+            esc(T("report.errata", "Known errata")), html_errata(res, errata_of(grade), why)),
         '<section id="plots"><h2>%s</h2>%s</section>' % (
             esc(T("report.figures", "Figures")), html_plots(figs)),
         '<p class="muted">%s</p>' % esc(C.machine_line(res)),
@@ -454,7 +435,9 @@ def md_card(res, texts):
     return out
 
 
-def md_errata(errata):
+def md_errata(errata, why=""):
+    if errata is None:
+        return [errata_unread(why)]
     return ["- **%s**: %s" % (md(e["id"]), md(T("report.md-erratum", "says %s; truth: %s") % (
         e.get("says"), e.get("truth")))) for e in errata] or \
         [T("report.md-no-errata", "None listed.")]
@@ -466,7 +449,7 @@ def md_figures(figs):
             for name, caption, status, detail in figs]
 
 
-def render_md(res, errata, figs, grade=None, why=""):
+def render_md(res, figs, grade=None, why=""):
     """results/report.md, the HTML page's twin, in the learner's language; the
     section heads are the English ones in English (tests find them)."""
     host = (res.get("machine") or {}).get("hostname")
@@ -483,7 +466,8 @@ def render_md(res, errata, figs, grade=None, why=""):
     out += md_table((("question", "question"), ("status", "status"),
                      ("decided", "claims decided"), ("claims", "claims")))
     out += [md_row(r) for r in qrows]
-    out += ["", "## " + T("report.errata", "Known errata"), ""] + md_errata(errata)
+    out += ["", "## " + T("report.errata", "Known errata"), ""] + md_errata(errata_of(grade),
+                                                                             why)
     out += ["", "## " + T("report.figures", "Figures"), ""] + md_figures(figs)
     out += ["", "_%s_" % md(C.machine_line(res)), ""]
     return "\n".join(out)
@@ -501,7 +485,6 @@ def main(argv):
         print("usage: report.py RESULTS.json [OUTDIR [ERRATA.md]]", file=sys.stderr)
         return 2
     outdir = argv[2] if len(argv) > 2 else (os.path.dirname(argv[1]) or ".")
-    errata = read_errata(argv[3] if len(argv) > 3 else "answers/errata.md")
     try:
         res = C.load(argv[1])
     except C.BadResults as e:
@@ -520,9 +503,9 @@ def main(argv):
     try:
         os.makedirs(outdir, exist_ok=True)
         path = os.path.join(outdir, "report.html")
-        write(path, render_html(res, errata, figs, grade, why))
+        write(path, render_html(res, figs, grade, why))
         path = os.path.join(outdir, "report.md")
-        write(path, render_md(res, errata, figs, grade, why))
+        write(path, render_md(res, figs, grade, why))
     except OSError as e:
         print("report: cannot write %s: %s" % (path, e.strerror or e), file=sys.stderr)
         return 1

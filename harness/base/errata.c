@@ -106,7 +106,7 @@ static int to_erratum(struct sec_doc *d, struct sec_section *s, struct erratum *
 {
 	int i, rc = 0;
 
-	snprintf(c->id, sizeof(c->id), "%s", s->id);
+	snprintf(c->id, sizeof(c->id), "%.31s", s->id); /* claim_id_valid: < 32 */
 	c->line = s->line;
 	for (i = 0; i < s->nf && !rc; i++) {
 		struct sec_field *f = &s->f[i];

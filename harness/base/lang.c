@@ -117,27 +117,54 @@ static const struct sec_kind msg_kind = {
 
 extern const char dmalab_messages_zh[];
 
+int msg_table_each(const char *path, int (*each)(const char *id, const char *zh, void *arg),
+		   void *arg, char *err, size_t errlen)
+{
+	char *text = NULL;
+	struct sec_doc d;
+	size_t len;
+	int i, rc;
+
+	if (path && !(text = sec_read_file(path, &len, err, errlen)))
+		return -1;
+	sec_init(&d, &msg_kind, path ? path : MSG_TABLE_BUILT_IN, err, errlen);
+	rc = text ? sec_parse(&d, text, len)
+		  : sec_parse(&d, dmalab_messages_zh, strlen(dmalab_messages_zh));
+	for (i = 0; !rc && i < d.ns; i++)
+		if (each(d.s[i].id, d.s[i].f[0].value, arg))
+			rc = sec_error(&d, d.s[i].line, "out of memory");
+	sec_free(&d);
+	free(text);
+	return rc;
+}
+
+static int table_add(const char *id, const char *zh, void *arg)
+{
+	struct msg_entry *grown = realloc(table, (size_t)(table_n + 1) * sizeof(*table));
+
+	(void)arg;
+	if (!grown)
+		return -1;
+	table = grown;
+	memset(&table[table_n], 0, sizeof(*table));
+	snprintf(table[table_n].id, sizeof(table[table_n].id), "%s", id);
+	if (!(table[table_n].zh = strdup(zh)))
+		return -1;
+	table_n++;
+	return 0;
+}
+
 static void table_load(void)
 {
 	char err[256];
-	struct sec_doc d;
-	int i;
 
-	sec_init(&d, &msg_kind, "answers/messages.zh.md (built in)", err, sizeof(err));
-	if (sec_parse(&d, dmalab_messages_zh, strlen(dmalab_messages_zh)) ||
-	    !(table = calloc((size_t)d.ns + 1, sizeof(*table)))) {
+	if (msg_table_each(NULL, table_add, NULL, err, sizeof(err))) {
 		/* A broken table is caught by the tests; a learner still gets
 		 * every message, in English. */
 		fprintf(stderr, "dmalab: %s; messages stay English\n", err);
-		sec_free(&d);
-		return;
+		while (table_n)
+			free(table[--table_n].zh);
 	}
-	for (i = 0; i < d.ns; i++) {
-		snprintf(table[i].id, sizeof(table[i].id), "%s", d.s[i].id);
-		table[i].zh = sec_take(&d.s[i].f[0]);
-	}
-	table_n = d.ns;
-	sec_free(&d);
 }
 
 static struct msg_entry *find(const char *id)

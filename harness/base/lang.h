@@ -11,6 +11,8 @@
 #ifndef DMALAB_LANG_H
 #define DMALAB_LANG_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -42,6 +44,16 @@ const char *msg_lab_title(const char *lab_id, const char *en);
 /* Columns a UTF-8 text takes on a terminal: East Asian wide characters
  * (U+1100 and up, the CJK blocks and full-width forms) take two. */
 int msg_width(const char *s);
+
+/* The name of the table built in, in messages. */
+#define MSG_TABLE_BUILT_IN "answers/messages.zh.md (built in)"
+
+/* Each entry of a message table (the format of answers/messages.zh.md) in
+ * the file's order, read by the kit's one reader of such files (sections.h):
+ * the file at path, or the table built in when path is NULL.  each returns 0,
+ * or -1 out of memory.  0, or -1 with "NAME:LINE: what" or "PATH: why" in err. */
+int msg_table_each(const char *path, int (*each)(const char *id, const char *zh, void *arg),
+		   void *arg, char *err, size_t errlen);
 
 /* The message table's entry for id, NULL if none (tests). */
 const char *msg_zh(const char *id);

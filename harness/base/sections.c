@@ -1,6 +1,8 @@
 /*
  * sections.c - the one reader of "# title / ## id / key: value" files
- * (sections.h): answers/ch*.md, planned-claims.md, hints.md, errata.md.
+ * (sections.h): answers/ch*.md, planned-claims.md, hints.md, errata.md and
+ * messages.zh.md; plots/ gets the last two through dmalab (grade.json's
+ * errata, `dmalab messages`), not a reader of its own.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -115,6 +117,9 @@ static int start_section(struct sec_doc *d, const char *id)
 		return -1;
 	if (!d->title && !d->kind->comments)
 		return sec_error(d, d->line, "'## %s' before the '# ' title line", id);
+	if (strlen(id) >= sizeof(d->s->id))
+		return sec_error(d, d->line, "'%.40s...' is longer than an id may be (%zu "
+				 "characters)", id, sizeof(d->s->id) - 1);
 	if (!d->kind->id_ok(id, d->prefix))
 		return sec_error(d, d->line, "'%.40s' is not a %s id (want %s)", id,
 				 d->kind->id_what ? d->kind->id_what : d->kind->what,

@@ -1,9 +1,10 @@
 /*
  * sections.h - the one reader of the kit's text files of sections ("# title",
  * "## id", "key: value" at column 0, indented continuation lines; the format:
- * answers/README.md): the questions, claims and hints (answers.h) and the
- * errata (errata.h).  Strict on purpose: any slip is an error "FILE:LINE:
- * what", so that a typo never silently drops a section.
+ * answers/README.md): the questions, claims and hints (answers.h), the
+ * errata (errata.h) and the message table (lang.h).  Strict on purpose: any
+ * slip is an error "FILE:LINE: what", so that a typo never silently drops a
+ * section.
  */
 #ifndef DMALAB_SECTIONS_H
 #define DMALAB_SECTIONS_H
@@ -30,7 +31,7 @@ struct sec_field {
 };
 
 struct sec_section {
-	char id[24];
+	char id[40];             /* a longer id is an error */
 	int line;                /* of its "## id" heading */
 	struct sec_field *f;
 	int nf;

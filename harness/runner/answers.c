@@ -117,7 +117,7 @@ static const struct sec_kind question_kind = {
 static int to_question(struct sec_doc *d, struct sec_section *s, struct ans_question *q)
 {
 	(void)d;
-	snprintf(q->id, sizeof(q->id), "%s", s->id);
+	snprintf(q->id, sizeof(q->id), "%.23s", s->id); /* question_id_ok: < 24 */
 	q->line = s->line;
 	for (int i = 0; i < s->nf; i++) {
 		struct sec_field *f = &s->f[i];

@@ -505,6 +505,30 @@ static void json_chapter(struct json_writer *w, const struct chapter_grade *cg)
 	jw_obj_end(w);
 }
 
+/* Every erratum the grade read (--errata, else answers/errata.md, else the
+ * copy built in), as the file says it: plots/report.py lists them. */
+static void json_errata(struct json_writer *w, const struct errata *e)
+{
+	jw_karr(w, "errata");
+	for (int i = 0; i < e->n; i++) {
+		const struct erratum *it = &e->items[i];
+
+		jw_obj_begin(w);
+		jw_kstr(w, "id", it->id);
+		jw_kstr(w, "says", it->says);
+		jw_kstr(w, "truth", it->truth);
+		jw_kstr(w, "why", it->why);
+		jw_kstr(w, "expect", it->expect_text);
+		jw_kstr(w, "when", it->when_text);
+		jw_karr(w, "source");
+		for (int k = 0; k < it->nsources; k++)
+			jw_str(w, it->source[k]);
+		jw_arr_end(w);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
 /* ------------------------------------------------------------------------ */
 
 /* Fresh results from a `dmalab check` child, or the --from file. */
@@ -565,6 +589,7 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	jw_arr_begin(&w);
 	each_beyond(lc, json_beyond_one, &w);
 	jw_arr_end(&w);
+	json_errata(&w, &lc->errata);
 	jw_key(&w, "overall");
 	jw_obj_begin(&w);
 	json_score(&w, total);

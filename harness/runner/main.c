@@ -47,6 +47,7 @@ static int metrics(int argc, char **argv) { return cmd_metrics(argc - 1, argv + 
 static int history(int argc, char **argv) { return cmd_history(argc - 1, argv + 1); }
 static int class_page(int argc, char **argv) { return cmd_class(argc - 1, argv + 1); }
 static int bench(int argc, char **argv) { return cmd_bench(argc - 1, argv + 1); }
+static int messages(int argc, char **argv) { return cmd_messages(argc - 1, argv + 1); }
 static int preflight(int argc, char **argv);
 
 static const struct command commands[] = {
@@ -92,6 +93,9 @@ static const struct command commands[] = {
 	{ "class", class_page,
 	  "  class DIR [--out F]   a trainer's HTML page of the learners' results.json in\n"
 	  "                  DIR: exercises done, prediction scores, questions confirmed\n" },
+	{ "messages", messages,
+	  "  messages [FILE]  the Chinese message table as JSON, as dmalab reads it (plots/\n"
+	  "                  takes its Chinese from it)\n" },
 	{ "fleet", exec_fleet,
 	  "  fleet [SBATCH OPTIONS] [-- NN...]   check on every node of a Slurm allocation,\n"
 	  "                  one merged report (dmalab fleet --help)\n" },
@@ -128,7 +132,7 @@ static void usage(FILE *f)
 		"       dmalab preflight | grade | quiz | hint NN | answers | exercise NN | "
 		"try NN |\n"
 		"              exercises | compare | baseline |\n"
-		"              history | metrics | bench | class | fleet ...\n");
+		"              history | metrics | bench | class | messages | fleet ...\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].help)
 			fputs(commands[i].help, f);

@@ -325,6 +325,10 @@ int cmd_class(int argc, char **argv);
  * results.json; the exit code */
 int cmd_bench(int argc, char **argv);
 
+/* messages.c: `dmalab messages [FILE]` (argv[0] is "messages"), a message
+ * table as JSON, for plots/; the exit code */
+int cmd_messages(int argc, char **argv);
+
 /*
  * predict.c: predictions (README.md "Predictions").  A lab's headline
  * figures are its claims measured on a scale: every claim but an exact fact

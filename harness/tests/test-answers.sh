@@ -131,6 +131,11 @@ has "$tmp/kgs/gs.json" '1 of its 3 claims decided here, fewer than half (unverif
 	"Gradescope: the test's output says why it scores 0"
 [ -s "$tmp/kit/grade.json" ] && ok "grade.json written" || bad "no grade.json"
 has "$tmp/kit/grade.json" '"schema": "dmalab-grade/1"' "grade.json schema"
+# every erratum the grade read, as the file says it (plots/report.py lists them)
+check "$(grep -c '"says": ' "$tmp/kit/grade.json")" "$(grep -c '^## ' answers/errata.md)" \
+	"grade.json lists every erratum of answers/errata.md"
+has "$tmp/kit/grade.json" "\"$(grep -m1 '^source: ' answers/errata.md | cut -c9-70)" \
+	"grade.json: an erratum's sources"
 g --from "$fix/rules-mixed.json" --results "$tmp/rules" >/dev/null 2>&1
 has "$tmp/rules/grade.json" '"status": "not-predicted"' "grade.json: the erratum's status"
 has "$tmp/rules/grade.json" '"expect": "ge 3"' "grade.json: the erratum's prediction"

@@ -3,7 +3,7 @@
 # golden TAP, human and JSON output, exit codes, prove, timeouts, `run`
 # updating results.json, Ctrl-C/SIGTERM/SIGHUP, usage errors, and no process
 # left behind; known errata only as the lab predicts them, inconclusive labs,
-# DMALAB_ERRATA, and `dmalab claims` with its golden check.
+# DMALAB_ERRATA, `dmalab claims` with its golden check, and `dmalab messages`.
 #
 #   BUILD=build sh harness/tests/test-runner.sh
 #   UPDATE_GOLDEN=1 BUILD=build sh harness/tests/test-runner.sh   (rewrite golden/)
@@ -368,6 +368,30 @@ check "$?:$(grep -c ': Is a directory$' "$tmp/from.out")" "1:1" "grade --from DI
 check "$?:$(grep -c ': No such file or directory$' "$tmp/from.out")" "1:1" \
 	"grade --from a missing file: 'No such file or directory'"
 
+# 6e. dmalab messages: a message table as JSON (plots/ takes its Chinese there)
+"$BUILD/dmalab" messages >"$tmp/messages.json" 2>&1
+check "$?:$(grep -c '^    "claim\.01\.1": "' "$tmp/messages.json")" "0:1" \
+	"messages: the table built in, as JSON"
+printf '# a comment\n## a.b-1\nzh: 一\n  二\n\n## c\nzh: "三"\n' >"$tmp/zh.md"
+cat >"$tmp/zh.want" <<EOF
+{
+  "schema": "dmalab-messages/1",
+  "table": "$tmp/zh.md",
+  "zh": {
+    "a.b-1": "一\u000a二",
+    "c": "\"三\""
+  }
+}
+EOF
+"$BUILD/dmalab" messages "$tmp/zh.md" >"$tmp/zh.json" 2>&1
+check "$?:$(cmp "$tmp/zh.want" "$tmp/zh.json" 2>&1)" "0:" \
+	"messages FILE: its entries in order, lines joined, quotes escaped"
+printf '## a.b\nzh: x\nen: y\n' >"$tmp/bad-zh.md"
+"$BUILD/dmalab" messages "$tmp/bad-zh.md" >"$tmp/bad-zh.out" 2>"$tmp/bad-zh.err"
+check "$?:$(wc -c <"$tmp/bad-zh.out"):$(cat "$tmp/bad-zh.err")" \
+	"2:0:dmalab: $tmp/bad-zh.md:3: unknown key 'en' (want zh)" \
+	"messages: a malformed table is FILE:LINE: what, exit 2, nothing on stdout"
+
 # 7. Usage errors: one line naming the value, exit 2.
 usage_case() {
 	want=$1
@@ -391,7 +415,7 @@ usage_case "'--bogus'" run_dmalab check --bogus
 usage_case "'frobnicate'" run_dmalab frobnicate
 usage_case "sysinfo, preflight, grade, quiz, hint, answers, exercise, try, exercises," \
 	run_dmalab frobnicate
-usage_case "exercises, compare, baseline, history, metrics, bench, class or fleet" \
+usage_case "compare, baseline, history, metrics, bench, class, messages or fleet" \
 	run_dmalab frobnicate
 usage_case "'run'" run_dmalab run
 usage_case "'42'" run_dmalab run 42
@@ -403,6 +427,9 @@ usage_case "'$tmp/no-such-dir'" "$BUILD/dmalab" list --labs-dir "$tmp/no-such-di
 usage_case "'x1'" run_dmalab run x1
 usage_case "no-such-errata.md" "$BUILD/dmalab" --errata "$tmp/no-such-errata.md" list
 usage_case "bad-errata.md:3:" "$BUILD/dmalab" --errata "$tmp/bad-errata.md" list
+usage_case "'b': messages reads one table" "$BUILD/dmalab" messages a b
+usage_case "FILE is ''" "$BUILD/dmalab" messages ''
+usage_case "'--zh'" "$BUILD/dmalab" messages --zh
 
 # 8. Known errata come from the lab's word: a contradiction is known only
 # when the lab measured what its erratum predicts (lab-89, TAP-only lab-90).

@@ -14,6 +14,7 @@ chromium when it can).
 """
 import copy
 import glob
+import html
 import json
 import os
 import re
@@ -62,12 +63,13 @@ def write_json(name, doc, **kw):
     return path
 
 
-def run_script(script, *args, lang="en"):
-    """(rc, stdout + stderr) of a plots/ script run as make runs it."""
+def run_script(script, *args, lang="en", env=None):
+    """(rc, stdout + stderr) of a plots/ script run as make runs it (env: more
+    of the environment)."""
     p = subprocess.run([sys.executable, os.path.join(PLOTS, script)] + list(args),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True, timeout=300,
-                       env=dict(os.environ, DMALAB_LANG=lang))
+                       env=dict(os.environ, DMALAB_LANG=lang, **(env or {})))
     return p.returncode, p.stdout
 
 
@@ -372,10 +374,10 @@ def single_lab_json_is_accepted():
     check(rc == 0 and "lab02_bandwidth      drawn" in out, out)
 
 
-def make_report(path, name, lang="en"):
+def make_report(path, name, lang="en", env=None):
     outdir = os.path.join(TMP, "report-" + name)
     rc, out = run_script("report.py", path, outdir, os.path.join(PLOTS, "..", "answers",
-                                                                 "errata.md"), lang=lang)
+                                                                 "errata.md"), lang=lang, env=env)
     no_traceback(out)
     check(rc == 0, "report.py exit %d: %s" % (rc, out))
     # matplotlib's word for a character no font it found has: a tofu box
@@ -406,15 +408,22 @@ def report_is_self_contained():
         check("## Report card" in mdown and "## Machine" in mdown, "%s: markdown sections" % name)
 
 
+def runner_built(what):
+    """True when the runner is built; else says the test is skipped."""
+    import lang
+    if os.access(lang.dmalab_path(), os.X_OK):
+        return True
+    print("# skipped: %s is not built (make), %s" % (lang.dmalab_path(), what))
+    return False
+
+
 @test
 def report_says_what_the_console_says():
     """The report card's got and want are the console's (grade's evidence),
     and its questions are the grade's: all of a claim's questions, only the
     chapters' questions."""
     import report
-    dmalab = report.dmalab_path()
-    if not os.access(dmalab, os.X_OK):
-        print("# skipped: %s is not built (make), the report's texts come from it" % dmalab)
+    if not runner_built("the report's texts come from it"):
         return
     fx = [p for p in FIXTURES if p.endswith("results-cpu.json")][0]
     _, page, mdown = make_report(fx, "console")
@@ -438,6 +447,45 @@ def report_says_what_the_console_says():
         check("| %s |" % qid in questions, "question %s missing from the report" % qid)
     check("ch1.table" not in questions, "ch1.table listed as a question")
     check("ch2.S7" in graded and "ch2.S8" in graded, "grade lacks ch2.S7/S8: %s" % graded)
+
+
+@test
+def report_lists_the_errata_the_grade_read():
+    """The known errata are grade.json's, as the C reader has them: every
+    erratum of answers/errata.md, in its order."""
+    import report
+    if not runner_built("the errata come from its grade"):
+        return
+    fx = [p for p in FIXTURES if p.endswith("results-cpu.json")][0]
+    errata = os.path.join(PLOTS, "..", "answers", "errata.md")
+    _, page, mdown = make_report(fx, "errata")
+    grade, why = report.grade_of(fx, errata)
+    check(grade, "no grade: %s" % why)
+    with open(errata, encoding="utf-8") as f:
+        ids = [line[3:].strip() for line in f if line.startswith("## ")]
+    check([e["id"] for e in grade.get("errata") or []] == ids,
+          "grade.json's errata %s, answers/errata.md's %s" % (grade.get("errata"), ids))
+    listed = re.findall(r"^- \*\*([0-9.]+)\*\*: says ", mdown.split("## Known errata")[1], re.M)
+    check(listed == ids, "the report lists errata %s, answers/errata.md has %s" % (listed, ids))
+    first = grade["errata"][0]
+    check(html.escape(first["source"][-1]) in page, "%s's last source not in the page" %
+          first["id"])
+
+
+@test
+def report_without_the_runner_is_english():
+    """No runner (plots/ where the kit is not built): the report is still
+    written, in English even when zh is chosen, and says why the errata and
+    the grade are missing."""
+    fx = [p for p in FIXTURES if p.endswith("results-cpu.json")][0]
+    gone = os.path.join(TMP, "no-such-dmalab")
+    outdir, page, mdown = make_report(fx, "no-runner", lang="zh", env={"DMALAB": gone})
+    check('<html lang="en">' in page, "not an English page without the runner")
+    heads = re.findall(r"<h2>([^<]*)</h2>", page)
+    check(heads[:2] == ["Machine", "Report card"], "headings without the runner: %s" % heads)
+    check("Not listed: <code>dmalab grade</code> reads them" in page and gone in page,
+          "the errata section does not say why it is empty")
+    check("Not listed: `dmalab grade` reads them" in mdown, "report.md: no word on the errata")
 
 
 def chromium():
@@ -515,6 +563,8 @@ def report_in_zh_shows_its_chinese():
     every browser draws as its missing-glyph box.  Without a CJK font both
     are the same boxes and this fails (FONTCONFIG_FILE of a DejaVu-only
     configuration shows it)."""
+    if not runner_built("the Chinese texts come from it (dmalab messages)"):
+        return
     fx = [p for p in FIXTURES if p.endswith("results-cpu.json")][0]
     outdir, page, _ = make_report(fx, "zh", lang="zh")
     check('<html lang="zh-CN">' in page, "no lang=zh-CN on the zh page")
