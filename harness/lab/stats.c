@@ -263,8 +263,8 @@ static void note_remeasured(struct lab *L, const char *name, double first_pct, i
 {
 	if (noisy)
 		lab_note(L, MSG("stats.noisy", "%s: 95 %% interval %.0f %% of the median after %d "
-				"samples, %.0f %% after %d (the cap: noisy)"), name, first_pct,
-			 first_n, pct, n);
+				"samples, still %.0f %% after %d, the most it takes: noisy"), name,
+			 first_pct, first_n, pct, n);
 	else
 		lab_note(L, MSG("stats.narrowed", "%s: 95 %% interval %.0f %% of the median after "
 				"%d samples, %.0f %% after %d"), name, first_pct, first_n, pct, n);

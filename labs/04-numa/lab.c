@@ -188,14 +188,36 @@ struct numa_lab {
 /* ------------------------------------------------------------------------ */
 /* Latency: the pointer chase                                                */
 
-/* Static names: stats and series keep the pointer. */
+/* Names that outlive the call (stats and series keep the pointer), each with
+ * its working set, so the stopping rule's notes say which point they are about. */
 static const char *lat_stats_name(uint64_t ws, uint64_t claim_ws, int local)
 {
+	static char kept[64][40];
+	static int nkept;
+	const char *where = local ? "local" : "remote";
+	char name[40];
+	int i;
+
 	if (ws == SMALL_WS)
 		return local ? "latency_32KiB_local" : "latency_32KiB_remote";
 	if (ws == claim_ws)
 		return local ? "latency_large_local" : "latency_large_remote";
-	return local ? "latency_local" : "latency_remote";
+	if (ws % GiB == 0)
+		snprintf(name, sizeof(name), "latency_%lluGiB_%s", (unsigned long long)(ws / GiB),
+			 where);
+	else if (ws % MiB == 0)
+		snprintf(name, sizeof(name), "latency_%lluMiB_%s", (unsigned long long)(ws / MiB),
+			 where);
+	else
+		snprintf(name, sizeof(name), "latency_%lluKiB_%s", (unsigned long long)(ws / KiB),
+			 where);
+	for (i = 0; i < nkept; i++)
+		if (!strcmp(kept[i], name))
+			return kept[i];
+	if (nkept == (int)(sizeof(kept) / sizeof(kept[0])))
+		return local ? "latency_local" : "latency_remote";
+	memcpy(kept[nkept], name, sizeof(name));
+	return kept[nkept++];
 }
 
 /* The working set after ws (0: the first; 0 after the last): 4 KiB to max_ws
