@@ -53,7 +53,8 @@ static void learn_usage(FILE *f)
 	help_line(f, 7, MSG("learn.help-2",
 		  "dmalab quiz [--chapter CH] [--shuffle] [--lang en|zh] [--answers FILE] "
 		  "[--reset]"));
-	help_line(f, 7, MSG("learn.help-3", "dmalab hint NN [--reset] [--lang en|zh]"));
+	help_line(f, 7, MSG("learn.help-3",
+			    "dmalab hint NN [--work DIR] [--reset] [--lang en|zh]"));
 	help_line(f, 7, MSG("learn.help-4",
 		  "dmalab answers [--seeds DIR]   check answers/ against the built labs"));
 	help_line(f, 2, MSG("learn.help-5",
