@@ -33,6 +33,28 @@ struct p2p_plan {
 	struct p2p_pair pair[P2P_MAX_PAIRS];
 };
 
+/* One GPU ordinal of a pair at *at, moved past it: 0, 1 not digits, 2 too large. */
+static inline int p2p_gpu_parse(const char **at, int *gpu)
+{
+	long v = 0;
+
+	if (**at < '0' || **at > '9')
+		return 1;
+	for (; **at >= '0' && **at <= '9'; (*at)++)
+		if ((v = v * 10 + (**at - '0')) >= P2P_MAX_GPUS)
+			return 2;
+	*gpu = (int)v;
+	return 0;
+}
+
+static inline int p2p_pair_given(const struct p2p_plan *p, int src, int dst)
+{
+	for (int i = 0; i < p->n; i++)
+		if (p->pair[i].src == src && p->pair[i].dst == dst)
+			return 1;
+	return 0;
+}
+
 /*
  * --pairs: "all", or ordered pairs "S:D" separated by commas ("0:1,1:0").
  * Syntax only (the device count is not known yet).  0, or -1 with err.
@@ -45,22 +67,27 @@ static inline int p2p_pairs_parse(const char *s, struct p2p_plan *p, char *err, 
 	if (!strcmp(s, "all"))
 		return 0;
 	while (*at) {
-		int src, dst, used = 0;
+		int src = 0, dst = 0, bad = p2p_gpu_parse(&at, &src);
 
-		if (sscanf(at, "%2d:%2d%n", &src, &dst, &used) != 2 || src < 0 || dst < 0 ||
-		    src >= P2P_MAX_GPUS || dst >= P2P_MAX_GPUS || (at[used] && at[used] != ',') ||
-		    (at[used] == ',' && !at[used + 1])) {
-			snprintf(err, len, "not a list of S:D pairs (0:1,1:0) or 'all'");
+		if (!bad)
+			bad = *at++ != ':' ? 1 : p2p_gpu_parse(&at, &dst);
+		if (!bad && (*at && (*at != ',' || !at[1])))
+			bad = 1;
+		if (bad) {
+			snprintf(err, len, bad == 2 ? "a GPU past %d: the lab measures GPUs 0 to %d"
+				 : "not a list of S:D pairs (0:1,1:0) or 'all'",
+				 P2P_MAX_GPUS - 1, P2P_MAX_GPUS - 1);
 			return -1;
 		}
-		if (src == dst || p->n == P2P_MAX_PAIRS) {
-			snprintf(err, len, src == dst ? "a pair needs two different GPUs"
-				 : "too many pairs");
+		if (src == dst || p2p_pair_given(p, src, dst) || p->n == P2P_MAX_PAIRS) {
+			snprintf(err, len, src == dst ? "a pair needs two different GPUs" :
+				 p->n == P2P_MAX_PAIRS ? "too many pairs" : "%d:%d given twice",
+				 src, dst);
 			return -1;
 		}
 		p->pair[p->n].src = src;
 		p->pair[p->n++].dst = dst;
-		at += used + (at[used] == ',');
+		at += *at == ',';
 	}
 	if (p->n == 0)
 		snprintf(err, len, "empty list");

@@ -54,6 +54,14 @@ static void test_pairs_option(void **state)
 	assert_int_equal(p2p_pairs_parse("0:1,", &asked, err, sizeof(err)), -1);
 	assert_int_equal(p2p_pairs_parse("0:1x", &asked, err, sizeof(err)), -1);
 	assert_int_equal(p2p_pairs_parse("", &asked, err, sizeof(err)), -1);
+	assert_int_equal(p2p_pairs_parse(":1", &asked, err, sizeof(err)), -1);
+	assert_int_equal(p2p_pairs_parse("0:", &asked, err, sizeof(err)), -1);
+	/* well formed, out of range: said so, not called malformed */
+	assert_int_equal(p2p_pairs_parse("0:99999999999", &asked, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "GPUs 0 to 15"));
+	assert_int_equal(p2p_pairs_parse("15:14", &asked, err, sizeof(err)), 0);
+	assert_int_equal(p2p_pairs_parse("0:1,1:0,0:1", &asked, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "0:1 given twice"));
 }
 
 static void test_one_gpu_skips(void **state)
