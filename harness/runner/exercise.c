@@ -480,6 +480,14 @@ static void say_claim(const char *id, const struct claim *c, const struct lab_en
 	fputs("    ", stdout);
 	printf(MSG("try.claim", "%s %s: %s"), id, verdict_text(c->status), gw);
 	putchar('\n');
+	/* a figure that misses says what; the lab's note often says why (01.4: the
+	 * child's limit and capability), which the learner should not have to dig out
+	 * of the lab's log */
+	if (c->status == ST_FAIL && !isnan(c->got) && c->note[0]) {
+		fputs("      ", stdout);
+		printf(MSG("try.claim-note", "the lab's note: %s"), c->note);
+		putchar('\n');
+	}
 }
 
 /* The state of region r from the run's results, each claim said when `say`. */
