@@ -111,8 +111,7 @@ static void write_stats(struct json_writer *w, const struct cmp_ref_fig *f)
 	/* every run's value, so that a later rule can use more than n, median,
 	 * min and max (compare's prediction interval needs the mean and the
 	 * standard deviation of their logarithms) */
-	jw_key(w, "values");
-	jw_arr_begin(w);
+	jw_karr(w, "values");
 	for (int i = 0; i < f->nvalues; i++)
 		jw_num(w, f->values[i]);
 	jw_arr_end(w);
@@ -124,8 +123,7 @@ static void write_stats(struct json_writer *w, const struct cmp_ref_fig *f)
 
 static void write_runs(struct json_writer *w, const struct cmp_node *nodes, int n)
 {
-	jw_key(w, "runs");
-	jw_arr_begin(w);
+	jw_karr(w, "runs");
 	for (int i = 0; i < n; i++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "path", nodes[i].path);
@@ -140,11 +138,9 @@ static void write_runs(struct json_writer *w, const struct cmp_node *nodes, int 
 
 static void write_machine(struct json_writer *w, const struct cmp_ref *r)
 {
-	jw_key(w, "machine");
-	jw_obj_begin(w);
+	jw_kobj(w, "machine");
 	for (int i = 0; i < r->nfact; i++) {
-		jw_key(w, r->fact[i].name);
-		jw_obj_begin(w);
+		jw_kobj(w, r->fact[i].name);
 		for (int v = 0; v < r->fact[i].nvalues; v++)
 			jw_kint(w, r->fact[i].value[v], r->fact[i].count[v]);
 		jw_obj_end(w);
@@ -154,15 +150,13 @@ static void write_machine(struct json_writer *w, const struct cmp_ref *r)
 
 static void write_claims(struct json_writer *w, const struct cmp_ref *r)
 {
-	jw_key(w, "claims");
-	jw_arr_begin(w);
+	jw_karr(w, "claims");
 	for (int i = 0; i < r->nclaim; i++) {
 		const struct cmp_ref_fig *f = cmp_ref_figure(r, r->claim[i].id);
 
 		jw_obj_begin(w);
 		jw_kstr(w, "id", r->claim[i].id);
-		jw_key(w, "verdicts");
-		jw_obj_begin(w);
+		jw_kobj(w, "verdicts");
 		for (int v = 0; v < CMP_NVERDICTS; v++)
 			if (r->claim[i].count[v])
 				jw_kint(w, cmp_verdict_word(v), r->claim[i].count[v]);
@@ -187,16 +181,14 @@ static void write_baseline(struct json_writer *w, const struct cmp_ref *r,
 	jw_kstr(w, "schema", "dmalab-baseline/1");
 	jw_kstr(w, "name", r->name);
 	jw_kstr(w, "created", now);
-	jw_key(w, "dmalab");
-	jw_obj_begin(w);
+	jw_kobj(w, "dmalab");
 	jw_kstr(w, "version", DMALAB_VERSION);
 	jw_obj_end(w);
 	cmp_write_key(w, &r->key, r->quick);
 	write_runs(w, nodes, n);
 	write_machine(w, r);
 	write_claims(w, r);
-	jw_key(w, "figures");
-	jw_arr_begin(w);
+	jw_karr(w, "figures");
 	for (int i = 0; i < r->nfig; i++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "key", r->fig[i].key);

@@ -300,8 +300,7 @@ static void write_gpu_json(struct json_writer *w, const struct hist_gpu *h,
 	jw_kstr(w, "id", h->id);
 	jw_kstr(w, "host", h->run[h->nrun - 1]->host);
 	jw_kstr(w, "status", h->nflagged ? "flagged" : "ok");
-	jw_key(w, "runs");
-	jw_arr_begin(w);
+	jw_karr(w, "runs");
 	for (int i = 0; i < h->nrun; i++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "path", h->run[i]->path);
@@ -309,14 +308,12 @@ static void write_gpu_json(struct json_writer *w, const struct hist_gpu *h,
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
-	jw_key(w, "figures");
-	jw_arr_begin(w);
+	jw_karr(w, "figures");
 	for (int k = 0; k < nf; k++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "key", f[k].key);
 		jw_kstr(w, "unit", f[k].unit);
-		jw_key(w, "values");
-		jw_arr_begin(w);
+		jw_karr(w, "values");
 		for (int i = 0; i < h->nrun; i++)
 			jw_num(w, f[k].value[i]);
 		jw_arr_end(w);
@@ -351,8 +348,7 @@ int cmd_history(int argc, char **argv)
 	jw_init(&w, 1);
 	jw_obj_begin(&w);
 	jw_kstr(&w, "schema", "dmalab-history/1");
-	jw_key(&w, "gpus");
-	jw_arr_begin(&w);
+	jw_karr(&w, "gpus");
 	for (int i = 0; !rc && i < ng; i++) {
 		int nf;
 		struct hist_figure *f = figures_of(&g[i], &o, &nf);
