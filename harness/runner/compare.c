@@ -448,36 +448,24 @@ static int judge_all(struct compare_run *cr)
 
 static int report(struct compare_run *cr)
 {
-	const struct cmp_ref *refs[1] = { &cr->baseline };
-	const struct cmp_ref **list = refs;
+	const struct cmp_ref *baseline = cr->opt.baseline ? &cr->baseline : NULL;
 	struct json_writer w;
-	int nrefs = 1, i, rc = 0;
+	int i, rc = 0;
 
-	if (!cr->opt.baseline) {
-		list = calloc((size_t)cr->ngroups + 1, sizeof(*list));
-		if (!list)
-			return error("out of memory");
-		for (nrefs = 0; nrefs < cr->ngroups; nrefs++)
-			list[nrefs] = &cr->groups[nrefs];
-	}
 	jw_init(&w, 1);
-	cmp_write_json(&w, cr->res, cr->n, &cr->opt, list, nrefs,
-		       cr->opt.baseline ? &cr->baseline : NULL);
+	cmp_write_json(&w, cr->res, cr->n, &cr->opt, baseline ? baseline : cr->groups,
+		       baseline ? 1 : cr->ngroups, baseline);
 	if (w.failed)
 		rc = error("out of memory writing the JSON report");
 	else if (cr->opt.json_out && jw_write_file(&w, cr->opt.json_out))
 		rc = error_errno("cannot write '%s'", cr->opt.json_out);
 	else if (cr->opt.html_out)
-		rc = cmp_write_html(cr->opt.html_out, cr->res, cr->n, &cr->opt,
-				    cr->opt.baseline ? &cr->baseline : NULL);
+		rc = cmp_write_html(cr->opt.html_out, cr->res, cr->n, &cr->opt, baseline);
 	if (!rc && cr->opt.json)
 		fwrite(w.buf, 1, w.len, stdout);
 	else if (!rc)
-		cmp_print_human(stdout, cr->res, cr->n, &cr->opt,
-				cr->opt.baseline ? &cr->baseline : NULL);
+		cmp_print_human(stdout, cr->res, cr->n, &cr->opt, baseline);
 	jw_release(&w);
-	if (list != refs)
-		free(list);
 	for (i = 0; !rc && i < cr->n; i++)
 		if (!strcmp(cr->res[i].status, "flagged"))
 			return 1;

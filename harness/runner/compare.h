@@ -293,7 +293,7 @@ void cmp_print_human(FILE *f, const struct cmp_result *res, int n, const struct 
 		     const struct cmp_ref *baseline);
 /* The whole compare as dmalab-compare/1 into w; refs: every group's reference. */
 void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
-		    const struct cmp_opts *o, const struct cmp_ref *const *refs, int nrefs,
+		    const struct cmp_opts *o, const struct cmp_ref *refs, int nrefs,
 		    const struct cmp_ref *baseline);
 /* The members "key" {gpu, gpus, pcie_gen_max, pcie_width_max}, "key_text"
  * and "quick" into the open object of w. */
