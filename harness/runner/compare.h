@@ -341,8 +341,8 @@ int cmd_history(int argc, char **argv);
 
 /* metrics.c: `dmalab metrics` (argv[0] is "metrics"); the exit code */
 int cmd_metrics(int argc, char **argv);
-/* results_path's run as Prometheus text into out (out.tmp, renamed): 0, or an
- * error line and -1. */
+/* results_path's run as Prometheus text into out (out.tmp, renamed), or to
+ * standard output when out is NULL: 0, or an error line and -1. */
 int metrics_save(const char *results_path, const char *out);
 
 #endif
