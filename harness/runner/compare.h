@@ -300,6 +300,9 @@ void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
 void cmp_write_key(struct json_writer *w, const struct cmp_key *k, int quick);
 
 /* compare_html.c */
+/* open, then text escaped, then close: the one way text from a file reaches
+ * the HTML pages (the fleet page, class.c's). */
+void html_put(FILE *f, const char *open, const char *text, const char *close);
 /* The fleet page (--html-out) into path (path.tmp, renamed), with the missing
  * nodes of jobs/fleet-nodes.json in path's folder when make fleet wrote one.
  * 0, or an error line and -1. */

@@ -41,8 +41,7 @@ static const char *const page_style =
 	".cause{color:#57606a;margin-left:14px;font-size:12px}"
 	".muted{color:#57606a;font-size:12px}";
 
-/* open, then text escaped, then close: the one way text reaches the page. */
-static void put(FILE *f, const char *open, const char *text, const char *close)
+void html_put(FILE *f, const char *open, const char *text, const char *close)
 {
 	fputs(open, f);
 	xml_put(f, text, 0);
@@ -87,7 +86,7 @@ static void row_begin(FILE *f, const char *status, const char *host)
 {
 	fprintf(f, "<tr class=\"%s\"><td><span class=\"badge %s\">%s</span></td>", status,
 		status, status);
-	put(f, "<td>", host, "</td>");
+	html_put(f, "<td>", host, "</td>");
 }
 
 /* A node that sent nothing: by name, or a job's count when Slurm named none. */
@@ -105,8 +104,8 @@ static void missing_row(FILE *f, const struct json *m)
 		snprintf(host, sizeof(host), "%s node%s of job %s", many, count == 1 ? "" : "s",
 			 json_get_str(m, "job", "?"));
 	row_begin(f, "missing", host);
-	put(f, "<td></td><td>0</td><td><div class=\"item bad\">no results: ",
-	    json_get_str(m, "why", "?"), "</div></td></tr>\n");
+	html_put(f, "<td></td><td>0</td><td><div class=\"item bad\">no results: ",
+		 json_get_str(m, "why", "?"), "</div></td></tr>\n");
 }
 
 /* The bad items; the causes after the last of a run of items that share
@@ -119,11 +118,11 @@ static void bad_items(FILE *f, const struct cmp_result *r)
 		const struct cmp_item *it = &r->item[k];
 
 		cmp_item_text(it, r->ref, text, sizeof(text));
-		put(f, "<div class=\"item bad\">", text, "</div>");
+		html_put(f, "<div class=\"item bad\">", text, "</div>");
 		if (k + 1 < r->nbad && cmp_same_causes(it, it + 1))
 			continue;
 		for (int c = 0; c < it->ncauses; c++)
-			put(f, "<div class=\"cause\">likely cause: ", it->cause[c], "</div>");
+			html_put(f, "<div class=\"cause\">likely cause: ", it->cause[c], "</div>");
 	}
 }
 
@@ -137,7 +136,7 @@ static void folded_notes(FILE *f, const struct cmp_result *r)
 		r->nnotes == 1 ? "" : "s");
 	for (int k = r->nbad; k < r->nitem; k++) {
 		cmp_item_text(&r->item[k], r->ref, text, sizeof(text));
-		put(f, "<div class=\"item\">", text, "</div>");
+		html_put(f, "<div class=\"item\">", text, "</div>");
 	}
 	fputs("</details>", f);
 }
@@ -149,8 +148,8 @@ static void node_row(FILE *f, const struct cmp_result *r)
 	cmp_key_text(&r->node->key, key, sizeof(key));
 	cmp_node_gpus(r->node, gpus, sizeof(gpus));
 	row_begin(f, r->status, r->node->host);
-	put(f, "<td>", key, "");
-	put(f, "<div class=\"muted\">", gpus, "</div></td>");
+	html_put(f, "<td>", key, "");
+	html_put(f, "<div class=\"muted\">", gpus, "</div></td>");
 	fprintf(f, "<td>%d</td><td>", r->nbad);
 	if (r->nbad) {
 		bad_items(f, r);
@@ -195,11 +194,11 @@ static void page_head(FILE *f, const struct cmp_totals *t, int nmissing,
 		 "are notes and never flag a node.", against, cmp_rule_text(baseline),
 		 o->either ? "or" : "and", o->pct);
 	learn_iso_now(now, sizeof(now));
-	put(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", title,
-	    "</title>");
+	html_put(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>",
+		 title, "</title>");
 	fprintf(f, "<style>%s</style></head><body><main>\n", page_style);
-	put(f, "<h1 id=\"title\">", title, "</h1>\n");
-	put(f, "<p id=\"rules\">", rules, "</p>\n");
+	html_put(f, "<h1 id=\"title\">", title, "</h1>\n");
+	html_put(f, "<p id=\"rules\">", rules, "</p>\n");
 	fprintf(f, "<p id=\"totals\">%d ok, %d flagged, %d unjudged; written %s by dmalab %s."
 		"</p>\n", t->ok, t->flagged, t->unjudged, now, DMALAB_VERSION);
 }
