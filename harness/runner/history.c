@@ -31,7 +31,7 @@ struct hist_gpu {
 	char id[300];            /* GPU 0's UUID, or the host; " (quick)" */
 	struct cmp_node **run;
 	int nrun;
-	int nflagged, nnotes;
+	int nflagged;
 };
 
 struct hist_figure {
@@ -186,41 +186,32 @@ static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *n
 
 /* ---- Judging ------------------------------------------------------------ */
 
-/* The band of the earlier runs' values (n of them, finite): compare's rule. */
-static void band(const double *earlier, int n, double *lo, double *hi)
-{
-	double *copy = malloc((size_t)n * sizeof(*copy)), median, floor;
-
-	*lo = *hi = NAN;
-	if (!copy || cmp_prediction(earlier, n, lo, hi) < 0) {
-		free(copy);
-		return;
-	}
-	memcpy(copy, earlier, (size_t)n * sizeof(*copy));
-	median = lab_median(copy, n);
-	floor = CMP_SPREAD_FLOOR * fabs(median);
-	*lo = fmin(*lo, median - floor);
-	*hi = fmax(*hi, median + floor);
-	free(copy);
-}
-
-/* f's series over h's runs, and its verdict on the latest run. */
+/* f's series over h's runs, and its verdict on the latest run: outside the
+ * band of the earlier runs' values (compare's for a baseline's runs). */
 static void judge_figure(const struct hist_gpu *h, const struct hist_opts *o,
 			 struct hist_figure *f)
 {
-	double *earlier = malloc((size_t)h->nrun * sizeof(*earlier));
-	double last = f->value[h->nrun - 1];
+	double *v = malloc(2 * (size_t)h->nrun * sizeof(*v)), last = f->value[h->nrun - 1];
+	struct cmp_ref_fig band = { .values = v, .lo_min = INFINITY, .hi_max = -INFINITY };
 	enum cmp_bad dir = cmp_bad_dir(f->unit);
-	int n = 0;
 
-	for (int i = 0; earlier && i < h->nrun - 1; i++)
+	if (!v)
+		die("out of memory");
+	for (int i = 0; i < h->nrun - 1; i++)
 		if (isfinite(f->value[i]))
-			earlier[n++] = f->value[i];
+			v[band.nvalues++] = f->value[i];
 	f->lo = f->hi = NAN;
 	f->verdict = NULL;
-	if (earlier && n + 1 >= o->min_runs && isfinite(last))
-		band(earlier, n, &f->lo, &f->hi);
-	free(earlier);
+	if (band.nvalues + 1 >= o->min_runs && isfinite(last)) {
+		memcpy(v + h->nrun, v, (size_t)band.nvalues * sizeof(*v));
+		band.median = lab_median(v + h->nrun, band.nvalues); /* sorts the copy */
+		cmp_spread(&band, CMP_SPREAD_RUNS);
+		if (isfinite(band.pred_lo)) { /* else too few values: no band */
+			f->lo = band.spread_lo;
+			f->hi = band.spread_hi;
+		}
+	}
+	free(v);
 	if (!(last < f->lo || last > f->hi))
 		return; /* inside, or no band */
 	if (dir == CMP_BAD_LOW && last < f->lo)
@@ -281,7 +272,6 @@ static void print_gpu(struct hist_gpu *h, const struct hist_figure *f, int nf,
 
 	for (int k = 0; k < nf; k++) {
 		h->nflagged += f[k].verdict && strcmp(f[k].verdict, "moved");
-		h->nnotes += f[k].verdict && !strcmp(f[k].verdict, "moved");
 	}
 	printf("%s: %s on %s, %d run%s from %s to %s: %s\n", h->id,
 	       latest->key.ngpus ? latest->gpu[0].name : "no GPU", latest->host, h->nrun,
