@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "lang.h"
 #include "runner.h"
 #include "want.h"
@@ -280,9 +281,7 @@ static struct bench_series *add_series(struct bench_lab *b, const struct json *s
 {
 	struct bench_series *s;
 
-	b->s = realloc(b->s, sizeof(*b->s) * (size_t)(b->n + 1));
-	if (!b->s)
-		die("out of memory");
+	b->s = cmp_realloc(b->s, (size_t)b->n, sizeof(*b->s));
 	s = &b->s[b->n++];
 	s->stats = stats;
 	s->width = samples_width(json_get(stats, "samples"));
@@ -341,9 +340,7 @@ static void lab_series(const struct json *lab, struct bench_lab *b)
 
 	memset(b, 0, sizeof(*b));
 	if (series && series->type == JSON_OBJ && series->count) {
-		byname = malloc(sizeof(*byname) * series->count);
-		if (!byname)
-			die("out of memory");
+		byname = cmp_calloc(series->count, sizeof(*byname));
 		for (m = series->child; m; m = m->next)
 			byname[n++] = m;
 		qsort(byname, n, sizeof(*byname), by_key);
@@ -371,11 +368,9 @@ static const char *fmt_num(const char *spec, double v, char *buf, size_t len)
 static void lab_spread(const struct bench_lab *b, char *buf, size_t len, double *cv_median,
 		       double *cv_most)
 {
-	double *n = malloc(sizeof(*n) * (size_t)(2 * b->n + 1)), *cv = n + b->n, median;
+	double *n = cmp_calloc(2 * (size_t)b->n, sizeof(*n)), *cv = n + b->n, median;
 	int ncv = 0;
 
-	if (!n)
-		die("out of memory");
 	*cv_most = NAN;
 	for (int i = 0; i < b->n; i++) {
 		n[i] = (double)count_of(b->s[i].stats);
@@ -453,9 +448,7 @@ static void print_phases(const struct json *lab, int n, double wall)
 	     NULL; v; v = v->next) {
 		if (v->type != JSON_OBJ || isnan(num_of(v, "s")))
 			continue;
-		p = realloc(p, sizeof(*p) * (size_t)(np + 1));
-		if (!p)
-			die("out of memory");
+		p = cmp_realloc(p, (size_t)np, sizeof(*p));
 		p[np] = (struct bench_phase){ v, num_of(v, "s"), np };
 		np++;
 	}

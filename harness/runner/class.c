@@ -263,9 +263,7 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 	struct class_page pg = { 0 };
 	int i, bad = 0, rc;
 
-	pg.l = calloc(g->gl_pathc + 1, sizeof(*pg.l));
-	if (!pg.l)
-		return error("out of memory"), 1;
+	pg.l = cmp_calloc(g->gl_pathc, sizeof(*pg.l));
 	for (i = 0; i < (int)g->gl_pathc; i++)
 		if (!cmp_same_file(g->gl_pathv[i], out))
 			bad += load_learner(&pg, g->gl_pathv[i]) != 0;

@@ -210,6 +210,12 @@ const char *cmp_node_fact(const struct cmp_node *n, const char *name);
 const struct cmp_figure *cmp_node_figure(const struct cmp_node *n, const char *key);
 /* 1 when a and b name one existing file (device and inode). */
 int cmp_same_file(const char *a, const char *b);
+/* calloc and realloc for n + 1 elements (never 0 bytes; room to append one
+ * to n) that end the command when memory runs out: compare, baseline,
+ * history, bench and class have nothing to save first (not for what runs
+ * during a check: cmp_node_load returns its error). */
+void *cmp_calloc(size_t n, size_t size);
+void *cmp_realloc(void *p, size_t n, size_t size);
 /* 1 when word (non-empty, no space) is one of the space-separated list. */
 int cmp_word_in(const char *list, const char *word);
 /* "NVIDIA H200 x1 PCIe Gen5 x16", "cpu-only" */
@@ -252,9 +258,8 @@ enum cmp_verdict cmp_verdict_parse(const char *word);
  * was a fail, error or not run), else "changed" (inconclusive -> fail is
  * one); NULL when equal. */
 const char *cmp_verdict_change(enum cmp_verdict now, enum cmp_verdict ref);
-/* A reference from nodes (all of one key): figures, claims, facts.  0 or -1
- * out of memory. */
-int cmp_ref_build(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
+/* A reference from nodes (all of one key): figures, claims, facts. */
+void cmp_ref_build(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
 		  enum cmp_spread_rule rule);
 void cmp_ref_free(struct cmp_ref *r);
 const struct cmp_ref_fig *cmp_ref_figure(const struct cmp_ref *r, const char *key);
@@ -268,9 +273,9 @@ void cmp_ref_sort(struct cmp_ref *r);
 int cmd_compare(int argc, char **argv);
 /* Sets res (its items, status, worst, counts) for node n against ref (NULL:
  * unjudged); pct: --pct in percent; either: --either (1: outside the spread
- * or beyond pct moves a figure; 0: both are needed).  0, or -1 out of memory. */
-int cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int either,
-	      struct cmp_result *res);
+ * or beyond pct moves a figure; 0: both are needed). */
+void cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int either,
+	       struct cmp_result *res);
 void cmp_result_free(struct cmp_result *res);
 
 /* compare_out.c */

@@ -65,21 +65,15 @@ static struct json *fleet_nodes(const char *page)
 	return doc;
 }
 
-/* Its "missing" entries (objects), or NULL. */
-static const struct json *missing_list(const struct json *nodes_doc)
+/* Its "missing" list, or NULL; *n: the nodes (objects) in it. */
+static const struct json *missing_list(const struct json *nodes_doc, int *n)
 {
 	const struct json *m = json_get(nodes_doc, "missing");
 
+	*n = 0;
+	for (const struct json *e = m && m->type == JSON_ARR ? m->child : NULL; e; e = e->next)
+		*n += e->type == JSON_OBJ;
 	return m && m->type == JSON_ARR ? m : NULL;
-}
-
-static int missing_count(const struct json *list)
-{
-	int n = 0;
-
-	for (const struct json *m = list ? list->child : NULL; m; m = m->next)
-		n += m->type == JSON_OBJ;
-	return n;
 }
 
 static void row_begin(FILE *f, const char *status, const char *host)
@@ -204,12 +198,14 @@ static void page_head(FILE *f, const struct cmp_totals *t, int nmissing,
 }
 
 static void write_page(FILE *f, const struct cmp_result *res, const struct cmp_result **order,
-		       int n, const struct json *missing, const struct cmp_opts *o,
+		       int n, const struct json *nodes_doc, const struct cmp_opts *o,
 		       const struct cmp_ref *baseline)
 {
 	struct cmp_totals t = cmp_count(res, n);
+	int nmissing;
+	const struct json *missing = missing_list(nodes_doc, &nmissing);
 
-	page_head(f, &t, missing_count(missing), o, baseline);
+	page_head(f, &t, nmissing, o, baseline);
 	fputs("<table id=\"nodes\"><tr><th>status</th><th>host</th><th>machine type, GPUs</th>"
 	      "<th>bad items</th><th>flagged items and their likely causes</th></tr>\n", f);
 	for (const struct json *m = missing ? missing->child : NULL; m; m = m->next)
@@ -223,22 +219,20 @@ static void write_page(FILE *f, const struct cmp_result *res, const struct cmp_r
 int cmp_write_html(const char *path, const struct cmp_result *res, int n,
 		   const struct cmp_opts *o, const struct cmp_ref *baseline)
 {
-	const struct cmp_result **order = calloc((size_t)n + 1, sizeof(*order));
+	const struct cmp_result **order = cmp_calloc((size_t)n, sizeof(*order));
 	struct json *nodes_doc = fleet_nodes(path);
 	char tmp[PATH_MAX + 8];
-	FILE *f = NULL;
+	FILE *f;
 	int rc = 0, bad;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!order)
-		rc = error("out of memory writing the page '%s'", path);
-	else if (!(f = fopen(tmp, "w")))
+	if (!(f = fopen(tmp, "w")))
 		rc = error_errno("cannot write '%s'", path);
 	if (f) {
 		for (int i = 0; i < n; i++)
 			order[i] = &res[i];
 		qsort(order, (size_t)n, sizeof(*order), bad_first);
-		write_page(f, res, order, n, missing_list(nodes_doc), o, baseline);
+		write_page(f, res, order, n, nodes_doc, o, baseline);
 		bad = ferror(f);
 		bad |= fclose(f);
 		if (bad || rename(tmp, path)) {

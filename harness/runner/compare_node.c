@@ -50,6 +50,23 @@ int cmp_same_file(const char *a, const char *b)
 	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
+void *cmp_calloc(size_t n, size_t size)
+{
+	void *p = calloc(n + 1, size);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *cmp_realloc(void *p, size_t n, size_t size)
+{
+	p = realloc(p, (n + 1) * size);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
 int cmp_word_in(const char *list, const char *word)
 {
 	size_t n = word ? strlen(word) : 0;

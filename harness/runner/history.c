@@ -123,9 +123,7 @@ static struct hist_gpu *group_of(struct hist_gpu **g, int *ng, const char *id)
 	for (int i = 0; i < *ng; i++)
 		if (!strcmp((*g)[i].id, id))
 			return &(*g)[i];
-	*g = realloc(*g, (size_t)(*ng + 1) * sizeof(**g));
-	if (!*g)
-		die("out of memory");
+	*g = cmp_realloc(*g, (size_t)*ng, sizeof(**g));
 	memset(&(*g)[*ng], 0, sizeof(**g));
 	snprintf((*g)[*ng].id, sizeof((*g)[*ng].id), "%s", id);
 	return &(*g)[(*ng)++];
@@ -159,8 +157,8 @@ static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *n
 
 	for (int i = 0; i < npaths && !rc; i++)
 		rc = add_path(&gl, paths[i], &appended);
-	*nodes = rc ? NULL : calloc(gl.gl_pathc ? gl.gl_pathc : 1, sizeof(**nodes));
-	for (size_t i = 0; !rc && *nodes && i < gl.gl_pathc; i++) {
+	*nodes = rc ? NULL : cmp_calloc(gl.gl_pathc, sizeof(**nodes));
+	for (size_t i = 0; !rc && i < gl.gl_pathc; i++) {
 		if (cmp_node_load(gl.gl_pathv[i], &(*nodes)[*nnodes], err, sizeof(err)) == 0)
 			(*nnodes)++;
 		else if (named(paths, npaths, gl.gl_pathv[i]))
@@ -174,9 +172,7 @@ static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *n
 
 		run_id(&(*nodes)[i], id, sizeof(id));
 		h = group_of(g, ng, id);
-		h->run = realloc(h->run, (size_t)(h->nrun + 1) * sizeof(*h->run));
-		if (!h->run)
-			die("out of memory");
+		h->run = cmp_realloc(h->run, (size_t)h->nrun, sizeof(*h->run));
 		h->run[h->nrun++] = &(*nodes)[i];
 	}
 	for (int i = 0; !rc && i < *ng; i++)
@@ -191,12 +187,10 @@ static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *n
 static void judge_figure(const struct hist_gpu *h, const struct hist_opts *o,
 			 struct hist_figure *f)
 {
-	double *v = malloc(2 * (size_t)h->nrun * sizeof(*v)), last = f->value[h->nrun - 1];
+	double *v = cmp_calloc(2 * (size_t)h->nrun, sizeof(*v)), last = f->value[h->nrun - 1];
 	struct cmp_ref_fig band = { .values = v, .lo_min = INFINITY, .hi_max = -INFINITY };
 	enum cmp_bad dir = cmp_bad_dir(f->unit);
 
-	if (!v)
-		die("out of memory");
 	for (int i = 0; i < h->nrun - 1; i++)
 		if (isfinite(f->value[i]))
 			v[band.nvalues++] = f->value[i];
@@ -227,16 +221,12 @@ static struct hist_figure *figures_of(const struct hist_gpu *h, const struct his
 				      int *nf)
 {
 	const struct cmp_node *latest = h->run[h->nrun - 1];
-	struct hist_figure *f = calloc((size_t)latest->nfig + 1, sizeof(*f));
+	struct hist_figure *f = cmp_calloc((size_t)latest->nfig, sizeof(*f));
 
-	if (!f)
-		die("out of memory");
 	for (int k = 0; k < latest->nfig; k++) {
 		f[k].key = latest->fig[k].key;
 		f[k].unit = latest->fig[k].unit;
-		f[k].value = malloc((size_t)h->nrun * sizeof(double));
-		if (!f[k].value)
-			die("out of memory");
+		f[k].value = cmp_calloc((size_t)h->nrun, sizeof(double));
 		for (int i = 0; i < h->nrun; i++) {
 			const struct cmp_figure *g = cmp_node_figure(h->run[i], f[k].key);
 
