@@ -5,7 +5,6 @@
  * results.c's results_load, so a verdict reads exactly as `dmalab check`
  * counted it (a known erratum only when the lab said "predicted").
  */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -14,7 +14,6 @@
 
 #include "compare.h"
 #include "lang.h"
-#include "learn.h"
 #include "runner.h"
 #include "sizes.h"
 #include "want.h"

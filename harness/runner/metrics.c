@@ -21,7 +21,6 @@
 
 #include "compare.h"
 #include "lang.h"
-#include "learn.h"
 #include "runner.h"
 
 struct metrics_opts {
