@@ -1,8 +1,8 @@
 /*
  * history.c - `dmalab history PATH... [--min-runs N] [--all] [--json FILE]`:
  * each GPU's latest run against the band of its own earlier runs (README.md,
- * "History per GPU").  The band is compare's (cmp_prediction, at least
- * CMP_SPREAD_FLOOR); runs with --quick and without are separate series.
+ * "History per GPU").  The band is compare's (cmp_spread: the prediction
+ * interval, at least CMP_SPREAD_FLOOR); --quick runs are a separate series.
  */
 #include <getopt.h>
 #include <glob.h>
