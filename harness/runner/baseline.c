@@ -111,8 +111,7 @@ static void write_stats(struct json_writer *w, const struct cmp_ref_fig *f)
 	/* every run's value, so that a later rule can use more than n, median,
 	 * min and max (compare's prediction interval needs the mean and the
 	 * standard deviation of their logarithms) */
-	jw_key(w, "values");
-	jw_arr_begin(w);
+	jw_karr(w, "values");
 	for (int i = 0; i < f->nvalues; i++)
 		jw_num(w, f->values[i]);
 	jw_arr_end(w);
@@ -124,8 +123,7 @@ static void write_stats(struct json_writer *w, const struct cmp_ref_fig *f)
 
 static void write_runs(struct json_writer *w, const struct cmp_node *nodes, int n)
 {
-	jw_key(w, "runs");
-	jw_arr_begin(w);
+	jw_karr(w, "runs");
 	for (int i = 0; i < n; i++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "path", nodes[i].path);
@@ -140,11 +138,9 @@ static void write_runs(struct json_writer *w, const struct cmp_node *nodes, int 
 
 static void write_machine(struct json_writer *w, const struct cmp_ref *r)
 {
-	jw_key(w, "machine");
-	jw_obj_begin(w);
+	jw_kobj(w, "machine");
 	for (int i = 0; i < r->nfact; i++) {
-		jw_key(w, r->fact[i].name);
-		jw_obj_begin(w);
+		jw_kobj(w, r->fact[i].name);
 		for (int v = 0; v < r->fact[i].nvalues; v++)
 			jw_kint(w, r->fact[i].value[v], r->fact[i].count[v]);
 		jw_obj_end(w);
@@ -154,15 +150,13 @@ static void write_machine(struct json_writer *w, const struct cmp_ref *r)
 
 static void write_claims(struct json_writer *w, const struct cmp_ref *r)
 {
-	jw_key(w, "claims");
-	jw_arr_begin(w);
+	jw_karr(w, "claims");
 	for (int i = 0; i < r->nclaim; i++) {
 		const struct cmp_ref_fig *f = cmp_ref_figure(r, r->claim[i].id);
 
 		jw_obj_begin(w);
 		jw_kstr(w, "id", r->claim[i].id);
-		jw_key(w, "verdicts");
-		jw_obj_begin(w);
+		jw_kobj(w, "verdicts");
 		for (int v = 0; v < CMP_NVERDICTS; v++)
 			if (r->claim[i].count[v])
 				jw_kint(w, cmp_verdict_word(v), r->claim[i].count[v]);
@@ -187,16 +181,14 @@ static void write_baseline(struct json_writer *w, const struct cmp_ref *r,
 	jw_kstr(w, "schema", "dmalab-baseline/1");
 	jw_kstr(w, "name", r->name);
 	jw_kstr(w, "created", now);
-	jw_key(w, "dmalab");
-	jw_obj_begin(w);
+	jw_kobj(w, "dmalab");
 	jw_kstr(w, "version", DMALAB_VERSION);
 	jw_obj_end(w);
 	cmp_write_key(w, &r->key, r->quick);
 	write_runs(w, nodes, n);
 	write_machine(w, r);
 	write_claims(w, r);
-	jw_key(w, "figures");
-	jw_arr_begin(w);
+	jw_karr(w, "figures");
 	for (int i = 0; i < r->nfig; i++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "key", r->fig[i].key);
@@ -209,19 +201,14 @@ static void write_baseline(struct json_writer *w, const struct cmp_ref *r,
 
 static int make_baseline(const struct baseline_opts *o, struct cmp_node *nodes, int n)
 {
-	struct cmp_node **list = calloc((size_t)n + 1, sizeof(*list));
+	struct cmp_node **list = cmp_calloc((size_t)n, sizeof(*list));
 	struct json_writer w;
 	struct cmp_ref r;
 	int i, rc = 0;
 
-	if (!list)
-		return error("out of memory");
 	for (i = 0; i < n; i++)
 		list[i] = &nodes[i];
-	if (cmp_ref_build(&r, list, n, CMP_SPREAD_RUNS)) {
-		free(list);
-		return error("out of memory building the baseline");
-	}
+	cmp_ref_build(&r, list, n, CMP_SPREAD_RUNS);
 	if (o->name)
 		snprintf(r.name, sizeof(r.name), "%s", o->name);
 	else
@@ -250,11 +237,7 @@ int cmd_baseline(int argc, char **argv)
 
 	usage_set_help("dmalab baseline");
 	parse_baseline(&o, argc, argv);
-	nodes = calloc((size_t)(argc - optind) + 1, sizeof(*nodes));
-	if (!nodes) {
-		error("out of memory");
-		return 2;
-	}
+	nodes = cmp_calloc((size_t)(argc - optind), sizeof(*nodes));
 	for (i = optind; i < argc; i++, n++)
 		if (cmp_node_load(argv[i], &nodes[n], err, sizeof(err))) {
 			error("%s", err);
@@ -326,17 +309,14 @@ static int load_claims(struct cmp_ref *r, const struct json *claims)
 }
 
 /* A figure's "values" (absent in files written before they were kept: f
- * keeps none).  0, or -1 when they are not an array of numbers or out of
- * memory. */
+ * keeps none).  0, or -1 when they are not an array of numbers. */
 static int load_values(struct cmp_ref_fig *f, const struct json *values)
 {
 	if (!values)
 		return 0;
 	if (values->type != JSON_ARR)
 		return -1;
-	f->values = malloc((values->count + 1) * sizeof(*f->values));
-	if (!f->values)
-		return -1;
+	f->values = cmp_calloc(values->count, sizeof(*f->values));
 	for (const struct json *v = values->child; v; v = v->next) {
 		if (v->type != JSON_NUM || !isfinite(v->num))
 			return -1;
@@ -380,11 +360,9 @@ static int load_arrays(struct cmp_ref *r, const struct json *doc)
 	if (!claims || claims->type != JSON_ARR || !figs || figs->type != JSON_ARR)
 		return -1;
 	r->nruns = runs && runs->type == JSON_ARR ? (int)runs->count : 0;
-	r->claim = calloc(claims->count + 1, sizeof(*r->claim));
-	r->fig = calloc(figs->count + 1, sizeof(*r->fig));
-	r->fact = calloc(CMP_MAX_FACTS, sizeof(*r->fact));
-	if (!r->claim || !r->fig || !r->fact)
-		return -1;
+	r->claim = cmp_calloc(claims->count, sizeof(*r->claim));
+	r->fig = cmp_calloc(figs->count, sizeof(*r->fig));
+	r->fact = cmp_calloc(CMP_MAX_FACTS, sizeof(*r->fact));
 	load_facts(r, json_get(doc, "machine"));
 	return load_claims(r, claims) || load_figures(r, figs) ? -1 : 0;
 }
@@ -394,17 +372,13 @@ static int baseline_of_run(const char *path, struct cmp_ref *r, char *err, size_
 {
 	struct cmp_node n;
 	struct cmp_node *list[1] = { &n };
-	int rc;
 
 	if (cmp_node_load(path, &n, err, errlen))
 		return -1;
-	rc = cmp_ref_build(r, list, 1, CMP_SPREAD_RUNS);
-	if (rc)
-		snprintf(err, errlen, "%s: out of memory", path);
-	else
-		snprintf(r->name, sizeof(r->name), "%.90s of %.24s", n.host, n.started);
+	cmp_ref_build(r, list, 1, CMP_SPREAD_RUNS);
+	snprintf(r->name, sizeof(r->name), "%.90s of %.24s", n.host, n.started);
 	cmp_node_free(&n);
-	return rc;
+	return 0;
 }
 
 int cmp_baseline_load(const char *path, struct cmp_ref *r, char *err, size_t errlen)

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "lang.h"
 #include "runner.h"
 #include "want.h"
@@ -81,20 +82,9 @@ static void bench_usage(FILE *f)
 /* s as a count of steps, 1 or more (digits only); 0 when it is none. */
 static int phase_count(const char *s)
 {
-	long n = 0;
-
 	if (!*s || strspn(s, "0123456789") != strlen(s))
 		return 0;
-	for (; *s && n < 1000000; s++) /* more steps than any lab has: all of them */
-		n = n * 10 + (*s - '0');
-	return (int)n;
-}
-
-static int ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), k = strlen(tail);
-
-	return n >= k && !strcmp(s + n - k, tail);
+	return (int)fmin(strtod(s, NULL), 1e6); /* more steps than any lab has: all of them */
 }
 
 /* --phases's N: attached (--phases=N) or the next word when it is a count;
@@ -102,11 +92,12 @@ static int ends_with(const char *s, const char *tail)
 static int parse_phases(const char *value, int argc, char **argv)
 {
 	const char *next = value ? value : optind < argc ? argv[optind] : "-";
+	size_t len = strlen(next);
 	int n = phase_count(next);
 
 	if (n && !value)
 		optind++;
-	else if (!n && (value || (next[0] != '-' && !ends_with(next, ".json"))))
+	else if (!n && (value || (next[0] != '-' && (len < 5 || strcmp(next + len - 5, ".json")))))
 		die_usage(MSG("bench.err-phases",
 			"--phases '%s': want a whole number of steps, 1 or more"), next);
 	return n ? n : BENCH_PHASES;
@@ -290,9 +281,7 @@ static struct bench_series *add_series(struct bench_lab *b, const struct json *s
 {
 	struct bench_series *s;
 
-	b->s = realloc(b->s, sizeof(*b->s) * (size_t)(b->n + 1));
-	if (!b->s)
-		die("out of memory");
+	b->s = cmp_realloc(b->s, (size_t)b->n, sizeof(*b->s));
 	s = &b->s[b->n++];
 	s->stats = stats;
 	s->width = samples_width(json_get(stats, "samples"));
@@ -351,9 +340,7 @@ static void lab_series(const struct json *lab, struct bench_lab *b)
 
 	memset(b, 0, sizeof(*b));
 	if (series && series->type == JSON_OBJ && series->count) {
-		byname = malloc(sizeof(*byname) * series->count);
-		if (!byname)
-			die("out of memory");
+		byname = cmp_calloc(series->count, sizeof(*byname));
 		for (m = series->child; m; m = m->next)
 			byname[n++] = m;
 		qsort(byname, n, sizeof(*byname), by_key);
@@ -376,42 +363,28 @@ static const char *fmt_num(const char *spec, double v, char *buf, size_t len)
 	return buf;
 }
 
-/* "least/median/most" samples of one series, "-" for none. */
-static void spread_text(const struct bench_lab *b, char *buf, size_t len)
+/* "least/median/most" samples of one series ("-" for none), and the median
+ * and the largest CV of the lab's series (NaN for none). */
+static void lab_spread(const struct bench_lab *b, char *buf, size_t len, double *cv_median,
+		       double *cv_most)
 {
-	double *n = malloc(sizeof(*n) * (size_t)(b->n + 1)), median;
+	double *n = cmp_calloc(2 * (size_t)b->n, sizeof(*n)), *cv = n + b->n, median;
+	int ncv = 0;
 
-	if (!n)
-		die("out of memory");
-	for (int i = 0; i < b->n; i++)
+	*cv_most = NAN;
+	for (int i = 0; i < b->n; i++) {
 		n[i] = (double)count_of(b->s[i].stats);
+		cv[ncv] = num_of(b->s[i].stats, "cv");
+		if (!isnan(cv[ncv]))
+			*cv_most = fmax(*cv_most, cv[ncv++]); /* fmax passes over a NaN */
+	}
 	median = lab_median(n, b->n); /* sorts n */
 	if (b->n)
 		snprintf(buf, len, "%.0f/%g/%.0f", n[0], median, n[b->n - 1]);
 	else
 		snprintf(buf, len, "-");
+	*cv_median = ncv ? lab_median(cv, ncv) : NAN;
 	free(n);
-}
-
-/* The median and the largest CV of the lab's series, NaN for none. */
-static void cv_reached(const struct bench_lab *b, double *median, double *most)
-{
-	double *cv = malloc(sizeof(*cv) * (size_t)(b->n + 1));
-	int n = 0;
-
-	if (!cv)
-		die("out of memory");
-	*most = NAN;
-	for (int i = 0; i < b->n; i++) {
-		double v = num_of(b->s[i].stats, "cv");
-
-		if (isnan(v))
-			continue;
-		cv[n++] = v;
-		*most = isnan(*most) ? v : fmax(*most, v);
-	}
-	*median = n ? lab_median(cv, n) : NAN;
-	free(cv);
 }
 
 /* The lab's duration_s in an older run: its last lab of the same id. */
@@ -475,9 +448,7 @@ static void print_phases(const struct json *lab, int n, double wall)
 	     NULL; v; v = v->next) {
 		if (v->type != JSON_OBJ || isnan(num_of(v, "s")))
 			continue;
-		p = realloc(p, sizeof(*p) * (size_t)(np + 1));
-		if (!p)
-			die("out of memory");
+		p = cmp_realloc(p, (size_t)np, sizeof(*p));
 		p[np] = (struct bench_phase){ v, num_of(v, "s"), np };
 		np++;
 	}
@@ -519,8 +490,7 @@ static void print_lab(const struct json *lab, const struct bench_opts *o,
 	struct bench_lab b;
 
 	lab_series(lab, &b);
-	spread_text(&b, spread, sizeof(spread));
-	cv_reached(&b, &median, &most);
+	lab_spread(&b, spread, sizeof(spread), &median, &most);
 	printf("%-4s %-12s %8s %7d %8lld %12s %6s %6s %7d %7d",
 	       text_of(json_get(lab, "id"), id, sizeof(id)),
 	       text_of(json_get(lab, "status"), status, sizeof(status)),

@@ -19,6 +19,7 @@
 
 #include "compare.h"
 #include "exercise.h"
+#include "learn.h"
 #include "runner.h"
 
 #define CLASS_MAX_COLS 128
@@ -38,11 +39,6 @@ struct class_page {
 	int npred;
 };
 
-static void put(FILE *f, const char *s)
-{
-	xml_put(f, s, 0);
-}
-
 static void add_col(const char **cols, int *n, const char *id)
 {
 	for (int i = 0; i < *n; i++)
@@ -50,18 +46,6 @@ static void add_col(const char **cols, int *n, const char *id)
 			return;
 	if (*n < CLASS_MAX_COLS)
 		cols[(*n)++] = id;
-}
-
-/* The member `key` of each lab of doc holding member `name` == id, or NULL. */
-static const struct json *lab_item(const struct json *doc, const char *key, const char *id)
-{
-	const struct json *lab, *p, *labs = json_get(doc, "labs");
-
-	for (lab = labs ? labs->child : NULL; lab; lab = lab->next)
-		for (p = json_get(lab, key) ? json_get(lab, key)->child : NULL; p; p = p->next)
-			if (!strcmp(json_get_str(p, "name", ""), id))
-				return p;
-	return NULL;
 }
 
 static const struct json *exercise_of(const struct json *doc, const char *id)
@@ -128,12 +112,12 @@ static void exercises_table(FILE *f, const struct class_page *pg)
 {
 	fprintf(f, "<h2 id=\"exercises\">Exercises</h2>\n<table><tr><th>learner</th>");
 	for (int k = 0; k < pg->nex; k++)
-		fprintf(f, "<th>"), put(f, pg->ex[k]), fprintf(f, "</th>");
+		html_put(f, "<th>", pg->ex[k], "</th>");
 	fprintf(f, "<th>done</th></tr>\n");
 	for (int i = 0; i < pg->n; i++) {
 		int done = 0;
 
-		fprintf(f, "<tr><td>"), put(f, pg->l[i].name), fprintf(f, "</td>");
+		html_put(f, "<tr><td>", pg->l[i].name, "</td>");
 		for (int k = 0; k < pg->nex; k++) {
 			const struct json *e = exercise_of(pg->l[i].doc, pg->ex[k]);
 			const char *st = e ? json_get_str(e, "state", "?") : "not_listed";
@@ -141,8 +125,7 @@ static void exercises_table(FILE *f, const struct class_page *pg)
 			done += !strcmp(st, "done");
 			fprintf(f, "<td class=\"%s\">", strspn(st, "abcdefghijklmnopqrstuvwxyz_") ==
 				strlen(st) ? st : "x");
-			put(f, ex_state_word(st));
-			fprintf(f, "</td>");
+			html_put(f, "", ex_state_word(st), "</td>");
 		}
 		fprintf(f, "<td>%d of %d</td></tr>\n", done, pg->nex);
 	}
@@ -154,15 +137,16 @@ static void predictions_table(FILE *f, const struct class_page *pg)
 	fprintf(f, "<h2 id=\"predictions\">Predictions</h2>\n<p>%s.</p>\n<table><tr>"
 		"<th>learner</th>", PREDICT_RULE);
 	for (int k = 0; k < pg->npred; k++)
-		fprintf(f, "<th>"), put(f, pg->pred[k]), fprintf(f, "</th>");
+		html_put(f, "<th>", pg->pred[k], "</th>");
 	fprintf(f, "<th>mean</th></tr>\n");
 	for (int i = 0; i < pg->n; i++) {
+		struct learn_results run = { .doc = pg->l[i].doc };
 		double sum = 0;
 		int scored = 0;
 
-		fprintf(f, "<tr><td>"), put(f, pg->l[i].name), fprintf(f, "</td>");
+		html_put(f, "<tr><td>", pg->l[i].name, "</td>");
 		for (int k = 0; k < pg->npred; k++) {
-			const struct json *p = lab_item(pg->l[i].doc, "predictions", pg->pred[k]);
+			const struct json *p = learn_prediction(&run, pg->pred[k]);
 			double s = p ? json_get_num(p, "score", NAN) : NAN;
 
 			if (isnan(s)) {
@@ -199,16 +183,15 @@ static void questions_row(FILE *f, const struct learner *l)
 	int n = 0, confirmed = 0;
 
 	cmp_key_text(&l->node.key, key, sizeof(key));
-	fprintf(f, "<tr><td>"), put(f, l->name), fprintf(f, "</td><td>");
-	put(f, l->node.host), fprintf(f, "</td><td>"), put(f, key);
-	fprintf(f, "</td><td class=\"q\">");
+	html_put(f, "<tr><td>", l->name, "</td>");
+	html_put(f, "<td>", l->node.host, "</td>");
+	html_put(f, "<td>", key, "</td><td class=\"q\">");
 	for (q = q ? q->child : NULL; q; q = q->next) {
 		if (!chapter_question(json_get_str(q, "id", "")))
 			continue;
 		n++;
 		if (!strcmp(json_get_str(q, "status", ""), "confirmed")) {
-			fprintf(f, "%s", confirmed++ ? " " : "");
-			put(f, json_get_str(q, "id", "?"));
+			html_put(f, confirmed++ ? " " : "", json_get_str(q, "id", "?"), "");
 		}
 	}
 	fprintf(f, "</td><td>%d of %d</td></tr>\n", confirmed, n);
@@ -233,10 +216,9 @@ static int write_page(const struct class_page *pg, const char *dir, const char *
 	if (!(f = fopen(tmp, "w")))
 		return error_errno("cannot write '%s'", tmp);
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<title>dmalab class</title><style>%s</style></head>\n<body>\n<h1>dmalab class: ",
-		page_style);
-	put(f, dir);
-	fprintf(f, "</h1>\n<p>%d learner%s; exercises as each learner's last make try-NN "
+		"<title>dmalab class</title><style>%s</style></head>\n<body>\n", page_style);
+	html_put(f, "<h1>dmalab class: ", dir, "</h1>\n");
+	fprintf(f, "<p>%d learner%s; exercises as each learner's last make try-NN "
 		"left them, predictions scored against that learner's own run.</p>\n", pg->n,
 		pg->n == 1 ? "" : "s");
 	exercises_table(f, pg);
@@ -281,9 +263,7 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 	struct class_page pg = { 0 };
 	int i, bad = 0, rc;
 
-	pg.l = calloc(g->gl_pathc + 1, sizeof(*pg.l));
-	if (!pg.l)
-		return error("out of memory"), 1;
+	pg.l = cmp_calloc(g->gl_pathc, sizeof(*pg.l));
 	for (i = 0; i < (int)g->gl_pathc; i++)
 		if (!cmp_same_file(g->gl_pathv[i], out))
 			bad += load_learner(&pg, g->gl_pathv[i]) != 0;

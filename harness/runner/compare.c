@@ -232,8 +232,8 @@ static int by_severity(const void *a, const void *b)
 	return strcmp(p->key, q->key) ? strcmp(p->key, q->key) : p->is_verdict - q->is_verdict;
 }
 
-int cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int either,
-	      struct cmp_result *res)
+void cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int either,
+	       struct cmp_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	res->node = n;
@@ -241,10 +241,8 @@ int cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int eit
 	res->worst = -1;
 	res->status = "unjudged";
 	if (!ref)
-		return 0;
-	res->item = calloc((size_t)(n->nfig + n->nclaim) + 1, sizeof(*res->item));
-	if (!res->item)
-		return -1;
+		return;
+	res->item = cmp_calloc((size_t)(n->nfig + n->nclaim), sizeof(*res->item));
 	for (int i = 0; i < n->nfig; i++)
 		judge_figure(res, &n->fig[i], ref, pct, either);
 	for (int i = 0; i < n->nclaim; i++)
@@ -261,7 +259,6 @@ int cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int eit
 	res->nnotes = res->nitem - res->nbad;
 	res->worst = res->nbad ? 0 : -1;
 	res->status = res->nbad ? "flagged" : "ok";
-	return 0;
 }
 
 void cmp_result_free(struct cmp_result *res)
@@ -301,9 +298,7 @@ static int load_nodes(struct compare_run *cr, char **paths, int npaths)
 	char err[600];
 	int i, bad = 0;
 
-	cr->nodes = calloc((size_t)npaths + 1, sizeof(*cr->nodes));
-	if (!cr->nodes)
-		return error("out of memory for %d results files", npaths);
+	cr->nodes = cmp_calloc((size_t)npaths, sizeof(*cr->nodes));
 	for (i = 0; i < npaths; i++) {
 		if (cr->opt.json_out && cmp_same_file(paths[i], cr->opt.json_out))
 			continue; /* `compare DIR/[glob] --json-out DIR/fleet.json`, run again */
@@ -361,17 +356,13 @@ static const struct cmp_ref *group_of(const struct compare_run *cr, const struct
 }
 
 /* Fleet: one reference per (match key, quick) of at least CMP_MIN_FLEET nodes. */
-static int build_groups(struct compare_run *cr)
+static void build_groups(struct compare_run *cr)
 {
-	struct cmp_node **members = calloc((size_t)cr->n + 1, sizeof(*members));
+	struct cmp_node **members = cmp_calloc((size_t)cr->n, sizeof(*members));
 	char key[200];
 	int k, m;
 
-	cr->groups = calloc((size_t)cr->n + 1, sizeof(*cr->groups));
-	if (!members || !cr->groups) {
-		free(members);
-		return error("out of memory grouping %d nodes", cr->n);
-	}
+	cr->groups = cmp_calloc((size_t)cr->n, sizeof(*cr->groups));
 	for (int i = 0; i < cr->n; i++) {
 		const struct cmp_node *lead = &cr->nodes[i];
 		int first = 1;
@@ -386,17 +377,13 @@ static int build_groups(struct compare_run *cr)
 		}
 		if (!first || m < CMP_MIN_FLEET)
 			continue;
-		if (cmp_ref_build(&cr->groups[cr->ngroups], members, m, CMP_SPREAD_FLEET)) {
-			free(members);
-			return error("out of memory building the fleet reference");
-		}
+		cmp_ref_build(&cr->groups[cr->ngroups], members, m, CMP_SPREAD_FLEET);
 		cmp_key_text(&lead->key, key, sizeof(key));
 		snprintf(cr->groups[cr->ngroups].name, sizeof(cr->groups[0].name),
 			 "fleet: %.100s%s", key, lead->quick ? ", quick" : "");
 		cr->ngroups++;
 	}
 	free(members);
-	return 0;
 }
 
 /* Two files of one node (same host and GPUs) are both judged, but said. */
@@ -422,15 +409,14 @@ static int judge_all(struct compare_run *cr)
 {
 	int i, judged = 0;
 
-	cr->res = calloc((size_t)cr->n + 1, sizeof(*cr->res));
-	if (!cr->res)
-		return error("out of memory");
+	if (!cr->opt.baseline)
+		build_groups(cr);
+	cr->res = cmp_calloc((size_t)cr->n, sizeof(*cr->res));
 	for (i = 0; i < cr->n; i++) {
 		const struct cmp_ref *ref = cr->opt.baseline ? &cr->baseline
 							     : group_of(cr, &cr->nodes[i]);
 
-		if (cmp_judge(&cr->nodes[i], ref, cr->opt.pct, cr->opt.either, &cr->res[i]))
-			return error("out of memory judging '%s'", cr->nodes[i].path);
+		cmp_judge(&cr->nodes[i], ref, cr->opt.pct, cr->opt.either, &cr->res[i]);
 		judged += ref != NULL;
 	}
 	if (judged < cr->n)
@@ -448,36 +434,24 @@ static int judge_all(struct compare_run *cr)
 
 static int report(struct compare_run *cr)
 {
-	const struct cmp_ref *refs[1] = { &cr->baseline };
-	const struct cmp_ref **list = refs;
+	const struct cmp_ref *baseline = cr->opt.baseline ? &cr->baseline : NULL;
 	struct json_writer w;
-	int nrefs = 1, i, rc = 0;
+	int i, rc = 0;
 
-	if (!cr->opt.baseline) {
-		list = calloc((size_t)cr->ngroups + 1, sizeof(*list));
-		if (!list)
-			return error("out of memory");
-		for (nrefs = 0; nrefs < cr->ngroups; nrefs++)
-			list[nrefs] = &cr->groups[nrefs];
-	}
 	jw_init(&w, 1);
-	cmp_write_json(&w, cr->res, cr->n, &cr->opt, list, nrefs,
-		       cr->opt.baseline ? &cr->baseline : NULL);
+	cmp_write_json(&w, cr->res, cr->n, &cr->opt, baseline ? baseline : cr->groups,
+		       baseline ? 1 : cr->ngroups, baseline);
 	if (w.failed)
 		rc = error("out of memory writing the JSON report");
 	else if (cr->opt.json_out && jw_write_file(&w, cr->opt.json_out))
 		rc = error_errno("cannot write '%s'", cr->opt.json_out);
 	else if (cr->opt.html_out)
-		rc = cmp_write_html(cr->opt.html_out, cr->res, cr->n, &cr->opt,
-				    cr->opt.baseline ? &cr->baseline : NULL);
+		rc = cmp_write_html(cr->opt.html_out, cr->res, cr->n, &cr->opt, baseline);
 	if (!rc && cr->opt.json)
 		fwrite(w.buf, 1, w.len, stdout);
 	else if (!rc)
-		cmp_print_human(stdout, cr->res, cr->n, &cr->opt,
-				cr->opt.baseline ? &cr->baseline : NULL);
+		cmp_print_human(stdout, cr->res, cr->n, &cr->opt, baseline);
 	jw_release(&w);
-	if (list != refs)
-		free(list);
 	for (i = 0; !rc && i < cr->n; i++)
 		if (!strcmp(cr->res[i].status, "flagged"))
 			return 1;
@@ -510,7 +484,7 @@ int cmd_compare(int argc, char **argv)
 	if (cr.opt.baseline && cmp_baseline_load(cr.opt.baseline, &cr.baseline, err, sizeof(err)))
 		error("%s", err);
 	else if (!load_nodes(&cr, argv + optind, argc - optind) &&
-		 !(cr.opt.baseline ? check_baseline_keys(&cr) : build_groups(&cr))) {
+		 !(cr.opt.baseline && check_baseline_keys(&cr))) {
 		warn_duplicates(&cr);
 		if (!judge_all(&cr))
 			rc = report(&cr);

@@ -210,6 +210,12 @@ const char *cmp_node_fact(const struct cmp_node *n, const char *name);
 const struct cmp_figure *cmp_node_figure(const struct cmp_node *n, const char *key);
 /* 1 when a and b name one existing file (device and inode). */
 int cmp_same_file(const char *a, const char *b);
+/* calloc and realloc for n + 1 elements (never 0 bytes; room to append one
+ * to n) that end the command when memory runs out: compare, baseline,
+ * history, bench and class have nothing to save first (not for what runs
+ * during a check: cmp_node_load returns its error). */
+void *cmp_calloc(size_t n, size_t size);
+void *cmp_realloc(void *p, size_t n, size_t size);
 /* 1 when word (non-empty, no space) is one of the space-separated list. */
 int cmp_word_in(const char *list, const char *word);
 /* "NVIDIA H200 x1 PCIe Gen5 x16", "cpu-only" */
@@ -252,9 +258,8 @@ enum cmp_verdict cmp_verdict_parse(const char *word);
  * was a fail, error or not run), else "changed" (inconclusive -> fail is
  * one); NULL when equal. */
 const char *cmp_verdict_change(enum cmp_verdict now, enum cmp_verdict ref);
-/* A reference from nodes (all of one key): figures, claims, facts.  0 or -1
- * out of memory. */
-int cmp_ref_build(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
+/* A reference from nodes (all of one key): figures, claims, facts. */
+void cmp_ref_build(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
 		  enum cmp_spread_rule rule);
 void cmp_ref_free(struct cmp_ref *r);
 const struct cmp_ref_fig *cmp_ref_figure(const struct cmp_ref *r, const char *key);
@@ -268,9 +273,9 @@ void cmp_ref_sort(struct cmp_ref *r);
 int cmd_compare(int argc, char **argv);
 /* Sets res (its items, status, worst, counts) for node n against ref (NULL:
  * unjudged); pct: --pct in percent; either: --either (1: outside the spread
- * or beyond pct moves a figure; 0: both are needed).  0, or -1 out of memory. */
-int cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int either,
-	      struct cmp_result *res);
+ * or beyond pct moves a figure; 0: both are needed). */
+void cmp_judge(struct cmp_node *n, const struct cmp_ref *ref, double pct, int either,
+	       struct cmp_result *res);
 void cmp_result_free(struct cmp_result *res);
 
 /* compare_out.c */
@@ -293,13 +298,16 @@ void cmp_print_human(FILE *f, const struct cmp_result *res, int n, const struct 
 		     const struct cmp_ref *baseline);
 /* The whole compare as dmalab-compare/1 into w; refs: every group's reference. */
 void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
-		    const struct cmp_opts *o, const struct cmp_ref *const *refs, int nrefs,
+		    const struct cmp_opts *o, const struct cmp_ref *refs, int nrefs,
 		    const struct cmp_ref *baseline);
 /* The members "key" {gpu, gpus, pcie_gen_max, pcie_width_max}, "key_text"
  * and "quick" into the open object of w. */
 void cmp_write_key(struct json_writer *w, const struct cmp_key *k, int quick);
 
 /* compare_html.c */
+/* open, then text escaped, then close: the one way text from a file reaches
+ * the HTML pages (the fleet page, class.c's). */
+void html_put(FILE *f, const char *open, const char *text, const char *close);
 /* The fleet page (--html-out) into path (path.tmp, renamed), with the missing
  * nodes of jobs/fleet-nodes.json in path's folder when make fleet wrote one.
  * 0, or an error line and -1. */
@@ -341,8 +349,8 @@ int cmd_history(int argc, char **argv);
 
 /* metrics.c: `dmalab metrics` (argv[0] is "metrics"); the exit code */
 int cmd_metrics(int argc, char **argv);
-/* results_path's run as Prometheus text into out (out.tmp, renamed): 0, or an
- * error line and -1. */
+/* results_path's run as Prometheus text into out (out.tmp, renamed), or to
+ * standard output when out is NULL: 0, or an error line and -1. */
 int metrics_save(const char *results_path, const char *out);
 
 #endif

@@ -41,8 +41,7 @@ static const char *const page_style =
 	".cause{color:#57606a;margin-left:14px;font-size:12px}"
 	".muted{color:#57606a;font-size:12px}";
 
-/* open, then text escaped, then close: the one way text reaches the page. */
-static void put(FILE *f, const char *open, const char *text, const char *close)
+void html_put(FILE *f, const char *open, const char *text, const char *close)
 {
 	fputs(open, f);
 	xml_put(f, text, 0);
@@ -66,28 +65,22 @@ static struct json *fleet_nodes(const char *page)
 	return doc;
 }
 
-/* Its "missing" entries (objects), or NULL. */
-static const struct json *missing_list(const struct json *nodes_doc)
+/* Its "missing" list, or NULL; *n: the nodes (objects) in it. */
+static const struct json *missing_list(const struct json *nodes_doc, int *n)
 {
 	const struct json *m = json_get(nodes_doc, "missing");
 
+	*n = 0;
+	for (const struct json *e = m && m->type == JSON_ARR ? m->child : NULL; e; e = e->next)
+		*n += e->type == JSON_OBJ;
 	return m && m->type == JSON_ARR ? m : NULL;
-}
-
-static int missing_count(const struct json *list)
-{
-	int n = 0;
-
-	for (const struct json *m = list ? list->child : NULL; m; m = m->next)
-		n += m->type == JSON_OBJ;
-	return n;
 }
 
 static void row_begin(FILE *f, const char *status, const char *host)
 {
 	fprintf(f, "<tr class=\"%s\"><td><span class=\"badge %s\">%s</span></td>", status,
 		status, status);
-	put(f, "<td>", host, "</td>");
+	html_put(f, "<td>", host, "</td>");
 }
 
 /* A node that sent nothing: by name, or a job's count when Slurm named none. */
@@ -105,8 +98,8 @@ static void missing_row(FILE *f, const struct json *m)
 		snprintf(host, sizeof(host), "%s node%s of job %s", many, count == 1 ? "" : "s",
 			 json_get_str(m, "job", "?"));
 	row_begin(f, "missing", host);
-	put(f, "<td></td><td>0</td><td><div class=\"item bad\">no results: ",
-	    json_get_str(m, "why", "?"), "</div></td></tr>\n");
+	html_put(f, "<td></td><td>0</td><td><div class=\"item bad\">no results: ",
+		 json_get_str(m, "why", "?"), "</div></td></tr>\n");
 }
 
 /* The bad items; the causes after the last of a run of items that share
@@ -119,11 +112,11 @@ static void bad_items(FILE *f, const struct cmp_result *r)
 		const struct cmp_item *it = &r->item[k];
 
 		cmp_item_text(it, r->ref, text, sizeof(text));
-		put(f, "<div class=\"item bad\">", text, "</div>");
+		html_put(f, "<div class=\"item bad\">", text, "</div>");
 		if (k + 1 < r->nbad && cmp_same_causes(it, it + 1))
 			continue;
 		for (int c = 0; c < it->ncauses; c++)
-			put(f, "<div class=\"cause\">likely cause: ", it->cause[c], "</div>");
+			html_put(f, "<div class=\"cause\">likely cause: ", it->cause[c], "</div>");
 	}
 }
 
@@ -137,7 +130,7 @@ static void folded_notes(FILE *f, const struct cmp_result *r)
 		r->nnotes == 1 ? "" : "s");
 	for (int k = r->nbad; k < r->nitem; k++) {
 		cmp_item_text(&r->item[k], r->ref, text, sizeof(text));
-		put(f, "<div class=\"item\">", text, "</div>");
+		html_put(f, "<div class=\"item\">", text, "</div>");
 	}
 	fputs("</details>", f);
 }
@@ -149,8 +142,8 @@ static void node_row(FILE *f, const struct cmp_result *r)
 	cmp_key_text(&r->node->key, key, sizeof(key));
 	cmp_node_gpus(r->node, gpus, sizeof(gpus));
 	row_begin(f, r->status, r->node->host);
-	put(f, "<td>", key, "");
-	put(f, "<div class=\"muted\">", gpus, "</div></td>");
+	html_put(f, "<td>", key, "");
+	html_put(f, "<div class=\"muted\">", gpus, "</div></td>");
 	fprintf(f, "<td>%d</td><td>", r->nbad);
 	if (r->nbad) {
 		bad_items(f, r);
@@ -195,22 +188,24 @@ static void page_head(FILE *f, const struct cmp_totals *t, int nmissing,
 		 "are notes and never flag a node.", against, cmp_rule_text(baseline),
 		 o->either ? "or" : "and", o->pct);
 	learn_iso_now(now, sizeof(now));
-	put(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", title,
-	    "</title>");
+	html_put(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>",
+		 title, "</title>");
 	fprintf(f, "<style>%s</style></head><body><main>\n", page_style);
-	put(f, "<h1 id=\"title\">", title, "</h1>\n");
-	put(f, "<p id=\"rules\">", rules, "</p>\n");
+	html_put(f, "<h1 id=\"title\">", title, "</h1>\n");
+	html_put(f, "<p id=\"rules\">", rules, "</p>\n");
 	fprintf(f, "<p id=\"totals\">%d ok, %d flagged, %d unjudged; written %s by dmalab %s."
 		"</p>\n", t->ok, t->flagged, t->unjudged, now, DMALAB_VERSION);
 }
 
 static void write_page(FILE *f, const struct cmp_result *res, const struct cmp_result **order,
-		       int n, const struct json *missing, const struct cmp_opts *o,
+		       int n, const struct json *nodes_doc, const struct cmp_opts *o,
 		       const struct cmp_ref *baseline)
 {
 	struct cmp_totals t = cmp_count(res, n);
+	int nmissing;
+	const struct json *missing = missing_list(nodes_doc, &nmissing);
 
-	page_head(f, &t, missing_count(missing), o, baseline);
+	page_head(f, &t, nmissing, o, baseline);
 	fputs("<table id=\"nodes\"><tr><th>status</th><th>host</th><th>machine type, GPUs</th>"
 	      "<th>bad items</th><th>flagged items and their likely causes</th></tr>\n", f);
 	for (const struct json *m = missing ? missing->child : NULL; m; m = m->next)
@@ -224,22 +219,20 @@ static void write_page(FILE *f, const struct cmp_result *res, const struct cmp_r
 int cmp_write_html(const char *path, const struct cmp_result *res, int n,
 		   const struct cmp_opts *o, const struct cmp_ref *baseline)
 {
-	const struct cmp_result **order = calloc((size_t)n + 1, sizeof(*order));
+	const struct cmp_result **order = cmp_calloc((size_t)n, sizeof(*order));
 	struct json *nodes_doc = fleet_nodes(path);
 	char tmp[PATH_MAX + 8];
-	FILE *f = NULL;
+	FILE *f;
 	int rc = 0, bad;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!order)
-		rc = error("out of memory writing the page '%s'", path);
-	else if (!(f = fopen(tmp, "w")))
+	if (!(f = fopen(tmp, "w")))
 		rc = error_errno("cannot write '%s'", path);
 	if (f) {
 		for (int i = 0; i < n; i++)
 			order[i] = &res[i];
 		qsort(order, (size_t)n, sizeof(*order), bad_first);
-		write_page(f, res, order, n, missing_list(nodes_doc), o, baseline);
+		write_page(f, res, order, n, nodes_doc, o, baseline);
 		bad = ferror(f);
 		bad |= fclose(f);
 		if (bad || rename(tmp, path)) {

@@ -5,7 +5,6 @@
  * results.c's results_load, so a verdict reads exactly as `dmalab check`
  * counted it (a known erratum only when the lab said "predicted").
  */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,6 +49,23 @@ int cmp_same_file(const char *a, const char *b)
 	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
+void *cmp_calloc(size_t n, size_t size)
+{
+	void *p = calloc(n + 1, size);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *cmp_realloc(void *p, size_t n, size_t size)
+{
+	p = realloc(p, (n + 1) * size);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
 int cmp_word_in(const char *list, const char *word)
 {
 	size_t n = word ? strlen(word) : 0;
@@ -62,8 +78,9 @@ int cmp_word_in(const char *list, const char *word)
 	return 0;
 }
 
-__attribute__((format(printf, 3, 4)))
-static void add_fact(struct cmp_node *n, const char *name, const char *fmt, ...)
+/* Fact `name` of the machine, or of GPU gpu ("gpu0.name") when gpu >= 0. */
+__attribute__((format(printf, 4, 5)))
+static void add_fact(struct cmp_node *n, int gpu, const char *name, const char *fmt, ...)
 {
 	struct cmp_fact *f;
 	va_list ap;
@@ -71,7 +88,10 @@ static void add_fact(struct cmp_node *n, const char *name, const char *fmt, ...)
 	if (n->nfact == CMP_MAX_FACTS)
 		return;
 	f = &n->fact[n->nfact++];
-	snprintf(f->name, sizeof(f->name), "%s", name);
+	if (gpu >= 0)
+		snprintf(f->name, sizeof(f->name), "gpu%d.%s", gpu, name);
+	else
+		snprintf(f->name, sizeof(f->name), "%s", name);
 	va_start(ap, fmt);
 	vsnprintf(f->value, sizeof(f->value), fmt, ap);
 	va_end(ap);
@@ -104,7 +124,7 @@ static int clocks_held_reason(const char *name)
 static void gpu_clock_fact(struct cmp_node *n, int i, const struct json *g)
 {
 	const struct json *names = json_get(g, "clocks_event_names"), *e;
-	char held[CMP_VALUE_LEN] = "", fact[CMP_FACT_LEN];
+	char held[CMP_VALUE_LEN] = "";
 	size_t len = 0;
 
 	if (json_get_num(g, "clocks_event_reasons", -1) < 0 || !names || names->type != JSON_ARR)
@@ -113,31 +133,24 @@ static void gpu_clock_fact(struct cmp_node *n, int i, const struct json *g)
 		if (e->type == JSON_STR && clocks_held_reason(e->str) && len < sizeof(held))
 			len += (size_t)snprintf(held + len, sizeof(held) - len, "%s%s",
 						len ? ", " : "", e->str);
-	snprintf(fact, sizeof(fact), "gpu%d.clocks_held", i);
-	add_fact(n, fact, "%s", len ? held : "none");
+	add_fact(n, i, "clocks_held", "%s", len ? held : "none");
 }
 
 static void gpu_facts(struct cmp_node *n, int i, const struct json *g)
 {
 	struct cmp_gpu *G = &n->gpu[i];
-	char fact[CMP_FACT_LEN];
 	double procs = json_get_num(g, "compute_procs", -1);
 
-	snprintf(fact, sizeof(fact), "gpu%d.pcie_cur", i);
 	if (G->gen_cur > 0 && G->width_cur > 0)
-		add_fact(n, fact, "Gen%d x%d", G->gen_cur, G->width_cur);
-	snprintf(fact, sizeof(fact), "gpu%d.pcie_max", i);
+		add_fact(n, i, "pcie_cur", "Gen%d x%d", G->gen_cur, G->width_cur);
 	if (G->gen_max > 0 && G->width_max > 0)
-		add_fact(n, fact, "Gen%d x%d", G->gen_max, G->width_max);
-	snprintf(fact, sizeof(fact), "gpu%d.numa_node", i);
+		add_fact(n, i, "pcie_max", "Gen%d x%d", G->gen_max, G->width_max);
 	if (G->numa_node >= 0)
-		add_fact(n, fact, "%d", G->numa_node);
-	snprintf(fact, sizeof(fact), "gpu%d.iommu", i);
+		add_fact(n, i, "numa_node", "%d", G->numa_node);
 	if (known_str(g, "iommu"))
-		add_fact(n, fact, "%s", known_str(g, "iommu"));
-	snprintf(fact, sizeof(fact), "gpu%d.compute_procs", i);
+		add_fact(n, i, "iommu", "%s", known_str(g, "iommu"));
 	if (procs >= 0)
-		add_fact(n, fact, "%.0f", procs);
+		add_fact(n, i, "compute_procs", "%.0f", procs);
 	gpu_clock_fact(n, i, g);
 }
 
@@ -193,42 +206,36 @@ static void load_cpu_nodes(struct cmp_node *n, const struct json *m)
 						len ? "," : "", (int)e->num);
 	}
 	if (n->ncpu_nodes)
-		add_fact(n, "cpu_nodes", "%s", list);
+		add_fact(n, -1, "cpu_nodes", "%s", list);
 }
 
 /* The machine facts compare names (explain.c reads them by these names). */
 static void load_machine(struct cmp_node *n, const struct json *m)
 {
-	const struct json *memlock = json_get(m, "memlock"), *numa = json_get(m, "numa");
-	const struct json *huge = json_get(m, "hugepages");
-	double lock = json_get_num(memlock, "cur", NAN);
-	const char *s;
+	/* results.json's text members, each the fact of the name beside it */
+	static const char *const words[][2] = {
+		{ "thp", "thp" }, { "iommu", "iommu" }, { "cpus_allowed", "cpus_allowed" },
+		{ "kernel", "kernel" }, { "virt", "virt" }, { "driver_version", "driver" },
+	};
+	const struct json *numa = json_get(m, "numa"), *huge = json_get(m, "hugepages");
+	double lock = json_get_num(json_get(m, "memlock"), "cur", NAN);
 
 	snprintf(n->host, sizeof(n->host), "%s", json_get_str(m, "hostname", "?"));
-	if ((s = known_str(m, "thp")))
-		add_fact(n, "thp", "%s", s);
-	if ((s = known_str(m, "iommu")))
-		add_fact(n, "iommu", "%s", s);
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (known_str(m, words[i][0]))
+			add_fact(n, -1, words[i][1], "%s", known_str(m, words[i][0]));
 	if (lock < 0)
-		add_fact(n, "memlock", "unlimited");
+		add_fact(n, -1, "memlock", "unlimited");
 	else if (isfinite(lock))
-		add_fact(n, "memlock", "%.0f", lock);
+		add_fact(n, -1, "memlock", "%.0f", lock);
 	if (json_get(m, "cap_ipc_lock"))
-		add_fact(n, "cap_ipc_lock", "%s",
+		add_fact(n, -1, "cap_ipc_lock", "%s",
 			 json_get_num(m, "cap_ipc_lock", 0) ? "yes" : "no");
 	if (json_get(numa, "nodes"))
-		add_fact(n, "numa_nodes", "%.0f", json_get_num(numa, "nodes", 0));
-	load_cpu_nodes(n, m);
-	if ((s = known_str(m, "cpus_allowed")))
-		add_fact(n, "cpus_allowed", "%s", s);
-	if ((s = known_str(m, "kernel")))
-		add_fact(n, "kernel", "%s", s);
-	if ((s = known_str(m, "virt")))
-		add_fact(n, "virt", "%s", s);
-	if ((s = known_str(m, "driver_version")))
-		add_fact(n, "driver", "%s", s);
+		add_fact(n, -1, "numa_nodes", "%.0f", json_get_num(numa, "nodes", 0));
 	if (json_get(huge, "total"))
-		add_fact(n, "hugepages", "%.0f", json_get_num(huge, "total", 0));
+		add_fact(n, -1, "hugepages", "%.0f", json_get_num(huge, "total", 0));
+	load_cpu_nodes(n, m);
 	load_gpus(n, json_get(m, "gpus"));
 }
 
@@ -279,7 +286,7 @@ static void load_counter_moves(struct cmp_node *n, const struct json *lab)
 			if (c->type == JSON_NUM && c->num > 0) {
 				snprintf(name, sizeof(name), "lab%s.gpu%s.%s",
 					 json_get_str(lab, "id", "?"), g->key, c->key);
-				add_fact(n, name, "%.0f", c->num);
+				add_fact(n, -1, name, "%.0f", c->num);
 			}
 }
 

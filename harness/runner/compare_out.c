@@ -214,8 +214,7 @@ void cmp_write_key(struct json_writer *w, const struct cmp_key *k, int quick)
 	char text[200];
 
 	cmp_key_text(k, text, sizeof(text));
-	jw_key(w, "key");
-	jw_obj_begin(w);
+	jw_kobj(w, "key");
 	jw_kstr(w, "gpu", k->gpu);
 	jw_kint(w, "gpus", k->ngpus);
 	jw_kint(w, "pcie_gen_max", k->gen);
@@ -245,8 +244,7 @@ static void write_group(struct json_writer *w, const struct cmp_ref *r)
 	jw_kstr(w, "name", r->name);
 	cmp_write_key(w, &r->key, r->quick);
 	jw_kint(w, "runs", r->nruns);
-	jw_key(w, "figures");
-	jw_arr_begin(w);
+	jw_karr(w, "figures");
 	for (int i = 0; i < r->nfig; i++) {
 		const struct cmp_ref_fig *f = &r->fig[i];
 
@@ -293,8 +291,7 @@ static void write_item(struct json_writer *w, const struct cmp_item *it, const s
 		jw_kbool(w, "beyond_pct", it->beyond_pct);
 	}
 	jw_kbool(w, "explained", it->explained);
-	jw_key(w, "causes");
-	jw_arr_begin(w);
+	jw_karr(w, "causes");
 	for (int c = 0; c < it->ncauses; c++)
 		jw_str(w, it->cause[c]);
 	jw_arr_end(w);
@@ -304,8 +301,7 @@ static void write_item(struct json_writer *w, const struct cmp_item *it, const s
 /* Every figure of the node beside its reference, flagged or not. */
 static void write_figures(struct json_writer *w, const struct cmp_result *r)
 {
-	jw_key(w, "figures");
-	jw_arr_begin(w);
+	jw_karr(w, "figures");
 	for (int i = 0; r->ref && i < r->node->nfig; i++) {
 		const struct cmp_figure *f = &r->node->fig[i];
 		const struct cmp_ref_fig *rf = cmp_ref_figure(r->ref, f->key);
@@ -333,8 +329,7 @@ static void write_node(struct json_writer *w, const struct cmp_result *r)
 	jw_kstr(w, "path", n->path);
 	jw_kstr(w, "host", n->host);
 	jw_kstr(w, "started", n->started);
-	jw_key(w, "gpus");
-	jw_arr_begin(w);
+	jw_karr(w, "gpus");
 	for (int g = 0; g < n->key.ngpus && g < CMP_MAX_GPUS; g++) {
 		jw_obj_begin(w);
 		jw_kint(w, "index", n->gpu[g].index);
@@ -351,8 +346,7 @@ static void write_node(struct json_writer *w, const struct cmp_result *r)
 	jw_kint(w, "bad", r->nbad);
 	jw_kint(w, "notes", r->nnotes);
 	jw_kstr(w, "worst", r->worst >= 0 ? worst : NULL);
-	jw_key(w, "items");
-	jw_arr_begin(w);
+	jw_karr(w, "items");
 	for (int g = 0; g < r->nitem; g++)
 		write_item(w, &r->item[g], r->ref);
 	jw_arr_end(w);
@@ -363,8 +357,7 @@ static void write_node(struct json_writer *w, const struct cmp_result *r)
 static void write_rules(struct json_writer *w, const struct cmp_opts *o,
 			const struct cmp_ref *baseline)
 {
-	jw_key(w, "rules");
-	jw_obj_begin(w);
+	jw_kobj(w, "rules");
 	jw_knum(w, "pct", o->pct);
 	jw_kstr(w, "figure_rule", o->either ? "either" : "both");
 	jw_kstr(w, "spread", cmp_rule_text(baseline));
@@ -378,8 +371,7 @@ static void write_totals(struct json_writer *w, const struct cmp_result *res, in
 {
 	struct cmp_totals t = cmp_count(res, n);
 
-	jw_key(w, "totals");
-	jw_obj_begin(w);
+	jw_kobj(w, "totals");
 	jw_kint(w, "nodes", t.nodes);
 	jw_kint(w, "ok", t.ok);
 	jw_kint(w, "flagged", t.flagged);
@@ -388,7 +380,7 @@ static void write_totals(struct json_writer *w, const struct cmp_result *res, in
 }
 
 void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
-		    const struct cmp_opts *o, const struct cmp_ref *const *refs, int nrefs,
+		    const struct cmp_opts *o, const struct cmp_ref *refs, int nrefs,
 		    const struct cmp_ref *baseline)
 {
 	char now[32];
@@ -396,8 +388,7 @@ void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
 	learn_iso_now(now, sizeof(now));
 	jw_obj_begin(w);
 	jw_kstr(w, "schema", "dmalab-compare/1");
-	jw_key(w, "dmalab");
-	jw_obj_begin(w);
+	jw_kobj(w, "dmalab");
 	jw_kstr(w, "version", DMALAB_VERSION);
 	jw_obj_end(w);
 	jw_kstr(w, "created", now);
@@ -414,13 +405,11 @@ void cmp_write_json(struct json_writer *w, const struct cmp_result *res, int n,
 	}
 	write_rules(w, o, baseline);
 	write_totals(w, res, n);
-	jw_key(w, "references");
-	jw_arr_begin(w);
+	jw_karr(w, "references");
 	for (int i = 0; i < nrefs; i++)
-		write_group(w, refs[i]);
+		write_group(w, &refs[i]);
 	jw_arr_end(w);
-	jw_key(w, "nodes");
-	jw_arr_begin(w);
+	jw_karr(w, "nodes");
 	for (int i = 0; i < n; i++)
 		write_node(w, &res[i]);
 	jw_arr_end(w);

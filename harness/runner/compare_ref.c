@@ -201,27 +201,22 @@ static int fig_entry_cmp(const void *a, const void *b)
 }
 
 /* Figure stats from e[0..k-1] (one key, in run order); scratch holds 2k
- * doubles.  0, or -1 out of memory. */
-static int fig_stats(struct cmp_ref_fig *rf, const struct fig_entry *e, int k, double *scratch,
-		     enum cmp_spread_rule rule)
+ * doubles. */
+static void fig_stats(struct cmp_ref_fig *rf, const struct fig_entry *e, int k, double *scratch,
+		      enum cmp_spread_rule rule)
 {
 	double *v = scratch, *dev = scratch + k;
 
-	rf->values = malloc((size_t)k * sizeof(*rf->values));
-	if (!rf->values)
-		return -1;
-	rf->nvalues = k;
-	for (int i = 0; i < k; i++)
-		rf->values[i] = e[i].f->value;
+	rf->values = cmp_calloc((size_t)k, sizeof(*rf->values));
 	snprintf(rf->key, sizeof(rf->key), "%s", e[0].f->key);
 	snprintf(rf->unit, sizeof(rf->unit), "%s", e[0].f->unit);
-	rf->n = k;
+	rf->n = rf->nvalues = k;
 	rf->lo_min = INFINITY;
 	rf->hi_max = -INFINITY;
 	for (int i = 0; i < k; i++) {
 		const struct cmp_figure *f = e[i].f;
 
-		v[i] = f->value;
+		rf->values[i] = v[i] = f->value; /* v: the copy lab_median sorts */
 		rf->lo_min = fmin(rf->lo_min, isfinite(f->lo) ? f->lo : f->value);
 		rf->hi_max = fmax(rf->hi_max, isfinite(f->hi) ? f->hi : f->value);
 		rf->has_interval |= isfinite(f->lo) || isfinite(f->hi);
@@ -231,42 +226,35 @@ static int fig_stats(struct cmp_ref_fig *rf, const struct fig_entry *e, int k, d
 	rf->max = v[k - 1];
 	rf->mad = cmp_mad(v, k, rf->median, dev);
 	cmp_spread(rf, rule);
-	return 0;
 }
 
-static int build_figures(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
-			 enum cmp_spread_rule rule)
+static void build_figures(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
+			  enum cmp_spread_rule rule)
 {
 	struct fig_entry *e;
 	double *scratch;
-	int total = 0, i, k, start, rc = 0;
+	int total = 0, i, k, start;
 
 	for (i = 0; i < n; i++)
 		total += nodes[i]->nfig;
-	e = calloc((size_t)total + 1, sizeof(*e));
-	scratch = calloc(2 * (size_t)n + 2, sizeof(*scratch));
-	r->fig = calloc((size_t)total + 1, sizeof(*r->fig));
-	if (!e || !scratch || !r->fig) {
-		free(e);
-		free(scratch);
-		return -1;
-	}
+	e = cmp_calloc((size_t)total, sizeof(*e));
+	scratch = cmp_calloc(2 * (size_t)n, sizeof(*scratch));
+	r->fig = cmp_calloc((size_t)total, sizeof(*r->fig));
 	for (i = 0, k = 0; i < n; i++)
 		for (int j = 0; j < nodes[i]->nfig; j++) {
 			e[k].node = i;
 			e[k++].f = &nodes[i]->fig[j];
 		}
 	qsort(e, (size_t)total, sizeof(*e), fig_entry_cmp);
-	for (start = 0; start < total && !rc; start = k) {
+	for (start = 0; start < total; start = k) {
 		for (k = start + 1; k < total && !strcmp(e[k].f->key, e[start].f->key); k++)
 			;
 		/* a node lists a key once, so a run is at most n long */
-		rc = fig_stats(&r->fig[r->nfig++], e + start, k - start > n ? n : k - start,
-			       scratch, rule);
+		fig_stats(&r->fig[r->nfig++], e + start, k - start > n ? n : k - start, scratch,
+			  rule);
 	}
 	free(e);
 	free(scratch);
-	return rc;
 }
 
 static struct cmp_ref_claim *ref_claim_add(struct cmp_ref *r, const char *id)
@@ -281,22 +269,19 @@ static struct cmp_ref_claim *ref_claim_add(struct cmp_ref *r, const char *id)
 	return (struct cmp_ref_claim *)cmp_ref_claim_find(r, id);
 }
 
-static int build_claims(struct cmp_ref *r, struct cmp_node *const *nodes, int n)
+static void build_claims(struct cmp_ref *r, struct cmp_node *const *nodes, int n)
 {
 	int total = 0, i, j;
 
 	for (i = 0; i < n; i++)
 		total += nodes[i]->nclaim;
-	r->claim = calloc((size_t)total + 1, sizeof(*r->claim));
-	if (!r->claim)
-		return -1;
+	r->claim = cmp_calloc((size_t)total, sizeof(*r->claim));
 	for (i = 0; i < n; i++)
 		for (j = 0; j < nodes[i]->nclaim; j++)
 			ref_claim_add(r, nodes[i]->claim[j].id)
 				->count[nodes[i]->claim[j].verdict]++;
 	for (i = 0; i < r->nclaim; i++)
 		r->claim[i].majority = cmp_majority(r->claim[i].count);
-	return 0;
 }
 
 static struct cmp_ref_fact *ref_fact_add(struct cmp_ref *r, const char *name)
@@ -325,11 +310,9 @@ static void ref_fact_count(struct cmp_ref_fact *f, const char *value)
 		f->majority = i;
 }
 
-static int build_facts(struct cmp_ref *r, struct cmp_node *const *nodes, int n)
+static void build_facts(struct cmp_ref *r, struct cmp_node *const *nodes, int n)
 {
-	r->fact = calloc(CMP_MAX_FACTS, sizeof(*r->fact));
-	if (!r->fact)
-		return -1;
+	r->fact = cmp_calloc(CMP_MAX_FACTS, sizeof(*r->fact));
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < nodes[i]->nfact; j++) {
 			struct cmp_ref_fact *f = ref_fact_add(r, nodes[i]->fact[j].name);
@@ -337,10 +320,9 @@ static int build_facts(struct cmp_ref *r, struct cmp_node *const *nodes, int n)
 			if (f)
 				ref_fact_count(f, nodes[i]->fact[j].value);
 		}
-	return 0;
 }
 
-int cmp_ref_build(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
+void cmp_ref_build(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
 		  enum cmp_spread_rule rule)
 {
 	memset(r, 0, sizeof(*r));
@@ -351,13 +333,10 @@ int cmp_ref_build(struct cmp_ref *r, struct cmp_node *const *nodes, int n,
 		r->key = nodes[0]->key;
 		r->quick = nodes[0]->quick;
 	}
-	if (build_figures(r, nodes, n, rule) || build_claims(r, nodes, n) ||
-	    build_facts(r, nodes, n)) {
-		cmp_ref_free(r);
-		return -1;
-	}
+	build_figures(r, nodes, n, rule);
+	build_claims(r, nodes, n);
+	build_facts(r, nodes, n);
 	cmp_ref_sort(r);
-	return 0;
 }
 
 void cmp_ref_free(struct cmp_ref *r)

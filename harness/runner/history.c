@@ -1,8 +1,8 @@
 /*
  * history.c - `dmalab history PATH... [--min-runs N] [--all] [--json FILE]`:
  * each GPU's latest run against the band of its own earlier runs (README.md,
- * "History per GPU").  The band is compare's (cmp_prediction, at least
- * CMP_SPREAD_FLOOR); runs with --quick and without are separate series.
+ * "History per GPU").  The band is compare's (cmp_spread: the prediction
+ * interval, at least CMP_SPREAD_FLOOR); --quick runs are a separate series.
  */
 #include <getopt.h>
 #include <glob.h>
@@ -14,7 +14,6 @@
 
 #include "compare.h"
 #include "lang.h"
-#include "learn.h"
 #include "runner.h"
 #include "sizes.h"
 #include "want.h"
@@ -31,7 +30,7 @@ struct hist_gpu {
 	char id[300];            /* GPU 0's UUID, or the host; " (quick)" */
 	struct cmp_node **run;
 	int nrun;
-	int nflagged, nnotes;
+	int nflagged;
 };
 
 struct hist_figure {
@@ -123,9 +122,7 @@ static struct hist_gpu *group_of(struct hist_gpu **g, int *ng, const char *id)
 	for (int i = 0; i < *ng; i++)
 		if (!strcmp((*g)[i].id, id))
 			return &(*g)[i];
-	*g = realloc(*g, (size_t)(*ng + 1) * sizeof(**g));
-	if (!*g)
-		die("out of memory");
+	*g = cmp_realloc(*g, (size_t)*ng, sizeof(**g));
 	memset(&(*g)[*ng], 0, sizeof(**g));
 	snprintf((*g)[*ng].id, sizeof((*g)[*ng].id), "%s", id);
 	return &(*g)[(*ng)++];
@@ -159,8 +156,8 @@ static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *n
 
 	for (int i = 0; i < npaths && !rc; i++)
 		rc = add_path(&gl, paths[i], &appended);
-	*nodes = rc ? NULL : calloc(gl.gl_pathc ? gl.gl_pathc : 1, sizeof(**nodes));
-	for (size_t i = 0; !rc && *nodes && i < gl.gl_pathc; i++) {
+	*nodes = rc ? NULL : cmp_calloc(gl.gl_pathc, sizeof(**nodes));
+	for (size_t i = 0; !rc && i < gl.gl_pathc; i++) {
 		if (cmp_node_load(gl.gl_pathv[i], &(*nodes)[*nnodes], err, sizeof(err)) == 0)
 			(*nnodes)++;
 		else if (named(paths, npaths, gl.gl_pathv[i]))
@@ -174,9 +171,7 @@ static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *n
 
 		run_id(&(*nodes)[i], id, sizeof(id));
 		h = group_of(g, ng, id);
-		h->run = realloc(h->run, (size_t)(h->nrun + 1) * sizeof(*h->run));
-		if (!h->run)
-			die("out of memory");
+		h->run = cmp_realloc(h->run, (size_t)h->nrun, sizeof(*h->run));
 		h->run[h->nrun++] = &(*nodes)[i];
 	}
 	for (int i = 0; !rc && i < *ng; i++)
@@ -186,41 +181,30 @@ static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *n
 
 /* ---- Judging ------------------------------------------------------------ */
 
-/* The band of the earlier runs' values (n of them, finite): compare's rule. */
-static void band(const double *earlier, int n, double *lo, double *hi)
-{
-	double *copy = malloc((size_t)n * sizeof(*copy)), median, floor;
-
-	*lo = *hi = NAN;
-	if (!copy || cmp_prediction(earlier, n, lo, hi) < 0) {
-		free(copy);
-		return;
-	}
-	memcpy(copy, earlier, (size_t)n * sizeof(*copy));
-	median = lab_median(copy, n);
-	floor = CMP_SPREAD_FLOOR * fabs(median);
-	*lo = fmin(*lo, median - floor);
-	*hi = fmax(*hi, median + floor);
-	free(copy);
-}
-
-/* f's series over h's runs, and its verdict on the latest run. */
+/* f's series over h's runs, and its verdict on the latest run: outside the
+ * band of the earlier runs' values (compare's for a baseline's runs). */
 static void judge_figure(const struct hist_gpu *h, const struct hist_opts *o,
 			 struct hist_figure *f)
 {
-	double *earlier = malloc((size_t)h->nrun * sizeof(*earlier));
-	double last = f->value[h->nrun - 1];
+	double *v = cmp_calloc(2 * (size_t)h->nrun, sizeof(*v)), last = f->value[h->nrun - 1];
+	struct cmp_ref_fig band = { .values = v, .lo_min = INFINITY, .hi_max = -INFINITY };
 	enum cmp_bad dir = cmp_bad_dir(f->unit);
-	int n = 0;
 
-	for (int i = 0; earlier && i < h->nrun - 1; i++)
+	for (int i = 0; i < h->nrun - 1; i++)
 		if (isfinite(f->value[i]))
-			earlier[n++] = f->value[i];
+			v[band.nvalues++] = f->value[i];
 	f->lo = f->hi = NAN;
 	f->verdict = NULL;
-	if (earlier && n + 1 >= o->min_runs && isfinite(last))
-		band(earlier, n, &f->lo, &f->hi);
-	free(earlier);
+	if (band.nvalues + 1 >= o->min_runs && isfinite(last)) {
+		memcpy(v + h->nrun, v, (size_t)band.nvalues * sizeof(*v));
+		band.median = lab_median(v + h->nrun, band.nvalues); /* sorts the copy */
+		cmp_spread(&band, CMP_SPREAD_RUNS);
+		if (isfinite(band.pred_lo)) { /* else too few values: no band */
+			f->lo = band.spread_lo;
+			f->hi = band.spread_hi;
+		}
+	}
+	free(v);
 	if (!(last < f->lo || last > f->hi))
 		return; /* inside, or no band */
 	if (dir == CMP_BAD_LOW && last < f->lo)
@@ -236,16 +220,12 @@ static struct hist_figure *figures_of(const struct hist_gpu *h, const struct his
 				      int *nf)
 {
 	const struct cmp_node *latest = h->run[h->nrun - 1];
-	struct hist_figure *f = calloc((size_t)latest->nfig + 1, sizeof(*f));
+	struct hist_figure *f = cmp_calloc((size_t)latest->nfig, sizeof(*f));
 
-	if (!f)
-		die("out of memory");
 	for (int k = 0; k < latest->nfig; k++) {
 		f[k].key = latest->fig[k].key;
 		f[k].unit = latest->fig[k].unit;
-		f[k].value = malloc((size_t)h->nrun * sizeof(double));
-		if (!f[k].value)
-			die("out of memory");
+		f[k].value = cmp_calloc((size_t)h->nrun, sizeof(double));
 		for (int i = 0; i < h->nrun; i++) {
 			const struct cmp_figure *g = cmp_node_figure(h->run[i], f[k].key);
 
@@ -281,7 +261,6 @@ static void print_gpu(struct hist_gpu *h, const struct hist_figure *f, int nf,
 
 	for (int k = 0; k < nf; k++) {
 		h->nflagged += f[k].verdict && strcmp(f[k].verdict, "moved");
-		h->nnotes += f[k].verdict && !strcmp(f[k].verdict, "moved");
 	}
 	printf("%s: %s on %s, %d run%s from %s to %s: %s\n", h->id,
 	       latest->key.ngpus ? latest->gpu[0].name : "no GPU", latest->host, h->nrun,
@@ -300,8 +279,7 @@ static void write_gpu_json(struct json_writer *w, const struct hist_gpu *h,
 	jw_kstr(w, "id", h->id);
 	jw_kstr(w, "host", h->run[h->nrun - 1]->host);
 	jw_kstr(w, "status", h->nflagged ? "flagged" : "ok");
-	jw_key(w, "runs");
-	jw_arr_begin(w);
+	jw_karr(w, "runs");
 	for (int i = 0; i < h->nrun; i++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "path", h->run[i]->path);
@@ -309,14 +287,12 @@ static void write_gpu_json(struct json_writer *w, const struct hist_gpu *h,
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
-	jw_key(w, "figures");
-	jw_arr_begin(w);
+	jw_karr(w, "figures");
 	for (int k = 0; k < nf; k++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "key", f[k].key);
 		jw_kstr(w, "unit", f[k].unit);
-		jw_key(w, "values");
-		jw_arr_begin(w);
+		jw_karr(w, "values");
 		for (int i = 0; i < h->nrun; i++)
 			jw_num(w, f[k].value[i]);
 		jw_arr_end(w);
@@ -351,8 +327,7 @@ int cmd_history(int argc, char **argv)
 	jw_init(&w, 1);
 	jw_obj_begin(&w);
 	jw_kstr(&w, "schema", "dmalab-history/1");
-	jw_key(&w, "gpus");
-	jw_arr_begin(&w);
+	jw_karr(&w, "gpus");
 	for (int i = 0; !rc && i < ng; i++) {
 		int nf;
 		struct hist_figure *f = figures_of(&g[i], &o, &nf);

@@ -21,7 +21,6 @@
 
 #include "compare.h"
 #include "lang.h"
-#include "learn.h"
 #include "runner.h"
 
 struct metrics_opts {
@@ -77,7 +76,6 @@ static void put_common(FILE *f, const struct cmp_node *n, const char *lab)
 	prom_label(f, "gpu_model", n->key.ngpus ? n->gpu[0].name : "", 0);
 	prom_label(f, "lab", lab, 0);
 }
-
 
 static void put_figures(FILE *f, const struct cmp_node *n, const char *name, int part)
 {
@@ -156,11 +154,14 @@ int metrics_save(const char *results_path, const char *out)
 {
 	struct cmp_node n;
 	char err[PATH_MAX + 300];
-	int rc;
+	int rc = 0;
 
 	if (cmp_node_load(results_path, &n, err, sizeof(err)))
 		return error("%s", err);
-	rc = save(out, &n);
+	if (out)
+		rc = save(out, &n);
+	else
+		write_metrics(stdout, &n);
 	cmp_node_free(&n);
 	return rc;
 }
@@ -168,16 +169,8 @@ int metrics_save(const char *results_path, const char *out)
 int cmd_metrics(int argc, char **argv)
 {
 	struct metrics_opts o;
-	struct cmp_node n;
-	char err[PATH_MAX + 300];
 
 	usage_set_help("dmalab metrics");
 	parse_metrics(&o, argc, argv);
-	if (o.out)
-		return metrics_save(o.in, o.out) ? 2 : 0;
-	if (cmp_node_load(o.in, &n, err, sizeof(err)))
-		return error("%s", err), 2;
-	write_metrics(stdout, &n);
-	cmp_node_free(&n);
-	return 0;
+	return metrics_save(o.in, o.out) ? 2 : 0;
 }
