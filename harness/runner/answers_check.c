@@ -75,7 +75,7 @@ static int question_add(struct ans_question *q, const char *claim)
 	return 1;
 }
 
-/* Drops every claim of lab from every question. */
+/* Drops every claim of lab (NULL: of every lab) from every question. */
 static void unmap_lab(struct ans_set *s, const char *lab)
 {
 	char owner[16];
@@ -87,7 +87,7 @@ static void unmap_lab(struct ans_set *s, const char *lab)
 
 			for (j = 0, n = 0; j < q->nclaims; j++) {
 				ans_claim_lab(q->claims[j], owner, sizeof(owner));
-				if (strcmp(owner, lab))
+				if (lab && strcmp(owner, lab))
 					q->claims[n++] = q->claims[j];
 				else
 					free(q->claims[j]);
@@ -131,60 +131,43 @@ static int map_word(const char *word, int first, void *ctx)
 {
 	struct map_ctx *m = ctx;
 	struct ans_question *q = (struct ans_question *)ans_find_question(m->s, word);
-	int rc;
 
 	(void)first;
-	if (!q)
-		return 0;
-	rc = question_add(q, m->claim);
-	if (rc < 0)
+	if (q && question_add(q, m->claim) < 0)
 		return -1;
-	m->backed++;
+	m->backed += q != NULL;
 	return 0;
+}
+
+/* Adds claim to the questions its list names: how many, or -1. */
+static int map_questions(struct ans_set *s, const char *claim, const char *questions)
+{
+	struct map_ctx m = { s, claim, 0 };
+
+	return each_word(questions, map_word, &m) ? -1 : m.backed;
 }
 
 int ans_map_claim(struct ans_set *s, const char *lab, const char *claim,
 		  const char *questions)
 {
-	struct map_ctx m = { s, claim, 0 };
-
-	if (mark_mapped(s, lab) || each_word(questions, map_word, &m))
-		return -1;
-	return m.backed;
+	return mark_mapped(s, lab) ? -1 : map_questions(s, claim, questions);
 }
 
 int ans_map_planned(struct ans_set *s)
 {
-	struct map_ctx m;
-
 	for (int i = 0; i < s->nplanned; i++) {
 		const struct ans_planned_lab *l = &s->planned[i];
 
-		if (ans_map_lab(s, l->id))
-			continue;
-		for (int k = 0; k < l->n; k++) {
-			m.s = s;
-			m.claim = l->claims[k].id;
-			m.backed = 0;
-			if (each_word(l->claims[k].questions, map_word, &m))
+		for (int k = 0; k < l->n && !ans_map_lab(s, l->id); k++)
+			if (map_questions(s, l->claims[k].id, l->claims[k].questions) < 0)
 				return -1;
-		}
 	}
 	return 0;
 }
 
 void ans_map_clear(struct ans_set *s)
 {
-	for (int i = 0; i < s->nch; i++)
-		for (int k = 0; k < s->ch[i].n; k++) {
-			struct ans_question *q = &s->ch[i].q[k];
-
-			for (int j = 0; j < q->nclaims; j++)
-				free(q->claims[j]);
-			free(q->claims);
-			q->claims = NULL;
-			q->nclaims = 0;
-		}
+	unmap_lab(s, NULL);
 	free(s->mapped);
 	s->mapped = NULL;
 	s->nmapped = 0;

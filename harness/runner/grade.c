@@ -12,7 +12,6 @@
  * --gradescope FILE Gradescope's results.json from the same numbers
  * (gradescope.c).
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
