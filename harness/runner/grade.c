@@ -114,8 +114,10 @@ static void planned_said(const char *id, const char *text, char *buf, size_t len
 	snprintf(buf, len, MSG("grade.planned", "planned: %s"), joined);
 }
 
-const char *claim_view_said(const struct learn_ctx *lc, const struct claim_view *v, char *buf,
-			    size_t len)
+/* v's evidence as the learner reads it: a measured claim's got vs want in the
+ * kit's language (buf); else v->evidence, which grade.json keeps in English */
+static const char *claim_view_said(const struct learn_ctx *lc, const struct claim_view *v,
+				   char *buf, size_t len)
 {
 	const struct ans_planned_claim *pc = ans_find_planned(&lc->ans, v->id);
 
@@ -235,7 +237,8 @@ static const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
 	return en;
 }
 
-const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v)
+/* "confirmed", "contradicted", "skipped", "unverified", "lab not built yet" */
+static const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v)
 {
 	/* "not built yet": a claim's word fits its 13-column field; the question says "lab" */
 	static const char *const words[] = { "confirmed", "contradicted", "unverified",
@@ -249,6 +252,15 @@ const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view 
 	if (v->state == ANS_UNVERIFIED && v->c && undecided[v->c->status])
 		return verdict_word_lang(lc, undecided[v->c->status]);
 	return verdict_word_lang(lc, words[v->state]);
+}
+
+void claim_view_print(const struct learn_ctx *lc, const struct claim_view *v, int indent, FILE *f)
+{
+	const char *word = claim_view_word(lc, v);
+	char said[600];
+
+	fprintf(f, "%*s%-6s %s%*s %s [lab-%s]\n", indent, "", v->id, word, word_pad(word, 13),
+		"", claim_view_said(lc, v, said, sizeof(said)), v->lab);
 }
 
 static void print_erratum(const struct claim_view *v, FILE *f)
@@ -300,11 +312,9 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 		const struct claim_view *v = &g->views[k];
 
 		const struct json *p = learn_prediction(&lc->res, v->id);
-		const char *word = claim_view_word(lc, v);
-		char said[400], gw[600];
+		char said[400];
 
-		fprintf(f, "      %-6s %s%*s %s [lab-%s]\n", v->id, word, word_pad(word, 13), "",
-			claim_view_said(lc, v, gw, sizeof(gw)), v->lab);
+		claim_view_print(lc, v, 6, f);
 		if (v->state == ANS_CONTRADICTED && v->c->erratum_status[0])
 			print_erratum(v, f);
 		if (p) {
@@ -360,38 +370,33 @@ static void print_chapter(const struct learn_ctx *lc, const struct chapter_grade
 }
 
 /* The measured claims that back no question (answers.h, ANS_BEYOND): shown
- * after the chapters, with their verdicts, and scored nowhere. */
-static void each_beyond(const struct learn_ctx *lc, void (*fn)(const struct claim_view *v,
-								void *arg), void *arg)
+ * after the chapters, with their verdicts, and scored nowhere.  Each one's
+ * view in turn, from *i, *k on: 1, or 0 after the last. */
+static int next_beyond(const struct learn_ctx *lc, int *i, int *k, struct claim_view *v)
 {
-	struct claim_view v;
-
-	for (int i = 0; i < lc->res.nlabs; i++)
-		for (int k = 0; k < lc->res.labs[i].nclaims; k++)
-			if (ans_beyond_chapter(lc->res.labs[i].claims[k].question)) {
-				claim_view_make(lc, lc->res.labs[i].claims[k].id, &v);
-				fn(&v, arg);
+	for (; *i < lc->res.nlabs; (*i)++, *k = 0)
+		for (; *k < lc->res.labs[*i].nclaims; (*k)++)
+			if (ans_beyond_chapter(lc->res.labs[*i].claims[*k].question)) {
+				claim_view_make(lc, lc->res.labs[*i].claims[(*k)++].id, v);
+				return 1;
 			}
+	return 0;
 }
 
-struct beyond_print {
-	const struct learn_ctx *lc;
-	int n;
-};
-
-static void print_beyond_one(const struct claim_view *v, void *arg)
+static void print_beyond(const struct learn_ctx *lc)
 {
-	struct beyond_print *bp = arg;
-	const char *word;
-	char gw[600];
+	struct claim_view v;
+	int i = 0, k = 0, n = 0;
 
-	if (!bp->n++)
-		printf("%s\n", TR(bp->lc, "beyond the chapter (measured, said by no chapter; "
-				   "not scored):",
-				   "超出章节范围（测得，但没有哪一章这样说；不计分）："));
-	word = claim_view_word(bp->lc, v);
-	printf("      %-6s %s%*s %s [lab-%s]\n", v->id, word, word_pad(word, 13), "",
-	       claim_view_said(bp->lc, v, gw, sizeof(gw)), v->lab);
+	while (next_beyond(lc, &i, &k, &v)) {
+		if (!n++)
+			printf("%s\n", TR(lc, "beyond the chapter (measured, said by no chapter; "
+					  "not scored):",
+					  "超出章节范围（测得，但没有哪一章这样说；不计分）："));
+		claim_view_print(lc, &v, 6, stdout);
+	}
+	if (n)
+		printf("\n");
 }
 
 /* Each question of the chapter to the Gradescope file (gradescope.c), with
@@ -466,17 +471,11 @@ static void json_question(struct json_writer *w, const struct question_grade *g)
 	jw_kbool(w, "lab_not_built", g->not_built);
 	jw_kint(w, "claims_decided", question_decided(g));
 	jw_kint(w, "claims_planned", g->t.claims);
-	jw_key(w, "claims");
-	jw_arr_begin(w);
+	jw_karr(w, "claims");
 	for (int k = 0; k < g->q->nclaims; k++)
 		json_view(w, &g->views[k]);
 	jw_arr_end(w);
 	jw_obj_end(w);
-}
-
-static void json_beyond_one(const struct claim_view *v, void *w)
-{
-	json_view(w, v);
 }
 
 static void json_score(struct json_writer *w, const struct score *s)
@@ -496,8 +495,7 @@ static void json_chapter(struct json_writer *w, const struct chapter_grade *cg)
 	jw_kstr(w, "id", cg->ch->id);
 	jw_kstr(w, "title", cg->ch->title);
 	json_score(w, &cg->sc);
-	jw_key(w, "questions");
-	jw_arr_begin(w);
+	jw_karr(w, "questions");
 	for (int i = 0; i < cg->ch->n; i++)
 		json_question(w, &cg->qs[i]);
 	jw_arr_end(w);
@@ -568,8 +566,9 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 		       int n, const struct score *total)
 {
 	struct json_writer w;
+	struct claim_view v;
 	char path[PATH_MAX + 16], now[32];
-	int rc;
+	int rc, i = 0, k = 0;
 
 	learn_iso_now(now, sizeof(now));
 	jw_init(&w, 1);
@@ -579,18 +578,16 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	jw_kstr(&w, "results", source);
 	jw_kstr(&w, "results_started", lc->res.started);
 	jw_kstr(&w, "chapter", lc->opt->chapter);
-	jw_key(&w, "chapters");
-	jw_arr_begin(&w);
-	for (int i = 0; i < n; i++)
-		json_chapter(&w, &cgs[i]);
+	jw_karr(&w, "chapters");
+	for (int c = 0; c < n; c++)
+		json_chapter(&w, &cgs[c]);
 	jw_arr_end(&w);
-	jw_key(&w, "beyond_chapter");
-	jw_arr_begin(&w);
-	each_beyond(lc, json_beyond_one, &w);
+	jw_karr(&w, "beyond_chapter");
+	while (next_beyond(lc, &i, &k, &v))
+		json_view(&w, &v);
 	jw_arr_end(&w);
 	json_errata(&w, &lc->errata);
-	jw_key(&w, "overall");
-	jw_obj_begin(&w);
+	jw_kobj(&w, "overall");
 	json_score(&w, total);
 	jw_obj_end(&w);
 	grade_json_learner(&w, &lc->res);
@@ -626,11 +623,7 @@ int cmd_grade(struct learn_ctx *lc)
 			rc = 1;
 	}
 	if (!rc) {
-		struct beyond_print beyond = { lc, 0 };
-
-		each_beyond(lc, print_beyond_one, &beyond);
-		if (beyond.n)
-			printf("\n");
+		print_beyond(lc);
 		grade_print_exercises(lc, stdout);
 		if (lc->opt->gradescope && gradescope_learner(lc, &gs))
 			rc = 1;

@@ -121,12 +121,11 @@ struct claim_view {
 	char evidence[600];        /* got vs want, or why there is none */
 };
 void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_view *v);
-/* v's evidence as the learner reads it: a measured claim's got vs want in the
- * kit's language (buf); else v->evidence, which grade.json keeps in English */
-const char *claim_view_said(const struct learn_ctx *lc, const struct claim_view *v, char *buf,
-			    size_t len);
-/* "confirmed", "contradicted", "skipped", "unverified", "lab not built yet" */
-const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v);
+/* v's line as grade and quiz print it, `indent` blanks first: its id, its
+ * word ("confirmed", "skipped", "not built yet"...) and its evidence as the
+ * learner reads it (got vs want in the kit's language), its lab */
+void claim_view_print(const struct learn_ctx *lc, const struct claim_view *v, int indent,
+		      FILE *f);
 int cmd_grade(struct learn_ctx *lc);
 extern const char GRADE_RULE[];
 

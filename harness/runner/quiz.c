@@ -449,8 +449,6 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 {
 	struct learn_ctx *lc = z->lc;
 	struct claim_view v;
-	const char *word;
-	char gw[600];
 	double number = 0, s;
 	int k, has_number = typed_number(it->answer, &number);
 
@@ -461,9 +459,7 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 				     "（没有结果：请运行 make check）"));
 	for (k = 0; k < q->nclaims; k++) {
 		claim_view_make(lc, q->claims[k], &v);
-		word = claim_view_word(lc, &v);
-		printf("  %-6s %s%*s %s [lab-%s]\n", v.id, word, word_pad(word, 13), "",
-		       claim_view_said(lc, &v, gw, sizeof(gw)), v.lab);
+		claim_view_print(lc, &v, 2, stdout);
 		if (v.state == ANS_CONTRADICTED && v.c->erratum_status[0]) {
 			char line[600];
 
