@@ -119,13 +119,6 @@ static int self_path(char *self)
 	return n > 0 ? 0 : -1;
 }
 
-static void self_dir_labs(char *out, size_t len)
-{
-	char self[PATH_MAX];
-
-	snprintf(out, len, "%s/labs", self_path(self) ? "." : dirname(self));
-}
-
 static void learn_option(struct learn_opts *o, int c, const char *arg)
 {
 	switch (c) {
@@ -201,6 +194,7 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 static void learn_defaults(struct learn_opts *o, char **argv)
 {
 	const char *env = getenv("DMALAB_TIMEOUT_MUL");
+	char self[PATH_MAX];
 
 	memset(o, 0, sizeof(*o));
 	o->command = argv[1];
@@ -209,7 +203,8 @@ static void learn_defaults(struct learn_opts *o, char **argv)
 	o->lang = dmalab_lang() == DMALAB_ZH ? ANS_ZH : ANS_EN; /* DMALAB_LANG, else the locale */
 	o->seed = (unsigned)time(NULL) ^ (unsigned)getpid();
 	o->timeout_mul = env && *env ? parse_timeout_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
-	self_dir_labs(o->labs_dir, sizeof(o->labs_dir));
+	snprintf(o->labs_dir, sizeof(o->labs_dir), "%s/labs",
+		 self_path(self) ? "." : dirname(self));
 }
 
 /* The positional arguments: a lab id for hint, none for the others. */

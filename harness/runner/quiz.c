@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -279,20 +280,14 @@ static char mark_of(const char *s)
 		{ "skip", 's' }, { "q", 'q' }, { "quit", 'q' }, { "对", 'y' }, { "是", 'y' },
 		{ "错", 'n' }, { "否", 'n' }, { "跳过", 's' }, { "退出", 'q' },
 	};
-	char w[32];
 	size_t n;
 
 	s += strspn(s, " \t");
 	n = strlen(s);
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
-	if (n >= sizeof(w))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		w[i] = (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] + 32 : s[i]);
-	w[n] = '\0';
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(w, words[i].word))
+		if (strlen(words[i].word) == n && !strncasecmp(s, words[i].word, n))
 			return words[i].mark;
 	return 0;
 }
@@ -318,11 +313,6 @@ static char ask_mark(struct quiz *z, const char *question, const char *choices)
 		printf("%s\n", TR(z->lc, "(please answer with one of the letters shown)",
 				  "（请输入方括号里的一个字母）"));
 	}
-}
-
-static int yes_no(struct quiz *z, const char *question)
-{
-	return ask_mark(z, question, "[y/n]") == 'y';
 }
 
 /* ------------------------------------------------------------------------ */
@@ -356,8 +346,8 @@ static void load_results(struct quiz *z)
 	}
 	printf("%s\n  %s\n", TR(lc, "No usable results of this machine:",
 				"没有这台机器可用的测量结果："), lc->res_error);
-	if (!yes_no(z, TR(lc, "Run the labs now (dmalab check, a minute or two)?",
-			  "现在运行实验吗（dmalab check，一两分钟）？"))) {
+	if (ask_mark(z, TR(lc, "Run the labs now (dmalab check, a minute or two)?",
+			   "现在运行实验吗（dmalab check，一两分钟）？"), "[y/n]") != 'y') {
 		printf("%s\n\n", TR(lc, "The quiz goes on without measurements (make check adds "
 				    "them).",
 				    "测验继续，但没有测量结果（之后可运行 make check）。"));
@@ -395,7 +385,7 @@ static void offer_missing_labs(struct quiz *z, const struct ans_question *q)
 		return;
 	printf("%s lab-%s%s\n", TR(lc, "No results yet for", "还没有这些实验的结果："), labs[0],
 	       n > 1 ? " ..." : "");
-	if (!yes_no(z, TR(lc, "Run them now?", "现在运行吗？")))
+	if (ask_mark(z, TR(lc, "Run them now?", "现在运行吗？"), "[y/n]") != 'y')
 		return;
 	for (i = 0; i < n; i++)
 		ids[i] = labs[i];
