@@ -55,8 +55,7 @@ static int save_counts(const struct learn_opts *o, const char *path,
 	jw_init(&w, 1);
 	jw_obj_begin(&w);
 	jw_kstr(&w, "schema", "dmalab-hints/1");
-	jw_key(&w, "shown");
-	jw_obj_begin(&w);
+	jw_kobj(&w, "shown");
 	for (i = 0; i < n; i++)
 		jw_kint(&w, c[i].lab, c[i].shown);
 	jw_obj_end(&w);

@@ -364,8 +364,7 @@ void predict_write(const struct lab_entry *lab, struct json_writer *w)
 {
 	if (!lab->pred)
 		return;
-	jw_key(w, "predictions");
-	jw_arr_begin(w);
+	jw_karr(w, "predictions");
 	for (int i = 0; i < lab->npred; i++)
 		write_one(lab, &lab->pred[i], w);
 	jw_arr_end(w);

@@ -61,8 +61,7 @@ static int save(struct quiz *z)
 	jw_obj_begin(&w);
 	jw_kstr(&w, "schema", "dmalab-quiz/1");
 	jw_kstr(&w, "lang", z->lc->opt->lang == ANS_ZH ? "zh" : "en");
-	jw_key(&w, "questions");
-	jw_arr_begin(&w);
+	jw_karr(&w, "questions");
 	for (int i = 0; i < z->n; i++) {
 		jw_obj_begin(&w);
 		jw_kstr(&w, "id", z->items[i].id);
