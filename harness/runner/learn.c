@@ -331,12 +331,10 @@ int learn_run_check(const struct learn_opts *o, const char *results_dir,
 /* ------------------------------------------------------------------------ */
 /* The question -> claims map, from the built labs' --describe               */
 
-/* The built labs and their --describe, once; 0, or -1 when the labs
- * directory cannot be read (it said why). */
+/* The built labs and their --describe; 0, or -1 when the labs directory
+ * cannot be read (it said why). */
 static int learn_discover(struct learn_ctx *lc)
 {
-	if (lc->have_labs)
-		return 0;
 	snprintf(lc->labs_opt.labs_dir, sizeof(lc->labs_opt.labs_dir), "%s", lc->opt->labs_dir);
 	lc->labs_opt.timeout_mul = lc->opt->timeout_mul;
 	lc->labs.opt = &lc->labs_opt;
@@ -528,8 +526,6 @@ int cmd_answers(struct learn_ctx *lc)
 	char (*qs)[512] = NULL;
 	int nb, errors;
 
-	if (!lc->have_labs)
-		return 1;
 	nb = collect_built(rs, &b, &qs);
 	errors = nb < 0 ? 1 : describe_errors(rs) + ans_cross_check(&lc->ans, b, nb, stdout);
 	printf("answers: %d chapter(s), %d built lab(s) with %d claim(s), %d planned lab(s): "
