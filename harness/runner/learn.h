@@ -23,6 +23,7 @@
 
 #include "answers.h"
 #include "errata.h"
+#include "lang.h"
 #include "runner.h"
 
 struct learn_opts {
@@ -90,8 +91,8 @@ int learn_mkdirs(const char *dir);
  * says "cannot <verb> 'path'".  0, or -1. */
 int learn_write_json(struct json_writer *w, const char *dir, const char *path,
 		     const char *verb);
-/* A message in the learner's language. */
-#define TR(lc, en, zh) ((lc)->opt->lang == ANS_ZH ? (zh) : (en))
+/* A message in the learner's language (learn_opts.lang follows dmalab_lang()). */
+#define TR(en, zh) (dmalab_lang() == DMALAB_ZH ? (zh) : (en))
 /*
  * The question -> claims map (answers.h): the claims of the built labs as
  * their --describe names them, then those of labs in the results that are
