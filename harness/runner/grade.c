@@ -391,7 +391,8 @@ static void print_beyond(const struct learn_ctx *lc)
 	while (next_beyond(lc, &i, &k, &v)) {
 		if (!n++)
 			printf("%s\n", TR("beyond the chapter (measured, said by no chapter; not "
-					  "scored):", "超出章节范围（测得，但没有哪一章这样说；不计分）："));
+					  "scored):",
+					  "超出章节范围（测得，但没有哪一章这样说；不计分）："));
 		claim_view_print(lc, &v, 6, stdout);
 	}
 	if (n)

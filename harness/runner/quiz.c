@@ -343,8 +343,8 @@ static void load_results(struct quiz *z)
 		learn_map(lc); /* the claims of labs not built here */
 		return;
 	}
-	printf("%s\n  %s\n", TR("No usable results of this machine:", "没有这台机器可用的测量结果："),
-	       lc->res_error);
+	printf("%s\n  %s\n", TR("No usable results of this machine:",
+				"没有这台机器可用的测量结果："), lc->res_error);
 	if (ask_mark(z, TR("Run the labs now (dmalab check, a minute or two)?",
 			   "现在运行实验吗（dmalab check，一两分钟）？"), "[y/n]") != 'y') {
 		printf("%s\n\n", TR("The quiz goes on without measurements (make check adds them).",
@@ -443,7 +443,8 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 	it->number_score = NAN; /* of this answer only */
 	printf("--- %s ---\n", TR("what this machine measured", "这台机器的测量结果"));
 	if (!lc->have_results)
-		printf("  %s\n", TR("(no results: run make check)", "（没有结果：请运行 make check）"));
+		printf("  %s\n", TR("(no results: run make check)",
+				     "（没有结果：请运行 make check）"));
 	for (k = 0; k < q->nclaims; k++) {
 		claim_view_make(lc, q->claims[k], &v);
 		claim_view_print(lc, &v, 2, stdout);
@@ -499,8 +500,8 @@ static int ask(struct quiz *z, struct quiz_item *it, const struct ans_question *
 	print_block(q->answer[l]);
 	offer_missing_labs(z, q);
 	show_measured(z, it, q);
-	m = ask_mark(z, TR("Did you get it right? yes, no, skip, quit", "答对了吗？对、错、跳过、退出"),
-		     "[y/n/s/q]");
+	m = ask_mark(z, TR("Did you get it right? yes, no, skip, quit",
+			   "答对了吗？对、错、跳过、退出"), "[y/n/s/q]");
 	if (!m || m == 'q') {
 		if (!z->stop)
 			z->stop = 1;
@@ -546,7 +547,8 @@ static void print_scores(struct quiz *z)
 		       s->ch[i].id, right, right + wrong);
 		if (right + wrong)
 			printf(TR(" (%.0f%%)", "（%.0f%%）"), 100.0 * right / (right + wrong));
-		printf(TR(", %d skipped, %d still to answer\n", "，跳过 %d，未答 %d\n"), skip, open);
+		printf(TR(", %d skipped, %d still to answer\n", "，跳过 %d，未答 %d\n"),
+		       skip, open);
 	}
 }
 
