@@ -10,7 +10,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <glob.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,9 +113,8 @@ static const struct sec_kind question_kind = {
 		       "lab's spec (answers/README.md)",
 };
 
-static int to_question(struct sec_doc *d, struct sec_section *s, struct ans_question *q)
+static void to_question(struct sec_section *s, struct ans_question *q)
 {
-	(void)d;
 	snprintf(q->id, sizeof(q->id), "%.23s", s->id); /* question_id_ok: < 24 */
 	q->line = s->line;
 	for (int i = 0; i < s->nf; i++) {
@@ -127,7 +125,6 @@ static int to_question(struct sec_doc *d, struct sec_section *s, struct ans_ques
 		else if (f->key == Q_ANSWER_EN || f->key == Q_ANSWER_ZH)
 			q->answer[f->key == Q_ANSWER_ZH] = sec_take(f);
 	}
-	return 0;
 }
 
 static void question_free(struct ans_question *q)
@@ -163,11 +160,8 @@ static int to_chapter(struct sec_doc *d, struct ans_chapter *c)
 		return sec_error(d, 1, "out of memory");
 	if (!d->ns)
 		return sec_error(d, d->title_line, "chapter %s has no question", c->id);
-	for (int i = 0; i < d->ns; i++, c->n++)
-		if (to_question(d, &d->s[i], &c->q[i])) {
-			c->n++;
-			return -1;
-		}
+	for (int i = 0; i < d->ns; i++)
+		to_question(&d->s[i], &c->q[c->n++]);
 	return 0;
 }
 

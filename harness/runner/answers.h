@@ -178,9 +178,6 @@ struct ans_seed {
 	char name[256];          /* for messages: the file's name */
 	uint32_t *cp;            /* its ideographs, in order */
 	size_t n;
-	size_t *at;              /* every start of a min-long run, sorted by
-				  * the run's text (searched by bisection) */
-	size_t nat;
 	size_t min;
 };
 /* Reads a chapter's text (UTF-8; invalid bytes are skipped).  0, or -1 with

@@ -13,25 +13,18 @@
 /* ------------------------------------------------------------------------ */
 /* The question -> claims map                                                */
 
-/* Calls fn on each blank-separated word of list (cut to 63 bytes) until it
- * returns non-zero; returns that, or 0. */
-static int each_word(const char *list, int (*fn)(const char *word, int first, void *ctx),
-		     void *ctx)
+/* The next blank-separated word of *list (cut to 63 bytes) into word,
+ * advancing *list: 1, or 0 at its end. */
+static int next_word(const char **list, char word[64])
 {
-	char word[64];
 	size_t n;
-	int rc, first = 1;
 
-	while (list && *(list += strspn(list, " \t\n"))) {
-		n = strcspn(list, " \t\n");
-		snprintf(word, sizeof(word), "%.*s", (int)(n < 63 ? n : 63), list);
-		rc = fn(word, first, ctx);
-		if (rc)
-			return rc;
-		first = 0;
-		list += n;
-	}
-	return 0;
+	if (!*list || !*(*list += strspn(*list, " \t\n")))
+		return 0;
+	n = strcspn(*list, " \t\n");
+	snprintf(word, 64, "%.*s", (int)(n < 63 ? n : 63), *list);
+	*list += n;
+	return 1;
 }
 
 /* Claim ids in the order of their numbers: "02.10" after "02.9". */
@@ -75,7 +68,7 @@ static int question_add(struct ans_question *q, const char *claim)
 	return 1;
 }
 
-/* Drops every claim of lab from every question. */
+/* Drops every claim of lab (NULL: of every lab) from every question. */
 static void unmap_lab(struct ans_set *s, const char *lab)
 {
 	char owner[16];
@@ -87,7 +80,7 @@ static void unmap_lab(struct ans_set *s, const char *lab)
 
 			for (j = 0, n = 0; j < q->nclaims; j++) {
 				ans_claim_lab(q->claims[j], owner, sizeof(owner));
-				if (strcmp(owner, lab))
+				if (lab && strcmp(owner, lab))
 					q->claims[n++] = q->claims[j];
 				else
 					free(q->claims[j]);
@@ -121,70 +114,43 @@ static int mark_mapped(struct ans_set *s, const char *lab)
 	return 0;
 }
 
-struct map_ctx {
-	struct ans_set *s;
-	const char *claim;
-	int backed;
-};
-
-static int map_word(const char *word, int first, void *ctx)
+/* Adds claim to the questions its list names: how many, or -1. */
+static int map_questions(struct ans_set *s, const char *claim, const char *list)
 {
-	struct map_ctx *m = ctx;
-	struct ans_question *q = (struct ans_question *)ans_find_question(m->s, word);
-	int rc;
+	struct ans_question *q;
+	char word[64];
+	int backed = 0;
 
-	(void)first;
-	if (!q)
-		return 0;
-	rc = question_add(q, m->claim);
-	if (rc < 0)
-		return -1;
-	m->backed++;
-	return 0;
+	while (next_word(&list, word))
+		if ((q = (struct ans_question *)ans_find_question(s, word))) {
+			if (question_add(q, claim) < 0)
+				return -1;
+			backed++;
+		}
+	return backed;
 }
 
 int ans_map_claim(struct ans_set *s, const char *lab, const char *claim,
 		  const char *questions)
 {
-	struct map_ctx m = { s, claim, 0 };
-
-	if (mark_mapped(s, lab) || each_word(questions, map_word, &m))
-		return -1;
-	return m.backed;
+	return mark_mapped(s, lab) ? -1 : map_questions(s, claim, questions);
 }
 
 int ans_map_planned(struct ans_set *s)
 {
-	struct map_ctx m;
-
 	for (int i = 0; i < s->nplanned; i++) {
 		const struct ans_planned_lab *l = &s->planned[i];
 
-		if (ans_map_lab(s, l->id))
-			continue;
-		for (int k = 0; k < l->n; k++) {
-			m.s = s;
-			m.claim = l->claims[k].id;
-			m.backed = 0;
-			if (each_word(l->claims[k].questions, map_word, &m))
+		for (int k = 0; k < l->n && !ans_map_lab(s, l->id); k++)
+			if (map_questions(s, l->claims[k].id, l->claims[k].questions) < 0)
 				return -1;
-		}
 	}
 	return 0;
 }
 
 void ans_map_clear(struct ans_set *s)
 {
-	for (int i = 0; i < s->nch; i++)
-		for (int k = 0; k < s->ch[i].n; k++) {
-			struct ans_question *q = &s->ch[i].q[k];
-
-			for (int j = 0; j < q->nclaims; j++)
-				free(q->claims[j]);
-			free(q->claims);
-			q->claims = NULL;
-			q->nclaims = 0;
-		}
+	unmap_lab(s, NULL);
 	free(s->mapped);
 	s->mapped = NULL;
 	s->nmapped = 0;
@@ -201,59 +167,44 @@ static int built_lab(const struct ans_built *b, int nb, const char *lab)
 	return 0;
 }
 
-/* What one claim's list of questions names, for the messages. */
-struct check_ctx {
-	const struct ans_set *s;
-	FILE *out;
-	const char *claim;
-	const char *whose;       /* "lab-02" or "planned-claims.md" */
-	int tag_allowed;         /* its first word may be a section ("ch1.table") */
-	int backed, errors;
-};
-
-static int check_word(const char *word, int first, void *ctx)
+/* The errors of one claim's list of questions, printed: a word that is no
+ * question of s, or no question at all.  whose: "lab-02" or
+ * "planned-claims.md"; tag_allowed: its first word may be a section. */
+static int check_claim(const struct ans_set *s, FILE *out, const char *claim,
+		       const char *whose, int tag_allowed, const char *list)
 {
-	struct check_ctx *c = ctx;
+	const char *p = list;
+	char word[64];
+	int first = 1, backed = 0, errors = 0;
 
-	if (ans_find_question(c->s, word)) {
-		c->backed++;
-		return 0;
+	for (; next_word(&p, word); first = 0) {
+		if (ans_find_question(s, word)) {
+			backed++;
+			continue;
+		}
+		if (first && tag_allowed && !ans_question_id_ok(word))
+			continue; /* the claim's own section, shown in the claims table */
+		fprintf(out, "error: claim %s of %s names question %s, which %s\n", claim, whose,
+			word, ans_question_id_ok(word) ? "no answers file has"
+			: "is not a question id (like ch1.Q2)");
+		errors++;
 	}
-	if (first && c->tag_allowed && !ans_question_id_ok(word))
-		return 0; /* the claim's own section, shown in the claims table */
-	fprintf(c->out, "error: claim %s of %s names question %s, which %s\n", c->claim,
-		c->whose, word, ans_question_id_ok(word) ? "no answers file has"
-		: "is not a question id (like ch1.Q2)");
-	c->errors++;
-	return 0;
-}
-
-static int check_claim(struct check_ctx *c, const char *questions)
-{
-	c->backed = 0;
-	c->errors = 0;
-	each_word(questions, check_word, c);
-	if (!c->backed && !c->errors && !(c->tag_allowed && ans_beyond_chapter(questions))) {
-		fprintf(c->out, "error: claim %s of %s backs no question: name one in %s\n",
-			c->claim, c->whose, c->tag_allowed ? "its spec's question"
-			: "its brackets");
-		c->errors++;
-	}
-	return c->errors;
+	if (backed || errors || (tag_allowed && ans_beyond_chapter(list)))
+		return errors;
+	fprintf(out, "error: claim %s of %s backs no question: name one in %s\n", claim, whose,
+		tag_allowed ? "its spec's question" : "its brackets");
+	return 1;
 }
 
 /* Every built claim names questions that exist, at least one. */
 static int check_built(const struct ans_set *s, const struct ans_built *b, int nb, FILE *out)
 {
-	struct check_ctx c = { s, out, NULL, NULL, 1, 0, 0 };
 	char whose[32];
 	int i, errors = 0;
 
 	for (i = 0; i < nb; i++) {
 		snprintf(whose, sizeof(whose), "lab-%.20s", b[i].lab);
-		c.claim = b[i].claim;
-		c.whose = whose;
-		errors += check_claim(&c, b[i].questions);
+		errors += check_claim(s, out, b[i].claim, whose, 1, b[i].questions);
 	}
 	return errors;
 }
@@ -261,7 +212,6 @@ static int check_built(const struct ans_set *s, const struct ans_built *b, int n
 /* So does every planned claim of a lab not built. */
 static int check_planned(const struct ans_set *s, const struct ans_built *b, int nb, FILE *out)
 {
-	struct check_ctx c = { s, out, NULL, "planned-claims.md", 0, 0, 0 };
 	int i, k, errors = 0;
 
 	for (i = 0; i < s->nplanned; i++) {
@@ -272,24 +222,22 @@ static int check_planned(const struct ans_set *s, const struct ans_built *b, int
 				"of planned-claims.md) are no longer used\n", l->id, l->line);
 			continue;
 		}
-		for (k = 0; k < l->n; k++) {
-			c.claim = l->claims[k].id;
-			errors += check_claim(&c, l->claims[k].questions);
-		}
+		for (k = 0; k < l->n; k++)
+			errors += check_claim(s, out, l->claims[k].id, "planned-claims.md", 0,
+					      l->claims[k].questions);
 	}
 	return errors;
 }
 
-static int same_word(const char *word, int first, void *id)
-{
-	(void)first;
-	return !strcmp(word, id);
-}
-
 /* 1 if the claim's list names the question. */
-static int names(const char *questions, const char *id)
+static int names(const char *list, const char *id)
 {
-	return each_word(questions, same_word, (void *)id);
+	char word[64];
+
+	while (next_word(&list, word))
+		if (!strcmp(word, id))
+			return 1;
+	return 0;
 }
 
 /* Every question is backed by a built claim or a planned one of a lab not built. */

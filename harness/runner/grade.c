@@ -12,7 +12,6 @@
  * --gradescope FILE Gradescope's results.json from the same numbers
  * (gradescope.c).
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,8 +114,10 @@ static void planned_said(const char *id, const char *text, char *buf, size_t len
 	snprintf(buf, len, MSG("grade.planned", "planned: %s"), joined);
 }
 
-const char *claim_view_said(const struct learn_ctx *lc, const struct claim_view *v, char *buf,
-			    size_t len)
+/* v's evidence as the learner reads it: a measured claim's got vs want in the
+ * kit's language (buf); else v->evidence, which grade.json keeps in English */
+static const char *claim_view_said(const struct learn_ctx *lc, const struct claim_view *v,
+				   char *buf, size_t len)
 {
 	const struct ans_planned_claim *pc = ans_find_planned(&lc->ans, v->id);
 
@@ -236,7 +237,8 @@ static const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
 	return en;
 }
 
-const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v)
+/* "confirmed", "contradicted", "skipped", "unverified", "lab not built yet" */
+static const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v)
 {
 	/* "not built yet": a claim's word fits its 13-column field; the question says "lab" */
 	static const char *const words[] = { "confirmed", "contradicted", "unverified",
@@ -250,6 +252,15 @@ const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view 
 	if (v->state == ANS_UNVERIFIED && v->c && undecided[v->c->status])
 		return verdict_word_lang(lc, undecided[v->c->status]);
 	return verdict_word_lang(lc, words[v->state]);
+}
+
+void claim_view_print(const struct learn_ctx *lc, const struct claim_view *v, int indent, FILE *f)
+{
+	const char *word = claim_view_word(lc, v);
+	char said[600];
+
+	fprintf(f, "%*s%-6s %s%*s %s [lab-%s]\n", indent, "", v->id, word, word_pad(word, 13),
+		"", claim_view_said(lc, v, said, sizeof(said)), v->lab);
 }
 
 static void print_erratum(const struct claim_view *v, FILE *f)
@@ -282,11 +293,11 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 	const char *qual = "";
 
 	if (g->t.contradicted && g->t.known_errata == g->t.contradicted)
-		qual = TR(lc, " (known erratum)", "（已知勘误）");
+		qual = TR(" (known erratum)", "（已知勘误）");
 	else if (!g->counted && g->not_built)
-		qual = TR(lc, " (lab not built yet)", "（实验尚未构建）");
+		qual = TR(" (lab not built yet)", "（实验尚未构建）");
 	else if (!g->q->nclaims) /* its labs neither built here nor in the results */
-		qual = TR(lc, " (no claim of these labs backs it)", "（没有论断支撑它）");
+		qual = TR(" (no claim of these labs backs it)", "（没有论断支撑它）");
 	fprintf(f, "  %-7s %s%s", g->q->id, verdict_word_lang(lc, g->status), qual);
 	if (g->t.claims && lc->opt->lang == ANS_ZH)
 		fprintf(f, "；%d 条论断中 %d 条得出结论", g->t.claims, question_decided(g));
@@ -294,18 +305,16 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 		fprintf(f, "; %d of %d claim%s decided", question_decided(g), g->t.claims,
 			g->t.claims == 1 ? "" : "s");
 	if (question_decided(g) && !g->counted)
-		fprintf(f, "%s", TR(lc, " (fewer than half: not scored)", "（不足一半：不计分）"));
+		fprintf(f, "%s", TR(" (fewer than half: not scored)", "（不足一半：不计分）"));
 	fprintf(f, "\n");
 	fprintf(f, "          %s\n", g->q->prompt[lc->opt->lang]);
 	for (int k = 0; k < g->q->nclaims; k++) {
 		const struct claim_view *v = &g->views[k];
 
 		const struct json *p = learn_prediction(&lc->res, v->id);
-		const char *word = claim_view_word(lc, v);
-		char said[400], gw[600];
+		char said[400];
 
-		fprintf(f, "      %-6s %s%*s %s [lab-%s]\n", v->id, word, word_pad(word, 13), "",
-			claim_view_said(lc, v, gw, sizeof(gw)), v->lab);
+		claim_view_print(lc, v, 6, f);
 		if (v->state == ANS_CONTRADICTED && v->c->erratum_status[0])
 			print_erratum(v, f);
 		if (p) {
@@ -355,44 +364,39 @@ static void print_chapter(const struct learn_ctx *lc, const struct chapter_grade
 	printf("%s: %s\n", cg->ch->id, msg_text(key, cg->ch->title));
 	for (int i = 0; i < cg->ch->n; i++)
 		print_question(lc, &cg->qs[i], stdout);
-	snprintf(what, sizeof(what), TR(lc, "score %s", "得分 %s"), cg->ch->id);
+	snprintf(what, sizeof(what), TR("score %s", "得分 %s"), cg->ch->id);
 	print_score(lc, what, &cg->sc);
 	printf("\n");
 }
 
 /* The measured claims that back no question (answers.h, ANS_BEYOND): shown
- * after the chapters, with their verdicts, and scored nowhere. */
-static void each_beyond(const struct learn_ctx *lc, void (*fn)(const struct claim_view *v,
-								void *arg), void *arg)
+ * after the chapters, with their verdicts, and scored nowhere.  Each one's
+ * view in turn, from *i, *k on: 1, or 0 after the last. */
+static int next_beyond(const struct learn_ctx *lc, int *i, int *k, struct claim_view *v)
 {
-	struct claim_view v;
-
-	for (int i = 0; i < lc->res.nlabs; i++)
-		for (int k = 0; k < lc->res.labs[i].nclaims; k++)
-			if (ans_beyond_chapter(lc->res.labs[i].claims[k].question)) {
-				claim_view_make(lc, lc->res.labs[i].claims[k].id, &v);
-				fn(&v, arg);
+	for (; *i < lc->res.nlabs; (*i)++, *k = 0)
+		for (; *k < lc->res.labs[*i].nclaims; (*k)++)
+			if (ans_beyond_chapter(lc->res.labs[*i].claims[*k].question)) {
+				claim_view_make(lc, lc->res.labs[*i].claims[(*k)++].id, v);
+				return 1;
 			}
+	return 0;
 }
 
-struct beyond_print {
-	const struct learn_ctx *lc;
-	int n;
-};
-
-static void print_beyond_one(const struct claim_view *v, void *arg)
+static void print_beyond(const struct learn_ctx *lc)
 {
-	struct beyond_print *bp = arg;
-	const char *word;
-	char gw[600];
+	struct claim_view v;
+	int i = 0, k = 0, n = 0;
 
-	if (!bp->n++)
-		printf("%s\n", TR(bp->lc, "beyond the chapter (measured, said by no chapter; "
-				   "not scored):",
-				   "超出章节范围（测得，但没有哪一章这样说；不计分）："));
-	word = claim_view_word(bp->lc, v);
-	printf("      %-6s %s%*s %s [lab-%s]\n", v->id, word, word_pad(word, 13), "",
-	       claim_view_said(bp->lc, v, gw, sizeof(gw)), v->lab);
+	while (next_beyond(lc, &i, &k, &v)) {
+		if (!n++)
+			printf("%s\n", TR("beyond the chapter (measured, said by no chapter; not "
+					  "scored):",
+					  "超出章节范围（测得，但没有哪一章这样说；不计分）："));
+		claim_view_print(lc, &v, 6, stdout);
+	}
+	if (n)
+		printf("\n");
 }
 
 /* Each question of the chapter to the Gradescope file (gradescope.c), with
@@ -467,17 +471,11 @@ static void json_question(struct json_writer *w, const struct question_grade *g)
 	jw_kbool(w, "lab_not_built", g->not_built);
 	jw_kint(w, "claims_decided", question_decided(g));
 	jw_kint(w, "claims_planned", g->t.claims);
-	jw_key(w, "claims");
-	jw_arr_begin(w);
+	jw_karr(w, "claims");
 	for (int k = 0; k < g->q->nclaims; k++)
 		json_view(w, &g->views[k]);
 	jw_arr_end(w);
 	jw_obj_end(w);
-}
-
-static void json_beyond_one(const struct claim_view *v, void *w)
-{
-	json_view(w, v);
 }
 
 static void json_score(struct json_writer *w, const struct score *s)
@@ -497,8 +495,7 @@ static void json_chapter(struct json_writer *w, const struct chapter_grade *cg)
 	jw_kstr(w, "id", cg->ch->id);
 	jw_kstr(w, "title", cg->ch->title);
 	json_score(w, &cg->sc);
-	jw_key(w, "questions");
-	jw_arr_begin(w);
+	jw_karr(w, "questions");
 	for (int i = 0; i < cg->ch->n; i++)
 		json_question(w, &cg->qs[i]);
 	jw_arr_end(w);
@@ -569,8 +566,9 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 		       int n, const struct score *total)
 {
 	struct json_writer w;
+	struct claim_view v;
 	char path[PATH_MAX + 16], now[32];
-	int rc;
+	int rc, i = 0, k = 0;
 
 	learn_iso_now(now, sizeof(now));
 	jw_init(&w, 1);
@@ -580,18 +578,16 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	jw_kstr(&w, "results", source);
 	jw_kstr(&w, "results_started", lc->res.started);
 	jw_kstr(&w, "chapter", lc->opt->chapter);
-	jw_key(&w, "chapters");
-	jw_arr_begin(&w);
-	for (int i = 0; i < n; i++)
-		json_chapter(&w, &cgs[i]);
+	jw_karr(&w, "chapters");
+	for (int c = 0; c < n; c++)
+		json_chapter(&w, &cgs[c]);
 	jw_arr_end(&w);
-	jw_key(&w, "beyond_chapter");
-	jw_arr_begin(&w);
-	each_beyond(lc, json_beyond_one, &w);
+	jw_karr(&w, "beyond_chapter");
+	while (next_beyond(lc, &i, &k, &v))
+		json_view(&w, &v);
 	jw_arr_end(&w);
 	json_errata(&w, &lc->errata);
-	jw_key(&w, "overall");
-	jw_obj_begin(&w);
+	jw_kobj(&w, "overall");
 	json_score(&w, total);
 	jw_obj_end(&w);
 	grade_json_learner(&w, &lc->res);
@@ -599,7 +595,7 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	snprintf(path, sizeof(path), "%s/grade.json", lc->opt->results_dir);
 	rc = learn_write_json(&w, lc->opt->results_dir, path, "write");
 	if (!rc)
-		printf(TR(lc, "grade written to %s\n", "成绩已写入 %s\n"), path);
+		printf(TR("grade written to %s\n", "成绩已写入 %s\n"), path);
 	return rc;
 }
 
@@ -627,19 +623,14 @@ int cmd_grade(struct learn_ctx *lc)
 			rc = 1;
 	}
 	if (!rc) {
-		struct beyond_print beyond = { lc, 0 };
-
-		each_beyond(lc, print_beyond_one, &beyond);
-		if (beyond.n)
-			printf("\n");
+		print_beyond(lc);
 		grade_print_exercises(lc, stdout);
 		if (lc->opt->gradescope && gradescope_learner(lc, &gs))
 			rc = 1;
-		printf(TR(lc, "graded against %s (run started %s)\n",
-			  "评分依据 %s（运行开始于 %s）\n"),
+		printf(TR("graded against %s (run started %s)\n", "评分依据 %s（运行开始于 %s）\n"),
 		       source, lc->res.started);
-		printf("%s\n", TR(lc, GRADE_RULE, GRADE_RULE_ZH));
-		print_score(lc, TR(lc, "overall", "总分"), &total);
+		printf("%s\n", TR(GRADE_RULE, GRADE_RULE_ZH));
+		print_score(lc, TR("overall", "总分"), &total);
 		rc = write_grade(lc, source, cgs, n, &total) || rc ? 1 : 0;
 		if (!rc && lc->opt->gradescope)
 			rc = gs_write(&gs, lc, source) ? 1 : 0;

@@ -141,8 +141,7 @@ void grade_json_learner(struct json_writer *w, const struct learn_results *r)
 		jw_value(w, ex);
 	else
 		jw_null(w);
-	jw_key(w, "predictions");
-	jw_arr_begin(w);
+	jw_karr(w, "predictions");
 	labs = json_get(r->doc, "labs");
 	for (lab = labs ? labs->child : NULL; lab; lab = lab->next)
 		for (p = json_get(lab, "predictions") ? json_get(lab, "predictions")->child : NULL;

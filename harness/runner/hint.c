@@ -55,8 +55,7 @@ static int save_counts(const struct learn_opts *o, const char *path,
 	jw_init(&w, 1);
 	jw_obj_begin(&w);
 	jw_kstr(&w, "schema", "dmalab-hints/1");
-	jw_key(&w, "shown");
-	jw_obj_begin(&w);
+	jw_kobj(&w, "shown");
 	for (i = 0; i < n; i++)
 		jw_kint(&w, c[i].lab, c[i].shown);
 	jw_obj_end(&w);
@@ -121,7 +120,7 @@ static const struct ans_hint_lab *exercise_hints(const struct learn_ctx *lc,
 	if (!h)
 		h = first, pick = first_i;
 	if (h)
-		printf(TR(lc, "exercise %s is %s in your copy (make try-%s):\n",
+		printf(TR("exercise %s is %s in your copy (make try-%s):\n",
 			  "你的副本中练习 %s 的状态：%s（make try-%s）：\n"), ex[pick].id,
 		       ex_state_text(ex[pick].state), ex[pick].lab);
 	free(ex);
@@ -148,7 +147,7 @@ int cmd_hint(struct learn_ctx *lc)
 		return 2;
 	}
 	snprintf(name, sizeof(name), "%s%s",
-		 strchr(h->id, '.') ? TR(lc, "exercise ", "练习 ") : "lab-", h->id);
+		 strchr(h->id, '.') ? TR("exercise ", "练习 ") : "lab-", h->id);
 	for (i = 0; i < n && strcmp(c[i].lab, h->id); i++)
 		;
 	if (i == n) {
@@ -158,7 +157,7 @@ int cmd_hint(struct learn_ctx *lc)
 	if (lc->opt->reset)
 		c[i].shown = 0;
 	if (c[i].shown >= h->n) {
-		printf(TR(lc, "All %1$d hints of %2$s were shown (--reset, make hint-%3$s "
+		printf(TR("All %1$d hints of %2$s were shown (--reset, make hint-%3$s "
 			  "RESET=1, starts over):\n",
 			  "%2$s 的 %1$d 条提示都已显示过（--reset 或 make hint-%3$s "
 			  "RESET=1 重新开始）：\n"), h->n, name, lc->opt->lab);
@@ -167,7 +166,7 @@ int cmd_hint(struct learn_ctx *lc)
 		return 0;
 	}
 	k = c[i].shown++;
-	printf(TR(lc, "%s hint %d of %d: %s\n", "%s 提示 %d / %d：%s\n"), name, k + 1,
-	       h->n, h->hint[lc->opt->lang][k]);
+	printf(TR("%s hint %d of %d: %s\n", "%s 提示 %d / %d：%s\n"), name, k + 1, h->n,
+	       h->hint[lc->opt->lang][k]);
 	return save_counts(lc->opt, path, c, n) ? 1 : 0;
 }

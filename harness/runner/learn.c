@@ -4,13 +4,10 @@
  * fresh results are needed, and the cross-check of the answers files
  * against the built labs.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <getopt.h>
 #include <glob.h>
 #include <libgen.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,93 +28,77 @@ extern const char dmalab_errata_text[];
 /* A run of this many Chinese characters shared with a chapter is a copy. */
 #define LEARN_SEED_RUN 12
 
-/* One line of the help: `lead` blanks, then its text in the learner's
- * language (the message table keeps no leading blanks). */
-static void help_line(FILE *f, int lead, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void help_line(FILE *f, int lead, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(f, "%*s", lead, "");
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fputc('\n', f);
-}
-
+/* The help's lines: `lead` blanks, then its text in the learner's language
+ * (the message table keeps no leading blanks). */
 static void learn_usage(FILE *f)
 {
-	help_line(f, 0, MSG("learn.help-1",
-		  "usage: dmalab grade [--from FILE] [--chapter CH] [options]"));
-	help_line(f, 7, MSG("learn.help-2",
-		  "dmalab quiz [--chapter CH] [--shuffle] [--lang en|zh] [--answers FILE] "
-		  "[--reset]"));
-	help_line(f, 7, MSG("learn.help-3",
-			    "dmalab hint NN [--work DIR] [--reset] [--lang en|zh]"));
-	help_line(f, 7, MSG("learn.help-4",
-		  "dmalab answers [--seeds DIR]   check answers/ against the built labs"));
-	help_line(f, 2, MSG("learn.help-5",
-		  "grade           run the labs (or read --from FILE), grade each question of "
-		  "the"));
-	help_line(f, 18, MSG("learn.help-6",
-		  "chapters: confirmed, contradicted, partial, unverified; writes grade.json"));
-	help_line(f, 2, MSG("learn.help-7",
-		  "quiz            ask the questions, show the reference answer and this "
-		  "machine's"));
-	help_line(f, 18, MSG("learn.help-8",
-		  "measurements, mark yourself; progress in quiz.json, resumes"));
-	help_line(f, 2, MSG("learn.help-9",
-		  "hint NN         the next hint of lab NN, or of its first exercise not done in"));
-	help_line(f, 18, MSG("learn.help-10", "your copy (--work) (counter in hints.json)"));
-	help_line(f, 0, MSG("learn.help-11", "options:"));
-	help_line(f, 2, MSG("learn.help-12",
-		  "--from FILE         grade this results.json instead of running the labs"));
-	help_line(f, 2, MSG("learn.help-13",
-		  "--gradescope FILE   grade: also write FILE as Gradescope's autograder "
-		  "results.json"));
-	help_line(f, 22, MSG("learn.help-14",
-		  "(one test per question, 1 point each; README \"JUnit and"));
-	help_line(f, 22, MSG("learn.help-15", "Gradescope\")"));
-	help_line(f, 2, MSG("learn.help-16", "--chapter CH        only chapter CH (ch1, ch2)"));
-	help_line(f, 2, MSG("learn.help-17",
-		  "--lang en|zh        language (default: $DMALAB_LANG, else zh when "
-		  "LC_ALL/LC_MESSAGES/LANG"));
-	help_line(f, 22, MSG("learn.help-18", "start with zh)"));
-	help_line(f, 2, MSG("learn.help-19",
-		  "--answers FILE      quiz: read the learner's input from FILE (scripted runs)"));
-	help_line(f, 2, MSG("learn.help-20",
-		  "--shuffle, --seed N quiz: random order (kept in quiz.json until --reset)"));
-	help_line(f, 2, MSG("learn.help-21", "--reset             quiz, hint: start over"));
-	help_line(f, 2, MSG("learn.help-22",
-		  "--answers-dir DIR   the answers files (default: answers)"));
-	help_line(f, 2, MSG("learn.help-23",
-		  "--results DIR       results.json, grade.json, quiz.json, hints.json (default: "
-		  "results)"));
-	help_line(f, 2, MSG("learn.help-24",
-		  "--labs-dir DIR      the built labs (default: <dir of dmalab>/labs)"));
-	help_line(f, 2, MSG("learn.help-25",
-		  "--errata FILE       known errata (default: $DMALAB_ERRATA, else"));
-	help_line(f, 22, MSG("learn.help-26", "<answers-dir>/errata.md, else the copy built in)"));
-	help_line(f, 2, MSG("learn.help-27",
-		  "--seeds DIR         answers: also flag any run of %d or more Chinese "
-		  "characters"), LEARN_SEED_RUN);
-	help_line(f, 22, MSG("learn.help-28",
-		  "an answer shares with a chapter's text (DIR/*.txt)"));
-	help_line(f, 2, MSG("learn.help-29",
-		  "--quick, --timeout-mul N   passed to `dmalab check` when labs are run"));
-	help_line(f, 2, MSG("learn.help-30",
-		  "--work DIR          your exercise copies (make exercise-NN): grade passes it "
-		  "to"));
-	help_line(f, 22, MSG("learn.help-31",
-		  "`dmalab check`, whose results.json then lists every exercise"));
-	help_line(f, 22, MSG("learn.help-32",
-		  "done or not; hint NN gives an unfinished exercise's hints"));
-	help_line(f, 2, MSG("learn.help-33",
-		  "--learner NAME      grade: passed to `dmalab check`, kept in results.json"));
-	help_line(f, 0, MSG("learn.help-34",
-		  "exit: 0 done, 1 results or progress unusable, 2 usage or malformed answers, 130 "
-		  "interrupted"));
+	const struct { int lead; const char *text; } help[] = {
+		{ 0, MSG("learn.help-1", "usage: dmalab grade [--from FILE] [--chapter CH] "
+			  "[options]") },
+		{ 7, MSG("learn.help-2", "dmalab quiz [--chapter CH] [--shuffle] [--lang en|zh] "
+			  "[--answers FILE] [--reset]") },
+		{ 7, MSG("learn.help-3", "dmalab hint NN [--work DIR] [--reset] [--lang en|zh]") },
+		{ 7, MSG("learn.help-4", "dmalab answers [--seeds DIR]   check answers/ against "
+			  "the built labs") },
+		{ 2, MSG("learn.help-5", "grade           run the labs (or read --from FILE), "
+			  "grade each question of the") },
+		{ 18, MSG("learn.help-6", "chapters: confirmed, contradicted, partial, unverified; "
+			  "writes grade.json") },
+		{ 2, MSG("learn.help-7", "quiz            ask the questions, show the reference "
+			  "answer and this machine's") },
+		{ 18, MSG("learn.help-8", "measurements, mark yourself; progress in quiz.json, "
+			  "resumes") },
+		{ 2, MSG("learn.help-9", "hint NN         the next hint of lab NN, or of its first "
+			  "exercise not done in") },
+		{ 18, MSG("learn.help-10", "your copy (--work) (counter in hints.json)") },
+		{ 0, MSG("learn.help-11", "options:") },
+		{ 2, MSG("learn.help-12", "--from FILE         grade this results.json instead of "
+			  "running the labs") },
+		{ 2, MSG("learn.help-13", "--gradescope FILE   grade: also write FILE as "
+			  "Gradescope's autograder results.json") },
+		{ 22, MSG("learn.help-14", "(one test per question, 1 point each; README \"JUnit "
+			  "and") },
+		{ 22, MSG("learn.help-15", "Gradescope\")") },
+		{ 2, MSG("learn.help-16", "--chapter CH        only chapter CH (ch1, ch2)") },
+		{ 2, MSG("learn.help-17", "--lang en|zh        language (default: $DMALAB_LANG, "
+			  "else zh when LC_ALL/LC_MESSAGES/LANG") },
+		{ 22, MSG("learn.help-18", "start with zh)") },
+		{ 2, MSG("learn.help-19", "--answers FILE      quiz: read the learner's input from "
+			  "FILE (scripted runs)") },
+		{ 2, MSG("learn.help-20", "--shuffle, --seed N quiz: random order (kept in "
+			  "quiz.json until --reset)") },
+		{ 2, MSG("learn.help-21", "--reset             quiz, hint: start over") },
+		{ 2, MSG("learn.help-22", "--answers-dir DIR   the answers files (default: "
+			  "answers)") },
+		{ 2, MSG("learn.help-23", "--results DIR       results.json, grade.json, "
+			  "quiz.json, hints.json (default: results)") },
+		{ 2, MSG("learn.help-24", "--labs-dir DIR      the built labs (default: <dir of "
+			  "dmalab>/labs)") },
+		{ 2, MSG("learn.help-25", "--errata FILE       known errata (default: "
+			  "$DMALAB_ERRATA, else") },
+		{ 22, MSG("learn.help-26", "<answers-dir>/errata.md, else the copy built in)") },
+		{ 2, MSG("learn.help-27", "--seeds DIR         answers: also flag any run of %d or "
+			  "more Chinese characters") },
+		{ 22, MSG("learn.help-28", "an answer shares with a chapter's text (DIR/*.txt)") },
+		{ 2, MSG("learn.help-29", "--quick, --timeout-mul N   passed to `dmalab check` "
+			  "when labs are run") },
+		{ 2, MSG("learn.help-30", "--work DIR          your exercise copies (make "
+			  "exercise-NN): grade passes it to") },
+		{ 22, MSG("learn.help-31", "`dmalab check`, whose results.json then lists every "
+			  "exercise") },
+		{ 22, MSG("learn.help-32", "done or not; hint NN gives an unfinished exercise's "
+			  "hints") },
+		{ 2, MSG("learn.help-33", "--learner NAME      grade: passed to `dmalab check`, "
+			  "kept in results.json") },
+		{ 0, MSG("learn.help-34", "exit: 0 done, 1 results or progress unusable, 2 usage "
+			  "or malformed answers, 130 interrupted") },
+	};
+
+	for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++) {
+		fprintf(f, "%*s", help[i].lead, "");
+		fprintf(f, help[i].text, LEARN_SEED_RUN); /* the one %d: --seeds */
+		fputc('\n', f);
+	}
 }
 
 static void check_chapter(const char *ch)
@@ -136,13 +117,6 @@ static int self_path(char *self)
 
 	self[n > 0 ? n : 0] = '\0';
 	return n > 0 ? 0 : -1;
-}
-
-static void self_dir_labs(char *out, size_t len)
-{
-	char self[PATH_MAX];
-
-	snprintf(out, len, "%s/labs", self_path(self) ? "." : dirname(self));
 }
 
 static void learn_option(struct learn_opts *o, int c, const char *arg)
@@ -211,12 +185,8 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 	opterr = 0;
 	optind = 2; /* argv[1] is the command */
 	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-		if (c == ':')
-			die_usage(MSG("learn.err-needs-value", "option '%s' needs a value"),
-				  argv[optind - 1]);
-		if (c == '?')
-			die_usage(MSG("learn.err-unknown-opt", "unknown option '%s'"),
-				  argv[optind - 1]);
+		if (c == ':' || c == '?')
+			die_bad_option(c, argv[optind - 1]);
 		learn_option(o, c, optarg);
 	}
 }
@@ -224,6 +194,7 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 static void learn_defaults(struct learn_opts *o, char **argv)
 {
 	const char *env = getenv("DMALAB_TIMEOUT_MUL");
+	char self[PATH_MAX];
 
 	memset(o, 0, sizeof(*o));
 	o->command = argv[1];
@@ -232,7 +203,8 @@ static void learn_defaults(struct learn_opts *o, char **argv)
 	o->lang = dmalab_lang() == DMALAB_ZH ? ANS_ZH : ANS_EN; /* DMALAB_LANG, else the locale */
 	o->seed = (unsigned)time(NULL) ^ (unsigned)getpid();
 	o->timeout_mul = env && *env ? parse_timeout_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
-	self_dir_labs(o->labs_dir, sizeof(o->labs_dir));
+	snprintf(o->labs_dir, sizeof(o->labs_dir), "%s/labs",
+		 self_path(self) ? "." : dirname(self));
 }
 
 /* The positional arguments: a lab id for hint, none for the others. */
@@ -359,12 +331,10 @@ int learn_run_check(const struct learn_opts *o, const char *results_dir,
 /* ------------------------------------------------------------------------ */
 /* The question -> claims map, from the built labs' --describe               */
 
-/* The built labs and their --describe, once; 0, or -1 when the labs
- * directory cannot be read (it said why). */
+/* The built labs and their --describe; 0, or -1 when the labs directory
+ * cannot be read (it said why). */
 static int learn_discover(struct learn_ctx *lc)
 {
-	if (lc->have_labs)
-		return 0;
 	snprintf(lc->labs_opt.labs_dir, sizeof(lc->labs_opt.labs_dir), "%s", lc->opt->labs_dir);
 	lc->labs_opt.timeout_mul = lc->opt->timeout_mul;
 	lc->labs.opt = &lc->labs_opt;
@@ -556,8 +526,6 @@ int cmd_answers(struct learn_ctx *lc)
 	char (*qs)[512] = NULL;
 	int nb, errors;
 
-	if (!lc->have_labs)
-		return 1;
 	nb = collect_built(rs, &b, &qs);
 	errors = nb < 0 ? 1 : describe_errors(rs) + ans_cross_check(&lc->ans, b, nb, stdout);
 	printf("answers: %d chapter(s), %d built lab(s) with %d claim(s), %d planned lab(s): "

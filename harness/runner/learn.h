@@ -23,6 +23,7 @@
 
 #include "answers.h"
 #include "errata.h"
+#include "lang.h"
 #include "runner.h"
 
 struct learn_opts {
@@ -90,8 +91,8 @@ int learn_mkdirs(const char *dir);
  * says "cannot <verb> 'path'".  0, or -1. */
 int learn_write_json(struct json_writer *w, const char *dir, const char *path,
 		     const char *verb);
-/* A message in the learner's language. */
-#define TR(lc, en, zh) ((lc)->opt->lang == ANS_ZH ? (zh) : (en))
+/* A message in the learner's language (learn_opts.lang follows dmalab_lang()). */
+#define TR(en, zh) (dmalab_lang() == DMALAB_ZH ? (zh) : (en))
 /*
  * The question -> claims map (answers.h): the claims of the built labs as
  * their --describe names them, then those of labs in the results that are
@@ -121,12 +122,11 @@ struct claim_view {
 	char evidence[600];        /* got vs want, or why there is none */
 };
 void claim_view_make(const struct learn_ctx *lc, const char *id, struct claim_view *v);
-/* v's evidence as the learner reads it: a measured claim's got vs want in the
- * kit's language (buf); else v->evidence, which grade.json keeps in English */
-const char *claim_view_said(const struct learn_ctx *lc, const struct claim_view *v, char *buf,
-			    size_t len);
-/* "confirmed", "contradicted", "skipped", "unverified", "lab not built yet" */
-const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v);
+/* v's line as grade and quiz print it, `indent` blanks first: its id, its
+ * word ("confirmed", "skipped", "not built yet"...) and its evidence as the
+ * learner reads it (got vs want in the kit's language), its lab */
+void claim_view_print(const struct learn_ctx *lc, const struct claim_view *v, int indent,
+		      FILE *f);
 int cmd_grade(struct learn_ctx *lc);
 extern const char GRADE_RULE[];
 

@@ -139,35 +139,41 @@ static double ask_one(const struct json *c)
 	return v;
 }
 
-/* The value --predictions gives for figure id; NaN when it names none.
- * -1 after a bad line (said). */
-static int file_value(const char *path, const char *id, double *v)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL, name[64];
-	size_t cap = 0;
-	int no = 0, rc = 0, at;
+/* --predictions FILE, read whole before anything is asked: its "ID VALUE"
+ * lines in order, each value as written, parsed when a lab asks for its id. */
+struct pred_line {
+	char id[64];
+	char *value;
+	int no;
+};
 
-	*v = NAN;
-	if (!f)
-		return error("cannot read predictions '%s': %s", path, strerror(errno));
-	while (!rc && getline(&line, &cap, f) >= 0) {
-		no++;
-		chomp(line);
-		if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
-			continue;
-		if (sscanf(line, " %63s %n", name, &at) != 1 || strcmp(name, id))
-			continue;
-		if (parse_value(line + at, v))
-			rc = error("'%s' line %d: bad value '%s' for %s (want a number >= 0, or ? "
-				   "for don't know)", path, no, line + at, id);
-	}
-	free(line);
-	fclose(f);
-	return rc;
+struct pred_file {
+	const char *path;
+	struct pred_line *lines;
+	int n;
+};
+
+static void pred_file_free(struct pred_file *pf)
+{
+	for (int i = 0; i < pf->n; i++)
+		free(pf->lines[i].value);
+	free(pf->lines);
 }
 
-static int ask_lab(struct run_state *rs, struct lab_entry *e)
+/* The value the file gives for figure id; NaN when it names none.  -1 after
+ * a bad value (said). */
+static int file_value(const struct pred_file *pf, const char *id, double *v)
+{
+	*v = NAN;
+	for (int i = 0; i < pf->n; i++)
+		if (!strcmp(pf->lines[i].id, id) && parse_value(pf->lines[i].value, v))
+			return error("'%s' line %d: bad value '%s' for %s (want a number >= 0, or "
+				     "? for don't know)", pf->path, pf->lines[i].no,
+				     pf->lines[i].value, id);
+	return 0;
+}
+
+static int ask_lab(const struct pred_file *pf, struct lab_entry *e)
 {
 	const struct json *fig[64];
 	int n = lab_figures(e, fig, 64), i;
@@ -177,7 +183,7 @@ static int ask_lab(struct run_state *rs, struct lab_entry *e)
 	e->pred = calloc((size_t)n, sizeof(*e->pred));
 	if (!e->pred)
 		return error("out of memory"), 1;
-	if (!rs->opt->predictions) {
+	if (!pf) {
 		fprintf(stderr, MSG("predict.head", "lab-%s: %s. Before it runs, what will this "
 				    "machine measure?"), e->id, msg_lab_title(e->id, e->title));
 		fputc('\n', stderr);
@@ -186,9 +192,9 @@ static int ask_lab(struct run_state *rs, struct lab_entry *e)
 		struct prediction *p = &e->pred[i];
 
 		snprintf(p->id, sizeof(p->id), "%s", json_get_str(fig[i], "id", ""));
-		if (!rs->opt->predictions)
+		if (!pf)
 			p->predicted = ask_one(fig[i]);
-		else if (file_value(rs->opt->predictions, p->id, &p->predicted))
+		else if (file_value(pf, p->id, &p->predicted))
 			return 2;
 		e->npred++;
 	}
@@ -206,93 +212,79 @@ static int is_asked(const struct run_state *rs, const char *id)
 
 /* A name in --predictions that no lab of the run asks for is a typo or
  * another lab's: said, not fatal. */
-static void warn_unused(const struct run_state *rs)
+static void warn_unused(const struct run_state *rs, const struct pred_file *pf)
 {
-	FILE *f = fopen(rs->opt->predictions, "r");
-	char *line = NULL, name[64];
-	size_t cap = 0;
-	int no = 0;
-
-	while (f && getline(&line, &cap, f) >= 0) {
-		no++;
-		if (sscanf(line, " %63s", name) == 1 && name[0] != '#' && !is_asked(rs, name))
+	for (int i = 0; i < pf->n; i++)
+		if (!is_asked(rs, pf->lines[i].id))
 			warning("'%s' line %d: %s is no headline figure of the labs run here "
-				"(dmalab claims lists the claims)", rs->opt->predictions, no, name);
-	}
-	free(line);
-	if (f)
-		fclose(f);
+				"(dmalab claims lists the claims)", pf->path, pf->lines[i].no,
+				pf->lines[i].id);
 }
 
-/* The id of a line "ID VALUE" into name; 0 for a blank or # line, 1 for a
- * line of that form, -1 for one that is not. */
-static int file_line_id(const char *line, char *name)
+/* A line "ID VALUE" into pf; 0 for a blank or # line, -1 (said) for one that
+ * is not of that form, an id given twice or out of memory. */
+static int file_line(struct pred_file *pf, const char *line, int no)
 {
-	char value[64], extra[2];
-	int n = sscanf(line, " %63s %63s %1s", name, value, extra);
+	char id[64], value[64], extra[2];
+	struct pred_line *grown;
+	int n = sscanf(line, " %63s %63s %1s", id, value, extra), at = 0, i;
 
-	if (n <= 0 || name[0] == '#')
+	if (n <= 0 || id[0] == '#')
 		return 0;
-	return n == 2 ? 1 : -1;
+	if (n != 2)
+		return error("'%s' line %d: '%s' is not `ID VALUE` (e.g. 02.1 6.5, or 02.1 ? "
+			     "for don't know)", pf->path, no, line);
+	for (i = 0; i < pf->n && strcmp(pf->lines[i].id, id); i++)
+		;
+	if (i < pf->n)
+		return error("'%s' line %d: %s is given twice (keep one line for it)", pf->path,
+			     no, id);
+	grown = realloc(pf->lines, (size_t)(pf->n + 1) * sizeof(*grown));
+	if (!grown)
+		return error("out of memory");
+	pf->lines = grown;
+	sscanf(line, " %*63s %n", &at);
+	grown[pf->n] = (struct pred_line){ .value = strdup(line + at), .no = no };
+	snprintf(grown[pf->n].id, sizeof(grown->id), "%s", id);
+	return grown[pf->n++].value ? 0 : error("out of memory");
 }
 
-/* --predictions FILE read whole before anything is asked: a folder, a line
- * that is not "ID VALUE" or an id given twice is said with its line; 2 then. */
-static int check_file(const char *path)
+/* Reads pf->path whole: a folder, a line that is not "ID VALUE" or an id
+ * given twice is said with its line; -1 then. */
+static int read_file(struct pred_file *pf)
 {
-	char *line = NULL, name[64], (*seen)[64] = NULL, (*grown)[64];
-	int no = 0, n = 0, rc = 0, i, kind;
+	char *line = NULL;
+	int no = 0, rc = 0;
 	size_t cap = 0;
 	struct stat st;
 	FILE *f;
 
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+	if (!stat(pf->path, &st) && S_ISDIR(st.st_mode))
 		return error("predictions '%s' is a folder: name the file of `ID VALUE` lines",
-			     path), 2;
-	if (!(f = fopen(path, "r")))
-		return error("cannot read predictions '%s': %s", path, strerror(errno)), 2;
+			     pf->path);
+	if (!(f = fopen(pf->path, "r")))
+		return error("cannot read predictions '%s': %s", pf->path, strerror(errno));
 	while (!rc && getline(&line, &cap, f) >= 0) {
-		no++;
 		chomp(line);
-		if (!(kind = file_line_id(line, name)))
-			continue;
-		if (kind < 0) {
-			rc = error("'%s' line %d: '%s' is not `ID VALUE` (e.g. 02.1 6.5, or "
-				   "02.1 ? for don't know)", path, no, line);
-			break;
-		}
-		for (i = 0; i < n && strcmp(seen[i], name); i++)
-			;
-		if (i < n) {
-			rc = error("'%s' line %d: %s is given twice (keep one line for it)",
-				   path, no, name);
-			break;
-		}
-		if (!(grown = realloc(seen, (size_t)(n + 1) * sizeof(*seen)))) {
-			rc = error("out of memory");
-			break;
-		}
-		seen = grown;
-		snprintf(seen[n++], sizeof(*seen), "%s", name);
+		rc = file_line(pf, line, ++no);
 	}
-	free(seen);
 	free(line);
 	fclose(f);
-	return rc ? 2 : 0;
+	return rc;
 }
 
 int predict_ask(struct run_state *rs)
 {
-	int i, rc = 0;
-
-	if (rs->opt->predictions && check_file(rs->opt->predictions))
-		return 2;
+	struct pred_file file = { rs->opt->predictions, NULL, 0 };
+	const struct pred_file *pf = file.path ? &file : NULL;
+	int i, rc = pf && read_file(&file) ? 2 : 0;
 
 	for (i = 0; i < rs->nlabs && !rc && !runner_stop_signal; i++)
 		if (!rs->labs[i].desc_error[0])
-			rc = ask_lab(rs, &rs->labs[i]);
-	if (!rc && rs->opt->predictions)
-		warn_unused(rs);
+			rc = ask_lab(pf, &rs->labs[i]);
+	if (!rc && pf)
+		warn_unused(rs, pf);
+	pred_file_free(&file);
 	return rc;
 }
 
@@ -372,8 +364,7 @@ void predict_write(const struct lab_entry *lab, struct json_writer *w)
 {
 	if (!lab->pred)
 		return;
-	jw_key(w, "predictions");
-	jw_arr_begin(w);
+	jw_karr(w, "predictions");
 	for (int i = 0; i < lab->npred; i++)
 		write_one(lab, &lab->pred[i], w);
 	jw_arr_end(w);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -60,8 +61,7 @@ static int save(struct quiz *z)
 	jw_obj_begin(&w);
 	jw_kstr(&w, "schema", "dmalab-quiz/1");
 	jw_kstr(&w, "lang", z->lc->opt->lang == ANS_ZH ? "zh" : "en");
-	jw_key(&w, "questions");
-	jw_arr_begin(&w);
+	jw_karr(&w, "questions");
 	for (int i = 0; i < z->n; i++) {
 		jw_obj_begin(&w);
 		jw_kstr(&w, "id", z->items[i].id);
@@ -263,10 +263,10 @@ static char *read_answer(struct quiz *z)
 	if (n == 0 && !text)
 		text = strdup(""); /* an empty answer is an answer */
 	if (dropped)
-		printf(TR(z->lc, "(answer too long: bytes not kept: %zu)\n",
+		printf(TR("(answer too long: bytes not kept: %zu)\n",
 			  "（答案过长，未保存的字节数：%zu）\n"), dropped);
 	if (z->fixed > fixed)
-		printf(TR(z->lc, "(invalid UTF-8 bytes replaced by '?': %zu)\n",
+		printf(TR("(invalid UTF-8 bytes replaced by '?': %zu)\n",
 			  "（无效的 UTF-8 字节已替换为 '?'：%zu）\n"), z->fixed - fixed);
 	return text;
 }
@@ -279,20 +279,14 @@ static char mark_of(const char *s)
 		{ "skip", 's' }, { "q", 'q' }, { "quit", 'q' }, { "对", 'y' }, { "是", 'y' },
 		{ "错", 'n' }, { "否", 'n' }, { "跳过", 's' }, { "退出", 'q' },
 	};
-	char w[32];
 	size_t n;
 
 	s += strspn(s, " \t");
 	n = strlen(s);
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
-	if (n >= sizeof(w))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		w[i] = (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] + 32 : s[i]);
-	w[n] = '\0';
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(w, words[i].word))
+		if (strlen(words[i].word) == n && !strncasecmp(s, words[i].word, n))
 			return words[i].mark;
 	return 0;
 }
@@ -315,14 +309,9 @@ static char ask_mark(struct quiz *z, const char *question, const char *choices)
 		m = dropped ? 0 : mark_of(line);
 		if (m && strchr(choices, m))
 			return m;
-		printf("%s\n", TR(z->lc, "(please answer with one of the letters shown)",
+		printf("%s\n", TR("(please answer with one of the letters shown)",
 				  "（请输入方括号里的一个字母）"));
 	}
-}
-
-static int yes_no(struct quiz *z, const char *question)
-{
-	return ask_mark(z, question, "[y/n]") == 'y';
 }
 
 /* ------------------------------------------------------------------------ */
@@ -354,18 +343,17 @@ static void load_results(struct quiz *z)
 		learn_map(lc); /* the claims of labs not built here */
 		return;
 	}
-	printf("%s\n  %s\n", TR(lc, "No usable results of this machine:",
+	printf("%s\n  %s\n", TR("No usable results of this machine:",
 				"没有这台机器可用的测量结果："), lc->res_error);
-	if (!yes_no(z, TR(lc, "Run the labs now (dmalab check, a minute or two)?",
-			  "现在运行实验吗（dmalab check，一两分钟）？"))) {
-		printf("%s\n\n", TR(lc, "The quiz goes on without measurements (make check adds "
-				    "them).",
+	if (ask_mark(z, TR("Run the labs now (dmalab check, a minute or two)?",
+			   "现在运行实验吗（dmalab check，一两分钟）？"), "[y/n]") != 'y') {
+		printf("%s\n\n", TR("The quiz goes on without measurements (make check adds them).",
 				    "测验继续，但没有测量结果（之后可运行 make check）。"));
 		return;
 	}
 	if (learn_run_check(lc->opt, lc->opt->results_dir, NULL, 0) < 0 ||
 	    results_load(path, &lc->res, lc->res_error, sizeof(lc->res_error))) {
-		printf("%s %s\n\n", TR(lc, "Still no results:", "仍然没有结果："), lc->res_error);
+		printf("%s %s\n\n", TR("Still no results:", "仍然没有结果："), lc->res_error);
 		return;
 	}
 	lc->have_results = 1;
@@ -393,15 +381,15 @@ static void offer_missing_labs(struct quiz *z, const struct ans_question *q)
 	}
 	if (!n || !lc->have_results)
 		return;
-	printf("%s lab-%s%s\n", TR(lc, "No results yet for", "还没有这些实验的结果："), labs[0],
+	printf("%s lab-%s%s\n", TR("No results yet for", "还没有这些实验的结果："), labs[0],
 	       n > 1 ? " ..." : "");
-	if (!yes_no(z, TR(lc, "Run them now?", "现在运行吗？")))
+	if (ask_mark(z, TR("Run them now?", "现在运行吗？"), "[y/n]") != 'y')
 		return;
 	for (i = 0; i < n; i++)
 		ids[i] = labs[i];
 	snprintf(dir, sizeof(dir), "%s/quiz-runs", lc->opt->results_dir);
 	if (learn_run_check(lc->opt, dir, ids, n) < 0 || merge_quiz_runs(lc))
-		printf("%s\n", TR(lc, "(the run left no results)", "（运行没有留下结果）"));
+		printf("%s\n", TR("(the run left no results)", "（运行没有留下结果）"));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -439,8 +427,8 @@ static double score_number(struct quiz *z, const struct claim *c, double number)
 	if (!c || !predict_is_figure(c->op, c->unit) || !predict_interval(c, &lo, &hi))
 		return NAN;
 	s = predict_score(number, lo, hi);
-	printf("         %s %g: %.2f (%s)\n", TR(z->lc, "your number", "你的数字"), number, s,
-	       TR(z->lc, "1 inside the interval, else 1 - |log10(p / m)|",
+	printf("         %s %g: %.2f (%s)\n", TR("your number", "你的数字"), number, s,
+	       TR("1 inside the interval, else 1 - |log10(p / m)|",
 		  "落在区间内为 1，否则为 1 - |log10(p / m)|"));
 	return s;
 }
@@ -449,21 +437,17 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 {
 	struct learn_ctx *lc = z->lc;
 	struct claim_view v;
-	const char *word;
-	char gw[600];
 	double number = 0, s;
 	int k, has_number = typed_number(it->answer, &number);
 
 	it->number_score = NAN; /* of this answer only */
-	printf("--- %s ---\n", TR(lc, "what this machine measured", "这台机器的测量结果"));
+	printf("--- %s ---\n", TR("what this machine measured", "这台机器的测量结果"));
 	if (!lc->have_results)
-		printf("  %s\n", TR(lc, "(no results: run make check)",
+		printf("  %s\n", TR("(no results: run make check)",
 				     "（没有结果：请运行 make check）"));
 	for (k = 0; k < q->nclaims; k++) {
 		claim_view_make(lc, q->claims[k], &v);
-		word = claim_view_word(lc, &v);
-		printf("  %-6s %s%*s %s [lab-%s]\n", v.id, word, word_pad(word, 13), "",
-		       claim_view_said(lc, &v, gw, sizeof(gw)), v.lab);
+		claim_view_print(lc, &v, 2, stdout);
 		if (v.state == ANS_CONTRADICTED && v.c->erratum_status[0]) {
 			char line[600];
 
@@ -471,7 +455,7 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 			printf("         %s\n", line);
 		}
 		if (v.known && (v.c->erratum_truth || v.erratum))
-			printf("         %s %s\n", TR(lc, "known erratum:", "已知勘误："),
+			printf("         %s %s\n", TR("known erratum:", "已知勘误："),
 			       v.c->erratum_truth ? v.c->erratum_truth : v.erratum->truth);
 		s = has_number ? score_number(z, v.c, number) : NAN;
 		if (!isnan(s) && !(s <= it->number_score))
@@ -497,10 +481,10 @@ static int ask(struct quiz *z, struct quiz_item *it, const struct ans_question *
 
 	printf("\n[%d/%d] %s\n%s\n", number, total, q->id, q->prompt[l]);
 	if (it->answer && *it->answer) {
-		printf("%s\n", TR(lc, "Your earlier answer:", "你之前的回答："));
+		printf("%s\n", TR("Your earlier answer:", "你之前的回答："));
 		print_block(it->answer);
 	}
-	printf("%s\n", TR(lc, "Your answer (end with an empty line; Ctrl-D stops, progress is "
+	printf("%s\n", TR("Your answer (end with an empty line; Ctrl-D stops, progress is "
 			  "kept):", "你的回答（空行结束；Ctrl-D 退出，进度会保存）："));
 	fflush(stdout);
 	text = read_answer(z);
@@ -512,13 +496,12 @@ static int ask(struct quiz *z, struct quiz_item *it, const struct ans_question *
 	}
 	if (save(z) || z->stop)
 		return -1;
-	printf("--- %s ---\n", TR(lc, "reference answer", "参考答案"));
+	printf("--- %s ---\n", TR("reference answer", "参考答案"));
 	print_block(q->answer[l]);
 	offer_missing_labs(z, q);
 	show_measured(z, it, q);
-	m = ask_mark(z, TR(lc, "Did you get it right? yes, no, skip, quit",
-			   "答对了吗？对、错、跳过、退出"),
-		     "[y/n/s/q]");
+	m = ask_mark(z, TR("Did you get it right? yes, no, skip, quit",
+			   "答对了吗？对、错、跳过、退出"), "[y/n/s/q]");
 	if (!m || m == 'q') {
 		if (!z->stop)
 			z->stop = 1;
@@ -560,12 +543,11 @@ static void print_scores(struct quiz *z)
 			skip += !strcmp(m, "skip");
 			open += !*m;
 		}
-		printf(TR(z->lc, "score %s: %d of %d marked right", "%s 得分：%d / %d 答对"),
+		printf(TR("score %s: %d of %d marked right", "%s 得分：%d / %d 答对"),
 		       s->ch[i].id, right, right + wrong);
 		if (right + wrong)
-			printf(TR(z->lc, " (%.0f%%)", "（%.0f%%）"),
-			       100.0 * right / (right + wrong));
-		printf(TR(z->lc, ", %d skipped, %d still to answer\n", "，跳过 %d，未答 %d\n"),
+			printf(TR(" (%.0f%%)", "（%.0f%%）"), 100.0 * right / (right + wrong));
+		printf(TR(", %d skipped, %d still to answer\n", "，跳过 %d，未答 %d\n"),
 		       skip, open);
 	}
 }
@@ -588,13 +570,13 @@ static void run_session(struct quiz *z)
 	int i, number = 0, open, total = count_selected(z, &open);
 
 	if (!open) {
-		printf("%s\n", TR(z->lc, "Every question is marked already; --reset (make quiz "
+		printf("%s\n", TR("Every question is marked already; --reset (make quiz "
 				  "RESET=1) starts over.", "所有题目都已评分；用 --reset（make "
 				  "quiz RESET=1）重新开始。"));
 		return;
 	}
 	if (open < total)
-		printf(TR(z->lc, "Resuming: %d of %d questions still to answer.\n",
+		printf(TR("Resuming: %d of %d questions still to answer.\n",
 			  "继续上次的测验：还有 %d / %d 题。\n"), open, total);
 	load_results(z);
 	for (i = 0; i < z->n && !z->stop; i++) {
@@ -638,8 +620,7 @@ int cmd_quiz(struct learn_ctx *lc)
 	run_session(&z);
 	cleanup_catch(NULL, NULL, 0);
 	if (z.stop)
-		printf("\n%s %s\n", TR(lc, "Stopped; progress saved in", "已停止；进度保存在"),
-		       z.path);
+		printf("\n%s %s\n", TR("Stopped; progress saved in", "已停止；进度保存在"), z.path);
 	print_scores(&z);
 	if (z.in != stdin)
 		fclose(z.in);
