@@ -530,6 +530,7 @@ static void print_foot(const struct json *d, const struct json *base, int with_b
 		       const struct bench_total *t)
 {
 	char wall_s[NUM_LEN];
+	const char *runner_s;
 	double runner;
 
 	printf("%-4s %-12s %8s %7lld %8lld %12s %6s %6s %7lld %7lld", "all", "",
@@ -542,14 +543,14 @@ static void print_foot(const struct json *d, const struct json *base, int with_b
 	}
 	putchar('\n');
 	runner = num_of(d, "duration_s");
-	fmt_num("%.1f", runner, wall_s, sizeof(wall_s));
+	runner_s = fmt_num("%.1f", runner, wall_s, sizeof(wall_s));
 	if (runner < t->wall) /* make lab-NN merged its lab into an older run's file */
 		printf(MSG("bench.foot-merged", "the labs above come from more than one run "
 			   "(make lab-NN adds its lab to results.json; the last run took %s s): "
-			   "no one runner's wall time"), wall_s);
+			   "no one runner's wall time"), runner_s);
 	else
 		printf(MSG("bench.foot-runner", "runner's wall time: %s s (the labs' sum above, "
-			   "plus its own start and end)"), wall_s);
+			   "plus its own start and end)"), runner_s);
 	printf(MSG("bench.foot-wide", "; wide: the median's 95 %% interval spans more than "
 		   "%.0f %% of it"), 100 * LAB_STOP_WIDTH);
 	putchar('\n');

@@ -43,6 +43,16 @@ PY
 	! grep -q "^runner's wall time" "$tmp/merged"
 check "a merged file: its labs from more than one run, no runner's wall time" $?
 
+# a file without the runner's duration_s: '-', not the labs' sum passed off as the runner's
+"$py" - "$fx/results.json" "$tmp/nodur.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["duration_s"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$dmalab" bench "$tmp/nodur.json" 2>&1 | grep -q "^runner's wall time: - s"
+check "no duration_s: the runner's wall time is '-'" $?
+
 # --phases: each lab's longest steps, longest first, with their share of the lab
 "$py" - "$fx/results.json" "$tmp/phases.json" <<'PY'
 import json, sys
