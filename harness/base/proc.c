@@ -100,7 +100,7 @@ static int reg_slot(pid_t pid)
 	return -1;
 }
 
-/* ---- Output: pipes into lines, the kept tail, the first line ---- */
+/* ---- Output: pipes into lines, the kept tail ---- */
 
 /* Keep the last PROC_OUT_KEEP bytes: the end says why a child stopped. */
 static void keep_tail(struct proc *p, const char *b, size_t n)
@@ -126,13 +126,6 @@ static void keep_tail(struct proc *p, const char *b, size_t n)
 static void deliver(struct proc *p, struct proc_stream *s)
 {
 	s->buf[s->len] = '\0';
-	if (s == &p->out && !p->have_report) {
-		size_t n = s->len < sizeof(p->report) - 1 ? s->len : sizeof(p->report) - 1;
-
-		p->have_report = 1;
-		memcpy(p->report, s->buf, n);
-		p->report[n] = '\0';
-	}
 	if (s->line)
 		s->line(p->ctx, s->buf);
 	s->len = 0;
