@@ -490,9 +490,7 @@ static void scan_other(struct tap_scan *ts, const char *line)
 		ts->plan = atoi(line + 3);
 	} else if (strcmp(line, "TAP version 13") != 0) {
 		ts->nother += line[0] != '\0';
-		return;
 	}
-	ts->ntap++;
 }
 
 void tap_scan_line(struct tap_scan *ts, const char *line)
@@ -500,15 +498,12 @@ void tap_scan_line(struct tap_scan *ts, const char *line)
 	struct tap_point pt;
 
 	ts->nlines++;
-	if (scan_yaml(ts, line)) {
-		ts->ntap++;
+	if (scan_yaml(ts, line))
 		return;
-	}
 	emit_point(ts);
 	if (parse_point(line, &pt) == 0) {
 		ts->cur = pt;
 		ts->have_cur = 1;
-		ts->ntap++;
 		return;
 	}
 	scan_other(ts, line);
