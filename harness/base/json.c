@@ -291,6 +291,26 @@ void jw_knum(struct json_writer *w, const char *k, double v) { jw_key(w, k); jw_
 void jw_kint(struct json_writer *w, const char *k, long long v) { jw_key(w, k); jw_int(w, v); }
 void jw_kbool(struct json_writer *w, const char *k, int v) { jw_key(w, k); jw_bool(w, v); }
 
+void jw_value(struct json_writer *w, const struct json *v)
+{
+	switch (v ? v->type : JSON_NULL) {
+	case JSON_NULL: jw_null(w); break;
+	case JSON_BOOL: jw_bool(w, v->num != 0); break;
+	case JSON_NUM: jw_num(w, v->num); break;
+	case JSON_STR: jw_str(w, v->str); break;
+	case JSON_ARR:
+	case JSON_OBJ:
+		jw_open(w, v->type == JSON_OBJ ? "{" : "[");
+		for (const struct json *c = v->child; c; c = c->next) {
+			if (v->type == JSON_OBJ)
+				jw_key(w, c->key);
+			jw_value(w, c);
+		}
+		jw_close(w, v->type == JSON_OBJ ? "}" : "]");
+		break;
+	}
+}
+
 void jw_kobj(struct json_writer *w, const char *k)
 {
 	jw_key(w, k);
