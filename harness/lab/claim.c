@@ -291,7 +291,7 @@ void claim_inconclusive(struct lab *L, const char *id, const char *why_fmt, ...)
 }
 
 /* Exact observations: the named code goes with the number. */
-static void check_exact(struct lab *L, const char *id, long long got, const char *got_name)
+void claim_check_code(struct lab *L, const char *id, long long got, const char *got_name)
 {
 	struct claim_rec *c = claim_for_decision(L, id);
 
@@ -304,12 +304,7 @@ static void check_exact(struct lab *L, const char *id, long long got, const char
 
 void claim_check_int(struct lab *L, const char *id, long long got)
 {
-	check_exact(L, id, got, NULL);
-}
-
-void claim_check_code(struct lab *L, const char *id, long long got, const char *got_name)
-{
-	check_exact(L, id, got, got_name);
+	claim_check_code(L, id, got, NULL);
 }
 
 static const char *errno_name(int e)
@@ -321,7 +316,7 @@ static const char *errno_name(int e)
 
 void claim_check_errno(struct lab *L, const char *id, int got_errno)
 {
-	check_exact(L, id, got_errno, errno_name(got_errno));
+	claim_check_code(L, id, got_errno, errno_name(got_errno));
 }
 
 /* "what<sep>note" in note (len bytes), cut to fit. */
@@ -348,7 +343,7 @@ void claim_check_true(struct lab *L, const char *id, int got, const char *what)
 		note_prepend(L->pending_note_shown, sizeof(L->pending_note_shown),
 			     MSG("note.sep", "; "), what);
 	}
-	check_exact(L, id, got != 0, got ? "true" : "false");
+	claim_check_code(L, id, got != 0, got ? "true" : "false");
 }
 
 static void skip_one(struct lab *L, struct claim_rec *c, const char *reason,

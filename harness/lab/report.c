@@ -20,8 +20,8 @@ const char *claim_own_question(const struct claim_spec *c, char *buf, size_t len
 }
 
 /* The words of a list (separated by any of seps) as a JSON array of strings. */
-static void json_words_sep(struct json_writer *w, const char *key, const char *list,
-			   const char *seps)
+static void json_words(struct json_writer *w, const char *key, const char *list,
+		       const char *seps)
 {
 	char word[128];
 	size_t n;
@@ -34,11 +34,6 @@ static void json_words_sep(struct json_writer *w, const char *key, const char *l
 		list += n;
 	}
 	jw_arr_end(w);
-}
-
-static void json_words(struct json_writer *w, const char *key, const char *list)
-{
-	json_words_sep(w, key, list, " \t");
 }
 
 void report_tap_header(struct lab *L)
@@ -313,7 +308,7 @@ static void describe_knobs(struct json_writer *w, const struct lab_knob *k)
 	for (; k && k->knob; k++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "name", k->name);
-		json_words_sep(w, "claims", k->claims, " ,");
+		json_words(w, "claims", k->claims, " ,");
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
@@ -345,7 +340,7 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 		jw_obj_begin(&w);
 		jw_kstr(&w, "id", c->id);
 		jw_kstr(&w, "question", claim_own_question(c, q, sizeof(q)));
-		json_words(&w, "questions", c->question);
+		json_words(&w, "questions", c->question, " \t");
 		jw_kstr(&w, "text", c->text);
 		jw_kstr(&w, "chapter", c->chapter);
 		jw_kstr(&w, "rule", c->rule);
