@@ -31,11 +31,10 @@ double lab_clock_resolution(void)
 {
 	static double cached;
 	uint64_t best = UINT64_MAX;
-	int i;
 
 	if (cached > 0)
 		return cached;
-	for (i = 0; i < 1000; i++) {
+	for (int i = 0; i < 1000; i++) {
 		uint64_t a = lab_now_ns(), b;
 
 		do

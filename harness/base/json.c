@@ -54,12 +54,10 @@ static void jw_puts(struct json_writer *w, const char *s)
 
 static void jw_newline(struct json_writer *w)
 {
-	int i;
-
 	if (!w->pretty)
 		return;
 	jw_puts(w, "\n");
-	for (i = 0; i < w->depth; i++)
+	for (int i = 0; i < w->depth; i++)
 		jw_puts(w, "  ");
 }
 
@@ -117,7 +115,7 @@ size_t json_utf8_len(const char *text, size_t avail)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n, i;
+	size_t n;
 
 	if (avail == 0)
 		return 0;
@@ -141,7 +139,7 @@ size_t json_utf8_len(const char *text, size_t avail)
 		hi = 0x8f;
 	if (avail < 2 || s[1] < lo || s[1] > hi)
 		return 0;
-	for (i = 2; i < n; i++)
+	for (size_t i = 2; i < n; i++)
 		if (i >= avail || (s[i] & 0xc0) != 0x80)
 			return 0;
 	return n;

@@ -100,11 +100,10 @@ static int sb_add(struct strbuf *b, const char *s, size_t n)
 static int hex4(struct parser *p, unsigned *out)
 {
 	unsigned v = 0;
-	int i;
 
 	if (p->end - p->s < 4)
 		return fail(p, "truncated \\u escape");
-	for (i = 0; i < 4; i++, p->s++) {
+	for (int i = 0; i < 4; i++, p->s++) {
 		char c = *p->s;
 
 		v <<= 4;

@@ -51,13 +51,13 @@ static volatile int reg_group[PROC_MAX];
 
 void proc_kill_all(void)
 {
-	int i, saved = errno;
+	int saved = errno;
 	pid_t self = getpid();
 
-	for (i = 0; i < PROC_MAX; i++)
+	for (int i = 0; i < PROC_MAX; i++)
 		if (reg_pid[i] > 0 && reg_owner[i] == self)
 			kill(reg_group[i] ? -reg_pid[i] : reg_pid[i], SIGKILL);
-	for (i = 0; i < PROC_MAX; i++) {
+	for (int i = 0; i < PROC_MAX; i++) {
 		pid_t pid = reg_pid[i];
 
 		if (pid <= 0 || reg_owner[i] != self)
@@ -92,9 +92,7 @@ static void arm_cleanup(int own_signals)
 
 static int reg_slot(pid_t pid)
 {
-	int i;
-
-	for (i = 0; i < PROC_MAX; i++)
+	for (int i = 0; i < PROC_MAX; i++)
 		if (reg_pid[i] == pid)
 			return i;
 	return -1;
@@ -171,7 +169,7 @@ static int wait_io(struct proc *p, int want_ctl, int timeout_ms)
 {
 	struct pollfd pf[3];
 	struct proc_stream *map[3] = { NULL, NULL, NULL };
-	int n = 0, r, ctl_at = -1, i;
+	int n = 0, r, ctl_at = -1;
 
 	if (want_ctl && p->ctl >= 0) {
 		ctl_at = n;
@@ -192,12 +190,12 @@ static int wait_io(struct proc *p, int want_ctl, int timeout_ms)
 		poll(NULL, 0, timeout_ms < IDLE_MS ? timeout_ms : IDLE_MS);
 		return 0;
 	}
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		pf[i].revents = 0;
 	r = poll(pf, (nfds_t)n, timeout_ms);
 	if (r < 0)
 		return errno == EINTR ? 0 : -1;
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		if (map[i] && pf[i].revents)
 			pump(p, map[i]);
 	return ctl_at >= 0 && pf[ctl_at].revents ? 1 : 0;

@@ -29,9 +29,7 @@ const char *const question_words[Q_COUNT] = {
 
 enum status status_parse(const char *word)
 {
-	int s;
-
-	for (s = 0; s < ST_COUNT && word; s++)
+	for (int s = 0; s < ST_COUNT && word; s++)
 		if (!strcmp(word, status_words[s]))
 			return (enum status)s;
 	return ST_COUNT;

@@ -179,13 +179,12 @@ static __device__ inline void lab_gpu_count_words(const uint32_t *p, uint64_t n,
 	uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
 	uint64_t step = (uint64_t)gridDim.x * blockDim.x;
 	unsigned long long bad = 0, hit = 0;
-	int off;
 
 	for (; i < n; i += step) {
 		bad += p[i] != buf_pattern_word(seed, i);
 		hit += p[i] == buf_pattern_word(other, i);
 	}
-	for (off = 16; off > 0; off >>= 1) {
+	for (int off = 16; off > 0; off >>= 1) {
 		bad += __shfl_down_sync(0xffffffffu, bad, off);
 		hit += __shfl_down_sync(0xffffffffu, hit, off);
 	}

@@ -95,7 +95,7 @@ static int set_has(const struct cpu_set_bits *set, int cpu)
 int cpulist_parse(const char *s, int *count, int *first)
 {
 	struct cpu_set_bits set;
-	int cpu, n = 0, lowest = -1;
+	int n = 0, lowest = -1;
 
 	memset(&set, 0, sizeof(set));
 	if (!s || list_walk(s, NULL, NULL) || list_walk(s, mark_range, &set)) {
@@ -103,7 +103,7 @@ int cpulist_parse(const char *s, int *count, int *first)
 		return -1;
 	}
 	/* Count set bits, so overlapping ranges are not counted twice. */
-	for (cpu = 0; cpu < TOPO_MAX_CPUS; cpu++) {
+	for (int cpu = 0; cpu < TOPO_MAX_CPUS; cpu++) {
 		if (!set_has(&set, cpu))
 			continue;
 		if (lowest < 0)
@@ -199,12 +199,11 @@ static void read_node_distances(const char *root, struct numa_node_info *n,
 {
 	char path[PATH_MAX], buf[1024];
 	const char *s = buf;
-	int to;
 
 	snprintf(path, sizeof(path), "%s/" NODE_DIR "/node%d/distance", root, n->id);
 	if (sysfs_read_str(path, buf, sizeof(buf)))
 		return;
-	for (to = 0; to < TOPO_MAX_NODES; to++) {
+	for (int to = 0; to < TOPO_MAX_NODES; to++) {
 		char *end;
 		long d;
 
@@ -238,7 +237,7 @@ static void read_node(const char *root, struct numa_node_info *n,
 int numa_topo_read(const char *sysfs_root, struct numa_topo *t)
 {
 	struct cpu_set_bits online, has_mem;
-	int id, have_mem_list, i;
+	int id, have_mem_list;
 
 	memset(t, 0, sizeof(*t));
 	if (read_node_set(sysfs_root, "online", &online) &&
@@ -254,7 +253,7 @@ int numa_topo_read(const char *sysfs_root, struct numa_topo *t)
 		read_node(sysfs_root, n, &online);
 		t->nnodes++;
 	}
-	for (i = 0; i < t->nnodes; i++) {
+	for (int i = 0; i < t->nnodes; i++) {
 		id = t->node[i].id;
 		if (have_mem_list ? set_has(&has_mem, id) : t->node[i].mem_total > 0)
 			t->nmem_nodes++;

@@ -19,9 +19,7 @@ static const char *const skip_reasons[] = {
 
 int lab_skip_reason_valid(const char *reason)
 {
-	size_t i;
-
-	for (i = 0; reason && i < sizeof(skip_reasons) / sizeof(skip_reasons[0]); i++)
+	for (size_t i = 0; reason && i < sizeof(skip_reasons) / sizeof(skip_reasons[0]); i++)
 		if (strcmp(reason, skip_reasons[i]) == 0)
 			return 1;
 	return 0;
@@ -41,9 +39,7 @@ static struct claim_rec *claim_for_decision(struct lab *L, const char *id)
 
 struct claim_rec *claim_find(struct lab *L, const char *id)
 {
-	int i;
-
-	for (i = 0; id && i < L->nclaims; i++)
+	for (int i = 0; id && i < L->nclaims; i++)
 		if (strcmp(L->claims[i].spec->id, id) == 0)
 			return &L->claims[i];
 	return NULL;
@@ -104,9 +100,7 @@ void claim_note(struct lab *L, const char *fmt, ...)
 /* Moves the attached series and note onto c, sets its status, reports it. */
 void claim_finish(struct lab *L, struct claim_rec *c, enum status status)
 {
-	int i;
-
-	for (i = 0; i < L->npending; i++)
+	for (int i = 0; i < L->npending; i++)
 		c->stats[c->nstats++] = L->pending[i];
 	L->npending = 0;
 	if (L->pending_note[0])
@@ -148,9 +142,7 @@ static void record_want(struct claim_rec *c)
 
 static const struct lab_fact *fact_find(const struct lab *L, const char *key)
 {
-	int i;
-
-	for (i = 0; i < L->nfacts; i++)
+	for (int i = 0; i < L->nfacts; i++)
 		if (!strcmp(L->facts[i].key, key))
 			return &L->facts[i];
 	return NULL;
@@ -376,9 +368,7 @@ void claim_skip(struct lab *L, const char *id, const char *reason, const char *f
 
 static void skip_rest(struct lab *L, const char *reason, const char *detail)
 {
-	int i;
-
-	for (i = 0; i < L->nclaims; i++)
+	for (int i = 0; i < L->nclaims; i++)
 		if (L->claims[i].r.status == ST_PENDING)
 			skip_one(L, &L->claims[i], reason, detail);
 }

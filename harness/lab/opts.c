@@ -219,7 +219,7 @@ static int handle_opt(struct lab *L, int code, const char *arg, int *describe)
 static struct option *build_table(const struct lab *L)
 {
 	const struct lab_extra_opt *e = L->spec->extra_opts;
-	int n = 0, i;
+	int n = 0;
 	struct option *t;
 
 	while (e && e[n].name && n < LAB_MAX_EXTRA)
@@ -228,7 +228,7 @@ static struct option *build_table(const struct lab *L)
 	if (!t)
 		return NULL;
 	memcpy(t, common_opts, sizeof(common_opts));
-	for (i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		t[NCOMMON + i].name = e[i].name;
 		t[NCOMMON + i].has_arg = e[i].arg ? required_argument : no_argument;
 		t[NCOMMON + i].val = OPT_EXTRA + i;
@@ -266,11 +266,11 @@ static int set_extras(struct lab *L)
 {
 	const struct lab_extra_opt *e = L->spec->extra_opts;
 	const struct lab_spec *s = L->spec;
-	int i, rc = 0;
+	int rc = 0;
 
 	if (L->opt.size_given)
 		rc = size_in_range(L, "size", L->opt.size, s->min_size, s->max_size, s->size_why);
-	for (i = 0; rc == 0 && e && e[i].name && i < LAB_MAX_EXTRA; i++)
+	for (int i = 0; rc == 0 && e && e[i].name && i < LAB_MAX_EXTRA; i++)
 		rc = set_extra(L, &e[i], L->extra_val[i]);
 	return rc;
 }
@@ -313,9 +313,8 @@ int lab_parse_args(struct lab *L, int argc, char **argv, int *describe)
 const char *lab_opt(const struct lab *L, const char *name)
 {
 	const struct lab_extra_opt *e = L->spec->extra_opts;
-	int i;
 
-	for (i = 0; e && e[i].name && i < LAB_MAX_EXTRA; i++)
+	for (int i = 0; e && e[i].name && i < LAB_MAX_EXTRA; i++)
 		if (strcmp(e[i].name, name) == 0)
 			return L->extra_val[i];
 	return NULL;

@@ -45,12 +45,10 @@ void report_tap_header(struct lab *L)
 
 static void tap_stats(FILE *out, const struct claim_rec *c)
 {
-	int i;
-
 	if (!c->nstats)
 		return;
 	fprintf(out, "  stats:\n");
-	for (i = 0; i < c->nstats; i++) {
+	for (int i = 0; i < c->nstats; i++) {
 		const struct lab_stats *s = &c->stats[i];
 
 		fprintf(out, "    %s: {n: %d, median: %.6g, min: %.6g, max: %.6g, cv: %.4f, "
@@ -92,8 +90,6 @@ void report_tap_claim(struct lab *L, struct claim_rec *c, const char *note_shown
 
 static void json_stats(struct json_writer *w, const struct lab_stats *s)
 {
-	int i;
-
 	jw_obj_begin(w);
 	jw_kstr(w, "name", s->name);
 	jw_kstr(w, "unit", s->unit);
@@ -108,7 +104,7 @@ static void json_stats(struct json_writer *w, const struct lab_stats *s)
 	jw_kbool(w, "noisy", s->noisy);
 	jw_kbool(w, "too_short", s->too_short);
 	jw_karr(w, "samples");
-	for (i = 0; i < s->n; i++)
+	for (int i = 0; i < s->n; i++)
 		jw_num(w, s->samples[i]);
 	jw_arr_end(w);
 	jw_obj_end(w);
@@ -118,12 +114,10 @@ static void json_stats(struct json_writer *w, const struct lab_stats *s)
  * "not_run". */
 static void json_claim(struct json_writer *w, const struct claim_rec *c, int interrupted)
 {
-	int i;
-
 	record_json_claim(w, &c->r, interrupted && c->r.status == ST_PENDING ? ST_NOT_RUN :
 			  c->r.status);
 	jw_arr_begin(w);
-	for (i = 0; i < c->nstats; i++)
+	for (int i = 0; i < c->nstats; i++)
 		json_stats(w, &c->stats[i]);
 	jw_arr_end(w);
 	jw_obj_end(w);
@@ -131,10 +125,8 @@ static void json_claim(struct json_writer *w, const struct claim_rec *c, int int
 
 static void json_facts(struct json_writer *w, const struct lab *L)
 {
-	int i;
-
 	jw_kobj(w, "facts");
-	for (i = 0; i < L->nfacts; i++) {
+	for (int i = 0; i < L->nfacts; i++) {
 		const struct lab_fact *f = &L->facts[i];
 
 		jw_key(w, f->key);
@@ -152,17 +144,15 @@ static void json_facts(struct json_writer *w, const struct lab *L)
 
 static void json_series(struct json_writer *w, const struct lab *L)
 {
-	int i, j;
-
 	jw_kobj(w, "series");
-	for (i = 0; i < L->nseries; i++) {
+	for (int i = 0; i < L->nseries; i++) {
 		const struct lab_series *s = &L->series[i];
 
 		jw_kobj(w, s->name);
 		jw_kstr(w, "x_unit", s->x_unit);
 		jw_kstr(w, "y_unit", s->npts ? s->pts[0].y.unit : NULL);
 		jw_karr(w, "points");
-		for (j = 0; j < s->npts; j++) {
+		for (int j = 0; j < s->npts; j++) {
 			jw_obj_begin(w);
 			jw_knum(w, "x", s->pts[j].x);
 			jw_key(w, "stats");
@@ -227,19 +217,17 @@ static void json_phases(struct json_writer *w, const struct lab *L)
 /* The record's members, all but the closing brace. */
 static void json_record(struct json_writer *w, const struct lab *L, int interrupted)
 {
-	int i;
-
 	jw_obj_begin(w);
 	json_header(w, L, interrupted);
 	jw_karr(w, "claims");
-	for (i = 0; i < L->nclaims; i++)
+	for (int i = 0; i < L->nclaims; i++)
 		json_claim(w, &L->claims[i], interrupted);
 	jw_arr_end(w);
 	json_facts(w, L);
 	json_series(w, L);
 	json_phases(w, L);
 	jw_karr(w, "notes");
-	for (i = 0; i < L->nnotes; i++)
+	for (int i = 0; i < L->nnotes; i++)
 		jw_str(w, L->notes[i]);
 	jw_arr_end(w);
 }
