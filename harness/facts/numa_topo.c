@@ -37,17 +37,26 @@ static int parse_uint(const char **sp, long *v)
 	return 0;
 }
 
-typedef void (*range_fn)(long lo, long hi, void *ctx);
+struct cpu_set_bits {
+	unsigned char bit[TOPO_MAX_CPUS / 8];
+};
+
+static void mark_range(struct cpu_set_bits *set, long lo, long hi)
+{
+	for (; lo <= hi; lo++)
+		set->bit[lo / 8] |= (unsigned char)(1u << (lo % 8));
+}
 
 /*
- * Walk the ranges of a list like "0-3,8,10-11" (sysfs cpulist and node list
- * format), calling fn for each.  An empty list has no ranges.  -1 with
- * errno = EINVAL on garbage, a reversed range or a number >= TOPO_MAX_CPUS.
+ * The set a list like "0-3,8,10-11" names (sysfs cpulist and node list
+ * format); an empty list names none.  -1 with errno = EINVAL, and the set
+ * empty, on garbage, a reversed range or a number >= TOPO_MAX_CPUS.
  */
-static int list_walk(const char *s, range_fn fn, void *ctx)
+static int list_set(const char *s, struct cpu_set_bits *set)
 {
 	long lo, hi;
 
+	memset(set, 0, sizeof(*set));
 	while (isspace((unsigned char)*s))
 		s++;
 	while (*s && !isspace((unsigned char)*s)) {
@@ -59,8 +68,7 @@ static int list_walk(const char *s, range_fn fn, void *ctx)
 			if (parse_uint(&s, &hi) || hi < lo)
 				goto bad;
 		}
-		if (fn)
-			fn(lo, hi, ctx);
+		mark_range(set, lo, hi);
 		if (*s == ',' && isdigit((unsigned char)s[1]))
 			s++;
 		else if (*s && !isspace((unsigned char)*s))
@@ -71,20 +79,9 @@ static int list_walk(const char *s, range_fn fn, void *ctx)
 	if (*s == '\0')
 		return 0;
 bad:
+	memset(set, 0, sizeof(*set));
 	errno = EINVAL;
 	return -1;
-}
-
-struct cpu_set_bits {
-	unsigned char bit[TOPO_MAX_CPUS / 8];
-};
-
-static void mark_range(long lo, long hi, void *ctx)
-{
-	struct cpu_set_bits *set = ctx;
-
-	for (; lo <= hi; lo++)
-		set->bit[lo / 8] |= (unsigned char)(1u << (lo % 8));
 }
 
 static int set_has(const struct cpu_set_bits *set, int cpu)
@@ -97,8 +94,7 @@ int cpulist_parse(const char *s, int *count, int *first)
 	struct cpu_set_bits set;
 	int n = 0, lowest = -1;
 
-	memset(&set, 0, sizeof(set));
-	if (!s || list_walk(s, NULL, NULL) || list_walk(s, mark_range, &set)) {
+	if (!s || list_set(s, &set)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -123,8 +119,7 @@ int cpulist_contains(const char *s, int cpu)
 
 	if (!s || cpu < 0 || cpu >= TOPO_MAX_CPUS)
 		return 0;
-	memset(&set, 0, sizeof(set));
-	if (list_walk(s, NULL, NULL) || list_walk(s, mark_range, &set))
+	if (list_set(s, &set))
 		return 0;
 	return set_has(&set, cpu);
 }
@@ -139,9 +134,7 @@ static int read_node_set(const char *root, const char *name,
 	snprintf(path, sizeof(path), "%s/" NODE_DIR "/%s", root, name);
 	if (sysfs_read_str(path, buf, sizeof(buf)))
 		return -1;
-	if (list_walk(buf, NULL, NULL) || list_walk(buf, mark_range, set))
-		return -1;
-	return 0;
+	return list_set(buf, set);
 }
 
 /* Fallback when "online" is missing: every node<N> directory. */
@@ -163,7 +156,7 @@ static int list_node_dirs(const char *root, struct cpu_set_bits *set)
 		if (strncmp(de->d_name, "node", 4) || parse_uint(&p, &id) || *p)
 			continue;
 		if (id < TOPO_MAX_NODES)
-			mark_range(id, id, set);
+			mark_range(set, id, id);
 	}
 	closedir(d);
 	return 0;
