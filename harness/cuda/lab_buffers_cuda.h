@@ -50,17 +50,6 @@ static inline void lab_buf_undo_unregister_(void *p, uint64_t bytes)
 	lab_buf_note_(cudaHostUnregister(p));
 }
 
-/* Tracks p with undo, or undoes it at once when the registry has no memory. */
-static inline cudaError_t lab_buf_track_(void *p, uint64_t bytes, buf_undo_fn undo)
-{
-	if (buf_track(p, bytes, undo) < 0) {
-		undo(p, bytes);
-		return cudaErrorMemoryAllocation;
-	}
-	lab_buf_arm_exit_();
-	return cudaSuccess;
-}
-
 /*
  * `bytes` of one kind into *out (NULL on failure), tracked; the CUDA error
  * comes back, for a kind the lab can do without: the caller clears it with
