@@ -465,11 +465,9 @@ void json_free(struct json *j)
 
 const struct json *json_get(const struct json *obj, const char *key)
 {
-	const struct json *c;
-
 	if (!obj || obj->type != JSON_OBJ)
 		return NULL;
-	for (c = obj->child; c; c = c->next)
+	for (const struct json *c = obj->child; c; c = c->next)
 		if (strcmp(c->key, key) == 0)
 			return c;
 	return NULL;

@@ -226,7 +226,6 @@ static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, dfl, old;
-	size_t i;
 
 	arm_cleanup(flags & PROC_OWN_SIGNALS);
 	if ((slot = reg_slot(0)) < 0)
@@ -264,7 +263,7 @@ static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 	posix_spawnattr_setsigmask(&at, &none);
 	/* Undo what we changed for ourselves: ignored signals survive exec. */
 	sigemptyset(&dfl);
-	for (i = 0; i < sizeof(dfl_sigs) / sizeof(dfl_sigs[0]); i++)
+	for (size_t i = 0; i < sizeof(dfl_sigs) / sizeof(dfl_sigs[0]); i++)
 		sigaddset(&dfl, dfl_sigs[i]);
 	posix_spawnattr_setsigdefault(&at, &dfl);
 	posix_spawnattr_setpgroup(&at, 0);
@@ -682,10 +681,9 @@ int proc_msg_send(int sock, int pass_fd, const char *text)
 /* Take the first descriptor a message carried; close any others. */
 static int take_fd(struct msghdr *m)
 {
-	struct cmsghdr *c;
 	int fd = -1;
 
-	for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
 		size_t i, k;
 		int v;
 

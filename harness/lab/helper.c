@@ -168,7 +168,7 @@ void helper_fail(struct helper *h, const char *fmt, ...)
 {
 	char why[256], st[128], out[PROC_OUT_KEEP * 2];
 	struct proc *p = &h->proc;
-	const char *line, *next;
+	const char *next;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -176,7 +176,7 @@ void helper_fail(struct helper *h, const char *fmt, ...)
 	va_end(ap);
 	if (!p->reaped)
 		proc_reap(p, 0);
-	for (line = p->outbuf; p->outlen && *line; line = next) {
+	for (const char *line = p->outbuf; p->outlen && *line; line = next) {
 		const char *nl = strchr(line, '\n');
 
 		next = nl ? nl + 1 : line + strlen(line);

@@ -382,12 +382,11 @@ static int check_errata(const struct lab *L)
 {
 	const struct errata *all;
 	const struct erratum *e;
-	const struct claim_spec *c;
 	char err[300];
 
 	if (!(all = errata_builtin(err, sizeof(err))))
 		goto refused;
-	for (c = L->spec->claims; c->id; c++)
+	for (const struct claim_spec *c = L->spec->claims; c->id; c++)
 		if ((e = errata_find(all, c->id)) && errata_check_want(e, &c->want, err,
 								       sizeof(err)) < 0)
 			goto refused;

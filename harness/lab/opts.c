@@ -72,8 +72,6 @@ static void print_extra_help(const char *lab_id, const struct lab_extra_opt *e)
 static void print_help(const struct lab *L)
 {
 	const struct lab_spec *s = L->spec;
-	const struct lab_extra_opt *e;
-	const struct claim_spec *c;
 	char sz[32], q[32], id[32];
 
 	printf(MSG("lab.help-usage", "usage: lab-%s [options]"), s->id);
@@ -103,10 +101,10 @@ static void print_help(const struct lab *L)
 	printf("  --seed N        %s\n", MSG("lab.opt-seed", "seed of the pseudo-random inputs "
 						 "(default 1)"));
 	printf("  --verbose       %s\n", MSG("lab.opt-verbose", "more narrative"));
-	for (e = s->extra_opts; e && e->name; e++)
+	for (const struct lab_extra_opt *e = s->extra_opts; e && e->name; e++)
 		print_extra_help(s->id, e);
 	printf("\n%s\n", MSG("lab.help-claims", "claims:"));
-	for (c = s->claims; c && c->id; c++)
+	for (const struct claim_spec *c = s->claims; c && c->id; c++)
 		printf("  %-5s [%s] %s\n", c->id, c->question, msg_claim_text(c->id, c->text));
 	printf("\n%s\n", MSG("lab.help-exit", "exit: 0 confirmed, 1 a claim failed, 77 skipped, "
 			     "99 setup error, 2 usage"));

@@ -304,8 +304,6 @@ static void describe_knobs(struct json_writer *w, const struct lab_knob *k)
 
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 {
-	const struct claim_spec *c;
-	const struct lab_extra_opt *e;
 	struct json_writer w;
 	char q[64];
 
@@ -324,7 +322,7 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 	jw_kbool(&w, "built_with_cuda", build_flags & LAB_BUILT_WITH_CUDA);
 	jw_kbool(&w, "sabotage", build_flags & LAB_BUILT_SABOTAGE);
 	jw_karr(&w, "claims");
-	for (c = spec->claims; c && c->id; c++) {
+	for (const struct claim_spec *c = spec->claims; c && c->id; c++) {
 		jw_obj_begin(&w);
 		jw_kstr(&w, "id", c->id);
 		jw_kstr(&w, "question", claim_own_question(c, q, sizeof(q)));
@@ -340,7 +338,7 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 	jw_arr_end(&w);
 	describe_knobs(&w, spec->knobs);
 	jw_karr(&w, "extra_options");
-	for (e = spec->extra_opts; e && e->name; e++) {
+	for (const struct lab_extra_opt *e = spec->extra_opts; e && e->name; e++) {
 		jw_obj_begin(&w);
 		jw_kstr(&w, "name", e->name);
 		jw_kstr(&w, "arg", e->arg);

@@ -28,10 +28,10 @@ static struct lab *chunks_lab; /* the running lab, for lab_error; NULL in tests 
 
 static void chunks_free(void)
 {
-	struct chunk *c, *next;
+	struct chunk *next;
 
 	pthread_mutex_lock(&chunks_lock);
-	for (c = chunks; c; c = next) {
+	for (struct chunk *c = chunks; c; c = next) {
 		next = c->next;
 		free(c);
 	}
@@ -95,11 +95,10 @@ static double *samples_alloc(int n)
 /* 1 if p points into the storage above. */
 static int samples_owned(const double *p)
 {
-	const struct chunk *c;
 	int owned = 0;
 
 	pthread_mutex_lock(&chunks_lock);
-	for (c = chunks; c && !owned; c = c->next)
+	for (const struct chunk *c = chunks; c && !owned; c = c->next)
 		owned = p >= c->v && p < c->v + c->used;
 	pthread_mutex_unlock(&chunks_lock);
 	return owned;
