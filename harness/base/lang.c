@@ -12,11 +12,6 @@
 
 static int lang_forced = -1;
 
-static int starts_zh(const char *v)
-{
-	return v && !strncmp(v, "zh", 2);
-}
-
 enum dmalab_lang dmalab_lang(void)
 {
 	/* ours first, then POSIX order: the first one set decides, as setlocale would */
@@ -29,7 +24,7 @@ enum dmalab_lang dmalab_lang(void)
 		const char *v = getenv(vars[i]);
 
 		if (v && *v)
-			return starts_zh(v) ? DMALAB_ZH : DMALAB_EN;
+			return !strncmp(v, "zh", 2) ? DMALAB_ZH : DMALAB_EN;
 	}
 	return DMALAB_EN;
 }

@@ -228,11 +228,6 @@ void tap_scan_free(struct tap_scan *ts)
 	ts->npoints = 0;
 }
 
-static void copy(char *dst, size_t len, const char *src)
-{
-	snprintf(dst, len, "%s", src);
-}
-
 /* Undoes the "\#" and "\\" escapes of a TAP description. */
 static void unescape(char *s)
 {
@@ -273,13 +268,13 @@ static void split_directive(struct tap_point *pt, char *rest)
 			while (*d == ' ' || *d == ':')
 				d++;
 		}
-		copy(pt->dir_text, sizeof(pt->dir_text), d);
+		snprintf(pt->dir_text, sizeof(pt->dir_text), "%s", d);
 	}
 	p = rest + strlen(rest);
 	while (p > rest && p[-1] == ' ')
 		*--p = '\0';
 	unescape(rest);
-	copy(pt->desc, sizeof(pt->desc), rest);
+	snprintf(pt->desc, sizeof(pt->desc), "%s", rest);
 	sscanf(pt->desc, "%31s", pt->c.id);
 }
 
@@ -306,7 +301,7 @@ static int parse_point(const char *line, struct tap_point *pt)
 	pt->number = (int)strtol(p, (char **)&p, 10);
 	while (*p == ' ' || *p == '-')
 		p++;
-	copy(rest, sizeof(rest), p);
+	snprintf(rest, sizeof(rest), "%s", p);
 	split_directive(pt, rest);
 	return 0;
 }
@@ -318,7 +313,7 @@ static void yaml_unquote(char *dst, size_t len, const char *v)
 	char q = v[0];
 
 	if (n < 2 || (q != '"' && q != '\'') || v[n - 1] != q) {
-		copy(dst, len, v);
+		snprintf(dst, len, "%s", v);
 		return;
 	}
 	for (v++, n -= 2; n && o + 1 < len; v++, n--) {
@@ -481,7 +476,7 @@ static void scan_other(struct tap_scan *ts, const char *line)
 	} else if (strncmp(line, "Bail out!", 9) == 0) {
 		for (p = line + 9; *p == ' '; p++)
 			;
-		copy(ts->bail, sizeof(ts->bail), *p ? p : "(no reason given)");
+		snprintf(ts->bail, sizeof(ts->bail), "%s", *p ? p : "(no reason given)");
 		if (ts->sink.bail)
 			ts->sink.bail(ts->sink.ctx, ts->bail);
 	} else if (strncmp(line, "1..", 3) == 0 && isdigit((unsigned char)line[3])) {

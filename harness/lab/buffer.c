@@ -29,11 +29,6 @@ static size_t reg_count;
 static pid_t reg_owner;   /* the process whose buffers these are */
 static int reg_armed;     /* atexit done once */
 
-static void release_at_exit(void)
-{
-	buf_release_all();
-}
-
 /*
  * A forked child's registry starts empty: the records it inherited are its
  * parent's to run, never its own (a CUDA call in the child would be wrong).
@@ -63,7 +58,7 @@ int buf_track(void *p, uint64_t bytes, buf_undo_fn undo)
 	r->bytes = bytes;
 	r->undo = undo;
 	pthread_mutex_lock(&reg_lock);
-	if (!reg_armed && atexit(release_at_exit) == 0)
+	if (!reg_armed && atexit(buf_release_all) == 0)
 		reg_armed = 1;
 	if (reg_owner != getpid())
 		forget_inherited();
@@ -166,7 +161,7 @@ void buf_release_at_exit(void)
 {
 	/* a second entry for the same handler: it runs earlier, and the later
 	 * one finds nothing left */
-	if (atexit(release_at_exit) == 0) {
+	if (atexit(buf_release_all) == 0) {
 		pthread_mutex_lock(&reg_lock);
 		reg_armed = 1;
 		pthread_mutex_unlock(&reg_lock);

@@ -111,11 +111,6 @@ void claim_finish(struct lab *L, struct claim_rec *c, enum status status)
 	interrupt_render(L); /* what a signal now would leave behind */
 }
 
-static void set_unit(struct claim_rec *c, const char *unit)
-{
-	snprintf(c->r.unit, sizeof(c->r.unit), "%s", unit ? unit : "");
-}
-
 /* Copies the spec's relation into the record, for TAP and JSON. */
 static void record_want(struct claim_rec *c)
 {
@@ -137,7 +132,7 @@ static void record_want(struct claim_rec *c)
 	}
 	if (w->name)
 		snprintf(c->r.want_name, sizeof(c->r.want_name), "%s", w->name);
-	set_unit(c, w->unit);
+	snprintf(c->r.unit, sizeof(c->r.unit), "%s", w->unit ? w->unit : "");
 }
 
 static const struct lab_fact *fact_find(const struct lab *L, const char *key)
