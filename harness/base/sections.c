@@ -351,7 +351,6 @@ void sec_init(struct sec_doc *d, const struct sec_kind *k, const char *name,
 		err[0] = '\0';
 }
 
-/* Takes the value of a field (the doc no longer owns it). */
 char *sec_take(struct sec_field *f)
 {
 	char *v = f->value;
@@ -360,7 +359,6 @@ char *sec_take(struct sec_field *f)
 	return v;
 }
 
-/* The whole file into a buffer; -1 with "path: why" in err. */
 char *sec_read_all(const char *path, size_t *len, int *opened)
 {
 	FILE *f = fopen(path, "rb");

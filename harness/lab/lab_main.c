@@ -68,11 +68,8 @@ static int count_unexplained(const struct lab *L)
 {
 	int n = 0;
 
-	for (int i = 0; i < L->nclaims; i++) {
-		const struct claim_rec *c = &L->claims[i];
-
-		n += c->r.status == ST_FAIL && !claim_known(&c->r);
-	}
+	for (int i = 0; i < L->nclaims; i++)
+		n += L->claims[i].r.status == ST_FAIL && !claim_known(&L->claims[i].r);
 	return n;
 }
 
