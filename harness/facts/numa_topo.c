@@ -11,11 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <numa.h>
-#include <numaif.h>
-#include <pthread.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "numa_topo.h"
 #include "sysfs.h"

@@ -1,10 +1,8 @@
 /*
  * claim.c - recording one verdict per claim.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lab_internal.h"

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang.h"
 #include "need.h"
 #include "procfs.h"
 #include "sysfs.h"

@@ -1,7 +1,6 @@
 /*
  * opts.c - the options every lab shares (numbers and sizes: sizes.c).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>

@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
