@@ -167,31 +167,24 @@ static void pump(struct proc *p, struct proc_stream *s)
  * 1 when the socket is readable, 0 otherwise, -1 on a poll error. */
 static int wait_io(struct proc *p, int want_ctl, int timeout_ms)
 {
+	struct proc_stream *map[3] = { NULL, NULL, NULL }, *streams[2] = { &p->out, &p->err };
 	struct pollfd pf[3];
-	struct proc_stream *map[3] = { NULL, NULL, NULL };
 	int n = 0, r, ctl_at = -1;
 
 	if (want_ctl && p->ctl >= 0) {
 		ctl_at = n;
-		pf[n].fd = p->ctl;
-		pf[n++].events = POLLIN;
+		pf[n++] = (struct pollfd){ .fd = p->ctl, .events = POLLIN };
 	}
-	if (p->out.fd >= 0) {
-		map[n] = &p->out;
-		pf[n].fd = p->out.fd;
-		pf[n++].events = POLLIN;
-	}
-	if (p->err.fd >= 0) {
-		map[n] = &p->err;
-		pf[n].fd = p->err.fd;
-		pf[n++].events = POLLIN;
+	for (int k = 0; k < 2; k++) {
+		if (streams[k]->fd < 0)
+			continue;
+		map[n] = streams[k];
+		pf[n++] = (struct pollfd){ .fd = streams[k]->fd, .events = POLLIN };
 	}
 	if (n == 0) {
 		poll(NULL, 0, timeout_ms < IDLE_MS ? timeout_ms : IDLE_MS);
 		return 0;
 	}
-	for (int i = 0; i < n; i++)
-		pf[i].revents = 0;
 	r = poll(pf, (nfds_t)n, timeout_ms);
 	if (r < 0)
 		return errno == EINTR ? 0 : -1;

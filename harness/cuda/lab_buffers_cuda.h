@@ -70,11 +70,9 @@ static inline cudaError_t lab_cuda_try_alloc(enum lab_buf_kind kind, uint64_t by
 		*out = p;
 		return cudaSuccess;
 	case LAB_BUF_PINNED:
-		e = cudaHostAlloc(&p, (size_t)bytes, cudaHostAllocDefault);
-		undo = lab_buf_undo_free_host_;
-		break;
 	case LAB_BUF_WC:
-		e = cudaHostAlloc(&p, (size_t)bytes, cudaHostAllocWriteCombined);
+		e = cudaHostAlloc(&p, (size_t)bytes, kind == LAB_BUF_WC ?
+				  cudaHostAllocWriteCombined : cudaHostAllocDefault);
 		undo = lab_buf_undo_free_host_;
 		break;
 	case LAB_BUF_DEVICE:
