@@ -26,21 +26,16 @@ int lab_skip_reason_valid(const char *reason)
 /* A lab bug (unknown or twice-decided claim): not a finding, an error. */
 static struct claim_rec *claim_for_decision(struct lab *L, const char *id)
 {
-	struct claim_rec *c = claim_find(L, id);
+	struct claim_rec *c = NULL;
 
+	for (int i = 0; id && i < L->nclaims && !c; i++)
+		if (strcmp(L->claims[i].spec->id, id) == 0)
+			c = &L->claims[i];
 	if (!c)
 		lab_error(L, "BUG: claim '%s' is not in the lab's spec", id ? id : "(null)");
 	if (c->r.status != ST_PENDING)
 		lab_error(L, "BUG: claim '%s' decided twice", id);
 	return c;
-}
-
-struct claim_rec *claim_find(struct lab *L, const char *id)
-{
-	for (int i = 0; id && i < L->nclaims; i++)
-		if (strcmp(L->claims[i].spec->id, id) == 0)
-			return &L->claims[i];
-	return NULL;
 }
 
 void claim_stats(struct lab *L, const struct lab_stats *s)
@@ -96,7 +91,7 @@ void claim_note(struct lab *L, const char *fmt, ...)
 }
 
 /* Moves the attached series and note onto c, sets its status, reports it. */
-void claim_finish(struct lab *L, struct claim_rec *c, enum status status)
+static void claim_finish(struct lab *L, struct claim_rec *c, enum status status)
 {
 	for (int i = 0; i < L->npending; i++)
 		c->stats[c->nstats++] = L->pending[i];
