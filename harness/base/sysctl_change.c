@@ -262,15 +262,11 @@ int sysctl_change_set(const char *path, const char *value)
 
 int sysctl_change_restore(void)
 {
-	int e;
+	int e = getpid() == owner ? put_back() : 0;
 
-	if (getpid() != owner)
-		return 0;
-	e = put_back();
-	if (!e)
-		return 0;
-	errno = e;
-	return -1;
+	if (e)
+		errno = e;
+	return e ? -1 : 0;
 }
 
 /* ---- Replay ---- */
