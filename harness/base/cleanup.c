@@ -37,9 +37,8 @@ static volatile sig_atomic_t nactions;
 static void run_actions(int sig, int when)
 {
 	pid_t self = getpid();
-	int i;
 
-	for (i = (int)nactions - 1; i >= 0; i--)
+	for (int i = (int)nactions - 1; i >= 0; i--)
 		if (actions[i].owner == self && (actions[i].when & when))
 			actions[i].fn(sig);
 }
@@ -100,10 +99,9 @@ int cleanup_write(int fd, const void *buf, size_t n)
 void cleanup_hold(sigset_t *old)
 {
 	sigset_t set;
-	int i;
 
 	sigemptyset(&set);
-	for (i = 0; i < NHANDLED; i++)
+	for (int i = 0; i < NHANDLED; i++)
 		if (handled[i].when == CLEANUP_ON_STOP)
 			sigaddset(&set, handled[i].sig);
 	sigprocmask(SIG_BLOCK, &set, old);
@@ -215,10 +213,8 @@ static pid_t files_owner;                  /* a parent's files are not a child's
 
 static void unlink_files(int sig)
 {
-	int i;
-
 	(void)sig;
-	for (i = 0; i < TEMPFILE_MAX; i++)
+	for (int i = 0; i < TEMPFILE_MAX; i++)
 		if (files[i][0])
 			unlink(files[i]);
 }
@@ -258,7 +254,7 @@ static void set_file(int i, const char *path)
 
 int tempfile_add(const char *path)
 {
-	int i, free_slot = -1;
+	int free_slot = -1;
 
 	if (strlen(path) >= PATH_MAX)
 		return errno = ENAMETOOLONG, -1;
@@ -266,7 +262,7 @@ int tempfile_add(const char *path)
 		files_owner = getpid();
 		memset(files, 0, sizeof(files));
 	}
-	for (i = 0; i < TEMPFILE_MAX; i++) {
+	for (int i = 0; i < TEMPFILE_MAX; i++) {
 		if (!strcmp(files[i], path))
 			return 0;
 		if (!files[i][0] && free_slot < 0)
@@ -283,9 +279,7 @@ int tempfile_add(const char *path)
 
 void tempfile_forget(const char *path)
 {
-	int i;
-
-	for (i = 0; i < TEMPFILE_MAX && files_owner == getpid(); i++)
+	for (int i = 0; i < TEMPFILE_MAX && files_owner == getpid(); i++)
 		if (!strcmp(files[i], path))
 			set_file(i, "");
 }

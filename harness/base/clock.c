@@ -14,7 +14,7 @@ double lab_now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-uint64_t lab_now_ns(void)
+static uint64_t now_ns(void)
 {
 	struct timespec t;
 
@@ -31,15 +31,14 @@ double lab_clock_resolution(void)
 {
 	static double cached;
 	uint64_t best = UINT64_MAX;
-	int i;
 
 	if (cached > 0)
 		return cached;
-	for (i = 0; i < 1000; i++) {
-		uint64_t a = lab_now_ns(), b;
+	for (int i = 0; i < 1000; i++) {
+		uint64_t a = now_ns(), b;
 
 		do
-			b = lab_now_ns();
+			b = now_ns();
 		while (b == a);
 		if (b - a < best)
 			best = b - a;

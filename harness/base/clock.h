@@ -11,9 +11,8 @@
 extern "C" {
 #endif
 
-/* CLOCK_MONOTONIC in seconds and in nanoseconds. */
+/* CLOCK_MONOTONIC in seconds. */
 double lab_now(void);
-uint64_t lab_now_ns(void);
 /* Smallest observable step of lab_now(), measured once and cached (s). */
 double lab_clock_resolution(void);
 /* Keeps `v` alive so the compiler cannot delete the work that made it. */

@@ -29,12 +29,11 @@ static const struct sec_key errata_keys[] = {
 static int claim_id_valid(const char *s, const char *prefix)
 {
 	const char *dot = strchr(s, '.');
-	size_t i;
 
 	(void)prefix;
 	if (!dot || dot == s || !dot[1] || strlen(s) >= sizeof(((struct erratum *)0)->id))
 		return 0;
-	for (i = 0; s[i]; i++)
+	for (size_t i = 0; s[i]; i++)
 		if (s + i != dot && !isdigit((unsigned char)s[i]))
 			return 0;
 	return 1;
@@ -73,9 +72,7 @@ static const char *const reading_facts[] = {
 
 static int is_reading_fact(const char *name, size_t n)
 {
-	int i;
-
-	for (i = 0; reading_facts[i]; i++)
+	for (int i = 0; reading_facts[i]; i++)
 		if (strlen(reading_facts[i]) == n && !strncmp(reading_facts[i], name, n))
 			return 1;
 	return 0;
@@ -104,11 +101,11 @@ static int when_field(struct sec_doc *d, struct erratum *c, struct sec_field *f)
 
 static int to_erratum(struct sec_doc *d, struct sec_section *s, struct erratum *c)
 {
-	int i, rc = 0;
+	int rc = 0;
 
 	snprintf(c->id, sizeof(c->id), "%.31s", s->id); /* claim_id_valid: < 32 */
 	c->line = s->line;
-	for (i = 0; i < s->nf && !rc; i++) {
+	for (int i = 0; i < s->nf && !rc; i++) {
 		struct sec_field *f = &s->f[i];
 
 		if (f->key == E_EXPECT)
@@ -130,7 +127,7 @@ int errata_parse(const char *text, const char *name, struct errata *e,
 		 char *err, size_t errlen)
 {
 	struct sec_doc d;
-	int rc, i;
+	int rc;
 
 	memset(e, 0, sizeof(*e));
 	sec_init(&d, &errata_kind, name, err, errlen);
@@ -139,7 +136,7 @@ int errata_parse(const char *text, const char *name, struct errata *e,
 		e->items = calloc((size_t)d.ns, sizeof(*e->items));
 		rc = e->items ? 0 : sec_error(&d, 1, "out of memory");
 	}
-	for (i = 0; !rc && i < d.ns; i++, e->n++)
+	for (int i = 0; !rc && i < d.ns; i++, e->n++)
 		rc = to_erratum(&d, &d.s[i], &e->items[i]);
 	sec_free(&d);
 	if (rc)
@@ -199,9 +196,7 @@ int errata_check_want(const struct erratum *e, const struct claim_want *want, ch
 
 const struct erratum *errata_find(const struct errata *e, const char *claim_id)
 {
-	int i;
-
-	for (i = 0; e && i < e->n; i++)
+	for (int i = 0; e && i < e->n; i++)
 		if (strcmp(e->items[i].id, claim_id) == 0)
 			return &e->items[i];
 	return NULL;
@@ -209,15 +204,13 @@ const struct erratum *errata_find(const struct errata *e, const char *claim_id)
 
 void errata_free(struct errata *e)
 {
-	int i, k;
-
-	for (i = 0; i < e->n; i++) {
+	for (int i = 0; i < e->n; i++) {
 		free(e->items[i].says);
 		free(e->items[i].truth);
 		free(e->items[i].why);
 		free(e->items[i].expect_text);
 		free(e->items[i].when_text);
-		for (k = 0; k < e->items[i].nsources; k++)
+		for (int k = 0; k < e->items[i].nsources; k++)
 			free(e->items[i].source[k]);
 	}
 	free(e->items);

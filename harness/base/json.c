@@ -54,12 +54,10 @@ static void jw_puts(struct json_writer *w, const char *s)
 
 static void jw_newline(struct json_writer *w)
 {
-	int i;
-
 	if (!w->pretty)
 		return;
 	jw_puts(w, "\n");
-	for (i = 0; i < w->depth; i++)
+	for (int i = 0; i < w->depth; i++)
 		jw_puts(w, "  ");
 }
 
@@ -117,7 +115,7 @@ size_t json_utf8_len(const char *text, size_t avail)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n, i;
+	size_t n;
 
 	if (avail == 0)
 		return 0;
@@ -141,7 +139,7 @@ size_t json_utf8_len(const char *text, size_t avail)
 		hi = 0x8f;
 	if (avail < 2 || s[1] < lo || s[1] > hi)
 		return 0;
-	for (i = 2; i < n; i++)
+	for (size_t i = 2; i < n; i++)
 		if (i >= avail || (s[i] & 0xc0) != 0x80)
 			return 0;
 	return n;
@@ -290,6 +288,26 @@ void jw_kstr(struct json_writer *w, const char *k, const char *s) { jw_key(w, k)
 void jw_knum(struct json_writer *w, const char *k, double v) { jw_key(w, k); jw_num(w, v); }
 void jw_kint(struct json_writer *w, const char *k, long long v) { jw_key(w, k); jw_int(w, v); }
 void jw_kbool(struct json_writer *w, const char *k, int v) { jw_key(w, k); jw_bool(w, v); }
+
+void jw_value(struct json_writer *w, const struct json *v)
+{
+	switch (v ? v->type : JSON_NULL) {
+	case JSON_NULL: jw_null(w); break;
+	case JSON_BOOL: jw_bool(w, v->num != 0); break;
+	case JSON_NUM: jw_num(w, v->num); break;
+	case JSON_STR: jw_str(w, v->str); break;
+	case JSON_ARR:
+	case JSON_OBJ:
+		jw_open(w, v->type == JSON_OBJ ? "{" : "[");
+		for (const struct json *c = v->child; c; c = c->next) {
+			if (v->type == JSON_OBJ)
+				jw_key(w, c->key);
+			jw_value(w, c);
+		}
+		jw_close(w, v->type == JSON_OBJ ? "}" : "]");
+		break;
+	}
+}
 
 void jw_kobj(struct json_writer *w, const char *k)
 {

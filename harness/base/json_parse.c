@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,11 +99,10 @@ static int sb_add(struct strbuf *b, const char *s, size_t n)
 static int hex4(struct parser *p, unsigned *out)
 {
 	unsigned v = 0;
-	int i;
 
 	if (p->end - p->s < 4)
 		return fail(p, "truncated \\u escape");
-	for (i = 0; i < 4; i++, p->s++) {
+	for (int i = 0; i < 4; i++, p->s++) {
 		char c = *p->s;
 
 		v <<= 4;
@@ -123,26 +121,13 @@ static int hex4(struct parser *p, unsigned *out)
 
 static size_t utf8_encode(unsigned cp, char *out)
 {
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
+	size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+
+	for (size_t i = n - 1; i > 0; i--, cp >>= 6)
+		out[i] = (char)(0x80 | (cp & 0x3f));
+	/* a lead byte of n > 1 starts with n one bits: 0xc0, 0xe0, 0xf0 */
+	out[0] = (char)(n == 1 ? cp : ((0xff00u >> n) & 0xff) | cp);
+	return n;
 }
 
 /* \uXXXX, with a UTF-16 surrogate pair joined; an unpaired half -> U+FFFD. */
@@ -479,11 +464,9 @@ void json_free(struct json *j)
 
 const struct json *json_get(const struct json *obj, const char *key)
 {
-	const struct json *c;
-
 	if (!obj || obj->type != JSON_OBJ)
 		return NULL;
-	for (c = obj->child; c; c = c->next)
+	for (const struct json *c = obj->child; c; c = c->next)
 		if (strcmp(c->key, key) == 0)
 			return c;
 	return NULL;
@@ -501,36 +484,4 @@ double json_get_num(const struct json *obj, const char *key, double dflt)
 	const struct json *v = json_get(obj, key);
 
 	return v && (v->type == JSON_NUM || v->type == JSON_BOOL) ? v->num : dflt;
-}
-
-void jw_value(struct json_writer *w, const struct json *v)
-{
-	const struct json *c;
-
-	if (!v) {
-		jw_null(w);
-		return;
-	}
-	switch (v->type) {
-	case JSON_NULL: jw_null(w); break;
-	case JSON_BOOL: jw_bool(w, v->num != 0); break;
-	case JSON_NUM: jw_num(w, v->num); break;
-	case JSON_STR: jw_str(w, v->str); break;
-	case JSON_ARR:
-	case JSON_OBJ:
-		if (v->type == JSON_OBJ)
-			jw_obj_begin(w);
-		else
-			jw_arr_begin(w);
-		for (c = v->child; c; c = c->next) {
-			if (v->type == JSON_OBJ)
-				jw_key(w, c->key);
-			jw_value(w, c);
-		}
-		if (v->type == JSON_OBJ)
-			jw_obj_end(w);
-		else
-			jw_arr_end(w);
-		break;
-	}
 }

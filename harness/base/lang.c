@@ -12,11 +12,6 @@
 
 static int lang_forced = -1;
 
-static int starts_zh(const char *v)
-{
-	return v && !strncmp(v, "zh", 2);
-}
-
 enum dmalab_lang dmalab_lang(void)
 {
 	/* ours first, then POSIX order: the first one set decides, as setlocale would */
@@ -29,7 +24,7 @@ enum dmalab_lang dmalab_lang(void)
 		const char *v = getenv(vars[i]);
 
 		if (v && *v)
-			return starts_zh(v) ? DMALAB_ZH : DMALAB_EN;
+			return !strncmp(v, "zh", 2) ? DMALAB_ZH : DMALAB_EN;
 	}
 	return DMALAB_EN;
 }
@@ -123,14 +118,14 @@ int msg_table_each(const char *path, int (*each)(const char *id, const char *zh,
 	char *text = NULL;
 	struct sec_doc d;
 	size_t len;
-	int i, rc;
+	int rc;
 
 	if (path && !(text = sec_read_file(path, &len, err, errlen)))
 		return -1;
 	sec_init(&d, &msg_kind, path ? path : MSG_TABLE_BUILT_IN, err, errlen);
 	rc = text ? sec_parse(&d, text, len)
 		  : sec_parse(&d, dmalab_messages_zh, strlen(dmalab_messages_zh));
-	for (i = 0; !rc && i < d.ns; i++)
+	for (int i = 0; !rc && i < d.ns; i++)
 		if (each(d.s[i].id, d.s[i].f[0].value, arg))
 			rc = sec_error(&d, d.s[i].line, "out of memory");
 	sec_free(&d);
@@ -170,10 +165,9 @@ static void table_load(void)
 static struct msg_entry *find(const char *id)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	int i;
 
 	pthread_once(&once, table_load);
-	for (i = 0; i < table_n; i++)
+	for (int i = 0; i < table_n; i++)
 		if (!strcmp(table[i].id, id))
 			return &table[i];
 	return NULL;
@@ -198,9 +192,7 @@ const char *msg_text(const char *id, const char *en)
 
 const char *msg_english(const char *shown)
 {
-	int i;
-
-	for (i = 0; i < table_n; i++)
+	for (int i = 0; i < table_n; i++)
 		if (table[i].zh == shown && table[i].en)
 			return table[i].en;
 	return shown;

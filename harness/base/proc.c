@@ -51,13 +51,13 @@ static volatile int reg_group[PROC_MAX];
 
 void proc_kill_all(void)
 {
-	int i, saved = errno;
+	int saved = errno;
 	pid_t self = getpid();
 
-	for (i = 0; i < PROC_MAX; i++)
+	for (int i = 0; i < PROC_MAX; i++)
 		if (reg_pid[i] > 0 && reg_owner[i] == self)
 			kill(reg_group[i] ? -reg_pid[i] : reg_pid[i], SIGKILL);
-	for (i = 0; i < PROC_MAX; i++) {
+	for (int i = 0; i < PROC_MAX; i++) {
 		pid_t pid = reg_pid[i];
 
 		if (pid <= 0 || reg_owner[i] != self)
@@ -92,15 +92,13 @@ static void arm_cleanup(int own_signals)
 
 static int reg_slot(pid_t pid)
 {
-	int i;
-
-	for (i = 0; i < PROC_MAX; i++)
+	for (int i = 0; i < PROC_MAX; i++)
 		if (reg_pid[i] == pid)
 			return i;
 	return -1;
 }
 
-/* ---- Output: pipes into lines, the kept tail, the first line ---- */
+/* ---- Output: pipes into lines, the kept tail ---- */
 
 /* Keep the last PROC_OUT_KEEP bytes: the end says why a child stopped. */
 static void keep_tail(struct proc *p, const char *b, size_t n)
@@ -126,13 +124,6 @@ static void keep_tail(struct proc *p, const char *b, size_t n)
 static void deliver(struct proc *p, struct proc_stream *s)
 {
 	s->buf[s->len] = '\0';
-	if (s == &p->out && !p->have_report) {
-		size_t n = s->len < sizeof(p->report) - 1 ? s->len : sizeof(p->report) - 1;
-
-		p->have_report = 1;
-		memcpy(p->report, s->buf, n);
-		p->report[n] = '\0';
-	}
 	if (s->line)
 		s->line(p->ctx, s->buf);
 	s->len = 0;
@@ -176,35 +167,28 @@ static void pump(struct proc *p, struct proc_stream *s)
  * 1 when the socket is readable, 0 otherwise, -1 on a poll error. */
 static int wait_io(struct proc *p, int want_ctl, int timeout_ms)
 {
+	struct proc_stream *map[3] = { NULL, NULL, NULL }, *streams[2] = { &p->out, &p->err };
 	struct pollfd pf[3];
-	struct proc_stream *map[3] = { NULL, NULL, NULL };
-	int n = 0, r, ctl_at = -1, i;
+	int n = 0, r, ctl_at = -1;
 
 	if (want_ctl && p->ctl >= 0) {
 		ctl_at = n;
-		pf[n].fd = p->ctl;
-		pf[n++].events = POLLIN;
+		pf[n++] = (struct pollfd){ .fd = p->ctl, .events = POLLIN };
 	}
-	if (p->out.fd >= 0) {
-		map[n] = &p->out;
-		pf[n].fd = p->out.fd;
-		pf[n++].events = POLLIN;
-	}
-	if (p->err.fd >= 0) {
-		map[n] = &p->err;
-		pf[n].fd = p->err.fd;
-		pf[n++].events = POLLIN;
+	for (int k = 0; k < 2; k++) {
+		if (streams[k]->fd < 0)
+			continue;
+		map[n] = streams[k];
+		pf[n++] = (struct pollfd){ .fd = streams[k]->fd, .events = POLLIN };
 	}
 	if (n == 0) {
 		poll(NULL, 0, timeout_ms < IDLE_MS ? timeout_ms : IDLE_MS);
 		return 0;
 	}
-	for (i = 0; i < n; i++)
-		pf[i].revents = 0;
 	r = poll(pf, (nfds_t)n, timeout_ms);
 	if (r < 0)
 		return errno == EINTR ? 0 : -1;
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		if (map[i] && pf[i].revents)
 			pump(p, map[i]);
 	return ctl_at >= 0 && pf[ctl_at].revents ? 1 : 0;
@@ -235,7 +219,6 @@ static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, dfl, old;
-	size_t i;
 
 	arm_cleanup(flags & PROC_OWN_SIGNALS);
 	if ((slot = reg_slot(0)) < 0)
@@ -273,7 +256,7 @@ static int spawn(struct proc *p, char *const argv[], const struct proc_opts *o,
 	posix_spawnattr_setsigmask(&at, &none);
 	/* Undo what we changed for ourselves: ignored signals survive exec. */
 	sigemptyset(&dfl);
-	for (i = 0; i < sizeof(dfl_sigs) / sizeof(dfl_sigs[0]); i++)
+	for (size_t i = 0; i < sizeof(dfl_sigs) / sizeof(dfl_sigs[0]); i++)
 		sigaddset(&dfl, dfl_sigs[i]);
 	posix_spawnattr_setsigdefault(&at, &dfl);
 	posix_spawnattr_setpgroup(&at, 0);
@@ -691,10 +674,9 @@ int proc_msg_send(int sock, int pass_fd, const char *text)
 /* Take the first descriptor a message carried; close any others. */
 static int take_fd(struct msghdr *m)
 {
-	struct cmsghdr *c;
 	int fd = -1;
 
-	for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
 		size_t i, k;
 		int v;
 

@@ -28,7 +28,6 @@ extern "C" {
 #define PROC_MSG_MAX 32768   /* bytes of one message, NUL included */
 #define PROC_OUT_KEEP 2000   /* bytes of a child's output kept (the tail) */
 #define PROC_LINE_MAX 8192   /* longer output lines are handed on in pieces */
-#define PROC_REPORT_MAX 512  /* bytes of the first line of stdout kept */
 #define PROC_MAX 16          /* children alive at once, per process */
 #define PROC_CTL_FD 3        /* a helper's end of the message socket */
 
@@ -82,8 +81,6 @@ struct proc {
 	size_t outlen;     /* bytes in outbuf */
 	int out_cut;       /* 1 if the start of the output was dropped */
 	char outbuf[PROC_OUT_KEEP + 1]; /* the tail of everything piped */
-	int have_report;
-	char report[PROC_REPORT_MAX];   /* first line of the stdout pipe */
 };
 
 /*

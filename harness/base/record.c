@@ -29,9 +29,7 @@ const char *const question_words[Q_COUNT] = {
 
 enum status status_parse(const char *word)
 {
-	int s;
-
-	for (s = 0; s < ST_COUNT && word; s++)
+	for (int s = 0; s < ST_COUNT && word; s++)
 		if (!strcmp(word, status_words[s]))
 			return (enum status)s;
 	return ST_COUNT;
@@ -230,11 +228,6 @@ void tap_scan_free(struct tap_scan *ts)
 	ts->npoints = 0;
 }
 
-static void copy(char *dst, size_t len, const char *src)
-{
-	snprintf(dst, len, "%s", src);
-}
-
 /* Undoes the "\#" and "\\" escapes of a TAP description. */
 static void unescape(char *s)
 {
@@ -275,13 +268,13 @@ static void split_directive(struct tap_point *pt, char *rest)
 			while (*d == ' ' || *d == ':')
 				d++;
 		}
-		copy(pt->dir_text, sizeof(pt->dir_text), d);
+		snprintf(pt->dir_text, sizeof(pt->dir_text), "%s", d);
 	}
 	p = rest + strlen(rest);
 	while (p > rest && p[-1] == ' ')
 		*--p = '\0';
 	unescape(rest);
-	copy(pt->desc, sizeof(pt->desc), rest);
+	snprintf(pt->desc, sizeof(pt->desc), "%s", rest);
 	sscanf(pt->desc, "%31s", pt->c.id);
 }
 
@@ -308,7 +301,7 @@ static int parse_point(const char *line, struct tap_point *pt)
 	pt->number = (int)strtol(p, (char **)&p, 10);
 	while (*p == ' ' || *p == '-')
 		p++;
-	copy(rest, sizeof(rest), p);
+	snprintf(rest, sizeof(rest), "%s", p);
 	split_directive(pt, rest);
 	return 0;
 }
@@ -320,7 +313,7 @@ static void yaml_unquote(char *dst, size_t len, const char *v)
 	char q = v[0];
 
 	if (n < 2 || (q != '"' && q != '\'') || v[n - 1] != q) {
-		copy(dst, len, v);
+		snprintf(dst, len, "%s", v);
 		return;
 	}
 	for (v++, n -= 2; n && o + 1 < len; v++, n--) {
@@ -483,16 +476,14 @@ static void scan_other(struct tap_scan *ts, const char *line)
 	} else if (strncmp(line, "Bail out!", 9) == 0) {
 		for (p = line + 9; *p == ' '; p++)
 			;
-		copy(ts->bail, sizeof(ts->bail), *p ? p : "(no reason given)");
+		snprintf(ts->bail, sizeof(ts->bail), "%s", *p ? p : "(no reason given)");
 		if (ts->sink.bail)
 			ts->sink.bail(ts->sink.ctx, ts->bail);
 	} else if (strncmp(line, "1..", 3) == 0 && isdigit((unsigned char)line[3])) {
 		ts->plan = atoi(line + 3);
 	} else if (strcmp(line, "TAP version 13") != 0) {
 		ts->nother += line[0] != '\0';
-		return;
 	}
-	ts->ntap++;
 }
 
 void tap_scan_line(struct tap_scan *ts, const char *line)
@@ -500,15 +491,12 @@ void tap_scan_line(struct tap_scan *ts, const char *line)
 	struct tap_point pt;
 
 	ts->nlines++;
-	if (scan_yaml(ts, line)) {
-		ts->ntap++;
+	if (scan_yaml(ts, line))
 		return;
-	}
 	emit_point(ts);
 	if (parse_point(line, &pt) == 0) {
 		ts->cur = pt;
 		ts->have_cur = 1;
-		ts->ntap++;
 		return;
 	}
 	scan_other(ts, line);

@@ -121,7 +121,7 @@ struct tap_sink {
 struct tap_scan {
 	struct tap_sink sink;
 	int plan;             /* -1 none */
-	int nlines, ntap, nother; /* lines seen, TAP lines, other lines */
+	int nlines, nother;   /* lines seen, lines that are not TAP */
 	struct tap_point cur;
 	int have_cur, in_yaml, yaml_status;
 	struct tap_point *points;

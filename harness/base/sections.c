@@ -90,13 +90,13 @@ static int end_field(struct sec_doc *d)
 static int end_section(struct sec_doc *d)
 {
 	struct sec_section *s = d->ns ? &d->s[d->ns - 1] : NULL;
-	int k, i, seen;
+	int i, seen;
 
 	if (end_field(d))
 		return -1;
 	if (!s)
 		return 0;
-	for (k = 0; k < d->kind->nkeys; k++) {
+	for (int k = 0; k < d->kind->nkeys; k++) {
 		if (!(d->kind->keys[k].flags & SEC_REQUIRED))
 			continue;
 		for (i = 0, seen = 0; i < s->nf; i++)
@@ -111,7 +111,6 @@ static int end_section(struct sec_doc *d)
 static int start_section(struct sec_doc *d, const char *id)
 {
 	struct sec_section *s;
-	int i;
 
 	if (end_section(d))
 		return -1;
@@ -124,7 +123,7 @@ static int start_section(struct sec_doc *d, const char *id)
 		return sec_error(d, d->line, "'%.40s' is not a %s id (want %s)", id,
 				 d->kind->id_what ? d->kind->id_what : d->kind->what,
 				 d->kind->id_want);
-	for (i = 0; i < d->ns; i++)
+	for (int i = 0; i < d->ns; i++)
 		if (!strcmp(d->s[i].id, id))
 			return sec_error(d, d->line, "%s %s is listed twice (first at line %d)",
 				    d->kind->what, id, d->s[i].line);
@@ -142,18 +141,15 @@ static int start_section(struct sec_doc *d, const char *id)
 static void want_keys(const struct sec_kind *k, char *buf, size_t len)
 {
 	size_t n = 0;
-	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < k->nkeys && n < len; i++)
+	for (int i = 0; i < k->nkeys && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", k->keys[i].name);
 }
 
 static int find_key(const struct sec_kind *k, const char *name, size_t n)
 {
-	int i;
-
-	for (i = 0; i < k->nkeys; i++)
+	for (int i = 0; i < k->nkeys; i++)
 		if (strlen(k->keys[i].name) == n && !strncmp(k->keys[i].name, name, n))
 			return i;
 	return -1;
@@ -163,10 +159,9 @@ static int add_field(struct sec_doc *d, int key, const char *value)
 {
 	struct sec_section *s = &d->s[d->ns - 1];
 	struct sec_field *f;
-	int i;
 
 	if (!(d->kind->keys[key].flags & SEC_REPEAT))
-		for (i = 0; i < s->nf; i++)
+		for (int i = 0; i < s->nf; i++)
 			if (s->f[i].key == key)
 				return sec_error(d, d->line,
 					    "second '%s:' in %s %s (first at line %d)",
@@ -299,9 +294,8 @@ static int raw_line(struct sec_doc *d, const char *p, size_t n, char **buf, size
 static int nul_line(const char *text, size_t at)
 {
 	int line = 1;
-	size_t i;
 
-	for (i = 0; i < at; i++)
+	for (size_t i = 0; i < at; i++)
 		line += text[i] == '\n';
 	return line;
 }
@@ -333,10 +327,8 @@ int sec_parse(struct sec_doc *d, const char *text, size_t len)
 
 void sec_free(struct sec_doc *d)
 {
-	int i, k;
-
-	for (i = 0; i < d->ns; i++) {
-		for (k = 0; k < d->s[i].nf; k++)
+	for (int i = 0; i < d->ns; i++) {
+		for (int k = 0; k < d->s[i].nf; k++)
 			free(d->s[i].f[k].value);
 		free(d->s[i].f);
 	}
@@ -359,7 +351,6 @@ void sec_init(struct sec_doc *d, const struct sec_kind *k, const char *name,
 		err[0] = '\0';
 }
 
-/* Takes the value of a field (the doc no longer owns it). */
 char *sec_take(struct sec_field *f)
 {
 	char *v = f->value;
@@ -368,7 +359,6 @@ char *sec_take(struct sec_field *f)
 	return v;
 }
 
-/* The whole file into a buffer; -1 with "path: why" in err. */
 char *sec_read_all(const char *path, size_t *len, int *opened)
 {
 	FILE *f = fopen(path, "rb");

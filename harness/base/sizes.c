@@ -109,7 +109,6 @@ uint64_t sizes_next(uint64_t prev, uint64_t first, uint64_t factor, uint64_t max
 		    const uint64_t *extra, int n_extra)
 {
 	uint64_t g = first, x = 0;
-	int i;
 
 	if (first && factor >= 2) {
 		while (g <= prev && g <= max && g <= UINT64_MAX / factor)
@@ -118,7 +117,7 @@ uint64_t sizes_next(uint64_t prev, uint64_t first, uint64_t factor, uint64_t max
 			x = g;
 	}
 	x = lowest_above(x, max, prev);
-	for (i = 0; i < n_extra; i++)
+	for (int i = 0; i < n_extra; i++)
 		x = lowest_above(x, extra[i], prev);
 	return x;
 }

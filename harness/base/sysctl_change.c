@@ -119,9 +119,9 @@ const char *sysctl_journal_path(const char *lab_id, char *buf, size_t len)
 /* Each change not put back yet, the last first; 0 or the first errno. */
 static int put_back(void)
 {
-	int i, first = 0, all = 1;
+	int first = 0, all = 1;
 
-	for (i = (int)ntab - 1; i >= 0; i--) {
+	for (int i = (int)ntab - 1; i >= 0; i--) {
 		struct change *c = &tab[i];
 
 		if (c->restored)
@@ -160,9 +160,9 @@ static void put_back_at_end(int sig)
 
 int sysctl_change_pending(void)
 {
-	int i, n = 0;
+	int n = 0;
 
-	for (i = 0; i < (int)ntab; i++)
+	for (int i = 0; i < (int)ntab; i++)
 		n += !tab[i].restored;
 	return n;
 }
@@ -205,9 +205,7 @@ int sysctl_change_open(const char *journal, const char *root, sysctl_replay_fn f
 
 static struct change *find_change(const char *path)
 {
-	int i;
-
-	for (i = 0; i < (int)ntab; i++)
+	for (int i = 0; i < (int)ntab; i++)
 		if (!strcmp(tab[i].path, path))
 			return &tab[i];
 	return NULL;
@@ -264,15 +262,11 @@ int sysctl_change_set(const char *path, const char *value)
 
 int sysctl_change_restore(void)
 {
-	int e;
+	int e = getpid() == owner ? put_back() : 0;
 
-	if (getpid() != owner)
-		return 0;
-	e = put_back();
-	if (!e)
-		return 0;
-	errno = e;
-	return -1;
+	if (e)
+		errno = e;
+	return e ? -1 : 0;
 }
 
 /* ---- Replay ---- */
@@ -287,7 +281,7 @@ struct journal_set {
 static int read_journal(FILE *f, struct journal_set *s, int max, long *pid)
 {
 	char line[SYSCTL_PATH_MAX + SYSCTL_VALUE_MAX + 16], path[SYSCTL_PATH_MAX];
-	int n = 0, i, off;
+	int n = 0, off;
 
 	if (!fgets(line, sizeof(line), f) ||
 	    sscanf(line, JOURNAL_MAGIC " %ld", pid) != 1) {
@@ -301,7 +295,7 @@ static int read_journal(FILE *f, struct journal_set *s, int max, long *pid)
 			snprintf(s[n].old, sizeof(s[n].old), "%s", line + off);
 			s[n++].restored = 0;
 		} else if (sscanf(line, "restored %127s", path) == 1) {
-			for (i = 0; i < n; i++)
+			for (int i = 0; i < n; i++)
 				s[i].restored |= !strcmp(s[i].path, path);
 		}
 	}
@@ -342,7 +336,7 @@ int sysctl_replay(const char *journal, const char *root, sysctl_replay_fn fn, vo
 	static struct journal_set sets[REPLAY_MAX];
 	struct sysctl_replay_item it;
 	FILE *f = fopen(journal, "re");
-	int n, i, wrote = 0, failed = 0;
+	int n, wrote = 0, failed = 0;
 	long pid;
 
 	if (!f)
@@ -355,7 +349,7 @@ int sysctl_replay(const char *journal, const char *root, sysctl_replay_fn fn, vo
 		errno = EBUSY;
 		return -1;
 	}
-	for (i = n - 1; i >= 0; i--) { /* the last changed first, the first old value last */
+	for (int i = n - 1; i >= 0; i--) { /* the last changed first, the first old value last */
 		if (sets[i].restored)
 			continue;
 		replay_one(root, &sets[i], &it);

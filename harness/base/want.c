@@ -145,10 +145,9 @@ int lab_want_parse(const char *text, struct claim_want *w, char *name, size_t na
 	char op[16], x[64], y[64], extra[8];
 	int k = sscanf(text, "%15s %63s %63s %7s", op, x, y, extra);
 	static const char *const ops[] = { "ge", "gt", "le", "lt", "in_range", "near", "eq" };
-	size_t i;
 
 	memset(w, 0, sizeof(*w));
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (k >= 2 && !strcmp(op, ops[i]))
 			w->op = ops[i];
 	if (!w->op || k > 3)

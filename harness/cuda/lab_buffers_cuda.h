@@ -50,17 +50,6 @@ static inline void lab_buf_undo_unregister_(void *p, uint64_t bytes)
 	lab_buf_note_(cudaHostUnregister(p));
 }
 
-/* Tracks p with undo, or undoes it at once when the registry has no memory. */
-static inline cudaError_t lab_buf_track_(void *p, uint64_t bytes, buf_undo_fn undo)
-{
-	if (buf_track(p, bytes, undo) < 0) {
-		undo(p, bytes);
-		return cudaErrorMemoryAllocation;
-	}
-	lab_buf_arm_exit_();
-	return cudaSuccess;
-}
-
 /*
  * `bytes` of one kind into *out (NULL on failure), tracked; the CUDA error
  * comes back, for a kind the lab can do without: the caller clears it with
@@ -81,11 +70,9 @@ static inline cudaError_t lab_cuda_try_alloc(enum lab_buf_kind kind, uint64_t by
 		*out = p;
 		return cudaSuccess;
 	case LAB_BUF_PINNED:
-		e = cudaHostAlloc(&p, (size_t)bytes, cudaHostAllocDefault);
-		undo = lab_buf_undo_free_host_;
-		break;
 	case LAB_BUF_WC:
-		e = cudaHostAlloc(&p, (size_t)bytes, cudaHostAllocWriteCombined);
+		e = cudaHostAlloc(&p, (size_t)bytes, kind == LAB_BUF_WC ?
+				  cudaHostAllocWriteCombined : cudaHostAllocDefault);
 		undo = lab_buf_undo_free_host_;
 		break;
 	case LAB_BUF_DEVICE:
@@ -179,13 +166,12 @@ static __device__ inline void lab_gpu_count_words(const uint32_t *p, uint64_t n,
 	uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
 	uint64_t step = (uint64_t)gridDim.x * blockDim.x;
 	unsigned long long bad = 0, hit = 0;
-	int off;
 
 	for (; i < n; i += step) {
 		bad += p[i] != buf_pattern_word(seed, i);
 		hit += p[i] == buf_pattern_word(other, i);
 	}
-	for (off = 16; off > 0; off >>= 1) {
+	for (int off = 16; off > 0; off >>= 1) {
 		bad += __shfl_down_sync(0xffffffffu, bad, off);
 		hit += __shfl_down_sync(0xffffffffu, hit, off);
 	}

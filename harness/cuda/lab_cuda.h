@@ -171,13 +171,21 @@ static inline void lab_buf_arm_exit_(void)
 	}
 }
 
-static inline void lab_cuda_track_(struct lab *L, void *p, buf_undo_fn undo)
+/* Tracks p with undo, or undoes it at once when the registry has no memory. */
+static inline cudaError_t lab_buf_track_(void *p, uint64_t bytes, buf_undo_fn undo)
 {
-	if (buf_track(p, 0, undo) < 0) {
-		undo(p, 0);
-		lab_error(L, "out of memory for the buffer registry");
+	if (buf_track(p, bytes, undo) < 0) {
+		undo(p, bytes);
+		return cudaErrorMemoryAllocation;
 	}
 	lab_buf_arm_exit_();
+	return cudaSuccess;
+}
+
+static inline void lab_cuda_track_(struct lab *L, void *p, buf_undo_fn undo)
+{
+	if (lab_buf_track_(p, 0, undo) != cudaSuccess)
+		lab_error(L, "out of memory for the buffer registry");
 }
 
 /* A tracked non-blocking stream: a cudaMemcpy elsewhere does not serialise it. */

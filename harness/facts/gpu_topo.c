@@ -24,12 +24,9 @@
 
 const char *gpu_src_name(enum gpu_src s)
 {
-	switch (s) {
-	case GPU_SRC_CUDA: return "cuda";
-	case GPU_SRC_SYSFS: return "sysfs";
-	case GPU_SRC_NVML: return "nvml";
-	default: return "none";
-	}
+	static const char *const names[] = { "none", "cuda", "sysfs", "nvml" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "none";
 }
 
 /* Set a link field from a source, only when that source knows it (v > 0). */
@@ -529,12 +526,6 @@ static int nvml_open(struct nvml_api *api)
 	return 0;
 }
 
-static void nvml_close(struct nvml_api *api)
-{
-	gpu_nvml_close(api->lib);
-	api->lib = NULL;
-}
-
 /* NVML's link, where it answers, over sysfs's. */
 static void nvml_link(const struct nvml_api *api, nvml_dev d, struct gpu_topo_dev *g)
 {
@@ -677,7 +668,7 @@ static void nvml_merge(struct gpu_topo *t, const char *sysfs_root)
 	if (api.count(&n) == NVML_OK)
 		for (unsigned int i = 0; i < n; i++)
 			nvml_device(&api, i, t, sysfs_root);
-	nvml_close(&api);
+	gpu_nvml_close(api.lib);
 	/* a GPU only NVML listed joins the bus order in its place */
 	if (t->order == GPU_ORDER_PCI_BUS)
 		qsort(t->dev, (size_t)t->n, sizeof(t->dev[0]), cmp_dev_bdf);

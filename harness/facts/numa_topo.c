@@ -11,11 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <numa.h>
-#include <numaif.h>
-#include <pthread.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "numa_topo.h"
 #include "sysfs.h"
@@ -37,17 +32,26 @@ static int parse_uint(const char **sp, long *v)
 	return 0;
 }
 
-typedef void (*range_fn)(long lo, long hi, void *ctx);
+struct cpu_set_bits {
+	unsigned char bit[TOPO_MAX_CPUS / 8];
+};
+
+static void mark_range(struct cpu_set_bits *set, long lo, long hi)
+{
+	for (; lo <= hi; lo++)
+		set->bit[lo / 8] |= (unsigned char)(1u << (lo % 8));
+}
 
 /*
- * Walk the ranges of a list like "0-3,8,10-11" (sysfs cpulist and node list
- * format), calling fn for each.  An empty list has no ranges.  -1 with
- * errno = EINVAL on garbage, a reversed range or a number >= TOPO_MAX_CPUS.
+ * The set a list like "0-3,8,10-11" names (sysfs cpulist and node list
+ * format); an empty list names none.  -1 with errno = EINVAL, and the set
+ * empty, on garbage, a reversed range or a number >= TOPO_MAX_CPUS.
  */
-static int list_walk(const char *s, range_fn fn, void *ctx)
+static int list_set(const char *s, struct cpu_set_bits *set)
 {
 	long lo, hi;
 
+	memset(set, 0, sizeof(*set));
 	while (isspace((unsigned char)*s))
 		s++;
 	while (*s && !isspace((unsigned char)*s)) {
@@ -59,8 +63,7 @@ static int list_walk(const char *s, range_fn fn, void *ctx)
 			if (parse_uint(&s, &hi) || hi < lo)
 				goto bad;
 		}
-		if (fn)
-			fn(lo, hi, ctx);
+		mark_range(set, lo, hi);
 		if (*s == ',' && isdigit((unsigned char)s[1]))
 			s++;
 		else if (*s && !isspace((unsigned char)*s))
@@ -71,20 +74,9 @@ static int list_walk(const char *s, range_fn fn, void *ctx)
 	if (*s == '\0')
 		return 0;
 bad:
+	memset(set, 0, sizeof(*set));
 	errno = EINVAL;
 	return -1;
-}
-
-struct cpu_set_bits {
-	unsigned char bit[TOPO_MAX_CPUS / 8];
-};
-
-static void mark_range(long lo, long hi, void *ctx)
-{
-	struct cpu_set_bits *set = ctx;
-
-	for (; lo <= hi; lo++)
-		set->bit[lo / 8] |= (unsigned char)(1u << (lo % 8));
 }
 
 static int set_has(const struct cpu_set_bits *set, int cpu)
@@ -95,15 +87,14 @@ static int set_has(const struct cpu_set_bits *set, int cpu)
 int cpulist_parse(const char *s, int *count, int *first)
 {
 	struct cpu_set_bits set;
-	int cpu, n = 0, lowest = -1;
+	int n = 0, lowest = -1;
 
-	memset(&set, 0, sizeof(set));
-	if (!s || list_walk(s, NULL, NULL) || list_walk(s, mark_range, &set)) {
+	if (!s || list_set(s, &set)) {
 		errno = EINVAL;
 		return -1;
 	}
 	/* Count set bits, so overlapping ranges are not counted twice. */
-	for (cpu = 0; cpu < TOPO_MAX_CPUS; cpu++) {
+	for (int cpu = 0; cpu < TOPO_MAX_CPUS; cpu++) {
 		if (!set_has(&set, cpu))
 			continue;
 		if (lowest < 0)
@@ -123,8 +114,7 @@ int cpulist_contains(const char *s, int cpu)
 
 	if (!s || cpu < 0 || cpu >= TOPO_MAX_CPUS)
 		return 0;
-	memset(&set, 0, sizeof(set));
-	if (list_walk(s, NULL, NULL) || list_walk(s, mark_range, &set))
+	if (list_set(s, &set))
 		return 0;
 	return set_has(&set, cpu);
 }
@@ -139,9 +129,7 @@ static int read_node_set(const char *root, const char *name,
 	snprintf(path, sizeof(path), "%s/" NODE_DIR "/%s", root, name);
 	if (sysfs_read_str(path, buf, sizeof(buf)))
 		return -1;
-	if (list_walk(buf, NULL, NULL) || list_walk(buf, mark_range, set))
-		return -1;
-	return 0;
+	return list_set(buf, set);
 }
 
 /* Fallback when "online" is missing: every node<N> directory. */
@@ -163,7 +151,7 @@ static int list_node_dirs(const char *root, struct cpu_set_bits *set)
 		if (strncmp(de->d_name, "node", 4) || parse_uint(&p, &id) || *p)
 			continue;
 		if (id < TOPO_MAX_NODES)
-			mark_range(id, id, set);
+			mark_range(set, id, id);
 	}
 	closedir(d);
 	return 0;
@@ -199,12 +187,11 @@ static void read_node_distances(const char *root, struct numa_node_info *n,
 {
 	char path[PATH_MAX], buf[1024];
 	const char *s = buf;
-	int to;
 
 	snprintf(path, sizeof(path), "%s/" NODE_DIR "/node%d/distance", root, n->id);
 	if (sysfs_read_str(path, buf, sizeof(buf)))
 		return;
-	for (to = 0; to < TOPO_MAX_NODES; to++) {
+	for (int to = 0; to < TOPO_MAX_NODES; to++) {
 		char *end;
 		long d;
 
@@ -238,7 +225,7 @@ static void read_node(const char *root, struct numa_node_info *n,
 int numa_topo_read(const char *sysfs_root, struct numa_topo *t)
 {
 	struct cpu_set_bits online, has_mem;
-	int id, have_mem_list, i;
+	int id, have_mem_list;
 
 	memset(t, 0, sizeof(*t));
 	if (read_node_set(sysfs_root, "online", &online) &&
@@ -254,7 +241,7 @@ int numa_topo_read(const char *sysfs_root, struct numa_topo *t)
 		read_node(sysfs_root, n, &online);
 		t->nnodes++;
 	}
-	for (i = 0; i < t->nnodes; i++) {
+	for (int i = 0; i < t->nnodes; i++) {
 		id = t->node[i].id;
 		if (have_mem_list ? set_has(&has_mem, id) : t->node[i].mem_total > 0)
 			t->nmem_nodes++;

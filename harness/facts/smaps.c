@@ -10,7 +10,6 @@
  * line ("...aRss: 9999 kB" in a file name counted as resident).
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

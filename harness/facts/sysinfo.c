@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -90,15 +89,8 @@ static void collect_host(struct sysinfo *si, const char *sysfs_root, const char 
 	si->uid = (int)getuid();
 }
 
-/* RLIMIT_MEMLOCK in bytes, -1 for unlimited. */
-static int64_t rlim_bytes(rlim_t v)
-{
-	return v == RLIM_INFINITY ? -1 : (int64_t)v;
-}
-
 static void collect_memory(struct sysinfo *si, const char *sysfs_root, const char *proc_root)
 {
-	struct rlimit rl;
 	char path[PATH_LEN];
 	uint64_t v;
 
@@ -116,11 +108,8 @@ static void collect_memory(struct sysinfo *si, const char *sysfs_root, const cha
 	    sysfs_thp_mode(path, si->thp, sizeof(si->thp)) < 0)
 		copy_str(si->thp, sizeof(si->thp), "unknown");
 
-	si->memlock_cur = si->memlock_max = 0;
-	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
-		si->memlock_cur = rlim_bytes(rl.rlim_cur);
-		si->memlock_max = rlim_bytes(rl.rlim_max);
-	}
+	si->memlock_cur = procfs_memlock_limit();
+	si->memlock_max = procfs_memlock_hard_limit();
 	if (join_path(path, sizeof(path), proc_root, "self/status") < 0 ||
 	    procfs_cap_effective(path, CAP_IPC_LOCK_BIT, &si->cap_ipc_lock) < 0)
 		si->cap_ipc_lock = 0;
@@ -341,13 +330,20 @@ int pci_bdf_normalise(const char *in, char *out, size_t len)
 
 static int cmp_gpu_index(const void *a, const void *b)
 {
-	const struct gpu_info *ga = a, *gb = b;
+	const struct gpu_topo_dev *ga = a, *gb = b;
+	int ia = ga->nvml_index, ib = gb->nvml_index;
 
 	/* GPUs NVML does not list (index -1) go last, in bus order. */
-	if (ga->index < 0 || gb->index < 0)
-		return ga->index == gb->index ? strcmp(ga->bdf, gb->bdf)
-					      : (ga->index < 0) - (gb->index < 0);
-	return (ga->index > gb->index) - (ga->index < gb->index);
+	if (ia < 0 || ib < 0)
+		return ia == ib ? strcmp(ga->bdf, gb->bdf) : (ia < 0) - (ib < 0);
+	return (ia > ib) - (ia < ib);
+}
+
+/* The number sysinfo gives GPU i: NVML's index; until NVML speaks, its place
+ * in PCI bus order. */
+static int gpu_number(const struct sysinfo *si, int i)
+{
+	return si->nvml_loaded ? si->gpu[i].nvml_index : i;
 }
 
 /*
@@ -364,30 +360,8 @@ static void collect_gpus(struct sysinfo *si, const char *sysfs_root)
 	si->nvml_loaded = t.nvml_loaded;
 	copy_str(si->driver_version, sizeof(si->driver_version), t.driver_version);
 	si->cuda_driver_version = t.cuda_driver_version;
-	for (int i = 0; i < t.n && si->ngpus < SYSINFO_MAX_GPUS; i++) {
-		const struct gpu_topo_dev *d = &t.dev[i];
-		struct gpu_info *g = &si->gpu[si->ngpus++];
-
-		/* until NVML speaks, GPUs are numbered in PCI bus order */
-		g->index = t.nvml_loaded ? d->nvml_index : i;
-		copy_str(g->name, sizeof(g->name), d->name);
-		copy_str(g->bdf, sizeof(g->bdf), d->bdf);
-		g->cc_major = d->cc_major;
-		g->cc_minor = d->cc_minor;
-		g->mem_total = d->mem_total;
-		g->pcie_gen_cur = d->pcie_gen_cur;
-		g->pcie_width_cur = d->pcie_width_cur;
-		g->pcie_gen_max = d->pcie_gen_max;
-		g->pcie_width_max = d->pcie_width_max;
-		g->numa_node = d->numa_node;
-		g->nvlinks_active = d->nvlinks_active;
-		copy_str(g->uuid, sizeof(g->uuid), d->uuid);
-		copy_str(g->iommu, sizeof(g->iommu), d->iommu);
-		g->sm_mhz = d->sm_mhz, g->sm_max_mhz = d->sm_max_mhz;
-		g->mem_mhz = d->mem_mhz, g->mem_max_mhz = d->mem_max_mhz;
-		g->clocks_event_reasons = d->clocks_event_reasons;
-		g->compute_procs = d->compute_procs;
-	}
+	si->ngpus = t.n < SYSINFO_MAX_GPUS ? t.n : SYSINFO_MAX_GPUS;
+	memcpy(si->gpu, t.dev, sizeof(si->gpu[0]) * (size_t)si->ngpus);
 	if (t.nvml_loaded)
 		qsort(si->gpu, (size_t)si->ngpus, sizeof(si->gpu[0]), cmp_gpu_index);
 }
@@ -447,10 +421,12 @@ static void numa_json(const struct sysinfo *si, struct json_writer *w)
 	jw_obj_end(w);
 }
 
-static void gpu_json(const struct gpu_info *g, struct json_writer *w)
+static void gpu_json(const struct sysinfo *si, int i, struct json_writer *w)
 {
+	const struct gpu_topo_dev *g = &si->gpu[i];
+
 	jw_obj_begin(w);
-	jw_kint(w, "index", g->index);
+	jw_kint(w, "index", gpu_number(si, i));
 	jw_kstr(w, "name", g->name);
 	jw_kstr(w, "bdf", g->bdf);
 	jw_kint(w, "cc_major", g->cc_major);
@@ -507,7 +483,7 @@ static void cuda_json(const struct sysinfo *si, struct json_writer *w)
 	jw_kbool(w, "have_nvcc", si->have_nvcc);
 	jw_karr(w, "gpus");
 	for (int i = 0; i < si->ngpus; i++)
-		gpu_json(&si->gpu[i], w);
+		gpu_json(si, i, w);
 	jw_arr_end(w);
 }
 
@@ -605,7 +581,7 @@ static const char *link_str(int gen, int width, char *buf, size_t len)
 }
 
 /* uuid, IOMMU, clocks and why they are held back, other processes. */
-static void print_gpu_state(const struct gpu_info *g, FILE *out)
+static void print_gpu_state(const struct gpu_topo_dev *g, FILE *out)
 {
 	fprintf(out, LABEL "%s, IOMMU %s", "", g->uuid[0] ? g->uuid : "uuid unknown", g->iommu);
 	if (g->sm_max_mhz)
@@ -622,12 +598,13 @@ static void print_gpu_state(const struct gpu_info *g, FILE *out)
 	fputc('\n', out);
 }
 
-static void print_gpu(const struct gpu_info *g, FILE *out)
+static void print_gpu(const struct sysinfo *si, int i, FILE *out)
 {
+	const struct gpu_topo_dev *g = &si->gpu[i];
 	double rate = pcie_rate_gbs(g->pcie_gen_max, g->pcie_width_max);
 	char label[32], sz[32], cur[48], max[48];
 
-	snprintf(label, sizeof(label), "  gpu %d", g->index);
+	snprintf(label, sizeof(label), "  gpu %d", gpu_number(si, i));
 	fprintf(out, LABEL "%s [%s]", label, g->name[0] ? g->name : "?", g->bdf);
 	if (g->cc_major >= 0)
 		fprintf(out, ", cc %d.%d", g->cc_major, g->cc_minor);
@@ -659,7 +636,7 @@ static void print_cuda(const struct sysinfo *si, FILE *out)
 		fprintf(out, " (NVML not loaded)\n");
 	fprintf(out, LABEL "%d\n", "gpus", si->ngpus);
 	for (int i = 0; i < si->ngpus; i++)
-		print_gpu(&si->gpu[i], out);
+		print_gpu(si, i, out);
 }
 
 void sysinfo_print(const struct sysinfo *si, FILE *out)

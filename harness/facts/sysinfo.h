@@ -8,6 +8,7 @@
 #define DMALAB_SYSINFO_H
 
 #include <stdint.h>
+#include "gpu_topo.h"
 #include "json.h"
 #include "numa_topo.h"
 
@@ -16,23 +17,6 @@ extern "C" {
 #endif
 
 #define SYSINFO_MAX_GPUS 16
-
-struct gpu_info {
-	int index;            /* NVML index */
-	char name[96];        /* "NVIDIA H200" */
-	char bdf[32];         /* PCI bus id "0000:3b:00.0" (lowercase) */
-	int cc_major, cc_minor; /* compute capability, -1 unknown */
-	uint64_t mem_total;   /* bytes, -1 unknown -> 0 */
-	int pcie_gen_cur, pcie_width_cur; /* link now (may be down-trained at idle) */
-	int pcie_gen_max, pcie_width_max; /* what the device and slot support */
-	int numa_node;        /* from sysfs: >= 0, -1 unknown (VMs), -2 no sysfs entry */
-	int nvlinks_active;   /* active NVLink links, 0 if none/unknown */
-	char uuid[96];        /* NVML "GPU-..." or "" */
-	char iommu[16];       /* "none" "identity" "translated" "unknown" (gpu_topo.h) */
-	unsigned sm_mhz, sm_max_mhz, mem_mhz, mem_max_mhz; /* MHz, 0 unknown */
-	long long clocks_event_reasons; /* NVML bitmask, -1 unknown (gpu_topo.h GPU_CLOCKS_*) */
-	int compute_procs;    /* processes using the GPU at the scan, -1 unknown */
-};
 
 struct sysinfo {
 	char kernel[128];     /* uname -r */
@@ -55,7 +39,9 @@ struct sysinfo {
 	int cuda_runtime_version;  /* the toolkit dmalab was built with, 0 none */
 	int have_nvcc;             /* labs were built with nvcc */
 	int ngpus;
-	struct gpu_info gpu[SYSINFO_MAX_GPUS];
+	/* as gpu_topo_scan found them; numbered by NVML's index (sorted by it),
+	 * or without NVML by their place here, in PCI bus order */
+	struct gpu_topo_dev gpu[SYSINFO_MAX_GPUS];
 	char virt[32];        /* "firecracker", "kvm", "none", "" (best effort) */
 	char iommu[16];       /* "none" (no IOMMU), "identity" (every group passthrough),
 			       * "translated" (some DMA/DMA-FQ group), "unknown" */

@@ -29,11 +29,6 @@ static size_t reg_count;
 static pid_t reg_owner;   /* the process whose buffers these are */
 static int reg_armed;     /* atexit done once */
 
-static void release_at_exit(void)
-{
-	buf_release_all();
-}
-
 /*
  * A forked child's registry starts empty: the records it inherited are its
  * parent's to run, never its own (a CUDA call in the child would be wrong).
@@ -63,7 +58,7 @@ int buf_track(void *p, uint64_t bytes, buf_undo_fn undo)
 	r->bytes = bytes;
 	r->undo = undo;
 	pthread_mutex_lock(&reg_lock);
-	if (!reg_armed && atexit(release_at_exit) == 0)
+	if (!reg_armed && atexit(buf_release_all) == 0)
 		reg_armed = 1;
 	if (reg_owner != getpid())
 		forget_inherited();
@@ -166,7 +161,7 @@ void buf_release_at_exit(void)
 {
 	/* a second entry for the same handler: it runs earlier, and the later
 	 * one finds nothing left */
-	if (atexit(release_at_exit) == 0) {
+	if (atexit(buf_release_all) == 0) {
 		pthread_mutex_lock(&reg_lock);
 		reg_armed = 1;
 		pthread_mutex_unlock(&reg_lock);
@@ -289,18 +284,16 @@ static void fill_tail(unsigned char *p, uint64_t bytes, uint32_t seed)
 static inline void fill_block_down(uint32_t *w, uint64_t base, uint32_t seed)
 {
 	uint32_t *b = w + base, lo = (uint32_t)base;
-	unsigned k;
 
-	for (k = FILL_BLOCK; k-- > 0;)
+	for (unsigned k = FILL_BLOCK; k-- > 0;)
 		b[k] = buf_pattern_word(seed, (uint32_t)(lo + k));
 }
 
 static inline void fill_block_up(uint32_t *w, uint64_t base, uint32_t seed)
 {
 	uint32_t *b = w + base, lo = (uint32_t)base;
-	unsigned k;
 
-	for (k = 0; k < FILL_BLOCK; k++)
+	for (unsigned k = 0; k < FILL_BLOCK; k++)
 		b[k] = buf_pattern_word(seed, (uint32_t)(lo + k));
 }
 
@@ -389,7 +382,6 @@ static void *part_main(void *arg)
 static void run_parts(struct pattern_part *parts, int n)
 {
 	sigset_t all, old;
-	int k;
 
 	if (n == 1) { /* a small buffer: no thread, no system call */
 		parts[0].run(&parts[0]);
@@ -397,11 +389,11 @@ static void run_parts(struct pattern_part *parts, int n)
 	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	for (k = 1; k < n; k++)
+	for (int k = 1; k < n; k++)
 		parts[k].threaded = pthread_create(&parts[k].tid, NULL, part_main, &parts[k]) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	parts[0].run(&parts[0]);
-	for (k = 1; k < n; k++) {
+	for (int k = 1; k < n; k++) {
 		if (parts[k].threaded)
 			pthread_join(parts[k].tid, NULL);
 		else
@@ -420,9 +412,7 @@ static void run_parts(struct pattern_part *parts, int n)
 /* The node whose cpulist has cpu, or -1. */
 static int node_of_cpu(const struct numa_topo *t, int cpu)
 {
-	int i;
-
-	for (i = 0; i < t->nnodes; i++)
+	for (int i = 0; i < t->nnodes; i++)
 		if (cpulist_contains(t->node[i].cpulist, cpu))
 			return t->node[i].id;
 	return -1;
@@ -431,12 +421,12 @@ static int node_of_cpu(const struct numa_topo *t, int cpu)
 int buf_touch_threads(const char *sysfs_root, const int *cpus, int ncpus, uint64_t bytes)
 {
 	struct numa_topo *t;
-	int i, node;
+	int node;
 
 	if (bytes < PAR_MIN_BYTES || ncpus < TOUCH_MIN_CPUS || !(t = malloc(sizeof(*t))))
 		return 1;
 	node = numa_topo_read(sysfs_root, t) == 0 ? node_of_cpu(t, cpus[0]) : -1;
-	for (i = 1; node >= 0 && i < ncpus; i++)
+	for (int i = 1; node >= 0 && i < ncpus; i++)
 		if (node_of_cpu(t, cpus[i]) != node)
 			node = -1;
 	free(t);
@@ -450,11 +440,11 @@ static int touch_threads_here(uint64_t bytes)
 {
 	int cpus[CPU_SETSIZE];
 	cpu_set_t set;
-	int c, n = 0;
+	int n = 0;
 
 	if (bytes < PAR_MIN_BYTES || sched_getaffinity(0, sizeof(set), &set) < 0)
 		return 1;
-	for (c = 0; c < CPU_SETSIZE; c++)
+	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, &set))
 			cpus[n++] = c;
 	return buf_touch_threads("/sys", cpus, n, bytes);
@@ -504,11 +494,11 @@ void buf_touch(void *p, uint64_t bytes)
 /* Words [lo, hi) of pattern `seed`; lo a multiple of FILL_BLOCK. */
 static void fill_words(uint32_t *w, uint64_t lo, uint64_t hi, uint32_t seed)
 {
-	uint64_t i, whole = lo + (hi - lo) / FILL_BLOCK * FILL_BLOCK;
+	uint64_t whole = lo + (hi - lo) / FILL_BLOCK * FILL_BLOCK;
 
-	for (i = lo; i < whole; i += FILL_BLOCK)
+	for (uint64_t i = lo; i < whole; i += FILL_BLOCK)
 		fill_block_up(w, i, seed);
-	for (i = whole; i < hi; i++)
+	for (uint64_t i = whole; i < hi; i++)
 		w[i] = buf_pattern_word(seed, i);
 }
 
@@ -529,12 +519,12 @@ void buf_fill(void *p, uint64_t bytes, uint32_t seed)
 void buf_fill_down(void *p, uint64_t bytes, uint32_t seed)
 {
 	uint32_t *w = (uint32_t *)p;
-	uint64_t i, n = bytes / 4, whole = n - n % FILL_BLOCK;
+	uint64_t n = bytes / 4, whole = n - n % FILL_BLOCK;
 
 	fill_tail((unsigned char *)p, bytes, seed);
-	for (i = n; i-- > whole;)
+	for (uint64_t i = n; i-- > whole;)
 		w[i] = buf_pattern_word(seed, i);
-	for (i = whole; i > 0; i -= FILL_BLOCK)
+	for (uint64_t i = whole; i > 0; i -= FILL_BLOCK)
 		fill_block_down(w, i - FILL_BLOCK, seed);
 }
 
@@ -553,11 +543,10 @@ static void check_word(const unsigned char *p, uint64_t i, uint64_t off, size_t 
 {
 	uint32_t w = buf_pattern_word(seed, i);
 	unsigned char want[4];
-	size_t k;
 
 	memcpy(want, &w, sizeof(want));
 	c->words++;
-	for (k = 0; k < len; k++) {
+	for (size_t k = 0; k < len; k++) {
 		if (p[off + k] != want[k]) {
 			c->bad++;
 			if (c->first_bad == UINT64_MAX)

@@ -56,9 +56,7 @@ uint64_t chase_build(void *buf, uint64_t bytes, uint64_t stride, enum chase_orde
 
 void **chase_walk(void **p, uint64_t loads)
 {
-	uint64_t i;
-
-	for (i = 0; i < loads; i += 16) {
+	for (uint64_t i = 0; i < loads; i += 16) {
 		HOP16
 	}
 	return p;

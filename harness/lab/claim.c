@@ -1,10 +1,8 @@
 /*
  * claim.c - recording one verdict per claim.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lab_internal.h"
@@ -19,9 +17,7 @@ static const char *const skip_reasons[] = {
 
 int lab_skip_reason_valid(const char *reason)
 {
-	size_t i;
-
-	for (i = 0; reason && i < sizeof(skip_reasons) / sizeof(skip_reasons[0]); i++)
+	for (size_t i = 0; reason && i < sizeof(skip_reasons) / sizeof(skip_reasons[0]); i++)
 		if (strcmp(reason, skip_reasons[i]) == 0)
 			return 1;
 	return 0;
@@ -30,23 +26,16 @@ int lab_skip_reason_valid(const char *reason)
 /* A lab bug (unknown or twice-decided claim): not a finding, an error. */
 static struct claim_rec *claim_for_decision(struct lab *L, const char *id)
 {
-	struct claim_rec *c = claim_find(L, id);
+	struct claim_rec *c = NULL;
 
+	for (int i = 0; id && i < L->nclaims && !c; i++)
+		if (strcmp(L->claims[i].spec->id, id) == 0)
+			c = &L->claims[i];
 	if (!c)
 		lab_error(L, "BUG: claim '%s' is not in the lab's spec", id ? id : "(null)");
 	if (c->r.status != ST_PENDING)
 		lab_error(L, "BUG: claim '%s' decided twice", id);
 	return c;
-}
-
-struct claim_rec *claim_find(struct lab *L, const char *id)
-{
-	int i;
-
-	for (i = 0; id && i < L->nclaims; i++)
-		if (strcmp(L->claims[i].spec->id, id) == 0)
-			return &L->claims[i];
-	return NULL;
 }
 
 void claim_stats(struct lab *L, const struct lab_stats *s)
@@ -102,11 +91,9 @@ void claim_note(struct lab *L, const char *fmt, ...)
 }
 
 /* Moves the attached series and note onto c, sets its status, reports it. */
-void claim_finish(struct lab *L, struct claim_rec *c, enum status status)
+static void claim_finish(struct lab *L, struct claim_rec *c, enum status status)
 {
-	int i;
-
-	for (i = 0; i < L->npending; i++)
+	for (int i = 0; i < L->npending; i++)
 		c->stats[c->nstats++] = L->pending[i];
 	L->npending = 0;
 	if (L->pending_note[0])
@@ -115,11 +102,6 @@ void claim_finish(struct lab *L, struct claim_rec *c, enum status status)
 	report_tap_claim(L, c, L->pending_note[0] ? L->pending_note_shown : "");
 	L->pending_note[0] = L->pending_note_shown[0] = '\0';
 	interrupt_render(L); /* what a signal now would leave behind */
-}
-
-static void set_unit(struct claim_rec *c, const char *unit)
-{
-	snprintf(c->r.unit, sizeof(c->r.unit), "%s", unit ? unit : "");
 }
 
 /* Copies the spec's relation into the record, for TAP and JSON. */
@@ -143,14 +125,12 @@ static void record_want(struct claim_rec *c)
 	}
 	if (w->name)
 		snprintf(c->r.want_name, sizeof(c->r.want_name), "%s", w->name);
-	set_unit(c, w->unit);
+	snprintf(c->r.unit, sizeof(c->r.unit), "%s", w->unit ? w->unit : "");
 }
 
 static const struct lab_fact *fact_find(const struct lab *L, const char *key)
 {
-	int i;
-
-	for (i = 0; i < L->nfacts; i++)
+	for (int i = 0; i < L->nfacts; i++)
 		if (!strcmp(L->facts[i].key, key))
 			return &L->facts[i];
 	return NULL;
@@ -291,7 +271,7 @@ void claim_inconclusive(struct lab *L, const char *id, const char *why_fmt, ...)
 }
 
 /* Exact observations: the named code goes with the number. */
-static void check_exact(struct lab *L, const char *id, long long got, const char *got_name)
+void claim_check_code(struct lab *L, const char *id, long long got, const char *got_name)
 {
 	struct claim_rec *c = claim_for_decision(L, id);
 
@@ -304,12 +284,7 @@ static void check_exact(struct lab *L, const char *id, long long got, const char
 
 void claim_check_int(struct lab *L, const char *id, long long got)
 {
-	check_exact(L, id, got, NULL);
-}
-
-void claim_check_code(struct lab *L, const char *id, long long got, const char *got_name)
-{
-	check_exact(L, id, got, got_name);
+	claim_check_code(L, id, got, NULL);
 }
 
 static const char *errno_name(int e)
@@ -321,7 +296,7 @@ static const char *errno_name(int e)
 
 void claim_check_errno(struct lab *L, const char *id, int got_errno)
 {
-	check_exact(L, id, got_errno, errno_name(got_errno));
+	claim_check_code(L, id, got_errno, errno_name(got_errno));
 }
 
 /* "what<sep>note" in note (len bytes), cut to fit. */
@@ -348,7 +323,7 @@ void claim_check_true(struct lab *L, const char *id, int got, const char *what)
 		note_prepend(L->pending_note_shown, sizeof(L->pending_note_shown),
 			     MSG("note.sep", "; "), what);
 	}
-	check_exact(L, id, got != 0, got ? "true" : "false");
+	claim_check_code(L, id, got != 0, got ? "true" : "false");
 }
 
 static void skip_one(struct lab *L, struct claim_rec *c, const char *reason,
@@ -381,9 +356,7 @@ void claim_skip(struct lab *L, const char *id, const char *reason, const char *f
 
 static void skip_rest(struct lab *L, const char *reason, const char *detail)
 {
-	int i;
-
-	for (i = 0; i < L->nclaims; i++)
+	for (int i = 0; i < L->nclaims; i++)
 		if (L->claims[i].r.status == ST_PENDING)
 			skip_one(L, &L->claims[i], reason, detail);
 }

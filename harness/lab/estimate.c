@@ -106,12 +106,11 @@ static int hl_walsh(const double *x, int n, const struct lab_stats *s, int nseri
 {
 	long m = (long)n * (n + 1) / 2, k, c = 0;
 	double *w = malloc(sizeof(double) * (size_t)m);
-	int i, j;
 
 	if (!w)
 		return -1;
-	for (i = 0; i < n; i++) /* the Walsh averages */
-		for (j = i; j < n; j++)
+	for (int i = 0; i < n; i++) /* the Walsh averages */
+		for (int j = i; j < n; j++)
 			w[c++] = (x[i] + x[j]) / 2;
 	lab_sort(w, m);
 	e->value = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;

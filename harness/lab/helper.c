@@ -34,13 +34,12 @@ void msg_put_hex(struct json_writer *w, const char *key, const void *p, size_t n
 	static const char digits[] = "0123456789abcdef";
 	const unsigned char *b = (const unsigned char *)p;
 	char *hex = (char *)malloc(2 * n + 1);
-	size_t i;
 
 	if (!hex) {
 		w->failed = 1;
 		return;
 	}
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		hex[2 * i] = digits[b[i] >> 4];
 		hex[2 * i + 1] = digits[b[i] & 15];
 	}
@@ -151,11 +150,10 @@ void msg_hex(struct msg *m, const char *key, void *p, size_t n)
 {
 	const char *s = msg_str(m, key);
 	unsigned char *b = (unsigned char *)p;
-	size_t i;
 
 	if (strlen(s) != 2 * n)
 		bad_field(m, key);
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		int hi = nibble(s[2 * i]), lo = nibble(s[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
@@ -170,7 +168,7 @@ void helper_fail(struct helper *h, const char *fmt, ...)
 {
 	char why[256], st[128], out[PROC_OUT_KEEP * 2];
 	struct proc *p = &h->proc;
-	const char *line, *next;
+	const char *next;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -178,7 +176,7 @@ void helper_fail(struct helper *h, const char *fmt, ...)
 	va_end(ap);
 	if (!p->reaped)
 		proc_reap(p, 0);
-	for (line = p->outbuf; p->outlen && *line; line = next) {
+	for (const char *line = p->outbuf; p->outlen && *line; line = next) {
 		const char *nl = strchr(line, '\n');
 
 		next = nl ? nl + 1 : line + strlen(line);
@@ -439,7 +437,6 @@ int role_skip(struct role_io *io, const char *reason, const char *fmt, ...)
 void role_send_stats(struct role_io *io, const char *which, const struct lab_stats *s)
 {
 	struct json_writer w;
-	int i;
 
 	msg_begin(&w, "stats");
 	jw_kstr(&w, "which", which);
@@ -450,7 +447,7 @@ void role_send_stats(struct role_io *io, const char *which, const struct lab_sta
 	jw_knum(&w, "cv_max", s->cv_max);
 	jw_knum(&w, "res", s->clock_res_s);
 	jw_karr(&w, "s");
-	for (i = 0; i < s->n; i++)
+	for (int i = 0; i < s->n; i++)
 		jw_num(&w, s->samples[i]);
 	jw_arr_end(&w);
 	role_send(io, &w, -1);
@@ -475,9 +472,7 @@ static const char *const plumbing_modes[] = { "ok", "hang", "crash", "exit", "ga
 
 static int plumbing_mode_valid(const char *mode)
 {
-	int i;
-
-	for (i = 0; plumbing_modes[i]; i++)
+	for (int i = 0; plumbing_modes[i]; i++)
 		if (strcmp(mode, plumbing_modes[i]) == 0)
 			return 1;
 	return 0;
@@ -550,11 +545,10 @@ static int run_role(struct lab *L, struct role_io *io, const char *role,
 {
 	char known[256] = "";
 	size_t o = 0;
-	int i;
 
 	if (strcmp(role, "echo") == 0)
 		return role_echo(io, lab_opt(L, "plumbing-test"));
-	for (i = 0; roles && roles[i].name; i++) {
+	for (int i = 0; roles && roles[i].name; i++) {
 		if (strcmp(role, roles[i].name) == 0)
 			return roles[i].fn(L, io);
 		if (o < sizeof(known))

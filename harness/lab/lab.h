@@ -32,13 +32,9 @@
 extern "C" {
 #endif
 
-#if defined(__GNUC__)
+/* gcc, clang and nvcc's host compiler all take GNU attributes (usage.h's too) */
 #define LAB_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define LAB_NORETURN __attribute__((noreturn))
-#else
-#define LAB_PRINTF(f, a)
-#define LAB_NORETURN
-#endif
 
 /* The largest --size a lab takes, 1 PiB: far past any machine, and far enough
  * under 2^64 that "size + spare" and "k x size" cannot wrap. */

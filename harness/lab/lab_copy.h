@@ -117,14 +117,13 @@ static inline int lab_copy_pair_run_until(lab_run_fn fn, void *a, void *b, int m
 					  int max_n, double *sa, double *sb)
 {
 	double ratio[LAB_MAX_SAMPLES];
-	int i;
 
 	max_n = max_n < LAB_MAX_SAMPLES ? max_n : LAB_MAX_SAMPLES;
-	for (i = 0; i < 2; i++) {
+	for (int i = 0; i < 2; i++) {
 		fn(b);
 		fn(a);
 	}
-	for (i = 0; i < max_n; i++) {
+	for (int i = 0; i < max_n; i++) {
 		if (i % 2 == 0) {
 			sb[i] = fn(b);
 			sa[i] = fn(a);
@@ -153,13 +152,12 @@ static inline void lab_copy_pair_stats(struct lab_copy_pair *p, const double *sa
 {
 	double ratio[LAB_MAX_SAMPLES];
 	struct lab_stats secs;
-	int i;
 
 	lab_stats_from(&secs, p->name_a, "s", sa, n, LAB_CUDA_EVENT_RES_S);
 	lab_stats_to_rate(&secs, bytes, &p->a);
 	lab_stats_from(&secs, p->name_b, "s", sb, n, LAB_CUDA_EVENT_RES_S);
 	lab_stats_to_rate(&secs, bytes, &p->b);
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		ratio[i] = sb[i] / sa[i];
 	lab_stats_from(&p->ratio, p->name_ratio, "x", ratio, n, LAB_CUDA_EVENT_RES_S);
 	p->ratio.too_short = p->a.too_short || p->b.too_short;

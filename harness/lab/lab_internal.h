@@ -98,9 +98,6 @@ void interrupt_arm(struct lab *L);
 void interrupt_render(const struct lab *L);
 void interrupt_disarm(void);
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out);
-/* claim.c */
-struct claim_rec *claim_find(struct lab *L, const char *id);
-void claim_finish(struct lab *L, struct claim_rec *c, enum status status);
 /* opts.c: parse argv into L; returns 0, or the exit code (2 usage, 0 help). */
 int lab_parse_args(struct lab *L, int argc, char **argv, int *describe);
 /* stats.c */

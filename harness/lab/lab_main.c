@@ -26,8 +26,6 @@ static int count_claims(const struct lab_spec *spec)
 
 static void lab_init(struct lab *L, const struct lab_spec *spec, const char *self)
 {
-	int i;
-
 	memset(L, 0, sizeof(*L));
 	L->spec = spec;
 	L->self = self;
@@ -42,7 +40,7 @@ static void lab_init(struct lab *L, const struct lab_spec *spec, const char *sel
 		fprintf(stderr, "lab-%s: out of memory\n", spec->id);
 		exit(99);
 	}
-	for (i = 0; i < L->nclaims; i++) {
+	for (int i = 0; i < L->nclaims; i++) {
 		struct claim_rec *c = &L->claims[i];
 		const struct claim_spec *s = &spec->claims[i];
 
@@ -58,9 +56,9 @@ static void lab_init(struct lab *L, const struct lab_spec *spec, const char *sel
 
 static int count_status(const struct lab *L, enum status status)
 {
-	int i, n = 0;
+	int n = 0;
 
-	for (i = 0; i < L->nclaims; i++)
+	for (int i = 0; i < L->nclaims; i++)
 		n += L->claims[i].r.status == status;
 	return n;
 }
@@ -68,13 +66,10 @@ static int count_status(const struct lab *L, enum status status)
 /* Contradictions that are not the known erratum's predicted finding. */
 static int count_unexplained(const struct lab *L)
 {
-	int i, n = 0;
+	int n = 0;
 
-	for (i = 0; i < L->nclaims; i++) {
-		const struct claim_rec *c = &L->claims[i];
-
-		n += c->r.status == ST_FAIL && !claim_known(&c->r);
-	}
+	for (int i = 0; i < L->nclaims; i++)
+		n += L->claims[i].r.status == ST_FAIL && !claim_known(&L->claims[i].r);
 	return n;
 }
 
@@ -106,7 +101,7 @@ void lab_finish_exit(struct lab *L, int code)
 
 static void vlab_error(struct lab *L, const char *fmt, va_list ap, int with_errno)
 {
-	int e = errno, i;
+	int e = errno;
 
 	vsnprintf(L->error, sizeof(L->error), fmt, ap);
 	if (with_errno) {
@@ -117,7 +112,7 @@ static void vlab_error(struct lab *L, const char *fmt, va_list ap, int with_errn
 	fprintf(stderr, "lab-%s: error: %s\n", L->spec->id, L->error);
 	if (L->opt.role)
 		exit(99);
-	for (i = 0; i < L->nclaims; i++) {
+	for (int i = 0; i < L->nclaims; i++) {
 		struct claim_rec *c = &L->claims[i];
 
 		if (c->r.status != ST_PENDING)
@@ -278,9 +273,8 @@ void lab_fact_str(struct lab *L, const char *key, const char *v)
 static struct lab_series *find_series(struct lab *L, const char *name, const char *x_unit)
 {
 	struct lab_series *s;
-	int i;
 
-	for (i = 0; i < L->nseries; i++)
+	for (int i = 0; i < L->nseries; i++)
 		if (strcmp(L->series[i].name, name) == 0)
 			return &L->series[i];
 	s = realloc(L->series, sizeof(*s) * (size_t)(L->nseries + 1));
@@ -316,9 +310,7 @@ void lab_series_point(struct lab *L, const char *series, const char *x_unit,
 /* Every claim must have a verdict: an undecided one is a bug in the lab. */
 static void check_all_decided(struct lab *L)
 {
-	int i;
-
-	for (i = 0; i < L->nclaims; i++)
+	for (int i = 0; i < L->nclaims; i++)
 		if (L->claims[i].r.status == ST_PENDING)
 			lab_error(L, "BUG: claim %s was never decided (no verdict, no skip)",
 				  L->claims[i].spec->id);
@@ -387,12 +379,11 @@ static int check_errata(const struct lab *L)
 {
 	const struct errata *all;
 	const struct erratum *e;
-	const struct claim_spec *c;
 	char err[300];
 
 	if (!(all = errata_builtin(err, sizeof(err))))
 		goto refused;
-	for (c = L->spec->claims; c->id; c++)
+	for (const struct claim_spec *c = L->spec->claims; c->id; c++)
 		if ((e = errata_find(all, c->id)) && errata_check_want(e, &c->want, err,
 								       sizeof(err)) < 0)
 			goto refused;

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang.h"
 #include "need.h"
 #include "procfs.h"
 #include "sysfs.h"
@@ -222,11 +221,6 @@ uint64_t need_available(struct lab *L, const char **name)
 	return live_figure(L, 0, name);
 }
 
-uint64_t need_ram(struct lab *L, const char **name)
-{
-	return live_figure(L, 1, name);
-}
-
 const char *need_shortfall(uint64_t k, uint64_t bytes, uint64_t have, const char *what,
 				char *detail, size_t len)
 {
@@ -242,7 +236,7 @@ const char *need_shortfall(uint64_t k, uint64_t bytes, uint64_t have, const char
 void need_ram_require(struct lab *L, uint64_t k, uint64_t bytes)
 {
 	const char *what;
-	uint64_t ram = need_ram(L, &what);
+	uint64_t ram = live_figure(L, 1, &what);
 	char a[32], b[32];
 
 	if (!need_fits(k, bytes, ram))

@@ -49,11 +49,10 @@ struct need_host {
 int need_host_read(const char *root, struct need_host *h);
 /* The live figure (lab_error when unreadable); *name (may be NULL): what it is. */
 uint64_t need_available(struct lab *L, const char **name);
-uint64_t need_ram(struct lab *L, const char **name);
 /* NULL when k x bytes fits in have, else SKIP_NOT_ENOUGH_MEMORY and a detail. */
 const char *need_shortfall(uint64_t k, uint64_t bytes, uint64_t have, const char *what,
 				char *detail, size_t len);
-/* lab_skip(SKIP_NOT_ENOUGH_MEMORY) unless k x bytes fit in need_ram. */
+/* lab_skip(SKIP_NOT_ENOUGH_MEMORY) unless k x bytes fit in the live ram figure. */
 void need_ram_require(struct lab *L, uint64_t k, uint64_t bytes);
 /* need_shortfall against need_available(L) (lab_error if unreadable). */
 const char *need_host_short(struct lab *L, uint64_t k, uint64_t bytes, char *detail,

@@ -1,7 +1,6 @@
 /*
  * opts.c - the options every lab shares (numbers and sizes: sizes.c).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -72,8 +71,6 @@ static void print_extra_help(const char *lab_id, const struct lab_extra_opt *e)
 static void print_help(const struct lab *L)
 {
 	const struct lab_spec *s = L->spec;
-	const struct lab_extra_opt *e;
-	const struct claim_spec *c;
 	char sz[32], q[32], id[32];
 
 	printf(MSG("lab.help-usage", "usage: lab-%s [options]"), s->id);
@@ -103,10 +100,10 @@ static void print_help(const struct lab *L)
 	printf("  --seed N        %s\n", MSG("lab.opt-seed", "seed of the pseudo-random inputs "
 						 "(default 1)"));
 	printf("  --verbose       %s\n", MSG("lab.opt-verbose", "more narrative"));
-	for (e = s->extra_opts; e && e->name; e++)
+	for (const struct lab_extra_opt *e = s->extra_opts; e && e->name; e++)
 		print_extra_help(s->id, e);
 	printf("\n%s\n", MSG("lab.help-claims", "claims:"));
-	for (c = s->claims; c && c->id; c++)
+	for (const struct claim_spec *c = s->claims; c && c->id; c++)
 		printf("  %-5s [%s] %s\n", c->id, c->question, msg_claim_text(c->id, c->text));
 	printf("\n%s\n", MSG("lab.help-exit", "exit: 0 confirmed, 1 a claim failed, 77 skipped, "
 			     "99 setup error, 2 usage"));
@@ -219,7 +216,7 @@ static int handle_opt(struct lab *L, int code, const char *arg, int *describe)
 static struct option *build_table(const struct lab *L)
 {
 	const struct lab_extra_opt *e = L->spec->extra_opts;
-	int n = 0, i;
+	int n = 0;
 	struct option *t;
 
 	while (e && e[n].name && n < LAB_MAX_EXTRA)
@@ -228,7 +225,7 @@ static struct option *build_table(const struct lab *L)
 	if (!t)
 		return NULL;
 	memcpy(t, common_opts, sizeof(common_opts));
-	for (i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		t[NCOMMON + i].name = e[i].name;
 		t[NCOMMON + i].has_arg = e[i].arg ? required_argument : no_argument;
 		t[NCOMMON + i].val = OPT_EXTRA + i;
@@ -266,11 +263,11 @@ static int set_extras(struct lab *L)
 {
 	const struct lab_extra_opt *e = L->spec->extra_opts;
 	const struct lab_spec *s = L->spec;
-	int i, rc = 0;
+	int rc = 0;
 
 	if (L->opt.size_given)
 		rc = size_in_range(L, "size", L->opt.size, s->min_size, s->max_size, s->size_why);
-	for (i = 0; rc == 0 && e && e[i].name && i < LAB_MAX_EXTRA; i++)
+	for (int i = 0; rc == 0 && e && e[i].name && i < LAB_MAX_EXTRA; i++)
 		rc = set_extra(L, &e[i], L->extra_val[i]);
 	return rc;
 }
@@ -313,9 +310,8 @@ int lab_parse_args(struct lab *L, int argc, char **argv, int *describe)
 const char *lab_opt(const struct lab *L, const char *name)
 {
 	const struct lab_extra_opt *e = L->spec->extra_opts;
-	int i;
 
-	for (i = 0; e && e[i].name && i < LAB_MAX_EXTRA; i++)
+	for (int i = 0; e && e[i].name && i < LAB_MAX_EXTRA; i++)
 		if (strcmp(e[i].name, name) == 0)
 			return L->extra_val[i];
 	return NULL;

@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -20,8 +19,8 @@ const char *claim_own_question(const struct claim_spec *c, char *buf, size_t len
 }
 
 /* The words of a list (separated by any of seps) as a JSON array of strings. */
-static void json_words_sep(struct json_writer *w, const char *key, const char *list,
-			   const char *seps)
+static void json_words(struct json_writer *w, const char *key, const char *list,
+		       const char *seps)
 {
 	char word[128];
 	size_t n;
@@ -36,11 +35,6 @@ static void json_words_sep(struct json_writer *w, const char *key, const char *l
 	jw_arr_end(w);
 }
 
-static void json_words(struct json_writer *w, const char *key, const char *list)
-{
-	json_words_sep(w, key, list, " \t");
-}
-
 void report_tap_header(struct lab *L)
 {
 	printf("TAP version 13\n# lab-%s: %s\n1..%d\n", L->spec->id,
@@ -50,12 +44,10 @@ void report_tap_header(struct lab *L)
 
 static void tap_stats(FILE *out, const struct claim_rec *c)
 {
-	int i;
-
 	if (!c->nstats)
 		return;
 	fprintf(out, "  stats:\n");
-	for (i = 0; i < c->nstats; i++) {
+	for (int i = 0; i < c->nstats; i++) {
 		const struct lab_stats *s = &c->stats[i];
 
 		fprintf(out, "    %s: {n: %d, median: %.6g, min: %.6g, max: %.6g, cv: %.4f, "
@@ -97,8 +89,6 @@ void report_tap_claim(struct lab *L, struct claim_rec *c, const char *note_shown
 
 static void json_stats(struct json_writer *w, const struct lab_stats *s)
 {
-	int i;
-
 	jw_obj_begin(w);
 	jw_kstr(w, "name", s->name);
 	jw_kstr(w, "unit", s->unit);
@@ -113,7 +103,7 @@ static void json_stats(struct json_writer *w, const struct lab_stats *s)
 	jw_kbool(w, "noisy", s->noisy);
 	jw_kbool(w, "too_short", s->too_short);
 	jw_karr(w, "samples");
-	for (i = 0; i < s->n; i++)
+	for (int i = 0; i < s->n; i++)
 		jw_num(w, s->samples[i]);
 	jw_arr_end(w);
 	jw_obj_end(w);
@@ -123,12 +113,10 @@ static void json_stats(struct json_writer *w, const struct lab_stats *s)
  * "not_run". */
 static void json_claim(struct json_writer *w, const struct claim_rec *c, int interrupted)
 {
-	int i;
-
 	record_json_claim(w, &c->r, interrupted && c->r.status == ST_PENDING ? ST_NOT_RUN :
 			  c->r.status);
 	jw_arr_begin(w);
-	for (i = 0; i < c->nstats; i++)
+	for (int i = 0; i < c->nstats; i++)
 		json_stats(w, &c->stats[i]);
 	jw_arr_end(w);
 	jw_obj_end(w);
@@ -136,10 +124,8 @@ static void json_claim(struct json_writer *w, const struct claim_rec *c, int int
 
 static void json_facts(struct json_writer *w, const struct lab *L)
 {
-	int i;
-
 	jw_kobj(w, "facts");
-	for (i = 0; i < L->nfacts; i++) {
+	for (int i = 0; i < L->nfacts; i++) {
 		const struct lab_fact *f = &L->facts[i];
 
 		jw_key(w, f->key);
@@ -157,17 +143,15 @@ static void json_facts(struct json_writer *w, const struct lab *L)
 
 static void json_series(struct json_writer *w, const struct lab *L)
 {
-	int i, j;
-
 	jw_kobj(w, "series");
-	for (i = 0; i < L->nseries; i++) {
+	for (int i = 0; i < L->nseries; i++) {
 		const struct lab_series *s = &L->series[i];
 
 		jw_kobj(w, s->name);
 		jw_kstr(w, "x_unit", s->x_unit);
 		jw_kstr(w, "y_unit", s->npts ? s->pts[0].y.unit : NULL);
 		jw_karr(w, "points");
-		for (j = 0; j < s->npts; j++) {
+		for (int j = 0; j < s->npts; j++) {
 			jw_obj_begin(w);
 			jw_knum(w, "x", s->pts[j].x);
 			jw_key(w, "stats");
@@ -232,19 +216,17 @@ static void json_phases(struct json_writer *w, const struct lab *L)
 /* The record's members, all but the closing brace. */
 static void json_record(struct json_writer *w, const struct lab *L, int interrupted)
 {
-	int i;
-
 	jw_obj_begin(w);
 	json_header(w, L, interrupted);
 	jw_karr(w, "claims");
-	for (i = 0; i < L->nclaims; i++)
+	for (int i = 0; i < L->nclaims; i++)
 		json_claim(w, &L->claims[i], interrupted);
 	jw_arr_end(w);
 	json_facts(w, L);
 	json_series(w, L);
 	json_phases(w, L);
 	jw_karr(w, "notes");
-	for (i = 0; i < L->nnotes; i++)
+	for (int i = 0; i < L->nnotes; i++)
 		jw_str(w, L->notes[i]);
 	jw_arr_end(w);
 }
@@ -313,7 +295,7 @@ static void describe_knobs(struct json_writer *w, const struct lab_knob *k)
 	for (; k && k->knob; k++) {
 		jw_obj_begin(w);
 		jw_kstr(w, "name", k->name);
-		json_words_sep(w, "claims", k->claims, " ,");
+		json_words(w, "claims", k->claims, " ,");
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
@@ -321,8 +303,6 @@ static void describe_knobs(struct json_writer *w, const struct lab_knob *k)
 
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 {
-	const struct claim_spec *c;
-	const struct lab_extra_opt *e;
 	struct json_writer w;
 	char q[64];
 
@@ -341,11 +321,11 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 	jw_kbool(&w, "built_with_cuda", build_flags & LAB_BUILT_WITH_CUDA);
 	jw_kbool(&w, "sabotage", build_flags & LAB_BUILT_SABOTAGE);
 	jw_karr(&w, "claims");
-	for (c = spec->claims; c && c->id; c++) {
+	for (const struct claim_spec *c = spec->claims; c && c->id; c++) {
 		jw_obj_begin(&w);
 		jw_kstr(&w, "id", c->id);
 		jw_kstr(&w, "question", claim_own_question(c, q, sizeof(q)));
-		json_words(&w, "questions", c->question);
+		json_words(&w, "questions", c->question, " \t");
 		jw_kstr(&w, "text", c->text);
 		jw_kstr(&w, "chapter", c->chapter);
 		jw_kstr(&w, "rule", c->rule);
@@ -357,7 +337,7 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 	jw_arr_end(&w);
 	describe_knobs(&w, spec->knobs);
 	jw_karr(&w, "extra_options");
-	for (e = spec->extra_opts; e && e->name; e++) {
+	for (const struct lab_extra_opt *e = spec->extra_opts; e && e->name; e++) {
 		jw_obj_begin(&w);
 		jw_kstr(&w, "name", e->name);
 		jw_kstr(&w, "arg", e->arg);

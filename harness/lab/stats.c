@@ -28,10 +28,10 @@ static struct lab *chunks_lab; /* the running lab, for lab_error; NULL in tests 
 
 static void chunks_free(void)
 {
-	struct chunk *c, *next;
+	struct chunk *next;
 
 	pthread_mutex_lock(&chunks_lock);
-	for (c = chunks; c; c = next) {
+	for (struct chunk *c = chunks; c; c = next) {
 		next = c->next;
 		free(c);
 	}
@@ -95,11 +95,10 @@ static double *samples_alloc(int n)
 /* 1 if p points into the storage above. */
 static int samples_owned(const double *p)
 {
-	const struct chunk *c;
 	int owned = 0;
 
 	pthread_mutex_lock(&chunks_lock);
-	for (c = chunks; c && !owned; c = c->next)
+	for (const struct chunk *c = chunks; c && !owned; c = c->next)
 		owned = p >= c->v && p < c->v + c->used;
 	pthread_mutex_unlock(&chunks_lock);
 	return owned;
@@ -123,7 +122,7 @@ struct lab_stats stats_kept(const struct lab_stats *s)
 void lab_stats_compute(struct lab_stats *s)
 {
 	double sorted[LAB_MAX_SAMPLES], sum = 0, var = 0;
-	int i, n = s->n;
+	int n = s->n;
 
 	if (n <= 0 || n > LAB_MAX_SAMPLES || !s->samples) {
 		s->n = n < 0 || !s->samples ? 0 : (n > LAB_MAX_SAMPLES ? LAB_MAX_SAMPLES : n);
@@ -133,7 +132,7 @@ void lab_stats_compute(struct lab_stats *s)
 		}
 		n = s->n;
 	}
-	for (i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		if (!isfinite(s->samples[i])) {
 			/* qsort cannot order NaN: a broken series has no statistics */
 			s->median = s->min = s->max = s->mean = s->cv = NAN;
@@ -144,10 +143,10 @@ void lab_stats_compute(struct lab_stats *s)
 	s->median = lab_median(sorted, n);
 	s->min = sorted[0];
 	s->max = sorted[n - 1];
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		sum += s->samples[i];
 	s->mean = sum / n;
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		var += (s->samples[i] - s->mean) * (s->samples[i] - s->mean);
 	var = n > 1 ? var / (n - 1) : 0;
 	s->cv = s->mean != 0 ? sqrt(var) / fabs(s->mean) : NAN;
@@ -156,10 +155,10 @@ void lab_stats_compute(struct lab_stats *s)
 void lab_stats_to_rate(const struct lab_stats *secs, uint64_t bytes,
 		       struct lab_stats *rate)
 {
-	int i, n = secs->n > 0 && secs->samples ? secs->n : 0;
+	int n = secs->n > 0 && secs->samples ? secs->n : 0;
 	double *v = samples_alloc(n); /* rate's own: secs and its copies keep theirs */
 
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		v[i] = secs->samples[i] > 0 ? (double)bytes / secs->samples[i] / 1e9 : NAN;
 	if (rate != secs)
 		*rate = *secs;
@@ -171,10 +170,10 @@ void lab_stats_to_rate(const struct lab_stats *secs, uint64_t bytes,
 
 void lab_stats_scale(struct lab_stats *s, double k, const char *unit)
 {
-	int i, n = s->n > 0 && s->samples ? s->n : 0;
+	int n = s->n > 0 && s->samples ? s->n : 0;
 	double *v = samples_alloc(n); /* a new array: copies of s keep the old one */
 
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		v[i] = s->samples[i] * k;
 	s->n = n;
 	s->samples = v;
@@ -186,12 +185,12 @@ void lab_stats_from(struct lab_stats *s, const char *name, const char *unit,
 		    const double *samples, int n, double clock_res_s)
 {
 	double res = clock_res_s > 0 ? clock_res_s : lab_clock_resolution();
-	int i, too_short = 0;
+	int too_short = 0;
 	double *v;
 
 	n = n < 0 || !samples ? 0 : (n > LAB_MAX_SAMPLES ? LAB_MAX_SAMPLES : n);
 	v = samples_alloc(n); /* before *s is cleared: samples may be s->samples */
-	for (i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		v[i] = samples[i];
 		if (!(samples[i] >= 100 * res) && unit && strcmp(unit, "s") == 0)
 			too_short = 1;
@@ -210,12 +209,11 @@ void lab_stats_paired_ratio(struct lab *L, struct lab_stats *out, const char *na
 			    const struct lab_stats *num, const struct lab_stats *den)
 {
 	double ratio[LAB_MAX_SAMPLES];
-	int i;
 
 	if (num->n != den->n || num->n < 0 || num->n > LAB_MAX_SAMPLES)
 		lab_error(L, "paired series '%s' and '%s' differ in length (%d, %d)",
 			  num->name, den->name, num->n, den->n);
-	for (i = 0; i < num->n; i++)
+	for (int i = 0; i < num->n; i++)
 		ratio[i] = den->samples[i] != 0 ? num->samples[i] / den->samples[i] : NAN;
 	lab_stats_from(out, name, "x", ratio, num->n, num->clock_res_s);
 	out->too_short = num->too_short || den->too_short;
@@ -232,12 +230,11 @@ static void measure_more(struct lab *L, const char *name, lab_run_fn fn, void *c
 			 struct lab_stats *out)
 {
 	double floor_s = 100 * out->clock_res_s;
-	int i;
 
-	for (i = 0; i < warmup; i++)
+	for (int i = 0; i < warmup; i++)
 		if (fn(ctx) < 0)
 			lab_error(L, "measurement '%s' failed in warm-up run %d", name, i + 1);
-	for (i = 0; i < samples && out->n < cap; i++) {
+	for (int i = 0; i < samples && out->n < cap; i++) {
 		double t = fn(ctx);
 
 		if (t < 0 || !isfinite(t))
