@@ -98,6 +98,9 @@ void interrupt_arm(struct lab *L);
 void interrupt_render(const struct lab *L);
 void interrupt_disarm(void);
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out);
+/* 1 when the claim ids of list (a knob's, DMALAB_SABOTAGE, a lab's needs: blanks
+ * or commas between) hold word, the len bytes at word. */
+int lab_list_has(const char *list, const char *word, size_t len);
 /* claim.c */
 struct claim_rec *claim_find(struct lab *L, const char *id);
 void claim_finish(struct lab *L, struct claim_rec *c, enum status status);
