@@ -359,6 +359,14 @@ void predict_write(const struct lab_entry *lab, struct json_writer *w);
 /* list.c */
 int cmd_list(struct run_state *rs);
 int cmd_claims(struct run_state *rs);
+struct gpu_topo;
+#define CLAIM_FORECAST_MAX 4
+/* The skips (record.h reasons) claim id of lab will give on this machine, as
+ * `list` forecasts them from the lab's --describe and the machine's facts,
+ * into why; their number (0: none foreseen), -1 when lab has no claim id. */
+int claim_forecast(const struct sysinfo *si, const struct gpu_topo *t,
+		   const struct lab_entry *lab, const char *id,
+		   const char *why[CLAIM_FORECAST_MAX]);
 
 /* preflight.c: `dmalab preflight ARGS` (argv[0] "preflight"), labs from labs_dir
  * unless --labs-dir; its exit code: 0 healthy, 1 unhealthy, 2 could not run. */
