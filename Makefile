@@ -311,7 +311,12 @@ try-%: $(DMALAB) $(LIB)
 		{ $(DMALAB) try $* --work $(WORK) --not-compiled; exit 1; }
 	@$(DMALAB) try $* --work $(WORK) --labs-dir $(WORK_BUILD) $(QUICK_FLAG) \
 		$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL))
-exercises: $(DMALAB)
+# The labs with an exercise region: `dmalab exercises` reads their --describe to
+# mark the exercises this machine cannot grade.
+EXERCISE_LAB_DIRS := $(patsubst %/,%,$(dir $(shell grep -l '/[*] EXERCISE ' \
+	$(wildcard $(addsuffix /lab.c*,$(LAB_DIRS))))))
+EXERCISE_LAB_BINS := $(foreach d,$(EXERCISE_LAB_DIRS),$(BUILD)/labs/lab-$(call lab_id,$(d)))
+exercises: $(DMALAB) $(EXERCISE_LAB_BINS)
 	@$(DMALAB) exercises --work $(WORK)
 # The workflow in a scratch WORK: stubs not yet, reference done, refusals, resets
 test-exercises: all

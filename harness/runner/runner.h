@@ -135,6 +135,9 @@ static inline const char *lab_status_word(const struct lab_entry *lab)
 	return status_words[lab->status == ST_PENDING ? ST_NOT_RUN : lab->status];
 }
 
+/* run.c: <directory of the dmalab program>/labs, where make builds the labs */
+void default_labs_dir(const char *argv0, char *out, size_t len);
+
 /* run.c: set by main.c's SIGINT/SIGTERM/SIGHUP handler */
 extern volatile sig_atomic_t runner_stop_signal;
 /* run.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
