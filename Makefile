@@ -305,11 +305,14 @@ $(foreach d,$(WORK_DIRS),$(eval $(call lab_rule,$(call lab_id,$(d)),$(d),$(WORK_
 .PHONY: exercises
 exercise-%: $(DMALAB)
 	@$(DMALAB) exercise $* --work $(WORK) $(RESET_FLAG)
+# A non-zero status ends in make's own "*** [...] Error N" line, which no make
+# setting removes short of ignoring the status: --make-status says the line
+# before it, what the status means.
 try-%: $(DMALAB) $(LIB)
-	@$(DMALAB) try $* --work $(WORK) --verify-only
+	@$(DMALAB) try $* --work $(WORK) --verify-only --make-status
 	@$(MAKE) --no-print-directory $(WORK_BUILD)/lab-$* || \
-		{ $(DMALAB) try $* --work $(WORK) --not-compiled; exit 1; }
-	@$(DMALAB) try $* --work $(WORK) --labs-dir $(WORK_BUILD) $(QUICK_FLAG) \
+		{ $(DMALAB) try $* --work $(WORK) --not-compiled --make-status; exit 1; }
+	@$(DMALAB) try $* --work $(WORK) --labs-dir $(WORK_BUILD) $(QUICK_FLAG) --make-status \
 		$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL))
 # The labs with an exercise region: `dmalab exercises` reads their --describe to
 # mark the exercises this machine cannot grade.
