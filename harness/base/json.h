@@ -83,6 +83,10 @@ const struct json *json_get(const struct json *obj, const char *key);
 /* Accessors returning a default when the member is absent or mistyped. */
 const char *json_get_str(const struct json *obj, const char *key, const char *dflt);
 double json_get_num(const struct json *obj, const char *key, double dflt);
+/* The element of obj's array member arr whose string member key is value, or
+ * NULL: a claim of a lab's record or --describe by its id. */
+const struct json *json_get_by(const struct json *obj, const char *arr, const char *key,
+			       const char *value);
 /* Serialise a parsed value back (used to copy lab records verbatim). */
 void jw_value(struct json_writer *w, const struct json *v);
 

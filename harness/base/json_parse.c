@@ -472,6 +472,17 @@ const struct json *json_get(const struct json *obj, const char *key)
 	return NULL;
 }
 
+const struct json *json_get_by(const struct json *obj, const char *arr, const char *key,
+			       const char *value)
+{
+	const struct json *c = json_get(obj, arr);
+
+	for (c = c ? c->child : NULL; c; c = c->next)
+		if (!strcmp(json_get_str(c, key, ""), value))
+			return c;
+	return NULL;
+}
+
 const char *json_get_str(const struct json *obj, const char *key, const char *dflt)
 {
 	const struct json *v = json_get(obj, key);

@@ -66,6 +66,12 @@ struct lab_needs {
 	int cuda_devices; /* GPUs needed for the CUDA claims (0: CPU only) */
 	int numa_nodes;   /* NUMA nodes the full lab wants (1 = any machine) */
 	int root;         /* 1: some claims need uid 0 (they skip otherwise) */
+	/* The claims that need those GPUs, and those that need those NUMA nodes, by
+	 * id, space-separated (as a knob's); NULL: every claim.  --describe gives
+	 * each claim its own needs from them, so that `make exercises` can say which
+	 * exercises this machine cannot grade before a learner writes one. */
+	const char *cuda_claims;
+	const char *numa_claims;
 };
 
 struct lab;

@@ -98,6 +98,9 @@ void interrupt_arm(struct lab *L);
 void interrupt_render(const struct lab *L);
 void interrupt_disarm(void);
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out);
+/* 1 when the claim ids of list (a knob's, DMALAB_SABOTAGE, a lab's needs: blanks
+ * or commas between) hold word, the len bytes at word. */
+int lab_list_has(const char *list, const char *word, size_t len);
 /* opts.c: parse argv into L; returns 0, or the exit code (2 usage, 0 help). */
 int lab_parse_args(struct lab *L, int argc, char **argv, int *describe);
 /* stats.c */

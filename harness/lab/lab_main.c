@@ -396,8 +396,7 @@ refused:
 /* Claim ids in a knob's list and in DMALAB_SABOTAGE: blanks or commas between. */
 #define SEP " ,"
 
-/* 1 when the list holds word. */
-static int list_has(const char *list, const char *word, size_t len)
+int lab_list_has(const char *list, const char *word, size_t len)
 {
 	for (const char *p = list; *p; p += strcspn(p, SEP)) {
 		p += strspn(p, SEP);
@@ -414,7 +413,7 @@ static int check_sabotage_ids(const struct lab_spec *spec, const char *only)
 		size_t len = strcspn(p, SEP);
 		const struct lab_knob *k = spec->knobs;
 
-		while (k && k->knob && !list_has(k->claims, p, len))
+		while (k && k->knob && !lab_list_has(k->claims, p, len))
 			k++;
 		if (!k || !k->knob) {
 			fprintf(stderr, "lab-%s: DMALAB_SABOTAGE '%.*s': no knob of this lab "
@@ -435,7 +434,7 @@ static int knob_selected(const struct lab_knob *k, const char *only)
 	for (const char *p = k->claims + strspn(k->claims, SEP); *p; p += strspn(p, SEP)) {
 		size_t len = strcspn(p, SEP);
 
-		if (list_has(only, p, len))
+		if (lab_list_has(only, p, len))
 			return 1;
 		p += len;
 	}

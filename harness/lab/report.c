@@ -301,6 +301,13 @@ static void describe_knobs(struct json_writer *w, const struct lab_knob *k)
 	jw_arr_end(w);
 }
 
+/* What claim c needs of the lab's needs: n when the lab's list (NULL: every
+ * claim) names it, else none (0 GPUs, 1 NUMA node: any machine). */
+static int claim_need(const char *list, const struct claim_spec *c, int n, int none)
+{
+	return !list || lab_list_has(list, c->id, strlen(c->id)) ? n : none;
+}
+
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 {
 	struct json_writer w;
@@ -332,6 +339,10 @@ void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)
 		describe_want(&w, &c->want);
 		jw_kstr(&w, "sabotage", c->sabotage);
 		jw_kstr(&w, "needs_root", c->root);
+		jw_kint(&w, "needs_cuda_devices",
+			claim_need(spec->needs.cuda_claims, c, spec->needs.cuda_devices, 0));
+		jw_kint(&w, "needs_numa_nodes",
+			claim_need(spec->needs.numa_claims, c, spec->needs.numa_nodes, 1));
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);

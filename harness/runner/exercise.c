@@ -29,8 +29,10 @@
 
 struct ex_opts {
 	const char *src, *work, *lab;
-	int reset, verify_only, not_compiled, quick, ids_only;
-	struct learn_opts run;     /* labs_dir, timeout_mul: for `dmalab check` */
+	int reset, verify_only, not_compiled, quick, ids_only, make_status;
+	/* labs_dir, timeout_mul: for try's `dmalab check`; labs_dir: the built labs
+	 * whose --describe `exercises` reads */
+	struct learn_opts run;
 };
 
 /* A lab's file and its learner copy's folder, from src/NN-name/lab.c|lab.cu. */
@@ -608,10 +610,15 @@ static void lab_states(const struct ex_lab *x, enum ex_state *st)
 		results_unload(&res);
 }
 
-static void list_lab(const struct ex_lab *x)
+/* One line per exercise of x, each marked when this machine cannot grade it
+ * (h's forecast); their number.  x's id is added to unbuilt (len bytes) when
+ * h cannot tell for its lab. */
+static int list_lab(const struct ex_lab *x, const struct ex_here *h, char *unbuilt, size_t len)
 {
 	enum ex_state st[EX_MAX];
-	int i;
+	char lacks[256];
+	int i, here = 0, marked = 0;
+	size_t used = strlen(unbuilt);
 
 	lab_states(x, st);
 	for (i = 0; i < x->n; i++) {
@@ -620,37 +627,69 @@ static void list_lab(const struct ex_lab *x)
 
 		printf("%-16s lab-%s  %s%*s ", x->r[i].id, x->id, word, w < 20 ? 20 - w : 0, "");
 		printf(MSG("ex.claims", "claims %s"), x->r[i].claims);
+		here = ex_here_lacks(h, x->id, x->r[i].claims, lacks, sizeof(lacks));
+		/* "done": this machine graded it after all; a try's "not graded here" says it */
+		if (here > 0 && st[i] != EX_DONE) {
+			fputs("  ", stdout);
+			printf(st[i] == EX_NOT_GRADED ? MSG("ex.lacks-tried", "(needs %s)") :
+			       MSG("ex.lacks", "(needs %s: not graded here)"), lacks);
+			marked++;
+		}
 		putchar('\n');
 	}
+	if (here < 0 && used < len)
+		snprintf(unbuilt + used, len - used, " %s", x->id);
+	return marked;
+}
+
+/* The lines after the list: how many this machine cannot grade, the labs it
+ * could not tell for (not built), the count. */
+static void list_end(const struct ex_opts *o, int total, int marked, const char *unbuilt)
+{
+	if (marked)
+		printf(MSG("ex.count-lacks", "%d of them cannot be graded on this machine "
+			   "(marked): their claims skip here, so make try-NN says \"not graded "
+			   "here\""), marked);
+	if (marked)
+		putchar('\n');
+	if (*unbuilt)
+		printf(MSG("ex.unbuilt", "not built, so not said whether this machine can grade "
+			   "their exercises: lab%s (make exercises builds them)"), unbuilt);
+	if (*unbuilt)
+		putchar('\n');
+	printf(MSG("ex.count", "%d exercises (the state is your copy's last make try-NN, "
+		   "in '%s/')"), total, o->work);
+	putchar('\n');
 }
 
 static int do_exercises(const struct ex_opts *o)
 {
-	char pat[1024];
+	char pat[1024], unbuilt[128] = "";
+	struct ex_here *h = o->ids_only ? NULL : ex_here_open(o->run.labs_dir);
 	struct ex_lab x;
 	glob_t g;
 	size_t i;
-	int total = 0;
+	int total = 0, marked = 0;
 
 	snprintf(pat, sizeof(pat), "%s/[0-9][0-9]-*/lab.c*", o->src);
-	if (glob(pat, 0, NULL, &g))
+	if (glob(pat, 0, NULL, &g)) {
+		ex_here_close(h);
 		return error("no lab under '%s'", o->src), 2;
+	}
 	for (i = 0; i < g.gl_pathc; i++) {
 		if (lab_load(o, g.gl_pathv[i], &x) == 0 && x.n > 0) {
 			if (o->ids_only)
 				printf("%s\n", x.id);
 			else
-				list_lab(&x);
+				marked += list_lab(&x, h, unbuilt, sizeof(unbuilt));
 			total += x.n;
 		}
 		lab_unload(&x);
 	}
 	globfree(&g);
+	ex_here_close(h);
 	if (!o->ids_only)
-		printf(MSG("ex.count", "%d exercises (the state is your copy's last make try-NN, "
-			   "in '%s/')"), total, o->work);
-	if (!o->ids_only)
-		putchar('\n');
+		list_end(o, total, marked, unbuilt);
 	return 0;
 }
 
@@ -735,6 +774,8 @@ static int parse(int argc, char **argv, struct ex_opts *o)
 			o->quick = o->run.quick = 1;
 		else if (!strcmp(a, "--ids"))
 			o->ids_only = 1;
+		else if (!strcmp(a, "--make-status"))
+			o->make_status = 1;
 		else if (v && !strcmp(a, "--src"))
 			o->src = argv[++i];
 		else if (v && !strcmp(a, "--work"))
@@ -783,15 +824,39 @@ static int with_lab(int argc, char **argv, int (*fn)(struct ex_opts *, struct ex
 	return rc;
 }
 
+/*
+ * --make-status (make try-NN's recipe): a non-zero status makes GNU make print
+ * its own "make: *** [Makefile:N: try-NN] Error 1" after the verdict, and
+ * nothing but ignoring the status (then make exits 0) silences it.  The status
+ * stays, and the line before make's says what it means.
+ */
+static int say_make_status(const struct ex_opts *o, const char *lab, int rc)
+{
+	if (!rc || !o->make_status)
+		return rc;
+	fprintf(stderr, rc == 1 ? MSG("try.status-1", "make try-%s: status %d: not every "
+		"exercise is done here (make's own \"Error %d\" line below only repeats it)") :
+		MSG("try.status-2", "make try-%s: status %d: the copy was not tried (make's own "
+		    "\"Error %d\" line below only repeats it)"), lab, rc, rc);
+	fputc('\n', stderr);
+	return rc;
+}
+
 static int exercise_fn(struct ex_opts *o, struct ex_lab *x) { return do_exercise(o, x); }
+static int try_fn(struct ex_opts *o, struct ex_lab *x)
+{
+	return say_make_status(o, x->id, do_try(o, x));
+}
 
 int cmd_exercise(int argc, char **argv) { return with_lab(argc, argv, exercise_fn); }
-int cmd_try(int argc, char **argv) { return with_lab(argc, argv, do_try); }
+int cmd_try(int argc, char **argv) { return with_lab(argc, argv, try_fn); }
 
 int cmd_exercises(int argc, char **argv)
 {
 	struct ex_opts o;
 	int rc = parse(argc, argv, &o);
 
+	if (!rc && !o.run.labs_dir[0])
+		default_labs_dir(argv[0], o.run.labs_dir, sizeof(o.run.labs_dir));
 	return rc ? rc : do_exercises(&o);
 }

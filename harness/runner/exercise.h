@@ -4,6 +4,7 @@
  *
  *   exercise_scan.c  the regions found, masked, replaced by their stubs
  *   exercise.c       `dmalab exercise NN`, `dmalab try NN`, `dmalab exercises`
+ *   exercise_here.c  which exercises this machine cannot grade, before a try
  *
  * The reference solution is the lab file itself; the learner's copy is
  * <work>/NN-name/lab.c|lab.cu.  Outside the regions' bodies the copy must be
@@ -74,6 +75,17 @@ int ex_status_all(const char *src, const char *work, const char *lab,
 struct json_writer;
 /* The member "exercises": [{id, lab, claims, state}] into the open object. */
 void ex_status_write(struct json_writer *w, const char *src, const char *work);
+
+/* exercise_here.c: what this machine lacks to grade an exercise, forecast from
+ * the built labs under labs_dir (their --describe) and the machine's facts. */
+struct ex_here;
+struct ex_here *ex_here_open(const char *labs_dir);
+void ex_here_close(struct ex_here *h);
+/* What this machine lacks for claims (of lab lab_id) to be decided, in the
+ * learner's words, into out ("a GPU, 2 NUMA nodes"): 1; 0 when nothing is
+ * lacking; -1 when lab lab_id is not built (or its --describe failed). */
+int ex_here_lacks(const struct ex_here *h, const char *lab_id, const char *claims,
+		  char *out, size_t len);
 
 int cmd_exercise(int argc, char **argv);
 int cmd_try(int argc, char **argv);

@@ -62,65 +62,112 @@ static int here(const char *fmt, ...)
 }
 
 /*
- * The skip a lab's CUDA claims will give (lab.h reasons); 0 lines if none.
+ * The skip a lab's CUDA claims will give here (lab.h reasons), NULL if none.
  * The count is CUDA's (CUDA_VISIBLE_DEVICES applies), as the lab's will be.
  */
+static const char *cuda_skip_here(const struct gpu_topo *t, const struct lab_entry *lab)
+{
+	if (!lab->built_with_cuda)
+		return SKIP_NOT_BUILT_NO_NVCC;
+	if (!t->cuda_loaded || t->order != GPU_ORDER_CUDA)
+		return SKIP_NO_CUDA_DRIVER;
+	if (t->n == 0)
+		return SKIP_NO_CUDA_DEVICE;
+	/* a GPU-to-GPU lab on one GPU says single-gpu, as lab-09 does */
+	if (lab->needs_gpus > t->n)
+		return t->n == 1 && lab->needs_gpus == 2 ? SKIP_SINGLE_GPU : SKIP_TOO_FEW_GPUS;
+	return NULL;
+}
+
+/* cuda_skip_here as a "here:" row, with what was found; 0 lines if none. */
 static int cuda_forecast(const struct gpu_topo *t, const struct lab_entry *lab)
 {
-	if (lab->needs_gpus <= 0)
+	const char *why = lab->needs_gpus > 0 ? cuda_skip_here(t, lab) : NULL;
+
+	if (!why)
 		return 0;
-	if (!lab->built_with_cuda)
+	if (!strcmp(why, SKIP_NOT_BUILT_NO_NVCC))
 		return here("%s", MSG("list.no-nvcc", "its CUDA claims skip: not-built:no-nvcc "
 				      "(built without nvcc)"));
-	if (!t->cuda_loaded)
+	if (!strcmp(why, SKIP_NO_CUDA_DRIVER) && !t->cuda_loaded)
 		return here("%s", MSG("list.no-libcuda", "its CUDA claims skip: no-cuda-driver "
 				      "(no NVIDIA driver: libcuda.so.1 not found)"));
-	if (t->order != GPU_ORDER_CUDA)
+	if (!strcmp(why, SKIP_NO_CUDA_DRIVER))
 		return here(MSG("list.no-driver", "its CUDA claims skip: no-cuda-driver (%s)"),
 			    t->cuda_note);
 	/* the driver's note names CUDA_VISIBLE_DEVICES when it hid them */
-	if (t->n == 0)
+	if (!strcmp(why, SKIP_NO_CUDA_DEVICE))
 		return here(MSG("list.no-device", "its CUDA claims skip: no-cuda-device (a "
 				"driver, but CUDA lists no GPU; %d NVIDIA GPU%s in sysfs%s%s)"),
 			    t->not_in_cuda, t->not_in_cuda == 1 ? "" : "s",
 			    t->cuda_note[0] ? "; " : "", t->cuda_note);
-	/* a GPU-to-GPU lab on one GPU says single-gpu, as lab-09 does */
-	if (lab->needs_gpus > t->n)
-		return here(MSG("list.few-gpus", "some CUDA claims skip: %s (%d CUDA device%s, "
-				"need %d)"), t->n == 1 && lab->needs_gpus == 2 ? "single-gpu"
-			    : "too-few-gpus", t->n, t->n == 1 ? "" : "s", lab->needs_gpus);
-	return 0;
+	return here(MSG("list.few-gpus", "some CUDA claims skip: %s (%d CUDA device%s, "
+			"need %d)"), why, t->n, t->n == 1 ? "" : "s", lab->needs_gpus);
 }
 
 /*
  * A CPU-only lab may still have claims about where the GPU sits (lab-04: the
  * NUMA node of its --device, 0 by default, in CUDA's order when the driver
- * answers).  --describe has no per-claim needs, so the claims that name the
- * GPU are the ones forecast to skip.
+ * answers).  --describe has no per-claim sign of it, so a claim whose text
+ * names the GPU is taken for one.
  */
+static int about_gpu_place(const struct lab_entry *lab, const char *text)
+{
+	return lab->needs_gpus <= 0 && text && strstr(text, "GPU");
+}
+
+/* The skip of a claim about where GPU 0 sits, NULL if none. */
+static const char *gpu_place_skip(const struct gpu_topo *t)
+{
+	const struct gpu_topo_dev *g = gpu_topo_device(t, 0);
+
+	if (!g)
+		return SKIP_NO_CUDA_DEVICE;
+	return g->numa_node < 0 ? SKIP_UNKNOWN_TOPOLOGY : NULL;
+}
+
+/* The claims about where the GPU sits, and the skip they will give, as a "here:" row. */
 static int gpu_place_forecast(const struct gpu_topo *t, const struct lab_entry *lab)
 {
 	const struct gpu_topo_dev *g = gpu_topo_device(t, 0);
+	const char *why = gpu_place_skip(t);
 	char ids[128] = "";
 	size_t n = 0;
 
-	if (lab->needs_gpus > 0)
-		return 0;
 	for (int k = 0; k < lab->nclaims && n < sizeof(ids); k++)
-		if (lab->claims[k].text && strstr(lab->claims[k].text, "GPU"))
+		if (about_gpu_place(lab, lab->claims[k].text))
 			n += (size_t)snprintf(ids + n, sizeof(ids) - n, "%s%s", n ? ", " : "",
 					      lab->claims[k].id);
-	if (!n)
+	if (!n || !why)
 		return 0;
 	if (!g)
 		return here(MSG("list.place-no-device", "claims %s skip: no-cuda-device (%s)"),
 			    ids, t->order == GPU_ORDER_CUDA ?
 			    MSG("list.cuda-no-gpu", "CUDA lists no GPU") :
 			    MSG("list.no-pci-gpu", "no NVIDIA PCI device"));
-	if (g->numa_node < 0)
-		return here(MSG("list.place-unknown", "claims %s skip: unknown-topology (GPU 0 %s "
-				"NUMA node %d)"), ids, g->bdf, g->numa_node);
-	return 0;
+	return here(MSG("list.place-unknown", "claims %s skip: unknown-topology (GPU 0 %s "
+			"NUMA node %d)"), ids, g->bdf, g->numa_node);
+}
+
+int claim_forecast(const struct sysinfo *si, const struct gpu_topo *t,
+		   const struct lab_entry *lab, const char *id,
+		   const char *why[CLAIM_FORECAST_MAX])
+{
+	const struct json *c = json_get_by(lab->desc, "claims", "id", id);
+	const char *w;
+	int n = 0;
+
+	if (!c)
+		return -1;
+	if (json_get_num(c, "needs_cuda_devices", 0) > 0 && (w = cuda_skip_here(t, lab)))
+		why[n++] = w;
+	if (about_gpu_place(lab, json_get_str(c, "text", NULL)) && (w = gpu_place_skip(t)))
+		why[n++] = w;
+	if (json_get_num(c, "needs_numa_nodes", 1) > si->numa.nmem_nodes)
+		why[n++] = SKIP_SINGLE_NUMA_NODE;
+	if (json_get_str(c, "needs_root", NULL) && si->uid != 0)
+		why[n++] = SKIP_NOT_ROOT;
+	return n;
 }
 
 /* One line per precondition this machine lacks; "runs fully" if none. */

@@ -216,21 +216,6 @@ static int unique_ids(char **ids, int n)
 	return kept;
 }
 
-/* <directory of the dmalab program>/labs */
-static void default_labs_dir(const char *argv0, char *out, size_t len)
-{
-	char self[PATH_MAX];
-	ssize_t n;
-
-	if (strchr(argv0, '/')) {
-		snprintf(self, sizeof(self), "%s", argv0);
-	} else {
-		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		self[n > 0 ? n : 0] = '\0';
-	}
-	snprintf(out, len, "%s/labs", dirname(self));
-}
-
 /* The value of a directory option; an empty one is a usage error. */
 static const char *dir_arg(const char *option, const char *value)
 {

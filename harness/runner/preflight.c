@@ -169,12 +169,7 @@ static const char *fact_str(const struct lab_out *l, const char *name)
 
 static const struct json *claim(const struct lab_out *l, const char *id)
 {
-	const struct json *c = json_get(l->rec, "claims");
-
-	for (c = c ? c->child : NULL; c; c = c->next)
-		if (!strcmp(json_get_str(c, "id", ""), id))
-			return c;
-	return NULL;
+	return json_get_by(l->rec, "claims", "id", id);
 }
 
 /* ---- lab-01: memlock and mlock --------------------------------------------- */

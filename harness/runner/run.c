@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,20 @@ static const char *lab_name_id(const char *name)
 		if (!isdigit((unsigned char)*p))
 			return NULL;
 	return name + 4;
+}
+
+void default_labs_dir(const char *argv0, char *out, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (strchr(argv0, '/')) {
+		snprintf(self, sizeof(self), "%s", argv0);
+	} else {
+		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		self[n > 0 ? n : 0] = '\0';
+	}
+	snprintf(out, len, "%s/labs", dirname(self));
 }
 
 static int by_id(const void *a, const void *b)

@@ -135,6 +135,9 @@ static inline const char *lab_status_word(const struct lab_entry *lab)
 	return status_words[lab->status == ST_PENDING ? ST_NOT_RUN : lab->status];
 }
 
+/* run.c: <directory of the dmalab program>/labs, where make builds the labs */
+void default_labs_dir(const char *argv0, char *out, size_t len);
+
 /* run.c: set by main.c's SIGINT/SIGTERM/SIGHUP handler */
 extern volatile sig_atomic_t runner_stop_signal;
 /* run.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
@@ -359,6 +362,14 @@ void predict_write(const struct lab_entry *lab, struct json_writer *w);
 /* list.c */
 int cmd_list(struct run_state *rs);
 int cmd_claims(struct run_state *rs);
+struct gpu_topo;
+#define CLAIM_FORECAST_MAX 4
+/* The skips (record.h reasons) claim id of lab will give on this machine, as
+ * `list` forecasts them from the lab's --describe and the machine's facts,
+ * into why; their number (0: none foreseen), -1 when lab has no claim id. */
+int claim_forecast(const struct sysinfo *si, const struct gpu_topo *t,
+		   const struct lab_entry *lab, const char *id,
+		   const char *why[CLAIM_FORECAST_MAX]);
 
 /* preflight.c: `dmalab preflight ARGS` (argv[0] "preflight"), labs from labs_dir
  * unless --labs-dir; its exit code: 0 healthy, 1 unhealthy, 2 could not run. */

@@ -1,8 +1,9 @@
 #!/bin/sh
 # test-make.sh - the Makefile's own usage errors: one line naming the bad
 # value, a non-zero exit, nothing built (each case fails before a rule runs);
-# the yes/no variables read alike (QUICK, RESET, SHUFFLE); and a CUDA build
-# not redone for another spelling of the same nvcc.
+# the yes/no variables read alike (QUICK, RESET, SHUFFLE); make lab-NN builds
+# only the runner and its lab; and a CUDA build not redone for another
+# spelling of the same nvcc.
 set -u
 pass=0 fail=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-make.XXXXXX") || exit 1
@@ -54,6 +55,22 @@ for v in 1 yes true; do
 	passes "quiz .*--reset" 1 quiz RESET=$v
 	passes "quiz .*--shuffle" 1 quiz SHUFFLE=$v
 done
+# make lab-NN in a fresh build folder builds the runner and that lab alone, and runs it;
+# hint-NN and try-NN build no lab of the kit's (try builds the learner's copy alone)
+fresh=$tmp/fresh
+make --no-print-directory BUILD="$fresh" RESULTS="$tmp/r" QUICK=1 lab-04 >"$tmp/lab.out" 2>&1
+if [ -x "$fresh/dmalab" ] && [ "$(ls "$fresh/labs")" = lab-04 ] && [ ! -e "$fresh/fleet" ] &&
+	grep -q '^summary: ' "$tmp/lab.out" && [ -f "$tmp/r/results.json" ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: make lab-04 in a fresh build folder: built $(ls "$fresh/labs" | xargs)"
+	tail -5 "$tmp/lab.out" | sed 's/^/    /'
+fi
+for t in hint-04 try-04; do
+	passes " -o $tmp/fresh2/labs/lab-" 0 BUILD="$tmp/fresh2" WORK="$tmp/w" "$t"
+done
+
 make --no-print-directory help >"$tmp/help" 2>&1
 if grep -q "RESULTS=DIR" "$tmp/help"; then pass=$((pass + 1))
 else fail=$((fail + 1)); echo "FAIL: make help does not name RESULTS=DIR"; fi

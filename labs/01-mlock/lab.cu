@@ -135,7 +135,7 @@ static const struct lab_spec spec = {
 	.id = "01", .title = "mlock and VmLck",
 	.topic = "what locking host memory costs and shows in /proc, what limits it, "
 		 "and whether CUDA's pinned memory is the same thing",
-	.timeout_s = 60, .needs = { 1, 1, 1 }, .claims = claims, .role = run_role,
+	.timeout_s = 60, .needs = { 1, 1, 1, "01.6 01.7 01.9" }, .claims = claims, .role = run_role,
 	.default_size = 64 * MiB, .min_size = MIN_SIZE_BYTES,
 	.size_why = ", as 01.7's pinned buffer must span many 2 MiB blocks", .default_iters = 7,
 	.knobs = knobs,

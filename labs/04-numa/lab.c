@@ -159,7 +159,7 @@ static const struct lab_spec spec = {
 	.title = "NUMA: pointer chase, bandwidth, first touch",
 	.topic = "how much slower is memory far from the CPU, and where do pages land",
 	.timeout_s = 120,
-	.needs = { .cuda_devices = 0, .numa_nodes = 2, .root = 0 },
+	.needs = { .numa_nodes = 2, .numa_claims = "04.2 04.3 04.4 04.5 04.6 04.7" }, /* no CUDA */
 	.claims = claims,
 	.extra_opts = extra_opts,
 	.default_size = 1 * GiB,

@@ -129,7 +129,7 @@ static const struct lab_spec spec = {
 	.topic = "what a first-touch page fault costs on the CPU and on the GPU (managed "
 		 "memory), and what prefetching saves",
 	.timeout_s = 120,
-	.needs = { 1, 1, 0 },
+	.needs = { 1, 1, 0, "05.2 05.3 05.4 05.5 05.6" }, /* the CUDA claims; 05.1: the CPU's */
 	.claims = claims,
 	.extra_opts = extra_opts,
 	.default_size = 512 * MiB, /* 131,072 pages of 4 KiB; 05.2 scales it to 4 GiB */

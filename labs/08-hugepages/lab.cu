@@ -160,7 +160,7 @@ static const struct lab_spec spec = {
 	.topic = "what 2 MiB pages change for a random walk through memory, for copies to the "
 		 "GPU and for pinning, and what MAP_HUGETLB needs",
 	.timeout_s = 60,
-	.needs = { 1, 1, 1 },
+	.needs = { 1, 1, 1, "08.2 08.3" }, /* the CUDA claims; 08.1, 08.4, 08.5: the CPU's pages */
 	.claims = claims,
 	.default_size = 1 * GiB,
 	.quick_size = QUICK_BYTES,

@@ -90,6 +90,23 @@ static void test_json_get_defaults_on_wrong_type(void **state)
 	json_free(j);
 }
 
+static void test_json_get_by(void **state)
+{
+	struct json *j = parse("{\"claims\": [3, {\"id\": 2}, {\"id\": \"01.1\"}, "
+			       "{\"id\": \"01.2\", \"n\": 5}], \"o\": {\"id\": \"01.2\"}}",
+			       NULL, 0);
+
+	(void)state;
+	assert_true(json_get_num(json_get_by(j, "claims", "id", "01.2"), "n", 0) == 5);
+	assert_ptr_equal(json_get_by(j, "claims", "id", "01.1"), j->child->child->next->next);
+	assert_null(json_get_by(j, "claims", "id", "2"));    /* a number is no string */
+	assert_null(json_get_by(j, "claims", "id", "01.3"));
+	assert_null(json_get_by(j, "o", "id", "01.2"));      /* not an array of them */
+	assert_null(json_get_by(j, "missing", "id", "01.2"));
+	assert_null(json_get_by(NULL, "claims", "id", "01.2"));
+	json_free(j);
+}
+
 static void test_json_parse_unicode_escapes(void **state)
 {
 	struct json *j = parse("\"\\u00e9\\u20ac\\ud83d\\ude00\\udc00\"", NULL, 0);
@@ -237,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_json_parse_scalars),
 		cmocka_unit_test(test_json_parse_object_order_and_get),
 		cmocka_unit_test(test_json_get_defaults_on_wrong_type),
+		cmocka_unit_test(test_json_get_by),
 		cmocka_unit_test(test_json_parse_unicode_escapes),
 		cmocka_unit_test(test_json_parse_utf8_kept),
 		cmocka_unit_test(test_json_parse_rejects_invalid_utf8),
