@@ -502,7 +502,7 @@ static int junit_write(struct run_state *rs, struct xml_writer *x)
 	xw_begin(x, "testsuites");
 	xw_attr(x, "name", "dmalab");
 	counts_attrs(x, &all, 0);
-	xw_attr_fixed(x, "time", mono_now() - rs->t0, 3);
+	xw_attr_fixed(x, "time", lab_now() - rs->t0, 3);
 	for (i = 0; i < nlabs; i++)
 		junit_suite(x, rs, &v[i], i);
 	junit_learner_suites(x, rs, nlabs);

@@ -400,12 +400,6 @@ static void load_errata(struct run_state *rs)
 	die("%s", err);
 }
 
-static void start_clock(struct run_state *rs)
-{
-	learn_iso_now(rs->started, sizeof(rs->started));
-	rs->t0 = mono_now();
-}
-
 static int run_command(struct run_state *rs)
 {
 	int rc;
@@ -486,7 +480,8 @@ static int cmd_labs(int argc, char **argv)
 	parse_args(&opt, argc, argv);
 	memset(&rs, 0, sizeof(rs));
 	rs.opt = &opt;
-	start_clock(&rs);
+	learn_iso_now(rs.started, sizeof(rs.started));
+	rs.t0 = lab_now();
 	install_signals();
 	load_errata(&rs);
 	sysinfo_collect(&rs.si); /* no CUDA: NVML by dlopen, sysfs */

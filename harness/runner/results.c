@@ -707,7 +707,7 @@ static void write_head(const struct run_state *rs, struct json_writer *w)
 	jw_obj_end(w);
 	write_command(rs, w);
 	jw_kstr(w, "started", rs->started);
-	jw_knum(w, "duration_s", mono_now() - rs->t0);
+	jw_knum(w, "duration_s", lab_now() - rs->t0);
 	jw_knum(w, "timeout_mul", rs->opt->timeout_mul);
 	jw_kbool(w, "quick", rs->opt->quick);
 	if (rs->opt->learner)

@@ -33,6 +33,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "clock.h"
 #include "errata.h"
 #include "gpu_counters.h"
 #include "json.h"
@@ -177,7 +178,6 @@ int spawn_lab(char *const argv[], double timeout_s, const struct spawn_io *io,
 /* Run argv and collect its stdout (at most cap-1 bytes) within timeout_s. */
 int spawn_capture(char *const argv[], double timeout_s, char *buf, size_t cap,
 		  struct spawn_result *res);
-double mono_now(void);
 const char *signal_name(int sig);
 /* Set by `dmalab try` for its `dmalab check` of the learner's copy: the run's
  * failed claims are the copy's, not findings about the machine. */
