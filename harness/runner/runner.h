@@ -58,7 +58,6 @@ struct runner_opts {
 	const char *errata_path; /* the errata file the runner reads; the labs
 				  * get it as DMALAB_ERRATA (main.c) */
 	int errata_explicit;    /* --errata or DMALAB_ERRATA: a missing file is an error */
-	int errata_builtin;     /* no file: the copy built into the library */
 	char **ids;             /* lab ids asked for ("02"), NULL-terminated */
 	int nids;
 	int color;              /* human format on a tty without NO_COLOR */
