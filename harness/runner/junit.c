@@ -266,9 +266,9 @@ static int lab_broke(const struct lab_entry *lab)
 	return lab->status == ST_PENDING || lab->status == ST_ERROR || lab->status == ST_NOT_RUN;
 }
 
+/* Adds the lab's test cases to n. */
 static void count_lab(const struct lab_entry *lab, struct junit_counts *n)
 {
-	memset(n, 0, sizeof(*n));
 	for (int k = 0; k < lab->nclaims; k++) {
 		enum junit_kind kind = claim_kind(&lab->claims[k]);
 
@@ -279,14 +279,6 @@ static void count_lab(const struct lab_entry *lab, struct junit_counts *n)
 	}
 	if (lab_broke(lab))
 		n->tests++, n->errors++;
-}
-
-static void add_counts(struct junit_counts *to, const struct junit_counts *n)
-{
-	to->tests += n->tests;
-	to->failures += n->failures;
-	to->errors += n->errors;
-	to->skipped += n->skipped;
 }
 
 static void counts_attrs(struct xml_writer *x, const struct junit_counts *n, int skipped)
@@ -461,7 +453,7 @@ static void junit_suite(struct xml_writer *x, const struct run_state *rs,
 {
 	const struct lab_entry *lab = fl->lab;
 	char name[300], classname[32];
-	struct junit_counts n;
+	struct junit_counts n = { 0 };
 
 	count_lab(lab, &n);
 	snprintf(name, sizeof(name), "lab-%s %s", lab->id, lab->title ? lab->title : "");
@@ -488,16 +480,14 @@ static void junit_suite(struct xml_writer *x, const struct run_state *rs,
 
 static int junit_write(struct run_state *rs, struct xml_writer *x)
 {
-	struct junit_counts all = { 0 }, n;
+	struct junit_counts all = { 0 };
 	struct file_lab *v;
 	int i, nlabs = results_file_labs(rs, &v);
 
 	if (nlabs < 0)
 		return -1;
-	for (i = 0; i < nlabs; i++) {
-		count_lab(v[i].lab, &n);
-		add_counts(&all, &n);
-	}
+	for (i = 0; i < nlabs; i++)
+		count_lab(v[i].lab, &all);
 	junit_learner_count(rs, &all.tests, &all.failures);
 	xw_begin(x, "testsuites");
 	xw_attr(x, "name", "dmalab");
