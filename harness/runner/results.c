@@ -862,8 +862,7 @@ static int lab_ran(const struct lab_entry *lab)
 	return lab && lab->status != ST_PENDING && lab->status != ST_NOT_RUN;
 }
 
-static const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n,
-					 const char *id)
+const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n, const char *id)
 {
 	for (int i = 0; i < n; i++)
 		if (!strcmp(labs[i].id, id))

@@ -152,6 +152,8 @@ int discover_labs(struct run_state *rs);
 void lab_entries_free(struct run_state *rs);
 /* Its claims, --describe and record freed. */
 void lab_entry_free(struct lab_entry *e);
+/* results.c: the lab of labs[0..n) with this id, or NULL. */
+const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n, const char *id);
 
 /* spawn.c */
 struct spawn_io {
