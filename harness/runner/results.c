@@ -59,13 +59,16 @@ static int dir_writable(const char *dir)
 	return e ? -1 : 0;
 }
 
-/* The pid the lock file names (0 if none); for the message only. */
-static long lock_holder(int fd)
+/* " (pid N)" of the run the lock file names, or "": for the message only. */
+static const char *lock_holder(int fd, char *buf, size_t len)
 {
-	char buf[32] = "";
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	char text[32] = "";
+	long pid = pread(fd, text, sizeof(text) - 1, 0) > 0 ? strtol(text, NULL, 10) : 0;
 
-	return n > 0 ? strtol(buf, NULL, 10) : 0;
+	buf[0] = '\0';
+	if (pid > 0)
+		snprintf(buf, len, " (pid %ld)", pid);
+	return buf;
 }
 
 int results_dir_claim(struct run_state *rs)
@@ -75,7 +78,6 @@ int results_dir_claim(struct run_state *rs)
 	struct stat st;
 	int fd, n;
 
-	rs->lock_fd = -1;
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		error("results directory '%s': %s", dir, stat(dir, &st) ? strerror(errno) :
 		      "not a directory");
@@ -92,16 +94,9 @@ int results_dir_claim(struct run_state *rs)
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		long holder = lock_holder(fd);
-
-		if (holder > 0)
-			error("results directory '%s' is in use by another dmalab run (pid %ld): "
-			      "wait for it, or give this run its own (--results DIR, make "
-			      "RESULTS=DIR)", dir, holder);
-		else
-			error("results directory '%s' is in use by another dmalab run: wait for "
-			      "it, or give this run its own (--results DIR, make RESULTS=DIR)",
-			      dir);
+		error("results directory '%s' is in use by another dmalab run%s: wait for it, or "
+		      "give this run its own (--results DIR, make RESULTS=DIR)", dir,
+		      lock_holder(fd, pid, sizeof(pid)));
 		close(fd);
 		return -1;
 	}
@@ -111,8 +106,7 @@ int results_dir_claim(struct run_state *rs)
 		close(fd);
 		return -1;
 	}
-	rs->lock_fd = fd; /* held until exit; O_CLOEXEC: no lab inherits it */
-	return 0;
+	return 0; /* fd held until exit; O_CLOEXEC: no lab inherits it */
 }
 
 static void set_str(const char **dst, const char *src)

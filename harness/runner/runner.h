@@ -118,7 +118,6 @@ struct run_state {
 	int aborted;          /* the signal that stopped the run, 0 if none */
 	int finished;         /* every lab ran: results.json is final */
 	struct learn_results *kept; /* `run`: the earlier results.json, or NULL */
-	int lock_fd;          /* the results directory's lock, held for the run */
 	int save_failed;      /* a results.json write failed: the run is an error */
 	int saved;            /* a results.json of this run is on disk */
 	struct gpu_counter_ops nvml;  /* counters.c: NVML's counters, or none */
