@@ -261,8 +261,10 @@ static void merge_tap(struct lab_entry *lab, const struct tap_scan *ts)
 	}
 }
 
+/* The decided claims of a lab, by status; a known erratum in known, not in
+ * by[ST_FAIL]. */
 struct claim_counts {
-	int decided, pass, fail, known, skipped, inconclusive, error;
+	int decided, known, by[ST_COUNT];
 };
 
 /*
@@ -284,20 +286,10 @@ static void settle_claims(struct run_state *rs, struct lab_entry *lab,
 		}
 		n->decided++;
 		claim_find_erratum(c, &rs->errata);
-		if (c->status == ST_FAIL) {
-			if (claim_known(c))
-				n->known++;
-			else
-				n->fail++;
-		} else if (c->status == ST_PASS) {
-			n->pass++;
-		} else if (c->status == ST_INCONCLUSIVE) {
-			n->inconclusive++;
-		} else if (c->status == ST_SKIP) {
-			n->skipped++;
-		} else {
-			n->error++;
-		}
+		if (claim_known(c))
+			n->known++;
+		else /* a run's word on a claim (running, aborted ...) is an error */
+			n->by[c->status < ST_NOT_RUN ? c->status : ST_ERROR]++;
 	}
 }
 
@@ -376,9 +368,9 @@ static int classify_error(struct lab_entry *lab, const struct spawn_result *sr,
 	else if (!n->decided)
 		lab_set_error(lab, "vacuous", "exited %d without deciding or skipping any of "
 			  "its %d claims", sr->exit_code, lab->nclaims);
-	else if (n->error)
+	else if (n->by[ST_ERROR])
 		lab_set_error(lab, "bad-output", "exited %d with %d claims in error",
-			  sr->exit_code, n->error);
+			  sr->exit_code, n->by[ST_ERROR]);
 	else if (n->decided < lab->nclaims)
 		lab_set_error(lab, "bad-output", "exited %d with %d of %d claims never decided",
 			  sr->exit_code, lab->nclaims - n->decided, lab->nclaims);
@@ -401,11 +393,11 @@ void record_finish(struct run_state *rs, struct lab_entry *lab,
 	settle_claims(rs, lab, &n);
 	if (classify_error(lab, sr, ts, &n, lab->timeout_s * rs->opt->timeout_mul))
 		return;
-	if (n.fail)
+	if (n.by[ST_FAIL])
 		lab->status = ST_FAIL;
-	else if (!n.pass && !n.known && n.inconclusive)
+	else if (!n.by[ST_PASS] && !n.known && n.by[ST_INCONCLUSIVE])
 		lab->status = ST_INCONCLUSIVE; /* decided nothing either way */
-	else if (!n.pass && !n.known)
+	else if (!n.by[ST_PASS] && !n.known)
 		lab_skip_info(lab);
 	else
 		lab->status = ST_PASS;
@@ -499,87 +491,67 @@ static void write_totals(const struct totals *t, struct json_writer *w)
 /* ------------------------------------------------------------------------ */
 /* Questions                                                                 */
 
-struct question {
-	const char *id;
-	int claims, pass, fail, known;
-};
-
-static struct question *question_of(struct question *qs, int *nq, const char *id)
-{
-	for (int i = 0; i < *nq; i++)
-		if (!strcmp(qs[i].id, id))
-			return &qs[i];
-	memset(&qs[*nq], 0, sizeof(qs[0]));
-	qs[*nq].id = id;
-	return &qs[(*nq)++];
-}
-
-/* confirmed: every claim passed; contradicted: one failed; partial: some
- * passed, the rest undecided; unverified: none decided. */
-static const char *question_status(const struct question *q)
-{
-	if (q->fail || q->known)
-		return question_words[Q_CONTRADICTED];
-	if (!q->pass)
-		return question_words[Q_UNVERIFIED];
-	return question_words[q->pass == q->claims ? Q_CONFIRMED : Q_PARTIAL];
-}
-
-static void write_question(const struct file_lab *v, int n, const struct question *q,
+/* A question of the file, from its claims: confirmed every one passed;
+ * contradicted one failed; partial some passed, the rest undecided;
+ * unverified none decided. */
+static void write_question(const struct file_lab *v, int n, const char *id,
 			   struct json_writer *w)
 {
+	int claims = 0, pass = 0, fail = 0, known = 0;
+	enum question_status st;
+
 	jw_obj_begin(w);
-	jw_kstr(w, "id", q->id);
+	jw_kstr(w, "id", id);
 	jw_key(w, "claims");
 	jw_arr_begin(w);
 	for (int i = 0; i < n; i++)
-		for (int k = 0; k < v[i].lab->nclaims; k++)
-			if (v[i].lab->claims[k].question &&
-			    !strcmp(v[i].lab->claims[k].question, q->id))
-				jw_str(w, v[i].lab->claims[k].id);
+		for (int k = 0; k < v[i].lab->nclaims; k++) {
+			const struct claim *c = &v[i].lab->claims[k];
+
+			if (!c->question || strcmp(c->question, id))
+				continue;
+			jw_str(w, c->id);
+			claims++;
+			pass += c->status == ST_PASS;
+			fail += c->status == ST_FAIL && !claim_known(c);
+			known += claim_known(c);
+		}
 	jw_arr_end(w);
-	jw_kstr(w, "status", question_status(q));
-	if (q->known && !q->fail)
+	st = fail || known ? Q_CONTRADICTED : !pass ? Q_UNVERIFIED :
+	     pass == claims ? Q_CONFIRMED : Q_PARTIAL;
+	jw_kstr(w, "status", question_words[st]);
+	if (known && !fail)
 		jw_kbool(w, "known_erratum", 1);
 	jw_obj_end(w);
 }
 
-/* One question per distinct question id of the claims, in order of first
- * appearance; qs has room for one per claim. */
-static int collect_questions(const struct file_lab *v, int n, struct question *qs)
+/* 1 when no claim before claim k of v[i] backs question q. */
+static int question_first(const struct file_lab *v, int i, int k, const char *q)
 {
-	int i, k, nq = 0;
+	for (int a = 0; a <= i; a++)
+		for (int b = 0; b < (a < i ? v[a].lab->nclaims : k); b++) {
+			const char *other = v[a].lab->claims[b].question;
 
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < v[i].lab->nclaims; k++) {
-			const struct claim *c = &v[i].lab->claims[k];
-			int known = claim_known(c);
-			struct question *q;
-
-			if (!c->question || !*c->question)
-				continue;
-			q = question_of(qs, &nq, c->question);
-			q->claims++;
-			q->pass += c->status == ST_PASS;
-			q->fail += c->status == ST_FAIL && !known;
-			q->known += c->status == ST_FAIL && known;
+			if (other && !strcmp(other, q))
+				return 0;
 		}
-	}
-	return nq;
+	return 1;
 }
 
-static void write_questions(const struct file_lab *v, int n, const struct totals *t,
-			    struct json_writer *w)
+/* One question per distinct question id of the claims, in order of first
+ * appearance. */
+static void write_questions(const struct file_lab *v, int n, struct json_writer *w)
 {
-	struct question *qs = calloc((size_t)t->claims + 1, sizeof(*qs));
-	int i, nq = qs ? collect_questions(v, n, qs) : 0;
-
 	jw_key(w, "questions");
 	jw_arr_begin(w);
-	for (i = 0; i < nq; i++)
-		write_question(v, n, &qs[i], w);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < v[i].lab->nclaims; k++) {
+			const char *q = v[i].lab->claims[k].question;
+
+			if (q && *q && question_first(v, i, k, q))
+				write_question(v, n, q, w);
+		}
 	jw_arr_end(w);
-	free(qs);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -733,7 +705,7 @@ static int results_write(struct run_state *rs, struct json_writer *w)
 	jw_arr_end(w);
 	if (rs->opt->work) /* the learner's exercises, as their last try left them */
 		ex_status_write(w, "labs", rs->opt->work);
-	write_questions(v, n, &t, w);
+	write_questions(v, n, w);
 	write_totals(&t, w);
 	jw_kstr(w, "status", status_words[status_of(rs, &t)]);
 	jw_obj_end(w);
