@@ -6,10 +6,10 @@
  * format, so that stdout stays one document).
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <glob.h>
 
@@ -126,7 +126,11 @@ static void fmt_num(double v, const char *unit, char *buf, size_t len)
 		snprintf(buf, len, "%.4g%s%s", v, sp, unit ? unit : "");
 }
 
-static const char *in_lang(int learner, const char *shown);
+/* shown (a MSG text) in the learner's language when learner, else its English. */
+static const char *in_lang(int learner, const char *shown)
+{
+	return learner ? shown : msg_english(shown);
+}
 
 /* A tolerance; pm: its sign ("+-", or the learner's "±"). */
 static void fmt_tol(const struct claim *c, const char *pm, char *buf, size_t len)
@@ -195,50 +199,36 @@ static void fmt_interval(const struct claim *c, char *buf, size_t len)
 		 isinf(c->got_hi) ? "inf" : hi);
 }
 
-void fmt_expect(const char *expect, char *buf, size_t len)
-{
-	struct claim_want w;
-	char name[64], word[16];
-
-	if (!expect || !*expect) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	if (sscanf(expect, "eq %15s", word) == 1 &&
-	    (!strcmp(word, "true") || !strcmp(word, "false")))
-		snprintf(buf, len, "= %s", word);
-	else if (lab_want_parse(expect, &w, name, sizeof(name)) == 0)
-		lab_want_text(&w, buf, len);
-	else
-		snprintf(buf, len, "%s", expect);
-}
-
-/* The erratum's relation with the claim's unit: "= 3", ">= 3 x". */
+/* The erratum's relation (errata.md's "ge 3") in lab_want_text's words,
+ * with the claim's unit after a number: "= 3", ">= 3 x", "= true"; "?"
+ * when it gives none. */
 static void fmt_prediction(const struct claim *c, char *buf, size_t len)
 {
+	const char *expect = c->erratum_expect;
 	struct claim_want w;
-	char rel[96], name[64];
-	int numeric = c->erratum_expect[0] &&
-		      lab_want_parse(c->erratum_expect, &w, name, sizeof(name)) == 0 &&
-		      !w.name && !strstr(c->erratum_expect, "true") &&
-		      !strstr(c->erratum_expect, "false");
-	int unit = numeric && c->unit[0] && *c->unit;
+	char name[64], word[16];
+	size_t n;
 
-	fmt_expect(c->erratum_expect, rel, sizeof(rel));
-	snprintf(buf, len, "%s%s%s", rel, unit ? " " : "", unit ? c->unit : "");
-}
-
-/* shown (a MSG text) in the learner's language when learner, else its English. */
-static const char *in_lang(int learner, const char *shown)
-{
-	return learner ? shown : msg_english(shown);
+	if (!expect[0]) {
+		snprintf(buf, len, "?");
+	} else if (sscanf(expect, "eq %15s", word) == 1 &&
+		   (!strcmp(word, "true") || !strcmp(word, "false"))) {
+		snprintf(buf, len, "= %s", word);
+	} else if (lab_want_parse(expect, &w, name, sizeof(name))) {
+		snprintf(buf, len, "%s", expect);
+	} else {
+		lab_want_text(&w, buf, len);
+		n = strlen(buf);
+		if (!w.name && !strstr(expect, "true") && !strstr(expect, "false") && c->unit[0])
+			snprintf(buf + n, len - n, " %s", c->unit);
+	}
 }
 
 /* What the claim's erratum says of this run, into buf ("" without one); in the
  * learner's language when learner (the human format), else English (JUnit, TAP). */
 static void erratum_as(const struct claim *c, char *buf, size_t len, int learner)
 {
-	char pred[160];
+	char pred[320];
 
 	buf[0] = '\0';
 	if (!c->erratum_status[0] || c->status != ST_FAIL)
@@ -284,7 +274,6 @@ static void got_want_as(const struct claim *c, char *buf, size_t len, int learne
 
 	buf[0] = '\0';
 	if (c->status == ST_SKIP || c->status == ST_INCONCLUSIVE) {
-		/* inconclusive */
 		int same = c->reason[0] && !strcmp(c->reason, status_words[c->status]);
 
 		snprintf(buf, len, "%s%s%s",
@@ -587,6 +576,20 @@ void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
 /* ------------------------------------------------------------------------ */
 /* Report card and summary                                                   */
 
+/* prefix, indent, then a message and the line end, which stays outside the
+ * message: a table's text has none. */
+__attribute__((format(printf, 4, 5)))
+static void out_line(FILE *f, const char *prefix, const char *indent, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(f, "%s%s", prefix, indent);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+}
+
 static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 		       const char *prefix)
 {
@@ -627,9 +630,8 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 		fprintf(f, "%s              ", prefix);
 		print_skip_reason(rs, lab, f);
 		fputc('\n', f);
-		fprintf(f, MSG("card.all-skipped", "%s              (all %d claims skipped)"),
-			prefix, lab->nclaims);
-		fputc('\n', f);
+		out_line(f, "", "", MSG("card.all-skipped", "%s              (all %d claims "
+					"skipped)"), prefix, lab->nclaims);
 		return;
 	}
 	for (k = 0; k < lab->nclaims; k++)
@@ -647,14 +649,10 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 
 static void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
 {
-	if (rs->save_failed)
-		fprintf(f, MSG("card.unsaved", "%sreport card (NOT saved: %s/results.json or "
-				 "junit.xml could not be written):"),
-			prefix, rs->opt->results_dir);
-	else
-		fprintf(f, MSG("card.title", "%sreport card (%s/results.json):"), prefix,
-			rs->opt->results_dir);
-	fputc('\n', f); /* outside the message: a table's text has no line end */
+	out_line(f, "", "", rs->save_failed ? MSG("card.unsaved", "%sreport card (NOT saved: "
+			"%s/results.json or junit.xml could not be written):") :
+		 MSG("card.title", "%sreport card (%s/results.json):"), prefix,
+		 rs->opt->results_dir);
 	for (int i = 0; i < rs->nlabs; i++)
 		card_lab(rs, &rs->labs[i], f, prefix);
 }
@@ -748,9 +746,7 @@ static void finding(const struct run_state *rs, const struct lab_entry *lab,
 	fprintf(f, "%s  %s  %s\n", prefix, c->id, c->text ? msg_claim_text(c->id, c->text) : "");
 	if (c->chapter) {
 		chapter_place(c->chapter, place, sizeof(place));
-		fprintf(f, "%s        ", prefix);
-		fprintf(f, MSG("finding.chapter", "the chapter: %s"), place);
-		fputc('\n', f);
+		out_line(f, prefix, "        ", MSG("finding.chapter", "the chapter: %s"), place);
 	}
 	if (gw[0])
 		fprintf(f, "%s        %s\n", prefix, gw);
@@ -758,18 +754,13 @@ static void finding(const struct run_state *rs, const struct lab_entry *lab,
 		snprintf(it.key, sizeof(it.key), "%s", c->id);
 		snprintf(it.lab, sizeof(it.lab), "%.7s", lab->id);
 		cmp_explain(node, NULL, &it);
-		for (int i = 0; i < it.ncauses && it.explained; i++) {
-			fprintf(f, "%s        ", prefix);
-			fprintf(f, MSG("finding.cause", "likely cause: %s"), it.shown[i]);
-			fputc('\n', f);
-		}
+		for (int i = 0; i < it.ncauses && it.explained; i++)
+			out_line(f, prefix, "        ", MSG("finding.cause", "likely cause: %s"),
+				 it.shown[i]);
 	}
 	lab_readme(lab->id, readme, sizeof(readme));
-	if (readme[0]) {
-		fprintf(f, "%s        ", prefix);
-		fprintf(f, MSG("finding.read", "read: %s"), readme);
-		fputc('\n', f);
-	}
+	if (readme[0])
+		out_line(f, prefix, "        ", MSG("finding.read", "read: %s"), readme);
 }
 
 /* make check's last words on contradicted claims: a newcomer's first run
@@ -786,52 +777,29 @@ static void out_findings(const struct run_state *rs, FILE *f, const char *prefix
 	if (!n)
 		return;
 	if (getenv(TRY_COPY_ENV)) { /* a learner's copy: its code, not the machine, decides */
-		fputs(prefix, f);
-		if (n == 1)
-			fprintf(f, MSG("finding.copy-one", "1 claim failed on your copy: the "
-					 "exercise lines below say which exercise it grades"));
-		else
-			fprintf(f, MSG("finding.copy", "%d claims failed on your copy: the "
-					 "exercise lines below say which exercise each one "
-					 "grades"), n);
-		fputc('\n', f);
+		out_line(f, prefix, "", n == 1 ? MSG("finding.copy-one", "1 claim failed on your "
+				"copy: the exercise lines below say which exercise it grades") :
+			 MSG("finding.copy", "%d claims failed on your copy: the exercise lines "
+			     "below say which exercise each one grades"), n);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/results.json", rs->opt->results_dir);
 	loaded = !rs->save_failed && cmp_node_load(path, &node, err, sizeof(err)) == 0;
-	fputs(prefix, f);
-	if (n == 1)
-		fprintf(f, MSG("finding.head-one", "contradicted on this machine: 1 claim. "
-				 "It is a finding about this machine (or the chapter), not a kit "
-				 "failure; it makes the exit status 1:"));
-	else
-		fprintf(f, MSG("finding.head", "contradicted on this machine: %d claims. "
-				 "Each is a finding about this machine (or the chapter), not a "
-				 "kit failure; it makes the exit status 1:"), n);
-	fputc('\n', f);
+	out_line(f, prefix, "", n == 1 ? MSG("finding.head-one", "contradicted on this machine: "
+			"1 claim. It is a finding about this machine (or the chapter), not a "
+			"kit failure; it makes the exit status 1:") :
+		 MSG("finding.head", "contradicted on this machine: %d claims. Each is a "
+		     "finding about this machine (or the chapter), not a kit failure; it "
+		     "makes the exit status 1:"), n);
 	for (i = 0; i < rs->nlabs; i++)
 		for (k = 0; k < rs->labs[i].nclaims; k++)
 			if (contradicted(&rs->labs[i].claims[k]))
 				finding(rs, &rs->labs[i], &rs->labs[i].claims[k],
 					loaded ? &node : NULL, f, prefix);
-	fprintf(f, "%s  ", prefix);
-	fprintf(f, MSG("finding.samples", "(every sample: %s; how the chapter's words "
-			 "became each want: README.md, \"How a verdict is made\")"), path);
-	fputc('\n', f);
+	out_line(f, prefix, "  ", MSG("finding.samples", "(every sample: %s; how the chapter's "
+			"words became each want: README.md, \"How a verdict is made\")"), path);
 	if (loaded)
 		cmp_node_free(&node);
-}
-
-/* The run decided nothing: every claim skipped (or was inconclusive). */
-static void print_nothing_evaluated(const struct run_state *rs, const struct totals *t, FILE *f,
-				    const char *prefix)
-{
-	fprintf(f, t->claim[ST_INCONCLUSIVE] ?
-		MSG("run.nothing-or", "%snothing was evaluated: every claim was "
-		      "skipped or inconclusive on this machine (reasons above)") :
-		MSG("run.nothing", "%snothing was evaluated: every claim was "
-		      "skipped on this machine (reasons above)"), prefix);
-	fputc('\n', f); /* outside the message: a table's text has no line end */
 }
 
 void out_run_end(struct run_state *rs)
@@ -848,8 +816,12 @@ void out_run_end(struct run_state *rs)
 			signal_name(rs->aborted), t.lab[ST_NOT_RUN],
 			t.lab[ST_NOT_RUN] == 1 ? "" : "s");
 	if (t.labs && !t.claim[ST_PASS] && !t.claim[ST_FAIL] && !t.erratum &&
-	    !t.lab[ST_ERROR] && !rs->aborted)
-		print_nothing_evaluated(rs, &t, f, prefix);
+	    !t.lab[ST_ERROR] && !rs->aborted) /* the run decided nothing */
+		out_line(f, "", "", t.claim[ST_INCONCLUSIVE] ? MSG("run.nothing-or", "%snothing "
+				"was evaluated: every claim was skipped or inconclusive on this "
+				"machine (reasons above)") : MSG("run.nothing", "%snothing was "
+				"evaluated: every claim was skipped on this machine (reasons "
+				"above)"), prefix);
 	if (t.erratum)
 		fprintf(f, "%s%d failed claim(s) are known errata of the chapters "
 			"(%s): each lab measured what its erratum predicts, so they do not "

@@ -195,8 +195,6 @@ void record_not_run(struct lab_entry *lab, const char *kind, const char *why);
 /* One line on a contradicted claim's erratum, or "" when none is listed:
  * "known erratum 02.2: predicts >= 3, and this run meets it". */
 void fmt_erratum(const struct claim *c, char *buf, size_t len);
-/* A relation as written in errata.md ("ge 3") in lab_want_text's words. */
-void fmt_expect(const char *expect, char *buf, size_t len);
 
 /* A lab of results.json: run now, or kept from the earlier file. */
 struct file_lab {
