@@ -12,7 +12,6 @@
  * Every text is "text" format: the outputs hold '<' and '>' (want < 2 s),
  * which Gradescope's default top-level format would read as HTML.
  */
-#include <errno.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
