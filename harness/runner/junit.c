@@ -30,20 +30,6 @@
 
 #define XML_REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
 
-struct esc_out {
-	char *out;
-	size_t outlen, need;
-};
-
-static void esc_put(struct esc_out *e, const char *s, size_t n)
-{
-	size_t room = e->outlen > e->need ? e->outlen - 1 - e->need : 0;
-
-	if (e->outlen && room)
-		memcpy(e->out + e->need, s, n < room ? n : room);
-	e->need += n;
-}
-
 /* What a character XML 1.0 allows as it is (2.2 Char) becomes, or NULL
  * to copy it: an entity, a character reference, or U+FFFD. */
 static const char *xml_replacement(const unsigned char *p, size_t n, int in_attr)
@@ -65,9 +51,8 @@ static const char *xml_replacement(const unsigned char *p, size_t n, int in_attr
 	return NULL;
 }
 
-size_t xml_escape(const char *s, int in_attr, char *out, size_t outlen)
+void xml_put(FILE *f, const char *s, int in_attr)
 {
-	struct esc_out e = { out, outlen, 0 };
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
 	while (*p) {
@@ -75,14 +60,27 @@ size_t xml_escape(const char *s, int in_attr, char *out, size_t outlen)
 		const char *rep = n ? xml_replacement(p, n, in_attr) : XML_REPLACEMENT;
 
 		if (rep)
-			esc_put(&e, rep, strlen(rep));
+			fputs(rep, f);
 		else
-			esc_put(&e, (const char *)p, n);
+			fwrite(p, 1, n, f);
 		p += n ? n : 1; /* a byte that starts no UTF-8 sequence: one U+FFFD */
 	}
+}
+
+size_t xml_escape(const char *s, int in_attr, char *out, size_t outlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f) {
+		xml_put(f, s, in_attr);
+		fclose(f);
+	}
 	if (outlen)
-		out[e.need < outlen ? e.need : outlen - 1] = '\0';
-	return e.need;
+		snprintf(out, outlen, "%s", buf ? buf : "");
+	free(buf);
+	return len;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -106,22 +104,6 @@ void xw_release(struct xml_writer *x)
 		fclose(x->f);
 	free(x->buf);
 	memset(x, 0, sizeof(*x));
-}
-
-int xml_put(FILE *f, const char *s, int in_attr)
-{
-	char small[256], *big = NULL;
-	size_t need = xml_escape(s, in_attr, small, sizeof(small));
-
-	if (need >= sizeof(small)) {
-		big = malloc(need + 1);
-		if (!big)
-			return -1;
-		xml_escape(s, in_attr, big, need + 1);
-	}
-	fputs(big ? big : small, f);
-	free(big);
-	return 0;
 }
 
 static void xw_indent(struct xml_writer *x)
@@ -165,8 +147,7 @@ void xw_attr(struct xml_writer *x, const char *name, const char *value)
 		return;
 	}
 	fprintf(x->f, " %s=\"", name);
-	if (xml_put(x->f, value, 1))
-		x->failed = 1;
+	xml_put(x->f, value, 1);
 	fputc('"', x->f);
 }
 
@@ -194,8 +175,7 @@ void xw_text(struct xml_writer *x, const char *text)
 	}
 	xw_close_start(x);
 	x->has_text[x->depth - 1] = 1;
-	if (xml_put(x->f, text, 0))
-		x->failed = 1;
+	xml_put(x->f, text, 0);
 }
 
 void xw_end(struct xml_writer *x)
@@ -333,8 +313,7 @@ static void failure_text(const struct claim *c, const char *gw, char *buf, size_
 
 static void known_erratum(struct xml_writer *x, const struct claim *c, const char *gw)
 {
-	const char *truth = c->erratum_truth ? c->erratum_truth :
-			    c->erratum ? c->erratum->truth : NULL;
+	const char *truth = c->erratum_truth; /* claim_find_erratum filled it from the errata */
 	char er[512], out[1600];
 
 	fmt_erratum(c, er, sizeof(er));

@@ -234,8 +234,8 @@ int results_save(struct run_state *rs, int final);
  * Writer: elements are opened and closed in order; attributes go right
  * after xw_begin; an element with no content is written <name/>.  Two
  * spaces of indentation per level, except inside an element that holds
- * text (whose text is kept exactly).  Out of memory sets `failed`: the
- * document is then unusable and xw_write_file fails.
+ * text (whose text is kept exactly).  Misuse sets `failed`; after it, or
+ * out of memory, xw_document gives NULL and xw_write_file fails.
  */
 #define XML_MAX_DEPTH 16
 
@@ -247,9 +247,8 @@ int results_save(struct run_state *rs, int final);
  */
 size_t xml_escape(const char *s, int in_attr, char *out, size_t outlen);
 /* Writes s escaped (xml_escape) on f, whatever its length: the XML writer's
- * and the HTML pages' (class.c, compare_html.c) one way to put text.  0, or
- * -1 out of memory (nothing written). */
-int xml_put(FILE *f, const char *s, int in_attr);
+ * and the HTML pages' (class.c, compare_html.c) one way to put text. */
+void xml_put(FILE *f, const char *s, int in_attr);
 
 struct xml_writer {
 	FILE *f;              /* open_memstream over buf/len */
