@@ -162,9 +162,7 @@ static double fact_num(const struct lab_out *l, const char *name)
 /* A fact that is a string ("gpu_pci_bus_id"), or NULL. */
 static const char *fact_str(const struct lab_out *l, const char *name)
 {
-	const struct json *f = fact(l, name);
-
-	return f && f->type == JSON_STR ? f->str : NULL;
+	return json_get_str(json_get(l->rec, "facts"), name, NULL);
 }
 
 static const struct json *claim(const struct lab_out *l, const char *id)
