@@ -438,14 +438,6 @@ void totals_count(const struct run_state *rs, struct totals *t)
 		count_lab(&rs->labs[i], t);
 }
 
-/* Every lab of the file, kept ones included. */
-static void file_totals(const struct file_lab *v, int n, struct totals *t)
-{
-	memset(t, 0, sizeof(*t));
-	for (int i = 0; i < n; i++)
-		count_lab(v[i].lab, t);
-}
-
 static enum status status_of(const struct run_state *rs, const struct totals *t)
 {
 	if (rs->aborted)
@@ -568,14 +560,12 @@ static void write_claim(const struct claim *c, struct json_writer *w)
 	} else {
 		jw_obj_begin(w);
 		for (const struct json *m = c->json->child; m; m = m->next) {
-			if (!strcmp(m->key, "want_text"))
-				continue;
 			if (!strcmp(m->key, "status")) {
 				jw_kstr(w, "status", status_words[c->status]);
-				continue;
+			} else if (strcmp(m->key, "want_text")) {
+				jw_key(w, m->key);
+				jw_value(w, m);
 			}
-			jw_key(w, m->key);
-			jw_value(w, m);
 		}
 	}
 	jw_kstr(w, "want_text", c->want_text);
@@ -691,7 +681,9 @@ static int results_write(struct run_state *rs, struct json_writer *w)
 
 	if (n < 0)
 		return -1;
-	file_totals(v, n, &t);
+	memset(&t, 0, sizeof(t)); /* every lab of the file, kept ones included */
+	for (i = 0; i < n; i++)
+		count_lab(v[i].lab, &t);
 	jw_obj_begin(w);
 	write_head(rs, w);
 	jw_key(w, "labs");
