@@ -24,9 +24,7 @@
  * Chinese character takes two), after the two-space indent. */
 static void row_label(const char *word, int width)
 {
-	int w = msg_width(word);
-
-	printf("  %s%*s", word, w < width ? width - w : 1, "");
+	printf("  %s%*s", word, word_pad(word, width - 1) + 1, ""); /* one blank at least */
 }
 
 static void print_needs(const struct lab_entry *lab)
