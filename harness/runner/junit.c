@@ -380,8 +380,7 @@ static void junit_lab_runs(struct xml_writer *x, const struct lab_entry *lab,
 		snprintf(msg, sizeof(msg), "%s: %s", lab->error_kind, lab->error_msg);
 	else
 		snprintf(msg, sizeof(msg), "not run%s",
-			 lab->status != ST_PENDING ? ": the run was stopped first" :
-			 " yet");
+			 lab->status != ST_PENDING ? ": the run was stopped first" : " yet");
 	text[0] = '\0';
 	if (lab->exit_code >= 0)
 		n += (size_t)snprintf(text, sizeof(text), "exit code %d\n", lab->exit_code);

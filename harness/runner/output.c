@@ -96,8 +96,7 @@ static const char *verdict_color(const struct claim *c)
 		return C_GREEN;
 	if (claim_known(c))
 		return C_BLUE;
-	if (c->status == ST_FAIL || c->status == ST_ERROR ||
-	    c->status == ST_NOT_RUN)
+	if (c->status == ST_FAIL || c->status == ST_ERROR || c->status == ST_NOT_RUN)
 		return C_RED;
 	return C_YELLOW;
 }
@@ -378,8 +377,7 @@ static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
 		printf(": %s", MSG("card.undecided", "no claim decided either way"));
 	printf("%s", col(rs, C_OFF));
 	if (lab->log_path[0])
-		printf(MSG("run.lab-log", ", %.1f s, log %s"), lab->duration_s,
-		       lab->log_path);
+		printf(MSG("run.lab-log", ", %.1f s, log %s"), lab->duration_s, lab->log_path);
 	printf("\n\n");
 }
 
@@ -491,8 +489,7 @@ void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv
 
 	fputs(col(rs, C_BOLD), f);
 	fprintf(f, MSG("run.lab-begin", "# running lab-%s (timeout %g s): %s"), lab->id,
-		lab->timeout_s * rs->opt->timeout_mul,
-		msg_lab_title(lab->id, lab->title));
+		lab->timeout_s * rs->opt->timeout_mul, msg_lab_title(lab->id, lab->title));
 	fprintf(f, "%s\n", col(rs, C_OFF));
 	if (!strcmp(rs->opt->command, "run")) {
 		fputs(rs->opt->format == FMT_HUMAN ? "$" : "# $", f);
@@ -601,8 +598,7 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 	fprintf(f, "%s      %-7s %s%s%s", prefix, c->id, col(rs, verdict_color(c)), word,
 		col(rs, C_OFF));
 	if (gw[0] || er[0])
-		fprintf(f, "%*s%s%s%s", word_pad(word, 14), "", gw,
-			gw[0] && er[0] ? "; " : "", er);
+		fprintf(f, "%*s%s%s%s", word_pad(word, 14), "", gw, gw[0] && er[0] ? "; " : "", er);
 	if (gw[0] && c->status == ST_SKIP && skip_meaning(c->reason)[0])
 		fprintf(f, "（%s）", skip_meaning(c->reason));
 	fputc('\n', f);
@@ -619,8 +615,7 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 	const char *word = card_status_word(rs, status);
 
 	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
-		word, word_pad(word, 7), "", col(rs, C_OFF),
-		msg_lab_title(lab->id, lab->title));
+		word, word_pad(word, 7), "", col(rs, C_OFF), msg_lab_title(lab->id, lab->title));
 	if (lab->error_kind)
 		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
 	if (status == ST_INCONCLUSIVE)
@@ -681,8 +676,7 @@ static int unexplained_errata(const struct run_state *rs)
 		for (k = 0; k < rs->labs[i].nclaims; k++) {
 			const struct claim *c = &rs->labs[i].claims[k];
 
-			n += c->status == ST_FAIL && c->erratum_status[0] &&
-			     !claim_known(c);
+			n += c->status == ST_FAIL && c->erratum_status[0] && !claim_known(c);
 		}
 	return n;
 }

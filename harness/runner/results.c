@@ -226,8 +226,7 @@ static int merge_json(struct lab_entry *lab)
 {
 	const struct json *claims, *c;
 
-	lab->record = json_parse_file(lab->json_path, lab->record_error,
-				      sizeof(lab->record_error));
+	lab->record = json_parse_file(lab->json_path, lab->record_error, sizeof(lab->record_error));
 	if (!lab->record)
 		return -1;
 	claims = json_get(lab->record, "claims");

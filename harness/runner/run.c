@@ -124,8 +124,7 @@ static void no_such_lab(const struct run_state *rs, const char *id)
 
 	for (int i = 0; i < rs->nlabs && n < sizeof(built); i++)
 		n += (size_t)snprintf(built + n, sizeof(built) - n, " %s", rs->labs[i].id);
-	error("no lab '%s' in '%s' (build it with make; built:%s)", id, rs->opt->labs_dir,
-	      built);
+	error("no lab '%s' in '%s' (build it with make; built:%s)", id, rs->opt->labs_dir, built);
 }
 
 /* Keeps only the labs asked for, in the order asked; unknown id: -2. */
@@ -296,8 +295,7 @@ static void on_comment(void *ctx, const char *text)
 	size_t n = strlen(c->lab->id);
 
 	/* "lab-02: title" repeats the line the runner printed before it */
-	if (!strncmp(text, "lab-", 4) && !strncmp(text + 4, c->lab->id, n) &&
-	    text[4 + n] == ':')
+	if (!strncmp(text, "lab-", 4) && !strncmp(text + 4, c->lab->id, n) && text[4 + n] == ':')
 		return;
 	out_lab_comment(c->rs, text);
 }
