@@ -67,22 +67,6 @@ void xml_put(FILE *f, const char *s, int in_attr)
 	}
 }
 
-size_t xml_escape(const char *s, int in_attr, char *out, size_t outlen)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (f) {
-		xml_put(f, s, in_attr);
-		fclose(f);
-	}
-	if (outlen)
-		snprintf(out, outlen, "%s", buf ? buf : "");
-	free(buf);
-	return len;
-}
-
 /* ------------------------------------------------------------------------ */
 /* The writer                                                                */
 

@@ -223,7 +223,7 @@ int results_save(struct run_state *rs, int final);
 
 /* junit.c: a small XML 1.0 writer, for junit.xml.
  *
- * Escaping (xml_escape): & < > " ' become entities everywhere; in an
+ * Escaping (xml_put): & < > " ' become entities everywhere; in an
  * attribute also TAB, LF and CR become character references, since a parser
  * would otherwise turn them into blanks (XML 1.0, 3.3.3); CR is a reference
  * in text too (2.11 would make it LF).  Characters XML 1.0 forbids even as
@@ -239,15 +239,9 @@ int results_save(struct run_state *rs, int final);
  */
 #define XML_MAX_DEPTH 16
 
-/*
- * Escapes s (NUL-terminated; NULL is "") for an attribute value (in_attr
- * != 0) or for element text, into out (outlen bytes, always NUL-terminated
- * when outlen > 0).  Returns the length the whole escaped text needs, not
- * counting the NUL: a return >= outlen means out was cut short.
- */
-size_t xml_escape(const char *s, int in_attr, char *out, size_t outlen);
-/* Writes s escaped (xml_escape) on f, whatever its length: the XML writer's
- * and the HTML pages' (class.c, compare_html.c) one way to put text. */
+/* Writes s (NULL is "") escaped on f, for an attribute value (in_attr != 0)
+ * or for element text: the XML writer's and the HTML pages' (class.c,
+ * compare_html.c) one way to put text. */
 void xml_put(FILE *f, const char *s, int in_attr);
 
 struct xml_writer {
