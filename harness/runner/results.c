@@ -735,32 +735,18 @@ static void mark_incomplete(struct run_state *rs, const char *path, int err)
 	jw_release(&w);
 }
 
-/* dmalab.prom beside results.json (metrics.c), for a textfile collector. */
-static int write_prom(struct run_state *rs, const char *results_path)
-{
-	char prom[PATH_MAX];
-
-	snprintf(prom, sizeof(prom), "%s/dmalab.prom", rs->opt->results_dir);
-	if (metrics_save(results_path, prom) == 0)
-		return 0;
-	rs->save_failed = 1;
-	return -1;
-}
-
 /* Writes results.json, then junit.xml, and at the end dmalab.prom; the last save prints
  * the document the format asks for (json here, junit in junit_save).  0 or -1. */
 int results_save(struct run_state *rs, int final)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], prom[PATH_MAX];
 	struct json_writer w;
-	int rc, err = 0;
+	int rc, err;
 
 	jw_init(&w, 1);
-	rc = results_write(rs, &w);
 	snprintf(path, sizeof(path), "%s/results.json", rs->opt->results_dir);
-	if (rc == 0 && jw_write_file(&w, path) != 0)
-		rc = -1;
-	err = rc ? errno : 0;
+	rc = results_write(rs, &w) || jw_write_file(&w, path) ? -1 : 0;
+	err = errno;
 	if (rc && !rs->save_failed)
 		error_errno("cannot write '%s'", path);
 	rs->save_failed |= rc != 0;
@@ -775,8 +761,12 @@ int results_save(struct run_state *rs, int final)
 	jw_release(&w);
 	if (junit_save(rs, final && rs->opt->format == FMT_JUNIT))
 		rc = -1;
-	if (final && rc == 0 && write_prom(rs, path))
+	/* dmalab.prom beside results.json (metrics.c), for a textfile collector */
+	snprintf(prom, sizeof(prom), "%s/dmalab.prom", rs->opt->results_dir);
+	if (final && rc == 0 && metrics_save(path, prom) != 0) {
+		rs->save_failed = 1;
 		rc = -1;
+	}
 	return rc;
 }
 
