@@ -60,7 +60,7 @@ int word_pad(const char *s, int width)
 
 /* The verdict as the human format says it: does the machine agree with
  * the chapter? */
-static const char *verdict_word(const struct run_state *rs, const struct claim *c)
+static const char *verdict_word(const struct claim *c)
 {
 	if (claim_known(c))
 		return MSG("verdict.known", "contradicted"); /* as its erratum predicts */
@@ -77,7 +77,7 @@ static const char *verdict_word(const struct run_state *rs, const struct claim *
 }
 
 /* A lab's status on the report card. */
-static const char *card_status_word(const struct run_state *rs, enum status st)
+static const char *card_status_word(enum status st)
 {
 	switch (st) {
 	case ST_PASS: return MSG("status.pass", "pass");
@@ -322,7 +322,7 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 {
 	char gw[512], er[512];
 
-	const char *word = verdict_word(rs, c);
+	const char *word = verdict_word(c);
 
 	printf("  %s%s%*s%s %s  %s\n", col(rs, verdict_color(c)), word, word_pad(word, 13), "",
 	       col(rs, C_OFF), c->id, c->text ? msg_claim_text(c->id, c->text) : "");
@@ -350,7 +350,7 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 
 /* A skip's reason code and detail as the lab gave them (the code is the
  * machine-readable word), then in zh what the code means (skip.<code>). */
-static void print_skip_reason(const struct run_state *rs, const struct lab_entry *lab, FILE *f)
+static void print_skip_reason(const struct lab_entry *lab, FILE *f)
 {
 	const char *explained = skip_meaning(lab->skip_reason);
 
@@ -367,12 +367,12 @@ static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
 		lab->claims[k].shown = 1;
 	}
 	printf("%slab-%s: %s%s", col(rs, C_BOLD), lab->id, col(rs, lab_color(lab->status)),
-	       card_status_word(rs, lab->status == ST_PENDING ? ST_NOT_RUN : lab->status));
+	       card_status_word(lab->status == ST_PENDING ? ST_NOT_RUN : lab->status));
 	if (lab->error_kind)
 		printf(" (%s): %s", lab->error_kind, lab->error_msg);
 	else if (lab->status == ST_SKIP) {
 		printf(": ");
-		print_skip_reason(rs, lab, stdout);
+		print_skip_reason(lab, stdout);
 	} else if (lab->status == ST_INCONCLUSIVE)
 		printf(": %s", MSG("card.undecided", "no claim decided either way"));
 	printf("%s", col(rs, C_OFF));
@@ -454,7 +454,7 @@ static void tap_lab_yaml(const struct lab_entry *lab)
 	printf("  ...\n");
 }
 
-static void tap_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
+static void tap_lab_end(struct lab_entry *lab, int number)
 {
 	int k, ok = lab->status == ST_PASS || lab->status == ST_SKIP ||
 		    lab->status == ST_INCONCLUSIVE;
@@ -566,7 +566,7 @@ void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
 	if (rs->opt->format == FMT_HUMAN)
 		human_lab_end(rs, lab);
 	else if (rs->opt->format == FMT_TAP)
-		tap_lab_end(rs, lab, number);
+		tap_lab_end(lab, number);
 	fflush(stdout);
 }
 
@@ -590,7 +590,7 @@ static void out_line(FILE *f, const char *prefix, const char *indent, const char
 static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 		       const char *prefix)
 {
-	const char *word = verdict_word(rs, c);
+	const char *word = verdict_word(c);
 	char gw[512], er[512];
 
 	fmt_got_want_human(c, gw, sizeof(gw));
@@ -612,7 +612,7 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 	enum status status = lab->status == ST_PENDING ? ST_NOT_RUN : lab->status;
 	int k, beyond = 0;
 
-	const char *word = card_status_word(rs, status);
+	const char *word = card_status_word(status);
 
 	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
 		word, word_pad(word, 7), "", col(rs, C_OFF), msg_lab_title(lab->id, lab->title));
@@ -623,7 +623,7 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 			MSG("card.undecided", "no claim decided either way"));
 	if (status == ST_SKIP) {
 		fprintf(f, "%s              ", prefix);
-		print_skip_reason(rs, lab, f);
+		print_skip_reason(lab, f);
 		fputc('\n', f);
 		out_line(f, "", "", MSG("card.all-skipped", "%s              (all %d claims "
 					"skipped)"), prefix, lab->nclaims);
@@ -729,9 +729,8 @@ static void chapter_place(const char *chapter, char *buf, size_t len)
 /* One contradicted claim: what the chapter says, what was measured, the
  * likely cause from this run's machine facts (explain.c, as compare names
  * them; node NULL when results.json could not be read back), where to read. */
-static void finding(const struct run_state *rs, const struct lab_entry *lab,
-		    const struct claim *c, const struct cmp_node *node, FILE *f,
-		    const char *prefix)
+static void finding(const struct lab_entry *lab, const struct claim *c,
+		    const struct cmp_node *node, FILE *f, const char *prefix)
 {
 	struct cmp_item it = { 0 };
 	char gw[512], readme[PATH_MAX], place[256];
@@ -788,8 +787,8 @@ static void out_findings(const struct run_state *rs, FILE *f, const char *prefix
 	for (i = 0; i < rs->nlabs; i++)
 		for (k = 0; k < rs->labs[i].nclaims; k++)
 			if (contradicted(&rs->labs[i].claims[k]))
-				finding(rs, &rs->labs[i], &rs->labs[i].claims[k],
-					loaded ? &node : NULL, f, prefix);
+				finding(&rs->labs[i], &rs->labs[i].claims[k], loaded ? &node : NULL,
+					f, prefix);
 	out_line(f, prefix, "  ", MSG("finding.samples", "(every sample: %s; how the chapter's "
 			"words became each want: README.md, \"How a verdict is made\")"), path);
 	if (loaded)
