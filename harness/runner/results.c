@@ -124,18 +124,14 @@ static void copy(char *dst, size_t len, const char *src)
  * `true`, the older results.json) into c's erratum fields. */
 static void claim_erratum_from_json(struct claim *c, const struct json *e)
 {
-	c->erratum_status[0] = '\0';
-	c->erratum_expect[0] = '\0';
-	set_str(&c->erratum_when, NULL);
-	set_str(&c->erratum_truth, NULL);
-	if (e && e->type == JSON_BOOL && e->num != 0) { /* results.json before the lab decided */
-		copy(c->erratum_status, sizeof(c->erratum_status), "predicted");
-	} else if (e && e->type == JSON_OBJ) {
-		copy(c->erratum_status, sizeof(c->erratum_status), json_get_str(e, "status", NULL));
-		copy(c->erratum_expect, sizeof(c->erratum_expect), json_get_str(e, "expect", NULL));
-		set_str(&c->erratum_when, json_get_str(e, "when", NULL));
-		set_str(&c->erratum_truth, json_get_str(e, "truth", NULL));
-	}
+	/* true: a results.json from before the lab decided; no member of a non-object */
+	int old = e && e->type == JSON_BOOL && e->num != 0;
+
+	copy(c->erratum_status, sizeof(c->erratum_status),
+	     old ? "predicted" : json_get_str(e, "status", NULL));
+	copy(c->erratum_expect, sizeof(c->erratum_expect), json_get_str(e, "expect", NULL));
+	set_str(&c->erratum_when, json_get_str(e, "when", NULL));
+	set_str(&c->erratum_truth, json_get_str(e, "truth", NULL));
 }
 
 /* The claim with this id; a claim the plan did not list is appended. */
