@@ -820,25 +820,10 @@ static int by_lab_id(const void *a, const void *b)
 	return strcmp(x->lab->id, y->lab->id);
 }
 
-/* The earlier file's labs that no lab of this run replaces, appended to v. */
-static int add_kept(const struct run_state *rs, struct file_lab *v, int n)
-{
-	const struct learn_results *prev = rs->kept;
-	const struct json *o = json_get(prev->doc, "labs")->child;
-
-	/* results_load read the labs array in order, one entry per object */
-	for (int i = 0; i < prev->nlabs; i++, o = o->next) {
-		if (lab_ran(lab_by_id(rs->labs, rs->nlabs, prev->labs[i].id)))
-			continue;
-		v[n].lab = &prev->labs[i];
-		v[n++].kept = o;
-	}
-	return n;
-}
-
 int results_file_labs(const struct run_state *rs, struct file_lab **out)
 {
 	const struct learn_results *prev = rs->kept;
+	const struct json *o = prev ? json_get(prev->doc, "labs")->child : NULL;
 	int i, n = 0, nprev = prev ? prev->nlabs : 0;
 	struct file_lab *v = calloc((size_t)(rs->nlabs + nprev) + 1, sizeof(*v));
 
@@ -848,10 +833,16 @@ int results_file_labs(const struct run_state *rs, struct file_lab **out)
 		if (!prev || lab_ran(&rs->labs[i]) ||
 		    !lab_by_id(prev->labs, prev->nlabs, rs->labs[i].id))
 			v[n++].lab = &rs->labs[i];
-	if (prev) {
-		n = add_kept(rs, v, n);
-		qsort(v, (size_t)n, sizeof(*v), by_lab_id);
+	/* the earlier file's labs that no lab of this run replaces (results_load
+	 * read its labs array in order, one entry per object) */
+	for (i = 0; i < nprev; i++, o = o->next) {
+		if (lab_ran(lab_by_id(rs->labs, rs->nlabs, prev->labs[i].id)))
+			continue;
+		v[n].lab = &prev->labs[i];
+		v[n++].kept = o;
 	}
+	if (prev)
+		qsort(v, (size_t)n, sizeof(*v), by_lab_id);
 	*out = v;
 	return n;
 }
