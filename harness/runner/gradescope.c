@@ -152,8 +152,7 @@ static void machine_line(const struct json *machine, FILE *f)
 	fputc('\n', f);
 }
 
-static char *top_output(const struct gradescope *gs, const struct learn_ctx *lc,
-			const char *source)
+static char *top_output(const struct gradescope *gs, const struct learn_ctx *lc, const char *source)
 {
 	char *out = NULL;
 	size_t len = 0;

@@ -353,8 +353,7 @@ static void junit_claim(struct xml_writer *x, const struct lab_entry *lab,
 }
 
 /* "lab-95 runs": the lab's own breakage (a crash, a timeout, a bad exit). */
-static void junit_lab_runs(struct xml_writer *x, const struct lab_entry *lab,
-			   const char *classname)
+static void junit_lab_runs(struct xml_writer *x, const struct lab_entry *lab, const char *classname)
 {
 	char name[64], msg[700], text[PATH_MAX + 128];
 	size_t n = 0;

@@ -44,8 +44,7 @@ static void suite_begin(struct xml_writer *x, const char *name, int tests, int f
 }
 
 /* The score of p after the run, NaN when the figure was not measured. */
-static double scored(const struct lab_entry *lab, const struct prediction *p, char *msg,
-		     size_t len)
+static double scored(const struct lab_entry *lab, const struct prediction *p, char *msg, size_t len)
 {
 	const struct claim *c = lab_claim((struct lab_entry *)lab, p->id);
 	double lo, hi, s;

@@ -235,8 +235,7 @@ static void human_claim(const struct json *c)
 	       json_get_str(c, "needs_root", ""));
 }
 
-static void json_claim(struct json_writer *w, const struct lab_entry *lab,
-		       const struct json *c)
+static void json_claim(struct json_writer *w, const struct lab_entry *lab, const struct json *c)
 {
 	const struct json *want = json_get(c, "want");
 	char tol[128];

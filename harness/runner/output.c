@@ -587,8 +587,7 @@ static void out_line(FILE *f, const char *prefix, const char *indent, const char
 	fputc('\n', f);
 }
 
-static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
-		       const char *prefix)
+static void card_claim(struct run_state *rs, const struct claim *c, FILE *f, const char *prefix)
 {
 	const char *word = verdict_word(c);
 	char gw[512], er[512];
@@ -606,8 +605,7 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 
 /* The lab's line, why it skipped or broke, then one line per claim (a lab
  * skipped as a whole gives its reason once). */
-static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
-		     const char *prefix)
+static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f, const char *prefix)
 {
 	enum status status = lab->status == ST_PENDING ? ST_NOT_RUN : lab->status;
 	int k, beyond = 0;

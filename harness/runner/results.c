@@ -268,8 +268,7 @@ struct claim_counts {
  * this run's value (PROTOCOL.md 5); the runner's errata file gives the
  * texts (truth, why, sources) of any erratum the lab named.
  */
-static void settle_claims(struct run_state *rs, struct lab_entry *lab,
-			  struct claim_counts *n)
+static void settle_claims(struct run_state *rs, struct lab_entry *lab, struct claim_counts *n)
 {
 	memset(n, 0, sizeof(*n));
 	for (int i = 0; i < lab->nclaims; i++) {
@@ -332,8 +331,7 @@ static const char *stopped_with(const struct spawn_result *sr)
 
 /* What broke the lab's run, if anything: the first rule that applies. */
 static int classify_error(struct lab_entry *lab, const struct spawn_result *sr,
-			  const struct tap_scan *ts, const struct claim_counts *n,
-			  double limit_s)
+			  const struct tap_scan *ts, const struct claim_counts *n, double limit_s)
 {
 	const char *why = lab->record ? json_get_str(lab->record, "error", NULL) : NULL;
 
@@ -481,8 +479,7 @@ static void write_totals(const struct totals *t, struct json_writer *w)
 /* A question of the file, from its claims: confirmed every one passed;
  * contradicted one failed; partial some passed, the rest undecided;
  * unverified none decided. */
-static void write_question(const struct file_lab *v, int n, const char *id,
-			   struct json_writer *w)
+static void write_question(const struct file_lab *v, int n, const char *id, struct json_writer *w)
 {
 	int claims = 0, pass = 0, fail = 0, known = 0;
 	enum question_status st;
