@@ -78,21 +78,15 @@ int results_dir_claim(struct run_state *rs)
 	struct stat st;
 	int fd, n;
 
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		error("results directory '%s': %s", dir, stat(dir, &st) ? strerror(errno) :
-		      "not a directory");
-		return -1;
-	}
-	if (dir_writable(dir)) {
-		error_errno("results directory '%s' cannot be written", dir);
-		return -1;
-	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return error("results directory '%s': %s", dir, stat(dir, &st) ? strerror(errno) :
+			     "not a directory");
+	if (dir_writable(dir))
+		return error_errno("results directory '%s' cannot be written", dir);
 	snprintf(path, sizeof(path), "%s/.dmalab-lock", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		error_errno("cannot open '%s'", path);
-		return -1;
-	}
+	if (fd < 0)
+		return error_errno("cannot open '%s'", path);
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		error("results directory '%s' is in use by another dmalab run%s: wait for it, or "
 		      "give this run its own (--results DIR, make RESULTS=DIR)", dir,
