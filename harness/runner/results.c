@@ -281,9 +281,7 @@ static void settle_claims(struct run_state *rs, struct lab_entry *lab, struct cl
 	}
 }
 
-static void lab_set_error(struct lab_entry *lab, const char *kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
+__attribute__((format(printf, 3, 4)))
 static void lab_set_error(struct lab_entry *lab, const char *kind, const char *fmt, ...)
 {
 	va_list ap;
