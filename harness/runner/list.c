@@ -262,29 +262,14 @@ static void json_claim(struct json_writer *w, const struct lab_entry *lab, const
 	jw_obj_end(w);
 }
 
-static int count_claims(const struct run_state *rs, int *nlabs)
+/* nclaims: the claims of the nlabs labs whose --describe was read. */
+static void print_human(const struct run_state *rs, int nclaims, int nlabs)
 {
-	int i, n = 0;
-
-	*nlabs = 0;
-	for (i = 0; i < rs->nlabs; i++) {
-		const struct json *claims = json_get(rs->labs[i].desc, "claims");
-
-		if (rs->labs[i].desc_error[0] || !claims)
-			continue;
-		n += (int)claims->count;
-		++*nlabs;
-	}
-	return n;
-}
-
-static void print_human(const struct run_state *rs)
-{
-	int i, nlabs, n = count_claims(rs, &nlabs);
+	int i;
 
 	/* line ends outside the messages: a table's text has none */
 	printf(MSG("claims.head", "dmalab claims: %d claims of %d labs, from each lab's "
-		   "--describe"), n, nlabs);
+		   "--describe"), nclaims, nlabs);
 	printf("\n%s\n", MSG("claims.how", "(the relation is what the chapter says, by the "
 			       "rule named; README.md, \"How a verdict is made\")"));
 	for (i = 0; i < rs->nlabs; i++) {
@@ -328,18 +313,25 @@ static int print_json(const struct run_state *rs)
 /* 0; 1 when a lab's --describe could not be read (said on stderr too). */
 int cmd_claims(struct run_state *rs)
 {
-	int i, bad = 0;
+	int i, bad = 0, nclaims = 0, nlabs = 0;
 
-	for (i = 0; i < rs->nlabs; i++)
-		if (rs->labs[i].desc_error[0]) {
-			error("lab-%s: %s", rs->labs[i].id, rs->labs[i].desc_error);
+	for (i = 0; i < rs->nlabs; i++) {
+		const struct lab_entry *lab = &rs->labs[i];
+		const struct json *claims = json_get(lab->desc, "claims");
+
+		if (lab->desc_error[0]) {
+			error("lab-%s: %s", lab->id, lab->desc_error);
 			bad++;
+		} else if (claims) {
+			nclaims += (int)claims->count;
+			nlabs++;
 		}
+	}
 	if (rs->opt->format == FMT_JSON) {
 		if (print_json(rs))
 			return 1;
 	} else {
-		print_human(rs);
+		print_human(rs, nclaims, nlabs);
 	}
 	return bad ? 1 : 0;
 }
