@@ -665,20 +665,6 @@ static void summary_line(const struct run_state *rs, const struct totals *t, FIL
 	fputc('\n', f);
 }
 
-/* Contradicted claims whose erratum this run did not bear out. */
-static int unexplained_errata(const struct run_state *rs)
-{
-	int i, k, n = 0;
-
-	for (i = 0; i < rs->nlabs; i++)
-		for (k = 0; k < rs->labs[i].nclaims; k++) {
-			const struct claim *c = &rs->labs[i].claims[k];
-
-			n += c->status == ST_FAIL && c->erratum_status[0] && !claim_known(c);
-		}
-	return n;
-}
-
 static int contradicted(const struct claim *c)
 {
 	return c->status == ST_FAIL && !claim_known(c);
@@ -817,10 +803,9 @@ void out_run_end(struct run_state *rs)
 		fprintf(f, "%s%d failed claim(s) are known errata of the chapters "
 			"(%s): each lab measured what its erratum predicts, so they do not "
 			"fail the run\n", prefix, t.erratum, rs->opt->errata_path);
-	if (unexplained_errata(rs))
+	if (t.unexplained)
 		fprintf(f, "%s%d contradicted claim(s) have an erratum whose prediction "
-			"this run did not meet: they fail the run\n", prefix,
-			unexplained_errata(rs));
+			"this run did not meet: they fail the run\n", prefix, t.unexplained);
 	out_findings(rs, f, prefix);
 	summary_line(rs, &t, f);
 	fflush(f);

@@ -408,6 +408,7 @@ static void count_lab(const struct lab_entry *lab, struct totals *t)
 		const struct claim *c = &lab->claims[k];
 
 		t->claims++;
+		t->unexplained += c->status == ST_FAIL && c->erratum_status[0] && !claim_known(c);
 		if (claim_known(c))
 			t->erratum++;
 		else

@@ -214,6 +214,7 @@ int results_file_labs(const struct run_state *rs, struct file_lab **out);
 struct totals {
 	int labs, lab[ST_COUNT];
 	int claims, claim[ST_COUNT], erratum;
+	int unexplained; /* failed claims with an erratum this run did not bear out */
 };
 void totals_count(const struct run_state *rs, struct totals *t);
 enum status run_status(const struct run_state *rs);
