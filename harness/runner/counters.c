@@ -11,7 +11,7 @@ static void read_all(struct run_state *rs, struct gpu_counters *c)
 {
 	const struct gpu_counter_ops *ops = rs->nvml.ctx ? &rs->nvml : NULL;
 
-	for (int g = 0; g < rs->si.ngpus && g < SYSINFO_MAX_GPUS; g++)
+	for (int g = 0; g < rs->si.ngpus; g++) /* at most SYSINFO_MAX_GPUS */
 		gpu_counters_read("/sys", rs->si.gpu[g].bdf, ops, &c[g]);
 }
 
@@ -27,14 +27,12 @@ void counters_after_lab(struct run_state *rs, struct lab_entry *lab)
 {
 	struct gpu_counters now[SYSINFO_MAX_GPUS];
 
-	if (!rs->si.ngpus)
-		return;
 	read_all(rs, now);
-	for (int g = 0; g < rs->si.ngpus && g < SYSINFO_MAX_GPUS; g++) {
+	for (int g = 0; g < rs->si.ngpus; g++) {
 		gpu_counters_moved(&rs->counters_last[g], &now[g], &lab->counters_moved[g]);
 		rs->counters_last[g] = now[g];
 	}
-	lab->counters_read = rs->si.ngpus < SYSINFO_MAX_GPUS ? rs->si.ngpus : SYSINFO_MAX_GPUS;
+	lab->counters_read = rs->si.ngpus;
 }
 
 void counters_end(struct run_state *rs)

@@ -160,13 +160,6 @@ static int worth(struct says *s, const char *name, int bad, char *note, size_t l
 	return 1;
 }
 
-static int fact_num(const struct says *s, const char *name, int dflt)
-{
-	const char *v = cmp_node_fact(s->n, name);
-
-	return v ? atoi(v) : dflt;
-}
-
 static void explain_pcie(struct says *s, int g)
 {
 	const struct cmp_gpu *G = &s->n->gpu[g];
@@ -205,8 +198,7 @@ static void explain_numa_machine(struct says *s)
 		    strcmp(cmp_node_fact(s->n, "numa_nodes"), "1") ? "s" : "", note);
 	if (worth(s, "cpu_nodes", 0, note, sizeof(note), 0))
 		say(s, MSG("cause.cpu-nodes", "the run's CPUs were on NUMA node %s%s"),
-		    cmp_node_fact(s->n, "cpu_nodes"),
-		    note);
+		    cmp_node_fact(s->n, "cpu_nodes"), note);
 }
 
 static void explain_numa_gpu(struct says *s, int g)
@@ -226,8 +218,7 @@ static void explain_numa_gpu(struct says *s, int g)
 	if (away && (note[0] || worth(s, name, 1, note, sizeof(note), 0) ||
 		     worth(s, "cpu_nodes", 1, cpu_note, sizeof(cpu_note), 0)))
 		say(s, MSG("cause.gpu-node-away", "GPU %d is on NUMA node %d, the run's CPUs on "
-			   "node %s%s"), G->index,
-		    G->numa_node, cpus, note);
+			   "node %s%s"), G->index, G->numa_node, cpus, note);
 	else if (!away && note[0])
 		say(s, MSG("cause.gpu-node", "GPU %d is on NUMA node %d%s"), G->index,
 		    G->numa_node, note);
@@ -255,7 +246,7 @@ static void explain_iommu(struct says *s, int g)
 static void explain_gpu_use(struct says *s, int g, unsigned kinds)
 {
 	char name[CMP_FACT_LEN], note[200];
-	const char *held;
+	const char *held, *procs_text;
 	int procs, idx = s->n->gpu[g].index;
 
 	snprintf(name, sizeof(name), "gpu%d.clocks_held", g);
@@ -270,13 +261,13 @@ static void explain_gpu_use(struct says *s, int g, unsigned kinds)
 			    idx, note);
 	}
 	snprintf(name, sizeof(name), "gpu%d.compute_procs", g);
-	procs = fact_num(s, name, -1);
+	procs_text = cmp_node_fact(s->n, name);
+	procs = procs_text ? atoi(procs_text) : -1;
 	if (!(kinds & CMP_EXPLAIN_PROCS) || !worth(s, name, procs > 0, note, sizeof(note), 0))
 		return;
 	if (procs > 0)
 		say(s, MSG("cause.procs", "%d other process%s using GPU %d when the run "
-			   "started%s"), procs,
-		    procs == 1 ? " was" : "es were", idx, note);
+			   "started%s"), procs, procs == 1 ? " was" : "es were", idx, note);
 	else
 		say(s, MSG("cause.no-procs", "no other process was using GPU %d when the run "
 			   "started%s"), idx, note);
@@ -326,8 +317,7 @@ static void explain_fault_path(struct says *s)
 		return;
 	say(s, MSG("cause.thp-touch", "a THP first touch cost %.3g us per 4 KiB here, %.0fx "
 		   "less than a 4 KiB fault: the time is each fault's fixed cost, not "
-		   "zeroing the page"), thp->value,
-	    fault->value / thp->value);
+		   "zeroing the page"), thp->value, fault->value / thp->value);
 }
 
 /* A guest's page fault may also fault in the host, which backs guest memory
@@ -360,16 +350,13 @@ static void explain_counters(struct says *s, int g)
 		if (i == GPU_C_CLOCKS_HELD)
 			say(s, MSG("cause.clocks-lab", "GPU %d's clocks were held back (power cap, "
 				   "thermal, hardware slowdown or power brake) when lab-%s ended, "
-				   "not before it"),
-			    s->n->gpu[g].index, s->it->lab);
+				   "not before it"), s->n->gpu[g].index, s->it->lab);
 		else if (i == GPU_C_XID)
 			say(s, MSG("cause.xid", "GPU %d raised %s XID critical-error event(s) "
-				   "during lab-%s"),
-			    s->n->gpu[g].index, rose, s->it->lab);
+				   "during lab-%s"), s->n->gpu[g].index, rose, s->it->lab);
 		else
 			say(s, MSG("cause.counter", "GPU %d's %s counter rose by %s during lab-%s"),
-			    s->n->gpu[g].index,
-			    gpu_counter_names[i], rose, s->it->lab);
+			    s->n->gpu[g].index, gpu_counter_names[i], rose, s->it->lab);
 	}
 }
 

@@ -12,7 +12,6 @@
  * Every text is "text" format: the outputs hold '<' and '>' (want < 2 s),
  * which Gradescope's default top-level format would read as HTML.
  */
-#include <errno.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
@@ -97,28 +96,22 @@ int gs_add_test(struct gradescope *gs, const char *name, const char *tag, double
 		return -1;
 	}
 	gs->n++;
-	if (strcmp(tag ? tag : "", "exercises") && strcmp(tag ? tag : "", "predictions"))
-		gs->nquestions++;
-	else
-		gs->nlearner++;
+	gs->nlearner += tag && (!strcmp(tag, "exercises") || !strcmp(tag, "predictions"));
 	return 0;
 }
 
 int gs_add(struct gradescope *gs, const struct gs_question *q)
 {
 	char *name, *out;
-	size_t n;
 	int rc;
 
 	if (q->planned <= 0) {
 		gs->left_out++;
 		return 0;
 	}
-	n = strlen(q->id) + strlen(q->prompt ? q->prompt : "") + 2;
-	name = malloc(n);
+	if (asprintf(&name, "%s %s", q->id, q->prompt ? q->prompt : "") < 0)
+		name = NULL;
 	out = test_output(q, gs_score(q));
-	if (name)
-		snprintf(name, n, "%s %s", q->id, q->prompt ? q->prompt : "");
 	rc = name && out ? gs_add_test(gs, name, q->chapter, gs_score(q), out) : -1;
 	free(name);
 	free(out);
@@ -159,8 +152,7 @@ static void machine_line(const struct json *machine, FILE *f)
 	fputc('\n', f);
 }
 
-static char *top_output(const struct gradescope *gs, const struct learn_ctx *lc,
-			const char *source)
+static char *top_output(const struct gradescope *gs, const struct learn_ctx *lc, const char *source)
 {
 	char *out = NULL;
 	size_t len = 0;

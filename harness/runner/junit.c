@@ -30,20 +30,6 @@
 
 #define XML_REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
 
-struct esc_out {
-	char *out;
-	size_t outlen, need;
-};
-
-static void esc_put(struct esc_out *e, const char *s, size_t n)
-{
-	size_t room = e->outlen > e->need ? e->outlen - 1 - e->need : 0;
-
-	if (e->outlen && room)
-		memcpy(e->out + e->need, s, n < room ? n : room);
-	e->need += n;
-}
-
 /* What a character XML 1.0 allows as it is (2.2 Char) becomes, or NULL
  * to copy it: an entity, a character reference, or U+FFFD. */
 static const char *xml_replacement(const unsigned char *p, size_t n, int in_attr)
@@ -65,9 +51,8 @@ static const char *xml_replacement(const unsigned char *p, size_t n, int in_attr
 	return NULL;
 }
 
-size_t xml_escape(const char *s, int in_attr, char *out, size_t outlen)
+void xml_put(FILE *f, const char *s, int in_attr)
 {
-	struct esc_out e = { out, outlen, 0 };
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
 	while (*p) {
@@ -75,14 +60,11 @@ size_t xml_escape(const char *s, int in_attr, char *out, size_t outlen)
 		const char *rep = n ? xml_replacement(p, n, in_attr) : XML_REPLACEMENT;
 
 		if (rep)
-			esc_put(&e, rep, strlen(rep));
+			fputs(rep, f);
 		else
-			esc_put(&e, (const char *)p, n);
+			fwrite(p, 1, n, f);
 		p += n ? n : 1; /* a byte that starts no UTF-8 sequence: one U+FFFD */
 	}
-	if (outlen)
-		out[e.need < outlen ? e.need : outlen - 1] = '\0';
-	return e.need;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -106,22 +88,6 @@ void xw_release(struct xml_writer *x)
 		fclose(x->f);
 	free(x->buf);
 	memset(x, 0, sizeof(*x));
-}
-
-int xml_put(FILE *f, const char *s, int in_attr)
-{
-	char small[256], *big = NULL;
-	size_t need = xml_escape(s, in_attr, small, sizeof(small));
-
-	if (need >= sizeof(small)) {
-		big = malloc(need + 1);
-		if (!big)
-			return -1;
-		xml_escape(s, in_attr, big, need + 1);
-	}
-	fputs(big ? big : small, f);
-	free(big);
-	return 0;
 }
 
 static void xw_indent(struct xml_writer *x)
@@ -165,8 +131,7 @@ void xw_attr(struct xml_writer *x, const char *name, const char *value)
 		return;
 	}
 	fprintf(x->f, " %s=\"", name);
-	if (xml_put(x->f, value, 1))
-		x->failed = 1;
+	xml_put(x->f, value, 1);
 	fputc('"', x->f);
 }
 
@@ -194,8 +159,7 @@ void xw_text(struct xml_writer *x, const char *text)
 	}
 	xw_close_start(x);
 	x->has_text[x->depth - 1] = 1;
-	if (xml_put(x->f, text, 0))
-		x->failed = 1;
+	xml_put(x->f, text, 0);
 }
 
 void xw_end(struct xml_writer *x)
@@ -266,9 +230,9 @@ static int lab_broke(const struct lab_entry *lab)
 	return lab->status == ST_PENDING || lab->status == ST_ERROR || lab->status == ST_NOT_RUN;
 }
 
+/* Adds the lab's test cases to n. */
 static void count_lab(const struct lab_entry *lab, struct junit_counts *n)
 {
-	memset(n, 0, sizeof(*n));
 	for (int k = 0; k < lab->nclaims; k++) {
 		enum junit_kind kind = claim_kind(&lab->claims[k]);
 
@@ -279,14 +243,6 @@ static void count_lab(const struct lab_entry *lab, struct junit_counts *n)
 	}
 	if (lab_broke(lab))
 		n->tests++, n->errors++;
-}
-
-static void add_counts(struct junit_counts *to, const struct junit_counts *n)
-{
-	to->tests += n->tests;
-	to->failures += n->failures;
-	to->errors += n->errors;
-	to->skipped += n->skipped;
 }
 
 static void counts_attrs(struct xml_writer *x, const struct junit_counts *n, int skipped)
@@ -341,8 +297,7 @@ static void failure_text(const struct claim *c, const char *gw, char *buf, size_
 
 static void known_erratum(struct xml_writer *x, const struct claim *c, const char *gw)
 {
-	const char *truth = c->erratum_truth ? c->erratum_truth :
-			    c->erratum ? c->erratum->truth : NULL;
+	const char *truth = c->erratum_truth; /* claim_find_erratum filled it from the errata */
 	char er[512], out[1600];
 
 	fmt_erratum(c, er, sizeof(er));
@@ -398,8 +353,7 @@ static void junit_claim(struct xml_writer *x, const struct lab_entry *lab,
 }
 
 /* "lab-95 runs": the lab's own breakage (a crash, a timeout, a bad exit). */
-static void junit_lab_runs(struct xml_writer *x, const struct lab_entry *lab,
-			   const char *classname)
+static void junit_lab_runs(struct xml_writer *x, const struct lab_entry *lab, const char *classname)
 {
 	char name[64], msg[700], text[PATH_MAX + 128];
 	size_t n = 0;
@@ -409,8 +363,7 @@ static void junit_lab_runs(struct xml_writer *x, const struct lab_entry *lab,
 		snprintf(msg, sizeof(msg), "%s: %s", lab->error_kind, lab->error_msg);
 	else
 		snprintf(msg, sizeof(msg), "not run%s",
-			 lab->status != ST_PENDING ? ": the run was stopped first" :
-			 " yet");
+			 lab->status != ST_PENDING ? ": the run was stopped first" : " yet");
 	text[0] = '\0';
 	if (lab->exit_code >= 0)
 		n += (size_t)snprintf(text, sizeof(text), "exit code %d\n", lab->exit_code);
@@ -461,7 +414,7 @@ static void junit_suite(struct xml_writer *x, const struct run_state *rs,
 {
 	const struct lab_entry *lab = fl->lab;
 	char name[300], classname[32];
-	struct junit_counts n;
+	struct junit_counts n = { 0 };
 
 	count_lab(lab, &n);
 	snprintf(name, sizeof(name), "lab-%s %s", lab->id, lab->title ? lab->title : "");
@@ -488,21 +441,19 @@ static void junit_suite(struct xml_writer *x, const struct run_state *rs,
 
 static int junit_write(struct run_state *rs, struct xml_writer *x)
 {
-	struct junit_counts all = { 0 }, n;
+	struct junit_counts all = { 0 };
 	struct file_lab *v;
 	int i, nlabs = results_file_labs(rs, &v);
 
 	if (nlabs < 0)
 		return -1;
-	for (i = 0; i < nlabs; i++) {
-		count_lab(v[i].lab, &n);
-		add_counts(&all, &n);
-	}
+	for (i = 0; i < nlabs; i++)
+		count_lab(v[i].lab, &all);
 	junit_learner_count(rs, &all.tests, &all.failures);
 	xw_begin(x, "testsuites");
 	xw_attr(x, "name", "dmalab");
 	counts_attrs(x, &all, 0);
-	xw_attr_fixed(x, "time", mono_now() - rs->t0, 3);
+	xw_attr_fixed(x, "time", lab_now() - rs->t0, 3);
 	for (i = 0; i < nlabs; i++)
 		junit_suite(x, rs, &v[i], i);
 	junit_learner_suites(x, rs, nlabs);

@@ -44,8 +44,7 @@ static void suite_begin(struct xml_writer *x, const char *name, int tests, int f
 }
 
 /* The score of p after the run, NaN when the figure was not measured. */
-static double scored(const struct lab_entry *lab, const struct prediction *p, char *msg,
-		     size_t len)
+static double scored(const struct lab_entry *lab, const struct prediction *p, char *msg, size_t len)
 {
 	const struct claim *c = lab_claim((struct lab_entry *)lab, p->id);
 	double lo, hi, s;
@@ -64,40 +63,28 @@ static double scored(const struct lab_entry *lab, const struct prediction *p, ch
 	return s;
 }
 
-static void count_predictions(const struct run_state *rs, int *n, int *failed, int *skipped)
-{
-	char msg[300];
-
-	*n = *failed = *skipped = 0;
-	for (int i = 0; i < rs->nlabs; i++)
-		for (int k = 0; k < rs->labs[i].npred; k++) {
-			double s = scored(&rs->labs[i], &rs->labs[i].pred[k], msg, sizeof(msg));
-
-			(*n)++;
-			*skipped += isnan(s);
-			*failed += !isnan(s) && s < 1;
-		}
-}
-
-static void prediction_suite(struct xml_writer *x, const struct run_state *rs, int id)
+/* This run's predictions as test cases: written on x, or only counted when x
+ * is NULL.  Their number; *failed and *skipped of them. */
+static int predictions(struct xml_writer *x, const struct run_state *rs, int *failed,
+		       int *skipped)
 {
 	char msg[300], name[64];
-	int n, failed, skipped;
+	int n = 0;
 
-	count_predictions(rs, &n, &failed, &skipped);
-	if (!n)
-		return;
-	suite_begin(x, "predictions", n, failed, skipped, id);
+	*failed = *skipped = 0;
 	for (int i = 0; i < rs->nlabs; i++)
-		for (int k = 0; k < rs->labs[i].npred; k++) {
+		for (int k = 0; k < rs->labs[i].npred; k++, n++) {
 			const struct prediction *p = &rs->labs[i].pred[k];
 			double s = scored(&rs->labs[i], p, msg, sizeof(msg));
 
+			*skipped += isnan(s);
+			*failed += !isnan(s) && s < 1;
 			snprintf(name, sizeof(name), "prediction %s", p->id);
-			testcase(x, "dmalab.predictions", name,
-				 isnan(s) ? "skipped" : s < 1 ? "failure" : NULL, msg);
+			if (x)
+				testcase(x, "dmalab.predictions", name,
+					 isnan(s) ? "skipped" : s < 1 ? "failure" : NULL, msg);
 		}
-	xw_end(x);
+	return n;
 }
 
 static int count_exercises(const struct run_state *rs, struct ex_status **ex, int *failed,
@@ -118,13 +105,11 @@ static int count_exercises(const struct run_state *rs, struct ex_status **ex, in
 void junit_learner_count(const struct run_state *rs, int *tests, int *failures)
 {
 	struct ex_status *ex = NULL;
-	int n, failed, skipped;
+	int failed, skipped;
 
-	count_predictions(rs, &n, &failed, &skipped);
-	*tests += n;
+	*tests += predictions(NULL, rs, &failed, &skipped);
 	*failures += failed;
-	n = count_exercises(rs, &ex, &failed, &skipped);
-	*tests += n;
+	*tests += count_exercises(rs, &ex, &failed, &skipped);
 	*failures += failed;
 	free(ex);
 }
@@ -153,6 +138,12 @@ static void exercise_suite(struct xml_writer *x, const struct run_state *rs, int
 
 void junit_learner_suites(struct xml_writer *x, const struct run_state *rs, int id)
 {
-	prediction_suite(x, rs, id);
+	int failed, skipped, n = predictions(NULL, rs, &failed, &skipped);
+
+	if (n) {
+		suite_begin(x, "predictions", n, failed, skipped, id);
+		predictions(x, rs, &failed, &skipped);
+		xw_end(x);
+	}
 	exercise_suite(x, rs, id + 1);
 }

@@ -24,9 +24,7 @@
  * Chinese character takes two), after the two-space indent. */
 static void row_label(const char *word, int width)
 {
-	int w = msg_width(word);
-
-	printf("  %s%*s", word, w < width ? width - w : 1, "");
+	printf("  %s%*s", word, word_pad(word, width - 1) + 1, ""); /* one blank at least */
 }
 
 static void print_needs(const struct lab_entry *lab)
@@ -284,8 +282,7 @@ static void human_claim(const struct json *c)
 	       json_get_str(c, "needs_root", ""));
 }
 
-static void json_claim(struct json_writer *w, const struct lab_entry *lab,
-		       const struct json *c)
+static void json_claim(struct json_writer *w, const struct lab_entry *lab, const struct json *c)
 {
 	const struct json *want = json_get(c, "want");
 	char tol[128];
@@ -312,29 +309,14 @@ static void json_claim(struct json_writer *w, const struct lab_entry *lab,
 	jw_obj_end(w);
 }
 
-static int count_claims(const struct run_state *rs, int *nlabs)
+/* nclaims: the claims of the nlabs labs whose --describe was read. */
+static void print_human(const struct run_state *rs, int nclaims, int nlabs)
 {
-	int i, n = 0;
-
-	*nlabs = 0;
-	for (i = 0; i < rs->nlabs; i++) {
-		const struct json *claims = json_get(rs->labs[i].desc, "claims");
-
-		if (rs->labs[i].desc_error[0] || !claims)
-			continue;
-		n += (int)claims->count;
-		++*nlabs;
-	}
-	return n;
-}
-
-static void print_human(const struct run_state *rs)
-{
-	int i, nlabs, n = count_claims(rs, &nlabs);
+	int i;
 
 	/* line ends outside the messages: a table's text has none */
 	printf(MSG("claims.head", "dmalab claims: %d claims of %d labs, from each lab's "
-		   "--describe"), n, nlabs);
+		   "--describe"), nclaims, nlabs);
 	printf("\n%s\n", MSG("claims.how", "(the relation is what the chapter says, by the "
 			       "rule named; README.md, \"How a verdict is made\")"));
 	for (i = 0; i < rs->nlabs; i++) {
@@ -378,18 +360,25 @@ static int print_json(const struct run_state *rs)
 /* 0; 1 when a lab's --describe could not be read (said on stderr too). */
 int cmd_claims(struct run_state *rs)
 {
-	int i, bad = 0;
+	int i, bad = 0, nclaims = 0, nlabs = 0;
 
-	for (i = 0; i < rs->nlabs; i++)
-		if (rs->labs[i].desc_error[0]) {
-			error("lab-%s: %s", rs->labs[i].id, rs->labs[i].desc_error);
+	for (i = 0; i < rs->nlabs; i++) {
+		const struct lab_entry *lab = &rs->labs[i];
+		const struct json *claims = json_get(lab->desc, "claims");
+
+		if (lab->desc_error[0]) {
+			error("lab-%s: %s", lab->id, lab->desc_error);
 			bad++;
+		} else if (claims) {
+			nclaims += (int)claims->count;
+			nlabs++;
 		}
+	}
 	if (rs->opt->format == FMT_JSON) {
 		if (print_json(rs))
 			return 1;
 	} else {
-		print_human(rs);
+		print_human(rs, nclaims, nlabs);
 	}
 	return bad ? 1 : 0;
 }

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -25,86 +24,80 @@
 #include "learn.h"
 #include "runner.h"
 
-/* A command of `dmalab`: fn gets the whole argv (argv[1] is the command);
- * help is its lines of the usage text (NULL: said on another's line). */
+/* A command of `dmalab`, called one of three ways: run gets the whole argv
+ * (argv[1] is the command); sub gets argv from the command on (argv[0] is
+ * it), as compare, baseline and the others read their own options after it;
+ * learn runs through learn_main.  help is its lines of the usage text (NULL:
+ * said on another's line). */
 struct command {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	int (*run)(int argc, char **argv);
+	int (*sub)(int argc, char **argv);
+	int (*learn)(struct learn_ctx *lc);
 	const char *help;
 };
 
 static int cmd_labs(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 static int exec_fleet(int argc, char **argv);
-static int learn_grade(int argc, char **argv) { return learn_main(argc, argv, cmd_grade); }
-static int learn_quiz(int argc, char **argv) { return learn_main(argc, argv, cmd_quiz); }
-static int learn_hint(int argc, char **argv) { return learn_main(argc, argv, cmd_hint); }
-static int learn_answers(int argc, char **argv) { return learn_main(argc, argv, cmd_answers); }
-/* compare and baseline read their own options, after the command */
-static int compare(int argc, char **argv) { return cmd_compare(argc - 1, argv + 1); }
-static int baseline(int argc, char **argv) { return cmd_baseline(argc - 1, argv + 1); }
-static int metrics(int argc, char **argv) { return cmd_metrics(argc - 1, argv + 1); }
-static int history(int argc, char **argv) { return cmd_history(argc - 1, argv + 1); }
-static int class_page(int argc, char **argv) { return cmd_class(argc - 1, argv + 1); }
-static int bench(int argc, char **argv) { return cmd_bench(argc - 1, argv + 1); }
-static int messages(int argc, char **argv) { return cmd_messages(argc - 1, argv + 1); }
 static int preflight(int argc, char **argv);
 
 static const struct command commands[] = {
-	{ "list", cmd_labs,
+	{ "list", cmd_labs, .help =
 	  "  list            every lab, its claims, and whether it will skip here\n" },
-	{ "claims", cmd_labs,
+	{ "claims", cmd_labs, .help =
 	  "  claims          every claim's relation, tolerance, rule and sabotage, from\n"
 	  "                  the labs' --describe (--format human or json)\n" },
-	{ "run", cmd_labs,
+	{ "run", cmd_labs, .help =
 	  "  run NN...       run labs, narrated (prints the command line it runs)\n" },
-	{ "check", cmd_labs,
+	{ "check", cmd_labs, .help =
 	  "  check [NN...]   run every lab (or those named): report card, results.json,\n"
 	  "                  junit.xml (JUnit XML for CI dashboards)\n" },
-	{ "sysinfo", cmd_labs, "  sysinfo         the machine facts the skips are decided on\n" },
-	{ "preflight", preflight,
+	{ "sysinfo", cmd_labs, .help =
+	  "  sysinfo         the machine facts the skips are decided on\n" },
+	{ "preflight", preflight, .help =
 	  "  preflight       a node health check for Slurm and Kubernetes: labs 01 and 02\n"
 	  "                  run short; exit 0 healthy, 1 not, 2 could not run (--help)\n" },
-	{ "grade", learn_grade,
+	{ "grade", .learn = cmd_grade, .help =
 	  "  grade, quiz, hint NN, answers   the chapters' questions (dmalab grade --help)\n" },
-	{ "quiz", learn_quiz, NULL },
-	{ "hint", learn_hint, NULL },
-	{ "answers", learn_answers, NULL },
-	{ "exercise", cmd_exercise,
+	{ "quiz", .learn = cmd_quiz },
+	{ "hint", .learn = cmd_hint },
+	{ "answers", .learn = cmd_answers },
+	{ "exercise", cmd_exercise, .help =
 	  "  exercise NN [--reset]   write the learner's copy of lab NN (work/NN-name/),\n"
 	  "                  each exercise region a stub\n" },
-	{ "try", cmd_try,
+	{ "try", cmd_try, .help =
 	  "  try NN          grade the learner's built copy: done / not yet per exercise\n" },
-	{ "exercises", cmd_exercises,
+	{ "exercises", cmd_exercises, .help =
 	  "  exercises       every exercise with its state (not started, not yet, done)\n" },
-	{ "compare", compare,
+	{ "compare", .sub = cmd_compare, .help =
 	  "  compare FILE...  nodes' results against a baseline or the fleet: what is low,\n"
 	  "                  and the likely cause (dmalab compare --help)\n" },
-	{ "baseline", baseline,
+	{ "baseline", .sub = cmd_baseline, .help =
 	  "  baseline FILE... --out F   a baseline from runs of one machine type\n" },
-	{ "history", history,
+	{ "history", .sub = cmd_history, .help =
 	  "  history PATH...  per GPU, each figure over the kept runs; flags a GPU whose\n"
 	  "                  latest run left its own earlier runs' band (--help)\n" },
-	{ "metrics", metrics,
+	{ "metrics", .sub = cmd_metrics, .help =
 	  "  metrics [FILE] [--out F]   a run's figures and verdicts as Prometheus gauges\n" },
-	{ "bench", bench,
+	{ "bench", .sub = cmd_bench, .help =
 	  "  bench [FILE] [--series] [--phases [N]] [--base OLD]   the kit's own timing:\n"
 	  "                  each lab's wall time, samples, CV and interval width reached\n" },
-	{ "class", class_page,
+	{ "class", .sub = cmd_class, .help =
 	  "  class DIR [--out F]   a trainer's HTML page of the learners' results.json in\n"
 	  "                  DIR: exercises done, prediction scores, questions confirmed\n" },
-	{ "messages", messages,
+	{ "messages", .sub = cmd_messages, .help =
 	  "  messages [FILE]  the Chinese message table as JSON, as dmalab reads it (plots/\n"
 	  "                  takes its Chinese from it)\n" },
-	{ "fleet", exec_fleet,
+	{ "fleet", exec_fleet, .help =
 	  "  fleet [SBATCH OPTIONS] [-- NN...]   check on every node of a Slurm allocation,\n"
 	  "                  one merged report (dmalab fleet --help)\n" },
-	{ "help", cmd_help, NULL },
+	{ "help", cmd_help },
 };
 
 static const struct command *find_command(const char *name)
 {
-	for (size_t i = 0; name && i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(name, commands[i].name))
 			return &commands[i];
 	return NULL;
@@ -288,7 +281,7 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 	}
 	o->command = argv[optind++];
 	cmd = find_command(o->command);
-	if (!cmd || cmd->fn != cmd_labs) {
+	if (!cmd || cmd->run != cmd_labs) {
 		char names[400];
 
 		die_usage(MSG("main.err-command", "unknown command '%s' (want %s)"), o->command,
@@ -376,19 +369,12 @@ static void load_errata(struct run_state *rs)
 	}
 	if (errno == ENOENT && !rs->opt->errata_explicit) {
 		unsetenv("DMALAB_ERRATA");
-		rs->opt->errata_builtin = 1;
 		rs->opt->errata_path = "answers/errata.md, built in";
 		if (errata_parse(dmalab_errata_text, "answers/errata.md (built in)",
 				 &rs->errata, err, sizeof(err)) == 0)
 			return;
 	}
 	die("%s", err);
-}
-
-static void start_clock(struct run_state *rs)
-{
-	learn_iso_now(rs->started, sizeof(rs->started));
-	rs->t0 = mono_now();
 }
 
 static int run_command(struct run_state *rs)
@@ -471,7 +457,8 @@ static int cmd_labs(int argc, char **argv)
 	parse_args(&opt, argc, argv);
 	memset(&rs, 0, sizeof(rs));
 	rs.opt = &opt;
-	start_clock(&rs);
+	learn_iso_now(rs.started, sizeof(rs.started));
+	rs.t0 = lab_now();
 	install_signals();
 	load_errata(&rs);
 	sysinfo_collect(&rs.si); /* no CUDA: NVML by dlopen, sysfs */
@@ -486,5 +473,9 @@ int main(int argc, char **argv)
 	const struct command *cmd = argc > 1 ? find_command(argv[1]) : NULL;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	return cmd ? cmd->fn(argc, argv) : cmd_labs(argc, argv);
+	if (!cmd)
+		return cmd_labs(argc, argv);
+	if (cmd->learn)
+		return learn_main(argc, argv, cmd->learn);
+	return cmd->sub ? cmd->sub(argc - 1, argv + 1) : cmd->run(argc, argv);
 }

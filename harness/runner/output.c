@@ -6,10 +6,10 @@
  * format, so that stdout stays one document).
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <glob.h>
 
@@ -60,7 +60,7 @@ int word_pad(const char *s, int width)
 
 /* The verdict as the human format says it: does the machine agree with
  * the chapter? */
-static const char *verdict_word(const struct run_state *rs, const struct claim *c)
+static const char *verdict_word(const struct claim *c)
 {
 	if (claim_known(c))
 		return MSG("verdict.known", "contradicted"); /* as its erratum predicts */
@@ -77,7 +77,7 @@ static const char *verdict_word(const struct run_state *rs, const struct claim *
 }
 
 /* A lab's status on the report card. */
-static const char *card_status_word(const struct run_state *rs, enum status st)
+static const char *card_status_word(enum status st)
 {
 	switch (st) {
 	case ST_PASS: return MSG("status.pass", "pass");
@@ -96,8 +96,7 @@ static const char *verdict_color(const struct claim *c)
 		return C_GREEN;
 	if (claim_known(c))
 		return C_BLUE;
-	if (c->status == ST_FAIL || c->status == ST_ERROR ||
-	    c->status == ST_NOT_RUN)
+	if (c->status == ST_FAIL || c->status == ST_ERROR || c->status == ST_NOT_RUN)
 		return C_RED;
 	return C_YELLOW;
 }
@@ -126,7 +125,11 @@ static void fmt_num(double v, const char *unit, char *buf, size_t len)
 		snprintf(buf, len, "%.4g%s%s", v, sp, unit ? unit : "");
 }
 
-static const char *in_lang(int learner, const char *shown);
+/* shown (a MSG text) in the learner's language when learner, else its English. */
+static const char *in_lang(int learner, const char *shown)
+{
+	return learner ? shown : msg_english(shown);
+}
 
 /* A tolerance; pm: its sign ("+-", or the learner's "±"). */
 static void fmt_tol(const struct claim *c, const char *pm, char *buf, size_t len)
@@ -195,50 +198,36 @@ static void fmt_interval(const struct claim *c, char *buf, size_t len)
 		 isinf(c->got_hi) ? "inf" : hi);
 }
 
-void fmt_expect(const char *expect, char *buf, size_t len)
-{
-	struct claim_want w;
-	char name[64], word[16];
-
-	if (!expect || !*expect) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	if (sscanf(expect, "eq %15s", word) == 1 &&
-	    (!strcmp(word, "true") || !strcmp(word, "false")))
-		snprintf(buf, len, "= %s", word);
-	else if (lab_want_parse(expect, &w, name, sizeof(name)) == 0)
-		lab_want_text(&w, buf, len);
-	else
-		snprintf(buf, len, "%s", expect);
-}
-
-/* The erratum's relation with the claim's unit: "= 3", ">= 3 x". */
+/* The erratum's relation (errata.md's "ge 3") in lab_want_text's words,
+ * with the claim's unit after a number: "= 3", ">= 3 x", "= true"; "?"
+ * when it gives none. */
 static void fmt_prediction(const struct claim *c, char *buf, size_t len)
 {
+	const char *expect = c->erratum_expect;
 	struct claim_want w;
-	char rel[96], name[64];
-	int numeric = c->erratum_expect[0] &&
-		      lab_want_parse(c->erratum_expect, &w, name, sizeof(name)) == 0 &&
-		      !w.name && !strstr(c->erratum_expect, "true") &&
-		      !strstr(c->erratum_expect, "false");
-	int unit = numeric && c->unit[0] && *c->unit;
+	char name[64], word[16];
+	size_t n;
 
-	fmt_expect(c->erratum_expect, rel, sizeof(rel));
-	snprintf(buf, len, "%s%s%s", rel, unit ? " " : "", unit ? c->unit : "");
-}
-
-/* shown (a MSG text) in the learner's language when learner, else its English. */
-static const char *in_lang(int learner, const char *shown)
-{
-	return learner ? shown : msg_english(shown);
+	if (!expect[0]) {
+		snprintf(buf, len, "?");
+	} else if (sscanf(expect, "eq %15s", word) == 1 &&
+		   (!strcmp(word, "true") || !strcmp(word, "false"))) {
+		snprintf(buf, len, "= %s", word);
+	} else if (lab_want_parse(expect, &w, name, sizeof(name))) {
+		snprintf(buf, len, "%s", expect);
+	} else {
+		lab_want_text(&w, buf, len);
+		n = strlen(buf);
+		if (!w.name && !strstr(expect, "true") && !strstr(expect, "false") && c->unit[0])
+			snprintf(buf + n, len - n, " %s", c->unit);
+	}
 }
 
 /* What the claim's erratum says of this run, into buf ("" without one); in the
  * learner's language when learner (the human format), else English (JUnit, TAP). */
 static void erratum_as(const struct claim *c, char *buf, size_t len, int learner)
 {
-	char pred[160];
+	char pred[320];
 
 	buf[0] = '\0';
 	if (!c->erratum_status[0] || c->status != ST_FAIL)
@@ -284,7 +273,6 @@ static void got_want_as(const struct claim *c, char *buf, size_t len, int learne
 
 	buf[0] = '\0';
 	if (c->status == ST_SKIP || c->status == ST_INCONCLUSIVE) {
-		/* inconclusive */
 		int same = c->reason[0] && !strcmp(c->reason, status_words[c->status]);
 
 		snprintf(buf, len, "%s%s%s",
@@ -334,7 +322,7 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 {
 	char gw[512], er[512];
 
-	const char *word = verdict_word(rs, c);
+	const char *word = verdict_word(c);
 
 	printf("  %s%s%*s%s %s  %s\n", col(rs, verdict_color(c)), word, word_pad(word, 13), "",
 	       col(rs, C_OFF), c->id, c->text ? msg_claim_text(c->id, c->text) : "");
@@ -362,7 +350,7 @@ static void human_claim(struct run_state *rs, const struct claim *c)
 
 /* A skip's reason code and detail as the lab gave them (the code is the
  * machine-readable word), then in zh what the code means (skip.<code>). */
-static void print_skip_reason(const struct run_state *rs, const struct lab_entry *lab, FILE *f)
+static void print_skip_reason(const struct lab_entry *lab, FILE *f)
 {
 	const char *explained = skip_meaning(lab->skip_reason);
 
@@ -379,18 +367,17 @@ static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
 		lab->claims[k].shown = 1;
 	}
 	printf("%slab-%s: %s%s", col(rs, C_BOLD), lab->id, col(rs, lab_color(lab->status)),
-	       card_status_word(rs, lab->status == ST_PENDING ? ST_NOT_RUN : lab->status));
+	       card_status_word(lab->status == ST_PENDING ? ST_NOT_RUN : lab->status));
 	if (lab->error_kind)
 		printf(" (%s): %s", lab->error_kind, lab->error_msg);
 	else if (lab->status == ST_SKIP) {
 		printf(": ");
-		print_skip_reason(rs, lab, stdout);
+		print_skip_reason(lab, stdout);
 	} else if (lab->status == ST_INCONCLUSIVE)
 		printf(": %s", MSG("card.undecided", "no claim decided either way"));
 	printf("%s", col(rs, C_OFF));
 	if (lab->log_path[0])
-		printf(MSG("run.lab-log", ", %.1f s, log %s"), lab->duration_s,
-		       lab->log_path);
+		printf(MSG("run.lab-log", ", %.1f s, log %s"), lab->duration_s, lab->log_path);
 	printf("\n\n");
 }
 
@@ -467,7 +454,7 @@ static void tap_lab_yaml(const struct lab_entry *lab)
 	printf("  ...\n");
 }
 
-static void tap_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
+static void tap_lab_end(struct lab_entry *lab, int number)
 {
 	int k, ok = lab->status == ST_PASS || lab->status == ST_SKIP ||
 		    lab->status == ST_INCONCLUSIVE;
@@ -502,8 +489,7 @@ void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv
 
 	fputs(col(rs, C_BOLD), f);
 	fprintf(f, MSG("run.lab-begin", "# running lab-%s (timeout %g s): %s"), lab->id,
-		lab->timeout_s * rs->opt->timeout_mul,
-		msg_lab_title(lab->id, lab->title));
+		lab->timeout_s * rs->opt->timeout_mul, msg_lab_title(lab->id, lab->title));
 	fprintf(f, "%s\n", col(rs, C_OFF));
 	if (!strcmp(rs->opt->command, "run")) {
 		fputs(rs->opt->format == FMT_HUMAN ? "$" : "# $", f);
@@ -580,17 +566,30 @@ void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number)
 	if (rs->opt->format == FMT_HUMAN)
 		human_lab_end(rs, lab);
 	else if (rs->opt->format == FMT_TAP)
-		tap_lab_end(rs, lab, number);
+		tap_lab_end(lab, number);
 	fflush(stdout);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Report card and summary                                                   */
 
-static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
-		       const char *prefix)
+/* prefix, indent, then a message and the line end, which stays outside the
+ * message: a table's text has none. */
+__attribute__((format(printf, 4, 5)))
+static void out_line(FILE *f, const char *prefix, const char *indent, const char *fmt, ...)
 {
-	const char *word = verdict_word(rs, c);
+	va_list ap;
+
+	fprintf(f, "%s%s", prefix, indent);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+}
+
+static void card_claim(struct run_state *rs, const struct claim *c, FILE *f, const char *prefix)
+{
+	const char *word = verdict_word(c);
 	char gw[512], er[512];
 
 	fmt_got_want_human(c, gw, sizeof(gw));
@@ -598,8 +597,7 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 	fprintf(f, "%s      %-7s %s%s%s", prefix, c->id, col(rs, verdict_color(c)), word,
 		col(rs, C_OFF));
 	if (gw[0] || er[0])
-		fprintf(f, "%*s%s%s%s", word_pad(word, 14), "", gw,
-			gw[0] && er[0] ? "; " : "", er);
+		fprintf(f, "%*s%s%s%s", word_pad(word, 14), "", gw, gw[0] && er[0] ? "; " : "", er);
 	if (gw[0] && c->status == ST_SKIP && skip_meaning(c->reason)[0])
 		fprintf(f, "（%s）", skip_meaning(c->reason));
 	fputc('\n', f);
@@ -607,17 +605,15 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f,
 
 /* The lab's line, why it skipped or broke, then one line per claim (a lab
  * skipped as a whole gives its reason once). */
-static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
-		     const char *prefix)
+static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f, const char *prefix)
 {
 	enum status status = lab->status == ST_PENDING ? ST_NOT_RUN : lab->status;
 	int k, beyond = 0;
 
-	const char *word = card_status_word(rs, status);
+	const char *word = card_status_word(status);
 
 	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
-		word, word_pad(word, 7), "", col(rs, C_OFF),
-		msg_lab_title(lab->id, lab->title));
+		word, word_pad(word, 7), "", col(rs, C_OFF), msg_lab_title(lab->id, lab->title));
 	if (lab->error_kind)
 		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
 	if (status == ST_INCONCLUSIVE)
@@ -625,11 +621,10 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 			MSG("card.undecided", "no claim decided either way"));
 	if (status == ST_SKIP) {
 		fprintf(f, "%s              ", prefix);
-		print_skip_reason(rs, lab, f);
+		print_skip_reason(lab, f);
 		fputc('\n', f);
-		fprintf(f, MSG("card.all-skipped", "%s              (all %d claims skipped)"),
-			prefix, lab->nclaims);
-		fputc('\n', f);
+		out_line(f, "", "", MSG("card.all-skipped", "%s              (all %d claims "
+					"skipped)"), prefix, lab->nclaims);
 		return;
 	}
 	for (k = 0; k < lab->nclaims; k++)
@@ -647,14 +642,10 @@ static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f,
 
 static void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
 {
-	if (rs->save_failed)
-		fprintf(f, MSG("card.unsaved", "%sreport card (NOT saved: %s/results.json or "
-				 "junit.xml could not be written):"),
-			prefix, rs->opt->results_dir);
-	else
-		fprintf(f, MSG("card.title", "%sreport card (%s/results.json):"), prefix,
-			rs->opt->results_dir);
-	fputc('\n', f); /* outside the message: a table's text has no line end */
+	out_line(f, "", "", rs->save_failed ? MSG("card.unsaved", "%sreport card (NOT saved: "
+			"%s/results.json or junit.xml could not be written):") :
+		 MSG("card.title", "%sreport card (%s/results.json):"), prefix,
+		 rs->opt->results_dir);
 	for (int i = 0; i < rs->nlabs; i++)
 		card_lab(rs, &rs->labs[i], f, prefix);
 }
@@ -672,21 +663,6 @@ static void summary_line(const struct run_state *rs, const struct totals *t, FIL
 		fprintf(f, said ? MSG("summary.inconclusive", ", %d inconclusive") :
 			", %d inconclusive", t->lab[ST_INCONCLUSIVE]);
 	fputc('\n', f);
-}
-
-/* Contradicted claims whose erratum this run did not bear out. */
-static int unexplained_errata(const struct run_state *rs)
-{
-	int i, k, n = 0;
-
-	for (i = 0; i < rs->nlabs; i++)
-		for (k = 0; k < rs->labs[i].nclaims; k++) {
-			const struct claim *c = &rs->labs[i].claims[k];
-
-			n += c->status == ST_FAIL && c->erratum_status[0] &&
-			     !claim_known(c);
-		}
-	return n;
 }
 
 static int contradicted(const struct claim *c)
@@ -737,9 +713,8 @@ static void chapter_place(const char *chapter, char *buf, size_t len)
 /* One contradicted claim: what the chapter says, what was measured, the
  * likely cause from this run's machine facts (explain.c, as compare names
  * them; node NULL when results.json could not be read back), where to read. */
-static void finding(const struct run_state *rs, const struct lab_entry *lab,
-		    const struct claim *c, const struct cmp_node *node, FILE *f,
-		    const char *prefix)
+static void finding(const struct lab_entry *lab, const struct claim *c,
+		    const struct cmp_node *node, FILE *f, const char *prefix)
 {
 	struct cmp_item it = { 0 };
 	char gw[512], readme[PATH_MAX], place[256];
@@ -748,9 +723,7 @@ static void finding(const struct run_state *rs, const struct lab_entry *lab,
 	fprintf(f, "%s  %s  %s\n", prefix, c->id, c->text ? msg_claim_text(c->id, c->text) : "");
 	if (c->chapter) {
 		chapter_place(c->chapter, place, sizeof(place));
-		fprintf(f, "%s        ", prefix);
-		fprintf(f, MSG("finding.chapter", "the chapter: %s"), place);
-		fputc('\n', f);
+		out_line(f, prefix, "        ", MSG("finding.chapter", "the chapter: %s"), place);
 	}
 	if (gw[0])
 		fprintf(f, "%s        %s\n", prefix, gw);
@@ -758,80 +731,49 @@ static void finding(const struct run_state *rs, const struct lab_entry *lab,
 		snprintf(it.key, sizeof(it.key), "%s", c->id);
 		snprintf(it.lab, sizeof(it.lab), "%.7s", lab->id);
 		cmp_explain(node, NULL, &it);
-		for (int i = 0; i < it.ncauses && it.explained; i++) {
-			fprintf(f, "%s        ", prefix);
-			fprintf(f, MSG("finding.cause", "likely cause: %s"), it.shown[i]);
-			fputc('\n', f);
-		}
+		for (int i = 0; i < it.ncauses && it.explained; i++)
+			out_line(f, prefix, "        ", MSG("finding.cause", "likely cause: %s"),
+				 it.shown[i]);
 	}
 	lab_readme(lab->id, readme, sizeof(readme));
-	if (readme[0]) {
-		fprintf(f, "%s        ", prefix);
-		fprintf(f, MSG("finding.read", "read: %s"), readme);
-		fputc('\n', f);
-	}
+	if (readme[0])
+		out_line(f, prefix, "        ", MSG("finding.read", "read: %s"), readme);
 }
 
-/* make check's last words on contradicted claims: a newcomer's first run
- * that exits 1 must say that this is what the kit is for. */
-static void out_findings(const struct run_state *rs, FILE *f, const char *prefix)
+/* make check's last words on the n contradicted claims: a newcomer's first
+ * run that exits 1 must say that this is what the kit is for. */
+static void out_findings(const struct run_state *rs, int n, FILE *f, const char *prefix)
 {
 	char path[PATH_MAX], err[256];
 	struct cmp_node node;
-	int i, k, n = 0, loaded = 0;
+	int i, k, loaded = 0;
 
-	for (i = 0; i < rs->nlabs; i++)
-		for (k = 0; k < rs->labs[i].nclaims; k++)
-			n += contradicted(&rs->labs[i].claims[k]);
 	if (!n)
 		return;
 	if (getenv(TRY_COPY_ENV)) { /* a learner's copy: its code, not the machine, decides */
-		fputs(prefix, f);
-		if (n == 1)
-			fprintf(f, MSG("finding.copy-one", "1 claim failed on your copy: the "
-					 "exercise lines below say which exercise it grades"));
-		else
-			fprintf(f, MSG("finding.copy", "%d claims failed on your copy: the "
-					 "exercise lines below say which exercise each one "
-					 "grades"), n);
-		fputc('\n', f);
+		out_line(f, prefix, "", n == 1 ? MSG("finding.copy-one", "1 claim failed on your "
+				"copy: the exercise lines below say which exercise it grades") :
+			 MSG("finding.copy", "%d claims failed on your copy: the exercise lines "
+			     "below say which exercise each one grades"), n);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/results.json", rs->opt->results_dir);
 	loaded = !rs->save_failed && cmp_node_load(path, &node, err, sizeof(err)) == 0;
-	fputs(prefix, f);
-	if (n == 1)
-		fprintf(f, MSG("finding.head-one", "contradicted on this machine: 1 claim. "
-				 "It is a finding about this machine (or the chapter), not a kit "
-				 "failure; it makes the exit status 1:"));
-	else
-		fprintf(f, MSG("finding.head", "contradicted on this machine: %d claims. "
-				 "Each is a finding about this machine (or the chapter), not a "
-				 "kit failure; it makes the exit status 1:"), n);
-	fputc('\n', f);
+	out_line(f, prefix, "", n == 1 ? MSG("finding.head-one", "contradicted on this machine: "
+			"1 claim. It is a finding about this machine (or the chapter), not a "
+			"kit failure; it makes the exit status 1:") :
+		 MSG("finding.head", "contradicted on this machine: %d claims. Each is a "
+		     "finding about this machine (or the chapter), not a kit failure; it "
+		     "makes the exit status 1:"), n);
 	for (i = 0; i < rs->nlabs; i++)
 		for (k = 0; k < rs->labs[i].nclaims; k++)
 			if (contradicted(&rs->labs[i].claims[k]))
-				finding(rs, &rs->labs[i], &rs->labs[i].claims[k],
-					loaded ? &node : NULL, f, prefix);
-	fprintf(f, "%s  ", prefix);
-	fprintf(f, MSG("finding.samples", "(every sample: %s; how the chapter's words "
-			 "became each want: README.md, \"How a verdict is made\")"), path);
-	fputc('\n', f);
+				finding(&rs->labs[i], &rs->labs[i].claims[k], loaded ? &node : NULL,
+					f, prefix);
+	out_line(f, prefix, "  ", MSG("finding.samples", "(every sample: %s; how the chapter's "
+			"words became each want: README.md, \"How a verdict is made\")"), path);
 	if (loaded)
 		cmp_node_free(&node);
-}
-
-/* The run decided nothing: every claim skipped (or was inconclusive). */
-static void print_nothing_evaluated(const struct run_state *rs, const struct totals *t, FILE *f,
-				    const char *prefix)
-{
-	fprintf(f, t->claim[ST_INCONCLUSIVE] ?
-		MSG("run.nothing-or", "%snothing was evaluated: every claim was "
-		      "skipped or inconclusive on this machine (reasons above)") :
-		MSG("run.nothing", "%snothing was evaluated: every claim was "
-		      "skipped on this machine (reasons above)"), prefix);
-	fputc('\n', f); /* outside the message: a table's text has no line end */
 }
 
 void out_run_end(struct run_state *rs)
@@ -848,17 +790,20 @@ void out_run_end(struct run_state *rs)
 			signal_name(rs->aborted), t.lab[ST_NOT_RUN],
 			t.lab[ST_NOT_RUN] == 1 ? "" : "s");
 	if (t.labs && !t.claim[ST_PASS] && !t.claim[ST_FAIL] && !t.erratum &&
-	    !t.lab[ST_ERROR] && !rs->aborted)
-		print_nothing_evaluated(rs, &t, f, prefix);
+	    !t.lab[ST_ERROR] && !rs->aborted) /* the run decided nothing */
+		out_line(f, "", "", t.claim[ST_INCONCLUSIVE] ? MSG("run.nothing-or", "%snothing "
+				"was evaluated: every claim was skipped or inconclusive on this "
+				"machine (reasons above)") : MSG("run.nothing", "%snothing was "
+				"evaluated: every claim was skipped on this machine (reasons "
+				"above)"), prefix);
 	if (t.erratum)
 		fprintf(f, "%s%d failed claim(s) are known errata of the chapters "
 			"(%s): each lab measured what its erratum predicts, so they do not "
 			"fail the run\n", prefix, t.erratum, rs->opt->errata_path);
-	if (unexplained_errata(rs))
+	if (t.unexplained)
 		fprintf(f, "%s%d contradicted claim(s) have an erratum whose prediction "
-			"this run did not meet: they fail the run\n", prefix,
-			unexplained_errata(rs));
-	out_findings(rs, f, prefix);
+			"this run did not meet: they fail the run\n", prefix, t.unexplained);
+	out_findings(rs, t.claim[ST_FAIL], f, prefix); /* a known erratum is not in it */
 	summary_line(rs, &t, f);
 	fflush(f);
 }

@@ -112,7 +112,7 @@ static void run_lab(struct preflight *pf, const char *id, char *const *extra, st
 	char path[PATH_MAX], json[PATH_MAX + 16], err[300];
 	char *argv[16] = { path, "--quick", "--json", json };
 	struct spawn_io io = { NULL, NULL, NULL, NULL }; /* the record is what counts */
-	double left = pf->deadline - mono_now();
+	double left = pf->deadline - lab_now();
 	struct spawn_result sr = { 0 };
 
 	for (int n = 4; *extra && n < 15; n++)
@@ -162,9 +162,7 @@ static double fact_num(const struct lab_out *l, const char *name)
 /* A fact that is a string ("gpu_pci_bus_id"), or NULL. */
 static const char *fact_str(const struct lab_out *l, const char *name)
 {
-	const struct json *f = fact(l, name);
-
-	return f && f->type == JSON_STR ? f->str : NULL;
+	return json_get_str(json_get(l->rec, "facts"), name, NULL);
 }
 
 static const struct json *claim(const struct lab_out *l, const char *id)
@@ -481,7 +479,7 @@ static int write_json(const struct preflight *pf)
 	jw_kstr(&w, "status", status[exit_code(pf)]);
 	jw_kint(&w, "exit_code", exit_code(pf));
 	jw_kstr(&w, "summary", status_line(pf, line, sizeof(line)));
-	jw_knum(&w, "elapsed_s", mono_now() - pf->t0);
+	jw_knum(&w, "elapsed_s", lab_now() - pf->t0);
 	jw_knum(&w, "min_fraction", pf->o.min_fraction);
 	jw_key(&w, "checks");
 	jw_arr_begin(&w);
@@ -712,7 +710,7 @@ int cmd_preflight(int argc, char **argv, const char *labs_dir)
 	pf->o = (struct pf_opts){ 64 * MiB, -1, 256 * MiB, 0.70, 50, NULL, "/sys", labs_dir,
 				  NULL, 0 };
 	parse_args(&pf->o, argc, argv);
-	pf->t0 = mono_now();
+	pf->t0 = lab_now();
 	pf->deadline = pf->t0 + pf->o.timeout_s;
 	snprintf(pf->tmp, sizeof(pf->tmp), "%s/dmalab-preflight.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");

@@ -32,12 +32,6 @@ static void lab_file(const struct run_state *rs, const struct lab_entry *lab, co
 	snprintf(buf, len, "%s/lab-%s.%s", dir, lab->id, ext);
 }
 
-static void journal_of(const struct run_state *rs, const struct lab_entry *lab, char *buf,
-		       size_t len)
-{
-	lab_file(rs, lab, "restore", buf, len);
-}
-
 /* One setting of the replay: said where it was written or could not be. */
 static void said(void *arg, const struct sysctl_replay_item *it)
 {
@@ -59,17 +53,6 @@ static void said(void *arg, const struct sysctl_replay_item *it)
 		fprintf(c->log, "# dmalab: %s\n", line);
 }
 
-static void replay(struct run_state *rs, struct lab_entry *lab, const char *when, FILE *log)
-{
-	struct replay_ctx c = { lab, when, log };
-	char journal[PATH_MAX + 32];
-
-	journal_of(rs, lab, journal, sizeof(journal));
-	if (sysctl_replay(journal, NULL, said, &c) < 0 && errno != EIO)
-		warning("lab-%s's journal '%s' could not be replayed: %s", lab->id, journal,
-			strerror(errno));
-}
-
 /* One file the lab announced and left: said where it was removed or not. */
 static void file_said(void *arg, const char *path, int err)
 {
@@ -87,15 +70,22 @@ static void file_said(void *arg, const char *path, int err)
 		fprintf(c->log, "# dmalab: %s\n", line);
 }
 
-static void remove_left_files(struct run_state *rs, struct lab_entry *lab, const char *when,
-			      FILE *log)
+/* The lab's journal replayed, then the files it announced and left removed;
+ * when_set and when_file say when it left them ("": this run). */
+static void put_back(struct run_state *rs, struct lab_entry *lab, const char *when_set,
+		     const char *when_file, FILE *log)
 {
-	struct replay_ctx c = { lab, when, log };
-	char list[PATH_MAX + 32];
+	struct replay_ctx c = { lab, when_set, log };
+	char path[PATH_MAX + 32];
 
-	lab_file(rs, lab, "tempfiles", list, sizeof(list));
-	if (tempfile_sweep(list, file_said, &c) < 0)
-		warning("lab-%s's list of files '%s' could not be read: %s", lab->id, list,
+	lab_file(rs, lab, "restore", path, sizeof(path));
+	if (sysctl_replay(path, NULL, said, &c) < 0 && errno != EIO)
+		warning("lab-%s's journal '%s' could not be replayed: %s", lab->id, path,
+			strerror(errno));
+	c.when = when_file;
+	lab_file(rs, lab, "tempfiles", path, sizeof(path));
+	if (tempfile_sweep(path, file_said, &c) < 0)
+		warning("lab-%s's list of files '%s' could not be read: %s", lab->id, path,
 			strerror(errno));
 }
 
@@ -103,9 +93,8 @@ void restore_before_lab(struct run_state *rs, struct lab_entry *lab)
 {
 	char path[PATH_MAX + 32];
 
-	replay(rs, lab, " (left by an earlier run)", NULL);
-	remove_left_files(rs, lab, " (in an earlier run)", NULL);
-	journal_of(rs, lab, path, sizeof(path));
+	put_back(rs, lab, " (left by an earlier run)", " (in an earlier run)", NULL);
+	lab_file(rs, lab, "restore", path, sizeof(path));
 	setenv(SYSCTL_RESTORE_ENV, path, 1);
 	lab_file(rs, lab, "tempfiles", path, sizeof(path));
 	setenv(TEMPFILES_ENV, path, 1);
@@ -115,6 +104,5 @@ void restore_after_lab(struct run_state *rs, struct lab_entry *lab, FILE *log)
 {
 	unsetenv(SYSCTL_RESTORE_ENV);
 	unsetenv(TEMPFILES_ENV);
-	replay(rs, lab, "", log);
-	remove_left_files(rs, lab, "", log);
+	put_back(rs, lab, "", "", log);
 }

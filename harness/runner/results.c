@@ -59,13 +59,16 @@ static int dir_writable(const char *dir)
 	return e ? -1 : 0;
 }
 
-/* The pid the lock file names (0 if none); for the message only. */
-static long lock_holder(int fd)
+/* " (pid N)" of the run the lock file names, or "": for the message only. */
+static const char *lock_holder(int fd, char *buf, size_t len)
 {
-	char buf[32] = "";
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	char text[32] = "";
+	long pid = pread(fd, text, sizeof(text) - 1, 0) > 0 ? strtol(text, NULL, 10) : 0;
 
-	return n > 0 ? strtol(buf, NULL, 10) : 0;
+	buf[0] = '\0';
+	if (pid > 0)
+		snprintf(buf, len, " (pid %ld)", pid);
+	return buf;
 }
 
 int results_dir_claim(struct run_state *rs)
@@ -75,33 +78,19 @@ int results_dir_claim(struct run_state *rs)
 	struct stat st;
 	int fd, n;
 
-	rs->lock_fd = -1;
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		error("results directory '%s': %s", dir, stat(dir, &st) ? strerror(errno) :
-		      "not a directory");
-		return -1;
-	}
-	if (dir_writable(dir)) {
-		error_errno("results directory '%s' cannot be written", dir);
-		return -1;
-	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return error("results directory '%s': %s", dir, stat(dir, &st) ? strerror(errno) :
+			     "not a directory");
+	if (dir_writable(dir))
+		return error_errno("results directory '%s' cannot be written", dir);
 	snprintf(path, sizeof(path), "%s/.dmalab-lock", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		error_errno("cannot open '%s'", path);
-		return -1;
-	}
+	if (fd < 0)
+		return error_errno("cannot open '%s'", path);
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		long holder = lock_holder(fd);
-
-		if (holder > 0)
-			error("results directory '%s' is in use by another dmalab run (pid %ld): "
-			      "wait for it, or give this run its own (--results DIR, make "
-			      "RESULTS=DIR)", dir, holder);
-		else
-			error("results directory '%s' is in use by another dmalab run: wait for "
-			      "it, or give this run its own (--results DIR, make RESULTS=DIR)",
-			      dir);
+		error("results directory '%s' is in use by another dmalab run%s: wait for it, or "
+		      "give this run its own (--results DIR, make RESULTS=DIR)", dir,
+		      lock_holder(fd, pid, sizeof(pid)));
 		close(fd);
 		return -1;
 	}
@@ -111,8 +100,7 @@ int results_dir_claim(struct run_state *rs)
 		close(fd);
 		return -1;
 	}
-	rs->lock_fd = fd; /* held until exit; O_CLOEXEC: no lab inherits it */
-	return 0;
+	return 0; /* fd held until exit; O_CLOEXEC: no lab inherits it */
 }
 
 static void set_str(const char **dst, const char *src)
@@ -130,18 +118,14 @@ static void copy(char *dst, size_t len, const char *src)
  * `true`, the older results.json) into c's erratum fields. */
 static void claim_erratum_from_json(struct claim *c, const struct json *e)
 {
-	c->erratum_status[0] = '\0';
-	c->erratum_expect[0] = '\0';
-	set_str(&c->erratum_when, NULL);
-	set_str(&c->erratum_truth, NULL);
-	if (e && e->type == JSON_BOOL && e->num != 0) { /* results.json before the lab decided */
-		copy(c->erratum_status, sizeof(c->erratum_status), "predicted");
-	} else if (e && e->type == JSON_OBJ) {
-		copy(c->erratum_status, sizeof(c->erratum_status), json_get_str(e, "status", NULL));
-		copy(c->erratum_expect, sizeof(c->erratum_expect), json_get_str(e, "expect", NULL));
-		set_str(&c->erratum_when, json_get_str(e, "when", NULL));
-		set_str(&c->erratum_truth, json_get_str(e, "truth", NULL));
-	}
+	/* true: a results.json from before the lab decided; no member of a non-object */
+	int old = e && e->type == JSON_BOOL && e->num != 0;
+
+	copy(c->erratum_status, sizeof(c->erratum_status),
+	     old ? "predicted" : json_get_str(e, "status", NULL));
+	copy(c->erratum_expect, sizeof(c->erratum_expect), json_get_str(e, "expect", NULL));
+	set_str(&c->erratum_when, json_get_str(e, "when", NULL));
+	set_str(&c->erratum_truth, json_get_str(e, "truth", NULL));
 }
 
 /* The claim with this id; a claim the plan did not list is appended. */
@@ -232,8 +216,7 @@ static int merge_json(struct lab_entry *lab)
 {
 	const struct json *claims, *c;
 
-	lab->record = json_parse_file(lab->json_path, lab->record_error,
-				      sizeof(lab->record_error));
+	lab->record = json_parse_file(lab->json_path, lab->record_error, sizeof(lab->record_error));
 	if (!lab->record)
 		return -1;
 	claims = json_get(lab->record, "claims");
@@ -267,8 +250,10 @@ static void merge_tap(struct lab_entry *lab, const struct tap_scan *ts)
 	}
 }
 
+/* The decided claims of a lab, by status; a known erratum in known, not in
+ * by[ST_FAIL]. */
 struct claim_counts {
-	int decided, pass, fail, known, skipped, inconclusive, error;
+	int decided, known, by[ST_COUNT];
 };
 
 /*
@@ -277,8 +262,7 @@ struct claim_counts {
  * this run's value (PROTOCOL.md 5); the runner's errata file gives the
  * texts (truth, why, sources) of any erratum the lab named.
  */
-static void settle_claims(struct run_state *rs, struct lab_entry *lab,
-			  struct claim_counts *n)
+static void settle_claims(struct run_state *rs, struct lab_entry *lab, struct claim_counts *n)
 {
 	memset(n, 0, sizeof(*n));
 	for (int i = 0; i < lab->nclaims; i++) {
@@ -290,26 +274,14 @@ static void settle_claims(struct run_state *rs, struct lab_entry *lab,
 		}
 		n->decided++;
 		claim_find_erratum(c, &rs->errata);
-		if (c->status == ST_FAIL) {
-			if (claim_known(c))
-				n->known++;
-			else
-				n->fail++;
-		} else if (c->status == ST_PASS) {
-			n->pass++;
-		} else if (c->status == ST_INCONCLUSIVE) {
-			n->inconclusive++;
-		} else if (c->status == ST_SKIP) {
-			n->skipped++;
-		} else {
-			n->error++;
-		}
+		if (claim_known(c))
+			n->known++;
+		else /* a run's word on a claim (running, aborted ...) is an error */
+			n->by[c->status < ST_NOT_RUN ? c->status : ST_ERROR]++;
 	}
 }
 
-static void lab_set_error(struct lab_entry *lab, const char *kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
+__attribute__((format(printf, 3, 4)))
 static void lab_set_error(struct lab_entry *lab, const char *kind, const char *fmt, ...)
 {
 	va_list ap;
@@ -351,8 +323,7 @@ static const char *stopped_with(const struct spawn_result *sr)
 
 /* What broke the lab's run, if anything: the first rule that applies. */
 static int classify_error(struct lab_entry *lab, const struct spawn_result *sr,
-			  const struct tap_scan *ts, const struct claim_counts *n,
-			  double limit_s)
+			  const struct tap_scan *ts, const struct claim_counts *n, double limit_s)
 {
 	const char *why = lab->record ? json_get_str(lab->record, "error", NULL) : NULL;
 
@@ -382,9 +353,9 @@ static int classify_error(struct lab_entry *lab, const struct spawn_result *sr,
 	else if (!n->decided)
 		lab_set_error(lab, "vacuous", "exited %d without deciding or skipping any of "
 			  "its %d claims", sr->exit_code, lab->nclaims);
-	else if (n->error)
+	else if (n->by[ST_ERROR])
 		lab_set_error(lab, "bad-output", "exited %d with %d claims in error",
-			  sr->exit_code, n->error);
+			  sr->exit_code, n->by[ST_ERROR]);
 	else if (n->decided < lab->nclaims)
 		lab_set_error(lab, "bad-output", "exited %d with %d of %d claims never decided",
 			  sr->exit_code, lab->nclaims - n->decided, lab->nclaims);
@@ -407,11 +378,11 @@ void record_finish(struct run_state *rs, struct lab_entry *lab,
 	settle_claims(rs, lab, &n);
 	if (classify_error(lab, sr, ts, &n, lab->timeout_s * rs->opt->timeout_mul))
 		return;
-	if (n.fail)
+	if (n.by[ST_FAIL])
 		lab->status = ST_FAIL;
-	else if (!n.pass && !n.known && n.inconclusive)
+	else if (!n.by[ST_PASS] && !n.known && n.by[ST_INCONCLUSIVE])
 		lab->status = ST_INCONCLUSIVE; /* decided nothing either way */
-	else if (!n.pass && !n.known)
+	else if (!n.by[ST_PASS] && !n.known)
 		lab_skip_info(lab);
 	else
 		lab->status = ST_PASS;
@@ -437,6 +408,7 @@ static void count_lab(const struct lab_entry *lab, struct totals *t)
 		const struct claim *c = &lab->claims[k];
 
 		t->claims++;
+		t->unexplained += c->status == ST_FAIL && c->erratum_status[0] && !claim_known(c);
 		if (claim_known(c))
 			t->erratum++;
 		else
@@ -450,14 +422,6 @@ void totals_count(const struct run_state *rs, struct totals *t)
 	memset(t, 0, sizeof(*t));
 	for (int i = 0; i < rs->nlabs; i++)
 		count_lab(&rs->labs[i], t);
-}
-
-/* Every lab of the file, kept ones included. */
-static void file_totals(const struct file_lab *v, int n, struct totals *t)
-{
-	memset(t, 0, sizeof(*t));
-	for (int i = 0; i < n; i++)
-		count_lab(v[i].lab, t);
 }
 
 static enum status status_of(const struct run_state *rs, const struct totals *t)
@@ -505,87 +469,66 @@ static void write_totals(const struct totals *t, struct json_writer *w)
 /* ------------------------------------------------------------------------ */
 /* Questions                                                                 */
 
-struct question {
-	const char *id;
-	int claims, pass, fail, known;
-};
-
-static struct question *question_of(struct question *qs, int *nq, const char *id)
+/* A question of the file, from its claims: confirmed every one passed;
+ * contradicted one failed; partial some passed, the rest undecided;
+ * unverified none decided. */
+static void write_question(const struct file_lab *v, int n, const char *id, struct json_writer *w)
 {
-	for (int i = 0; i < *nq; i++)
-		if (!strcmp(qs[i].id, id))
-			return &qs[i];
-	memset(&qs[*nq], 0, sizeof(qs[0]));
-	qs[*nq].id = id;
-	return &qs[(*nq)++];
-}
+	int claims = 0, pass = 0, fail = 0, known = 0;
+	enum question_status st;
 
-/* confirmed: every claim passed; contradicted: one failed; partial: some
- * passed, the rest undecided; unverified: none decided. */
-static const char *question_status(const struct question *q)
-{
-	if (q->fail || q->known)
-		return question_words[Q_CONTRADICTED];
-	if (!q->pass)
-		return question_words[Q_UNVERIFIED];
-	return question_words[q->pass == q->claims ? Q_CONFIRMED : Q_PARTIAL];
-}
-
-static void write_question(const struct file_lab *v, int n, const struct question *q,
-			   struct json_writer *w)
-{
 	jw_obj_begin(w);
-	jw_kstr(w, "id", q->id);
+	jw_kstr(w, "id", id);
 	jw_key(w, "claims");
 	jw_arr_begin(w);
 	for (int i = 0; i < n; i++)
-		for (int k = 0; k < v[i].lab->nclaims; k++)
-			if (v[i].lab->claims[k].question &&
-			    !strcmp(v[i].lab->claims[k].question, q->id))
-				jw_str(w, v[i].lab->claims[k].id);
+		for (int k = 0; k < v[i].lab->nclaims; k++) {
+			const struct claim *c = &v[i].lab->claims[k];
+
+			if (!c->question || strcmp(c->question, id))
+				continue;
+			jw_str(w, c->id);
+			claims++;
+			pass += c->status == ST_PASS;
+			fail += c->status == ST_FAIL && !claim_known(c);
+			known += claim_known(c);
+		}
 	jw_arr_end(w);
-	jw_kstr(w, "status", question_status(q));
-	if (q->known && !q->fail)
+	st = fail || known ? Q_CONTRADICTED : !pass ? Q_UNVERIFIED :
+	     pass == claims ? Q_CONFIRMED : Q_PARTIAL;
+	jw_kstr(w, "status", question_words[st]);
+	if (known && !fail)
 		jw_kbool(w, "known_erratum", 1);
 	jw_obj_end(w);
 }
 
-/* One question per distinct question id of the claims, in order of first
- * appearance; qs has room for one per claim. */
-static int collect_questions(const struct file_lab *v, int n, struct question *qs)
+/* 1 when no claim before claim k of v[i] backs question q. */
+static int question_first(const struct file_lab *v, int i, int k, const char *q)
 {
-	int i, k, nq = 0;
+	for (int a = 0; a <= i; a++)
+		for (int b = 0; b < (a < i ? v[a].lab->nclaims : k); b++) {
+			const char *other = v[a].lab->claims[b].question;
 
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < v[i].lab->nclaims; k++) {
-			const struct claim *c = &v[i].lab->claims[k];
-			int known = claim_known(c);
-			struct question *q;
-
-			if (!c->question || !*c->question)
-				continue;
-			q = question_of(qs, &nq, c->question);
-			q->claims++;
-			q->pass += c->status == ST_PASS;
-			q->fail += c->status == ST_FAIL && !known;
-			q->known += c->status == ST_FAIL && known;
+			if (other && !strcmp(other, q))
+				return 0;
 		}
-	}
-	return nq;
+	return 1;
 }
 
-static void write_questions(const struct file_lab *v, int n, const struct totals *t,
-			    struct json_writer *w)
+/* One question per distinct question id of the claims, in order of first
+ * appearance. */
+static void write_questions(const struct file_lab *v, int n, struct json_writer *w)
 {
-	struct question *qs = calloc((size_t)t->claims + 1, sizeof(*qs));
-	int i, nq = qs ? collect_questions(v, n, qs) : 0;
-
 	jw_key(w, "questions");
 	jw_arr_begin(w);
-	for (i = 0; i < nq; i++)
-		write_question(v, n, &qs[i], w);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < v[i].lab->nclaims; k++) {
+			const char *q = v[i].lab->claims[k].question;
+
+			if (q && *q && question_first(v, i, k, q))
+				write_question(v, n, q, w);
+		}
 	jw_arr_end(w);
-	free(qs);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -602,14 +545,12 @@ static void write_claim(const struct claim *c, struct json_writer *w)
 	} else {
 		jw_obj_begin(w);
 		for (const struct json *m = c->json->child; m; m = m->next) {
-			if (!strcmp(m->key, "want_text"))
-				continue;
 			if (!strcmp(m->key, "status")) {
 				jw_kstr(w, "status", status_words[c->status]);
-				continue;
+			} else if (strcmp(m->key, "want_text")) {
+				jw_key(w, m->key);
+				jw_value(w, m);
 			}
-			jw_key(w, m->key);
-			jw_value(w, m);
 		}
 	}
 	jw_kstr(w, "want_text", c->want_text);
@@ -707,7 +648,7 @@ static void write_head(const struct run_state *rs, struct json_writer *w)
 	jw_obj_end(w);
 	write_command(rs, w);
 	jw_kstr(w, "started", rs->started);
-	jw_knum(w, "duration_s", mono_now() - rs->t0);
+	jw_knum(w, "duration_s", lab_now() - rs->t0);
 	jw_knum(w, "timeout_mul", rs->opt->timeout_mul);
 	jw_kbool(w, "quick", rs->opt->quick);
 	if (rs->opt->learner)
@@ -725,7 +666,9 @@ static int results_write(struct run_state *rs, struct json_writer *w)
 
 	if (n < 0)
 		return -1;
-	file_totals(v, n, &t);
+	memset(&t, 0, sizeof(t)); /* every lab of the file, kept ones included */
+	for (i = 0; i < n; i++)
+		count_lab(v[i].lab, &t);
 	jw_obj_begin(w);
 	write_head(rs, w);
 	jw_key(w, "labs");
@@ -739,7 +682,7 @@ static int results_write(struct run_state *rs, struct json_writer *w)
 	jw_arr_end(w);
 	if (rs->opt->work) /* the learner's exercises, as their last try left them */
 		ex_status_write(w, "labs", rs->opt->work);
-	write_questions(v, n, &t, w);
+	write_questions(v, n, w);
 	write_totals(&t, w);
 	jw_kstr(w, "status", status_words[status_of(rs, &t)]);
 	jw_obj_end(w);
@@ -778,32 +721,18 @@ static void mark_incomplete(struct run_state *rs, const char *path, int err)
 	jw_release(&w);
 }
 
-/* dmalab.prom beside results.json (metrics.c), for a textfile collector. */
-static int write_prom(struct run_state *rs, const char *results_path)
-{
-	char prom[PATH_MAX];
-
-	snprintf(prom, sizeof(prom), "%s/dmalab.prom", rs->opt->results_dir);
-	if (metrics_save(results_path, prom) == 0)
-		return 0;
-	rs->save_failed = 1;
-	return -1;
-}
-
 /* Writes results.json, then junit.xml, and at the end dmalab.prom; the last save prints
  * the document the format asks for (json here, junit in junit_save).  0 or -1. */
 int results_save(struct run_state *rs, int final)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], prom[PATH_MAX];
 	struct json_writer w;
-	int rc, err = 0;
+	int rc, err;
 
 	jw_init(&w, 1);
-	rc = results_write(rs, &w);
 	snprintf(path, sizeof(path), "%s/results.json", rs->opt->results_dir);
-	if (rc == 0 && jw_write_file(&w, path) != 0)
-		rc = -1;
-	err = rc ? errno : 0;
+	rc = results_write(rs, &w) || jw_write_file(&w, path) ? -1 : 0;
+	err = errno;
 	if (rc && !rs->save_failed)
 		error_errno("cannot write '%s'", path);
 	rs->save_failed |= rc != 0;
@@ -818,8 +747,12 @@ int results_save(struct run_state *rs, int final)
 	jw_release(&w);
 	if (junit_save(rs, final && rs->opt->format == FMT_JUNIT))
 		rc = -1;
-	if (final && rc == 0 && write_prom(rs, path))
+	/* dmalab.prom beside results.json (metrics.c), for a textfile collector */
+	snprintf(prom, sizeof(prom), "%s/dmalab.prom", rs->opt->results_dir);
+	if (final && rc == 0 && metrics_save(path, prom) != 0) {
+		rs->save_failed = 1;
 		rc = -1;
+	}
 	return rc;
 }
 
@@ -862,8 +795,7 @@ static int lab_ran(const struct lab_entry *lab)
 	return lab && lab->status != ST_PENDING && lab->status != ST_NOT_RUN;
 }
 
-static const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n,
-					 const char *id)
+const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n, const char *id)
 {
 	for (int i = 0; i < n; i++)
 		if (!strcmp(labs[i].id, id))
@@ -878,25 +810,10 @@ static int by_lab_id(const void *a, const void *b)
 	return strcmp(x->lab->id, y->lab->id);
 }
 
-/* The earlier file's labs that no lab of this run replaces, appended to v. */
-static int add_kept(const struct run_state *rs, struct file_lab *v, int n)
-{
-	const struct learn_results *prev = rs->kept;
-	const struct json *o = json_get(prev->doc, "labs")->child;
-
-	/* results_load read the labs array in order, one entry per object */
-	for (int i = 0; i < prev->nlabs; i++, o = o->next) {
-		if (lab_ran(lab_by_id(rs->labs, rs->nlabs, prev->labs[i].id)))
-			continue;
-		v[n].lab = &prev->labs[i];
-		v[n++].kept = o;
-	}
-	return n;
-}
-
 int results_file_labs(const struct run_state *rs, struct file_lab **out)
 {
 	const struct learn_results *prev = rs->kept;
+	const struct json *o = prev ? json_get(prev->doc, "labs")->child : NULL;
 	int i, n = 0, nprev = prev ? prev->nlabs : 0;
 	struct file_lab *v = calloc((size_t)(rs->nlabs + nprev) + 1, sizeof(*v));
 
@@ -906,10 +823,16 @@ int results_file_labs(const struct run_state *rs, struct file_lab **out)
 		if (!prev || lab_ran(&rs->labs[i]) ||
 		    !lab_by_id(prev->labs, prev->nlabs, rs->labs[i].id))
 			v[n++].lab = &rs->labs[i];
-	if (prev) {
-		n = add_kept(rs, v, n);
-		qsort(v, (size_t)n, sizeof(*v), by_lab_id);
+	/* the earlier file's labs that no lab of this run replaces (results_load
+	 * read its labs array in order, one entry per object) */
+	for (i = 0; i < nprev; i++, o = o->next) {
+		if (lab_ran(lab_by_id(rs->labs, rs->nlabs, prev->labs[i].id)))
+			continue;
+		v[n].lab = &prev->labs[i];
+		v[n++].kept = o;
 	}
+	if (prev)
+		qsort(v, (size_t)n, sizeof(*v), by_lab_id);
 	*out = v;
 	return n;
 }

@@ -131,14 +131,6 @@ static int scan_dir(struct run_state *rs)
 	return 0;
 }
 
-static struct lab_entry *find_lab(struct run_state *rs, const char *id)
-{
-	for (int i = 0; i < rs->nlabs; i++)
-		if (strcmp(rs->labs[i].id, id) == 0)
-			return &rs->labs[i];
-	return NULL;
-}
-
 /* One line: the id asked for, and the labs there are. */
 static void no_such_lab(const struct run_state *rs, const char *id)
 {
@@ -147,8 +139,7 @@ static void no_such_lab(const struct run_state *rs, const char *id)
 
 	for (int i = 0; i < rs->nlabs && n < sizeof(built); i++)
 		n += (size_t)snprintf(built + n, sizeof(built) - n, " %s", rs->labs[i].id);
-	error("no lab '%s' in '%s' (build it with make; built:%s)", id, rs->opt->labs_dir,
-	      built);
+	error("no lab '%s' in '%s' (build it with make; built:%s)", id, rs->opt->labs_dir, built);
 }
 
 /* Keeps only the labs asked for, in the order asked; unknown id: -2. */
@@ -162,7 +153,7 @@ static int select_labs(struct run_state *rs)
 	if (!sel)
 		return -1;
 	for (int i = 0; i < rs->opt->nids; i++) {
-		struct lab_entry *e = find_lab(rs, rs->opt->ids[i]);
+		const struct lab_entry *e = lab_by_id(rs->labs, rs->nlabs, rs->opt->ids[i]);
 
 		if (!e) {
 			no_such_lab(rs, rs->opt->ids[i]);
@@ -296,11 +287,6 @@ void lab_entry_free(struct lab_entry *e)
 	json_free(e->desc);
 	json_free(e->record);
 	free(e->pred);
-	e->pred = NULL;
-	e->npred = 0;
-	e->claims = NULL;
-	e->nclaims = 0;
-	e->desc = e->record = NULL;
 }
 
 void lab_entries_free(struct run_state *rs)
@@ -324,8 +310,7 @@ static void on_comment(void *ctx, const char *text)
 	size_t n = strlen(c->lab->id);
 
 	/* "lab-02: title" repeats the line the runner printed before it */
-	if (!strncmp(text, "lab-", 4) && !strncmp(text + 4, c->lab->id, n) &&
-	    text[4 + n] == ':')
+	if (!strncmp(text, "lab-", 4) && !strncmp(text + 4, c->lab->id, n) && text[4 + n] == ':')
 		return;
 	out_lab_comment(c->rs, text);
 }
@@ -360,19 +345,6 @@ static void on_stderr(void *ctx, const char *line)
 	out_lab_stderr(c->rs, line);
 }
 
-/* argv of the lab; strings live in lab (json_path) and static storage. */
-static void lab_argv(struct run_state *rs, struct lab_entry *lab, char *argv[5])
-{
-	int n = 0;
-
-	argv[n++] = lab->path;
-	argv[n++] = (char *)"--json";
-	argv[n++] = lab->json_path;
-	if (rs->opt->quick)
-		argv[n++] = (char *)"--quick";
-	argv[n] = NULL;
-}
-
 static FILE *open_log(struct lab_entry *lab, char *const argv[])
 {
 	FILE *log = fopen(lab->log_path, "w");
@@ -395,14 +367,14 @@ static void run_one(struct run_state *rs, struct lab_entry *lab)
 	struct tap_sink sink = { on_comment, on_point, on_bail, &ctx };
 	struct spawn_io io = { on_stdout, on_stderr, &ctx, NULL };
 	struct spawn_result sr;
-	char *argv[5];
+	char *argv[] = { lab->path, "--json", lab->json_path, rs->opt->quick ? "--quick" : NULL,
+			 NULL };
 
 	snprintf(lab->json_path, sizeof(lab->json_path), "%s/lab-%s.json",
 		 rs->opt->results_dir, lab->id);
 	snprintf(lab->log_path, sizeof(lab->log_path), "%s/lab-%s.log",
 		 rs->opt->results_dir, lab->id);
 	unlink(lab->json_path); /* a stale record must never pass for this run's */
-	lab_argv(rs, lab, argv);
 	ctx.rs = rs;
 	ctx.lab = lab;
 	tap_scan_init(&ctx.ts, &sink);

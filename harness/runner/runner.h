@@ -33,6 +33,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "clock.h"
 #include "errata.h"
 #include "gpu_counters.h"
 #include "json.h"
@@ -57,7 +58,6 @@ struct runner_opts {
 	const char *errata_path; /* the errata file the runner reads; the labs
 				  * get it as DMALAB_ERRATA (main.c) */
 	int errata_explicit;    /* --errata or DMALAB_ERRATA: a missing file is an error */
-	int errata_builtin;     /* no file: the copy built into the library */
 	char **ids;             /* lab ids asked for ("02"), NULL-terminated */
 	int nids;
 	int color;              /* human format on a tty without NO_COLOR */
@@ -118,7 +118,6 @@ struct run_state {
 	int aborted;          /* the signal that stopped the run, 0 if none */
 	int finished;         /* every lab ran: results.json is final */
 	struct learn_results *kept; /* `run`: the earlier results.json, or NULL */
-	int lock_fd;          /* the results directory's lock, held for the run */
 	int save_failed;      /* a results.json write failed: the run is an error */
 	int saved;            /* a results.json of this run is on disk */
 	struct gpu_counter_ops nvml;  /* counters.c: NVML's counters, or none */
@@ -155,6 +154,8 @@ int discover_labs(struct run_state *rs);
 void lab_entries_free(struct run_state *rs);
 /* Its claims, --describe and record freed. */
 void lab_entry_free(struct lab_entry *e);
+/* results.c: the lab of labs[0..n) with this id, or NULL. */
+const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n, const char *id);
 
 /* spawn.c */
 struct spawn_io {
@@ -180,7 +181,6 @@ int spawn_lab(char *const argv[], double timeout_s, const struct spawn_io *io,
 /* Run argv and collect its stdout (at most cap-1 bytes) within timeout_s. */
 int spawn_capture(char *const argv[], double timeout_s, char *buf, size_t cap,
 		  struct spawn_result *res);
-double mono_now(void);
 const char *signal_name(int sig);
 /* Set by `dmalab try` for its `dmalab check` of the learner's copy: the run's
  * failed claims are the copy's, not findings about the machine. */
@@ -198,8 +198,6 @@ void record_not_run(struct lab_entry *lab, const char *kind, const char *why);
 /* One line on a contradicted claim's erratum, or "" when none is listed:
  * "known erratum 02.2: predicts >= 3, and this run meets it". */
 void fmt_erratum(const struct claim *c, char *buf, size_t len);
-/* A relation as written in errata.md ("ge 3") in lab_want_text's words. */
-void fmt_expect(const char *expect, char *buf, size_t len);
 
 /* A lab of results.json: run now, or kept from the earlier file. */
 struct file_lab {
@@ -219,6 +217,7 @@ int results_file_labs(const struct run_state *rs, struct file_lab **out);
 struct totals {
 	int labs, lab[ST_COUNT];
 	int claims, claim[ST_COUNT], erratum;
+	int unexplained; /* failed claims with an erratum this run did not bear out */
 };
 void totals_count(const struct run_state *rs, struct totals *t);
 enum status run_status(const struct run_state *rs);
@@ -228,7 +227,7 @@ int results_save(struct run_state *rs, int final);
 
 /* junit.c: a small XML 1.0 writer, for junit.xml.
  *
- * Escaping (xml_escape): & < > " ' become entities everywhere; in an
+ * Escaping (xml_put): & < > " ' become entities everywhere; in an
  * attribute also TAB, LF and CR become character references, since a parser
  * would otherwise turn them into blanks (XML 1.0, 3.3.3); CR is a reference
  * in text too (2.11 would make it LF).  Characters XML 1.0 forbids even as
@@ -239,22 +238,15 @@ int results_save(struct run_state *rs, int final);
  * Writer: elements are opened and closed in order; attributes go right
  * after xw_begin; an element with no content is written <name/>.  Two
  * spaces of indentation per level, except inside an element that holds
- * text (whose text is kept exactly).  Out of memory sets `failed`: the
- * document is then unusable and xw_write_file fails.
+ * text (whose text is kept exactly).  Misuse sets `failed`; after it, or
+ * out of memory, xw_document gives NULL and xw_write_file fails.
  */
 #define XML_MAX_DEPTH 16
 
-/*
- * Escapes s (NUL-terminated; NULL is "") for an attribute value (in_attr
- * != 0) or for element text, into out (outlen bytes, always NUL-terminated
- * when outlen > 0).  Returns the length the whole escaped text needs, not
- * counting the NUL: a return >= outlen means out was cut short.
- */
-size_t xml_escape(const char *s, int in_attr, char *out, size_t outlen);
-/* Writes s escaped (xml_escape) on f, whatever its length: the XML writer's
- * and the HTML pages' (class.c, compare_html.c) one way to put text.  0, or
- * -1 out of memory (nothing written). */
-int xml_put(FILE *f, const char *s, int in_attr);
+/* Writes s (NULL is "") escaped on f, for an attribute value (in_attr != 0)
+ * or for element text: the XML writer's and the HTML pages' (class.c,
+ * compare_html.c) one way to put text. */
+void xml_put(FILE *f, const char *s, int in_attr);
 
 struct xml_writer {
 	FILE *f;              /* open_memstream over buf/len */

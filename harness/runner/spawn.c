@@ -12,14 +12,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "clock.h"
 #include "proc.h"
 #include "runner.h"
-
-double mono_now(void)
-{
-	return lab_now();
-}
 
 const char *signal_name(int sig)
 {
@@ -50,11 +44,10 @@ int spawn_lab(char *const argv[], double timeout_s, const struct spawn_io *io,
 	res->aborted = p.aborted;
 	res->leftovers = p.leftovers;
 	res->duration_s = p.duration_s;
-	if (WIFEXITED(p.status)) {
+	if (WIFEXITED(p.status))
 		res->exit_code = WEXITSTATUS(p.status);
-	} else if (WIFSIGNALED(p.status)) {
+	else if (WIFSIGNALED(p.status))
 		res->signal = WTERMSIG(p.status);
-	}
 	return 0;
 }
 
