@@ -5,8 +5,8 @@
  * directory of such files instead (fuzz_util.h's records: ch1.md, hints.md,
  * ...), read with ans_load_dir.  Also the UTF-8 check and repair
  * (utf8_valid, utf8_fix), ans_question_id_ok and ans_claim_lab on
- * the first line, and the copied-text index (ans_seed_init, ans_seed_shared,
- * answers_seed.c) on inputs up to 2 KiB (its worst case is quadratic in the
+ * the first line, and the copied-text search (ans_seed_init, ans_seed_shared,
+ * answers_seed.c) on inputs up to 2 KiB (it is quadratic in the
  * ideographs, about 5e5 steps there; larger inputs would slow every run).
  *
  * Checked: every string a parser returns is valid UTF-8 and NUL-ended, every
