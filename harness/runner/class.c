@@ -10,7 +10,6 @@
  * Exit: 0 written, 1 a file could not be read, 2 usage.
  */
 #include <glob.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +70,21 @@ static void collect_cols(struct class_page *pg, const struct json *doc)
 			add_col(pg->pred, &pg->npred, json_get_str(p, "name", "?"));
 }
 
+/* A run without --learner is named by its file: DIR/ada.json as "ada.json", and
+ * DIR/ada/results.json by its folder, "ada" (every such file is results.json). */
+static const char *file_name(const char *path, char *buf, size_t len)
+{
+	char *slash;
+
+	snprintf(buf, len, "%s", path);
+	slash = strrchr(buf, '/');
+	if (slash && slash > buf && !strcmp(slash + 1, "results.json")) {
+		*slash = '\0';
+		slash = strrchr(buf, '/');
+	}
+	return slash ? slash + 1 : buf;
+}
+
 /* Reads path into the next learner; 0, or -1 when it is skipped with a
  * warning (a file that is no JSON or no run, such as a grade.json beside the
  * runs): one learner's broken file does not cost the trainer the page. */
@@ -87,9 +101,11 @@ static int load_learner(struct class_page *pg, const char *path)
 	} else if (cmp_node_load(path, &l->node, err, sizeof(err))) {
 		warning("skipping '%s': %s", path, err);
 	} else {
-		snprintf(base, sizeof(base), "%s", path);
-		snprintf(l->name, sizeof(l->name), "%s", json_get_str(l->doc, "learner", NULL) ?
-			 json_get_str(l->doc, "learner", "") : basename(base));
+		const char *who = json_get_str(l->doc, "learner", NULL);
+
+		/* a longer name is cut to the column's width */
+		snprintf(l->name, sizeof(l->name), "%.*s", (int)sizeof(l->name) - 1,
+			 who ? who : file_name(path, base, sizeof(base)));
 		collect_cols(pg, l->doc);
 		pg->n++;
 		return 0;
@@ -254,7 +270,7 @@ static int class_usage(int rc)
 		"  (DIR/*.json, DIR/*/results.json): per learner the exercises done or not,\n"
 		"  the predictions' scores, the questions the learner's machine confirmed;\n"
 		"  learners are named by the --learner NAME of their run (make check\n"
-		"  LEARNER=NAME), else by the file's name\n");
+		"  LEARNER=NAME), else by the file's name (DIR/NAME/results.json: NAME)\n");
 	return rc;
 }
 

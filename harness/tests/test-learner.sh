@@ -167,6 +167,13 @@ has "$tmp/class2.out" "the learner 'Ada L.' has two runs here" "one learner twic
 rm "$tmp/class2/x.json" "$tmp/class2/ada-again.json"
 "$dmalab" class "$tmp/class2" >"$tmp/class2.out" 2>&1
 has "$tmp/class2.out" "class: 1 learner, " "one learner: no plural"
+# a run kept as DIR/NAME/results.json without --learner: named by its folder
+fakes_run check 91 --results "$tmp/class2/di" >/dev/null 2>&1
+"$dmalab" class "$tmp/class2" >"$tmp/class2.out" 2>&1
+grep -q "<tr><td>di</td>" "$tmp/class2/class.html" &&
+	! grep -q "<td>results.json</td>" "$tmp/class2/class.html" &&
+	ok "DIR/di/results.json: the learner 'di', by its folder" ||
+	bad "DIR/di/results.json: not named 'di' on the page"
 "$dmalab" class "$tmp/no-such" >"$tmp/class3.out" 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && ok "a missing folder: exit 2" || bad "a missing folder: exit $rc"
