@@ -43,6 +43,7 @@ struct ex_lab {
 	size_t len, mine_len;
 	struct ex_region r[EX_MAX];
 	int n;
+	int ungraded_only; /* the last try left nothing "not yet": the rest not graded here */
 };
 
 static char *slurp(const char *path, size_t *len)
@@ -519,7 +520,7 @@ static enum ex_state grade_region(const struct learn_results *res, const struct 
 	return st;
 }
 
-static int report_try(const struct ex_lab *x, const struct learn_results *res)
+static int report_try(struct ex_lab *x, const struct learn_results *res)
 {
 	int i, done = 0, ungraded = 0;
 	enum ex_state st;
@@ -542,7 +543,8 @@ static int report_try(const struct ex_lab *x, const struct learn_results *res)
 		done += st == EX_DONE;
 		ungraded += st == EX_NOT_GRADED;
 	}
-	if (ungraded)
+	x->ungraded_only = ungraded && done + ungraded == x->n;
+	if (x->ungraded_only)
 		printf(MSG("try.end-rest", "try-%s: %d of %d done, the rest not graded here"),
 		       x->id, done, x->n);
 	else
@@ -830,14 +832,18 @@ static int with_lab(int argc, char **argv, int (*fn)(struct ex_opts *, struct ex
  * nothing but ignoring the status (then make exits 0) silences it.  The status
  * stays, and the line before make's says what it means.
  */
-static int say_make_status(const struct ex_opts *o, const char *lab, int rc)
+static int say_make_status(const struct ex_opts *o, const char *lab, int rc,
+			   int ungraded_only)
 {
 	if (!rc || !o->make_status)
 		return rc;
-	fprintf(stderr, rc == 1 ? MSG("try.status-1", "make try-%s: status %d: not every "
-		"exercise is done here (make's own \"Error %d\" line below only repeats it)") :
-		MSG("try.status-2", "make try-%s: status %d: the copy was not tried (make's own "
-		    "\"Error %d\" line below only repeats it)"), lab, rc, rc);
+	fprintf(stderr, rc != 1 ? MSG("try.status-2", "make try-%s: status %d: the copy was "
+		"not tried (make's own \"Error %d\" line below only repeats it)") :
+		ungraded_only ? MSG("try.status-ungraded", "make try-%s: status %d: this "
+		"machine cannot grade what is left, which says nothing against your copy "
+		"(make's own \"Error %d\" line below only repeats it)") :
+		MSG("try.status-1", "make try-%s: status %d: not every exercise is done here "
+		    "(make's own \"Error %d\" line below only repeats it)"), lab, rc, rc);
 	fputc('\n', stderr);
 	return rc;
 }
@@ -845,7 +851,11 @@ static int say_make_status(const struct ex_opts *o, const char *lab, int rc)
 static int exercise_fn(struct ex_opts *o, struct ex_lab *x) { return do_exercise(o, x); }
 static int try_fn(struct ex_opts *o, struct ex_lab *x)
 {
-	return say_make_status(o, x->id, do_try(o, x));
+	int rc;
+
+	x->ungraded_only = 0;
+	rc = do_try(o, x);
+	return say_make_status(o, x->id, rc, x->ungraded_only);
 }
 
 int cmd_exercise(int argc, char **argv) { return with_lab(argc, argv, exercise_fn); }

@@ -172,6 +172,10 @@ nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 if [ "$nodes" -ge 2 ]; then want='not yet'; ref='done'; else want='not graded here'; ref=$want; fi
 if [ "$rc" -ne 0 ] && [ "$(count "$want")" -eq 2 ]; then ok "try-04 on the stubs: $want"
 else bad "try-04 on the stubs: $want"; fi
+if [ "$nodes" -ge 2 ]; then said='not every exercise is done here'
+else said='this machine cannot grade what is left, which says nothing against your copy'; fi
+if has "^make try-04: status 1: $said"; then ok "try-04 on the stubs: the status says $want"
+else bad "try-04 on the stubs: the status says $want"; fi
 forecast "for try-04"
 cp labs/04-numa/lab.c "$copy"
 mk try-04
@@ -218,7 +222,7 @@ if [ ! -e /dev/nvidia0 ]; then
 	else bad "try-07 without a GPU: not graded here, non-zero"; fi
 	forecast "for try-07"
 	# make's own Error line cannot be silenced with the status kept: the kit's line says it
-	if grep -A1 '^make try-07: status 1: not every exercise is done here' "$tmp/out" |
+	if grep -A1 '^make try-07: status 1: this machine cannot grade what is left' "$tmp/out" |
 		grep -Eq '^make(\[[0-9]+\])?: \*\*\* .*try-07\] Error 1'
 	then ok "try-07: the status said, just before make's Error line"
 	else bad "try-07: the status said, just before make's Error line"; fi
