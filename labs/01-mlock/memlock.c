@@ -47,35 +47,6 @@ int procfs_stat_refresh(const char *path)
 	return n == 2;
 }
 
-static void *drain_page; /* the page procfs_mlock_drain locks again */
-
-int procfs_mlock_drain_setup(void)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	void *p;
-	int saved;
-
-	if (drain_page)
-		return 0;
-	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return -1;
-	if (mlock(p, pg) < 0) {
-		saved = errno;
-		munmap(p, pg);
-		errno = saved;
-		return -1;
-	}
-	drain_page = p;
-	return 0;
-}
-
-void procfs_mlock_drain(void)
-{
-	if (drain_page)
-		(void)mlock(drain_page, (size_t)sysconf(_SC_PAGESIZE));
-}
-
 /* root + rel into buf ("" or NULL root: rel itself); -1 ENAMETOOLONG. */
 static int under_root(char *buf, size_t len, const char *root, const char *rel)
 {
@@ -97,7 +68,6 @@ int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s)
 		return -1;
 	}
 	memset(s, 0, sizeof(*s));
-	procfs_mlock_drain();
 	if (under_root(path, sizeof(path), root, "/proc/sys/vm/stat_refresh") < 0)
 		return -1;
 	s->folded = procfs_stat_refresh(path);

@@ -43,30 +43,14 @@ int procfs_vm_read(const char *status_path, struct procfs_vm *v);
  * folded (EINVAL too: a counter was negative after it), else 0. */
 int procfs_stat_refresh(const char *path);
 
-/*
- * Munlocked pages wait in per-CPU batches (mm/mlock.c) and leave Mlocked
- * only when a batch drains, so an earlier munmap of locked memory (another
- * run, another process) can drain inside a measured window.  mlock drains
- * every CPU's batches before it starts, so locking again one page that is
- * locked already empties them and changes nothing else (measured on
- * lab-01: without it a 64 MiB rise read 64 KiB short in most of 12 tries).
- *
- * procfs_mlock_drain_setup locks that page (a second call does nothing).
- * Call it only where nothing limits locking: under RLIMIT_MEMLOCK the page
- * comes out of the budget.  0, or -1 with errno (then nothing is drained).
- * procfs_mlock_drain locks it again; without the setup it does nothing.
- */
-int procfs_mlock_drain_setup(void);
-void procfs_mlock_drain(void);
-
 /* What a locking step changes, read at one moment. */
 struct procfs_lock_snapshot {
 	struct procfs_vm self;         /* this process: /proc/self/status */
 	uint64_t mlocked, unevictable; /* the machine: /proc/meminfo, bytes */
 	int folded;                    /* 1: vm.stat_refresh folded just before */
 };
-/* Drain the mlock batches, fold the counters, then read the machine's and this
- * process's, below root (NULL or "": live).  -1 with ENOENT: one is missing. */
+/* Fold the counters, then read the machine's and this process's, below root
+ * (NULL or "": live).  -1 with ENOENT: one is missing. */
 int procfs_lock_snapshot(const char *root, struct procfs_lock_snapshot *s);
 
 /* Zones with managed pages ("managed N", N > 0) in a zoneinfo file (NULL:

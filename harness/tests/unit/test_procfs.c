@@ -416,33 +416,6 @@ static void test_procfs_lock_snapshot_errors(void **state)
 	assert_int_equal(procfs_lock_snapshot("", &s), 0);
 }
 
-static void test_procfs_mlock_drain(void **state)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	struct procfs_vm before, after;
-	pid_t pid;
-	int st;
-
-	(void)state;
-	pid = fork(); /* the locked page stays in the child */
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		procfs_mlock_drain(); /* before the setup: nothing to do */
-		if (procfs_vm_read(NULL, &before) < 0)
-			_exit(10);
-		if (procfs_mlock_drain_setup() < 0)
-			_exit(errno == ENOMEM || errno == EPERM ? 0 : 11); /* a limit of 0 */
-		if (procfs_mlock_drain_setup() < 0 || procfs_vm_read(NULL, &after) < 0)
-			_exit(12);
-		procfs_mlock_drain();
-		/* one page locked, once: the second setup added nothing */
-		_exit(after.lck == before.lck + page ? 0 : 13);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
-}
-
 /* ---- the right to lock ---- */
 
 static void test_procfs_limit_text(void **state)
@@ -627,7 +600,6 @@ int main(void)
 		cmocka_unit_test(test_procfs_lock_snapshot_fixture),
 		cmocka_unit_test(test_procfs_lock_snapshot_folded),
 		cmocka_unit_test(test_procfs_lock_snapshot_errors),
-		cmocka_unit_test(test_procfs_mlock_drain),
 		cmocka_unit_test(test_procfs_limit_text),
 		cmocka_unit_test(test_procfs_memlock_limit),
 		cmocka_unit_test(test_procfs_lockable_bytes),
