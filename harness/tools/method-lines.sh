@@ -15,6 +15,10 @@
 set -u
 check=0
 [ "${1:-}" = --check ] && { check=1; shift; }
+case "${1:-}" in -*)
+	echo "method-lines.sh: '$1': not an option (usage: [--check] [README...])" >&2
+	exit 2 ;;
+esac
 [ $# -gt 0 ] || set -- labs/*/README.md
 status=0
 for readme in "$@"; do
