@@ -395,6 +395,11 @@ check: all
 $(addprefix lab-,$(LAB_IDS)): lab-%: $(DMALAB) $(BUILD)/labs/lab-%
 	@$(DMALAB) run $(RUN_FLAGS) $*
 
+# lab-4, try-4, exercise-4: the same as lab-04, try-04, exercise-04 (hint-4 already is)
+SHORT_LAB_IDS := $(patsubst 0%,%,$(filter 0%,$(LAB_IDS)))
+$(foreach t,lab try exercise,$(addprefix $(t)-,$(SHORT_LAB_IDS))):
+	@$(MAKE) --no-print-directory $(subst -,-0,$@)
+
 # A lab that does not exist (lab-99, lab-): the list, not make's own error.
 lab-%: # in the learner's language, chosen as harness/base/lang.c chooses it
 	@case "$${DMALAB_LANG:-$${LC_ALL:-$${LC_MESSAGES:-$${LANG:-}}}}" in \
@@ -407,7 +412,7 @@ lab- hint- exercise- try-:
 list: all
 	@$(DMALAB) list $(if $(FORMAT),--format $(FORMAT))
 
-sysinfo: all
+sysinfo: $(DMALAB)
 	@$(DMALAB) sysinfo
 
 unit: unit-deps $(UNIT_BINS)

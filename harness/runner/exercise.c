@@ -29,6 +29,7 @@
 
 struct ex_opts {
 	const char *src, *work, *lab;
+	char lab_id[12];           /* lab, as lab_id_normalise writes it */
 	int reset, verify_only, not_compiled, quick, ids_only, make_status;
 	/* labs_dir, timeout_mul: for try's `dmalab check`; labs_dir: the built labs
 	 * whose --describe `exercises` reads */
@@ -786,8 +787,9 @@ static int parse(int argc, char **argv, struct ex_opts *o)
 			snprintf(o->run.labs_dir, sizeof(o->run.labs_dir), "%s", argv[++i]);
 		else if (v && !strcmp(a, "--timeout-mul"))
 			o->run.timeout_mul = atof(argv[++i]);
-		else if (a[0] != '-' && !o->lab && strlen(a) == 2)
-			o->lab = a;
+		else if (a[0] != '-' && !o->lab &&
+			 !lab_id_normalise(a, o->lab_id, sizeof(o->lab_id)))
+			o->lab = o->lab_id;
 		else
 			return error("%s: bad argument '%s' (usage: dmalab exercise|try NN "
 				     "[--work DIR] [--src DIR] [--reset] [--verify-only]; "

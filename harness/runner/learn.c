@@ -210,8 +210,7 @@ static void learn_defaults(struct learn_opts *o, char **argv)
 /* The positional arguments: a lab id for hint, none for the others. */
 static void learn_args(struct learn_opts *o, int argc, char **argv)
 {
-	static char id[8];
-	const char *a;
+	static char id[12];
 
 	if (o->gradescope && strcmp(o->command, "grade"))
 		die_usage(MSG("learn.err-gs-where",
@@ -224,13 +223,9 @@ static void learn_args(struct learn_opts *o, int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		die_usage(MSG("learn.err-hint-id", "'hint' needs one lab id, e.g. dmalab hint 03"));
-	a = argv[optind];
-	if (!strncmp(a, "lab-", 4))
-		a += 4;
-	if (!*a || strlen(a) > 6 || strspn(a, "0123456789") != strlen(a))
+	if (lab_id_normalise(argv[optind], id, sizeof(id)) < 0)
 		die_usage(MSG("learn.err-lab-id", "bad lab id '%s' (want a number like 03)"),
 			  argv[optind]);
-	snprintf(id, sizeof(id), "%s%s", strlen(a) == 1 ? "0" : "", a);
 	o->lab = id;
 }
 

@@ -174,22 +174,29 @@ static enum out_format parse_format(const char *s)
 	die_usage(MSG("main.err-format", "bad --format '%s' (want human, tap, json or junit)"), s);
 }
 
-/* "2", "02", "002", "lab-02" -> "02": the value, at least two digits (labs
- * are named lab-NN); at most 8 digits, else exit 2.  Static storage. */
-static char *normalise_id(const char *arg)
+int lab_id_normalise(const char *arg, char *out, size_t len)
 {
-	static char ids[64][12];
-	static int used;
 	const char *s = strncmp(arg, "lab-", 4) == 0 ? arg + 4 : arg;
 	size_t n = strlen(s);
 
 	if (!n || n > 8 || strspn(s, "0123456789") != n)
+		return -1;
+	while (n > 2 && *s == '0')
+		s++, n--;
+	snprintf(out, len, "%s%s", n == 1 ? "0" : "", s);
+	return 0;
+}
+
+/* lab_id_normalise's id of arg, else exit 2.  Static storage. */
+static char *normalise_id(const char *arg)
+{
+	static char ids[64][12];
+	static int used;
+
+	if (lab_id_normalise(arg, ids[used < 64 ? used : 63], sizeof(ids[0])) < 0)
 		die_usage(MSG("main.err-lab-id", "bad lab id '%s' (want a number like 02)"), arg);
 	if (used == 64)
 		die_usage(MSG("main.err-many-ids", "too many lab ids, from '%s' on"), arg);
-	while (n > 2 && *s == '0')
-		s++, n--;
-	snprintf(ids[used], sizeof(ids[used]), "%s%s", n == 1 ? "0" : "", s);
 	return ids[used++];
 }
 

@@ -43,6 +43,10 @@
 
 struct learn_results; /* learn.h */
 
+/* "2", "02", "002", "lab-02" -> "02" in out: the value, at least two digits
+ * (labs are named lab-NN), at most 8; -1 for anything else. */
+int lab_id_normalise(const char *arg, char *out, size_t len);
+
 #define DMALAB_VERSION "0.1.0"
 #define KILL_GRACE_S 3.0 /* between SIGTERM and SIGKILL to a lab's group */
 

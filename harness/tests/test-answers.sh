@@ -170,10 +170,10 @@ check "$(grep -c '^ch[0-9]:' "$tmp/ch2.out")" 1 "--chapter grades one chapter"
 
 echo "== grade: bad input"
 g --from "$tmp/none.json" --results "$tmp/x" >"$tmp/e1" 2>&1
-check $? 1 "missing results file: exit 1"
+check $? 2 "missing results file: exit 2 (bad input)"
 has "$tmp/e1" "make a results file with \`make check\`" "missing results: says how to make one"
 g --from "$fix/rules-truncated.json" --results "$tmp/x" >"$tmp/e2" 2>&1
-check $? 1 "corrupt results file: exit 1"
+check $? 2 "corrupt results file: exit 2 (bad input)"
 has "$tmp/e2" "cannot grade:" "corrupt results: a clear message"
 g --from "$fix/results-kit.json" --chapter ch9 >"$tmp/e3" 2>&1
 check $? 2 "unknown chapter: exit 2"

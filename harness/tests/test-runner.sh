@@ -321,8 +321,8 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 		"$BUILD/dmalab" grade --from "$tmp/$st.json" --labs-dir "$fakes" \
 			--results "$tmp/$st-grade" >"$tmp/$st-grade.out" 2>&1
-		check "$?:$(grep -c "unfinished run (status '$st')" "$tmp/$st-grade.out")" "1:1" \
-			"grade --from a results.json whose status is $st: refused, said so"
+		check "$?:$(grep -c "unfinished run (status '$st')" "$tmp/$st-grade.out")" "2:1" \
+			"grade --from a results.json whose status is $st: refused, said so, exit 2"
 		"$BUILD/dmalab" compare "$tmp/$st.json" >"$tmp/$st-cmp.out" 2>&1
 		check "$?:$(grep -c "unfinished run (status '$st')" "$tmp/$st-cmp.out")" "2:1" \
 			"compare of a results.json whose status is $st: refused, said so"
@@ -363,9 +363,10 @@ check "$?:$(grep -c '^ok 1 - lab-93 ' "$tmp/dup.out"):$(grep -c '^1\.\.1$' "$tmp
 "$BUILD/dmalab" -h >"$tmp/help.out" 2>&1
 check "$?:$(head -c 7 "$tmp/help.out")" "0:usage: " "-h prints the usage, exit 0"
 "$BUILD/dmalab" grade --from "$tmp" --labs-dir "$tmp/emptylabs" >"$tmp/from.out" 2>&1
-check "$?:$(grep -c ': Is a directory$' "$tmp/from.out")" "1:1" "grade --from DIR: 'Is a directory'"
+check "$?:$(grep -c ': Is a directory$' "$tmp/from.out")" "2:1" \
+	"grade --from DIR: 'Is a directory', exit 2 (bad input, as bench and compare)"
 "$BUILD/dmalab" grade --from "$tmp/none.json" --labs-dir "$tmp/emptylabs" >"$tmp/from.out" 2>&1
-check "$?:$(grep -c ': No such file or directory$' "$tmp/from.out")" "1:1" \
+check "$?:$(grep -c ': No such file or directory$' "$tmp/from.out")" "2:1" \
 	"grade --from a missing file: 'No such file or directory'"
 
 # 6e. dmalab messages: a message table as JSON (plots/ takes its Chinese there)
