@@ -2,7 +2,7 @@
 # test-make.sh - the Makefile's own usage errors: one line naming the bad
 # value, a non-zero exit, nothing built (each case fails before a rule runs);
 # the yes/no variables read alike (QUICK, RESET, SHUFFLE); make lab-NN builds
-# only the runner and its lab; and a CUDA build not redone for another
+# only the runner and its lab, and lab-N is lab-0N; and a CUDA build not redone for another
 # spelling of the same nvcc.
 set -u
 pass=0 fail=0
@@ -70,6 +70,10 @@ fi
 for t in hint-04 try-04; do
 	passes " -o $tmp/fresh2/labs/lab-" 0 BUILD="$tmp/fresh2" WORK="$tmp/w" "$t"
 done
+# one digit is the lab's two: make lab-4 runs lab-04, exercise-4 copies 04, try-4 tries 04
+passes "dmalab run .* 04$" 1 lab-4
+passes "dmalab exercise 04 " 1 WORK="$tmp/w" exercise-4
+passes "dmalab try 04 .*--verify-only" 1 WORK="$tmp/w" try-4
 
 make --no-print-directory help >"$tmp/help" 2>&1
 if grep -q "RESULTS=DIR" "$tmp/help"; then pass=$((pass + 1))
