@@ -401,13 +401,18 @@ $(foreach t,lab try exercise,$(addprefix $(t)-,$(SHORT_LAB_IDS))):
 	@$(MAKE) --no-print-directory $(subst -,-0,$@)
 
 # A lab that does not exist (lab-99, lab-): the list, not make's own error.
-lab-%: # in the learner's language, chosen as harness/base/lang.c chooses it
-	@case "$${DMALAB_LANG:-$${LC_ALL:-$${LC_MESSAGES:-$${LANG:-}}}}" in \
+# In the learner's language, chosen as harness/base/lang.c chooses it.
+LEARNER_LANG = $${DMALAB_LANG:-$${LC_ALL:-$${LC_MESSAGES:-$${LANG:-}}}}
+lab-%:
+	@case "$(LEARNER_LANG)" in \
 	zh*) echo "make lab-$*：没有实验 '$*'；现有的实验：$(LAB_IDS)（make lab-NN）" >&2 ;; \
 	*) echo "make lab-$*: no lab '$*'; the labs are: $(LAB_IDS) (make lab-NN)" >&2 ;; \
 	esac; exit 2
 lab- hint- exercise- try-:
-	@echo "make $@: which lab? the labs are: $(LAB_IDS) (make $@NN)" >&2; exit 2
+	@case "$(LEARNER_LANG)" in \
+	zh*) echo "make $@：哪个实验？现有的实验：$(LAB_IDS)（make $@NN）" >&2 ;; \
+	*) echo "make $@: which lab? the labs are: $(LAB_IDS) (make $@NN)" >&2 ;; \
+	esac; exit 2
 
 list: all
 	@$(DMALAB) list $(if $(FORMAT),--format $(FORMAT))

@@ -143,8 +143,8 @@ for f in harness/tests/fixtures/exercises/01.limit.*.body; do
 	g=$(basename "$f" .body)
 	sh harness/tools/exercise-put.sh 01.limit "$f" "$copy" || bad "exercise-put.sh $f"
 	mk try-01
-	if [ "$rc" -ne 0 ] && has '^  01\.limit +not yet' &&
-		grep -q '"refused: not mlock' "$tmp/w/01-mlock/results/results.json"; then
+	if [ "$rc" -ne 0 ] && has '^  01\.limit +not yet' && grep -q \
+		'"limit not arranged: not mlock' "$tmp/w/01-mlock/results/results.json"; then
 		ok "try-01 refuses a gamed 01.limit ($g)"
 	else bad "try-01 refuses a gamed 01.limit ($g)"; fi
 done

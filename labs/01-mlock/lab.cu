@@ -573,10 +573,10 @@ static const char *errno_text(long long e)
 	return out;
 }
 
-/* 01.4 refused, said, when the child's own reading (limit, err: after the
+/* 01.4 failed as "limit not arranged", said, when the child's own reading (limit, err: after the
  * region) is not what its region (exercise 01.limit) was to arrange and report:
  * the limit not lowered to K.child_limit_bytes, CAP_IPC_LOCK kept, or an errno
- * that is not mlock's.  1 when refused. */
+ * that is not mlock's.  1 when so ("refused" is an exercise copy's state). */
 static int refused_region(struct lab *L, struct msg *m, long long limit,
 			  long long err)
 {
@@ -587,12 +587,12 @@ static int refused_region(struct lab *L, struct msg *m, long long limit,
 	    region_err == err)
 		return 0;
 	claim_note(L, MSG("01.note-4",
-		"refused: after lock_under_limit the child itself reads RLIMIT_MEMLOCK %s "
-		"(asked: at most %d B), CAP_IPC_LOCK %s, and mlock there gives %s; the region "
-		"returned %s"), procfs_limit_text(limit, lim, sizeof(lim)),
+		"limit not arranged: after lock_under_limit the child itself reads "
+		"RLIMIT_MEMLOCK %s (asked: at most %d B), CAP_IPC_LOCK %s, and mlock there "
+		"gives %s; the region returned %s"), procfs_limit_text(limit, lim, sizeof(lim)),
 		   K.child_limit_bytes, msg_int(m, "cap_ipc_lock") == 1 ? "kept" : "dropped",
 		   errno_text(err), errno_text(region_err));
-	claim_check_code(L, "01.4", -1, "refused: not mlock's answer under the limit");
+	claim_check_code(L, "01.4", -1, "limit not arranged: not mlock's answer under it");
 	return 1;
 }
 
