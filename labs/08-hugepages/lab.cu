@@ -535,7 +535,10 @@ static void claim_chase(struct lab *L, const struct pages *pg)
 			"chase over %s: %.1f ns per load on 4 KiB pages, %.1f on 2 MiB"), sz,
 			 s4.median, s2.median);
 	}
+	lab_progress(L, MSG("08.progress-5", "probe: do huge pages have TLB reach here?"));
 	reach = reach_probe(L, why, sizeof(why));
+	lab_progress(L, MSG("08.progress-6", "chase over %s, %d alternating pairs"),
+		     lab_fmt_size(pg->bytes, sz, sizeof(sz)), n);
 	/* at --size, in alternating pairs: a load that comes and goes hits both alike */
 	if (!chase_build(pg->small, pg->bytes, NODE_STRIDE, CHASE_RANDOM, lab_options(L)->seed) ||
 	    !chase_build(pg->big, pg->bytes, NODE_STRIDE, CHASE_RANDOM, lab_options(L)->seed))
