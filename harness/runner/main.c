@@ -174,19 +174,6 @@ static enum out_format parse_format(const char *s)
 	die_usage(MSG("main.err-format", "bad --format '%s' (want human, tap, json or junit)"), s);
 }
 
-int lab_id_normalise(const char *arg, char *out, size_t len)
-{
-	const char *s = strncmp(arg, "lab-", 4) == 0 ? arg + 4 : arg;
-	size_t n = strlen(s);
-
-	if (!n || n > 8 || strspn(s, "0123456789") != n)
-		return -1;
-	while (n > 2 && *s == '0')
-		s++, n--;
-	snprintf(out, len, "%s%s", n == 1 ? "0" : "", s);
-	return 0;
-}
-
 /* lab_id_normalise's id of arg, else exit 2.  Static storage. */
 static char *normalise_id(const char *arg)
 {

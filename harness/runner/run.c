@@ -464,3 +464,16 @@ int cmd_run(struct run_state *rs)
 	}
 	return run_status(rs) != ST_PASS;
 }
+
+int lab_id_normalise(const char *arg, char *out, size_t len)
+{
+	const char *s = strncmp(arg, "lab-", 4) == 0 ? arg + 4 : arg;
+	size_t n = strlen(s);
+
+	if (!n || n > 8 || strspn(s, "0123456789") != n)
+		return -1;
+	while (n > 2 && *s == '0')
+		s++, n--;
+	snprintf(out, len, "%s%s", n == 1 ? "0" : "", s);
+	return 0;
+}
