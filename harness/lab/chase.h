@@ -44,6 +44,10 @@ double chase_run(void *ctx);
 /* Set c->loads so that one sample lasts about target_s. */
 void chase_calibrate(struct chase *c, double target_s);
 
+/* One sample at c->loads, then c->loads scaled to last about target_s: a
+ * calibration again, once the cache holds what the measured walks will meet. */
+void chase_resize(struct chase *c, double target_s);
+
 /* Calibrate, lab_measure `name` (a static string) and scale to ns per load;
  * *loads (may be NULL) gets the loads a sample. */
 void chase_time(struct lab *L, const char *name, void *buf, double target_s,

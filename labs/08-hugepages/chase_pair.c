@@ -15,6 +15,11 @@ void chase_pair_time(void *buf_a, void *buf_b, double target_s, int n, struct ch
 	if (n > LAB_MAX_SAMPLES)
 		n = LAB_MAX_SAMPLES;
 	chase_calibrate(&a, target_s);
+	/* Just built, a's nodes were still in the cache, where the pairs will not
+	 * find them once b's walk has run: sized again after one walk of b */
+	b.loads = a.loads;
+	chase_run(&b);
+	chase_resize(&a, target_s);
 	b.loads = p->loads = a.loads;
 	lab_copy_pair_run(chase_run, &a, &b, n, ta, tb);
 	for (i = 0; i < n; i++)

@@ -199,6 +199,27 @@ static void test_run_and_calibrate(void **state)
 	free(b);
 }
 
+/* chase_resize: one sample at the loads it has, then loads for the new target
+ * (64 times longer: more loads unless that one sample was held up 64 times) */
+static void test_resize(void **state)
+{
+	char *b = buffer();
+	struct chase c = { (void **)b, 0 };
+	uint64_t before;
+	void **start;
+
+	(void)state;
+	chase_build(b, BYTES, 64, CHASE_RANDOM, 9);
+	chase_calibrate(&c, 1e-3);
+	before = c.loads;
+	start = c.p;
+	chase_resize(&c, 64e-3);
+	assert_ptr_equal(c.p, chase_walk(start, before)); /* it walked the loads it had */
+	assert_int_equal(c.loads % 16, 0);
+	assert_true(c.loads > before);
+	free(b);
+}
+
 /* chase_time inside a lab: a series of ns per load, >= --iters samples. */
 static const struct claim_spec one_claim[] = {
 	{ "99.1", "ch1.Q1", "a claim", "ch1", "R11", WANT_TRUE, NULL },
@@ -244,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_walk_rounds_up_to_16),
 		cmocka_unit_test(test_run_and_calibrate),
+		cmocka_unit_test(test_resize),
 		cmocka_unit_test(test_time_in_a_lab),
 	};
 
