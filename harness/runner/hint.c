@@ -2,7 +2,8 @@
  * hint.c - `dmalab hint NN` (make hint-NN): the next hint of a lab, from
  * answers/hints.md.  When the learner has a copy of the lab (--work, make
  * exercise-NN) with an exercise not done at its last try, the hints are that
- * exercise's ("## NN.name"), else the lab's ("## NN").  How many of each
+ * exercise's ("## NN.name"), else the lab's ("## NN").  `hint NN.name` asks
+ * for one exercise's (its lab's when it has none of its own).  How many of each
  * section's hints were shown is kept in <results>/hints.json
  * (dmalab-hints/1), rewritten atomically.
  */
@@ -136,8 +137,15 @@ int cmd_hint(struct learn_ctx *lc)
 
 	snprintf(path, sizeof(path), "%s/hints.json", lc->opt->results_dir);
 	n = load_counts(path, c, 63);
-	if (!(h = exercise_hints(lc, c, n)))
+	if (lc->opt->exercise) { /* hint NN.name: that exercise's, else its lab's */
+		if (!(h = ans_find_hints(&lc->ans, lc->opt->exercise))) {
+			printf(MSG("hint.exercise-none", "no hints for exercise %s; "
+				   "lab-%s's:\n"), lc->opt->exercise, lc->opt->lab);
+			h = ans_find_hints(&lc->ans, lc->opt->lab);
+		}
+	} else if (!(h = exercise_hints(lc, c, n))) {
 		h = ans_find_hints(&lc->ans, lc->opt->lab);
+	}
 	if (!h) {
 		char ids[2048];
 

@@ -210,7 +210,8 @@ static void learn_defaults(struct learn_opts *o, char **argv)
 /* The positional arguments: a lab id for hint, none for the others. */
 static void learn_args(struct learn_opts *o, int argc, char **argv)
 {
-	static char id[12];
+	static char id[12], exercise[64];
+	const char *dot;
 
 	if (o->gradescope && strcmp(o->command, "grade"))
 		die_usage(MSG("learn.err-gs-where",
@@ -223,10 +224,18 @@ static void learn_args(struct learn_opts *o, int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		die_usage(MSG("learn.err-hint-id", "'hint' needs one lab id, e.g. dmalab hint 03"));
-	if (lab_id_normalise(argv[optind], id, sizeof(id)) < 0)
+	dot = strchr(argv[optind], '.'); /* NN.name: an exercise of lab NN */
+	snprintf(exercise, sizeof(exercise), "%.*s", dot ? (int)(dot - argv[optind]) : 0,
+		 argv[optind]);
+	if (lab_id_normalise(dot ? exercise : argv[optind], id, sizeof(id)) < 0 ||
+	    (dot && (!dot[1] || strlen(dot) > 40)))
 		die_usage(MSG("learn.err-lab-id", "bad lab id '%s' (want a number like 03)"),
 			  argv[optind]);
 	o->lab = id;
+	if (dot) {
+		snprintf(exercise, sizeof(exercise), "%s%s", id, dot);
+		o->exercise = exercise;
+	}
 }
 
 /* ------------------------------------------------------------------------ */

@@ -37,6 +37,7 @@ struct learn_opts {
 	const char *chapter;       /* only this chapter ("ch1"), or NULL */
 	const char *script;        /* quiz: read the learner's input from this file */
 	const char *lab;           /* hint: the lab id ("03") */
+	const char *exercise;      /* hint NN.name: that exercise's hints ("03.fix-race") */
 	const char *seeds_dir;     /* answers: the chapters' texts, or NULL */
 	const char *work;          /* the learner's exercise copies (hint; passed to check) */
 	const char *learner;       /* passed to `dmalab check` as --learner, or NULL */

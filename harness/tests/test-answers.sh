@@ -4,7 +4,7 @@
 # (no run of 12 Chinese characters shared with the chapters' texts in
 # ../shared/seeds, when that directory is there), `dmalab grade` on a
 # results file the kit made and on hand-made rule-test inputs, a scripted
-# `dmalab quiz` session (resume, Ctrl-D, bad input), and `dmalab hint`.
+# `dmalab quiz` session (resume, Ctrl-D, bad input), and `dmalab hint` (NN, NN.name).
 #
 #   BUILD=build sh harness/tests/test-answers.sh      (make test-answers)
 #   SEEDS=DIR: the chapters' texts (default ../shared/seeds)
@@ -251,6 +251,13 @@ h 03 --reset >"$tmp/h3" 2>&1
 has "$tmp/h3" "lab-03 hint 1 of 3:" "--reset starts over"
 h 99 >"$tmp/h4" 2>&1
 check $? 2 "a lab without hints: exit 2"
+h 3.fix-race >"$tmp/h5" 2>&1
+has "$tmp/h5" "exercise 03.fix-race hint 1 of 3:" "hint NN.name: that exercise's hints"
+h 03.nosuch >"$tmp/h6" 2>&1
+has "$tmp/h6" "no hints for exercise 03.nosuch; lab-03's:" "an exercise without hints: said"
+has "$tmp/h6" "lab-03 hint 2 of 3:" "... then its lab's next hint"
+h 03. >"$tmp/h7" 2>&1
+check $? 2 "hint '03.': no exercise name, exit 2"
 
 echo "test-answers: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
