@@ -549,6 +549,7 @@ static void claim_chase(struct lab *L, const struct pages *pg)
 	lab_series_point(L, "chase_2m", "bytes", (double)pg->bytes, &p.a);
 	lab_fact_num(L, "chase_4k_ns", p.b.median, "ns");
 	lab_fact_num(L, "chase_2m_ns", p.a.median, "ns");
+	lab_fact_num(L, "chase_pair_loads", (double)p.loads, "loads"); /* a sample's */
 	lab_fmt_size(pg->bytes, sz, sizeof(sz));
 	if (reach != 1) { /* said, as 08.1's note would have said it */
 		lab_note(L, MSG("08.note-1", "chase over %s: %.1f ns per load on 4 KiB pages, %.1f "
