@@ -73,8 +73,7 @@ double chase_run(void *ctx)
 	return t;
 }
 
-/* c->loads scaled from t, the time they took, to last about target_s. */
-static void scale_loads(struct chase *c, double t, double target_s)
+void chase_scale(struct chase *c, double t, double target_s)
 {
 	c->loads = (uint64_t)((double)c->loads * target_s / t);
 	c->loads = (c->loads + 15) & ~15ULL;
@@ -91,12 +90,7 @@ void chase_calibrate(struct chase *c, double target_s)
 		if (t >= 2e-3 || c->loads >= (1ULL << 40))
 			break;
 	}
-	scale_loads(c, t, target_s);
-}
-
-void chase_resize(struct chase *c, double target_s)
-{
-	scale_loads(c, chase_run(c), target_s);
+	chase_scale(c, t, target_s);
 }
 
 void chase_time(struct lab *L, const char *name, void *buf, double target_s,

@@ -21,7 +21,7 @@ void chase_pair_time(void *buf_a, void *buf_b, double target_s, int n, struct ch
 	for (i = 0; i < 2; i++) {
 		b.loads = a.loads;
 		chase_run(&b);
-		chase_resize(&a, target_s);
+		chase_scale(&a, chase_run(&a), target_s);
 	}
 	b.loads = p->loads = a.loads;
 	lab_copy_pair_run(chase_run, &a, &b, n, ta, tb);

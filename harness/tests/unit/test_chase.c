@@ -199,25 +199,20 @@ static void test_run_and_calibrate(void **state)
 	free(b);
 }
 
-/* chase_resize: one sample at the loads it has, then loads for the new target
- * (64 times longer: more loads unless that one sample was held up 64 times) */
-static void test_resize(void **state)
+/* chase_scale: loads in proportion to the time wanted, a multiple of 16, >= 16 */
+static void test_scale(void **state)
 {
-	char *b = buffer();
-	struct chase c = { (void **)b, 0 };
-	uint64_t before;
-	void **start;
+	struct chase c = { NULL, 1600 };
 
 	(void)state;
-	chase_build(b, BYTES, 64, CHASE_RANDOM, 9);
-	chase_calibrate(&c, 1e-3);
-	before = c.loads;
-	start = c.p;
-	chase_resize(&c, 64e-3);
-	assert_ptr_equal(c.p, chase_walk(start, before)); /* it walked the loads it had */
-	assert_int_equal(c.loads % 16, 0);
-	assert_true(c.loads > before);
-	free(b);
+	chase_scale(&c, 1e-3, 2e-3);
+	assert_int_equal(c.loads, 3200);
+	c.loads = 1000;
+	chase_scale(&c, 1e-3, 1.001e-3); /* 1001 -> 1008 */
+	assert_int_equal(c.loads, 1008);
+	c.loads = 16;
+	chase_scale(&c, 1.0, 1e-6);
+	assert_int_equal(c.loads, 16);
 }
 
 /* chase_time inside a lab: a series of ns per load, >= --iters samples. */
@@ -265,7 +260,7 @@ int main(void)
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_walk_rounds_up_to_16),
 		cmocka_unit_test(test_run_and_calibrate),
-		cmocka_unit_test(test_resize),
+		cmocka_unit_test(test_scale),
 		cmocka_unit_test(test_time_in_a_lab),
 	};
 
