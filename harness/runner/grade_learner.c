@@ -62,6 +62,8 @@ void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 {
 	const struct json *ex = json_get(lc->res.doc, "exercises"), *e;
 	int done = 0, n = 0, width = 12;
+	struct ex_here *here;
+	char lacks[256];
 
 	if (!ex || ex->type != JSON_ARR) {
 		fputs(MSG("grade.ex-none", "exercises: none in these results (no copy handed "
@@ -73,6 +75,7 @@ void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 	for (e = ex->child; e; e = e->next) /* the claims' column after the widest state */
 		if (msg_width(ex_state_word(json_get_str(e, "state", "?"))) > width)
 			width = msg_width(ex_state_word(json_get_str(e, "state", "?")));
+	here = ex_here_open(lc->opt->labs_dir); /* marks as `make exercises` does */
 	for (e = ex->child; e; e = e->next, n++) {
 		const char *st = json_get_str(e, "state", "?"), *word = ex_state_word(st);
 
@@ -80,8 +83,15 @@ void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 		fprintf(f, "  %-16s lab-%s  %s%*s ", json_get_str(e, "id", "?"),
 			json_get_str(e, "lab", "?"), word, width - msg_width(word), "");
 		fprintf(f, MSG("ex.claims", "claims %s"), json_get_str(e, "claims", ""));
+		if (strcmp(st, "done") && ex_here_lacks(here, json_get_str(e, "lab", "?"),
+				json_get_str(e, "claims", ""), lacks, sizeof(lacks)) > 0) {
+			fputs("  ", f);
+			fprintf(f, ex_state_of_key(st) == EX_NOT_GRADED ? MSG("ex.lacks-tried",
+				"(needs %s)") : MSG("ex.lacks", "(needs %s: not graded here)"), lacks);
+		}
 		fputc('\n', f);
 	}
+	ex_here_close(here);
 	fprintf(f, MSG("grade.ex-done", "exercises done: %d of %d"), done, n);
 	fputs("\n\n", f);
 }
