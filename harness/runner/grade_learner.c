@@ -85,9 +85,11 @@ void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 		fprintf(f, MSG("ex.claims", "claims %s"), json_get_str(e, "claims", ""));
 		if (strcmp(st, "done") && ex_here_lacks(here, json_get_str(e, "lab", "?"),
 				json_get_str(e, "claims", ""), lacks, sizeof(lacks)) > 0) {
+			int tried = ex_state_of_key(st) == EX_NOT_GRADED;
+
 			fputs("  ", f);
-			fprintf(f, ex_state_of_key(st) == EX_NOT_GRADED ? MSG("ex.lacks-tried",
-				"(needs %s)") : MSG("ex.lacks", "(needs %s: not graded here)"), lacks);
+			fprintf(f, tried ? MSG("ex.lacks-tried", "(needs %s)") :
+				MSG("ex.lacks", "(needs %s: not graded here)"), lacks);
 		}
 		fputc('\n', f);
 	}
