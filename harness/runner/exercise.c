@@ -206,6 +206,24 @@ static size_t unit_len(const char *s)
 
 #define NOTE_COLUMNS 88  /* a note's lines, tabs as 8 columns: within the kit's 100 */
 
+/* Region i's marker line in the learner's copy as it is on disk (its stubs
+ * are shorter than the lab's code), else in the lab's file. */
+static int line_in_copy(const struct ex_lab *x, int i)
+{
+	struct ex_region mine[EX_MAX];
+	char err[300];
+	size_t len;
+	char *text = slurp(x->copy, &len);
+	int n = text ? ex_scan(text, len, mine, EX_MAX, err, sizeof(err)) : -1;
+	int line = x->r[i].line;
+
+	for (int k = 0; k < n; k++)
+		if (!strcmp(mine[k].id, x->r[i].id))
+			line = mine[k].line;
+	free(text);
+	return line;
+}
+
 /* The comment that carries region r's text in the learner's language, at the
  * indent of its stub's first line; malloc'd, NULL when English (the marker
  * says it) or out of memory. */
@@ -296,7 +314,7 @@ static int do_exercise(const struct ex_opts *o, struct ex_lab *x)
 	for (i = 0; i < x->n; i++) {
 		printf("  %-16s ", x->r[i].id);
 		printf(MSG("ex.region", "(claims %s) line %d: %s"), x->r[i].claims,
-		       x->r[i].line, region_what(&x->r[i]));
+		       line_in_copy(x, i), region_what(&x->r[i]));
 		putchar('\n');
 	}
 	return 0;
@@ -335,9 +353,10 @@ static int verify_copy(const struct ex_lab *x)
 		return error(MSG("ex.refused-outside", "refused: '%s' differs from the lab "
 				 "outside the exercise regions (first at its line %d): the "
 				 "claims, their wants and the timing are the reference's; write "
-				 "only between an EXERCISE marker and its END EXERCISE line "
-				 "(RESET=1 starts over)"),
-			     x->copy, ex_file_line(x->mine, mine, n, line)), 2;
+				 "only between an EXERCISE marker and its END EXERCISE line, and "
+				 "put that line back as '%s' has it (RESET=1 starts over, and "
+				 "throws away what you wrote in the regions too)"),
+			     x->copy, ex_file_line(x->mine, mine, n, line), x->ref), 2;
 	return 0;
 }
 
@@ -534,7 +553,7 @@ static int report_try(struct ex_lab *x, const struct learn_results *res)
 		grade_region(res, &x->r[i], 1);
 		fputs(st == EX_NOT_YET || st == EX_NOT_GRADED ? "    " : "", stdout);
 		if (st == EX_NOT_YET) {
-			printf(MSG("try.look", "look at: line %d, %s"), x->r[i].line,
+			printf(MSG("try.look", "look at: line %d, %s"), line_in_copy(x, i),
 			       region_what(&x->r[i]));
 			putchar('\n');
 		}

@@ -106,12 +106,17 @@ static int gs_exercises(const struct learn_ctx *lc, struct gradescope *gs)
 
 	for (e = ex && ex->type == JSON_ARR ? ex->child : NULL; e && !rc; e = e->next) {
 		const char *st = json_get_str(e, "state", "?");
+		enum ex_state k = ex_state_of_key(st);
+		const char *lab = json_get_str(e, "lab", "?");
+		char when[64];
 
 		snprintf(name, sizeof(name), "exercise %s (lab-%s)", json_get_str(e, "id", "?"),
-			 json_get_str(e, "lab", "?"));
-		snprintf(out, sizeof(out), "state: %s (the learner's last make try-%s); graded by "
-			 "claims %s: 1 point when every one passes\n", ex_state_word(st),
-			 json_get_str(e, "lab", "?"), json_get_str(e, "claims", ""));
+			 lab);
+		snprintf(when, sizeof(when), k == EX_NOT_STARTED || k == EX_UNTRIED ?
+			 "no make try-%s of it yet" : "the learner's last make try-%s", lab);
+		snprintf(out, sizeof(out), "state: %s (%s); graded by claims %s: 1 point when "
+			 "every one passes\n", ex_state_word(st), when,
+			 json_get_str(e, "claims", ""));
 		rc = gs_add_test(gs, name, "exercises", strcmp(st, "done") ? 0 : 1, out);
 	}
 	return rc;

@@ -3,7 +3,8 @@
  * answers/hints.md.  When the learner has a copy of the lab (--work, make
  * exercise-NN) with an exercise not done at its last try, the hints are that
  * exercise's ("## NN.name"), else the lab's ("## NN").  `hint NN.name` asks
- * for one exercise's (its lab's when it has none of its own).  How many of each
+ * for one exercise's (its lab's when it has none of its own; exit 2 when lab
+ * NN has no such exercise).  How many of each
  * section's hints were shown is kept in <results>/hints.json
  * (dmalab-hints/1), rewritten atomically.
  */
@@ -128,6 +129,26 @@ static const struct ans_hint_lab *exercise_hints(const struct learn_ctx *lc,
 	return h;
 }
 
+/* 1 when lab NN has exercise NN.name (hint NN.name), else 0 with the lab's
+ * exercises, a space between two, in ids ("none" when it has none). */
+static int exercise_exists(const struct learn_ctx *lc, char *ids, size_t len)
+{
+	struct ex_status *ex;
+	int n = ex_status_all("labs", lc->opt->work ? lc->opt->work : "work", lc->opt->lab, &ex);
+	int found = 0;
+	size_t used = 0;
+
+	snprintf(ids, len, "%s", n > 0 ? "" : "none");
+	for (int i = 0; i < n; i++) {
+		found |= !strcmp(ex[i].id, lc->opt->exercise);
+		if (used < len)
+			used += (size_t)snprintf(ids + used, len - used, "%s%s", i ? " " : "",
+						 ex[i].id);
+	}
+	free(ex);
+	return found;
+}
+
 int cmd_hint(struct learn_ctx *lc)
 {
 	const struct ans_hint_lab *h;
@@ -138,11 +159,15 @@ int cmd_hint(struct learn_ctx *lc)
 	snprintf(path, sizeof(path), "%s/hints.json", lc->opt->results_dir);
 	n = load_counts(path, c, 63);
 	if (lc->opt->exercise) { /* hint NN.name: that exercise's, else its lab's */
-		if (!(h = ans_find_hints(&lc->ans, lc->opt->exercise))) {
-			printf(MSG("hint.exercise-none", "no hints for exercise %s; "
-				   "lab-%s's:\n"), lc->opt->exercise, lc->opt->lab);
-			h = ans_find_hints(&lc->ans, lc->opt->lab);
+		char ids[512];
+
+		if (!exercise_exists(lc, ids, sizeof(ids))) {
+			error(MSG("hint.no-exercise", "no exercise '%s' in lab-%s; its exercises: "
+				  "%s"), lc->opt->exercise, lc->opt->lab, ids);
+			return 2;
 		}
+		if (!(h = ans_find_hints(&lc->ans, lc->opt->exercise))) /* none of its own */
+			h = ans_find_hints(&lc->ans, lc->opt->lab);
 	} else if (!(h = exercise_hints(lc, c, n))) {
 		h = ans_find_hints(&lc->ans, lc->opt->lab);
 	}

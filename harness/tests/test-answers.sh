@@ -254,8 +254,9 @@ check $? 2 "a lab without hints: exit 2"
 h 3.fix-race >"$tmp/h5" 2>&1
 has "$tmp/h5" "exercise 03.fix-race hint 1 of 3:" "hint NN.name: that exercise's hints"
 h 03.nosuch >"$tmp/h6" 2>&1
-has "$tmp/h6" "no hints for exercise 03.nosuch; lab-03's:" "an exercise without hints: said"
-has "$tmp/h6" "lab-03 hint 2 of 3:" "... then its lab's next hint"
+check $? 2 "hint of an exercise lab-03 does not have: exit 2"
+has "$tmp/h6" "no exercise '03.nosuch' in lab-03; its exercises: 03.fix-race" \
+	"... naming the lab's exercises"
 h 03. >"$tmp/h7" 2>&1
 check $? 2 "hint '03.': no exercise name, exit 2"
 
