@@ -72,6 +72,12 @@ copy=$tmp/w/01-mlock/lab.cu
 if [ "$rc" -eq 0 ] && [ -f "$copy" ] && has "wrote '$copy'" && grep -q 'END EXERCISE' "$copy" &&
 	! grep -q 'return mlock(p, bytes);' "$copy"; then ok "exercise-01 writes the stubs"
 else bad "exercise-01 writes the stubs"; fi
+# the line it names is the region's marker in the copy (its stubs are shorter than the lab)
+at=$(grep -n 'EXERCISE 01.limit ' "$copy" | cut -d: -f1)
+if has "^  01\.limit +\(claims 01\.4\) line $at: " &&
+	[ "$at" != "$(grep -n 'EXERCISE 01.limit ' labs/01-mlock/lab.cu | cut -d: -f1)" ]
+then ok "exercise-01 names the copy's line of each region"
+else bad "exercise-01 names the copy's line of each region (copy: $at)"; fi
 # dmalab try before make try-NN built the copy: one line saying so, exit 2
 "$BUILD/dmalab" try 01 --work "$tmp/w" >"$tmp/out" 2>&1; rc=$?
 if [ "$rc" -eq 2 ] && has 'not built .*make try-01 builds it' && [ "$(wc -l <"$tmp/out")" -eq 1 ]
