@@ -573,12 +573,12 @@ static const char *errno_text(long long e)
 	return out;
 }
 
-/* 01.4 failed as "limit not arranged", said, when the child's own reading (limit, err: after the
+/* 01.4 failed, said, when the child's own reading (limit, err: after the
  * region) is not what its region (exercise 01.limit) was to arrange and report:
  * the limit not lowered to K.child_limit_bytes, CAP_IPC_LOCK kept, or an errno
- * that is not mlock's.  1 when so ("refused" is an exercise copy's state). */
-static int refused_region(struct lab *L, struct msg *m, long long limit,
-			  long long err)
+ * that is not mlock's.  1 when so. */
+static int limit_not_arranged(struct lab *L, struct msg *m, long long limit,
+			      long long err)
 {
 	long long region_err = msg_int(m, "region_errno");
 	char lim[32];
@@ -621,7 +621,7 @@ static void claim_limit_refusal(struct lab *L)
 			   err ? strerror((int)err) : "nothing (it succeeded)");
 		return;
 	}
-	if (refused_region(L, m, limit, err))
+	if (limit_not_arranged(L, m, limit, err))
 		return;
 	claim_note(L, MSG("01.note-4-2",
 		"child: RLIMIT_MEMLOCK %s, no CAP_IPC_LOCK; mlock %s"),
