@@ -15,7 +15,6 @@
 #include "numa_topo.h"
 #include "procfs.h"
 #include "sysfs.h"
-#include "sysinfo.h"
 
 #define PCI_VENDOR_NVIDIA 0x10de
 #define PCI_BASE_CLASS_DISPLAY 0x03 /* VGA 0x0300, 3D controller 0x0302 (data centre), ... */
@@ -39,6 +38,16 @@ static void set_known(int *field, enum gpu_src *src, long v, enum gpu_src from)
 }
 
 /* ---- sysfs ---- */
+
+int pci_bdf_normalise(const char *in, char *out, size_t len)
+{
+	unsigned int dom, bus, dev, fn;
+
+	if (sscanf(in, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+		return -1;
+	snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	return 0;
+}
 
 /* <root>/bus/pci/devices/<bdf>/<attr>; -1 with ENAMETOOLONG rather than a cut path. */
 static int dev_path(char *out, size_t len, const char *root, const char *bdf,

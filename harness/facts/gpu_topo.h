@@ -134,6 +134,12 @@ const struct gpu_topo_dev *gpu_topo_device(const struct gpu_topo *t, int ordinal
 /* The entry with PCI bus id bus_id (any case, 4- or 8-digit domain), or NULL. */
 const struct gpu_topo_dev *gpu_topo_find(const struct gpu_topo *t, const char *bus_id);
 
+/*
+ * A PCI bus id in the form sysfs uses: "00000000:3B:00.0" (NVML, CUDA) ->
+ * "0000:3b:00.0".  Returns 0, or -1 if `in` is not a bus id.
+ */
+int pci_bdf_normalise(const char *in, char *out, size_t len);
+
 /* The PCIe generation of a sysfs link speed ("2.5 GT/s PCIe" -> 1); 0 unknown. */
 int gpu_link_speed_gen(const char *speed);
 

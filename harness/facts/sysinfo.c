@@ -318,16 +318,6 @@ double pcie_rate_gbs(int gen, int width)
 	return gts[gen] * eff[gen] / 8 * width;
 }
 
-int pci_bdf_normalise(const char *in, char *out, size_t len)
-{
-	unsigned int dom, bus, dev, fn;
-
-	if (sscanf(in, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
-		return -1;
-	snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
-	return 0;
-}
-
 static int cmp_gpu_index(const void *a, const void *b)
 {
 	const struct gpu_topo_dev *ga = a, *gb = b;

@@ -58,11 +58,6 @@ void sysinfo_collect_at(struct sysinfo *si, const char *sysfs_root, const char *
 void sysinfo_write_json(const struct sysinfo *si, struct json_writer *w);
 /* `dmalab sysinfo`: readable lines, the facts the skips are decided on. */
 void sysinfo_print(const struct sysinfo *si, FILE *out);
-/*
- * A PCI bus id in the form sysfs uses: "00000000:3B:00.0" (NVML, CUDA) ->
- * "0000:3b:00.0".  Returns 0, or -1 if `in` is not a bus id.
- */
-int pci_bdf_normalise(const char *in, char *out, size_t len);
 
 /*
  * Theoretical one-direction rate of a PCIe link in GB/s (1e9 B/s), after

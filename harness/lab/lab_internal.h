@@ -1,6 +1,8 @@
 /*
  * lab_internal.h - the state behind `struct lab`, shared by the library's
- * files (lab_main.c, claim.c, report.c, opts.c).  Not for labs.
+ * files (lab_main.c, notebook.c, claim.c, report.c, opts.c, ...).  Not for
+ * labs.  From the top down, the files call: lab_main, opts, need, claim,
+ * stats, notebook, interrupt, report, knobs (test-house checks the order).
  */
 #ifndef DMALAB_LAB_INTERNAL_H
 #define DMALAB_LAB_INTERNAL_H
@@ -86,7 +88,8 @@ void report_tap_header(struct lab *L);
 /* note_shown: the claim's note in the learner's language ("" none), a
  * comment in zh before the test line, which keeps the English. */
 void report_tap_claim(struct lab *L, struct claim_rec *c, const char *note_shown);
-void report_json_write(struct lab *L);
+/* -1 when the record could not be written (L->record_lost: the errno). */
+int report_json_write(struct lab *L);
 /* The record as a signal would leave it (status "interrupted", undecided
  * claims "not_run"), cut after the key "interrupted_by": malloc'd, *len
  * bytes (no NUL counted); NULL when out of memory. */
@@ -98,9 +101,12 @@ void interrupt_arm(struct lab *L);
 void interrupt_render(const struct lab *L);
 void interrupt_disarm(void);
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out);
+/* knobs.c */
 /* 1 when the claim ids of list (a knob's, DMALAB_SABOTAGE, a lab's needs: blanks
  * or commas between) hold word, the len bytes at word. */
 int lab_list_has(const char *list, const char *word, size_t len);
+/* The sabotage build's knobs: broken (say 0) or listed (say 1); 0 or 2. */
+int lab_apply_knobs(const struct lab_spec *spec, int build_flags, int say);
 /* opts.c: parse argv into L; returns 0, or the exit code (2 usage, 0 help). */
 int lab_parse_args(struct lab *L, int argc, char **argv, int *describe);
 /* stats.c */
@@ -109,7 +115,9 @@ int lab_parse_args(struct lab *L, int argc, char **argv, int *describe);
 struct lab_stats stats_kept(const struct lab_stats *s);
 /* The running lab, for lab_error when the samples' storage runs out. */
 void stats_storage_owner(struct lab *L);
-/* lab_main.c */
+/* notebook.c */
 LAB_NORETURN void lab_finish_exit(struct lab *L, int code);
+/* A new phase of the lab's timing from now on (lab_progress starts one). */
+void lab_phase_begin(struct lab *L, const char *what, double now);
 
 #endif

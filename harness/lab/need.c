@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lab_internal.h"
 #include "need.h"
 #include "procfs.h"
 #include "sysfs.h"
@@ -263,7 +264,7 @@ static int usage_vline(const struct lab *L, const char *head, const char *fmt, v
 	char why[1024];
 
 	vsnprintf(why, sizeof(why), fmt, ap);
-	snprintf(prog, sizeof(prog), "lab-%s", lab_spec_of(L)->id);
+	snprintf(prog, sizeof(prog), "lab-%s", L->spec->id);
 	usage_set_prog(prog);
 	usage_set_help(NULL);
 	return usage_line("%s%s", head, why);

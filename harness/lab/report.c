@@ -233,24 +233,22 @@ static void json_record(struct json_writer *w, const struct lab *L, int interrup
 
 /*
  * The record, written once as the lab exits (a signal's record is the
- * interrupt handler's).  A record that cannot be written (a full disk, an
- * immutable file) is a setup error: what the lab measured is kept nowhere.
+ * interrupt handler's).  -1 when it cannot be written (a full disk, an
+ * immutable file): L->record_lost holds the errno, the caller says so.
  */
-void report_json_write(struct lab *L)
+int report_json_write(struct lab *L)
 {
 	struct json_writer w;
 
 	if (!L->opt.json_path || L->record_lost)
-		return;
+		return 0;
 	jw_init(&w, 1);
 	json_record(&w, L, 0);
 	jw_obj_end(&w);
 	if (jw_write_file(&w, L->opt.json_path) < 0)
 		L->record_lost = errno ? errno : EIO;
 	jw_release(&w);
-	if (L->record_lost)
-		lab_error(L, "--json '%s': cannot write it: %s", L->opt.json_path,
-			  strerror(L->record_lost));
+	return L->record_lost ? -1 : 0;
 }
 
 char *report_json_interrupted(const struct lab *L, size_t *len)

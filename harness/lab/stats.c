@@ -303,3 +303,42 @@ void lab_measure(struct lab *L, const char *name, lab_run_fn fn, void *ctx,
 				"steps (%.0f ns); its claims are inconclusive"), name,
 			 out->clock_res_s * 1e9);
 }
+
+/* ---- a series: its points, each a kept copy of a stats ---- */
+
+static struct lab_series *find_series(struct lab *L, const char *name, const char *x_unit)
+{
+	struct lab_series *s;
+
+	for (int i = 0; i < L->nseries; i++)
+		if (strcmp(L->series[i].name, name) == 0)
+			return &L->series[i];
+	s = realloc(L->series, sizeof(*s) * (size_t)(L->nseries + 1));
+	if (!s)
+		lab_error(L, "out of memory");
+	L->series = s;
+	s = &L->series[L->nseries++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->x_unit, sizeof(s->x_unit), "%s", x_unit ? x_unit : "");
+	return s;
+}
+
+void lab_series_point(struct lab *L, const char *series, const char *x_unit,
+		      double x, const struct lab_stats *y)
+{
+	struct lab_series *s = find_series(L, series, x_unit);
+
+	if (s->npts == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 16;
+		struct lab_point *p = realloc(s->pts, sizeof(*p) * (size_t)cap);
+
+		if (!p)
+			lab_error(L, "out of memory");
+		s->pts = p;
+		s->cap = cap;
+	}
+	s->pts[s->npts].x = x;
+	s->pts[s->npts].y = stats_kept(y);
+	s->npts++;
+}

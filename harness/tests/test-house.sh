@@ -205,6 +205,61 @@ else
 fi
 rm -rf "$fx"
 
+# Inside a layer too, the files call downward: peel off, again and again, the
+# objects that call no object left or that no object left calls; what never
+# peels is in a circle (or between two).
+layer_circle() { # $1: a folder of objects -> the objects in circles ("" none)
+	for o in "$1"/*.o; do
+		nm -g --defined-only "$o" | awk -v f="${o##*/}" 'NF == 3 { print "D", f, $3 }'
+		nm -u "$o" | awk -v f="${o##*/}" '{ print "U", f, $NF }'
+	done | awk '
+		{ files[$2] = 1 }
+		$1 == "D" { owner[$3] = $2 }
+		$1 == "U" { used[$2, $3] = 1 }
+		END {
+			for (k in used) {
+				split(k, p, SUBSEP)
+				if ((p[2] in owner) && owner[p[2]] != p[1])
+					calls[p[1], owner[p[2]]] = 1
+			}
+			do {
+				peeled = 0
+				for (f in files) {
+					out = into = 0
+					for (e in calls) {
+						split(e, q, SUBSEP)
+						if (!(q[1] in files) || !(q[2] in files))
+							continue
+						out += q[1] == f
+						into += q[2] == f
+					}
+					if (!out || !into) { delete files[f]; peeled = 1 }
+				}
+			} while (peeled)
+			for (f in files) printf "%s ", f
+		}'
+}
+# the check itself finds a circle: two objects that call each other
+fx=$(mktemp -d "${TMPDIR:-/tmp}/dmalab-house-circle.XXXXXX") || exit 1
+printf 'int b(int);\nint a(int x) { return x ? b(x - 1) : 0; }\n' > "$fx/a.c"
+printf 'int a(int);\nint b(int x) { return a(x); }\nint c(void) { return a(1); }\n' \
+	> "$fx/b.c"
+printf 'int a(int);\nint d(void) { return a(2); }\n' > "$fx/d.c"
+for f in a b d; do ${CC:-cc} -c -o "$fx/$f.o" "$fx/$f.c" || bad "cc $f.c"; done
+case "$(layer_circle "$fx")" in
+"a.o b.o " | "b.o a.o ") ok ;;
+*) bad "layer_circle did not find a.o <-> b.o alone: '$(layer_circle "$fx")'" ;;
+esac
+rm -rf "$fx"
+for layer in base facts lab; do
+	circle=$(layer_circle "$BUILD/obj/$layer")
+	if [ -z "$circle" ]; then
+		ok
+	else
+		bad "harness/$layer: these files call each other in a circle: $circle"
+	fi
+done
+
 # code lines at most 100 columns: expand the tabs, then the display width of the widest
 wide=""
 for f in $(git ls-files 2>/dev/null | grep -E '\.(c|h|cu|py|sh|S)$|(^|/)Makefile$'); do

@@ -1,0 +1,82 @@
+/*
+ * knobs.c - a lab's sabotage: which of its knobs the sabotage build breaks
+ * (every one, or those DMALAB_SABOTAGE names), and the claim-id lists the
+ * knobs and the needs are written in.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab_internal.h"
+
+/* Claim ids in a knob's list and in DMALAB_SABOTAGE: blanks or commas between. */
+#define SEP " ,"
+
+int lab_list_has(const char *list, const char *word, size_t len)
+{
+	for (const char *p = list; *p; p += strcspn(p, SEP)) {
+		p += strspn(p, SEP);
+		if (strcspn(p, SEP) == len && !strncmp(p, word, len))
+			return 1;
+	}
+	return 0;
+}
+
+/* Each claim DMALAB_SABOTAGE names must be backed by a knob of this lab. */
+static int check_sabotage_ids(const struct lab_spec *spec, const char *only)
+{
+	for (const char *p = only + strspn(only, SEP); *p; p += strspn(p, SEP)) {
+		size_t len = strcspn(p, SEP);
+		const struct lab_knob *k = spec->knobs;
+
+		while (k && k->knob && !lab_list_has(k->claims, p, len))
+			k++;
+		if (!k || !k->knob) {
+			fprintf(stderr, "lab-%s: DMALAB_SABOTAGE '%.*s': no knob of this lab "
+				"backs that claim\n", spec->id, (int)len, p);
+			return 2;
+		}
+		p += len;
+	}
+	return 0;
+}
+
+/* Whether the sabotage build breaks knob k: every knob when DMALAB_SABOTAGE
+ * names nothing, else those backing a claim it names. */
+static int knob_selected(const struct lab_knob *k, const char *only)
+{
+	if (!only || !only[strspn(only, SEP)])
+		return 1;
+	for (const char *p = k->claims + strspn(k->claims, SEP); *p; p += strspn(p, SEP)) {
+		size_t len = strcspn(p, SEP);
+
+		if (lab_list_has(only, p, len))
+			return 1;
+		p += len;
+	}
+	return 0;
+}
+
+/*
+ * The sabotage build breaks the selected knobs (say 0) and, after the
+ * header, says so in a TAP comment each (say 1); the normal build keeps
+ * them as declared.  Returns 0, or 2 (a usage error, said on stderr).
+ */
+int lab_apply_knobs(const struct lab_spec *spec, int build_flags, int say)
+{
+	const char *only = getenv("DMALAB_SABOTAGE");
+
+	if (!(build_flags & LAB_BUILT_SABOTAGE) || !spec->knobs)
+		return 0;
+	if (!say && only && check_sabotage_ids(spec, only))
+		return 2;
+	for (const struct lab_knob *k = spec->knobs; k->knob; k++) {
+		if (say)
+			printf("# sabotage: %s %s (claims %s)\n", k->name,
+			       knob_selected(k, only) ? "broken" : "as declared", k->claims);
+		else if (knob_selected(k, only))
+			*k->knob = k->broken;
+	}
+	return 0;
+}
+
