@@ -21,9 +21,6 @@
 #include "restore.h"
 #include "runner.h"
 
-/* set by main.c's SIGINT/SIGTERM/SIGHUP handler */
-volatile sig_atomic_t runner_stop_signal;
-
 /* Not through parse_number: fuzz_opts catches this file's die_usage, which a
  * call inside usage.c would not reach. */
 double parse_timeout_mul(const char *s, const char *what)

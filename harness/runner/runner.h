@@ -141,8 +141,6 @@ static inline const char *lab_status_word(const struct lab_entry *lab)
 /* run.c: <directory of the dmalab program>/labs, where make builds the labs */
 void default_labs_dir(const char *argv0, char *out, size_t len);
 
-/* run.c: set by main.c's SIGINT/SIGTERM/SIGHUP handler */
-extern volatile sig_atomic_t runner_stop_signal;
 /* run.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
  * > 0, at most 1000, the whole string; else die_usage(). */
 double parse_timeout_mul(const char *s, const char *what);
@@ -186,6 +184,8 @@ int spawn_lab(char *const argv[], double timeout_s, const struct spawn_io *io,
 int spawn_capture(char *const argv[], double timeout_s, char *buf, size_t cap,
 		  struct spawn_result *res);
 const char *signal_name(int sig);
+/* set by main.c's SIGINT/SIGTERM/SIGHUP handler */
+extern volatile sig_atomic_t runner_stop_signal;
 /* Set by `dmalab try` for its `dmalab check` of the learner's copy: the run's
  * failed claims are the copy's, not findings about the machine. */
 #define TRY_COPY_ENV "DMALAB_TRY_COPY"
