@@ -9,8 +9,9 @@
  *              (its TAP and JSON record, the status rules), results.json
  *              written (merged with the earlier one for `run NN`) and read
  *   output.c   human and TAP presentation, report card, summary line
- *   junit.c    junit.xml: the run as JUnit XML, and its XML writer
+ *   junit.c    junit.xml: the run as JUnit XML
  *   junit_learn.c  junit.xml's suites of the learner's predictions and exercises
+ *   xml.c      the XML writer of junit.xml, and the escaping of the HTML pages
  *   predict.c  --predict: the learner's numbers asked before a lab, scored after
  *   class.c    `dmalab class DIR`: a trainer's HTML page of learners' runs
  *   bench.c    `dmalab bench`: each lab's wall time, samples and interval width
@@ -229,7 +230,7 @@ enum status run_status(const struct run_state *rs);
  * prints the document --format json or junit asks for.  0 or -1. */
 int results_save(struct run_state *rs, int final);
 
-/* junit.c: a small XML 1.0 writer, for junit.xml.
+/* xml.c: a small XML 1.0 writer, for junit.xml.
  *
  * Escaping (xml_put): & < > " ' become entities everywhere; in an
  * attribute also TAB, LF and CR become character references, since a parser
