@@ -795,14 +795,6 @@ static int lab_ran(const struct lab_entry *lab)
 	return lab && lab->status != ST_PENDING && lab->status != ST_NOT_RUN;
 }
 
-const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n, const char *id)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(labs[i].id, id))
-			return &labs[i];
-	return NULL;
-}
-
 static int by_lab_id(const void *a, const void *b)
 {
 	const struct file_lab *x = a, *y = b;

@@ -2,8 +2,8 @@
  * runner.h - the `dmalab` runner: shared types of its files.
  *
  *   main.c     the command table, options, signals
- *   run.c      the built labs found and asked for --describe; `run` and
- *              `check`: each lab spawned, its record read
+ *   discover.c  the built labs found and asked for --describe
+ *   run.c      `run` and `check`: each lab spawned, its record read
  *   spawn.c    one lab in its own process group, with timeout (on proc.h)
  *   results.c  the run's model: the results directory, each lab's outcome
  *              (its TAP and JSON record, the status rules), results.json
@@ -44,7 +44,7 @@
 
 struct learn_results; /* learn.h */
 
-/* "2", "02", "002", "lab-02" -> "02" in out: the value, at least two digits
+/* discover.c: "2", "02", "002", "lab-02" -> "02" in out: the value, at least two digits
  * (labs are named lab-NN), at most 8; -1 for anything else. */
 int lab_id_normalise(const char *arg, char *out, size_t len);
 
@@ -139,10 +139,10 @@ static inline const char *lab_status_word(const struct lab_entry *lab)
 	return status_words[lab->status == ST_PENDING ? ST_NOT_RUN : lab->status];
 }
 
-/* run.c: <directory of the dmalab program>/labs, where make builds the labs */
+/* discover.c: <directory of the dmalab program>/labs, where make builds the labs */
 void default_labs_dir(const char *argv0, char *out, size_t len);
 
-/* run.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
+/* discover.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
  * > 0, at most 1000, the whole string; else die_usage(). */
 double parse_timeout_mul(const char *s, const char *what);
 
@@ -152,12 +152,12 @@ double parse_timeout_mul(const char *s, const char *what);
  * names the holder's pid).  0, or an error line and -1: the caller exits 2. */
 int results_dir_claim(struct run_state *rs);
 
-/* run.c: the built labs and their plans */
+/* discover.c: the built labs and their plans */
 int discover_labs(struct run_state *rs);
 void lab_entries_free(struct run_state *rs);
 /* Its claims, --describe and record freed. */
 void lab_entry_free(struct lab_entry *e);
-/* results.c: the lab of labs[0..n) with this id, or NULL. */
+/* The lab of labs[0..n) with this id, or NULL. */
 const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n, const char *id);
 
 /* spawn.c */
