@@ -6,8 +6,11 @@
  *   run.c      `run` and `check`: each lab spawned, its record read
  *   spawn.c    one lab in its own process group, with timeout (on proc.h)
  *   results.c  the run's model: the results directory, each lab's outcome
- *              (its TAP and JSON record, the status rules), results.json
- *              written (merged with the earlier one for `run NN`) and read
+ *              (its TAP and JSON record, the status rules), the labs of
+ *              results.json (merged with the earlier one for `run NN`), the
+ *              file read back
+ *   results_save.c  results.json written after every lab, then junit.xml
+ *              and dmalab.prom
  *   output.c   human and TAP presentation, report card, summary line
  *   junit.c    junit.xml: the run as JUnit XML
  *   junit_learn.c  junit.xml's suites of the learner's predictions and exercises
@@ -216,7 +219,7 @@ void results_keep_free(struct run_state *rs);
 /* The labs results.json lists; *out is malloc'ed.  Their number, or -1. */
 int results_file_labs(const struct run_state *rs, struct file_lab **out);
 
-/* results.c: results.json */
+/* results.c: the totals and the run's status */
 /* Labs and claims by status (pass to not_run); a failed claim that is a
  * known erratum is counted in erratum, not in claim[ST_FAIL]. */
 struct totals {
@@ -225,9 +228,16 @@ struct totals {
 	int unexplained; /* failed claims with an erratum this run did not bear out */
 };
 void totals_count(const struct run_state *rs, struct totals *t);
+/* Adds lab (its status and its claims') to t. */
+void totals_add_lab(const struct lab_entry *lab, struct totals *t);
+/* The status of a run whose labs t counts: aborted, running (not finished
+ * yet), fail (a lab failed or broke) or pass. */
+enum status totals_status(const struct run_state *rs, const struct totals *t);
 enum status run_status(const struct run_state *rs);
-/* Writes results.json and junit.xml; final: the run's last save, which also
- * prints the document --format json or junit asks for.  0 or -1. */
+
+/* results_save.c: writes results.json and junit.xml; final: the run's last
+ * save, which also prints the document --format json or junit asks for.
+ * 0 or -1. */
 int results_save(struct run_state *rs, int final);
 
 /* xml.c: a small XML 1.0 writer, for junit.xml.
