@@ -203,9 +203,6 @@ void claim_find_erratum(struct claim *c, const struct errata *errata);
 void record_finish(struct run_state *rs, struct lab_entry *lab,
 		   const struct spawn_result *sr, const struct tap_scan *ts);
 void record_not_run(struct lab_entry *lab, const char *kind, const char *why);
-/* One line on a contradicted claim's erratum, or "" when none is listed:
- * "known erratum 02.2: predicts >= 3, and this run meets it". */
-void fmt_erratum(const struct claim *c, char *buf, size_t len);
 
 /* A lab of results.json: run now, or kept from the earlier file. */
 struct file_lab {
@@ -316,14 +313,17 @@ void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number);
 void out_run_end(struct run_state *rs);
 void fmt_got_want(const struct claim *c, char *buf, size_t len);
 void fmt_got_want_human(const struct claim *c, char *buf, size_t len);
+/* One line on a contradicted claim's erratum, or "" when none is listed:
+ * "known erratum 02.2: predicts >= 3, and this run meets it". */
+void fmt_erratum(const struct claim *c, char *buf, size_t len);
 /* In zh, what a skip reason code means (skip.<code>, the code's ':' as '-');
  * "" in English or for a code the table lacks: the code itself stays. */
 const char *skip_meaning(const char *code);
 /* Spaces that pad s to width columns (a Chinese character takes two). */
 int word_pad(const char *s, int width);
+FILE *out_progress_stream(struct run_state *rs);
 /* explain.c: "320 KiB", "1.5 GiB", "-8 MiB" from a byte count (lab_fmt_size's words). */
 void fmt_bytes(double b, char *buf, size_t len);
-FILE *out_progress_stream(struct run_state *rs);
 
 /* run.c */
 int cmd_run(struct run_state *rs);
