@@ -225,6 +225,8 @@ int cmp_key_equal(const struct cmp_key *a, const struct cmp_key *b);
 int cmp_headline_unit(const char *unit);
 /* The lab of a figure key: "02.3" and "02/x" -> "02". */
 void cmp_key_lab(const char *key, char *lab, size_t len);
+/* "pass" -> CMP_V_PASS ...; CMP_NVERDICTS for an unknown word. */
+enum cmp_verdict cmp_verdict_parse(const char *word);
 
 /* compare_ref.c: statistics (the median is want.h's lab_median). */
 /* Median absolute deviation from `median` of v (n values); scratch holds n. */
@@ -251,8 +253,6 @@ void cmp_spread(struct cmp_ref_fig *f, enum cmp_spread_rule rule);
 /* The verdict with the most counts; ties go to the earlier verdict of enum
  * cmp_verdict; CMP_NVERDICTS when every count is 0. */
 enum cmp_verdict cmp_majority(const int count[CMP_NVERDICTS]);
-/* "pass" -> CMP_V_PASS ...; CMP_NVERDICTS for an unknown word. */
-enum cmp_verdict cmp_verdict_parse(const char *word);
 /* "worse" (now fail, error or not run; the reference's was pass or the
  * known erratum), "better" (now pass or the known erratum; the reference's
  * was a fail, error or not run), else "changed" (inconclusive -> fail is

@@ -239,6 +239,28 @@ static void load_machine(struct cmp_node *n, const struct json *m)
 	load_gpus(n, json_get(m, "gpus"));
 }
 
+/* Each verdict's status (record.h's words); known_erratum is compare's own. */
+static const enum status verdict_status[CMP_NVERDICTS] = {
+	[CMP_V_PASS] = ST_PASS, [CMP_V_KNOWN] = ST_COUNT, [CMP_V_FAIL] = ST_FAIL,
+	[CMP_V_INCONCLUSIVE] = ST_INCONCLUSIVE, [CMP_V_SKIP] = ST_SKIP,
+	[CMP_V_ERROR] = ST_ERROR, [CMP_V_NOT_RUN] = ST_NOT_RUN,
+};
+
+const char *cmp_verdict_word(enum cmp_verdict v)
+{
+	if (v == CMP_V_KNOWN)
+		return "known_erratum";
+	return (unsigned)v < CMP_NVERDICTS ? status_words[verdict_status[v]] : "?";
+}
+
+enum cmp_verdict cmp_verdict_parse(const char *word)
+{
+	for (int v = 0; word && v < CMP_NVERDICTS; v++)
+		if (!strcmp(word, cmp_verdict_word((enum cmp_verdict)v)))
+			return (enum cmp_verdict)v;
+	return CMP_NVERDICTS;
+}
+
 static enum cmp_verdict claim_verdict(const struct claim *c)
 {
 	if (claim_known(c))

@@ -24,22 +24,7 @@
 #include <string.h>
 
 #include "compare.h"
-#include "record.h"
 #include "want.h"
-
-/* Each verdict's status (record.h's words); known_erratum is compare's own. */
-static const enum status verdict_status[CMP_NVERDICTS] = {
-	[CMP_V_PASS] = ST_PASS, [CMP_V_KNOWN] = ST_COUNT, [CMP_V_FAIL] = ST_FAIL,
-	[CMP_V_INCONCLUSIVE] = ST_INCONCLUSIVE, [CMP_V_SKIP] = ST_SKIP,
-	[CMP_V_ERROR] = ST_ERROR, [CMP_V_NOT_RUN] = ST_NOT_RUN,
-};
-
-const char *cmp_verdict_word(enum cmp_verdict v)
-{
-	if (v == CMP_V_KNOWN)
-		return "known_erratum";
-	return (unsigned)v < CMP_NVERDICTS ? status_words[verdict_status[v]] : "?";
-}
 
 double cmp_mad(const double *v, int n, double median, double *scratch)
 {
@@ -145,14 +130,6 @@ void cmp_spread(struct cmp_ref_fig *f, enum cmp_spread_rule rule)
 		return;
 	f->spread_lo = fmin(f->spread_lo, f->pred_lo);
 	f->spread_hi = fmax(f->spread_hi, f->pred_hi);
-}
-
-enum cmp_verdict cmp_verdict_parse(const char *word)
-{
-	for (int v = 0; word && v < CMP_NVERDICTS; v++)
-		if (!strcmp(word, cmp_verdict_word((enum cmp_verdict)v)))
-			return (enum cmp_verdict)v;
-	return CMP_NVERDICTS;
 }
 
 enum cmp_verdict cmp_majority(const int count[CMP_NVERDICTS])

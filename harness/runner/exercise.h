@@ -87,6 +87,7 @@ void ex_here_close(struct ex_here *h);
 int ex_here_lacks(const struct ex_here *h, const char *lab_id, const char *claims,
 		  char *out, size_t len);
 
+/* exercise.c: `dmalab exercise NN`, `dmalab try NN`, `dmalab exercises` */
 int cmd_exercise(int argc, char **argv);
 int cmd_try(int argc, char **argv);
 int cmd_exercises(int argc, char **argv);

@@ -20,6 +20,10 @@
 
 #include "learn.h"
 
+/* The scoring rule in words, as grade and the Gradescope file print it. */
+const char GRADE_RULE[] = "rule: a question is scored when at least half of its claims are "
+	"decided (pass or fail); below that it is unverified, left out of the maximum";
+
 struct gs_test {
 	char *name, *chapter, *output;
 	double score;

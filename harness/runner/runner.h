@@ -2,15 +2,19 @@
  * runner.h - the `dmalab` runner: shared types of its files.
  *
  *   main.c     the command table, options, signals
- *   run.c      the built labs found and asked for --describe; `run` and
- *              `check`: each lab spawned, its record read
+ *   discover.c  the built labs found and asked for --describe
+ *   run.c      `run` and `check`: each lab spawned, its record read
  *   spawn.c    one lab in its own process group, with timeout (on proc.h)
  *   results.c  the run's model: the results directory, each lab's outcome
- *              (its TAP and JSON record, the status rules), results.json
- *              written (merged with the earlier one for `run NN`) and read
+ *              (its TAP and JSON record, the status rules), the labs of
+ *              results.json (merged with the earlier one for `run NN`), the
+ *              file read back
+ *   results_save.c  results.json written after every lab, then junit.xml
+ *              and dmalab.prom
  *   output.c   human and TAP presentation, report card, summary line
- *   junit.c    junit.xml: the run as JUnit XML, and its XML writer
+ *   junit.c    junit.xml: the run as JUnit XML
  *   junit_learn.c  junit.xml's suites of the learner's predictions and exercises
+ *   xml.c      the XML writer of junit.xml, and the escaping of the HTML pages
  *   predict.c  --predict: the learner's numbers asked before a lab, scored after
  *   class.c    `dmalab class DIR`: a trainer's HTML page of learners' runs
  *   bench.c    `dmalab bench`: each lab's wall time, samples and interval width
@@ -43,7 +47,7 @@
 
 struct learn_results; /* learn.h */
 
-/* "2", "02", "002", "lab-02" -> "02" in out: the value, at least two digits
+/* discover.c: "2", "02", "002", "lab-02" -> "02" in out: the value, at least two digits
  * (labs are named lab-NN), at most 8; -1 for anything else. */
 int lab_id_normalise(const char *arg, char *out, size_t len);
 
@@ -138,12 +142,10 @@ static inline const char *lab_status_word(const struct lab_entry *lab)
 	return status_words[lab->status == ST_PENDING ? ST_NOT_RUN : lab->status];
 }
 
-/* run.c: <directory of the dmalab program>/labs, where make builds the labs */
+/* discover.c: <directory of the dmalab program>/labs, where make builds the labs */
 void default_labs_dir(const char *argv0, char *out, size_t len);
 
-/* run.c: set by main.c's SIGINT/SIGTERM/SIGHUP handler */
-extern volatile sig_atomic_t runner_stop_signal;
-/* run.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
+/* discover.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
  * > 0, at most 1000, the whole string; else die_usage(). */
 double parse_timeout_mul(const char *s, const char *what);
 
@@ -153,12 +155,12 @@ double parse_timeout_mul(const char *s, const char *what);
  * names the holder's pid).  0, or an error line and -1: the caller exits 2. */
 int results_dir_claim(struct run_state *rs);
 
-/* run.c: the built labs and their plans */
+/* discover.c: the built labs and their plans */
 int discover_labs(struct run_state *rs);
 void lab_entries_free(struct run_state *rs);
 /* Its claims, --describe and record freed. */
 void lab_entry_free(struct lab_entry *e);
-/* results.c: the lab of labs[0..n) with this id, or NULL. */
+/* The lab of labs[0..n) with this id, or NULL. */
 const struct lab_entry *lab_by_id(const struct lab_entry *labs, int n, const char *id);
 
 /* spawn.c */
@@ -186,6 +188,8 @@ int spawn_lab(char *const argv[], double timeout_s, const struct spawn_io *io,
 int spawn_capture(char *const argv[], double timeout_s, char *buf, size_t cap,
 		  struct spawn_result *res);
 const char *signal_name(int sig);
+/* set by main.c's SIGINT/SIGTERM/SIGHUP handler */
+extern volatile sig_atomic_t runner_stop_signal;
 /* Set by `dmalab try` for its `dmalab check` of the learner's copy: the run's
  * failed claims are the copy's, not findings about the machine. */
 #define TRY_COPY_ENV "DMALAB_TRY_COPY"
@@ -199,9 +203,6 @@ void claim_find_erratum(struct claim *c, const struct errata *errata);
 void record_finish(struct run_state *rs, struct lab_entry *lab,
 		   const struct spawn_result *sr, const struct tap_scan *ts);
 void record_not_run(struct lab_entry *lab, const char *kind, const char *why);
-/* One line on a contradicted claim's erratum, or "" when none is listed:
- * "known erratum 02.2: predicts >= 3, and this run meets it". */
-void fmt_erratum(const struct claim *c, char *buf, size_t len);
 
 /* A lab of results.json: run now, or kept from the earlier file. */
 struct file_lab {
@@ -215,7 +216,7 @@ void results_keep_free(struct run_state *rs);
 /* The labs results.json lists; *out is malloc'ed.  Their number, or -1. */
 int results_file_labs(const struct run_state *rs, struct file_lab **out);
 
-/* results.c: results.json */
+/* results.c: the totals and the run's status */
 /* Labs and claims by status (pass to not_run); a failed claim that is a
  * known erratum is counted in erratum, not in claim[ST_FAIL]. */
 struct totals {
@@ -224,12 +225,19 @@ struct totals {
 	int unexplained; /* failed claims with an erratum this run did not bear out */
 };
 void totals_count(const struct run_state *rs, struct totals *t);
+/* Adds lab (its status and its claims') to t. */
+void totals_add_lab(const struct lab_entry *lab, struct totals *t);
+/* The status of a run whose labs t counts: aborted, running (not finished
+ * yet), fail (a lab failed or broke) or pass. */
+enum status totals_status(const struct run_state *rs, const struct totals *t);
 enum status run_status(const struct run_state *rs);
-/* Writes results.json and junit.xml; final: the run's last save, which also
- * prints the document --format json or junit asks for.  0 or -1. */
+
+/* results_save.c: writes results.json and junit.xml; final: the run's last
+ * save, which also prints the document --format json or junit asks for.
+ * 0 or -1. */
 int results_save(struct run_state *rs, int final);
 
-/* junit.c: a small XML 1.0 writer, for junit.xml.
+/* xml.c: a small XML 1.0 writer, for junit.xml.
  *
  * Escaping (xml_put): & < > " ' become entities everywhere; in an
  * attribute also TAB, LF and CR become character references, since a parser
@@ -305,14 +313,17 @@ void out_lab_end(struct run_state *rs, struct lab_entry *lab, int number);
 void out_run_end(struct run_state *rs);
 void fmt_got_want(const struct claim *c, char *buf, size_t len);
 void fmt_got_want_human(const struct claim *c, char *buf, size_t len);
+/* One line on a contradicted claim's erratum, or "" when none is listed:
+ * "known erratum 02.2: predicts >= 3, and this run meets it". */
+void fmt_erratum(const struct claim *c, char *buf, size_t len);
 /* In zh, what a skip reason code means (skip.<code>, the code's ':' as '-');
  * "" in English or for a code the table lacks: the code itself stays. */
 const char *skip_meaning(const char *code);
 /* Spaces that pad s to width columns (a Chinese character takes two). */
 int word_pad(const char *s, int width);
+FILE *out_progress_stream(struct run_state *rs);
 /* explain.c: "320 KiB", "1.5 GiB", "-8 MiB" from a byte count (lab_fmt_size's words). */
 void fmt_bytes(double b, char *buf, size_t len);
-FILE *out_progress_stream(struct run_state *rs);
 
 /* run.c */
 int cmd_run(struct run_state *rs);

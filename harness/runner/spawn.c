@@ -15,6 +15,9 @@
 #include "proc.h"
 #include "runner.h"
 
+/* set by main.c's SIGINT/SIGTERM/SIGHUP handler */
+volatile sig_atomic_t runner_stop_signal;
+
 const char *signal_name(int sig)
 {
 	return proc_signal_name(sig);

@@ -1,5 +1,5 @@
 /*
- * test_lab_id.c - lab_id_normalise (run.c), the one reader of a lab id that
+ * test_lab_id.c - lab_id_normalise (discover.c), the one reader of a lab id that
  * run, check, hint, exercise and try share: "4", "04", "004" and "lab-4" are
  * lab-04; anything else is refused.
  */

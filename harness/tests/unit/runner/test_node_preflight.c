@@ -20,8 +20,6 @@
 
 #include "preflight.c"
 
-volatile sig_atomic_t runner_stop_signal; /* main.c's, which spawn.o reads */
-
 static struct preflight pf;
 
 static struct json *parse(const char *text)

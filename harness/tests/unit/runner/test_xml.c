@@ -1,5 +1,5 @@
 /*
- * test_xml.c - the XML writer of junit.xml: escaping (the five markup
+ * test_xml.c - the XML writer of junit.xml (xml.c): escaping (the five markup
  * characters, TAB LF CR in attributes, characters XML 1.0 forbids, bytes
  * that are not UTF-8), elements and attributes in order, and the atomic
  * file write.
