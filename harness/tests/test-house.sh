@@ -7,7 +7,8 @@
 #   - the layers call downward only: a file of harness/base, facts, lab,
 #     cuda or runner includes headers of its own layer or of those below it
 #     (base < facts < lab < cuda; the runner: base and facts), and a lab
-#     includes no runner header;
+#     includes no runner header; inside a layer, no objects call each other
+#     in a circle (their symbols, nm);
 #   - a header of the layers that labs use is used by two labs or more, or
 #     by the harness itself: code one lab alone uses lives in that lab's
 #     folder; and so is each function of harness/facts, lab and cuda (the
@@ -251,7 +252,7 @@ case "$(layer_circle "$fx")" in
 *) bad "layer_circle did not find a.o <-> b.o alone: '$(layer_circle "$fx")'" ;;
 esac
 rm -rf "$fx"
-for layer in base facts lab; do
+for layer in base facts lab runner; do
 	circle=$(layer_circle "$BUILD/obj/$layer")
 	if [ -z "$circle" ]; then
 		ok
