@@ -34,6 +34,7 @@ struct ex_opts {
 	/* labs_dir, timeout_mul: for try's `dmalab check`; labs_dir: the built labs
 	 * whose --describe `exercises` reads */
 	struct learn_opts run;
+	char kit_labs[1024];       /* the kit's built labs: what exercise forecasts from */
 };
 
 /* A lab's file and its learner copy's folder, from src/NN-name/lab.c|lab.cu. */
@@ -269,6 +270,26 @@ static char *region_note(const char *text, const struct ex_region *r)
 	return out;
 }
 
+/* The copy's regions, each with its line; one this machine cannot grade says
+ * what it lacks before the learner spends an hour on it (as `exercises` does). */
+static void say_regions(const struct ex_opts *o, const struct ex_lab *x)
+{
+	struct ex_here *h = ex_here_open(o->kit_labs);
+	char lacks[256];
+
+	for (int i = 0; i < x->n; i++) {
+		printf("  %-16s ", x->r[i].id);
+		printf(MSG("ex.region", "(claims %s) line %d: %s"), x->r[i].claims,
+		       line_in_copy(x, i), region_what(&x->r[i]));
+		if (ex_here_lacks(h, x->id, x->r[i].claims, lacks, sizeof(lacks)) > 0) {
+			fputs("  ", stdout);
+			printf(MSG("ex.lacks", "(needs %s: not graded here)"), lacks);
+		}
+		putchar('\n');
+	}
+	ex_here_close(h);
+}
+
 static int do_exercise(const struct ex_opts *o, struct ex_lab *x)
 {
 	char *stubbed, *notes[EX_MAX] = { NULL };
@@ -311,12 +332,7 @@ static int do_exercise(const struct ex_opts *o, struct ex_lab *x)
 		printf(MSG("ex.wrote", "exercise-%s: wrote '%s'; write these, then make try-%s:"),
 		       x->id, x->copy, x->id);
 	putchar('\n');
-	for (i = 0; i < x->n; i++) {
-		printf("  %-16s ", x->r[i].id);
-		printf(MSG("ex.region", "(claims %s) line %d: %s"), x->r[i].claims,
-		       line_in_copy(x, i), region_what(&x->r[i]));
-		putchar('\n');
-	}
+	say_regions(o, x);
 	return 0;
 }
 
@@ -840,6 +856,7 @@ static int with_lab(int argc, char **argv, int (*fn)(struct ex_opts *, struct ex
 	if (!o.lab)
 		return error(MSG("ex.which-lab", "%s: which lab? (dmalab %s NN; make exercises "
 				 "lists them)"), argv[1], argv[1]), 2;
+	default_labs_dir(argv[0], o.kit_labs, sizeof(o.kit_labs));
 	if (!o.run.labs_dir[0]) /* where the Makefile builds the copies of --work */
 		work_build_dir(o.work, o.run.labs_dir, sizeof(o.run.labs_dir));
 	rc = lab_find(&o, o.lab, &x) ? 2 : fn(&o, &x);
