@@ -466,7 +466,7 @@ static void skip_one_node(struct numa_lab *X, const char *a, const char *b, int 
  */
 static int gpu_node(struct numa_lab *X, const char **reason, char *detail, size_t len)
 {
-	int dev = lab_options(X->L)->device, i;
+	int dev = lab_options(X->L)->device, i, no_driver;
 	const struct gpu_topo_dev *g;
 	struct gpu_topo t;
 
@@ -477,9 +477,14 @@ static int gpu_node(struct numa_lab *X, const char **reason, char *detail, size_
 		lab_note(X->L, MSG("04.gpu-order", "GPU order: NVIDIA PCI devices in PCI bus "
 			 "order, which need not be CUDA's: %s"), why ? why + 2 : t.order_note);
 	}
-	*reason = SKIP_NO_CUDA_DEVICE;
+	/* no driver at all: the skip word of lab-01 and every CUDA lab */
+	no_driver = !t.cuda_loaded && !strcmp(X->sysfs_root, "/sys");
+	*reason = no_driver ? SKIP_NO_CUDA_DRIVER : SKIP_NO_CUDA_DEVICE;
 	g = gpu_topo_device(&t, dev);
-	if (!g && t.order == GPU_ORDER_CUDA)
+	if (!g && no_driver)
+		snprintf(detail, len, "no NVIDIA driver: libcuda.so.1 not found, and no NVIDIA "
+			 "PCI device %d in /sys/bus/pci (%d found)", dev, t.n);
+	else if (!g && t.order == GPU_ORDER_CUDA)
 		snprintf(detail, len, "no CUDA device %d (CUDA lists %d)", dev, t.n);
 	else if (!g)
 		snprintf(detail, len, "no NVIDIA PCI device %d in %s/bus/pci (%d found)", dev,
