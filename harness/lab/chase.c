@@ -73,6 +73,14 @@ double chase_run(void *ctx)
 	return t;
 }
 
+void chase_scale(struct chase *c, double t, double target_s)
+{
+	c->loads = (uint64_t)((double)c->loads * target_s / t);
+	c->loads = (c->loads + 15) & ~15ULL;
+	if (c->loads < 16)
+		c->loads = 16;
+}
+
 void chase_calibrate(struct chase *c, double target_s)
 {
 	double t;
@@ -82,10 +90,7 @@ void chase_calibrate(struct chase *c, double target_s)
 		if (t >= 2e-3 || c->loads >= (1ULL << 40))
 			break;
 	}
-	c->loads = (uint64_t)((double)c->loads * target_s / t);
-	c->loads = (c->loads + 15) & ~15ULL;
-	if (c->loads < 16)
-		c->loads = 16;
+	chase_scale(c, t, target_s);
 }
 
 void chase_time(struct lab *L, const char *name, void *buf, double target_s,

@@ -44,6 +44,11 @@ double chase_run(void *ctx);
 /* Set c->loads so that one sample lasts about target_s. */
 void chase_calibrate(struct chase *c, double target_s);
 
+/* c->loads, which took t seconds, scaled to last about target_s (a multiple
+ * of 16, at least 16): chase_calibrate's last step, and a lab's to size a
+ * walk again once the cache holds what its measured walks will meet. */
+void chase_scale(struct chase *c, double t, double target_s);
+
 /* Calibrate, lab_measure `name` (a static string) and scale to ns per load;
  * *loads (may be NULL) gets the loads a sample. */
 void chase_time(struct lab *L, const char *name, void *buf, double target_s,

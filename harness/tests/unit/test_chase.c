@@ -199,6 +199,22 @@ static void test_run_and_calibrate(void **state)
 	free(b);
 }
 
+/* chase_scale: loads in proportion to the time wanted, a multiple of 16, >= 16 */
+static void test_scale(void **state)
+{
+	struct chase c = { NULL, 1600 };
+
+	(void)state;
+	chase_scale(&c, 1e-3, 2e-3);
+	assert_int_equal(c.loads, 3200);
+	c.loads = 1000;
+	chase_scale(&c, 1e-3, 1.001e-3); /* 1001 -> 1008 */
+	assert_int_equal(c.loads, 1008);
+	c.loads = 16;
+	chase_scale(&c, 1.0, 1e-6);
+	assert_int_equal(c.loads, 16);
+}
+
 /* chase_time inside a lab: a series of ns per load, >= --iters samples. */
 static const struct claim_spec one_claim[] = {
 	{ "99.1", "ch1.Q1", "a claim", "ch1", "R11", WANT_TRUE, NULL },
@@ -244,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_walk_rounds_up_to_16),
 		cmocka_unit_test(test_run_and_calibrate),
+		cmocka_unit_test(test_scale),
 		cmocka_unit_test(test_time_in_a_lab),
 	};
 
