@@ -94,13 +94,14 @@ int report_json_write(struct lab *L);
  * claims "not_run"), cut after the key "interrupted_by": malloc'd, *len
  * bytes (no NUL counted); NULL when out of memory. */
 char *report_json_interrupted(const struct lab *L, size_t *len);
+/* --describe: the spec as JSON (PROTOCOL.md), for `dmalab claims` and list */
+void report_describe(const struct lab_spec *spec, int build_flags, FILE *out);
 
 /* interrupt.c: the record a lab stopped by a signal leaves; interrupt_render
  * after every record while the lab runs. */
 void interrupt_arm(struct lab *L);
 void interrupt_render(const struct lab *L);
 void interrupt_disarm(void);
-void report_describe(const struct lab_spec *spec, int build_flags, FILE *out);
 /* knobs.c */
 /* 1 when the claim ids of list (a knob's, DMALAB_SABOTAGE, a lab's needs: blanks
  * or commas between) hold word, the len bytes at word. */
