@@ -1,8 +1,9 @@
 /*
  * notebook.c - what a running lab writes down: its notes, progress and
  * facts, and its end: lab_error and lab_finish_exit write the record and
- * exit.  Everything of the lab runtime calls down to it; it calls only the
- * writers of the record (report.c) and the signal path (interrupt.c).
+ * exit.  Options, needs, claims, statistics, buffers and helpers call down
+ * to it; it calls only the record's writer (report.c) and the signal path
+ * (interrupt.c).
  */
 #include <errno.h>
 #include <stdarg.h>
