@@ -395,10 +395,11 @@ check: all
 $(addprefix lab-,$(LAB_IDS)): lab-%: $(DMALAB) $(BUILD)/labs/lab-%
 	@$(DMALAB) run $(RUN_FLAGS) $*
 
-# lab-4, try-4, exercise-4: the same as lab-04, try-04, exercise-04 (hint-4 already is)
+# lab-4, try-4, exercise-4: the same as lab-04, try-04, exercise-04 (hint-4 already is);
+# each has its two-digit target as a prerequisite and an empty recipe, not a second
+# make, so that a failure ends in make's one Error line
 SHORT_LAB_IDS := $(patsubst 0%,%,$(filter 0%,$(LAB_IDS)))
-$(foreach t,lab try exercise,$(addprefix $(t)-,$(SHORT_LAB_IDS))):
-	@$(MAKE) --no-print-directory $(subst -,-0,$@)
+$(foreach t,lab try exercise,$(foreach n,$(SHORT_LAB_IDS),$(eval $(t)-$(n): $(t)-0$(n) ;)))
 
 # A lab that does not exist (lab-99, lab-): the list, not make's own error.
 # In the learner's language, chosen as harness/base/lang.c chooses it.

@@ -74,6 +74,12 @@ done
 passes "dmalab run .* 04$" 1 lab-4
 passes "dmalab exercise 04 " 1 WORK="$tmp/w" exercise-4
 passes "dmalab try 04 .*--verify-only" 1 WORK="$tmp/w" try-4
+# ... without a second make: a failing try-4 (no copy yet) ends in make's one Error line
+make --no-print-directory WORK="$tmp/none" try-4 >"$tmp/try4" 2>&1
+if [ "$(grep -c '\*\*\*' "$tmp/try4")" = 1 ] && grep -q 'try-04\] Error 2' "$tmp/try4"
+then pass=$((pass + 1))
+else fail=$((fail + 1)); echo "FAIL: make try-4 failing: want one Error line:"; cat "$tmp/try4"
+fi
 
 make --no-print-directory help >"$tmp/help" 2>&1
 if grep -q "RESULTS=DIR" "$tmp/help"; then pass=$((pass + 1))
