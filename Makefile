@@ -41,7 +41,8 @@ ifeq ($(SAN),1)
 endif
 # a claim_spec may leave its trailing fields out (root: NULL)
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
-# the layers, lowest first (DESIGN.md, "The house"); a header is found in its own
+# the layers, lowest first (README.md "Layout"): a lab includes "lab.h" whichever
+# layer a header is in
 CPPFLAGS := -Iharness/base -Iharness/facts -Iharness/lab -Iharness/cuda -D_GNU_SOURCE
 LDLIBS   := $(SAN_OBJ) -lnuma -ldl -lm -lpthread
 

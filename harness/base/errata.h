@@ -49,7 +49,7 @@ int errata_parse(const char *text, const char *name, struct errata *e,
 int errata_load(const char *path, struct errata *e, char *err, size_t errlen);
 /*
  * 0 when the erratum predicts something a contradicting run could refute
- * (DESIGN.md, Honesty); -1 with err when its expect: is the plain
+ * (README.md "Errata are predictions"); -1 with err when its expect: is the plain
  * complement of the claim's want, in full or on one side.
  */
 int errata_check_want(const struct erratum *e, const struct claim_want *want, char *err,

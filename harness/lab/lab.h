@@ -115,7 +115,7 @@ struct lab_extra_opt {
  * LAB_SABOTAGE.  The sabotage build breaks every knob before the lab
  * starts, or only those of the claims DMALAB_SABOTAGE names ("03.4"); a
  * claim no knob backs is a usage error.  Helpers inherit the environment.
- * A lab's `static struct knobs K` is not const, as DESIGN.md's sketch has it:
+ * A lab's `static struct knobs K` is not const, though it reads as a table:
  * which knobs break is read from the environment at run time, so lab_main
  * writes them once, before the lab's first step, and nothing writes them after.
  */

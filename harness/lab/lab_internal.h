@@ -2,7 +2,9 @@
  * lab_internal.h - the state behind `struct lab`, shared by the library's
  * files (lab_main.c, notebook.c, claim.c, report.c, opts.c, ...).  Not for
  * labs.  From the top down, the files call: lab_main, opts, need, claim,
- * stats, notebook, interrupt, report, knobs (test-house checks the order).
+ * stats, notebook, interrupt, report, knobs; helper, buffer and chase call
+ * into that chain, and estimate (under claim and stats) calls nothing.
+ * test-house fails a circle among them.
  */
 #ifndef DMALAB_LAB_INTERNAL_H
 #define DMALAB_LAB_INTERNAL_H

@@ -1,7 +1,10 @@
 /*
  * answers.h - the chapters' questions, reference answers, planned claims and
  * lab hints (the .md files of answers/, described in answers/README.md), and the
- * rules that grade a question from the verdicts of its claims.
+ * rules that grade a question from the verdicts of its claims.  answers.c
+ * parses the files; answers_check.c maps claims to questions, checks the
+ * files against the built labs and grades; answers_seed.c finds Chinese an
+ * answer shares with a chapter.
  *
  * Every file is read by the kit's one sections reader (sections.h): a
  * "# title" line, "## id" sections, "key: value" fields; strict, UTF-8.

@@ -14,6 +14,8 @@
  *   baseline.c      `dmalab baseline`: the file (dmalab-baseline/1), read back
  *   explain.c       which machine facts can explain which lab's figures, and
  *                   the sentences that name them
+ *   history.c       `dmalab history`: per GPU, each figure over the kept runs
+ *   metrics.c       `dmalab metrics`: a run's figures as Prometheus gauges
  *
  * Words and the judging rule: PROTOCOL.md 7 and 8 (match key, headline figure,
  * reference, moved, bad, note, flagged, exit codes).  Why both spread and

@@ -1,6 +1,6 @@
 /*
  * exercise.h - the learner's exercises: regions of a lab file that the
- * learner's copy has as stubs (DESIGN.md "Exercises and predictions").
+ * learner's copy has as stubs (README.md "A learner's first hour", labs/README.md).
  *
  *   exercise_scan.c  the regions found, masked, replaced by their stubs
  *   exercise.c       `dmalab exercise NN`, `dmalab try NN`, `dmalab exercises`

@@ -1,7 +1,7 @@
 /*
- * main.c - `dmalab`: options, commands, signals.
- *
- *   dmalab list | claims | run NN... | check [NN...] | sysinfo   [options]
+ * main.c - `dmalab`: options, the one command table (list, claims, run,
+ * check, sysinfo, preflight, the learner's and the SRE's commands: --help
+ * lists them), signals.
  *
  * Exit codes: 0 no failure (known errata and skips allowed), 1 a claim
  * failed or a lab broke, 2 usage or bad input, 128 + N stopped by signal N

@@ -22,13 +22,17 @@
  *   list.c     `dmalab list` (plans and predicted skips) and `dmalab claims`
  *   exercise.c, exercise_scan.c  `exercise`, `try`, `exercises`: the learner's
  *              copies of the labs' exercise regions (exercise.h)
+ *   preflight.c  `dmalab preflight`: labs 01 and 02 short, a node's health
+ *   counters.c, prom.c, messages.c  the GPU's error counters around a run, the
+ *              Prometheus text of a run, `dmalab messages` (the zh table)
  *
  * Every message on stderr goes through die, error, warning (base/usage.h,
  * the one usage printer, which the labs' option errors use too).
  *
  * The runner never initialises CUDA while it still starts labs (a process
- * that has touched CUDA must not fork): only `list` asks the driver, through
- * gpu_topo.h, after every lab's --describe has been read.
+ * that has touched CUDA must not fork): only `list` and `exercises` (and
+ * exercise's marks) ask the driver, through gpu_topo.h, after every lab's
+ * --describe has been read.
  */
 #ifndef DMALAB_RUNNER_H
 #define DMALAB_RUNNER_H
@@ -57,7 +61,7 @@ int lab_id_normalise(const char *arg, char *out, size_t len);
 enum out_format { FMT_HUMAN, FMT_TAP, FMT_JSON, FMT_JUNIT, FMT_UNSET };
 
 struct runner_opts {
-	const char *command;    /* "list", "run", "check", "sysinfo" */
+	const char *command;    /* the command word: "list", "run", "check", ... */
 	char labs_dir[PATH_MAX];
 	const char *results_dir;
 	enum out_format format;
@@ -188,7 +192,8 @@ int spawn_lab(char *const argv[], double timeout_s, const struct spawn_io *io,
 int spawn_capture(char *const argv[], double timeout_s, char *buf, size_t cap,
 		  struct spawn_result *res);
 const char *signal_name(int sig);
-/* set by main.c's SIGINT/SIGTERM/SIGHUP handler */
+/* set by the SIGINT/SIGTERM/SIGHUP handler base/cleanup.c runs (main.c
+ * registers it with cleanup_catch) */
 extern volatile sig_atomic_t runner_stop_signal;
 /* Set by `dmalab try` for its `dmalab check` of the learner's copy: the run's
  * failed claims are the copy's, not findings about the machine. */
@@ -232,7 +237,7 @@ void totals_add_lab(const struct lab_entry *lab, struct totals *t);
 enum status totals_status(const struct run_state *rs, const struct totals *t);
 enum status run_status(const struct run_state *rs);
 
-/* results_save.c: writes results.json and junit.xml; final: the run's last
+/* results_save.c: writes results.json, junit.xml and dmalab.prom; final: the run's last
  * save, which also prints the document --format json or junit asks for.
  * 0 or -1. */
 int results_save(struct run_state *rs, int final);

@@ -15,7 +15,8 @@
 #include "proc.h"
 #include "runner.h"
 
-/* set by main.c's SIGINT/SIGTERM/SIGHUP handler */
+/* set by the SIGINT/SIGTERM/SIGHUP handler base/cleanup.c runs (main.c
+ * registers it with cleanup_catch) */
 volatile sig_atomic_t runner_stop_signal;
 
 const char *signal_name(int sig)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test-house.sh - the structure the kit keeps (DESIGN.md, "The house"):
+# test-house.sh - the structure the kit keeps (README.md "Layout", labs/README.md):
 #   - the runner (dmalab) links no lab runtime: none of the lab's life
 #     (lab_main, claims, measuring, skips, its TAP writer, helper roles,
 #     placement) is in its symbol table;

@@ -1,7 +1,7 @@
 /*
  * memlock.h - lab-01's own locking helpers, in C that nvcc and gcc both
- * take: what a locking step changes, read with the mlock batches drained
- * and the counters folded; how far a /proc/meminfo counter may lag
+ * take: what a locking step changes, read with the counters folded
+ * (vm.stat_refresh); how far a /proc/meminfo counter may lag
  * (per-CPU diffs per zone); how much this process may still lock; and the
  * container-like confinement (a small RLIMIT_MEMLOCK, CAP_IPC_LOCK
  * dropped) under which its memlock claims run.  Tested without a GPU by

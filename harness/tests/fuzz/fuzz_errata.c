@@ -1,7 +1,7 @@
 /*
  * fuzz_errata.c - the errata parser (errata.c: errata_parse on the input as
  * a C string, errata_load on it as a file, so NUL bytes and an empty file
- * too) and the relation parser it uses (relation.c: lab_want_parse on every
+ * too) and the relation parser it uses (want.c: lab_want_parse on every
  * line, then lab_want_text and lab_relation_verdict on what it accepts).
  *
  * Checked: errata_parse and errata_load agree on text without NUL bytes;
