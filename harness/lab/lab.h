@@ -346,6 +346,9 @@ int lab_skip_reason_valid(const char *reason);
 /* Skip the whole lab: every undecided claim skips with reason; exit 77. */
 LAB_NORETURN void lab_skip(struct lab *L, const char *reason, const char *detail_fmt, ...)
 	LAB_PRINTF(3, 4);
+
+/* ---- The notebook (notebook.c; series points: stats.c) ---- */
+
 /* Setup broke (not a finding): "Bail out!" line, undecided claims become
  * `error`, JSON written, exit 99. */
 LAB_NORETURN void lab_error(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);
@@ -355,7 +358,8 @@ LAB_NORETURN void lab_error_errno(struct lab *L, const char *fmt, ...) LAB_PRINT
 /* Narrative line (a TAP comment "# ..."), always shown by `make lab-NN`. */
 void lab_note(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);
 /* Like lab_note, but on a terminal the line is rewritten in place; for
- * progress on long runs.  Not written to the JSON. */
+ * progress on long runs.  Not a note: in the JSON each starts a phase
+ * ("phases", in English), which `make bench --phases` times. */
 void lab_progress(struct lab *L, const char *fmt, ...) LAB_PRINTF(2, 3);
 
 /* A named fact for the record: the JSON "facts" object and a TAP comment. */
