@@ -71,7 +71,10 @@ static void vlab_error(struct lab *L, const char *fmt, va_list ap, int with_errn
 	if (with_errno) {
 		size_t n = strlen(L->error);
 
-		snprintf(L->error + n, sizeof(L->error) - n, ": %s", strerror(e));
+		/* a -1 with errno untouched (a learner's region can return one) is
+		 * no "Success" */
+		snprintf(L->error + n, sizeof(L->error) - n, ": %s",
+			 e ? strerror(e) : "failed without setting errno");
 	}
 	fprintf(stderr, "lab-%s: error: %s\n", L->spec->id, L->error);
 	if (L->opt.role)

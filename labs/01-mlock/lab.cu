@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h> /* setrlimit, should exercise 01.limit use it */
 #include <linux/capability.h>
 
 #include "buffer.h"
@@ -247,7 +248,7 @@ static void mlocked_rounds(struct lab *L, void *p, uint64_t bytes, int n, double
 			lab_error_errno(L, "munlock(%" PRIu64 " bytes)", bytes);
 		snapshot(L, &b);
 		if (K.lock_region && lock_region(p, bytes) < 0)
-			lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
+			lab_error_errno(L, "lock_region: mlock(%" PRIu64 " bytes)", bytes);
 		snapshot(L, &a);
 		rise[i] = ((double)a.mlocked - (double)b.mlocked) / (double)bytes;
 	}
@@ -268,7 +269,7 @@ static void claim_status_deltas(struct lab *L, uint64_t bytes)
 			     "and the machine's Mlocked"), lab_fmt_size(bytes, sz, sizeof(sz)));
 	snapshot(L, &b);
 	if (K.lock_region && lock_region(p, bytes) < 0)
-		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
+		lab_error_errno(L, "lock_region: mlock(%" PRIu64 " bytes)", bytes);
 	snapshot(L, &a);
 	dlck = (double)a.self.lck - (double)b.self.lck;
 	drss = (double)a.self.rss - (double)b.self.rss;
@@ -328,7 +329,7 @@ static void claim_munlock(struct lab *L, uint64_t bytes)
 		lab_error_errno(L, "mlock(%" PRIu64 " bytes)", bytes);
 	locked = vmlck(L);
 	if (K.unlock_region && unlock_region(p, bytes) < 0)
-		lab_error_errno(L, "munlock(%" PRIu64 " bytes)", bytes);
+		lab_error_errno(L, "unlock_region: munlock(%" PRIu64 " bytes)", bytes);
 	after = vmlck(L);
 	buf_free(p);
 	lab_fact_num(L, "vmlck_after_munlock", (double)after, "bytes");
@@ -394,7 +395,7 @@ static void claim_lock_cost(struct lab *L, uint64_t bytes)
 		rounds = one > 0 && target / one < MAX_ROUNDS ? (int)(target / one) + 1
 							      : MAX_ROUNDS;
 	t.rounds = rounds;
-	lab_measure(L, "mlock", time_mlock, &t, NULL, &st); /* 2 warm-up, --iters, cv 0.10 */
+	lab_measure(L, "mlock", time_mlock, &t, NULL, &st); /* 2 warm-up, --iters, the stop rule */
 	buf_free(t.prelocked);
 	if (t.rounds > 1)
 		lab_note(L, MSG("01.rounds", "one sample sums %d such mlock calls, to be long "
