@@ -167,8 +167,8 @@ help:
 	@echo "               (GRADESCOPE=FILE: also Gradescope's autograder results.json)"
 	@echo "make quiz      the chapters' questions for practice, with this machine's \
 	measurements"
-	@echo "make hint-NN   the next hint of your first exercise not done in lab NN, else of \
-	the lab"
+	@echo "make hint-NN   the next hint of the first exercise of lab NN your copy has not done;\
+	 of the lab when none is pending"
 	@echo "make exercise-NN  your copy of lab NN to write (work/NN-name/; RESET=1 starts over)"
 	@echo "make try-NN    build and grade your copy: done / not yet per exercise"
 	@echo "make exercises every exercise and its state"

@@ -34,6 +34,16 @@ void dmalab_lang_set(enum dmalab_lang lang)
 	lang_forced = (int)lang;
 }
 
+const char *dmalab_lang_env_unknown(void)
+{
+	const char *v = getenv("DMALAB_LANG");
+
+	if (!v || !*v || !strncmp(v, "en", 2) || !strncmp(v, "zh", 2) || !strcmp(v, "C") ||
+	    !strcmp(v, "POSIX"))
+		return NULL;
+	return v;
+}
+
 /* Where the next printf conversion starts, or NULL; skips "%%". */
 static const char *next_conversion(const char *s)
 {

@@ -147,6 +147,11 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	struct lab *L = &lab;
 	int describe = 0, rc;
 
+	if (dmalab_lang_env_unknown()) {
+		fprintf(stderr, "lab-%s: DMALAB_LANG '%s': the kit speaks en or zh\n", spec->id,
+			dmalab_lang_env_unknown());
+		return 2;
+	}
 	lab_init(L, spec, argv[0]);
 	stats_storage_owner(L);
 	L->build_flags = build_flags;

@@ -154,6 +154,7 @@ static void usage(FILE *f)
 		"                      if present, else the copy built in); the labs get it as\n"
 		"                      DMALAB_ERRATA and decide with it\n"
 		"  -h, --help          this text\n"
+		"language: DMALAB_LANG en or zh, else a zh locale (LC_ALL, LC_MESSAGES, LANG)\n"
 		"prediction score: %s\n"
 		"levels: 1 dmalab preflight (about 2 s on an H200), 2 make check QUICK=1 (26 s),\n"
 		"        3 make check (about 60 s)\n"
@@ -465,8 +466,11 @@ static int cmd_labs(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const struct command *cmd = argc > 1 ? find_command(argv[1]) : NULL;
+	const char *lang = dmalab_lang_env_unknown();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (lang)
+		die_usage("DMALAB_LANG '%s': the kit speaks en or zh", lang);
 	if (!cmd)
 		return cmd_labs(argc, argv);
 	if (cmd->learn)

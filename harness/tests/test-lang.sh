@@ -279,6 +279,16 @@ usage_case "(want a number like 02)" run x9
 usage_case "'run' needs at least one lab id" run
 usage_case "(want a number from 0.1 to 1000)" check --timeout-mul 0
 
+echo "== a DMALAB_LANG the kit has no words for is bad input; a foreign locale is not"
+for prog in "$d list" "$BUILD/labs/lab-01 --quick"; do
+	DMALAB_LANG=fr $prog >"$tmp/lf" 2>&1; rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/lf")" = 1 ] && grep -q "DMALAB_LANG 'fr'" "$tmp/lf"
+	then ok "DMALAB_LANG=fr ${prog%% *}: one line, exit 2"
+	else bad "DMALAB_LANG=fr $prog: rc $rc: $(cat "$tmp/lf")"; fi
+done
+LANG=fr_FR.UTF-8 DMALAB_LANG= "$d" list >"$tmp/lf" 2>&1 && grep -q '^lab-01 ' "$tmp/lf" &&
+	ok "LANG=fr_FR: English, no error" || bad "LANG=fr_FR: $(head -n 2 "$tmp/lf")"
+
 echo "== every exercise region of the lab files has its zh text (exercise.ID), no '*/' in it"
 # the regions the lab files have now, not a fixed list: a new region without
 # its zh text fails here
