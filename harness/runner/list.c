@@ -259,10 +259,26 @@ static void claim_row(const char *label, const char *value)
 	printf("%s\n", value);
 }
 
-static void human_claim(const struct json *c)
+/* The erratum of claim `id` in a line: its prediction, where it holds, and
+ * the corrected statement; "none" without one. */
+static const char *erratum_row(const struct errata *all, const char *id, const char *unit,
+			       char *buf, size_t len)
+{
+	const struct erratum *e = errata_find(all, id);
+
+	if (!e)
+		return MSG("claims.no-erratum", "none");
+	snprintf(buf, len, MSG("claims.erratum-is", "predicts %s%s%s%s%s: %s"), e->expect_text,
+		 *unit && !e->expect_name[0] ? " " : "", !e->expect_name[0] ? unit : "",
+		 e->when_text ? MSG("claims.erratum-when", " when ") : "",
+		 e->when_text ? e->when_text : "", e->truth);
+	return buf;
+}
+
+static void human_claim(const struct json *c, const struct errata *errata)
 {
 	const struct json *want = json_get(c, "want");
-	char tol[128];
+	char tol[128], erratum[1024];
 	const char *id = json_get_str(c, "id", "?");
 
 	fmt_tolerance(want, tol, sizeof(tol));
@@ -276,13 +292,34 @@ static void human_claim(const struct json *c)
 	claim_row(MSG("claims.sabotage", "sabotage:"), json_get_str(c, "sabotage", NULL) ?
 		  json_get_str(c, "sabotage", NULL) :
 		  MSG("claims.no-sabotage", "none (no sabotage build breaks it)"));
+	claim_row(MSG("claims.erratum", "erratum:"),
+		  erratum_row(errata, id, json_get_str(want, "unit", ""), erratum,
+			      sizeof(erratum)));
 	row_label(MSG("claims.root", "root:"), 11);
 	printf("%s%s\n", json_get_str(c, "needs_root", NULL) ?
 	       MSG("claims.root-needed", "needed: ") : MSG("claims.root-not", "not needed"),
 	       json_get_str(c, "needs_root", ""));
 }
 
-static void json_claim(struct json_writer *w, const struct lab_entry *lab, const struct json *c)
+/* "erratum": {expect, when, truth} of claim `id`, or null. */
+static void json_erratum(struct json_writer *w, const struct errata *all, const char *id)
+{
+	const struct erratum *e = errata_find(all, id);
+
+	jw_key(w, "erratum");
+	if (!e) {
+		jw_null(w);
+		return;
+	}
+	jw_obj_begin(w);
+	jw_kstr(w, "expect", e->expect_text);
+	jw_kstr(w, "when", e->when_text);
+	jw_kstr(w, "truth", e->truth);
+	jw_obj_end(w);
+}
+
+static void json_claim(struct json_writer *w, const struct lab_entry *lab, const struct json *c,
+		       const struct errata *errata)
 {
 	const struct json *want = json_get(c, "want");
 	char tol[128];
@@ -306,6 +343,7 @@ static void json_claim(struct json_writer *w, const struct lab_entry *lab, const
 		jw_null(w);
 	jw_kstr(w, "sabotage", json_get_str(c, "sabotage", NULL));
 	jw_kstr(w, "needs_root", json_get_str(c, "needs_root", NULL));
+	json_erratum(w, errata, json_get_str(c, "id", ""));
 	jw_obj_end(w);
 }
 
@@ -329,7 +367,7 @@ static void print_human(const struct run_state *rs, int nclaims, int nlabs)
 		}
 		for (const struct json *c = json_get(lab->desc, "claims")->child; c; c = c->next) {
 			printf("\n");
-			human_claim(c);
+			human_claim(c, &rs->errata);
 		}
 	}
 }
@@ -347,7 +385,7 @@ static int print_json(const struct run_state *rs)
 		if (rs->labs[i].desc_error[0])
 			continue;
 		for (c = json_get(rs->labs[i].desc, "claims")->child; c; c = c->next)
-			json_claim(&w, &rs->labs[i], c);
+			json_claim(&w, &rs->labs[i], c, &rs->errata);
 	}
 	jw_arr_end(&w);
 	rc = w.failed ? -1 : 0;

@@ -530,8 +530,18 @@ print(len(a), c["92.2"]["relation"], c["92.2"]["want"]["rel_tol"], c["92.2"]["ru
       c["91.2"]["sabotage"], c["89.2"]["unit"], c["94.2"]["tolerance"])' "$tmp/claims.json")" \
 		"28 near 2 +- 25 % 0.25 R4 N times the fake copy is not slowed down GB/s none" \
 		"claims json: an array of every claim with want, relation, rule, sabotage"
+	check "$(python3 -c 'import json, sys
+c = {x["id"]: x for x in json.load(open(sys.argv[1]))}
+print(c["89.1"]["erratum"]["expect"], c["89.2"]["erratum"]["when"], c["92.2"]["erratum"])' \
+		"$tmp/claims.json")" "eq 3 pcie_gen_max ge 4 None" \
+		"claims json: each claim's erratum (expect, when, truth) or null"
 fi
-sh "$here/test-claims.sh" "$tmp/claims.txt" "$fakes" >"$tmp/tc.out" 2>&1
+# errata-fake.md has 5 sections, each of a fake claim
+row='^  erratum:   predicts ge 5 GB/s when pcie_gen_max ge 4: on fake Gen4'
+check "$(grep -c '^  erratum:   predicts ' "$tmp/claims.txt"):$(grep -c \
+	'^  erratum:   none$' "$tmp/claims.txt"):$(grep -c "$row" "$tmp/claims.txt")" "5:23:1" \
+	"claims: an erratum row per claim, the prediction and where it holds, if one is known"
+DMALAB_ERRATA=$errata sh "$here/test-claims.sh" "$tmp/claims.txt" "$fakes" >"$tmp/tc.out" 2>&1
 check "$?:$(grep -c '^test-claims: ok, 28 claims' "$tmp/tc.out")" "0:1" \
 	"test-claims: the same table passes"
 sed '0,/^  relation:  = 5$/s//  relation:  = 6/' "$tmp/claims.txt" >"$tmp/claims-bad.txt"
