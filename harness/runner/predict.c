@@ -25,7 +25,8 @@ const char PREDICT_RULE[] = "a prediction inside the measured 95 % interval scor
 
 int predict_is_figure(const char *op, const char *unit)
 {
-	static const char *const exact[] = { "eq", "ne", "true", "errno_eq", "cuda_err_eq" };
+	static const char *const exact[] = { "eq", "int_eq", "ne", "true", "errno_eq",
+					     "cuda_err_eq" };
 
 	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
 		if (!strcmp(op, exact[i]))

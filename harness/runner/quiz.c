@@ -8,9 +8,10 @@
  * crash loses nothing; the next run resumes at the first unmarked
  * question.  Input comes from the terminal or, with --answers FILE, from a
  * file: answers end at an empty line, then one line for the mark.  An
- * answer that starts with a number is also scored against each measured
- * headline figure of the question by the prediction rule (predict.c), the
- * best kept as its number_score.
+ * answer that starts with a number is also scored, by the prediction rule
+ * (predict.c), against the measured headline figure it names by its unit
+ * ("300 ms/GiB"), or the question's only one; the best kept as its
+ * number_score.
  */
 #include <errno.h>
 #include <math.h>
@@ -407,15 +408,39 @@ static void print_block(const char *text)
 	}
 }
 
-/* An answer that starts with a number ("6.5", "about 6 x" does not): 1. */
-static int typed_number(const char *answer, double *v)
+/* An answer that starts with a number ("6.5", "300 ms/GiB"; "about 6 x" does
+ * not): 1, with the unit written after it, to the line's end, in unit ("" none). */
+static int typed_number(const char *answer, double *v, char *unit, size_t len)
 {
 	char *end;
+	size_t n;
 
 	if (!answer)
 		return 0;
 	*v = strtod(answer, &end);
-	return end != answer && isfinite(*v) && *v >= 0;
+	if (end == answer || !isfinite(*v) || *v < 0)
+		return 0;
+	end += strspn(end, " \t");
+	n = strcspn(end, "\n");
+	while (n && (end[n - 1] == ' ' || end[n - 1] == '\t'))
+		n--;
+	snprintf(unit, len, "%.*s", (int)n, end);
+	return 1;
+}
+
+/* The headline figures of q this run measured: the claims a number is scored on. */
+static int measured_figures(const struct learn_ctx *lc, const struct ans_question *q)
+{
+	struct claim_view v;
+	double lo, hi;
+	int k, n = 0;
+
+	for (k = 0; k < q->nclaims; k++) {
+		claim_view_make(lc, q->claims[k], &v);
+		n += v.c && predict_is_figure(v.c->op, v.c->unit) &&
+		     predict_interval(v.c, &lo, &hi);
+	}
+	return n;
 }
 
 /* A typed number against claim c when c is a measured headline figure:
@@ -433,12 +458,24 @@ static double score_number(struct quiz *z, const struct claim *c, double number)
 	return s;
 }
 
+/*
+ * Whether the typed number is scored against claim c: in the unit written with
+ * it, only a figure in that unit; with none, only the question's one figure
+ * (two figures in two units cannot both be what the learner meant).
+ */
+static int number_meant_for(const struct claim *c, const char *unit, int figures)
+{
+	return c && (*unit ? !strcmp(unit, c->unit) : figures == 1);
+}
+
 static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans_question *q)
 {
 	struct learn_ctx *lc = z->lc;
 	struct claim_view v;
 	double number = 0, s;
-	int k, has_number = typed_number(it->answer, &number);
+	char unit[32];
+	int k, has_number = typed_number(it->answer, &number, unit, sizeof(unit));
+	int figures = has_number ? measured_figures(lc, q) : 0;
 
 	it->number_score = NAN; /* of this answer only */
 	printf("--- %s ---\n", TR("what this machine measured", "这台机器的测量结果"));
@@ -457,10 +494,16 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 		if (v.known && (v.c->erratum_truth || v.erratum))
 			printf("         %s %s\n", TR("known erratum:", "已知勘误："),
 			       v.c->erratum_truth ? v.c->erratum_truth : v.erratum->truth);
-		s = has_number ? score_number(z, v.c, number) : NAN;
+		s = has_number && number_meant_for(v.c, unit, figures) ?
+			score_number(z, v.c, number) : NAN;
 		if (!isnan(s) && !(s <= it->number_score))
 			it->number_score = s;
 	}
+	if (has_number && !*unit && figures > 1)
+		printf("  %s\n", TR("(your number is not scored: this question has several "
+				   "figures; write its unit after it, as above, to score it)",
+				   "（你的数字没有计分：这道题有几个数值；在数字后写上单位（如上）"
+				   "才会计分）"));
 }
 
 static void set_mark(struct quiz_item *it, char m)

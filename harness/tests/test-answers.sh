@@ -241,6 +241,25 @@ has "$tmp/q7.out" \
 	"quiz: a contradicted claim shows the chapter's relation"
 has "$tmp/q7.out" "         known erratum 02.2: it predicts >= 3 x, and this run meets it" \
 	"quiz: and what its erratum predicts"
+# a typed number is scored on the figure its unit names, or the question's only one
+quiz_num() { # DIR CHAPTER ANSWERS...: one answer per question, each marked skip
+	d=$1 c=$2
+	shift 2
+	mkdir "$tmp/$d" && cp "$fix/rules-mixed.json" "$tmp/$d/results.json"
+	printf '%s\n\ns\n' "$@" | "$dmalab" quiz --labs-dir "$tmp/nolabs" --results "$tmp/$d" \
+		--chapter "$c" >"$tmp/$d.out" 2>&1
+}
+quiz_num q8 ch1 5
+has "$tmp/q8.out" "(your number is not scored: this question has several figures" \
+	"quiz: a bare number, two figures (01.1, 01.2): not scored, said why"
+quiz_num q9 ch1 "64 MiB"
+has "$tmp/q9.out" "         your number 64: 1.00 (" "quiz: a number with its unit is scored"
+# ch2.S2: 02.2 (x) its one figure; 01.7 an exact count of runs, no figure
+quiz_num q10 ch2 x "6.7 GB/s"
+grep -q "your number" "$tmp/q10.out" && bad "quiz: a number in no figure's unit was scored" ||
+	ok "quiz: a number in no figure's unit is not scored"
+quiz_num q11 ch2 x 7
+has "$tmp/q11.out" "         your number 7: 0.99 (" "quiz: a bare number, the one figure: scored"
 
 echo "== hints"
 h() { "$dmalab" hint "$@" --results "$tmp/h"; }
