@@ -319,11 +319,13 @@ static int do_exercise(const struct ex_opts *o, struct ex_lab *x)
 	free(stubbed);
 	if (rc)
 		return 2;
-	if (o->reset) { /* a fresh copy: an older try's refusal is not its state */
-		char stopped[2300];
+	if (o->reset) { /* a fresh copy: an older try's refusal or run is not its state */
+		char old[2300];
 
-		snprintf(stopped, sizeof(stopped), "%s/results/try-state", x->copy_dir);
-		unlink(stopped);
+		snprintf(old, sizeof(old), "%s/results/try-state", x->copy_dir);
+		unlink(old);
+		snprintf(old, sizeof(old), "%s/results/results.json", x->copy_dir);
+		unlink(old);
 	}
 	if (o->reset)
 		printf(MSG("ex.wrote-again", "exercise-%s: wrote '%s' (started over); write "
