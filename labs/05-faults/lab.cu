@@ -219,6 +219,7 @@ static double cpu_touch_sample(void *arg)
 static void cpu_series(struct lab *L, const char *name, struct cpu_touch *c,
 		       struct lab_stats *us)
 {
+	lab_progress(L, MSG("05.progress-1", "measuring %s"), name);
 	lab_measure(L, name, cpu_touch_sample, c, NULL, us);
 	lab_stats_scale(us, 1e6 / (double)(c->bytes / c->page), "us");
 	if (c->advice_errno)

@@ -292,6 +292,8 @@ static void pages_open(struct lab *L, uint64_t bytes, struct pages *pg)
 	struct smaps_range r;
 	char a[32], b[32];
 
+	lab_progress(L, MSG("08.progress-0", "two buffers of %s, written in full"),
+		     lab_fmt_size(bytes, a, sizeof(a)));
 	pg->bytes = bytes;
 	pg->small = map_advised(L, bytes, MADV_NOHUGEPAGE, "4 KiB");
 	pg->big = map_huge(L, bytes);
