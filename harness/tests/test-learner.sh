@@ -50,6 +50,24 @@ printf '28\n\n6\n' | fakes_run run 91 92 --predict --results "$tmp/r2" >"$tmp/r2
 [ "$(score "$tmp/r2/results.json" 92.2)" = 0.699 ] && ok "typed on stdin, scored" ||
 	bad "stdin: $(score "$tmp/r2/results.json" 92.2)"
 has "$tmp/r2.out" "your number, in GB/s (plausible:" "the question shows the unit and a range"
+# lab-93's 93.2 needs a GPU and lab-93 is built without nvcc: forecast to skip, not asked
+printf '12\n' | fakes_run run 93 91 --predict --results "$tmp/r2b" >"$tmp/r2b.out" 2>&1
+head -n 1 "$tmp/r2b.out" | grep -qxF \
+	"(1 figure not asked: this machine cannot measure it (needs a build with nvcc))" &&
+	ok "a figure this machine cannot measure: not asked, said in one line first" ||
+	bad "no line on the figure not asked first: $(head -n 1 "$tmp/r2b.out")"
+grep -q "93\.2 the fake GPU copies fast" "$tmp/r2b.out" && bad "93.2 asked though it skips here" ||
+	ok "93.2 (skips here) is not asked"
+grep -qF '"name": "93.2"' "$tmp/r2b/results.json" && bad "93.2 kept as a prediction" ||
+	ok "a figure not asked is no prediction in results.json"
+[ "$(score "$tmp/r2b/results.json" 91.2)" = 1 ] && ok "the figure after it is asked, scored" ||
+	bad "91.2 after 93: $(score "$tmp/r2b/results.json" 91.2)"
+printf '93.2 25\n' >"$tmp/p93"
+fakes_run check 93 --predictions "$tmp/p93" --results "$tmp/r2c" >"$tmp/r2c.out" 2>&1
+has "$tmp/r2c.out" "93.2   not measured here: not scored" \
+	"--predictions may name a figure that skips here: kept, not scored"
+grep -q "no headline figure" "$tmp/r2c.out" && bad "93.2 from a file: warned as unknown" ||
+	ok "93.2 from a file: no warning"
 printf '91.2 fast\n' >"$tmp/pbad"
 fakes_run check 91 --predictions "$tmp/pbad" --results "$tmp/r3" >"$tmp/r3.out" 2>&1
 rc=$?
