@@ -18,6 +18,7 @@
 
 #include "compare.h"
 #include "exercise.h"
+#include "lang.h"
 #include "learn.h"
 #include "runner.h"
 
@@ -122,7 +123,7 @@ static const char *const page_style =
 	"th{background:#dde4ee}.done{background:#b9e4b9}.not_yet,.untried{background:#f4c2c2}"
 	".not_started{background:#eee}.not_graded,.undecided{background:#f6e3a1}"
 	".refused,.not_compiled{background:#e89a9a}"
-	".q{font-size:90%}";
+	".dont_know{background:#eee;text-align:center}.q{font-size:90%}";
 
 static void exercises_table(FILE *f, const struct class_page *pg)
 {
@@ -148,6 +149,31 @@ static void exercises_table(FILE *f, const struct class_page *pg)
 	fprintf(f, "</table>\n");
 }
 
+/* A "don't know" cell's title, and the legend under the table. */
+static const char *dont_know(void)
+{
+	return MSG("class.dont-know", "? = the learner answered \"don't know\": it scores 0, "
+		   "and counts as 0 in the mean");
+}
+
+/* A learner's cell of a figure (p NULL: not asked): its score, "?" for don't
+ * know (which scores 0), or "not measured"; a score is added to *sum, *scored. */
+static void prediction_cell(FILE *f, const struct json *p, double *sum, int *scored)
+{
+	double s = p ? json_get_num(p, "score", NAN) : NAN;
+
+	if (isnan(s)) {
+		fprintf(f, "<td>%s</td>", p ? "not measured" : "&mdash;");
+		return;
+	}
+	*sum += s, (*scored)++;
+	if (isnan(json_get_num(p, "predicted", NAN)))
+		html_put(f, "<td class=\"dont_know\" title=\"", dont_know(), "\">?</td>");
+	else
+		fprintf(f, "<td title=\"predicted %g, measured %g\">%.2f</td>",
+			json_get_num(p, "predicted", NAN), json_get_num(p, "measured", NAN), s);
+}
+
 static void predictions_table(FILE *f, const struct class_page *pg)
 {
 	fprintf(f, "<h2 id=\"predictions\">Predictions</h2>\n<p>%s.</p>\n<table><tr>"
@@ -161,25 +187,14 @@ static void predictions_table(FILE *f, const struct class_page *pg)
 		int scored = 0;
 
 		html_put(f, "<tr><td>", pg->l[i].name, "</td>");
-		for (int k = 0; k < pg->npred; k++) {
-			const struct json *p = learn_prediction(&run, pg->pred[k]);
-			double s = p ? json_get_num(p, "score", NAN) : NAN;
-
-			if (isnan(s)) {
-				fprintf(f, "<td>%s</td>", p ? "not measured" : "&mdash;");
-				continue;
-			}
-			sum += s, scored++;
-			fprintf(f, "<td title=\"predicted %g, measured %g\">%.2f</td>",
-				json_get_num(p, "predicted", NAN), json_get_num(p, "measured", NAN),
-				s);
-		}
+		for (int k = 0; k < pg->npred; k++)
+			prediction_cell(f, learn_prediction(&run, pg->pred[k]), &sum, &scored);
 		if (scored)
 			fprintf(f, "<td>%.2f</td></tr>\n", sum / scored);
 		else
 			fprintf(f, "<td>&mdash;</td></tr>\n");
 	}
-	fprintf(f, "</table>\n");
+	html_put(f, "</table>\n<p>", dont_know(), "</p>\n");
 }
 
 /* A chapter's self-test question ("ch1.Q2", "ch2.S9"), not the claims'

@@ -202,6 +202,13 @@ rc=$?
 page=$c/class.html
 has "$page" "Cy &lt;3" "a learner's name is escaped"
 has "$page" ">not yet (untried)</td>" "class.html: a state in the learner's words"
+# Ada (p1): 91.2 inside (1), 92.1 don't know (0), 92.2 10x off (0): the mean 0.33 either way
+grep '<tr><td>Ada L\.</td><td title="predicted' "$page" >"$tmp/ada-pred"
+has "$tmp/ada-pred" '<td class="dont_know" title="? = the learner answered &quot;don&apos;t know' \
+	"class.html: don't know is a ?, with its meaning as a title"
+has "$tmp/ada-pred" '>0.00</td>' "class.html: a guess that scored 0 stays 0.00"
+has "$tmp/ada-pred" '<td>0.33</td></tr>' "class.html: don't know counts 0 in the mean"
+has "$page" "<p>? = the learner answered" "class.html: the ? explained under the table"
 grep -q '>not_yet<\|>untried<\|>not_started<' "$page" && bad "class.html: a JSON word shown" ||
 	ok "class.html: no JSON word shown"
 shot() {
