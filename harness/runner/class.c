@@ -125,6 +125,32 @@ static const char *const page_style =
 	".refused,.not_compiled{background:#e89a9a}"
 	".dont_know{background:#eee;text-align:center}.q{font-size:90%}";
 
+/*
+ * A learner's cell of an exercise (e NULL: not in that run): its state.  One
+ * not begun whose claims skip on the learner's machine (skips_here, forecast
+ * as make exercises marks it) is "not graded here", the skips as its title.
+ * 1 when done.
+ */
+static int exercise_cell(FILE *f, const struct json *e)
+{
+	const char *st = e ? json_get_str(e, "state", "?") : "not_listed";
+	const char *skips = e ? json_get_str(e, "skips_here", NULL) : NULL;
+	enum ex_state k = ex_state_of_key(st);
+	char title[300];
+
+	if (skips && (k == EX_NOT_STARTED || k == EX_UNTRIED)) {
+		snprintf(title, sizeof(title), MSG("class.skips-here", "its claims skip on this "
+						   "learner's machine: %s"), skips);
+		html_put(f, "<td class=\"not_graded\" title=\"", title, "\">");
+		html_put(f, "", ex_state_text(EX_NOT_GRADED), "</td>");
+		return 0;
+	}
+	fprintf(f, "<td class=\"%s\">", strspn(st, "abcdefghijklmnopqrstuvwxyz_") == strlen(st) ?
+		st : "x");
+	html_put(f, "", ex_state_word(st), "</td>");
+	return k == EX_DONE;
+}
+
 static void exercises_table(FILE *f, const struct class_page *pg)
 {
 	fprintf(f, "<h2 id=\"exercises\">Exercises</h2>\n<table><tr><th>learner</th>");
@@ -135,15 +161,8 @@ static void exercises_table(FILE *f, const struct class_page *pg)
 		int done = 0;
 
 		html_put(f, "<tr><td>", pg->l[i].name, "</td>");
-		for (int k = 0; k < pg->nex; k++) {
-			const struct json *e = exercise_of(pg->l[i].doc, pg->ex[k]);
-			const char *st = e ? json_get_str(e, "state", "?") : "not_listed";
-
-			done += !strcmp(st, "done");
-			fprintf(f, "<td class=\"%s\">", strspn(st, "abcdefghijklmnopqrstuvwxyz_") ==
-				strlen(st) ? st : "x");
-			html_put(f, "", ex_state_word(st), "</td>");
-		}
+		for (int k = 0; k < pg->nex; k++)
+			done += exercise_cell(f, exercise_of(pg->l[i].doc, pg->ex[k]));
 		fprintf(f, "<td>%d of %d</td></tr>\n", done, pg->nex);
 	}
 	fprintf(f, "</table>\n");

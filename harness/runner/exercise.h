@@ -73,8 +73,12 @@ struct ex_status {
 int ex_status_all(const char *src, const char *work, const char *lab,
 		  struct ex_status **out);
 struct json_writer;
-/* The member "exercises": [{id, lab, claims, state}] into the open object. */
-void ex_status_write(struct json_writer *w, const char *src, const char *work);
+struct ex_here;
+/* The member "exercises": [{id, lab, claims, state, skips_here}] into the open
+ * object; skips_here: the skips h forecasts for its claims on this machine
+ * (ex_here_skips), null when none is foreseen or h is NULL. */
+void ex_status_write(struct json_writer *w, const char *src, const char *work,
+		     const struct ex_here *h);
 
 /* exercise_here.c: what this machine lacks to grade an exercise (or to measure
  * a figure), forecast from the built labs under labs_dir (their --describe) and
@@ -94,6 +98,10 @@ int ex_here_lacks(const struct ex_here *h, const char *lab_id, const char *claim
 /* The same, its words added to the list already in out (none twice). */
 int ex_here_lacks_add(const struct ex_here *h, const char *lab_id, const char *claims,
 		      char *out, size_t len);
+/* The same as the skip reason codes (record.h) the claims will give here,
+ * between blanks ("no-cuda-driver single-numa-node"): what results.json keeps. */
+int ex_here_skips(const struct ex_here *h, const char *lab_id, const char *claims,
+		  char *out, size_t len);
 
 /* exercise.c: `dmalab exercise NN`, `dmalab try NN`, `dmalab exercises` */
 int cmd_exercise(int argc, char **argv);

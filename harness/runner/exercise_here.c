@@ -154,8 +154,10 @@ static void add_item(char *out, size_t len, const char *item, const char *sep)
 		snprintf(out + used, len - used, "%s%s", used ? sep : "", item);
 }
 
-int ex_here_lacks_add(const struct ex_here *h, const char *lab_id, const char *claims,
-		      char *out, size_t len)
+/* Each skip the claims (ids of lab lab_id) will give here added to the list
+ * in out: as the learner's words, or (codes) as lab.h's reason codes. */
+static int forecast_into(const struct ex_here *h, const char *lab_id, const char *claims,
+			 char *out, size_t len, int codes)
 {
 	const char *why[CLAIM_FORECAST_MAX];
 	const struct lab_entry *lab = NULL;
@@ -171,16 +173,29 @@ int ex_here_lacks_add(const struct ex_here *h, const char *lab_id, const char *c
 	for (id = strtok_r(ids, " ", &save); id; id = strtok_r(NULL, " ", &save)) {
 		n = claim_forecast(&h->rs.si, &h->topo, lab, id, why);
 		for (i = 0; i < n; i++)
-			add_item(out, len, lacks(why[i], lab, word, sizeof(word)),
-				 MSG("list.sep", ", "));
+			add_item(out, len, codes ? why[i] : lacks(why[i], lab, word, sizeof(word)),
+				 codes ? " " : MSG("list.sep", ", "));
 		any |= n > 0;
 	}
 	return any;
+}
+
+int ex_here_lacks_add(const struct ex_here *h, const char *lab_id, const char *claims,
+		      char *out, size_t len)
+{
+	return forecast_into(h, lab_id, claims, out, len, 0);
 }
 
 int ex_here_lacks(const struct ex_here *h, const char *lab_id, const char *claims,
 		  char *out, size_t len)
 {
 	out[0] = '\0';
-	return ex_here_lacks_add(h, lab_id, claims, out, len);
+	return forecast_into(h, lab_id, claims, out, len, 0);
+}
+
+int ex_here_skips(const struct ex_here *h, const char *lab_id, const char *claims,
+		  char *out, size_t len)
+{
+	out[0] = '\0';
+	return forecast_into(h, lab_id, claims, out, len, 1);
 }

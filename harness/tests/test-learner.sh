@@ -209,6 +209,22 @@ has "$tmp/ada-pred" '<td class="dont_know" title="? = the learner answered &quot
 has "$tmp/ada-pred" '>0.00</td>' "class.html: a guess that scored 0 stays 0.00"
 has "$tmp/ada-pred" '<td>0.33</td></tr>' "class.html: don't know counts 0 in the mean"
 has "$page" "<p>? = the learner answered" "class.html: the ? explained under the table"
+# Cy has no copy: every exercise not started; those make exercises marks as not graded on
+# this machine (Cy's run was made here) are "not graded here" on the page, from results.json
+"$dmalab" exercises --work "$tmp/w-none" >"$tmp/ex-none.out" 2>&1
+marked=$(grep -c 'not graded here)$' "$tmp/ex-none.out")
+[ "$(grep -c '"skips_here": "' "$c/cy.json")" -eq "$marked" ] &&
+	ok "results.json: skips_here for the $marked exercises make exercises marks" ||
+	bad "results.json: skips_here not for the $marked exercises make exercises marks"
+grep -m 1 '<tr><td>Cy &lt;3</td><td class=' "$page" >"$tmp/cy-ex"
+[ "$(grep -o '<td class="not_graded" title="its claims skip on this learner&apos;s machine: ' \
+	"$tmp/cy-ex" | wc -l)" -eq "$marked" ] &&
+	ok "class.html: those $marked exercises are not graded here, the skips as the title" ||
+	bad "class.html: not $marked exercises not graded here: $(cat "$tmp/cy-ex")"
+[ "$(grep -o '>not graded here</td>' "$tmp/cy-ex" | wc -l)" -eq "$marked" ] &&
+	[ "$(grep -o '>not started</td>' "$tmp/cy-ex" | wc -l)" -eq "$(($(tail -n 1 \
+	"$tmp/ex-none.out" | cut -d' ' -f1) - marked))" ] &&
+	ok "class.html: the rest not started" || bad "class.html: the rest not 'not started'"
 grep -q '>not_yet<\|>untried<\|>not_started<' "$page" && bad "class.html: a JSON word shown" ||
 	ok "class.html: no JSON word shown"
 shot() {
