@@ -296,6 +296,41 @@ static void warn_same_learner(const struct class_page *pg)
 				pg->l[i].node.path);
 }
 
+static const char *plural(int n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* What the page holds, in a line: the predictions are the numbers the
+ * learners gave (a "don't know" is counted apart), not the figures' columns. */
+static void say_written(const struct class_page *pg, const char *out)
+{
+	int given[CLASS_MAX_COLS] = { 0 }, made = 0, learners = 0, figures = 0, dont_know = 0;
+
+	for (int i = 0; i < pg->n; i++) {
+		struct learn_results run = { .doc = pg->l[i].doc };
+		int gave = 0;
+
+		for (int k = 0; k < pg->npred; k++) {
+			const struct json *p = learn_prediction(&run, pg->pred[k]);
+
+			if (p && isnan(json_get_num(p, "predicted", NAN)))
+				dont_know++;
+			else if (p)
+				made++, gave = given[k] = 1;
+		}
+		learners += gave;
+	}
+	for (int k = 0; k < pg->npred; k++)
+		figures += given[k];
+	printf("class: %d learner%s, %d exercise%s, %d prediction%s by %d learner%s over %d "
+	       "figure%s", pg->n, plural(pg->n), pg->nex, plural(pg->nex), made, plural(made),
+	       learners, plural(learners), figures, plural(figures));
+	if (dont_know)
+		printf(" (and %d \"don't know\")", dont_know);
+	printf(": wrote %s\n", out);
+}
+
 static int class_usage(int rc)
 {
 	fprintf(rc ? stderr : stdout,
@@ -323,9 +358,7 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 			   bad ? " (the files above were skipped)" : ""), 1 :
 	     write_page(&pg, dir, out) ? 1 : 0;
 	if (!rc)
-		printf("class: %d learner%s, %d exercise%s, %d predicted figure%s: wrote %s\n",
-		       pg.n, pg.n == 1 ? "" : "s", pg.nex, pg.nex == 1 ? "" : "s", pg.npred,
-		       pg.npred == 1 ? "" : "s", out);
+		say_written(&pg, out);
 	if (!rc && bad)
 		printf("class: %d file%s skipped (said above)\n", bad, bad == 1 ? "" : "s");
 	for (i = 0; i < pg.n; i++) {

@@ -170,6 +170,10 @@ cp "$tmp/g/grade.json" "$c/grade.json" # not a run: skipped, said
 rc=$?
 [ "$rc" -eq 0 ] && ok "class: exit 0" || bad "class: exit $rc ($(cat "$tmp/class.out"))"
 has "$tmp/class.out" "class: 3 learners" "class counts three learners"
+# Ada gave 91.2 and 92.2 (92.1 don't know), Bo 91.2 (92.1, 92.2 don't know), Cy none
+dk="(and 3 \"don't know\")"
+has "$tmp/class.out" " exercises, 3 predictions by 2 learners over 2 figures $dk:" \
+	"class counts the predictions made, by whom, over which figures"
 has "$tmp/class.out" "skipping '$c/grade.json': not a run's results.json" "a grade.json is skipped"
 printf '{"schema": "dmalab-results/1", "labs": [' >"$tmp/broken.json"
 mkdir -p "$tmp/class2" && cp "$tmp/broken.json" "$tmp/class2/x.json"
