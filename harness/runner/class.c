@@ -193,12 +193,57 @@ static void prediction_cell(FILE *f, const struct json *p, double *sum, int *sco
 			json_get_num(p, "predicted", NAN), json_get_num(p, "measured", NAN), s);
 }
 
+/* 1 when some learner's run measured figure id (that learner's prediction of
+ * it has a score). */
+static int measured_by_any(const struct class_page *pg, const char *id)
+{
+	for (int i = 0; i < pg->n; i++) {
+		struct learn_results run = { .doc = pg->l[i].doc };
+		const struct json *p = learn_prediction(&run, id);
+
+		if (p && !isnan(json_get_num(p, "score", NAN)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Under the table: the figures no learner's run measured, left out of it. */
+static void say_unmeasured(FILE *f, int n, const char *ids)
+{
+	char line[1200];
+
+	if (!n)
+		return;
+	if (n == 1)
+		snprintf(line, sizeof(line), MSG("class.unmeasured-one",
+			 "1 figure no learner's run measured is left out: %s"), ids);
+	else
+		snprintf(line, sizeof(line), MSG("class.unmeasured",
+			 "%d figures no learner's run measured are left out: %s"), n, ids);
+	html_put(f, "<p>", line, "</p>\n");
+}
+
 static void predictions_table(FILE *f, const struct class_page *pg)
 {
+	const char *col[CLASS_MAX_COLS];
+	char unmeasured[1000] = "";
+	int ncol = 0, left = 0;
+	size_t used = 0;
+
+	for (int k = 0; k < pg->npred; k++) {
+		if (measured_by_any(pg, pg->pred[k])) {
+			col[ncol++] = pg->pred[k];
+			continue;
+		}
+		left++;
+		if (used < sizeof(unmeasured))
+			used += (size_t)snprintf(unmeasured + used, sizeof(unmeasured) - used,
+						 "%s%s", used ? " " : "", pg->pred[k]);
+	}
 	fprintf(f, "<h2 id=\"predictions\">Predictions</h2>\n<p>%s.</p>\n<table><tr>"
 		"<th>learner</th>", PREDICT_RULE);
-	for (int k = 0; k < pg->npred; k++)
-		html_put(f, "<th>", pg->pred[k], "</th>");
+	for (int k = 0; k < ncol; k++)
+		html_put(f, "<th>", col[k], "</th>");
 	fprintf(f, "<th>mean</th></tr>\n");
 	for (int i = 0; i < pg->n; i++) {
 		struct learn_results run = { .doc = pg->l[i].doc };
@@ -206,14 +251,15 @@ static void predictions_table(FILE *f, const struct class_page *pg)
 		int scored = 0;
 
 		html_put(f, "<tr><td>", pg->l[i].name, "</td>");
-		for (int k = 0; k < pg->npred; k++)
-			prediction_cell(f, learn_prediction(&run, pg->pred[k]), &sum, &scored);
+		for (int k = 0; k < ncol; k++)
+			prediction_cell(f, learn_prediction(&run, col[k]), &sum, &scored);
 		if (scored)
 			fprintf(f, "<td>%.2f</td></tr>\n", sum / scored);
 		else
 			fprintf(f, "<td>&mdash;</td></tr>\n");
 	}
 	html_put(f, "</table>\n<p>", dont_know(), "</p>\n");
+	say_unmeasured(f, left, unmeasured);
 }
 
 /* A chapter's self-test question ("ch1.Q2", "ch2.S9"), not the claims'

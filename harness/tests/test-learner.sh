@@ -189,9 +189,16 @@ has "$tmp/class2.out" "the learner 'Ada L.' has two runs here" "one learner twic
 rm "$tmp/class2/x.json" "$tmp/class2/ada-again.json"
 "$dmalab" class "$tmp/class2" >"$tmp/class2.out" 2>&1
 has "$tmp/class2.out" "class: 1 learner, " "one learner: no plural"
-# a run kept as DIR/NAME/results.json without --learner: named by its folder
-fakes_run check 91 --results "$tmp/class2/di" >/dev/null 2>&1
+# a run kept as DIR/NAME/results.json without --learner: named by its folder; its
+# prediction of 93.2, which skips on every machine (lab-93), is measured by no one's run
+fakes_run check 91 93 --predictions "$tmp/p93" --results "$tmp/class2/di" >/dev/null 2>&1
 "$dmalab" class "$tmp/class2" >"$tmp/class2.out" 2>&1
+grep -qF '<th>93.2</th>' "$tmp/class2/class.html" &&
+	bad "class.html: a column for 93.2, which no learner's run measured" ||
+	has "$tmp/class2/class.html" \
+		"<p>1 figure no learner&apos;s run measured is left out: 93.2</p>" \
+		"class.html: a figure no run measured: no column, said under the table"
+has "$tmp/class2/class.html" "<th>91.2</th>" "class.html: a figure measured keeps its column"
 grep -q "<tr><td>di</td>" "$tmp/class2/class.html" &&
 	! grep -q "<td>results.json</td>" "$tmp/class2/class.html" &&
 	ok "DIR/di/results.json: the learner 'di', by its folder" ||
