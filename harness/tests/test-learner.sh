@@ -109,9 +109,17 @@ grep -A3 '"id": "04.first-touch"' "$r" | grep -qF '"state": "untried"' &&
 has "$tmp/r4/junit.xml" '<testsuite name="exercises"' "junit.xml: a suite of exercises"
 has "$tmp/r4/junit.xml" 'name="exercise 04.first-touch">' "junit.xml: a test per exercise"
 has "$tmp/r4/junit.xml" 'name="prediction 92.2">' "junit.xml: a test per prediction"
+# 01's three done (its last try), 04's two untried, the rest not started: nothing the learner
+# got wrong, so no failure; those not tried are skipped
+nex=$("$dmalab" exercises --work "$w" | tail -n 1 | cut -d' ' -f1) # every exercise of the kit
+has "$tmp/r4/junit.xml" "<testsuite name=\"exercises\" tests=\"$nex\" failures=\"0\" errors=\"0\" \
+skipped=\"$((nex - 3))\"" "junit.xml: exercises not started or untried are skipped, not failures"
+grep -A1 'name="exercise 04.first-touch">' "$tmp/r4/junit.xml" | grep -qF \
+	'<skipped message="not yet (untried) (claims 04.4 04.6; make try-04)"/>' &&
+	ok "junit.xml: an untried exercise: skipped, its state the message" ||
+	bad "junit.xml: 04.first-touch not skipped as untried"
 "$dmalab" grade --from "$r" --results "$tmp/g" --gradescope "$tmp/g/gs.json" >"$tmp/g.out" 2>&1
 has "$tmp/g.out" "04.first-touch   lab-04  not yet (untried)" "grade shows the exercises"
-nex=$("$dmalab" exercises --work "$w" | tail -n 1 | cut -d' ' -f1) # every exercise of the kit
 has "$tmp/g.out" "exercises done: 3 of $nex" "grade counts them"
 has "$tmp/g/gs.json" '"name": "exercise 01.lock (lab-01)"' "Gradescope: a test per exercise"
 has "$tmp/g/gs.json" '"name": "prediction 92.2 the ratio is about 2x"' \
@@ -232,6 +240,20 @@ grep -m 1 '<tr><td>Cy &lt;3</td><td class=' "$page" >"$tmp/cy-ex"
 	"$tmp/cy-ex" | wc -l)" -eq "$marked" ] &&
 	ok "class.html: those $marked exercises are not graded here, the skips as the title" ||
 	bad "class.html: not $marked exercises not graded here: $(cat "$tmp/cy-ex")"
+[ "$(grep -c '<skipped message="not started (claims .*; not graded here: its claims skip here (' \
+	"$tmp/r6/junit.xml")" -eq "$marked" ] &&
+	ok "junit.xml: those $marked exercises are skipped as not graded here, the skips named" ||
+	bad "junit.xml: not $marked exercises skipped as not graded here"
+# Gradescope has no skipped: 0 of 1 still, said to be the machine's and counted on top
+"$dmalab" grade --from "$tmp/r6/results.json" --results "$tmp/g6" --gradescope "$tmp/g6/gs.json" \
+	>/dev/null 2>&1
+[ "$(grep -o 'not graded on the machine of this run: its claims skip there (' "$tmp/g6/gs.json" |
+	wc -l)" -eq "$marked" ] &&
+	ok "Gradescope: those $marked exercises are said to be not graded on the run's machine" ||
+	bad "Gradescope: not $marked exercises said to be not graded on the run's machine"
+[ "$marked" -lt 2 ] || has "$tmp/g6/gs.json" \
+	"; $marked exercises not begun cannot be graded on the machine of this run" \
+	"Gradescope: their number in the top output"
 [ "$(grep -o '>not graded here</td>' "$tmp/cy-ex" | wc -l)" -eq "$marked" ] &&
 	[ "$(grep -o '>not started</td>' "$tmp/cy-ex" | wc -l)" -eq "$(($(tail -n 1 \
 	"$tmp/ex-none.out" | cut -d' ' -f1) - marked))" ] &&
@@ -279,6 +301,10 @@ has "$tmp/h.out" "lab-01 hint 1 of 3:" "every exercise done: the lab's hints"
 set_status 01.1 fail
 h 01
 has "$tmp/h.out" "exercise 01.lock hint 1 of 3:" "01.lock not done: its hint"
+fakes_run check 92 --results "$tmp/r8" --work "$w" >/dev/null 2>&1
+grep -A1 'name="exercise 01.lock">' "$tmp/r8/junit.xml" | grep -qF '<failure message="not yet' &&
+	ok "junit.xml: an exercise tried and not yet done is a failure" ||
+	bad "junit.xml: 01.lock not yet is no failure"
 set_status 01.1 pass
 set_status 01.3 fail
 h 01
