@@ -151,19 +151,38 @@ static int exercise_cell(FILE *f, const struct json *e)
 	return k == EX_DONE;
 }
 
+/* A table's heading, a paragraph under it (NULL: none), and the head of its
+ * first column (the learners). */
+static void table_head(FILE *f, const char *id, const char *heading, const char *note)
+{
+	fprintf(f, "<h2 id=\"%s\">", id);
+	html_put(f, "", heading, "</h2>\n");
+	if (note)
+		html_put(f, "<p>", note, "</p>\n");
+	html_put(f, "<table><tr><th>", MSG("class.learner", "learner"), "</th>");
+}
+
+/* "3 of 16" in a cell, with the row's end. */
+static void count_cell_end(FILE *f, int k, int n)
+{
+	fputs("<td>", f);
+	fprintf(f, MSG("class.of", "%d of %d"), k, n);
+	fputs("</td></tr>\n", f);
+}
+
 static void exercises_table(FILE *f, const struct class_page *pg)
 {
-	fprintf(f, "<h2 id=\"exercises\">Exercises</h2>\n<table><tr><th>learner</th>");
+	table_head(f, "exercises", MSG("class.exercises", "Exercises"), NULL);
 	for (int k = 0; k < pg->nex; k++)
 		html_put(f, "<th>", pg->ex[k], "</th>");
-	fprintf(f, "<th>done</th></tr>\n");
+	html_put(f, "<th>", MSG("class.done", "done"), "</th></tr>\n");
 	for (int i = 0; i < pg->n; i++) {
 		int done = 0;
 
 		html_put(f, "<tr><td>", pg->l[i].name, "</td>");
 		for (int k = 0; k < pg->nex; k++)
 			done += exercise_cell(f, exercise_of(pg->l[i].doc, pg->ex[k]));
-		fprintf(f, "<td>%d of %d</td></tr>\n", done, pg->nex);
+		count_cell_end(f, done, pg->nex);
 	}
 	fprintf(f, "</table>\n");
 }
@@ -181,16 +200,23 @@ static void prediction_cell(FILE *f, const struct json *p, double *sum, int *sco
 {
 	double s = p ? json_get_num(p, "score", NAN) : NAN;
 
+	if (!p) {
+		fputs("<td>&mdash;</td>", f);
+		return;
+	}
 	if (isnan(s)) {
-		fprintf(f, "<td>%s</td>", p ? "not measured" : "&mdash;");
+		html_put(f, "<td>", MSG("class.not-measured", "not measured"), "</td>");
 		return;
 	}
 	*sum += s, (*scored)++;
-	if (isnan(json_get_num(p, "predicted", NAN)))
+	if (isnan(json_get_num(p, "predicted", NAN))) {
 		html_put(f, "<td class=\"dont_know\" title=\"", dont_know(), "\">?</td>");
-	else
-		fprintf(f, "<td title=\"predicted %g, measured %g\">%.2f</td>",
-			json_get_num(p, "predicted", NAN), json_get_num(p, "measured", NAN), s);
+		return;
+	}
+	fputs("<td title=\"", f);
+	fprintf(f, MSG("class.pred-title", "predicted %g, measured %g"),
+		json_get_num(p, "predicted", NAN), json_get_num(p, "measured", NAN));
+	fprintf(f, "\">%.2f</td>", s);
 }
 
 /* 1 when some learner's run measured figure id (that learner's prediction of
@@ -240,11 +266,11 @@ static void predictions_table(FILE *f, const struct class_page *pg)
 			used += (size_t)snprintf(unmeasured + used, sizeof(unmeasured) - used,
 						 "%s%s", used ? " " : "", pg->pred[k]);
 	}
-	fprintf(f, "<h2 id=\"predictions\">Predictions</h2>\n<p>%s.</p>\n<table><tr>"
-		"<th>learner</th>", PREDICT_RULE);
+	table_head(f, "predictions", MSG("class.predictions", "Predictions"),
+		   MSG("predict.rule", PREDICT_RULE));
 	for (int k = 0; k < ncol; k++)
 		html_put(f, "<th>", col[k], "</th>");
-	fprintf(f, "<th>mean</th></tr>\n");
+	html_put(f, "<th>", MSG("class.mean", "mean"), "</th></tr>\n");
 	for (int i = 0; i < pg->n; i++) {
 		struct learn_results run = { .doc = pg->l[i].doc };
 		double sum = 0;
@@ -290,17 +316,44 @@ static void questions_row(FILE *f, const struct learner *l)
 			html_put(f, confirmed++ ? " " : "", json_get_str(q, "id", "?"), "");
 		}
 	}
-	fprintf(f, "</td><td>%d of %d</td></tr>\n", confirmed, n);
+	fputs("</td>", f);
+	count_cell_end(f, confirmed, n);
 }
 
 static void questions_table(FILE *f, const struct class_page *pg)
 {
-	fprintf(f, "<h2 id=\"questions\">Questions each machine confirmed</h2>\n<table><tr>"
-		"<th>learner</th><th>host</th><th>machine</th><th>confirmed</th>"
-		"<th>of the chapters' questions in the run</th></tr>\n");
+	table_head(f, "questions", MSG("class.questions", "Questions each machine confirmed"),
+		   NULL);
+	html_put(f, "<th>", MSG("class.host", "host"), "</th>");
+	html_put(f, "<th>", MSG("class.machine", "machine"), "</th>");
+	html_put(f, "<th>", MSG("class.confirmed", "confirmed"), "</th>");
+	html_put(f, "<th>", MSG("class.of-questions", "of the chapters' questions in the run"),
+		 "</th></tr>\n");
 	for (int i = 0; i < pg->n; i++)
 		questions_row(f, &pg->l[i]);
 	fprintf(f, "</table>\n");
+}
+
+/* The page up to its first table, in the learner's language (DMALAB_LANG). */
+static void page_head(FILE *f, const struct class_page *pg, const char *dir)
+{
+	char line[PATH_MAX + 200];
+
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\">",
+		dmalab_lang() == DMALAB_ZH ? "zh" : "en");
+	html_put(f, "<title>", MSG("class.title", "dmalab class"), "</title>");
+	fprintf(f, "<style>%s</style></head>\n<body>\n", page_style);
+	snprintf(line, sizeof(line), MSG("class.head", "dmalab class: %s"), dir);
+	html_put(f, "<h1>", line, "</h1>\n");
+	if (pg->n == 1)
+		snprintf(line, sizeof(line), "%s", MSG("class.intro-one", "1 learner; exercises as "
+			 "the learner's last make try-NN left them, predictions scored against "
+			 "the learner's own run."));
+	else
+		snprintf(line, sizeof(line), MSG("class.intro", "%d learners; exercises as each "
+			 "learner's last make try-NN left them, predictions scored against that "
+			 "learner's own run."), pg->n);
+	html_put(f, "<p>", line, "</p>\n");
 }
 
 static int write_page(const struct class_page *pg, const char *dir, const char *out)
@@ -311,12 +364,7 @@ static int write_page(const struct class_page *pg, const char *dir, const char *
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
 	if (!(f = fopen(tmp, "w")))
 		return error_errno("cannot write '%s'", tmp);
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<title>dmalab class</title><style>%s</style></head>\n<body>\n", page_style);
-	html_put(f, "<h1>dmalab class: ", dir, "</h1>\n");
-	fprintf(f, "<p>%d learner%s; exercises as each learner's last make try-NN "
-		"left them, predictions scored against that learner's own run.</p>\n", pg->n,
-		pg->n == 1 ? "" : "s");
+	page_head(f, pg, dir);
 	exercises_table(f, pg);
 	predictions_table(f, pg);
 	questions_table(f, pg);

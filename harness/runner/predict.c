@@ -19,7 +19,8 @@
 #include "lang.h"
 #include "runner.h"
 
-const char PREDICT_RULE[] = "a prediction inside the measured 95 % interval scores 1; "
+/* no '%' in it: a message (class.c's page) would read one as a printf conversion */
+const char PREDICT_RULE[] = "a prediction inside the measured 95-percent interval scores 1; "
 	"outside, 1 - |log10(p / m)| with m the nearer end, at least 0 (a factor 2 off "
 	"scores 0.70, 10 off scores 0); \"don't know\" scores 0; a figure not measured here "
 	"is not scored";

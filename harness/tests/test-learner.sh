@@ -260,6 +260,19 @@ grep -m 1 '<tr><td>Cy &lt;3</td><td class=' "$page" >"$tmp/cy-ex"
 	ok "class.html: the rest not started" || bad "class.html: the rest not 'not started'"
 grep -q '>not_yet<\|>untried<\|>not_started<' "$page" && bad "class.html: a JSON word shown" ||
 	ok "class.html: no JSON word shown"
+# DMALAB_LANG=zh: a Chinese course gets a Chinese page (headings, fixed words, states)
+DMALAB_LANG=zh "$dmalab" class "$c" --out "$tmp/class-zh.html" >/dev/null 2>&1
+for t in '<html lang="zh">' '<h2 id="exercises">练习</h2>' '<h2 id="predictions">预测</h2>' \
+	'<h2 id="questions">每台机器上成立的自测题</h2>' '<th>学员</th>' '<th>已完成</th>' \
+	'<th>平均</th>' '<th>主机</th>' '>尚未开始</td>' '<p>? = 学员回答'; do
+	has "$tmp/class-zh.html" "$t" "class.html in zh: $t"
+done
+en='>(Exercises|Predictions|Questions[^<]*|learner|done|mean|host|machine|confirmed)<'
+en="$en|>(not measured|not started|[0-9]+ of [0-9]+)<|lang=\"en\"|dmalab class"
+grep -oE "$en" "$page" | grep -q . || bad "the English page has none of: $en"
+grep -oE "$en" "$tmp/class-zh.html" >"$tmp/zh-en"
+[ -s "$tmp/zh-en" ] && bad "class.html in zh: English left: $(head -3 "$tmp/zh-en")" ||
+	ok "class.html in zh: no English heading or fixed word"
 shot() {
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
