@@ -18,6 +18,7 @@
 
 #include "compare.h"
 #include "exercise.h"
+#include "lang.h"
 #include "learn.h"
 #include "runner.h"
 
@@ -122,64 +123,169 @@ static const char *const page_style =
 	"th{background:#dde4ee}.done{background:#b9e4b9}.not_yet,.untried{background:#f4c2c2}"
 	".not_started{background:#eee}.not_graded,.undecided{background:#f6e3a1}"
 	".refused,.not_compiled{background:#e89a9a}"
-	".q{font-size:90%}";
+	".dont_know{background:#eee;text-align:center}.q{font-size:90%}";
+
+/*
+ * A learner's cell of an exercise (e NULL: not in that run): its state.  One
+ * not begun whose claims skip on the learner's machine (skips_here, forecast
+ * as make exercises marks it) is "not graded here", the skips as its title.
+ * 1 when done.
+ */
+static int exercise_cell(FILE *f, const struct json *e)
+{
+	const char *st = e ? json_get_str(e, "state", "?") : "not_listed";
+	const char *skips = e ? json_get_str(e, "skips_here", NULL) : NULL;
+	enum ex_state k = ex_state_of_key(st);
+	char title[300];
+
+	if (skips && (k == EX_NOT_STARTED || k == EX_UNTRIED)) {
+		snprintf(title, sizeof(title), MSG("class.skips-here", "its claims skip on this "
+						   "learner's machine: %s"), skips);
+		html_put(f, "<td class=\"not_graded\" title=\"", title, "\">");
+		html_put(f, "", ex_state_text(EX_NOT_GRADED), "</td>");
+		return 0;
+	}
+	fprintf(f, "<td class=\"%s\">", strspn(st, "abcdefghijklmnopqrstuvwxyz_") == strlen(st) ?
+		st : "x");
+	html_put(f, "", ex_state_word(st), "</td>");
+	return k == EX_DONE;
+}
+
+/* A table's heading, a paragraph under it (NULL: none), and the head of its
+ * first column (the learners). */
+static void table_head(FILE *f, const char *id, const char *heading, const char *note)
+{
+	fprintf(f, "<h2 id=\"%s\">", id);
+	html_put(f, "", heading, "</h2>\n");
+	if (note)
+		html_put(f, "<p>", note, "</p>\n");
+	html_put(f, "<table><tr><th>", MSG("class.learner", "learner"), "</th>");
+}
+
+/* "3 of 16" in a cell, with the row's end. */
+static void count_cell_end(FILE *f, int k, int n)
+{
+	fputs("<td>", f);
+	fprintf(f, MSG("class.of", "%d of %d"), k, n);
+	fputs("</td></tr>\n", f);
+}
 
 static void exercises_table(FILE *f, const struct class_page *pg)
 {
-	fprintf(f, "<h2 id=\"exercises\">Exercises</h2>\n<table><tr><th>learner</th>");
+	table_head(f, "exercises", MSG("class.exercises", "Exercises"), NULL);
 	for (int k = 0; k < pg->nex; k++)
 		html_put(f, "<th>", pg->ex[k], "</th>");
-	fprintf(f, "<th>done</th></tr>\n");
+	html_put(f, "<th>", MSG("class.done", "done"), "</th></tr>\n");
 	for (int i = 0; i < pg->n; i++) {
 		int done = 0;
 
 		html_put(f, "<tr><td>", pg->l[i].name, "</td>");
-		for (int k = 0; k < pg->nex; k++) {
-			const struct json *e = exercise_of(pg->l[i].doc, pg->ex[k]);
-			const char *st = e ? json_get_str(e, "state", "?") : "not_listed";
-
-			done += !strcmp(st, "done");
-			fprintf(f, "<td class=\"%s\">", strspn(st, "abcdefghijklmnopqrstuvwxyz_") ==
-				strlen(st) ? st : "x");
-			html_put(f, "", ex_state_word(st), "</td>");
-		}
-		fprintf(f, "<td>%d of %d</td></tr>\n", done, pg->nex);
+		for (int k = 0; k < pg->nex; k++)
+			done += exercise_cell(f, exercise_of(pg->l[i].doc, pg->ex[k]));
+		count_cell_end(f, done, pg->nex);
 	}
 	fprintf(f, "</table>\n");
 }
 
+/* A "don't know" cell's title, and the legend under the table. */
+static const char *dont_know(void)
+{
+	return MSG("class.dont-know", "? = the learner answered \"don't know\": it scores 0, "
+		   "and counts as 0 in the mean");
+}
+
+/* A learner's cell of a figure (p NULL: not asked): its score, "?" for don't
+ * know (which scores 0), or "not measured"; a score is added to *sum, *scored. */
+static void prediction_cell(FILE *f, const struct json *p, double *sum, int *scored)
+{
+	double s = p ? json_get_num(p, "score", NAN) : NAN;
+
+	if (!p) {
+		fputs("<td>&mdash;</td>", f);
+		return;
+	}
+	if (isnan(s)) {
+		html_put(f, "<td>", MSG("class.not-measured", "not measured"), "</td>");
+		return;
+	}
+	*sum += s, (*scored)++;
+	if (isnan(json_get_num(p, "predicted", NAN))) {
+		html_put(f, "<td class=\"dont_know\" title=\"", dont_know(), "\">?</td>");
+		return;
+	}
+	fputs("<td title=\"", f);
+	fprintf(f, MSG("class.pred-title", "predicted %g, measured %g"),
+		json_get_num(p, "predicted", NAN), json_get_num(p, "measured", NAN));
+	fprintf(f, "\">%.2f</td>", s);
+}
+
+/* 1 when some learner's run measured figure id (that learner's prediction of
+ * it has a score). */
+static int measured_by_any(const struct class_page *pg, const char *id)
+{
+	for (int i = 0; i < pg->n; i++) {
+		struct learn_results run = { .doc = pg->l[i].doc };
+		const struct json *p = learn_prediction(&run, id);
+
+		if (p && !isnan(json_get_num(p, "score", NAN)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Under the table: the figures no learner's run measured, left out of it. */
+static void say_unmeasured(FILE *f, int n, const char *ids)
+{
+	char line[1200];
+
+	if (!n)
+		return;
+	if (n == 1)
+		snprintf(line, sizeof(line), MSG("class.unmeasured-one",
+			 "1 figure no learner's run measured is left out: %s"), ids);
+	else
+		snprintf(line, sizeof(line), MSG("class.unmeasured",
+			 "%d figures no learner's run measured are left out: %s"), n, ids);
+	html_put(f, "<p>", line, "</p>\n");
+}
+
 static void predictions_table(FILE *f, const struct class_page *pg)
 {
-	fprintf(f, "<h2 id=\"predictions\">Predictions</h2>\n<p>%s.</p>\n<table><tr>"
-		"<th>learner</th>", PREDICT_RULE);
-	for (int k = 0; k < pg->npred; k++)
-		html_put(f, "<th>", pg->pred[k], "</th>");
-	fprintf(f, "<th>mean</th></tr>\n");
+	const char *col[CLASS_MAX_COLS];
+	char unmeasured[1000] = "";
+	int ncol = 0, left = 0;
+	size_t used = 0;
+
+	for (int k = 0; k < pg->npred; k++) {
+		if (measured_by_any(pg, pg->pred[k])) {
+			col[ncol++] = pg->pred[k];
+			continue;
+		}
+		left++;
+		if (used < sizeof(unmeasured))
+			used += (size_t)snprintf(unmeasured + used, sizeof(unmeasured) - used,
+						 "%s%s", used ? " " : "", pg->pred[k]);
+	}
+	table_head(f, "predictions", MSG("class.predictions", "Predictions"),
+		   MSG("predict.rule", PREDICT_RULE));
+	for (int k = 0; k < ncol; k++)
+		html_put(f, "<th>", col[k], "</th>");
+	html_put(f, "<th>", MSG("class.mean", "mean"), "</th></tr>\n");
 	for (int i = 0; i < pg->n; i++) {
 		struct learn_results run = { .doc = pg->l[i].doc };
 		double sum = 0;
 		int scored = 0;
 
 		html_put(f, "<tr><td>", pg->l[i].name, "</td>");
-		for (int k = 0; k < pg->npred; k++) {
-			const struct json *p = learn_prediction(&run, pg->pred[k]);
-			double s = p ? json_get_num(p, "score", NAN) : NAN;
-
-			if (isnan(s)) {
-				fprintf(f, "<td>%s</td>", p ? "not measured" : "&mdash;");
-				continue;
-			}
-			sum += s, scored++;
-			fprintf(f, "<td title=\"predicted %g, measured %g\">%.2f</td>",
-				json_get_num(p, "predicted", NAN), json_get_num(p, "measured", NAN),
-				s);
-		}
+		for (int k = 0; k < ncol; k++)
+			prediction_cell(f, learn_prediction(&run, col[k]), &sum, &scored);
 		if (scored)
 			fprintf(f, "<td>%.2f</td></tr>\n", sum / scored);
 		else
 			fprintf(f, "<td>&mdash;</td></tr>\n");
 	}
-	fprintf(f, "</table>\n");
+	html_put(f, "</table>\n<p>", dont_know(), "</p>\n");
+	say_unmeasured(f, left, unmeasured);
 }
 
 /* A chapter's self-test question ("ch1.Q2", "ch2.S9"), not the claims'
@@ -210,17 +316,44 @@ static void questions_row(FILE *f, const struct learner *l)
 			html_put(f, confirmed++ ? " " : "", json_get_str(q, "id", "?"), "");
 		}
 	}
-	fprintf(f, "</td><td>%d of %d</td></tr>\n", confirmed, n);
+	fputs("</td>", f);
+	count_cell_end(f, confirmed, n);
 }
 
 static void questions_table(FILE *f, const struct class_page *pg)
 {
-	fprintf(f, "<h2 id=\"questions\">Questions each machine confirmed</h2>\n<table><tr>"
-		"<th>learner</th><th>host</th><th>machine</th><th>confirmed</th>"
-		"<th>of the chapters' questions in the run</th></tr>\n");
+	table_head(f, "questions", MSG("class.questions", "Questions each machine confirmed"),
+		   NULL);
+	html_put(f, "<th>", MSG("class.host", "host"), "</th>");
+	html_put(f, "<th>", MSG("class.machine", "machine"), "</th>");
+	html_put(f, "<th>", MSG("class.confirmed", "confirmed"), "</th>");
+	html_put(f, "<th>", MSG("class.of-questions", "of the chapters' questions in the run"),
+		 "</th></tr>\n");
 	for (int i = 0; i < pg->n; i++)
 		questions_row(f, &pg->l[i]);
 	fprintf(f, "</table>\n");
+}
+
+/* The page up to its first table, in the learner's language (DMALAB_LANG). */
+static void page_head(FILE *f, const struct class_page *pg, const char *dir)
+{
+	char line[PATH_MAX + 200];
+
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\">",
+		dmalab_lang() == DMALAB_ZH ? "zh" : "en");
+	html_put(f, "<title>", MSG("class.title", "dmalab class"), "</title>");
+	fprintf(f, "<style>%s</style></head>\n<body>\n", page_style);
+	snprintf(line, sizeof(line), MSG("class.head", "dmalab class: %s"), dir);
+	html_put(f, "<h1>", line, "</h1>\n");
+	if (pg->n == 1)
+		snprintf(line, sizeof(line), "%s", MSG("class.intro-one", "1 learner; exercises as "
+			 "the learner's last make try-NN left them, predictions scored against "
+			 "the learner's own run."));
+	else
+		snprintf(line, sizeof(line), MSG("class.intro", "%d learners; exercises as each "
+			 "learner's last make try-NN left them, predictions scored against that "
+			 "learner's own run."), pg->n);
+	html_put(f, "<p>", line, "</p>\n");
 }
 
 static int write_page(const struct class_page *pg, const char *dir, const char *out)
@@ -231,12 +364,7 @@ static int write_page(const struct class_page *pg, const char *dir, const char *
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
 	if (!(f = fopen(tmp, "w")))
 		return error_errno("cannot write '%s'", tmp);
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<title>dmalab class</title><style>%s</style></head>\n<body>\n", page_style);
-	html_put(f, "<h1>dmalab class: ", dir, "</h1>\n");
-	fprintf(f, "<p>%d learner%s; exercises as each learner's last make try-NN "
-		"left them, predictions scored against that learner's own run.</p>\n", pg->n,
-		pg->n == 1 ? "" : "s");
+	page_head(f, pg, dir);
 	exercises_table(f, pg);
 	predictions_table(f, pg);
 	questions_table(f, pg);
@@ -260,6 +388,41 @@ static void warn_same_learner(const struct class_page *pg)
 			warning("the learner '%s' has two runs here ('%s' and '%s'): both are "
 				"on the page", pg->l[i].name, pg->l[i - 1].node.path,
 				pg->l[i].node.path);
+}
+
+static const char *plural(int n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* What the page holds, in a line: the predictions are the numbers the
+ * learners gave (a "don't know" is counted apart), not the figures' columns. */
+static void say_written(const struct class_page *pg, const char *out)
+{
+	int given[CLASS_MAX_COLS] = { 0 }, made = 0, learners = 0, figures = 0, dont_know = 0;
+
+	for (int i = 0; i < pg->n; i++) {
+		struct learn_results run = { .doc = pg->l[i].doc };
+		int gave = 0;
+
+		for (int k = 0; k < pg->npred; k++) {
+			const struct json *p = learn_prediction(&run, pg->pred[k]);
+
+			if (p && isnan(json_get_num(p, "predicted", NAN)))
+				dont_know++;
+			else if (p)
+				made++, gave = given[k] = 1;
+		}
+		learners += gave;
+	}
+	for (int k = 0; k < pg->npred; k++)
+		figures += given[k];
+	printf("class: %d learner%s, %d exercise%s, %d prediction%s by %d learner%s over %d "
+	       "figure%s", pg->n, plural(pg->n), pg->nex, plural(pg->nex), made, plural(made),
+	       learners, plural(learners), figures, plural(figures));
+	if (dont_know)
+		printf(" (and %d \"don't know\")", dont_know);
+	printf(": wrote %s\n", out);
 }
 
 static int class_usage(int rc)
@@ -289,9 +452,7 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 			   bad ? " (the files above were skipped)" : ""), 1 :
 	     write_page(&pg, dir, out) ? 1 : 0;
 	if (!rc)
-		printf("class: %d learner%s, %d exercise%s, %d predicted figure%s: wrote %s\n",
-		       pg.n, pg.n == 1 ? "" : "s", pg.nex, pg.nex == 1 ? "" : "s", pg.npred,
-		       pg.npred == 1 ? "" : "s", out);
+		say_written(&pg, out);
 	if (!rc && bad)
 		printf("class: %d file%s skipped (said above)\n", bad, bad == 1 ? "" : "s");
 	for (i = 0; i < pg.n; i++) {

@@ -48,17 +48,22 @@ static const char *lab_name_id(const char *name)
 	return name + 4;
 }
 
+int runner_self_path(char *self)
+{
+	ssize_t n = readlink("/proc/self/exe", self, PATH_MAX - 1);
+
+	self[n > 0 ? n : 0] = '\0';
+	return n > 0 ? 0 : -1;
+}
+
 void default_labs_dir(const char *argv0, char *out, size_t len)
 {
 	char self[PATH_MAX];
-	ssize_t n;
 
-	if (strchr(argv0, '/')) {
+	if (strchr(argv0, '/'))
 		snprintf(self, sizeof(self), "%s", argv0);
-	} else {
-		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		self[n > 0 ? n : 0] = '\0';
-	}
+	else
+		runner_self_path(self);
 	snprintf(out, len, "%s/labs", dirname(self));
 }
 

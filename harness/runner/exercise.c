@@ -771,10 +771,12 @@ int ex_status_all(const char *src, const char *work, const char *lab,
 	return n;
 }
 
-void ex_status_write(struct json_writer *w, const char *src, const char *work)
+void ex_status_write(struct json_writer *w, const char *src, const char *work,
+		     const struct ex_here *h)
 {
 	struct ex_status *all;
 	int i, n = ex_status_all(src, work, NULL, &all);
+	char skips[128];
 
 	jw_key(w, "exercises");
 	jw_arr_begin(w);
@@ -784,6 +786,8 @@ void ex_status_write(struct json_writer *w, const char *src, const char *work)
 		jw_kstr(w, "lab", all[i].lab);
 		jw_kstr(w, "claims", all[i].claims);
 		jw_kstr(w, "state", ex_state_keys[all[i].state]);
+		jw_kstr(w, "skips_here", ex_here_skips(h, all[i].lab, all[i].claims, skips,
+						       sizeof(skips)) > 0 ? skips : NULL);
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);

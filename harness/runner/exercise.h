@@ -73,18 +73,34 @@ struct ex_status {
 int ex_status_all(const char *src, const char *work, const char *lab,
 		  struct ex_status **out);
 struct json_writer;
-/* The member "exercises": [{id, lab, claims, state}] into the open object. */
-void ex_status_write(struct json_writer *w, const char *src, const char *work);
+struct ex_here;
+/* The member "exercises": [{id, lab, claims, state, skips_here}] into the open
+ * object; skips_here: the skips h forecasts for its claims on this machine
+ * (ex_here_skips), null when none is foreseen or h is NULL. */
+void ex_status_write(struct json_writer *w, const char *src, const char *work,
+		     const struct ex_here *h);
 
-/* exercise_here.c: what this machine lacks to grade an exercise, forecast from
- * the built labs under labs_dir (their --describe) and the machine's facts. */
+/* exercise_here.c: what this machine lacks to grade an exercise (or to measure
+ * a figure), forecast from the built labs under labs_dir (their --describe) and
+ * the machine's facts.  CUDA is asked in a child process: ex_here_open may be
+ * called by a process that starts labs after it. */
 struct ex_here;
 struct ex_here *ex_here_open(const char *labs_dir);
+/* The child's side, `dmalab --role cuda-devices`: CUDA's device list on
+ * stdout, as ex_here_open reads it; the exit code. */
+int ex_here_cuda_role(void);
 void ex_here_close(struct ex_here *h);
 /* What this machine lacks for claims (of lab lab_id) to be decided, in the
  * learner's words, into out ("a GPU, 2 NUMA nodes"): 1; 0 when nothing is
  * lacking; -1 when lab lab_id is not built (or its --describe failed). */
 int ex_here_lacks(const struct ex_here *h, const char *lab_id, const char *claims,
+		  char *out, size_t len);
+/* The same, its words added to the list already in out (none twice). */
+int ex_here_lacks_add(const struct ex_here *h, const char *lab_id, const char *claims,
+		      char *out, size_t len);
+/* The same as the skip reason codes (record.h) the claims will give here,
+ * between blanks ("no-cuda-driver single-numa-node"): what results.json keeps. */
+int ex_here_skips(const struct ex_here *h, const char *lab_id, const char *claims,
 		  char *out, size_t len);
 
 /* exercise.c: `dmalab exercise NN`, `dmalab try NN`, `dmalab exercises` */

@@ -176,6 +176,11 @@ static char *top_output(const struct gradescope *gs, const struct learn_ctx *lc,
 	if (gs->nlearner)
 		fprintf(f, "; of the %d, %d are the learner's: an exercise done (1) or not (0), "
 			"a prediction's score", gs->n, gs->nlearner);
+	if (gs->ungraded)
+		fprintf(f, "; %d exercise%s not begun cannot be graded on the machine of this run "
+			"(%s claims skip there: 0 each here, not the learner's failing)",
+			gs->ungraded, gs->ungraded == 1 ? "" : "s", gs->ungraded == 1 ? "its" :
+			"their");
 	fputc('\n', f);
 	fprintf(f, "%s (here: 0 of 1)\n", GRADE_RULE);
 	fprintf(f, "claims decided: %d of %d", gs->decided, gs->planned);

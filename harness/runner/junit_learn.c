@@ -3,8 +3,10 @@
  * prediction of this run (passed inside the measured interval, else a
  * failure whose message is its score; skipped when the figure was not
  * measured) and one per exercise when --work names the copies (passed when
- * done, skipped when it cannot be graded here, else a failure).  A CI job
- * or a course's runner then shows them beside the claims.
+ * done; a failure when the learner's last try got it wrong: not yet, does
+ * not compile, refused; else skipped: not started or never tried, not
+ * graded here, undecided).  A CI job or a course's runner then shows them
+ * beside the claims, and a failure there is one the learner made.
  */
 #include <math.h>
 #include <stdio.h>
@@ -87,6 +89,16 @@ static int predictions(struct xml_writer *x, const struct run_state *rs, int *fa
 	return n;
 }
 
+/* An exercise's test outcome: NULL passes (done), "failure" for a try the
+ * learner got wrong, "skipped" for one not tried or not decided. */
+static const char *exercise_outcome(enum ex_state st)
+{
+	if (st == EX_DONE)
+		return NULL;
+	return st == EX_NOT_YET || st == EX_NOT_COMPILED || st == EX_REFUSED ? "failure" :
+	       "skipped";
+}
+
 static int count_exercises(const struct run_state *rs, struct ex_status **ex, int *failed,
 			   int *skipped)
 {
@@ -94,10 +106,10 @@ static int count_exercises(const struct run_state *rs, struct ex_status **ex, in
 
 	*failed = *skipped = 0;
 	for (i = 0; i < n; i++) {
-		enum ex_state st = (*ex)[i].state;
+		const char *outcome = exercise_outcome((*ex)[i].state);
 
-		*skipped += st == EX_NOT_GRADED || st == EX_UNDECIDED;
-		*failed += st != EX_DONE && st != EX_NOT_GRADED && st != EX_UNDECIDED;
+		*skipped += outcome && !strcmp(outcome, "skipped");
+		*failed += outcome && !strcmp(outcome, "failure");
 	}
 	return n;
 }
@@ -118,7 +130,7 @@ static void exercise_suite(struct xml_writer *x, const struct run_state *rs, int
 {
 	struct ex_status *ex = NULL;
 	int failed, skipped, n = count_exercises(rs, &ex, &failed, &skipped), i;
-	char name[64], msg[200];
+	char name[64], msg[300], skips[128];
 
 	if (n)
 		suite_begin(x, "exercises", n, failed, skipped, id);
@@ -128,8 +140,12 @@ static void exercise_suite(struct xml_writer *x, const struct run_state *rs, int
 		snprintf(name, sizeof(name), "exercise %s", ex[i].id);
 		snprintf(msg, sizeof(msg), "%s (claims %s; make try-%s)", ex_state_words[st],
 			 ex[i].claims, ex[i].lab);
-		testcase(x, "dmalab.exercises", name, st == EX_DONE ? NULL :
-			 st == EX_NOT_GRADED || st == EX_UNDECIDED ? "skipped" : "failure", msg);
+		/* one not begun that this machine cannot grade: said, as make exercises does */
+		if ((st == EX_NOT_STARTED || st == EX_UNTRIED) &&
+		    ex_here_skips(rs->here, ex[i].lab, ex[i].claims, skips, sizeof(skips)) > 0)
+			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "; not graded "
+				 "here: its claims skip here (%s)", skips);
+		testcase(x, "dmalab.exercises", name, exercise_outcome(st), msg);
 	}
 	if (n)
 		xw_end(x);

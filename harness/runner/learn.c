@@ -109,16 +109,6 @@ static void check_chapter(const char *ch)
 		die_usage(MSG("learn.err-chapter", "bad chapter '%s' (want ch1, ch2, ...)"), ch);
 }
 
-/* This program's resolved path into self (PATH_MAX bytes): tools such as
- * valgrind refuse /proc/self/exe.  0, or -1 when it cannot be read. */
-static int self_path(char *self)
-{
-	ssize_t n = readlink("/proc/self/exe", self, PATH_MAX - 1);
-
-	self[n > 0 ? n : 0] = '\0';
-	return n > 0 ? 0 : -1;
-}
-
 static void learn_option(struct learn_opts *o, int c, const char *arg)
 {
 	switch (c) {
@@ -204,7 +194,7 @@ static void learn_defaults(struct learn_opts *o, char **argv)
 	o->seed = (unsigned)time(NULL) ^ (unsigned)getpid();
 	o->timeout_mul = env && *env ? parse_timeout_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
 	snprintf(o->labs_dir, sizeof(o->labs_dir), "%s/labs",
-		 self_path(self) ? "." : dirname(self));
+		 runner_self_path(self) ? "." : dirname(self));
 }
 
 /* The positional arguments: a lab id for hint, none for the others. */
@@ -310,7 +300,7 @@ int learn_run_check(const struct learn_opts *o, const char *results_dir,
 	char mul[32], self[PATH_MAX], *argv[32];
 	int n = 0, i;
 
-	if (self_path(self))
+	if (runner_self_path(self))
 		snprintf(self, sizeof(self), "/proc/self/exe");
 	snprintf(mul, sizeof(mul), "%g", o->timeout_mul);
 	argv[n++] = self;

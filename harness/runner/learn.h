@@ -149,6 +149,8 @@ struct gradescope {
 	int n, cap;
 	int left_out;              /* questions no claim backs */
 	int left_out_predictions;  /* predictions of figures not measured here */
+	int ungraded;              /* exercises not begun whose claims skip on the
+				    * run's machine (its results.json's skips_here) */
 	int nquestions, nlearner;  /* tests: questions; exercises and predictions */
 	int decided, planned;      /* claims, over the tests */
 };

@@ -3,6 +3,10 @@
  * check, sysinfo, preflight, the learner's and the SRE's commands: --help
  * lists them), signals.
  *
+ * `dmalab --role cuda-devices` is no command: exercise_here.c's child, which
+ * asks CUDA for its devices so that a runner that still starts labs never
+ * runs cuInit itself.
+ *
  * Exit codes: 0 no failure (known errata and skips allowed), 1 a claim
  * failed or a lab broke, 2 usage or bad input, 128 + N stopped by signal N
  * (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
@@ -145,10 +149,13 @@ static void usage(FILE *f)
 		"  --work DIR          run, check: results.json also lists every exercise with\n"
 		"                      its state in the learner's copies under DIR (make: work)\n"
 		"  --predict           run, check: before each lab, ask for your number for each\n"
-		"                      headline figure (a claim measured on a scale); scored by\n"
-		"                      the rule below, kept in results.json (\"predictions\")\n"
+		"                      headline figure (a claim measured on a scale) this machine\n"
+		"                      can measure (one line says how many are not asked, and\n"
+		"                      why); scored by the rule below, kept in results.json\n"
+		"                      (\"predictions\")\n"
 		"  --predictions FILE  the same, read from FILE's `ID VALUE` lines (02.1 6.5;\n"
-		"                      ? or no line: don't know)\n"
+		"                      ? or no line: don't know); it may name a figure not\n"
+		"                      measured here\n"
 		"  --errata FILE       known errata (default: $DMALAB_ERRATA, else "
 		"answers/errata.md\n"
 		"                      if present, else the copy built in); the labs get it as\n"
@@ -471,6 +478,9 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (lang)
 		die_usage("DMALAB_LANG '%s': the kit speaks en or zh", lang);
+	/* exercise_here.c's child: CUDA asked where no lab is started after it */
+	if (argc == 3 && !strcmp(argv[1], "--role") && !strcmp(argv[2], "cuda-devices"))
+		return ex_here_cuda_role();
 	if (!cmd)
 		return cmd_labs(argc, argv);
 	if (cmd->learn)

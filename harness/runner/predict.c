@@ -15,10 +15,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "exercise.h"
 #include "lang.h"
 #include "runner.h"
 
-const char PREDICT_RULE[] = "a prediction inside the measured 95 % interval scores 1; "
+/* no '%' in it: a message (class.c's page) would read one as a printf conversion */
+const char PREDICT_RULE[] = "a prediction inside the measured 95-percent interval scores 1; "
 	"outside, 1 - |log10(p / m)| with m the nearer end, at least 0 (a factor 2 off "
 	"scores 0.70, 10 off scores 0); \"don't know\" scores 0; a figure not measured here "
 	"is not scored";
@@ -161,6 +163,15 @@ static void pred_file_free(struct pred_file *pf)
 	free(pf->lines);
 }
 
+/* 1 when the file has a line for figure id. */
+static int file_names(const struct pred_file *pf, const char *id)
+{
+	for (int i = 0; i < pf->n; i++)
+		if (!strcmp(pf->lines[i].id, id))
+			return 1;
+	return 0;
+}
+
 /* The value the file gives for figure id; NaN when it names none.  -1 after
  * a bad value (said). */
 static int file_value(const struct pred_file *pf, const char *id, double *v)
@@ -174,10 +185,37 @@ static int file_value(const struct pred_file *pf, const char *id, double *v)
 	return 0;
 }
 
-static int ask_lab(const struct pred_file *pf, struct lab_entry *e)
+/* 1 when figure id of lab e will not be measured here (rs->here's forecast,
+ * as `make exercises` marks an exercise): what the machine lacks is added to
+ * the list in lacks. */
+static int not_measured_here(const struct run_state *rs, const struct lab_entry *e,
+			     const char *id, char *lacks, size_t len)
+{
+	return ex_here_lacks_add(rs->here, e->id, id, lacks, len) > 0;
+}
+
+/* The figures of lab e to ask for, into fig: those measured here, and with a
+ * file those it names too (it may predict a figure this machine skips). */
+static int figures_asked(const struct run_state *rs, const struct pred_file *pf,
+			 const struct lab_entry *e, const struct json **fig, int max)
+{
+	int n = lab_figures(e, fig, max), kept = 0;
+	char lacks[256] = "";
+
+	for (int i = 0; i < n; i++) {
+		const char *id = json_get_str(fig[i], "id", "");
+
+		if ((pf && file_names(pf, id)) || !not_measured_here(rs, e, id, lacks,
+								      sizeof(lacks)))
+			fig[kept++] = fig[i];
+	}
+	return kept;
+}
+
+static int ask_lab(const struct run_state *rs, const struct pred_file *pf, struct lab_entry *e)
 {
 	const struct json *fig[64];
-	int n = lab_figures(e, fig, 64), i;
+	int n = figures_asked(rs, pf, e, fig, 64), i;
 
 	if (!n)
 		return 0;
@@ -274,15 +312,43 @@ static int read_file(struct pred_file *pf)
 	return rc;
 }
 
+/* Before the questions: how many figures are not asked, and what this
+ * machine lacks to measure them. */
+static void say_left_out(const struct run_state *rs)
+{
+	const struct json *fig[64];
+	char lacks[256] = "";
+	int i, k, n, left = 0;
+
+	for (i = 0; i < rs->nlabs; i++) {
+		n = rs->labs[i].desc_error[0] ? 0 : lab_figures(&rs->labs[i], fig, 64);
+		for (k = 0; k < n; k++)
+			left += not_measured_here(rs, &rs->labs[i], json_get_str(fig[k], "id", ""),
+						  lacks, sizeof(lacks));
+	}
+	if (!left)
+		return;
+	/* the line end outside the message: the table keeps none */
+	if (left == 1)
+		fprintf(stderr, MSG("predict.left-one", "(1 figure not asked: this machine cannot "
+				    "measure it (needs %s))"), lacks);
+	else
+		fprintf(stderr, MSG("predict.left-out", "(%d figures not asked: this machine "
+				    "cannot measure them (needs %s))"), left, lacks);
+	fputc('\n', stderr);
+}
+
 int predict_ask(struct run_state *rs)
 {
 	struct pred_file file = { rs->opt->predictions, NULL, 0 };
 	const struct pred_file *pf = file.path ? &file : NULL;
 	int i, rc = pf && read_file(&file) ? 2 : 0;
 
+	if (!rc && !pf)
+		say_left_out(rs);
 	for (i = 0; i < rs->nlabs && !rc && !runner_stop_signal; i++)
 		if (!rs->labs[i].desc_error[0])
-			rc = ask_lab(pf, &rs->labs[i]);
+			rc = ask_lab(rs, pf, &rs->labs[i]);
 	if (!rc && pf)
 		warn_unused(rs, pf);
 	pred_file_free(&file);

@@ -256,7 +256,7 @@ static int results_write(struct run_state *rs, struct json_writer *w)
 	}
 	jw_arr_end(w);
 	if (rs->opt->work) /* the learner's exercises, as their last try left them */
-		ex_status_write(w, "labs", rs->opt->work);
+		ex_status_write(w, "labs", rs->opt->work, rs->here);
 	write_questions(v, n, w);
 	write_totals(&t, w);
 	jw_kstr(w, "status", status_words[totals_status(rs, &t)]);

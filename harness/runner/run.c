@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exercise.h"
 #include "learn.h"
 #include "restore.h"
 #include "runner.h"
@@ -138,9 +139,7 @@ static void stop_rest(struct run_state *rs, int from)
 	}
 }
 
-/* Runs every selected lab.  Returns the exit code of dmalab: 0, 1, or
- * 128 + the signal that stopped the run. */
-int cmd_run(struct run_state *rs)
+static int run_labs(struct run_state *rs)
 {
 	int i;
 
@@ -177,4 +176,18 @@ int cmd_run(struct run_state *rs)
 		return 1;
 	}
 	return run_status(rs) != ST_PASS;
+}
+
+/* Runs every selected lab.  Returns the exit code of dmalab: 0, 1, or
+ * 128 + the signal that stopped the run. */
+int cmd_run(struct run_state *rs)
+{
+	int rc;
+
+	if (rs->opt->predict || rs->opt->work) /* before any lab: CUDA in a child */
+		rs->here = ex_here_open(rs->opt->labs_dir);
+	rc = run_labs(rs);
+	ex_here_close(rs->here);
+	rs->here = NULL;
+	return rc;
 }

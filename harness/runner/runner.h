@@ -30,9 +30,10 @@
  * the one usage printer, which the labs' option errors use too).
  *
  * The runner never initialises CUDA while it still starts labs (a process
- * that has touched CUDA must not fork): only `list` and `exercises` (and
- * exercise's marks) ask the driver, through gpu_topo.h, after every lab's
- * --describe has been read.
+ * that has touched CUDA must not fork): only `list` asks the driver itself,
+ * through gpu_topo.h, after every lab's --describe has been read; the
+ * forecasts of exercise_here.c (exercises' marks, check's --predict and
+ * --work) ask it in a child, `dmalab --role cuda-devices`.
  */
 #ifndef DMALAB_RUNNER_H
 #define DMALAB_RUNNER_H
@@ -50,6 +51,7 @@
 #include "usage.h"
 
 struct learn_results; /* learn.h */
+struct ex_here;       /* exercise.h */
 
 /* discover.c: "2", "02", "002", "lab-02" -> "02" in out: the value, at least two digits
  * (labs are named lab-NN), at most 8; -1 for anything else. */
@@ -130,6 +132,9 @@ struct run_state {
 	int aborted;          /* the signal that stopped the run, 0 if none */
 	int finished;         /* every lab ran: results.json is final */
 	struct learn_results *kept; /* `run`: the earlier results.json, or NULL */
+	/* --predict, --work: the claims this machine will not decide, forecast
+	 * before the first lab (exercise_here.c), or NULL */
+	struct ex_here *here;
 	int save_failed;      /* a results.json write failed: the run is an error */
 	int saved;            /* a results.json of this run is on disk */
 	struct gpu_counter_ops nvml;  /* counters.c: NVML's counters, or none */
@@ -148,6 +153,9 @@ static inline const char *lab_status_word(const struct lab_entry *lab)
 
 /* discover.c: <directory of the dmalab program>/labs, where make builds the labs */
 void default_labs_dir(const char *argv0, char *out, size_t len);
+/* discover.c: this program's resolved path into self (PATH_MAX bytes): tools
+ * such as valgrind refuse /proc/self/exe.  0, or -1 ("") when it cannot be read. */
+int runner_self_path(char *self);
 
 /* discover.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
  * > 0, at most 1000, the whole string; else die_usage(). */
@@ -363,7 +371,9 @@ double predict_score(double p, double lo, double hi);
  * with its 95 % interval in lo, hi ([got, got] when it has none); else 0. */
 int predict_interval(const struct claim *c, double *lo, double *hi);
 /* Asks (or reads --predictions) for every selected lab's figures; 0, or 2
- * after a usage error (a bad line in the file, said). */
+ * after a usage error (a bad line in the file, said).  A figure rs->here
+ * forecasts this machine will not measure is not asked (one line says how
+ * many, and what the machine lacks); the file may still name it. */
 int predict_ask(struct run_state *rs);
 /* The lab's predictions scored, on the progress stream; after its run. */
 void predict_report(struct run_state *rs, const struct lab_entry *lab);

@@ -50,6 +50,24 @@ printf '28\n\n6\n' | fakes_run run 91 92 --predict --results "$tmp/r2" >"$tmp/r2
 [ "$(score "$tmp/r2/results.json" 92.2)" = 0.699 ] && ok "typed on stdin, scored" ||
 	bad "stdin: $(score "$tmp/r2/results.json" 92.2)"
 has "$tmp/r2.out" "your number, in GB/s (plausible:" "the question shows the unit and a range"
+# lab-93's 93.2 needs a GPU and lab-93 is built without nvcc: forecast to skip, not asked
+printf '12\n' | fakes_run run 93 91 --predict --results "$tmp/r2b" >"$tmp/r2b.out" 2>&1
+head -n 1 "$tmp/r2b.out" | grep -qxF \
+	"(1 figure not asked: this machine cannot measure it (needs a build with nvcc))" &&
+	ok "a figure this machine cannot measure: not asked, said in one line first" ||
+	bad "no line on the figure not asked first: $(head -n 1 "$tmp/r2b.out")"
+grep -q "93\.2 the fake GPU copies fast" "$tmp/r2b.out" && bad "93.2 asked though it skips here" ||
+	ok "93.2 (skips here) is not asked"
+grep -qF '"name": "93.2"' "$tmp/r2b/results.json" && bad "93.2 kept as a prediction" ||
+	ok "a figure not asked is no prediction in results.json"
+[ "$(score "$tmp/r2b/results.json" 91.2)" = 1 ] && ok "the figure after it is asked, scored" ||
+	bad "91.2 after 93: $(score "$tmp/r2b/results.json" 91.2)"
+printf '93.2 25\n' >"$tmp/p93"
+fakes_run check 93 --predictions "$tmp/p93" --results "$tmp/r2c" >"$tmp/r2c.out" 2>&1
+has "$tmp/r2c.out" "93.2   not measured here: not scored" \
+	"--predictions may name a figure that skips here: kept, not scored"
+grep -q "no headline figure" "$tmp/r2c.out" && bad "93.2 from a file: warned as unknown" ||
+	ok "93.2 from a file: no warning"
 printf '91.2 fast\n' >"$tmp/pbad"
 fakes_run check 91 --predictions "$tmp/pbad" --results "$tmp/r3" >"$tmp/r3.out" 2>&1
 rc=$?
@@ -91,9 +109,17 @@ grep -A3 '"id": "04.first-touch"' "$r" | grep -qF '"state": "untried"' &&
 has "$tmp/r4/junit.xml" '<testsuite name="exercises"' "junit.xml: a suite of exercises"
 has "$tmp/r4/junit.xml" 'name="exercise 04.first-touch">' "junit.xml: a test per exercise"
 has "$tmp/r4/junit.xml" 'name="prediction 92.2">' "junit.xml: a test per prediction"
+# 01's three done (its last try), 04's two untried, the rest not started: nothing the learner
+# got wrong, so no failure; those not tried are skipped
+nex=$("$dmalab" exercises --work "$w" | tail -n 1 | cut -d' ' -f1) # every exercise of the kit
+has "$tmp/r4/junit.xml" "<testsuite name=\"exercises\" tests=\"$nex\" failures=\"0\" errors=\"0\" \
+skipped=\"$((nex - 3))\"" "junit.xml: exercises not started or untried are skipped, not failures"
+grep -A1 'name="exercise 04.first-touch">' "$tmp/r4/junit.xml" | grep -qF \
+	'<skipped message="not yet (untried) (claims 04.4 04.6; make try-04)"/>' &&
+	ok "junit.xml: an untried exercise: skipped, its state the message" ||
+	bad "junit.xml: 04.first-touch not skipped as untried"
 "$dmalab" grade --from "$r" --results "$tmp/g" --gradescope "$tmp/g/gs.json" >"$tmp/g.out" 2>&1
 has "$tmp/g.out" "04.first-touch   lab-04  not yet (untried)" "grade shows the exercises"
-nex=$("$dmalab" exercises --work "$w" | tail -n 1 | cut -d' ' -f1) # every exercise of the kit
 has "$tmp/g.out" "exercises done: 3 of $nex" "grade counts them"
 has "$tmp/g/gs.json" '"name": "exercise 01.lock (lab-01)"' "Gradescope: a test per exercise"
 has "$tmp/g/gs.json" '"name": "prediction 92.2 the ratio is about 2x"' \
@@ -152,6 +178,10 @@ cp "$tmp/g/grade.json" "$c/grade.json" # not a run: skipped, said
 rc=$?
 [ "$rc" -eq 0 ] && ok "class: exit 0" || bad "class: exit $rc ($(cat "$tmp/class.out"))"
 has "$tmp/class.out" "class: 3 learners" "class counts three learners"
+# Ada gave 91.2 and 92.2 (92.1 don't know), Bo 91.2 (92.1, 92.2 don't know), Cy none
+dk="(and 3 \"don't know\")"
+has "$tmp/class.out" " exercises, 3 predictions by 2 learners over 2 figures $dk:" \
+	"class counts the predictions made, by whom, over which figures"
 has "$tmp/class.out" "skipping '$c/grade.json': not a run's results.json" "a grade.json is skipped"
 printf '{"schema": "dmalab-results/1", "labs": [' >"$tmp/broken.json"
 mkdir -p "$tmp/class2" && cp "$tmp/broken.json" "$tmp/class2/x.json"
@@ -167,9 +197,16 @@ has "$tmp/class2.out" "the learner 'Ada L.' has two runs here" "one learner twic
 rm "$tmp/class2/x.json" "$tmp/class2/ada-again.json"
 "$dmalab" class "$tmp/class2" >"$tmp/class2.out" 2>&1
 has "$tmp/class2.out" "class: 1 learner, " "one learner: no plural"
-# a run kept as DIR/NAME/results.json without --learner: named by its folder
-fakes_run check 91 --results "$tmp/class2/di" >/dev/null 2>&1
+# a run kept as DIR/NAME/results.json without --learner: named by its folder; its
+# prediction of 93.2, which skips on every machine (lab-93), is measured by no one's run
+fakes_run check 91 93 --predictions "$tmp/p93" --results "$tmp/class2/di" >/dev/null 2>&1
 "$dmalab" class "$tmp/class2" >"$tmp/class2.out" 2>&1
+grep -qF '<th>93.2</th>' "$tmp/class2/class.html" &&
+	bad "class.html: a column for 93.2, which no learner's run measured" ||
+	has "$tmp/class2/class.html" \
+		"<p>1 figure no learner&apos;s run measured is left out: 93.2</p>" \
+		"class.html: a figure no run measured: no column, said under the table"
+has "$tmp/class2/class.html" "<th>91.2</th>" "class.html: a figure measured keeps its column"
 grep -q "<tr><td>di</td>" "$tmp/class2/class.html" &&
 	! grep -q "<td>results.json</td>" "$tmp/class2/class.html" &&
 	ok "DIR/di/results.json: the learner 'di', by its folder" ||
@@ -184,8 +221,58 @@ rc=$?
 page=$c/class.html
 has "$page" "Cy &lt;3" "a learner's name is escaped"
 has "$page" ">not yet (untried)</td>" "class.html: a state in the learner's words"
+# Ada (p1): 91.2 inside (1), 92.1 don't know (0), 92.2 10x off (0): the mean 0.33 either way
+grep '<tr><td>Ada L\.</td><td title="predicted' "$page" >"$tmp/ada-pred"
+has "$tmp/ada-pred" '<td class="dont_know" title="? = the learner answered &quot;don&apos;t know' \
+	"class.html: don't know is a ?, with its meaning as a title"
+has "$tmp/ada-pred" '>0.00</td>' "class.html: a guess that scored 0 stays 0.00"
+has "$tmp/ada-pred" '<td>0.33</td></tr>' "class.html: don't know counts 0 in the mean"
+has "$page" "<p>? = the learner answered" "class.html: the ? explained under the table"
+# Cy has no copy: every exercise not started; those make exercises marks as not graded on
+# this machine (Cy's run was made here) are "not graded here" on the page, from results.json
+"$dmalab" exercises --work "$tmp/w-none" >"$tmp/ex-none.out" 2>&1
+marked=$(grep -c 'not graded here)$' "$tmp/ex-none.out")
+[ "$(grep -c '"skips_here": "' "$c/cy.json")" -eq "$marked" ] &&
+	ok "results.json: skips_here for the $marked exercises make exercises marks" ||
+	bad "results.json: skips_here not for the $marked exercises make exercises marks"
+grep -m 1 '<tr><td>Cy &lt;3</td><td class=' "$page" >"$tmp/cy-ex"
+[ "$(grep -o '<td class="not_graded" title="its claims skip on this learner&apos;s machine: ' \
+	"$tmp/cy-ex" | wc -l)" -eq "$marked" ] &&
+	ok "class.html: those $marked exercises are not graded here, the skips as the title" ||
+	bad "class.html: not $marked exercises not graded here: $(cat "$tmp/cy-ex")"
+[ "$(grep -c '<skipped message="not started (claims .*; not graded here: its claims skip here (' \
+	"$tmp/r6/junit.xml")" -eq "$marked" ] &&
+	ok "junit.xml: those $marked exercises are skipped as not graded here, the skips named" ||
+	bad "junit.xml: not $marked exercises skipped as not graded here"
+# Gradescope has no skipped: 0 of 1 still, said to be the machine's and counted on top
+"$dmalab" grade --from "$tmp/r6/results.json" --results "$tmp/g6" --gradescope "$tmp/g6/gs.json" \
+	>/dev/null 2>&1
+[ "$(grep -o 'not graded on the machine of this run: its claims skip there (' "$tmp/g6/gs.json" |
+	wc -l)" -eq "$marked" ] &&
+	ok "Gradescope: those $marked exercises are said to be not graded on the run's machine" ||
+	bad "Gradescope: not $marked exercises said to be not graded on the run's machine"
+[ "$marked" -lt 2 ] || has "$tmp/g6/gs.json" \
+	"; $marked exercises not begun cannot be graded on the machine of this run" \
+	"Gradescope: their number in the top output"
+[ "$(grep -o '>not graded here</td>' "$tmp/cy-ex" | wc -l)" -eq "$marked" ] &&
+	[ "$(grep -o '>not started</td>' "$tmp/cy-ex" | wc -l)" -eq "$(($(tail -n 1 \
+	"$tmp/ex-none.out" | cut -d' ' -f1) - marked))" ] &&
+	ok "class.html: the rest not started" || bad "class.html: the rest not 'not started'"
 grep -q '>not_yet<\|>untried<\|>not_started<' "$page" && bad "class.html: a JSON word shown" ||
 	ok "class.html: no JSON word shown"
+# DMALAB_LANG=zh: a Chinese course gets a Chinese page (headings, fixed words, states)
+DMALAB_LANG=zh "$dmalab" class "$c" --out "$tmp/class-zh.html" >/dev/null 2>&1
+for t in '<html lang="zh">' '<h2 id="exercises">练习</h2>' '<h2 id="predictions">预测</h2>' \
+	'<h2 id="questions">每台机器上成立的自测题</h2>' '<th>学员</th>' '<th>已完成</th>' \
+	'<th>平均</th>' '<th>主机</th>' '>尚未开始</td>' '<p>? = 学员回答'; do
+	has "$tmp/class-zh.html" "$t" "class.html in zh: $t"
+done
+en='>(Exercises|Predictions|Questions[^<]*|learner|done|mean|host|machine|confirmed)<'
+en="$en|>(not measured|not started|[0-9]+ of [0-9]+)<|lang=\"en\"|dmalab class"
+grep -oE "$en" "$page" | grep -q . || bad "the English page has none of: $en"
+grep -oE "$en" "$tmp/class-zh.html" >"$tmp/zh-en"
+[ -s "$tmp/zh-en" ] && bad "class.html in zh: English left: $(head -3 "$tmp/zh-en")" ||
+	ok "class.html in zh: no English heading or fixed word"
 shot() {
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
@@ -227,6 +314,10 @@ has "$tmp/h.out" "lab-01 hint 1 of 3:" "every exercise done: the lab's hints"
 set_status 01.1 fail
 h 01
 has "$tmp/h.out" "exercise 01.lock hint 1 of 3:" "01.lock not done: its hint"
+fakes_run check 92 --results "$tmp/r8" --work "$w" >/dev/null 2>&1
+grep -A1 'name="exercise 01.lock">' "$tmp/r8/junit.xml" | grep -qF '<failure message="not yet' &&
+	ok "junit.xml: an exercise tried and not yet done is a failure" ||
+	bad "junit.xml: 01.lock not yet is no failure"
 set_status 01.1 pass
 set_status 01.3 fail
 h 01
