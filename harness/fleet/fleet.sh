@@ -75,7 +75,9 @@ options of the fleet:
   --dry-run            print the sbatch commands, submit nothing
   --merge DIR          only merge the fleet directory DIR again, here
   -h, --help           this text
-lab ids (after --) as for dmalab check: 01 04, or none for every lab.
+lab ids (after --) as for dmalab check: 01 04, or none for every lab; an id
+the build (or, with --build-on-node, the clone's labs/) lacks is refused,
+exit 2, before anything is submitted.
 
 Results: RESULTS/fleet/<id of the first job>/<node>.json (each node's
 results.json), <node>.log (the log's end, when its check broke),
@@ -301,25 +303,31 @@ plan_jobs() {
 	fi
 }
 
-# Lab ids the shared build lacks: said before anything is queued (the
-# check fails on every node, which then shows as missing with its log).
-# With --build-on-node the labs are those of the clone's labs/ folders.
+# Lab ids the nodes would not find: refused before anything is queued, as
+# dmalab check refuses them (exit 2, the labs there named), since every
+# node's check would fail.  The labs are the build's lab-NN programs, or with
+# --build-on-node the clone's labs/NN-name folders (each node builds them).
 check_lab_ids() {
-	local id n
+	local dir have="" id n f
+	if [ "$build_on_node" = 1 ]; then
+		dir=$clone/labs
+		for f in "$dir"/[0-9]*-*; do
+			[ -d "$f" ] && f=${f##*/} && have="$have ${f%%-*}"
+		done
+	else
+		dir=$1/labs
+		for f in "$dir"/lab-[0-9]*; do
+			[ -f "$f" ] && [ -x "$f" ] && have="$have ${f##*/lab-}"
+		done
+	fi
 	for id in ${lab_ids[@]+"${lab_ids[@]}"}; do
 		n=${id#lab-}
-		n=$((10#$n))
-		n=$(printf '%02d' "$n")
+		n=$(printf '%02d' "$((10#$n))")
+		[[ "$have " == *" $n "* ]] && continue
 		if [ "$build_on_node" = 1 ]; then
-			ls -d "$clone/labs/$n"-* >/dev/null 2>&1 ||
-				echo "dmalab fleet: warning: no lab '$id' in '$clone/labs':" \
-					"every node's check will fail" >&2
-		else
-			[ -x "$1/labs/lab-$n" ] ||
-				echo "dmalab fleet: warning: no lab '$id' in '$1/labs'" \
-					"(the build the nodes run): every node's check will" \
-					"fail" >&2
+			die "no lab '$n' in '$dir' (the labs the nodes would build:${have:- none})"
 		fi
+		die "no lab '$n' in '$dir' (build it with make; built:${have:- none})"
 	done
 }
 

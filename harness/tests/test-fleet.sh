@@ -16,7 +16,9 @@
 #     has it reported and nothing missing, fleet.json and the page fleet.html
 #     (dmalab compare --html-out) list it - said pending while compare is not
 #     in the build;
-#   - a node whose check breaks (lab 99): missing, with its log's end;
+#   - a lab id the build lacks: refused before anything is submitted (exit 2);
+#   - a node whose check breaks (an errata file it cannot read): missing,
+#     with its log's end;
 #   - --merge of a fleet whose second job never ran: its nodes missing;
 #   - --build-on-node: the node builds the lab in its own directory.
 # Every way out (pass, fail, timeout, Ctrl-C) cancels the cluster's jobs,
@@ -321,6 +323,11 @@ check_usage_errors() {
 	expect_usage "option '-o' is set by the fleet" -o out.txt
 	expect_usage "bad lab id '9x'" -p test -- 01 9x
 	expect_usage "--baseline '$tmp/none': no such readable file" --baseline "$tmp/none"
+	# a lab the nodes would not find: refused as dmalab check refuses it, nothing submitted
+	expect_usage "^dmalab fleet: no lab '99' in '.*/labs' \(build it with make; built: 01 " \
+		--dry-run -N 2 -- 01 lab-99
+	expect_usage "no lab '12' in '$clone/labs' \(the labs the nodes would build: 01 " \
+		--dry-run --build-on-node -N 2 -- 012
 	err=$(cd "$tmp" && "$dmalab" fleet -N 1 2>&1 >/dev/null)
 	rc=$?
 	[ "$rc" -eq 2 ] && printf '%s\n' "$err" | grep -q "not inside a dmalab clone" && ok ||
@@ -370,10 +377,6 @@ check_dry_run() {
 	out=$("$dmalab" fleet --dry-run -N 2 -C h200 -- 01 2>&1)
 	job_lines "$out" | grep -q -- '-C h200 -N 2' && ok ||
 		bad "-C h200 is not passed to sbatch: $out"
-	err=$("$dmalab" fleet --dry-run -N 2 -- 01 99 2>&1 >/dev/null)
-	printf '%s\n' "$err" | grep -q "warning: no lab '99' in .*every node's check will fail" &&
-		ok ||
-		bad "-- 99: no warning before submitting: $err"
 	: >"$tmp/empty.json"
 	expect_usage "--baseline '.*empty.json': no such file, or empty" --dry-run -N 2 \
 		--baseline "$tmp/empty.json"
@@ -487,15 +490,17 @@ check_fleet_run() {
 	check_merged_report "$fleet"
 }
 
-# A check that breaks on the node (no lab 99): the node is missing, with
+# A check that breaks on the node (an errata file it cannot read, which the
+# job's environment names: sbatch passes it on): the node is missing, with
 # the end of its log.
 check_broken_node() {
-	say "a node whose check breaks (lab 99)"
-	run_bounded 90 "$dmalab" fleet --results "$tmp/results-broken" -t 5 -- 99
+	say "a node whose check breaks (DMALAB_ERRATA names no file)"
+	run_bounded 90 env DMALAB_ERRATA="$tmp/no-such-errata.md" \
+		"$dmalab" fleet --results "$tmp/results-broken" -t 5 -- 01
 	[ "$rc" -eq 1 ] && ok || bad "a broken check: exit $rc (want 1): $out"
 	fleet=$(fleet_dir "$tmp/results-broken")
 	head -n 1 "$fleet/$host.log" 2>/dev/null | grep -q "dmalab check exit 2, no results.json" &&
-		grep -q "no lab '99'" "$fleet/$host.log" && ok ||
+		grep -q "no-such-errata.md" "$fleet/$host.log" && ok ||
 		bad "no $host.log with the check's error in '$fleet'"
 	json_holds "[m['node'] for m in d['missing']] == ['$host'] and d['reported'] == []" \
 		"$fleet/jobs/fleet-nodes.json" && ok ||
