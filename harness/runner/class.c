@@ -20,6 +20,7 @@
 #include "exercise.h"
 #include "learn.h"
 #include "runner.h"
+#include "savefile.h"
 
 #define CLASS_MAX_COLS 128
 
@@ -225,12 +226,11 @@ static void questions_table(FILE *f, const struct class_page *pg)
 
 static int write_page(const struct class_page *pg, const char *dir, const char *out)
 {
-	char tmp[PATH_MAX + 8];
-	FILE *f;
+	struct savefile page;
+	FILE *f = savefile_open(&page, out);
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
-	if (!(f = fopen(tmp, "w")))
-		return error_errno("cannot write '%s'", tmp);
+	if (!f)
+		return error_errno("cannot write '%s'", out);
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<title>dmalab class</title><style>%s</style></head>\n<body>\n", page_style);
 	html_put(f, "<h1>dmalab class: ", dir, "</h1>\n");
@@ -241,7 +241,7 @@ static int write_page(const struct class_page *pg, const char *dir, const char *
 	predictions_table(f, pg);
 	questions_table(f, pg);
 	fprintf(f, "</body></html>\n");
-	if (fclose(f) || rename(tmp, out))
+	if (savefile_commit(&page))
 		return error_errno("cannot write '%s'", out);
 	return 0;
 }

@@ -310,7 +310,7 @@ void cmp_write_key(struct json_writer *w, const struct cmp_key *k, int quick);
 /* open, then text escaped, then close: the one way text from a file reaches
  * the HTML pages (the fleet page, class.c's). */
 void html_put(FILE *f, const char *open, const char *text, const char *close);
-/* The fleet page (--html-out) into path (path.tmp, renamed), with the missing
+/* The fleet page (--html-out) into path (savefile.h), with the missing
  * nodes of jobs/fleet-nodes.json in path's folder when make fleet wrote one.
  * 0, or an error line and -1. */
 int cmp_write_html(const char *path, const struct cmp_result *res, int n,
@@ -351,7 +351,7 @@ int cmd_history(int argc, char **argv);
 
 /* metrics.c: `dmalab metrics` (argv[0] is "metrics"); the exit code */
 int cmd_metrics(int argc, char **argv);
-/* results_path's run as Prometheus text into out (out.tmp, renamed), or to
+/* results_path's run as Prometheus text into out (savefile.h), or to
  * standard output when out is NULL: 0, or an error line and -1. */
 int metrics_save(const char *results_path, const char *out);
 

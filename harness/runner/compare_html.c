@@ -23,6 +23,7 @@
 #include "compare.h"
 #include "learn.h"
 #include "runner.h"
+#include "savefile.h"
 
 static const char *const page_style =
 	"body{margin:0;font:14px/1.4 system-ui,-apple-system,\"Segoe UI\",sans-serif;"
@@ -221,24 +222,19 @@ int cmp_write_html(const char *path, const struct cmp_result *res, int n,
 {
 	const struct cmp_result **order = cmp_calloc((size_t)n, sizeof(*order));
 	struct json *nodes_doc = fleet_nodes(path);
-	char tmp[PATH_MAX + 8];
-	FILE *f;
-	int rc = 0, bad;
+	struct savefile page;
+	FILE *f = savefile_open(&page, path);
+	int rc = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!(f = fopen(tmp, "w")))
+	if (!f)
 		rc = error_errno("cannot write '%s'", path);
 	if (f) {
 		for (int i = 0; i < n; i++)
 			order[i] = &res[i];
 		qsort(order, (size_t)n, sizeof(*order), bad_first);
 		write_page(f, res, order, n, nodes_doc, o, baseline);
-		bad = ferror(f);
-		bad |= fclose(f);
-		if (bad || rename(tmp, path)) {
+		if (savefile_commit(&page))
 			rc = error_errno("cannot write '%s'", path);
-			unlink(tmp);
-		}
 	}
 	free(order);
 	json_free(nodes_doc);

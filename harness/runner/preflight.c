@@ -22,6 +22,7 @@
 #include "sizes.h"
 #include "procfs.h"
 #include "runner.h"
+#include "savefile.h"
 
 #define LINE_LEN 400
 #define MAX_CHECKS (4 + N_RATES * GPU_TOPO_MAX_GPUS + N_ALL_RATES)
@@ -549,15 +550,15 @@ static void put_rates(FILE *f, const char *host, const struct preflight *pf)
 			 fact_num(&pf->all, all_checks[k].fact));
 }
 
-/* --metrics FILE, written beside itself and renamed: a collector never reads half. */
+/* --metrics FILE, written whole or not at all: a collector never reads half. */
 static int write_metrics(const struct preflight *pf)
 {
-	char host[256] = "", tmp[PATH_MAX + 8];
-	FILE *f;
+	char host[256] = "";
+	struct savefile out;
+	FILE *f = savefile_open(&out, pf->o.metrics_path);
 
 	gethostname(host, sizeof(host) - 1);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", pf->o.metrics_path);
-	if (!(f = fopen(tmp, "w")))
+	if (!f)
 		return -1;
 	prom_head(f, "dmalab_preflight_status", "The last dmalab preflight's exit code: 0 healthy, "
 		  "1 unhealthy, 2 could not run.");
@@ -571,14 +572,7 @@ static int write_metrics(const struct preflight *pf)
 	prom_head(f, "dmalab_preflight_pinned_bytes_per_second", "lab-02's median pinned copy "
 		  "rate per GPU and direction in the last preflight, bytes per second.");
 	put_rates(f, host, pf);
-	if (fclose(f) != 0 || rename(tmp, pf->o.metrics_path) != 0) {
-		int err = errno;
-
-		unlink(tmp);
-		errno = err;
-		return -1;
-	}
-	return 0;
+	return savefile_commit(&out);
 }
 
 /* ---- The command line ------------------------------------------------------ */

@@ -495,6 +495,17 @@ run pageown "$DMALAB" compare "$tmp/own.json" --html-out "$tmp/own.json" --allow
 check_rc "--html-out one of the results files: refused" 2 "$(rc_of pageown)"
 cmp -s "$fleet/gpu-node-001.json" "$tmp/own.json" && ok "... and the run is left as it was" ||
 	not_ok "--html-out overwrote a results file" "$tmp/pageown.err"
+# a page that cannot be written: the file as given, and why; a file of the
+# user's named FILE.tmp beside the page is left alone
+run pagenodir "$DMALAB" compare "$tmp/own.json" --allow-unjudged --html-out "$tmp/no-dir/p.html"
+grep -q "cannot write '$tmp/no-dir/p.html': No such file or directory" "$tmp/pagenodir.err" &&
+	ok "--html-out into a missing folder: the file as given, and why" ||
+	not_ok "--html-out into a missing folder" "$tmp/pagenodir.err"
+echo mine >"$tmp/p.html.tmp"
+run pagetmp "$DMALAB" compare "$tmp/own.json" --allow-unjudged --html-out "$tmp/p.html"
+[ -s "$tmp/p.html" ] && [ "$(cat "$tmp/p.html.tmp")" = mine ] &&
+	ok "--html-out FILE: the user's FILE.tmp left alone" ||
+	not_ok "--html-out FILE: FILE.tmp overwritten or no page" "$tmp/pagetmp.err"
 # a host name is text from a file: escaped on the page
 "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1]))
 d["machine"]["hostname"] = "<b>&"

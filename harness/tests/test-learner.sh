@@ -181,6 +181,14 @@ has "$tmp/class3.out" "class: no such folder '$tmp/no-such'" "a missing folder: 
 "$dmalab" class "$tmp/broken.json" >"$tmp/class3.out" 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && has "$tmp/class3.out" "is a file, not a folder" "a file as the folder: exit 2"
+"$dmalab" class "$c" --out "$tmp/no-dir/x.html" >"$tmp/class4.out" 2>&1
+rc=$?
+[ "$rc" -ne 0 ] && ok "--out into a missing folder: exit $rc" ||
+	bad "--out into a missing folder: exit 0"
+has "$tmp/class4.out" "cannot write '$tmp/no-dir/x.html': No such file or directory" \
+	"--out into a missing folder: the file as given, and why"
+grep -q '\.tmp' "$tmp/class4.out" && bad "--out into a missing folder names a .tmp file" ||
+	ok "--out into a missing folder: no temporary file named"
 page=$c/class.html
 has "$page" "Cy &lt;3" "a learner's name is escaped"
 has "$page" ">not yet (untried)</td>" "class.html: a state in the learner's words"
