@@ -150,7 +150,7 @@ static inline const char *lab_status_word(const struct lab_entry *lab)
 void default_labs_dir(const char *argv0, char *out, size_t len);
 
 /* discover.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
- * > 0, at most 1000, the whole string; else die_usage(). */
+ * from 0.1 to 1000, the whole string; else die_usage(). */
 double parse_timeout_mul(const char *s, const char *what);
 
 /* results.c: the results directory, checked and locked before any lab runs.

@@ -412,6 +412,14 @@ usage_case "'0'" run_dmalab check --timeout-mul 0
 usage_case "'2x'" run_dmalab check --timeout-mul 2x
 usage_case "'1e-300'" run_dmalab check --timeout-mul 1e-300
 usage_case "'-1'" env DMALAB_TIMEOUT_MUL=-1 "$BUILD/dmalab" list
+# the range --help gives is the one refused outside (0.1 to 1000), try's too
+usage_case "'0.09' (want a number from 0.1 to 1000)" run_dmalab check --timeout-mul 0.09
+usage_case "'0.05' (want a number from 0.1 to 1000)" "$BUILD/dmalab" try 91 --timeout-mul 0.05
+"$BUILD/dmalab" --help | grep -q -- "--timeout-mul N .*from 0.1 to 1000$" &&
+	ok "dmalab --help: --timeout-mul from 0.1 to 1000" ||
+	bad "dmalab --help: --timeout-mul's range is not 0.1 to 1000"
+run_dmalab list --timeout-mul 0.1 >/dev/null 2>&1
+check $? 0 "--timeout-mul 0.1, the least, is taken"
 usage_case "'--bogus'" run_dmalab check --bogus
 usage_case "'frobnicate'" run_dmalab frobnicate
 usage_case "sysinfo, preflight, grade, quiz, hint, answers, exercise, try, exercises," \
