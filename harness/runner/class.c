@@ -7,7 +7,9 @@
  * name given with --learner, the exercises' states, the predictions'
  * scores, the questions the run confirmed.  One HTML page, no script, no
  * file beside it: a table per part, a learner per row.
- * Exit: 0 written, 1 a file could not be read, 2 usage.
+ * Exit: 0 written (a file that is no run is skipped, said); 2 no page: no
+ * learner's run in DIR (bad input, as a missing DIR is), the page not
+ * written, or usage.
  */
 #include <glob.h>
 #include <math.h>
@@ -270,7 +272,9 @@ static int class_usage(int rc)
 		"  (DIR/*.json, DIR/*/results.json): per learner the exercises done or not,\n"
 		"  the predictions' scores, the questions the learner's machine confirmed;\n"
 		"  learners are named by the --learner NAME of their run (make check\n"
-		"  LEARNER=NAME), else by the file's name (DIR/NAME/results.json: NAME)\n");
+		"  LEARNER=NAME), else by the file's name (DIR/NAME/results.json: NAME)\n"
+		"exit: 0 written (a file that is no run is skipped, said); 2 no page: no\n"
+		"      learner's run in DIR, no such folder, the page not written, usage\n");
 	return rc;
 }
 
@@ -286,8 +290,8 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 	qsort(pg.l, (size_t)pg.n, sizeof(*pg.l), by_name);
 	warn_same_learner(&pg);
 	rc = !pg.n ? error("no learner's results.json in '%s'%s", dir,
-			   bad ? " (the files above were skipped)" : ""), 1 :
-	     write_page(&pg, dir, out) ? 1 : 0;
+			   bad ? " (the files above were skipped)" : ""), 2 :
+	     write_page(&pg, dir, out) ? 2 : 0;
 	if (!rc)
 		printf("class: %d learner%s, %d exercise%s, %d predicted figure%s: wrote %s\n",
 		       pg.n, pg.n == 1 ? "" : "s", pg.nex, pg.nex == 1 ? "" : "s", pg.npred,
@@ -331,7 +335,7 @@ int cmd_class(int argc, char **argv)
 	out = out ? out : def;
 	snprintf(pat, sizeof(pat), "%s/*.json", dir);
 	if (glob(pat, GLOB_NOSORT, NULL, &g) == GLOB_NOSPACE)
-		return error("out of memory"), 1;
+		return error("out of memory"), 2;
 	snprintf(pat, sizeof(pat), "%s/*/results.json", dir);
 	glob(pat, GLOB_APPEND | GLOB_NOSORT, NULL, &g);
 	rc = class_run(dir, out, &g);
