@@ -19,7 +19,8 @@
 # flagged node's notes;
 # the exit codes; bad input (a missing file, not JSON, not a results file);
 # the baseline's refusals (mixed GPU models, CPU-only with GPU, --quick with
-# without; a node of another type than the baseline); the fleet page
+# without, one file twice, a copy of a run; a node of another type than the
+# baseline); the fleet page
 # (--html-out) names the bad nodes first, the missing ones before them, and
 # escapes what it shows; make compare.
 # Needs the built dmalab (BUILD, default build) and python3.
@@ -419,6 +420,20 @@ run ownout "$DMALAB" baseline "$tmp/own.json" --out "$tmp/own.json"
 check_rc "baseline --out one of its runs: refused" 2 "$(rc_of ownout)"
 cmp -s "$fleet/gpu-node-001.json" "$tmp/own.json" && ok "... and the run is left as it was" ||
 	not_ok "baseline --out one of its runs overwrote it" "$tmp/ownout.err"
+# each run once: one file given twice (by two names), or a copy of one run
+again=$fleet/../$(basename "$fleet")/gpu-node-001.json
+run twice "$DMALAB" baseline "$fleet/gpu-node-001.json" "$fleet/gpu-node-002.json" "$again" \
+	--out "$tmp/twice.json"
+check_rc "baseline of one file given twice: refused" 2 "$(rc_of twice)"
+one_line "one file twice" "$tmp/twice.err"
+has "one file twice: both names" "$tmp/twice.err" "gpu-node-001.json' and '$again' are one file"
+run copy "$DMALAB" baseline "$fleet/gpu-node-001.json" "$tmp/own.json" --out "$tmp/twice.json"
+check_rc "baseline of a run and its copy: refused" 2 "$(rc_of copy)"
+one_line "a run and its copy" "$tmp/copy.err"
+has "a run and its copy: both files, the run" "$tmp/copy.err" \
+	"gpu-node-001.json' and '$tmp/own.json' are one run (gpu-node-001, started "
+[ ! -e "$tmp/twice.json" ] && ok "... and no baseline written" ||
+	not_ok "a run given twice: a baseline written"
 run noout "$DMALAB" baseline "$fleet/gpu-node-001.json"
 check_rc "baseline without --out" 2 "$(rc_of noout)"
 run badpct "$DMALAB" compare "$fleet/gpu-node-001.json" --pct 0
