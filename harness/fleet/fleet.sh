@@ -73,7 +73,8 @@ options of the fleet:
   --shared             do not ask for whole nodes (no --exclusive): other
                        jobs then disturb the measurements
   --dry-run            print the sbatch commands, submit nothing
-  --merge DIR          only merge the fleet directory DIR again, here
+  --merge DIR          only merge the fleet directory DIR again, here (a fleet
+                       this command submitted: DIR/jobs/ lists its jobs)
   -h, --help           this text
 lab ids (after --) as for dmalab check: 01 04, or none for every lab; an id
 the build (or, with --build-on-node, the clone's labs/) lacks is refused,
@@ -83,6 +84,11 @@ Results: RESULTS/fleet/<id of the first job>/<node>.json (each node's
 results.json), <node>.log (the log's end, when its check broke),
 fleet.json and the page fleet.html (dmalab compare),
 summary.txt, jobs/fleet-nodes.json (nodes expected, reported, missing).
+
+Without Slurm: collect each node's results.json into one folder as
+<node>.json, then make fleet-report FLEET=DIR (dmalab compare DIR/*.json
+--json-out DIR/fleet.json --html-out DIR/fleet.html): the same page, with
+no missing nodes, as no allocation says which were expected.
 exit: 0 every node reported, 1 a node missing or the merge failed, 2 usage,
       130 Ctrl-C while waiting (the jobs and the merge go on)
 EOF
@@ -204,6 +210,11 @@ parse_args() {
 		--merge|--merge=*)
 			own_value "$1" $# "${2-}"
 			[ -d "$value" ] || die "--merge '$value': no such fleet directory"
+			[ -s "$value/jobs/jobs.txt" ] ||
+				die "--merge '$value': no jobs listed in '$value/jobs/jobs.txt'," \
+					"so not a fleet dmalab fleet submitted; node files" \
+					"collected by hand: make fleet-report FLEET=$value (or" \
+					"dmalab compare $value/*.json --html-out FILE)"
 			merge_dir=$value ;;
 		-?*) take_sbatch_option "$@" ;;
 		*) die "unexpected '$1' (sbatch options come first, lab ids after --)" ;;

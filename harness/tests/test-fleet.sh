@@ -323,6 +323,13 @@ check_usage_errors() {
 	expect_usage "option '-o' is set by the fleet" -o out.txt
 	expect_usage "bad lab id '9x'" -p test -- 01 9x
 	expect_usage "--baseline '$tmp/none': no such readable file" --baseline "$tmp/none"
+	# node files collected by hand are no fleet to merge: the way to their page is said
+	mkdir -p "$tmp/hand"
+	hand="^dmalab fleet: --merge '$tmp/hand': no jobs listed in '$tmp/hand/jobs/jobs.txt'.*"
+	hand="$hand: make fleet-report FLEET=$tmp/hand \(or dmalab compare $tmp/hand/\*\.json"
+	expect_usage "$hand --html-out FILE\)$" --merge "$tmp/hand"
+	"$dmalab" fleet --help | grep -q "make fleet-report FLEET=DIR" && ok ||
+		bad "dmalab fleet --help: no route without Slurm (make fleet-report)"
 	# a lab the nodes would not find: refused as dmalab check refuses it, nothing submitted
 	expect_usage "^dmalab fleet: no lab '99' in '.*/labs' \(build it with make; built: 01 " \
 		--dry-run -N 2 -- 01 lab-99
