@@ -21,8 +21,8 @@
 # the baseline's refusals (mixed GPU models, CPU-only with GPU, --quick with
 # without, one file twice, a copy of a run; a node of another type than the
 # baseline); the fleet page
-# (--html-out) names the bad nodes first, the missing ones before them, and
-# escapes what it shows; make compare.
+# (--html-out) names the bad nodes first, the missing ones before them, each
+# node's file beside its host, and escapes what it shows; make compare.
 # Needs the built dmalab (BUILD, default build) and python3.
 set -u
 
@@ -528,12 +528,28 @@ json.dump(d, open(sys.argv[2], "w"))' "$fleet/gpu-node-001.json" "$tmp/markup.js
 run pagemarkup "$DMALAB" compare "$tmp/markup.json" --allow-unjudged \
 	--html-out "$tmp/markup.html"
 check_rc "a host named <b>&: the page written" 0 "$(rc_of pagemarkup)" "$tmp/pagemarkup.err"
-if grep -qF '<td>&lt;b&gt;&amp;</td>' "$tmp/markup.html" && ! grep -qF '<b>' "$tmp/markup.html"
+if grep -qF '<td>&lt;b&gt;&amp;<div class="muted">markup.json</div></td>' "$tmp/markup.html" &&
+	! grep -qF '<b>' "$tmp/markup.html"
 then
 	ok "the page escapes a host named <b>&"
 else
 	not_ok "the host <b>& not escaped" "$tmp/markup.html"
 fi
+
+# nodes that share a hostname (files collected by hand): each row names its
+# file, from the page's folder where it lies there, else as given
+mkdir -p "$tmp/same"
+cp "$fleet/gpu-node-001.json" "$tmp/same/a.json"
+cp "$fleet/gpu-node-001.json" "$tmp/same/b.json"
+run pagesame "$DMALAB" compare "$tmp/same/a.json" "$tmp/same/b.json" "$fleet/gpu-node-002.json" \
+	--allow-unjudged --html-out "$tmp/same/fleet.html"
+row='<td>gpu-node-001<div class="muted">'
+[ "$(grep -cF -e "${row}a.json</div></td>" -e "${row}b.json</div></td>" \
+	"$tmp/same/fleet.html")" = 2 ] &&
+	grep -qF "<td>gpu-node-002<div class=\"muted\">$fleet/gpu-node-002.json</div></td>" \
+		"$tmp/same/fleet.html" &&
+	ok "the page: each node's file beside its host (a.json, b.json; one outside as given)" ||
+	not_ok "the page does not tell apart two nodes of one hostname" "$tmp/pagesame.err"
 
 mk() { make --no-print-directory -s BUILD="$BUILD" -o "$DMALAB" "$@"; }
 run mkcmp mk compare FILES="$fleet/gpu-node-017.json $fleet/gpu-node-004.json" \

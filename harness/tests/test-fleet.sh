@@ -445,7 +445,8 @@ check_merged_report() {
 	if "$dmalab" compare --help 2>&1 | grep -q compare; then
 		grep -q "\"$host\"" "$1/fleet.json" 2>/dev/null && ok ||
 			bad "fleet.json does not list $host"
-		grep -qF "<td>$host</td>" "$1/fleet.html" 2>/dev/null && ok ||
+		grep -qF "<td>$host<div class=\"muted\">$host.json</div></td>" "$1/fleet.html" \
+			2>/dev/null && ok ||
 			bad "no fleet.html listing $host (dmalab compare --html-out)"
 	else
 		say "pending: dmalab compare is not in this build; fleet.json not checked"
