@@ -72,7 +72,8 @@ options of the fleet:
                        clone; must be shared too)
   --shared             do not ask for whole nodes (no --exclusive): other
                        jobs then disturb the measurements
-  --dry-run            print the sbatch commands, submit nothing
+  --dry-run            print the sbatch commands, submit nothing (and make no
+                       folder)
   --merge DIR          only merge the fleet directory DIR again, here (a fleet
                        this command submitted: DIR/jobs/ lists its jobs)
   -h, --help           this text
@@ -111,7 +112,7 @@ MERGE_KEEPS=" partition account qos reservation clusters wckey p A q M "
 
 # Globals filled by parse_args.
 node_opts=() merge_opts=() lab_ids=() quick=0 timeout_mul=-
-nodes_req="" nodelist_req="" results="" baseline="" build_on_node=0
+nodes_req="" nodelist_req="" results="" baseline="" build_on_node=0 made_dirs=()
 per_job=${FLEET_NODES_PER_JOB:-64} exclusive=1 dry_run=0 merge_dir=""
 
 is_count() { [[ $1 =~ ^[1-9][0-9]{0,5}$ ]]; }
@@ -342,6 +343,17 @@ check_lab_ids() {
 	done
 }
 
+# Sets `made_dirs` to the folders `mkdir -p "$1"` makes, innermost first, so
+# that a submission that fails can take them away again (undo_submit).
+folders_to_make() {
+	local d=$1
+	made_dirs=()
+	while [ ! -e "$d" ] && [ ! -L "$d" ]; do
+		made_dirs+=("$d")
+		d=$(dirname "$d")
+	done
+}
+
 main() {
 	parse_args "$@"
 	local clone build
@@ -367,8 +379,13 @@ main() {
 		die "--baseline '$baseline': no such file, or empty"
 	check_lab_ids "$build"
 	results=${results:-$clone/results}
-	mkdir -p "$results/fleet" || die "cannot create '$results/fleet'"
-	results=$(cd "$results" && pwd)
+	if [ "$dry_run" = 1 ]; then # it makes nothing: the folders as they would be
+		results=$(realpath -m -- "$results")
+	else
+		folders_to_make "$results/fleet"
+		mkdir -p "$results/fleet" || die "cannot create '$results/fleet'"
+		results=$(cd "$results" && pwd)
+	fi
 	submit_fleet "$clone" "$build"
 }
 

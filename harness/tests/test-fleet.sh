@@ -8,7 +8,9 @@
 # task/none; Slurm 22.05's slurmd starts without one then).  Then checks:
 #   - dmalab fleet's usage errors, "not inside a clone" and "no sbatch on
 #     PATH": one line on stderr, exit 2, nothing submitted; --dry-run
-#     without Slurm on PATH prints its sbatch lines;
+#     without Slurm on PATH prints its sbatch lines and makes no folder; a
+#     made-up sbatch that refuses the merge job or every job: exit 1, the
+#     job cancelled, the folders the submission made taken away again;
 #   - --dry-run: -N and -w split into jobs of --nodes-per-job, sbatch
 #     options passed on, the merge job after all of them;
 #   - make fleet LABS="01 04" QUICK=1: one task ran on the node, <node>.json
@@ -313,6 +315,39 @@ path_without_slurm() {
 	echo "$tmp/bin"
 }
 
+# A submission that fails (a made-up sbatch: the first job taken as 4242, the
+# merge job refused, or every job refused): exit 1, the job cancelled, and
+# nothing of the fleet left in the results folder it made.
+check_failed_submit() {
+	fake=$tmp/fakebin
+	mkdir -p "$fake"
+	printf '%s\n' '#!/bin/sh' 'case "$*" in *"$FAKE_SBATCH_REFUSE"*)' \
+		'	echo "sbatch: error: Batch job submission failed: Invalid qos" >&2' \
+		'	exit 1 ;;' 'esac' 'echo 4242' >"$fake/sbatch"
+	printf '#!/bin/sh\necho "$*" >>"%s/scancel.log"\n' "$tmp" >"$fake/scancel"
+	chmod 755 "$fake/sbatch" "$fake/scancel"
+	for refuse in dmalab-fleet-merge dmalab-fleet; do
+		rm -f "$tmp/scancel.log"
+		err=$(FAKE_SBATCH_REFUSE=$refuse PATH=$fake:$(path_without_slurm) \
+			"$dmalab" fleet --results "$tmp/refused/results" -N 1 -- 01 2>&1 >/dev/null)
+		rc=$?
+		[ "$rc" -eq 1 ] && printf '%s\n' "$err" | grep -q "sbatch refused the job: .*qos" &&
+			ok || bad "sbatch refusing $refuse: exit $rc (want 1), stderr: $err"
+		if [ "$refuse" = dmalab-fleet-merge ]; then
+			[ "$(cat "$tmp/scancel.log" 2>/dev/null)" = 4242 ] && ok ||
+				bad "the merge job refused: job 4242 not cancelled"
+		fi
+		[ ! -e "$tmp/refused/results" ] && ok ||
+			bad "sbatch refusing $refuse: left $(find "$tmp/refused" | tr '\n' ' ')"
+	done
+	# a results folder that was there stays, with what it held
+	mkdir -p "$tmp/refused/kept" && : >"$tmp/refused/kept/mine"
+	FAKE_SBATCH_REFUSE=dmalab-fleet PATH=$fake:$(path_without_slurm) \
+		"$dmalab" fleet --results "$tmp/refused/kept" -N 1 -- 01 >/dev/null 2>&1
+	[ "$(ls -A "$tmp/refused/kept")" = mine ] && ok ||
+		bad "a failed submission changed the results folder: $(ls -A "$tmp/refused/kept")"
+}
+
 check_usage_errors() {
 	expect_usage "unexpected 'stray' \(sbatch options come first" stray
 	expect_usage "option '-N' needs a value" -N
@@ -350,6 +385,8 @@ check_usage_errors() {
 	rc=$?
 	[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c '^sbatch ')" -eq 2 ] && ok ||
 		bad "--dry-run without Slurm: exit $rc, output: $out"
+	[ ! -e "$tmp/dry" ] && ok || bad "--dry-run made '$tmp/dry': $(ls -R "$tmp/dry")"
+	check_failed_submit
 	"$dmalab" fleet --help | grep -q -- "--nodes-per-job N" && ok ||
 		bad "dmalab fleet --help: no --nodes-per-job"
 	# a dmalab with no fleet/ beside it
@@ -405,6 +442,8 @@ check_dry_run() {
 	expect_usage "sbatch refused the job: sbatch: unrecognized option '--no-such-option'" \
 		--results "$tmp/results-refused" --no-such-option
 	queue_empty && ok || bad "a refused submission left jobs queued: $(squeue -h 2>&1)"
+	[ ! -e "$tmp/results-refused" ] && ok ||
+		bad "a refused submission left '$tmp/results-refused' behind"
 }
 
 # SIGTERM to the waiting command (as a closed login session sends): it
