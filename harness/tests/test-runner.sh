@@ -263,6 +263,15 @@ check "$(leftovers)" 0 "after Ctrl-C during grade: no fake lab process is left"
 # 5c. The results directory, checked once before any lab runs: a path that
 # names a file, a read-only mount, a full disk, a directory another run holds.
 echo x >"$tmp/afile"
+# the results folder is made, but not the folders above it: a typo there is refused
+run_dmalab check 91 --results "$tmp/no-such/r" >"$tmp/rp.out" 2>&1
+check "$?:$(cat "$tmp/rp.out")" "2:dmalab: results directory '$tmp/no-such/r': its parent folder \
+'$tmp/no-such' does not exist (a typo? create it first)" "--results under a missing folder: 2"
+[ ! -e "$tmp/no-such" ] && ok "... and nothing made" || bad "--results under a missing folder: made"
+run_dmalab check 91 --results "$tmp/made" >/dev/null 2>&1
+check "$?:$(ls -A "$tmp/made" | tr '\n' ' ')" \
+	"0:.dmalab-lock dmalab.prom junit.xml lab-91.json lab-91.log results.json " \
+	"--results of a new folder in one that exists: made, with what README lists"
 run_dmalab check 91 --results "$tmp/afile" >"$tmp/rf.out" 2>&1
 check $? 2 "--results naming a file: exit 2"
 check "$(cat "$tmp/rf.out")" "dmalab: results directory '$tmp/afile': not a directory" \
