@@ -11,7 +11,6 @@
  * learner's run in DIR (bad input, as a missing DIR is), the page not
  * written, or usage.
  */
-#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,7 +308,7 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 int cmd_class(int argc, char **argv)
 {
 	const char *dir = NULL, *out = NULL;
-	char pat[PATH_MAX], def[PATH_MAX];
+	char def[PATH_MAX];
 	struct stat st;
 	glob_t g;
 	int rc;
@@ -333,11 +332,8 @@ int cmd_class(int argc, char **argv)
 			     "the learners' runs", dir), 2;
 	snprintf(def, sizeof(def), "%s/class.html", dir);
 	out = out ? out : def;
-	snprintf(pat, sizeof(pat), "%s/*.json", dir);
-	if (glob(pat, GLOB_NOSORT, NULL, &g) == GLOB_NOSPACE)
+	if (cmp_folder_runs(dir, &g, 0))
 		return error("out of memory"), 2;
-	snprintf(pat, sizeof(pat), "%s/*/results.json", dir);
-	glob(pat, GLOB_APPEND | GLOB_NOSORT, NULL, &g);
 	rc = class_run(dir, out, &g);
 	globfree(&g);
 	return rc;

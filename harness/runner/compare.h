@@ -24,6 +24,7 @@
 #ifndef DMALAB_COMPARE_H
 #define DMALAB_COMPARE_H
 
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 
@@ -212,6 +213,13 @@ const char *cmp_node_fact(const struct cmp_node *n, const char *name);
 const struct cmp_figure *cmp_node_figure(const struct cmp_node *n, const char *key);
 /* 1 when a and b name one existing file (device and inode). */
 int cmp_same_file(const char *a, const char *b);
+/* The runs a folder holds, the one way the runner reads a folder of them
+ * (dmalab class, history): each DIR/NAME.json (a fleet's node files, a
+ * learner's file) and DIR/NAME/results.json (what make check
+ * RESULTS=DIR/NAME writes), each kind sorted, appended to g when append is
+ * 1.  0, or -1 out of memory.  Files that are no run are the caller's to
+ * pass over. */
+int cmp_folder_runs(const char *dir, glob_t *g, int append);
 /* calloc and realloc for n + 1 elements (never 0 bytes; room to append one
  * to n) that end the command when memory runs out: compare, baseline,
  * history, bench and class have nothing to save first (not for what runs

@@ -5,7 +5,6 @@
  * interval, at least CMP_SPREAD_FLOOR); --quick runs are a separate series.
  */
 #include <getopt.h>
-#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +43,8 @@ static void history_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dmalab history PATH... [--min-runs N] [--all] [--json FILE]\n"
-		"  the kept results.json files (PATH: files, or folders whose *.json are read)\n"
+		"  the kept results.json files (PATH: files, or folders: their *.json and\n"
+		"  */results.json, the runs dmalab class reads there)\n"
 		"  per GPU (GPU 0's UUID; the host without a GPU), each headline figure over\n"
 		"  time, and every GPU whose latest run is outside its own earlier runs' 95 %%\n"
 		"  prediction interval (at least +-2 %% of their median) in the bad direction\n"
@@ -92,18 +92,19 @@ static void parse_history(struct hist_opts *o, int argc, char **argv)
 
 /* ---- Reading ------------------------------------------------------------ */
 
+/* A file named, or the runs of a folder as dmalab class reads them. */
 static int add_path(glob_t *g, const char *path, int *appended)
 {
-	char pattern[PATH_MAX + 8];
 	struct stat st;
+	int rc;
 
 	if (stat(path, &st) < 0)
 		return error_errno("'%s'", path);
-	if (!S_ISDIR(st.st_mode))
-		snprintf(pattern, sizeof(pattern), "%s", path);
+	if (S_ISDIR(st.st_mode))
+		rc = cmp_folder_runs(path, g, *appended);
 	else
-		snprintf(pattern, sizeof(pattern), "%s/*.json", path);
-	if (glob(pattern, *appended ? GLOB_APPEND : 0, NULL, g) == GLOB_NOSPACE)
+		rc = glob(path, *appended ? GLOB_APPEND : 0, NULL, g) == GLOB_NOSPACE ? -1 : 0;
+	if (rc)
 		return error("'%s': out of memory", path);
 	*appended = 1;
 	return 0;
