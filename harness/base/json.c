@@ -7,10 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "json.h"
+#include "savefile.h"
 
 void jw_init(struct json_writer *w, int pretty)
 {
@@ -323,40 +322,15 @@ void jw_karr(struct json_writer *w, const char *k)
 
 int jw_write_file(const struct json_writer *w, const char *path)
 {
-	char tmp[4096];
-	FILE *f;
-	int ok, fd;
+	struct savefile s;
 
 	if (w->failed) {
 		errno = ENOMEM;
 		return -1;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
+	if (!savefile_open(&s, path))
 		return -1;
-	}
-	/* a temporary name of its own beside path (never a fixed FILE.tmp that a
-	 * second writer, or a file the user has, would share), then rename */
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -1;
-	if (fchmod(fd, 0644) != 0 || !(f = fdopen(fd, "w"))) {
-		int e = errno;
-
-		close(fd);
-		unlink(tmp);
-		errno = e;
-		return -1;
-	}
-	ok = fwrite(w->buf ? w->buf : "", 1, w->len, f) == w->len;
-	ok &= fputs("\n", f) >= 0;
-	ok &= fclose(f) == 0;
-	if (!ok || rename(tmp, path) != 0) {
-		int e = errno;
-
-		unlink(tmp);
-		errno = e ? e : EIO;
-		return -1;
-	}
-	return 0;
+	fwrite(w->buf ? w->buf : "", 1, w->len, s.f);
+	fputs("\n", s.f);
+	return savefile_commit(&s);
 }

@@ -53,8 +53,8 @@ size_t json_utf8_len(const char *s, size_t avail);
 /* Escape s as a JSON string (with quotes) into out; returns bytes needed. */
 size_t json_escape(const char *s, char *out, size_t outlen);
 /*
- * Write the buffer to path atomically (path.tmp + fsync-free rename).
- * Returns 0, or -1 with errno set.
+ * Write the buffer to path whole or not at all (savefile.h: a temporary file
+ * beside it, then rename; no fsync).  Returns 0, or -1 with errno set.
  */
 int jw_write_file(const struct json_writer *w, const char *path);
 

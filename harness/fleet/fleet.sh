@@ -72,15 +72,24 @@ options of the fleet:
                        clone; must be shared too)
   --shared             do not ask for whole nodes (no --exclusive): other
                        jobs then disturb the measurements
-  --dry-run            print the sbatch commands, submit nothing
-  --merge DIR          only merge the fleet directory DIR again, here
+  --dry-run            print the sbatch commands, submit nothing (and make no
+                       folder)
+  --merge DIR          only merge the fleet directory DIR again, here (a fleet
+                       this command submitted: DIR/jobs/ lists its jobs)
   -h, --help           this text
-lab ids (after --) as for dmalab check: 01 04, or none for every lab.
+lab ids (after --) as for dmalab check: 01 04, or none for every lab; an id
+the build (or, with --build-on-node, the clone's labs/) lacks is refused,
+exit 2, before anything is submitted.
 
 Results: RESULTS/fleet/<id of the first job>/<node>.json (each node's
 results.json), <node>.log (the log's end, when its check broke),
 fleet.json and the page fleet.html (dmalab compare),
 summary.txt, jobs/fleet-nodes.json (nodes expected, reported, missing).
+
+Without Slurm: collect each node's results.json into one folder as
+<node>.json, then make fleet-report FLEET=DIR (dmalab compare DIR/*.json
+--json-out DIR/fleet.json --html-out DIR/fleet.html): the same page, with
+no missing nodes, as no allocation says which were expected.
 exit: 0 every node reported, 1 a node missing or the merge failed, 2 usage,
       130 Ctrl-C while waiting (the jobs and the merge go on)
 EOF
@@ -103,7 +112,7 @@ MERGE_KEEPS=" partition account qos reservation clusters wckey p A q M "
 
 # Globals filled by parse_args.
 node_opts=() merge_opts=() lab_ids=() quick=0 timeout_mul=-
-nodes_req="" nodelist_req="" results="" baseline="" build_on_node=0
+nodes_req="" nodelist_req="" results="" baseline="" build_on_node=0 made_dirs=()
 per_job=${FLEET_NODES_PER_JOB:-64} exclusive=1 dry_run=0 merge_dir=""
 
 is_count() { [[ $1 =~ ^[1-9][0-9]{0,5}$ ]]; }
@@ -202,6 +211,11 @@ parse_args() {
 		--merge|--merge=*)
 			own_value "$1" $# "${2-}"
 			[ -d "$value" ] || die "--merge '$value': no such fleet directory"
+			[ -s "$value/jobs/jobs.txt" ] ||
+				die "--merge '$value': no jobs listed in '$value/jobs/jobs.txt'," \
+					"so not a fleet dmalab fleet submitted; node files" \
+					"collected by hand: make fleet-report FLEET=$value (or" \
+					"dmalab compare $value/*.json --html-out FILE)"
 			merge_dir=$value ;;
 		-?*) take_sbatch_option "$@" ;;
 		*) die "unexpected '$1' (sbatch options come first, lab ids after --)" ;;
@@ -301,25 +315,42 @@ plan_jobs() {
 	fi
 }
 
-# Lab ids the shared build lacks: said before anything is queued (the
-# check fails on every node, which then shows as missing with its log).
-# With --build-on-node the labs are those of the clone's labs/ folders.
+# Lab ids the nodes would not find: refused before anything is queued, as
+# dmalab check refuses them (exit 2, the labs there named), since every
+# node's check would fail.  The labs are the build's lab-NN programs, or with
+# --build-on-node the clone's labs/NN-name folders (each node builds them).
 check_lab_ids() {
-	local id n
+	local dir have="" id n f
+	if [ "$build_on_node" = 1 ]; then
+		dir=$clone/labs
+		for f in "$dir"/[0-9]*-*; do
+			[ -d "$f" ] && f=${f##*/} && have="$have ${f%%-*}"
+		done
+	else
+		dir=$1/labs
+		for f in "$dir"/lab-[0-9]*; do
+			[ -f "$f" ] && [ -x "$f" ] && have="$have ${f##*/lab-}"
+		done
+	fi
 	for id in ${lab_ids[@]+"${lab_ids[@]}"}; do
 		n=${id#lab-}
-		n=$((10#$n))
-		n=$(printf '%02d' "$n")
+		n=$(printf '%02d' "$((10#$n))")
+		[[ "$have " == *" $n "* ]] && continue
 		if [ "$build_on_node" = 1 ]; then
-			ls -d "$clone/labs/$n"-* >/dev/null 2>&1 ||
-				echo "dmalab fleet: warning: no lab '$id' in '$clone/labs':" \
-					"every node's check will fail" >&2
-		else
-			[ -x "$1/labs/lab-$n" ] ||
-				echo "dmalab fleet: warning: no lab '$id' in '$1/labs'" \
-					"(the build the nodes run): every node's check will" \
-					"fail" >&2
+			die "no lab '$n' in '$dir' (the labs the nodes would build:${have:- none})"
 		fi
+		die "no lab '$n' in '$dir' (build it with make; built:${have:- none})"
+	done
+}
+
+# Sets `made_dirs` to the folders `mkdir -p "$1"` makes, innermost first, so
+# that a submission that fails can take them away again (undo_submit).
+folders_to_make() {
+	local d=$1
+	made_dirs=()
+	while [ ! -e "$d" ] && [ ! -L "$d" ]; do
+		made_dirs+=("$d")
+		d=$(dirname "$d")
 	done
 }
 
@@ -348,8 +379,13 @@ main() {
 		die "--baseline '$baseline': no such file, or empty"
 	check_lab_ids "$build"
 	results=${results:-$clone/results}
-	mkdir -p "$results/fleet" || die "cannot create '$results/fleet'"
-	results=$(cd "$results" && pwd)
+	if [ "$dry_run" = 1 ]; then # it makes nothing: the folders as they would be
+		results=$(realpath -m -- "$results")
+	else
+		folders_to_make "$results/fleet"
+		mkdir -p "$results/fleet" || die "cannot create '$results/fleet'"
+		results=$(cd "$results" && pwd)
+	fi
 	submit_fleet "$clone" "$build"
 }
 

@@ -8,9 +8,9 @@
 # when it says unhealthy (exit 1), drains the node with its status line as
 # the reason:
 #   scontrol update NodeName=<node> State=DRAIN Reason="dmalab preflight: ..."
-# Exit 2 (the check could not run) drains nothing: it is logged with logger
-# (syslog) and the exit code is passed on.  The node is $SLURMD_NODENAME
-# when slurmd sets it, else `hostname -s`.
+# Exit 2 (the check could not run) and 128+N (signal N stopped it) drain
+# nothing: they are logged with logger (syslog) and the exit code is passed
+# on.  The node is $SLURMD_NODENAME when slurmd sets it, else `hostname -s`.
 #
 # Slurm runs the program without arguments: options go in a file beside
 # this script, preflight.args (one line, e.g. "--expect-gpus 8"), or on

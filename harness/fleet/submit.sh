@@ -2,7 +2,7 @@
 # merge job, then waits for the merge and prints its summary.
 # Uses fleet.sh's globals: lib, results, plan (plan_jobs), node_opts,
 # merge_opts, exclusive, dry_run, per_job, quick, timeout_mul, lab_ids,
-# baseline, build_on_node.
+# baseline, build_on_node, made_dirs.
 
 # "$@" as one line a shell reads back (for --dry-run): words of plain
 # characters as they are, others quoted.
@@ -22,6 +22,20 @@ quoted() {
 cancel_submitted() {
 	[ $# -gt 0 ] || return 0
 	scancel "$@" 2>/dev/null && say "cancelled the jobs already submitted: $*"
+}
+
+# After a submission failed (its jobs cancelled): takes away what it made,
+# the fleet's job list and the folders it created, each only while empty (a
+# job that started before its cancel may have written there: that stays).
+undo_submit() {
+	local d
+	if [ -n "${fleet:-}" ]; then
+		rm -f "$fleet/jobs/jobs.txt"
+		rmdir "$fleet/jobs" "$fleet" 2>/dev/null
+	fi
+	for d in ${made_dirs[@]+"${made_dirs[@]}"}; do
+		rmdir "$d" 2>/dev/null || break
+	done
 }
 
 # sbatch "$@"; prints the job id.  A refused submission: sbatch's first
@@ -67,14 +81,18 @@ submit_node_jobs() {
 		id=$(sbatch_id "${args[@]}") || {
 			rc=$?
 			cancel_submitted ${job_ids[@]+"${job_ids[@]}"}
+			undo_submit
 			exit "$rc"
 		}
 		job_ids+=("$id")
 		if [ -z "$fleet_id" ]; then
 			fleet_id=$id
 			fleet=$results/fleet/$fleet_id
-			mkdir -p "$fleet/jobs" ||
-				{ cancel_submitted "$id"; die "cannot create '$fleet/jobs'"; }
+			if ! mkdir -p "$fleet/jobs"; then
+				cancel_submitted "$id"
+				undo_submit
+				die "cannot create '$fleet/jobs'"
+			fi
 		fi
 		echo "$id $line" >>"$fleet/jobs/jobs.txt"
 	done
@@ -124,14 +142,14 @@ wait_for_job() {
 }
 
 submit_fleet() {
-	local clone=$1 build=$2 merge_id
+	local clone=$1 build=$2 merge_id rc
 	plan_jobs
 	submit_node_jobs "$clone" "$build"
 	if [ "$dry_run" = 1 ]; then
 		submit_merge_job "$clone" "$build"
 		exit 0
 	fi
-	merge_id=$(submit_merge_job "$clone" "$build") || exit $?
+	merge_id=$(submit_merge_job "$clone" "$build") || { rc=$?; undo_submit; exit "$rc"; }
 	say "fleet $fleet_id: ${#job_ids[@]} job(s) of at most $per_job nodes (${job_ids[*]})," \
 		"merge job $merge_id after them"
 	say "results: $fleet/ (stop the fleet: scancel ${job_ids[*]} $merge_id)"

@@ -26,12 +26,14 @@ static void baseline_usage(FILE *f)
 		"  without): per claim the verdicts seen, per headline figure n, median, min,\n"
 		"  max, the runs' interval ends and each run's value, and the machine facts of\n"
 		"  the runs; dmalab compare --baseline FILE sets nodes against it (the more\n"
-		"  runs, the narrower its 95 %% prediction interval: use 5 to 10)\n"
+		"  runs, the narrower its 95 %% prediction interval: use 5 to 10; each run\n"
+		"  once, so one file twice, or two files of one run, is refused)\n"
 		"options:\n"
 		"  --out FILE     where to write it (JSON, dmalab-baseline/1)\n"
 		"  --name NAME    its name in reports (default: the machine type)\n"
 		"  -h, --help     this text\n"
-		"exit: 0 written, 2 a missing or bad file, runs of different machine types\n");
+		"exit: 0 written, 2 a missing or bad file, runs of different machine types,\n"
+		"      a run given twice\n");
 }
 
 struct baseline_opts {
@@ -67,10 +69,32 @@ static void parse_baseline(struct baseline_opts *o, int argc, char **argv)
 			"dmalab baseline run1.json run2.json run3.json --out baselines/h200.json"));
 	if (!o->out || !*o->out)
 		die_usage(MSG("baseline.err-no-out", "'baseline' needs --out FILE"));
-	for (int i = optind; i < argc; i++)
+	for (int i = optind; i < argc; i++) {
 		if (cmp_same_file(argv[i], o->out))
 			die_usage(MSG("baseline.err-out-is-run",
 				"--out '%s' is one of the runs: it would be overwritten"), o->out);
+		for (int k = optind; k < i; k++)
+			if (cmp_same_file(argv[k], argv[i]))
+				die_usage(MSG("baseline.err-same-file", "'%s' and '%s' are one "
+					"file: a baseline counts each run once"), argv[k], argv[i]);
+	}
+}
+
+/* Each run once: two files of one run (a copy: the same host and start)
+ * would narrow the interval as if it had been measured twice; -1 when so. */
+static int check_distinct_runs(const struct cmp_node *nodes, int n)
+{
+	for (int i = 1; i < n; i++) {
+		const struct cmp_node *y = &nodes[i];
+
+		for (const struct cmp_node *x = nodes; x < y; x++)
+			if (y->started[0] && !strcmp(x->started, y->started) &&
+			    !strcmp(x->host, y->host))
+				return error(MSG("baseline.err-same-run", "'%s' and '%s' are one "
+					"run (%s, started %s): a baseline counts each run once"),
+					x->path, y->path, y->host, y->started);
+	}
+	return 0;
 }
 
 /* One machine type, one --quick: else a line naming both runs, -1. */
@@ -243,7 +267,8 @@ int cmd_baseline(int argc, char **argv)
 			error("%s", err);
 			break;
 		}
-	if (i == argc && !check_same_type(nodes, n) && !make_baseline(&o, nodes, n))
+	if (i == argc && !check_distinct_runs(nodes, n) && !check_same_type(nodes, n) &&
+	    !make_baseline(&o, nodes, n))
 		rc = 0;
 	for (i = 0; i < n; i++)
 		cmp_node_free(&nodes[i]);

@@ -10,7 +10,9 @@
  * stopping rule bounds, LAB_STOP_WIDTH: series left wider than it were timed
  * by hand, fixed, or hit their cap, "noisy"); then the total.  --series lists
  * every series under its lab; --base adds an older run's wall time per lab
- * and the ratio, so that a slower time to the answer shows.  --phases lists
+ * and the ratio, so that a slower time to the answer shows (a base unlike
+ * this run, --quick in one alone or labs one alone ran, is said in a warning
+ * line, and the all row's ratio is then over the labs both ran).  --phases lists
  * each lab's N (default 5) longest steps, as the lab's progress lines name
  * them, with their seconds and share of the lab's time: where to look first
  * to make it faster.  A series is one point of a lab's "series" (every sample
@@ -23,6 +25,7 @@
  */
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +76,9 @@ static void bench_usage(FILE *f)
 		"options:\n"
 		"  --series        list every series under its lab\n"
 		"  --phases [N]    each lab's N (default %d) longest steps, with their share\n"
-		"  --base FILE     an older run's wall time per lab, and the ratio\n"
+		"  --base FILE     an older run's wall time per lab, and the ratio; a run\n"
+		"                  unlike this one (--quick in one alone, labs one alone ran)\n"
+		"                  is said in a line, and all's ratio is over the labs both ran\n"
 		"  -h, --help      this text\n"
 		"exit: 0 printed, 2 a file that is not a dmalab results.json, or usage\n",
 		100 * LAB_STOP_WIDTH, BENCH_PHASES);
@@ -398,21 +403,108 @@ static double base_wall(const struct json *base, const struct json *id)
 	return wall;
 }
 
-/* The older run's total: each lab id once (its last), as base_wall reads it. */
-static double base_total(const struct json *base)
+/* 1 when the "labs" list has a lab of this id. */
+static int has_lab(const struct json *labs, const struct json *id)
+{
+	for (const struct json *l = labs ? labs->child : NULL; l; l = l->next)
+		if (same_value(json_get(l, "id"), id))
+			return 1;
+	return 0;
+}
+
+/* 1 for the last lab of its id in its list: the one a run's figures are
+ * taken from (make lab-NN merges a newer one after an older). */
+static int last_of_id(const struct json *lab)
+{
+	const struct json *id = json_get(lab, "id");
+
+	for (const struct json *later = lab->next; later; later = later->next)
+		if (same_value(json_get(later, "id"), id))
+			return 0;
+	return 1;
+}
+
+/* A run's total: each lab id once, over the ids the other run has too. */
+static double total_wall(const struct json *labs, const struct json *other)
 {
 	double sum = 0;
 
-	for (const struct json *l = base ? base->child : NULL; l; l = l->next) {
-		const struct json *id = json_get(l, "id"), *later = l->next;
+	for (const struct json *l = labs ? labs->child : NULL; l; l = l->next) {
 		double wall = num_of(l, "duration_s");
 
-		while (later && !same_value(json_get(later, "id"), id))
-			later = later->next;
-		if (!later && !isnan(wall))
+		if (last_of_id(l) && !isnan(wall) && has_lab(other, json_get(l, "id")))
 			sum += wall;
 	}
 	return sum;
+}
+
+/* " 03 04": the ids of labs, each once, that other has too (in_other 1) or
+ * lacks (0); how many. */
+static int ids_where(const struct json *labs, const struct json *other, int in_other,
+		     char *buf, size_t len)
+{
+	size_t n = 0;
+	int count = 0;
+
+	buf[0] = '\0';
+	for (const struct json *l = labs ? labs->child : NULL; l; l = l->next) {
+		char text[64];
+
+		if (!last_of_id(l) || has_lab(other, json_get(l, "id")) != in_other)
+			continue;
+		count++;
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, " %s",
+					      text_of(json_get(l, "id"), text, sizeof(text)));
+	}
+	return count;
+}
+
+/* Appends "; " (when buf holds a part already) and fmt's text to buf. */
+static void __attribute__((format(printf, 3, 4)))
+add_part(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n && n + 2 < len)
+		n += (size_t)snprintf(buf + n, len - n, "; ");
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/* A --base run unlike this one (--quick in one alone, labs one of them alone
+ * ran): one warning line naming the difference, so that its ratios are not read
+ * as like for like.  1 when the labs differ (the all row is then over the labs
+ * both ran, and says so). */
+static int warn_unlike(const struct json *d, const char *path, const struct json *labs,
+		       const struct json *base, const char *base_path,
+		       const struct json *base_labs)
+{
+	int quick = present(json_get(d, "quick")), base_quick = present(json_get(base, "quick"));
+	char why[1200] = "", only[512], only_base[512];
+	int nonly = ids_where(labs, base_labs, 0, only, sizeof(only));
+	int nonly_base = ids_where(base_labs, labs, 0, only_base, sizeof(only_base));
+
+	if (quick && !base_quick)
+		add_part(why, sizeof(why), MSG("bench.unlike-quick", "'%s' ran with --quick, "
+			 "--base '%s' without"), path, base_path);
+	if (!quick && base_quick)
+		add_part(why, sizeof(why), MSG("bench.unlike-full", "'%s' ran without --quick, "
+			 "--base '%s' with"), path, base_path);
+	if (nonly)
+		add_part(why, sizeof(why), MSG("bench.unlike-labs", "labs only '%s' ran:%s"), path,
+			 only);
+	if (nonly_base)
+		add_part(why, sizeof(why), MSG("bench.unlike-labs-base", "labs only --base '%s' "
+			 "ran:%s"), base_path, only_base);
+	if (nonly || nonly_base)
+		warning(MSG("bench.warn-unlike-labs", "the x column compares unlike runs (%s); "
+			    "the all row's x is over the labs both ran"), why);
+	else if (why[0])
+		warning(MSG("bench.warn-unlike", "the x column compares unlike runs (%s)"), why);
+	return nonly || nonly_base;
 }
 
 /* " base s x" columns: the older wall time and this one's ratio to it. */
@@ -526,10 +618,12 @@ static void print_head(const struct json *d, const char *path, int with_base)
 	putchar('\n');
 }
 
-static void print_foot(const struct json *d, const struct json *base, int with_base,
-		       const struct bench_total *t)
+/* The totals; with a base, its total and the ratio over the labs both ran
+ * (all of them when they ran the same: labs_differ 0). */
+static void print_foot(const struct json *d, const struct json *labs, const struct json *base,
+		       int with_base, int labs_differ, const struct bench_total *t)
 {
-	char wall_s[NUM_LEN];
+	char wall_s[NUM_LEN], both[512];
 	const char *runner_s;
 	double runner;
 
@@ -537,9 +631,13 @@ static void print_foot(const struct json *d, const struct json *base, int with_b
 	       fmt_num("%.2f", t->wall, wall_s, sizeof(wall_s)), t->series, t->samples,
 	       "", "", "", t->wide, t->noisy);
 	if (with_base) {
-		double old = base_total(base);
+		double old = total_wall(base, labs), now = total_wall(labs, base);
 
-		print_base(old, old != 0 ? t->wall / old : NAN);
+		print_base(old, old != 0 ? now / old : NAN);
+		if (labs_differ) {
+			ids_where(labs, base, 1, both, sizeof(both));
+			printf(MSG("bench.all-both", "  (base s, x: the labs both ran,%s)"), both);
+		}
 	}
 	putchar('\n');
 	runner = num_of(d, "duration_s");
@@ -585,6 +683,7 @@ int cmd_bench(int argc, char **argv)
 	struct bench_total t = { 0 };
 	const struct json *labs, *base_labs = NULL;
 	struct json *d, *base = NULL;
+	int labs_differ = 0;
 
 	usage_set_help("dmalab bench");
 	parse_bench(&o, argc, argv);
@@ -595,10 +694,12 @@ int cmd_bench(int argc, char **argv)
 		json_free(d);
 		return 2;
 	}
+	if (base)
+		labs_differ = warn_unlike(d, o.path, labs, base, o.base_path, base_labs);
 	print_head(d, o.path, o.base_path != NULL);
 	for (const struct json *lab = labs->child; lab; lab = lab->next)
 		print_lab(lab, &o, base_labs, &t);
-	print_foot(d, base_labs, o.base_path != NULL, &t);
+	print_foot(d, labs, base_labs, o.base_path != NULL, labs_differ, &t);
 	json_free(base);
 	json_free(d);
 	return 0;

@@ -7,9 +7,10 @@
  * name given with --learner, the exercises' states, the predictions'
  * scores, the questions the run confirmed.  One HTML page, no script, no
  * file beside it: a table per part, a learner per row.
- * Exit: 0 written, 1 a file could not be read, 2 usage.
+ * Exit: 0 written (a file that is no run is skipped, said); 2 no page: no
+ * learner's run in DIR (bad input, as a missing DIR is), the page not
+ * written, or usage.
  */
-#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "lang.h"
 #include "learn.h"
 #include "runner.h"
+#include "savefile.h"
 
 #define CLASS_MAX_COLS 128
 
@@ -358,18 +360,17 @@ static void page_head(FILE *f, const struct class_page *pg, const char *dir)
 
 static int write_page(const struct class_page *pg, const char *dir, const char *out)
 {
-	char tmp[PATH_MAX + 8];
-	FILE *f;
+	struct savefile page;
+	FILE *f = savefile_open(&page, out);
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
-	if (!(f = fopen(tmp, "w")))
-		return error_errno("cannot write '%s'", tmp);
+	if (!f)
+		return error_errno("cannot write '%s'", out);
 	page_head(f, pg, dir);
 	exercises_table(f, pg);
 	predictions_table(f, pg);
 	questions_table(f, pg);
 	fprintf(f, "</body></html>\n");
-	if (fclose(f) || rename(tmp, out))
+	if (savefile_commit(&page))
 		return error_errno("cannot write '%s'", out);
 	return 0;
 }
@@ -433,7 +434,9 @@ static int class_usage(int rc)
 		"  (DIR/*.json, DIR/*/results.json): per learner the exercises done or not,\n"
 		"  the predictions' scores, the questions the learner's machine confirmed;\n"
 		"  learners are named by the --learner NAME of their run (make check\n"
-		"  LEARNER=NAME), else by the file's name (DIR/NAME/results.json: NAME)\n");
+		"  LEARNER=NAME), else by the file's name (DIR/NAME/results.json: NAME)\n"
+		"exit: 0 written (a file that is no run is skipped, said); 2 no page: no\n"
+		"      learner's run in DIR, no such folder, the page not written, usage\n");
 	return rc;
 }
 
@@ -449,8 +452,8 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 	qsort(pg.l, (size_t)pg.n, sizeof(*pg.l), by_name);
 	warn_same_learner(&pg);
 	rc = !pg.n ? error("no learner's results.json in '%s'%s", dir,
-			   bad ? " (the files above were skipped)" : ""), 1 :
-	     write_page(&pg, dir, out) ? 1 : 0;
+			   bad ? " (the files above were skipped)" : ""), 2 :
+	     write_page(&pg, dir, out) ? 2 : 0;
 	if (!rc)
 		say_written(&pg, out);
 	if (!rc && bad)
@@ -466,7 +469,7 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 int cmd_class(int argc, char **argv)
 {
 	const char *dir = NULL, *out = NULL;
-	char pat[PATH_MAX], def[PATH_MAX];
+	char def[PATH_MAX];
 	struct stat st;
 	glob_t g;
 	int rc;
@@ -490,11 +493,8 @@ int cmd_class(int argc, char **argv)
 			     "the learners' runs", dir), 2;
 	snprintf(def, sizeof(def), "%s/class.html", dir);
 	out = out ? out : def;
-	snprintf(pat, sizeof(pat), "%s/*.json", dir);
-	if (glob(pat, GLOB_NOSORT, NULL, &g) == GLOB_NOSPACE)
-		return error("out of memory"), 1;
-	snprintf(pat, sizeof(pat), "%s/*/results.json", dir);
-	glob(pat, GLOB_APPEND | GLOB_NOSORT, NULL, &g);
+	if (cmp_folder_runs(dir, &g, 0))
+		return error("out of memory"), 2;
 	rc = class_run(dir, out, &g);
 	globfree(&g);
 	return rc;

@@ -24,6 +24,7 @@
 #ifndef DMALAB_COMPARE_H
 #define DMALAB_COMPARE_H
 
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 
@@ -212,6 +213,13 @@ const char *cmp_node_fact(const struct cmp_node *n, const char *name);
 const struct cmp_figure *cmp_node_figure(const struct cmp_node *n, const char *key);
 /* 1 when a and b name one existing file (device and inode). */
 int cmp_same_file(const char *a, const char *b);
+/* The runs a folder holds, the one way the runner reads a folder of them
+ * (dmalab class, history): each DIR/NAME.json (a fleet's node files, a
+ * learner's file) and DIR/NAME/results.json (what make check
+ * RESULTS=DIR/NAME writes), each kind sorted, appended to g when append is
+ * 1.  0, or -1 out of memory.  Files that are no run are the caller's to
+ * pass over. */
+int cmp_folder_runs(const char *dir, glob_t *g, int append);
 /* calloc and realloc for n + 1 elements (never 0 bytes; room to append one
  * to n) that end the command when memory runs out: compare, baseline,
  * history, bench and class have nothing to save first (not for what runs
@@ -310,7 +318,7 @@ void cmp_write_key(struct json_writer *w, const struct cmp_key *k, int quick);
 /* open, then text escaped, then close: the one way text from a file reaches
  * the HTML pages (the fleet page, class.c's). */
 void html_put(FILE *f, const char *open, const char *text, const char *close);
-/* The fleet page (--html-out) into path (path.tmp, renamed), with the missing
+/* The fleet page (--html-out) into path (savefile.h), with the missing
  * nodes of jobs/fleet-nodes.json in path's folder when make fleet wrote one.
  * 0, or an error line and -1. */
 int cmp_write_html(const char *path, const struct cmp_result *res, int n,
@@ -351,7 +359,7 @@ int cmd_history(int argc, char **argv);
 
 /* metrics.c: `dmalab metrics` (argv[0] is "metrics"); the exit code */
 int cmd_metrics(int argc, char **argv);
-/* results_path's run as Prometheus text into out (out.tmp, renamed), or to
+/* results_path's run as Prometheus text into out (savefile.h), or to
  * standard output when out is NULL: 0, or an error line and -1. */
 int metrics_save(const char *results_path, const char *out);
 

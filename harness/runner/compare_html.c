@@ -6,10 +6,11 @@
  * One table of nodes, the bad ones first: missing (allocated, but no
  * results came back: jobs/fleet-nodes.json in FILE's folder, which make
  * fleet's merge writes before it compares), flagged (most bad items
- * first), unjudged, ok; input order within each.  A row: status, host,
- * machine type and GPUs, and a flagged node's bad items with their likely
- * causes, its notes folded below them (an ok node's notes say nothing of
- * its health and are left out).  Above the table the rules the compare
+ * first), unjudged, ok; input order within each.  A row: status, host
+ * and the node's file (nodes may share a hostname), machine type and
+ * GPUs, and a flagged node's bad items with their likely causes, its notes
+ * folded below them (an ok node's notes say nothing of its health and are
+ * left out).  Above the table the rules the compare
  * used and the totals.  Every text that comes from a file is escaped.
  */
 #include <libgen.h>
@@ -23,6 +24,7 @@
 #include "compare.h"
 #include "learn.h"
 #include "runner.h"
+#include "savefile.h"
 
 static const char *const page_style =
 	"body{margin:0;font:14px/1.4 system-ui,-apple-system,\"Segoe UI\",sans-serif;"
@@ -76,11 +78,30 @@ static const struct json *missing_list(const struct json *nodes_doc, int *n)
 	return m && m->type == JSON_ARR ? m : NULL;
 }
 
-static void row_begin(FILE *f, const char *status, const char *host)
+/* A row's status and host cells; under the host, the node's file where there
+ * is one (nodes that share a hostname are told apart by it). */
+static void row_begin(FILE *f, const char *status, const char *host, const char *file)
 {
 	fprintf(f, "<tr class=\"%s\"><td><span class=\"badge %s\">%s</span></td>", status,
 		status, status);
-	html_put(f, "<td>", host, "</td>");
+	html_put(f, "<td>", host, file ? "" : "</td>");
+	if (file)
+		html_put(f, "<div class=\"muted\">", file, "</div></td>");
+}
+
+/* The node's file as the page's reader finds it: its path from the page's
+ * folder when it lies there (a fleet's node07.json), else as it was given. */
+static const char *node_file(const char *node_path, const char *page_dir, char *buf,
+			     size_t len)
+{
+	char real[PATH_MAX];
+	size_t n = strlen(page_dir);
+
+	if (n && realpath(node_path, real) && !strncmp(real, page_dir, n) && real[n] == '/')
+		snprintf(buf, len, "%s", real + n + 1);
+	else
+		snprintf(buf, len, "%s", node_path);
+	return buf;
 }
 
 /* A node that sent nothing: by name, or a job's count when Slurm named none. */
@@ -97,7 +118,7 @@ static void missing_row(FILE *f, const struct json *m)
 	else
 		snprintf(host, sizeof(host), "%s node%s of job %s", many, count == 1 ? "" : "s",
 			 json_get_str(m, "job", "?"));
-	row_begin(f, "missing", host);
+	row_begin(f, "missing", host, NULL);
 	html_put(f, "<td></td><td>0</td><td><div class=\"item bad\">no results: ",
 		 json_get_str(m, "why", "?"), "</div></td></tr>\n");
 }
@@ -135,13 +156,14 @@ static void folded_notes(FILE *f, const struct cmp_result *r)
 	fputs("</details>", f);
 }
 
-static void node_row(FILE *f, const struct cmp_result *r)
+static void node_row(FILE *f, const struct cmp_result *r, const char *page_dir)
 {
-	char key[200], gpus[600];
+	char key[200], gpus[600], file[PATH_MAX];
 
 	cmp_key_text(&r->node->key, key, sizeof(key));
 	cmp_node_gpus(r->node, gpus, sizeof(gpus));
-	row_begin(f, r->status, r->node->host);
+	row_begin(f, r->status, r->node->host,
+		  node_file(r->node->path, page_dir, file, sizeof(file)));
 	html_put(f, "<td>", key, "");
 	html_put(f, "<div class=\"muted\">", gpus, "</div></td>");
 	fprintf(f, "<td>%d</td><td>", r->nbad);
@@ -197,22 +219,28 @@ static void page_head(FILE *f, const struct cmp_totals *t, int nmissing,
 		"</p>\n", t->ok, t->flagged, t->unjudged, now, DMALAB_VERSION);
 }
 
-static void write_page(FILE *f, const struct cmp_result *res, const struct cmp_result **order,
-		       int n, const struct json *nodes_doc, const struct cmp_opts *o,
-		       const struct cmp_ref *baseline)
+/* The page at path: its folder, the nodes' files named from it. */
+static void write_page(FILE *f, const char *path, const struct cmp_result *res,
+		       const struct cmp_result **order, int n, const struct json *nodes_doc,
+		       const struct cmp_opts *o, const struct cmp_ref *baseline)
 {
 	struct cmp_totals t = cmp_count(res, n);
+	char copy[PATH_MAX], page_dir[PATH_MAX] = "";
 	int nmissing;
 	const struct json *missing = missing_list(nodes_doc, &nmissing);
 
+	snprintf(copy, sizeof(copy), "%s", path);
+	if (!realpath(dirname(copy), page_dir))
+		page_dir[0] = '\0'; /* every file then as it was given */
 	page_head(f, &t, nmissing, o, baseline);
-	fputs("<table id=\"nodes\"><tr><th>status</th><th>host</th><th>machine type, GPUs</th>"
-	      "<th>bad items</th><th>flagged items and their likely causes</th></tr>\n", f);
+	fputs("<table id=\"nodes\"><tr><th>status</th><th>host, file</th>"
+	      "<th>machine type, GPUs</th><th>bad items</th>"
+	      "<th>flagged items and their likely causes</th></tr>\n", f);
 	for (const struct json *m = missing ? missing->child : NULL; m; m = m->next)
 		if (m->type == JSON_OBJ)
 			missing_row(f, m);
 	for (int i = 0; i < n; i++)
-		node_row(f, order[i]);
+		node_row(f, order[i], page_dir);
 	fputs("</table>\n</main></body></html>\n", f);
 }
 
@@ -221,24 +249,19 @@ int cmp_write_html(const char *path, const struct cmp_result *res, int n,
 {
 	const struct cmp_result **order = cmp_calloc((size_t)n, sizeof(*order));
 	struct json *nodes_doc = fleet_nodes(path);
-	char tmp[PATH_MAX + 8];
-	FILE *f;
-	int rc = 0, bad;
+	struct savefile page;
+	FILE *f = savefile_open(&page, path);
+	int rc = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!(f = fopen(tmp, "w")))
+	if (!f)
 		rc = error_errno("cannot write '%s'", path);
 	if (f) {
 		for (int i = 0; i < n; i++)
 			order[i] = &res[i];
 		qsort(order, (size_t)n, sizeof(*order), bad_first);
-		write_page(f, res, order, n, nodes_doc, o, baseline);
-		bad = ferror(f);
-		bad |= fclose(f);
-		if (bad || rename(tmp, path)) {
+		write_page(f, path, res, order, n, nodes_doc, o, baseline);
+		if (savefile_commit(&page))
 			rc = error_errno("cannot write '%s'", path);
-			unlink(tmp);
-		}
 	}
 	free(order);
 	json_free(nodes_doc);

@@ -49,6 +49,20 @@ int cmp_same_file(const char *a, const char *b)
 	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
+int cmp_folder_runs(const char *dir, glob_t *g, int append)
+{
+	static const char *const layouts[] = { "%s/*.json", "%s/*/results.json" };
+	char pattern[PATH_MAX + 32];
+
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		snprintf(pattern, sizeof(pattern), layouts[i], dir);
+		if (glob(pattern, append ? GLOB_APPEND : 0, NULL, g) == GLOB_NOSPACE)
+			return -1;
+		append = 1;
+	}
+	return 0;
+}
+
 void *cmp_calloc(size_t n, size_t size)
 {
 	void *p = calloc(n + 1, size);

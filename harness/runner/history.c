@@ -5,7 +5,6 @@
  * interval, at least CMP_SPREAD_FLOOR); --quick runs are a separate series.
  */
 #include <getopt.h>
-#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,10 +43,12 @@ static void history_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dmalab history PATH... [--min-runs N] [--all] [--json FILE]\n"
-		"  the kept results.json files (PATH: files, or folders whose *.json are read)\n"
-		"  per GPU (GPU 0's UUID; the host without a GPU), each headline figure over\n"
-		"  time, and every GPU whose latest run is outside its own earlier runs' 95 %%\n"
-		"  prediction interval (at least +-2 %% of their median) in the bad direction\n"
+		"  the kept results.json files (PATH: files, or folders: their *.json and\n"
+		"  */results.json, the runs dmalab class reads there)\n"
+		"  per GPU (GPU 0's UUID; per host where a run names none: no GPU, or no UUID\n"
+		"  recorded), each headline figure over time, and every GPU whose latest run\n"
+		"  is outside its own earlier runs' 95 %% prediction interval (at least +-2 %%\n"
+		"  of their median) in the bad direction\n"
 		"options:\n"
 		"  --min-runs N   runs a GPU needs before it is judged (default %d, at least 3)\n"
 		"  --all          print every figure's series, not only those that moved\n"
@@ -92,29 +93,36 @@ static void parse_history(struct hist_opts *o, int argc, char **argv)
 
 /* ---- Reading ------------------------------------------------------------ */
 
+/* A file named, or the runs of a folder as dmalab class reads them. */
 static int add_path(glob_t *g, const char *path, int *appended)
 {
-	char pattern[PATH_MAX + 8];
 	struct stat st;
+	int rc;
 
 	if (stat(path, &st) < 0)
 		return error_errno("'%s'", path);
-	if (!S_ISDIR(st.st_mode))
-		snprintf(pattern, sizeof(pattern), "%s", path);
+	if (S_ISDIR(st.st_mode))
+		rc = cmp_folder_runs(path, g, *appended);
 	else
-		snprintf(pattern, sizeof(pattern), "%s/*.json", path);
-	if (glob(pattern, *appended ? GLOB_APPEND : 0, NULL, g) == GLOB_NOSPACE)
+		rc = glob(path, *appended ? GLOB_APPEND : 0, NULL, g) == GLOB_NOSPACE ? -1 : 0;
+	if (rc)
 		return error("'%s': out of memory", path);
 	*appended = 1;
 	return 0;
 }
 
+/* 1 when a run is grouped by its GPU (GPU 0's UUID), 0 by its host (no GPU,
+ * or a record without its UUID). */
+static int by_gpu(const struct cmp_node *n)
+{
+	return n->key.ngpus && n->gpu[0].uuid[0];
+}
+
 /* The group a run belongs to: its GPU, or its host; --quick apart. */
 static void run_id(const struct cmp_node *n, char *buf, size_t len)
 {
-	const char *who = n->key.ngpus && n->gpu[0].uuid[0] ? n->gpu[0].uuid : n->host;
-
-	snprintf(buf, len, "%s%s", who, n->quick ? " (quick)" : "");
+	snprintf(buf, len, "%s%s", by_gpu(n) ? n->gpu[0].uuid : n->host,
+		 n->quick ? " (quick)" : "");
 }
 
 static struct hist_gpu *group_of(struct hist_gpu **g, int *ng, const char *id)
@@ -305,6 +313,22 @@ static void write_gpu_json(struct json_writer *w, const struct hist_gpu *h,
 	jw_obj_end(w);
 }
 
+/* The last line: the groups by what they are, GPUs, and hosts where no GPU
+ * UUID named one (history: 1 host (no GPU UUID), 0 flagged). */
+static void print_total(const struct hist_gpu *g, int ng, int flagged)
+{
+	int hosts = 0;
+
+	for (int i = 0; i < ng; i++)
+		hosts += !by_gpu(g[i].run[0]);
+	printf("history: ");
+	if (ng > hosts)
+		printf("%d GPU%s%s", ng - hosts, ng - hosts == 1 ? "" : "s", hosts ? " and " : "");
+	if (hosts)
+		printf("%d host%s (no GPU UUID)", hosts, hosts == 1 ? "" : "s");
+	printf(", %d flagged\n", flagged);
+}
+
 static void free_figures(struct hist_figure *f, int nf)
 {
 	for (int k = 0; k < nf; k++)
@@ -340,7 +364,7 @@ int cmd_history(int argc, char **argv)
 	jw_arr_end(&w);
 	jw_obj_end(&w);
 	if (!rc)
-		printf("history: %d GPU%s, %d flagged\n", ng, ng == 1 ? "" : "s", flagged);
+		print_total(g, ng, flagged);
 	if (!rc && o.json_out && (w.failed || jw_write_file(&w, o.json_out) != 0)) {
 		error_errno("--json '%s': not written", o.json_out);
 		rc = 2;

@@ -137,12 +137,13 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --labs-dir DIR      where the lab-NN programs are (default: <dir of "
 		"dmalab>/labs)\n"
-		"  --results DIR       where results.json and the logs go (default: results)\n"
+		"  --results DIR       where results.json and the logs go (default: results;\n"
+		"                      made when missing, in a folder that exists)\n"
 		"  --format FMT        human, tap, json or junit (default: human for run and on a\n"
 		"                      terminal, else tap); json and junit print one document on\n"
 		"                      stdout and the progress on stderr\n"
-		"  --timeout-mul N     multiply every lab's timeout by N > 0 (env "
-		"DMALAB_TIMEOUT_MUL)\n"
+		"  --timeout-mul N     multiply every lab's timeout by N, from 0.1 to 1000\n"
+		"                      (env DMALAB_TIMEOUT_MUL)\n"
 		"  --quick             small sizes (passes --quick to the labs)\n"
 		"  --learner NAME      run, check: the learner's name, kept in results.json\n"
 		"                      (a trainer's `dmalab class` names the runs by it)\n"
@@ -399,11 +400,7 @@ static int run_command(struct run_state *rs)
 		return cmd_list(rs);
 	if (!strcmp(rs->opt->command, "claims"))
 		return cmd_claims(rs);
-	if (learn_mkdirs(rs->opt->results_dir)) {
-		error_errno("cannot create '%s'", rs->opt->results_dir);
-		return 2;
-	}
-	if (results_dir_claim(rs))
+	if (results_dir_make(rs->opt->results_dir) || results_dir_claim(rs))
 		return 2;
 	return cmd_run(rs);
 }

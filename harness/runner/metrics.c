@@ -12,7 +12,6 @@
  * the figure's key and unit, or the claim's id and one verdict word.  A
  * verdict is a state set: one series per verdict word, 1 for the claim's.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include "compare.h"
 #include "lang.h"
 #include "runner.h"
+#include "savefile.h"
 
 struct metrics_opts {
 	const char *in, *out;
@@ -129,24 +129,17 @@ static void write_metrics(FILE *f, const struct cmp_node *n)
 	fprintf(f, "} %d\n", n->quick);
 }
 
-/* Writes to path.tmp, then renames: 0, or an error line and -1. */
+/* Written whole or not at all (savefile.h): 0, or an error line and -1. */
 static int save(const char *path, const struct cmp_node *n)
 {
-	char tmp[PATH_MAX + 8];
-	FILE *f;
+	struct savefile out;
+	FILE *f = savefile_open(&out, path);
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
 	if (!f)
 		return error_errno("--out '%s': cannot write", path);
 	write_metrics(f, n);
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		int err = errno;
-
-		unlink(tmp);
-		errno = err;
+	if (savefile_commit(&out))
 		return error_errno("--out '%s': not written", path);
-	}
 	return 0;
 }
 

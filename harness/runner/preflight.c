@@ -22,6 +22,7 @@
 #include "sizes.h"
 #include "procfs.h"
 #include "runner.h"
+#include "savefile.h"
 
 #define LINE_LEN 400
 #define MAX_CHECKS (4 + N_RATES * GPU_TOPO_MAX_GPUS + N_ALL_RATES)
@@ -119,13 +120,17 @@ static void run_lab(struct preflight *pf, const char *id, char *const *extra, st
 		argv[n] = *extra++;
 	snprintf(path, sizeof(path), "%s/lab-%s", pf->o.labs_dir, id);
 	snprintf(json, sizeof(json), "%s/lab-%s.json", pf->tmp, id);
-	if (runner_stop_signal || left < 1)
-		snprintf(out->why, sizeof(out->why), "not started: %s", runner_stop_signal ?
-			 "dmalab was stopped" : "--timeout ran out before it");
-	else if (spawn_lab(argv, left, &io, &sr) < 0 || sr.exec_errno || sr.aborted)
-		snprintf(out->why, sizeof(out->why), sr.aborted ? "stopped with dmalab" : "'%s' "
-			 "cannot be run (build the labs with make, or name their directory with "
-			 "--labs-dir)", path);
+	if (runner_stop_signal)
+		snprintf(out->why, sizeof(out->why), "not started: dmalab was stopped by %s",
+			 signal_name(runner_stop_signal));
+	else if (left < 1)
+		snprintf(out->why, sizeof(out->why), "not started: --timeout ran out before it");
+	else if (spawn_lab(argv, left, &io, &sr) < 0 || sr.exec_errno)
+		snprintf(out->why, sizeof(out->why), "'%.300s' cannot be run (build the labs "
+			 "with make, or name their directory with --labs-dir)", path);
+	else if (sr.aborted) /* runner_stop_signal stopped it */
+		snprintf(out->why, sizeof(out->why), "stopped by %s with dmalab",
+			 signal_name(runner_stop_signal));
 	out->not_run = out->why[0] != '\0';
 	out->rec = out->not_run ? NULL : json_parse_file(json, err, sizeof(err));
 	unlink(json);
@@ -434,11 +439,14 @@ static int count(const struct preflight *pf, enum pf_status st, const struct pf_
 	return n;
 }
 
-/* 1 if any check failed; else 2 if any was not run; else 0. */
+/* 128 + N when signal N stopped it (as dmalab check); else 1 if any check
+ * failed; else 2 if any was not run; else 0. */
 static int exit_code(const struct preflight *pf)
 {
 	const struct pf_check *c;
 
+	if (runner_stop_signal)
+		return 128 + runner_stop_signal;
 	return count(pf, PF_FAIL, &c) ? 1 : count(pf, PF_NOT_RUN, &c) ? 2 : 0;
 }
 
@@ -448,7 +456,10 @@ static const char *status_line(const struct preflight *pf, char *buf, size_t len
 	const struct pf_check *c;
 	int n = count(pf, PF_FAIL, &c);
 
-	if (n > 1)
+	if (runner_stop_signal) /* what ran before the stop is no verdict on the node */
+		snprintf(buf, len, "preflight: stopped by %s before its checks were done",
+			 signal_name(runner_stop_signal));
+	else if (n > 1)
 		snprintf(buf, len, "preflight: unhealthy: %s (and %d more failed check%s)", c->line,
 			 n - 1, n > 2 ? "s" : "");
 	else if (n)
@@ -467,6 +478,7 @@ static int write_json(const struct preflight *pf)
 {
 	static const char *const status[] = { "healthy", "unhealthy", "could_not_run" };
 	char host[256] = "", line[LINE_LEN + 64];
+	int code = exit_code(pf);
 	struct json_writer w;
 	int rc;
 
@@ -476,8 +488,8 @@ static int write_json(const struct preflight *pf)
 	jw_kstr(&w, "tool", "dmalab preflight");
 	jw_kint(&w, "schema", 2);
 	jw_kstr(&w, "hostname", host);
-	jw_kstr(&w, "status", status[exit_code(pf)]);
-	jw_kint(&w, "exit_code", exit_code(pf));
+	jw_kstr(&w, "status", code > 2 ? "stopped" : status[code]);
+	jw_kint(&w, "exit_code", code);
 	jw_kstr(&w, "summary", status_line(pf, line, sizeof(line)));
 	jw_knum(&w, "elapsed_s", lab_now() - pf->t0);
 	jw_knum(&w, "min_fraction", pf->o.min_fraction);
@@ -549,18 +561,18 @@ static void put_rates(FILE *f, const char *host, const struct preflight *pf)
 			 fact_num(&pf->all, all_checks[k].fact));
 }
 
-/* --metrics FILE, written beside itself and renamed: a collector never reads half. */
+/* --metrics FILE, written whole or not at all: a collector never reads half. */
 static int write_metrics(const struct preflight *pf)
 {
-	char host[256] = "", tmp[PATH_MAX + 8];
-	FILE *f;
+	char host[256] = "";
+	struct savefile out;
+	FILE *f = savefile_open(&out, pf->o.metrics_path);
 
 	gethostname(host, sizeof(host) - 1);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", pf->o.metrics_path);
-	if (!(f = fopen(tmp, "w")))
+	if (!f)
 		return -1;
 	prom_head(f, "dmalab_preflight_status", "The last dmalab preflight's exit code: 0 healthy, "
-		  "1 unhealthy, 2 could not run.");
+		  "1 unhealthy, 2 could not run, 128+N stopped by signal N.");
 	fputs("dmalab_preflight_status{", f);
 	prom_label(f, "host", host, 1);
 	fprintf(f, "} %d\n", exit_code(pf));
@@ -571,14 +583,7 @@ static int write_metrics(const struct preflight *pf)
 	prom_head(f, "dmalab_preflight_pinned_bytes_per_second", "lab-02's median pinned copy "
 		  "rate per GPU and direction in the last preflight, bytes per second.");
 	put_rates(f, host, pf);
-	if (fclose(f) != 0 || rename(tmp, pf->o.metrics_path) != 0) {
-		int err = errno;
-
-		unlink(tmp);
-		errno = err;
-		return -1;
-	}
-	return 0;
+	return savefile_commit(&out);
 }
 
 /* ---- The command line ------------------------------------------------------ */
@@ -617,7 +622,9 @@ static void usage(void)
 	       "  --sysfs-root DIR    read PCI devices under DIR/bus/pci/devices (tests)\n"
 	       "exit: 0 healthy; 1 unhealthy: a check failed, or a lab broke (a CUDA error, a\n"
 	       "crash, --timeout); 2 could not run, nothing failed: a bad option, --json not\n"
-	       "written, a lab not built (or built without nvcc)\n", GPU_TOPO_MAX_GPUS);
+	       "written, a lab not built (or built without nvcc); 128+N stopped by signal N\n"
+	       "(130 Ctrl-C, 143 SIGTERM, 129 SIGHUP): no verdict, the labs stopped with it\n",
+	       GPU_TOPO_MAX_GPUS);
 }
 
 static uint64_t parse_size(const char *opt, const char *s, uint64_t lo, uint64_t hi)

@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -31,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lang.h"
 #include "learn.h"
 #include "runner.h"
 
@@ -67,6 +69,19 @@ static const char *lock_holder(int fd, char *buf, size_t len)
 	if (pid > 0)
 		snprintf(buf, len, " (pid %ld)", pid);
 	return buf;
+}
+
+int results_dir_make(const char *dir)
+{
+	char parent[PATH_MAX];
+
+	if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return error_errno("cannot create results directory '%s'", dir);
+	snprintf(parent, sizeof(parent), "%s", dir);
+	return error(MSG("run.err-results-parent", "results directory '%s': its parent folder "
+			 "'%s' does not exist (a typo? create it first)"), dir, dirname(parent));
 }
 
 int results_dir_claim(struct run_state *rs)

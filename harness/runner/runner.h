@@ -158,8 +158,14 @@ void default_labs_dir(const char *argv0, char *out, size_t len);
 int runner_self_path(char *self);
 
 /* discover.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
- * > 0, at most 1000, the whole string; else die_usage(). */
+ * from 0.1 to 1000, the whole string; else die_usage(). */
 double parse_timeout_mul(const char *s, const char *what);
+
+/* results.c: the results directory made when it is missing, but not its
+ * parents: a --results whose folder above does not exist (a typo) is refused
+ * rather than scattering results where nobody looks.  0, or an error line
+ * and -1: the caller exits 2. */
+int results_dir_make(const char *dir);
 
 /* results.c: the results directory, checked and locked before any lab runs.
  * It must be a writable directory (a file is made and removed there), and

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test-bench.sh - `dmalab bench` (make bench) on a fixture results.json:
 # the table against its golden file (wall time, series once each, samples,
-# CV, the 95 % interval's width, noisy, the base run's ratio), the H200
+# CV, the 95 % interval's width, noisy, the base run's ratio; a base unlike the
+# run, --quick or other labs, warned of, all's ratio over the labs both ran), the H200
 # fixture read without an error with its total, and exit 2 on files that are
 # no results.json.  Python only builds fixtures.  Run from the repository
 # root after make (make test-bench).
@@ -73,6 +74,30 @@ printf ' 6.00 s 60%% sweep 1 GiB\n 3.00 s 30%% verify\n' | diff - "$tmp/ph2" >/d
 check "--phases 2: the two longest steps, longest first, with their share" $?
 "$dmalab" bench "$fx/results.json" --phases >"$tmp/ph0" 2>&1
 check "--phases on a run without phases: exit 0" $?
+
+# --base of an unlike run (--quick, lab 02 missing, lab 05 only there): one warning
+# line naming both differences, lab 02 without a ratio, all's ratio over lab 01 alone
+"$py" - "$fx/results-base.json" "$tmp/unlike.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["quick"] = True
+other = dict(d["labs"][1], id="05", duration_s=7.0)
+d["labs"] = [d["labs"][0], other]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$dmalab" bench "$fx/results.json" --base "$tmp/unlike.json" >"$tmp/unlike" 2>"$tmp/unlike.err"
+check "--base of an unlike run: exit 0" $?
+unlike="x column compares unlike runs (.*results.json' ran without --quick, --base"
+unlike="$unlike '.*unlike.json' with; labs only '.*results.json' ran: 02; labs only"
+unlike="$unlike --base '.*unlike.json' ran: 05); the all row's x is over the labs both ran"
+[ "$(wc -l <"$tmp/unlike.err")" -eq 1 ] && grep -q "$unlike" "$tmp/unlike.err"
+check "--base of an unlike run: one warning line naming --quick and the labs" $?
+grep -q '^02   skip .*        -      -$' "$tmp/unlike" &&
+	grep -q '^all  .*     3.00   0.50  (base s, x: the labs both ran, 01)$' "$tmp/unlike"
+check "--base of an unlike run: no ratio for lab 02, all over the lab both ran (01)" $?
+"$dmalab" bench "$fx/results.json" --base "$fx/results-base.json" >/dev/null 2>"$tmp/like.err"
+[ ! -s "$tmp/like.err" ]
+check "--base of a like run: no warning" $?
 
 printf 'not json' >"$tmp/bad.json"
 "$dmalab" bench "$tmp/bad.json" >/dev/null 2>"$tmp/err1"

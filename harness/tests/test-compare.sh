@@ -19,9 +19,10 @@
 # flagged node's notes;
 # the exit codes; bad input (a missing file, not JSON, not a results file);
 # the baseline's refusals (mixed GPU models, CPU-only with GPU, --quick with
-# without; a node of another type than the baseline); the fleet page
-# (--html-out) names the bad nodes first, the missing ones before them, and
-# escapes what it shows; make compare.
+# without, one file twice, a copy of a run; a node of another type than the
+# baseline); the fleet page
+# (--html-out) names the bad nodes first, the missing ones before them, each
+# node's file beside its host, and escapes what it shows; make compare.
 # Needs the built dmalab (BUILD, default build) and python3.
 set -u
 
@@ -419,6 +420,20 @@ run ownout "$DMALAB" baseline "$tmp/own.json" --out "$tmp/own.json"
 check_rc "baseline --out one of its runs: refused" 2 "$(rc_of ownout)"
 cmp -s "$fleet/gpu-node-001.json" "$tmp/own.json" && ok "... and the run is left as it was" ||
 	not_ok "baseline --out one of its runs overwrote it" "$tmp/ownout.err"
+# each run once: one file given twice (by two names), or a copy of one run
+again=$fleet/../$(basename "$fleet")/gpu-node-001.json
+run twice "$DMALAB" baseline "$fleet/gpu-node-001.json" "$fleet/gpu-node-002.json" "$again" \
+	--out "$tmp/twice.json"
+check_rc "baseline of one file given twice: refused" 2 "$(rc_of twice)"
+one_line "one file twice" "$tmp/twice.err"
+has "one file twice: both names" "$tmp/twice.err" "gpu-node-001.json' and '$again' are one file"
+run copy "$DMALAB" baseline "$fleet/gpu-node-001.json" "$tmp/own.json" --out "$tmp/twice.json"
+check_rc "baseline of a run and its copy: refused" 2 "$(rc_of copy)"
+one_line "a run and its copy" "$tmp/copy.err"
+has "a run and its copy: both files, the run" "$tmp/copy.err" \
+	"gpu-node-001.json' and '$tmp/own.json' are one run (gpu-node-001, started "
+[ ! -e "$tmp/twice.json" ] && ok "... and no baseline written" ||
+	not_ok "a run given twice: a baseline written"
 run noout "$DMALAB" baseline "$fleet/gpu-node-001.json"
 check_rc "baseline without --out" 2 "$(rc_of noout)"
 run badpct "$DMALAB" compare "$fleet/gpu-node-001.json" --pct 0
@@ -495,6 +510,17 @@ run pageown "$DMALAB" compare "$tmp/own.json" --html-out "$tmp/own.json" --allow
 check_rc "--html-out one of the results files: refused" 2 "$(rc_of pageown)"
 cmp -s "$fleet/gpu-node-001.json" "$tmp/own.json" && ok "... and the run is left as it was" ||
 	not_ok "--html-out overwrote a results file" "$tmp/pageown.err"
+# a page that cannot be written: the file as given, and why; a file of the
+# user's named FILE.tmp beside the page is left alone
+run pagenodir "$DMALAB" compare "$tmp/own.json" --allow-unjudged --html-out "$tmp/no-dir/p.html"
+grep -q "cannot write '$tmp/no-dir/p.html': No such file or directory" "$tmp/pagenodir.err" &&
+	ok "--html-out into a missing folder: the file as given, and why" ||
+	not_ok "--html-out into a missing folder" "$tmp/pagenodir.err"
+echo mine >"$tmp/p.html.tmp"
+run pagetmp "$DMALAB" compare "$tmp/own.json" --allow-unjudged --html-out "$tmp/p.html"
+[ -s "$tmp/p.html" ] && [ "$(cat "$tmp/p.html.tmp")" = mine ] &&
+	ok "--html-out FILE: the user's FILE.tmp left alone" ||
+	not_ok "--html-out FILE: FILE.tmp overwritten or no page" "$tmp/pagetmp.err"
 # a host name is text from a file: escaped on the page
 "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1]))
 d["machine"]["hostname"] = "<b>&"
@@ -502,12 +528,28 @@ json.dump(d, open(sys.argv[2], "w"))' "$fleet/gpu-node-001.json" "$tmp/markup.js
 run pagemarkup "$DMALAB" compare "$tmp/markup.json" --allow-unjudged \
 	--html-out "$tmp/markup.html"
 check_rc "a host named <b>&: the page written" 0 "$(rc_of pagemarkup)" "$tmp/pagemarkup.err"
-if grep -qF '<td>&lt;b&gt;&amp;</td>' "$tmp/markup.html" && ! grep -qF '<b>' "$tmp/markup.html"
+if grep -qF '<td>&lt;b&gt;&amp;<div class="muted">markup.json</div></td>' "$tmp/markup.html" &&
+	! grep -qF '<b>' "$tmp/markup.html"
 then
 	ok "the page escapes a host named <b>&"
 else
 	not_ok "the host <b>& not escaped" "$tmp/markup.html"
 fi
+
+# nodes that share a hostname (files collected by hand): each row names its
+# file, from the page's folder where it lies there, else as given
+mkdir -p "$tmp/same"
+cp "$fleet/gpu-node-001.json" "$tmp/same/a.json"
+cp "$fleet/gpu-node-001.json" "$tmp/same/b.json"
+run pagesame "$DMALAB" compare "$tmp/same/a.json" "$tmp/same/b.json" "$fleet/gpu-node-002.json" \
+	--allow-unjudged --html-out "$tmp/same/fleet.html"
+row='<td>gpu-node-001<div class="muted">'
+[ "$(grep -cF -e "${row}a.json</div></td>" -e "${row}b.json</div></td>" \
+	"$tmp/same/fleet.html")" = 2 ] &&
+	grep -qF "<td>gpu-node-002<div class=\"muted\">$fleet/gpu-node-002.json</div></td>" \
+		"$tmp/same/fleet.html" &&
+	ok "the page: each node's file beside its host (a.json, b.json; one outside as given)" ||
+	not_ok "the page does not tell apart two nodes of one hostname" "$tmp/pagesame.err"
 
 mk() { make --no-print-directory -s BUILD="$BUILD" -o "$DMALAB" "$@"; }
 run mkcmp mk compare FILES="$fleet/gpu-node-017.json $fleet/gpu-node-004.json" \

@@ -8,7 +8,9 @@
 # task/none; Slurm 22.05's slurmd starts without one then).  Then checks:
 #   - dmalab fleet's usage errors, "not inside a clone" and "no sbatch on
 #     PATH": one line on stderr, exit 2, nothing submitted; --dry-run
-#     without Slurm on PATH prints its sbatch lines;
+#     without Slurm on PATH prints its sbatch lines and makes no folder; a
+#     made-up sbatch that refuses the merge job or every job: exit 1, the
+#     job cancelled, the folders the submission made taken away again;
 #   - --dry-run: -N and -w split into jobs of --nodes-per-job, sbatch
 #     options passed on, the merge job after all of them;
 #   - make fleet LABS="01 04" QUICK=1: one task ran on the node, <node>.json
@@ -16,7 +18,9 @@
 #     has it reported and nothing missing, fleet.json and the page fleet.html
 #     (dmalab compare --html-out) list it - said pending while compare is not
 #     in the build;
-#   - a node whose check breaks (lab 99): missing, with its log's end;
+#   - a lab id the build lacks: refused before anything is submitted (exit 2);
+#   - a node whose check breaks (an errata file it cannot read): missing,
+#     with its log's end;
 #   - --merge of a fleet whose second job never ran: its nodes missing;
 #   - --build-on-node: the node builds the lab in its own directory.
 # Every way out (pass, fail, timeout, Ctrl-C) cancels the cluster's jobs,
@@ -311,6 +315,39 @@ path_without_slurm() {
 	echo "$tmp/bin"
 }
 
+# A submission that fails (a made-up sbatch: the first job taken as 4242, the
+# merge job refused, or every job refused): exit 1, the job cancelled, and
+# nothing of the fleet left in the results folder it made.
+check_failed_submit() {
+	fake=$tmp/fakebin
+	mkdir -p "$fake"
+	printf '%s\n' '#!/bin/sh' 'case "$*" in *"$FAKE_SBATCH_REFUSE"*)' \
+		'	echo "sbatch: error: Batch job submission failed: Invalid qos" >&2' \
+		'	exit 1 ;;' 'esac' 'echo 4242' >"$fake/sbatch"
+	printf '#!/bin/sh\necho "$*" >>"%s/scancel.log"\n' "$tmp" >"$fake/scancel"
+	chmod 755 "$fake/sbatch" "$fake/scancel"
+	for refuse in dmalab-fleet-merge dmalab-fleet; do
+		rm -f "$tmp/scancel.log"
+		err=$(FAKE_SBATCH_REFUSE=$refuse PATH=$fake:$(path_without_slurm) \
+			"$dmalab" fleet --results "$tmp/refused/results" -N 1 -- 01 2>&1 >/dev/null)
+		rc=$?
+		[ "$rc" -eq 1 ] && printf '%s\n' "$err" | grep -q "sbatch refused the job: .*qos" &&
+			ok || bad "sbatch refusing $refuse: exit $rc (want 1), stderr: $err"
+		if [ "$refuse" = dmalab-fleet-merge ]; then
+			[ "$(cat "$tmp/scancel.log" 2>/dev/null)" = 4242 ] && ok ||
+				bad "the merge job refused: job 4242 not cancelled"
+		fi
+		[ ! -e "$tmp/refused/results" ] && ok ||
+			bad "sbatch refusing $refuse: left $(find "$tmp/refused" | tr '\n' ' ')"
+	done
+	# a results folder that was there stays, with what it held
+	mkdir -p "$tmp/refused/kept" && : >"$tmp/refused/kept/mine"
+	FAKE_SBATCH_REFUSE=dmalab-fleet PATH=$fake:$(path_without_slurm) \
+		"$dmalab" fleet --results "$tmp/refused/kept" -N 1 -- 01 >/dev/null 2>&1
+	[ "$(ls -A "$tmp/refused/kept")" = mine ] && ok ||
+		bad "a failed submission changed the results folder: $(ls -A "$tmp/refused/kept")"
+}
+
 check_usage_errors() {
 	expect_usage "unexpected 'stray' \(sbatch options come first" stray
 	expect_usage "option '-N' needs a value" -N
@@ -321,6 +358,18 @@ check_usage_errors() {
 	expect_usage "option '-o' is set by the fleet" -o out.txt
 	expect_usage "bad lab id '9x'" -p test -- 01 9x
 	expect_usage "--baseline '$tmp/none': no such readable file" --baseline "$tmp/none"
+	# node files collected by hand are no fleet to merge: the way to their page is said
+	mkdir -p "$tmp/hand"
+	hand="^dmalab fleet: --merge '$tmp/hand': no jobs listed in '$tmp/hand/jobs/jobs.txt'.*"
+	hand="$hand: make fleet-report FLEET=$tmp/hand \(or dmalab compare $tmp/hand/\*\.json"
+	expect_usage "$hand --html-out FILE\)$" --merge "$tmp/hand"
+	"$dmalab" fleet --help | grep -q "make fleet-report FLEET=DIR" && ok ||
+		bad "dmalab fleet --help: no route without Slurm (make fleet-report)"
+	# a lab the nodes would not find: refused as dmalab check refuses it, nothing submitted
+	expect_usage "^dmalab fleet: no lab '99' in '.*/labs' \(build it with make; built: 01 " \
+		--dry-run -N 2 -- 01 lab-99
+	expect_usage "no lab '12' in '$clone/labs' \(the labs the nodes would build: 01 " \
+		--dry-run --build-on-node -N 2 -- 012
 	err=$(cd "$tmp" && "$dmalab" fleet -N 1 2>&1 >/dev/null)
 	rc=$?
 	[ "$rc" -eq 2 ] && printf '%s\n' "$err" | grep -q "not inside a dmalab clone" && ok ||
@@ -336,6 +385,8 @@ check_usage_errors() {
 	rc=$?
 	[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c '^sbatch ')" -eq 2 ] && ok ||
 		bad "--dry-run without Slurm: exit $rc, output: $out"
+	[ ! -e "$tmp/dry" ] && ok || bad "--dry-run made '$tmp/dry': $(ls -R "$tmp/dry")"
+	check_failed_submit
 	"$dmalab" fleet --help | grep -q -- "--nodes-per-job N" && ok ||
 		bad "dmalab fleet --help: no --nodes-per-job"
 	# a dmalab with no fleet/ beside it
@@ -370,10 +421,6 @@ check_dry_run() {
 	out=$("$dmalab" fleet --dry-run -N 2 -C h200 -- 01 2>&1)
 	job_lines "$out" | grep -q -- '-C h200 -N 2' && ok ||
 		bad "-C h200 is not passed to sbatch: $out"
-	err=$("$dmalab" fleet --dry-run -N 2 -- 01 99 2>&1 >/dev/null)
-	printf '%s\n' "$err" | grep -q "warning: no lab '99' in .*every node's check will fail" &&
-		ok ||
-		bad "-- 99: no warning before submitting: $err"
 	: >"$tmp/empty.json"
 	expect_usage "--baseline '.*empty.json': no such file, or empty" --dry-run -N 2 \
 		--baseline "$tmp/empty.json"
@@ -395,6 +442,8 @@ check_dry_run() {
 	expect_usage "sbatch refused the job: sbatch: unrecognized option '--no-such-option'" \
 		--results "$tmp/results-refused" --no-such-option
 	queue_empty && ok || bad "a refused submission left jobs queued: $(squeue -h 2>&1)"
+	[ ! -e "$tmp/results-refused" ] && ok ||
+		bad "a refused submission left '$tmp/results-refused' behind"
 }
 
 # SIGTERM to the waiting command (as a closed login session sends): it
@@ -435,7 +484,8 @@ check_merged_report() {
 	if "$dmalab" compare --help 2>&1 | grep -q compare; then
 		grep -q "\"$host\"" "$1/fleet.json" 2>/dev/null && ok ||
 			bad "fleet.json does not list $host"
-		grep -qF "<td>$host</td>" "$1/fleet.html" 2>/dev/null && ok ||
+		grep -qF "<td>$host<div class=\"muted\">$host.json</div></td>" "$1/fleet.html" \
+			2>/dev/null && ok ||
 			bad "no fleet.html listing $host (dmalab compare --html-out)"
 	else
 		say "pending: dmalab compare is not in this build; fleet.json not checked"
@@ -487,15 +537,17 @@ check_fleet_run() {
 	check_merged_report "$fleet"
 }
 
-# A check that breaks on the node (no lab 99): the node is missing, with
+# A check that breaks on the node (an errata file it cannot read, which the
+# job's environment names: sbatch passes it on): the node is missing, with
 # the end of its log.
 check_broken_node() {
-	say "a node whose check breaks (lab 99)"
-	run_bounded 90 "$dmalab" fleet --results "$tmp/results-broken" -t 5 -- 99
+	say "a node whose check breaks (DMALAB_ERRATA names no file)"
+	run_bounded 90 env DMALAB_ERRATA="$tmp/no-such-errata.md" \
+		"$dmalab" fleet --results "$tmp/results-broken" -t 5 -- 01
 	[ "$rc" -eq 1 ] && ok || bad "a broken check: exit $rc (want 1): $out"
 	fleet=$(fleet_dir "$tmp/results-broken")
 	head -n 1 "$fleet/$host.log" 2>/dev/null | grep -q "dmalab check exit 2, no results.json" &&
-		grep -q "no lab '99'" "$fleet/$host.log" && ok ||
+		grep -q "no-such-errata.md" "$fleet/$host.log" && ok ||
 		bad "no $host.log with the check's error in '$fleet'"
 	json_holds "[m['node'] for m in d['missing']] == ['$host'] and d['reported'] == []" \
 		"$fleet/jobs/fleet-nodes.json" && ok ||

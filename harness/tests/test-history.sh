@@ -3,8 +3,10 @@
 # on an H200 run): two GPUs of eight nightly runs each; GPU A healthy, GPU B
 # whose pinned H2D rate loses 2 % a night over its last three runs (-6 %,
 # still far above preflight's floor of 0.70 of the link).  B is flagged
-# naming its h2d figures, A is not; A alone exits 0; the JSON carries the
-# series; too few runs are not judged; bad input exits 2 with one line.
+# naming its h2d figures, A is not; A alone exits 0; a folder of
+# NAME/results.json reads as one of NAME.json; a host without a GPU counts as
+# a host, not a GPU; the JSON carries the series;
+# too few runs are not judged; bad input exits 2 with one line.
 # Needs the built dmalab (BUILD, default build) and python3.
 # shellcheck disable=SC2015 # ok and bad return 0
 set -u
@@ -68,6 +70,25 @@ echo '{"schema": "dmalab-compare/1"}' >"$tmp/a/fleet.json"
 "$D" history "$tmp/a" --all >"$tmp/a.out" 2>&1 && ok || bad "A alone: exit $?"
 [ "$(grep -c '^  ' "$tmp/a.out")" -gt 20 ] && ok ||
 	bad "--all printed $(grep -c '^  ' "$tmp/a.out")"
+
+# 3b. A folder of DIR/NAME/results.json (make check RESULTS=DIR/NAME), as dmalab
+# class reads one: A's eight runs read there as from A's folder.
+for f in "$tmp"/a/night-*.json; do
+	n=$(basename "$f" .json)
+	mkdir -p "$tmp/c/$n" && cp "$f" "$tmp/c/$n/results.json"
+done
+"$D" history "$tmp/c" >"$tmp/c.out" 2>&1 && grep -q '^GPU-a0000000-.*, 8 runs from ' "$tmp/c.out" &&
+	grep -q '^history: 1 GPU, 0 flagged$' "$tmp/c.out" && ok ||
+	bad "DIR/NAME/results.json: $(cat "$tmp/c.out")"
+
+# 3c. A host without a GPU is grouped by its hostname, and the count says so.
+"$D" history "$tmp/a" plots/tests/fixtures/results-cpu.json >"$tmp/cpu.out" 2>&1 &&
+	grep -q '^history: 1 GPU and 1 host (no GPU UUID), 0 flagged$' "$tmp/cpu.out" && ok ||
+	bad "a GPU and a host without one: $(tail -n 1 "$tmp/cpu.out")"
+"$D" history plots/tests/fixtures/results-cpu.json >"$tmp/cpu.out" 2>&1 &&
+	grep -q '^history: 1 host (no GPU UUID), 0 flagged$' "$tmp/cpu.out" &&
+	grep -q ': no GPU on ' "$tmp/cpu.out" && ok ||
+	bad "a host without a GPU: $(cat "$tmp/cpu.out")"
 
 # 4. Three runs of B are too few for the default --min-runs 4.
 "$D" history "$tmp/b/night-5.json" "$tmp/b/night-6.json" "$tmp/b/night-7.json" \

@@ -215,9 +215,27 @@ grep -q "<tr><td>di</td>" "$tmp/class2/class.html" &&
 rc=$?
 [ "$rc" -eq 2 ] && ok "a missing folder: exit 2" || bad "a missing folder: exit $rc"
 has "$tmp/class3.out" "class: no such folder '$tmp/no-such'" "a missing folder: said in a line"
+# a folder with no run in it is bad input, as a missing one is: 2, one line
+mkdir -p "$tmp/class-empty"
+"$dmalab" class "$tmp/class-empty" >"$tmp/class5.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/class5.out")" -eq 1 ] &&
+	ok "an empty folder: exit 2, one line" || bad "an empty folder: exit $rc (want 2)"
+has "$tmp/class5.out" "no learner's results.json in '$tmp/class-empty'" \
+	"an empty folder: said in a line"
+"$dmalab" class --help | grep -q "^exit: 0 written.*2 no page" &&
+	ok "class --help: its exit codes" || bad "class --help lists no exit codes"
 "$dmalab" class "$tmp/broken.json" >"$tmp/class3.out" 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && has "$tmp/class3.out" "is a file, not a folder" "a file as the folder: exit 2"
+"$dmalab" class "$c" --out "$tmp/no-dir/x.html" >"$tmp/class4.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && ok "--out into a missing folder: exit 2" ||
+	bad "--out into a missing folder: exit $rc (want 2)"
+has "$tmp/class4.out" "cannot write '$tmp/no-dir/x.html': No such file or directory" \
+	"--out into a missing folder: the file as given, and why"
+grep -q '\.tmp' "$tmp/class4.out" && bad "--out into a missing folder names a .tmp file" ||
+	ok "--out into a missing folder: no temporary file named"
 page=$c/class.html
 has "$page" "Cy &lt;3" "a learner's name is escaped"
 has "$page" ">not yet (untried)</td>" "class.html: a state in the learner's words"

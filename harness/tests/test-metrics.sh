@@ -74,7 +74,8 @@ sed 's/"h200-template"/"rack\\\\1 \\"a\\""/' "$FIX" >"$tmp/odd.json"
 accepted odd "$tmp/odd.prom" -
 grep -q 'host="rack\\\\1 \\"a\\""' "$tmp/odd.prom" && ok ||
 	bad "odd host: $(head -3 "$tmp/odd.prom")"
-[ ! -e "$tmp/odd.prom.tmp" ] && ok || bad "odd host: the .tmp file was left behind"
+[ "$(ls "$tmp" | grep -c '^odd\.prom.')" = 0 ] && ok ||
+	bad "odd host: a temporary file was left behind: $(ls "$tmp")"
 
 # 3. A real run here writes RESULTS/dmalab.prom beside results.json.
 if "$D" check --results "$tmp/run" 01 >"$tmp/run.out" 2>&1 || [ -f "$tmp/run/results.json" ]; then
@@ -100,6 +101,14 @@ for a in "$tmp/absent.json" "$FIX $FIX" "$FIX --out $tmp/no/dir/x.prom" "--bogus
 	[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] && [ ! -e "$tmp/no" ] && ok ||
 		bad "metrics $a: exit $rc, stderr '$(cat "$tmp/bad.err")'"
 done
+# a file that cannot be written: named as given (never its temporary file), with why
+"$D" metrics "$FIX" --out "$tmp/no/dir/x.prom" >/dev/null 2>"$tmp/bad.err"
+grep -qx "dmalab: --out '$tmp/no/dir/x.prom': cannot write: No such file or directory" \
+	"$tmp/bad.err" && ok || bad "metrics --out into a missing folder: $(cat "$tmp/bad.err")"
+# a file beside it of the user's, named as a fixed temporary file would be: left alone
+echo mine >"$tmp/odd.prom.tmp"
+"$D" metrics "$FIX" --out "$tmp/odd.prom" >/dev/null && [ "$(cat "$tmp/odd.prom.tmp")" = mine ] &&
+	ok || bad "metrics --out FILE: FILE.tmp of the user's overwritten"
 "$D" preflight --metrics "$tmp/no/dir/x.prom" >/dev/null 2>"$tmp/bad.err"
 [ $? = 2 ] && grep -q -- "--metrics '$tmp/no/dir/x.prom'" "$tmp/bad.err" && ok ||
 	bad "preflight --metrics into a missing directory: $(cat "$tmp/bad.err")"

@@ -10,8 +10,8 @@
 #   (fake_libcuda.c): 1, or that hangs: 1 within --timeout, nothing left
 #   behind; made-up lab-02 records (a healthy GPU, a slow copy, a GPU CUDA
 #   does not list, a CUDA error, a build without nvcc, no lab-02: 0, 1, 1,
-#   1, 2, 2); the Slurm wrapper drains the node (a fake scontrol) only when
-#   unhealthy.
+#   1, 2, 2); stopped by SIGINT or SIGTERM: 130, 143, said, the lab gone; the
+#   Slurm wrapper drains the node (a fake scontrol) only when unhealthy.
 # The made-up driver in LD_LIBRARY_PATH comes before a real one, so the
 # cases read the same on a GPU machine.  Every run is under `timeout`.
 # shellcheck disable=SC2086,SC2015 # $nocuda, $slurm, $fake: words on purpose; ok and bad return 0
@@ -143,6 +143,7 @@ for a in "--size 1M" "--min-fraction 2" "--bogus" "--expect-gpus x" "--timeout 0
 done
 pf help "$D" preflight --help
 [ "$rc" -eq 0 ] && grep -q '^exit: 0 healthy' "$tmp/help.out" &&
+	grep -q '128+N stopped by signal N' "$tmp/help.out" &&
 	grep -q -- '--memlock-min' "$tmp/help.out" && ok || bad "--help: exit $rc"
 
 # 4. An NVIDIA GPU in sysfs and the real lab-02: no driver, or one that does not start.
@@ -241,7 +242,24 @@ rm "$tmp/labs/lab-02"
 pf nolab $fake "$tmp/one"
 expect nolab 2 "^preflight: could not run: lab-02 '.*/lab-02' cannot be run"
 
-# 7. The Slurm wrapper: drains through scontrol only when unhealthy, with the reason.
+# 7. Stopped by a signal while lab-01 runs (a made-up one that sleeps): 128+N as
+#    dmalab check exits, the status line and --json say so, the lab is gone.
+mkdir -p "$tmp/slow"
+printf '#!/bin/sh\necho $$ >"%s/slow/pid"\nexec sleep 30\n' "$tmp" >"$tmp/slow/lab-01"
+chmod 755 "$tmp/slow/lab-01"
+for stop in INT:130 TERM:143; do
+	sig=${stop%:*} want=${stop#*:}
+	pf "stop-$sig" timeout --preserve-status -s "$sig" 2 "$D" preflight \
+		--labs-dir "$tmp/slow" --sysfs-root "$tmp/none" --json "$tmp/stop.json"
+	expect "stop-$sig" "$want" "^preflight: stopped by SIG$sig before its checks"
+	grep -q "^mlock    not run lab-01 did not decide 01.1: stopped by SIG$sig with dmalab" \
+		"$tmp/stop-$sig.out" && grep -q '"status": "stopped"' "$tmp/stop.json" &&
+		grep -q "\"exit_code\": $want" "$tmp/stop.json" && ok ||
+		bad "stop-$sig: $(cat "$tmp/stop-$sig.out") $(head -c 300 "$tmp/stop.json")"
+	kill -0 "$(cat "$tmp/slow/pid")" 2>/dev/null && bad "stop-$sig: lab-01 left" || ok
+done
+
+# 8. The Slurm wrapper: drains through scontrol only when unhealthy, with the reason.
 mkdir -p "$tmp/bin" "$tmp/w"
 printf '#!/bin/sh\nprintf "%%s\\n" "$*" >>"%s/scontrol.log"\n' "$tmp" >"$tmp/bin/scontrol"
 chmod 755 "$tmp/bin/scontrol"

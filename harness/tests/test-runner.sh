@@ -263,6 +263,15 @@ check "$(leftovers)" 0 "after Ctrl-C during grade: no fake lab process is left"
 # 5c. The results directory, checked once before any lab runs: a path that
 # names a file, a read-only mount, a full disk, a directory another run holds.
 echo x >"$tmp/afile"
+# the results folder is made, but not the folders above it: a typo there is refused
+run_dmalab check 91 --results "$tmp/no-such/r" >"$tmp/rp.out" 2>&1
+check "$?:$(cat "$tmp/rp.out")" "2:dmalab: results directory '$tmp/no-such/r': its parent folder \
+'$tmp/no-such' does not exist (a typo? create it first)" "--results under a missing folder: 2"
+[ ! -e "$tmp/no-such" ] && ok "... and nothing made" || bad "--results under a missing folder: made"
+run_dmalab check 91 --results "$tmp/made" >/dev/null 2>&1
+check "$?:$(ls -A "$tmp/made" | tr '\n' ' ')" \
+	"0:.dmalab-lock dmalab.prom junit.xml lab-91.json lab-91.log results.json " \
+	"--results of a new folder in one that exists: made, with what README lists"
 run_dmalab check 91 --results "$tmp/afile" >"$tmp/rf.out" 2>&1
 check $? 2 "--results naming a file: exit 2"
 check "$(cat "$tmp/rf.out")" "dmalab: results directory '$tmp/afile': not a directory" \
@@ -412,6 +421,14 @@ usage_case "'0'" run_dmalab check --timeout-mul 0
 usage_case "'2x'" run_dmalab check --timeout-mul 2x
 usage_case "'1e-300'" run_dmalab check --timeout-mul 1e-300
 usage_case "'-1'" env DMALAB_TIMEOUT_MUL=-1 "$BUILD/dmalab" list
+# the range --help gives is the one refused outside (0.1 to 1000), try's too
+usage_case "'0.09' (want a number from 0.1 to 1000)" run_dmalab check --timeout-mul 0.09
+usage_case "'0.05' (want a number from 0.1 to 1000)" "$BUILD/dmalab" try 91 --timeout-mul 0.05
+"$BUILD/dmalab" --help | grep -q -- "--timeout-mul N .*from 0.1 to 1000$" &&
+	ok "dmalab --help: --timeout-mul from 0.1 to 1000" ||
+	bad "dmalab --help: --timeout-mul's range is not 0.1 to 1000"
+run_dmalab list --timeout-mul 0.1 >/dev/null 2>&1
+check $? 0 "--timeout-mul 0.1, the least, is taken"
 usage_case "'--bogus'" run_dmalab check --bogus
 usage_case "'frobnicate'" run_dmalab frobnicate
 usage_case "sysinfo, preflight, grade, quiz, hint, answers, exercise, try, exercises," \
