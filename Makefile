@@ -328,7 +328,7 @@ test-exercises: all
 # Predictions, grade/Gradescope/JUnit with exercises and predictions, the
 # class page in headless Chromium, exercise hints (harness/tests/test-learner.sh)
 .PHONY: class
-test-learner: all fakelabs
+test-learner: all fakelabs $(BUILD)/tests/fake-cuda/libcuda.so.1
 
 # CLASS=DIR: a folder of learners' results.json -> DIR/class.html
 class: $(DMALAB)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lang.h"
 #include "sections.h"
@@ -24,7 +25,7 @@ enum dmalab_lang dmalab_lang(void)
 		const char *v = getenv(vars[i]);
 
 		if (v && *v)
-			return !strncmp(v, "zh", 2) ? DMALAB_ZH : DMALAB_EN;
+			return !strncasecmp(v, "zh", 2) ? DMALAB_ZH : DMALAB_EN;
 	}
 	return DMALAB_EN;
 }
@@ -38,8 +39,8 @@ const char *dmalab_lang_env_unknown(void)
 {
 	const char *v = getenv("DMALAB_LANG");
 
-	if (!v || !*v || !strncmp(v, "en", 2) || !strncmp(v, "zh", 2) || !strcmp(v, "C") ||
-	    !strcmp(v, "POSIX"))
+	if (!v || !*v || !strncasecmp(v, "en", 2) || !strncasecmp(v, "zh", 2) ||
+	    !strcmp(v, "C") || !strncmp(v, "C.", 2) || !strcmp(v, "POSIX"))
 		return NULL;
 	return v;
 }

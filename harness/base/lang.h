@@ -23,8 +23,8 @@ enum dmalab_lang { DMALAB_EN = 0, DMALAB_ZH = 1 };
 enum dmalab_lang dmalab_lang(void);
 /* For tests and --lang flags: overrides the environment from now on. */
 void dmalab_lang_set(enum dmalab_lang lang);
-/* DMALAB_LANG's value when it names no language of the kit's (en..., zh..., C,
- * POSIX), else NULL: a typo in the kit's own variable is bad input, where
+/* DMALAB_LANG's value when it names no language of the kit's (en..., zh..., any
+ * case; C, C.*, POSIX), else NULL: a typo in the kit's own variable is bad input, where
  * LANG=fr_FR is only a locale the kit has no words for. */
 const char *dmalab_lang_env_unknown(void);
 

@@ -9,6 +9,15 @@
 
 #include "savefile.h"
 
+/* The process's umask, which mkstemp's 0600 does not follow and fopen's file would. */
+static mode_t current_umask(void)
+{
+	mode_t m = umask(0);
+
+	umask(m);
+	return m;
+}
+
 FILE *savefile_open(struct savefile *s, const char *path)
 {
 	int fd, err;
@@ -22,7 +31,7 @@ FILE *savefile_open(struct savefile *s, const char *path)
 	fd = mkstemp(s->tmp);
 	if (fd < 0)
 		return NULL;
-	if (fchmod(fd, 0644) == 0 && (s->f = fdopen(fd, "w")))
+	if (fchmod(fd, 0666 & ~current_umask()) == 0 && (s->f = fdopen(fd, "w")))
 		return s->f;
 	err = errno;
 	close(fd);
@@ -33,15 +42,15 @@ FILE *savefile_open(struct savefile *s, const char *path)
 
 int savefile_commit(struct savefile *s)
 {
-	int ok, err;
+	/* a failed write's errno, as the write left it (best effort: stdio keeps none) */
+	int write_err = ferror(s->f) ? errno : 0, ok = !ferror(s->f), err;
 
 	errno = 0;
-	ok = !ferror(s->f);
 	ok &= fclose(s->f) == 0;
 	s->f = NULL;
 	if (ok && rename(s->tmp, s->path) == 0)
 		return 0;
-	err = errno ? errno : EIO;
+	err = write_err ? write_err : errno ? errno : EIO;
 	unlink(s->tmp);
 	errno = err;
 	return -1;

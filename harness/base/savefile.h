@@ -7,7 +7,10 @@
  * which replaces the file by rename once complete, so that a reader (a
  * browser, node_exporter's textfile collector, a CI job) never sees half of
  * one.  A failure leaves no temporary file and sets errno: the caller's
- * error line names the file it was given, never the temporary one.
+ * error line names the file it was given, never the temporary one.  (A
+ * signal that ends the process between open and commit does leave it: the
+ * temporary file is not on cleanup.h's list.)  The file gets 0666 less the
+ * umask, as fopen would give it.
  */
 #ifndef DMALAB_SAVEFILE_H
 #define DMALAB_SAVEFILE_H

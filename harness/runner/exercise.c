@@ -14,6 +14,7 @@
  * is no longer what make exercises, results.json and grade say.
  * Exit: 0 done (or written, listed), 1 not yet or not graded here, 2 usage or refused.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
 #include <math.h>
@@ -270,6 +271,25 @@ static char *region_note(const char *text, const struct ex_region *r)
 	return out;
 }
 
+/* The files the copy's tries left in its results/ folder (results.json, junit.xml,
+ * try-state, the lab's record and log): a copy started over has no tries. */
+static void forget_tries(const struct ex_lab *x)
+{
+	char dir[2200], path[2600];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/results", x->copy_dir);
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d)))
+		if (e->d_type == DT_REG || e->d_type == DT_UNKNOWN) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path); /* a folder or "." refuses: only files go */
+		}
+	closedir(d);
+}
+
 /* The copy's regions, each with its line; one this machine cannot grade says
  * what it lacks before the learner spends an hour on it (as `exercises` does). */
 static void say_regions(const struct ex_opts *o, const struct ex_lab *x)
@@ -319,14 +339,8 @@ static int do_exercise(const struct ex_opts *o, struct ex_lab *x)
 	free(stubbed);
 	if (rc)
 		return 2;
-	if (o->reset) { /* a fresh copy: an older try's refusal or run is not its state */
-		char old[2300];
-
-		snprintf(old, sizeof(old), "%s/results/try-state", x->copy_dir);
-		unlink(old);
-		snprintf(old, sizeof(old), "%s/results/results.json", x->copy_dir);
-		unlink(old);
-	}
+	if (o->reset) /* a fresh copy: an older try's refusal or run is not its state */
+		forget_tries(x);
 	if (o->reset)
 		printf(MSG("ex.wrote-again", "exercise-%s: wrote '%s' (started over); write "
 			   "these, then make try-%s:"), x->id, x->copy, x->id);

@@ -36,6 +36,7 @@ int ex_here_cuda_role(void)
 {
 	struct gpu_cuda_list c;
 
+	proc_child_init(); /* a hung driver's child dies with the runner, never an orphan */
 	gpu_cuda_list_read(&c);
 	printf("loaded %d\nok %d\nleft_out %d\nwhy %s\n", c.loaded, c.ok, c.left_out, c.why);
 	for (int i = 0; i < c.n; i++) /* a bus id CUDA did not give: "-" */

@@ -473,7 +473,7 @@ int main(int argc, char **argv)
 	const char *lang = dmalab_lang_env_unknown();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (lang)
+	if (lang && !(argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))))
 		die_usage("DMALAB_LANG '%s': the kit speaks en or zh", lang);
 	/* exercise_here.c's child: CUDA asked where no lab is started after it */
 	if (argc == 3 && !strcmp(argv[1], "--role") && !strcmp(argv[2], "cuda-devices"))

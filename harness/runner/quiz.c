@@ -408,8 +408,9 @@ static void print_block(const char *text)
 	}
 }
 
-/* An answer that starts with a number ("6.5", "300 ms/GiB"; "about 6 x" does
- * not): 1, with the unit written after it, to the line's end, in unit ("" none). */
+/* An answer that starts with a number ("6.5", "300 ms/GiB because..."; "about 6 x"
+ * does not): 1, with the word written after it in unit ("" none; a trailing ',', '.'
+ * or ';' dropped). */
 static int typed_number(const char *answer, double *v, char *unit, size_t len)
 {
 	char *end;
@@ -421,15 +422,17 @@ static int typed_number(const char *answer, double *v, char *unit, size_t len)
 	if (end == answer || !isfinite(*v) || *v < 0)
 		return 0;
 	end += strspn(end, " \t");
-	n = strcspn(end, "\n");
-	while (n && (end[n - 1] == ' ' || end[n - 1] == '\t'))
+	n = strcspn(end, " \t\n");
+	while (n && strchr(",.;", end[n - 1]))
 		n--;
 	snprintf(unit, len, "%.*s", (int)n, end);
 	return 1;
 }
 
-/* The headline figures of q this run measured: the claims a number is scored on. */
-static int measured_figures(const struct learn_ctx *lc, const struct ans_question *q)
+/* The headline figures of q this run measured (the claims a number is scored on);
+ * with a unit, those in it alone (any case). */
+static int measured_figures(const struct learn_ctx *lc, const struct ans_question *q,
+			    const char *unit)
 {
 	struct claim_view v;
 	double lo, hi;
@@ -438,7 +441,7 @@ static int measured_figures(const struct learn_ctx *lc, const struct ans_questio
 	for (k = 0; k < q->nclaims; k++) {
 		claim_view_make(lc, q->claims[k], &v);
 		n += v.c && predict_is_figure(v.c->op, v.c->unit) &&
-		     predict_interval(v.c, &lo, &hi);
+		     predict_interval(v.c, &lo, &hi) && (!unit || !strcasecmp(unit, v.c->unit));
 	}
 	return n;
 }
@@ -465,7 +468,7 @@ static double score_number(struct quiz *z, const struct claim *c, double number)
  */
 static int number_meant_for(const struct claim *c, const char *unit, int figures)
 {
-	return c && (*unit ? !strcmp(unit, c->unit) : figures == 1);
+	return c && (*unit ? !strcasecmp(unit, c->unit) : figures == 1);
 }
 
 static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans_question *q)
@@ -475,7 +478,7 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 	double number = 0, s;
 	char unit[32];
 	int k, has_number = typed_number(it->answer, &number, unit, sizeof(unit));
-	int figures = has_number ? measured_figures(lc, q) : 0;
+	int figures = has_number ? measured_figures(lc, q, NULL) : 0;
 
 	it->number_score = NAN; /* of this answer only */
 	printf("--- %s ---\n", TR("what this machine measured", "这台机器的测量结果"));
@@ -504,6 +507,11 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 				   "figures; write its unit after it, as above, to score it)",
 				   "（你的数字没有计分：这道题有几个数值；在数字后写上单位（如上）"
 				   "才会计分）"));
+	else if (has_number && *unit && figures && !measured_figures(lc, q, unit))
+		printf("  %s '%s'%s\n", TR("(your number is not scored: no figure above is in",
+					  "（你的数字没有计分：上面没有哪个数值的单位是"), unit,
+		       TR("; write a figure's unit after it, or nothing when there is one figure)",
+			  "；在数字后写上某个数值的单位，只有一个数值时也可以不写）"));
 }
 
 static void set_mark(struct quiz_item *it, char m)

@@ -256,10 +256,15 @@ quiz_num q9 ch1 "64 MiB"
 has "$tmp/q9.out" "         your number 64: 1.00 (" "quiz: a number with its unit is scored"
 # ch2.S2: 02.2 (x) its one figure; 01.7 an exact count of runs, no figure
 quiz_num q10 ch2 x "6.7 GB/s"
-grep -q "your number" "$tmp/q10.out" && bad "quiz: a number in no figure's unit was scored" ||
-	ok "quiz: a number in no figure's unit is not scored"
+check "$?:$(grep -c 'your number 6.7' "$tmp/q10.out")" "0:0" \
+	"quiz: a number in no figure's unit is not scored"
+has "$tmp/q10.out" "(your number is not scored: no figure above is in 'GB/s';" \
+	"quiz: and it says why"
 quiz_num q11 ch2 x 7
 has "$tmp/q11.out" "         your number 7: 0.99 (" "quiz: a bare number, the one figure: scored"
+quiz_num q12 ch2 x "7 X, as the staging copy halves it"
+has "$tmp/q12.out" "         your number 7: 0.99 (" \
+	"quiz: the unit is the word after the number, in any case, prose after it"
 
 echo "== hints"
 h() { "$dmalab" hint "$@" --results "$tmp/h"; }

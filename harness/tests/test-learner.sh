@@ -361,5 +361,23 @@ ids=$(sed -n 's/.*hints exist for: //p' "$tmp/h.out")
 [ -n "$ids" ] && [ "$ids" = "$(printf '%s\n' $ids | sort | tr '\n' ' ' | sed 's/ $//')" ] &&
 	ok "hint 99: the labs with hints, sorted" || bad "hint 99: not sorted: $ids"
 
+# the forecast asks CUDA in a child: a hung driver's child dies with a stopped runner
+fake=$BUILD/tests/fake-cuda
+LD_LIBRARY_PATH=$fake FAKE_CUDA_HANG_IF=cuda-devices "$dmalab" exercises --work "$w" \
+	>"$tmp/hang.out" 2>&1 &
+runner=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	pgrep -f -- '--role cuda-devices' >/dev/null && break
+	sleep 0.2
+done
+asked=$(pgrep -f -- '--role cuda-devices' | head -n 1)
+kill -TERM "$runner"
+wait "$runner" 2>/dev/null
+sleep 0.5
+state=$(ps -o stat= -p "${asked:-0}" 2>/dev/null) # a zombie left to init is gone
+if [ -n "$asked" ] && { [ -z "$state" ] || [ "${state#Z}" != "$state" ]; }; then
+	ok "a hung driver's --role cuda-devices child dies with the runner"
+else bad "the CUDA child ${asked:-(never seen)} outlived its runner"; kill -KILL "$asked"; fi
+
 echo "test-learner: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
