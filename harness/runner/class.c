@@ -140,7 +140,7 @@ static int exercise_cell(FILE *f, const struct json *e)
 	enum ex_state k = ex_state_of_key(st);
 	char title[300];
 
-	if (skips && (k == EX_NOT_STARTED || k == EX_UNTRIED)) {
+	if (skips && ex_not_begun(k)) {
 		snprintf(title, sizeof(title), MSG("class.skips-here", "its claims skip on this "
 						   "learner's machine: %s"), skips);
 		html_put(f, "<td class=\"not_graded\" title=\"", title, "\">");
@@ -391,9 +391,10 @@ static void warn_same_learner(const struct class_page *pg)
 				pg->l[i].node.path);
 }
 
+/* English's plural ending; Chinese has none (its message keeps the %s). */
 static const char *plural(int n)
 {
-	return n == 1 ? "" : "s";
+	return n == 1 || dmalab_lang() == DMALAB_ZH ? "" : "s";
 }
 
 /* What the page holds, in a line: the predictions are the numbers the
@@ -418,12 +419,13 @@ static void say_written(const struct class_page *pg, const char *out)
 	}
 	for (int k = 0; k < pg->npred; k++)
 		figures += given[k];
-	printf("class: %d learner%s, %d exercise%s, %d prediction%s by %d learner%s over %d "
-	       "figure%s", pg->n, plural(pg->n), pg->nex, plural(pg->nex), made, plural(made),
-	       learners, plural(learners), figures, plural(figures));
+	printf(MSG("class.said", "class: %d learner%s, %d exercise%s, %d prediction%s by %d "
+		   "learner%s over %d figure%s"), pg->n, plural(pg->n), pg->nex, plural(pg->nex),
+	       made, plural(made), learners, plural(learners), figures, plural(figures));
 	if (dont_know)
-		printf(" (and %d \"don't know\")", dont_know);
-	printf(": wrote %s\n", out);
+		printf(MSG("class.said-dont-know", " (and %d \"don't know\")"), dont_know);
+	printf(MSG("class.said-wrote", ": wrote %s"), out);
+	putchar('\n');
 }
 
 static int class_usage(int rc)

@@ -467,6 +467,11 @@ const char *ex_state_text(enum ex_state st)
 	}
 }
 
+int ex_not_begun(enum ex_state st)
+{
+	return st == EX_NOT_STARTED || st == EX_UNTRIED;
+}
+
 const char *ex_state_word(const char *key)
 {
 	enum ex_state st = ex_state_of_key(key);

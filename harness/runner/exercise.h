@@ -62,6 +62,10 @@ enum ex_state ex_state_of_key(const char *key);
 /* What the learner reads for results.json's word key ("not yet" for "not_yet"),
  * in the learner's language. */
 const char *ex_state_word(const char *key);
+/* 1 for an exercise not begun (not started, or never tried): one whose claims skip
+ * on the machine of a run is "not graded here" (class, grade, junit), as make
+ * exercises marks it before any try. */
+int ex_not_begun(enum ex_state st);
 
 struct ex_status {
 	char id[32], lab[8], claims[128];

@@ -113,14 +113,14 @@ static int gs_exercises(const struct learn_ctx *lc, struct gradescope *gs)
 
 		snprintf(name, sizeof(name), "exercise %s (lab-%s)", json_get_str(e, "id", "?"),
 			 lab);
-		snprintf(when, sizeof(when), k == EX_NOT_STARTED || k == EX_UNTRIED ?
+		snprintf(when, sizeof(when), ex_not_begun(k) ?
 			 "no make try-%s of it yet" : "the learner's last make try-%s", lab);
 		snprintf(out, sizeof(out), "state: %s (%s); graded by claims %s: 1 point when "
 			 "every one passes\n", ex_state_word(st), when,
 			 json_get_str(e, "claims", ""));
 		/* no skipped in Gradescope: 0 of 1 still (the total is the course's),
 		 * said to be the machine's, as make exercises marks it */
-		if ((k == EX_NOT_STARTED || k == EX_UNTRIED) && skips) {
+		if (ex_not_begun(k) && skips) {
 			gs->ungraded++;
 			snprintf(out + strlen(out), sizeof(out) - strlen(out), "not graded on the "
 				 "machine of this run: its claims skip there (%s); grade it on a "

@@ -141,7 +141,7 @@ static void exercise_suite(struct xml_writer *x, const struct run_state *rs, int
 		snprintf(msg, sizeof(msg), "%s (claims %s; make try-%s)", ex_state_words[st],
 			 ex[i].claims, ex[i].lab);
 		/* one not begun that this machine cannot grade: said, as make exercises does */
-		if ((st == EX_NOT_STARTED || st == EX_UNTRIED) &&
+		if (ex_not_begun(st) &&
 		    ex_here_skips(rs->here, ex[i].lab, ex[i].claims, skips, sizeof(skips)) > 0)
 			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "; not graded "
 				 "here: its claims skip here (%s)", skips);

@@ -279,7 +279,9 @@ grep -m 1 '<tr><td>Cy &lt;3</td><td class=' "$page" >"$tmp/cy-ex"
 grep -q '>not_yet<\|>untried<\|>not_started<' "$page" && bad "class.html: a JSON word shown" ||
 	ok "class.html: no JSON word shown"
 # DMALAB_LANG=zh: a Chinese course gets a Chinese page (headings, fixed words, states)
-DMALAB_LANG=zh "$dmalab" class "$c" --out "$tmp/class-zh.html" >/dev/null 2>&1
+DMALAB_LANG=zh "$dmalab" class "$c" --out "$tmp/class-zh.html" >"$tmp/class-zh.out" 2>&1
+has "$tmp/class-zh.out" "位学员，" "class in zh: its line in Chinese, no English plural"
+grep -q 'learners\|figures' "$tmp/class-zh.out" && bad "class in zh: English in its line"
 for t in '<html lang="zh">' '<h2 id="exercises">练习</h2>' '<h2 id="predictions">预测</h2>' \
 	'<h2 id="questions">每台机器上成立的自测题</h2>' '<th>学员</th>' '<th>已完成</th>' \
 	'<th>平均</th>' '<th>主机</th>' '>尚未开始</td>' '<p>? = 学员回答'; do
