@@ -7,9 +7,9 @@
  * which replaces the file by rename once complete, so that a reader (a
  * browser, node_exporter's textfile collector, a CI job) never sees half of
  * one.  A failure leaves no temporary file and sets errno: the caller's
- * error line names the file it was given, never the temporary one.  (A
- * signal that ends the process between open and commit does leave it: the
- * temporary file is not on cleanup.h's list.)  The file gets 0666 less the
+ * error line names the file it was given, never the temporary one; so does
+ * a stop signal or crash between open and commit (the temporary file is on
+ * cleanup.h's list, one of its TEMPFILE_MAX).  The file gets 0666 less the
  * umask, as fopen would give it.
  */
 #ifndef DMALAB_SAVEFILE_H
@@ -28,8 +28,8 @@ struct savefile {
 	char tmp[PATH_MAX + 8];
 };
 
-/* A temporary file beside path (mode 0644) for s: its stream, or NULL with
- * errno (ENOENT: path's folder does not exist). */
+/* A temporary file beside path for s: its stream, or NULL with errno
+ * (ENOENT: path's folder does not exist; ENOSPC: TEMPFILE_MAX are listed). */
 FILE *savefile_open(struct savefile *s, const char *path);
 
 /* Closes the stream and renames the temporary file onto path: 0, or -1 with

@@ -6,12 +6,14 @@
  * crashes; an ignored signal stays ignored.  Temporary files: a registered
  * file goes at exit and on a signal, tempfile_remove and tempfile_forget,
  * its path announced under DMALAB_TEMP_LIST (never a relative one or one
- * with "/../"), and the runner's sweep of the list.
+ * with "/../"), and the runner's sweep of the list.  savefile.h's temporary
+ * file is on the list: a stop leaves neither it nor the file.
  *
  * Each case that ends a process runs in a forked child; the parent reads
  * what the actions wrote into a pipe.
  */
 #include <errno.h>
+#include <glob.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -26,6 +28,7 @@
 #include <cmocka.h>
 
 #include "cleanup.h"
+#include "savefile.h"
 
 static char dir[64], list[128];
 static int report_fd = -1; /* the child's actions write one letter each here */
@@ -359,6 +362,67 @@ static void test_unsafe_paths_not_listed(void **state)
 	assert_false(exists(list));
 }
 
+/* ---- savefile.h's temporary file, on the list ---- */
+
+static struct savefile saved;
+
+/* Files in dir whose names start with name: the file and its temporaries. */
+static size_t files_named(const char *name)
+{
+	char pattern[160];
+	glob_t g;
+	size_t n;
+
+	snprintf(pattern, sizeof(pattern), "%s/%s*", dir, name);
+	n = glob(pattern, 0, NULL, &g) == 0 ? g.gl_pathc : 0;
+	globfree(&g);
+	return n;
+}
+
+static void savefile_then_sigterm(void)
+{
+	FILE *f = savefile_open(&saved, file_a);
+
+	assert_non_null(f);
+	fputs("{\"half\":", f);
+	fflush(f);
+	raise(SIGTERM);
+}
+
+static void savefile_committed_then_exit(void)
+{
+	FILE *f = savefile_open(&saved, file_a);
+
+	assert_non_null(f);
+	fputs("whole\n", f);
+	assert_int_equal(savefile_commit(&saved), 0);
+	exit(0);
+}
+
+static void test_a_stopped_savefile_leaves_nothing(void **state)
+{
+	char said[16];
+
+	in_dir("out.json", file_a, sizeof(file_a), 0);
+	assert_true(WIFSIGNALED(in_child(savefile_then_sigterm, said, sizeof(said))));
+	assert_int_equal(files_named("out.json"), 0);
+}
+
+static void test_a_committed_savefile_stays_alone(void **state)
+{
+	char said[16], text[16] = "";
+	FILE *f;
+
+	in_dir("out.json", file_a, sizeof(file_a), 0);
+	assert_int_equal(WEXITSTATUS(in_child(savefile_committed_then_exit, said,
+					      sizeof(said))), 0);
+	assert_int_equal(files_named("out.json"), 1); /* no temporary beside it */
+	assert_non_null(f = fopen(file_a, "r"));
+	assert_non_null(fgets(text, sizeof(text), f));
+	fclose(f);
+	assert_string_equal(text, "whole\n");
+}
+
 #define FILE_TEST(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -376,6 +440,8 @@ int main(void)
 		FILE_TEST(test_at_most_tempfile_max),
 		FILE_TEST(test_sweep),
 		FILE_TEST(test_unsafe_paths_not_listed),
+		FILE_TEST(test_a_stopped_savefile_leaves_nothing),
+		FILE_TEST(test_a_committed_savefile_stays_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
