@@ -259,10 +259,10 @@ int learn_mkdirs(const char *dir)
 int learn_write_json(struct json_writer *w, const char *dir, const char *path,
 		     const char *verb)
 {
-	int rc = w->failed || learn_mkdirs(dir) || jw_write_file(w, path) ? -1 : 0;
+	int rc = results_dir_make(dir);
 
-	if (rc)
-		error_errno("cannot %s '%s'", verb, path);
+	if (!rc && (w->failed || jw_write_file(w, path)))
+		rc = error_errno("cannot %s '%s'", verb, path);
 	jw_release(w);
 	return rc;
 }

@@ -284,5 +284,11 @@ has "$tmp/h6" "no exercise '03.nosuch' in lab-03; its exercises: 03.fix-race" \
 h 03. >"$tmp/h7" 2>&1
 check $? 2 "hint '03.': no exercise name, exit 2"
 
+"$dmalab" hint 03 --results "$tmp/no-such/h" >"$tmp/h8" 2>&1
+check "$?:$(test -e "$tmp/no-such" && echo made)" "1:" \
+	"hint --results under a missing folder: exit 1, nothing made"
+has "$tmp/h8" "results directory '$tmp/no-such/h': its parent folder '$tmp/no-such' does not" \
+	"... and it says which folder is missing, as check does"
+
 echo "test-answers: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
