@@ -20,7 +20,9 @@
 #include "lang.h"
 #include "learn.h"
 
-/* The scoring rule in Chinese (its English, GRADE_RULE, is gradescope.c's) */
+/* The scoring rule in words (the Gradescope file words it for its own maximum) */
+static const char GRADE_RULE[] = "rule: a question is scored when at least half of its claims are "
+	"decided (pass or fail); below that it is unverified, left out of the maximum";
 static const char GRADE_RULE_ZH[] = "规则：一个问题至少有一半论断得出结论（成立或被推翻）才计分；"
 	"不足一半为未验证，不计入满分";
 

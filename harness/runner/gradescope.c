@@ -20,10 +20,6 @@
 
 #include "learn.h"
 
-/* The scoring rule in words, as grade and the Gradescope file print it. */
-const char GRADE_RULE[] = "rule: a question is scored when at least half of its claims are "
-	"decided (pass or fail); below that it is unverified, left out of the maximum";
-
 struct gs_test {
 	char *name, *chapter, *output;
 	double score;
@@ -182,7 +178,10 @@ static char *top_output(const struct gradescope *gs, const struct learn_ctx *lc,
 			gs->ungraded, gs->ungraded == 1 ? "" : "s", gs->ungraded == 1 ? "its" :
 			"their");
 	fputc('\n', f);
-	fprintf(f, "%s (here: 0 of 1)\n", GRADE_RULE);
+	/* grade's own maximum leaves such a question out; a course's total keeps it */
+	fprintf(f, "rule: a question is scored when at least half of its claims are decided "
+		"(pass or fail); below that it is unverified, and here it scores 0 of its 1 "
+		"point: the maximum stays one point per question\n");
 	fprintf(f, "claims decided: %d of %d", gs->decided, gs->planned);
 	if (gs->left_out)
 		fprintf(f, "; %d question%s without a claim behind %s left out", gs->left_out,

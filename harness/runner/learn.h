@@ -131,9 +131,6 @@ void claim_view_print(const struct learn_ctx *lc, const struct claim_view *v, in
 		      FILE *f);
 int cmd_grade(struct learn_ctx *lc);
 
-/* gradescope.c: grade's scoring rule in words, as grade and the Gradescope file
- * print it (grade.c has its Chinese) */
-extern const char GRADE_RULE[];
 /* One Gradescope test per question, worth 1 point (its top). */
 struct gs_question {
 	const char *id, *chapter;  /* "ch1.Q1", "ch1" */

@@ -129,6 +129,8 @@ grep -A2 '"name": "ch1.Q5 ' "$tmp/kgs/gs.json" | grep -q '"score": 0,' &&
 	bad "Gradescope scores ch1.Q5 (1 of 3 decided) above 0"
 has "$tmp/kgs/gs.json" '1 of its 3 claims decided here, fewer than half (unverified)' \
 	"Gradescope: the test's output says why it scores 0"
+has "$tmp/kgs/gs.json" 'unverified, and here it scores 0 of its 1 point: the maximum stays' \
+	"Gradescope: its rule says an unverified question stays in its maximum"
 [ -s "$tmp/kit/grade.json" ] && ok "grade.json written" || bad "no grade.json"
 has "$tmp/kit/grade.json" '"schema": "dmalab-grade/1"' "grade.json schema"
 # every erratum the grade read, as the file says it (plots/report.py lists them)
