@@ -759,12 +759,17 @@ static void out_findings(const struct run_state *rs, int n, FILE *f, const char 
 	}
 	snprintf(path, sizeof(path), "%s/results.json", rs->opt->results_dir);
 	loaded = !rs->save_failed && cmp_node_load(path, &node, err, sizeof(err)) == 0;
-	out_line(f, prefix, "", n == 1 ? MSG("finding.head-one", "contradicted on this machine: "
-			"1 claim. It is a finding about this machine (or the chapter), not a "
-			"kit failure; it makes the exit status 1:") :
-		 MSG("finding.head", "contradicted on this machine: %d claims. Each is a "
-		     "finding about this machine (or the chapter), not a kit failure; it "
-		     "makes the exit status 1:"), n);
+	if (rs->aborted) /* the stop decides the exit status (128+N), not the findings */
+		out_line(f, prefix, "", MSG("finding.head-stopped", "contradicted on this "
+				"machine before the stop: %d claim(s), each a finding about this "
+				"machine (or the chapter), not a kit failure:"), n);
+	else
+		out_line(f, prefix, "", n == 1 ? MSG("finding.head-one", "contradicted on this "
+				"machine: 1 claim. It is a finding about this machine (or the "
+				"chapter), not a kit failure; it makes the exit status 1:") :
+			 MSG("finding.head", "contradicted on this machine: %d claims. Each is "
+			     "a finding about this machine (or the chapter), not a kit failure; "
+			     "it makes the exit status 1:"), n);
 	for (i = 0; i < rs->nlabs; i++)
 		for (k = 0; k < rs->labs[i].nclaims; k++)
 			if (contradicted(&rs->labs[i].claims[k]))

@@ -240,6 +240,25 @@ for sig in INT TERM HUP; do
 done
 check "$(leftovers)" 0 "after the signals: no fake lab process is left"
 
+# until_lab_96_runs OUT: wait (10 s at most) until the run writing OUT starts lab-96, which hangs.
+until_lab_96_runs() {
+	for i in $(seq 1 50); do
+		grep -q "running lab-96" "$1" && return
+		sleep 0.2
+	done
+}
+
+# 5a. A claim contradicted before the stop: the findings do not claim exit 1.
+"$BUILD/dmalab" check 92 96 --labs-dir "$fakes" --results "$tmp/fstop" >"$tmp/fstop.out" 2>&1 &
+fpid=$!
+until_lab_96_runs "$tmp/fstop.out"
+kill -INT "$fpid"
+wait "$fpid"
+check "$?:$(grep -c 'makes the exit status 1' "$tmp/fstop.out")" "130:0" \
+	"Ctrl-C after a contradicted claim: exit 130, not said to be 1"
+check "$(grep -c 'contradicted on this machine before the stop: 1 claim' "$tmp/fstop.out")" 1 \
+	"... the finding is still shown, as found before the stop"
+
 # 5b. Ctrl-C during `dmalab grade` (its check child and it share the
 # terminal's process group): exit 130, nothing graded, grade.json untouched.
 mkdir -p "$tmp/gint"
@@ -247,10 +266,7 @@ echo '{"sentinel": 1}' >"$tmp/gint/grade.json"
 setsid "$BUILD/dmalab" grade --labs-dir "$fakes" --errata "$errata" --results "$tmp/gint" \
 	>"$tmp/gint.out" 2>&1 &
 gpid=$!
-for i in $(seq 1 50); do # until lab-96 runs (it hangs)
-	grep -q "running lab-96" "$tmp/gint.out" && break
-	sleep 0.2
-done
+until_lab_96_runs "$tmp/gint.out"
 kill -INT "-$gpid"
 wait "$gpid"
 check $? 130 "Ctrl-C during grade: exit 130"
