@@ -407,12 +407,12 @@ $(foreach t,lab try exercise,$(foreach n,$(SHORT_LAB_IDS),$(eval $(t)-$(n): $(t)
 LEARNER_LANG = $${DMALAB_LANG:-$${LC_ALL:-$${LC_MESSAGES:-$${LANG:-}}}}
 lab-%:
 	@case "$(LEARNER_LANG)" in \
-	zh*) echo "make lab-$*：没有实验 '$*'；现有的实验：$(LAB_IDS)（make lab-NN）" >&2 ;; \
+	[zZ][hH]*) echo "make lab-$*：没有实验 '$*'；现有的实验：$(LAB_IDS)（make lab-NN）" >&2 ;; \
 	*) echo "make lab-$*: no lab '$*'; the labs are: $(LAB_IDS) (make lab-NN)" >&2 ;; \
 	esac; exit 2
 lab- hint- exercise- try-:
 	@case "$(LEARNER_LANG)" in \
-	zh*) echo "make $@：哪个实验？现有的实验：$(LAB_IDS)（make $@NN）" >&2 ;; \
+	[zZ][hH]*) echo "make $@：哪个实验？现有的实验：$(LAB_IDS)（make $@NN）" >&2 ;; \
 	*) echo "make $@: which lab? the labs are: $(LAB_IDS) (make $@NN)" >&2 ;; \
 	esac; exit 2
 

@@ -28,6 +28,7 @@ expect 2 "QUICK='maybe': use QUICK=1" QUICK=maybe list
 expect 2 "QUICK='2': use QUICK=1" QUICK=2 check
 expect 2 "make lab-99: no lab '99'; the labs are: 01 " lab-99
 expect 2 "make lab-: which lab\? the labs are: 01 " lab-
+expect 2 "make lab-99：没有实验 '99'" DMALAB_LANG=ZH lab-99 # any case, as lang.c reads it
 expect 2 "make hint-: which lab\? the labs are: 01 " hint-
 expect 2 "RESET='maybe': use RESET=1" RESET=maybe quiz
 expect 2 "SHUFFLE='2': use SHUFFLE=1" SHUFFLE=2 quiz
