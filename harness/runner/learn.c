@@ -90,8 +90,10 @@ static void learn_usage(FILE *f)
 			  "hints") },
 		{ 2, MSG("learn.help-33", "--learner NAME      grade: passed to `dmalab check`, "
 			  "kept in results.json") },
-		{ 0, MSG("learn.help-34", "exit: 0 done, 1 results or progress unusable, 2 usage "
-			  "or malformed answers, 130 interrupted") },
+		{ 0, MSG("learn.help-34", "exit: 0 done, 1 the run's results or progress "
+			  "unusable, 130 interrupted,") },
+		{ 6, MSG("learn.help-35", "2 usage, an unusable --from FILE or malformed "
+			  "answers") },
 	};
 
 	for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++) {

@@ -174,6 +174,8 @@ echo "== grade: bad input"
 g --from "$tmp/none.json" --results "$tmp/x" >"$tmp/e1" 2>&1
 check $? 2 "missing results file: exit 2 (bad input)"
 has "$tmp/e1" "make a results file with \`make check\`" "missing results: says how to make one"
+"$dmalab" grade --help >"$tmp/gh" 2>&1
+has "$tmp/gh" "2 usage, an unusable --from FILE" "grade --help: exit 2 for a --from file, as it is"
 g --from "$fix/rules-truncated.json" --results "$tmp/x" >"$tmp/e2" 2>&1
 check $? 2 "corrupt results file: exit 2 (bad input)"
 has "$tmp/e2" "cannot grade:" "corrupt results: a clear message"
