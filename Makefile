@@ -387,8 +387,12 @@ RUN_FLAGS := $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(FORMAT),--
 
 # BASELINE=FILE: then dmalab compare of $(RESULTS)/results.json against it
 # ($(RESULTS)/compare.json); non-zero when the check failed or compare flagged.
+# A BASELINE that cannot be read is refused before the labs' minute, not after it.
 check: all
-	@$(DMALAB) check $(RUN_FLAGS) $(LABS)$(if $(BASELINE),; rc=$$?; \
+	@$(if $(BASELINE),test -r $(call shq,BASELINE) || { printf "make check: \
+		BASELINE='%s': no such file (or no read permission)\n" $(call shq,BASELINE) >&2; \
+		exit 2; };) \
+	$(DMALAB) check $(RUN_FLAGS) $(LABS)$(if $(BASELINE),; rc=$$?; \
 		$(DMALAB) compare $(RESULTS)/results.json $(COMPARE_FLAGS) \
 			--json-out $(RESULTS)/compare.json; crc=$$?; exit $$(( rc ? rc : crc )))
 

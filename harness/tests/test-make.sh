@@ -33,6 +33,7 @@ expect 2 "make hint-: which lab\? the labs are: 01 " hint-
 expect 2 "RESET='maybe': use RESET=1" RESET=maybe quiz
 expect 2 "SHUFFLE='2': use SHUFFLE=1" SHUFFLE=2 quiz
 expect 2 "RESULTS='': " RESULTS= check
+expect 2 "BASELINE='/no/such.json': no such file" BASELINE=/no/such.json check
 expect 2 "RESULTS='a b': " "RESULTS=a b" check
 
 # passes WHAT WANT make-args...: the dmalab command `make -n` prints for the
