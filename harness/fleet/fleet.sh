@@ -264,14 +264,14 @@ expand_nodelist() {
 		[ -r "$list" ] || die "-w '$list': no such readable file"
 		list=$(tr -s ' \t\n' ',' <"$list" | sed 's/^,//; s/,$//')
 	fi
-	if [ "$dry_run" = 1 ] && ! command -v scontrol >/dev/null 2>&1; then
-		# a dry run without Slurm: a plain list of names needs no scontrol
-		[[ $list != *[* ]] ||
-			die "-w '$1': a host range needs Slurm's scontrol to expand," \
-				"and it is not on PATH"
+	if [[ $list != *[* ]]; then
+		# a plain list of names needs no scontrol (nor a Slurm that answers it)
 		hosts=${list//,/ }
 		return
 	fi
+	[ "$dry_run" = 0 ] || command -v scontrol >/dev/null 2>&1 ||
+		die "-w '$1': a host range needs Slurm's scontrol to expand," \
+			"and it is not on PATH"
 	hosts=$(scontrol show hostnames "$list" 2>/dev/null) ||
 		die "-w '$1': scontrol cannot expand this host list"
 	hosts=$(echo "$hosts" | tr '\n' ' ' | sed 's/ *$//')

@@ -430,6 +430,15 @@ check_dry_run() {
 		bad "-w n[1-5] in jobs of 2: $out"
 	job_lines "$out" | grep -q -- --exclusive &&
 		bad "--shared still asks for --exclusive: $out" || ok
+	# a plain list of names: no scontrol asked (one that cannot answer: no slurm.conf)
+	mkdir -p "$tmp/deadslurm"
+	printf '#!/bin/sh\necho "scontrol: error: no slurm.conf" >&2\nexit 1\n' \
+		>"$tmp/deadslurm/scontrol"
+	chmod 755 "$tmp/deadslurm/scontrol"
+	out=$(PATH=$tmp/deadslurm:$PATH "$dmalab" fleet --dry-run --nodes-per-job 2 -w a,b,c 2>&1)
+	[ "$(job_lines "$out" | grep -o -- '-w [^ ]* -N [0-9]*' | tr '\n' ';')" = \
+		"-w a,b -N 2;-w c -N 1;" ] && ok ||
+		bad "-w a,b,c with a Slurm that does not answer: $out"
 	expect_usage "a range over 2 nodes cannot be split" --dry-run --nodes-per-job 2 -N 4-8
 	out=$(FLEET_NODES_PER_JOB=100 "$dmalab" fleet --dry-run -N 130 2>&1)
 	[ "$(job_sizes "$out")" = "100 30" ] && ok ||
