@@ -261,9 +261,12 @@ int learn_mkdirs(const char *dir)
 int learn_write_json(struct json_writer *w, const char *dir, const char *path,
 		     const char *verb)
 {
-	int rc = results_dir_make(dir);
+	char folder[PATH_MAX];
+	int rc = dir ? results_dir_make(dir) : 0;
 
-	if (!rc && (w->failed || jw_write_file(w, path)))
+	snprintf(folder, sizeof(folder), "%s", path);
+	if (!rc && (w->failed || (!dir && learn_mkdirs(dirname(folder))) ||
+		    jw_write_file(w, path)))
 		rc = error_errno("cannot %s '%s'", verb, path);
 	jw_release(w);
 	return rc;

@@ -88,9 +88,10 @@ int learn_lab_built(const struct learn_opts *o, const char *lab);
 void learn_iso_now(char *buf, size_t len);
 /* mkdir -p; 0 or -1 with errno. */
 int learn_mkdirs(const char *dir);
-/* Writes w to path atomically and releases w.  dir is made if its parent
- * exists (as check's --results is: a typo is refused, not built); on failure
- * says why.  0, or -1. */
+/* Writes w to path atomically and releases w.  dir, the results folder, is
+ * made if its parent exists (as check's --results is: a typo is refused, not
+ * built); dir NULL: path is an export (Gradescope's), its folders made as
+ * needed.  On failure says why.  0, or -1. */
 int learn_write_json(struct json_writer *w, const char *dir, const char *path,
 		     const char *verb);
 /* A message in the learner's language (learn_opts.lang follows dmalab_lang()). */
