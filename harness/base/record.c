@@ -117,13 +117,13 @@ void record_json_claim(struct json_writer *w, const struct claim *c, enum status
 	jw_key(w, "stats");
 }
 
-/* TAP descriptions: '#' starts a directive and '\' escapes, so escape both. */
-static void tap_text(FILE *out, const char *s)
+/* '#' starts a directive and '\' escapes, so both are escaped. */
+void record_tap_text(FILE *out, const char *s)
 {
-	for (; *s; s++) {
+	for (; s && *s; s++) {
 		if (*s == '#' || *s == '\\')
 			fputc('\\', out);
-		fputc(*s == '\n' ? ' ' : *s, out);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
 	}
 }
 
@@ -147,10 +147,10 @@ static void tap_directive(FILE *out, const struct claim *c)
 {
 	if (c->status == ST_SKIP || c->status == ST_INCONCLUSIVE) {
 		fprintf(out, " # SKIP %s: ", c->reason);
-		tap_text(out, c->detail);
+		record_tap_text(out, c->detail);
 	} else if (c->status == ST_ERROR) {
 		fprintf(out, " # error: ");
-		tap_text(out, c->detail);
+		record_tap_text(out, c->detail);
 	} else if (!strcmp(c->erratum_status, "predicted")) {
 		/* TAP's TODO: an expected failure, which a harness does not count */
 		fprintf(out, " # TODO known erratum %s", c->id);
@@ -200,7 +200,7 @@ void record_tap_point(FILE *out, int number, const struct claim *c)
 	int ok = c->status != ST_FAIL && c->status != ST_ERROR;
 
 	fprintf(out, "%s %d - %s ", ok ? "ok" : "not ok", number, c->id);
-	tap_text(out, c->text);
+	record_tap_text(out, c->text);
 	fprintf(out, " [%s]", c->question);
 	tap_directive(out, c);
 	fprintf(out, "\n");

@@ -93,6 +93,9 @@ int claim_known(const struct claim *c);
  * of the claim's fields, without its closing "  ..." (record_tap_end), so
  * that the lab can add its statistics. */
 void record_tap_point(FILE *out, int number, const struct claim *c);
+/* s as a TAP description: '#' and '\' escaped, line breaks as spaces (NULL:
+ * nothing).  The runner's TAP writes its descriptions with it too. */
+void record_tap_text(FILE *out, const char *s);
 void record_tap_end(FILE *out);
 
 /* The claim as a member of a JSON claims array, up to its "stats" array,

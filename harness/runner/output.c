@@ -384,16 +384,6 @@ static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
 /* ------------------------------------------------------------------------ */
 /* TAP format                                                                */
 
-/* A TAP description: '#' and '\' escaped, no line breaks. */
-static void tap_desc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '#' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
-	}
-}
-
 /* A YAMLish scalar: single-quoted, quotes doubled (TAP::Parser reads it). */
 static void yaml_str(FILE *f, const char *key, const char *v)
 {
@@ -413,11 +403,11 @@ static void tap_claim(const struct claim *c, int number)
 	char gw[512], er[512];
 
 	printf("    %s %d - ", ok ? "ok" : "not ok", number);
-	tap_desc(stdout, c->id);
+	record_tap_text(stdout, c->id);
 	printf(" ");
-	tap_desc(stdout, c->text);
+	record_tap_text(stdout, c->text);
 	printf(" [");
-	tap_desc(stdout, c->question);
+	record_tap_text(stdout, c->question);
 	printf("]");
 	if (claim_known(c))
 		printf(" # TODO known erratum %s", c->id);
@@ -464,7 +454,7 @@ static void tap_lab_end(struct lab_entry *lab, int number)
 	for (k = 0; k < lab->nclaims; k++)
 		tap_claim(&lab->claims[k], k + 1);
 	printf("%s %d - lab-%s ", ok ? "ok" : "not ok", number, lab->id);
-	tap_desc(stdout, lab->title);
+	record_tap_text(stdout, lab->title);
 	if (lab->status == ST_SKIP)
 		printf(" # SKIP %s%s%s", lab->skip_reason, lab->skip_detail[0] ? ": " : "",
 		       lab->skip_detail);
