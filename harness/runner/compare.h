@@ -98,6 +98,7 @@ struct cmp_node {
 	char path[PATH_MAX];
 	char host[256], started[32], version[32];
 	int quick;
+	int aborted;                      /* status "aborted": stopped before its end */
 	struct cmp_key key;
 	struct cmp_gpu gpu[CMP_MAX_GPUS]; /* the first CMP_MAX_GPUS of key.ngpus */
 	int cpu_nodes[16], ncpu_nodes;    /* machine.cpu_nodes; 0 of them: unknown */

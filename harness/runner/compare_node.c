@@ -375,6 +375,7 @@ int cmp_node_load(const char *path, struct cmp_node *n, char *err, size_t errlen
 	snprintf(n->version, sizeof(n->version), "%s",
 		 json_get_str(json_get(r.doc, "dmalab"), "version", "?"));
 	n->quick = json_get_num(r.doc, "quick", 0) != 0;
+	n->aborted = status_parse(json_get_str(r.doc, "status", "")) == ST_ABORTED;
 	load_machine(n, json_get(r.doc, "machine"));
 	labs = json_get(r.doc, "labs");
 	count_entries(&r, labs, &nclaims, &nfacts);
