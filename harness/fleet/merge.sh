@@ -84,9 +84,21 @@ expected_nodes() {
 	sort -u -o "$work/expected" "$work/expected"
 }
 
-# Why node $1 of job $2 has no results file.
+# The status of node file $1 when it holds an unfinished run ("running": its
+# check was killed before it ended; "incomplete"), which dmalab compare
+# refuses; nothing for a finished one.  dmalab writes the document's own keys
+# one space in, so the line is its top-level status, not a lab's.
+unfinished_status() {
+	sed -n 's/^ "status": "\(running\|incomplete\)".*/\1/p' "$1" | head -n 1
+}
+
+# Why node $1 of job $2 has no results file (or only an unfinished one).
 why_missing() {
-	if [ -f "$fleet/$1.log" ]; then
+	status=$(sed -n "s/^$1 //p" "$work/unfinished")
+	if [ -n "$status" ]; then
+		printf "an unfinished run (status '%s'), left out of the comparison" "$status"
+		[ -f "$fleet/$1.log" ] && head -n 1 "$fleet/$1.log" | sed 's/^# [^:]*: /: /'
+	elif [ -f "$fleet/$1.log" ]; then
 		head -n 1 "$fleet/$1.log" | sed 's/^# [^:]*: //'
 	elif grep -q "^$2 " "$work/no-list"; then
 		echo "job $2 did not start its script ($(grep "^$2 " "$work/no-list" |
@@ -136,13 +148,20 @@ list_json() {
 	done
 }
 
-# Compares expected with reported; notes the counts and each missing node.
+# Compares expected with reported (a node whose file holds an unfinished
+# run has not reported); notes the counts and each missing node.
 account_nodes() {
+	: >"$work/unfinished"
 	for f in "$fleet"/*.json; do
 		[ -f "$f" ] || continue
 		n=$(basename "$f" .json)
 		case $n in fleet) continue ;; esac # compare's own output
-		echo "$n"
+		status=$(unfinished_status "$f")
+		if [ -n "$status" ]; then
+			echo "$n $status" >>"$work/unfinished"
+		else
+			echo "$n"
+		fi
 	done | sort >"$work/reported"
 	cut -d' ' -f1 "$work/expected" | sort -u |
 		comm -23 - "$work/reported" >"$work/missing-names"

@@ -27,13 +27,14 @@ static void baseline_usage(FILE *f)
 		"  max, the runs' interval ends and each run's value, and the machine facts of\n"
 		"  the runs; dmalab compare --baseline FILE sets nodes against it (the more\n"
 		"  runs, the narrower its 95 %% prediction interval: use 5 to 10; each run\n"
-		"  once, so one file twice, or two files of one run, is refused)\n"
+		"  once, so one file twice, or two files of one run, is refused; so is an\n"
+		"  aborted run, whose labs not run are no verdicts)\n"
 		"options:\n"
 		"  --out FILE     where to write it (JSON, dmalab-baseline/1)\n"
 		"  --name NAME    its name in reports (default: the machine type)\n"
 		"  -h, --help     this text\n"
 		"exit: 0 written, 2 a missing or bad file, runs of different machine types,\n"
-		"      a run given twice\n");
+		"      a run given twice, an aborted run\n");
 }
 
 struct baseline_opts {
@@ -94,6 +95,18 @@ static int check_distinct_runs(const struct cmp_node *nodes, int n)
 					"run (%s, started %s): a baseline counts each run once"),
 					x->path, y->path, y->host, y->started);
 	}
+	return 0;
+}
+
+/* Whole runs only: an aborted run's labs not run would count as not_run in
+ * the claims' majorities; -1 and a line naming it when one is. */
+static int check_whole_runs(const struct cmp_node *nodes, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (nodes[i].aborted)
+			return error(MSG("baseline.err-aborted", "'%s' is an aborted run (stopped "
+				"before its end): a baseline takes whole runs; run the labs "
+				"again"), nodes[i].path);
 	return 0;
 }
 
@@ -267,8 +280,8 @@ int cmd_baseline(int argc, char **argv)
 			error("%s", err);
 			break;
 		}
-	if (i == argc && !check_distinct_runs(nodes, n) && !check_same_type(nodes, n) &&
-	    !make_baseline(&o, nodes, n))
+	if (i == argc && !check_whole_runs(nodes, n) && !check_distinct_runs(nodes, n) &&
+	    !check_same_type(nodes, n) && !make_baseline(&o, nodes, n))
 		rc = 0;
 	for (i = 0; i < n; i++)
 		cmp_node_free(&nodes[i]);

@@ -19,9 +19,11 @@
  * is kept there) or a claim's statistics that no point holds; a series of one
  * value (arithmetic, or a run timed once) is left out: nothing to stop.
  *
- * The file is read as it stands, whatever its schema or status: an unfinished
- * run's timing is worth a look too.  Values print as the record has them: a
- * missing one as "None" (an id, a name), "-" (a number) or "?".
+ * The file is read as it stands, whatever its schema, but an unfinished run
+ * ("running", "incomplete") is refused as every other reader of results.json
+ * refuses it: its table would read as a whole run's.  Values print as the
+ * record has them: a missing one as "None" (an id, a name), "-" (a number)
+ * or "?".
  */
 #include <getopt.h>
 #include <math.h>
@@ -33,6 +35,7 @@
 
 #include "compare.h"
 #include "lang.h"
+#include "learn.h"
 #include "runner.h"
 #include "want.h"
 
@@ -669,10 +672,13 @@ static struct json *load(const char *path, const struct json **labs)
 		return NULL;
 	}
 	*labs = json_get(d, "labs");
-	if (*labs && (*labs)->type == JSON_ARR)
+	if (!*labs || (*labs)->type != JSON_ARR)
+		error(MSG("bench.err-no-labs", "%s: not a dmalab results.json (no \"labs\" "
+			  "list)"), path);
+	else if (results_unfinished(d, path, err, sizeof(err)))
+		error("%s", err);
+	else
 		return d;
-	error(MSG("bench.err-no-labs", "%s: not a dmalab results.json (no \"labs\" list)"),
-	      path);
 	json_free(d);
 	return NULL;
 }

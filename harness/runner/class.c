@@ -94,28 +94,18 @@ static const char *file_name(const char *path, char *buf, size_t len)
 static int load_learner(struct class_page *pg, const char *path)
 {
 	struct learner *l = &pg->l[pg->n];
-	char err[600], base[PATH_MAX];
+	char base[PATH_MAX];
+	const char *who;
 
-	if (!(l->doc = json_parse_file(path, err, sizeof(err))))
-		return warning("skipping '%s': %s", path, err), -1;
-	if (strcmp(json_get_str(l->doc, "schema", ""), "dmalab-results/1")) {
-		warning("skipping '%s': not a run's results.json (its schema is '%s')", path,
-			json_get_str(l->doc, "schema", ""));
-	} else if (cmp_node_load(path, &l->node, err, sizeof(err))) {
-		warning("skipping '%s': %s", path, err);
-	} else {
-		const char *who = json_get_str(l->doc, "learner", NULL);
-
-		/* a longer name is cut to the column's width */
-		snprintf(l->name, sizeof(l->name), "%.*s", (int)sizeof(l->name) - 1,
-			 who ? who : file_name(path, base, sizeof(base)));
-		collect_cols(pg, l->doc);
-		pg->n++;
-		return 0;
-	}
-	json_free(l->doc);
-	l->doc = NULL;
-	return -1;
+	if (cmp_folder_run_load(path, &l->node, &l->doc))
+		return -1;
+	who = json_get_str(l->doc, "learner", NULL);
+	/* a longer name is cut to the column's width */
+	snprintf(l->name, sizeof(l->name), "%.*s", (int)sizeof(l->name) - 1,
+		 who ? who : file_name(path, base, sizeof(base)));
+	collect_cols(pg, l->doc);
+	pg->n++;
+	return 0;
 }
 
 static const char *const page_style =

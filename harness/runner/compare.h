@@ -98,6 +98,7 @@ struct cmp_node {
 	char path[PATH_MAX];
 	char host[256], started[32], version[32];
 	int quick;
+	int aborted;                      /* status "aborted": stopped before its end */
 	struct cmp_key key;
 	struct cmp_gpu gpu[CMP_MAX_GPUS]; /* the first CMP_MAX_GPUS of key.ngpus */
 	int cpu_nodes[16], ncpu_nodes;    /* machine.cpu_nodes; 0 of them: unknown */
@@ -220,6 +221,11 @@ int cmp_same_file(const char *a, const char *b);
  * 1.  0, or -1 out of memory.  Files that are no run are the caller's to
  * pass over. */
 int cmp_folder_runs(const char *dir, glob_t *g, int append);
+/* Reads path, found in a folder, into n, and its document into *doc when doc
+ * is not NULL (the caller's to free).  0, or -1 with "skipping 'path': why"
+ * on stderr: a broken file, no run (a grade.json, a fleet's fleet.json) or an
+ * unfinished run in a folder costs no page (dmalab class, history). */
+int cmp_folder_run_load(const char *path, struct cmp_node *n, struct json **doc);
 /* calloc and realloc for n + 1 elements (never 0 bytes; room to append one
  * to n) that end the command when memory runs out: compare, baseline,
  * history, bench and class have nothing to save first (not for what runs

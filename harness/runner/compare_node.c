@@ -63,6 +63,29 @@ int cmp_folder_runs(const char *dir, glob_t *g, int append)
 	return 0;
 }
 
+int cmp_folder_run_load(const char *path, struct cmp_node *n, struct json **doc)
+{
+	char err[PATH_MAX + 300];
+	struct json *d = json_parse_file(path, err, sizeof(err));
+
+	if (!d)
+		return warning("skipping '%s': %s", path, err), -1;
+	if (strcmp(json_get_str(d, "schema", ""), "dmalab-results/1")) {
+		warning("skipping '%s': not a run's results.json (its schema is '%s')", path,
+			json_get_str(d, "schema", ""));
+	} else if (cmp_node_load(path, n, err, sizeof(err))) {
+		warning("skipping '%s': %s", path, err);
+	} else {
+		if (doc)
+			*doc = d;
+		else
+			json_free(d);
+		return 0;
+	}
+	json_free(d);
+	return -1;
+}
+
 void *cmp_calloc(size_t n, size_t size)
 {
 	void *p = calloc(n + 1, size);
@@ -375,6 +398,7 @@ int cmp_node_load(const char *path, struct cmp_node *n, char *err, size_t errlen
 	snprintf(n->version, sizeof(n->version), "%s",
 		 json_get_str(json_get(r.doc, "dmalab"), "version", "?"));
 	n->quick = json_get_num(r.doc, "quick", 0) != 0;
+	n->aborted = status_parse(json_get_str(r.doc, "status", "")) == ST_ABORTED;
 	load_machine(n, json_get(r.doc, "machine"));
 	labs = json_get(r.doc, "labs");
 	count_entries(&r, labs, &nclaims, &nfacts);

@@ -154,7 +154,8 @@ static int named(char **paths, int npaths, const char *path)
 
 /* Every file read into nodes and grouped.  A file named that is no
  * results.json is an error (exit 2), so that a typo does not shrink a history
- * silently; in a folder such files (a fleet's fleet.json) are passed over. */
+ * silently; in a folder such files (a fleet's fleet.json, a broken or
+ * unfinished run) are passed over, each said on stderr as dmalab class says it. */
 static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *nnodes,
 		       struct hist_gpu **g, int *ng)
 {
@@ -166,9 +167,13 @@ static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *n
 		rc = add_path(&gl, paths[i], &appended);
 	*nodes = rc ? NULL : cmp_calloc(gl.gl_pathc, sizeof(**nodes));
 	for (size_t i = 0; !rc && i < gl.gl_pathc; i++) {
-		if (cmp_node_load(gl.gl_pathv[i], &(*nodes)[*nnodes], err, sizeof(err)) == 0)
+		const char *path = gl.gl_pathv[i];
+
+		if (!named(paths, npaths, path))
+			*nnodes += !cmp_folder_run_load(path, &(*nodes)[*nnodes], NULL);
+		else if (cmp_node_load(path, &(*nodes)[*nnodes], err, sizeof(err)) == 0)
 			(*nnodes)++;
-		else if (named(paths, npaths, gl.gl_pathv[i]))
+		else
 			rc = error("%s", err);
 	}
 	if (!rc && !*nnodes)

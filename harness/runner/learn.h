@@ -108,6 +108,8 @@ int learn_map(struct learn_ctx *lc);
 /* results.c: results.json read back */
 int results_load(const char *path, struct learn_results *r, char *err, size_t errlen);
 void results_unload(struct learn_results *r);
+/* 1 and why in err when doc is a run that never finished (results_load refuses it). */
+int results_unfinished(const struct json *doc, const char *path, char *err, size_t errlen);
 /* Moves the labs of `more` that r does not have into r. */
 void results_merge(struct learn_results *r, struct learn_results *more);
 const struct claim *results_claim(const struct learn_results *r, const char *id,

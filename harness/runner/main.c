@@ -58,7 +58,7 @@ static const struct command commands[] = {
 	  "  check [NN...]   run every lab (or those named): report card, results.json,\n"
 	  "                  junit.xml (JUnit XML for CI dashboards)\n" },
 	{ "sysinfo", cmd_labs, .help =
-	  "  sysinfo         the machine facts the skips are decided on\n" },
+	  "  sysinfo         the machine facts the skips are decided on, as text\n" },
 	{ "preflight", preflight, .help =
 	  "  preflight       a node health check for Slurm and Kubernetes: labs 01 and 02\n"
 	  "                  run short; exit 0 healthy, 1 not, 2 could not run (--help)\n" },
@@ -301,10 +301,17 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 	if (!strcmp(o->command, "claims") && (o->format == FMT_TAP || o->format == FMT_JUNIT))
 		die_usage(MSG("main.err-claims-format", "'claims' prints human or json, not '%s'"),
 			  format_names[o->format]);
-	if (!strcmp(o->command, "list") && o->format != FMT_UNSET && o->format != FMT_HUMAN)
+	if (o->format == FMT_UNSET || o->format == FMT_HUMAN)
+		return;
+	if (!strcmp(o->command, "list"))
 		die_usage(MSG("main.err-list-format", "'list' prints its table only, not '%s' "
 			"(`dmalab claims --format json` has every claim as JSON)"),
 			  format_names[o->format]);
+	/* its text only: the same facts as JSON are results.json's "machine" */
+	if (!strcmp(o->command, "sysinfo"))
+		die_usage(MSG("main.err-sysinfo-format", "'sysinfo' prints its text only, not "
+			"'%s' (a run's results.json holds these facts as JSON, under "
+			"\"machine\")"), format_names[o->format]);
 }
 
 static void parse_args(struct runner_opts *o, int argc, char **argv)

@@ -584,7 +584,7 @@ static int load_labs(struct learn_results *r, const struct json *labs)
 /* A run that never finished writing its file ("running": the runner died,
  * or its last save failed before the file could be marked; "incomplete")
  * holds part of a run, not a run: 1 and why in err. */
-static int unfinished(const struct json *doc, const char *path, char *err, size_t errlen)
+int results_unfinished(const struct json *doc, const char *path, char *err, size_t errlen)
 {
 	const char *status = json_get_str(doc, "status", "");
 	enum status s = status_parse(status);
@@ -613,7 +613,7 @@ int results_load(const char *path, struct learn_results *r, char *err, size_t er
 		snprintf(err, errlen, "%s: not a dmalab-results/1 document", path);
 		goto refuse;
 	}
-	if (unfinished(r->doc, path, err, errlen))
+	if (results_unfinished(r->doc, path, err, errlen))
 		goto refuse;
 	r->started = json_get_str(r->doc, "started", "");
 	if (!load_labs(r, labs))

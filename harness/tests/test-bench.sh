@@ -4,7 +4,7 @@
 # CV, the 95 % interval's width, noisy, the base run's ratio; a base unlike the
 # run, --quick or other labs, warned of, all's ratio over the labs both ran), the H200
 # fixture read without an error with its total, and exit 2 on files that are
-# no results.json.  Python only builds fixtures.  Run from the repository
+# no results.json or an unfinished run's.  Python only builds fixtures.  Run from the repository
 # root after make (make test-bench).
 set -u
 py=${DMALAB_PYTHON:-python3}
@@ -125,6 +125,22 @@ refused() { # refused NAME PATTERN CMD...: exit 2, one line on stderr matching P
 	check "$name: exit 2, one line" $?
 	[ "$rc" -eq 2 ] || sed 's/^/# /' "$tmp/rerr" | tail -n 3
 }
+
+# an unfinished run (its runner killed, or its last save failed): refused as
+# metrics, compare, baseline, history and grade --from refuse it, as a --base too
+for st in running incomplete; do
+	"$py" - "$fx/results.json" "$tmp/$st.json" "$st" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["status"] = sys.argv[3]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	refused "a results.json whose status is $st" "$st.json: an unfinished run (status '$st')" \
+		"$dmalab" bench "$tmp/$st.json"
+	refused "a --base whose status is $st" "$st.json: an unfinished run" \
+		"$dmalab" bench "$fx/results.json" --base "$tmp/$st.json"
+done
+
 "$py" -c 'print("[" * 200000 + "]" * 200000)' >"$tmp/deep.json"
 refused "a results file nested 200000 deep" "deep.json: .*nesting deeper than" \
 	"$dmalab" bench "$tmp/deep.json"

@@ -18,9 +18,9 @@
 # gives more items than the default and flags gpu-node-250; --notes prints a
 # flagged node's notes;
 # the exit codes; bad input (a missing file, not JSON, not a results file);
-# the baseline's refusals (mixed GPU models, CPU-only with GPU, --quick with
-# without, one file twice, a copy of a run; a node of another type than the
-# baseline); the fleet page
+# the baseline's refusals (an aborted run, mixed GPU models, CPU-only with
+# GPU, --quick with without, one file twice, a copy of a run; a node of
+# another type than the baseline); the fleet page
 # (--html-out) names the bad nodes first, the missing ones before them, each
 # node's file beside its host, and escapes what it shows; make compare.
 # Needs the built dmalab (BUILD, default build) and python3.
@@ -372,6 +372,14 @@ json.dump(d, open(sys.argv[2], "w"))' "$fleet/gpu-node-002.json" "$tmp/quick.jso
 run quick "$DMALAB" baseline "$fleet/gpu-node-001.json" "$tmp/quick.json" --out "$tmp/x.json"
 check_rc "baseline of --quick and full runs refused" 2 "$(rc_of quick)"
 has "quick mixed: said" "$tmp/quick.err" "a baseline does not mix them"
+# an aborted run (stopped before its end): its labs not run are no verdicts
+"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["status"] = "aborted"
+json.dump(d, open(sys.argv[2], "w"))' "$fleet/gpu-node-003.json" "$tmp/aborted.json"
+run aborted "$DMALAB" baseline "$fleet/gpu-node-001.json" "$tmp/aborted.json" \
+	--out "$tmp/x.json"
+check_rc "baseline with an aborted run refused" 2 "$(rc_of aborted)"
+one_line "an aborted run" "$tmp/aborted.err"
+has "an aborted run: names the file" "$tmp/aborted.err" "'$tmp/aborted.json' is an aborted run"
 if [ ! -e "$tmp/x.json" ]; then
 	ok "no baseline written on a refusal"
 else

@@ -22,6 +22,8 @@
 #   - a node whose check breaks (an errata file it cannot read): missing,
 #     with its log's end;
 #   - --merge of a fleet whose second job never ran: its nodes missing;
+#   - --merge of a fleet with a node's unfinished ("running") results.json:
+#     that node missing, fleet.json and fleet.html written for the other;
 #   - --build-on-node: the node builds the lab in its own directory.
 # Every way out (pass, fail, timeout, Ctrl-C) cancels the cluster's jobs,
 # stops the three daemons by the PIDs it started, waits for them, removes
@@ -585,6 +587,33 @@ check_merge_missing() {
 		bad "--merge: the summary does not count 5 missing: $out"
 }
 
+# --merge of a fleet where one node's check was killed (SIGKILL leaves its
+# results.json "running", which compare refuses): that node is missing as an
+# unfinished run, and fleet.json and the page are written for the other.
+# Needs no cluster: every job has its node list.
+check_merge_unfinished() {
+	say "dmalab fleet --merge of a fleet with a node's unfinished results.json"
+	fleet=$tmp/results-unfinished/fleet/900010
+	mkdir -p "$fleet/jobs"
+	printf '900010 -N 2\n' >"$fleet/jobs/jobs.txt"
+	printf 'good1\nkilled1\n' >"$fleet/jobs/nodes-900010.txt"
+	node=harness/tests/fixtures/compare/node-h200.json
+	cp "$node" "$fleet/good1.json"
+	sed 's/^ "status": "[a-z]*"/ "status": "running"/' "$node" >"$fleet/killed1.json"
+	echo "# killed1 (job 900010): dmalab check exit 137" >"$fleet/killed1.log"
+	run_bounded 30 "$dmalab" fleet --merge "$fleet"
+	[ "$rc" -eq 1 ] && ok || bad "--merge with an unfinished node: exit $rc (want 1): $out"
+	json_holds "d['reported'] == ['good1'] and [(m['node'], 'unfinished' in m['why']
+		and 'exit 137' in m['why']) for m in d['missing']] == [('killed1', True)]" \
+		"$fleet/jobs/fleet-nodes.json" && ok ||
+		bad "--merge: fleet-nodes.json: $(cat "$fleet/jobs/fleet-nodes.json" 2>&1)"
+	printf '%s\n' "$out" | grep -q "missing: killed1 (job 900010): an unfinished run" && ok ||
+		bad "--merge: the summary does not list killed1 unfinished: $out"
+	grep -q '/good1\.json"' "$fleet/fleet.json" 2>/dev/null &&
+		grep -q 'good1\.json' "$fleet/fleet.html" && ok ||
+		bad "--merge: no fleet.json and fleet.html for good1: $out"
+}
+
 check_build_on_node() {
 	say "dmalab fleet --build-on-node -- 01 04"
 	run_bounded 200 "$dmalab" fleet --build-on-node --quick --results "$tmp/results-bon" -t 10 \
@@ -603,6 +632,7 @@ trap 'cleanup' EXIT
 trap 'say "interrupted"; exit 130' INT
 trap 'say "stopped (SIGTERM: the time limit?)"; exit 143' TERM HUP
 check_usage_errors
+check_merge_unfinished
 if [ "$(id -u)" != 0 ]; then
 	say "skipped the Slurm part: not root" \
 		"(slurmd starts each job as its owner, which needs uid 0)"

@@ -4,7 +4,8 @@
 # whose pinned H2D rate loses 2 % a night over its last three runs (-6 %,
 # still far above preflight's floor of 0.70 of the link).  B is flagged
 # naming its h2d figures, A is not; A alone exits 0; a folder of
-# NAME/results.json reads as one of NAME.json; a host without a GPU counts as
+# NAME/results.json reads as one of NAME.json; a folder's files that are no
+# run, broken or unfinished are each said; a host without a GPU counts as
 # a host, not a GPU; the JSON carries the series;
 # too few runs are not judged; bad input exits 2 with one line.
 # Needs the built dmalab (BUILD, default build) and python3.
@@ -70,6 +71,20 @@ echo '{"schema": "dmalab-compare/1"}' >"$tmp/a/fleet.json"
 "$D" history "$tmp/a" --all >"$tmp/a.out" 2>&1 && ok || bad "A alone: exit $?"
 [ "$(grep -c '^  ' "$tmp/a.out")" -gt 20 ] && ok ||
 	bad "--all printed $(grep -c '^  ' "$tmp/a.out")"
+
+# 3a. Files in a folder that are passed over are each said on stderr, as
+# dmalab class says them: a broken file, an unfinished run, no run at all.
+printf 'not json' >"$tmp/a/broken.json"
+"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["status"] = "running"
+json.dump(d, open(sys.argv[2], "w"))' "$tmp/a/night-0.json" "$tmp/a/killed.json"
+"$D" history "$tmp/a" >/dev/null 2>"$tmp/skip.err" && ok || bad "A with broken files: exit $?"
+grep -q "skipping '$tmp/a/broken.json': " "$tmp/skip.err" &&
+	grep -q "skipping '$tmp/a/killed.json': .*an unfinished run (status 'running')" \
+		"$tmp/skip.err" &&
+	grep -q "skipping '$tmp/a/fleet.json': not a run's results.json" "$tmp/skip.err" &&
+	[ "$(wc -l <"$tmp/skip.err")" -eq 3 ] && ok ||
+	bad "skipped files not said one line each: $(cat "$tmp/skip.err")"
+rm -f "$tmp/a/broken.json" "$tmp/a/killed.json"
 
 # 3b. A folder of DIR/NAME/results.json (make check RESULTS=DIR/NAME), as dmalab
 # class reads one: A's eight runs read there as from A's folder.

@@ -455,6 +455,12 @@ usage_case "'run'" run_dmalab run
 usage_case "'42'" run_dmalab run 42
 usage_case "built: 88 89 90 91" run_dmalab run 42
 usage_case "'claims' prints human or json" run_dmalab claims --format tap
+# sysinfo writes its text only: a format it does not write is refused, as list's
+for fmt in json junit tap; do
+	usage_case "'sysinfo' prints its text only, not '$fmt'" run_dmalab sysinfo --format $fmt
+done
+run_dmalab sysinfo --format human >/dev/null 2>&1
+check $? 0 "sysinfo --format human is taken"
 usage_case "'--results' needs a directory" run_dmalab check --results ''
 usage_case "'--labs-dir' needs a directory" "$BUILD/dmalab" list --labs-dir ''
 usage_case "'$tmp/no-such-dir'" "$BUILD/dmalab" list --labs-dir "$tmp/no-such-dir"
