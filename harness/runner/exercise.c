@@ -610,6 +610,48 @@ static int report_try(struct ex_lab *x, const struct learn_results *res)
 	return done == x->n ? 0 : 1;
 }
 
+/* path: <copy_dir>/results/results.json (2300 bytes); aside: path.last-try (2400). */
+static void last_results_paths(const struct ex_lab *x, char *path, char *aside)
+{
+	snprintf(path, 2300, "%s/results/results.json", x->copy_dir);
+	snprintf(aside, 2400, "%s.last-try", path);
+}
+
+/* The last try's results.json, set aside (as results.json.last-try) while a new
+ * try runs (done 0), dropped once it has finished (done 1). */
+static void last_results_aside(const struct ex_lab *x, int done)
+{
+	char path[2300], aside[2400];
+
+	last_results_paths(x, path, aside);
+	unlink(aside);
+	if (!done)
+		rename(path, aside);
+}
+
+/* The results.json set aside put back; none when there was none before the try. */
+static void last_results_back(const struct ex_lab *x)
+{
+	char path[2300], aside[2400];
+
+	last_results_paths(x, path, aside);
+	if (rename(aside, path) && errno == ENOENT)
+		unlink(path);
+}
+
+/* A try that a signal stopped (check's status rc, 128 + N) is no verdict: its
+ * results say "not run" for what it did not reach, which is not the copy's
+ * fault, so the last try's results (or none) and state stay; 128 + N. */
+static int try_stopped(const struct ex_lab *x, int rc)
+{
+	last_results_back(x);
+	printf(MSG("try.stopped", "try-%s: stopped by %s before it finished: no verdict; "
+		   "each exercise keeps the state of your last try (make exercises lists "
+		   "them)"), x->id, signal_name(rc - 128));
+	putchar('\n');
+	return rc;
+}
+
 static int do_try(struct ex_opts *o, struct ex_lab *x)
 {
 	char results[2200], path[2300], err[600], *ids[1] = { x->id };
@@ -632,15 +674,20 @@ static int do_try(struct ex_opts *o, struct ex_lab *x)
 		return error(MSG("try.not-built", "try %s: your copy is not built ('%s' is "
 				 "missing): make try-%s builds it, then grades it"), x->id, bin,
 			     x->id), 2;
-	try_state_set(x, EX_NSTATES);
 	snprintf(results, sizeof(results), "%s/results", x->copy_dir);
 	printf(MSG("try.running", "try-%s: running your build under the runner (results in "
 		   "'%s')"), x->id, results);
 	putchar('\n');
 	fflush(stdout);
 	setenv(TRY_COPY_ENV, x->id, 1);
-	if (learn_run_check(&o->run, results, ids, 1) < 0)
-		return error("cannot run dmalab check"), 2;
+	last_results_aside(x, 0);
+	rc = learn_run_check(&o->run, results, ids, 1);
+	if (rc > 128)
+		return try_stopped(x, rc);
+	if (rc < 0)
+		return last_results_back(x), error("cannot run dmalab check"), 2;
+	last_results_aside(x, 1);
+	try_state_set(x, EX_NSTATES);
 	snprintf(path, sizeof(path), "%s/results.json", results);
 	if (results_load(path, &res, err, sizeof(err)))
 		return error("%s", err), 1;
@@ -896,7 +943,7 @@ static int with_lab(int argc, char **argv, int (*fn)(struct ex_opts *, struct ex
 static int say_make_status(const struct ex_opts *o, const char *lab, int rc,
 			   int ungraded_only)
 {
-	if (!rc || !o->make_status)
+	if (!rc || !o->make_status || rc > 128) /* > 128: stopped, do_try said so */
 		return rc;
 	fprintf(stderr, rc != 1 ? MSG("try.status-2", "make try-%s: status %d: the copy was "
 		"not tried (make's own \"Error %d\" line below only repeats it)") :

@@ -12,7 +12,8 @@
 # build, an edit outside a region is refused, and without a GPU they are "not
 # graded here" (08.huge's 08.3 needs one).  make exercises marks what this machine
 # cannot grade before any try, as each try then finds it; a try that is not all done
-# says its status on the line before make's own "Error N".
+# says its status on the line before make's own "Error N"; one stopped by Ctrl-C is
+# no verdict (said, status 130) and the exercises keep their states.
 set -u
 BUILD=${BUILD:-build}
 pass=0 fail=0
@@ -116,6 +117,26 @@ else bad "try-01 on the reference: done, exit 0"; fi
 mk exercises
 if has '^01\.limit +lab-01 +done'; then ok "make exercises: done"
 else bad "make exercises: done"; fi
+# Ctrl-C during a try (make's and dmalab's) is no verdict: said, the done exercises
+# stay done, dmalab's status 130 and no "status N" line before make's
+python3 - "$tmp" "$BUILD" >"$tmp/out" 2>&1 <<'PY'
+import os, signal, subprocess, sys, time
+tmp, build = sys.argv[1:3]
+for argv in (["make", "--no-print-directory", "WORK=" + tmp + "/w", "QUICK=1", "try-01"],
+             [build + "/dmalab", "try", "01", "--work", tmp + "/w", "--quick"]):
+    p = subprocess.Popen(argv, start_new_session=True)
+    time.sleep(0.5)
+    os.killpg(p.pid, signal.SIGINT)
+    print(os.path.basename(argv[0]), "status", p.wait(), flush=True)
+PY
+if [ "$(grep -c 'try-01: stopped by SIGINT before it finished: no verdict' "$tmp/out")" -eq 2 ] &&
+	has 'dmalab status 130' && ! has 'not yet|status 130:'
+then ok "try-01 stopped by Ctrl-C: said, no verdict, status 130"
+else bad "try-01 stopped by Ctrl-C: said, no verdict, status 130"; fi
+mk exercises
+if has '^01\.limit +lab-01 +done' && has '^01\.lock +lab-01 +done'
+then ok "make exercises after a stopped try: still done"
+else bad "make exercises after a stopped try: still done"; fi
 
 # refused: a want edited (01.3's exact 0 made 1), the build never reached
 sed -i '/"01.3"/,/WANT_/s/WANT_INT(0, "fraction")/WANT_INT(1, "fraction")/' "$copy"
