@@ -16,6 +16,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -863,44 +864,76 @@ void ex_status_write(struct json_writer *w, const char *src, const char *work,
 /* ------------------------------------------------------------------------ */
 /* Options                                                                    */
 
+/* The short usage of exercise, try or exercises (cmd), on stdout. */
+static void ex_usage(const char *cmd)
+{
+	if (!strcmp(cmd, "exercises"))
+		puts(MSG("ex.help-exercises", "usage: dmalab exercises [--work DIR]: every "
+			 "exercise with its state (not started, not yet, done, ...) from your "
+			 "copies' last make try-NN; exit 0, or 2 on bad usage"));
+	else if (!strcmp(cmd, "exercise"))
+		puts(MSG("ex.help-exercise", "usage: dmalab exercise NN [--work DIR] [--src DIR] "
+			 "[--reset]: write your copy of lab NN (DIR/NN-name/, default work/), "
+			 "each exercise region a stub; --reset starts over; exit 0, or 2 on bad "
+			 "usage"));
+	else
+		puts(MSG("ex.help-try", "usage: dmalab try NN [--work DIR] [--quick] "
+			 "[--timeout-mul N] [--verify-only]: grade your built copy of lab NN "
+			 "(make try-NN builds it first), done or not yet per exercise; exit 0 all "
+			 "done, 1 not all, 2 bad usage or a copy refused, 128+N stopped by signal "
+			 "N"));
+}
+
+static void ex_option(struct ex_opts *o, int c, const char *arg, const char *cmd)
+{
+	switch (c) {
+	case 'r': o->reset = 1; break;
+	case 'v': o->verify_only = 1; break;
+	case 'n': o->not_compiled = 1; break;
+	case 'q': o->quick = o->run.quick = 1; break;
+	case 'i': o->ids_only = 1; break;
+	case 'm': o->make_status = 1; break;
+	case 's': o->src = arg; break;
+	case 'w': o->work = arg; break;
+	case 'L': snprintf(o->run.labs_dir, sizeof(o->run.labs_dir), "%s", arg); break;
+	case 't': o->run.timeout_mul = parse_timeout_mul(arg, "--timeout-mul"); break;
+	case 'h': ex_usage(cmd); exit(0);
+	}
+}
+
 static int parse(int argc, char **argv, struct ex_opts *o)
 {
-	int i;
+	static const struct option longs[] = {
+		{ "reset", no_argument, NULL, 'r' }, { "verify-only", no_argument, NULL, 'v' },
+		{ "not-compiled", no_argument, NULL, 'n' }, { "quick", no_argument, NULL, 'q' },
+		{ "ids", no_argument, NULL, 'i' }, { "make-status", no_argument, NULL, 'm' },
+		{ "src", required_argument, NULL, 's' }, { "work", required_argument, NULL, 'w' },
+		{ "labs-dir", required_argument, NULL, 'L' },
+		{ "timeout-mul", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	static char help[32];
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->src = "labs";
 	o->work = "work";
 	o->run.timeout_mul = 1;
-	for (i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+	snprintf(help, sizeof(help), "dmalab %s", argv[1]);
+	usage_set_help(help); /* a bad option points to this command's --help */
+	opterr = 0;
+	optind = 2; /* argv[1] is the command */
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		if (c == ':' || c == '?')
+			die_bad_option(c, argv[optind - 1]);
+		ex_option(o, c, optarg, argv[1]);
+	}
+	for (; optind < argc; optind++) {
+		const char *a = argv[optind];
 
-		if (!strcmp(a, "--reset"))
-			o->reset = 1;
-		else if (!strcmp(a, "--verify-only"))
-			o->verify_only = 1;
-		else if (!strcmp(a, "--not-compiled"))
-			o->not_compiled = 1;
-		else if (!strcmp(a, "--quick"))
-			o->quick = o->run.quick = 1;
-		else if (!strcmp(a, "--ids"))
-			o->ids_only = 1;
-		else if (!strcmp(a, "--make-status"))
-			o->make_status = 1;
-		else if (v && !strcmp(a, "--src"))
-			o->src = argv[++i];
-		else if (v && !strcmp(a, "--work"))
-			o->work = argv[++i];
-		else if (v && !strcmp(a, "--labs-dir"))
-			snprintf(o->run.labs_dir, sizeof(o->run.labs_dir), "%s", argv[++i]);
-		else if (v && !strcmp(a, "--timeout-mul"))
-			o->run.timeout_mul = parse_timeout_mul(argv[++i], "--timeout-mul");
-		else if (a[0] != '-' && !o->lab &&
-			 !lab_id_normalise(a, o->lab_id, sizeof(o->lab_id)))
-			o->lab = o->lab_id;
-		else
-			return error("%s: bad argument '%s' (usage: dmalab exercise|try NN "
-				     "[--work DIR] [--src DIR] [--reset] [--verify-only]; "
-				     "dmalab exercises)", argv[1], a), 2;
+		if (o->lab || lab_id_normalise(a, o->lab_id, sizeof(o->lab_id)))
+			die_usage("%s: bad argument '%s'", argv[1], a);
+		o->lab = o->lab_id;
 	}
 	return 0;
 }

@@ -85,6 +85,16 @@ else bad "exercise-01 names the copy's line of each region (copy: $at)"; fi
 if [ "$rc" -eq 2 ] && has 'not built .*make try-01 builds it' && [ "$(wc -l <"$tmp/out")" -eq 1 ]
 then ok "dmalab try before the build: one line naming make try-01"
 else bad "dmalab try before the build: one line naming make try-01"; fi
+# try, exercise and exercises --help (and -h): their usage on stdout, exit 0
+for a in "try --help" "exercise -h" "exercises --help"; do
+	# shellcheck disable=SC2086 # the command and its option, split on purpose
+	"$BUILD/dmalab" $a >"$tmp/out" 2>"$tmp/err"; rc=$?
+	if [ "$rc" -eq 0 ] && has "^usage: dmalab ${a% -*} " && [ ! -s "$tmp/err" ]
+	then ok "dmalab $a: usage on stdout, exit 0"; else bad "dmalab $a: usage, exit 0"; fi
+done
+"$BUILD/dmalab" try 01 --bogus >"$tmp/out" 2>&1; rc=$?
+if [ "$rc" -eq 2 ] && has "unknown option '--bogus' \(see dmalab try --help\)"
+then ok "dmalab try --bogus: named, exit 2"; else bad "dmalab try --bogus: named, exit 2"; fi
 mk try-01
 if [ "$rc" -ne 0 ] && [ "$(count 'not yet')" -eq 3 ] && has 'look at: line'; then
 	ok "try-01 on the stubs: every exercise not yet, non-zero"
