@@ -56,6 +56,8 @@ printf 'abc\n-3\n5 ms\n6\n' | fakes_run run 92 --predict --results "$tmp/r2x" >"
 	ok "two bad entries: asked again" || bad "two bad entries: not asked again twice"
 has "$tmp/r2x.out" "'5 ms' is not a number >= 0; recorded as don't know" \
 	"the third bad entry says it is recorded as don't know"
+# the plausible ratios reach 04.1's 160-206x (a plain VM)
+has "$tmp/r2x.out" "your number, in x (plausible: 0.01 to 1000;" "x's range reaches 1000"
 # lab-93's 93.2 needs a GPU and lab-93 is built without nvcc: forecast to skip, not asked
 printf '12\n' | fakes_run run 93 91 --predict --results "$tmp/r2b" >"$tmp/r2b.out" 2>&1
 head -n 1 "$tmp/r2b.out" | grep -qxF \
