@@ -16,6 +16,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -610,6 +611,48 @@ static int report_try(struct ex_lab *x, const struct learn_results *res)
 	return done == x->n ? 0 : 1;
 }
 
+/* path: <copy_dir>/results/results.json (2300 bytes); aside: path.last-try (2400). */
+static void last_results_paths(const struct ex_lab *x, char *path, char *aside)
+{
+	snprintf(path, 2300, "%s/results/results.json", x->copy_dir);
+	snprintf(aside, 2400, "%s.last-try", path);
+}
+
+/* The last try's results.json, set aside (as results.json.last-try) while a new
+ * try runs (done 0), dropped once it has finished (done 1). */
+static void last_results_aside(const struct ex_lab *x, int done)
+{
+	char path[2300], aside[2400];
+
+	last_results_paths(x, path, aside);
+	unlink(aside);
+	if (!done)
+		rename(path, aside);
+}
+
+/* The results.json set aside put back; none when there was none before the try. */
+static void last_results_back(const struct ex_lab *x)
+{
+	char path[2300], aside[2400];
+
+	last_results_paths(x, path, aside);
+	if (rename(aside, path) && errno == ENOENT)
+		unlink(path);
+}
+
+/* A try that a signal stopped (check's status rc, 128 + N) is no verdict: its
+ * results say "not run" for what it did not reach, which is not the copy's
+ * fault, so the last try's results (or none) and state stay; 128 + N. */
+static int try_stopped(const struct ex_lab *x, int rc)
+{
+	last_results_back(x);
+	printf(MSG("try.stopped", "try-%s: stopped by %s before it finished: no verdict; "
+		   "each exercise keeps the state of your last try (make exercises lists "
+		   "them)"), x->id, signal_name(rc - 128));
+	putchar('\n');
+	return rc;
+}
+
 static int do_try(struct ex_opts *o, struct ex_lab *x)
 {
 	char results[2200], path[2300], err[600], *ids[1] = { x->id };
@@ -632,15 +675,20 @@ static int do_try(struct ex_opts *o, struct ex_lab *x)
 		return error(MSG("try.not-built", "try %s: your copy is not built ('%s' is "
 				 "missing): make try-%s builds it, then grades it"), x->id, bin,
 			     x->id), 2;
-	try_state_set(x, EX_NSTATES);
 	snprintf(results, sizeof(results), "%s/results", x->copy_dir);
 	printf(MSG("try.running", "try-%s: running your build under the runner (results in "
 		   "'%s')"), x->id, results);
 	putchar('\n');
 	fflush(stdout);
 	setenv(TRY_COPY_ENV, x->id, 1);
-	if (learn_run_check(&o->run, results, ids, 1) < 0)
-		return error("cannot run dmalab check"), 2;
+	last_results_aside(x, 0);
+	rc = learn_run_check(&o->run, results, ids, 1);
+	if (rc > 128)
+		return try_stopped(x, rc);
+	if (rc < 0)
+		return last_results_back(x), error("cannot run dmalab check"), 2;
+	last_results_aside(x, 1);
+	try_state_set(x, EX_NSTATES);
 	snprintf(path, sizeof(path), "%s/results.json", results);
 	if (results_load(path, &res, err, sizeof(err)))
 		return error("%s", err), 1;
@@ -816,44 +864,76 @@ void ex_status_write(struct json_writer *w, const char *src, const char *work,
 /* ------------------------------------------------------------------------ */
 /* Options                                                                    */
 
+/* The short usage of exercise, try or exercises (cmd), on stdout. */
+static void ex_usage(const char *cmd)
+{
+	if (!strcmp(cmd, "exercises"))
+		puts(MSG("ex.help-exercises", "usage: dmalab exercises [--work DIR]: every "
+			 "exercise with its state (not started, not yet, done, ...) from your "
+			 "copies' last make try-NN; exit 0, or 2 on bad usage"));
+	else if (!strcmp(cmd, "exercise"))
+		puts(MSG("ex.help-exercise", "usage: dmalab exercise NN [--work DIR] [--src DIR] "
+			 "[--reset]: write your copy of lab NN (DIR/NN-name/, default work/), "
+			 "each exercise region a stub; --reset starts over; exit 0, or 2 on bad "
+			 "usage"));
+	else
+		puts(MSG("ex.help-try", "usage: dmalab try NN [--work DIR] [--quick] "
+			 "[--timeout-mul N] [--verify-only]: grade your built copy of lab NN "
+			 "(make try-NN builds it first), done or not yet per exercise; exit 0 all "
+			 "done, 1 not all, 2 bad usage or a copy refused, 128+N stopped by signal "
+			 "N"));
+}
+
+static void ex_option(struct ex_opts *o, int c, const char *arg, const char *cmd)
+{
+	switch (c) {
+	case 'r': o->reset = 1; break;
+	case 'v': o->verify_only = 1; break;
+	case 'n': o->not_compiled = 1; break;
+	case 'q': o->quick = o->run.quick = 1; break;
+	case 'i': o->ids_only = 1; break;
+	case 'm': o->make_status = 1; break;
+	case 's': o->src = arg; break;
+	case 'w': o->work = arg; break;
+	case 'L': snprintf(o->run.labs_dir, sizeof(o->run.labs_dir), "%s", arg); break;
+	case 't': o->run.timeout_mul = parse_timeout_mul(arg, "--timeout-mul"); break;
+	case 'h': ex_usage(cmd); exit(0);
+	}
+}
+
 static int parse(int argc, char **argv, struct ex_opts *o)
 {
-	int i;
+	static const struct option longs[] = {
+		{ "reset", no_argument, NULL, 'r' }, { "verify-only", no_argument, NULL, 'v' },
+		{ "not-compiled", no_argument, NULL, 'n' }, { "quick", no_argument, NULL, 'q' },
+		{ "ids", no_argument, NULL, 'i' }, { "make-status", no_argument, NULL, 'm' },
+		{ "src", required_argument, NULL, 's' }, { "work", required_argument, NULL, 'w' },
+		{ "labs-dir", required_argument, NULL, 'L' },
+		{ "timeout-mul", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	static char help[32];
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->src = "labs";
 	o->work = "work";
 	o->run.timeout_mul = 1;
-	for (i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+	snprintf(help, sizeof(help), "dmalab %s", argv[1]);
+	usage_set_help(help); /* a bad option points to this command's --help */
+	opterr = 0;
+	optind = 2; /* argv[1] is the command */
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		if (c == ':' || c == '?')
+			die_bad_option(c, argv[optind - 1]);
+		ex_option(o, c, optarg, argv[1]);
+	}
+	for (; optind < argc; optind++) {
+		const char *a = argv[optind];
 
-		if (!strcmp(a, "--reset"))
-			o->reset = 1;
-		else if (!strcmp(a, "--verify-only"))
-			o->verify_only = 1;
-		else if (!strcmp(a, "--not-compiled"))
-			o->not_compiled = 1;
-		else if (!strcmp(a, "--quick"))
-			o->quick = o->run.quick = 1;
-		else if (!strcmp(a, "--ids"))
-			o->ids_only = 1;
-		else if (!strcmp(a, "--make-status"))
-			o->make_status = 1;
-		else if (v && !strcmp(a, "--src"))
-			o->src = argv[++i];
-		else if (v && !strcmp(a, "--work"))
-			o->work = argv[++i];
-		else if (v && !strcmp(a, "--labs-dir"))
-			snprintf(o->run.labs_dir, sizeof(o->run.labs_dir), "%s", argv[++i]);
-		else if (v && !strcmp(a, "--timeout-mul"))
-			o->run.timeout_mul = parse_timeout_mul(argv[++i], "--timeout-mul");
-		else if (a[0] != '-' && !o->lab &&
-			 !lab_id_normalise(a, o->lab_id, sizeof(o->lab_id)))
-			o->lab = o->lab_id;
-		else
-			return error("%s: bad argument '%s' (usage: dmalab exercise|try NN "
-				     "[--work DIR] [--src DIR] [--reset] [--verify-only]; "
-				     "dmalab exercises)", argv[1], a), 2;
+		if (o->lab || lab_id_normalise(a, o->lab_id, sizeof(o->lab_id)))
+			die_usage("%s: bad argument '%s'", argv[1], a);
+		o->lab = o->lab_id;
 	}
 	return 0;
 }
@@ -896,7 +976,7 @@ static int with_lab(int argc, char **argv, int (*fn)(struct ex_opts *, struct ex
 static int say_make_status(const struct ex_opts *o, const char *lab, int rc,
 			   int ungraded_only)
 {
-	if (!rc || !o->make_status)
+	if (!rc || !o->make_status || rc > 128) /* > 128: stopped, do_try said so */
 		return rc;
 	fprintf(stderr, rc != 1 ? MSG("try.status-2", "make try-%s: status %d: the copy was "
 		"not tried (make's own \"Error %d\" line below only repeats it)") :

@@ -12,7 +12,8 @@
 # build, an edit outside a region is refused, and without a GPU they are "not
 # graded here" (08.huge's 08.3 needs one).  make exercises marks what this machine
 # cannot grade before any try, as each try then finds it; a try that is not all done
-# says its status on the line before make's own "Error N".
+# says its status on the line before make's own "Error N"; one stopped by Ctrl-C is
+# no verdict (said, status 130) and the exercises keep their states.
 set -u
 BUILD=${BUILD:-build}
 pass=0 fail=0
@@ -84,6 +85,16 @@ else bad "exercise-01 names the copy's line of each region (copy: $at)"; fi
 if [ "$rc" -eq 2 ] && has 'not built .*make try-01 builds it' && [ "$(wc -l <"$tmp/out")" -eq 1 ]
 then ok "dmalab try before the build: one line naming make try-01"
 else bad "dmalab try before the build: one line naming make try-01"; fi
+# try, exercise and exercises --help (and -h): their usage on stdout, exit 0
+for a in "try --help" "exercise -h" "exercises --help"; do
+	# shellcheck disable=SC2086 # the command and its option, split on purpose
+	"$BUILD/dmalab" $a >"$tmp/out" 2>"$tmp/err"; rc=$?
+	if [ "$rc" -eq 0 ] && has "^usage: dmalab ${a% -*} " && [ ! -s "$tmp/err" ]
+	then ok "dmalab $a: usage on stdout, exit 0"; else bad "dmalab $a: usage, exit 0"; fi
+done
+"$BUILD/dmalab" try 01 --bogus >"$tmp/out" 2>&1; rc=$?
+if [ "$rc" -eq 2 ] && has "unknown option '--bogus' \(see dmalab try --help\)"
+then ok "dmalab try --bogus: named, exit 2"; else bad "dmalab try --bogus: named, exit 2"; fi
 mk try-01
 if [ "$rc" -ne 0 ] && [ "$(count 'not yet')" -eq 3 ] && has 'look at: line'; then
 	ok "try-01 on the stubs: every exercise not yet, non-zero"
@@ -116,6 +127,39 @@ else bad "try-01 on the reference: done, exit 0"; fi
 mk exercises
 if has '^01\.limit +lab-01 +done'; then ok "make exercises: done"
 else bad "make exercises: done"; fi
+# Ctrl-C during a try (make's and dmalab's) is no verdict: said, the done exercises
+# stay done, dmalab's status 130 and no "status N" line before make's
+python3 - "$tmp" "$BUILD" >"$tmp/out" 2>&1 <<'PY'
+import os, signal, subprocess, sys, time
+tmp, build = sys.argv[1:3]
+def lab_started(session):  # lab-01 runs: the try is under way (the lab takes 0.3 s)
+    for pid in filter(str.isdigit, os.listdir("/proc")):  # its own group, our session
+        try:
+            if os.getsid(int(pid)) == session and \
+               open("/proc/%s/comm" % pid).read().strip() == "lab-01":
+                return True
+        except OSError:
+            pass
+    return False
+for argv in (["make", "--no-print-directory", "WORK=" + tmp + "/w", "QUICK=1", "try-01"],
+             [build + "/dmalab", "try", "01", "--work", tmp + "/w", "--quick"]):
+    p = subprocess.Popen(argv, start_new_session=True)
+    for _ in range(4000):
+        if lab_started(p.pid) or p.poll() is not None:
+            break
+        time.sleep(0.005)
+    if p.poll() is None:
+        os.killpg(p.pid, signal.SIGINT)
+    print(os.path.basename(argv[0]), "status", p.wait(), flush=True)
+PY
+if [ "$(grep -c 'try-01: stopped by SIGINT before it finished: no verdict' "$tmp/out")" -eq 2 ] &&
+	has 'dmalab status 130' && ! has 'not yet|status 130:'
+then ok "try-01 stopped by Ctrl-C: said, no verdict, status 130"
+else bad "try-01 stopped by Ctrl-C: said, no verdict, status 130"; fi
+mk exercises
+if has '^01\.limit +lab-01 +done' && has '^01\.lock +lab-01 +done'
+then ok "make exercises after a stopped try: still done"
+else bad "make exercises after a stopped try: still done"; fi
 
 # refused: a want edited (01.3's exact 0 made 1), the build never reached
 sed -i '/"01.3"/,/WANT_/s/WANT_INT(0, "fraction")/WANT_INT(1, "fraction")/' "$copy"

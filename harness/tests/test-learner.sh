@@ -50,6 +50,14 @@ printf '28\n\n6\n' | fakes_run run 91 92 --predict --results "$tmp/r2" >"$tmp/r2
 [ "$(score "$tmp/r2/results.json" 92.2)" = 0.699 ] && ok "typed on stdin, scored" ||
 	bad "stdin: $(score "$tmp/r2/results.json" 92.2)"
 has "$tmp/r2.out" "your number, in GB/s (plausible:" "the question shows the unit and a range"
+# three bad entries: the first two ask again, the third says it is recorded as don't know
+printf 'abc\n-3\n5 ms\n6\n' | fakes_run run 92 --predict --results "$tmp/r2x" >"$tmp/r2x.out" 2>&1
+[ "$(grep -c "is not a number >= 0; again" "$tmp/r2x.out")" -eq 2 ] &&
+	ok "two bad entries: asked again" || bad "two bad entries: not asked again twice"
+has "$tmp/r2x.out" "'5 ms' is not a number >= 0; recorded as don't know" \
+	"the third bad entry says it is recorded as don't know"
+# the plausible ratios reach 04.1's 160-206x (a plain VM)
+has "$tmp/r2x.out" "your number, in x (plausible: 0.01 to 1000;" "x's range reaches 1000"
 # lab-93's 93.2 needs a GPU and lab-93 is built without nvcc: forecast to skip, not asked
 printf '12\n' | fakes_run run 93 91 --predict --results "$tmp/r2b" >"$tmp/r2b.out" 2>&1
 head -n 1 "$tmp/r2b.out" | grep -qxF \
