@@ -137,7 +137,8 @@ static double ask_one(const struct json *c)
 		if (!parse_value(line, &v))
 			break;
 		fputs("     ", stderr);
-		fprintf(stderr, tries < 2 ? MSG("predict.again", "'%s' is not a number >= 0; again") :
+		fprintf(stderr, tries < 2 ?
+			MSG("predict.again", "'%s' is not a number >= 0; again") :
 			MSG("predict.given-up", "'%s' is not a number >= 0; recorded as don't "
 			    "know"), line);
 		fputc('\n', stderr);
