@@ -123,12 +123,9 @@ static void run_lab(struct preflight *pf, const char *id, char *const *extra, st
 	if (runner_stop_signal)
 		snprintf(out->why, sizeof(out->why), "not started: dmalab was stopped by %s",
 			 signal_name(runner_stop_signal));
-	else if (left < 1) { /* the labs' time is spent: as a lab --timeout stopped, the node's */
-		snprintf(out->why, sizeof(out->why), "not started: --timeout %.0f ran out "
-			 "before it", pf->o.timeout_s);
-		out->exit_code = -1;
-		return;
-	} else if (spawn_lab(argv, left, &io, &sr) < 0 || sr.exec_errno)
+	else if (left < 1)
+		snprintf(out->why, sizeof(out->why), "not started: --timeout ran out before it");
+	else if (spawn_lab(argv, left, &io, &sr) < 0 || sr.exec_errno)
 		snprintf(out->why, sizeof(out->why), "'%.300s' cannot be run (build the labs "
 			 "with make, or name their directory with --labs-dir)", path);
 	else if (sr.aborted) /* runner_stop_signal stopped it */
