@@ -86,10 +86,10 @@ expected_nodes() {
 
 # The status of node file $1 when it holds an unfinished run ("running": its
 # check was killed before it ended; "incomplete"), which dmalab compare
-# refuses; nothing for a finished one.  dmalab writes the document's own keys
-# one space in, so the line is its top-level status, not a lab's.
+# refuses; nothing for a finished one.  dmalab's writer indents two spaces a
+# level, so a line two spaces in is the document's own status, not a lab's.
 unfinished_status() {
-	sed -n 's/^ "status": "\(running\|incomplete\)".*/\1/p' "$1" | head -n 1
+	sed -n 's/^  "status": "\(running\|incomplete\)".*/\1/p' "$1" | head -n 1
 }
 
 # Why node $1 of job $2 has no results file (or only an unfinished one).

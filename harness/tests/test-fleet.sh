@@ -599,7 +599,9 @@ check_merge_unfinished() {
 	printf 'good1\nkilled1\n' >"$fleet/jobs/nodes-900010.txt"
 	node=harness/tests/fixtures/compare/node-h200.json
 	cp "$node" "$fleet/good1.json"
-	sed 's/^ "status": "[a-z]*"/ "status": "running"/' "$node" >"$fleet/killed1.json"
+	# as dmalab writes it mid-run: indented two spaces a level, "status" last
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["status"] = "running"
+json.dump(d, open(sys.argv[2], "w"), indent=2)' "$node" "$fleet/killed1.json"
 	echo "# killed1 (job 900010): dmalab check exit 137" >"$fleet/killed1.log"
 	run_bounded 30 "$dmalab" fleet --merge "$fleet"
 	[ "$rc" -eq 1 ] && ok || bad "--merge with an unfinished node: exit $rc (want 1): $out"
