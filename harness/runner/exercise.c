@@ -685,8 +685,8 @@ static int do_try(struct ex_opts *o, struct ex_lab *x)
 	rc = learn_run_check(&o->run, results, ids, 1);
 	if (rc > 128)
 		return try_stopped(x, rc);
-	if (rc < 0)
-		return last_results_back(x), error("cannot run dmalab check"), 2;
+	if (rc < 0 || rc == 127 || rc == 2) /* check refused or did not start: it said why */
+		return last_results_back(x), rc < 0 ? error("cannot run dmalab check") : 0, 2;
 	last_results_aside(x, 1);
 	try_state_set(x, EX_NSTATES);
 	snprintf(path, sizeof(path), "%s/results.json", results);

@@ -741,6 +741,8 @@ static void out_findings(const struct run_state *rs, int n, FILE *f, const char 
 	if (!n)
 		return;
 	if (getenv(TRY_COPY_ENV)) { /* a learner's copy: its code, not the machine, decides */
+		if (rs->aborted) /* a stopped try is no verdict: try says so */
+			return;
 		out_line(f, prefix, "", n == 1 ? MSG("finding.copy-one", "1 claim failed on your "
 				"copy: the exercise lines below say which exercise it grades") :
 			 MSG("finding.copy", "%d claims failed on your copy: the exercise lines "

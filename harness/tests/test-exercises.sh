@@ -160,6 +160,15 @@ mk exercises
 if has '^01\.limit +lab-01 +done' && has '^01\.lock +lab-01 +done'
 then ok "make exercises after a stopped try: still done"
 else bad "make exercises after a stopped try: still done"; fi
+[ ! -e "$tmp/w/01-mlock/results/results.json.last-try" ] && ok "a stopped try: no .last-try left" ||
+	bad "a stopped try left results.json.last-try"
+# a try that check refuses (its results folder in use by another run) is no verdict either
+flock "$tmp/w/01-mlock/results/.dmalab-lock" "$BUILD/dmalab" try 01 --work "$tmp/w" --quick \
+	>"$tmp/out" 2>&1; refused_rc=$?
+mk exercises
+if [ "$refused_rc" -eq 2 ] && has '^01\.limit +lab-01 +done'
+then ok "a try check refuses: exit 2, the exercises keep their state"
+else bad "a try check refuses: exit 2, the exercises keep their state"; fi
 
 # refused: a want edited (01.3's exact 0 made 1), the build never reached
 sed -i '/"01.3"/,/WANT_/s/WANT_INT(0, "fraction")/WANT_INT(1, "fraction")/' "$copy"
