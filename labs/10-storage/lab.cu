@@ -468,8 +468,9 @@ static struct lab_est ratio_estimate(const struct rig *r, int c)
  * interval straddles its want's edge counts as wider than the rule (a ratio
  * about 1.06 by 10 % straddles 1.1 however narrow the rule calls it: 10.1's
  * sabotage on an H200, 2026-12-03).  wide[p] gets 1 for each path of a ratio
- * wider than the rule's LAB_STOP_WIDTH or straddling.  Extended past `first`
- * rounds, a ratio is decided as a remeasured series.
+ * wider than the rule's LAB_STOP_WIDTH or straddling.  A ratio that got rounds
+ * past `first` is decided as a remeasured series; one whose paths ran no extra
+ * round keeps the level of a single series.
  */
 static double make_ratios(struct rig *r, int n, int first, int *wide)
 {
@@ -486,7 +487,8 @@ static double make_ratios(struct rig *r, int n, int first, int *wide)
 			v[i] = round_ratio(r, c, i);
 		m = kept(v, n, k);
 		lab_stats_from(&r->ratio[c], d->name, "x", k, m, 0);
-		r->ratio[c].remeasured = n > first;
+		/* the first rounds ran every path: more kept means it was extended */
+		r->ratio[c].remeasured = m > first;
 		w = lab_median_interval_width(k, m);
 		if (lab_relation_verdict(&claims[c].want, ratio_estimate(r, c), NULL) ==
 		    LAB_STRADDLES)
