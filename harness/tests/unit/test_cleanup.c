@@ -423,6 +423,32 @@ static void test_a_committed_savefile_stays_alone(void **state)
 	assert_string_equal(text, "whole\n");
 }
 
+/* One more open savefile than the list holds: refused with ENOSPC and no
+ * temporary file; the ones open still commit, each to its own file. */
+static void test_one_savefile_past_the_list_is_refused(void **state)
+{
+	struct savefile open_ones[TEMPFILE_MAX], extra;
+	char paths[TEMPFILE_MAX + 1][128], name[16];
+	int i;
+
+	for (i = 0; i <= TEMPFILE_MAX; i++) {
+		snprintf(name, sizeof(name), "s%d.json", i);
+		in_dir(name, paths[i], sizeof(paths[i]), 0);
+	}
+	for (i = 0; i < TEMPFILE_MAX; i++)
+		assert_non_null(savefile_open(&open_ones[i], paths[i]));
+	errno = 0;
+	assert_null(savefile_open(&extra, paths[TEMPFILE_MAX]));
+	assert_int_equal(errno, ENOSPC);
+	snprintf(name, sizeof(name), "s%d.json", TEMPFILE_MAX);
+	assert_int_equal(files_named(name), 0);
+	for (i = 0; i < TEMPFILE_MAX; i++) {
+		fputs("whole\n", open_ones[i].f);
+		assert_int_equal(savefile_commit(&open_ones[i]), 0);
+	}
+	assert_int_equal(files_named("s"), TEMPFILE_MAX); /* no temporary left */
+}
+
 #define FILE_TEST(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -438,6 +464,7 @@ int main(void)
 		FILE_TEST(test_files_go_on_a_signal),
 		FILE_TEST(test_remove_and_forget),
 		FILE_TEST(test_at_most_tempfile_max),
+		FILE_TEST(test_one_savefile_past_the_list_is_refused),
 		FILE_TEST(test_sweep),
 		FILE_TEST(test_unsafe_paths_not_listed),
 		FILE_TEST(test_a_stopped_savefile_leaves_nothing),
