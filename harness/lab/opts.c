@@ -106,7 +106,7 @@ static void print_help(const struct lab *L)
 	for (const struct claim_spec *c = s->claims; c && c->id; c++)
 		printf("  %-5s [%s] %s\n", c->id, c->question, msg_claim_text(c->id, c->text));
 	printf("\n%s\n", MSG("lab.help-exit", "exit: 0 confirmed, 1 a claim failed, 77 skipped, "
-			     "99 setup error, 2 usage"));
+			     "99 setup error, 2 usage, 128+N stopped by signal N (130: Ctrl-C)"));
 }
 
 /* The one size parser of options: *out = ARG in bytes; else 2 after one line naming it. */

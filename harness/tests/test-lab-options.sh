@@ -154,6 +154,9 @@ range_error 05 --size 1M -- \
 	"lab-05: --size '1M': too small: need at least 4 MiB of managed memory (see --help)"
 "$labs/lab-03" --help | grep -q -- "(default 1000, --quick 200) (10 to 1000000)$" && ok ||
 	bad "lab-03 --help: --steps without its default, --quick value and range"
+# the exit line names a stop by a signal too (test-interrupt sees 130 for SIGINT)
+"$labs/lab-03" --help | tail -n 1 | grep -q -- ", 128+N stopped by signal N (130: Ctrl-C)$" &&
+	ok || bad "lab-03 --help: its exit line does not name 128+N"
 
 # README.md names the labs that take --size: exactly those whose --help has it
 said=$(sed -n 's/.*`--size 64M` (labs \([0-9, ]*\) only.*/\1/p' README.md | tr -d ' ')
