@@ -616,6 +616,31 @@ json.dump(d, open(sys.argv[2], "w"), indent=2)' "$node" "$fleet/killed1.json"
 		bad "--merge: no fleet.json and fleet.html for good1: $out"
 }
 
+# --merge where an unfinished node's log has no "# NODE (job J): " prefix, and
+# an unfinished results.json of a node outside every allocation: the reason
+# follows ": " (not glued onto the text before it), and the stray file is named
+# in the summary as a finished one outside the allocation is.  Needs no cluster.
+check_merge_unfinished_odd() {
+	say "dmalab fleet --merge: a log line without prefix, an unfinished stray node file"
+	fleet=$tmp/results-odd/fleet/900020
+	mkdir -p "$fleet/jobs"
+	printf '900020 -N 2\n' >"$fleet/jobs/jobs.txt"
+	printf 'good1\nkilled1\n' >"$fleet/jobs/nodes-900020.txt"
+	node=harness/tests/fixtures/compare/node-h200.json
+	cp "$node" "$fleet/good1.json"
+	for n in killed1 stray1; do
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["status"] = "running"
+json.dump(d, open(sys.argv[2], "w"), indent=2)' "$node" "$fleet/$n.json"
+	done
+	echo "oom-killer ended dmalab" >"$fleet/killed1.log"
+	run_bounded 30 "$dmalab" fleet --merge "$fleet"
+	printf '%s\n' "$out" | grep -qF "missing: killed1 (job 900020): an unfinished run (status \
+'running'), left out of the comparison: oom-killer ended dmalab" && ok ||
+		bad "--merge: killed1's log line is not after ': ': $out"
+	printf '%s\n' "$out" | grep -q "not in any allocation .*: stray1 (status 'running')" &&
+		ok || bad "--merge: the unfinished stray1.json outside the allocation is not named: $out"
+}
+
 check_build_on_node() {
 	say "dmalab fleet --build-on-node -- 01 04"
 	run_bounded 200 "$dmalab" fleet --build-on-node --quick --results "$tmp/results-bon" -t 10 \
@@ -635,6 +660,7 @@ trap 'say "interrupted"; exit 130' INT
 trap 'say "stopped (SIGTERM: the time limit?)"; exit 143' TERM HUP
 check_usage_errors
 check_merge_unfinished
+check_merge_unfinished_odd
 if [ "$(id -u)" != 0 ]; then
 	say "skipped the Slurm part: not root" \
 		"(slurmd starts each job as its owner, which needs uid 0)"
