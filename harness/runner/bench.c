@@ -83,7 +83,8 @@ static void bench_usage(FILE *f)
 		"                  unlike this one (--quick in one alone, labs one alone ran)\n"
 		"                  is said in a line, and all's ratio is over the labs both ran\n"
 		"  -h, --help      this text\n"
-		"exit: 0 printed, 2 a file that is not a dmalab results.json, or usage\n",
+		"exit: 0 printed; 2 a file (or --base) that is not a dmalab results.json or\n"
+		"      is an unfinished run's (status running or incomplete), or usage\n",
 		100 * LAB_STOP_WIDTH, BENCH_PHASES);
 }
 
