@@ -145,14 +145,6 @@ static void parse_bench(struct bench_opts *o, int argc, char **argv)
 
 /* ---- The record's values ------------------------------------------------ */
 
-/* A number of the record (not a boolean), else NaN: what "-" prints. */
-static double num_of(const struct json *obj, const char *key)
-{
-	const struct json *v = json_get(obj, key);
-
-	return v && v->type == JSON_NUM ? v->num : NAN;
-}
-
 /* 0 for a missing value, null, false, 0, "" and an empty list or object. */
 static int present(const struct json *v)
 {
@@ -383,7 +375,7 @@ static void lab_spread(const struct bench_lab *b, char *buf, size_t len, double 
 	*cv_most = NAN;
 	for (int i = 0; i < b->n; i++) {
 		n[i] = (double)count_of(b->s[i].stats);
-		cv[ncv] = num_of(b->s[i].stats, "cv");
+		cv[ncv] = json_get_num(b->s[i].stats, "cv", NAN);
 		if (!isnan(cv[ncv]))
 			*cv_most = fmax(*cv_most, cv[ncv++]); /* fmax passes over a NaN */
 	}
@@ -403,7 +395,7 @@ static double base_wall(const struct json *base, const struct json *id)
 
 	for (const struct json *l = base ? base->child : NULL; l; l = l->next)
 		if (same_value(json_get(l, "id"), id))
-			wall = num_of(l, "duration_s");
+			wall = json_get_num(l, "duration_s", NAN);
 	return wall;
 }
 
@@ -434,7 +426,7 @@ static double total_wall(const struct json *labs, const struct json *other)
 	double sum = 0;
 
 	for (const struct json *l = labs ? labs->child : NULL; l; l = l->next) {
-		double wall = num_of(l, "duration_s");
+		double wall = json_get_num(l, "duration_s", NAN);
 
 		if (last_of_id(l) && !isnan(wall) && has_lab(other, json_get(l, "id")))
 			sum += wall;
@@ -542,10 +534,10 @@ static void print_phases(const struct json *lab, int n, double wall)
 
 	for (const struct json *v = n && phases && phases->type == JSON_ARR ? phases->child :
 	     NULL; v; v = v->next) {
-		if (v->type != JSON_OBJ || isnan(num_of(v, "s")))
+		if (v->type != JSON_OBJ || isnan(json_get_num(v, "s", NAN)))
 			continue;
 		p = cmp_realloc(p, (size_t)np, sizeof(*p));
-		p[np] = (struct bench_phase){ v, num_of(v, "s"), np };
+		p[np] = (struct bench_phase){ v, json_get_num(v, "s", NAN), np };
 		np++;
 	}
 	if (np)
@@ -571,8 +563,8 @@ static void print_series(const struct bench_lab *b)
 			snprintf(width, sizeof(width), "%.1f %%", 100 * b->s[i].width);
 		printf("       %-44s n %4s  cv %8s  width %s%s\n", b->s[i].label,
 		       text_of(json_get(b->s[i].stats, "n"), n, sizeof(n)),
-		       fmt_num("%.4f", num_of(b->s[i].stats, "cv"), cv, sizeof(cv)), width,
-		       is_true(json_get(b->s[i].stats, "noisy")) ? "  noisy" : "");
+		       fmt_num("%.4f", json_get_num(b->s[i].stats, "cv", NAN), cv, sizeof(cv)),
+		       width, is_true(json_get(b->s[i].stats, "noisy")) ? "  noisy" : "");
 	}
 }
 
@@ -582,7 +574,7 @@ static void print_lab(const struct json *lab, const struct bench_opts *o,
 {
 	char id[64], status[64], wall_s[NUM_LEN], spread[64], cv_med[NUM_LEN];
 	char cv_max[NUM_LEN];
-	double wall = num_of(lab, "duration_s"), median, most;
+	double wall = json_get_num(lab, "duration_s", NAN), median, most;
 	struct bench_lab b;
 
 	lab_series(lab, &b);
@@ -644,7 +636,7 @@ static void print_foot(const struct json *d, const struct json *labs, const stru
 		}
 	}
 	putchar('\n');
-	runner = num_of(d, "duration_s");
+	runner = json_get_num(d, "duration_s", NAN);
 	runner_s = fmt_num("%.1f", runner, wall_s, sizeof(wall_s));
 	if (runner < t->wall) /* make lab-NN merged its lab into an older run's file */
 		printf(MSG("bench.foot-merged", "the labs above come from more than one run "
