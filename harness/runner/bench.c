@@ -388,36 +388,16 @@ static void lab_spread(const struct bench_lab *b, char *buf, size_t len, double 
 	free(n);
 }
 
-/* The lab's duration_s in an older run: its last lab of the same id. */
-static double base_wall(const struct json *base, const struct json *id)
+/* The list's last lab of this id, or NULL: the one a run's figures are taken
+ * from (make lab-NN merges a newer one after an older). */
+static const struct json *lab_of(const struct json *labs, const struct json *id)
 {
-	double wall = NAN;
+	const struct json *found = NULL;
 
-	for (const struct json *l = base ? base->child : NULL; l; l = l->next)
-		if (same_value(json_get(l, "id"), id))
-			wall = json_get_num(l, "duration_s", NAN);
-	return wall;
-}
-
-/* 1 when the "labs" list has a lab of this id. */
-static int has_lab(const struct json *labs, const struct json *id)
-{
 	for (const struct json *l = labs ? labs->child : NULL; l; l = l->next)
 		if (same_value(json_get(l, "id"), id))
-			return 1;
-	return 0;
-}
-
-/* 1 for the last lab of its id in its list: the one a run's figures are
- * taken from (make lab-NN merges a newer one after an older). */
-static int last_of_id(const struct json *lab)
-{
-	const struct json *id = json_get(lab, "id");
-
-	for (const struct json *later = lab->next; later; later = later->next)
-		if (same_value(json_get(later, "id"), id))
-			return 0;
-	return 1;
+			found = l;
+	return found;
 }
 
 /* A run's total: each lab id once, over the ids the other run has too. */
@@ -426,9 +406,10 @@ static double total_wall(const struct json *labs, const struct json *other)
 	double sum = 0;
 
 	for (const struct json *l = labs ? labs->child : NULL; l; l = l->next) {
+		const struct json *id = json_get(l, "id");
 		double wall = json_get_num(l, "duration_s", NAN);
 
-		if (last_of_id(l) && !isnan(wall) && has_lab(other, json_get(l, "id")))
+		if (lab_of(labs, id) == l && !isnan(wall) && lab_of(other, id))
 			sum += wall;
 	}
 	return sum;
@@ -444,14 +425,15 @@ static int ids_where(const struct json *labs, const struct json *other, int in_o
 
 	buf[0] = '\0';
 	for (const struct json *l = labs ? labs->child : NULL; l; l = l->next) {
+		const struct json *id = json_get(l, "id");
 		char text[64];
 
-		if (!last_of_id(l) || has_lab(other, json_get(l, "id")) != in_other)
+		if (lab_of(labs, id) != l || (lab_of(other, id) != NULL) != in_other)
 			continue;
 		count++;
 		if (n < len)
 			n += (size_t)snprintf(buf + n, len - n, " %s",
-					      text_of(json_get(l, "id"), text, sizeof(text)));
+					      text_of(id, text, sizeof(text)));
 	}
 	return count;
 }
@@ -586,7 +568,7 @@ static void print_lab(const struct json *lab, const struct bench_opts *o,
 	       fmt_num("%.4f", median, cv_med, sizeof(cv_med)),
 	       fmt_num("%.3f", most, cv_max, sizeof(cv_max)), b.wide, b.noisy);
 	if (o->base_path) {
-		double old = base_wall(base, json_get(lab, "id"));
+		double old = json_get_num(lab_of(base, json_get(lab, "id")), "duration_s", NAN);
 
 		print_base(old, wall != 0 && old != 0 ? wall / old : NAN); /* NaN: none */
 	}
