@@ -83,7 +83,8 @@ static void bench_usage(FILE *f)
 		"                  unlike this one (--quick in one alone, labs one alone ran)\n"
 		"                  is said in a line, and all's ratio is over the labs both ran\n"
 		"  -h, --help      this text\n"
-		"exit: 0 printed, 2 a file that is not a dmalab results.json, or usage\n",
+		"exit: 0 printed; 2 a file (or --base) that is not a dmalab results.json or\n"
+		"      is an unfinished run's (status running or incomplete), or usage\n",
 		100 * LAB_STOP_WIDTH, BENCH_PHASES);
 }
 
@@ -143,14 +144,6 @@ static void parse_bench(struct bench_opts *o, int argc, char **argv)
 }
 
 /* ---- The record's values ------------------------------------------------ */
-
-/* A number of the record (not a boolean), else NaN: what "-" prints. */
-static double num_of(const struct json *obj, const char *key)
-{
-	const struct json *v = json_get(obj, key);
-
-	return v && v->type == JSON_NUM ? v->num : NAN;
-}
 
 /* 0 for a missing value, null, false, 0, "" and an empty list or object. */
 static int present(const struct json *v)
@@ -382,7 +375,7 @@ static void lab_spread(const struct bench_lab *b, char *buf, size_t len, double 
 	*cv_most = NAN;
 	for (int i = 0; i < b->n; i++) {
 		n[i] = (double)count_of(b->s[i].stats);
-		cv[ncv] = num_of(b->s[i].stats, "cv");
+		cv[ncv] = json_get_num(b->s[i].stats, "cv", NAN);
 		if (!isnan(cv[ncv]))
 			*cv_most = fmax(*cv_most, cv[ncv++]); /* fmax passes over a NaN */
 	}
@@ -395,36 +388,16 @@ static void lab_spread(const struct bench_lab *b, char *buf, size_t len, double 
 	free(n);
 }
 
-/* The lab's duration_s in an older run: its last lab of the same id. */
-static double base_wall(const struct json *base, const struct json *id)
+/* The list's last lab of this id, or NULL: the one a run's figures are taken
+ * from (make lab-NN merges a newer one after an older). */
+static const struct json *lab_of(const struct json *labs, const struct json *id)
 {
-	double wall = NAN;
+	const struct json *found = NULL;
 
-	for (const struct json *l = base ? base->child : NULL; l; l = l->next)
-		if (same_value(json_get(l, "id"), id))
-			wall = num_of(l, "duration_s");
-	return wall;
-}
-
-/* 1 when the "labs" list has a lab of this id. */
-static int has_lab(const struct json *labs, const struct json *id)
-{
 	for (const struct json *l = labs ? labs->child : NULL; l; l = l->next)
 		if (same_value(json_get(l, "id"), id))
-			return 1;
-	return 0;
-}
-
-/* 1 for the last lab of its id in its list: the one a run's figures are
- * taken from (make lab-NN merges a newer one after an older). */
-static int last_of_id(const struct json *lab)
-{
-	const struct json *id = json_get(lab, "id");
-
-	for (const struct json *later = lab->next; later; later = later->next)
-		if (same_value(json_get(later, "id"), id))
-			return 0;
-	return 1;
+			found = l;
+	return found;
 }
 
 /* A run's total: each lab id once, over the ids the other run has too. */
@@ -433,9 +406,10 @@ static double total_wall(const struct json *labs, const struct json *other)
 	double sum = 0;
 
 	for (const struct json *l = labs ? labs->child : NULL; l; l = l->next) {
-		double wall = num_of(l, "duration_s");
+		const struct json *id = json_get(l, "id");
+		double wall = json_get_num(l, "duration_s", NAN);
 
-		if (last_of_id(l) && !isnan(wall) && has_lab(other, json_get(l, "id")))
+		if (lab_of(labs, id) == l && !isnan(wall) && lab_of(other, id))
 			sum += wall;
 	}
 	return sum;
@@ -451,14 +425,15 @@ static int ids_where(const struct json *labs, const struct json *other, int in_o
 
 	buf[0] = '\0';
 	for (const struct json *l = labs ? labs->child : NULL; l; l = l->next) {
+		const struct json *id = json_get(l, "id");
 		char text[64];
 
-		if (!last_of_id(l) || has_lab(other, json_get(l, "id")) != in_other)
+		if (lab_of(labs, id) != l || (lab_of(other, id) != NULL) != in_other)
 			continue;
 		count++;
 		if (n < len)
 			n += (size_t)snprintf(buf + n, len - n, " %s",
-					      text_of(json_get(l, "id"), text, sizeof(text)));
+					      text_of(id, text, sizeof(text)));
 	}
 	return count;
 }
@@ -541,10 +516,10 @@ static void print_phases(const struct json *lab, int n, double wall)
 
 	for (const struct json *v = n && phases && phases->type == JSON_ARR ? phases->child :
 	     NULL; v; v = v->next) {
-		if (v->type != JSON_OBJ || isnan(num_of(v, "s")))
+		if (v->type != JSON_OBJ || isnan(json_get_num(v, "s", NAN)))
 			continue;
 		p = cmp_realloc(p, (size_t)np, sizeof(*p));
-		p[np] = (struct bench_phase){ v, num_of(v, "s"), np };
+		p[np] = (struct bench_phase){ v, json_get_num(v, "s", NAN), np };
 		np++;
 	}
 	if (np)
@@ -570,8 +545,8 @@ static void print_series(const struct bench_lab *b)
 			snprintf(width, sizeof(width), "%.1f %%", 100 * b->s[i].width);
 		printf("       %-44s n %4s  cv %8s  width %s%s\n", b->s[i].label,
 		       text_of(json_get(b->s[i].stats, "n"), n, sizeof(n)),
-		       fmt_num("%.4f", num_of(b->s[i].stats, "cv"), cv, sizeof(cv)), width,
-		       is_true(json_get(b->s[i].stats, "noisy")) ? "  noisy" : "");
+		       fmt_num("%.4f", json_get_num(b->s[i].stats, "cv", NAN), cv, sizeof(cv)),
+		       width, is_true(json_get(b->s[i].stats, "noisy")) ? "  noisy" : "");
 	}
 }
 
@@ -581,7 +556,7 @@ static void print_lab(const struct json *lab, const struct bench_opts *o,
 {
 	char id[64], status[64], wall_s[NUM_LEN], spread[64], cv_med[NUM_LEN];
 	char cv_max[NUM_LEN];
-	double wall = num_of(lab, "duration_s"), median, most;
+	double wall = json_get_num(lab, "duration_s", NAN), median, most;
 	struct bench_lab b;
 
 	lab_series(lab, &b);
@@ -593,7 +568,7 @@ static void print_lab(const struct json *lab, const struct bench_opts *o,
 	       fmt_num("%.4f", median, cv_med, sizeof(cv_med)),
 	       fmt_num("%.3f", most, cv_max, sizeof(cv_max)), b.wide, b.noisy);
 	if (o->base_path) {
-		double old = base_wall(base, json_get(lab, "id"));
+		double old = json_get_num(lab_of(base, json_get(lab, "id")), "duration_s", NAN);
 
 		print_base(old, wall != 0 && old != 0 ? wall / old : NAN); /* NaN: none */
 	}
@@ -643,7 +618,7 @@ static void print_foot(const struct json *d, const struct json *labs, const stru
 		}
 	}
 	putchar('\n');
-	runner = num_of(d, "duration_s");
+	runner = json_get_num(d, "duration_s", NAN);
 	runner_s = fmt_num("%.1f", runner, wall_s, sizeof(wall_s));
 	if (runner < t->wall) /* make lab-NN merged its lab into an older run's file */
 		printf(MSG("bench.foot-merged", "the labs above come from more than one run "

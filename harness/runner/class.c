@@ -11,6 +11,7 @@
  * learner's run in DIR (bad input, as a missing DIR is), the page not
  * written, or usage.
  */
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,16 +49,6 @@ static void add_col(const char **cols, int *n, const char *id)
 			return;
 	if (*n < CLASS_MAX_COLS)
 		cols[(*n)++] = id;
-}
-
-static const struct json *exercise_of(const struct json *doc, const char *id)
-{
-	const struct json *e = json_get(doc, "exercises");
-
-	for (e = e ? e->child : NULL; e; e = e->next)
-		if (!strcmp(json_get_str(e, "id", ""), id))
-			return e;
-	return NULL;
 }
 
 static void collect_cols(struct class_page *pg, const struct json *doc)
@@ -173,7 +164,8 @@ static void exercises_table(FILE *f, const struct class_page *pg)
 
 		html_put(f, "<tr><td>", pg->l[i].name, "</td>");
 		for (int k = 0; k < pg->nex; k++)
-			done += exercise_cell(f, exercise_of(pg->l[i].doc, pg->ex[k]));
+			done += exercise_cell(f, json_get_by(pg->l[i].doc, "exercises", "id",
+							  pg->ex[k]));
 		count_cell_end(f, done, pg->nex);
 	}
 	fprintf(f, "</table>\n");
@@ -418,10 +410,9 @@ static void say_written(const struct class_page *pg, const char *out)
 	putchar('\n');
 }
 
-static int class_usage(int rc)
+static void class_usage(void)
 {
-	fprintf(rc ? stderr : stdout,
-		"usage: dmalab class DIR [--out FILE]\n"
+	printf("usage: dmalab class DIR [--out FILE]\n"
 		"  one HTML page (default DIR/class.html) of the learners' runs in DIR\n"
 		"  (DIR/*.json, DIR/*/results.json): per learner the exercises done or not,\n"
 		"  the predictions' scores, the questions the learner's machine confirmed;\n"
@@ -429,7 +420,35 @@ static int class_usage(int rc)
 		"  LEARNER=NAME), else by the file's name (DIR/NAME/results.json: NAME)\n"
 		"exit: 0 written (a file that is no run is skipped, said); 2 no page: no\n"
 		"      learner's run in DIR, no such folder, the page not written, usage\n");
-	return rc;
+}
+
+/* The folder named on the command line; --out FILE in *out. */
+static const char *parse_class(int argc, char **argv, const char **out)
+{
+	static const struct option longs[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	usage_set_help("dmalab class");
+	opterr = 0;
+	optind = 1; /* argv[0] is "class" */
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'o': *out = optarg; break;
+		case 'h': class_usage(); exit(0);
+		default: die_bad_option(c, argv[optind - 1]); break;
+		}
+	}
+	if (optind == argc)
+		die_usage(MSG("class.err-no-dir",
+			      "'class' needs the folder of the learners' runs"));
+	if (optind + 1 < argc)
+		die_usage(MSG("class.err-two-dirs", "'%s': class reads one folder"),
+			  argv[optind + 1]);
+	return argv[optind];
 }
 
 static int class_run(const char *dir, const char *out, glob_t *g)
@@ -460,24 +479,12 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 
 int cmd_class(int argc, char **argv)
 {
-	const char *dir = NULL, *out = NULL;
+	const char *out = NULL, *dir = parse_class(argc, argv, &out);
 	char def[PATH_MAX];
 	struct stat st;
 	glob_t g;
 	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return class_usage(0);
-		if (!strcmp(argv[i], "--out") && i + 1 < argc)
-			out = argv[++i];
-		else if (argv[i][0] != '-' && !dir)
-			dir = argv[i];
-		else
-			return error("class: bad argument '%s'", argv[i]), class_usage(2);
-	}
-	if (!dir)
-		return error("class: which folder? (dmalab class DIR)"), class_usage(2);
 	if (stat(dir, &st))
 		return error("class: no such folder '%s'", dir), 2;
 	if (!S_ISDIR(st.st_mode))

@@ -25,6 +25,14 @@
 #include "savefile.h"
 
 #define LINE_LEN 400
+/*
+ * The least --timeout, s: lab-01 --quick took 1.1-1.4 s on an H200 (0.8-1.0 s on the
+ * 2-core VM), one GPU's lab-02 0.7-0.9 s, and run_lab starts a lab only with 1 s left,
+ * so both labs of a one-GPU node end from about 2.4 s.  Less is refused as a usage
+ * error (exit 2): a lab the timeout stops counts as the node's failure, and a mistyped
+ * --timeout 1 must not drain a fleet's nodes.
+ */
+#define PF_TIMEOUT_MIN 3
 #define MAX_CHECKS (4 + N_RATES * GPU_TOPO_MAX_GPUS + N_ALL_RATES)
 
 enum pf_status { PF_PASS, PF_FAIL, PF_NA, PF_NOT_RUN };
@@ -612,7 +620,8 @@ static void usage(void)
 	       "  --size SIZE         bytes per pinned copy, 64M to 4G (default 256M)\n"
 	       "  --min-fraction F    0.01 to 1 (default 0.70: the H200 measured 0.88 of Gen5\n"
 	       "                      x16; a link trained at Gen4 gives at most 0.50)\n"
-	       "  --timeout S         the labs' time, all together, 1 to 600 (default 50)\n"
+	       "  --timeout S         the labs' time, all together, %d to 600 (default 50):\n"
+	       "                      in less, lab-01 and one GPU's lab-02 cannot both end\n"
 	       "  --json FILE         also write the checks and the labs' records as JSON\n"
 	       "  --metrics FILE      also write the status, checks and rates as Prometheus "
 	       "gauges\n"
@@ -624,7 +633,7 @@ static void usage(void)
 	       "crash, --timeout); 2 could not run, nothing failed: a bad option, --json not\n"
 	       "written, a lab not built (or built without nvcc); 128+N stopped by signal N\n"
 	       "(130 Ctrl-C, 143 SIGTERM, 129 SIGHUP): no verdict, the labs stopped with it\n",
-	       GPU_TOPO_MAX_GPUS);
+	       GPU_TOPO_MAX_GPUS, PF_TIMEOUT_MIN);
 }
 
 static uint64_t parse_size(const char *opt, const char *s, uint64_t lo, uint64_t hi)
@@ -663,7 +672,7 @@ static void take_option(struct pf_opts *o, int c, const char *arg)
 	case 'g': o->expect_gpus = (int)n; break;
 	case 's': o->size = parse_size("--size", arg, 64 * MiB, 4 * GiB); break;
 	case 'f': o->min_fraction = parse_number(arg, "--min-fraction", 0.01, 1); break;
-	case 't': o->timeout_s = parse_number(arg, "--timeout", 1, 600); break;
+	case 't': o->timeout_s = parse_number(arg, "--timeout", PF_TIMEOUT_MIN, 600); break;
 	case 'j': o->json_path = out_arg("--json", arg); break;
 	case 'M': o->metrics_path = out_arg("--metrics", arg); break;
 	case 'b': o->brief = 1; break;
@@ -694,11 +703,11 @@ static void parse_args(struct pf_opts *o, int argc, char **argv)
 	usage_set_help("dmalab preflight");
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-		if (c == '?' && optopt > 0 && optopt < 256 && optopt != 'h') /* "-x" of "-xq" */
-			die_usage("unknown option '-%c'", optopt);
+		char letter[3] = { '-', (char)optopt, '\0' }; /* "-x" of "-xq" */
+
 		if (c == '?' || c == ':')
-			die_usage("%s '%s'", c == '?' ? "unknown option" : "missing value for",
-				  argv[optind - 1]);
+			die_bad_option(c, c == '?' && optopt > 0 && optopt < 256 && optopt != 'h' ?
+				       letter : argv[optind - 1]);
 		take_option(o, c, optarg);
 	}
 	if (optind < argc)

@@ -141,6 +141,9 @@ PY
 		"$dmalab" bench "$fx/results.json" --base "$tmp/$st.json"
 done
 
+"$dmalab" bench --help | grep -A1 '^exit: .*2 a file' | grep -q 'unfinished run'
+check "--help: exit 2 for an unfinished run, as it is refused above" $?
+
 "$py" -c 'print("[" * 200000 + "]" * 200000)' >"$tmp/deep.json"
 refused "a results file nested 200000 deep" "deep.json: .*nesting deeper than" \
 	"$dmalab" bench "$tmp/deep.json"

@@ -591,17 +591,27 @@ check_merge_missing() {
 # results.json "running", which compare refuses): that node is missing as an
 # unfinished run, and fleet.json and the page are written for the other.
 # Needs no cluster: every job has its node list.
-check_merge_unfinished() {
-	say "dmalab fleet --merge of a fleet with a node's unfinished results.json"
-	fleet=$tmp/results-unfinished/fleet/900010
+# fleet=FLEET of job JOB, its allocation good1 and killed1: good1.json a
+# finished run, killed1.json and each NODE's an unfinished one.
+unfinished_fleet() { # FLEET JOB [NODE...]
+	fleet=$1 job=$2
+	shift 2
 	mkdir -p "$fleet/jobs"
-	printf '900010 -N 2\n' >"$fleet/jobs/jobs.txt"
-	printf 'good1\nkilled1\n' >"$fleet/jobs/nodes-900010.txt"
+	printf '%s -N 2\n' "$job" >"$fleet/jobs/jobs.txt"
+	printf 'good1\nkilled1\n' >"$fleet/jobs/nodes-$job.txt"
 	node=harness/tests/fixtures/compare/node-h200.json
 	cp "$node" "$fleet/good1.json"
-	# as dmalab writes it mid-run: indented two spaces a level, "status" last
-	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["status"] = "running"
-json.dump(d, open(sys.argv[2], "w"), indent=2)' "$node" "$fleet/killed1.json"
+	for n in killed1 "$@"; do
+		# as dmalab writes it mid-run: indented two spaces a level, "status" last
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+d["status"] = "running"; json.dump(d, open(sys.argv[2], "w"), indent=2)' \
+			"$node" "$fleet/$n.json"
+	done
+}
+
+check_merge_unfinished() {
+	say "dmalab fleet --merge of a fleet with a node's unfinished results.json"
+	unfinished_fleet "$tmp/results-unfinished/fleet/900010" 900010
 	echo "# killed1 (job 900010): dmalab check exit 137" >"$fleet/killed1.log"
 	run_bounded 30 "$dmalab" fleet --merge "$fleet"
 	[ "$rc" -eq 1 ] && ok || bad "--merge with an unfinished node: exit $rc (want 1): $out"
@@ -614,6 +624,23 @@ json.dump(d, open(sys.argv[2], "w"), indent=2)' "$node" "$fleet/killed1.json"
 	grep -q '/good1\.json"' "$fleet/fleet.json" 2>/dev/null &&
 		grep -q 'good1\.json' "$fleet/fleet.html" && ok ||
 		bad "--merge: no fleet.json and fleet.html for good1: $out"
+}
+
+# --merge where an unfinished node's log has no "# NODE (job J): " prefix, and
+# an unfinished results.json of a node outside every allocation: the reason
+# follows ": " (not glued onto the text before it), and the stray file is named
+# in the summary as a finished one outside the allocation is.  Needs no cluster.
+check_merge_unfinished_odd() {
+	say "dmalab fleet --merge: a log line without prefix, an unfinished stray node file"
+	unfinished_fleet "$tmp/results-odd/fleet/900020" 900020 stray1
+	echo "oom-killer ended dmalab" >"$fleet/killed1.log"
+	run_bounded 30 "$dmalab" fleet --merge "$fleet"
+	why="an unfinished run (status 'running'), left out of the comparison"
+	printf '%s\n' "$out" |
+		grep -qF "missing: killed1 (job 900020): $why: oom-killer ended dmalab" && ok ||
+		bad "--merge: killed1's log line is not after ': ': $out"
+	printf '%s\n' "$out" | grep -q "not in any allocation .*: stray1 (status 'running')" &&
+		ok || bad "--merge: stray1.json (unfinished, no allocation) is not named: $out"
 }
 
 check_build_on_node() {
@@ -635,6 +662,7 @@ trap 'say "interrupted"; exit 130' INT
 trap 'say "stopped (SIGTERM: the time limit?)"; exit 143' TERM HUP
 check_usage_errors
 check_merge_unfinished
+check_merge_unfinished_odd
 if [ "$(id -u)" != 0 ]; then
 	say "skipped the Slurm part: not root" \
 		"(slurmd starts each job as its owner, which needs uid 0)"

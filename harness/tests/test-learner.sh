@@ -233,6 +233,21 @@ has "$tmp/class5.out" "no learner's results.json in '$tmp/class-empty'" \
 	"an empty folder: said in a line"
 "$dmalab" class --help | grep -q "^exit: 0 written.*2 no page" &&
 	ok "class --help: its exit codes" || bad "class --help lists no exit codes"
+# bad arguments: the kit's usage-error line alone (exit 2), not the whole --help
+for a in "--bogus" "--out" "two-folders"; do
+	# shellcheck disable=SC2086 # the folder, then the case's word
+	"$dmalab" class "$c" $a >"$tmp/class6.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/class6.out")" -eq 1 ] &&
+		grep -q -- "'${a}'.*(see dmalab class --help)" "$tmp/class6.out" &&
+		ok "class $a: exit 2, one line naming it" ||
+		bad "class $a: exit $rc (want 2, one line): $(cat "$tmp/class6.out")"
+done
+"$dmalab" class >"$tmp/class6.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/class6.out")" -eq 1 ] &&
+	ok "class without a folder: exit 2, one line" ||
+	bad "class without a folder: exit $rc (want 2, one line): $(cat "$tmp/class6.out")"
 "$dmalab" class "$tmp/broken.json" >"$tmp/class3.out" 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && has "$tmp/class3.out" "is a file, not a folder" "a file as the folder: exit 2"

@@ -129,7 +129,7 @@ else
 fi
 
 # 3. Bad options: exit 2, one line on stderr naming the value, nothing on stdout.
-for a in "--size 1M" "--min-fraction 2" "--bogus" "--expect-gpus x" "--timeout 0" \
+for a in "--size 1M" "--min-fraction 2" "--bogus" "--expect-gpus x" "--timeout 0" "--timeout 2.9" \
 	"--memlock-min lots" "--json /nonexistent-dir/x.json" "-xq" "stray"; do
 	# shellcheck disable=SC2086 # each case is an option and its value
 	pf usage "$D" preflight --brief $a
@@ -145,6 +145,17 @@ pf help "$D" preflight --help
 [ "$rc" -eq 0 ] && grep -q '^exit: 0 healthy' "$tmp/help.out" &&
 	grep -q '128+N stopped by signal N' "$tmp/help.out" &&
 	grep -q -- '--memlock-min' "$tmp/help.out" && ok || bad "--help: exit $rc"
+# --timeout: under 3 s lab-01 and one GPU's lab-02 cannot both end, and a lab the
+# timeout stops is the node's failure: refused as a usage error (exit 2, no lab run,
+# no node drained); --help gives the range refused, and 3 itself is taken
+grep -q -- '--timeout S .* 3 to 600 ' "$tmp/help.out" && ok ||
+	bad "--help: --timeout's range is not 3 to 600: $(grep -- --timeout "$tmp/help.out")"
+pf short "$D" preflight --brief --timeout 1
+[ "$rc" -eq 2 ] && [ ! -s "$tmp/short.out" ] &&
+	grep -q "bad --timeout '1' (want a number from 3 to 600)" "$tmp/short.err" && ok ||
+	bad "--timeout 1: exit $rc (want 2, refused): $(cat "$tmp/short.out" "$tmp/short.err")"
+pf least "$D" preflight --sysfs-root "$tmp/none" --memlock-min "$floor" --timeout 3
+expect least 0 '^preflight: healthy'
 
 # 4. An NVIDIA GPU in sysfs and the real lab-02: no driver, or one that does not start.
 if ! { ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; } && [ -z "${LD_LIBRARY_PATH:-}" ]; then
