@@ -31,6 +31,9 @@ extern const char *const status_words[ST_COUNT];
 enum status status_parse(const char *word);
 /* Decided: neither pending nor not_run. */
 int status_decided(enum status s);
+/* The status word as a person reads it, in the learner's language (a verdict
+ * not yet decided reads as not_run); status_words' English otherwise. */
+const char *status_text(enum status s);
 
 /* A question of a chapter, from the statuses of its claims. */
 enum question_status { Q_CONFIRMED, Q_CONTRADICTED, Q_PARTIAL, Q_UNVERIFIED, Q_COUNT };
