@@ -583,19 +583,17 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f, con
  * skipped as a whole gives its reason once). */
 static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f, const char *prefix)
 {
-	enum status status = lab->status == ST_PENDING ? ST_NOT_RUN : lab->status;
+	const char *word = status_text(lab->status); /* pending: not_run, red as it */
 	int k, beyond = 0;
 
-	const char *word = status_text(status);
-
-	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
+	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(lab->status)),
 		word, word_pad(word, 7), "", col(rs, C_OFF), msg_lab_title(lab->id, lab->title));
 	if (lab->error_kind)
 		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
-	if (status == ST_INCONCLUSIVE)
+	if (lab->status == ST_INCONCLUSIVE)
 		fprintf(f, "%s              %s\n", prefix,
 			MSG("card.undecided", "no claim decided either way"));
-	if (status == ST_SKIP) {
+	if (lab->status == ST_SKIP) {
 		fprintf(f, "%s              ", prefix);
 		print_skip_reason(lab, f);
 		fputc('\n', f);
