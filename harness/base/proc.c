@@ -21,6 +21,7 @@
 
 #include "cleanup.h"
 #include "proc.h"
+#include "usage.h"
 
 extern char **environ;
 
@@ -500,13 +501,9 @@ int proc_run(struct proc *p, double timeout_s, double grace_s)
 double proc_timeout_mul(void)
 {
 	const char *s = getenv("DMALAB_TIMEOUT_MUL");
-	char *end;
 	double v;
 
-	if (!s || !*s)
-		return 1;
-	v = strtod(s, &end);
-	return *end || !(v >= 0.1 && v <= 1000) ? 1 : v;
+	return !s || parse_real(s, &v) < 0 || v < 0.1 || v > 1000 ? 1 : v;
 }
 
 int proc_recv(struct proc *p, char *buf, size_t len, int *fd, double timeout_s)

@@ -13,6 +13,7 @@
 
 #include "errata.h"
 #include "json.h"
+#include "lang.h"
 #include "record.h"
 
 const char *const status_words[ST_COUNT] = {
@@ -38,6 +39,19 @@ enum status status_parse(const char *word)
 int status_decided(enum status s)
 {
 	return s != ST_PENDING && s != ST_NOT_RUN;
+}
+
+const char *status_text(enum status s)
+{
+	switch (s) {
+	case ST_PASS: return MSG("status.pass", "pass");
+	case ST_FAIL: return MSG("status.fail", "fail");
+	case ST_SKIP: return MSG("status.skip", "skip");
+	case ST_INCONCLUSIVE: return MSG("status.inconclusive", "inconclusive");
+	case ST_ERROR: return MSG("status.error", "error");
+	case ST_PENDING: case ST_NOT_RUN: return MSG("status.not-run", "not_run");
+	default: return status_words[s];
+	}
 }
 
 void claim_reset(struct claim *c)

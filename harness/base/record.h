@@ -31,6 +31,9 @@ extern const char *const status_words[ST_COUNT];
 enum status status_parse(const char *word);
 /* Decided: neither pending nor not_run. */
 int status_decided(enum status s);
+/* The status word as a person reads it, in the learner's language (a verdict
+ * not yet decided reads as not_run); status_words' English otherwise. */
+const char *status_text(enum status s);
 
 /* A question of a chapter, from the statuses of its claims. */
 enum question_status { Q_CONFIRMED, Q_CONTRADICTED, Q_PARTIAL, Q_UNVERIFIED, Q_COUNT };
@@ -41,7 +44,8 @@ extern const char *const question_words[Q_COUNT];
  * lab fills the verdict (status to erratum_expect) and writes it as a TAP
  * point; the runner fills the rest from --describe, the lab's JSON record
  * and the errata.  Numbers are NaN when absent; the has_* flags say which
- * the lab wrote (a NaN it measured is written as null).
+ * the lab wrote (a NaN it measured is written as null).  id to
+ * erratum_expect come first: the runner copies them as one block.
  */
 /* A skip's or claim's detail, with room for a path and an errno's words; a
  * longer one is cut at a word, with "...", by text_vfit. */

@@ -107,14 +107,20 @@ void advise(const char *fmt, ...)
 	REPORT("");
 }
 
-double parse_number(const char *s, const char *what, double lo, double hi)
+int parse_real(const char *s, double *v)
 {
 	char *end;
-	double v;
 
 	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi)
+	*v = strtod(s, &end);
+	return s[0] && !*end && !errno && isfinite(*v) ? 0 : -1;
+}
+
+double parse_number(const char *s, const char *what, double lo, double hi)
+{
+	double v;
+
+	if (parse_real(s, &v) < 0 || v < lo || v > hi)
 		die_usage(MSG("usage.err-number",
 			"bad %s '%s' (want a number from %.10g to %.10g)"),
 			  what, s, lo, hi);

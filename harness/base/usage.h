@@ -42,5 +42,8 @@ __attribute__((format(printf, 1, 2))) void advise(const char *fmt, ...);
 __attribute__((noreturn)) void die_bad_option(int c, const char *opt);
 /* s as a number from lo to hi, the whole string; else die_usage() naming what. */
 double parse_number(const char *s, const char *what, double lo, double hi);
+/* s, the whole string, as a finite number into *v: 0, else -1 (nothing printed:
+ * for a caller with its own words, or its own die_usage). */
+int parse_real(const char *s, double *v);
 
 #endif

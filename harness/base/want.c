@@ -3,12 +3,12 @@
  * written as text, and read back from text (errata's expect:); estimates
  * carried through ratios, differences and sums; the median's rank and width.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "usage.h"
 #include "want.h"
 
 /* The band of values a numeric relation accepts; strict ends are open. */
@@ -131,15 +131,6 @@ const char *lab_want_text(const struct claim_want *w, char *buf, size_t len)
 	return buf;
 }
 
-static int parse_num(const char *s, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	return s[0] && !*end && !errno && isfinite(*out) ? 0 : -1;
-}
-
 int lab_want_parse(const char *text, struct claim_want *w, char *name, size_t namelen)
 {
 	char op[16], x[64], y[64], extra[8];
@@ -153,7 +144,7 @@ int lab_want_parse(const char *text, struct claim_want *w, char *name, size_t na
 	if (!w->op || k > 3)
 		return -1;
 	if (!strcmp(w->op, "in_range") || !strcmp(w->op, "near")) {
-		if (k != 3 || parse_num(x, &w->a) || parse_num(y, !strcmp(w->op, "near") ?
+		if (k != 3 || parse_real(x, &w->a) || parse_real(y, !strcmp(w->op, "near") ?
 							       &w->abs_tol : &w->b))
 			return -1;
 		if (!strcmp(w->op, "near"))
@@ -167,7 +158,7 @@ int lab_want_parse(const char *text, struct claim_want *w, char *name, size_t na
 		w->a = !strcmp(x, "true");
 		return 0;
 	}
-	if (parse_num(x, &w->a) == 0)
+	if (parse_real(x, &w->a) == 0)
 		return 0;
 	if (strcmp(w->op, "eq") != 0 || strlen(x) >= namelen)
 		return -1;

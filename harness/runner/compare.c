@@ -63,12 +63,9 @@ static void compare_usage(FILE *f)
 
 static double parse_pct(const char *s)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v) || v <= 0 || v > 1000)
+	if (parse_real(s, &v) < 0 || v <= 0 || v > 1000)
 		die_usage(MSG("compare.err-pct",
 			"bad --pct '%s' (want a number above 0, at most 1000)"), s);
 	return v;

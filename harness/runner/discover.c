@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +21,10 @@
  * call inside usage.c would not reach. */
 double parse_timeout_mul(const char *s, const char *what)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
 	/* under 0.1 every lab's limit would be a few ms: no lab could run */
-	if (!*s || *end || errno || !isfinite(v) || v < 0.1 || v > 1000)
+	if (parse_real(s, &v) < 0 || v < 0.1 || v > 1000)
 		die_usage(MSG("run.err-number", "bad %s '%s' (want a number from 0.1 to 1000)"),
 			  what, s);
 	return v;

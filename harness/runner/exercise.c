@@ -396,15 +396,7 @@ static int verify_copy(const struct ex_lab *x)
 /* A claim's verdict as the learner reads it ("not run", not "not_run"). */
 static const char *verdict_text(enum status st)
 {
-	switch (st) {
-	case ST_PASS: return MSG("status.pass", "pass");
-	case ST_FAIL: return MSG("status.fail", "fail");
-	case ST_SKIP: return MSG("status.skip", "skip");
-	case ST_INCONCLUSIVE: return MSG("status.inconclusive", "inconclusive");
-	case ST_ERROR: return MSG("status.error", "error");
-	case ST_NOT_RUN: case ST_PENDING: return MSG("status.not-run", "not run");
-	default: return status_words[st];
-	}
+	return status_decided(st) ? status_text(st) : MSG("verdict.not-run", "not run");
 }
 
 /* Why claim c (of lab) has no value, in the learner's words: the lab's

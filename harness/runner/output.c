@@ -76,20 +76,6 @@ static const char *verdict_word(const struct claim *c)
 	}
 }
 
-/* A lab's status on the report card. */
-static const char *card_status_word(enum status st)
-{
-	switch (st) {
-	case ST_PASS: return MSG("status.pass", "pass");
-	case ST_FAIL: return MSG("status.fail", "fail");
-	case ST_SKIP: return MSG("status.skip", "skip");
-	case ST_INCONCLUSIVE: return MSG("status.inconclusive", "inconclusive");
-	case ST_ERROR: return MSG("status.error", "error");
-	case ST_NOT_RUN: return MSG("status.not-run", "not_run");
-	default: return status_words[st];
-	}
-}
-
 static const char *verdict_color(const struct claim *c)
 {
 	if (c->status == ST_PASS)
@@ -367,7 +353,7 @@ static void human_lab_end(struct run_state *rs, struct lab_entry *lab)
 		lab->claims[k].shown = 1;
 	}
 	printf("%slab-%s: %s%s", col(rs, C_BOLD), lab->id, col(rs, lab_color(lab->status)),
-	       card_status_word(lab->status == ST_PENDING ? ST_NOT_RUN : lab->status));
+	       status_text(lab->status));
 	if (lab->error_kind)
 		printf(" (%s): %s", lab->error_kind, lab->error_msg);
 	else if (lab->status == ST_SKIP) {
@@ -597,19 +583,17 @@ static void card_claim(struct run_state *rs, const struct claim *c, FILE *f, con
  * skipped as a whole gives its reason once). */
 static void card_lab(struct run_state *rs, const struct lab_entry *lab, FILE *f, const char *prefix)
 {
-	enum status status = lab->status == ST_PENDING ? ST_NOT_RUN : lab->status;
+	const char *word = status_text(lab->status); /* pending: not_run, red as it */
 	int k, beyond = 0;
 
-	const char *word = card_status_word(status);
-
-	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(status)),
+	fprintf(f, "%s  lab-%-3s %s%s%*s%s %s\n", prefix, lab->id, col(rs, lab_color(lab->status)),
 		word, word_pad(word, 7), "", col(rs, C_OFF), msg_lab_title(lab->id, lab->title));
 	if (lab->error_kind)
 		fprintf(f, "%s              %s: %s\n", prefix, lab->error_kind, lab->error_msg);
-	if (status == ST_INCONCLUSIVE)
+	if (lab->status == ST_INCONCLUSIVE)
 		fprintf(f, "%s              %s\n", prefix,
 			MSG("card.undecided", "no claim decided either way"));
-	if (status == ST_SKIP) {
+	if (lab->status == ST_SKIP) {
 		fprintf(f, "%s              ", prefix);
 		print_skip_reason(lab, f);
 		fputc('\n', f);
