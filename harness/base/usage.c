@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h> /* optind, optopt */
 
 #include "lang.h"
 #include "usage.h"
@@ -75,8 +76,32 @@ void die_usage(const char *fmt, ...)
 	exit(2);
 }
 
-void die_bad_option(int c, const char *opt)
+/* a is a cluster of short options ("-xq") that holds the letter ch */
+static int short_cluster_has(const char *a, int ch)
 {
+	return a && a[0] == '-' && a[1] && a[1] != '-' && strchr(a + 1, ch);
+}
+
+const char *bad_option_name(int c, char *const argv[], char letter[3])
+{
+	const char *typed = argv[optind - 1];
+
+	if (optopt <= 0 || optopt >= 256)
+		return typed;
+	letter[0] = '-';
+	letter[1] = (char)optopt;
+	letter[2] = '\0';
+	if (short_cluster_has(typed, optopt) ||
+	    (c == '?' && short_cluster_has(argv[optind], optopt)))
+		return letter;
+	return typed;
+}
+
+void die_bad_option(int c, char *const argv[])
+{
+	char letter[3];
+	const char *opt = bad_option_name(c, argv, letter);
+
 	if (c == ':')
 		die_usage(MSG("usage.err-needs-value", "option '%s' needs a value"), opt);
 	die_usage(MSG("usage.err-unknown-opt", "unknown option '%s'"), opt);

@@ -10,6 +10,7 @@
 #include "lab_internal.h"
 #include "lang.h"
 #include "need.h"
+#include "usage.h"
 
 enum { OPT_HELP = 256, OPT_DESCRIBE, OPT_QUICK, OPT_JSON, OPT_SIZE, OPT_ITERS,
        OPT_DEVICE, OPT_SEED, OPT_VERBOSE, OPT_ROLE, OPT_EXTRA };
@@ -282,19 +283,15 @@ int lab_parse_args(struct lab *L, int argc, char **argv, int *describe)
 	opterr = 0;
 	optind = 0; /* 0, not 1: glibc forgets a cluster ("-ab") an earlier parse stopped in */
 	while (rc == 0 && (code = getopt_long(argc, argv, ":", table, NULL)) != -1) {
-		char shortopt[3] = { '-', (char)optopt, '\0' };
+		char letter[3];
 
-		/* a short option ("-q"; "-qs", where optind stays on it) is optopt;
-		 * a long one's optopt is 0 or its value (>= 256, "--quick=3") */
 		if (code == '?')
 			rc = lab_usage_line(L, MSG("lab.unknown-option", "unknown option '%s'%s"),
-					    optopt > 0 && optopt < 256 ? shortopt
-								       : argv[optind - 1],
-					    "");
+					    bad_option_name(code, argv, letter), "");
 		else if (code == ':')
 			rc = lab_usage_line(L, MSG("lab.needs-value",
 						   "option '%s' needs a value%s"),
-					    argv[optind - 1], "");
+					    bad_option_name(code, argv, letter), "");
 		else
 			rc = handle_opt(L, code, optarg, describe);
 	}

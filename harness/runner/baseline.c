@@ -62,7 +62,7 @@ static void parse_baseline(struct baseline_opts *o, int argc, char **argv)
 			o->name = optarg;
 			break;
 		case 'h': baseline_usage(stdout); exit(0);
-		default: die_bad_option(c, argv[optind - 1]); break;
+		default: die_bad_option(c, argv); break;
 		}
 	}
 	if (optind >= argc)

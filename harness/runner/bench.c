@@ -132,7 +132,7 @@ static void parse_bench(struct bench_opts *o, int argc, char **argv)
 		case 'p': o->phases = parse_phases(optarg, argc, argv); break;
 		case 'b': o->base_path = optarg; break;
 		case 'h': bench_usage(stdout); exit(0);
-		default: die_bad_option(c, argv[optind - 1]); break;
+		default: die_bad_option(c, argv); break;
 		}
 	}
 	if (optind < argc)

@@ -439,7 +439,7 @@ static const char *parse_class(int argc, char **argv, const char **out)
 		switch (c) {
 		case 'o': *out = optarg; break;
 		case 'h': class_usage(); exit(0);
-		default: die_bad_option(c, argv[optind - 1]); break;
+		default: die_bad_option(c, argv); break;
 		}
 	}
 	if (optind == argc)

@@ -105,7 +105,7 @@ static void parse_compare(struct cmp_opts *o, int argc, char **argv)
 		case 'H': o->html_out = optarg; break;
 		case 'u': o->allow_unjudged = 1; break;
 		case 'h': compare_usage(stdout); exit(0);
-		default: die_bad_option(c, argv[optind - 1]); break;
+		default: die_bad_option(c, argv); break;
 		}
 	}
 	if (optind >= argc)

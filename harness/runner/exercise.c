@@ -917,7 +917,7 @@ static int parse(int argc, char **argv, struct ex_opts *o)
 	optind = 2; /* argv[1] is the command */
 	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
 		if (c == ':' || c == '?')
-			die_bad_option(c, argv[optind - 1]);
+			die_bad_option(c, argv);
 		ex_option(o, c, optarg, argv[1]);
 	}
 	for (; optind < argc; optind++) {

@@ -83,7 +83,7 @@ static void parse_history(struct hist_opts *o, int argc, char **argv)
 		case 'a': o->all = 1; break;
 		case 'j': o->json_out = optarg; break;
 		case 'h': history_usage(stdout); exit(0);
-		default: die_bad_option(c, argv[optind - 1]); break;
+		default: die_bad_option(c, argv); break;
 		}
 	}
 	if (optind >= argc)

@@ -178,7 +178,7 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 	optind = 2; /* argv[1] is the command */
 	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
 		if (c == ':' || c == '?')
-			die_bad_option(c, argv[optind - 1]);
+			die_bad_option(c, argv);
 		learn_option(o, c, optarg);
 	}
 }

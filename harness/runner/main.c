@@ -269,7 +269,7 @@ static void parse_options(struct runner_opts *o, int argc, char **argv)
 		case 'P': o->predict = 1; break;
 		case 'p': o->predictions = optarg; o->predict = 1; break;
 		case 'h': usage(stdout); exit(0);
-		default: die_bad_option(c, argv[optind - 1]); break;
+		default: die_bad_option(c, argv); break;
 		}
 	}
 }

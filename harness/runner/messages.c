@@ -40,7 +40,7 @@ static const char *parse_messages(int argc, char **argv)
 	optind = 1; /* argv[0] is "messages" */
 	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
 		if (c != 'h')
-			die_bad_option(c, argv[optind - 1]);
+			die_bad_option(c, argv);
 		messages_usage(stdout);
 		exit(0);
 	}

@@ -56,7 +56,7 @@ static void parse_metrics(struct metrics_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'h': metrics_usage(stdout); exit(0);
-		default: die_bad_option(c, argv[optind - 1]); break;
+		default: die_bad_option(c, argv); break;
 		}
 	}
 	if (optind < argc)

@@ -703,11 +703,8 @@ static void parse_args(struct pf_opts *o, int argc, char **argv)
 	usage_set_help("dmalab preflight");
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-		char letter[3] = { '-', (char)optopt, '\0' }; /* "-x" of "-xq" */
-
 		if (c == '?' || c == ':')
-			die_bad_option(c, c == '?' && optopt > 0 && optopt < 256 && optopt != 'h' ?
-				       letter : argv[optind - 1]);
+			die_bad_option(c, argv);
 		take_option(o, c, optarg);
 	}
 	if (optind < argc)

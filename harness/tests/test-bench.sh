@@ -126,6 +126,15 @@ refused() { # refused NAME PATTERN CMD...: exit 2, one line on stderr matching P
 	[ "$rc" -eq 2 ] || sed 's/^/# /' "$tmp/rerr" | tail -n 3
 }
 
+# an unknown letter in a cluster is named, not the argument before the cluster
+refused "an unknown letter inside -xq" "unknown option '-x' (see dmalab bench --help)" \
+	"$dmalab" bench --series -xq "$fx/results.json"
+refused "an unknown letter alone" "unknown option '-q' (see dmalab bench --help)" \
+	"$dmalab" bench --series -q "$fx/results.json"
+refused "a flag given a value" "unknown option '--series=3'" \
+	"$dmalab" bench --series=3 "$fx/results.json"
+refused "--base without its file" "option '--base' needs a value" "$dmalab" bench --base
+
 # an unfinished run (its runner killed, or its last save failed): refused as
 # metrics, compare, baseline, history and grade --from refuse it, as a --base too
 for st in running incomplete; do
