@@ -413,7 +413,7 @@ static void print_block(const char *text)
 
 /* An answer that starts with a number ("6.5", "300 ms/GiB because..."; "about 6 x"
  * does not): 1, with the word written after it in unit ("" none; a trailing ',', '.'
- * or ';' dropped). */
+ * or ';' dropped); -1 for a number below 0, its text in unit. */
 static int typed_number(const char *answer, double *v, char *unit, size_t len)
 {
 	char *end;
@@ -422,8 +422,12 @@ static int typed_number(const char *answer, double *v, char *unit, size_t len)
 	if (!answer)
 		return 0;
 	*v = strtod(answer, &end);
-	if (end == answer || !isfinite(*v) || *v < 0)
+	if (end == answer || !isfinite(*v))
 		return 0;
+	if (*v < 0) {
+		snprintf(unit, len, "%.*s", (int)(end - answer), answer);
+		return -1;
+	}
 	end += strspn(end, " \t");
 	n = strcspn(end, " \t\n");
 	while (n && strchr(",.;", end[n - 1]))
@@ -480,7 +484,7 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 	double number = 0, s;
 	char unit[32];
 	int k, has_number = typed_number(it->answer, &number, unit, sizeof(unit));
-	int figures = has_number ? measured_figures(lc, q, NULL) : 0;
+	int figures = has_number > 0 ? measured_figures(lc, q, NULL) : 0;
 
 	it->number_score = NAN; /* of this answer only */
 	printf("--- %s ---\n", MSG("quiz.measured", "what this machine measured"));
@@ -498,12 +502,16 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 		if (v.known && (v.c->erratum_truth || v.erratum))
 			printf("         %s %s\n", MSG("quiz.erratum", "known erratum:"),
 			       v.c->erratum_truth ? v.c->erratum_truth : v.erratum->truth);
-		s = has_number && number_meant_for(v.c, unit, figures) ?
+		s = has_number > 0 && number_meant_for(v.c, unit, figures) ?
 			score_number(z, v.c, number) : NAN;
 		if (!isnan(s) && !(s <= it->number_score))
 			it->number_score = s;
 	}
-	if (has_number && !*unit && figures > 1) {
+	if (has_number < 0) {
+		printf(MSG("quiz.negative", "  (your number is not scored: '%s' is not a number "
+			   ">= 0)"), unit);
+		putchar('\n');
+	} else if (has_number && !*unit && figures > 1) {
 		printf("  %s\n", MSG("quiz.several", "(your number is not scored: this question "
 				     "has several figures; write its unit after it, as above, to "
 				     "score it)"));

@@ -269,6 +269,10 @@ has "$tmp/q11.out" "         your number 7: 0.99 (" "quiz: a bare number, the on
 quiz_num q12 ch2 x "7 X, as the staging copy halves it"
 has "$tmp/q12.out" "         your number 7: 0.99 (" \
 	"quiz: the unit is the word after the number, in any case, prose after it"
+quiz_num q13 ch2 x "-7 x"
+check "$?:$(grep -c 'your number -7:' "$tmp/q13.out")" "0:0" "quiz: a number below 0 is not scored"
+has "$tmp/q13.out" "(your number is not scored: '-7' is not a number >= 0)" \
+	"quiz: and it says the bad value"
 
 echo "== hints"
 h() { "$dmalab" hint "$@" --results "$tmp/h"; }
