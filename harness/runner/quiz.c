@@ -370,7 +370,7 @@ static void offer_missing_labs(struct quiz *z, const struct ans_question *q)
 {
 	struct learn_ctx *lc = z->lc;
 	struct claim_view v;
-	char dir[PATH_MAX], *ids[16];
+	char dir[PATH_MAX], *ids[16], names[16 * 20] = "";
 	static char labs[16][16];
 	int k, n = 0, i;
 
@@ -385,12 +385,13 @@ static void offer_missing_labs(struct quiz *z, const struct ans_question *q)
 	}
 	if (!n || !lc->have_results)
 		return;
-	printf("%s lab-%s%s\n", MSG("quiz.missing", "No results yet for"), labs[0],
-	       n > 1 ? " ..." : "");
+	for (i = 0; i < n; i++) {
+		ids[i] = labs[i];
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), " lab-%s", labs[i]);
+	}
+	printf("%s%s\n", MSG("quiz.missing", "No results yet for"), names);
 	if (ask_mark(z, MSG("quiz.run-them", "Run them now?"), "[y/n]") != 'y')
 		return;
-	for (i = 0; i < n; i++)
-		ids[i] = labs[i];
 	snprintf(dir, sizeof(dir), "%s/quiz-runs", lc->opt->results_dir);
 	if (learn_run_check(lc->opt, dir, ids, n) < 0 || merge_quiz_runs(lc))
 		printf("%s\n", MSG("quiz.run-none", "(the run left no results)"));

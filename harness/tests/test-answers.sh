@@ -273,6 +273,11 @@ quiz_num q13 ch2 x "-7 x"
 check "$?:$(grep -c 'your number -7:' "$tmp/q13.out")" "0:0" "quiz: a number below 0 is not scored"
 has "$tmp/q13.out" "(your number is not scored: '-7' is not a number >= 0)" \
 	"quiz: and it says the bad value"
+# ch2.S4's claims in labs 05 and 07, built here, neither in the results: both named
+mkdir "$tmp/q14" && cp "$fix/results-kit.json" "$tmp/q14/results.json"
+for i in 1 2 3 4; do printf 'x\n\nn\nn\n'; done | "$dmalab" quiz --labs-dir "$BUILD/labs" \
+	--results "$tmp/q14" --chapter ch2 >"$tmp/q14.out" 2>&1
+has "$tmp/q14.out" "No results yet for lab-05 lab-07" "quiz: the labs it offers to run are named"
 
 echo "== hints"
 h() { "$dmalab" hint "$@" --results "$tmp/h"; }
