@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "exercise.h"
 #include "lang.h"
@@ -155,8 +156,14 @@ int cmd_hint(struct learn_ctx *lc)
 	const struct ans_hint_lab *h;
 	struct hint_count c[64];
 	char path[PATH_MAX + 16], name[48];
+	struct stat st;
 	int n, i, k;
 
+	if (lc->opt->work && (stat(lc->opt->work, &st) || !S_ISDIR(st.st_mode))) {
+		error(MSG("hint.no-work", "no folder '%s' (--work): make exercise-%s writes your "
+			  "copy there"), lc->opt->work, lc->opt->lab); /* as try refuses it */
+		return 2;
+	}
 	snprintf(path, sizeof(path), "%s/hints.json", lc->opt->results_dir);
 	n = load_counts(path, c, 63);
 	if (lc->opt->exercise) { /* hint NN.name: that exercise's, else its lab's */

@@ -302,6 +302,9 @@ check "$?:$(test -e "$tmp/no-such" && echo made)" "1:" \
 	"hint --results under a missing folder: exit 1, nothing made"
 has "$tmp/h8" "results directory '$tmp/no-such/h': its parent folder '$tmp/no-such' does not" \
 	"... and it says which folder is missing, as check does"
+"$dmalab" hint 03 --work "$tmp/no-work" --results "$tmp/h" >"$tmp/h9" 2>&1
+check "$?:$(wc -l <"$tmp/h9")" "2:1" "hint --work with a missing folder: one line, exit 2"
+has "$tmp/h9" "no folder '$tmp/no-work' (--work)" "... naming the folder"
 
 echo "test-answers: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
