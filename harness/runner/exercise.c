@@ -499,10 +499,34 @@ static enum ex_state try_state_get(const struct ex_lab *x)
 }
 
 /* Claim id's line under its exercise (c NULL: not in the results; cs its state). */
-static void say_claim(const char *id, const struct claim *c, const struct lab_entry *lab,
-		      enum ex_state cs)
+/* Claim id's note as the try's lab showed it, in the learner's language: its
+ * "# ID note: ..." line in the try's log (results.json keeps the English) into
+ * buf; NULL when there is none. */
+static const char *note_shown(const struct ex_lab *x, const char *id, char *buf, size_t len)
 {
-	char gw[800];
+	const char *word = MSG("human.note", "note: %s"), *found = NULL;
+	char path[2300], line[1024], head[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/results/lab-%s.log", x->copy_dir, x->id);
+	snprintf(head, sizeof(head), "# %s %.*s", id, (int)strcspn(word, "%"), word);
+	if (!(f = fopen(path, "r")))
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, head, strlen(head))) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, len, "%s", line + strlen(head));
+			found = buf;
+		}
+	fclose(f);
+	return found;
+}
+
+static void say_claim(const struct ex_lab *x, const char *id, const struct claim *c,
+		      const struct lab_entry *lab, enum ex_state cs)
+{
+	char gw[800], note[1024];
+	const char *shown;
 
 	if (!c) {
 		printf("    %s %s\n", id, MSG("ex.absent", "absent: not in the results"));
@@ -523,15 +547,17 @@ static void say_claim(const char *id, const struct claim *c, const struct lab_en
 	 * child's limit and capability), which the learner should not have to dig out
 	 * of the lab's log */
 	if (c->status == ST_FAIL && !isnan(c->got) && c->note[0]) {
+		shown = note_shown(x, id, note, sizeof(note));
 		fputs("      ", stdout);
-		printf(MSG("try.claim-note", "the lab's note: %s"), c->note);
+		printf(MSG("try.claim-note", "the lab's note: %s"), shown ? shown : c->note);
 		putchar('\n');
 	}
 }
 
-/* The state of region r from the run's results, each claim said when `say`. */
+/* The state of region r from the run's results, each claim said when `say`
+ * (the lab copy whose try it was), else NULL. */
 static enum ex_state grade_region(const struct learn_results *res, const struct ex_region *r,
-				  int say)
+				  const struct ex_lab *say)
 {
 	char ids[sizeof(r->claims)], *save = NULL, *id;
 	enum ex_state st = EX_DONE;
@@ -551,7 +577,7 @@ static enum ex_state grade_region(const struct learn_results *res, const struct 
 			cs = EX_UNDECIDED;
 		st = cs < st ? cs : st;
 		if (say)
-			say_claim(id, c, lab, cs);
+			say_claim(say, id, c, lab, cs);
 	}
 	return st;
 }
@@ -564,9 +590,9 @@ static int report_try(struct ex_lab *x, const struct learn_results *res)
 	printf(MSG("try.head", "try-%s: your copy '%s', exercise by exercise:"), x->id, x->copy);
 	putchar('\n'); /* outside the message: a table's text has no line end */
 	for (i = 0; i < x->n; i++) {
-		st = grade_region(res, &x->r[i], 0);
+		st = grade_region(res, &x->r[i], NULL);
 		printf("  %-16s %s\n", x->r[i].id, ex_state_text(st));
-		grade_region(res, &x->r[i], 1);
+		grade_region(res, &x->r[i], x);
 		fputs(st == EX_NOT_YET || st == EX_NOT_GRADED ? "    " : "", stdout);
 		if (st == EX_NOT_YET) {
 			printf(MSG("try.look", "look at: line %d, %s"), line_in_copy(x, i),
@@ -690,7 +716,7 @@ static void lab_states(const struct ex_lab *x, enum ex_state *st)
 	tried = x->mine && stopped == EX_NSTATES && !results_load(path, &res, err, sizeof(err));
 	for (i = 0; i < x->n; i++)
 		st[i] = !x->mine ? EX_NOT_STARTED : stopped != EX_NSTATES ? stopped :
-			!tried ? EX_UNTRIED : grade_region(&res, &x->r[i], 0);
+			!tried ? EX_UNTRIED : grade_region(&res, &x->r[i], NULL);
 	if (tried)
 		results_unload(&res);
 }
