@@ -611,18 +611,19 @@ test-claims: all
 # The chapters' questions (answers/, harness/runner/learn.h).
 LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \
 	$(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) $(if $(QUIZ_LANG),--lang $(QUIZ_LANG)) \
-	$(RESET_FLAG) $(WORK_FLAG) $(if $(value LEARNER),--learner $(call shq,LEARNER))
+	$(RESET_FLAG) $(if $(value LEARNER),--learner $(call shq,LEARNER))
 
 GRADE_FLAGS = $(if $(FROM),--from $(call shq,FROM)) \
 	$(if $(GRADESCOPE),--gradescope $(call shq,GRADESCOPE))
 grade: all
-	$(DMALAB) grade $(LEARN_FLAGS) $(GRADE_FLAGS)
+	$(DMALAB) grade $(LEARN_FLAGS) $(WORK_FLAG) $(GRADE_FLAGS)
 
 quiz: all
-	@$(DMALAB) quiz $(LEARN_FLAGS) $(SHUFFLE_FLAG)
+	@$(DMALAB) quiz $(LEARN_FLAGS) $(WORK_FLAG) $(SHUFFLE_FLAG)
 
+# hint refuses a --work folder that is not there: given only once a copy is
 hint-%: $(DMALAB)
-	@$(DMALAB) hint $* $(LEARN_FLAGS)
+	@$(DMALAB) hint $* $(LEARN_FLAGS) $(if $(WORK_DIRS),--work $(WORK))
 
 answers: all
 	@$(DMALAB) answers

@@ -19,6 +19,7 @@
 #include <getopt.h>
 #include <glob.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +27,15 @@
 #include <unistd.h>
 
 #include "exercise.h"
+#include "json.h"
 #include "lang.h"
 #include "learn.h"
+#include "sections.h"
 
 struct ex_opts {
 	const char *src, *work, *lab;
 	char lab_id[12];           /* lab, as lab_id_normalise writes it */
-	int reset, verify_only, not_compiled, quick, ids_only, make_status;
+	int reset, verify_only, not_compiled, ids_only, make_status;
 	/* labs_dir, timeout_mul: for try's `dmalab check`; labs_dir: the built labs
 	 * whose --describe `exercises` reads */
 	struct learn_opts run;
@@ -50,26 +53,6 @@ struct ex_lab {
 	int ungraded_only; /* the last try left nothing "not yet": the rest not graded here */
 };
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
-	    (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-		buf[n] = '\0';
-		*len = (size_t)n;
-	} else {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 /* Fills x from the lab file `ref` (src/NN-name/lab.c|cu); 0, or -1 said. */
 static int lab_load(const struct ex_opts *o, const char *ref, struct ex_lab *x)
 {
@@ -83,12 +66,12 @@ static int lab_load(const struct ex_opts *o, const char *ref, struct ex_lab *x)
 	memcpy(x->id, x->name, 2); /* NN of NN-name: the glob matched two digits */
 	snprintf(x->copy_dir, sizeof(x->copy_dir), "%s/%s", o->work, x->name);
 	snprintf(x->copy, sizeof(x->copy), "%s/%s", x->copy_dir, base);
-	if (!(x->text = slurp(ref, &x->len)))
+	if (!(x->text = sec_read_file(ref, &x->len, err, sizeof(err))))
 		return error("cannot read '%s': %s", ref, strerror(errno));
 	x->n = ex_scan(x->text, x->len, x->r, EX_MAX, err, sizeof(err));
 	if (x->n < 0)
 		return error("'%s': %s", ref, err);
-	x->mine = slurp(x->copy, &x->mine_len);
+	x->mine = sec_read_file(x->copy, &x->mine_len, err, sizeof(err));
 	return 0;
 }
 
@@ -163,24 +146,20 @@ static const char *region_what_stub(const struct ex_region *r, char *buf, size_t
 }
 
 /* The bytes of the UTF-8 character at s (1 for a broken one). */
-static int char_len(const char *s)
+static size_t char_len(const char *s)
 {
-	unsigned char c = (unsigned char)*s;
-	int n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1, i;
+	size_t n = json_utf8_len(s, SIZE_MAX);
 
-	for (i = 1; i < n; i++)
-		if (((unsigned char)s[i] & 0xc0) != 0x80)
-			return 1;
-	return n;
+	return n ? n : 1;
 }
 
 /* A Chinese punctuation mark that ends a phrase (a line may break after it). */
-static int phrase_end(const char *s, int n)
+static int phrase_end(const char *s, size_t n)
 {
 	static const char *const marks[] = { "，", "。", "；", "：", "、", "）", "！", "？" };
 
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
-		if ((size_t)n == strlen(marks[i]) && !strncmp(s, marks[i], (size_t)n))
+		if (n == strlen(marks[i]) && !strncmp(s, marks[i], n))
 			return 1;
 	return 0;
 }
@@ -190,8 +169,7 @@ static int phrase_end(const char *s, int n)
  * line starts with a "，"). */
 static size_t unit_len(const char *s)
 {
-	size_t n = 0;
-	int c;
+	size_t n = 0, c;
 
 	if (*s == ' ')
 		return 1;
@@ -202,7 +180,7 @@ static size_t unit_len(const char *s)
 	}
 	do {
 		c = char_len(s + n);
-		n += (size_t)c;
+		n += c;
 	} while (!phrase_end(s + n - c, c) && (unsigned char)s[n] >= 0x80);
 	return n;
 }
@@ -216,7 +194,7 @@ static int line_in_copy(const struct ex_lab *x, int i)
 	struct ex_region mine[EX_MAX];
 	char err[300];
 	size_t len;
-	char *text = slurp(x->copy, &len);
+	char *text = sec_read_file(x->copy, &len, err, sizeof(err));
 	int n = text ? ex_scan(text, len, mine, EX_MAX, err, sizeof(err)) : -1;
 	int line = x->r[i].line;
 
@@ -255,7 +233,7 @@ static char *region_note(const char *text, const struct ex_region *r)
 		snprintf(unit, sizeof(unit), "%.*s", (int)(u < sizeof(unit) ? u : sizeof(unit) - 1),
 			 p);
 		if (msg_width(unit) > NOTE_COLUMNS - start_col - 3) { /* a phrase too long */
-			u = (size_t)char_len(p);                       /* for any line */
+			u = char_len(p);                               /* for any line */
 			snprintf(unit, sizeof(unit), "%.*s", (int)u, p);
 		}
 		if (col + msg_width(unit) > NOTE_COLUMNS && *p != ' ') {
@@ -513,10 +491,34 @@ static enum ex_state try_state_get(const struct ex_lab *x)
 }
 
 /* Claim id's line under its exercise (c NULL: not in the results; cs its state). */
-static void say_claim(const char *id, const struct claim *c, const struct lab_entry *lab,
-		      enum ex_state cs)
+/* Claim id's note as the try's lab showed it, in the learner's language: its
+ * "# ID note: ..." line in the try's log (results.json keeps the English) into
+ * buf; NULL when there is none. */
+static const char *note_shown(const struct ex_lab *x, const char *id, char *buf, size_t len)
 {
-	char gw[800];
+	const char *word = MSG("human.note", "note: %s"), *found = NULL;
+	char path[2300], line[1024], head[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/results/lab-%s.log", x->copy_dir, x->id);
+	snprintf(head, sizeof(head), "# %s %.*s", id, (int)strcspn(word, "%"), word);
+	if (!(f = fopen(path, "r")))
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, head, strlen(head))) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, len, "%s", line + strlen(head));
+			found = buf;
+		}
+	fclose(f);
+	return found;
+}
+
+static void say_claim(const struct ex_lab *x, const char *id, const struct claim *c,
+		      const struct lab_entry *lab, enum ex_state cs)
+{
+	char gw[800], note[1024];
+	const char *shown;
 
 	if (!c) {
 		printf("    %s %s\n", id, MSG("ex.absent", "absent: not in the results"));
@@ -537,15 +539,17 @@ static void say_claim(const char *id, const struct claim *c, const struct lab_en
 	 * child's limit and capability), which the learner should not have to dig out
 	 * of the lab's log */
 	if (c->status == ST_FAIL && !isnan(c->got) && c->note[0]) {
+		shown = note_shown(x, id, note, sizeof(note));
 		fputs("      ", stdout);
-		printf(MSG("try.claim-note", "the lab's note: %s"), c->note);
+		printf(MSG("try.claim-note", "the lab's note: %s"), shown ? shown : c->note);
 		putchar('\n');
 	}
 }
 
-/* The state of region r from the run's results, each claim said when `say`. */
+/* The state of region r from the run's results, each claim said when `say`
+ * (the lab copy whose try it was), else NULL. */
 static enum ex_state grade_region(const struct learn_results *res, const struct ex_region *r,
-				  int say)
+				  const struct ex_lab *say)
 {
 	char ids[sizeof(r->claims)], *save = NULL, *id;
 	enum ex_state st = EX_DONE;
@@ -565,7 +569,7 @@ static enum ex_state grade_region(const struct learn_results *res, const struct 
 			cs = EX_UNDECIDED;
 		st = cs < st ? cs : st;
 		if (say)
-			say_claim(id, c, lab, cs);
+			say_claim(say, id, c, lab, cs);
 	}
 	return st;
 }
@@ -578,9 +582,9 @@ static int report_try(struct ex_lab *x, const struct learn_results *res)
 	printf(MSG("try.head", "try-%s: your copy '%s', exercise by exercise:"), x->id, x->copy);
 	putchar('\n'); /* outside the message: a table's text has no line end */
 	for (i = 0; i < x->n; i++) {
-		st = grade_region(res, &x->r[i], 0);
+		st = grade_region(res, &x->r[i], NULL);
 		printf("  %-16s %s\n", x->r[i].id, ex_state_text(st));
-		grade_region(res, &x->r[i], 1);
+		grade_region(res, &x->r[i], x);
 		fputs(st == EX_NOT_YET || st == EX_NOT_GRADED ? "    " : "", stdout);
 		if (st == EX_NOT_YET) {
 			printf(MSG("try.look", "look at: line %d, %s"), line_in_copy(x, i),
@@ -704,41 +708,28 @@ static void lab_states(const struct ex_lab *x, enum ex_state *st)
 	tried = x->mine && stopped == EX_NSTATES && !results_load(path, &res, err, sizeof(err));
 	for (i = 0; i < x->n; i++)
 		st[i] = !x->mine ? EX_NOT_STARTED : stopped != EX_NSTATES ? stopped :
-			!tried ? EX_UNTRIED : grade_region(&res, &x->r[i], 0);
+			!tried ? EX_UNTRIED : grade_region(&res, &x->r[i], NULL);
 	if (tried)
 		results_unload(&res);
 }
 
-/* One line per exercise of x, each marked when this machine cannot grade it
- * (h's forecast); their number.  x's id is added to unbuilt (len bytes) when
- * h cannot tell for its lab. */
-static int list_lab(const struct ex_lab *x, const struct ex_here *h, char *unbuilt, size_t len)
+int ex_status_print(FILE *f, int indent, const struct ex_status *e, const char *word,
+		    int width, const struct ex_here *h)
 {
-	enum ex_state st[EX_MAX];
 	char lacks[256];
-	int i, here = 0, marked = 0;
-	size_t used = strlen(unbuilt);
+	int w = msg_width(word), here = ex_here_lacks(h, e->lab, e->claims, lacks, sizeof(lacks));
 
-	lab_states(x, st);
-	for (i = 0; i < x->n; i++) {
-		const char *word = ex_state_text(st[i]);
-		int w = msg_width(word);
-
-		printf("%-16s lab-%s  %s%*s ", x->r[i].id, x->id, word, w < 20 ? 20 - w : 0, "");
-		printf(MSG("ex.claims", "claims %s"), x->r[i].claims);
-		here = ex_here_lacks(h, x->id, x->r[i].claims, lacks, sizeof(lacks));
-		/* "done": this machine graded it after all; a try's "not graded here" says it */
-		if (here > 0 && st[i] != EX_DONE) {
-			fputs("  ", stdout);
-			printf(st[i] == EX_NOT_GRADED ? MSG("ex.lacks-tried", "(needs %s)") :
-			       MSG("ex.lacks", "(needs %s: not graded here)"), lacks);
-			marked++;
-		}
-		putchar('\n');
+	fprintf(f, "%*s%-16s lab-%s  %s%*s ", indent, "", e->id, e->lab, word,
+		w < width ? width - w : 0, "");
+	fprintf(f, MSG("ex.claims", "claims %s"), e->claims);
+	/* "done": this machine graded it after all; a try's "not graded here" says it */
+	if (here > 0 && e->state != EX_DONE) {
+		fputs("  ", f);
+		fprintf(f, e->state == EX_NOT_GRADED ? MSG("ex.lacks-tried", "(needs %s)") :
+			MSG("ex.lacks", "(needs %s: not graded here)"), lacks);
 	}
-	if (here < 0 && used < len)
-		snprintf(unbuilt + used, len - used, " %s", x->id);
-	return marked;
+	fputc('\n', f);
+	return here < 0 ? -1 : here > 0 && e->state != EX_DONE;
 }
 
 /* The lines after the list: how many this machine cannot grade, the labs it
@@ -761,34 +752,38 @@ static void list_end(const struct ex_opts *o, int total, int marked, const char 
 	putchar('\n');
 }
 
+/* One line per exercise, each marked when this machine cannot grade it (h's
+ * forecast), then list_end; --ids: the labs that have exercises. */
 static int do_exercises(const struct ex_opts *o)
 {
-	char pat[1024], unbuilt[128] = "";
 	struct ex_here *h = o->ids_only ? NULL : ex_here_open(o->run.labs_dir);
-	struct ex_lab x;
-	glob_t g;
-	size_t i;
-	int total = 0, marked = 0;
+	struct ex_status *all;
+	char unbuilt[128] = "";
+	int n = ex_status_all(o->src, o->work, NULL, &all), i, marked = 0, here;
+	size_t used;
 
-	snprintf(pat, sizeof(pat), "%s/[0-9][0-9]-*/lab.c*", o->src);
-	if (glob(pat, 0, NULL, &g)) {
+	if (n < 0) {
 		ex_here_close(h);
 		return error("no lab under '%s'", o->src), 2;
 	}
-	for (i = 0; i < g.gl_pathc; i++) {
-		if (lab_load(o, g.gl_pathv[i], &x) == 0 && x.n > 0) {
-			if (o->ids_only)
-				printf("%s\n", x.id);
-			else
-				marked += list_lab(&x, h, unbuilt, sizeof(unbuilt));
-			total += x.n;
+	for (i = 0; i < n; i++) {
+		int first = !i || strcmp(all[i].lab, all[i - 1].lab); /* its lab's first */
+
+		if (o->ids_only) {
+			if (first)
+				printf("%s\n", all[i].lab);
+			continue;
 		}
-		lab_unload(&x);
+		here = ex_status_print(stdout, 0, &all[i], ex_state_text(all[i].state), 20, h);
+		marked += here > 0;
+		used = strlen(unbuilt);
+		if (here < 0 && first && used < sizeof(unbuilt))
+			snprintf(unbuilt + used, sizeof(unbuilt) - used, " %s", all[i].lab);
 	}
-	globfree(&g);
+	free(all);
 	ex_here_close(h);
 	if (!o->ids_only)
-		list_end(o, total, marked, unbuilt);
+		list_end(o, n, marked, unbuilt);
 	return 0;
 }
 
@@ -810,7 +805,7 @@ int ex_status_all(const char *src, const char *work, const char *lab,
 	*out = NULL;
 	snprintf(pat, sizeof(pat), "%s/%s-*/lab.c*", src, lab ? lab : "[0-9][0-9]");
 	if (glob(pat, 0, NULL, &g))
-		return 0; /* no lab source here: no exercise */
+		return -1; /* no lab source here */
 	for (i = 0; i < g.gl_pathc; i++) {
 		if (lab_load(&o, g.gl_pathv[i], &x) == 0 && x.n > 0 &&
 		    (grown = realloc(all, (size_t)(n + x.n) * sizeof(*all)))) {
@@ -882,7 +877,7 @@ static void ex_option(struct ex_opts *o, int c, const char *arg, const char *cmd
 	case 'r': o->reset = 1; break;
 	case 'v': o->verify_only = 1; break;
 	case 'n': o->not_compiled = 1; break;
-	case 'q': o->quick = o->run.quick = 1; break;
+	case 'q': o->run.quick = 1; break;
 	case 'i': o->ids_only = 1; break;
 	case 'm': o->make_status = 1; break;
 	case 's': o->src = arg; break;

@@ -14,6 +14,7 @@
 #define DMALAB_EXERCISE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define EX_MAX 16        /* regions in one lab file, at most */
 #define EX_TEXT_MAX 1024
@@ -73,11 +74,18 @@ struct ex_status {
 };
 /* Every exercise of the labs under src (only lab `lab` unless NULL), with
  * its state from the learner's copies under work; *out is malloc'ed (free
- * it).  Their number (0 without a lab source). */
+ * it).  Their number, or -1 (*out NULL) without a lab source. */
 int ex_status_all(const char *src, const char *work, const char *lab,
 		  struct ex_status **out);
 struct json_writer;
 struct ex_here;
+/* e's line as make exercises and make grade print it, after `indent` blanks:
+ * its id, lab, state (word: as the learner reads it) padded to `width` columns
+ * and claims, marked with what this machine lacks to grade it (h's forecast)
+ * unless it is done.  1 when so marked, -1 when h cannot tell (its lab is not
+ * built), else 0. */
+int ex_status_print(FILE *f, int indent, const struct ex_status *e, const char *word,
+		    int width, const struct ex_here *h);
 /* The member "exercises": [{id, lab, claims, state, skips_here}] into the open
  * object; skips_here: the skips h forecasts for its claims on this machine
  * (ex_here_skips), null when none is foreseen or h is NULL. */

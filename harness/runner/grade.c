@@ -20,12 +20,6 @@
 #include "lang.h"
 #include "learn.h"
 
-/* The scoring rule in words (the Gradescope file words it for its own maximum) */
-static const char GRADE_RULE[] = "rule: a question is scored when at least half of its claims are "
-	"decided (pass or fail); below that it is unverified, left out of the maximum";
-static const char GRADE_RULE_ZH[] = "规则：一个问题至少有一半论断得出结论（成立或被推翻）才计分；"
-	"不足一半为未验证，不计入满分";
-
 struct question_grade {
 	const struct ans_question *q;
 	struct claim_view *views;
@@ -293,11 +287,11 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 	const char *qual = "";
 
 	if (g->t.contradicted && g->t.known_errata == g->t.contradicted)
-		qual = TR(" (known erratum)", "（已知勘误）");
+		qual = MSG("grade.known-erratum", " (known erratum)");
 	else if (!g->counted && g->not_built)
-		qual = TR(" (lab not built yet)", "（实验尚未构建）");
+		qual = MSG("grade.not-built", " (lab not built yet)");
 	else if (!g->q->nclaims) /* its labs neither built here nor in the results */
-		qual = TR(" (no claim of these labs backs it)", "（没有论断支撑它）");
+		qual = MSG("grade.no-claim", " (no claim of these labs backs it)");
 	fprintf(f, "  %-7s %s%s", g->q->id, verdict_word_lang(lc, g->status), qual);
 	if (g->t.claims && lc->opt->lang == ANS_ZH)
 		fprintf(f, "；%d 条论断中 %d 条得出结论", g->t.claims, question_decided(g));
@@ -305,7 +299,7 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 		fprintf(f, "; %d of %d claim%s decided", question_decided(g), g->t.claims,
 			g->t.claims == 1 ? "" : "s");
 	if (question_decided(g) && !g->counted)
-		fprintf(f, "%s", TR(" (fewer than half: not scored)", "（不足一半：不计分）"));
+		fprintf(f, "%s", MSG("grade.few-decided", " (fewer than half: not scored)"));
 	fprintf(f, "\n");
 	fprintf(f, "          %s\n", g->q->prompt[lc->opt->lang]);
 	for (int k = 0; k < g->q->nclaims; k++) {
@@ -364,7 +358,7 @@ static void print_chapter(const struct learn_ctx *lc, const struct chapter_grade
 	printf("%s: %s\n", cg->ch->id, msg_text(key, cg->ch->title));
 	for (int i = 0; i < cg->ch->n; i++)
 		print_question(lc, &cg->qs[i], stdout);
-	snprintf(what, sizeof(what), TR("score %s", "得分 %s"), cg->ch->id);
+	snprintf(what, sizeof(what), MSG("grade.score", "score %s"), cg->ch->id);
 	print_score(lc, what, &cg->sc);
 	printf("\n");
 }
@@ -390,9 +384,8 @@ static void print_beyond(const struct learn_ctx *lc)
 
 	while (next_beyond(lc, &i, &k, &v)) {
 		if (!n++)
-			printf("%s\n", TR("beyond the chapter (measured, said by no chapter; not "
-					  "scored):",
-					  "超出章节范围（测得，但没有哪一章这样说；不计分）："));
+			printf("%s\n", MSG("grade.beyond", "beyond the chapter (measured, said by "
+					    "no chapter; not scored):"));
 		claim_view_print(lc, &v, 6, stdout);
 	}
 	if (n)
@@ -596,8 +589,10 @@ static int write_grade(struct learn_ctx *lc, const char *source, struct chapter_
 	jw_obj_end(&w);
 	snprintf(path, sizeof(path), "%s/grade.json", lc->opt->results_dir);
 	rc = learn_write_json(&w, lc->opt->results_dir, path, "write");
-	if (!rc)
-		printf(TR("grade written to %s\n", "成绩已写入 %s\n"), path);
+	if (!rc) {
+		printf(MSG("grade.written", "grade written to %s"), path);
+		putchar('\n');
+	}
 	return rc;
 }
 
@@ -629,10 +624,12 @@ int cmd_grade(struct learn_ctx *lc)
 		grade_print_exercises(lc, stdout);
 		if (lc->opt->gradescope && gradescope_learner(lc, &gs))
 			rc = 1;
-		printf(TR("graded against %s (run started %s)\n", "评分依据 %s（运行开始于 %s）\n"),
-		       source, lc->res.started);
-		printf("%s\n", TR(GRADE_RULE, GRADE_RULE_ZH));
-		print_score(lc, TR("overall", "总分"), &total);
+		printf(MSG("grade.against", "graded against %s (run started %s)"), source,
+		       lc->res.started);
+		printf("\n%s\n", MSG("grade.rule", "rule: a question is scored when at least half "
+				      "of its claims are decided (pass or fail); below that it is "
+				      "unverified, left out of the maximum"));
+		print_score(lc, MSG("grade.overall", "overall"), &total);
 		rc = write_grade(lc, source, cgs, n, &total) || rc ? 1 : 0;
 		if (!rc && lc->opt->gradescope)
 			rc = gs_write(&gs, lc, source) ? 1 : 0;

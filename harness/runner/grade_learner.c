@@ -63,7 +63,6 @@ void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 	const struct json *ex = json_get(lc->res.doc, "exercises"), *e;
 	int done = 0, n = 0, width = 12;
 	struct ex_here *here;
-	char lacks[256];
 
 	if (!ex || ex->type != JSON_ARR) {
 		fputs(MSG("grade.ex-none", "exercises: none in these results (no copy handed "
@@ -76,22 +75,15 @@ void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 		if (msg_width(ex_state_word(json_get_str(e, "state", "?"))) > width)
 			width = msg_width(ex_state_word(json_get_str(e, "state", "?")));
 	here = ex_here_open(lc->opt->labs_dir); /* marks as `make exercises` does */
-	for (e = ex->child; e; e = e->next, n++) {
-		const char *st = json_get_str(e, "state", "?"), *word = ex_state_word(st);
+	for (e = ex->child; e; e = e->next, n++) { /* as results.json got them: ex_status */
+		const char *st = json_get_str(e, "state", "?");
+		struct ex_status s = { .state = ex_state_of_key(st) };
 
-		done += !strcmp(st, "done");
-		fprintf(f, "  %-16s lab-%s  %s%*s ", json_get_str(e, "id", "?"),
-			json_get_str(e, "lab", "?"), word, width - msg_width(word), "");
-		fprintf(f, MSG("ex.claims", "claims %s"), json_get_str(e, "claims", ""));
-		if (strcmp(st, "done") && ex_here_lacks(here, json_get_str(e, "lab", "?"),
-				json_get_str(e, "claims", ""), lacks, sizeof(lacks)) > 0) {
-			int tried = ex_state_of_key(st) == EX_NOT_GRADED;
-
-			fputs("  ", f);
-			fprintf(f, tried ? MSG("ex.lacks-tried", "(needs %s)") :
-				MSG("ex.lacks", "(needs %s: not graded here)"), lacks);
-		}
-		fputc('\n', f);
+		snprintf(s.id, sizeof(s.id), "%s", json_get_str(e, "id", "?"));
+		snprintf(s.lab, sizeof(s.lab), "%s", json_get_str(e, "lab", "?"));
+		snprintf(s.claims, sizeof(s.claims), "%s", json_get_str(e, "claims", ""));
+		done += s.state == EX_DONE;
+		ex_status_print(f, 2, &s, ex_state_word(st), width, here);
 	}
 	ex_here_close(here);
 	fprintf(f, MSG("grade.ex-done", "exercises done: %d of %d"), done, n);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "exercise.h"
 #include "lang.h"
@@ -121,10 +122,11 @@ static const struct ans_hint_lab *exercise_hints(const struct learn_ctx *lc,
 	}
 	if (!h)
 		h = first, pick = first_i;
-	if (h)
-		printf(TR("exercise %s is %s in your copy (make try-%s):\n",
-			  "你的副本中练习 %s 的状态：%s（make try-%s）：\n"), ex[pick].id,
-		       ex_state_text(ex[pick].state), ex[pick].lab);
+	if (h) {
+		printf(MSG("hint.state", "exercise %s is %s in your copy (make try-%s):"),
+		       ex[pick].id, ex_state_text(ex[pick].state), ex[pick].lab);
+		putchar('\n');
+	}
 	free(ex);
 	return h;
 }
@@ -154,8 +156,14 @@ int cmd_hint(struct learn_ctx *lc)
 	const struct ans_hint_lab *h;
 	struct hint_count c[64];
 	char path[PATH_MAX + 16], name[48];
+	struct stat st;
 	int n, i, k;
 
+	if (lc->opt->work && (stat(lc->opt->work, &st) || !S_ISDIR(st.st_mode))) {
+		error(MSG("hint.no-work", "no folder '%s' (--work): make exercise-%s writes your "
+			  "copy there"), lc->opt->work, lc->opt->lab); /* as try refuses it */
+		return 2;
+	}
 	snprintf(path, sizeof(path), "%s/hints.json", lc->opt->results_dir);
 	n = load_counts(path, c, 63);
 	if (lc->opt->exercise) { /* hint NN.name: that exercise's, else its lab's */
@@ -179,8 +187,8 @@ int cmd_hint(struct learn_ctx *lc)
 		      lc->opt->lab, lc->opt->answers_dir, ids);
 		return 2;
 	}
-	snprintf(name, sizeof(name), "%s%s",
-		 strchr(h->id, '.') ? TR("exercise ", "练习 ") : "lab-", h->id);
+	snprintf(name, sizeof(name),
+		 strchr(h->id, '.') ? MSG("hint.exercise", "exercise %s") : "lab-%s", h->id);
 	for (i = 0; i < n && strcmp(c[i].lab, h->id); i++)
 		;
 	if (i == n) {
@@ -190,16 +198,16 @@ int cmd_hint(struct learn_ctx *lc)
 	if (lc->opt->reset)
 		c[i].shown = 0;
 	if (c[i].shown >= h->n) {
-		printf(TR("All %1$d hints of %2$s were shown (--reset, make hint-%3$s "
-			  "RESET=1, starts over):\n",
-			  "%2$s 的 %1$d 条提示都已显示过（--reset 或 make hint-%3$s "
-			  "RESET=1 重新开始）：\n"), h->n, name, lc->opt->lab);
+		printf(MSG("hint.all-shown", "All %d hints of %s were shown (--reset, make "
+			   "hint-%s RESET=1, starts over):"), h->n, name, lc->opt->lab);
+		putchar('\n');
 		for (k = 0; k < h->n; k++)
 			printf("  %d. %s\n", k + 1, h->hint[lc->opt->lang][k]);
 		return 0;
 	}
 	k = c[i].shown++;
-	printf(TR("%s hint %d of %d: %s\n", "%s 提示 %d / %d：%s\n"), name, k + 1, h->n,
+	printf(MSG("hint.one", "%s hint %d of %d: %s"), name, k + 1, h->n,
 	       h->hint[lc->opt->lang][k]);
+	putchar('\n');
 	return save_counts(lc->opt, path, c, n) ? 1 : 0;
 }

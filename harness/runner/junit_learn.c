@@ -111,7 +111,7 @@ static int count_exercises(const struct run_state *rs, struct ex_status **ex, in
 		*skipped += outcome && !strcmp(outcome, "skipped");
 		*failed += outcome && !strcmp(outcome, "failure");
 	}
-	return n;
+	return n < 0 ? 0 : n; /* -1: no lab source, no exercise */
 }
 
 void junit_learner_count(const struct run_state *rs, int *tests, int *failures)

@@ -28,17 +28,29 @@ extern const char dmalab_errata_text[];
 /* A run of this many Chinese characters shared with a chapter is a copy. */
 #define LEARN_SEED_RUN 12
 
+/* The columns of s's label: up to its ": " or "：" (which takes two), else 0. */
+static int label_width(const char *s)
+{
+	const char *en = strstr(s, ": "), *zh = strstr(s, "：");
+	size_t n = en ? (size_t)(en - s) + 2 : zh ? (size_t)(zh - s) + strlen("：") : 0;
+	char head[64];
+
+	snprintf(head, sizeof(head), "%.*s", (int)n, s);
+	return msg_width(head);
+}
+
 /* The help's lines: `lead` blanks, then its text in the learner's language
- * (the message table keeps no leading blanks). */
+ * (the message table keeps no leading blanks); lead -1: under the text after
+ * the label ("usage: ", "用法：") of the last line with none. */
 static void learn_usage(FILE *f)
 {
 	const struct { int lead; const char *text; } help[] = {
 		{ 0, MSG("learn.help-1", "usage: dmalab grade [--from FILE] [--chapter CH] "
 			  "[options]") },
-		{ 7, MSG("learn.help-2", "dmalab quiz [--chapter CH] [--shuffle] [--lang en|zh] "
+		{ -1, MSG("learn.help-2", "dmalab quiz [--chapter CH] [--shuffle] [--lang en|zh] "
 			  "[--answers FILE] [--reset]") },
-		{ 7, MSG("learn.help-3", "dmalab hint NN [--work DIR] [--reset] [--lang en|zh]") },
-		{ 7, MSG("learn.help-4", "dmalab answers [--seeds DIR]   check answers/ against "
+		{ -1, MSG("learn.help-3", "dmalab hint NN [--work DIR] [--reset] [--lang en|zh]") },
+		{ -1, MSG("learn.help-4", "dmalab answers [--seeds DIR]   check answers/ against "
 			  "the built labs") },
 		{ 2, MSG("learn.help-5", "grade           run the labs (or read --from FILE), "
 			  "grade each question of the") },
@@ -92,12 +104,16 @@ static void learn_usage(FILE *f)
 			  "kept in results.json") },
 		{ 0, MSG("learn.help-34", "exit: 0 done, 1 the run's results or progress "
 			  "unusable, 130 interrupted,") },
-		{ 6, MSG("learn.help-35", "2 usage, an unusable --from FILE or malformed "
+		{ -1, MSG("learn.help-35", "2 usage, an unusable --from FILE or malformed "
 			  "answers") },
 	};
 
+	int label = 0;
+
 	for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++) {
-		fprintf(f, "%*s", help[i].lead, "");
+		if (!help[i].lead)
+			label = label_width(help[i].text);
+		fprintf(f, "%*s", help[i].lead < 0 ? label : help[i].lead, "");
 		fprintf(f, help[i].text, LEARN_SEED_RUN); /* the one %d: --seeds */
 		fputc('\n', f);
 	}

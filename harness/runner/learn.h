@@ -94,8 +94,6 @@ int learn_mkdirs(const char *dir);
  * needed.  On failure says why.  0, or -1. */
 int learn_write_json(struct json_writer *w, const char *dir, const char *path,
 		     const char *verb);
-/* A message in the learner's language (learn_opts.lang follows dmalab_lang()). */
-#define TR(en, zh) (dmalab_lang() == DMALAB_ZH ? (zh) : (en))
 /*
  * The question -> claims map (answers.h): the claims of the built labs as
  * their --describe names them, then those of labs in the results that are

@@ -263,12 +263,15 @@ static char *read_answer(struct quiz *z)
 	free(line);
 	if (n == 0 && !text)
 		text = strdup(""); /* an empty answer is an answer */
-	if (dropped)
-		printf(TR("(answer too long: bytes not kept: %zu)\n",
-			  "（答案过长，未保存的字节数：%zu）\n"), dropped);
-	if (z->fixed > fixed)
-		printf(TR("(invalid UTF-8 bytes replaced by '?': %zu)\n",
-			  "（无效的 UTF-8 字节已替换为 '?'：%zu）\n"), z->fixed - fixed);
+	if (dropped) {
+		printf(MSG("quiz.too-long", "(answer too long: bytes not kept: %zu)"), dropped);
+		putchar('\n');
+	}
+	if (z->fixed > fixed) {
+		printf(MSG("quiz.bad-utf8", "(invalid UTF-8 bytes replaced by '?': %zu)"),
+		       z->fixed - fixed);
+		putchar('\n');
+	}
 	return text;
 }
 
@@ -310,8 +313,8 @@ static char ask_mark(struct quiz *z, const char *question, const char *choices)
 		m = dropped ? 0 : mark_of(line);
 		if (m && strchr(choices, m))
 			return m;
-		printf("%s\n", TR("(please answer with one of the letters shown)",
-				  "（请输入方括号里的一个字母）"));
+		printf("%s\n", MSG("quiz.letters",
+				   "(please answer with one of the letters shown)"));
 	}
 }
 
@@ -344,17 +347,17 @@ static void load_results(struct quiz *z)
 		learn_map(lc); /* the claims of labs not built here */
 		return;
 	}
-	printf("%s\n  %s\n", TR("No usable results of this machine:",
-				"没有这台机器可用的测量结果："), lc->res_error);
-	if (ask_mark(z, TR("Run the labs now (dmalab check, a minute or two)?",
-			   "现在运行实验吗（dmalab check，一两分钟）？"), "[y/n]") != 'y') {
-		printf("%s\n\n", TR("The quiz goes on without measurements (make check adds them).",
-				    "测验继续，但没有测量结果（之后可运行 make check）。"));
+	printf("%s\n  %s\n", MSG("quiz.no-results", "No usable results of this machine:"),
+	       lc->res_error);
+	if (ask_mark(z, MSG("quiz.run-all", "Run the labs now (dmalab check, a minute or two)?"),
+		     "[y/n]") != 'y') {
+		printf("%s\n\n", MSG("quiz.goes-on", "The quiz goes on without measurements "
+				     "(make check adds them)."));
 		return;
 	}
 	if (learn_run_check(lc->opt, lc->opt->results_dir, NULL, 0) < 0 ||
 	    results_load(path, &lc->res, lc->res_error, sizeof(lc->res_error))) {
-		printf("%s %s\n\n", TR("Still no results:", "仍然没有结果："), lc->res_error);
+		printf("%s %s\n\n", MSG("quiz.still-none", "Still no results:"), lc->res_error);
 		return;
 	}
 	lc->have_results = 1;
@@ -367,7 +370,7 @@ static void offer_missing_labs(struct quiz *z, const struct ans_question *q)
 {
 	struct learn_ctx *lc = z->lc;
 	struct claim_view v;
-	char dir[PATH_MAX], *ids[16];
+	char dir[PATH_MAX], *ids[16], names[16 * 20] = "";
 	static char labs[16][16];
 	int k, n = 0, i;
 
@@ -382,15 +385,16 @@ static void offer_missing_labs(struct quiz *z, const struct ans_question *q)
 	}
 	if (!n || !lc->have_results)
 		return;
-	printf("%s lab-%s%s\n", TR("No results yet for", "还没有这些实验的结果："), labs[0],
-	       n > 1 ? " ..." : "");
-	if (ask_mark(z, TR("Run them now?", "现在运行吗？"), "[y/n]") != 'y')
-		return;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ids[i] = labs[i];
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), " lab-%s", labs[i]);
+	}
+	printf("%s%s\n", MSG("quiz.missing", "No results yet for"), names);
+	if (ask_mark(z, MSG("quiz.run-them", "Run them now?"), "[y/n]") != 'y')
+		return;
 	snprintf(dir, sizeof(dir), "%s/quiz-runs", lc->opt->results_dir);
 	if (learn_run_check(lc->opt, dir, ids, n) < 0 || merge_quiz_runs(lc))
-		printf("%s\n", TR("(the run left no results)", "（运行没有留下结果）"));
+		printf("%s\n", MSG("quiz.run-none", "(the run left no results)"));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -410,7 +414,7 @@ static void print_block(const char *text)
 
 /* An answer that starts with a number ("6.5", "300 ms/GiB because..."; "about 6 x"
  * does not): 1, with the word written after it in unit ("" none; a trailing ',', '.'
- * or ';' dropped). */
+ * or ';' dropped); -1 for a number below 0, its text in unit. */
 static int typed_number(const char *answer, double *v, char *unit, size_t len)
 {
 	char *end;
@@ -419,8 +423,12 @@ static int typed_number(const char *answer, double *v, char *unit, size_t len)
 	if (!answer)
 		return 0;
 	*v = strtod(answer, &end);
-	if (end == answer || !isfinite(*v) || *v < 0)
+	if (end == answer || !isfinite(*v))
 		return 0;
+	if (*v < 0) {
+		snprintf(unit, len, "%.*s", (int)(end - answer), answer);
+		return -1;
+	}
 	end += strspn(end, " \t");
 	n = strcspn(end, " \t\n");
 	while (n && strchr(",.;", end[n - 1]))
@@ -455,9 +463,8 @@ static double score_number(struct quiz *z, const struct claim *c, double number)
 	if (!c || !predict_is_figure(c->op, c->unit) || !predict_interval(c, &lo, &hi))
 		return NAN;
 	s = predict_score(number, lo, hi);
-	printf("         %s %g: %.2f (%s)\n", TR("your number", "你的数字"), number, s,
-	       TR("1 inside the interval, else 1 - |log10(p / m)|",
-		  "落在区间内为 1，否则为 1 - |log10(p / m)|"));
+	printf("         %s %g: %.2f (%s)\n", MSG("quiz.your-number", "your number"), number, s,
+	       MSG("quiz.number-rule", "1 inside the interval, else 1 - |log10(p / m)|"));
 	return s;
 }
 
@@ -478,13 +485,12 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 	double number = 0, s;
 	char unit[32];
 	int k, has_number = typed_number(it->answer, &number, unit, sizeof(unit));
-	int figures = has_number ? measured_figures(lc, q, NULL) : 0;
+	int figures = has_number > 0 ? measured_figures(lc, q, NULL) : 0;
 
 	it->number_score = NAN; /* of this answer only */
-	printf("--- %s ---\n", TR("what this machine measured", "这台机器的测量结果"));
+	printf("--- %s ---\n", MSG("quiz.measured", "what this machine measured"));
 	if (!lc->have_results)
-		printf("  %s\n", TR("(no results: run make check)",
-				     "（没有结果：请运行 make check）"));
+		printf("  %s\n", MSG("quiz.no-measured", "(no results: run make check)"));
 	for (k = 0; k < q->nclaims; k++) {
 		claim_view_make(lc, q->claims[k], &v);
 		claim_view_print(lc, &v, 2, stdout);
@@ -495,23 +501,27 @@ static void show_measured(struct quiz *z, struct quiz_item *it, const struct ans
 			printf("         %s\n", line);
 		}
 		if (v.known && (v.c->erratum_truth || v.erratum))
-			printf("         %s %s\n", TR("known erratum:", "已知勘误："),
+			printf("         %s %s\n", MSG("quiz.erratum", "known erratum:"),
 			       v.c->erratum_truth ? v.c->erratum_truth : v.erratum->truth);
-		s = has_number && number_meant_for(v.c, unit, figures) ?
+		s = has_number > 0 && number_meant_for(v.c, unit, figures) ?
 			score_number(z, v.c, number) : NAN;
 		if (!isnan(s) && !(s <= it->number_score))
 			it->number_score = s;
 	}
-	if (has_number && !*unit && figures > 1)
-		printf("  %s\n", TR("(your number is not scored: this question has several "
-				   "figures; write its unit after it, as above, to score it)",
-				   "（你的数字没有计分：这道题有几个数值；在数字后写上单位（如上）"
-				   "才会计分）"));
-	else if (has_number && *unit && figures && !measured_figures(lc, q, unit))
-		printf("  %s '%s'%s\n", TR("(your number is not scored: no figure above is in",
-					  "（你的数字没有计分：上面没有哪个数值的单位是"), unit,
-		       TR("; write a figure's unit after it, or nothing when there is one figure)",
-			  "；在数字后写上某个数值的单位，只有一个数值时也可以不写）"));
+	if (has_number < 0) {
+		printf(MSG("quiz.negative", "  (your number is not scored: '%s' is not a number "
+			   ">= 0)"), unit);
+		putchar('\n');
+	} else if (has_number && !*unit && figures > 1) {
+		printf("  %s\n", MSG("quiz.several", "(your number is not scored: this question "
+				     "has several figures; write its unit after it, as above, to "
+				     "score it)"));
+	} else if (has_number && *unit && figures && !measured_figures(lc, q, unit)) {
+		printf(MSG("quiz.no-unit", "  (your number is not scored: no figure above is in "
+			   "'%s'; write a figure's unit after it, or nothing when there is one "
+			   "figure)"), unit);
+		putchar('\n');
+	}
 }
 
 static void set_mark(struct quiz_item *it, char m)
@@ -532,11 +542,11 @@ static int ask(struct quiz *z, struct quiz_item *it, const struct ans_question *
 
 	printf("\n[%d/%d] %s\n%s\n", number, total, q->id, q->prompt[l]);
 	if (it->answer && *it->answer) {
-		printf("%s\n", TR("Your earlier answer:", "你之前的回答："));
+		printf("%s\n", MSG("quiz.earlier", "Your earlier answer:"));
 		print_block(it->answer);
 	}
-	printf("%s\n", TR("Your answer (end with an empty line; Ctrl-D stops, progress is "
-			  "kept):", "你的回答（空行结束；Ctrl-D 退出，进度会保存）："));
+	printf("%s\n", MSG("quiz.answer", "Your answer (end with an empty line; Ctrl-D stops, "
+			   "progress is kept):"));
 	fflush(stdout);
 	text = read_answer(z);
 	if (text && (*text || !it->answer)) {
@@ -547,12 +557,12 @@ static int ask(struct quiz *z, struct quiz_item *it, const struct ans_question *
 	}
 	if (save(z) || z->stop)
 		return -1;
-	printf("--- %s ---\n", TR("reference answer", "参考答案"));
+	printf("--- %s ---\n", MSG("quiz.reference", "reference answer"));
 	print_block(q->answer[l]);
 	offer_missing_labs(z, q);
 	show_measured(z, it, q);
-	m = ask_mark(z, TR("Did you get it right? yes, no, skip, quit",
-			   "答对了吗？对、错、跳过、退出"), "[y/n/s/q]");
+	m = ask_mark(z, MSG("quiz.right", "Did you get it right? yes, no, skip, quit"),
+		     "[y/n/s/q]");
 	if (!m || m == 'q') {
 		if (!z->stop)
 			z->stop = 1;
@@ -594,12 +604,12 @@ static void print_scores(struct quiz *z)
 			skip += !strcmp(m, "skip");
 			open += !*m;
 		}
-		printf(TR("score %s: %d of %d marked right", "%s 得分：%d / %d 答对"),
-		       s->ch[i].id, right, right + wrong);
+		printf(MSG("quiz.score", "score %s: %d of %d marked right"), s->ch[i].id, right,
+		       right + wrong);
 		if (right + wrong)
-			printf(TR(" (%.0f%%)", "（%.0f%%）"), 100.0 * right / (right + wrong));
-		printf(TR(", %d skipped, %d still to answer\n", "，跳过 %d，未答 %d\n"),
-		       skip, open);
+			printf(MSG("quiz.pct", " (%.0f%%)"), 100.0 * right / (right + wrong));
+		printf(MSG("quiz.open", ", %d skipped, %d still to answer"), skip, open);
+		putchar('\n');
 	}
 }
 
@@ -621,14 +631,15 @@ static void run_session(struct quiz *z)
 	int i, number = 0, open, total = count_selected(z, &open);
 
 	if (!open) {
-		printf("%s\n", TR("Every question is marked already; --reset (make quiz "
-				  "RESET=1) starts over.", "所有题目都已评分；用 --reset（make "
-				  "quiz RESET=1）重新开始。"));
+		printf("%s\n", MSG("quiz.all-marked", "Every question is marked already; "
+				   "--reset (make quiz RESET=1) starts over."));
 		return;
 	}
-	if (open < total)
-		printf(TR("Resuming: %d of %d questions still to answer.\n",
-			  "继续上次的测验：还有 %d / %d 题。\n"), open, total);
+	if (open < total) {
+		printf(MSG("quiz.resuming", "Resuming: %d of %d questions still to answer."),
+		       open, total);
+		putchar('\n');
+	}
 	load_results(z);
 	for (i = 0; i < z->n && !z->stop; i++) {
 		const struct ans_question *q = selected(z, &z->items[i]);
@@ -671,7 +682,7 @@ int cmd_quiz(struct learn_ctx *lc)
 	run_session(&z);
 	cleanup_catch(NULL, NULL, 0);
 	if (z.stop)
-		printf("\n%s %s\n", TR("Stopped; progress saved in", "已停止；进度保存在"), z.path);
+		printf("\n%s %s\n", MSG("quiz.stopped", "Stopped; progress saved in"), z.path);
 	print_scores(&z);
 	if (z.in != stdin)
 		fclose(z.in);

@@ -269,6 +269,15 @@ has "$tmp/q11.out" "         your number 7: 0.99 (" "quiz: a bare number, the on
 quiz_num q12 ch2 x "7 X, as the staging copy halves it"
 has "$tmp/q12.out" "         your number 7: 0.99 (" \
 	"quiz: the unit is the word after the number, in any case, prose after it"
+quiz_num q13 ch2 x "-7 x"
+check "$?:$(grep -c 'your number -7:' "$tmp/q13.out")" "0:0" "quiz: a number below 0 is not scored"
+has "$tmp/q13.out" "(your number is not scored: '-7' is not a number >= 0)" \
+	"quiz: and it says the bad value"
+# ch2.S4's claims in labs 05 and 07, built here, neither in the results: both named
+mkdir "$tmp/q14" && cp "$fix/results-kit.json" "$tmp/q14/results.json"
+for i in 1 2 3 4; do printf 'x\n\nn\nn\n'; done | "$dmalab" quiz --labs-dir "$BUILD/labs" \
+	--results "$tmp/q14" --chapter ch2 >"$tmp/q14.out" 2>&1
+has "$tmp/q14.out" "No results yet for lab-05 lab-07" "quiz: the labs it offers to run are named"
 
 echo "== hints"
 h() { "$dmalab" hint "$@" --results "$tmp/h"; }
@@ -293,6 +302,9 @@ check "$?:$(test -e "$tmp/no-such" && echo made)" "1:" \
 	"hint --results under a missing folder: exit 1, nothing made"
 has "$tmp/h8" "results directory '$tmp/no-such/h': its parent folder '$tmp/no-such' does not" \
 	"... and it says which folder is missing, as check does"
+"$dmalab" hint 03 --work "$tmp/no-work" --results "$tmp/h" >"$tmp/h9" 2>&1
+check "$?:$(wc -l <"$tmp/h9")" "2:1" "hint --work with a missing folder: one line, exit 2"
+has "$tmp/h9" "no folder '$tmp/no-work' (--work)" "... naming the folder"
 
 echo "test-answers: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

@@ -229,6 +229,13 @@ mk try-01
 if has 'claims? failed on your copy' && ! has 'contradicted on this machine'; then
 	ok "try-01: failed claims are the copy's"
 else bad "try-01: failed claims are the copy's"; fi
+# in zh the lab's note on a failed claim is the one the lab said in zh, not the record's English
+export DMALAB_LANG=zh
+mk try-01
+unset DMALAB_LANG
+if has '^      实验的说明：' && ! has '^      实验的说明：[ -~]*$'; then
+	ok "try-01 in zh: the lab's notes in zh"
+else bad "try-01 in zh: the lab's notes in zh"; fi
 
 # lab-04's first touch: two nodes grade it; on one it is said not graded here
 mk exercise-04

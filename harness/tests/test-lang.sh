@@ -227,6 +227,11 @@ out=$(DMALAB_LANG=zh "$lab" --bogus 2>&1); rc=$?
 	ok "a lab's usage error in zh" || bad "lab-01 --bogus in zh: rc $rc, '$out'"
 DMALAB_LANG=zh "$lab" --help | grep -q '^用法：lab-01 \[选项\]' && ok "a lab's --help in zh" ||
 	bad "lab-01 --help not in zh"
+# dmalab grade --help in zh: a continuation under the text after its label, as in English
+DMALAB_LANG=zh "$d" grade --help >"$tmp/gh" 2>&1
+grep -q '^      dmalab quiz ' "$tmp/gh" && grep -q '^        2 ' "$tmp/gh" &&
+	ok "grade --help in zh: continuations under 用法：'s and 退出码：'s text" ||
+	bad "grade --help in zh: continuations off their label's text"
 # every lab's topic and each option's help text in zh (opt.LAB.NAME, topic.LAB): a help
 # line that begins with an English word after the option's name has no zh entry
 for l in "$BUILD"/labs/lab-*; do
