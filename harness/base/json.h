@@ -50,8 +50,8 @@ void jw_karr(struct json_writer *w, const char *k);
  * not one; avail: the bytes readable at s (SIZE_MAX for a NUL-terminated s).
  */
 size_t json_utf8_len(const char *s, size_t avail);
-/* Escape s as a JSON string (with quotes) into out; returns bytes needed. */
-size_t json_escape(const char *s, char *out, size_t outlen);
+/* Writes s to out as a JSON string (with quotes), whatever its length. */
+void json_escape(FILE *out, const char *s);
 /*
  * Write the buffer to path whole or not at all (savefile.h: a temporary file
  * beside it, then rename; no fsync).  Returns 0, or -1 with errno set.

@@ -129,10 +129,9 @@ void record_tap_text(FILE *out, const char *s)
 
 static void yaml_str(FILE *out, const char *key, const char *v, int indent)
 {
-	char buf[1200];
-
-	json_escape(v, buf, sizeof(buf));
-	fprintf(out, "%*s%s: %s\n", indent, "", key, buf);
+	fprintf(out, "%*s%s: ", indent, "", key);
+	json_escape(out, v);
+	fputc('\n', out);
 }
 
 static void yaml_num(FILE *out, const char *key, double v)
