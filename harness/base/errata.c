@@ -221,20 +221,31 @@ void errata_free(struct errata *e)
 /* answers/errata.md, built in by errata_text.S (NUL-terminated). */
 extern const char dmalab_errata_text[];
 
+int errata_read(const char *named, const char *fallback, const char **path,
+		struct errata *e, char *err, size_t errlen)
+{
+	const char *env = getenv("DMALAB_ERRATA");
+
+	*path = named ? named : env && env[0] ? env : fallback;
+	if (*path) {
+		if (errata_load(*path, e, err, errlen) == 0)
+			return 0;
+		if (errno != ENOENT || *path != fallback)
+			return -1; /* a file named must exist */
+	}
+	*path = NULL;
+	return errata_parse(dmalab_errata_text, "answers/errata.md (built in)", e, err, errlen);
+}
+
 const struct errata *errata_builtin(char *err, size_t errlen)
 {
 	static struct errata cached;
 	static int state; /* 0 not read, 1 ok, -1 failed */
 	static char why[512];
-	const char *path = getenv("DMALAB_ERRATA");
+	const char *path;
 
-	if (!state) {
-		if (path && path[0])
-			state = errata_load(path, &cached, why, sizeof(why)) ? -1 : 1;
-		else
-			state = errata_parse(dmalab_errata_text, "answers/errata.md (built in)",
-					     &cached, why, sizeof(why)) ? -1 : 1;
-	}
+	if (!state)
+		state = errata_read(NULL, NULL, &path, &cached, why, sizeof(why)) ? -1 : 1;
 	if (state < 0) {
 		snprintf(err, errlen, "%s", why);
 		return NULL;
