@@ -47,6 +47,15 @@ void claim_reset(struct claim *c)
 	c->tol_abs = c->tol_rel = NAN;
 }
 
+int claim_id_ok(const char *s, const char *prefix)
+{
+	size_t n = strspn(s, "0123456789");
+
+	(void)prefix;
+	return n && s[n] == '.' && s[n + 1] && !s[n + 1 + strspn(s + n + 1, "0123456789")] &&
+	       strlen(s) < sizeof(((struct claim *)0)->id);
+}
+
 void claim_free(struct claim *c)
 {
 	const char **strs[] = { &c->question, &c->text, &c->chapter, &c->sabotage,
