@@ -183,8 +183,6 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 
 static void learn_defaults(struct learn_opts *o, char **argv)
 {
-	char self[PATH_MAX];
-
 	memset(o, 0, sizeof(*o));
 	o->command = argv[1];
 	o->answers_dir = "answers";
@@ -192,8 +190,7 @@ static void learn_defaults(struct learn_opts *o, char **argv)
 	o->lang = dmalab_lang() == DMALAB_ZH ? ANS_ZH : ANS_EN; /* DMALAB_LANG, else the locale */
 	o->seed = (unsigned)time(NULL) ^ (unsigned)getpid();
 	o->timeout_mul = env_timeout_mul();
-	snprintf(o->labs_dir, sizeof(o->labs_dir), "%s/labs",
-		 runner_self_path(self) ? "." : dirname(self));
+	default_labs_dir(argv[0], o->labs_dir, sizeof(o->labs_dir));
 }
 
 /* The positional arguments: a lab id for hint, none for the others. */

@@ -408,13 +408,11 @@ static int run_command(struct run_state *rs)
 static int exec_fleet(int argc, char **argv)
 {
 	char self[PATH_MAX], dir[PATH_MAX], script[PATH_MAX + 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	if (n <= 0) {
+	if (runner_self_path(self)) {
 		error_errno("cannot find this program's path in '/proc/self/exe'");
 		return 2;
 	}
-	self[n] = '\0';
 	snprintf(dir, sizeof(dir), "%s", self);
 	snprintf(script, sizeof(script), "%s/fleet/fleet.sh", dirname(dir));
 	setenv("DMALAB_BIN", self, 1);
