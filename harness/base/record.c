@@ -56,6 +56,18 @@ int claim_id_ok(const char *s, const char *prefix)
 	       strlen(s) < sizeof(((struct claim *)0)->id);
 }
 
+int text_list_has(const char *list, const char *word, size_t len, const char *seps)
+{
+	for (const char *p = list + strspn(list, seps); *p; p += strspn(p, seps)) {
+		size_t n = strcspn(p, seps);
+
+		if (n == len && !strncmp(p, word, len))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
 void claim_free(struct claim *c)
 {
 	const char **strs[] = { &c->question, &c->text, &c->chapter, &c->sabotage,
