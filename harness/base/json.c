@@ -23,12 +23,12 @@ void jw_release(struct json_writer *w)
 	memset(w, 0, sizeof(*w));
 }
 
-static void jw_append(struct json_writer *w, const char *s, size_t n)
+int jw_bytes(struct json_writer *w, const char *s, size_t n)
 {
 	if (w->failed)
-		return;
+		return -1;
 	if (w->len + n + 1 > w->cap) {
-		size_t cap = w->cap ? w->cap : 1024;
+		size_t cap = w->cap ? w->cap : 64;
 		char *p;
 
 		while (cap < w->len + n + 1)
@@ -36,7 +36,7 @@ static void jw_append(struct json_writer *w, const char *s, size_t n)
 		p = realloc(w->buf, cap);
 		if (!p) {
 			w->failed = 1;
-			return;
+			return -1;
 		}
 		w->buf = p;
 		w->cap = cap;
@@ -44,11 +44,12 @@ static void jw_append(struct json_writer *w, const char *s, size_t n)
 	memcpy(w->buf + w->len, s, n);
 	w->len += n;
 	w->buf[w->len] = '\0';
+	return 0;
 }
 
 static void jw_puts(struct json_writer *w, const char *s)
 {
-	jw_append(w, s, strlen(s));
+	jw_bytes(w, s, strlen(s));
 }
 
 static void jw_newline(struct json_writer *w)
@@ -188,7 +189,7 @@ void json_escape(FILE *out, const char *s)
 
 static void emit_writer(void *w, const void *piece, size_t n)
 {
-	jw_append(w, piece, n);
+	jw_bytes(w, piece, n);
 }
 
 void jw_str(struct json_writer *w, const char *s)

@@ -35,6 +35,9 @@ void jw_num(struct json_writer *w, double v);       /* NaN/Inf -> null */
 void jw_int(struct json_writer *w, long long v);
 void jw_bool(struct json_writer *w, int v);
 void jw_null(struct json_writer *w);
+/* n bytes of s appended to the buffer as they are (no comma, no quotes), as a
+ * growing string: 0, or -1 out of memory (failed is set). */
+int jw_bytes(struct json_writer *w, const char *s, size_t n);
 /* Insert an already-serialised JSON value verbatim. */
 void jw_raw(struct json_writer *w, const char *json);
 /* Convenience: key + value. */
