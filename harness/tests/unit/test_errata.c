@@ -430,6 +430,34 @@ static void test_errata_builtin(void **state)
 	unlink(bad_path);
 }
 
+/* A file named must exist; a fallback may be missing (the built-in copy). */
+static void test_errata_read_order(void **state)
+{
+	static const char one[] = "## 42.1\nsays: a\nexpect: ge 3\ntruth: t\nsource: s\n";
+	char path[] = "/tmp/dmalab-errata-XXXXXX", err[256];
+	const char *used = "";
+	struct errata e;
+
+	(void)state;
+	unsetenv("DMALAB_ERRATA");
+	write_temp(one, strlen(one), path);
+	assert_int_equal(errata_read(NULL, "/nonexistent/errata.md", &used, &e, err,
+				     sizeof(err)), 0);
+	assert_null(used);
+	assert_non_null(errata_find(&e, "02.2"));
+	errata_free(&e);
+	assert_int_equal(errata_read("/nonexistent/errata.md", path, &used, &e, err,
+				     sizeof(err)), -1);
+	assert_int_equal(errata_read(NULL, path, &used, &e, err, sizeof(err)), 0);
+	assert_ptr_equal(used, path);
+	assert_non_null(errata_find(&e, "42.1"));
+	errata_free(&e);
+	setenv("DMALAB_ERRATA", "/nonexistent/errata.md", 1);
+	assert_int_equal(errata_read(NULL, path, &used, &e, err, sizeof(err)), -1);
+	unsetenv("DMALAB_ERRATA");
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_errata_parse_names_survive_growth),
 		cmocka_unit_test(test_errata_check_want_complement),
 		cmocka_unit_test(test_errata_builtin),
+		cmocka_unit_test(test_errata_read_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
