@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "errata.h"
+#include "record.h"
 
 static const char good[] =
 	"# Known errata\n"
@@ -458,6 +459,25 @@ static void test_errata_read_order(void **state)
 	unlink(path);
 }
 
+/* record.c's claim-id check (errata headings, planned claims) and list check. */
+static void test_claim_id_and_lists(void **state)
+{
+	(void)state;
+	assert_true(claim_id_ok("02.1", NULL));
+	assert_true(claim_id_ok("10.12", NULL));
+	assert_false(claim_id_ok("02", NULL));
+	assert_false(claim_id_ok(".1", NULL));
+	assert_false(claim_id_ok("02.", NULL));
+	assert_false(claim_id_ok("02.1.3", NULL));
+	assert_false(claim_id_ok("02.x", NULL));
+	assert_false(claim_id_ok("0000000000000000000000000000000.1", NULL));
+	assert_true(text_list_has(" 02.1, 02.3 ", "02.3", 4, " ,"));
+	assert_false(text_list_has("02.10", "02.1", 4, " ,"));
+	assert_false(text_list_has("02.1 ", "", 0, " ,"));
+	assert_true(text_list_has("cpu,memory", "memory", 6, ","));
+	assert_false(text_list_has("rd wr\n", "w", 1, " \n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_errata_check_want_complement),
 		cmocka_unit_test(test_errata_builtin),
 		cmocka_unit_test(test_errata_read_order),
+		cmocka_unit_test(test_claim_id_and_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
