@@ -4,7 +4,6 @@
  * Strict on purpose: a typo in a key would otherwise silently drop an
  * erratum and turn a known finding into a failed run.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 
 #include "errata.h"
+#include "record.h"
 #include "sections.h"
 
 enum { E_SAYS, E_EXPECT, E_WHEN, E_TRUTH, E_WHY, E_SOURCE };
@@ -25,25 +25,11 @@ static const struct sec_key errata_keys[] = {
 	[E_SOURCE] = { "source", SEC_REQUIRED | SEC_REPEAT },
 };
 
-/* "NN.k": digits, a dot, digits. */
-static int claim_id_valid(const char *s, const char *prefix)
-{
-	const char *dot = strchr(s, '.');
-
-	(void)prefix;
-	if (!dot || dot == s || !dot[1] || strlen(s) >= sizeof(((struct erratum *)0)->id))
-		return 0;
-	for (size_t i = 0; s[i]; i++)
-		if (s + i != dot && !isdigit((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
 static const struct sec_kind errata_kind = {
 	.what = "erratum",
 	.keys = errata_keys,
 	.nkeys = 6,
-	.id_ok = claim_id_valid,
+	.id_ok = claim_id_ok,
 	.id_want = "like 02.2",
 	.id_what = "claim",
 	.comments = 1,
@@ -221,20 +207,31 @@ void errata_free(struct errata *e)
 /* answers/errata.md, built in by errata_text.S (NUL-terminated). */
 extern const char dmalab_errata_text[];
 
+int errata_read(const char *named, const char *fallback, const char **path,
+		struct errata *e, char *err, size_t errlen)
+{
+	const char *env = getenv("DMALAB_ERRATA");
+
+	*path = named ? named : env && env[0] ? env : fallback;
+	if (*path) {
+		if (errata_load(*path, e, err, errlen) == 0)
+			return 0;
+		if (errno != ENOENT || *path != fallback)
+			return -1; /* a file named must exist */
+	}
+	*path = NULL;
+	return errata_parse(dmalab_errata_text, "answers/errata.md (built in)", e, err, errlen);
+}
+
 const struct errata *errata_builtin(char *err, size_t errlen)
 {
 	static struct errata cached;
 	static int state; /* 0 not read, 1 ok, -1 failed */
 	static char why[512];
-	const char *path = getenv("DMALAB_ERRATA");
+	const char *path;
 
-	if (!state) {
-		if (path && path[0])
-			state = errata_load(path, &cached, why, sizeof(why)) ? -1 : 1;
-		else
-			state = errata_parse(dmalab_errata_text, "answers/errata.md (built in)",
-					     &cached, why, sizeof(why)) ? -1 : 1;
-	}
+	if (!state)
+		state = errata_read(NULL, NULL, &path, &cached, why, sizeof(why)) ? -1 : 1;
 	if (state < 0) {
 		snprintf(err, errlen, "%s", why);
 		return NULL;

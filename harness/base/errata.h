@@ -58,8 +58,16 @@ int errata_check_want(const struct erratum *e, const struct claim_want *want, ch
 const struct erratum *errata_find(const struct errata *e, const char *claim_id);
 void errata_free(struct errata *e);
 
-/* The file DMALAB_ERRATA names, else the built-in answers/errata.md; parsed once;
- * NULL with err when it cannot be read or parsed. */
+/*
+ * The errata every reader uses: the file `named` (--errata), else the one
+ * DMALAB_ERRATA names (both must exist), else `fallback` when it exists, else
+ * the copy built into the library.  *path: the file read, NULL for the
+ * built-in copy.  0, or -1 with err when it cannot be read or parsed.
+ */
+int errata_read(const char *named, const char *fallback, const char **path,
+		struct errata *e, char *err, size_t errlen);
+/* errata_read without a name or fallback (as the labs read them); parsed once;
+ * NULL with err. */
 const struct errata *errata_builtin(char *err, size_t errlen);
 
 

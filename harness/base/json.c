@@ -23,12 +23,12 @@ void jw_release(struct json_writer *w)
 	memset(w, 0, sizeof(*w));
 }
 
-static void jw_append(struct json_writer *w, const char *s, size_t n)
+int jw_bytes(struct json_writer *w, const char *s, size_t n)
 {
 	if (w->failed)
-		return;
+		return -1;
 	if (w->len + n + 1 > w->cap) {
-		size_t cap = w->cap ? w->cap : 1024;
+		size_t cap = w->cap ? w->cap : 64;
 		char *p;
 
 		while (cap < w->len + n + 1)
@@ -36,7 +36,7 @@ static void jw_append(struct json_writer *w, const char *s, size_t n)
 		p = realloc(w->buf, cap);
 		if (!p) {
 			w->failed = 1;
-			return;
+			return -1;
 		}
 		w->buf = p;
 		w->cap = cap;
@@ -44,11 +44,12 @@ static void jw_append(struct json_writer *w, const char *s, size_t n)
 	memcpy(w->buf + w->len, s, n);
 	w->len += n;
 	w->buf[w->len] = '\0';
+	return 0;
 }
 
 static void jw_puts(struct json_writer *w, const char *s)
 {
-	jw_append(w, s, strlen(s));
+	jw_bytes(w, s, strlen(s));
 }
 
 static void jw_newline(struct json_writer *w)
@@ -144,74 +145,51 @@ size_t json_utf8_len(const char *text, size_t avail)
 	return n;
 }
 
-/* Appends piece to out while it fits whole; `need` counts every byte. */
-struct esc_out {
-	char *out;
-	size_t outlen, need, written;
-	int full;
-};
-
-static void esc_emit(struct esc_out *e, const void *piece, size_t n)
-{
-	if (!e->full && e->written + n < e->outlen) {
-		memcpy(e->out + e->written, piece, n);
-		e->written += n;
-	} else {
-		e->full = 1;
-	}
-	e->need += n;
-}
-
-size_t json_escape(const char *s, char *out, size_t outlen)
+/*
+ * The one escaper: passes s as a JSON string (with quotes) to emit, piece by
+ * piece; a byte that is not valid UTF-8 becomes U+FFFD.
+ */
+static void escape_each(const char *s, void (*emit)(void *, const void *, size_t),
+			void *ctx)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	struct esc_out e = { out, outlen, 0, 0, 0 };
 	char tmp[8];
 
-	esc_emit(&e, "\"", 1);
+	emit(ctx, "\"", 1);
 	while (*p) {
 		size_t n = json_utf8_len((const char *)p, SIZE_MAX);
 
 		if (n == 0) {
-			esc_emit(&e, "\\ufffd", 6);
+			emit(ctx, "\\ufffd", 6);
 			p++;
 		} else if (*p == '"' || *p == '\\') {
 			tmp[0] = '\\';
 			tmp[1] = (char)*p++;
-			esc_emit(&e, tmp, 2);
+			emit(ctx, tmp, 2);
 		} else if (*p < 0x20) {
 			snprintf(tmp, sizeof(tmp), "\\u%04x", *p++);
-			esc_emit(&e, tmp, 6);
+			emit(ctx, tmp, 6);
 		} else {
-			esc_emit(&e, p, n);
+			emit(ctx, p, n);
 			p += n;
 		}
 	}
-	esc_emit(&e, "\"", 1);
-	if (outlen)
-		out[e.written] = '\0';
-	return e.need;
+	emit(ctx, "\"", 1);
 }
 
-/* Appends s as an escaped JSON string, whatever its length. */
-static void jw_put_escaped(struct json_writer *w, const char *s)
+static void emit_file(void *out, const void *piece, size_t n)
 {
-	char small[256];
-	size_t need = json_escape(s, small, sizeof(small));
-	char *big;
+	fwrite(piece, 1, n, out);
+}
 
-	if (need < sizeof(small)) {
-		jw_append(w, small, need);
-		return;
-	}
-	big = malloc(need + 1);
-	if (!big) {
-		w->failed = 1;
-		return;
-	}
-	json_escape(s, big, need + 1);
-	jw_append(w, big, need);
-	free(big);
+void json_escape(FILE *out, const char *s)
+{
+	escape_each(s, emit_file, out);
+}
+
+static void emit_writer(void *w, const void *piece, size_t n)
+{
+	jw_bytes(w, piece, n);
 }
 
 void jw_str(struct json_writer *w, const char *s)
@@ -221,14 +199,14 @@ void jw_str(struct json_writer *w, const char *s)
 		return;
 	}
 	jw_value_start(w);
-	jw_put_escaped(w, s);
+	escape_each(s, emit_writer, w);
 }
 
 void jw_key(struct json_writer *w, const char *key)
 {
 	jw_before_value(w);
 	w->after_key = 0;
-	jw_put_escaped(w, key);
+	escape_each(key, emit_writer, w);
 	jw_puts(w, w->pretty ? ": " : ":");
 	w->after_key = 1;
 }

@@ -35,6 +35,9 @@ void jw_num(struct json_writer *w, double v);       /* NaN/Inf -> null */
 void jw_int(struct json_writer *w, long long v);
 void jw_bool(struct json_writer *w, int v);
 void jw_null(struct json_writer *w);
+/* n bytes of s appended to the buffer as they are (no comma, no quotes), as a
+ * growing string: 0, or -1 out of memory (failed is set). */
+int jw_bytes(struct json_writer *w, const char *s, size_t n);
 /* Insert an already-serialised JSON value verbatim. */
 void jw_raw(struct json_writer *w, const char *json);
 /* Convenience: key + value. */
@@ -50,8 +53,8 @@ void jw_karr(struct json_writer *w, const char *k);
  * not one; avail: the bytes readable at s (SIZE_MAX for a NUL-terminated s).
  */
 size_t json_utf8_len(const char *s, size_t avail);
-/* Escape s as a JSON string (with quotes) into out; returns bytes needed. */
-size_t json_escape(const char *s, char *out, size_t outlen);
+/* Writes s to out as a JSON string (with quotes), whatever its length. */
+void json_escape(FILE *out, const char *s);
 /*
  * Write the buffer to path whole or not at all (savefile.h: a temporary file
  * beside it, then rename; no fsync).  Returns 0, or -1 with errno set.

@@ -70,32 +70,6 @@ static struct json *new_node(struct parser *p, enum json_type type)
 	return j;
 }
 
-/* A growing byte buffer for decoded strings. */
-struct strbuf {
-	char *buf;
-	size_t len, cap;
-};
-
-static int sb_add(struct strbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		char *q;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		q = realloc(b->buf, cap);
-		if (!q)
-			return -1;
-		b->buf = q;
-		b->cap = cap;
-	}
-	memcpy(b->buf + b->len, s, n);
-	b->len += n;
-	b->buf[b->len] = '\0';
-	return 0;
-}
-
 static int hex4(struct parser *p, unsigned *out)
 {
 	unsigned v = 0;
@@ -131,7 +105,7 @@ static size_t utf8_encode(unsigned cp, char *out)
 }
 
 /* \uXXXX, with a UTF-16 surrogate pair joined; an unpaired half -> U+FFFD. */
-static int unicode_escape(struct parser *p, struct strbuf *b)
+static int unicode_escape(struct parser *p, struct json_writer *b)
 {
 	unsigned cp, lo;
 	char out[4];
@@ -150,10 +124,10 @@ static int unicode_escape(struct parser *p, struct strbuf *b)
 	} else if (cp >= 0xd800 && cp < 0xe000) {
 		cp = 0xfffd;
 	}
-	return sb_add(b, out, utf8_encode(cp, out)) ? fail(p, "out of memory") : 0;
+	return jw_bytes(b, out, utf8_encode(cp, out)) ? fail(p, "out of memory") : 0;
 }
 
-static int escape(struct parser *p, struct strbuf *b)
+static int escape(struct parser *p, struct json_writer *b)
 {
 	static const char from[] = "\"\\/bfnrt";
 	static const char to[] = "\"\\/\b\f\n\r\t";
@@ -169,7 +143,7 @@ static int escape(struct parser *p, struct strbuf *b)
 	if (!*p->s || !hit)
 		return fail(p, "bad escape '\\%c'", *p->s);
 	p->s++;
-	return sb_add(b, &to[hit - from], 1) ? fail(p, "out of memory") : 0;
+	return jw_bytes(b, &to[hit - from], 1) ? fail(p, "out of memory") : 0;
 }
 
 /*
@@ -179,14 +153,14 @@ static int escape(struct parser *p, struct strbuf *b)
  * valid sequence (a stray continuation, an overlong form, a surrogate, past
  * U+10FFFF, cut short) is refused, naming its offset from the text's start.
  */
-static int utf8_char(struct parser *p, struct strbuf *b)
+static int utf8_char(struct parser *p, struct json_writer *b)
 {
 	size_t n = json_utf8_len(p->s, (size_t)(p->end - p->s));
 
 	if (n == 0)
 		return fail(p, "invalid UTF-8 byte 0x%02x at byte offset %zu in string",
 			    (unsigned char)*p->s, (size_t)(p->s - p->text));
-	if (sb_add(b, p->s, n))
+	if (jw_bytes(b, p->s, n))
 		return fail(p, "out of memory");
 	p->s += n;
 	return 0;
@@ -195,10 +169,11 @@ static int utf8_char(struct parser *p, struct strbuf *b)
 /* Parses a string token at p->s (which is at the opening quote). */
 static char *parse_string_raw(struct parser *p)
 {
-	struct strbuf b = { NULL, 0, 0 };
+	struct json_writer b; /* a growing buffer for the decoded string */
 
+	jw_init(&b, 0);
 	p->s++;
-	if (sb_add(&b, "", 0))
+	if (jw_bytes(&b, "", 0))
 		goto oom;
 	while (p->s < p->end && *p->s != '"') {
 		unsigned char c = (unsigned char)*p->s;
@@ -216,7 +191,7 @@ static char *parse_string_raw(struct parser *p)
 		if (c == '\\') {
 			if (escape(p, &b))
 				goto out;
-		} else if (sb_add(&b, (const char *)&c, 1)) {
+		} else if (jw_bytes(&b, (const char *)&c, 1)) {
 			goto oom;
 		}
 	}

@@ -209,6 +209,17 @@ const char *msg_english(const char *shown)
 	return shown;
 }
 
+void msg_vformat(char *en, size_t enlen, char *shown, size_t shownlen, const char *fmt,
+		 va_list ap)
+{
+	va_list again;
+
+	va_copy(again, ap);
+	vsnprintf(en, enlen, msg_english(fmt), again);
+	va_end(again);
+	vsnprintf(shown, shownlen, fmt, ap);
+}
+
 /* The zh entry "<prefix>.<key>" in zh, else en. */
 static const char *msg_keyed(const char *prefix, const char *key, const char *en)
 {

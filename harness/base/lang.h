@@ -11,6 +11,7 @@
 #ifndef DMALAB_LANG_H
 #define DMALAB_LANG_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -36,6 +37,11 @@ const char *msg_text(const char *id, const char *en) __attribute__((format_arg(2
 /* The English a shown text came from (msg_text's result), else shown
  * itself: what JSON keeps whatever the language. */
 const char *msg_english(const char *shown);
+
+/* fmt (maybe a MSG() text) formatted twice: its English (msg_english) into
+ * en, for the record, and as the learner reads it into shown. */
+void msg_vformat(char *en, size_t enlen, char *shown, size_t shownlen, const char *fmt,
+		 va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* A claim's text as the learner reads it: the table's "claim.<id>" in zh,
  * else en (the claim_spec's text, which TAP test lines and JSON keep). */

@@ -61,6 +61,27 @@ void claim_reset(struct claim *c)
 	c->tol_abs = c->tol_rel = NAN;
 }
 
+int claim_id_ok(const char *s, const char *prefix)
+{
+	size_t n = strspn(s, "0123456789");
+
+	(void)prefix;
+	return n && s[n] == '.' && s[n + 1] && !s[n + 1 + strspn(s + n + 1, "0123456789")] &&
+	       strlen(s) < sizeof(((struct claim *)0)->id);
+}
+
+int text_list_has(const char *list, const char *word, size_t len, const char *seps)
+{
+	for (const char *p = list + strspn(list, seps); *p; p += strspn(p, seps)) {
+		size_t n = strcspn(p, seps);
+
+		if (n == len && !strncmp(p, word, len))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
 void claim_free(struct claim *c)
 {
 	const char **strs[] = { &c->question, &c->text, &c->chapter, &c->sabotage,
@@ -143,10 +164,9 @@ void record_tap_text(FILE *out, const char *s)
 
 static void yaml_str(FILE *out, const char *key, const char *v, int indent)
 {
-	char buf[1200];
-
-	json_escape(v, buf, sizeof(buf));
-	fprintf(out, "%*s%s: %s\n", indent, "", key, buf);
+	fprintf(out, "%*s%s: ", indent, "", key);
+	json_escape(out, v);
+	fputc('\n', out);
 }
 
 static void yaml_num(FILE *out, const char *key, double v)

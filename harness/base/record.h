@@ -85,9 +85,15 @@ static inline const char *or_null(const char *s)
 
 /* An empty claim: pending, every number NaN. */
 void claim_reset(struct claim *c);
+/* "02.1": digits, a dot, digits, that fits a claim's id; prefix is unused (the
+ * answers' and errata's sections check their ids with it, sections.h). */
+int claim_id_ok(const char *s, const char *prefix);
 /* fmt's text into out (len bytes); one too long is cut after its last whole
  * word that fits, and "..." says so. */
 void text_vfit(char *out, size_t len, const char *fmt, va_list ap);
+/* 1 when word (len bytes) is an item of list, whose items have any of the
+ * characters of seps between them ("02.1, 02.3", " ,"). */
+int text_list_has(const char *list, const char *word, size_t len, const char *seps);
 /* Frees the runner's strings. */
 void claim_free(struct claim *c);
 /* A failed claim the lab called its known erratum (erratum "predicted"). */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "numa_topo.h"
+#include "procfs.h"
 #include "sysfs.h"
 
 #define NODE_DIR "devices/system/node"
@@ -251,16 +252,12 @@ int numa_topo_read(const char *sysfs_root, struct numa_topo *t)
 
 int pci_numa_node(const char *sysfs_root, const char *bdf)
 {
-	char path[PATH_MAX], buf[64], *end;
+	char path[PATH_MAX];
 	long v;
 
 	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/numa_node",
 		 sysfs_root, bdf);
-	if (sysfs_read_str(path, buf, sizeof(buf)))
-		return -2;
-	errno = 0;
-	v = strtol(buf, &end, 10);
-	if (end == buf || *end || errno || v < -1 || v >= TOPO_MAX_NODES)
+	if (sysfs_read_long(path, &v) || v < -1 || v >= TOPO_MAX_NODES)
 		return -2; /* unreadable: as good as missing */
 	return (int)v;
 }

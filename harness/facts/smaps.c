@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record.h"
 #include "smaps.h"
 
 /* "Key:   1234 kB" -> bytes; 0 when the line is not that key. */
@@ -26,19 +27,6 @@ static int kb_line(const char *line, const char *key, uint64_t *bytes)
 		return 0;
 	*bytes = (uint64_t)kb * 1024;
 	return 1;
-}
-
-/* 1 when the VmFlags line holds the two-letter flag. */
-static int has_flag(const char *line, const char *flag)
-{
-	const char *p = line + strlen("VmFlags:");
-
-	while ((p = strstr(p, flag)))
-		if (p[-1] == ' ' && (p[2] == ' ' || p[2] == '\n' || p[2] == '\0'))
-			return 1;
-		else
-			p += 2;
-	return 0;
 }
 
 /* One key line of a mapping that overlaps the range, into r. */
@@ -57,8 +45,9 @@ static void add_line(struct smaps_range *r, const char *line, int *nh_all, int *
 		r->thp_eligible = *elig_seen ? (r->thp_eligible || e) : e != 0;
 		*elig_seen = 1;
 	} else if (!strncmp(line, "VmFlags:", 8)) {
-		*nh_all &= has_flag(line, "nh");
-		r->hugeadv |= has_flag(line, "hg");
+		/* the two-letter flags, blanks between */
+		*nh_all &= text_list_has(line + 8, "nh", 2, " \n");
+		r->hugeadv |= text_list_has(line + 8, "hg", 2, " \n");
 	}
 }
 

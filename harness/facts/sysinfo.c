@@ -505,11 +505,6 @@ void sysinfo_write_json(const struct sysinfo *si, struct json_writer *w)
 
 #define LABEL "  %-14s "
 
-static const char *limit_str(int64_t v, char *buf, size_t len)
-{
-	return v < 0 ? "unlimited" : lab_fmt_size((uint64_t)v, buf, len);
-}
-
 /* CUDA's version integer 13000 -> "13.0"; 0 -> "none". */
 static const char *cuda_version_str(int v, char *buf, size_t len)
 {
@@ -548,7 +543,8 @@ static void print_memory(const struct sysinfo *si, FILE *out)
 		lab_fmt_size(si->mem_total, a, sizeof(a)),
 		lab_fmt_size((uint64_t)si->page_size, b, sizeof(b)));
 	fprintf(out, LABEL "%s (hard limit %s)\n", "memlock",
-		limit_str(si->memlock_cur, a, sizeof(a)), limit_str(si->memlock_max, b, sizeof(b)));
+		procfs_limit_text(si->memlock_cur, a, sizeof(a)),
+		procfs_limit_text(si->memlock_max, b, sizeof(b)));
 	fprintf(out, LABEL "%s, uid %d\n", "cap_ipc_lock",
 		si->cap_ipc_lock ? "yes" : "no", si->uid);
 	fprintf(out, LABEL "%s\n", "thp", si->thp);

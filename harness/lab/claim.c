@@ -47,12 +47,8 @@ void claim_stats(struct lab *L, const struct lab_stats *s)
 
 void claim_vnote(struct lab *L, const char *fmt, va_list ap)
 {
-	va_list en;
-
-	va_copy(en, ap);
-	vsnprintf(L->pending_note, sizeof(L->pending_note), msg_english(fmt), en);
-	va_end(en);
-	vsnprintf(L->pending_note_shown, sizeof(L->pending_note_shown), fmt, ap);
+	msg_vformat(L->pending_note, sizeof(L->pending_note), L->pending_note_shown,
+		    sizeof(L->pending_note_shown), fmt, ap);
 }
 
 /* sep and text at the end of note (len bytes), cut to fit; text alone if empty. */
@@ -66,13 +62,10 @@ static void note_append(char *note, size_t len, const char *sep, const char *tex
 void claim_note_add(struct lab *L, const char *fmt, ...)
 {
 	char en[512], shown[512];
-	va_list ap, ap2;
+	va_list ap;
 
 	va_start(ap, fmt);
-	va_copy(ap2, ap);
-	vsnprintf(en, sizeof(en), msg_english(fmt), ap2);
-	vsnprintf(shown, sizeof(shown), fmt, ap);
-	va_end(ap2);
+	msg_vformat(en, sizeof(en), shown, sizeof(shown), fmt, ap);
 	va_end(ap);
 	note_append(L->pending_note, sizeof(L->pending_note), "; ", en);
 	note_append(L->pending_note_shown, sizeof(L->pending_note_shown),

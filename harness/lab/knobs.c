@@ -12,16 +12,6 @@
 /* Claim ids in a knob's list and in DMALAB_SABOTAGE: blanks or commas between. */
 #define SEP " ,"
 
-int lab_list_has(const char *list, const char *word, size_t len)
-{
-	for (const char *p = list; *p; p += strcspn(p, SEP)) {
-		p += strspn(p, SEP);
-		if (strcspn(p, SEP) == len && !strncmp(p, word, len))
-			return 1;
-	}
-	return 0;
-}
-
 /* Each claim DMALAB_SABOTAGE names must be backed by a knob of this lab. */
 static int check_sabotage_ids(const struct lab_spec *spec, const char *only)
 {
@@ -29,7 +19,7 @@ static int check_sabotage_ids(const struct lab_spec *spec, const char *only)
 		size_t len = strcspn(p, SEP);
 		const struct lab_knob *k = spec->knobs;
 
-		while (k && k->knob && !lab_list_has(k->claims, p, len))
+		while (k && k->knob && !text_list_has(k->claims, p, len, SEP))
 			k++;
 		if (!k || !k->knob) {
 			fprintf(stderr, "lab-%s: DMALAB_SABOTAGE '%.*s': no knob of this lab "
@@ -50,7 +40,7 @@ static int knob_selected(const struct lab_knob *k, const char *only)
 	for (const char *p = k->claims + strspn(k->claims, SEP); *p; p += strspn(p, SEP)) {
 		size_t len = strcspn(p, SEP);
 
-		if (lab_list_has(only, p, len))
+		if (text_list_has(only, p, len, SEP))
 			return 1;
 		p += len;
 	}

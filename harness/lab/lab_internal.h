@@ -105,9 +105,6 @@ void interrupt_arm(struct lab *L);
 void interrupt_render(const struct lab *L);
 void interrupt_disarm(void);
 /* knobs.c */
-/* 1 when the claim ids of list (a knob's, DMALAB_SABOTAGE, a lab's needs: blanks
- * or commas between) hold word, the len bytes at word. */
-int lab_list_has(const char *list, const char *word, size_t len);
 /* The sabotage build's knobs: broken (say 0) or listed (say 1); 0 or 2. */
 int lab_apply_knobs(const struct lab_spec *spec, int build_flags, int say);
 /* opts.c: parse argv into L; returns 0, or the exit code (2 usage, 0 help). */

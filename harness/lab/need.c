@@ -61,23 +61,6 @@ int need_fits(uint64_t k, uint64_t size, uint64_t have)
  */
 #define V1_NO_LIMIT (1ULL << 62)
 
-/* 1 if the comma-separated list has the item `want`. */
-static int list_has(const char *list, size_t len, const char *want)
-{
-	size_t n = strlen(want);
-	const char *p = list, *end = list + len;
-
-	while (p < end) {
-		const char *comma = memchr(p, ',', (size_t)(end - p));
-		size_t item = comma ? (size_t)(comma - p) : (size_t)(end - p);
-
-		if (item == n && strncmp(p, want, n) == 0)
-			return 1;
-		p += item + 1;
-	}
-	return 0;
-}
-
 /*
  * The memory cgroup of this process from <root>/proc/self/cgroup: the v1
  * line whose controllers include "memory" wins over v2's "0::" line (on a
@@ -99,7 +82,8 @@ static int cgroup_of_self(const char *root, char *path, size_t len)
 		if (!c2)
 			continue;
 		c2[strcspn(c2, "\n")] = '\0';
-		if (list_has(c1 + 1, (size_t)(c2 - c1 - 1), "memory"))
+		*c2 = '\0'; /* ends the controllers; the path is at c2 + 1 */
+		if (text_list_has(c1 + 1, "memory", 6, ","))
 			version = 1;
 		else if (c2 == c1 + 1 && strncmp(line, "0:", 2) == 0)
 			version = 2;

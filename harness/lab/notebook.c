@@ -143,15 +143,11 @@ static void print_comment(const char *text)
  * the record (JSON's notes) keeps its English, the same in every language. */
 void lab_note(struct lab *L, const char *fmt, ...)
 {
-	const char *english = msg_english(fmt);
 	char buf[1024], en[1024];
-	va_list ap, ap2;
+	va_list ap;
 
 	va_start(ap, fmt);
-	va_copy(ap2, ap);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	vsnprintf(en, sizeof(en), english, ap2);
-	va_end(ap2);
+	msg_vformat(en, sizeof(en), buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (L->opt.role) {
 		fprintf(stderr, "%s\n", buf);
@@ -182,13 +178,10 @@ void lab_progress(struct lab *L, const char *fmt, ...)
 {
 	char buf[256], en[256];
 	double now = lab_now();
-	va_list ap, ap2;
+	va_list ap;
 
 	va_start(ap, fmt);
-	va_copy(ap2, ap);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	vsnprintf(en, sizeof(en), msg_english(fmt), ap2);
-	va_end(ap2);
+	msg_vformat(en, sizeof(en), buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	lab_phase_begin(L, en, now);
 	if (isatty(STDERR_FILENO)) {

@@ -303,7 +303,7 @@ static void describe_knobs(struct json_writer *w, const struct lab_knob *k)
  * claim) names it, else none (0 GPUs, 1 NUMA node: any machine). */
 static int claim_need(const char *list, const struct claim_spec *c, int n, int none)
 {
-	return !list || lab_list_has(list, c->id, strlen(c->id)) ? n : none;
+	return !list || text_list_has(list, c->id, strlen(c->id), " ,") ? n : none;
 }
 
 void report_describe(const struct lab_spec *spec, int build_flags, FILE *out)

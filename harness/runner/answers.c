@@ -28,15 +28,6 @@ static int all_digits(const char *s, size_t n)
 	return n > 0;
 }
 
-/* "02.1": digits, a dot, digits. */
-static int claim_id_ok(const char *s)
-{
-	const char *dot = strchr(s, '.');
-
-	return dot && all_digits(s, (size_t)(dot - s)) && all_digits(dot + 1, strlen(dot + 1)) &&
-	       strlen(s) < sizeof(((struct ans_planned_claim *)0)->id);
-}
-
 /* "07": one to six digits. */
 static int lab_id_ok(const char *s, const char *prefix)
 {
@@ -263,7 +254,7 @@ static int planned_claim(struct sec_doc *d, const struct ans_set *s, const char 
 	int qlen;
 
 	snprintf(id, sizeof(id), "%.*s", (int)(n < 23 ? n : 23), f->value);
-	if (n >= sizeof(id) || !claim_id_ok(id))
+	if (n >= sizeof(id) || !claim_id_ok(id, NULL))
 		return sec_error(d, f->line, "'claim:' must start with a claim id (like %s.1)",
 				 lab);
 	ans_claim_lab(id, owner, sizeof(owner));

@@ -105,14 +105,7 @@ void *cmp_realloc(void *p, size_t n, size_t size)
 
 int cmp_word_in(const char *list, const char *word)
 {
-	size_t n = word ? strlen(word) : 0;
-
-	if (!n || strchr(word, ' '))
-		return 0;
-	for (const char *p = list; (p = strstr(p, word)); p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
-			return 1;
-	return 0;
+	return word && text_list_has(list, word, strlen(word), " ");
 }
 
 /* Fact `name` of the machine, or of GPU gpu ("gpu0.name") when gpu >= 0. */

@@ -30,6 +30,13 @@ double parse_timeout_mul(const char *s, const char *what)
 	return v;
 }
 
+double env_timeout_mul(void)
+{
+	const char *env = getenv("DMALAB_TIMEOUT_MUL");
+
+	return env && *env ? parse_timeout_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
+}
+
 #define DESCRIBE_TIMEOUT_S 10.0
 #define DESCRIBE_MAX (256 * 1024)
 

@@ -101,14 +101,11 @@ __attribute__((format(printf, 2, 3)))
 static void say(struct says *s, const char *fmt, ...)
 {
 	char line[CMP_CAUSE_LEN], shown[2 * CMP_CAUSE_LEN];
-	va_list ap, again;
+	va_list ap;
 	int k = s->it->ncauses;
 
 	va_start(ap, fmt);
-	va_copy(again, ap);
-	vsnprintf(line, sizeof(line), msg_english(fmt), ap); /* fmt: MSG()'s, maybe zh */
-	vsnprintf(shown, sizeof(shown), fmt, again);
-	va_end(again);
+	msg_vformat(line, sizeof(line), shown, sizeof(shown), fmt, ap); /* fmt: MSG()'s */
 	va_end(ap);
 	for (int i = 0; i < k; i++)
 		if (!strcmp(s->it->cause[i], line))

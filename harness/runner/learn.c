@@ -22,8 +22,6 @@
 #include "learn.h"
 #include "proc.h"
 
-/* answers/errata.md as built into the library (errata_text.S). */
-extern const char dmalab_errata_text[];
 
 /* A run of this many Chinese characters shared with a chapter is a copy. */
 #define LEARN_SEED_RUN 12
@@ -201,18 +199,14 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 
 static void learn_defaults(struct learn_opts *o, char **argv)
 {
-	const char *env = getenv("DMALAB_TIMEOUT_MUL");
-	char self[PATH_MAX];
-
 	memset(o, 0, sizeof(*o));
 	o->command = argv[1];
 	o->answers_dir = "answers";
 	o->results_dir = "results";
 	o->lang = dmalab_lang() == DMALAB_ZH ? ANS_ZH : ANS_EN; /* DMALAB_LANG, else the locale */
 	o->seed = (unsigned)time(NULL) ^ (unsigned)getpid();
-	o->timeout_mul = env && *env ? parse_timeout_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
-	snprintf(o->labs_dir, sizeof(o->labs_dir), "%s/labs",
-		 runner_self_path(self) ? "." : dirname(self));
+	o->timeout_mul = env_timeout_mul();
+	default_labs_dir(argv[0], o->labs_dir, sizeof(o->labs_dir));
 }
 
 /* The positional arguments: a lab id for hint, none for the others. */
@@ -558,28 +552,17 @@ static int learn_load(struct learn_ctx *lc)
 {
 	static char path[PATH_MAX];
 	char err[600];
-	int explicit;
 
 	if (ans_load_dir(lc->opt->answers_dir, &lc->ans, err, sizeof(err))) {
 		error("%s", err);
 		return 2;
 	}
-	if (!lc->opt->errata_path && getenv("DMALAB_ERRATA") && *getenv("DMALAB_ERRATA"))
-		lc->opt->errata_path = getenv("DMALAB_ERRATA"); /* as the labs read it */
-	explicit = lc->opt->errata_path != NULL; /* a file named must exist */
-	if (!lc->opt->errata_path) {
-		snprintf(path, sizeof(path), "%s/errata.md", lc->opt->answers_dir);
-		lc->opt->errata_path = path;
-	}
-	if (errata_load(lc->opt->errata_path, &lc->errata, err, sizeof(err))) {
-		/* no file: the copy built into the library, which the labs use too */
-		if (errno != ENOENT || explicit ||
-		    errata_parse(dmalab_errata_text, "answers/errata.md (built in)", &lc->errata,
-				 err, sizeof(err))) {
-			error("%s", err);
-			return 2;
-		}
-		lc->opt->errata_path = NULL;
+	snprintf(path, sizeof(path), "%s/errata.md", lc->opt->answers_dir);
+	/* no file: the copy built into the library, which the labs use too */
+	if (errata_read(lc->opt->errata_path, path, &lc->opt->errata_path, &lc->errata,
+			err, sizeof(err))) {
+		error("%s", err);
+		return 2;
 	}
 	if (lc->opt->chapter && !ans_find_chapter(&lc->ans, lc->opt->chapter)) {
 		error("no chapter '%s' in '%s'", lc->opt->chapter, lc->opt->answers_dir);

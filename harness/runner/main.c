@@ -263,7 +263,7 @@ static void parse_options(struct runner_opts *o, int argc, char **argv)
 		case 'f': o->format = parse_format(optarg); break;
 		case 't': o->timeout_mul = parse_timeout_mul(optarg, "--timeout-mul"); break;
 		case 'q': o->quick = 1; break;
-		case 'e': o->errata_path = optarg; o->errata_explicit = 1; break;
+		case 'e': o->errata_path = optarg; break;
 		case 'N': o->learner = learner_arg(optarg); break;
 		case 'w': o->work = dir_arg("--work", optarg); break;
 		case 'P': o->predict = 1; break;
@@ -316,18 +316,9 @@ static void parse_command(struct runner_opts *o, int argc, char **argv)
 
 static void parse_args(struct runner_opts *o, int argc, char **argv)
 {
-	const char *env;
-
 	memset(o, 0, sizeof(*o));
 	o->results_dir = "results";
-	o->errata_path = "answers/errata.md";
-	env = getenv("DMALAB_ERRATA"); /* as a lab reads it: a file that must exist */
-	if (env && *env) {
-		o->errata_path = env;
-		o->errata_explicit = 1;
-	}
-	env = getenv("DMALAB_TIMEOUT_MUL");
-	o->timeout_mul = env && *env ? parse_timeout_mul(env, "DMALAB_TIMEOUT_MUL") : 1;
+	o->timeout_mul = env_timeout_mul();
 	o->format = FMT_UNSET;
 	default_labs_dir(argv[0], o->labs_dir, sizeof(o->labs_dir));
 	parse_options(o, argc, argv);
@@ -357,9 +348,6 @@ static void install_signals(void)
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
-/* answers/errata.md as built into the library (errata_text.S). */
-extern const char dmalab_errata_text[];
-
 /*
  * The errata the runner reads its texts from (truth, why, sources) are the
  * ones every lab decides with: the file is passed on as DMALAB_ERRATA (an
@@ -370,21 +358,20 @@ extern const char dmalab_errata_text[];
 static void load_errata(struct run_state *rs)
 {
 	char err[512], abs[PATH_MAX];
+	const char *path;
 
-	if (errata_load(rs->opt->errata_path, &rs->errata, err, sizeof(err)) == 0) {
-		if (!realpath(rs->opt->errata_path, abs))
-			snprintf(abs, sizeof(abs), "%s", rs->opt->errata_path);
-		setenv("DMALAB_ERRATA", abs, 1);
-		return;
-	}
-	if (errno == ENOENT && !rs->opt->errata_explicit) {
+	if (errata_read(rs->opt->errata_path, "answers/errata.md", &path, &rs->errata,
+			err, sizeof(err)))
+		die("%s", err);
+	if (!path) {
 		unsetenv("DMALAB_ERRATA");
 		rs->opt->errata_path = "answers/errata.md, built in";
-		if (errata_parse(dmalab_errata_text, "answers/errata.md (built in)",
-				 &rs->errata, err, sizeof(err)) == 0)
-			return;
+		return;
 	}
-	die("%s", err);
+	rs->opt->errata_path = path;
+	if (!realpath(path, abs))
+		snprintf(abs, sizeof(abs), "%s", path);
+	setenv("DMALAB_ERRATA", abs, 1);
 }
 
 static int run_command(struct run_state *rs)
@@ -421,13 +408,11 @@ static int run_command(struct run_state *rs)
 static int exec_fleet(int argc, char **argv)
 {
 	char self[PATH_MAX], dir[PATH_MAX], script[PATH_MAX + 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	if (n <= 0) {
+	if (runner_self_path(self)) {
 		error_errno("cannot find this program's path in '/proc/self/exe'");
 		return 2;
 	}
-	self[n] = '\0';
 	snprintf(dir, sizeof(dir), "%s", self);
 	snprintf(script, sizeof(script), "%s/fleet/fleet.sh", dirname(dir));
 	setenv("DMALAB_BIN", self, 1);

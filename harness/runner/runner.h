@@ -69,9 +69,8 @@ struct runner_opts {
 	enum out_format format;
 	double timeout_mul;     /* > 0 */
 	int quick;
-	const char *errata_path; /* the errata file the runner reads; the labs
-				  * get it as DMALAB_ERRATA (main.c) */
-	int errata_explicit;    /* --errata or DMALAB_ERRATA: a missing file is an error */
+	const char *errata_path; /* --errata; then the errata file the runner read
+				  * (errata_read); the labs get it as DMALAB_ERRATA */
 	char **ids;             /* lab ids asked for ("02"), NULL-terminated */
 	int nids;
 	int color;              /* human format on a tty without NO_COLOR */
@@ -160,6 +159,8 @@ int runner_self_path(char *self);
 /* discover.c: --timeout-mul or DMALAB_TIMEOUT_MUL (named by what): a number
  * from 0.1 to 1000, the whole string; else die_usage(). */
 double parse_timeout_mul(const char *s, const char *what);
+/* discover.c: DMALAB_TIMEOUT_MUL through parse_timeout_mul; 1 when unset or "" */
+double env_timeout_mul(void);
 
 /* results.c: the results directory made when it is missing, but not its
  * parents: a --results whose folder above does not exist (a typo) is refused

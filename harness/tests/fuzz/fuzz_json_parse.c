@@ -8,7 +8,8 @@
  * Checked: a parsed document written out by jw_value parses again, and
  * reading and writing that copy gives the same text again (the reader
  * refuses strings that are not UTF-8, so the writer has nothing to replace);
- * every node's count is its number of children.
+ * every node's count is its number of children; json_escape's text of the
+ * input (to its first NUL) parses back as one string.
  */
 #include "fuzz_util.h"
 #include "json.h"
@@ -45,9 +46,10 @@ static char *write_out(const struct json *j, int pretty, size_t *len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char err[128], esc[64], *one, *two, *str;
+	char err[128], *one, *two, *str, *esc = NULL;
 	struct json *j = json_parse((const char *)data, size, err, sizeof(err)), *k;
-	size_t n1, n2;
+	size_t n1, n2, nesc;
+	FILE *f;
 
 	if (!j) {
 		json_parse((const char *)data, size, err, 1);
@@ -79,8 +81,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_free(j);
 escape:
 	str = fuzz_cstr(data, size);
-	json_escape(str, esc, sizeof(esc));
-	json_escape(str, esc, 1);
+	f = open_memstream(&esc, &nesc);
+	if (!f)
+		abort();
+	json_escape(f, str);
+	fclose(f);
+	k = json_parse(esc, nesc, err, sizeof(err));
+	if (!k || k->type != JSON_STR) {
+		fprintf(stderr, "json_escape's output is no string: %s\n%s\n", err, esc);
+		abort();
+	}
+	json_free(k);
+	free(esc);
 	free(str);
 	return 0;
 }

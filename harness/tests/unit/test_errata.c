@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "errata.h"
+#include "record.h"
 
 static const char good[] =
 	"# Known errata\n"
@@ -430,6 +431,53 @@ static void test_errata_builtin(void **state)
 	unlink(bad_path);
 }
 
+/* A file named must exist; a fallback may be missing (the built-in copy). */
+static void test_errata_read_order(void **state)
+{
+	static const char one[] = "## 42.1\nsays: a\nexpect: ge 3\ntruth: t\nsource: s\n";
+	char path[] = "/tmp/dmalab-errata-XXXXXX", err[256];
+	const char *used = "";
+	struct errata e;
+
+	(void)state;
+	unsetenv("DMALAB_ERRATA");
+	write_temp(one, strlen(one), path);
+	assert_int_equal(errata_read(NULL, "/nonexistent/errata.md", &used, &e, err,
+				     sizeof(err)), 0);
+	assert_null(used);
+	assert_non_null(errata_find(&e, "02.2"));
+	errata_free(&e);
+	assert_int_equal(errata_read("/nonexistent/errata.md", path, &used, &e, err,
+				     sizeof(err)), -1);
+	assert_int_equal(errata_read(NULL, path, &used, &e, err, sizeof(err)), 0);
+	assert_ptr_equal(used, path);
+	assert_non_null(errata_find(&e, "42.1"));
+	errata_free(&e);
+	setenv("DMALAB_ERRATA", "/nonexistent/errata.md", 1);
+	assert_int_equal(errata_read(NULL, path, &used, &e, err, sizeof(err)), -1);
+	unsetenv("DMALAB_ERRATA");
+	unlink(path);
+}
+
+/* record.c's claim-id check (errata headings, planned claims) and list check. */
+static void test_claim_id_and_lists(void **state)
+{
+	(void)state;
+	assert_true(claim_id_ok("02.1", NULL));
+	assert_true(claim_id_ok("10.12", NULL));
+	assert_false(claim_id_ok("02", NULL));
+	assert_false(claim_id_ok(".1", NULL));
+	assert_false(claim_id_ok("02.", NULL));
+	assert_false(claim_id_ok("02.1.3", NULL));
+	assert_false(claim_id_ok("02.x", NULL));
+	assert_false(claim_id_ok("0000000000000000000000000000000.1", NULL));
+	assert_true(text_list_has(" 02.1, 02.3 ", "02.3", 4, " ,"));
+	assert_false(text_list_has("02.10", "02.1", 4, " ,"));
+	assert_false(text_list_has("02.1 ", "", 0, " ,"));
+	assert_true(text_list_has("cpu,memory", "memory", 6, ","));
+	assert_false(text_list_has("rd wr\n", "w", 1, " \n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +495,8 @@ int main(void)
 		cmocka_unit_test(test_errata_parse_names_survive_growth),
 		cmocka_unit_test(test_errata_check_want_complement),
 		cmocka_unit_test(test_errata_builtin),
+		cmocka_unit_test(test_errata_read_order),
+		cmocka_unit_test(test_claim_id_and_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

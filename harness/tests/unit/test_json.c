@@ -273,21 +273,36 @@ static void test_jw_pretty_parses_same(void **state)
 	jw_release(&w);
 }
 
-static void test_json_escape_small_buffer(void **state)
+/* json_escape's text, written to a memory stream. */
+static char *escaped(const char *s, size_t *len)
 {
-	char out[4];
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	assert_non_null(f);
+	json_escape(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void test_json_escape_file(void **state)
+{
+	char *out;
 	size_t need;
 
 	(void)state;
-	memset(out, 'X', sizeof(out));
-	need = json_escape("a\"b", out, sizeof(out));
+	out = escaped("a\"b", &need);
 	assert_int_equal(need, 6); /* "a\"b" with its quotes */
-	/* cut, terminated, and nothing but a prefix of the full text */
-	assert_true(strlen(out) < sizeof(out));
-	assert_memory_equal(out, "\"a\\\"b\"", strlen(out));
-	need = json_escape("", out, sizeof(out));
+	assert_string_equal(out, "\"a\\\"b\"");
+	free(out);
+	out = escaped("", &need);
 	assert_int_equal(need, 2);
 	assert_string_equal(out, "\"\"");
+	free(out);
+	/* a control byte as \u, a byte that is not UTF-8 as U+FFFD */
+	out = escaped("\x01\xff\\", &need);
+	assert_string_equal(out, "\"\\u0001\\ufffd\\\\\"");
+	free(out);
 }
 
 static void test_jw_write_file_atomic(void **state)
@@ -331,7 +346,7 @@ int main(void)
 		cmocka_unit_test(test_jw_num_rounded_to_whole_writes_again),
 		cmocka_unit_test(test_jw_nesting_commas),
 		cmocka_unit_test(test_jw_pretty_parses_same),
-		cmocka_unit_test(test_json_escape_small_buffer),
+		cmocka_unit_test(test_json_escape_file),
 		cmocka_unit_test(test_jw_write_file_atomic),
 	};
 
