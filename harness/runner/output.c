@@ -630,7 +630,7 @@ static void summary_line(const struct run_state *rs, const struct totals *t, FIL
 {
 	int said = rs->opt->format == FMT_HUMAN; /* else tools read it (tail -n 1) */
 
-	fprintf(f, said ? MSG("summary", "summary: %d passed, %d failed, %d skipped") :
+	fprintf(f, said ? MSG("summary", "summary: %d labs passed, %d failed, %d skipped") :
 		"summary: %d passed, %d failed, %d skipped",
 		t->lab[ST_PASS], t->lab[ST_FAIL] + t->lab[ST_ERROR], t->lab[ST_SKIP]);
 	if (t->lab[ST_INCONCLUSIVE])
