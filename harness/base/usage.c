@@ -2,12 +2,12 @@
  * usage.c - die, die_usage, usage_line, error, error_errno, warning, advise (usage.h).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h> /* optind, optopt */
 
 #include "lang.h"
 #include "usage.h"
@@ -76,31 +76,39 @@ void die_usage(const char *fmt, ...)
 	exit(2);
 }
 
+static int optind_before = 1; /* where next_option's last getopt_long call began */
+
+int next_option(int argc, char *const argv[], const char *shortopts,
+		const struct option *longs)
+{
+	optind_before = optind > 0 ? optind : 1; /* 0 asks glibc to start over at 1 */
+	return getopt_long(argc, argv, shortopts, longs, NULL);
+}
+
 /* a is a cluster of short options ("-xq") that holds the letter ch */
 static int short_cluster_has(const char *a, int ch)
 {
 	return a && a[0] == '-' && a[1] && a[1] != '-' && strchr(a + 1, ch);
 }
 
-const char *bad_option_name(int c, char *const argv[], char letter[3])
+const char *bad_option_name(char *const argv[], char letter[3])
 {
 	const char *typed = argv[optind - 1];
 
-	if (optopt <= 0 || optopt >= 256)
-		return typed;
 	letter[0] = '-';
 	letter[1] = (char)optopt;
 	letter[2] = '\0';
-	if (short_cluster_has(typed, optopt) ||
-	    (c == '?' && short_cluster_has(argv[optind], optopt)))
-		return letter;
-	return typed;
+	if (optopt <= 0 || optopt >= 256)
+		return typed; /* a long option: 0, or a lab's value */
+	if (optind == optind_before)
+		return letter; /* a letter before a cluster's last: optind stays on it */
+	return short_cluster_has(typed, optopt) ? letter : typed;
 }
 
 void die_bad_option(int c, char *const argv[])
 {
 	char letter[3];
-	const char *opt = bad_option_name(c, argv, letter);
+	const char *opt = bad_option_name(argv, letter);
 
 	if (c == ':')
 		die_usage(MSG("usage.err-needs-value", "option '%s' needs a value"), opt);

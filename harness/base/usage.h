@@ -38,14 +38,19 @@ __attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) int error_errno(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void advise(const char *fmt, ...);
-/* The option getopt_long just refused (its answer c, '?' or ':') as typed:
+struct option; /* getopt.h's */
+/* getopt_long, remembering where the call began for bad_option_name: the
+ * one way the kit's commands and labs read their options. */
+int next_option(int argc, char *const argv[], const char *shortopts,
+		const struct option *longs);
+/* The option next_option just refused (answered '?' or ':') as typed:
  * a long one whole ("--quick=3"), a short one by its letter, letter[] ("-x"),
  * also inside a cluster ("-xq"), where optind stays on the cluster until its
  * last letter and argv[optind - 1] is the argument before it.  optopt is 0
  * for an unknown long option and its value for one given a value it does not
- * take or missing one; a letter names a short option only where an argument
- * it can come from is a cluster of short options holding it. */
-const char *bad_option_name(int c, char *const argv[], char letter[3]);
+ * take or missing one, a letter in the runner's tables: a long option moved
+ * optind past an argument that is no cluster of short options. */
+const char *bad_option_name(char *const argv[], char letter[3]);
 /* That option's usage-error line: ':' its value is missing, else unknown. */
 __attribute__((noreturn)) void die_bad_option(int c, char *const argv[]);
 /* s as a number from lo to hi, the whole string; else die_usage() naming what. */

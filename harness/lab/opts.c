@@ -282,16 +282,16 @@ int lab_parse_args(struct lab *L, int argc, char **argv, int *describe)
 		return lab_usage_line(L, "%s", "out of memory");
 	opterr = 0;
 	optind = 0; /* 0, not 1: glibc forgets a cluster ("-ab") an earlier parse stopped in */
-	while (rc == 0 && (code = getopt_long(argc, argv, ":", table, NULL)) != -1) {
+	while (rc == 0 && (code = next_option(argc, argv, ":", table)) != -1) {
 		char letter[3];
 
 		if (code == '?')
 			rc = lab_usage_line(L, MSG("lab.unknown-option", "unknown option '%s'%s"),
-					    bad_option_name(code, argv, letter), "");
+					    bad_option_name(argv, letter), "");
 		else if (code == ':')
 			rc = lab_usage_line(L, MSG("lab.needs-value",
 						   "option '%s' needs a value%s"),
-					    bad_option_name(code, argv, letter), "");
+					    bad_option_name(argv, letter), "");
 		else
 			rc = handle_opt(L, code, optarg, describe);
 	}

@@ -52,7 +52,7 @@ static void parse_baseline(struct baseline_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
 	optind = 1; /* argv[0] is "baseline" */
-	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+	while ((c = next_option(argc, argv, ":h", longs)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'n':

@@ -126,7 +126,7 @@ static void parse_bench(struct bench_opts *o, int argc, char **argv)
 	*o = (struct bench_opts){ "results/results.json", NULL, 0, 0 };
 	opterr = 0;
 	optind = 1; /* argv[0] is "bench" */
-	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+	while ((c = next_option(argc, argv, ":h", longs)) != -1) {
 		switch (c) {
 		case 's': o->series = 1; break;
 		case 'p': o->phases = parse_phases(optarg, argc, argv); break;

@@ -435,7 +435,7 @@ static const char *parse_class(int argc, char **argv, const char **out)
 	usage_set_help("dmalab class");
 	opterr = 0;
 	optind = 1; /* argv[0] is "class" */
-	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+	while ((c = next_option(argc, argv, ":h", longs)) != -1) {
 		switch (c) {
 		case 'o': *out = optarg; break;
 		case 'h': class_usage(); exit(0);

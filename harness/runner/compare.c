@@ -89,7 +89,7 @@ static void parse_compare(struct cmp_opts *o, int argc, char **argv)
 	o->pct = CMP_PCT_DEFAULT;
 	opterr = 0;
 	optind = 1; /* argv[0] is "compare" */
-	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+	while ((c = next_option(argc, argv, ":h", longs)) != -1) {
 		switch (c) {
 		case 'b': o->baseline = optarg; break;
 		case 'p': o->pct = parse_pct(optarg); break;

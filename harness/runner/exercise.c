@@ -910,7 +910,7 @@ static int parse(int argc, char **argv, struct ex_opts *o)
 	usage_set_help(help); /* a bad option points to this command's --help */
 	opterr = 0;
 	optind = 2; /* argv[1] is the command */
-	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+	while ((c = next_option(argc, argv, ":h", longs)) != -1) {
 		if (c == ':' || c == '?')
 			die_bad_option(c, argv);
 		ex_option(o, c, optarg, argv[1]);

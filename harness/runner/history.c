@@ -71,7 +71,7 @@ static void parse_history(struct hist_opts *o, int argc, char **argv)
 	*o = (struct hist_opts){ HIST_MIN_RUNS, 0, NULL };
 	opterr = 0;
 	optind = 1; /* argv[0] is "history" */
-	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+	while ((c = next_option(argc, argv, ":h", longs)) != -1) {
 		switch (c) {
 		case 'n':
 			if (lab_parse_long(optarg, 3, 10000, &n) < 0)

@@ -190,7 +190,7 @@ static void learn_parse(struct learn_opts *o, int argc, char **argv)
 
 	opterr = 0;
 	optind = 2; /* argv[1] is the command */
-	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+	while ((c = next_option(argc, argv, ":h", longs)) != -1) {
 		if (c == ':' || c == '?')
 			die_bad_option(c, argv);
 		learn_option(o, c, optarg);

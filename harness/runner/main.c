@@ -253,7 +253,7 @@ static void parse_options(struct runner_opts *o, int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+	while ((c = next_option(argc, argv, ":h", longs)) != -1) {
 		switch (c) {
 		case 'L':
 			snprintf(o->labs_dir, sizeof(o->labs_dir), "%s",

@@ -38,7 +38,7 @@ static const char *parse_messages(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1; /* argv[0] is "messages" */
-	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+	while ((c = next_option(argc, argv, ":h", longs)) != -1) {
 		if (c != 'h')
 			die_bad_option(c, argv);
 		messages_usage(stdout);

@@ -52,7 +52,7 @@ static void parse_metrics(struct metrics_opts *o, int argc, char **argv)
 	*o = (struct metrics_opts){ "results/results.json", NULL };
 	opterr = 0;
 	optind = 1; /* argv[0] is "metrics" */
-	while ((c = getopt_long(argc, argv, ":ho:", longs, NULL)) != -1) {
+	while ((c = next_option(argc, argv, ":ho:", longs)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'h': metrics_usage(stdout); exit(0);

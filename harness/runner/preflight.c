@@ -702,7 +702,7 @@ static void parse_args(struct pf_opts *o, int argc, char **argv)
 
 	usage_set_help("dmalab preflight");
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+	while ((c = next_option(argc, argv, ":h", longs)) != -1) {
 		if (c == '?' || c == ':')
 			die_bad_option(c, argv);
 		take_option(o, c, optarg);
