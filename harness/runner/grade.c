@@ -318,35 +318,21 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 	}
 }
 
-/* A score line's fixed words, in the learner's language; each takes the
- * arguments of the English in print_score. */
-struct score_words {
-	const char *of, *pct, *over, *wait, *measured;
-};
-
-static const struct score_words score_en = {
-	"%s: %.2f of %d", " (%.0f%%)", " over the questions measured here; %d unverified",
-	" (%d wait for a lab not built yet)", "; measured: %d of %d claim verdicts decided",
-};
-/* measured: decided and planned swapped by %n$: the zh says the whole first */
-static const struct score_words score_zh = {
-	"%s：%.2f / %d", "（%.0f%%）", "，只计这里测到的问题；%d 个未验证",
-	"（%d 个在等尚未构建的实验）", "；测量：%2$d 条论断中 %1$d 条得出结论",
-};
-
-static void print_score(const struct learn_ctx *lc, const char *what, const struct score *s)
+static void print_score(const char *what, const struct score *s)
 {
-	const struct score_words *w = lc->opt->lang == ANS_ZH ? &score_zh : &score_en;
+	const char *pct = MSG("grade.score-pct", " (%.0f%%)");
 
-	printf(w->of, what, s->points, s->counted);
+	printf(MSG("grade.score-of", "%s: %.2f of %d"), what, s->points, s->counted);
 	if (s->counted)
-		printf(w->pct, 100.0 * s->points / s->counted);
-	printf(w->over, s->unverified);
+		printf(pct, 100.0 * s->points / s->counted);
+	printf(MSG("grade.score-over", " over the questions measured here; %d unverified"),
+	       s->unverified);
 	if (s->not_built)
-		printf(w->wait, s->not_built);
-	printf(w->measured, s->decided, s->planned);
+		printf(MSG("grade.score-wait", " (%d wait for a lab not built yet)"), s->not_built);
+	printf(MSG("grade.score-measured", "; measured: %d of %d claim verdicts decided"),
+	       s->decided, s->planned);
 	if (s->planned)
-		printf(w->pct, 100.0 * s->decided / s->planned);
+		printf(pct, 100.0 * s->decided / s->planned);
 	printf("\n");
 }
 
@@ -359,7 +345,7 @@ static void print_chapter(const struct learn_ctx *lc, const struct chapter_grade
 	for (int i = 0; i < cg->ch->n; i++)
 		print_question(lc, &cg->qs[i], stdout);
 	snprintf(what, sizeof(what), MSG("grade.score", "score %s"), cg->ch->id);
-	print_score(lc, what, &cg->sc);
+	print_score(what, &cg->sc);
 	printf("\n");
 }
 
@@ -629,7 +615,7 @@ int cmd_grade(struct learn_ctx *lc)
 		printf("\n%s\n", MSG("grade.rule", "rule: a question is scored when at least half "
 				      "of its claims are decided (pass or fail); below that it is "
 				      "unverified, left out of the maximum"));
-		print_score(lc, MSG("grade.overall", "overall"), &total);
+		print_score(MSG("grade.overall", "overall"), &total);
 		rc = write_grade(lc, source, cgs, n, &total) || rc ? 1 : 0;
 		if (!rc && lc->opt->gradescope)
 			rc = gs_write(&gs, lc, source) ? 1 : 0;
