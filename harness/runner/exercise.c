@@ -490,30 +490,32 @@ static enum ex_state try_state_get(const struct ex_lab *x)
 	return ex_state_of_key(key);
 }
 
-/* Claim id's line under its exercise (c NULL: not in the results; cs its state). */
 /* Claim id's note as the try's lab showed it, in the learner's language: its
  * "# ID note: ..." line in the try's log (results.json keeps the English) into
- * buf; NULL when there is none. */
+ * buf, its word left out; NULL when there is none. */
 static const char *note_shown(const struct ex_lab *x, const char *id, char *buf, size_t len)
 {
-	const char *word = MSG("human.note", "note: %s"), *found = NULL;
-	char path[2300], line[1024], head[64];
+	size_t word = strcspn(MSG("human.note", "note: %s"), "%");
+	const char *found = NULL, *note;
+	char path[2300], line[1024], of[32];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/results/lab-%s.log", x->copy_dir, x->id);
-	snprintf(head, sizeof(head), "# %s %.*s", id, (int)strcspn(word, "%"), word);
 	if (!(f = fopen(path, "r")))
 		return NULL;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, head, strlen(head))) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(buf, len, "%s", line + strlen(head));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		note = !strncmp(line, "# ", 2) ? claim_note_split(line + 2, of, sizeof(of)) : NULL;
+		if (note && !strcmp(of, id)) {
+			snprintf(buf, len, "%s", note + word);
 			found = buf;
 		}
+	}
 	fclose(f);
 	return found;
 }
 
+/* Claim id's line under its exercise (c NULL: not in the results; cs its state). */
 static void say_claim(const struct ex_lab *x, const char *id, const struct claim *c,
 		      const struct lab_entry *lab, enum ex_state cs)
 {

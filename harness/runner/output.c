@@ -491,16 +491,24 @@ static int claim_text_comment(const char *text)
 
 /* "ID note: ...": a claim's note in the learner's language (the lab's
  * report_tap_claim), kept for the claim's line, which follows it. */
-static int claim_note_comment(struct run_state *rs, const char *text)
+const char *claim_note_split(const char *text, char *id, size_t idlen)
 {
 	const char *word = MSG("human.note", "note: %s");
 	size_t n = strcspn(text, " "), w = strcspn(word, "%");
 
-	if (n >= sizeof(rs->note_id) || !text[n] || strncmp(text + n + 1, word, w))
-		return 0;
-	snprintf(rs->note_id, sizeof(rs->note_id), "%.*s", (int)n, text);
-	snprintf(rs->note_shown, sizeof(rs->note_shown), "%s", text + n + 1);
-	return 1;
+	if (n >= idlen || !text[n] || strncmp(text + n + 1, word, w))
+		return NULL;
+	snprintf(id, idlen, "%.*s", (int)n, text);
+	return text + n + 1;
+}
+
+static int claim_note_comment(struct run_state *rs, const char *text)
+{
+	const char *shown = claim_note_split(text, rs->note_id, sizeof(rs->note_id));
+
+	if (shown)
+		snprintf(rs->note_shown, sizeof(rs->note_shown), "%s", shown);
+	return shown != NULL;
 }
 
 void out_lab_comment(struct run_state *rs, const char *text)

@@ -326,6 +326,10 @@ void junit_learner_count(const struct run_state *rs, int *tests, int *failures);
 /* output.c */
 void out_run_begin(struct run_state *rs, int nlabs);
 void out_lab_begin(struct run_state *rs, struct lab_entry *lab, char *const argv[]);
+/* A lab's comment text ("# " taken off) that is claim ID's note, "ID note: ...":
+ * the id into id and the note from its word on, as the learner's language
+ * shows it; NULL for any other comment. */
+const char *claim_note_split(const char *text, char *id, size_t idlen);
 void out_lab_comment(struct run_state *rs, const char *text);
 void out_lab_point(struct run_state *rs, struct lab_entry *lab, const struct tap_point *pt);
 void out_lab_stderr(struct run_state *rs, const char *line);
