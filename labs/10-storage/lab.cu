@@ -474,7 +474,7 @@ static struct lab_est ratio_estimate(const struct rig *r, int c)
  */
 static double make_ratios(struct rig *r, int n, int first, int *wide)
 {
-	double v[LAB_MAX_SAMPLES], k[LAB_MAX_SAMPLES], width = 0, w;
+	double v[LAB_MAX_SAMPLES], k[LAB_MAX_SAMPLES], extra[LAB_MAX_SAMPLES], width = 0, w;
 	const struct ratio_def *d;
 	int c, i, m;
 
@@ -487,8 +487,8 @@ static double make_ratios(struct rig *r, int n, int first, int *wide)
 			v[i] = round_ratio(r, c, i);
 		m = kept(v, n, k);
 		lab_stats_from(&r->ratio[c], d->name, "x", k, m, 0);
-		/* the first rounds ran every path: more kept means it was extended */
-		r->ratio[c].remeasured = m > first;
+		/* extended: a round past the first ones ran all of its paths */
+		r->ratio[c].remeasured = n > first && kept(v + first, n - first, extra) > 0;
 		w = lab_median_interval_width(k, m);
 		if (lab_relation_verdict(&claims[c].want, ratio_estimate(r, c), NULL) ==
 		    LAB_STRADDLES)
