@@ -156,9 +156,13 @@ mkcheck WORK="$w" | grep -q -- "--work $w" && ok "a copy in WORK: make check pas
 	bad "a copy in WORK: no --work"
 mkcheck WORK="$tmp/none" LEARNER=Ada | grep -q -- "--learner 'Ada' --work" &&
 	ok "LEARNER=: make check passes the name and --work" || bad "LEARNER=: no name or --work"
-make -n --no-print-directory hint-01 WORK="$tmp/none" LEARNER=Ada 2>/dev/null |
-	grep -q -- '--work' && bad "LEARNER=, no copy: make hint-01 passes a --work it refuses" ||
-	ok "LEARNER=, no copy: make hint-01 passes no --work"
+hint_line=$(make -n --no-print-directory hint-01 WORK="$tmp/none" LEARNER=Ada 2>/dev/null |
+	grep 'dmalab hint 01')
+case $hint_line in
+*--work*) bad "LEARNER=, no copy: make hint-01 passes a --work it refuses" ;;
+'') bad "LEARNER=, no copy: make hint-01 runs no 'dmalab hint 01'" ;;
+*) ok "LEARNER=, no copy: make hint-01 passes no --work" ;;
+esac
 # a name or a file reaches dmalab as typed: its ' " $( ) run nothing in make's shell
 odd="O'Hara \"Q\" \$(id) '; id; echo '"
 make -s --no-print-directory check LABS=01 QUICK=1 RESULTS="$tmp/g7" LEARNER="$odd" \
