@@ -85,12 +85,6 @@ int next_option(int argc, char *const argv[], const char *shortopts,
 	return getopt_long(argc, argv, shortopts, longs, NULL);
 }
 
-/* a is a cluster of short options ("-xq") that holds the letter ch */
-static int short_cluster_has(const char *a, int ch)
-{
-	return a && a[0] == '-' && a[1] && a[1] != '-' && strchr(a + 1, ch);
-}
-
 const char *bad_option_name(char *const argv[], char letter[3])
 {
 	const char *typed = argv[optind - 1];
@@ -100,9 +94,12 @@ const char *bad_option_name(char *const argv[], char letter[3])
 	letter[2] = '\0';
 	if (optopt <= 0 || optopt >= 256)
 		return typed; /* a long option: 0, or a lab's value */
-	if (optind == optind_before)
-		return letter; /* a letter before a cluster's last: optind stays on it */
-	return short_cluster_has(typed, optopt) ? letter : typed;
+	/* a long option moved optind past itself; a letter before a cluster's
+	 * last leaves optind on the cluster, and getopt may have stepped over
+	 * arguments that are no options (argv[optind - 1] is then one of them) */
+	if (optind != optind_before && !strncmp(typed, "--", 2))
+		return typed;
+	return letter;
 }
 
 void die_bad_option(int c, char *const argv[])

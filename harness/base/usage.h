@@ -43,13 +43,11 @@ struct option; /* getopt.h's */
  * one way the kit's commands and labs read their options. */
 int next_option(int argc, char *const argv[], const char *shortopts,
 		const struct option *longs);
-/* The option next_option just refused (answered '?' or ':') as typed:
- * a long one whole ("--quick=3"), a short one by its letter, letter[] ("-x"),
- * also inside a cluster ("-xq"), where optind stays on the cluster until its
- * last letter and argv[optind - 1] is the argument before it.  optopt is 0
- * for an unknown long option and its value for one given a value it does not
- * take or missing one, a letter in the runner's tables: a long option moved
- * optind past an argument that is no cluster of short options. */
+/* The option next_option just refused (answered '?' or ':') as typed: a long
+ * one whole ("--quick=3"), a short one by its letter, letter[] ("-x"), also
+ * inside a cluster ("-xq").  optopt is 0 for an unknown long option and its
+ * value for one given a value it does not take or missing one: a letter in
+ * the runner's tables, told from a short option by where getopt stood. */
 const char *bad_option_name(char *const argv[], char letter[3]);
 /* That option's usage-error line: ':' its value is missing, else unknown. */
 __attribute__((noreturn)) void die_bad_option(int c, char *const argv[]);

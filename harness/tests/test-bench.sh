@@ -135,6 +135,8 @@ refused "a flag given a value" "unknown option '--series=3'" \
 	"$dmalab" bench --series=3 "$fx/results.json"
 refused "a flag given a value, a cluster after it" "unknown option '--series=3'" \
 	"$dmalab" bench --series=3 -s "$fx/results.json"
+refused "an unknown letter after a file" "unknown option '-q' (see dmalab bench --help)" \
+	"$dmalab" bench "$fx/results.json" -qs
 refused "--base without its file" "option '--base' needs a value" "$dmalab" bench --base
 
 # an unfinished run (its runner killed, or its last save failed): refused as
