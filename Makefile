@@ -621,7 +621,7 @@ grade: all
 quiz: all
 	@$(DMALAB) quiz $(LEARN_FLAGS) $(WORK_FLAG) $(SHUFFLE_FLAG)
 
-# hint refuses a --work folder that is not there: given only once a copy is
+# hint refuses a --work folder that is not there: it gets one only once a copy is there
 hint-%: $(DMALAB)
 	@$(DMALAB) hint $* $(LEARN_FLAGS) $(if $(WORK_DIRS),--work $(WORK))
 
