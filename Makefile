@@ -22,6 +22,9 @@ endif
 # own targets and folders (rm -rf): a character the shell reads there is refused.
 typed = $(if $(filter command line environment%,$(origin $(1))),$(value $(1)),$($(1)))
 shq = '$(subst ','\'',$(call typed,$(1)))'
+# A list (LABS="01 04"): each word so quoted, after the runner's '--', so that a word
+# is a lab id to the runner (refused when it is none), never an option or shell code
+shq_words = $(foreach w,$(call typed,$(1)),'$(subst ','\'',$(w))')
 lparen := (
 rparen := )
 hash := \#
@@ -392,7 +395,7 @@ check: all
 	@$(if $(BASELINE),test -r $(call shq,BASELINE) || { printf "make check: \
 		BASELINE='%s': no such file (or no read permission)\n" $(call shq,BASELINE) >&2; \
 		exit 2; };) \
-	$(DMALAB) check $(RUN_FLAGS) $(LABS)$(if $(BASELINE),; rc=$$?; \
+	$(DMALAB) check $(RUN_FLAGS) -- $(call shq_words,LABS)$(if $(BASELINE),; rc=$$?; \
 		$(DMALAB) compare $(RESULTS)/results.json $(COMPARE_FLAGS) \
 			--json-out $(RESULTS)/compare.json; crc=$$?; exit $$(( rc ? rc : crc )))
 
@@ -657,7 +660,7 @@ fleet: $(if $(findstring --build-on-node,$(FLEET_OPTS)),$(DMALAB) $(FLEET_SCRIPT
 	@$(DMALAB) fleet $(QUICK_FLAG) $(if $(TIMEOUT_MUL),--timeout-mul $(TIMEOUT_MUL)) \
 		$(if $(BASELINE),--baseline $(call shq,BASELINE)) \
 		$(if $(FLEET_NODES_PER_JOB),--nodes-per-job $(FLEET_NODES_PER_JOB)) \
-		--results $(RESULTS) $(FLEET_OPTS) -- $(LABS)
+		--results $(RESULTS) $(FLEET_OPTS) -- $(call shq_words,LABS)
 # A real one-node Slurm (munged, slurmctld, slurmd) on loopback runs make fleet
 # (built first: the test's own time limit is for the fleet, not the build).
 test-fleet: all

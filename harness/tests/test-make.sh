@@ -35,6 +35,12 @@ expect 2 "SHUFFLE='2': use SHUFFLE=1" SHUFFLE=2 quiz
 expect 2 "RESULTS='': " RESULTS= check
 expect 2 "BASELINE='/no/such.json': no such file" BASELINE=/no/such.json check
 expect 2 "RESULTS='a b': " "RESULTS=a b" check
+# LABS holds lab ids only: a word that looks like an option or holds shell code is a bad
+# lab id (it once took --results from LABS, and ran what followed a ';')
+expect 2 "bad lab id '--results'" "LABS=--results $tmp/lr" check
+expect 2 "bad lab id 'x;touch'" "LABS=x;touch $tmp/pwned" check
+if [ ! -e "$tmp/lr" ] && [ ! -e "$tmp/pwned" ]; then pass=$((pass + 1))
+else fail=$((fail + 1)); echo "FAIL: a LABS word was an option or a command:"; ls "$tmp"; fi
 
 # passes WHAT WANT make-args...: the dmalab command `make -n` prints for the
 # last target matches WHAT (a grep pattern) WANT times (0 or 1).
