@@ -637,10 +637,12 @@ static void out_report_card(struct run_state *rs, FILE *f, const char *prefix)
 static void summary_line(const struct run_state *rs, const struct totals *t, FILE *f)
 {
 	int said = rs->opt->format == FMT_HUMAN; /* else tools read it (tail -n 1) */
+	const char *fmt = !said ? "summary: %d passed, %d failed, %d skipped" :
+		t->lab[ST_PASS] == 1 ? MSG("summary.one", "summary: %d lab passed, %d failed, "
+					  "%d skipped") :
+		MSG("summary", "summary: %d labs passed, %d failed, %d skipped");
 
-	fprintf(f, said ? MSG("summary", "summary: %d labs passed, %d failed, %d skipped") :
-		"summary: %d passed, %d failed, %d skipped",
-		t->lab[ST_PASS], t->lab[ST_FAIL] + t->lab[ST_ERROR], t->lab[ST_SKIP]);
+	fprintf(f, fmt, t->lab[ST_PASS], t->lab[ST_FAIL] + t->lab[ST_ERROR], t->lab[ST_SKIP]);
 	if (t->lab[ST_INCONCLUSIVE])
 		fprintf(f, said ? MSG("summary.inconclusive", ", %d inconclusive") :
 			", %d inconclusive", t->lab[ST_INCONCLUSIVE]);

@@ -166,6 +166,10 @@ else
 fi
 check "$(tail -n 1 "$tmp/json.err")" "summary: 2 passed, 0 failed, 1 skipped" \
 	"json format: summary on stderr"
+# one lab passed on a terminal is one lab, not "1 labs"
+run_dmalab check 91 --results "$tmp/one" --format human >"$tmp/one.out" 2>&1
+check "$(tail -n 1 "$tmp/one.out")" "summary: 1 lab passed, 0 failed, 0 skipped" \
+	"human format: one lab passed, in the singular"
 
 # 4. run NN: the command line first; only skips: exit 0, said so.
 run_dmalab run 93 --results "$tmp/run" --format human >"$tmp/run.out" 2>&1
