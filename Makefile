@@ -619,7 +619,7 @@ LEARN_FLAGS := --results $(RESULTS) $(if $(CH),--chapter $(CH)) $(QUICK_FLAG) \
 GRADE_FLAGS = $(if $(FROM),--from $(call shq,FROM)) \
 	$(if $(GRADESCOPE),--gradescope $(call shq,GRADESCOPE))
 grade: all
-	$(DMALAB) grade $(LEARN_FLAGS) $(WORK_FLAG) $(GRADE_FLAGS)
+	@$(DMALAB) grade $(LEARN_FLAGS) $(WORK_FLAG) $(GRADE_FLAGS)
 
 quiz: all
 	@$(DMALAB) quiz $(LEARN_FLAGS) $(WORK_FLAG) $(SHUFFLE_FLAG)

@@ -89,6 +89,14 @@ then pass=$((pass + 1))
 else fail=$((fail + 1)); echo "FAIL: make try-4 failing: want one Error line:"; cat "$tmp/try4"
 fi
 
+# make grade prints the grade, not its own command line first (as quiz, hint and class)
+make --no-print-directory grade FROM=harness/tests/fixtures/grade/results-kit.json \
+	RESULTS="$tmp/g" WORK="$tmp/none" >"$tmp/grade.out" 2>&1
+if ! grep -q -e '--results' "$tmp/grade.out" && grep -q '^overall: ' "$tmp/grade.out"
+then pass=$((pass + 1))
+else fail=$((fail + 1)); echo "FAIL: make grade echoed its command:"; head -3 "$tmp/grade.out"
+fi
+
 make --no-print-directory help >"$tmp/help" 2>&1
 if grep -q "RESULTS=DIR" "$tmp/help"; then pass=$((pass + 1))
 else fail=$((fail + 1)); echo "FAIL: make help does not name RESULTS=DIR"; fi
