@@ -644,7 +644,7 @@ test-lang: all
 bench: $(DMALAB)
 	@$(DMALAB) bench $(RESULTS)/results.json \
 		$(if $(BASE),--base $(BASE)) $(SERIES_FLAG) \
-		$(if $(PHASES),--phases $(PHASES))
+		$(if $(PHASES),--phases=$(call shq,PHASES))
 test-bench: $(DMALAB)
 	@BUILD=$(BUILD) sh harness/tests/test-bench.sh
 

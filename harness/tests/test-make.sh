@@ -25,6 +25,9 @@ expect() {
 }
 
 expect 2 "QUICK='maybe': use QUICK=1" QUICK=maybe list
+# PHASES's value is --phases's own, even when it looks like an option (it said "unknown
+# option '-1'")
+expect 2 "dmalab: --phases '-1': want a whole number" PHASES=-1 bench
 expect 2 "QUICK='2': use QUICK=1" QUICK=2 check
 expect 2 "make lab-99: no lab '99'; the labs are: 01 " lab-99
 expect 2 "make lab-: which lab\? the labs are: 01 " lab-
