@@ -215,6 +215,16 @@ for f in harness/tests/fixtures/exercises/01.limit.*.body; do
 	else bad "try-01 refuses a gamed 01.limit ($g)"; fi
 done
 
+# 01.limit answered with mlock's own -1 instead of its errno: the child says so (it
+# said only "exited with code 1; it printed: (nothing)")
+cp labs/01-mlock/lab.cu "$copy"
+sed -i 's/^\treturn mlock(p, bytes) < 0 ? errno : 0;$/\treturn mlock(p, bytes);/' "$copy"
+mk try-01
+if [ "$rc" -ne 0 ] && has '^  01\.limit +not yet' &&
+	has "lock_under_limit returned -1: .* mlock's own -1 was returned"; then
+	ok "try-01 on mlock's -1 returned: said"
+else bad "try-01 on mlock's -1 returned: said"; fi
+
 # a copy that crashes: each claim says why it has no value, no "finding about this machine"
 cp labs/01-mlock/lab.cu "$copy"
 sed -i 's/^\treturn mlock(p, bytes);$/\t*(volatile int *)8 = 0;\n&/' "$copy"

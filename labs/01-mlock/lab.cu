@@ -459,8 +459,11 @@ static int role_mlock_over_limit(struct lab *L, struct role_io *io)
 		return role_error(io, "mmap: %s", strerror(errno));
 	region_err = lock_under_limit(io, p, bytes, (uint64_t)K.child_limit_bytes,
 				      &region_limit);
+	/* when the limit could not be set, the first error sent said why, and this
+	 * one is not read; a region returning mlock's own -1 gets a word of its own */
 	if (region_err < 0)
-		return 1;
+		return role_error(io, "lock_under_limit returned -1: the limit could not be "
+				  "set, or mlock's own -1 was returned where its errno is asked");
 	/* mlock again under the limit in force: pages the region locked stay
 	 * locked, so its answer is the region's when the region really asked */
 	err = mlock(p, bytes) < 0 ? errno : 0;
