@@ -70,7 +70,12 @@ void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 		fputs("\n\n", f);
 		return;
 	}
-	fprintf(f, "%s\n", MSG("grade.ex-head", "exercises (your copies' last make try-NN):"));
+	if (lc->opt->from) /* a trainer's grade of a learner's file: the states are its */
+		fprintf(f, MSG("grade.ex-head-from", "exercises (as %s recorded them):"),
+			lc->opt->from);
+	else
+		fprintf(f, "%s", MSG("grade.ex-head", "exercises (your copies' last make try-NN):"));
+	fputc('\n', f);
 	for (e = ex->child; e; e = e->next) /* the claims' column after the widest state */
 		if (msg_width(ex_state_word(json_get_str(e, "state", "?"))) > width)
 			width = msg_width(ex_state_word(json_get_str(e, "state", "?")));

@@ -129,6 +129,8 @@ grep -A1 'name="exercise 04.first-touch">' "$tmp/r4/junit.xml" | grep -qF \
 "$dmalab" grade --from "$r" --results "$tmp/g" --gradescope "$tmp/g/gs.json" >"$tmp/g.out" 2>&1
 has "$tmp/g.out" "04.first-touch   lab-04  not yet (untried)" "grade shows the exercises"
 has "$tmp/g.out" "exercises done: 3 of $nex" "grade counts them"
+has "$tmp/g.out" "exercises (as $r recorded them):" \
+	"grade --from: the exercises are the file's, not the grader's copies"
 has "$tmp/g/gs.json" '"name": "exercise 01.lock (lab-01)"' "Gradescope: a test per exercise"
 has "$tmp/g/gs.json" '"name": "prediction 92.2 the ratio is about 2x"' \
 	"Gradescope: a test per prediction"
