@@ -74,7 +74,7 @@ void grade_print_exercises(const struct learn_ctx *lc, FILE *f)
 		fprintf(f, MSG("grade.ex-head-from", "exercises (as %s recorded them):"),
 			lc->opt->from);
 	else
-		fprintf(f, "%s", MSG("grade.ex-head", "exercises (your copies' last make try-NN):"));
+		fputs(MSG("grade.ex-head", "exercises (your copies' last make try-NN):"), f);
 	fputc('\n', f);
 	for (e = ex->child; e; e = e->next) /* the claims' column after the widest state */
 		if (msg_width(ex_state_word(json_get_str(e, "state", "?"))) > width)
