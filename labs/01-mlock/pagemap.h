@@ -83,13 +83,6 @@ const char *pagemap_pfns_denied(char *detail, size_t len);
  */
 const char *pagemap_runs_unknown(const struct pagemap_runs *r, char *detail, size_t len);
 
-/*
- * One line for the narrative: "16384 of 16384 pages present, 12 physically
- * contiguous runs, longest 2 MiB" (page_size bytes a page).  Returns buf.
- */
-const char *pagemap_runs_text(const struct pagemap_runs *r, uint64_t page_size,
-			      char *buf, size_t len);
-
 #ifdef __cplusplus
 }
 #endif
