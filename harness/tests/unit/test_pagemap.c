@@ -23,6 +23,12 @@
 
 #define PAGE 4096
 
+/* The entry of a present page at frame pfn. */
+static uint64_t pagemap_entry(uint64_t pfn)
+{
+	return PAGEMAP_PRESENT | (pfn & PAGEMAP_PFN_MASK);
+}
+
 /* Write n pagemap entries to a fresh temporary file; returns its path. */
 static char *write_pagemap(const uint64_t *e, size_t n)
 {
