@@ -571,7 +571,7 @@ $(FUZZ_DIR)/obj/labs/%.o: labs/%.c
 
 $(FUZZ_DIR)/fuzz_%: harness/tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(FUZZ_RUNLIB)
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
-	$(FUZZ_CC) $(CPPFLAGS) -Iharness/runner $(FUZZ_CPPFLAGS_$(notdir $@)) \
+	$(FUZZ_CC) $(CPPFLAGS) -Iharness/runner \
 		$(FUZZ_CFLAGS) -fsanitize=fuzzer $(WARN) $(DEPFLAGS) $(FUZZ_LDFLAGS_$(notdir $@)) \
 		-o $@ $< $(FUZZ_OBJS_$(notdir $@)) $(FUZZ_RUNLIB) $(FUZZ_LIB) \
 		$(filter-out $(SAN_OBJ),$(LDLIBS))

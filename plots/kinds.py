@@ -82,6 +82,3 @@ def draw_boxes(res, outdir, decl):
     ax.grid(True, axis="y", alpha=0.3)
     notes = ["boxes: quartiles of every sample, whiskers min-max"]
     return C.done(fig, res, decl, outdir, notes, missing)
-
-
-DRAWERS = {"lines": draw_lines, "boxes": draw_boxes}

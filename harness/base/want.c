@@ -221,14 +221,6 @@ struct lab_est lab_est_diff(struct lab_est a, struct lab_est b)
 	return e;
 }
 
-struct lab_est lab_est_sum(struct lab_est a, struct lab_est b)
-{
-	struct lab_est e = { a.value + b.value, a.lo + b.lo, a.hi + b.hi,
-			     a.too_short || b.too_short };
-
-	return e;
-}
-
 struct lab_est lab_est_scale(struct lab_est a, double k)
 {
 	struct lab_est e = { k * a.value, k * a.lo, k * a.hi, a.too_short };

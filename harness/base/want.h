@@ -78,8 +78,6 @@ struct lab_est lab_est_ratio(struct lab_est num, struct lab_est den);
 struct lab_est lab_est_ratio_indep(struct lab_est num, struct lab_est den);
 /* a - b with [a.lo - b.hi, a.hi - b.lo]. */
 struct lab_est lab_est_diff(struct lab_est a, struct lab_est b);
-/* a + b with [a.lo + b.lo, a.hi + b.hi]. */
-struct lab_est lab_est_sum(struct lab_est a, struct lab_est b);
 /* k * a (k may be negative: the ends swap). */
 struct lab_est lab_est_scale(struct lab_est a, double k);
 /* max(a, b): each end the max of the two ends (max is monotone in both). */

@@ -150,7 +150,7 @@ struct gradescope {
 	int left_out_predictions;  /* predictions of figures not measured here */
 	int ungraded;              /* exercises not begun whose claims skip on the
 				    * run's machine (its results.json's skips_here) */
-	int nquestions, nlearner;  /* tests: questions; exercises and predictions */
+	int nlearner;              /* tests: exercises and predictions */
 	int decided, planned;      /* claims, over the tests */
 };
 void gs_free(struct gradescope *gs);

@@ -133,16 +133,3 @@ const char *pagemap_runs_unknown(const struct pagemap_runs *r, char *detail, siz
 	}
 	return NULL;
 }
-
-const char *pagemap_runs_text(const struct pagemap_runs *r, uint64_t page_size,
-			      char *buf, size_t len)
-{
-	char sz[32];
-
-	snprintf(buf, len,
-		 "%llu of %llu pages present, %llu physically contiguous runs, longest %s",
-		 (unsigned long long)r->present, (unsigned long long)r->pages,
-		 (unsigned long long)r->runs,
-		 lab_fmt_size(r->longest_run * page_size, sz, sizeof(sz)));
-	return buf;
-}

@@ -15,8 +15,8 @@
  * guest's, not the host's.  A driver mapping (VM_PFNMAP) reads as a hole:
  * no page present.
  *
- * Every scan takes the file's path, so the unit tests feed a fake pagemap
- * written with pagemap_entry(); NULL means the live /proc/self/pagemap.
+ * Every scan takes the file's path, so the unit tests feed a fake pagemap;
+ * NULL means the live /proc/self/pagemap.
  * Errors: -1 with errno set (EINVAL for a bad argument or a file that ends
  * inside the range, or open/pread's own).
  */
@@ -33,12 +33,6 @@ extern "C" {
 #define PAGEMAP_PRESENT  (1ULL << 63)
 #define PAGEMAP_SWAPPED  (1ULL << 62)
 #define PAGEMAP_PFN_MASK ((1ULL << 55) - 1)
-
-/* The entry of a present page at frame pfn (for fake pagemaps). */
-static inline uint64_t pagemap_entry(uint64_t pfn)
-{
-	return PAGEMAP_PRESENT | (pfn & PAGEMAP_PFN_MASK);
-}
 
 /* What a scan of [addr, addr + len) found; counts in pages. */
 struct pagemap_runs {
@@ -82,13 +76,6 @@ const char *pagemap_pfns_denied(char *detail, size_t len);
  * when every PFN read 0 (no CAP_SYS_ADMIN).  detail says what was seen.
  */
 const char *pagemap_runs_unknown(const struct pagemap_runs *r, char *detail, size_t len);
-
-/*
- * One line for the narrative: "16384 of 16384 pages present, 12 physically
- * contiguous runs, longest 2 MiB" (page_size bytes a page).  Returns buf.
- */
-const char *pagemap_runs_text(const struct pagemap_runs *r, uint64_t page_size,
-			      char *buf, size_t len);
 
 #ifdef __cplusplus
 }

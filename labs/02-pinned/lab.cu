@@ -231,7 +231,6 @@ static const struct lab_spec spec = {
 					* of 8, [min, max], reached 1 in 3 H200 runs of 4; of
 					* 16, the 14th reached 1 at 128 MiB in 1 of 4; of 20,
 					* the interval ends at the 16th */
-#define CHAPTER_BREAK_EVEN_MB 100.0    /* ch2 sec. 9: "> 100 MB a transfer" */
 
 /* A copy's direction, the second index of the tables below. */
 enum copy_dir { H2D, D2H };

@@ -42,9 +42,8 @@ uint64_t seqread_sum(const void *buf, uint64_t bytes);
 const char *seqread_kernel(void);
 
 /*
- * seqread_sum with the kernel named ("avx2", "sse2", "c"), for the tests
- * and lmbench/readbw-ref.c: 0 and *sum, or -1 with errno ENOTSUP
- * where that kernel cannot run.
+ * seqread_sum with the kernel named ("avx2", "sse2", "c"), for the tests:
+ * 0 and *sum, or -1 with errno ENOTSUP where that kernel cannot run.
  */
 int seqread_sum_kernel(const char *kernel, const void *buf, uint64_t bytes, uint64_t *sum);
 

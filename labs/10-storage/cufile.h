@@ -157,18 +157,6 @@ static const struct lab_cufile_code_ lab_cufile_codes_[] = {
 	{ 0, NULL, NULL }
 };
 
-/* cufile.h's name of a CUfileOpError (a negative cuFileRead return too), or NULL. */
-static inline const char *lab_cufile_err_name(int code)
-{
-	const struct lab_cufile_code_ *k;
-
-	code = code < 0 ? -code : code;
-	for (k = lab_cufile_codes_; k->name; k++)
-		if (k->code == code)
-			return k->name;
-	return code == 0 ? "CU_FILE_SUCCESS" : NULL;
-}
-
 /* "CU_FILE_X (5027: what it means)" into buf (>= 160 bytes); returns buf. */
 static inline const char *lab_cufile_err_text(int code, char *buf, size_t len)
 {

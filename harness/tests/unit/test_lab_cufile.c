@@ -23,10 +23,6 @@ static void test_error_names(void **state)
 {
 	char buf[200];
 
-	assert_string_equal(lab_cufile_err_name(5027), "CU_FILE_HANDLE_NOT_REGISTERED");
-	assert_string_equal(lab_cufile_err_name(-5008), "CU_FILE_IO_NOT_SUPPORTED");
-	assert_string_equal(lab_cufile_err_name(0), "CU_FILE_SUCCESS");
-	assert_null(lab_cufile_err_name(5021)); /* a gap in cufile.h's list */
 	lab_cufile_err_text(5027, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "CU_FILE_HANDLE_NOT_REGISTERED (5027: "));
 	lab_cufile_err_text(5030, buf, sizeof(buf));
