@@ -14,6 +14,7 @@
 #     folder; and so is each function of harness/facts, lab and cuda (the
 #     lab API of lab.h aside: every lab is offered it);
 #   - a lab's sabotage is its knobs: no lab tests LAB_SABOTAGE in its code;
+#   - one printer of error lines: none opened with "lab-NN: " by hand;
 #   - each lab README's links to the lab's lines point at what they name
 #     (harness/tools/method-lines.sh --check);
 #   - no code line is wider than 100 columns, a tab reaching the next multiple
@@ -174,6 +175,20 @@ rm -f "$tmp_list"
 if grep -nE '(^|[^.a-zA-Z_])K\.[a-z_0-9]+ *([-+*/|&]?=[^=]|\+\+|--)' labs/*/*.c labs/*/*.cu \
 	labs/*/*.h >"$tmp_list" 2>/dev/null; then
 	bad "a lab writes its knobs: $(head -n 3 "$tmp_list" | tr '\n' ' ')"
+else
+	ok
+fi
+rm -f "$tmp_list"
+
+# one printer of error lines (base/usage.c): no code opens a stderr line with its
+# program's name by hand.  lang.c aside: usage.c reads its words through it, so it
+# cannot call back into usage.c (a circle in base).
+if grep -rnE 'fprintf\(stderr, *"(lab-%s|lab-[0-9]+|dmalab)[:[:space:]]' harness labs \
+	--include=*.c --include=*.cu --include=*.h 2>/dev/null |
+	grep -v -e '^harness/tests/' -e '^harness/base/usage\.c:' -e '^harness/base/lang\.c:' \
+	>"$tmp_list"; then
+	bad "lines printed beside usage.h's error(), warning(), lab_usage_error():" \
+		"$(cut -d: -f1,2 "$tmp_list" | tr '\n' ' ')"
 else
 	ok
 fi
