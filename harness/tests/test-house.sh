@@ -16,7 +16,8 @@
 #   - a lab's sabotage is its knobs: no lab tests LAB_SABOTAGE in its code;
 #   - one printer of error lines: none opened with "lab-NN: " by hand;
 #   - each lab README's links to the lab's lines point at what they name
-#     (harness/tools/method-lines.sh --check);
+#     (harness/tools/method-lines.sh --check), and the calls each chapter is
+#     about (lab-02's cudaMemcpyAsync, lab-08's cudaHostRegister, ...) have one;
 #   - no code line is wider than 100 columns, a tab reaching the next multiple
 #     of 8 and a wide (CJK) character taking 2 (wc -L's display width).
 # Run by `make test-house` after the build.
@@ -201,6 +202,22 @@ else
 	bad "a lab README links a line that no longer holds what the link names" \
 		"(sh harness/tools/method-lines.sh moves the numbers)"
 fi
+
+# the calls each chapter is about have such a link in their lab's README (the
+# link's name is in its line: the check above), so a student finds them
+for want in '02 cudaMemcpyAsync' '02 cudaEventRecord' '03 <<<' '05 <<<' \
+	'05 cudaMemPrefetchAsync' '06 cudaIpcGetMemHandle' '06 cudaIpcOpenMemHandle' \
+	'07 cudaMalloc(' '07 cudaMallocFromPoolAsync' '07 ReleaseThreshold' '08 madvise' \
+	'08 cudaHostRegister' '10 pread' '10 O_DIRECT' '10 cudaMemcpyAsync' '11 gemm_ex' \
+	'11 cudaMemcpyAsync'; do
+	lab=${want%% *} name=${want#* }
+	if grep -o '\[`[^`]*`, [A-Za-z_.]*:[0-9]*\]' labs/"$lab"-*/README.md |
+		grep -qF -- "$name"; then
+		ok
+	else
+		bad "labs/$lab-*/README.md links no line of '$name'"
+	fi
+done
 
 # the link tool itself: a comment never holds a name, and a stale link whose name
 # several code lines hold is refused, not moved to the nearest (another function's)
