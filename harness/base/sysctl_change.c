@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "sysctl_change.h"
 #include "sysfs.h"
+#include "usage.h"
 
 #define JOURNAL_MAGIC "dmalab-restore 1"
 #define ROOT_MAX 256
@@ -151,8 +152,8 @@ static void put_back_at_end(int sig)
 		put_back();
 		errno = saved;
 	} else if (sysctl_change_pending() && put_back()) {
-		fprintf(stderr, "dmalab: could not put a changed setting back at exit "
-			"(journal %s)\n", journal_file);
+		warning("could not put a changed setting back at exit (journal %s)",
+			journal_file);
 	}
 }
 

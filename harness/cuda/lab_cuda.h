@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 #include "buffer.h"
 #include "lab.h"
+#include "need.h"
 
 /* On error, lab_error() with the error's name and string, the expression and
  * file:line on one line (nvbandwidth's habit). */
@@ -128,9 +129,10 @@ static inline void lab_cuda_require(struct lab *L, int need)
 		lab_skip(L, why, "%s", detail);
 	cudaGetDeviceCount(&n);
 	if (dev < 0 || dev >= n) {
-		fprintf(stderr, "lab-%s: --device %d: only %d CUDA device(s)\n",
-			lab_spec_of(L)->id, dev, n);
-		exit(2);
+		char ordinal[16];
+
+		snprintf(ordinal, sizeof(ordinal), "%d", dev);
+		exit(lab_usage_error(L, "device", ordinal, "only %d CUDA device(s)", n));
 	}
 	CUDA_CHECK(L, cudaSetDevice(dev));
 	CUDA_CHECK(L, cudaGetDeviceProperties(&p, dev));

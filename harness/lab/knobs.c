@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lab_internal.h"
+#include "usage.h"
 
 /* Claim ids in a knob's list and in DMALAB_SABOTAGE: blanks or commas between. */
 #define SEP " ,"
@@ -22,8 +23,8 @@ static int check_sabotage_ids(const struct lab_spec *spec, const char *only)
 		while (k && k->knob && !text_list_has(k->claims, p, len, SEP))
 			k++;
 		if (!k || !k->knob) {
-			fprintf(stderr, "lab-%s: DMALAB_SABOTAGE '%.*s': no knob of this lab "
-				"backs that claim\n", spec->id, (int)len, p);
+			error("DMALAB_SABOTAGE '%.*s': no knob of this lab backs that claim",
+			      (int)len, p);
 			return 2;
 		}
 		p += len;

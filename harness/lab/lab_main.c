@@ -14,6 +14,7 @@
 #include "lab_internal.h"
 #include "lang.h"
 #include "need.h"
+#include "usage.h"
 
 static int count_claims(const struct lab_spec *spec)
 {
@@ -37,7 +38,7 @@ static void lab_init(struct lab *L, const struct lab_spec *spec, const char *sel
 	L->nclaims = count_claims(spec);
 	L->claims = calloc((size_t)L->nclaims + 1, sizeof(*L->claims));
 	if (!L->claims) {
-		fprintf(stderr, "lab-%s: out of memory\n", spec->id);
+		error("out of memory");
 		exit(99);
 	}
 	for (int i = 0; i < L->nclaims; i++) {
@@ -136,7 +137,7 @@ static int check_errata(const struct lab *L)
 			goto refused;
 	return 0;
 refused:
-	fprintf(stderr, "lab-%s: errata: %s\n", L->spec->id, err);
+	error("errata: %s", err);
 	return 1;
 }
 
@@ -144,12 +145,15 @@ int lab_main(const struct lab_spec *spec, void (*run)(struct lab *L),
 	     int argc, char **argv, int build_flags)
 {
 	static struct lab lab;
+	static char prog[16];
 	struct lab *L = &lab;
 	int describe = 0, rc;
 
+	/* every line this lab writes to stderr opens with "lab-NN: " (usage.h) */
+	snprintf(prog, sizeof(prog), "lab-%s", spec->id);
+	usage_set_prog(prog);
 	if (dmalab_lang_env_unknown()) {
-		fprintf(stderr, "lab-%s: DMALAB_LANG '%s': the kit speaks en or zh\n", spec->id,
-			dmalab_lang_env_unknown());
+		error("DMALAB_LANG '%s': the kit speaks en or zh", dmalab_lang_env_unknown());
 		return 2;
 	}
 	lab_init(L, spec, argv[0]);

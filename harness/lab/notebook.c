@@ -13,6 +13,7 @@
 
 #include "lab_internal.h"
 #include "lang.h"
+#include "usage.h"
 
 static int count_status(const struct lab *L, enum status status)
 {
@@ -76,7 +77,7 @@ static void vlab_error(struct lab *L, const char *fmt, va_list ap, int with_errn
 		snprintf(L->error + n, sizeof(L->error) - n, ": %s",
 			 e ? strerror(e) : "failed without setting errno");
 	}
-	fprintf(stderr, "lab-%s: error: %s\n", L->spec->id, L->error);
+	error("error: %s", L->error);
 	if (L->opt.role)
 		exit(99);
 	for (int i = 0; i < L->nclaims; i++) {

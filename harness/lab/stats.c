@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lab_internal.h"
+#include "usage.h"
 
 /* ---- the samples' storage ---- */
 
@@ -86,7 +87,7 @@ static double *samples_alloc(int n)
 	if (!p) {
 		if (chunks_lab)
 			lab_error(chunks_lab, "out of memory for a series of %d samples", n);
-		fprintf(stderr, "dmalab: out of memory for a series of %d samples\n", n);
+		error("out of memory for a series of %d samples", n);
 		exit(99);
 	}
 	return p;

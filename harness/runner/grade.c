@@ -213,26 +213,30 @@ static void chapter_grade_free(struct chapter_grade *cg)
 /* ------------------------------------------------------------------------ */
 /* Human output                                                              */
 
-/* A verdict word in the learner's language: the zh words are answers/terms.md's,
- * the same as the lab's and the report's (the JSON keeps the English). */
-static const char *verdict_word_lang(const struct learn_ctx *lc, const char *en)
+/* A verdict word in the learner's language: the message table's, the same as
+ * the lab's, the report card's and the plots' (the JSON keeps the English). */
+static const char *verdict_word_lang(const char *en)
 {
-	static const char *const pairs[][2] = {
-		{ "confirmed", "成立" }, { "contradicted", "被推翻" },
-		{ "partial", "部分成立" }, { "unverified", "未验证" },
-		{ "skipped", "跳过" }, { "inconclusive", "无定论" },
-		{ "not run", "未运行" }, { "error", "出错" },
-		{ "lab not built yet", "实验尚未构建" }, { "not built yet", "尚未构建" },
+	const char *const pairs[][2] = {
+		{ "confirmed", MSG("question.confirmed", "confirmed") },
+		{ "contradicted", MSG("question.contradicted", "contradicted") },
+		{ "partial", MSG("question.partial", "partial") },
+		{ "unverified", MSG("question.unverified", "unverified") },
+		{ "skipped", MSG("verdict.skip", "skipped") },
+		{ "inconclusive", MSG("verdict.inconclusive", "inconclusive") },
+		{ "not run", MSG("verdict.not-run", "not run") },
+		{ "error", MSG("verdict.error", "error") },
+		{ "not built yet", MSG("grade.not-built-yet", "not built yet") },
 	};
 
-	for (size_t i = 0; lc->opt->lang == ANS_ZH && i < sizeof(pairs) / sizeof(pairs[0]); i++)
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
 		if (!strcmp(en, pairs[i][0]))
 			return pairs[i][1];
 	return en;
 }
 
-/* "confirmed", "contradicted", "skipped", "unverified", "lab not built yet" */
-static const char *claim_view_word(const struct learn_ctx *lc, const struct claim_view *v)
+/* "confirmed", "contradicted", "skipped", "unverified", "not built yet" */
+static const char *claim_view_word(const struct claim_view *v)
 {
 	/* "not built yet": a claim's word fits its 13-column field; the question says "lab" */
 	static const char *const words[] = { "confirmed", "contradicted", "unverified",
@@ -244,13 +248,13 @@ static const char *claim_view_word(const struct learn_ctx *lc, const struct clai
 	};
 
 	if (v->state == ANS_UNVERIFIED && v->c && undecided[v->c->status])
-		return verdict_word_lang(lc, undecided[v->c->status]);
-	return verdict_word_lang(lc, words[v->state]);
+		return verdict_word_lang(undecided[v->c->status]);
+	return verdict_word_lang(words[v->state]);
 }
 
 void claim_view_print(const struct learn_ctx *lc, const struct claim_view *v, int indent, FILE *f)
 {
-	const char *word = claim_view_word(lc, v);
+	const char *word = claim_view_word(v);
 	char said[600];
 
 	fprintf(f, "%*s%-6s %s%*s %s [lab-%s]\n", indent, "", v->id, word, word_pad(word, 13),
@@ -292,7 +296,7 @@ static void print_question(const struct learn_ctx *lc, const struct question_gra
 		qual = MSG("grade.not-built", " (lab not built yet)");
 	else if (!g->q->nclaims) /* its labs neither built here nor in the results */
 		qual = MSG("grade.no-claim", " (no claim of these labs backs it)");
-	fprintf(f, "  %-7s %s%s", g->q->id, verdict_word_lang(lc, g->status), qual);
+	fprintf(f, "  %-7s %s%s", g->q->id, verdict_word_lang(g->status), qual);
 	if (g->t.claims && lc->opt->lang == ANS_ZH)
 		fprintf(f, "；%d 条论断中 %d 条得出结论", g->t.claims, question_decided(g));
 	else if (g->t.claims)

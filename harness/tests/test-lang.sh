@@ -1,19 +1,19 @@
 #!/bin/sh
 # test-lang.sh - the learner's language (harness/base/lang.h): every message
 # the C code marks user-facing (MSG("id", ...)) has a zh entry in
-# answers/messages.zh.md; every claim of every lab has its text in zh, every
-# lab its title and a README.zh.md, and every figure title and fixed word of
-# plots/ its zh; lab-01 in zh narrates in Chinese with the same TAP test
-# lines and JSON keys and notes as in English, and so do lab-04 (a CPU lab)
-# and lab-02 (a CUDA lab, a skip without a GPU); DMALAB_LANG and the locale
-# choose; every exercise region of the lab files has its zh text, which make
-# exercise-NN puts into the learner's copy; make exercises, try's refusals and
-# hint speak zh with English's exit codes; the runner's usage errors (run,
-# check, baseline, compare, history, metrics) in zh with exit 2, English
-# unchanged; the harness's progress, stopping rule and the runner's got/want
-# in zh; a claim_check_true text outside MSG() fails (msg_conversions.py);
-# and no README.zh.md is older than its English README by more than the
-# tolerance.
+# answers/messages.zh.md, and no C file keeps Chinese words of its own; every
+# claim of every lab has its text in zh, every lab its title and a
+# README.zh.md, and every figure title and fixed word of plots/ its zh; lab-01
+# in zh narrates in Chinese with the same TAP test lines and JSON keys and
+# notes as in English, and so do lab-04 (a CPU lab) and lab-02 (a CUDA lab, a
+# skip without a GPU); DMALAB_LANG and the locale choose; every exercise
+# region of the lab files has its zh text, which make exercise-NN puts into
+# the learner's copy; make exercises, try's refusals and hint speak zh with
+# English's exit codes; the runner's usage errors (run, check, baseline,
+# compare, history, metrics) in zh with exit 2, English unchanged; the
+# harness's progress, stopping rule and the runner's got/want in zh; a
+# claim_check_true text outside MSG() fails (msg_conversions.py); and no
+# README.zh.md is older than its English README by more than the tolerance.
 #
 #   BUILD=build sh harness/tests/test-lang.sh      (make test-lang)
 #
@@ -52,6 +52,19 @@ grep -rhoE 'MSG\("[^"]+"' harness labs --exclude-dir=tests \
 while read -r id; do
 	if grep -qxF "## $id" "$table"; then ok "$id"; else bad "$id: no '## $id' in $table"; fi
 done <"$tmp/ids"
+
+echo "== the C code's Chinese is the table's: no word list of its own beside MSG()"
+# what a learner may type at the quiz ({ "跳过", 's' }) is input, not a message;
+# grade's count line puts its two numbers the other way round in zh
+typed="^harness/runner/quiz\.c:[0-9]+:.*\{ \"[^\"]+\", '[ynsq]' \}"
+grep -rnP '[\x{4e00}-\x{9fff}]' harness labs --exclude-dir=tests \
+	--include='*.c' --include='*.cu' --include='*.h' |
+	grep -vE -e "$typed" -e '条论断中' -e '^[^:]+:[0-9]+: \*' >"$tmp/cjk"
+if [ -s "$tmp/cjk" ]; then
+	bad "Chinese words outside $table: $(cut -d: -f1,2 "$tmp/cjk" | tr '\n' ' ')"
+else
+	ok "no Chinese word list in the C code"
+fi
 
 echo "== every zh message takes the English's printf arguments (else English shows)"
 if out=$(python3 harness/tests/tools/msg_conversions.py 2>&1); then ok "${out##*
