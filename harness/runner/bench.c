@@ -37,6 +37,7 @@
 #include "lang.h"
 #include "learn.h"
 #include "runner.h"
+#include "sizes.h"
 #include "want.h"
 
 #define BENCH_PHASES 5 /* --phases without N */
@@ -219,30 +220,19 @@ static long long count_of(const struct json *stats)
 
 /* ---- A lab's series ----------------------------------------------------- */
 
-/* A point's x: a whole number of KiB, MiB or GiB, else bytes; else unit=x. */
+/* A point's x: a size in bytes as the kit writes sizes, a number as unit=x, else its text. */
 static void fmt_x(const struct json *x, const struct json *unit, char *buf, size_t len)
 {
-	static const struct { double k; const char *name; } units[] = {
-		{ 1 << 30, "GiB" }, { 1 << 20, "MiB" }, { 1 << 10, "KiB" },
-	};
 	int is_num = x && (x->type == JSON_NUM || x->type == JSON_BOOL);
 	char unit_buf[32], x_buf[32];
 	const char *u = present(unit) ? text_of(unit, unit_buf, sizeof(unit_buf)) : "x";
 
-	if (!is_num) {
+	if (!is_num)
 		snprintf(buf, len, "%s", text_of(x, x_buf, sizeof(x_buf)));
-		return;
-	}
-	if (strcmp(u, "bytes") || x->num < 1) {
+	else if (strcmp(u, "bytes") || !(x->num >= 1 && x->num < 0x1p64))
 		snprintf(buf, len, "%s=%g", u, x->num);
-		return;
-	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (x->num >= units[i].k && fmod(x->num, units[i].k) == 0) {
-			snprintf(buf, len, "%.0f %s", floor(x->num / units[i].k), units[i].name);
-			return;
-		}
-	snprintf(buf, len, "%.0f B", trunc(x->num));
+	else
+		lab_fmt_size((uint64_t)x->num, buf, len);
 }
 
 /* (hi - lo) / |median| of the samples' 95 % median interval; +Inf when they

@@ -32,6 +32,20 @@ check "the H200 fixture: lab-02's wall time, series and samples" $?
 grep -q '^all                  44.55     245     1733' "$tmp/h200"
 check "the H200 fixture: the total" $?
 
+# a point's x: a size as the kit writes sizes elsewhere (1.5 GiB, 1000 B), another unit as unit=x
+"$py" - "$fx/results.json" "$tmp/sizes.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["labs"][0]["series"]["t"]
+s["points"][0]["x"], s["points"][1]["x"] = 1536 << 20, 1000
+d["labs"][0]["series"]["u"] = dict(s, x_unit="threads", points=[dict(s["points"][0], x=4)])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$dmalab" bench "$tmp/sizes.json" --series >"$tmp/sizes" 2>&1 &&
+	grep -q '^       t @ 1.5 GiB ' "$tmp/sizes" && grep -q '^       t @ 1000 B ' "$tmp/sizes" &&
+	grep -q '^       u @ threads=4 ' "$tmp/sizes"
+check "a point's x: 1.5 GiB, 1000 B, threads=4" $?
+
 # a file make lab-NN merged into (its runner time below the labs' sum): no runner time claimed
 "$py" - "$fx/results.json" "$tmp/merged.json" <<'PY'
 import json, sys
