@@ -71,8 +71,16 @@ static const char *plausible(const char *unit)
 	return "any number >= 0";
 }
 
-/* "12.5" -> 12.5; "", "?" -> NaN (don't know); 0, or -1 for anything else. */
-static int parse_value(const char *s, double *v)
+/* The most a figure in unit can be: a fraction's whole is 1 (a reader who types
+ * 100 for all of it means 1, and would score 0 without a word). */
+static double unit_most(const char *unit)
+{
+	return strcmp(unit, "fraction") ? INFINITY : 1;
+}
+
+/* "12.5" -> 12.5; "", "?" -> NaN (don't know); 0, or -1 for anything else
+ * (a negative number, one above most). */
+static int parse_value(const char *s, double most, double *v)
 {
 	char *end;
 
@@ -84,7 +92,7 @@ static int parse_value(const char *s, double *v)
 	errno = 0;
 	*v = strtod(s, &end);
 	end += strspn(end, " \t");
-	return !errno && !*end && isfinite(*v) && *v >= 0 ? 0 : -1;
+	return !errno && !*end && isfinite(*v) && *v >= 0 && *v <= most ? 0 : -1;
 }
 
 static void chomp(char *s)
@@ -113,6 +121,7 @@ static double ask_one(const struct json *c)
 {
 	static int input_ended;
 	const char *unit = json_get_str(json_get(c, "want"), "unit", "");
+	double most = unit_most(unit);
 	char *line = NULL;
 	size_t cap = 0;
 	double v = NAN;
@@ -134,13 +143,19 @@ static double ask_one(const struct json *c)
 		chomp(line);
 		if (!isatty(STDIN_FILENO)) /* a script's answer, shown as if typed */
 			fprintf(stderr, "%s\n", line);
-		if (!parse_value(line, &v))
+		if (!parse_value(line, most, &v))
 			break;
 		fputs("     ", stderr);
-		fprintf(stderr, tries < 2 ?
-			MSG("predict.again", "'%s' is not a number >= 0; again") :
-			MSG("predict.given-up", "'%s' is not a number >= 0; recorded as don't "
-			    "know"), line);
+		if (isfinite(most))
+			fprintf(stderr, tries < 2 ?
+				MSG("predict.again-most", "'%s' is not a number from 0 to %g; again") :
+				MSG("predict.given-up-most", "'%s' is not a number from 0 to %g; "
+				    "recorded as don't know"), line, most);
+		else
+			fprintf(stderr, tries < 2 ?
+				MSG("predict.again", "'%s' is not a number >= 0; again") :
+				MSG("predict.given-up", "'%s' is not a number >= 0; recorded as "
+				    "don't know"), line);
 		fputc('\n', stderr);
 		v = NAN;
 	}
@@ -178,16 +193,21 @@ static int file_names(const struct pred_file *pf, const char *id)
 	return 0;
 }
 
-/* The value the file gives for figure id; NaN when it names none.  -1 after
- * a bad value (said). */
-static int file_value(const struct pred_file *pf, const char *id, double *v)
+/* The value the file gives for figure id (in unit); NaN when it names none.
+ * -1 after a bad value (said). */
+static int file_value(const struct pred_file *pf, const char *id, const char *unit, double *v)
 {
+	double most = unit_most(unit);
+	char want[48] = "a number >= 0";
+
+	if (isfinite(most))
+		snprintf(want, sizeof(want), "a number from 0 to %g", most);
 	*v = NAN;
 	for (int i = 0; i < pf->n; i++)
-		if (!strcmp(pf->lines[i].id, id) && parse_value(pf->lines[i].value, v))
-			return error("'%s' line %d: bad value '%s' for %s (want a number >= 0, or "
-				     "? for don't know)", pf->path, pf->lines[i].no,
-				     pf->lines[i].value, id);
+		if (!strcmp(pf->lines[i].id, id) && parse_value(pf->lines[i].value, most, v))
+			return error("'%s' line %d: bad value '%s' for %s (want %s, or ? for "
+				     "don't know)", pf->path, pf->lines[i].no,
+				     pf->lines[i].value, id, want);
 	return 0;
 }
 
@@ -239,7 +259,8 @@ static int ask_lab(const struct run_state *rs, const struct pred_file *pf, struc
 		snprintf(p->id, sizeof(p->id), "%s", json_get_str(fig[i], "id", ""));
 		if (!pf)
 			p->predicted = ask_one(fig[i]);
-		else if (file_value(pf, p->id, &p->predicted))
+		else if (file_value(pf, p->id, json_get_str(json_get(fig[i], "want"), "unit", ""),
+				    &p->predicted))
 			return 2;
 		e->npred++;
 	}

@@ -76,6 +76,16 @@ has "$tmp/r2c.out" "93.2   not measured here: not scored" \
 	"--predictions may name a figure that skips here: kept, not scored"
 grep -q "no headline figure" "$tmp/r2c.out" && bad "93.2 from a file: warned as unknown" ||
 	ok "93.2 from a file: no warning"
+# a fraction's whole is 1: 100 (meant as 100 %) is refused, typed or in a file (lab-01's 01.2)
+printf '100\n1\n' | "$dmalab" run 01 --predict --quick --results "$tmp/r01" >"$tmp/r01.out" 2>&1
+has "$tmp/r01.out" "'100' is not a number from 0 to 1; again" "a fraction of 100: asked again"
+grep -A3 '"name": "01.2"' "$tmp/r01/results.json" | grep -q '"predicted": 1,' &&
+	ok "the fraction typed next is kept" || bad "01.2's prediction of 1 not kept"
+printf '01.2 100\n' >"$tmp/p01"
+"$dmalab" check 01 --predictions "$tmp/p01" --results "$tmp/r01f" >"$tmp/r01f.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && has "$tmp/r01f.out" "bad value '100' for 01.2 (want a number from 0 to 1" \
+	"a fraction of 100 in a file: named, exit 2" || bad "a fraction of 100 in a file: exit $rc"
 printf '91.2 fast\n' >"$tmp/pbad"
 fakes_run check 91 --predictions "$tmp/pbad" --results "$tmp/r3" >"$tmp/r3.out" 2>&1
 rc=$?
