@@ -148,7 +148,8 @@ static double ask_one(const struct json *c)
 		fputs("     ", stderr);
 		if (isfinite(most))
 			fprintf(stderr, tries < 2 ?
-				MSG("predict.again-most", "'%s' is not a number from 0 to %g; again") :
+				MSG("predict.again-most", "'%s' is not a number from 0 to %g; "
+				    "again") :
 				MSG("predict.given-up-most", "'%s' is not a number from 0 to %g; "
 				    "recorded as don't know"), line, most);
 		else
