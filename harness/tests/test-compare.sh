@@ -210,6 +210,30 @@ has "counters: clocks held back" "$tmp/counters.out" \
 	"GPU 0's clocks were held back (power cap, thermal, hardware slowdown or power brake) when"
 has "counters: a healthy node with a moved counter stays ok" "$tmp/counters.out" \
 	"summary: 2 of 300 nodes flagged"
+# an XID event from a fault the lab made on purpose (lab-06's probe) is the lab's own: the
+# rise less those faults is named, and nothing when they account for all of it
+xid_own() { # xid_own RAISED OWN: node 017's lab-02 raised RAISED XID events, OWN its own
+	"$PY" - "$fleet/gpu-node-017.json" "$1" "$2" <<'EOF' || exit 2
+import json, sys
+d = json.load(open(sys.argv[1]))
+lab = next(l for l in d["labs"] if l["id"] == "02")
+lab["counters_moved"]["0"]["xid_events"] = int(sys.argv[2])
+lab.setdefault("facts", {})["gpu_faults_on_purpose"] = {"value": int(sys.argv[3]),
+                                                        "unit": "faults"}
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+	"$DMALAB" compare "$fleet"/gpu-node-*.json >"$tmp/xid-$1-$2.out" 2>&1
+}
+xid_own 3 1
+has "counters: XID events less the lab's own faults" "$tmp/xid-3-1.out" \
+	"GPU 0 raised 2 XID critical-error event(s) during lab-02"
+xid_own 1 1
+if grep -q "XID" "$tmp/xid-1-1.out"; then
+	not_ok "counters: an XID event of the lab's own fault named as a cause" "$tmp/xid-1-1.out"
+else
+	ok "counters: an XID event of the lab's own fault is no cause"
+fi
+xid_own 1 0
 
 # the same directory again, with its own fleet.json among the inputs
 cp "$tmp/fleet.json" "$fleet/fleet.json"

@@ -684,6 +684,9 @@ static void probe_phase(struct lab *L)
 	m = helper_call(&ex.probe, &w, -1, "probed", cfg.t);
 	own = (unsigned long long)msg_int(m, "own");
 	raw_reached = is_ok(msg_str(m, "read_err")) && msg_int(m, "bad") == 0;
+	/* a read that faulted raised an XID event: the lab's own, not a cause the report
+	 * card may name for the machine */
+	lab_fact_num(L, "gpu_faults_on_purpose", !is_ok(msg_str(m, "read_err")), "faults");
 	if (own == NUM(ex.pat))
 		claim_note(L, MSG("06.note-1-same",
 			"a second process given %p (this process's pattern buffer) reported %s "
