@@ -157,8 +157,10 @@ take_sbatch_option() {
 	array|a|wrap|wait|W|parsable|output|o|error|e|ntasks|n|ntasks-per-node)
 		die "option '$opt' is set by the fleet itself (see dmalab fleet --help)" ;;
 	nodes|N)
-		[[ $value =~ ^[1-9][0-9]*(-[1-9][0-9]*)?$ ]] ||
-			die "bad $opt '$value' (want N or MIN-MAX nodes)"
+		# at most 999999, as --nodes-per-job: a longer count would split into
+		# jobs for hours (or wrap around in bash's arithmetic)
+		[[ $value =~ ^[1-9][0-9]{0,5}(-[1-9][0-9]{0,5})?$ ]] ||
+			die "bad $opt '$value' (want N or MIN-MAX nodes, each from 1 to 999999)"
 		nodes_req=$value; return ;;
 	nodelist|w)
 		[ -n "$value" ] || die "option '$opt' needs a node list, got ''"

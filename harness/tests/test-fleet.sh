@@ -354,6 +354,11 @@ check_usage_errors() {
 	expect_usage "unexpected 'stray' \(sbatch options come first" stray
 	expect_usage "option '-N' needs a value" -N
 	expect_usage "bad -N 'x'" -N x
+	# a count past 999999 is refused at once: it used to split into jobs without end
+	err=$(timeout 10 "$dmalab" fleet --dry-run -N 99999999999999999999 2>&1 >/dev/null)
+	rc=$?
+	[ "$rc" -eq 2 ] && printf '%s\n' "$err" | grep -q "bad -N '99999999999999999999'" && ok ||
+		bad "--dry-run -N 99999999999999999999: exit $rc (want 2 at once), stderr: $err"
 	expect_usage "bad --nodes-per-job '0'" --nodes-per-job 0
 	expect_usage "bad --timeout-mul 'fast'" --timeout-mul fast
 	expect_usage "option '--array=1-3' is set by the fleet" --array=1-3
