@@ -132,8 +132,9 @@ opt_name() {
 	esac
 }
 has_attached_value() { [[ $1 == --*=* || ( $1 != --* && ${#1} -gt 2 ) ]]; }
+# (the list's lines end in a newline, not a blank: both part its words)
 takes_value() {
-	if [[ $1 == --* ]]; then [[ $SBATCH_VALUED == *" $(opt_name "$1") "* ]]
+	if [[ $1 == --* ]]; then [[ ${SBATCH_VALUED//$'\n'/ } == *" $(opt_name "$1") "* ]]
 	else [[ $SBATCH_VALUED_SHORT == *"$(opt_name "$1")"* ]]; fi
 }
 attached_value() { if [[ $1 == --* ]]; then echo "${1#*=}"; else echo "${1:2}"; fi; }

@@ -425,6 +425,14 @@ check_dry_run() {
 		! printf '%s\n' "$merge" | grep -q -- '--gres' && ok ||
 		bad "the merge job is not after all three jobs, in partition test alone," \
 			"with the baseline: $merge"
+	# the long names that end a line of fleet.sh's list of valued options take their value
+	# too: --nodes 3 stopped the script (an unbound variable), --clusters c1 left 'c1'
+	out=$("$dmalab" fleet --dry-run --nodes 130 --clusters c1 --mail-user me@x -- 01 2>&1)
+	[ "$(job_sizes "$out")" = "64 64 2" ] &&
+		[ "$(job_lines "$out" | grep -c -- '--clusters c1 --mail-user me@x')" = 3 ] &&
+		printf '%s\n' "$out" | grep "fleet/merge\.sh " | grep -q -- '--clusters c1' && ok ||
+		bad "--nodes 130 --clusters c1 --mail-user me@x: $out"
+	expect_usage "bad --nodes '1-1000000'" --dry-run --nodes 1-1000000
 	out=$("$dmalab" fleet --dry-run -N 2 -C h200 -- 01 2>&1)
 	job_lines "$out" | grep -q -- '-C h200 -N 2' && ok ||
 		bad "-C h200 is not passed to sbatch: $out"
