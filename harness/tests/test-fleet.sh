@@ -656,6 +656,17 @@ check_merge_unfinished_odd() {
 		ok || bad "--merge: stray1.json (unfinished, no allocation) is not named: $out"
 }
 
+# --merge of a fleet under a folder with a blank in its name (--results 'my results'):
+# compare is given each node's file whole, so fleet.json and the page are written.
+check_merge_blank() {
+	say "dmalab fleet --merge of a fleet in a folder with a blank"
+	unfinished_fleet "$tmp/results blank/fleet/900030" 900030
+	run_bounded 30 "$dmalab" fleet --merge "$fleet"
+	grep -q '/good1\.json"' "$fleet/fleet.json" 2>/dev/null &&
+		grep -q 'good1\.json' "$fleet/fleet.html" && ok ||
+		bad "--merge in '$fleet': no fleet.json and fleet.html for good1: $out"
+}
+
 check_build_on_node() {
 	say "dmalab fleet --build-on-node -- 01 04"
 	run_bounded 200 "$dmalab" fleet --build-on-node --quick --results "$tmp/results-bon" -t 10 \
@@ -676,6 +687,7 @@ trap 'say "stopped (SIGTERM: the time limit?)"; exit 143' TERM HUP
 check_usage_errors
 check_merge_unfinished
 check_merge_unfinished_odd
+check_merge_blank
 if [ "$(id -u)" != 0 ]; then
 	say "skipped the Slurm part: not root" \
 		"(slurmd starts each job as its owner, which needs uid 0)"
