@@ -132,8 +132,9 @@ opt_name() {
 	esac
 }
 has_attached_value() { [[ $1 == --*=* || ( $1 != --* && ${#1} -gt 2 ) ]]; }
+# (the list's lines end in a newline, not a blank: both part its words)
 takes_value() {
-	if [[ $1 == --* ]]; then [[ $SBATCH_VALUED == *" $(opt_name "$1") "* ]]
+	if [[ $1 == --* ]]; then [[ ${SBATCH_VALUED//$'\n'/ } == *" $(opt_name "$1") "* ]]
 	else [[ $SBATCH_VALUED_SHORT == *"$(opt_name "$1")"* ]]; fi
 }
 attached_value() { if [[ $1 == --* ]]; then echo "${1#*=}"; else echo "${1:2}"; fi; }
@@ -157,8 +158,10 @@ take_sbatch_option() {
 	array|a|wrap|wait|W|parsable|output|o|error|e|ntasks|n|ntasks-per-node)
 		die "option '$opt' is set by the fleet itself (see dmalab fleet --help)" ;;
 	nodes|N)
-		[[ $value =~ ^[1-9][0-9]*(-[1-9][0-9]*)?$ ]] ||
-			die "bad $opt '$value' (want N or MIN-MAX nodes)"
+		# at most 999999, as --nodes-per-job: a longer count would split into
+		# jobs for hours (or wrap around in bash's arithmetic)
+		[[ $value =~ ^[1-9][0-9]{0,5}(-[1-9][0-9]{0,5})?$ ]] ||
+			die "bad $opt '$value' (want N or MIN-MAX nodes, each from 1 to 999999)"
 		nodes_req=$value; return ;;
 	nodelist|w)
 		[ -n "$value" ] || die "option '$opt' needs a node list, got ''"

@@ -222,8 +222,12 @@ compare_nodes() {
 		failed=1
 		return
 	fi
-	# shellcheck disable=SC2046 # one word per node file
-	"$dmalab" compare $(sed "s|^|$fleet/|; s|\$|.json|" "$work/reported") \
+	# one word per node file, whatever the fleet's path holds (a blank, a '|')
+	set --
+	while read -r n; do
+		set -- "$@" "$fleet/$n.json"
+	done <"$work/reported"
+	"$dmalab" compare "$@" \
 		--json-out "$fleet/fleet.json" --html-out "$fleet/fleet.html" --allow-unjudged \
 		${baseline:+--baseline "$baseline"} \
 		>"$fleet/compare.txt" 2>&1

@@ -139,8 +139,32 @@ static struct hist_gpu *group_of(struct hist_gpu **g, int *ng, const char *id)
 static int by_start(const void *a, const void *b)
 {
 	const struct cmp_node *x = *(struct cmp_node *const *)a, *y = *(struct cmp_node *const *)b;
+	int c = strcmp(x->started, y->started);
 
-	return strcmp(x->started, y->started);
+	return c ? c : strcmp(x->path, y->path);
+}
+
+/* Each run once: a copy of the latest run in a second file (results/results.json and
+ * the folder it was kept in) would be an earlier run of its own, and the band around
+ * it would hold it.  A copy (the same host and start as the run before it) is passed
+ * over, said on stderr. */
+static void drop_copies(struct hist_gpu *h)
+{
+	int k = 0;
+
+	for (int i = 0; i < h->nrun; i++) {
+		const struct cmp_node *x = k ? h->run[k - 1] : NULL;
+		struct cmp_node *y = h->run[i];
+
+		if (x && y->started[0] && !strcmp(x->started, y->started) &&
+		    !strcmp(x->host, y->host))
+			error(MSG("history.skip-copy", "skipping '%s': the same run as '%s' (%s, "
+				  "started %s): each run counts once"), y->path, x->path, y->host,
+			      y->started);
+		else
+			h->run[k++] = y;
+	}
+	h->nrun = k;
 }
 
 /* 1 when path was named on the command line, not found in a folder. */
@@ -187,8 +211,10 @@ static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *n
 		h->run = cmp_realloc(h->run, (size_t)h->nrun, sizeof(*h->run));
 		h->run[h->nrun++] = &(*nodes)[i];
 	}
-	for (int i = 0; !rc && i < *ng; i++)
+	for (int i = 0; !rc && i < *ng; i++) {
 		qsort((*g)[i].run, (size_t)(*g)[i].nrun, sizeof(*(*g)[i].run), by_start);
+		drop_copies(&(*g)[i]);
+	}
 	return rc ? -1 : 0;
 }
 

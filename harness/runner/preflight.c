@@ -17,8 +17,10 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "gpu_topo.h"
+#include "lang.h"
 #include "sizes.h"
 #include "procfs.h"
 #include "runner.h"
@@ -630,9 +632,10 @@ static void usage(void)
 	       "  --labs-dir DIR      where the labs are (default <dir of dmalab>/labs)\n"
 	       "  --sysfs-root DIR    read PCI devices under DIR/bus/pci/devices (tests)\n"
 	       "exit: 0 healthy; 1 unhealthy: a check failed, or a lab broke (a CUDA error, a\n"
-	       "crash, --timeout); 2 could not run, nothing failed: a bad option, --json not\n"
-	       "written, a lab not built (or built without nvcc); 128+N stopped by signal N\n"
-	       "(130 Ctrl-C, 143 SIGTERM, 129 SIGHUP): no verdict, the labs stopped with it\n",
+	       "crash, --timeout); 2 could not run, nothing failed: a bad option, --json or\n"
+	       "--metrics not written, a lab not built (or built without nvcc);\n"
+	       "128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP): no verdict,\n"
+	       "the labs stopped with it\n",
 	       GPU_TOPO_MAX_GPUS, PF_TIMEOUT_MIN);
 }
 
@@ -648,11 +651,17 @@ static uint64_t parse_size(const char *opt, const char *s, uint64_t lo, uint64_t
 	return v;
 }
 
-/* --json or --metrics FILE: its directory must be writable now, not after the labs ran. */
+/* --json or --metrics FILE: a file (not '', not a directory) in a directory writable now,
+ * not after the labs ran. */
 static const char *out_arg(const char *opt, const char *path)
 {
-	char *copy = strdup(path);
+	struct stat st;
+	char *copy;
 
+	if (!*path || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+		die_usage(MSG("preflight.err-out-dir",
+			      "%s '%s': want a file name, not a directory"), opt, path);
+	copy = strdup(path);
 	if (!copy || access(dirname(copy), W_OK | X_OK) < 0)
 		die_usage("%s '%s': its directory is not writable: %s", opt, path, strerror(errno));
 	free(copy);

@@ -354,6 +354,11 @@ check_usage_errors() {
 	expect_usage "unexpected 'stray' \(sbatch options come first" stray
 	expect_usage "option '-N' needs a value" -N
 	expect_usage "bad -N 'x'" -N x
+	# a count past 999999 is refused at once: it used to split into jobs without end
+	err=$(timeout 10 "$dmalab" fleet --dry-run -N 99999999999999999999 2>&1 >/dev/null)
+	rc=$?
+	[ "$rc" -eq 2 ] && printf '%s\n' "$err" | grep -q "bad -N '99999999999999999999'" && ok ||
+		bad "--dry-run -N 99999999999999999999: exit $rc (want 2 at once), stderr: $err"
 	expect_usage "bad --nodes-per-job '0'" --nodes-per-job 0
 	expect_usage "bad --timeout-mul 'fast'" --timeout-mul fast
 	expect_usage "option '--array=1-3' is set by the fleet" --array=1-3
@@ -420,6 +425,14 @@ check_dry_run() {
 		! printf '%s\n' "$merge" | grep -q -- '--gres' && ok ||
 		bad "the merge job is not after all three jobs, in partition test alone," \
 			"with the baseline: $merge"
+	# the long names that end a line of fleet.sh's list of valued options take their value
+	# too: --nodes 3 stopped the script (an unbound variable), --clusters c1 left 'c1'
+	out=$("$dmalab" fleet --dry-run --nodes 130 --clusters c1 --mail-user me@x -- 01 2>&1)
+	[ "$(job_sizes "$out")" = "64 64 2" ] &&
+		[ "$(job_lines "$out" | grep -c -- '--clusters c1 --mail-user me@x')" = 3 ] &&
+		printf '%s\n' "$out" | grep "fleet/merge\.sh " | grep -q -- '--clusters c1' && ok ||
+		bad "--nodes 130 --clusters c1 --mail-user me@x: $out"
+	expect_usage "bad --nodes '1-1000000'" --dry-run --nodes 1-1000000
 	out=$("$dmalab" fleet --dry-run -N 2 -C h200 -- 01 2>&1)
 	job_lines "$out" | grep -q -- '-C h200 -N 2' && ok ||
 		bad "-C h200 is not passed to sbatch: $out"
@@ -643,6 +656,17 @@ check_merge_unfinished_odd() {
 		ok || bad "--merge: stray1.json (unfinished, no allocation) is not named: $out"
 }
 
+# --merge of a fleet under a folder with a blank in its name (--results 'my results'):
+# compare is given each node's file whole, so fleet.json and the page are written.
+check_merge_blank() {
+	say "dmalab fleet --merge of a fleet in a folder with a blank"
+	unfinished_fleet "$tmp/results blank/fleet/900030" 900030
+	run_bounded 30 "$dmalab" fleet --merge "$fleet"
+	grep -q '/good1\.json"' "$fleet/fleet.json" 2>/dev/null &&
+		grep -q 'good1\.json' "$fleet/fleet.html" && ok ||
+		bad "--merge in '$fleet': no fleet.json and fleet.html for good1: $out"
+}
+
 check_build_on_node() {
 	say "dmalab fleet --build-on-node -- 01 04"
 	run_bounded 200 "$dmalab" fleet --build-on-node --quick --results "$tmp/results-bon" -t 10 \
@@ -663,6 +687,7 @@ trap 'say "stopped (SIGTERM: the time limit?)"; exit 143' TERM HUP
 check_usage_errors
 check_merge_unfinished
 check_merge_unfinished_odd
+check_merge_blank
 if [ "$(id -u)" != 0 ]; then
 	say "skipped the Slurm part: not root" \
 		"(slurmd starts each job as its owner, which needs uid 0)"

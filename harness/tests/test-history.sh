@@ -6,7 +6,7 @@
 # naming its h2d figures, A is not; A alone exits 0; a folder of
 # NAME/results.json reads as one of NAME.json; a folder's files that are no
 # run, broken or unfinished are each said; a host without a GPU counts as
-# a host, not a GPU; the JSON carries the series;
+# a host, not a GPU; a copy of a run counts once; the JSON carries the series;
 # too few runs are not judged; bad input exits 2 with one line.
 # Needs the built dmalab (BUILD, default build) and python3.
 # shellcheck disable=SC2015 # ok and bad return 0
@@ -104,6 +104,18 @@ done
 	grep -q '^history: 1 host (no GPU UUID), 0 flagged$' "$tmp/cpu.out" &&
 	grep -q ': no GPU on ' "$tmp/cpu.out" && ok ||
 	bad "a host without a GPU: $(cat "$tmp/cpu.out")"
+
+# 3d. A copy of B's latest run in a second file (results/results.json given beside the
+# folder it was kept in) is that run once: passed over, said on stderr; it was an
+# earlier run of its own, the band held the latest, and B's loss was not flagged.
+mkdir -p "$tmp/kept"
+cp "$tmp/b/night-7.json" "$tmp/kept/results.json"
+"$D" history "$tmp/b" "$tmp/kept/results.json" >"$tmp/copy.out" 2>"$tmp/copy.err"
+rc=$?
+[ "$rc" = 1 ] && grep -q '^GPU-b0000000-.*, 8 runs from .*: FLAGGED' "$tmp/copy.out" &&
+	grep -q "skipping '$tmp/kept/results.json': the same run as '$tmp/b/night-7.json'" \
+		"$tmp/copy.err" && ok ||
+	bad "a copy of B's latest run: exit $rc: $(cat "$tmp/copy.out" "$tmp/copy.err")"
 
 # 4. Three runs of B are too few for the default --min-runs 4.
 "$D" history "$tmp/b/night-5.json" "$tmp/b/night-6.json" "$tmp/b/night-7.json" \

@@ -130,7 +130,8 @@ fi
 
 # 3. Bad options: exit 2, one line on stderr naming the value, nothing on stdout.
 for a in "--size 1M" "--min-fraction 2" "--bogus" "--expect-gpus x" "--timeout 0" "--timeout 2.9" \
-	"--memlock-min lots" "--json /nonexistent-dir/x.json" "-xq" "stray"; do
+	"--memlock-min lots" "--json /nonexistent-dir/x.json" "--json $tmp" "--metrics $tmp" "-xq" \
+	"stray"; do
 	# shellcheck disable=SC2086 # each case is an option and its value
 	pf usage "$D" preflight --brief $a
 	v=${a#* }
@@ -140,6 +141,15 @@ for a in "--size 1M" "--min-fraction 2" "--bogus" "--expect-gpus x" "--timeout 0
 		bad "'$a': exit $rc, stdout '$(cat "$tmp/usage.out")', stderr '$(cat \
 			"$tmp/usage.err")'"
 	fi
+done
+# an empty --json or --metrics is refused before the labs run, as a directory is (both
+# were taken, and exit 2 came after a run whose status line said healthy)
+for o in --json --metrics; do
+	pf empty "$D" preflight --brief "$o" ''
+	[ "$rc" -eq 2 ] && [ ! -s "$tmp/empty.out" ] && grep -q -- "^dmalab: $o '': want a file" \
+		"$tmp/empty.err" && ok ||
+		bad "$o '': exit $rc, stdout '$(cat "$tmp/empty.out")'," \
+			"stderr '$(cat "$tmp/empty.err")'"
 done
 pf help "$D" preflight --help
 [ "$rc" -eq 0 ] && grep -q '^exit: 0 healthy' "$tmp/help.out" &&
