@@ -24,8 +24,9 @@ args_file=$here/preflight.args
 
 set -f # the options file's words are words, not patterns
 if [ -r "$args_file" ]; then
-	# shellcheck disable=SC2046 # split on purpose: one line of options
-	set -- $(cat "$args_file") "$@"
+	# shellcheck disable=SC2046 # split on purpose: one line of options; a file saved
+	# with CRLF line ends would give '3\r', a bad option, and the node would go unchecked
+	set -- $(tr -d '\r' <"$args_file") "$@"
 fi
 set +f
 

@@ -301,6 +301,12 @@ rm -f "$tmp/scontrol.log"
 pf wrap-args $slurm DMALAB_BIN="$D" sh "$tmp/w/preflight.sh"
 expect wrap-args 1 'expected 3 NVIDIA GPUs'
 grep -q 'State=DRAIN' "$tmp/scontrol.log" && ok || bad "wrapper with an .args file: no drain"
+# the same file saved with CRLF line ends: its options all the same
+printf -- '--sysfs-root %s --memlock-min %s --expect-gpus 3\r\n' "$tmp/none" "$floor" \
+	>"$tmp/w/preflight.args"
+rm -f "$tmp/scontrol.log"
+pf wrap-crlf $slurm DMALAB_BIN="$D" sh "$tmp/w/preflight.sh"
+expect wrap-crlf 1 'expected 3 NVIDIA GPUs'
 
 echo "test-preflight: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
