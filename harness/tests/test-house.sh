@@ -18,6 +18,11 @@
 #   - each lab README's links to the lab's lines point at what they name
 #     (harness/tools/method-lines.sh --check), and the calls each chapter is
 #     about (lab-02's cudaMemcpyAsync, lab-08's cudaHostRegister, ...) have one;
+#   - each lab README's tables say what the kit says: a claim its claims table
+#     marks as a known erratum has a "## NN.k" in answers/errata.md and each
+#     such section is marked (where the table has a place for it); the claims
+#     its sabotage tables and knob lists give a knob are the ids of the lab's
+#     LAB_KNOB entries, with their fields, and a `K.field` the README names is one;
 #   - no code line is wider than 100 columns, a tab reaching the next multiple
 #     of 8 and a wide (CJK) character taking 2 (wc -L's display width).
 # Run by `make test-house` after the build.
@@ -298,6 +303,233 @@ for layer in base facts lab runner; do
 		bad "harness/$layer: these files call each other in a circle: $circle"
 	fi
 done
+
+# A lab README's claims and sabotage tables are written by hand; they must say
+# what answers/errata.md and the lab's knobs say.  readme_facts reads these (the
+# README's other tables, the measured runs among them, are history and left alone):
+#   - the claims table: the first table with a "relation..." column, a claim id
+#     opening each row ("| 06.3 |" or "| 06.3 zero copy: ... |").  A row that
+#     says "no erratum" is marked as having none; one that says "known erratum"
+#     or "erratum NN.k" (its own id) as having one.  Its "sabotage" or
+#     "sabotage build" column, where it has one, lists the claim as flipped by
+#     a knob, or as having none where the cell opens with "none";
+#   - a sabotage table: a table with a "knob" column and a "claim" or "claims"
+#     one ("| 01.1, 01.2 | `K.lock_region` |...", "| `K.prefetch` | 0: ... |
+#     05.5 |"); a knob cell of "none" says the claims have none;
+#   - a knob list: a paragraph with two or more "`K.field`: NN.a, NN.b".
+# Ranges ("02.1-02.4") count every claim between.  Out, one fact a line: "row
+# ID", "erratum ID yes|no", "knob WHERE ID K.field" ("-": a claims table's
+# column names no knob), "none WHERE ID"; WHERE is "claims:LINE", "knobs:LINE"
+# or "text:LINE", the line of the table's header or the paragraph's first.
+readme_facts() { # $1: a lab's README.md, $2: the lab's number (NN)
+	awk -v nn="$2" '
+	function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+	# the claim ids of this lab in s, ranges spread out, space-separated
+	function ids(s,   out, id, to, k) {
+		out = ""
+		while (match(s, /[0-9][0-9]\.[0-9]+/)) {
+			id = substr(s, RSTART, RLENGTH)
+			s = substr(s, RSTART + RLENGTH)
+			if (substr(id, 1, 2) != nn)
+				continue
+			out = out " " id
+			if (!match(s, /^ *(-|–) *[0-9][0-9]\.[0-9]+/))
+				continue
+			to = substr(s, 1, RLENGTH)
+			s = substr(s, RLENGTH + 1)
+			sub(/^ *(-|–) */, "", to)
+			if (substr(to, 1, 2) == nn)
+				for (k = substr(id, 4) + 1; k <= substr(to, 4) + 0; k++)
+					out = out " " nn "." k
+		}
+		return out
+	}
+	function cells(line, c,   n, i, raw) {
+		n = split(line, raw, "|")
+		for (i = 2; i < n; i++)
+			c[i - 1] = trim(raw[i])
+		return n - 2
+	}
+	# A paragraph'"'"'s knob list.  (The ids after the colon are taken with a
+	# bracket: mawk 1.3.4 misses "( *, *ID)*" when it matches nothing.)
+	function knob_list(para, at,   n, out, entry, colon, list, i) {
+		n = 0
+		out = ""
+		while (match(para, /`K\.[A-Za-z_0-9]+`: *[0-9][0-9]\.[0-9]+[-–, 0-9.]*/)) {
+			entry = substr(para, RSTART, RLENGTH)
+			para = substr(para, RSTART + RLENGTH)
+			colon = index(entry, "`:")
+			split(ids(substr(entry, colon + 2)), list, " ")
+			for (i = 1; i in list; i++)
+				out = out "knob text:" at " " list[i] " " \
+					substr(entry, 2, colon - 2) "\n"
+			n++
+		}
+		if (n >= 2)
+			printf "%s", out
+	}
+	# a blank line, a heading or a table ends a paragraph
+	!NF || /^[#|]/ { knob_list(para, para_at); para = "" }
+	NF && !/^[#|]/ { if (para == "") para_at = NR; para = para " " $0 }
+	END { knob_list(para, para_at) }
+	!/^\|/ { in_table = 0; next }
+	/^\|[-:| ]*$/ { next }
+	!in_table {
+		in_table = 1 # the header
+		kind = ""
+		ncol = cells($0, head)
+		id_col = knob_col = sab_col = 0
+		for (i = 1; i <= ncol; i++) {
+			if (head[i] ~ /^relation/ && !claims_seen)
+				kind = "claims"
+			if (head[i] == "knob")
+				knob_col = i
+			if (head[i] == "claim" || head[i] == "claims")
+				id_col = i
+			if (head[i] == "sabotage" || head[i] == "sabotage build")
+				sab_col = i
+		}
+		if (kind == "claims")
+			claims_seen = 1
+		else if (knob_col && id_col)
+			kind = "knobs"
+		table = kind ":" NR
+		next
+	}
+	kind == "claims" {
+		cells($0, c)
+		if (!match(c[1], /^[0-9][0-9]\.[0-9]+/))
+			next
+		id = substr(c[1], 1, RLENGTH)
+		print "row", id
+		low = tolower($0)
+		if (low ~ /no (known )?erratum/)
+			print "erratum", id, "no"
+		else if (index(low, "known erratum") || low ~ ("erratum " id "([^0-9]|$)"))
+			print "erratum", id, "yes"
+		if (sab_col && c[sab_col] ~ /^none/)
+			print "none", table, id
+		else if (sab_col && c[sab_col] != "")
+			print "knob", table, id, "-"
+	}
+	kind == "knobs" {
+		cells($0, c)
+		n = split(ids(c[id_col]), list, " ")
+		if (match(c[knob_col], /K\.[A-Za-z_0-9]+/))
+			field = substr(c[knob_col], RSTART, RLENGTH)
+		else if (c[knob_col] ~ /^none/)
+			field = ""
+		else
+			next
+		for (i = 1; i <= n; i++)
+			if (field != "")
+				print "knob", table, list[i], field
+			else
+				print "none", table, list[i]
+	}' "$1"
+}
+# The labs whose claims table has no place that says a claim has a known
+# erratum: its columns are the claim, what is measured, the rule, the relation
+# (and the sabotage), with no word of errata; the lab's errata are told in its
+# text ("02.2 has an erratum in answers/errata.md") or its measured runs only.
+# Labs 01 and 06 say it in the relation cell ("known erratum: ...", "no erratum").
+errata_unmarked='02 03 04 05 07 08 09 10 11'
+# One lab's drift, one line each, from the facts of readme_facts, "src ID
+# K.field" per claim of each LAB_KNOB, "err ID" per "## ID" of answers/errata.md
+# and "name FILE K.field" per knob its README.md or README.zh.md names.
+lab_drift() { # $1: lab-NN, $2: its folder, $3: 1 to leave errata out; stdin: the facts
+	awk -v lab="$1" -v dir="$2" -v unmarked="$3" '
+	function where(t,   p) {
+		split(t, p, ":")
+		if (p[1] == "claims")
+			return "the claims table, column sabotage (README.md:" p[2] ")"
+		if (p[1] == "text")
+			return "the knob list of README.md:" p[2]
+		return "the sabotage table (README.md:" p[2] ")"
+	}
+	function say(id, what) { print lab ": " id ": " what }
+	$1 == "src" { knob[$2] = knob[$2] " " $3; has[$2] = 1; field[$3] = 1 }
+	$1 == "name" { named_in[$3] = named_in[$3] " " $2 }
+	$1 == "err" && substr($2, 1, 2) == substr(lab, 5) { err[$2] = 1 }
+	$1 == "row" { row[$2] = 1; rows++ }
+	$1 == "erratum" { mark[$2] = $3; marks++ }
+	$1 == "knob" { tab[$2] = 1; listed[$2, $3] = 1; if ($4 != "-") named[$2, $3] = $4 }
+	$1 == "none" { tab[$2] = 1; none[$2, $3] = 1 }
+	END {
+		if (!rows)
+			print lab ": README.md has no claims table (a \"relation\" column," \
+				" an id opening each row)"
+		if (unmarked && marks)
+			print lab ": its claims table marks errata now (\"known erratum\", \"no" \
+				" erratum\"): take it off errata_unmarked in test-house.sh"
+		for (id in mark)
+			if (!unmarked && mark[id] == "yes" && !(id in err))
+				say(id, "the claims table marks a known erratum, but" \
+					" answers/errata.md has no \"## " id "\"")
+		for (id in err) {
+			has_section = "answers/errata.md has \"## " id "\", but the claims table"
+			if (unmarked)
+				continue
+			else if (!(id in row))
+				say(id, has_section " has no row " id)
+			else if (mark[id] != "yes")
+				say(id, has_section (mark[id] == "no" ? " says \"no erratum\"" : \
+					" does not mark it (\"known erratum\")"))
+		}
+		for (f in named_in)
+			if (!(f in field))
+				print lab ":" named_in[f] (named_in[f] ~ / .* / ? " name " : \
+					" names ") f ", but no LAB_KNOB in " dir " has that field"
+		ntab = 0
+		for (t in tab)
+			ntab += t !~ /^text:/
+		if (!ntab && rows)
+			print lab ": README.md has no sabotage table (a claims table column" \
+				" \"sabotage\", or a table of \"knob\" and \"claim(s)\")"
+		for (t in tab) {
+			for (id in has)
+				if (!((t, id) in listed))
+					say(id, "LAB_KNOB(" substr(knob[id], 2) ") flips it, but " \
+						where(t) ((t, id) in none ? " says it has none" : \
+						" does not list it"))
+			for (k in listed) {
+				split(k, p, SUBSEP)
+				if (p[1] != t)
+					continue
+				id = p[2]
+				if (!(id in has))
+					say(id, where(t) " lists it as flipped by " \
+						(k in named ? named[k] : "a knob") ", but no" \
+						" LAB_KNOB in " dir " names it")
+				else if ((k in named) && !index(knob[id] " ", " " named[k] " "))
+					say(id, where(t) " names " named[k] ", but its LAB_KNOB" \
+						" is " substr(knob[id], 2))
+			}
+		}
+	}'
+}
+errata_ids=$(sed -n 's/^## \([0-9][0-9]\.[0-9][0-9]*\)[[:space:]]*$/\1/p' answers/errata.md)
+drift=$(mktemp "${TMPDIR:-/tmp}/dmalab-house-drift.XXXXXX") || exit 1
+for dir in labs/[0-9][0-9]-*; do
+	nn=$(basename "$dir" | cut -c1-2)
+	case " $errata_unmarked " in *" $nn "*) unmarked=1 ;; *) unmarked=0 ;; esac
+	knob_re='s/.*LAB_KNOB(\(K\.[A-Za-z_0-9]*\),.*"\([^"]*\)").*/\1 \2/p'
+	{
+		find "$dir" -maxdepth 1 \( -name '*.c' -o -name '*.cu' -o -name '*.h' \) \
+			-exec sed -n "$knob_re" {} + |
+			awk '{ for (i = 2; i <= NF; i++) print "src", $i, $1 }'
+		for id in $errata_ids; do echo "err $id"; done
+		readme_facts "$dir/README.md" "$nn"
+		grep -o '`K\.[A-Za-z_0-9]*' "$dir"/README*.md | tr -d '`' | sort -u |
+			sed 's|^labs/[^/]*/\(.*\):\(.*\)|name \1 \2|'
+	} | lab_drift "lab-$nn" "$dir" "$unmarked" | sort >"$drift"
+	if [ -s "$drift" ]; then
+		while IFS= read -r line; do bad "$line"; done <"$drift"
+	else
+		ok
+	fi
+done
+rm -f "$drift"
 
 # code lines at most 100 columns: expand the tabs, then the display width of the widest
 wide=""
