@@ -20,7 +20,7 @@
 #     about (lab-02's cudaMemcpyAsync, lab-08's cudaHostRegister, ...) have one;
 #   - each lab README's tables say what the kit says: a claim its claims table
 #     marks as a known erratum has a "## NN.k" in answers/errata.md and each
-#     such section is marked (where the table has a place for it); the claims
+#     such section is marked in its relation cell; the claims
 #     its sabotage tables and knob lists give a knob are the ids of the lab's
 #     LAB_KNOB entries, with their fields, and a `K.field` the README names is one;
 #   - no code line is wider than 100 columns, a tab reaching the next multiple
@@ -428,17 +428,13 @@ readme_facts() { # $1: a lab's README.md, $2: the lab's number (NN)
 				print "none", table, list[i]
 	}' "$1"
 }
-# The labs whose claims table has no place that says a claim has a known
-# erratum: its columns are the claim, what is measured, the rule, the relation
-# (and the sabotage), with no word of errata; the lab's errata are told in its
-# text ("02.2 has an erratum in answers/errata.md") or its measured runs only.
-# Labs 01 and 06 say it in the relation cell ("known erratum: ...", "no erratum").
-errata_unmarked='02 03 04 05 07 08 09 10 11'
+# A claims table says a claim's known erratum in its relation cell ("known erratum: ...",
+# or "no erratum" where one was withdrawn).
 # One lab's drift, one line each, from the facts of readme_facts, "src ID
 # K.field" per claim of each LAB_KNOB, "err ID" per "## ID" of answers/errata.md
 # and "name FILE K.field" per knob its README.md or README.zh.md names.
-lab_drift() { # $1: lab-NN, $2: its folder, $3: 1 to leave errata out; stdin: the facts
-	awk -v lab="$1" -v dir="$2" -v unmarked="$3" '
+lab_drift() { # $1: lab-NN, $2: its folder; stdin: the facts
+	awk -v lab="$1" -v dir="$2" '
 	function where(t,   p) {
 		split(t, p, ":")
 		if (p[1] == "claims")
@@ -452,25 +448,20 @@ lab_drift() { # $1: lab-NN, $2: its folder, $3: 1 to leave errata out; stdin: th
 	$1 == "name" { named_in[$3] = named_in[$3] " " $2 }
 	$1 == "err" && substr($2, 1, 2) == substr(lab, 5) { err[$2] = 1 }
 	$1 == "row" { row[$2] = 1; rows++ }
-	$1 == "erratum" { mark[$2] = $3; marks++ }
+	$1 == "erratum" { mark[$2] = $3 }
 	$1 == "knob" { tab[$2] = 1; listed[$2, $3] = 1; if ($4 != "-") named[$2, $3] = $4 }
 	$1 == "none" { tab[$2] = 1; none[$2, $3] = 1 }
 	END {
 		if (!rows)
 			print lab ": README.md has no claims table (a \"relation\" column," \
 				" an id opening each row)"
-		if (unmarked && marks)
-			print lab ": its claims table marks errata now (\"known erratum\", \"no" \
-				" erratum\"): take it off errata_unmarked in test-house.sh"
 		for (id in mark)
-			if (!unmarked && mark[id] == "yes" && !(id in err))
+			if (mark[id] == "yes" && !(id in err))
 				say(id, "the claims table marks a known erratum, but" \
 					" answers/errata.md has no \"## " id "\"")
 		for (id in err) {
 			has_section = "answers/errata.md has \"## " id "\", but the claims table"
-			if (unmarked)
-				continue
-			else if (!(id in row))
+			if (!(id in row))
 				say(id, has_section " has no row " id)
 			else if (mark[id] != "yes")
 				say(id, has_section (mark[id] == "no" ? " says \"no erratum\"" : \
@@ -512,7 +503,6 @@ errata_ids=$(sed -n 's/^## \([0-9][0-9]\.[0-9][0-9]*\)[[:space:]]*$/\1/p' answer
 drift=$(mktemp "${TMPDIR:-/tmp}/dmalab-house-drift.XXXXXX") || exit 1
 for dir in labs/[0-9][0-9]-*; do
 	nn=$(basename "$dir" | cut -c1-2)
-	case " $errata_unmarked " in *" $nn "*) unmarked=1 ;; *) unmarked=0 ;; esac
 	knob_re='s/.*LAB_KNOB(\(K\.[A-Za-z_0-9]*\),.*"\([^"]*\)").*/\1 \2/p'
 	{
 		find "$dir" -maxdepth 1 \( -name '*.c' -o -name '*.cu' -o -name '*.h' \) \
@@ -522,7 +512,7 @@ for dir in labs/[0-9][0-9]-*; do
 		readme_facts "$dir/README.md" "$nn"
 		grep -o '`K\.[A-Za-z_0-9]*' "$dir"/README*.md | tr -d '`' | sort -u |
 			sed 's|^labs/[^/]*/\(.*\):\(.*\)|name \1 \2|'
-	} | lab_drift "lab-$nn" "$dir" "$unmarked" | sort >"$drift"
+	} | lab_drift "lab-$nn" "$dir" | sort >"$drift"
 	if [ -s "$drift" ]; then
 		while IFS= read -r line; do bad "$line"; done <"$drift"
 	else
