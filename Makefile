@@ -546,8 +546,7 @@ $(FUZZ_DIR)/obj/runner/%.o: harness/runner/%.c
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) -Dmain=dmalab_runner_main $(DEPFLAGS) \
 		-c -o $@ $<
 
-$(FUZZ_LIB): $(patsubst harness/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRCS)) \
-		$(FUZZ_DIR)/obj/base/errata_text.o $(FUZZ_DIR)/obj/base/messages_text.o
+$(FUZZ_LIB): $(patsubst $(BUILD)/obj/%,$(FUZZ_DIR)/obj/%,$(LIB_OBJS))
 	rm -f $@ && ar rcs $@ $^
 
 $(FUZZ_RUNLIB): $(patsubst harness/runner/%.c,$(FUZZ_DIR)/obj/runner/%.o,$(RUN_SRCS))
@@ -561,10 +560,7 @@ FUZZ_OBJS_fuzz_procfs := $(FUZZ_DIR)/obj/labs/01-mlock/memlock.o \
 	$(FUZZ_DIR)/obj/labs/04-numa/numa_distance.o
 FUZZ_OBJS_fuzz_numa_topo := $(FUZZ_DIR)/obj/labs/04-numa/numa_distance.o
 FUZZ_OBJS_fuzz_smaps := $(FUZZ_DIR)/obj/labs/08-hugepages/thp.o
-$(FUZZ_DIR)/fuzz_pagemap: $(FUZZ_OBJS_fuzz_pagemap)
-$(FUZZ_DIR)/fuzz_procfs: $(FUZZ_OBJS_fuzz_procfs)
-$(FUZZ_DIR)/fuzz_numa_topo: $(FUZZ_OBJS_fuzz_numa_topo)
-$(FUZZ_DIR)/fuzz_smaps: $(FUZZ_OBJS_fuzz_smaps)
+$(foreach b,$(FUZZ_BINS),$(eval $(b): $(FUZZ_OBJS_$(notdir $(b)))))
 $(FUZZ_DIR)/obj/labs/%.o: labs/%.c
 	@mkdir -p $(dir $@) $(dir $(call depfile,$@))
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<

@@ -298,9 +298,8 @@ static void print_gpu(struct hist_gpu *h, const struct hist_figure *f, int nf,
 {
 	const struct cmp_node *first = h->run[0], *latest = h->run[h->nrun - 1];
 
-	for (int k = 0; k < nf; k++) {
+	for (int k = 0; k < nf; k++)
 		h->nflagged += f[k].verdict && strcmp(f[k].verdict, "moved");
-	}
 	printf("%s: %s on %s, %d run%s from %s to %s: %s\n", h->id,
 	       latest->key.ngpus ? latest->gpu[0].name : "no GPU", latest->host, h->nrun,
 	       h->nrun == 1 ? "" : "s", first->started, latest->started,

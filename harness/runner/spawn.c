@@ -15,9 +15,7 @@
 #include "proc.h"
 #include "runner.h"
 
-/* set by the SIGINT/SIGTERM/SIGHUP handler base/cleanup.c runs (main.c
- * registers it with cleanup_catch) */
-volatile sig_atomic_t runner_stop_signal;
+volatile sig_atomic_t runner_stop_signal; /* runner.h says who sets it */
 
 const char *signal_name(int sig)
 {
