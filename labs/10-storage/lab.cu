@@ -681,13 +681,15 @@ static void gpu_setup(struct rig *r)
 {
 	struct chain posix = { r->f.fd, 1, r->pageable, 0 }, direct,
 		     pageable_copy = { -1, 1, r->pageable, 0 },
-		     pinned_copy = { -1, 1, r->huge, K.pcie_bulk ? 0 : (uint64_t)4096 };
+		     pinned_copy = { -1, 1, NULL, K.pcie_bulk ? 0 : (uint64_t)4096 };
 	struct lab *L = r->L;
 
 	lab_cuda_require(L, 1);
 	lab_cuda_require_free(L, need_bytes(1, r->f.bytes, GPU_SPARE), " (the file + 512 MiB)");
 	lab_copy_link_probe(L, lab_options(L)->device, &r->link);
 	r->dev = lab_cuda_alloc(L, LAB_BUF_DEVICE, r->f.bytes);
+	/* its own buffer: a learner's direct_chain may leave r->huge pageable */
+	pinned_copy.buf = lab_cuda_alloc(L, LAB_BUF_PINNED, r->plan.chunk);
 	/* anonymous memory, pinned in place: cudaHostAlloc's mapping is the driver's device
 	 * file, which O_DIRECT may refuse (EFAULT) */
 	direct_chain(r, &direct);
