@@ -402,12 +402,6 @@ static const char *why_no_value(const struct claim *c, const struct lab_entry *l
 	return buf;
 }
 
-/* English: JUnit's messages keep it in every language (ex_state_text: the learner's). */
-const char *const ex_state_words[EX_NSTATES] = {
-	"refused (changed outside its regions)", "does not compile",
-	"not yet", "undecided (too noisy here: try again)", "not graded here", "done",
-	"not started", "not yet (untried)"
-};
 const char *const ex_state_keys[EX_NSTATES] = {
 	"refused", "not_compiled",
 	"not_yet", "undecided", "not_graded", "done", "not_started", "untried"

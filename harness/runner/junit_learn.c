@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "exercise.h"
+#include "lang.h"
 #include "runner.h"
 
 /* A test case: outcome NULL passes, else "failure" or "skipped". */
@@ -138,8 +139,9 @@ static void exercise_suite(struct xml_writer *x, const struct run_state *rs, int
 		enum ex_state st = ex[i].state;
 
 		snprintf(name, sizeof(name), "exercise %s", ex[i].id);
-		snprintf(msg, sizeof(msg), "%s (claims %s; make try-%s)", ex_state_words[st],
-			 ex[i].claims, ex[i].lab);
+		/* in English: JUnit's messages keep it in every language */
+		snprintf(msg, sizeof(msg), "%s (claims %s; make try-%s)",
+			 msg_english(ex_state_text(st)), ex[i].claims, ex[i].lab);
 		/* one not begun that this machine cannot grade: said, as make exercises does */
 		if (ex_not_begun(st) &&
 		    ex_here_skips(rs->here, ex[i].lab, ex[i].claims, skips, sizeof(skips)) > 0)
