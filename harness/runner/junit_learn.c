@@ -49,15 +49,12 @@ static void suite_begin(struct xml_writer *x, const char *name, int tests, int f
 /* The score of p after the run, NaN when the figure was not measured. */
 static double scored(const struct lab_entry *lab, const struct prediction *p, char *msg, size_t len)
 {
-	const struct claim *c = lab_claim((struct lab_entry *)lab, p->id);
-	double lo, hi, s;
+	const struct claim *c;
+	double lo, hi, s = predict_scored(lab, p, &c, &lo, &hi);
 
-	if (!predict_interval(c, &lo, &hi)) {
+	if (isnan(s))
 		snprintf(msg, len, "not measured here: not scored");
-		return NAN;
-	}
-	s = isnan(p->predicted) ? 0 : predict_score(p->predicted, lo, hi);
-	if (isnan(p->predicted))
+	else if (isnan(p->predicted))
 		snprintf(msg, len, "score 0: don't know; measured %.4g %s [%.4g, %.4g]", c->got,
 			 c->unit, lo, hi);
 	else

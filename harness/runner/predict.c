@@ -393,12 +393,13 @@ int predict_interval(const struct claim *c, double *lo, double *hi)
 	return 1;
 }
 
-/* The run's claim of figure id, and whether it measured it (interval set). */
-static int measured(const struct lab_entry *lab, const char *id, const struct claim **out,
-		    double *lo, double *hi)
+double predict_scored(const struct lab_entry *lab, const struct prediction *p,
+		      const struct claim **c, double *lo, double *hi)
 {
-	*out = lab_claim((struct lab_entry *)lab, id);
-	return predict_interval(*out, lo, hi);
+	*c = lab_claim((struct lab_entry *)lab, p->id);
+	if (!predict_interval(*c, lo, hi))
+		return NAN;
+	return isnan(p->predicted) ? 0 : predict_score(p->predicted, *lo, *hi);
 }
 
 void predict_report(struct run_state *rs, const struct lab_entry *lab)
@@ -409,21 +410,19 @@ void predict_report(struct run_state *rs, const struct lab_entry *lab)
 
 	for (int i = 0; i < lab->npred; i++) {
 		const struct prediction *p = &lab->pred[i];
+		double s = predict_scored(lab, p, &c, &lo, &hi);
 
 		if (!i)
 			fprintf(f, "# your predictions for lab-%s (1 inside the interval, else "
 				"1 - |log10(p / m)|, m its nearer end, at least 0):\n", lab->id);
-		if (!measured(lab, p->id, &c, &lo, &hi)) {
+		if (isnan(s))
 			fprintf(f, "#   %-6s not measured here: not scored\n", p->id);
-			continue;
-		}
-		if (isnan(p->predicted))
+		else if (isnan(p->predicted))
 			fprintf(f, "#   %-6s don't know; measured %.4g %s [%.4g, %.4g]: 0\n", p->id,
 				c->got, c->unit, lo, hi);
 		else
 			fprintf(f, "#   %-6s you said %.4g, measured %.4g %s [%.4g, %.4g]: %.2f\n",
-				p->id, p->predicted, c->got, c->unit, lo, hi,
-				predict_score(p->predicted, lo, hi));
+				p->id, p->predicted, c->got, c->unit, lo, hi, s);
 	}
 }
 
@@ -431,11 +430,9 @@ static void write_one(const struct lab_entry *lab, const struct prediction *p,
 		      struct json_writer *w)
 {
 	const struct claim *c;
-	double lo = NAN, hi = NAN, score = NAN;
-	int have = measured(lab, p->id, &c, &lo, &hi);
+	double lo, hi, score = predict_scored(lab, p, &c, &lo, &hi);
+	int have = !isnan(score);
 
-	if (have)
-		score = isnan(p->predicted) ? 0 : predict_score(p->predicted, lo, hi);
 	jw_obj_begin(w);
 	jw_kstr(w, "name", p->id);
 	jw_kstr(w, "text", c ? c->text : NULL);
