@@ -33,29 +33,26 @@ static size_t next_line(const char *t, size_t len, size_t pos)
 	return nl ? (size_t)(nl - t) + 1 : len;
 }
 
-/* 1 when the line at pos is `word` alone, blanks aside. */
-static int line_is(const char *t, size_t len, size_t pos, const char *word)
-{
-	size_t end = next_line(t, len, pos), n = strlen(word);
-
-	while (pos < end && (t[pos] == ' ' || t[pos] == '\t'))
-		pos++;
-	if (end - pos < n || memcmp(t + pos, word, n))
-		return 0;
-	for (pos += n; pos < end; pos++)
-		if (t[pos] != ' ' && t[pos] != '\t' && t[pos] != '\n' && t[pos] != '\r')
-			return 0;
-	return 1;
-}
-
-/* 1 when the line at pos starts, after blanks, with `word`. */
-static int line_starts(const char *t, size_t len, size_t pos, const char *word)
+/* When the line at pos starts, after blanks, with `word`: where the word ends;
+ * else 0. */
+static size_t line_starts(const char *t, size_t len, size_t pos, const char *word)
 {
 	size_t n = strlen(word);
 
 	while (pos < len && (t[pos] == ' ' || t[pos] == '\t'))
 		pos++;
-	return len - pos >= n && !memcmp(t + pos, word, n);
+	return len - pos >= n && !memcmp(t + pos, word, n) ? pos + n : 0;
+}
+
+/* 1 when the line at pos is `word` alone, blanks aside. */
+static int line_is(const char *t, size_t len, size_t pos, const char *word)
+{
+	size_t end = next_line(t, len, pos), p = line_starts(t, len, pos, word);
+
+	for (; p && p < end; p++)
+		if (t[p] != ' ' && t[p] != '\t' && t[p] != '\n' && t[p] != '\r')
+			return 0;
+	return p != 0;
 }
 
 /* Lines from start to end (newlines between them). */
