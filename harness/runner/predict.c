@@ -185,30 +185,29 @@ static void pred_file_free(struct pred_file *pf)
 	free(pf->lines);
 }
 
-/* 1 when the file has a line for figure id. */
-static int file_names(const struct pred_file *pf, const char *id)
+/* The file's line for figure id, or NULL. */
+static const struct pred_line *line_of(const struct pred_file *pf, const char *id)
 {
 	for (int i = 0; i < pf->n; i++)
 		if (!strcmp(pf->lines[i].id, id))
-			return 1;
-	return 0;
+			return &pf->lines[i];
+	return NULL;
 }
 
 /* The value the file gives for figure id (in unit); NaN when it names none.
  * -1 after a bad value (said). */
 static int file_value(const struct pred_file *pf, const char *id, const char *unit, double *v)
 {
+	const struct pred_line *l = line_of(pf, id);
 	double most = unit_most(unit);
 	char want[48] = "a number >= 0";
 
 	if (isfinite(most))
 		snprintf(want, sizeof(want), "a number from 0 to %g", most);
 	*v = NAN;
-	for (int i = 0; i < pf->n; i++)
-		if (!strcmp(pf->lines[i].id, id) && parse_value(pf->lines[i].value, most, v))
-			return error("'%s' line %d: bad value '%s' for %s (want %s, or ? for "
-				     "don't know)", pf->path, pf->lines[i].no,
-				     pf->lines[i].value, id, want);
+	if (l && parse_value(l->value, most, v))
+		return error("'%s' line %d: bad value '%s' for %s (want %s, or ? for don't "
+			     "know)", pf->path, l->no, l->value, id, want);
 	return 0;
 }
 
@@ -232,7 +231,7 @@ static int figures_asked(const struct run_state *rs, const struct pred_file *pf,
 	for (int i = 0; i < n; i++) {
 		const char *id = json_get_str(fig[i], "id", "");
 
-		if ((pf && file_names(pf, id)) || !not_measured_here(rs, e, id, lacks,
+		if ((pf && line_of(pf, id)) || !not_measured_here(rs, e, id, lacks,
 								      sizeof(lacks)))
 			fig[kept++] = fig[i];
 	}
@@ -294,16 +293,14 @@ static int file_line(struct pred_file *pf, const char *line, int no)
 {
 	char id[64], value[64], extra[2];
 	struct pred_line *grown;
-	int n = sscanf(line, " %63s %63s %1s", id, value, extra), at = 0, i;
+	int n = sscanf(line, " %63s %63s %1s", id, value, extra), at = 0;
 
 	if (n <= 0 || id[0] == '#')
 		return 0;
 	if (n != 2)
 		return error("'%s' line %d: '%s' is not `ID VALUE` (e.g. 02.1 6.5, or 02.1 ? "
 			     "for don't know)", pf->path, no, line);
-	for (i = 0; i < pf->n && strcmp(pf->lines[i].id, id); i++)
-		;
-	if (i < pf->n)
+	if (line_of(pf, id))
 		return error("'%s' line %d: %s is given twice (keep one line for it)", pf->path,
 			     no, id);
 	grown = realloc(pf->lines, (size_t)(pf->n + 1) * sizeof(*grown));
