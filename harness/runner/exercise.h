@@ -95,7 +95,6 @@ void ex_status_write(struct json_writer *w, const char *src, const char *work,
  * a figure), forecast from the built labs under labs_dir (their --describe) and
  * the machine's facts.  CUDA is asked in a child process: ex_here_open may be
  * called by a process that starts labs after it. */
-struct ex_here;
 struct ex_here *ex_here_open(const char *labs_dir);
 /* The child's side, `dmalab --role cuda-devices`: CUDA's device list on
  * stdout, as ex_here_open reads it; the exit code. */
