@@ -277,8 +277,12 @@ static int planned_claim(struct sec_doc *d, const struct ans_set *s, const char 
 
 static int to_planned_lab(struct sec_doc *d, struct ans_set *set, struct sec_section *s)
 {
-	struct ans_planned_lab *l = &set->planned[set->nplanned];
+	struct ans_planned_lab *l = realloc(set->planned, (size_t)(set->nplanned + 1) * sizeof(*l));
 
+	if (!l)
+		return sec_error(d, s->line, "out of memory");
+	set->planned = l;
+	l += set->nplanned;
 	memset(l, 0, sizeof(*l));
 	snprintf(l->id, sizeof(l->id), "%.7s", s->id);
 	l->line = s->line;
@@ -297,9 +301,13 @@ static int to_planned_lab(struct sec_doc *d, struct ans_set *set, struct sec_sec
 
 static int to_hint_lab(struct sec_doc *d, struct ans_set *set, struct sec_section *s)
 {
-	struct ans_hint_lab *h = &set->hints[set->nhints];
+	struct ans_hint_lab *h = realloc(set->hints, (size_t)(set->nhints + 1) * sizeof(*h));
 	int i, n[ANS_NLANGS] = { 0, 0 };
 
+	if (!h)
+		return sec_error(d, s->line, "out of memory");
+	set->hints = h;
+	h += set->nhints;
 	memset(h, 0, sizeof(*h));
 	snprintf(h->id, sizeof(h->id), "%.31s", s->id);
 	h->line = s->line;
@@ -344,29 +352,16 @@ static int parse_labs(const char *text, size_t len, const char *name, struct ans
 		      const struct sec_kind *k, char *err, size_t errlen)
 {
 	struct sec_doc d;
-	void *grown;
 	int rc, i, hints = k == &hint_kind;
 
 	sec_init(&d, k, name, err, errlen);
 	rc = sec_parse(&d, text, len);
 	for (i = 0; !rc && i < d.ns; i++) {
 		if (hints ? (const void *)ans_find_hints(s, d.s[i].id)
-			  : (const void *)ans_find_planned_lab(s, d.s[i].id)) {
+			  : (const void *)ans_find_planned_lab(s, d.s[i].id))
 			rc = sec_error(&d, d.s[i].line, "lab %s is listed twice", d.s[i].id);
-			break;
-		}
-		grown = hints ? realloc(s->hints, (size_t)(s->nhints + 1) * sizeof(*s->hints))
-			      : realloc(s->planned,
-					(size_t)(s->nplanned + 1) * sizeof(*s->planned));
-		if (!grown) {
-			rc = sec_error(&d, d.s[i].line, "out of memory");
-			break;
-		}
-		if (hints)
-			s->hints = grown;
 		else
-			s->planned = grown;
-		rc = hints ? to_hint_lab(&d, s, &d.s[i]) : to_planned_lab(&d, s, &d.s[i]);
+			rc = hints ? to_hint_lab(&d, s, &d.s[i]) : to_planned_lab(&d, s, &d.s[i]);
 	}
 	sec_free(&d);
 	return rc;

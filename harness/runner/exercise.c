@@ -402,12 +402,6 @@ static const char *why_no_value(const struct claim *c, const struct lab_entry *l
 	return buf;
 }
 
-/* English: JUnit's messages keep it in every language (ex_state_text: the learner's). */
-const char *const ex_state_words[EX_NSTATES] = {
-	"refused (changed outside its regions)", "does not compile",
-	"not yet", "undecided (too noisy here: try again)", "not graded here", "done",
-	"not started", "not yet (untried)"
-};
 const char *const ex_state_keys[EX_NSTATES] = {
 	"refused", "not_compiled",
 	"not_yet", "undecided", "not_graded", "done", "not_started", "untried"
@@ -651,7 +645,7 @@ static int try_stopped(const struct ex_lab *x, int rc)
 	return rc;
 }
 
-static int do_try(struct ex_opts *o, struct ex_lab *x)
+static int do_try(const struct ex_opts *o, struct ex_lab *x)
 {
 	char results[2200], path[2300], err[600], *ids[1] = { x->id };
 	char bin[sizeof(o->run.labs_dir) + 16];
@@ -937,7 +931,7 @@ static void work_build_dir(const char *work, char *out, size_t len)
 			out[i] = '_';
 }
 
-static int with_lab(int argc, char **argv, int (*fn)(struct ex_opts *, struct ex_lab *))
+static int with_lab(int argc, char **argv, int (*fn)(const struct ex_opts *, struct ex_lab *))
 {
 	struct ex_opts o;
 	struct ex_lab x = { .text = NULL };
@@ -978,8 +972,7 @@ static int say_make_status(const struct ex_opts *o, const char *lab, int rc,
 	return rc;
 }
 
-static int exercise_fn(struct ex_opts *o, struct ex_lab *x) { return do_exercise(o, x); }
-static int try_fn(struct ex_opts *o, struct ex_lab *x)
+static int try_fn(const struct ex_opts *o, struct ex_lab *x)
 {
 	int rc;
 
@@ -988,7 +981,7 @@ static int try_fn(struct ex_opts *o, struct ex_lab *x)
 	return say_make_status(o, x->id, rc, x->ungraded_only);
 }
 
-int cmd_exercise(int argc, char **argv) { return with_lab(argc, argv, exercise_fn); }
+int cmd_exercise(int argc, char **argv) { return with_lab(argc, argv, do_exercise); }
 int cmd_try(int argc, char **argv) { return with_lab(argc, argv, try_fn); }
 
 int cmd_exercises(int argc, char **argv)

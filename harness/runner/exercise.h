@@ -47,15 +47,14 @@ int ex_first_diff_line(const char *a, const char *b);
 /* An exercise's state, worst first (a region takes the worst of its claims'),
  * then the states of a copy never tried.  The last try's copy refused or not
  * compiled: every region of it takes that state, whatever an older run said.
- * ex_state_keys: results.json's words; ex_state_words: their English (JUnit's);
- * ex_state_text: what the learner reads, in the learner's language. */
+ * ex_state_keys: results.json's words; ex_state_text: what the learner reads, in
+ * the learner's language (msg_english of it: JUnit's English). */
 enum ex_state {
 	EX_REFUSED, EX_NOT_COMPILED,
 	EX_NOT_YET, EX_UNDECIDED, EX_NOT_GRADED, EX_DONE, EX_NOT_STARTED, EX_UNTRIED,
 	EX_NSTATES
 };
 extern const char *const ex_state_keys[EX_NSTATES];
-extern const char *const ex_state_words[EX_NSTATES];
 /* State st as the learner reads it (answers/messages.zh.md "ex.*" in zh). */
 const char *ex_state_text(enum ex_state st);
 /* The state whose results.json word is key; EX_NSTATES if none. */
@@ -96,7 +95,6 @@ void ex_status_write(struct json_writer *w, const char *src, const char *work,
  * a figure), forecast from the built labs under labs_dir (their --describe) and
  * the machine's facts.  CUDA is asked in a child process: ex_here_open may be
  * called by a process that starts labs after it. */
-struct ex_here;
 struct ex_here *ex_here_open(const char *labs_dir);
 /* The child's side, `dmalab --role cuda-devices`: CUDA's device list on
  * stdout, as ex_here_open reads it; the exit code. */

@@ -33,29 +33,36 @@ static size_t next_line(const char *t, size_t len, size_t pos)
 	return nl ? (size_t)(nl - t) + 1 : len;
 }
 
-/* 1 when the line at pos is `word` alone, blanks aside. */
-static int line_is(const char *t, size_t len, size_t pos, const char *word)
-{
-	size_t end = next_line(t, len, pos), n = strlen(word);
-
-	while (pos < end && (t[pos] == ' ' || t[pos] == '\t'))
-		pos++;
-	if (end - pos < n || memcmp(t + pos, word, n))
-		return 0;
-	for (pos += n; pos < end; pos++)
-		if (t[pos] != ' ' && t[pos] != '\t' && t[pos] != '\n' && t[pos] != '\r')
-			return 0;
-	return 1;
-}
-
-/* 1 when the line at pos starts, after blanks, with `word`. */
-static int line_starts(const char *t, size_t len, size_t pos, const char *word)
+/* When the line at pos starts, after blanks, with `word`: where the word ends;
+ * else 0. */
+static size_t line_starts(const char *t, size_t len, size_t pos, const char *word)
 {
 	size_t n = strlen(word);
 
 	while (pos < len && (t[pos] == ' ' || t[pos] == '\t'))
 		pos++;
-	return len - pos >= n && !memcmp(t + pos, word, n);
+	return len - pos >= n && !memcmp(t + pos, word, n) ? pos + n : 0;
+}
+
+/* 1 when the line at pos is `word` alone, blanks aside. */
+static int line_is(const char *t, size_t len, size_t pos, const char *word)
+{
+	size_t end = next_line(t, len, pos), p = line_starts(t, len, pos, word);
+
+	for (; p && p < end; p++)
+		if (t[p] != ' ' && t[p] != '\t' && t[p] != '\n' && t[p] != '\r')
+			return 0;
+	return p != 0;
+}
+
+/* Lines from start to end (newlines between them). */
+static int lines_in(const char *t, size_t start, size_t end)
+{
+	int n = 0;
+
+	for (; start < end; start++)
+		n += t[start] == '\n';
+	return n;
 }
 
 /* The marker's words on one line: each line break with its " * " and blanks is one blank. */
@@ -175,8 +182,8 @@ int ex_scan(const char *t, size_t len, struct ex_region *out, int max, char *err
 		p = scan_region(t, len, pos, line, &out[n], err, errlen);
 		if (!p)
 			return -1;
-		for (; pos < p; pos++)
-			line += t[pos] == '\n';
+		line += lines_in(t, pos, p);
+		pos = p;
 		n++;
 	}
 	return n;
@@ -199,8 +206,7 @@ static char *stub_uncommented(char *o, const char *t, size_t a, size_t b)
 		if (cut == end || a + lead < cut) {
 			while (cut < end && cut > a && (t[cut - 1] == ' ' || t[cut - 1] == '\t'))
 				cut--;
-			memcpy(o, t + a, cut - a);
-			o += cut - a;
+			o = mempcpy(o, t + a, cut - a);
 			if (end < b)
 				*o++ = '\n';
 		}
@@ -215,7 +221,7 @@ static char *stub_uncommented(char *o, const char *t, size_t a, size_t b)
 static char *rebuild(const char *t, size_t len, const struct ex_region *r, int n, int stubs,
 		     const char *const *notes)
 {
-	size_t pos = 0, extra = 0, k;
+	size_t pos = 0, extra = 0;
 	char *out, *o;
 
 	for (int i = 0; stubs && notes && i < n; i++)
@@ -223,23 +229,17 @@ static char *rebuild(const char *t, size_t len, const struct ex_region *r, int n
 	if (!(out = o = malloc(len + extra + 1)))
 		return NULL;
 	for (int i = 0; i < n; i++) {
-		memcpy(o, t + pos, r[i].body_start - pos);
-		o += r[i].body_start - pos;
+		o = mempcpy(o, t + pos, r[i].body_start - pos);
 		if (stubs && notes && notes[i]) {
-			k = strlen(notes[i]);
-			memcpy(o, notes[i], k);
-			o += k;
-		}
-		if (stubs && notes && notes[i])
+			o = mempcpy(o, notes[i], strlen(notes[i]));
 			o = stub_uncommented(o, t, r[i].stub_start, r[i].stub_end);
-		else if (stubs) {
-			memcpy(o, t + r[i].stub_start, r[i].stub_end - r[i].stub_start);
-			o += r[i].stub_end - r[i].stub_start;
+		} else if (stubs) {
+			o = mempcpy(o, t + r[i].stub_start, r[i].stub_end - r[i].stub_start);
 		}
 		pos = r[i].body_end;
 	}
-	memcpy(o, t + pos, len - pos);
-	o[len - pos] = '\0';
+	o = mempcpy(o, t + pos, len - pos);
+	*o = '\0';
 	return out;
 }
 
@@ -269,28 +269,14 @@ int ex_first_diff_line(const char *a, const char *b)
 int ex_directive_line(const char *t, size_t len, const struct ex_region *r, int n)
 {
 	size_t pos, p;
-	int line;
 
 	for (int i = 0; i < n; i++)
 		for (pos = r[i].body_start; pos < r[i].body_end; pos = next_line(t, len, pos)) {
 			p = pos + strspn(t + pos, " \t");
-			if (p < r[i].body_end && t[p] == '#') {
-				for (line = 1, p = 0; p < pos; p++)
-					line += t[p] == '\n';
-				return line;
-			}
+			if (p < r[i].body_end && t[p] == '#')
+				return 1 + lines_in(t, 0, pos);
 		}
 	return 0;
-}
-
-/* Lines from start to end (newlines between them). */
-static int lines_in(const char *t, size_t start, size_t end)
-{
-	int n = 0;
-
-	for (; start < end; start++)
-		n += t[start] == '\n';
-	return n;
 }
 
 int ex_file_line(const char *t, const struct ex_region *r, int n, int masked_line)

@@ -222,11 +222,6 @@ static const char *verdict_word_lang(const char *en)
 		{ "contradicted", MSG("question.contradicted", "contradicted") },
 		{ "partial", MSG("question.partial", "partial") },
 		{ "unverified", MSG("question.unverified", "unverified") },
-		{ "skipped", MSG("verdict.skip", "skipped") },
-		{ "inconclusive", MSG("verdict.inconclusive", "inconclusive") },
-		{ "not run", MSG("verdict.not-run", "not run") },
-		{ "error", MSG("verdict.error", "error") },
-		{ "not built yet", MSG("grade.not-built-yet", "not built yet") },
 	};
 
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
@@ -235,21 +230,20 @@ static const char *verdict_word_lang(const char *en)
 	return en;
 }
 
-/* "confirmed", "contradicted", "skipped", "unverified", "not built yet" */
+/* "confirmed", "contradicted", "skipped", "unverified", "not built yet", in the
+ * learner's language */
 static const char *claim_view_word(const struct claim_view *v)
 {
 	/* "not built yet": a claim's word fits its 13-column field; the question says "lab" */
-	static const char *const words[] = { "confirmed", "contradicted", "unverified",
-					     "not built yet" };
-
-	static const char *const undecided[ST_COUNT] = {
-		[ST_SKIP] = "skipped", [ST_INCONCLUSIVE] = "inconclusive",
-		[ST_NOT_RUN] = "not run", [ST_PENDING] = "not run", [ST_ERROR] = "error",
-	};
-
-	if (v->state == ANS_UNVERIFIED && v->c && undecided[v->c->status])
-		return verdict_word_lang(undecided[v->c->status]);
-	return verdict_word_lang(words[v->state]);
+	if (v->state == ANS_NOT_BUILT)
+		return MSG("grade.not-built-yet", "not built yet");
+	switch (v->state == ANS_UNVERIFIED && v->c ? v->c->status : ST_COUNT) {
+	case ST_SKIP: return MSG("verdict.skip", "skipped");
+	case ST_INCONCLUSIVE: return MSG("verdict.inconclusive", "inconclusive");
+	case ST_NOT_RUN: case ST_PENDING: return MSG("verdict.not-run", "not run");
+	case ST_ERROR: return MSG("verdict.error", "error");
+	default: return verdict_word_lang(ans_state_name(v->state));
+	}
 }
 
 void claim_view_print(const struct learn_ctx *lc, const struct claim_view *v, int indent, FILE *f)

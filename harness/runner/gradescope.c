@@ -72,17 +72,11 @@ static char *test_output(const struct gs_question *q, double score)
 int gs_add_test(struct gradescope *gs, const char *name, const char *tag, double score,
 		const char *output)
 {
-	struct gs_test *t;
+	struct gs_test *t = realloc(gs->tests, (size_t)(gs->n + 1) * sizeof(*t));
 
-	if (gs->n == gs->cap) {
-		int cap = gs->cap ? 2 * gs->cap : 32;
-
-		t = realloc(gs->tests, (size_t)cap * sizeof(*t));
-		if (!t)
-			return -1;
-		gs->tests = t;
-		gs->cap = cap;
-	}
+	if (!t)
+		return -1;
+	gs->tests = t;
 	t = &gs->tests[gs->n];
 	t->score = round(score * 1e4) / 1e4;
 	t->name = strdup(name);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "exercise.h"
+#include "lang.h"
 #include "runner.h"
 
 /* A test case: outcome NULL passes, else "failure" or "skipped". */
@@ -48,15 +49,12 @@ static void suite_begin(struct xml_writer *x, const char *name, int tests, int f
 /* The score of p after the run, NaN when the figure was not measured. */
 static double scored(const struct lab_entry *lab, const struct prediction *p, char *msg, size_t len)
 {
-	const struct claim *c = lab_claim((struct lab_entry *)lab, p->id);
-	double lo, hi, s;
+	const struct claim *c;
+	double lo, hi, s = predict_scored(lab, p, &c, &lo, &hi);
 
-	if (!predict_interval(c, &lo, &hi)) {
+	if (isnan(s))
 		snprintf(msg, len, "not measured here: not scored");
-		return NAN;
-	}
-	s = isnan(p->predicted) ? 0 : predict_score(p->predicted, lo, hi);
-	if (isnan(p->predicted))
+	else if (isnan(p->predicted))
 		snprintf(msg, len, "score 0: don't know; measured %.4g %s [%.4g, %.4g]", c->got,
 			 c->unit, lo, hi);
 	else
@@ -138,8 +136,9 @@ static void exercise_suite(struct xml_writer *x, const struct run_state *rs, int
 		enum ex_state st = ex[i].state;
 
 		snprintf(name, sizeof(name), "exercise %s", ex[i].id);
-		snprintf(msg, sizeof(msg), "%s (claims %s; make try-%s)", ex_state_words[st],
-			 ex[i].claims, ex[i].lab);
+		/* in English: JUnit's messages keep it in every language */
+		snprintf(msg, sizeof(msg), "%s (claims %s; make try-%s)",
+			 msg_english(ex_state_text(st)), ex[i].claims, ex[i].lab);
 		/* one not begun that this machine cannot grade: said, as make exercises does */
 		if (ex_not_begun(st) &&
 		    ex_here_skips(rs->here, ex[i].lab, ex[i].claims, skips, sizeof(skips)) > 0)

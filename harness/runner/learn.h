@@ -145,7 +145,7 @@ struct gs_question {
 struct gs_test;
 struct gradescope {
 	struct gs_test *tests;
-	int n, cap;
+	int n;
 	int left_out;              /* questions no claim backs */
 	int left_out_predictions;  /* predictions of figures not measured here */
 	int ungraded;              /* exercises not begun whose claims skip on the

@@ -185,30 +185,29 @@ static void pred_file_free(struct pred_file *pf)
 	free(pf->lines);
 }
 
-/* 1 when the file has a line for figure id. */
-static int file_names(const struct pred_file *pf, const char *id)
+/* The file's line for figure id, or NULL. */
+static const struct pred_line *line_of(const struct pred_file *pf, const char *id)
 {
 	for (int i = 0; i < pf->n; i++)
 		if (!strcmp(pf->lines[i].id, id))
-			return 1;
-	return 0;
+			return &pf->lines[i];
+	return NULL;
 }
 
 /* The value the file gives for figure id (in unit); NaN when it names none.
  * -1 after a bad value (said). */
 static int file_value(const struct pred_file *pf, const char *id, const char *unit, double *v)
 {
+	const struct pred_line *l = line_of(pf, id);
 	double most = unit_most(unit);
 	char want[48] = "a number >= 0";
 
 	if (isfinite(most))
 		snprintf(want, sizeof(want), "a number from 0 to %g", most);
 	*v = NAN;
-	for (int i = 0; i < pf->n; i++)
-		if (!strcmp(pf->lines[i].id, id) && parse_value(pf->lines[i].value, most, v))
-			return error("'%s' line %d: bad value '%s' for %s (want %s, or ? for "
-				     "don't know)", pf->path, pf->lines[i].no,
-				     pf->lines[i].value, id, want);
+	if (l && parse_value(l->value, most, v))
+		return error("'%s' line %d: bad value '%s' for %s (want %s, or ? for don't "
+			     "know)", pf->path, l->no, l->value, id, want);
 	return 0;
 }
 
@@ -232,7 +231,7 @@ static int figures_asked(const struct run_state *rs, const struct pred_file *pf,
 	for (int i = 0; i < n; i++) {
 		const char *id = json_get_str(fig[i], "id", "");
 
-		if ((pf && file_names(pf, id)) || !not_measured_here(rs, e, id, lacks,
+		if ((pf && line_of(pf, id)) || !not_measured_here(rs, e, id, lacks,
 								      sizeof(lacks)))
 			fig[kept++] = fig[i];
 	}
@@ -294,16 +293,14 @@ static int file_line(struct pred_file *pf, const char *line, int no)
 {
 	char id[64], value[64], extra[2];
 	struct pred_line *grown;
-	int n = sscanf(line, " %63s %63s %1s", id, value, extra), at = 0, i;
+	int n = sscanf(line, " %63s %63s %1s", id, value, extra), at = 0;
 
 	if (n <= 0 || id[0] == '#')
 		return 0;
 	if (n != 2)
 		return error("'%s' line %d: '%s' is not `ID VALUE` (e.g. 02.1 6.5, or 02.1 ? "
 			     "for don't know)", pf->path, no, line);
-	for (i = 0; i < pf->n && strcmp(pf->lines[i].id, id); i++)
-		;
-	if (i < pf->n)
+	if (line_of(pf, id))
 		return error("'%s' line %d: %s is given twice (keep one line for it)", pf->path,
 			     no, id);
 	grown = realloc(pf->lines, (size_t)(pf->n + 1) * sizeof(*grown));
@@ -393,12 +390,13 @@ int predict_interval(const struct claim *c, double *lo, double *hi)
 	return 1;
 }
 
-/* The run's claim of figure id, and whether it measured it (interval set). */
-static int measured(const struct lab_entry *lab, const char *id, const struct claim **out,
-		    double *lo, double *hi)
+double predict_scored(const struct lab_entry *lab, const struct prediction *p,
+		      const struct claim **c, double *lo, double *hi)
 {
-	*out = lab_claim((struct lab_entry *)lab, id);
-	return predict_interval(*out, lo, hi);
+	*c = lab_claim((struct lab_entry *)lab, p->id);
+	if (!predict_interval(*c, lo, hi))
+		return NAN;
+	return isnan(p->predicted) ? 0 : predict_score(p->predicted, *lo, *hi);
 }
 
 void predict_report(struct run_state *rs, const struct lab_entry *lab)
@@ -409,21 +407,19 @@ void predict_report(struct run_state *rs, const struct lab_entry *lab)
 
 	for (int i = 0; i < lab->npred; i++) {
 		const struct prediction *p = &lab->pred[i];
+		double s = predict_scored(lab, p, &c, &lo, &hi);
 
 		if (!i)
 			fprintf(f, "# your predictions for lab-%s (1 inside the interval, else "
 				"1 - |log10(p / m)|, m its nearer end, at least 0):\n", lab->id);
-		if (!measured(lab, p->id, &c, &lo, &hi)) {
+		if (isnan(s))
 			fprintf(f, "#   %-6s not measured here: not scored\n", p->id);
-			continue;
-		}
-		if (isnan(p->predicted))
+		else if (isnan(p->predicted))
 			fprintf(f, "#   %-6s don't know; measured %.4g %s [%.4g, %.4g]: 0\n", p->id,
 				c->got, c->unit, lo, hi);
 		else
 			fprintf(f, "#   %-6s you said %.4g, measured %.4g %s [%.4g, %.4g]: %.2f\n",
-				p->id, p->predicted, c->got, c->unit, lo, hi,
-				predict_score(p->predicted, lo, hi));
+				p->id, p->predicted, c->got, c->unit, lo, hi, s);
 	}
 }
 
@@ -431,11 +427,9 @@ static void write_one(const struct lab_entry *lab, const struct prediction *p,
 		      struct json_writer *w)
 {
 	const struct claim *c;
-	double lo = NAN, hi = NAN, score = NAN;
-	int have = measured(lab, p->id, &c, &lo, &hi);
+	double lo, hi, score = predict_scored(lab, p, &c, &lo, &hi);
+	int have = !isnan(score);
 
-	if (have)
-		score = isnan(p->predicted) ? 0 : predict_score(p->predicted, lo, hi);
 	jw_obj_begin(w);
 	jw_kstr(w, "name", p->id);
 	jw_kstr(w, "text", c ? c->text : NULL);

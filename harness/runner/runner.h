@@ -381,6 +381,10 @@ double predict_score(double p, double lo, double hi);
 /* 1 when claim c was measured (pass, fail or inconclusive, a finite got),
  * with its 95 % interval in lo, hi ([got, got] when it has none); else 0. */
 int predict_interval(const struct claim *c, double *lo, double *hi);
+/* Prediction p of lab after its run: its claim into *c, the interval into lo, hi;
+ * its score (0 for "don't know"), or NaN when the figure was not measured. */
+double predict_scored(const struct lab_entry *lab, const struct prediction *p,
+		      const struct claim **c, double *lo, double *hi);
 /* Asks (or reads --predictions) for every selected lab's figures; 0, or 2
  * after a usage error (a bad line in the file, said).  A figure rs->here
  * forecasts this machine will not measure is not asked (one line says how
