@@ -30,7 +30,7 @@
 struct learner {
 	struct cmp_node node;
 	struct json *doc;
-	char name[128];
+	char name[4 * 80 + 1]; /* --learner's 80 characters, up to 4 bytes each */
 };
 
 struct class_page {

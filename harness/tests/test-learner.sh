@@ -280,6 +280,20 @@ grep -q '\.tmp' "$tmp/class4.out" && bad "--out into a missing folder names a .t
 	ok "--out into a missing folder: no temporary file named"
 page=$c/class.html
 has "$page" "Cy &lt;3" "a learner's name is escaped"
+# --learner takes 80 characters, not bytes: 80 Chinese ones (240 bytes) are a name, kept
+# whole on the page; the 81st is refused
+zh80=$(printf '张%.0s' $(seq 80))
+fakes_run check 91 --learner "$zh80" --results "$tmp/class-zh80" >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && ok "--learner: 80 Chinese characters are a name" ||
+	bad "--learner: 80 Chinese characters refused (exit $rc)"
+"$dmalab" class "$tmp/class-zh80" >/dev/null 2>&1
+has "$tmp/class-zh80/class.html" "<tr><td>$zh80</td>" "class.html: an 80-character name whole"
+fakes_run check 91 --learner "${zh80}张" --results "$tmp/class-zh81" >"$tmp/zh81.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/zh81.out")" -eq 1 ] &&
+	ok "--learner: 81 characters refused, one line, exit 2" ||
+	bad "--learner: 81 characters: exit $rc, $(cat "$tmp/zh81.out")"
 has "$page" ">not yet (untried)</td>" "class.html: a state in the learner's words"
 # Ada (p1): 91.2 inside (1), 92.1 don't know (0), 92.2 10x off (0): the mean 0.33 either way
 grep '<tr><td>Ada L\.</td><td title="predicted' "$page" >"$tmp/ada-pred"
