@@ -362,15 +362,29 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct learner *)a)->name, ((const struct learner *)b)->name);
 }
 
-/* Two runs of one name (a learner's file copied twice, or one name given twice):
- * both are on the page, and the trainer is told (pg->l sorted by name). */
+/* Runs of one name (a learner's file copied twice, or one name given twice):
+ * all are on the page, and the trainer is told, a line a name (pg->l sorted
+ * by name). */
 static void warn_same_learner(const struct class_page *pg)
 {
-	for (int i = 1; i < pg->n; i++)
-		if (!strcmp(pg->l[i].name, pg->l[i - 1].name))
-			warning("the learner '%s' has two runs here ('%s' and '%s'): both are "
-				"on the page", pg->l[i].name, pg->l[i - 1].node.path,
-				pg->l[i].node.path);
+	for (int i = 0, j; i < pg->n; i = j) {
+		char files[2048] = "";
+		size_t used = 0;
+
+		for (j = i + 1; j < pg->n && !strcmp(pg->l[j].name, pg->l[i].name); j++)
+			;
+		if (j - i == 2)
+			warning(MSG("class.two-runs", "the learner '%s' has two runs here ('%s' "
+				    "and '%s'): both are on the page"), pg->l[i].name,
+				pg->l[i].node.path, pg->l[i + 1].node.path);
+		if (j - i < 3)
+			continue;
+		for (int k = i; k < j && used < sizeof(files); k++)
+			used += (size_t)snprintf(files + used, sizeof(files) - used, "%s'%s'",
+						 k > i ? ", " : "", pg->l[k].node.path);
+		warning(MSG("class.runs", "the learner '%s' has %d runs here (%s): all are on "
+			    "the page"), pg->l[i].name, j - i, files);
+	}
 }
 
 /* English's plural ending; Chinese has none (its message keeps the %s). */

@@ -221,6 +221,15 @@ rc=$?
 has "$tmp/class2.out" "skipping '$tmp/class2/x.json': " "the corrupt run is named, skipped"
 has "$tmp/class2.out" "class: 1 file skipped" "the skipped files are counted"
 has "$tmp/class2.out" "the learner 'Ada L.' has two runs here" "one learner twice: warned"
+# three runs of one name: one line that counts them, not "two runs" twice
+cp "$c/ada.json" "$tmp/class2/ada-third.json"
+"$dmalab" class "$tmp/class2" >"$tmp/class2b.out" 2>&1
+[ "$(grep -c "the learner 'Ada L.' has" "$tmp/class2b.out")" -eq 1 ] &&
+	has "$tmp/class2b.out" \
+		"the learner 'Ada L.' has 3 runs here ('$tmp/class2/ada-again.json', " \
+		"one learner three times: one line, counted" ||
+	bad "one learner three times: $(grep "the learner" "$tmp/class2b.out")"
+rm "$tmp/class2/ada-third.json"
 rm "$tmp/class2/x.json" "$tmp/class2/ada-again.json"
 "$dmalab" class "$tmp/class2" >"$tmp/class2.out" 2>&1
 has "$tmp/class2.out" "class: 1 learner, " "one learner: no plural"
