@@ -346,14 +346,14 @@ static int write_page(const struct class_page *pg, const char *dir, const char *
 	FILE *f = savefile_open(&page, out);
 
 	if (!f)
-		return error_errno("cannot write '%s'", out);
+		return error_errno(MSG("class.err-write", "cannot write '%s'"), out);
 	page_head(f, pg, dir);
 	exercises_table(f, pg);
 	predictions_table(f, pg);
 	questions_table(f, pg);
 	fprintf(f, "</body></html>\n");
 	if (savefile_commit(&page))
-		return error_errno("cannot write '%s'", out);
+		return error_errno(MSG("class.err-write", "cannot write '%s'"), out);
 	return 0;
 }
 
@@ -476,13 +476,17 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 			bad += load_learner(&pg, g->gl_pathv[i]) != 0;
 	qsort(pg.l, (size_t)pg.n, sizeof(*pg.l), by_name);
 	warn_same_learner(&pg);
-	rc = !pg.n ? error("no learner's results.json in '%s'%s", dir,
-			   bad ? " (the files above were skipped)" : ""), 2 :
+	rc = !pg.n ? error(MSG("class.err-no-runs", "no learner's results.json in '%s'%s"), dir,
+			   bad ? MSG("class.err-skipped", " (the files above were skipped)") : ""),
+	     2 :
 	     write_page(&pg, dir, out) ? 2 : 0;
 	if (!rc)
 		say_written(&pg, out);
-	if (!rc && bad)
-		printf("class: %d file%s skipped (said above)\n", bad, bad == 1 ? "" : "s");
+	if (!rc && bad) {
+		printf(MSG("class.said-skipped", "class: %d file%s skipped (said above)"), bad,
+		       plural(bad));
+		putchar('\n');
+	}
 	for (i = 0; i < pg.n; i++) {
 		cmp_node_free(&pg.l[i].node);
 		json_free(pg.l[i].doc);
@@ -500,10 +504,10 @@ int cmd_class(int argc, char **argv)
 	int rc;
 
 	if (stat(dir, &st))
-		return error("class: no such folder '%s'", dir), 2;
+		return error(MSG("class.err-no-folder", "class: no such folder '%s'"), dir), 2;
 	if (!S_ISDIR(st.st_mode))
-		return error("class: '%s' is a file, not a folder: name the folder that holds "
-			     "the learners' runs", dir), 2;
+		return error(MSG("class.err-file", "class: '%s' is a file, not a folder: name "
+				 "the folder that holds the learners' runs"), dir), 2;
 	snprintf(def, sizeof(def), "%s/class.html", dir);
 	out = out ? out : def;
 	if (cmp_folder_runs(dir, &g, 0))
