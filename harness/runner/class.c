@@ -433,7 +433,8 @@ static void class_usage(void)
 		"  learners are named by the --learner NAME of their run (make check\n"
 		"  LEARNER=NAME), else by the file's name (DIR/NAME/results.json: NAME)\n"
 		"exit: 0 written (a file that is no run is skipped, said); 2 no page: no\n"
-		"      learner's run in DIR, no such folder, the page not written, usage\n");
+		"      learner's run in DIR, no such folder, the page not written, an --out\n"
+		"      that names a run's results.json, usage\n");
 }
 
 /* The folder named on the command line; --out FILE in *out. */
@@ -495,6 +496,20 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 	return rc;
 }
 
+/* 1 when the page would be written over a run (--out naming a learner's
+ * results.json): the trainer would lose it, and the page would leave it out. */
+static int out_is_a_run(const char *out)
+{
+	char err[PATH_MAX + 300];
+	struct cmp_node n;
+	struct stat st;
+
+	if (stat(out, &st) || cmp_node_load(out, &n, err, sizeof(err)))
+		return 0;
+	cmp_node_free(&n);
+	return 1;
+}
+
 int cmd_class(int argc, char **argv)
 {
 	const char *out = NULL, *dir = parse_class(argc, argv, &out);
@@ -510,6 +525,9 @@ int cmd_class(int argc, char **argv)
 				 "the folder that holds the learners' runs"), dir), 2;
 	snprintf(def, sizeof(def), "%s/class.html", dir);
 	out = out ? out : def;
+	if (out_is_a_run(out))
+		return error(MSG("class.err-out-run", "class: --out '%s' is a run's results.json: "
+				 "the page would take its place; name another file"), out), 2;
 	if (cmp_folder_runs(dir, &g, 0))
 		return error("out of memory"), 2;
 	rc = class_run(dir, out, &g);

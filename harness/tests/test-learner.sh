@@ -287,6 +287,16 @@ has "$tmp/class4.out" "cannot write '$tmp/no-dir/x.html': No such file or direct
 	"--out into a missing folder: the file as given, and why"
 grep -q '\.tmp' "$tmp/class4.out" && bad "--out into a missing folder names a .tmp file" ||
 	ok "--out into a missing folder: no temporary file named"
+# --out naming a learner's run: refused, the run kept (the page took its place, without it)
+cp "$c/cy.json" "$tmp/cy-kept.json"
+"$dmalab" class "$c" --out "$c/cy.json" >"$tmp/class7.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/class7.out")" -eq 1 ] &&
+	cmp -s "$c/cy.json" "$tmp/cy-kept.json" &&
+	has "$tmp/class7.out" "--out '$c/cy.json' is a run's results.json" \
+		"--out naming a learner's run: one line naming it, exit 2, the run kept" ||
+	bad "--out naming a learner's run: exit $rc, $(head -c 300 "$tmp/class7.out")"
+cp "$tmp/cy-kept.json" "$c/cy.json"
 page=$c/class.html
 has "$page" "Cy &lt;3" "a learner's name is escaped"
 # --learner takes 80 characters, not bytes: 80 Chinese ones (240 bytes) are a name, kept
