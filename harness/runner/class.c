@@ -30,7 +30,7 @@
 struct learner {
 	struct cmp_node node;
 	struct json *doc;
-	char name[128];
+	char name[4 * 80 + 1]; /* --learner's 80 characters, up to 4 bytes each */
 };
 
 struct class_page {
@@ -346,14 +346,14 @@ static int write_page(const struct class_page *pg, const char *dir, const char *
 	FILE *f = savefile_open(&page, out);
 
 	if (!f)
-		return error_errno("cannot write '%s'", out);
+		return error_errno(MSG("class.err-write", "cannot write '%s'"), out);
 	page_head(f, pg, dir);
 	exercises_table(f, pg);
 	predictions_table(f, pg);
 	questions_table(f, pg);
 	fprintf(f, "</body></html>\n");
 	if (savefile_commit(&page))
-		return error_errno("cannot write '%s'", out);
+		return error_errno(MSG("class.err-write", "cannot write '%s'"), out);
 	return 0;
 }
 
@@ -362,15 +362,29 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct learner *)a)->name, ((const struct learner *)b)->name);
 }
 
-/* Two runs of one name (a learner's file copied twice, or one name given twice):
- * both are on the page, and the trainer is told (pg->l sorted by name). */
+/* Runs of one name (a learner's file copied twice, or one name given twice):
+ * all are on the page, and the trainer is told, a line a name (pg->l sorted
+ * by name). */
 static void warn_same_learner(const struct class_page *pg)
 {
-	for (int i = 1; i < pg->n; i++)
-		if (!strcmp(pg->l[i].name, pg->l[i - 1].name))
-			warning("the learner '%s' has two runs here ('%s' and '%s'): both are "
-				"on the page", pg->l[i].name, pg->l[i - 1].node.path,
-				pg->l[i].node.path);
+	for (int i = 0, j; i < pg->n; i = j) {
+		char files[2048] = "";
+		size_t used = 0;
+
+		for (j = i + 1; j < pg->n && !strcmp(pg->l[j].name, pg->l[i].name); j++)
+			;
+		if (j - i == 2)
+			warning(MSG("class.two-runs", "the learner '%s' has two runs here ('%s' "
+				    "and '%s'): both are on the page"), pg->l[i].name,
+				pg->l[i].node.path, pg->l[i + 1].node.path);
+		if (j - i < 3)
+			continue;
+		for (int k = i; k < j && used < sizeof(files); k++)
+			used += (size_t)snprintf(files + used, sizeof(files) - used, "%s'%s'",
+						 k > i ? ", " : "", pg->l[k].node.path);
+		warning(MSG("class.runs", "the learner '%s' has %d runs here (%s): all are on "
+			    "the page"), pg->l[i].name, j - i, files);
+	}
 }
 
 /* English's plural ending; Chinese has none (its message keeps the %s). */
@@ -419,7 +433,8 @@ static void class_usage(void)
 		"  learners are named by the --learner NAME of their run (make check\n"
 		"  LEARNER=NAME), else by the file's name (DIR/NAME/results.json: NAME)\n"
 		"exit: 0 written (a file that is no run is skipped, said); 2 no page: no\n"
-		"      learner's run in DIR, no such folder, the page not written, usage\n");
+		"      learner's run in DIR, no such folder, the page not written, an --out\n"
+		"      that names a run's results.json, usage\n");
 }
 
 /* The folder named on the command line; --out FILE in *out. */
@@ -462,19 +477,37 @@ static int class_run(const char *dir, const char *out, glob_t *g)
 			bad += load_learner(&pg, g->gl_pathv[i]) != 0;
 	qsort(pg.l, (size_t)pg.n, sizeof(*pg.l), by_name);
 	warn_same_learner(&pg);
-	rc = !pg.n ? error("no learner's results.json in '%s'%s", dir,
-			   bad ? " (the files above were skipped)" : ""), 2 :
+	rc = !pg.n ? error(MSG("class.err-no-runs", "no learner's results.json in '%s'%s"), dir,
+			   bad ? MSG("class.err-skipped", " (the files above were skipped)") : ""),
+	     2 :
 	     write_page(&pg, dir, out) ? 2 : 0;
 	if (!rc)
 		say_written(&pg, out);
-	if (!rc && bad)
-		printf("class: %d file%s skipped (said above)\n", bad, bad == 1 ? "" : "s");
+	if (!rc && bad) {
+		printf(MSG("class.said-skipped", "class: %d file%s skipped (said above)"), bad,
+		       plural(bad));
+		putchar('\n');
+	}
 	for (i = 0; i < pg.n; i++) {
 		cmp_node_free(&pg.l[i].node);
 		json_free(pg.l[i].doc);
 	}
 	free(pg.l);
 	return rc;
+}
+
+/* 1 when the page would be written over a run (--out naming a learner's
+ * results.json): the trainer would lose it, and the page would leave it out. */
+static int out_is_a_run(const char *out)
+{
+	char err[PATH_MAX + 300];
+	struct cmp_node n;
+	struct stat st;
+
+	if (stat(out, &st) || cmp_node_load(out, &n, err, sizeof(err)))
+		return 0;
+	cmp_node_free(&n);
+	return 1;
 }
 
 int cmd_class(int argc, char **argv)
@@ -486,12 +519,15 @@ int cmd_class(int argc, char **argv)
 	int rc;
 
 	if (stat(dir, &st))
-		return error("class: no such folder '%s'", dir), 2;
+		return error(MSG("class.err-no-folder", "class: no such folder '%s'"), dir), 2;
 	if (!S_ISDIR(st.st_mode))
-		return error("class: '%s' is a file, not a folder: name the folder that holds "
-			     "the learners' runs", dir), 2;
+		return error(MSG("class.err-file", "class: '%s' is a file, not a folder: name "
+				 "the folder that holds the learners' runs"), dir), 2;
 	snprintf(def, sizeof(def), "%s/class.html", dir);
 	out = out ? out : def;
+	if (out_is_a_run(out))
+		return error(MSG("class.err-out-run", "class: --out '%s' is a run's results.json: "
+				 "the page would take its place; name another file"), out), 2;
 	if (cmp_folder_runs(dir, &g, 0))
 		return error("out of memory"), 2;
 	rc = class_run(dir, out, &g);

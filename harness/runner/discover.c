@@ -242,14 +242,17 @@ static void describe_failed(struct lab_entry *e, const struct spawn_result *sr)
 			 "--describe was killed by %s", signal_name(sr->signal));
 	else
 		snprintf(e->desc_error, sizeof(e->desc_error),
-			 "--describe exited with code %d", sr->exit_code);
+			 "--describe exited with code %d%s%s", sr->exit_code,
+			 sr->err_line[0] ? ": " : "", sr->err_line);
 }
 
-/* Fills the plan of e; on failure e->desc_error says why. */
-static void describe_lab(struct run_state *rs, struct lab_entry *e)
+/* Fills the plan of e; on failure e->desc_error says why.  -1 when the lab
+ * refused its input (--describe exits 2: the errata the runner handed it, an
+ * erratum that could not be wrong): its own line is said, as a usage error. */
+static int describe_lab(struct run_state *rs, struct lab_entry *e)
 {
 	char *argv[] = { e->path, (char *)"--describe", NULL };
-	struct spawn_result sr;
+	struct spawn_result sr = { 0 };
 	char *buf = malloc(DESCRIBE_MAX);
 
 	if (!buf || spawn_capture(argv, DESCRIBE_TIMEOUT_S * rs->opt->timeout_mul,
@@ -264,10 +267,13 @@ static void describe_lab(struct run_state *rs, struct lab_entry *e)
 	free(buf);
 	if (!e->title[0])
 		e->title = "(no title: --describe failed)";
+	if (sr.exit_code == 2 && sr.err_line[0])
+		return error("%s", sr.err_line);
+	return 0;
 }
 
 /* 0; -1 on a system error; -2 when the labs directory or an asked-for lab
- * does not exist. */
+ * does not exist, or a lab refused its input (said). */
 int discover_labs(struct run_state *rs)
 {
 	int rc = scan_dir(rs);
@@ -277,7 +283,8 @@ int discover_labs(struct run_state *rs)
 	if (rc)
 		return rc;
 	for (int i = 0; i < rs->nlabs && !runner_stop_signal; i++)
-		describe_lab(rs, &rs->labs[i]);
+		if (describe_lab(rs, &rs->labs[i]))
+			return -2;
 	return 0;
 }
 

@@ -528,12 +528,12 @@ static int grade_results(struct learn_ctx *lc, char *path, size_t len)
 		printf("\n");
 	}
 	if (results_load(path, &lc->res, lc->res_error, sizeof(lc->res_error))) {
-		error("cannot grade: %s", lc->res_error);
+		error(MSG("grade.err-cannot", "cannot grade: %s"), lc->res_error);
 		if (!lc->opt->from)
 			return 1;
 		/* a file named on the command line: bad input, as for bench and compare */
-		advise("make a results file with `make check`, or run `make grade` "
-		       "without FROM to run the labs first");
+		advise(MSG("grade.advise-from", "make a results file with `make check`, or run "
+			   "`make grade` without FROM to run the labs first"));
 		return 2;
 	}
 	lc->have_results = 1;

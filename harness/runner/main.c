@@ -221,10 +221,15 @@ static const char *dir_arg(const char *option, const char *value)
 	return value;
 }
 
-/* A learner's name as the trainer's page shows it: printable, one line. */
+/* A learner's name as the trainer's page shows it: printable, one line, at most
+ * 80 characters (UTF-8's, not bytes: a Chinese character takes three). */
 static const char *learner_arg(const char *name)
 {
-	if (!*name || strlen(name) > 80)
+	size_t chars = 0;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		chars += (*p & 0xc0) != 0x80; /* a continuation byte is no character */
+	if (!chars || chars > 80)
 		die_usage(MSG("main.err-learner",
 			"bad --learner '%s' (want a name of 1 to 80 characters)"), name);
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)

@@ -198,12 +198,14 @@ struct spawn_result {
 	int exec_errno;       /* exec failed in the child (exit 127) */
 	int leftovers;        /* processes of the group still alive at the end */
 	double duration_s;
+	char err_line[400];   /* spawn_capture: the first line on stderr, "" when none */
 };
 
 /* Run argv in a new process group; timeout_s <= 0: none.  0, or -1 (fork). */
 int spawn_lab(char *const argv[], double timeout_s, const struct spawn_io *io,
 	      struct spawn_result *res);
-/* Run argv and collect its stdout (at most cap-1 bytes) within timeout_s. */
+/* Run argv and collect its stdout (at most cap-1 bytes) within timeout_s; the
+ * first line of its stderr in res->err_line. */
 int spawn_capture(char *const argv[], double timeout_s, char *buf, size_t cap,
 		  struct spawn_result *res);
 const char *signal_name(int sig);

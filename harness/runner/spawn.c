@@ -59,6 +59,8 @@ int spawn_lab(char *const argv[], double timeout_s, const struct spawn_io *io,
 struct capture {
 	char *buf;
 	size_t cap, len;
+	char *err;        /* the first stderr line goes here */
+	size_t err_cap;
 };
 
 static void capture_line(void *ctx, const char *line)
@@ -70,11 +72,19 @@ static void capture_line(void *ctx, const char *line)
 		c->len += (size_t)n < c->cap - c->len ? (size_t)n : c->cap - c->len - 1;
 }
 
+static void capture_err_line(void *ctx, const char *line)
+{
+	struct capture *c = ctx;
+
+	if (!c->err[0])
+		snprintf(c->err, c->err_cap, "%s", line);
+}
+
 int spawn_capture(char *const argv[], double timeout_s, char *buf, size_t cap,
 		  struct spawn_result *res)
 {
-	struct capture c = { buf, cap, 0 };
-	struct spawn_io io = { capture_line, NULL, &c, NULL };
+	struct capture c = { buf, cap, 0, res->err_line, sizeof(res->err_line) };
+	struct spawn_io io = { capture_line, capture_err_line, &c, NULL };
 
 	buf[0] = '\0';
 	return spawn_lab(argv, timeout_s, &io, res);

@@ -271,14 +271,16 @@ grep -q 'DMALAB_LANG=en "$BUILD/dmalab" claims' harness/tests/test-claims.sh &&
 echo "== the runner's usage errors in zh, English unchanged, exit 2 in both"
 # each command's own option error and one error of its own (usage.c's
 # die_bad_option, the command's MSG()s): the zh line has no English words
-# but the command and option names the learner typed
+# but the command and option names the learner typed (zh_tail: what follows the zh
+# words; en_words: English the zh line must not have)
+zh_tail='（见 dmalab' en_words='\b(needs|unknown|want|bad|takes|prints|reads)\b'
 usage_case() { # want-en-words args...
 	want=$1; shift
 	DMALAB_LANG=en "$d" "$@" >"$tmp/ue" 2>&1; erc=$?
 	DMALAB_LANG=zh "$d" "$@" >"$tmp/uz" 2>&1; zrc=$?
 	if [ "$erc" = 2 ] && [ "$zrc" = 2 ] && grep -qF "$want" "$tmp/ue" &&
-		grep -qP '^dmalab: .*[\x{4e00}-\x{9fff}].*（见 dmalab' "$tmp/uz" &&
-		! grep -qE '\b(needs|unknown|want|bad|takes|prints|reads)\b' "$tmp/uz"; then
+		grep -qP "^dmalab: .*[\x{4e00}-\x{9fff}].*$zh_tail" "$tmp/uz" &&
+		! grep -qE "$en_words" "$tmp/uz"; then
 		ok "dmalab $*: zh, exit 2"
 	else bad "dmalab $*: rc $erc/$zrc: $(cat "$tmp/ue") / $(cat "$tmp/uz")"; fi
 }
@@ -296,6 +298,14 @@ usage_case "metrics reads one results file" metrics x.json y.json
 usage_case "(want a number like 02)" run x9
 usage_case "'run' needs at least one lab id" run
 usage_case "(want a number from 0.1 to 1000)" check --timeout-mul 0
+
+echo "== a trainer's bad input to class and grade --from: zh, English unchanged, exit 2"
+mkdir -p "$tmp/no-runs" && : >"$tmp/a-file"
+zh_tail='' en_words='no such|not a folder|no learner|cannot grade|make a'
+usage_case "class: no such folder '$tmp/none'" class "$tmp/none"
+usage_case "is a file, not a folder" class "$tmp/a-file"
+usage_case "no learner's results.json in '$tmp/no-runs'" class "$tmp/no-runs"
+usage_case "cannot grade: $tmp/none" grade --from "$tmp/none"
 
 echo "== a DMALAB_LANG the kit has no words for is bad input; a foreign locale is not"
 for prog in "$d list" "$BUILD/labs/lab-01 --quick"; do

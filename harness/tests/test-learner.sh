@@ -221,6 +221,15 @@ rc=$?
 has "$tmp/class2.out" "skipping '$tmp/class2/x.json': " "the corrupt run is named, skipped"
 has "$tmp/class2.out" "class: 1 file skipped" "the skipped files are counted"
 has "$tmp/class2.out" "the learner 'Ada L.' has two runs here" "one learner twice: warned"
+# three runs of one name: one line that counts them, not "two runs" twice
+cp "$c/ada.json" "$tmp/class2/ada-third.json"
+"$dmalab" class "$tmp/class2" >"$tmp/class2b.out" 2>&1
+[ "$(grep -c "the learner 'Ada L.' has" "$tmp/class2b.out")" -eq 1 ] &&
+	has "$tmp/class2b.out" \
+		"the learner 'Ada L.' has 3 runs here ('$tmp/class2/ada-again.json', " \
+		"one learner three times: one line, counted" ||
+	bad "one learner three times: $(grep "the learner" "$tmp/class2b.out")"
+rm "$tmp/class2/ada-third.json"
 rm "$tmp/class2/x.json" "$tmp/class2/ada-again.json"
 "$dmalab" class "$tmp/class2" >"$tmp/class2.out" 2>&1
 has "$tmp/class2.out" "class: 1 learner, " "one learner: no plural"
@@ -278,8 +287,32 @@ has "$tmp/class4.out" "cannot write '$tmp/no-dir/x.html': No such file or direct
 	"--out into a missing folder: the file as given, and why"
 grep -q '\.tmp' "$tmp/class4.out" && bad "--out into a missing folder names a .tmp file" ||
 	ok "--out into a missing folder: no temporary file named"
+# --out naming a learner's run: refused, the run kept (the page took its place, without it)
+cp "$c/cy.json" "$tmp/cy-kept.json"
+"$dmalab" class "$c" --out "$c/cy.json" >"$tmp/class7.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/class7.out")" -eq 1 ] &&
+	cmp -s "$c/cy.json" "$tmp/cy-kept.json" &&
+	has "$tmp/class7.out" "--out '$c/cy.json' is a run's results.json" \
+		"--out naming a learner's run: one line naming it, exit 2, the run kept" ||
+	bad "--out naming a learner's run: exit $rc, $(head -c 300 "$tmp/class7.out")"
+cp "$tmp/cy-kept.json" "$c/cy.json"
 page=$c/class.html
 has "$page" "Cy &lt;3" "a learner's name is escaped"
+# --learner takes 80 characters, not bytes: 80 Chinese ones (240 bytes) are a name, kept
+# whole on the page; the 81st is refused
+zh80=$(printf '张%.0s' $(seq 80))
+fakes_run check 91 --learner "$zh80" --results "$tmp/class-zh80" >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && ok "--learner: 80 Chinese characters are a name" ||
+	bad "--learner: 80 Chinese characters refused (exit $rc)"
+"$dmalab" class "$tmp/class-zh80" >/dev/null 2>&1
+has "$tmp/class-zh80/class.html" "<tr><td>$zh80</td>" "class.html: an 80-character name whole"
+fakes_run check 91 --learner "${zh80}张" --results "$tmp/class-zh81" >"$tmp/zh81.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/zh81.out")" -eq 1 ] &&
+	ok "--learner: 81 characters refused, one line, exit 2" ||
+	bad "--learner: 81 characters: exit $rc, $(cat "$tmp/zh81.out")"
 has "$page" ">not yet (untried)</td>" "class.html: a state in the learner's words"
 # Ada (p1): 91.2 inside (1), 92.1 don't know (0), 92.2 10x off (0): the mean 0.33 either way
 grep '<tr><td>Ada L\.</td><td title="predicted' "$page" >"$tmp/ada-pred"

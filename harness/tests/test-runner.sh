@@ -471,6 +471,14 @@ usage_case "'$tmp/no-such-dir'" "$BUILD/dmalab" list --labs-dir "$tmp/no-such-di
 usage_case "'x1'" run_dmalab run x1
 usage_case "no-such-errata.md" "$BUILD/dmalab" --errata "$tmp/no-such-errata.md" list
 usage_case "bad-errata.md:3:" "$BUILD/dmalab" --errata "$tmp/bad-errata.md" list
+# an erratum that could not be wrong (91.2 wants >= 10 GB/s; lt 10 is every failure of it) is
+# refused by the lab's --describe: the runner says the lab's line, not only its exit code
+printf '## 91.2\nsays: x\nexpect: lt 10\ntruth: y\nsource: z\n' >"$tmp/complement-errata.md"
+for c in "check 91" "list" "claims"; do
+	# shellcheck disable=SC2086 # the command and its lab
+	usage_case "erratum 91.2: 'expect: lt 10' holds for every failure" "$BUILD/dmalab" \
+		--labs-dir "$fakes" --errata "$tmp/complement-errata.md" $c
+done
 usage_case "'b': messages reads one table" "$BUILD/dmalab" messages a b
 usage_case "FILE is ''" "$BUILD/dmalab" messages ''
 usage_case "'--zh'" "$BUILD/dmalab" messages --zh
