@@ -651,6 +651,19 @@ static int try_stopped(const struct ex_lab *x, int rc)
 	return rc;
 }
 
+/* 1 when src was written after bin: bin is not what src says (a build of src failed
+ * or was not run since); 0 otherwise, or when either cannot be read. */
+static int built_before(const char *bin, const char *src)
+{
+	struct stat b, s;
+
+	if (stat(bin, &b) != 0 || stat(src, &s) != 0)
+		return 0;
+	if (s.st_mtim.tv_sec != b.st_mtim.tv_sec)
+		return s.st_mtim.tv_sec > b.st_mtim.tv_sec;
+	return s.st_mtim.tv_nsec > b.st_mtim.tv_nsec;
+}
+
 static int do_try(struct ex_opts *o, struct ex_lab *x)
 {
 	char results[2200], path[2300], err[600], *ids[1] = { x->id };
@@ -673,6 +686,10 @@ static int do_try(struct ex_opts *o, struct ex_lab *x)
 		return error(MSG("try.not-built", "try %s: your copy is not built ('%s' is "
 				 "missing): make try-%s builds it, then grades it"), x->id, bin,
 			     x->id), 2;
+	if (built_before(bin, x->copy)) /* dmalab try alone, after an edit or a failed build */
+		return error(MSG("try.stale", "try %s: your copy '%s' changed after '%s' was "
+				 "built from it: make try-%s builds it again, then grades it"),
+			     x->id, x->copy, bin, x->id), 2;
 	snprintf(results, sizeof(results), "%s/results", x->copy_dir);
 	printf(MSG("try.running", "try-%s: running your build under the runner (results in "
 		   "'%s')"), x->id, results);
