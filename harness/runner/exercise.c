@@ -899,9 +899,12 @@ static void ex_option(struct ex_opts *o, int c, const char *arg, const char *cmd
 	case 'q': o->run.quick = 1; break;
 	case 'i': o->ids_only = 1; break;
 	case 'm': o->make_status = 1; break;
-	case 's': o->src = arg; break;
-	case 'w': o->work = arg; break;
-	case 'L': snprintf(o->run.labs_dir, sizeof(o->run.labs_dir), "%s", arg); break;
+	case 's': o->src = usage_dir("--src", arg); break;
+	case 'w': o->work = usage_dir("--work", arg); break;
+	case 'L':
+		snprintf(o->run.labs_dir, sizeof(o->run.labs_dir), "%s",
+			 usage_dir("--labs-dir", arg));
+		break;
 	case 't': o->run.timeout_mul = parse_timeout_mul(arg, "--timeout-mul"); break;
 	case 'h': ex_usage(cmd); exit(0);
 	}

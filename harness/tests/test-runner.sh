@@ -467,6 +467,14 @@ run_dmalab sysinfo --format human >/dev/null 2>&1
 check $? 0 "sysinfo --format human is taken"
 usage_case "'--results' needs a directory" run_dmalab check --results ''
 usage_case "'--labs-dir' needs a directory" "$BUILD/dmalab" list --labs-dir ''
+# an empty folder or file elsewhere too: exercise --work '' wrote its copy under /,
+# hint --answers-dir '' said ": no chapter file", --errata '' ": No such file"
+usage_case "'--work' needs a directory" "$BUILD/dmalab" exercise 99 --work ''
+usage_case "'--work' needs a directory" "$BUILD/dmalab" exercises --work ''
+usage_case "'--labs-dir' needs a directory" "$BUILD/dmalab" try 91 --labs-dir ''
+usage_case "'--answers-dir' needs a directory" "$BUILD/dmalab" hint 01 --answers-dir ''
+usage_case "'--errata' needs a file" run_dmalab check --errata ''
+usage_case "'--from' needs a file" "$BUILD/dmalab" grade --from ''
 usage_case "'$tmp/no-such-dir'" "$BUILD/dmalab" list --labs-dir "$tmp/no-such-dir"
 usage_case "'x1'" run_dmalab run x1
 usage_case "no-such-errata.md" "$BUILD/dmalab" --errata "$tmp/no-such-errata.md" list
