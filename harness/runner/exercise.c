@@ -82,12 +82,21 @@ static void lab_unload(struct ex_lab *x)
 }
 
 /* The lab file of lab `id` under src; 0, or -1 said. */
+/* src, the labs' folder, is not there: dmalab run in another folder than the kit's. */
+static int no_src(const char *src)
+{
+	return error(MSG("ex.no-src", "no folder '%s' here: run dmalab in the kit's folder, "
+			 "or give --src DIR"), src);
+}
+
 static int lab_find(const struct ex_opts *o, const char *id, struct ex_lab *x)
 {
 	char pat[1024];
 	glob_t g;
 	int rc;
 
+	if (access(o->src, F_OK) != 0)
+		return no_src(o->src);
 	snprintf(pat, sizeof(pat), "%s/%s-*/lab.c*", o->src, id);
 	if (glob(pat, 0, NULL, &g) || g.gl_pathc != 1) {
 		globfree(&g);
@@ -783,6 +792,8 @@ static int do_exercises(const struct ex_opts *o)
 
 	if (n < 0) {
 		ex_here_close(h);
+		if (access(o->src, F_OK) != 0)
+			return no_src(o->src), 2;
 		return error("no lab under '%s'", o->src), 2;
 	}
 	for (i = 0; i < n; i++) {

@@ -545,6 +545,11 @@ static int learn_load(struct learn_ctx *lc)
 	static char path[PATH_MAX];
 	char err[600];
 
+	/* none: dmalab run in another folder than the kit's */
+	if (access(lc->opt->answers_dir, F_OK) != 0)
+		return error(MSG("learn.no-answers", "no folder '%s' here: run dmalab in the "
+				 "kit's folder, or give --answers-dir DIR"),
+			     lc->opt->answers_dir), 2;
 	if (ans_load_dir(lc->opt->answers_dir, &lc->ans, err, sizeof(err))) {
 		error("%s", err);
 		return 2;

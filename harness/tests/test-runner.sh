@@ -481,6 +481,14 @@ usage_case "no-such-errata.md" "$BUILD/dmalab" --errata "$tmp/no-such-errata.md"
 usage_case "bad-errata.md:3:" "$BUILD/dmalab" --errata "$tmp/bad-errata.md" list
 usage_case "'b': messages reads one table" "$BUILD/dmalab" messages a b
 usage_case "FILE is ''" "$BUILD/dmalab" messages ''
+# run in another folder than the kit's: the folder it looks for, and where to run it (it
+# said "no lab under 'labs'", "no lab '01' under 'labs'", "answers: no chapter file")
+kit_bin=$(cd "$BUILD" && pwd)/dmalab
+for a in exercises "exercise 01" "try 01" "hint 01" quiz; do
+	# shellcheck disable=SC2086 # the command and its lab, split on purpose
+	usage_case "no folder '[a-z]*' here: run dmalab in the kit's folder" \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "$tmp" "$kit_bin" $a
+done
 usage_case "'--zh'" "$BUILD/dmalab" messages --zh
 
 # 8. Known errata come from the lab's word: a contradiction is known only
