@@ -417,10 +417,12 @@ lab-%:
 	[zZ][hH]*) echo "make lab-$*：没有实验 '$*'；现有的实验：$(LAB_IDS)（make lab-NN）" >&2 ;; \
 	*) echo "make lab-$*: no lab '$*'; the labs are: $(LAB_IDS) (make lab-NN)" >&2 ;; \
 	esac; exit 2
-lab- hint- exercise- try-:
+# make hint, make exercise (no lab at all) alike, not make's "No rule to make target"
+.PHONY: lab hint exercise try
+lab- hint- exercise- try- lab hint exercise try:
 	@case "$(LEARNER_LANG)" in \
-	[zZ][hH]*) echo "make $@：哪个实验？现有的实验：$(LAB_IDS)（make $@NN）" >&2 ;; \
-	*) echo "make $@: which lab? the labs are: $(LAB_IDS) (make $@NN)" >&2 ;; \
+	[zZ][hH]*) echo "make $@：哪个实验？现有的实验：$(LAB_IDS)（make $(@:-=)-NN）" >&2 ;; \
+	*) echo "make $@: which lab? the labs are: $(LAB_IDS) (make $(@:-=)-NN)" >&2 ;; \
 	esac; exit 2
 
 list: all

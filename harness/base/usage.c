@@ -137,6 +137,21 @@ void advise(const char *fmt, ...)
 	REPORT("");
 }
 
+const char *usage_dir(const char *option, const char *value)
+{
+	if (!*value)
+		die_usage(MSG("main.err-empty-dir", "option '%s' needs a directory, got ''"),
+			  option);
+	return value;
+}
+
+const char *usage_file(const char *option, const char *value)
+{
+	if (!*value)
+		die_usage(MSG("usage.err-empty-file", "option '%s' needs a file, got ''"), option);
+	return value;
+}
+
 int parse_real(const char *s, double *v)
 {
 	char *end;

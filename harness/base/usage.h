@@ -51,6 +51,10 @@ int next_option(int argc, char *const argv[], const char *shortopts,
 const char *bad_option_name(char *const argv[], char letter[3]);
 /* That option's usage-error line: ':' its value is missing, else unknown. */
 __attribute__((noreturn)) void die_bad_option(int c, char *const argv[]);
+/* value, that of option, as a directory or a file: an empty one is a usage error
+ * naming the option (it would be the root, the folder run in, or ": No such file"). */
+const char *usage_dir(const char *option, const char *value);
+const char *usage_file(const char *option, const char *value);
 /* s as a number from lo to hi, the whole string; else die_usage() naming what. */
 double parse_number(const char *s, const char *what, double lo, double hi);
 /* s, the whole string, as a finite number into *v: 0, else -1 (nothing printed:

@@ -82,12 +82,21 @@ static void lab_unload(struct ex_lab *x)
 }
 
 /* The lab file of lab `id` under src; 0, or -1 said. */
+/* src, the labs' folder, is not there: dmalab run in another folder than the kit's. */
+static int no_src(const char *src)
+{
+	return error(MSG("ex.no-src", "no folder '%s' here: run dmalab in the kit's folder, "
+			 "or give --src DIR"), src);
+}
+
 static int lab_find(const struct ex_opts *o, const char *id, struct ex_lab *x)
 {
 	char pat[1024];
 	glob_t g;
 	int rc;
 
+	if (access(o->src, F_OK) != 0)
+		return no_src(o->src);
 	snprintf(pat, sizeof(pat), "%s/%s-*/lab.c*", o->src, id);
 	if (glob(pat, 0, NULL, &g) || g.gl_pathc != 1) {
 		globfree(&g);
@@ -645,6 +654,19 @@ static int try_stopped(const struct ex_lab *x, int rc)
 	return rc;
 }
 
+/* 1 when src was written after bin: bin is not what src says (a build of src failed
+ * or was not run since); 0 otherwise, or when either cannot be read. */
+static int built_before(const char *bin, const char *src)
+{
+	struct stat b, s;
+
+	if (stat(bin, &b) != 0 || stat(src, &s) != 0)
+		return 0;
+	if (s.st_mtim.tv_sec != b.st_mtim.tv_sec)
+		return s.st_mtim.tv_sec > b.st_mtim.tv_sec;
+	return s.st_mtim.tv_nsec > b.st_mtim.tv_nsec;
+}
+
 static int do_try(const struct ex_opts *o, struct ex_lab *x)
 {
 	char results[2200], path[2300], err[600], *ids[1] = { x->id };
@@ -667,6 +689,10 @@ static int do_try(const struct ex_opts *o, struct ex_lab *x)
 		return error(MSG("try.not-built", "try %s: your copy is not built ('%s' is "
 				 "missing): make try-%s builds it, then grades it"), x->id, bin,
 			     x->id), 2;
+	if (built_before(bin, x->copy)) /* dmalab try alone, after an edit or a failed build */
+		return error(MSG("try.stale", "try %s: your copy '%s' changed after '%s' was "
+				 "built from it: make try-%s builds it again, then grades it"),
+			     x->id, x->copy, bin, x->id), 2;
 	snprintf(results, sizeof(results), "%s/results", x->copy_dir);
 	printf(MSG("try.running", "try-%s: running your build under the runner (results in "
 		   "'%s')"), x->id, results);
@@ -760,6 +786,8 @@ static int do_exercises(const struct ex_opts *o)
 
 	if (n < 0) {
 		ex_here_close(h);
+		if (access(o->src, F_OK) != 0)
+			return no_src(o->src), 2;
 		return error("no lab under '%s'", o->src), 2;
 	}
 	for (i = 0; i < n; i++) {
@@ -876,9 +904,12 @@ static void ex_option(struct ex_opts *o, int c, const char *arg, const char *cmd
 	case 'q': o->run.quick = 1; break;
 	case 'i': o->ids_only = 1; break;
 	case 'm': o->make_status = 1; break;
-	case 's': o->src = arg; break;
-	case 'w': o->work = arg; break;
-	case 'L': snprintf(o->run.labs_dir, sizeof(o->run.labs_dir), "%s", arg); break;
+	case 's': o->src = usage_dir("--src", arg); break;
+	case 'w': o->work = usage_dir("--work", arg); break;
+	case 'L':
+		snprintf(o->run.labs_dir, sizeof(o->run.labs_dir), "%s",
+			 usage_dir("--labs-dir", arg));
+		break;
 	case 't': o->run.timeout_mul = parse_timeout_mul(arg, "--timeout-mul"); break;
 	case 'h': ex_usage(cmd); exit(0);
 	}

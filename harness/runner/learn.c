@@ -128,26 +128,18 @@ static void check_chapter(const char *ch)
 static void learn_option(struct learn_opts *o, int c, const char *arg)
 {
 	switch (c) {
-	case 'F': o->from = arg; break;
-	case 'G':
-		if (!*arg)
-			die_usage(MSG("learn.err-gs-file",
-					  "option '--gradescope' needs a file, got ''"));
-		o->gradescope = arg;
-		break;
+	case 'F': o->from = usage_file("--from", arg); break;
+	case 'G': o->gradescope = usage_file("--gradescope", arg); break;
 	case 'C': check_chapter(arg); o->chapter = arg; break;
 	case 'A': o->script = arg; break;
-	case 'D': o->answers_dir = arg; break;
-	case 'r':
-		if (!*arg)
-			die_usage(MSG("learn.err-results-dir",
-					  "option '--results' needs a directory, got ''"));
-		o->results_dir = arg;
+	case 'D': o->answers_dir = usage_dir("--answers-dir", arg); break;
+	case 'r': o->results_dir = usage_dir("--results", arg); break;
+	case 'L':
+		snprintf(o->labs_dir, sizeof(o->labs_dir), "%s", usage_dir("--labs-dir", arg));
 		break;
-	case 'L': snprintf(o->labs_dir, sizeof(o->labs_dir), "%s", arg); break;
-	case 'e': o->errata_path = arg; break;
-	case 'E': o->seeds_dir = arg; break;
-	case 'w': o->work = arg; break;
+	case 'e': o->errata_path = usage_file("--errata", arg); break;
+	case 'E': o->seeds_dir = usage_dir("--seeds", arg); break;
+	case 'w': o->work = usage_dir("--work", arg); break;
 	case 'N': o->learner = arg; break;
 	case 's': o->shuffle = 1; break;
 	case 'S': o->seed = (unsigned)parse_number(arg, "--seed", 0, 4294967295.0); break;
@@ -553,6 +545,11 @@ static int learn_load(struct learn_ctx *lc)
 	static char path[PATH_MAX];
 	char err[600];
 
+	/* none: dmalab run in another folder than the kit's */
+	if (access(lc->opt->answers_dir, F_OK) != 0)
+		return error(MSG("learn.no-answers", "no folder '%s' here: run dmalab in the "
+				 "kit's folder, or give --answers-dir DIR"),
+			     lc->opt->answers_dir), 2;
 	if (ans_load_dir(lc->opt->answers_dir, &lc->ans, err, sizeof(err))) {
 		error("%s", err);
 		return 2;

@@ -212,15 +212,6 @@ static int unique_ids(char **ids, int n)
 	return kept;
 }
 
-/* The value of a directory option; an empty one is a usage error. */
-static const char *dir_arg(const char *option, const char *value)
-{
-	if (!*value)
-		die_usage(MSG("main.err-empty-dir", "option '%s' needs a directory, got ''"),
-			  option);
-	return value;
-}
-
 /* A learner's name as the trainer's page shows it: printable, one line, at most
  * 80 characters (UTF-8's, not bytes: a Chinese character takes three). */
 static const char *learner_arg(const char *name)
@@ -262,15 +253,15 @@ static void parse_options(struct runner_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'L':
 			snprintf(o->labs_dir, sizeof(o->labs_dir), "%s",
-				 dir_arg("--labs-dir", optarg));
+				 usage_dir("--labs-dir", optarg));
 			break;
-		case 'r': o->results_dir = dir_arg("--results", optarg); break;
+		case 'r': o->results_dir = usage_dir("--results", optarg); break;
 		case 'f': o->format = parse_format(optarg); break;
 		case 't': o->timeout_mul = parse_timeout_mul(optarg, "--timeout-mul"); break;
 		case 'q': o->quick = 1; break;
-		case 'e': o->errata_path = optarg; break;
+		case 'e': o->errata_path = usage_file("--errata", optarg); break;
 		case 'N': o->learner = learner_arg(optarg); break;
-		case 'w': o->work = dir_arg("--work", optarg); break;
+		case 'w': o->work = usage_dir("--work", optarg); break;
 		case 'P': o->predict = 1; break;
 		case 'p': o->predictions = optarg; o->predict = 1; break;
 		case 'h': usage(stdout); exit(0);

@@ -201,6 +201,14 @@ if [ "$rc" -ne 0 ] && has 'error' && has 'your copy .* does not compile'; then
 mk exercises
 if has '^01\.limit +lab-01 +does not compile'; then ok "make exercises: does not compile"
 else bad "make exercises: does not compile"; fi
+# dmalab try alone then ran the older build of the copy and graded it, over the state
+"$BUILD/dmalab" try 01 --work "$tmp/w" >"$tmp/out" 2>&1; rc=$?
+if [ "$rc" -eq 2 ] && has "changed after .* was built from it: make try-01 builds it" &&
+	[ "$(wc -l <"$tmp/out")" -eq 1 ]; then ok "dmalab try on a stale build: refused, one line"
+else bad "dmalab try on a stale build: refused, one line"; fi
+mk exercises
+if has '^01\.limit +lab-01 +does not compile'; then ok "make exercises: still does not compile"
+else bad "make exercises: still does not compile"; fi
 
 # 01.limit gamed: the region's ENOMEM without the limit, or its lie after a real mlock:
 # the lab's child reads the limit, the capability and mlock itself, and 01.4 refuses it

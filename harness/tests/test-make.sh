@@ -33,6 +33,10 @@ expect 2 "make lab-99: no lab '99'; the labs are: 01 " lab-99
 expect 2 "make lab-: which lab\? the labs are: 01 " lab-
 expect 2 "make lab-99：没有实验 '99'" DMALAB_LANG=ZH lab-99 # any case, as lang.c reads it
 expect 2 "make hint-: which lab\? the labs are: 01 " hint-
+# no lab at all, as a learner types it: the same line, not make's "No rule to make target"
+expect 2 "make hint: which lab\? the labs are: 01 .*\(make hint-NN\)" hint
+expect 2 "make exercise: which lab\? the labs are: 01 .*\(make exercise-NN\)" exercise
+expect 2 "make try：哪个实验？" DMALAB_LANG=zh try
 expect 2 "RESET='maybe': use RESET=1" RESET=maybe quiz
 expect 2 "SHUFFLE='2': use SHUFFLE=1" SHUFFLE=2 quiz
 expect 2 "RESULTS='': " RESULTS= check

@@ -467,6 +467,14 @@ run_dmalab sysinfo --format human >/dev/null 2>&1
 check $? 0 "sysinfo --format human is taken"
 usage_case "'--results' needs a directory" run_dmalab check --results ''
 usage_case "'--labs-dir' needs a directory" "$BUILD/dmalab" list --labs-dir ''
+# an empty folder or file elsewhere too: exercise --work '' wrote its copy under /,
+# hint --answers-dir '' said ": no chapter file", --errata '' ": No such file"
+usage_case "'--work' needs a directory" "$BUILD/dmalab" exercise 99 --work ''
+usage_case "'--work' needs a directory" "$BUILD/dmalab" exercises --work ''
+usage_case "'--labs-dir' needs a directory" "$BUILD/dmalab" try 91 --labs-dir ''
+usage_case "'--answers-dir' needs a directory" "$BUILD/dmalab" hint 01 --answers-dir ''
+usage_case "'--errata' needs a file" run_dmalab check --errata ''
+usage_case "'--from' needs a file" "$BUILD/dmalab" grade --from ''
 usage_case "'$tmp/no-such-dir'" "$BUILD/dmalab" list --labs-dir "$tmp/no-such-dir"
 usage_case "'x1'" run_dmalab run x1
 usage_case "no-such-errata.md" "$BUILD/dmalab" --errata "$tmp/no-such-errata.md" list
@@ -481,6 +489,14 @@ for c in "check 91" "list" "claims"; do
 done
 usage_case "'b': messages reads one table" "$BUILD/dmalab" messages a b
 usage_case "FILE is ''" "$BUILD/dmalab" messages ''
+# run in another folder than the kit's: the folder it looks for, and where to run it (it
+# said "no lab under 'labs'", "no lab '01' under 'labs'", "answers: no chapter file")
+kit_bin=$(cd "$BUILD" && pwd)/dmalab
+for a in exercises "exercise 01" "try 01" "hint 01" quiz; do
+	# shellcheck disable=SC2086 # the command and its lab, split on purpose
+	usage_case "no folder '[a-z]*' here: run dmalab in the kit's folder" \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "$tmp" "$kit_bin" $a
+done
 usage_case "'--zh'" "$BUILD/dmalab" messages --zh
 
 # 8. Known errata come from the lab's word: a contradiction is known only
