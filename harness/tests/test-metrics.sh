@@ -101,6 +101,11 @@ for a in "$tmp/absent.json" "$FIX $FIX" "$FIX --out $tmp/no/dir/x.prom" "--bogus
 	[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] && [ ! -e "$tmp/no" ] && ok ||
 		bad "metrics $a: exit $rc, stderr '$(cat "$tmp/bad.err")'"
 done
+# --out naming the results file read: refused, the run left as it was
+cp "$FIX" "$tmp/run.json"
+"$D" metrics "$tmp/run.json" --out "$tmp/run.json" >/dev/null 2>"$tmp/bad.err"
+[ $? = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] && cmp -s "$FIX" "$tmp/run.json" && ok ||
+	bad "metrics RUN --out RUN: $(cat "$tmp/bad.err"); $(head -c 60 "$tmp/run.json")"
 # a file that cannot be written: named as given (never its temporary file), with why
 "$D" metrics "$FIX" --out "$tmp/no/dir/x.prom" >/dev/null 2>"$tmp/bad.err"
 grep -qx "dmalab: --out '$tmp/no/dir/x.prom': cannot write: No such file or directory" \
