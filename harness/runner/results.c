@@ -123,9 +123,16 @@ static void set_str(const char **dst, const char *src)
 	*dst = src && *src ? strdup(src) : NULL;
 }
 
+/* A one-line field of a lab's record (a skip's detail, a unit, a note): a line
+ * end in it becomes a blank, as in the lab's own TAP (record_tap_text), so
+ * that the report card and the TAP stream stay one line per field and no
+ * text of a lab's reads as a test line or a "Bail out!" of its own. */
 static void copy(char *dst, size_t len, const char *src)
 {
 	snprintf(dst, len, "%s", src ? src : "");
+	for (char *p = dst; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
 }
 
 /* The lab's erratum object of a claim: {status, expect, when, truth} (or
