@@ -93,8 +93,12 @@ grep -q '^dmalab_preflight_status{host="[^"]*"} 0$' "$tmp/pf.prom" &&
 	grep -q '^dmalab_preflight_check{host="[^"]*",check="memlock",gpu="",status="pass"} 1$' \
 		"$tmp/pf.prom" && ok || bad "preflight: $(head -c 600 "$tmp/pf.prom")"
 
-# 5. Bad input: exit 2, one line on stderr naming it, no file written.
-for a in "$tmp/absent.json" "$FIX $FIX" "$FIX --out $tmp/no/dir/x.prom" "--bogus" "$FIX --out"; do
+# 5. Bad input: exit 2, one line on stderr naming it, no file written; a lab
+# listed twice would give each of its series twice (the collector drops the file)
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["labs"].append(d["labs"][0])
+json.dump(d, open(sys.argv[2], "w"))' "$FIX" "$tmp/twice.json"
+for a in "$tmp/absent.json" "$FIX $FIX" "$FIX --out $tmp/no/dir/x.prom" "--bogus" "$FIX --out" \
+	"$tmp/twice.json"; do
 	# shellcheck disable=SC2086 # each case is its words
 	"$D" metrics $a >"$tmp/bad.out" 2>"$tmp/bad.err"
 	rc=$?
