@@ -116,6 +116,12 @@ static void parse_compare(struct cmp_opts *o, int argc, char **argv)
 			die_usage(MSG("compare.err-html-is-run",
 				"--html-out '%s' is one of the results files: it would be "
 				"overwritten"), o->html_out);
+	if (o->baseline && o->json_out && cmp_same_file(o->baseline, o->json_out))
+		die_usage(MSG("compare.err-out-is-base", "%s '%s' is the baseline: it "
+			"would be overwritten"), "--json-out", o->json_out);
+	if (o->baseline && o->html_out && cmp_same_file(o->baseline, o->html_out))
+		die_usage(MSG("compare.err-out-is-base", "%s '%s' is the baseline: it "
+			"would be overwritten"), "--html-out", o->html_out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -277,14 +283,15 @@ struct compare_run {
 	struct cmp_result *res;
 };
 
-/* 1 when path is a compare report or a baseline, not a run: a fleet
- * directory's fleet.json or a baseline kept beside the nodes. */
-static int report_not_run(const char *path)
+/* 1 when path is a compare report or (baseline_too) a baseline, not a run:
+ * a fleet directory's fleet.json or a baseline kept beside the nodes. */
+static int report_not_run(const char *path, int baseline_too)
 {
 	char why[400];
 	struct json *doc = json_parse_file(path, why, sizeof(why));
 	const char *schema = json_get_str(doc, "schema", "");
-	int other = !strcmp(schema, "dmalab-compare/1") || !strcmp(schema, "dmalab-baseline/1");
+	int other = !strcmp(schema, "dmalab-compare/1") ||
+		    (baseline_too && !strcmp(schema, "dmalab-baseline/1"));
 
 	json_free(doc);
 	return other;
@@ -297,10 +304,17 @@ static int load_nodes(struct compare_run *cr, char **paths, int npaths)
 
 	cr->nodes = cmp_calloc((size_t)npaths, sizeof(*cr->nodes));
 	for (i = 0; i < npaths; i++) {
-		if (cr->opt.json_out && cmp_same_file(paths[i], cr->opt.json_out))
-			continue; /* `compare DIR/[glob] --json-out DIR/fleet.json`, run again */
+		if (cr->opt.json_out && cmp_same_file(paths[i], cr->opt.json_out)) {
+			/* `compare DIR/[glob] --json-out DIR/fleet.json`, run again;
+			 * a node's run there would be lost from the report and the disk */
+			if (!report_not_run(paths[i], 0))
+				die_usage(MSG("compare.err-json-is-run", "--json-out '%s' is one "
+					"of the results files and no compare report: it would "
+					"be overwritten"), cr->opt.json_out);
+			continue;
+		}
 		if (cmp_node_load(paths[i], &cr->nodes[cr->n], err, sizeof(err))) {
-			if (report_not_run(paths[i])) {
+			if (report_not_run(paths[i], 1)) {
 				warning("skipping '%s': a compare report or baseline, not a run",
 					paths[i]);
 				continue;

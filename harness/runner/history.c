@@ -52,7 +52,8 @@ static void history_usage(FILE *f)
 		"options:\n"
 		"  --min-runs N   runs a GPU needs before it is judged (default %d, at least 3)\n"
 		"  --all          print every figure's series, not only those that moved\n"
-		"  --json FILE    also write the series and the verdicts (dmalab-history/1)\n"
+		"  --json FILE    also write the series and the verdicts (dmalab-history/1);\n"
+		"                 never over one of the runs it reads (refused, exit 2)\n"
 		"  -h, --help     this text\n"
 		"exit: 0 no GPU flagged, 1 a GPU flagged, 2 a missing or bad file, usage\n",
 		HIST_MIN_RUNS);
@@ -180,8 +181,8 @@ static int named(char **paths, int npaths, const char *path)
  * results.json is an error (exit 2), so that a typo does not shrink a history
  * silently; in a folder such files (a fleet's fleet.json, a broken or
  * unfinished run) are passed over, each said on stderr as dmalab class says it. */
-static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *nnodes,
-		       struct hist_gpu **g, int *ng)
+static int load_groups(char **paths, int npaths, const char *json_out, struct cmp_node **nodes,
+		       int *nnodes, struct hist_gpu **g, int *ng)
 {
 	char err[PATH_MAX + 300], id[sizeof(((struct hist_gpu *)0)->id)];
 	glob_t gl = { 0 };
@@ -192,6 +193,7 @@ static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *n
 	*nodes = rc ? NULL : cmp_calloc(gl.gl_pathc, sizeof(**nodes));
 	for (size_t i = 0; !rc && i < gl.gl_pathc; i++) {
 		const char *path = gl.gl_pathv[i];
+		int n = *nnodes;
 
 		if (!named(paths, npaths, path))
 			*nnodes += !cmp_folder_run_load(path, &(*nodes)[*nnodes], NULL);
@@ -199,6 +201,10 @@ static int load_groups(char **paths, int npaths, struct cmp_node **nodes, int *n
 			(*nnodes)++;
 		else
 			rc = error("%s", err);
+		/* a run read, and the report written over it (an earlier report is no run) */
+		if (*nnodes > n && json_out && cmp_same_file(path, json_out))
+			die_usage(MSG("history.err-json-is-run", "--json '%s' is one of the runs "
+				"read: it would be overwritten"), json_out);
 	}
 	if (!rc && !*nnodes)
 		rc = error("no results files in %s%s", paths[0], npaths > 1 ? " ..." : "");
@@ -376,7 +382,7 @@ int cmd_history(int argc, char **argv)
 
 	usage_set_help("dmalab history");
 	parse_history(&o, argc, argv);
-	if (load_groups(argv + optind, argc - optind, &nodes, &nnodes, &g, &ng) < 0)
+	if (load_groups(argv + optind, argc - optind, o.json_out, &nodes, &nnodes, &g, &ng) < 0)
 		rc = 2;
 	jw_init(&w, 1);
 	jw_obj_begin(&w);

@@ -36,9 +36,10 @@ static void metrics_usage(FILE *f)
 		"  (--collector.textfile.directory); make check writes results/dmalab.prom\n"
 		"options:\n"
 		"  --out FILE   where to write it (default: standard output); written whole,\n"
-		"               then renamed into place\n"
+		"               then renamed into place; never the results file read\n"
 		"  -h, --help   this text\n"
-		"exit: 0 written, 2 a missing or bad results file, or FILE not writable\n");
+		"exit: 0 written, 2 a missing or bad results file, or FILE not writable or\n"
+		"      the results file itself\n");
 }
 
 static void parse_metrics(struct metrics_opts *o, int argc, char **argv)
@@ -66,6 +67,9 @@ static void parse_metrics(struct metrics_opts *o, int argc, char **argv)
 			  argv[optind]);
 	if (o->out && !*o->out)
 		die_usage(MSG("metrics.err-empty-out", "option '--out' needs a file name, got ''"));
+	if (o->out && cmp_same_file(o->in, o->out))
+		die_usage(MSG("metrics.err-out-is-run", "--out '%s' is the results file read: it "
+			"would be overwritten"), o->out);
 }
 
 /* host, gpu_uuid, gpu_model and lab: the labels every series has. */

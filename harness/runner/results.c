@@ -123,9 +123,16 @@ static void set_str(const char **dst, const char *src)
 	*dst = src && *src ? strdup(src) : NULL;
 }
 
+/* A one-line field of a lab's record (a skip's detail, a unit, a note): a line
+ * end in it becomes a blank, as in the lab's own TAP (record_tap_text), so
+ * that the report card and the TAP stream stay one line per field and no
+ * text of a lab's reads as a test line or a "Bail out!" of its own. */
 static void copy(char *dst, size_t len, const char *src)
 {
 	snprintf(dst, len, "%s", src ? src : "");
+	for (char *p = dst; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
 }
 
 /* The lab's erratum object of a claim: {status, expect, when, truth} (or
@@ -614,9 +621,19 @@ int results_load(const char *path, struct learn_results *r, char *err, size_t er
 	if (results_unfinished(r->doc, path, err, errlen))
 		goto refuse;
 	r->started = json_get_str(r->doc, "started", "");
-	if (!load_labs(r, labs))
-		return 0;
-	snprintf(err, errlen, "%s: a lab or claim without an id", path);
+	if (load_labs(r, labs)) {
+		snprintf(err, errlen, "%s: a lab or claim without an id", path);
+		goto refuse;
+	}
+	/* a run records each lab once; twice, a reader would count its figures
+	 * twice (dmalab.prom: two series of one name and labels) */
+	for (int i = 1; i < r->nlabs; i++)
+		if (lab_by_id(r->labs, i, r->labs[i].id)) {
+			snprintf(err, errlen, MSG("results.err-lab-twice", "%s: lab '%s' is listed "
+				 "twice: a results.json lists each lab once"), path, r->labs[i].id);
+			goto refuse;
+		}
+	return 0;
 refuse:
 	results_unload(r);
 	errno = EINVAL;

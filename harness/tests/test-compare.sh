@@ -542,6 +542,23 @@ run pageown "$DMALAB" compare "$tmp/own.json" --html-out "$tmp/own.json" --allow
 check_rc "--html-out one of the results files: refused" 2 "$(rc_of pageown)"
 cmp -s "$fleet/gpu-node-001.json" "$tmp/own.json" && ok "... and the run is left as it was" ||
 	not_ok "--html-out overwrote a results file" "$tmp/pageown.err"
+# --json-out naming a run among the inputs (not an earlier report, which is
+# passed over), or either output naming the baseline: refused, nothing lost
+run jsonown "$DMALAB" compare "$fleet"/gpu-node-00[1-3].json "$tmp/own.json" \
+	--json-out "$tmp/own.json"
+check_rc "--json-out one of the results files: refused" 2 "$(rc_of jsonown)" "$tmp/jsonown.err"
+one_line "--json-out one of the results files" "$tmp/jsonown.err"
+cmp -s "$fleet/gpu-node-001.json" "$tmp/own.json" && ok "... and the run is left as it was" ||
+	not_ok "--json-out overwrote a results file" "$tmp/jsonown.err"
+for out in json-out html-out; do
+	run "$out-base" "$DMALAB" compare "$fleet/gpu-node-002.json" --baseline "$tmp/own.json" \
+		"--$out" "$tmp/own.json"
+	check_rc "--$out the baseline: refused" 2 "$(rc_of "$out-base")" "$tmp/$out-base.err"
+	has "--$out the baseline: named" "$tmp/$out-base.err" \
+		"--$out '$tmp/own.json' is the baseline"
+	cmp -s "$fleet/gpu-node-001.json" "$tmp/own.json" && ok "... and the baseline is kept" ||
+		not_ok "--$out overwrote the baseline" "$tmp/$out-base.err"
+done
 # a page that cannot be written: the file as given, and why; a file of the
 # user's named FILE.tmp beside the page is left alone
 run pagenodir "$DMALAB" compare "$tmp/own.json" --allow-unjudged --html-out "$tmp/no-dir/p.html"

@@ -344,5 +344,37 @@ fi
 check "$?:$(grep -c "cannot write '$tmp/all/junit.xml/x/y'" "$tmp/gsbad.out")" "1:1" \
 	"a Gradescope file that cannot be written: exit 1, its path named"
 
+echo "== a line end in a lab's skip detail: one TAP line, nothing read as a test line"
+# lab-77: lab-92 whose record skips 77.2 with a detail of three lines
+if [ -n "$py_any" ]; then
+	mkdir "$tmp/odd"
+	"$fakes/lab-92" --describe | sed 's/"92/"77/' >"$tmp/odd/describe.json"
+	"$fakes/lab-92" --json "$tmp/odd/92.json" >/dev/null
+	"$py_any" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["claims"]:
+    c["id"] = c["id"].replace("92", "77")
+d["id"] = "77"
+d["status"] = "pass"
+d["claims"][1].update(status="skip", reason="no-x", detail="x\nBail out! forged\rnot ok 9 - y")
+json.dump(d, open(sys.argv[2], "w"))' "$tmp/odd/92.json" "$tmp/odd/77.json"
+	cat >"$tmp/odd/lab-77" <<EOF
+#!/bin/sh
+[ "\$1" = --describe ] && exec cat "$tmp/odd/describe.json"
+while [ \$# -gt 1 ] && [ "\$1" != --json ]; do shift; done
+cp "$tmp/odd/77.json" "\$2"
+printf 'TAP version 13\n1..2\nok 1 - 77.1 one\nok 2 - 77.2 two # SKIP no-x: x\n'
+EOF
+	chmod +x "$tmp/odd/lab-77"
+	"$BUILD/dmalab" --labs-dir "$tmp/odd" check --results "$tmp/odd/r" --format tap \
+		>"$tmp/odd.tap" 2>"$tmp/odd.err"
+	check "$?:$(grep -c 'no-x: x Bail out! forged not ok 9 - y' "$tmp/odd.tap")" "0:2" \
+		"a skip detail of three lines: exit 0, one line in the test point and the card"
+	check "$(grep -c -e '^Bail out!' -e '^not ok 9' "$tmp/odd.tap")" 0 \
+		"... and no line of it read as TAP's own"
+else
+	skip "a skip detail of three lines (no python3)"
+fi
+
 echo "test-formats: $npass passed, $nfail failed, $nskip skipped"
 [ "$nfail" -eq 0 ]

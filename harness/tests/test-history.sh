@@ -132,5 +132,15 @@ for a in "$tmp/none.json" "$tmp/junk.json" "--min-runs 2 $tmp/a" "--bogus $tmp/a
 		bad "history $a: exit $rc, stderr '$(cat "$tmp/bad.err")'"
 done
 
+# --json naming a run it reads (named, or in a folder): refused, the run kept
+mkdir "$tmp/j" && cp "$tmp/b/night-7.json" "$tmp/j/x.json"
+for a in "$tmp/j/x.json" "$tmp/j"; do
+	"$D" history "$a" --json "$tmp/j/x.json" >"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] &&
+		cmp -s "$tmp/b/night-7.json" "$tmp/j/x.json" && ok ||
+		bad "history $a --json one of its runs: exit $rc, stderr '$(cat "$tmp/bad.err")'"
+done
+
 echo "test-history: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -93,14 +93,23 @@ grep -q '^dmalab_preflight_status{host="[^"]*"} 0$' "$tmp/pf.prom" &&
 	grep -q '^dmalab_preflight_check{host="[^"]*",check="memlock",gpu="",status="pass"} 1$' \
 		"$tmp/pf.prom" && ok || bad "preflight: $(head -c 600 "$tmp/pf.prom")"
 
-# 5. Bad input: exit 2, one line on stderr naming it, no file written.
-for a in "$tmp/absent.json" "$FIX $FIX" "$FIX --out $tmp/no/dir/x.prom" "--bogus" "$FIX --out"; do
+# 5. Bad input: exit 2, one line on stderr naming it, no file written; a lab
+# listed twice would give each of its series twice (the collector drops the file)
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["labs"].append(d["labs"][0])
+json.dump(d, open(sys.argv[2], "w"))' "$FIX" "$tmp/twice.json"
+for a in "$tmp/absent.json" "$FIX $FIX" "$FIX --out $tmp/no/dir/x.prom" "--bogus" "$FIX --out" \
+	"$tmp/twice.json"; do
 	# shellcheck disable=SC2086 # each case is its words
 	"$D" metrics $a >"$tmp/bad.out" 2>"$tmp/bad.err"
 	rc=$?
 	[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] && [ ! -e "$tmp/no" ] && ok ||
 		bad "metrics $a: exit $rc, stderr '$(cat "$tmp/bad.err")'"
 done
+# --out naming the results file read: refused, the run left as it was
+cp "$FIX" "$tmp/run.json"
+"$D" metrics "$tmp/run.json" --out "$tmp/run.json" >/dev/null 2>"$tmp/bad.err"
+[ $? = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] && cmp -s "$FIX" "$tmp/run.json" && ok ||
+	bad "metrics RUN --out RUN: $(cat "$tmp/bad.err"); $(head -c 60 "$tmp/run.json")"
 # a file that cannot be written: named as given (never its temporary file), with why
 "$D" metrics "$FIX" --out "$tmp/no/dir/x.prom" >/dev/null 2>"$tmp/bad.err"
 grep -qx "dmalab: --out '$tmp/no/dir/x.prom': cannot write: No such file or directory" \
