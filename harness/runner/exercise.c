@@ -81,7 +81,6 @@ static void lab_unload(struct ex_lab *x)
 	free(x->mine);
 }
 
-/* The lab file of lab `id` under src; 0, or -1 said. */
 /* src, the labs' folder, is not there: dmalab run in another folder than the kit's. */
 static int no_src(const char *src)
 {
@@ -89,6 +88,7 @@ static int no_src(const char *src)
 			 "or give --src DIR"), src);
 }
 
+/* The lab file of lab `id` under src; 0, or -1 said. */
 static int lab_find(const struct ex_opts *o, const char *id, struct ex_lab *x)
 {
 	char pat[1024];
