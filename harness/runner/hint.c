@@ -199,7 +199,7 @@ int cmd_hint(struct learn_ctx *lc)
 		c[i].shown = 0;
 	if (c[i].shown >= h->n) {
 		printf(MSG("hint.all-shown", "All %d hints of %s were shown (--reset, make "
-			   "hint-%s RESET=1, starts over):"), h->n, name, lc->opt->lab);
+			   "hint-%s RESET=1, starts over):"), h->n, name, h->id);
 		putchar('\n');
 		for (k = 0; k < h->n; k++)
 			printf("  %d. %s\n", k + 1, h->hint[lc->opt->lang][k]);

@@ -291,6 +291,9 @@ h 99 >"$tmp/h4" 2>&1
 check $? 2 "a lab without hints: exit 2"
 h 3.fix-race >"$tmp/h5" 2>&1
 has "$tmp/h5" "exercise 03.fix-race hint 1 of 3:" "hint NN.name: that exercise's hints"
+h 3.fix-race >/dev/null 2>&1; h 3.fix-race >/dev/null 2>&1; h 3.fix-race >"$tmp/h5b" 2>&1
+has "$tmp/h5b" "make hint-03.fix-race RESET=1, starts over" \
+	"every hint of an exercise shown: its own reset is named, not its lab's"
 h 03.nosuch >"$tmp/h6" 2>&1
 check $? 2 "hint of an exercise lab-03 does not have: exit 2"
 has "$tmp/h6" "no exercise '03.nosuch' in lab-03; its exercises: 03.fix-race" \
