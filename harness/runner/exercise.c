@@ -788,7 +788,7 @@ static int do_exercises(const struct ex_opts *o)
 		ex_here_close(h);
 		if (access(o->src, F_OK) != 0)
 			return no_src(o->src), 2;
-		return error("no lab under '%s'", o->src), 2;
+		return error(MSG("ex.no-lab-under", "no lab under '%s'"), o->src), 2;
 	}
 	for (i = 0; i < n; i++) {
 		int first = !i || strcmp(all[i].lab, all[i - 1].lab); /* its lab's first */

@@ -498,6 +498,10 @@ for a in exercises "exercise 01" "try 01" "hint 01" quiz; do
 		sh -c 'cd "$1" && shift && exec "$@"' sh "$tmp" "$kit_bin" $a
 done
 usage_case "'--zh'" "$BUILD/dmalab" messages --zh
+# a labs folder with no lab in it, in the learner's language (it was English only)
+mkdir -p "$tmp/no-labs"
+usage_case "'$tmp/no-labs' 下没有实验" env DMALAB_LANG=zh "$BUILD/dmalab" exercises \
+	--src "$tmp/no-labs"
 
 # 8. Known errata come from the lab's word: a contradiction is known only
 # when the lab measured what its erratum predicts (lab-89, TAP-only lab-90).
